@@ -1,0 +1,101 @@
+/**
+ * bench/ir: validating and compiling a 5,000-node IR document (target under 100 ms), and
+ * rule-routed transitions on the seed's triage graph (target at least 20,000 per second with
+ * durability off; the durable figure on SQLite is reported). There is no peer, so the peer
+ * columns stay empty.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteSaver } from "../../src/checkpoint/index.js";
+import { compileDocument, dumps, graphHash, validate } from "../../src/ir/index.js";
+import { openStore } from "../../src/store/index.js";
+import { type Comparison, medianOf, printTable, timeMicros } from "../lib/report.js";
+import { syntheticDocument } from "./document.js";
+
+const SIZE = 5_000;
+const ROUNDS = 15;
+const TARGET_MS = 100;
+const TARGET_PER_SECOND = 20_000;
+
+const doc = syntheticDocument(SIZE);
+const text = JSON.stringify(doc);
+if (validate(text).length > 0) throw new Error("the synthetic document must be valid");
+const synthetic = { packs: { "pack.routing": { source: "", version: "1.0.0" } } };
+for (let i = 0; i < 3; i++) await compileDocument(text, synthetic);
+
+const ms = async (fn: () => unknown) => (await medianOf(ROUNDS, () => timeMicros(fn))) / 1000;
+const row = (name: string, unit: string, keel: number, higherIsBetter = false): Comparison => ({
+  name,
+  unit,
+  keel,
+  peer: undefined,
+  peerName: "-",
+  higherIsBetter,
+});
+
+const validateMs = await ms(() => validate(text));
+const compileMs = await ms(() => compileDocument(text, synthetic));
+const rows: Comparison[] = [
+  row(`validate ${SIZE}-node document (JSON text)`, "ms", validateMs),
+  row(`validate + compile ${SIZE}-node document`, "ms", compileMs),
+  row(`dumps ${SIZE}-node document`, "ms", await ms(() => dumps(doc))),
+  row(`graph hash ${SIZE}-node document`, "ms", await ms(() => graphHash(doc))),
+];
+
+// Rule-routed transitions: each triage run makes 3 (node_a -> node_b by rule.escalate, then
+// two fall-throughs), every one after evaluating the rules on the mirrored state.
+const triage = readFileSync(new URL("../../examples/triage.json", import.meta.url), "utf8");
+const options = {
+  nodeKinds: { dspy: () => () => ({}) },
+  packs: { "pack.bosun.routing": { source: "", version: "1.0.0" } },
+};
+const RUNS = 2_000;
+const perSecond = async (invoke: (i: number) => Promise<unknown>, runs: number) => {
+  for (let i = 0; i < 50; i++) await invoke(-i - 1);
+  const micros = await timeMicros(async () => {
+    for (let i = 0; i < runs; i++) await invoke(i);
+  });
+  return (runs * 3) / (micros / 1e6);
+};
+const memory = await compileDocument(triage, options);
+const inMemory = await medianOf(5, () =>
+  perSecond(() => memory.graph.invoke({ message: "m", severity: 5 }), RUNS),
+);
+rows.push(row("rule-routed transitions, durability off", "/s", inMemory, true));
+
+const workdir = mkdtempSync(join(tmpdir(), "keel-bench-ir-"));
+const store = await openStore({ db: join(workdir, "ir.db"), backupBeforeMigrate: false });
+try {
+  const durable = await compileDocument(triage, {
+    ...options,
+    checkpointer: SqliteSaver.fromStore(store),
+  });
+  let round = 0;
+  const onSqlite = await medianOf(3, () => {
+    round++;
+    return perSecond(
+      (i) =>
+        durable.graph.invoke(
+          { message: "m", severity: 5 },
+          { configurable: { thread_id: `r${round}-${i}` } },
+        ),
+      300,
+    );
+  });
+  rows.push(row("rule-routed transitions, SQLite durable", "/s", onSqlite, true));
+} finally {
+  await store.close();
+  rmSync(workdir, { recursive: true, force: true });
+}
+
+printTable(
+  `IR: ${SIZE}-node document (${(text.length / 1024).toFixed(0)} KiB), triage transitions`,
+  rows,
+);
+console.log(
+  `\nvalidate + compile: ${compileMs.toFixed(1)} ms (target < ${TARGET_MS} ms: ${compileMs < TARGET_MS ? "ok" : "MISSED"})`,
+);
+console.log(
+  `transitions, durability off: ${inMemory.toFixed(0)}/s (target >= ${TARGET_PER_SECOND}: ${inMemory >= TARGET_PER_SECOND ? "ok" : "MISSED"})`,
+);

@@ -1,0 +1,75 @@
+/**
+ * Shared benchmark helpers. Every benchmark prints Keel's figure, the peer's figure measured in
+ * the same run, and the ratio; machines are shared and noisy, so figures are medians of rounds.
+ */
+
+/** One comparison row: lower is better for time-per-unit figures. */
+export interface Comparison {
+  name: string;
+  unit: string;
+  keel: number;
+  peer: number | undefined;
+  peerName: string;
+  /** The ratio peer/keel the issue asks for, if any (e.g. 30 for "at least 30x"). */
+  target?: number;
+  /** true when a larger figure is better (throughput); default false (time). */
+  higherIsBetter?: boolean;
+}
+
+/** Runs `fn` `rounds` times and returns the median of what it returns. */
+export async function medianOf(
+  rounds: number,
+  fn: () => Promise<number> | number,
+): Promise<number> {
+  const values: number[] = [];
+  for (let round = 0; round < rounds; round++) values.push(await fn());
+  values.sort((a, b) => a - b);
+  return values[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/** Microseconds elapsed while running `fn`. */
+export async function timeMicros(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1000;
+}
+
+/** The advantage of Keel over the peer, as "peer is N times slower" (or N times less throughput). */
+export function ratioOf(row: Comparison): number | undefined {
+  if (row.peer === undefined) return undefined;
+  return row.higherIsBetter ? row.keel / row.peer : row.peer / row.keel;
+}
+
+function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (value >= 100) return value.toFixed(0);
+  if (value >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+/** Prints an aligned table of comparisons under a title. */
+export function printTable(title: string, rows: readonly Comparison[]): void {
+  const header = ["benchmark", "unit", "keel", "peer", "peer value", "ratio", "target", "ok"];
+  const body = rows.map((row) => {
+    const ratio = ratioOf(row);
+    return [
+      row.name,
+      row.unit,
+      formatNumber(row.keel),
+      row.peerName,
+      row.peer === undefined ? "-" : formatNumber(row.peer),
+      ratio === undefined ? "-" : `${formatNumber(ratio)}x`,
+      row.target === undefined ? "-" : `${row.target}x`,
+      row.target === undefined || ratio === undefined ? "-" : ratio >= row.target ? "yes" : "NO",
+    ];
+  });
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...body.map((line) => (line[column] ?? "").length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ");
+  console.log(`\n## ${title}\n`);
+  console.log(line(header));
+  console.log(widths.map((width) => "-".repeat(width)).join("  "));
+  for (const cells of body) console.log(line(cells));
+}

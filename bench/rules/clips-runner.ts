@@ -1,0 +1,59 @@
+/**
+ * Times CLIPS 6.30 on a batch program as a child process (`clips -f2 file.clp`). The machine
+ * is shared and often overloaded, so the figure is the child's CPU time (user + system, read by
+ * /usr/bin/time), not wall time; a process start is not the engine's work, so callers subtract
+ * the CPU time of an empty program measured in the same run (startupMillis).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface ClipsTiming {
+  /** CPU milliseconds (user + system) of the clips process. */
+  millis: number;
+  stdout: string;
+}
+
+const TIME = "/usr/bin/time";
+const MARK = "keel-bench-cpu ";
+
+/** Runs one program once; throws if CLIPS is missing, fails or times out. */
+export function timeClips(source: string, timeoutMs = 600_000): ClipsTiming {
+  const dir = mkdtempSync(join(tmpdir(), "keel-bench-clips-"));
+  try {
+    const file = join(dir, "program.clp");
+    writeFileSync(file, source);
+    const result = spawnSync(TIME, ["-f", `${MARK}%U %S`, "clips", "-f2", file], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    if (result.error) throw result.error;
+    if (result.status !== 0)
+      throw new Error(`clips exited with ${result.status}: ${result.stderr}`);
+    const line = result.stderr.split("\n").find((entry) => entry.startsWith(MARK)) ?? "";
+    const [user, system] = line.slice(MARK.length).split(" ").map(Number);
+    return {
+      millis: ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000,
+      stdout: result.stdout,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** True when `clips` is on PATH and /usr/bin/time can measure it. */
+export function clipsInstalled(): boolean {
+  return existsSync(TIME) && spawnSync("sh", ["-c", "command -v clips"]).status === 0;
+}
+
+/** The median CPU time CLIPS takes to start and exit on an empty program. */
+export function startupMillis(rounds = 7): number {
+  const times = Array.from({ length: rounds }, () => timeClips("(exit)\n").millis).sort(
+    (a, b) => a - b,
+  );
+  return times[Math.floor(times.length / 2)] ?? 0;
+}

@@ -1,0 +1,67 @@
+import { randomFillSync } from "node:crypto";
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const POOL_SIZE = 8 * 1024;
+const pool = new Uint8Array(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+let lastMs = -1;
+let sequence = 0;
+
+function hex(byte: number): string {
+  return HEX[byte & 0xff]!;
+}
+
+/**
+ * A new checkpoint id: a UUIDv7 whose 12-bit `rand_a` field is a counter (RFC 9562, method 1),
+ * so ids made by this process sort in the order they were made even within one millisecond.
+ * Random bits come from a pooled `randomFillSync` (one system call per 1,000 ids): a checkpoint is
+ * written every super-step, and a fresh random buffer per id was a measurable share of a step.
+ *
+ * @example
+ * newCheckpointId(); // "019a2f4c-8c1e-7000-9d2b-5f0e8a41c3d7"
+ */
+export function newCheckpointId(): string {
+  let ms = Date.now();
+  if (ms > lastMs) {
+    lastMs = ms;
+    sequence = 0;
+  } else {
+    sequence += 1;
+    // The counter ran out within one millisecond: borrow the next millisecond.
+    if (sequence > 0xfff) {
+      lastMs += 1;
+      sequence = 0;
+    }
+    ms = lastMs;
+  }
+  if (poolOffset + 8 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const r = poolOffset;
+  poolOffset += 8;
+  const high = Math.floor(ms / 0x10000);
+  const low = ms % 0x10000;
+  return (
+    hex(high >>> 24) +
+    hex(high >>> 16) +
+    hex(high >>> 8) +
+    hex(high) +
+    "-" +
+    hex(low >>> 8) +
+    hex(low) +
+    "-" +
+    hex(0x70 | (sequence >>> 8)) +
+    hex(sequence) +
+    "-" +
+    hex(0x80 | (pool[r]! & 0x3f)) +
+    hex(pool[r + 1]!) +
+    "-" +
+    hex(pool[r + 2]!) +
+    hex(pool[r + 3]!) +
+    hex(pool[r + 4]!) +
+    hex(pool[r + 5]!) +
+    hex(pool[r + 6]!) +
+    hex(pool[r + 7]!)
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * The checkpointer port: the types, the saver contract every backend implements, the default
+ * serializer and the in-memory saver. The graph engine depends on this folder only.
+ */
+export {
+  assertCheckpointFormat,
+  CHECKPOINT_FORMAT_VERSION,
+  checkpointIdOf,
+  copyCheckpoint,
+  emptyCheckpoint,
+  matchesFilter,
+  namespaceOf,
+  requireThreadId,
+  SPECIAL_WRITE_INDEX,
+  writeIndex,
+} from "./checkpoint.js";
+export { newCheckpointId } from "./checkpoint-id.js";
+export { MemorySaver } from "./memory-saver.js";
+export { BaseCheckpointSaver } from "./saver.js";
+export { assertReadableFormat, jsonSerde, SERDE_FORMAT, type Serializer } from "./serde.js";
+export type {
+  ChannelVersion,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointConfig,
+  CheckpointConfigurable,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointSource,
+  CheckpointTuple,
+  PendingWrite,
+} from "./types.js";

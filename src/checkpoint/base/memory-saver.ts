@@ -1,0 +1,232 @@
+import { KeelError } from "../../core/index.js";
+import {
+  assertCheckpointFormat,
+  checkpointIdOf,
+  matchesFilter,
+  namespaceOf,
+  requireThreadId,
+  writeIndex,
+} from "./checkpoint.js";
+import { BaseCheckpointSaver } from "./saver.js";
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointConfig,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+  PendingWrite,
+} from "./types.js";
+
+interface StoredCheckpoint {
+  v: number;
+  id: string;
+  ts: string;
+  channelVersions: ChannelVersions;
+  /** Shared with the engine's copy-on-write records (see the port contract). */
+  versionsSeen: Record<string, ChannelVersions>;
+  metadata: string;
+  parentId: string | undefined;
+}
+
+interface StoredWrite {
+  taskId: string;
+  index: number;
+  channel: string;
+  value: string;
+}
+
+interface NamespaceStore {
+  checkpoints: Map<string, StoredCheckpoint>;
+  /** channel → version → serialised value (null when the channel became empty). */
+  blobs: Map<string, Map<number, string | null>>;
+  /** checkpoint id → `taskId \0 index` → write. */
+  writes: Map<string, Map<string, StoredWrite>>;
+  latestId: string | undefined;
+}
+
+/**
+ * An in-memory checkpointer: complete (history, pending writes, time travel), fast, and gone when
+ * the process exits. Use it in tests and short-lived programs; use the SQLite or Postgres saver
+ * for runs that must survive a restart.
+ *
+ * Values are serialised on `put` (so later mutation of state objects cannot rewrite history, and
+ * an unserialisable value fails here as it would on a database), and only the channels whose
+ * version changed are serialised.
+ *
+ * @example
+ * const graph = builder.compile({ checkpointer: new MemorySaver() });
+ * await graph.invoke({ topic: "x" }, { configurable: { thread_id: "t1" } });
+ */
+export class MemorySaver extends BaseCheckpointSaver {
+  private readonly threads = new Map<string, Map<string, NamespaceStore>>();
+
+  async getTuple(config: CheckpointConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = config.configurable?.thread_id;
+    if (typeof threadId !== "string") return undefined;
+    const ns = namespaceOf(config);
+    const store = this.threads.get(threadId)?.get(ns);
+    if (!store) return undefined;
+    const id = checkpointIdOf(config) ?? store.latestId;
+    const stored = id === undefined ? undefined : store.checkpoints.get(id);
+    if (!stored) return undefined;
+    return this.toTuple(threadId, ns, store, stored);
+  }
+
+  async *list(
+    config: CheckpointConfig,
+    options: CheckpointListOptions = {},
+  ): AsyncGenerator<CheckpointTuple> {
+    const threadId = config.configurable?.thread_id;
+    const wantNs = config.configurable?.checkpoint_ns;
+    const wantId = checkpointIdOf(config);
+    const beforeId = checkpointIdOf(options.before);
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    const threadIds = typeof threadId === "string" ? [threadId] : [...this.threads.keys()];
+    for (const tid of threadIds) {
+      const namespaces = this.threads.get(tid);
+      if (!namespaces) continue;
+      for (const [ns, store] of namespaces) {
+        if (typeof wantNs === "string" && ns !== wantNs) continue;
+        const ids = [...store.checkpoints.keys()].sort().reverse();
+        for (const id of ids) {
+          if (remaining <= 0) return;
+          if (wantId !== undefined && id !== wantId) continue;
+          if (beforeId !== undefined && id >= beforeId) continue;
+          const stored = store.checkpoints.get(id)!;
+          const tuple = this.toTuple(tid, ns, store, stored);
+          if (!matchesFilter(tuple.metadata, options.filter)) continue;
+          remaining -= 1;
+          yield tuple;
+        }
+      }
+    }
+  }
+
+  async put(
+    config: CheckpointConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<CheckpointConfig> {
+    const threadId = requireThreadId(config, "save a checkpoint");
+    const ns = namespaceOf(config);
+    assertCheckpointFormat(checkpoint);
+    const store = this.namespace(threadId, ns);
+    for (const channel in newVersions) {
+      const version = newVersions[channel];
+      const value = checkpoint.channel_values[channel];
+      const has = Object.hasOwn(checkpoint.channel_values, channel);
+      let versions = store.blobs.get(channel);
+      if (!versions) {
+        versions = new Map();
+        store.blobs.set(channel, versions);
+      }
+      versions.set(version!, has ? this.serde.dumps(value) : null);
+    }
+    store.checkpoints.set(checkpoint.id, {
+      v: checkpoint.v,
+      id: checkpoint.id,
+      ts: checkpoint.ts,
+      // The caller hands the checkpoint over (port contract), so its maps are kept, not copied.
+      channelVersions: checkpoint.channel_versions,
+      versionsSeen: checkpoint.versions_seen,
+      metadata: this.serde.dumps(metadata),
+      parentId: checkpointIdOf(config),
+    });
+    if (store.latestId === undefined || checkpoint.id > store.latestId)
+      store.latestId = checkpoint.id;
+    return {
+      configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id },
+    };
+  }
+
+  async putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    const threadId = requireThreadId(config, "save pending writes");
+    const checkpointId = checkpointIdOf(config);
+    if (checkpointId === undefined) {
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        'Cannot save pending writes: the config has no "configurable.checkpoint_id".',
+        {
+          hint: "Pending writes belong to a checkpoint; pass the config `put` returned.",
+        },
+      );
+    }
+    const store = this.namespace(threadId, namespaceOf(config));
+    let forCheckpoint = store.writes.get(checkpointId);
+    if (!forCheckpoint) {
+      forCheckpoint = new Map();
+      store.writes.set(checkpointId, forCheckpoint);
+    }
+    writes.forEach(([channel, value], position) => {
+      const index = writeIndex(channel, position);
+      const key = `${taskId}\u0000${index}`;
+      if (index >= 0 && forCheckpoint.has(key)) return;
+      forCheckpoint.set(key, { taskId, index, channel, value: this.serde.dumps(value) });
+    });
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    this.threads.delete(threadId);
+  }
+
+  private namespace(threadId: string, ns: string): NamespaceStore {
+    let namespaces = this.threads.get(threadId);
+    if (!namespaces) {
+      namespaces = new Map();
+      this.threads.set(threadId, namespaces);
+    }
+    let store = namespaces.get(ns);
+    if (!store) {
+      store = { checkpoints: new Map(), blobs: new Map(), writes: new Map(), latestId: undefined };
+      namespaces.set(ns, store);
+    }
+    return store;
+  }
+
+  private toTuple(
+    threadId: string,
+    ns: string,
+    store: NamespaceStore,
+    stored: StoredCheckpoint,
+  ): CheckpointTuple {
+    const channelValues: Record<string, unknown> = {};
+    for (const channel in stored.channelVersions) {
+      const blob = store.blobs.get(channel)?.get(stored.channelVersions[channel]!);
+      if (blob !== undefined && blob !== null) channelValues[channel] = this.serde.loads(blob);
+    }
+    const versionsSeen: Record<string, ChannelVersions> = {};
+    for (const node in stored.versionsSeen) versionsSeen[node] = { ...stored.versionsSeen[node] };
+    const tuple: CheckpointTuple = {
+      config: {
+        configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: stored.id },
+      },
+      checkpoint: {
+        v: stored.v,
+        id: stored.id,
+        ts: stored.ts,
+        channel_values: channelValues,
+        channel_versions: { ...stored.channelVersions },
+        versions_seen: versionsSeen,
+      },
+      metadata: this.serde.loads(stored.metadata) as CheckpointMetadata,
+      pendingWrites: this.pendingWrites(store, stored.id),
+    };
+    if (stored.parentId !== undefined) {
+      tuple.parentConfig = {
+        configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: stored.parentId },
+      };
+    }
+    return tuple;
+  }
+
+  private pendingWrites(store: NamespaceStore, checkpointId: string): CheckpointPendingWrite[] {
+    const writes = store.writes.get(checkpointId);
+    if (!writes) return [];
+    return [...writes.values()]
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.index - b.index))
+      .map((write) => [write.taskId, write.channel, this.serde.loads(write.value)]);
+  }
+}

@@ -1,0 +1,97 @@
+import { jsonSerde, type Serializer } from "./serde.js";
+import type {
+  ChannelVersion,
+  ChannelVersions,
+  Checkpoint,
+  CheckpointConfig,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointTuple,
+  PendingWrite,
+} from "./types.js";
+
+/**
+ * The checkpointer port: how the graph engine persists and reloads its state. Every saver
+ * (`MemorySaver`, the SQLite and Postgres savers) implements this contract, and one conformance
+ * suite checks them all.
+ *
+ * The contract:
+ * - **Addresses.** A checkpoint is addressed by `configurable.thread_id`, `checkpoint_ns` (`""`
+ *   for the root graph, a path for a subgraph) and `checkpoint_id`. Ids are UUIDv7, so within one
+ *   thread and namespace they sort in the order checkpoints were made; "latest" means greatest id.
+ * - **put** stores `checkpoint` as the child of `config.configurable.checkpoint_id` (absent for
+ *   the first checkpoint of a thread) and returns the config of the new checkpoint. Values are
+ *   stored per channel version: only the channels named in `newVersions` carry a value that is new;
+ *   every other channel's value at `checkpoint.channel_versions[channel]` was stored by an earlier
+ *   `put` on the same thread and namespace and must be reused, not stored again. A channel in
+ *   `newVersions` that is absent from `channel_values` became empty at that version.
+ *   The caller hands the checkpoint over: it never mutates it (or its inner records) afterwards.
+ * - **putWrites** saves the writes one task made against the checkpoint addressed by `config`
+ *   (which must name a `checkpoint_id`), before the next checkpoint exists, so that a crash or an
+ *   interrupt in the middle of a step does not lose or repeat finished tasks. Writes are keyed by
+ *   `(taskId, writeIndex(channel, position))`: saving an ordinary write that exists is a no-op;
+ *   special channels (`__error__`, `__interrupt__`, `__resume__`) replace the previous one.
+ *   Task ids are deterministic (same checkpoint, same task → same id), which is how a resumed run
+ *   recognises the tasks that already finished.
+ * - **getTuple** returns the addressed checkpoint (or the latest of the thread and namespace when
+ *   no `checkpoint_id` is given) with its metadata, parent config and pending writes ordered by
+ *   `(taskId, index)`, or `undefined`. Values are fresh copies: the caller may mutate them.
+ * - **list** yields checkpoints newest first, across all namespaces of the thread unless
+ *   `checkpoint_ns` is given, honouring `filter` (metadata equality), `before` and `limit`.
+ * - **deleteThread** removes every checkpoint, value and write of a thread.
+ * - Values go through `serde`; a value or checkpoint in a newer format is refused with
+ *   `CHECKPOINT_FORMAT`, never mis-read.
+ *
+ * @example
+ * class MySaver extends BaseCheckpointSaver {
+ *   async getTuple(config) { … }
+ *   async *list(config, options) { … }
+ *   async put(config, checkpoint, metadata, newVersions) { … }
+ *   async putWrites(config, writes, taskId) { … }
+ *   async deleteThread(threadId) { … }
+ * }
+ */
+export abstract class BaseCheckpointSaver {
+  readonly serde: Serializer;
+
+  constructor(serde: Serializer = jsonSerde) {
+    this.serde = serde;
+  }
+
+  /** The checkpoint addressed by `config` (or the latest), without metadata. */
+  async get(config: CheckpointConfig): Promise<Checkpoint | undefined> {
+    return (await this.getTuple(config))?.checkpoint;
+  }
+
+  abstract getTuple(config: CheckpointConfig): Promise<CheckpointTuple | undefined>;
+
+  abstract list(
+    config: CheckpointConfig,
+    options?: CheckpointListOptions,
+  ): AsyncGenerator<CheckpointTuple>;
+
+  abstract put(
+    config: CheckpointConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<CheckpointConfig>;
+
+  abstract putWrites(
+    config: CheckpointConfig,
+    writes: PendingWrite[],
+    taskId: string,
+  ): Promise<void>;
+
+  abstract deleteThread(threadId: string): Promise<void>;
+
+  /** The version that follows `current` (1 for a channel never updated). */
+  getNextVersion(current: ChannelVersion | undefined): ChannelVersion {
+    return (current ?? 0) + 1;
+  }
+
+  /** Keeps a saver out of `JSON.stringify(config)` output (it may hold database clients). */
+  toJSON(): string {
+    return `[${this.constructor.name}]`;
+  }
+}

@@ -1,0 +1,165 @@
+import { KeelError } from "../../core/index.js";
+
+/**
+ * How savers turn channel values, writes and metadata into text and back.
+ *
+ * Every serialised value is stored with the serializer's `format` number. A saver reading a
+ * value written by a newer format calls `assertReadableFormat`, which refuses it with a clear
+ * `CHECKPOINT_FORMAT` error instead of mis-reading it.
+ *
+ * @example
+ * const text = jsonSerde.dumps({ at: new Date(0), tags: new Set(["a"]) });
+ * jsonSerde.loads(text); // { at: Date(0), tags: Set { "a" } }
+ */
+export interface Serializer {
+  /** The format number written with every value; bump it when the encoding changes. */
+  readonly format: number;
+  /** Encodes a value. Throws `CHECKPOINT_NOT_SERIALIZABLE` for functions and symbols. */
+  dumps(value: unknown): string;
+  /** Decodes text written by `dumps` (of this format or an older one). */
+  loads(text: string): unknown;
+}
+
+/** The format the default serializer writes. */
+export const SERDE_FORMAT = 1;
+
+/** Refuses a value written in a format newer than `serde` understands. */
+export function assertReadableFormat(serde: Serializer, format: number): void {
+  if (format > serde.format) {
+    throw new KeelError(
+      "CHECKPOINT_FORMAT",
+      `A checkpoint value was written in serde format ${format}, but this Keel reads up to format ${serde.format}.`,
+      { details: { format, supported: serde.format }, hint: "Upgrade Keel to read this thread." },
+    );
+  }
+}
+
+const TAG = "$keel";
+
+/**
+ * The default serializer: JSON text. Values JSON cannot carry (undefined, Date, BigInt, Map, Set,
+ * Uint8Array, NaN/±Infinity) are written as `{"$keel": tag, "v": …}`. Plain JSON data, the common
+ * case, takes one `JSON.stringify` with no per-key callback.
+ */
+export const jsonSerde: Serializer = {
+  format: SERDE_FORMAT,
+  dumps(value: unknown): string {
+    try {
+      if (isPlainJson(value, 0)) return JSON.stringify(value) ?? "null";
+      return JSON.stringify(encode(value));
+    } catch (error) {
+      throw new KeelError(
+        "CHECKPOINT_NOT_SERIALIZABLE",
+        `Cannot save a value in a checkpoint: ${(error as Error).message}`,
+        {
+          cause: error,
+          hint: "Keep graph state to JSON data, Dates, Maps, Sets, BigInts and byte arrays.",
+        },
+      );
+    }
+  },
+  loads(text: string): unknown {
+    const parsed: unknown = JSON.parse(text);
+    return text.includes(`"${TAG}"`) ? decode(parsed) : parsed;
+  },
+};
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (depth > 64) return false;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (key === TAG) return false;
+        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function encode(value: unknown): unknown {
+  switch (typeof value) {
+    case "undefined":
+      return { [TAG]: "undefined" };
+    case "bigint":
+      return { [TAG]: "bigint", v: value.toString() };
+    case "number":
+      return Number.isFinite(value) ? value : { [TAG]: "number", v: String(value) };
+    case "function":
+    case "symbol":
+      throw new TypeError(`a ${typeof value} cannot be serialised`);
+    case "object":
+      return value === null ? null : encodeObject(value);
+    default:
+      return value;
+  }
+}
+
+function encodeObject(value: object): unknown {
+  if (Array.isArray(value)) return value.map(encode);
+  if (value instanceof Date) return { [TAG]: "date", v: value.toISOString() };
+  if (value instanceof Map)
+    return { [TAG]: "map", v: [...value].map(([k, v]) => [encode(k), encode(v)]) };
+  if (value instanceof Set) return { [TAG]: "set", v: [...value].map(encode) };
+  if (value instanceof Uint8Array)
+    return { [TAG]: "bytes", v: Buffer.from(value).toString("base64") };
+  const withToJson = value as { toJSON?: () => unknown };
+  if (typeof withToJson.toJSON === "function") return encode(withToJson.toJSON());
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = encode(item);
+  // A user object that has a "$keel" key of its own is wrapped so it is never read as a tag.
+  return TAG in out ? { [TAG]: "object", v: out } : out;
+}
+
+function decode(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decode);
+  const record = value as Record<string, unknown>;
+  const tag = record[TAG];
+  if (typeof tag !== "string") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(record)) out[key] = decode(item);
+    return out;
+  }
+  const v = record.v;
+  switch (tag) {
+    case "undefined":
+      return undefined;
+    case "bigint":
+      return BigInt(String(v));
+    case "number":
+      return Number(v);
+    case "date":
+      return new Date(String(v));
+    case "map":
+      return new Map((v as [unknown, unknown][]).map(([k, item]) => [decode(k), decode(item)]));
+    case "set":
+      return new Set((v as unknown[]).map(decode));
+    case "bytes":
+      return new Uint8Array(Buffer.from(String(v), "base64"));
+    case "object": {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(v as Record<string, unknown>))
+        out[key] = decode(item);
+      return out;
+    }
+    default:
+      throw new KeelError("CHECKPOINT_FORMAT", `Unknown value tag "${tag}" in a checkpoint.`, {
+        hint: "The checkpoint was written by a newer Keel; upgrade to read it.",
+      });
+  }
+}

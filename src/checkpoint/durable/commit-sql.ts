@@ -1,0 +1,40 @@
+/**
+ * The statements of a commit, shared by both dialects (SQLite and Postgres both read
+ * `excluded`, `ON CONFLICT … DO UPDATE … WHERE` and `RETURNING`).
+ */
+
+/**
+ * Creates or touches the thread row; the `WHERE` refuses a thread whose lease belongs to another
+ * owner that has not expired, in which case no row is returned and nothing of the thread is
+ * written. Parameters: id, now, now, owner, now.
+ */
+export const UPSERT_THREAD = `INSERT INTO state_threads (id, created_at, updated_at)
+VALUES (?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at
+WHERE state_threads.lease_owner IS NULL OR state_threads.lease_owner = ? OR state_threads.lease_expires_at < ?
+RETURNING id`;
+
+/**
+ * The same lease check without writing the thread row (SQLite, for a thread this writer touched
+ * less than a second ago: the commit is already serialised by `BEGIN IMMEDIATE`).
+ * Parameters: id, owner, now.
+ */
+export const CHECK_THREAD_LEASE = `SELECT id FROM state_threads
+WHERE id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)`;
+
+/** How long a writer goes without refreshing a thread's `updated_at` (ms). */
+export const THREAD_TOUCH_INTERVAL_MS = 1000;
+
+/** Saving an ordinary write that exists is a no-op; a special write (negative index) replaces. */
+export const WRITE_CONFLICT = `ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+  channel = excluded.channel, value_json = excluded.value_json, value_hash = excluded.value_hash
+WHERE excluded.idx < 0`;
+
+export const WRITE_COLUMNS =
+  "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, value_json, value_hash";
+
+export const BLOB_COLUMNS =
+  "thread_id, checkpoint_ns, channel, checkpoint_seq, version, encoding, base_checkpoint_seq, chain_count, value_json, value_hash";
+
+export const CHECKPOINT_COLUMNS =
+  "thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at";

@@ -1,0 +1,5 @@
+export { DurableSaver, type DurableSaverOptions, threadNotFound } from "./durable-saver.js";
+export type { PruneOptions, PruneResult } from "./prune.js";
+export type { ThreadSummary } from "./rows.js";
+export type { SqlRunner } from "./sql-runner.js";
+export { DURABILITY_MODES, type Durability } from "./write-queue.js";

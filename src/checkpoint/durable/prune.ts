@@ -1,0 +1,123 @@
+import { KeelError } from "../../core/index.js";
+import { toInt, toIntOrNull } from "./rows.js";
+import type { SqlRunner } from "./sql-runner.js";
+
+/** Which checkpoints of a thread to delete. At least one option is required. */
+export interface PruneOptions {
+  /** Keep this many newest checkpoints per namespace (at least 1). */
+  keepLast?: number;
+  /** Delete checkpoints created before this instant (Unix ms). */
+  olderThan?: number;
+}
+
+/** What a prune deleted. */
+export interface PruneResult {
+  threadId: string;
+  checkpointsDeleted: number;
+  writesDeleted: number;
+  blobsDeleted: number;
+}
+
+/**
+ * Prunes one thread. Every statement is atomic on its own and the order makes a crash at any
+ * point harmless: checkpoints (and their writes) go first, then the values no remaining
+ * checkpoint can reach (directly or as the base of an append) — a crash in between leaves only
+ * unreachable values, which the next prune removes. The newest checkpoint of each namespace is
+ * never deleted, so the thread keeps its latest state and can resume.
+ */
+export async function pruneThread(
+  db: SqlRunner,
+  threadId: string,
+  options: PruneOptions,
+): Promise<PruneResult> {
+  const keepLast = options.keepLast;
+  if (keepLast === undefined && options.olderThan === undefined) {
+    throw new KeelError("INVALID_ARGUMENT", "Prune needs --keep-last, --older-than, or both.", {
+      hint: "Example: keel runs prune <thread> --keep-last 10",
+    });
+  }
+  if (keepLast !== undefined && (!Number.isInteger(keepLast) || keepLast < 1)) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `--keep-last must be a whole number of at least 1, not ${keepLast}.`,
+    );
+  }
+  const rows = await db.all<{ checkpoint_ns: string; id: string; created_at: number | string }>(
+    "SELECT checkpoint_ns, id, created_at FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
+    [threadId],
+  );
+  const doomed: Array<{ ns: string; id: string }> = [];
+  let rank = 0;
+  let currentNs: string | undefined;
+  for (const row of rows) {
+    rank = row.checkpoint_ns === currentNs ? rank + 1 : 0;
+    currentNs = row.checkpoint_ns;
+    if (rank === 0) continue;
+    const beyondKeep = keepLast === undefined || rank >= keepLast;
+    const oldEnough = options.olderThan === undefined || toInt(row.created_at) < options.olderThan;
+    if (beyondKeep && oldEnough) doomed.push({ ns: row.checkpoint_ns, id: row.id });
+  }
+  let checkpointsDeleted = 0;
+  let writesDeleted = 0;
+  for (const { ns, id } of doomed) {
+    writesDeleted += await db.run(
+      "DELETE FROM state_checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+      [threadId, ns, id],
+    );
+    checkpointsDeleted += await db.run(
+      "DELETE FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND id = ?",
+      [threadId, ns, id],
+    );
+  }
+  const blobsDeleted = await collectUnreachableBlobs(db, threadId);
+  return { threadId, checkpointsDeleted, writesDeleted, blobsDeleted };
+}
+
+/** Deletes the values of a thread that no remaining checkpoint reaches. */
+async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise<number> {
+  // Values first, then checkpoints: a value is committed with the checkpoint that stores it, so
+  // every value read here has its checkpoint in the second read, even under a concurrent writer.
+  const blobs = await db.all<{
+    checkpoint_ns: string;
+    channel: string;
+    checkpoint_seq: number | string;
+    base_checkpoint_seq: number | string | null;
+  }>(
+    "SELECT checkpoint_ns, channel, checkpoint_seq, base_checkpoint_seq FROM state_checkpoint_blobs WHERE thread_id = ?",
+    [threadId],
+  );
+  const checkpoints = await db.all<{ checkpoint_ns: string; channel_seqs_json: string }>(
+    "SELECT checkpoint_ns, channel_seqs_json FROM state_checkpoints WHERE thread_id = ?",
+    [threadId],
+  );
+  const key = (ns: string, channel: string, seq: number) => `${ns}\u0000${channel}\u0000${seq}`;
+  const baseOf = new Map<string, string | undefined>();
+  for (const blob of blobs) {
+    const base = toIntOrNull(blob.base_checkpoint_seq);
+    baseOf.set(
+      key(blob.checkpoint_ns, blob.channel, toInt(blob.checkpoint_seq)),
+      base === null ? undefined : key(blob.checkpoint_ns, blob.channel, base),
+    );
+  }
+  const live = new Set<string>();
+  for (const checkpoint of checkpoints) {
+    const seqs = JSON.parse(checkpoint.channel_seqs_json) as Record<string, number>;
+    for (const [channel, seq] of Object.entries(seqs)) {
+      let current: string | undefined = key(checkpoint.checkpoint_ns, channel, seq);
+      while (current !== undefined && !live.has(current)) {
+        live.add(current);
+        current = baseOf.get(current);
+      }
+    }
+  }
+  let deleted = 0;
+  for (const blob of blobs) {
+    const seq = toInt(blob.checkpoint_seq);
+    if (live.has(key(blob.checkpoint_ns, blob.channel, seq))) continue;
+    deleted += await db.run(
+      "DELETE FROM state_checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND checkpoint_seq = ?",
+      [threadId, blob.checkpoint_ns, blob.channel, seq],
+    );
+  }
+  return deleted;
+}

@@ -1,0 +1,247 @@
+/**
+ * The read, list, delete and prune statements of the durable savers, shared by both dialects.
+ * Each is one autocommitted statement (see `SqlRunner`).
+ */
+import type { StoredBlob } from "./blob-codec.js";
+import type { CheckpointRow, Place, ThreadSummary, WriteRow } from "./rows.js";
+import { toInt, toIntOrNull } from "./rows.js";
+import type { SqlRunner } from "./sql-runner.js";
+
+const CHECKPOINT_COLUMNS =
+  "thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, step, source, " +
+  "checkpoint_json, channel_seqs_json, metadata_json, created_at";
+
+interface RawCheckpoint {
+  thread_id: string;
+  checkpoint_ns: string;
+  id: string;
+  seq: number | string;
+  parent_checkpoint_id: string | null;
+  format_version: number | string;
+  step: number | string;
+  source: string;
+  checkpoint_json: string;
+  channel_seqs_json: string;
+  metadata_json: string;
+  created_at: number | string;
+}
+
+function toCheckpointRow(raw: RawCheckpoint): CheckpointRow {
+  return {
+    threadId: raw.thread_id,
+    checkpointNs: raw.checkpoint_ns,
+    id: raw.id,
+    seq: toInt(raw.seq),
+    parentId: raw.parent_checkpoint_id,
+    formatVersion: toInt(raw.format_version),
+    step: toInt(raw.step),
+    source: raw.source,
+    checkpointJson: raw.checkpoint_json,
+    channelSeqsJson: raw.channel_seqs_json,
+    metadataJson: raw.metadata_json,
+    createdAt: toInt(raw.created_at),
+  };
+}
+
+/** The checkpoint `id` of a place, or its latest (greatest id: ids are UUIDv7) when `id` is undefined. */
+export async function readCheckpoint(
+  db: SqlRunner,
+  place: Place,
+  id: string | undefined,
+): Promise<CheckpointRow | undefined> {
+  const rows =
+    id === undefined
+      ? await db.all<RawCheckpoint>(
+          `SELECT ${CHECKPOINT_COLUMNS} FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY id DESC LIMIT 1`,
+          [place.threadId, place.checkpointNs],
+        )
+      : await db.all<RawCheckpoint>(
+          `SELECT ${CHECKPOINT_COLUMNS} FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND id = ?`,
+          [place.threadId, place.checkpointNs, id],
+        );
+  return rows[0] ? toCheckpointRow(rows[0]) : undefined;
+}
+
+/** The highest seq of a place (0 when it has no checkpoint). */
+export async function readMaxSeq(db: SqlRunner, place: Place): Promise<number> {
+  const rows = await db.all<{ seq: number | string | null }>(
+    "SELECT MAX(seq) AS seq FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
+    [place.threadId, place.checkpointNs],
+  );
+  return toIntOrNull(rows[0]?.seq) ?? 0;
+}
+
+/** Checkpoints newest first; `threadId` undefined lists every thread. */
+export async function listCheckpoints(
+  db: SqlRunner,
+  query: { threadId?: string; checkpointNs?: string; beforeId?: string; limit?: number },
+): Promise<CheckpointRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (query.threadId !== undefined) {
+    where.push("thread_id = ?");
+    params.push(query.threadId);
+  }
+  if (query.checkpointNs !== undefined) {
+    where.push("checkpoint_ns = ?");
+    params.push(query.checkpointNs);
+  }
+  if (query.beforeId !== undefined) {
+    where.push("id < ?");
+    params.push(query.beforeId);
+  }
+  const order = "id DESC";
+  const limit = query.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(query.limit))}` : "";
+  const rows = await db.all<RawCheckpoint>(
+    `SELECT ${CHECKPOINT_COLUMNS} FROM state_checkpoints${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY ${order}${limit}`,
+    params,
+  );
+  return rows.map(toCheckpointRow);
+}
+
+interface RawBlob {
+  channel: string;
+  checkpoint_seq: number | string;
+  version: string;
+  encoding: string;
+  base_checkpoint_seq: number | string | null;
+  value_json: string | null;
+  value_hash: string;
+}
+
+/**
+ * The blobs of the given (channel, seq) pairs and every blob their append chains reach, in one
+ * recursive query.
+ */
+export async function readBlobs(
+  db: SqlRunner,
+  place: Place,
+  wanted: ReadonlyArray<readonly [channel: string, seq: number]>,
+): Promise<StoredBlob[]> {
+  if (wanted.length === 0) return [];
+  const seed = db.dialect === "postgres" ? "(?::text, ?::int)" : "(?, ?)";
+  const params: unknown[] = [];
+  for (const [channel, seq] of wanted) params.push(channel, seq);
+  params.push(place.threadId, place.checkpointNs, place.threadId, place.checkpointNs);
+  const rows = await db.all<RawBlob>(
+    `WITH RECURSIVE wanted(channel, seq) AS (VALUES ${wanted.map(() => seed).join(", ")}),
+     chain(channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash) AS (
+       SELECT b.channel, b.checkpoint_seq, b.version, b.encoding, b.base_checkpoint_seq, b.value_json, b.value_hash
+         FROM state_checkpoint_blobs b JOIN wanted w ON b.channel = w.channel AND b.checkpoint_seq = w.seq
+        WHERE b.thread_id = ? AND b.checkpoint_ns = ?
+       UNION
+       SELECT b.channel, b.checkpoint_seq, b.version, b.encoding, b.base_checkpoint_seq, b.value_json, b.value_hash
+         FROM state_checkpoint_blobs b JOIN chain c ON b.channel = c.channel AND b.checkpoint_seq = c.base_checkpoint_seq
+        WHERE b.thread_id = ? AND b.checkpoint_ns = ?
+     )
+     SELECT channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash FROM chain`,
+    params,
+  );
+  return rows.map((raw) => ({
+    channel: raw.channel,
+    seq: toInt(raw.checkpoint_seq),
+    version: raw.version,
+    encoding: raw.encoding,
+    baseSeq: toIntOrNull(raw.base_checkpoint_seq),
+    valueJson: raw.value_json,
+    valueHash: raw.value_hash,
+  }));
+}
+
+interface RawWrite {
+  checkpoint_id: string;
+  task_id: string;
+  idx: number | string;
+  task_path: string;
+  channel: string;
+  value_json: string | null;
+  value_hash: string;
+}
+
+/** The pending writes saved against a checkpoint, in (task id, index) order. */
+export async function readWrites(
+  db: SqlRunner,
+  place: Place,
+  checkpointId: string,
+): Promise<WriteRow[]> {
+  const rows = await db.all<RawWrite>(
+    "SELECT checkpoint_id, task_id, idx, task_path, channel, value_json, value_hash FROM state_checkpoint_writes " +
+      "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx",
+    [place.threadId, place.checkpointNs, checkpointId],
+  );
+  return rows.map((raw) => ({
+    ...place,
+    checkpointId: raw.checkpoint_id,
+    taskId: raw.task_id,
+    idx: toInt(raw.idx),
+    taskPath: raw.task_path,
+    channel: raw.channel,
+    valueJson: raw.value_json,
+    valueHash: raw.value_hash,
+  }));
+}
+
+interface RawThread {
+  id: string;
+  latest_checkpoint_id: string | null;
+  checkpoint_count: number | string;
+  lease_owner: string | null;
+  lease_expires_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+// The latest checkpoint and the count come from state_checkpoints' primary key (a seek per thread),
+// so a step never has to rewrite the thread row.
+const THREAD_COLUMNS =
+  "t.id, t.lease_owner, t.lease_expires_at, t.created_at, t.updated_at, " +
+  "(SELECT c.id FROM state_checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = '' ORDER BY c.id DESC LIMIT 1) AS latest_checkpoint_id, " +
+  "(SELECT COUNT(*) FROM state_checkpoints c WHERE c.thread_id = t.id) AS checkpoint_count";
+
+function toThread(raw: RawThread): ThreadSummary {
+  return {
+    threadId: raw.id,
+    latestCheckpointId: raw.latest_checkpoint_id,
+    checkpointCount: toInt(raw.checkpoint_count),
+    leaseOwner: raw.lease_owner,
+    leaseExpiresAt: toIntOrNull(raw.lease_expires_at),
+    createdAt: toInt(raw.created_at),
+    updatedAt: toInt(raw.updated_at),
+  };
+}
+
+/** One thread, or undefined. */
+export async function readThread(
+  db: SqlRunner,
+  threadId: string,
+): Promise<ThreadSummary | undefined> {
+  const rows = await db.all<RawThread>(
+    `SELECT ${THREAD_COLUMNS} FROM state_threads t WHERE t.id = ?`,
+    [threadId],
+  );
+  return rows[0] ? toThread(rows[0]) : undefined;
+}
+
+/** A page of threads, most recently updated first; pass the last row's cursor for the next page. */
+export async function listThreads(
+  db: SqlRunner,
+  query: { limit: number; after?: { updatedAt: number; threadId: string } },
+): Promise<ThreadSummary[]> {
+  const limit = Math.max(0, Math.floor(query.limit));
+  // A row-value comparison walks ix_state_threads_updated_at directly, whatever the page.
+  const rows = query.after
+    ? await db.all<RawThread>(
+        `SELECT ${THREAD_COLUMNS} FROM state_threads t WHERE (t.updated_at, t.id) < (?, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT ${limit}`,
+        [query.after.updatedAt, query.after.threadId],
+      )
+    : await db.all<RawThread>(
+        `SELECT ${THREAD_COLUMNS} FROM state_threads t ORDER BY t.updated_at DESC, t.id DESC LIMIT ${limit}`,
+        [],
+      );
+  return rows.map(toThread);
+}
+
+/** Deletes a thread and, through the foreign keys' cascade, its checkpoints, values and writes. */
+export async function deleteThreadRows(db: SqlRunner, threadId: string): Promise<boolean> {
+  return (await db.run("DELETE FROM state_threads WHERE id = ?", [threadId])) > 0;
+}

@@ -1,0 +1,316 @@
+import { KeelError, newId, toKeelError } from "../../core/index.js";
+import type { CheckpointConfig } from "../base/index.js";
+import type { DurableSaver } from "../durable/durable-saver.js";
+import { toInt, toIntOrNull } from "../durable/rows.js";
+import type { SqlRunner } from "../durable/sql-runner.js";
+import type { Durability } from "../durable/write-queue.js";
+import { acquireLease, releaseLease, renewLease } from "./lease.js";
+import {
+  assertTransition,
+  RUN_STATUSES,
+  type RunError,
+  type RunRecord,
+  type RunStatus,
+} from "./run-record.js";
+
+/** What a new run records. */
+export interface NewRun {
+  threadId?: string;
+  graphId?: string;
+  traceId?: string;
+  triggerEventId?: string;
+  autonomyLevelAtStart?: string;
+  labels?: string[];
+}
+
+/** Options of `RunStore`. */
+export interface RunStoreOptions {
+  /** How long a lease lasts without renewal (default 30 s); renewed every third of that. */
+  leaseTtlMs?: number;
+}
+
+interface RawRun {
+  id: string;
+  thread_id: string;
+  status: string;
+  trace_id: string;
+  graph_id: string | null;
+  trigger_event_id: string | null;
+  autonomy_level_at_start: string | null;
+  labels_json: string;
+  error_json: string | null;
+  cancel_reason: string | null;
+  next_wake_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  started_at: number | string | null;
+  finished_at: number | string | null;
+}
+
+const RUN_COLUMNS =
+  "id, thread_id, status, trace_id, graph_id, trigger_event_id, autonomy_level_at_start, labels_json, " +
+  "error_json, cancel_reason, next_wake_at, created_at, updated_at, started_at, finished_at";
+
+/**
+ * Run records on top of a durable saver: status, trace id, timestamps, last error, and the thread
+ * lease that lets exactly one process execute (or resume) a thread at a time.
+ *
+ * @example
+ * const runs = new RunStore(saver);
+ * const run = await runs.create({ graphId: "triage" });
+ * const { result } = await runs.execute(run.id, (config) => graph.invoke(input, config));
+ */
+export class RunStore {
+  private readonly db: SqlRunner;
+  private readonly leaseTtlMs: number;
+
+  constructor(
+    private readonly saver: DurableSaver,
+    options: RunStoreOptions = {},
+  ) {
+    this.db = saver.sql;
+    this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
+  }
+
+  /** Records a `pending` run (on a new thread unless `threadId` is given). */
+  async create(run: NewRun = {}): Promise<RunRecord> {
+    const now = this.now();
+    const record: RunRecord = {
+      id: newId(),
+      threadId: run.threadId ?? newId(),
+      status: "pending",
+      traceId: run.traceId ?? newId(),
+      graphId: run.graphId ?? null,
+      triggerEventId: run.triggerEventId ?? null,
+      autonomyLevelAtStart: run.autonomyLevelAtStart ?? null,
+      labels: run.labels ?? [],
+      error: null,
+      cancelReason: null,
+      nextWakeAt: null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: null,
+      finishedAt: null,
+    };
+    await this.db.run(
+      `INSERT INTO state_runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        record.id,
+        record.threadId,
+        record.status,
+        record.traceId,
+        record.graphId,
+        record.triggerEventId,
+        record.autonomyLevelAtStart,
+        JSON.stringify(record.labels),
+        null,
+        null,
+        null,
+        now,
+        now,
+        null,
+        null,
+      ],
+    );
+    return record;
+  }
+
+  /** A run, or RUN_NOT_FOUND. */
+  async get(runId: string): Promise<RunRecord> {
+    const rows = await this.db.all<RawRun>(`SELECT ${RUN_COLUMNS} FROM state_runs WHERE id = ?`, [
+      runId,
+    ]);
+    if (!rows[0]) {
+      throw new KeelError("RUN_NOT_FOUND", `No run "${runId}" in this database.`, {
+        details: { runId },
+        hint: "List runs with `keel runs list`.",
+      });
+    }
+    return toRun(rows[0]);
+  }
+
+  /** Runs newest first, optionally of one thread or with one status. */
+  async list(
+    query: { threadId?: string; status?: RunStatus; limit?: number } = {},
+  ): Promise<RunRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.threadId !== undefined) {
+      where.push("thread_id = ?");
+      params.push(query.threadId);
+    }
+    if (query.status !== undefined) {
+      if (!RUN_STATUSES.includes(query.status)) {
+        throw new KeelError("INVALID_ARGUMENT", `Unknown run status "${query.status}".`, {
+          hint: `Use one of ${RUN_STATUSES.join(", ")}.`,
+        });
+      }
+      where.push("status = ?");
+      params.push(query.status);
+    }
+    const limit = Math.max(1, Math.floor(query.limit ?? 50));
+    const rows = await this.db.all<RawRun>(
+      `SELECT ${RUN_COLUMNS} FROM state_runs${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ${limit}`,
+      params,
+    );
+    return rows.map(toRun);
+  }
+
+  /** The newest run of each given thread. */
+  async latestByThread(threadIds: readonly string[]): Promise<Map<string, RunRecord>> {
+    const latest = new Map<string, RunRecord>();
+    if (threadIds.length === 0) return latest;
+    const rows = await this.db.all<RawRun>(
+      `SELECT ${RUN_COLUMNS} FROM state_runs WHERE thread_id IN (${threadIds.map(() => "?").join(", ")}) ORDER BY created_at DESC, id DESC`,
+      threadIds,
+    );
+    for (const raw of rows) if (!latest.has(raw.thread_id)) latest.set(raw.thread_id, toRun(raw));
+    return latest;
+  }
+
+  /**
+   * Executes (or resumes) a run: takes the thread's lease (THREAD_LEASED if another live process
+   * holds it), marks the run `running`, calls `invoke` with the thread's config, and records the
+   * outcome — `paused` when the graph stopped at an interrupt, `succeeded`, or `failed` with the
+   * error. The lease is renewed while `invoke` runs and released at the end.
+   */
+  async execute<T>(
+    runId: string,
+    invoke: (config: CheckpointConfig & { configurable: { thread_id: string } }) => Promise<T>,
+    options: { durability?: Durability } = {},
+  ): Promise<{ run: RunRecord; result: T }> {
+    const run = await this.get(runId);
+    assertTransition(run, "running");
+    const owner = this.saver.ownerId;
+    await acquireLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs });
+    const heartbeat = setInterval(
+      () => {
+        renewLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs }).catch(
+          () => {
+            // A failed renewal shows up as THREAD_LEASED on the next commit.
+          },
+        );
+      },
+      Math.max(10, Math.floor(this.leaseTtlMs / 3)),
+    );
+    heartbeat.unref();
+    try {
+      const running = await this.transition(run, "running", {
+        startedAt: run.startedAt ?? this.now(),
+        error: null,
+      });
+      const config = {
+        configurable: {
+          thread_id: run.threadId,
+          ...(options.durability ? { durability: options.durability } : {}),
+        },
+      };
+      let result: T;
+      try {
+        result = await invoke(config);
+        await this.saver.flush();
+      } catch (thrown) {
+        await this.saver.flush().catch(() => {});
+        const error = toKeelError(thrown);
+        await this.transition(running, "failed", {
+          error: { code: error.code, message: error.message },
+          finishedAt: this.now(),
+        });
+        throw thrown;
+      }
+      const tuple = await this.saver.getTuple({ configurable: { thread_id: run.threadId } });
+      const paused =
+        tuple?.pendingWrites.some(([, channel]) => channel === "__interrupt__") ?? false;
+      const finished = await this.transition(
+        running,
+        paused ? "paused" : "succeeded",
+        paused ? {} : { finishedAt: this.now() },
+      );
+      return { run: finished, result };
+    } finally {
+      clearInterval(heartbeat);
+      await releaseLease(this.db, run.threadId, owner).catch(() => {});
+    }
+  }
+
+  /** Cancels a pending, paused, failed or running run. */
+  async cancel(runId: string, reason: string): Promise<RunRecord> {
+    const run = await this.get(runId);
+    return this.transition(run, "canceled", { cancelReason: reason, finishedAt: this.now() });
+  }
+
+  /** Deletes the run records of a thread (its checkpoints are deleted by the saver). */
+  async deleteForThread(threadId: string): Promise<number> {
+    return this.db.run("DELETE FROM state_runs WHERE thread_id = ?", [threadId]);
+  }
+
+  private async transition(
+    run: RunRecord,
+    to: RunStatus,
+    fields: {
+      startedAt?: number;
+      finishedAt?: number;
+      error?: RunError | null;
+      cancelReason?: string;
+    },
+  ): Promise<RunRecord> {
+    assertTransition(run, to);
+    const now = this.now();
+    const next: RunRecord = {
+      ...run,
+      status: to,
+      updatedAt: now,
+      ...(fields.startedAt !== undefined ? { startedAt: fields.startedAt } : {}),
+      ...(fields.finishedAt !== undefined ? { finishedAt: fields.finishedAt } : {}),
+      ...(fields.error !== undefined ? { error: fields.error } : {}),
+      ...(fields.cancelReason !== undefined ? { cancelReason: fields.cancelReason } : {}),
+    };
+    // Compare-and-set on the status read, so two writers cannot both move the same run.
+    const changed = await this.db.run(
+      "UPDATE state_runs SET status = ?, updated_at = ?, started_at = ?, finished_at = ?, error_json = ?, cancel_reason = ? WHERE id = ? AND status = ?",
+      [
+        next.status,
+        next.updatedAt,
+        next.startedAt,
+        next.finishedAt,
+        next.error ? JSON.stringify(next.error) : null,
+        next.cancelReason,
+        run.id,
+        run.status,
+      ],
+    );
+    if (changed === 0) {
+      const current = await this.get(run.id);
+      throw new KeelError(
+        "RUN_INVALID_TRANSITION",
+        `Run ${run.id} changed under us (now ${current.status}); it was not moved to ${to}.`,
+        { details: { runId: run.id, status: current.status, to } },
+      );
+    }
+    return next;
+  }
+
+  private now(): number {
+    return Date.now();
+  }
+}
+
+function toRun(raw: RawRun): RunRecord {
+  return {
+    id: raw.id,
+    threadId: raw.thread_id,
+    status: raw.status as RunStatus,
+    traceId: raw.trace_id,
+    graphId: raw.graph_id,
+    triggerEventId: raw.trigger_event_id,
+    autonomyLevelAtStart: raw.autonomy_level_at_start,
+    labels: JSON.parse(raw.labels_json) as string[],
+    error: raw.error_json ? (JSON.parse(raw.error_json) as RunError) : null,
+    cancelReason: raw.cancel_reason,
+    nextWakeAt: toIntOrNull(raw.next_wake_at),
+    createdAt: toInt(raw.created_at),
+    updatedAt: toInt(raw.updated_at),
+    startedAt: toIntOrNull(raw.started_at),
+    finishedAt: toIntOrNull(raw.finished_at),
+  };
+}

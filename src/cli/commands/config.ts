@@ -1,0 +1,92 @@
+import type { Command } from "commander";
+import pc from "picocolors";
+import {
+  getPreference,
+  listPreferences,
+  parsePreferenceValue,
+  setPreference,
+  unsetPreference,
+} from "../../store/index.js";
+import type { CliModule } from "../command.js";
+import { printResult, reportError, table } from "../output.js";
+import { openCliStore, outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
+
+/** `keel config get|set|list|reset`: preferences in `config_preferences`, per scope. */
+export const configCommands: CliModule = {
+  register(program: Command): void {
+    const config = program
+      .command("config")
+      .description("Preferences stored in the scope's database.");
+
+    withStoreOptions(
+      config.command("get <key>").description("Print one preference (exit 5 when unknown)."),
+    ).action(async (key: string, flags: StoreCliOptions) => {
+      const options = outputOptions(flags);
+      await withStore(options, async (store) => {
+        const entry = await getPreference(store, key);
+        printResult(options, { ok: true, ...entry }, () => JSON.stringify(entry.value));
+      });
+    });
+
+    withStoreOptions(
+      config
+        .command("set <key> <value>")
+        .description("Set a preference; the value is read as JSON when it parses, else as text."),
+    ).action(async (key: string, value: string, flags: StoreCliOptions) => {
+      const options = outputOptions(flags);
+      await withStore(options, async (store) => {
+        const entry = await setPreference(store, key, parsePreferenceValue(value));
+        printResult(
+          options,
+          { ok: true, ...entry },
+          () => `${pc.green("set")} ${key} = ${JSON.stringify(entry.value)}`,
+        );
+      });
+    });
+
+    withStoreOptions(
+      config.command("list").description("Every preference, stored or default."),
+    ).action(async (flags: StoreCliOptions) => {
+      const options = outputOptions(flags);
+      await withStore(options, async (store) => {
+        const entries = await listPreferences(store);
+        printResult(options, { ok: true, preferences: entries }, () =>
+          table(
+            ["key", "value", "source"],
+            entries.map((e) => [e.key, JSON.stringify(e.value), e.source]),
+          ),
+        );
+      });
+    });
+
+    withStoreOptions(
+      config
+        .command("reset <key>")
+        .description("Remove a stored preference (back to its default)."),
+    ).action(async (key: string, flags: StoreCliOptions) => {
+      const options = outputOptions(flags);
+      await withStore(options, async (store) => {
+        const removed = await unsetPreference(store, key);
+        printResult(options, { ok: true, key, removed }, () =>
+          removed ? `${pc.green("reset")} ${key}` : `${key} was not set`,
+        );
+      });
+    });
+  },
+};
+
+async function withStore(
+  options: StoreCliOptions,
+  fn: (store: Awaited<ReturnType<typeof openCliStore>>) => Promise<void>,
+): Promise<void> {
+  try {
+    const store = await openCliStore(options);
+    try {
+      await fn(store);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    reportError(options, error);
+  }
+}

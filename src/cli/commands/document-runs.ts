@@ -1,0 +1,316 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import pc from "picocolors";
+import {
+  type DurableSaver,
+  type RunDocument,
+  RunDocumentStore,
+  type RunRecord,
+  RunStore,
+} from "../../checkpoint/index.js";
+import { KeelError, toKeelError } from "../../core/index.js";
+import {
+  assertMigratable,
+  type CompiledDocument,
+  compileDocument,
+  type IrRunState,
+  loadPackFiles,
+  resumeDocument,
+  type Transition,
+  validateDocument,
+} from "../../ir/index.js";
+import { type OutputOptions, printResult, table } from "../output.js";
+
+/** What one `keel run` / `keel runs resume|respond` did, ready to print. */
+export interface DocumentRunOutcome {
+  run: RunRecord;
+  document: RunDocument;
+  compiled: CompiledDocument;
+  out: Record<string, unknown>;
+}
+
+/** Reads a document file; NOT_FOUND (exit 5) when it is missing. */
+export async function readDocument(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new KeelError("NOT_FOUND", `No file at ${file}.`, {
+        cause: error,
+        details: { file },
+        hint: "Check the path.",
+      });
+    }
+    throw new KeelError("INVALID_ARGUMENT", `Cannot read ${file}: ${(error as Error).message}`, {
+      cause: error,
+      details: { file },
+    });
+  }
+}
+
+/** Parses a JSON flag value, or INVALID_ARGUMENT naming the flag. */
+export function parseJsonOption(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new KeelError("INVALID_ARGUMENT", `${flag} is not JSON: ${(error as Error).message}`, {
+      hint: `Pass JSON, e.g. ${flag} '{"severity":5}'.`,
+    });
+  }
+}
+
+/** Compiles the document at `path` (absolute) on `saver`, with its packs from `packsDir`. */
+async function compileFile(
+  saver: DurableSaver,
+  path: string,
+  packsDir: string,
+): Promise<CompiledDocument> {
+  const text = await readDocument(path);
+  const parsed = validateDocument(text);
+  const packs = parsed.ok ? await loadPackFiles(parsed.document, packsDir) : {};
+  return compileDocument(text, { checkpointer: saver, baseDir: dirname(path), packs });
+}
+
+/** Options of `keel run <file>`. */
+export interface StartRunOptions {
+  input: unknown;
+  threadId?: string;
+  /** Answer to the interrupt the latest run on `threadId` waits for (the `--respond` form). */
+  respond?: unknown;
+  packsDir?: string;
+}
+
+/**
+ * Starts a run of the document at `file` as a run record linked to the document (its absolute
+ * path, graph hash, input and packs folder), so `keel runs resume|respond <run id>` can continue
+ * it later. With `respond`, the paused run on the thread is continued instead (a new record is
+ * made only when the thread has no paused run).
+ */
+export async function startDocumentRun(
+  saver: DurableSaver,
+  file: string,
+  options: StartRunOptions,
+): Promise<DocumentRunOutcome> {
+  const path = resolve(file);
+  const packsDir = resolve(options.packsDir ?? join(dirname(path), "packs"));
+  const compiled = await compileFile(saver, path, packsDir);
+  const runStore = new RunStore(saver);
+  const documents = new RunDocumentStore(saver);
+  if (options.respond !== undefined) {
+    if (options.threadId === undefined) {
+      throw new KeelError("INVALID_ARGUMENT", "--respond needs --thread <id>.", {
+        hint: "Or answer by run id: keel runs respond <run id> --value <json>.",
+      });
+    }
+    const [latest] = await runStore.list({ threadId: options.threadId, limit: 1 });
+    const run =
+      latest?.status === "paused"
+        ? latest
+        : await newRun(runStore, documents, compiled, path, packsDir, options);
+    const document = await documentOf(documents, run, compiled, path, packsDir, options.input);
+    const value = options.respond;
+    await assertDocumentGate(compiled, run.threadId, document.graphHash);
+    const { run: after, result } = await executeRun(runStore, run, () =>
+      resumeDocument(compiled, run.threadId, value),
+    );
+    return { run: after, document, compiled, out: result };
+  }
+  const run = await newRun(runStore, documents, compiled, path, packsDir, options);
+  const document = await documents.get(run.id);
+  const { run: after, result } = await executeRun(runStore, run, (config) =>
+    compiled.graph.invoke(options.input, config),
+  );
+  return { run: after, document, compiled, out: result as Record<string, unknown> };
+}
+
+async function newRun(
+  runStore: RunStore,
+  documents: RunDocumentStore,
+  compiled: CompiledDocument,
+  path: string,
+  packsDir: string,
+  options: StartRunOptions,
+): Promise<RunRecord> {
+  const run = await runStore.create({
+    graphId: compiled.document.id,
+    ...(options.threadId !== undefined ? { threadId: options.threadId } : {}),
+  });
+  await documents.record({
+    runId: run.id,
+    documentPath: path,
+    documentId: compiled.document.id,
+    graphHash: compiled.graphHash,
+    input: options.input,
+    packsDir,
+  });
+  return run;
+}
+
+/** The recorded document of a run; a run from before documents were recorded gets one now. */
+async function documentOf(
+  documents: RunDocumentStore,
+  run: RunRecord,
+  compiled: CompiledDocument,
+  path: string,
+  packsDir: string,
+  input: unknown,
+): Promise<RunDocument> {
+  try {
+    return await documents.get(run.id);
+  } catch (error) {
+    if (!(error instanceof KeelError) || error.code !== "NOT_FOUND") throw error;
+    return documents.record({
+      runId: run.id,
+      documentPath: path,
+      documentId: compiled.document.id,
+      graphHash: compiled.graphHash,
+      input,
+      packsDir,
+    });
+  }
+}
+
+/**
+ * Continues a run by its id with its recorded document: `value` answers the interrupt it waits
+ * for (`keel runs respond`); without it (`keel runs resume`) a paused, crashed or failed run goes
+ * on from its latest checkpoint (or from its recorded input when it has none). Refuses a finished
+ * run (RUN_INVALID_TRANSITION), a resume of a run that waits for an answer
+ * (RUN_AWAITING_RESPONSE), an answer to a run that waits for none (RUN_NOT_AWAITING_RESPONSE),
+ * and a document that changed without a `migrate` entry (IR_GRAPH_CHANGED).
+ */
+export async function continueDocumentRun(
+  saver: DurableSaver,
+  runId: string,
+  answer: { value: unknown } | null,
+): Promise<DocumentRunOutcome> {
+  const runStore = new RunStore(saver);
+  const run = await runStore.get(runId);
+  if (run.status === "succeeded" || run.status === "canceled") {
+    throw new KeelError(
+      "RUN_INVALID_TRANSITION",
+      `Run ${run.id} already finished (${run.status}).`,
+      {
+        details: { runId: run.id, status: run.status },
+        hint: `Start a new run: keel run <file> --thread ${run.threadId} --input <json>.`,
+      },
+    );
+  }
+  const document = await new RunDocumentStore(saver).get(run.id);
+  const compiled = await compileFile(
+    saver,
+    document.documentPath,
+    document.packsDir ?? join(dirname(document.documentPath), "packs"),
+  );
+  const config = { configurable: { thread_id: run.threadId } };
+  const tuple = await saver.getTuple(config);
+  const waiting = tuple?.pendingWrites.some(([, channel]) => channel === "__interrupt__") ?? false;
+  if (answer !== null) {
+    if (!waiting) {
+      throw new KeelError(
+        "RUN_NOT_AWAITING_RESPONSE",
+        `Run ${run.id} is ${run.status} and waits for no answer.`,
+        {
+          details: { runId: run.id, status: run.status },
+          hint: `Continue it with: keel runs resume ${run.id}`,
+        },
+      );
+    }
+    await assertDocumentGate(compiled, run.threadId, document.graphHash);
+    const { run: after, result } = await executeRun(runStore, run, () =>
+      resumeDocument(compiled, run.threadId, answer.value),
+    );
+    return { run: after, document, compiled, out: result };
+  }
+  if (waiting) {
+    throw new KeelError(
+      "RUN_AWAITING_RESPONSE",
+      `Run ${run.id} is waiting at an interrupt; resuming would only ask again.`,
+      {
+        details: { runId: run.id, status: run.status },
+        hint: `Answer it: keel runs respond ${run.id} --value '<json>'`,
+      },
+    );
+  }
+  await assertDocumentGate(compiled, run.threadId, document.graphHash);
+  // A run still `pending` never started (any checkpoint on its thread is an earlier run's), and
+  // one without a checkpoint never got going: both start from their recorded input.
+  const input = tuple && run.status !== "pending" ? null : document.input;
+  const { run: after, result } = await executeRun(runStore, run, (runConfig) =>
+    compiled.graph.invoke(input, runConfig),
+  );
+  return { run: after, document, compiled, out: result as Record<string, unknown> };
+}
+
+/**
+ * The resume gate, checked before the run is touched so a refusal leaves it as it was: the graph
+ * hash the run's checkpoint started with (or, before its first checkpoint, the recorded one) must
+ * equal the document's, or `migrate` entries must lead there (IR_GRAPH_CHANGED).
+ */
+async function assertDocumentGate(
+  compiled: CompiledDocument,
+  threadId: string,
+  recordedHash: string,
+): Promise<void> {
+  const snapshot = (await compiled.graph.getState({ configurable: { thread_id: threadId } })) as {
+    values?: { __ir?: IrRunState };
+  };
+  const started = snapshot.values?.__ir?.graph_hash ?? recordedHash;
+  assertMigratable(started, compiled.graphHash, compiled.document.migrate);
+}
+
+/** Executes a run; when it fails, the error names the run and how to retry it. */
+async function executeRun<T>(
+  runStore: RunStore,
+  run: RunRecord,
+  invoke: (config: { configurable: { thread_id: string } }) => Promise<T>,
+): Promise<{ run: RunRecord; result: T }> {
+  try {
+    return await runStore.execute(run.id, invoke);
+  } catch (thrown) {
+    const current = await runStore.get(run.id).catch(() => null);
+    if (current?.status !== "failed") throw thrown;
+    const error = toKeelError(thrown);
+    throw new KeelError(error.code, error.message, {
+      cause: thrown,
+      details: { ...error.details, run_id: run.id, thread_id: run.threadId },
+      hint: `Run ${run.id} failed; once the cause is fixed, retry it with: keel runs resume ${run.id}`,
+    });
+  }
+}
+
+/** Prints a run's outcome: run id, status, final state and transitions (JSON under --json). */
+export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOutcome): void {
+  const { run, document, compiled, out } = outcome;
+  const interrupts = (out.__interrupt__ as { value: unknown }[] | undefined) ?? [];
+  const transitions = (out.__ir_transitions as Transition[] | undefined) ?? [];
+  const state = Object.fromEntries(compiled.fields.filter((f) => f in out).map((f) => [f, out[f]]));
+  const status = interrupts.length > 0 ? "interrupted" : "completed";
+  const result = {
+    ok: true,
+    run_id: run.id,
+    thread_id: run.threadId,
+    run_status: run.status,
+    document: document.documentPath,
+    graph_hash: compiled.graphHash,
+    status,
+    state,
+    transitions,
+    ...(interrupts.length > 0 ? { interrupt: interrupts[0]?.value } : {}),
+  };
+  printResult(options, result, () =>
+    [
+      `${status === "completed" ? pc.green(status) : pc.yellow(status)} ${compiled.document.id}: run ${run.id} on thread ${run.threadId}`,
+      table(
+        ["from", "to", "rule", "reason"],
+        transitions.map((t) => [t.from, t.to, t.rule ?? "-", t.reason]),
+      ),
+      `state: ${JSON.stringify(state)}`,
+      status === "interrupted"
+        ? `waiting: ${JSON.stringify(interrupts[0]?.value)}\nanswer with: keel runs respond ${run.id} --value '<json>'`
+        : "",
+    ]
+      .filter(Boolean)
+      .join("\n"),
+  );
+}

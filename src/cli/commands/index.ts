@@ -1,0 +1,19 @@
+import type { CliModule } from "../command.js";
+import { configCommands } from "./config.js";
+import { dbCommands } from "./db.js";
+import { doctorCommands } from "./doctor.js";
+import { irCommands } from "./ir.js";
+import { rulesCommands } from "./rules.js";
+import { runsCommands } from "./runs.js";
+
+/**
+ * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
+ */
+export const COMMANDS: readonly CliModule[] = [
+  irCommands,
+  rulesCommands,
+  runsCommands,
+  dbCommands,
+  configCommands,
+  doctorCommands,
+];

@@ -1,0 +1,148 @@
+import type { Command } from "commander";
+import pc from "picocolors";
+import { KeelError } from "../../core/index.js";
+import {
+  graphHash,
+  isModelName,
+  jsonSchemaFor,
+  modelNames,
+  type Problem,
+  validateDocument,
+} from "../../ir/index.js";
+import type { CliModule } from "../command.js";
+import { type OutputOptions, printResult, reportError, table } from "../output.js";
+import { openCliStore, outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
+import {
+  parseJsonOption,
+  printDocumentRun,
+  readDocument,
+  startDocumentRun,
+} from "./document-runs.js";
+import { saverFor } from "./runs.js";
+
+/** `keel ir validate|hash|schema`: checking, hashing and describing IR documents. */
+export const irCommands: CliModule = {
+  register(program: Command): void {
+    const ir = program.command("ir").description("Portable graph documents (the IR).");
+
+    ir.command("validate <file>")
+      .description("Validate an IR document; exit 0 when valid, 1 with problems, 5 when missing.")
+      .option("--node-kinds <kinds>", "comma-separated node kinds to accept (others are problems)")
+      .option("--json", "print the result as JSON")
+      .option("-q, --quiet", "print nothing; use the exit code")
+      .action(async (file: string, options: OutputOptions & { nodeKinds?: string }) => {
+        try {
+          const nodeKinds = options.nodeKinds?.split(",").map((kind) => kind.trim());
+          const result = validateDocument(await readDocument(file), nodeKinds ? { nodeKinds } : {});
+          printResult(options, { ok: result.ok, file, problems: result.problems }, () =>
+            result.ok
+              ? `${pc.green("valid")} ${file}: ${result.document.id}, ${result.document.nodes.length} node(s), IR ${result.document.ir_version}`
+              : renderProblems(file, result.problems),
+          );
+          if (!result.ok) process.exitCode = 1;
+        } catch (error) {
+          reportError(options, error);
+        }
+      });
+
+    withStoreOptions(
+      program
+        .command("run <file>")
+        .description("Run an IR document durably on the project database.")
+        .option("--input <json>", "the run's input state (JSON object)", "{}")
+        .option("--thread <id>", "thread to run on (default: a new one)")
+        .option("--respond <json>", "answer the interrupt a run on --thread is waiting for")
+        .option(
+          "--packs <dir>",
+          "where governance packs are (<id>.clp); default: packs/ beside the file",
+        ),
+    ).action((file: string, flags: RunFlags) => runDocument(file, outputOptions(flags)));
+
+    ir.command("hash <file>")
+      .description("Print a valid document's graph hash (sha256 of its canonical form).")
+      .option("--json", "print the result as JSON")
+      .option("-q, --quiet", "print nothing; use the exit code")
+      .action(async (file: string, options: OutputOptions) => {
+        try {
+          const result = validateDocument(await readDocument(file));
+          if (!result.ok) {
+            printResult(options, { ok: false, file, problems: result.problems }, () =>
+              renderProblems(file, result.problems),
+            );
+            process.exitCode = 1;
+            return;
+          }
+          const hash = graphHash(result.document);
+          printResult(options, { ok: true, file, id: result.document.id, hash }, () => hash);
+        } catch (error) {
+          reportError(options, error);
+        }
+      });
+
+    ir.command("schema [model]")
+      .description("Print the JSON Schema of an IR model (default IRDocument).")
+      .option("--list", "list the model names")
+      .option("--json", "print compact JSON")
+      .action((model: string | undefined, options: OutputOptions & { list?: boolean }) => {
+        try {
+          if (options.list) {
+            printResult(options, { models: modelNames() }, () => modelNames().join("\n"));
+            return;
+          }
+          const name = model ?? "IRDocument";
+          if (!isModelName(name)) {
+            throw new KeelError("NOT_FOUND", `No IR model named "${name}".`, {
+              details: { model: name, models: modelNames() },
+              hint: `Models: ${modelNames().join(", ")}.`,
+            });
+          }
+          const schema = jsonSchemaFor(name);
+          printResult(options, schema, () => JSON.stringify(schema, null, 2));
+        } catch (error) {
+          reportError(options, error);
+        }
+      });
+  },
+};
+
+function renderProblems(file: string, problems: readonly Problem[]): string {
+  const rows = problems.map((p) => [p.path, p.code, p.message]);
+  const hints = [...new Set(problems.map((p) => `${p.code}: ${p.hint}`))];
+  return [
+    `${pc.red("invalid")} ${file}: ${problems.length} problem(s)`,
+    table(["path", "code", "problem"], rows),
+    "",
+    pc.dim(hints.join("\n")),
+  ].join("\n");
+}
+
+interface RunFlags extends StoreCliOptions {
+  input: string;
+  thread?: string;
+  respond?: string;
+  packs?: string;
+}
+
+async function runDocument(file: string, options: RunFlags): Promise<void> {
+  try {
+    await readDocument(file);
+    const store = await openCliStore(options);
+    try {
+      const saver = saverFor(store);
+      const outcome = await startDocumentRun(saver, file, {
+        input: parseJsonOption(options.input, "--input"),
+        ...(options.thread !== undefined ? { threadId: options.thread } : {}),
+        ...(options.respond !== undefined
+          ? { respond: parseJsonOption(options.respond, "--respond") }
+          : {}),
+        ...(options.packs !== undefined ? { packsDir: options.packs } : {}),
+      });
+      await saver.flush();
+      printDocumentRun(options, outcome);
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    reportError(options, error);
+  }
+}

@@ -1,0 +1,375 @@
+import type { Command } from "commander";
+import pc from "picocolors";
+import {
+  type DurableSaver,
+  PostgresSaver,
+  RunStore,
+  SqliteSaver,
+  type ThreadSummary,
+} from "../../checkpoint/index.js";
+import { KeelError } from "../../core/index.js";
+import type { Store } from "../../store/index.js";
+import type { CliModule } from "../command.js";
+import { printResult, reportError, table } from "../output.js";
+import {
+  confirm,
+  openCliStore,
+  outputOptions,
+  type StoreCliOptions,
+  withStoreOptions,
+} from "../scope.js";
+import { continueDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
+
+interface ListFlags extends StoreCliOptions {
+  limit?: string;
+  after?: string;
+}
+interface PruneFlags extends StoreCliOptions {
+  keepLast?: string;
+  olderThan?: string;
+  all?: boolean;
+}
+interface DeleteFlags extends StoreCliOptions {
+  force?: boolean;
+}
+interface RespondFlags extends StoreCliOptions {
+  value: string;
+}
+
+/**
+ * `keel runs list|show|history|resume|respond|prune|delete`: durable threads, their runs and
+ * checkpoints.
+ */
+export const runsCommands: CliModule = {
+  register(program: Command): void {
+    const runs = program
+      .command("runs")
+      .description("Durable runs: threads, their run records and checkpoint history.");
+
+    withStoreOptions(
+      runs
+        .command("list")
+        .description("Threads, most recently active first, with their latest run.")
+        .option("--limit <n>", "threads per page (default 50)")
+        .option("--after <cursor>", "the `next` cursor a previous page printed"),
+    ).action((flags: ListFlags) =>
+      withSaver(flags, async ({ saver, runStore }, options) => {
+        const limit = positiveInt(flags.limit ?? "50", "--limit");
+        const threads = await saver.listThreads({ limit, ...afterCursor(flags.after) });
+        const latest = await runStore.latestByThread(threads.map((t) => t.threadId));
+        const rows = threads.map((thread) => ({
+          ...thread,
+          latestRun: latest.get(thread.threadId) ?? null,
+        }));
+        const last = threads.at(-1);
+        const next = last && threads.length === limit ? `${last.updatedAt}:${last.threadId}` : null;
+        printResult(options, { ok: true, threads: rows, next }, () =>
+          [
+            table(
+              ["thread", "run status", "checkpoints", "updated", "lease"],
+              rows.map((row) => [
+                row.threadId,
+                row.latestRun?.status ?? "-",
+                String(row.checkpointCount),
+                iso(row.updatedAt),
+                leaseText(row),
+              ]),
+            ),
+            next ? pc.dim(`next page: keel runs list --after ${next}`) : "",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs.command("show <thread>").description("One thread: its latest state and its runs."),
+    ).action((threadId: string, flags: StoreCliOptions) =>
+      withSaver(flags, async ({ saver, runStore }, options) => {
+        const thread = await saver.getThread(threadId);
+        const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
+        const runList = await runStore.list({ threadId, limit: 20 });
+        const state = latest
+          ? {
+              checkpointId: latest.checkpoint.id,
+              step: latest.metadata.step,
+              source: latest.metadata.source,
+              createdAt: latest.checkpoint.ts,
+              values: latest.checkpoint.channel_values,
+              pendingWrites: latest.pendingWrites.length,
+              interrupted: latest.pendingWrites.some(([, channel]) => channel === "__interrupt__"),
+            }
+          : null;
+        printResult(options, { ok: true, thread, state, runs: runList }, () =>
+          [
+            `${pc.bold("thread")} ${thread.threadId}  ${pc.dim(`${thread.checkpointCount} checkpoints, updated ${iso(thread.updatedAt)}, lease ${leaseText(thread)}`)}`,
+            state
+              ? `${pc.bold("latest")} step ${state.step} (${state.source}) ${state.checkpointId}${state.interrupted ? pc.yellow(" — paused at an interrupt") : ""}`
+              : "no checkpoint yet",
+            state ? `${pc.bold("state")} ${truncate(JSON.stringify(state.values), 400)}` : "",
+            runList.length
+              ? table(
+                  ["run", "status", "trace", "started", "finished", "error"],
+                  runList.map((run) => [
+                    run.id,
+                    run.status,
+                    run.traceId,
+                    run.startedAt ? iso(run.startedAt) : "-",
+                    run.finishedAt ? iso(run.finishedAt) : "-",
+                    run.error ? truncate(`${run.error.code}: ${run.error.message}`, 60) : "",
+                  ]),
+                )
+              : "no run records",
+          ]
+            .filter(Boolean)
+            .join("\n"),
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("history <thread>")
+        .description("A thread's checkpoints, newest first.")
+        .option("--limit <n>", "at most this many (default 50)"),
+    ).action((threadId: string, flags: ListFlags) =>
+      withSaver(flags, async ({ saver }, options) => {
+        await saver.getThread(threadId);
+        const limit = positiveInt(flags.limit ?? "50", "--limit");
+        const history: Array<{
+          checkpointId: string;
+          checkpointNs: string;
+          parentId: string | null;
+          step: number;
+          source: string;
+          createdAt: string;
+          wrote: string[];
+        }> = [];
+        for await (const tuple of saver.list(
+          { configurable: { thread_id: threadId } },
+          { limit },
+        )) {
+          history.push({
+            checkpointId: tuple.checkpoint.id,
+            checkpointNs: tuple.config.configurable.checkpoint_ns,
+            parentId: tuple.parentConfig?.configurable?.checkpoint_id ?? null,
+            step: tuple.metadata.step,
+            source: tuple.metadata.source,
+            createdAt: tuple.checkpoint.ts,
+            wrote: tuple.metadata.writes ? Object.keys(tuple.metadata.writes) : [],
+          });
+        }
+        printResult(options, { ok: true, threadId, checkpoints: history }, () =>
+          table(
+            ["checkpoint", "ns", "step", "source", "created", "nodes that wrote"],
+            history.map((h) => [
+              h.checkpointId,
+              h.checkpointNs || "-",
+              String(h.step),
+              h.source,
+              h.createdAt,
+              h.wrote.join(", "),
+            ]),
+          ),
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("resume <run>")
+        .description(
+          "Continue a paused, crashed or failed run of `keel run` from its checkpoint, with the document it ran.",
+        ),
+    ).action((runId: string, flags: StoreCliOptions) =>
+      withSaver(flags, async ({ saver }, options) => {
+        printDocumentRun(options, await continueDocumentRun(saver, runId, null));
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("respond <run>")
+        .description("Answer the interrupt a run of `keel run` is waiting at, and continue it.")
+        .requiredOption("--value <json>", "the answer (JSON)"),
+    ).action((runId: string, flags: RespondFlags) =>
+      withSaver(flags, async ({ saver }, options) => {
+        const value = parseJsonOption(flags.value, "--value");
+        printDocumentRun(options, await continueDocumentRun(saver, runId, { value }));
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("prune [thread]")
+        .description("Delete old checkpoints (the latest of each thread is always kept).")
+        .option("--keep-last <n>", "keep this many newest checkpoints per thread")
+        .option("--older-than <age>", "delete checkpoints older than this (e.g. 30d, 12h, 15m)")
+        .option("--all", "prune every thread"),
+    ).action((threadId: string | undefined, flags: PruneFlags) =>
+      withSaver(flags, async ({ saver }, options) => {
+        const pruneOptions = {
+          ...(flags.keepLast !== undefined
+            ? { keepLast: positiveInt(flags.keepLast, "--keep-last") }
+            : {}),
+          ...(flags.olderThan !== undefined
+            ? { olderThan: Date.now() - parseAge(flags.olderThan) }
+            : {}),
+        };
+        if ((threadId === undefined) === !flags.all) {
+          throw new KeelError("INVALID_ARGUMENT", "Name one thread, or pass --all (not both).", {
+            hint: "Example: keel runs prune --all --keep-last 20",
+          });
+        }
+        const threadIds = threadId ? [threadId] : await allThreadIds(saver);
+        const results = [];
+        for (const id of threadIds) results.push(await saver.prune(id, pruneOptions));
+        const total = results.reduce((sum, r) => sum + r.checkpointsDeleted, 0);
+        printResult(
+          options,
+          { ok: true, results },
+          () => `${pc.green("pruned")} ${total} checkpoint(s) from ${results.length} thread(s)`,
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("delete <thread>")
+        .description("Delete a thread: its checkpoints, values, writes and run records.")
+        .option("--force", "do not ask for confirmation"),
+    ).action((threadId: string, flags: DeleteFlags) =>
+      withSaver(flags, async ({ saver, runStore }, options) => {
+        const thread = await saver.getThread(threadId);
+        if (thread.leaseOwner && (thread.leaseExpiresAt ?? 0) > Date.now()) {
+          throw new KeelError(
+            "THREAD_LEASED",
+            `Thread "${threadId}" is being run by ${thread.leaseOwner}; not deleted.`,
+            {
+              details: {
+                threadId,
+                leaseOwner: thread.leaseOwner,
+                leaseExpiresAt: thread.leaseExpiresAt,
+              },
+              hint: "Wait for the run to finish (or its lease to expire), then delete.",
+            },
+          );
+        }
+        await confirm(
+          { ...options, force: flags.force },
+          `Delete thread "${threadId}" and its ${thread.checkpointCount} checkpoint(s)?`,
+        );
+        const runsDeleted = await runStore.deleteForThread(threadId);
+        await saver.deleteThread(threadId);
+        printResult(
+          options,
+          { ok: true, threadId, checkpointsDeleted: thread.checkpointCount, runsDeleted },
+          () =>
+            `${pc.green("deleted")} thread ${threadId} (${thread.checkpointCount} checkpoint(s), ${runsDeleted} run record(s))`,
+        );
+      }),
+    );
+  },
+};
+
+/** A saver on the store of the verb's scope. */
+export function saverFor(store: Store): DurableSaver {
+  return store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
+}
+
+async function withSaver(
+  flags: StoreCliOptions,
+  fn: (ctx: { saver: DurableSaver; runStore: RunStore }, options: StoreCliOptions) => Promise<void>,
+): Promise<void> {
+  const options = outputOptions(flags);
+  try {
+    const store = await openCliStore(options);
+    try {
+      const saver = saverFor(store);
+      await fn({ saver, runStore: new RunStore(saver) }, options);
+      await saver.flush();
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    reportError(options, error);
+  }
+}
+
+async function allThreadIds(saver: DurableSaver): Promise<string[]> {
+  const ids: string[] = [];
+  let after: ThreadSummary | undefined;
+  for (;;) {
+    const page = await saver.listThreads({ limit: 500, ...(after ? { after } : {}) });
+    ids.push(...page.map((t) => t.threadId));
+    if (page.length < 500) return ids;
+    after = page.at(-1);
+  }
+}
+
+function afterCursor(cursor: string | undefined): { after?: ThreadSummary } {
+  if (cursor === undefined) return {};
+  const colon = cursor.indexOf(":");
+  const updatedAt = Number(cursor.slice(0, colon));
+  if (colon < 1 || !Number.isFinite(updatedAt)) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `--after "${cursor}" is not a cursor printed by \`keel runs list\`.`,
+    );
+  }
+  return {
+    after: {
+      threadId: cursor.slice(colon + 1),
+      updatedAt,
+      createdAt: 0,
+      latestCheckpointId: null,
+      checkpointCount: 0,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
+  };
+}
+
+function positiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `${flag} must be a whole number of at least 1, not "${text}".`,
+    );
+  }
+  return value;
+}
+
+const AGE_UNITS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** "30d", "12h", "15m", "45s", "500ms" → milliseconds. */
+export function parseAge(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!match) {
+    throw new KeelError("INVALID_ARGUMENT", `--older-than "${text}" is not an age.`, {
+      hint: "Use a number and a unit: 30d, 12h, 15m, 45s or 500ms.",
+    });
+  }
+  return Number(match[1]) * (AGE_UNITS[match[2] ?? "ms"] ?? 1);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function leaseText(thread: ThreadSummary): string {
+  if (!thread.leaseOwner || (thread.leaseExpiresAt ?? 0) <= Date.now()) return "-";
+  return `${thread.leaseOwner} until ${iso(thread.leaseExpiresAt ?? 0)}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

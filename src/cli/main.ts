@@ -1,0 +1,17 @@
+import { CommanderError } from "commander";
+import { buildProgram } from "./program.js";
+
+/** Runs the CLI with `argv` (as in process.argv) and resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; a usage error is an operational error (2).
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    throw error;
+  }
+  return typeof process.exitCode === "number" ? process.exitCode : 0;
+}

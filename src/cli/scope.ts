@@ -1,0 +1,81 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { KeelError } from "../core/index.js";
+import {
+  type OpenStoreOptions,
+  openStore,
+  resolveStoreLocation,
+  type Store,
+  type StoreLocation,
+} from "../store/index.js";
+import { type OutputOptions, progress } from "./output.js";
+
+/** Options of every verb that works on a database: where it is, and how to print. */
+export interface StoreCliOptions extends OutputOptions {
+  /** `--db <path|url>`: beats KEEL_DATABASE_URL, which beats `.keel/config.json`. */
+  db?: string;
+  /** `-g`: the global scope (`~/.keel`); KEEL_SCOPE=global does the same. */
+  global?: boolean;
+}
+
+/** Adds `--db`, `-g`, `--json` and `-q` to a verb. */
+export function withStoreOptions(command: Command): Command {
+  return command
+    .option(
+      "--db <path|url>",
+      "database file or postgres:// URL (beats KEEL_DATABASE_URL and the config file)",
+    )
+    .option("-g, --global", "use the global scope (~/.keel) instead of the project (./.keel)")
+    .option("--json", "print the result as JSON")
+    .option("-q, --quiet", "print nothing but errors");
+}
+
+/** `--json` also comes from KEEL_JSON=1. */
+export function outputOptions<T extends OutputOptions>(options: T): T {
+  return { ...options, json: options.json ?? process.env.KEEL_JSON === "1" };
+}
+
+/** The database a verb works on: `--db` > KEEL_DATABASE_URL > config file > scope default. */
+export function locationFor(options: StoreCliOptions): StoreLocation {
+  return resolveStoreLocation({
+    db: options.db,
+    scope: options.global ? "global" : undefined,
+  });
+}
+
+/** Opens the verb's store, with migration progress on stderr (silent under --json and -q). */
+export function openCliStore(
+  options: StoreCliOptions,
+  extra: OpenStoreOptions = {},
+): Promise<Store> {
+  return openStore({
+    location: locationFor(options),
+    onProgress: (message) => progress(options, message),
+    ...extra,
+  });
+}
+
+/**
+ * Asks before a destructive step unless `--force`. Without a terminal to ask on (or under
+ * `--json`) it refuses rather than guess.
+ */
+export async function confirm(
+  options: OutputOptions & { force?: boolean },
+  question: string,
+): Promise<void> {
+  if (options.force) return;
+  if (options.json || !process.stdin.isTTY) {
+    throw new KeelError("CONFIRMATION_REQUIRED", `${question} Refusing without confirmation.`, {
+      hint: "Pass --force to proceed without a prompt.",
+    });
+  }
+  const readline = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await readline.question(`${question} Type "yes" to continue: `);
+    if (answer.trim().toLowerCase() !== "yes") {
+      throw new KeelError("ABORTED", "Cancelled; nothing was changed.");
+    }
+  } finally {
+    readline.close();
+  }
+}

@@ -1,0 +1,60 @@
+import { type ErrorCode, exitCodeFor } from "./error-codes.js";
+
+/** Options every Keel error accepts. */
+export interface KeelErrorOptions {
+  /** The underlying error, kept so nothing is lost when errors are wrapped. */
+  cause?: unknown;
+  /** Structured facts about the failure (names, paths, values), safe to print as JSON. */
+  details?: Record<string, unknown>;
+  /** What the user should do next; appended to the message when present. */
+  hint?: string;
+}
+
+/**
+ * The one error base class of Keel. Every error has a stable `code`, a message that says what
+ * happened (and, through `hint`, what to do), and the original `cause`.
+ *
+ * @example
+ * throw new KeelError("NOT_FOUND", `No thread "${id}".`, { hint: "List threads with `keel runs list`." });
+ */
+export class KeelError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly hint: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: KeelErrorOptions = {}) {
+    super(options.hint ? `${message} ${options.hint}` : message, { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = options.details ?? {};
+    this.hint = options.hint;
+  }
+
+  /** The CLI exit code for this error. */
+  get exitCode(): number {
+    return exitCodeFor(this.code);
+  }
+
+  /** The `--json` shape of an error: `{ ok: false, error: { code, message, details } }`. */
+  toJSON(): {
+    ok: false;
+    error: { code: ErrorCode; message: string; details: Record<string, unknown> };
+  } {
+    return { ok: false, error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+/** True when `value` is a KeelError (across realms and duplicated module copies). */
+export function isKeelError(value: unknown): value is KeelError {
+  return value instanceof KeelError;
+}
+
+/**
+ * Normalises anything thrown into a KeelError, once, at an interface boundary.
+ * Known Keel errors pass through untouched.
+ */
+export function toKeelError(value: unknown): KeelError {
+  if (isKeelError(value)) return value;
+  const message = value instanceof Error ? value.message : String(value);
+  return new KeelError("INTERNAL", `Unexpected error: ${message}`, { cause: value });
+}

@@ -1,0 +1,7 @@
+export { canonicalJson } from "./canonical-json.js";
+export { type Clock, systemClock } from "./clock.js";
+export { ERROR_CODES, type ErrorCode, exitCodeFor, httpStatusFor } from "./error-codes.js";
+export { isKeelError, KeelError, type KeelErrorOptions, toKeelError } from "./errors.js";
+export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";
+export { newId, newRandomId } from "./ids.js";
+export { VERSION } from "./version.js";

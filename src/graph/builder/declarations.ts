@@ -1,0 +1,48 @@
+import type { StateDefinition } from "../annotation.js";
+import type { RetryPolicy, RunConfig } from "../types.js";
+
+/** A node function: reads the state (or a `Send`'s args), returns an update, a `Command`, or nothing. */
+export type NodeAction<State = never> = (state: State, config: RunConfig) => unknown;
+
+/** A compiled graph used as a node (see `addNode`). */
+export interface SubgraphLike {
+  /** Runs the subgraph as a node of a parent run. */
+  runAsSubgraph(input: unknown, config: RunConfig): Promise<Record<string, unknown>>;
+  readonly stateKeys: readonly string[];
+}
+
+/** Options of `addNode`. */
+export interface AddNodeOptions {
+  retryPolicy?: RetryPolicy;
+  /** The nodes this node may `goto` with a `Command` (checked by `compile`). */
+  ends?: string[];
+}
+
+/** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */
+export type PathFunction<State = never> = (state: State, config: RunConfig) => unknown;
+
+/** Maps a path function's results to node names, or lists the names it may return. */
+export type PathMap = Record<string, string> | string[];
+
+export interface NodeDeclaration {
+  name: string;
+  action: NodeAction<never> | undefined;
+  subgraph: SubgraphLike | undefined;
+  retryPolicy: RetryPolicy | undefined;
+  ends: string[] | undefined;
+}
+
+export interface BranchDeclaration {
+  source: string;
+  path: PathFunction<never>;
+  pathMap: Record<string, string> | undefined;
+}
+
+/** Everything the builder collected, handed to `compile`. */
+export interface GraphDeclaration {
+  schema: StateDefinition;
+  nodes: Map<string, NodeDeclaration>;
+  edges: Array<[string, string]>;
+  joins: Array<{ sources: string[]; target: string }>;
+  branches: BranchDeclaration[];
+}

@@ -1,0 +1,285 @@
+import type {
+  BaseCheckpointSaver,
+  CheckpointConfig,
+  CheckpointListOptions,
+} from "../checkpoint/base/index.js";
+import { KeelError } from "../core/index.js";
+import type { GraphDeclaration } from "./builder/declarations.js";
+import { Command, isCommand } from "./command.js";
+import { END, START } from "./constants.js";
+import { GraphInterrupt, type Interrupt } from "./errors.js";
+import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
+import { recordResult, writeUpdate } from "./pregel/node-output.js";
+import { snapshotOf } from "./pregel/snapshot.js";
+import { buildSpec, type GraphSpec } from "./pregel/spec.js";
+import { StreamQueue } from "./pregel/stream-queue.js";
+import { Task } from "./pregel/task.js";
+import type { RunConfig, StateSnapshot, StreamMode } from "./types.js";
+
+interface CompiledOptions {
+  checkpointer: BaseCheckpointSaver | undefined;
+  interruptBefore: string[];
+  interruptAfter: string[];
+  name: string;
+}
+
+/** What a parent run hands the subgraph it calls (kept off the user-visible config object). */
+interface ParentLink {
+  saver: BaseCheckpointSaver | undefined;
+  task: Task;
+}
+const parentLinks = new WeakMap<RunConfig, ParentLink>();
+
+/**
+ * A runnable graph, made by `StateGraph.compile()`. Same methods as LangGraph.js's
+ * `CompiledStateGraph`: `invoke`, `stream`, `getState`, `getStateHistory`, `updateState`.
+ *
+ * @example
+ * const result = await graph.invoke({ topic: "cats" }, { configurable: { thread_id: "t1" } });
+ * for await (const chunk of await graph.stream(input, { streamMode: "updates" })) console.log(chunk);
+ */
+export class CompiledStateGraph<State = Record<string, unknown>, Update = Partial<State>> {
+  readonly spec: GraphSpec;
+  readonly checkpointer: BaseCheckpointSaver | undefined;
+  readonly name: string;
+  private readonly interruptBefore: ReadonlySet<string>;
+  private readonly interruptAfter: ReadonlySet<string>;
+
+  constructor(declaration: GraphDeclaration, options: CompiledOptions) {
+    this.spec = buildSpec(declaration);
+    this.checkpointer = options.checkpointer;
+    this.interruptBefore = new Set(options.interruptBefore);
+    this.interruptAfter = new Set(options.interruptAfter);
+    this.name = options.name;
+  }
+
+  /** The state keys, in schema order. */
+  get stateKeys(): readonly string[] {
+    return this.spec.stateKeys;
+  }
+
+  /**
+   * Runs the graph to the end (or to an interrupt) and returns the final state. Pass `null` (or a
+   * `Command({ resume })`) with a thread id to continue a paused or finished thread.
+   */
+  async invoke(
+    input: Update | State | null | undefined | Command,
+    config: RunConfig = {},
+  ): Promise<State & { __interrupt__?: Interrupt[] }> {
+    const loop = this.createLoop(config, {}, undefined);
+    await loop.load(input);
+    const outcome = await loop.run();
+    return loop.output(outcome) as State & { __interrupt__?: Interrupt[] };
+  }
+
+  /**
+   * Runs the graph and yields what `streamMode` asks for after each step: `"values"` (the whole
+   * state), `"updates"` (`{ node: update }` per task), `"debug"` (task and checkpoint events), or
+   * several modes as `[mode, chunk]` pairs.
+   */
+  async stream(
+    input: Update | State | null | undefined | Command,
+    config: RunConfig = {},
+  ): Promise<AsyncIterableIterator<unknown>> {
+    const modes = config.streamMode ?? "updates";
+    const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
+    // A reader that stops early (break out of for-await) cancels the run between steps.
+    const stopped = new AbortController();
+    const queue = new StreamQueue<unknown>(() => stopped.abort());
+    const outer = config.signal;
+    const forward = () => stopped.abort(outer?.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener("abort", forward, { once: true });
+    config = { ...config, signal: stopped.signal };
+    const tagged = Array.isArray(modes);
+    const hooks: LoopHooks = {};
+    for (const mode of list)
+      hooks[mode] = tagged
+        ? (chunk: unknown) => queue.push([mode, chunk])
+        : (chunk: unknown) => queue.push(chunk);
+    const loop = this.createLoop(config, hooks, undefined);
+    (async () => {
+      await loop.load(input);
+      await loop.run();
+    })()
+      .finally(() => outer?.removeEventListener("abort", forward))
+      .then(
+        () => queue.close(),
+        (error: unknown) => queue.close({ value: error }),
+      );
+    return queue;
+  }
+
+  /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
+  async getState(config: RunConfig): Promise<StateSnapshot<State>> {
+    const saver = this.requireSaver("getState");
+    const tuple = await saver.getTuple(config);
+    if (!tuple)
+      return {
+        values: {} as State,
+        next: [],
+        tasks: [],
+        metadata: undefined,
+        config,
+        createdAt: undefined,
+        parentConfig: undefined,
+      };
+    return snapshotOf(this.createLoop(config, {}, saver), tuple, true) as StateSnapshot<State>;
+  }
+
+  /** Every checkpoint of a thread, newest first (`filter`, `before`, `limit` as in the saver). */
+  async *getStateHistory(
+    config: RunConfig,
+    options: CheckpointListOptions = {},
+  ): AsyncGenerator<StateSnapshot<State>> {
+    const saver = this.requireSaver("getStateHistory");
+    // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
+    const own = {
+      ...config,
+      configurable: {
+        ...config.configurable,
+        checkpoint_ns: config.configurable?.checkpoint_ns ?? "",
+      },
+    };
+    for await (const tuple of saver.list(own, options)) {
+      yield snapshotOf(this.createLoop(config, {}, saver), tuple, false) as StateSnapshot<State>;
+    }
+  }
+
+  /**
+   * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
+   * what runs next). Without `asNode`, the node that wrote last is used. Returns the config of
+   * the new checkpoint.
+   */
+  async updateState(
+    config: RunConfig,
+    values: Update | Record<string, unknown> | null,
+    asNode?: string,
+  ): Promise<CheckpointConfig> {
+    const saver = this.requireSaver("updateState");
+    const loop = this.createLoop(config, {}, saver);
+    const tuple = await saver.getTuple(config);
+    if (tuple) loop.restore(tuple);
+    const name = asNode ?? lastWriter(tuple?.metadata.writes) ?? START;
+    const node =
+      name === START ? startNode(this.spec) : this.spec.nodes[this.spec.nodeIndex.get(name) ?? -1];
+    if (!node || name === END) {
+      throw new KeelError("NODE_NOT_FOUND", `updateState: "${name}" is not a node of this graph.`, {
+        details: { node: name },
+        hint: `Nodes: ${[...this.spec.nodeIndex.keys()].join(", ")}.`,
+      });
+    }
+    const task = new Task(node, "pull", 0, loop.stateView(), {
+      checkpointId: tuple?.checkpoint.id ?? "",
+      ns: "",
+      step: (tuple?.metadata.step ?? -1) + 1,
+    });
+    if (values !== null && values !== undefined) {
+      if (isCommand(values)) {
+        const pending = recordResult(loop, task, values);
+        if (pending) await pending;
+      } else {
+        writeUpdate(loop, task, name, values);
+        task.update = values;
+        for (const [channel, value] of node.edgeWrites) {
+          task.writeChannels.push(channel);
+          task.writeValues.push(value);
+        }
+      }
+    }
+    return loop.applyUpdate(task);
+  }
+
+  /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
+  async runAsSubgraph(input: unknown, config: RunConfig): Promise<Record<string, unknown>> {
+    const link = parentLinks.get(config);
+    const saver = this.checkpointer ?? link?.saver;
+    // The parent passes its whole state (or a Send's args); the child takes the keys it has.
+    let start: unknown = input;
+    if (typeof input === "object" && input !== null && !Array.isArray(input) && !isCommand(input)) {
+      const own: Record<string, unknown> = {};
+      for (const key of this.spec.stateKeys)
+        if (Object.hasOwn(input, key)) own[key] = (input as Record<string, unknown>)[key];
+      start = own;
+    }
+    if (saver) {
+      // The namespace is unique to the parent task, so an existing checkpoint means this task ran
+      // before and paused: continue it, with the resume value the parent received.
+      const existing = await saver.getTuple(config);
+      if (existing) {
+        const fresh = link?.task.fresh;
+        if (link) link.task.fresh = undefined;
+        start = fresh ? new Command({ resume: fresh.value }) : null;
+      }
+    }
+    const loop = this.createLoop(config, {}, saver);
+    await loop.load(start);
+    const outcome = await loop.run();
+    if (outcome.interrupts && outcome.interrupts.length > 0)
+      throw new GraphInterrupt(outcome.interrupts);
+    return loop.stateView();
+  }
+
+  private createLoop(
+    config: RunConfig,
+    hooks: LoopHooks,
+    saverOverride: BaseCheckpointSaver | undefined,
+  ): GraphLoop {
+    const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
+    if (saver && !config.configurable?.thread_id) {
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        "This graph has a checkpointer, so each call needs configurable.thread_id.",
+        {
+          hint: 'Pass { configurable: { thread_id: "…" } } as the second argument.',
+        },
+      );
+    }
+    const before =
+      config.interruptBefore === "*"
+        ? new Set(this.spec.nodeIndex.keys())
+        : config.interruptBefore
+          ? new Set(config.interruptBefore)
+          : this.interruptBefore;
+    const after =
+      config.interruptAfter === "*"
+        ? new Set(this.spec.nodeIndex.keys())
+        : config.interruptAfter
+          ? new Set(config.interruptAfter)
+          : this.interruptAfter;
+    const ns = config.configurable?.checkpoint_ns ?? "";
+    return new GraphLoop({
+      spec: this.spec,
+      saver,
+      config,
+      interruptBefore: before,
+      interruptAfter: after,
+      hooks,
+      subgraphConfig: (task) => {
+        const childNs = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
+        const child: RunConfig = {
+          ...config,
+          configurable: { ...config.configurable, checkpoint_ns: childNs },
+        };
+        delete child.configurable!.checkpoint_id;
+        parentLinks.set(child, { saver, task });
+        return child;
+      },
+    });
+  }
+
+  private requireSaver(method: string): BaseCheckpointSaver {
+    if (!this.checkpointer) {
+      throw new KeelError("CHECKPOINTER_REQUIRED", `${method} needs a checkpointer.`, {
+        hint: "Compile with one: builder.compile({ checkpointer: new MemorySaver() }).",
+      });
+    }
+    return this.checkpointer;
+  }
+}
+
+function lastWriter(writes: Record<string, unknown> | null | undefined): string | undefined {
+  if (!writes) return undefined;
+  const names = Object.keys(writes);
+  return names.length === 1 ? names[0] : undefined;
+}

@@ -1,0 +1,83 @@
+import { type ErrorCode, KeelError, type KeelErrorOptions } from "../core/index.js";
+
+/**
+ * A node or input wrote a value the state cannot take: two writes to a last-value key in one
+ * step (`INVALID_CONCURRENT_GRAPH_UPDATE`), a key the state does not have, or an update that is
+ * not an object (`INVALID_UPDATE`). Named as in LangGraph.js.
+ */
+export class InvalidUpdateError extends KeelError {
+  constructor(message: string, options: KeelErrorOptions & { code?: ErrorCode } = {}) {
+    super(options.code ?? "INVALID_UPDATE", message, options);
+  }
+}
+
+/** The graph ran `recursionLimit` super-steps without finishing. Named as in LangGraph.js. */
+export class GraphRecursionError extends KeelError {
+  constructor(limit: number) {
+    super(
+      "GRAPH_RECURSION_LIMIT",
+      `The graph ran ${limit} super-steps (the recursion limit) without reaching END.`,
+      {
+        details: { recursionLimit: limit },
+        hint: "If the loop is intended, raise it: graph.invoke(input, { recursionLimit: 100 }); otherwise check the conditional edges for a cycle that never exits.",
+      },
+    );
+  }
+}
+
+/** The graph is malformed (found by `compile`) or was used in a way its shape does not allow. */
+export class GraphValueError extends KeelError {
+  constructor(message: string, options: KeelErrorOptions & { code?: ErrorCode } = {}) {
+    super(options.code ?? "INVALID_GRAPH", message, options);
+  }
+}
+
+/** One pending interrupt: the value passed to `interrupt()` and a stable id. */
+export interface Interrupt<Value = unknown> {
+  id: string;
+  value: Value;
+}
+
+/**
+ * Thrown by `interrupt()` to pause a node; the engine catches it, saves the step and returns the
+ * interrupt to the caller. Only escapes to user code when a subgraph is run outside a graph.
+ */
+export class GraphInterrupt extends KeelError {
+  readonly interrupts: Interrupt[];
+
+  constructor(interrupts: Interrupt[]) {
+    super(
+      "GRAPH_INTERRUPT",
+      `The graph was interrupted: ${interrupts.map((i) => JSON.stringify(i.value) ?? "undefined").join(", ")}`,
+      {
+        details: { interrupts },
+      },
+    );
+    this.interrupts = interrupts;
+  }
+}
+
+/** True for the error `interrupt()` throws (also across module copies). */
+export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
+  return (
+    error instanceof GraphInterrupt ||
+    (error instanceof KeelError && error.code === "GRAPH_INTERRUPT")
+  );
+}
+
+/**
+ * True when a result of `invoke` (or a streamed chunk) reports pending interrupts.
+ *
+ * @example
+ * const result = await graph.invoke(input, config);
+ * if (isInterrupted(result)) console.log(result.__interrupt__[0].value);
+ */
+export function isInterrupted<Value = unknown>(
+  values: unknown,
+): values is { __interrupt__: Interrupt<Value>[] } {
+  return (
+    typeof values === "object" &&
+    values !== null &&
+    Array.isArray((values as { __interrupt__?: unknown }).__interrupt__)
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The state-graph engine: LangGraph.js's API (`Annotation`, `StateGraph`, `Send`, `Command`,
+ * `interrupt`, …) on a bulk-synchronous super-step loop. See docs/graph.md.
+ */
+export {
+  Annotation,
+  AnnotationRoot,
+  type DefaultOptions,
+  type NodeFunction,
+  type ReducerOptions,
+  type StateChannel,
+  type StateDefinition,
+  type StateType,
+  type UpdateType,
+} from "./annotation.js";
+export type {
+  AddNodeOptions,
+  NodeAction,
+  PathFunction,
+  PathMap,
+  SubgraphLike,
+} from "./builder/declarations.js";
+export {
+  type CompileOptions,
+  type ConditionalEdgesOptions,
+  type GraphNode,
+  StateGraph,
+} from "./builder/state-graph.js";
+export { type BinaryOperator, BinaryOperatorAggregate, LastValue } from "./channels/index.js";
+export { Command, type CommandOptions, isCommand } from "./command.js";
+export { CompiledStateGraph } from "./compiled-graph.js";
+export { END, INTERRUPT, START } from "./constants.js";
+export {
+  GraphInterrupt,
+  GraphRecursionError,
+  GraphValueError,
+  type Interrupt,
+  InvalidUpdateError,
+  isGraphInterrupt,
+  isInterrupted,
+} from "./errors.js";
+export { interrupt } from "./interrupt.js";
+export { isSend, Send } from "./send.js";
+export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

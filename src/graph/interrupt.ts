@@ -1,0 +1,73 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { KeelError, sha256Hex } from "../core/index.js";
+import { GraphInterrupt } from "./errors.js";
+
+/** What `interrupt()` needs to know about the task it is called in. */
+export interface InterruptScope {
+  /** The id of the `index`-th interrupt of this task (stable across resumes). */
+  interruptIdFor(index: number): string;
+  /** Values already given to this task's interrupts, in call order (from earlier resumes). */
+  readonly resumes: unknown[];
+  /** A resume value not yet used by any interrupt of this task. */
+  fresh: { value: unknown } | undefined;
+  /** How many times this attempt has called `interrupt()`. */
+  calls: number;
+}
+
+/**
+ * Async nodes carry their scope through awaits with AsyncLocalStorage; synchronous nodes use a
+ * plain slot set around the call, which costs nothing (see pregel/run-node.ts).
+ */
+const asyncScope = new AsyncLocalStorage<InterruptScope>();
+let syncScope: InterruptScope | undefined;
+
+/** Runs `fn` with `scope` visible to `interrupt()` during its synchronous part. */
+export function withSyncScope<T>(scope: InterruptScope, fn: () => T): T {
+  const previous = syncScope;
+  syncScope = scope;
+  try {
+    return fn();
+  } finally {
+    syncScope = previous;
+  }
+}
+
+/** Runs `fn` with `scope` visible to `interrupt()` across its awaits. */
+export function withAsyncScope<T>(scope: InterruptScope, fn: () => T): T {
+  return asyncScope.run(scope, fn);
+}
+
+/** The stable id of the `index`-th interrupt of a task. */
+export function interruptId(taskId: string, index: number): string {
+  return sha256Hex(`${taskId}:${index}`).slice(0, 32);
+}
+
+/**
+ * Pauses the node and hands `value` to the caller (as `__interrupt__` in the result of `invoke`).
+ * When the run is resumed with `new Command({ resume })`, the node runs again from its start and
+ * this call returns the resume value instead of pausing. Requires a checkpointer.
+ *
+ * @example
+ * const review = (state) => {
+ *   const answer = interrupt({ question: "Approve?", draft: state.draft });
+ *   return { approved: answer === "yes" };
+ * };
+ */
+export function interrupt<Value = unknown, Resume = unknown>(value: Value): Resume {
+  const scope = syncScope ?? asyncScope.getStore();
+  if (!scope) {
+    throw new KeelError("GRAPH_INTERRUPT", "interrupt() was called outside a graph node.", {
+      hint: "Call interrupt() inside a node function (an async node may await before calling it).",
+    });
+  }
+  const index = scope.calls;
+  scope.calls += 1;
+  if (index < scope.resumes.length) return scope.resumes[index] as Resume;
+  if (scope.fresh) {
+    const resume = scope.fresh.value;
+    scope.fresh = undefined;
+    scope.resumes.push(resume);
+    return resume as Resume;
+  }
+  throw new GraphInterrupt([{ id: scope.interruptIdFor(index), value }]);
+}

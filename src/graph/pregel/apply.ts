@@ -1,0 +1,106 @@
+import type { Channel, JoinBarrier } from "../channels/index.js";
+import { ChannelKind, type GraphSpec } from "./spec.js";
+import type { Task } from "./task.js";
+
+/** The parts of a run that applying a step's writes changes. */
+export interface StepState {
+  readonly spec: GraphSpec;
+  readonly channels: Channel[];
+  readonly versions: number[];
+  versionsSeen: Record<string, Record<string, number>>;
+  /** Per channel: the stamp of the last apply that wrote it (a second write in one apply conflicts). */
+  readonly writtenAt: Int32Array;
+  /** Per channel: the stamp of the last apply that changed it (dedupes `updated`). */
+  readonly updatedAt: Int32Array;
+  /** Channels changed by the last apply. */
+  updated: number[];
+  stamp: number;
+  readonly checkpointing: boolean;
+  markPending(node: number): void;
+  invalidateView(): void;
+  noteUpdated(channel: number): void;
+}
+
+/**
+ * Ends a super-step: the triggers of the tasks that ran are consumed, then every write is applied
+ * per channel in task order, then the nodes whose triggers are now set become pending.
+ * Work is proportional to the writes made, not to the size of the graph.
+ */
+export function applyTasks(state: StepState, tasks: Task[]): void {
+  const stamp = ++state.stamp;
+  const { channels, spec, updatedAt, writtenAt } = state;
+  const updated = state.updated;
+  updated.length = 0;
+
+  if (state.checkpointing) state.versionsSeen = {};
+  let hadPush = false;
+  for (const task of tasks) {
+    if (task.kind === "push") {
+      hadPush = true;
+      continue;
+    }
+    const node = task.node;
+    if (node.index < 0) continue;
+    if (state.checkpointing) {
+      const seen: Record<string, number> = {};
+      for (const trigger of node.triggers)
+        seen[spec.channelNames[trigger]!] = state.versions[trigger]!;
+      state.versionsSeen[node.name] = seen;
+    }
+    for (const trigger of node.triggers)
+      if (channels[trigger]!.consume()) touch(updatedAt, updated, stamp, trigger);
+  }
+  if (hadPush && channels[spec.sendsChannel]!.consume())
+    touch(updatedAt, updated, stamp, spec.sendsChannel);
+
+  // Writes apply in LangGraph.js's order: nodes by name, then Sends in the order they were made.
+  const ordered = tasks.length > 1 ? [...tasks].sort(byWriteOrder) : tasks;
+  for (const task of ordered) {
+    const writer = task.node.name;
+    const targets = task.writeChannels;
+    const values = task.writeValues;
+    for (let i = 0; i < targets.length; i += 1) {
+      const channel = targets[i]!;
+      const first = writtenAt[channel] !== stamp;
+      writtenAt[channel] = stamp;
+      channels[channel]!.write(values[i], first, writer);
+      touch(updatedAt, updated, stamp, channel);
+    }
+  }
+
+  const stateKeyCount = spec.stateKeys.length;
+  let stateChanged = false;
+  for (const channel of updated) {
+    // With a checkpointer, versions carry a random fraction so that two branches of one thread
+    // (a fork) never give the same channel the same version (savers store values by version).
+    state.versions[channel] = state.checkpointing
+      ? Math.floor(state.versions[channel]!) + 1 + Math.random() * 0.999
+      : state.versions[channel]! + 1;
+    state.noteUpdated(channel);
+    if (channel < stateKeyCount) {
+      stateChanged = true;
+      continue;
+    }
+    const kind = spec.channelKinds[channel];
+    if (kind === ChannelKind.Trigger) {
+      if (channels[channel]!.has()) state.markPending(spec.channelTarget[channel]!);
+    } else if (kind === ChannelKind.Join) {
+      if ((channels[channel] as JoinBarrier).isComplete())
+        state.markPending(spec.channelTarget[channel]!);
+    }
+  }
+  if (stateChanged) state.invalidateView();
+}
+
+function byWriteOrder(a: Task, b: Task): number {
+  if (a.kind !== b.kind) return a.kind === "pull" ? -1 : 1;
+  return a.kind === "pull" ? a.node.index - b.node.index : a.pushIndex - b.pushIndex;
+}
+
+/** Records that `channel` changed in the apply with this stamp (once). */
+function touch(updatedAt: Int32Array, updated: number[], stamp: number, channel: number): void {
+  if (updatedAt[channel] !== stamp) {
+    updatedAt[channel] = stamp;
+    updated.push(channel);
+  }
+}

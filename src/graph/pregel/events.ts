@@ -1,0 +1,79 @@
+import { KeelError } from "../../core/index.js";
+import { abortError } from "./execute.js";
+import type { GraphSpec } from "./spec.js";
+import type { Task } from "./task.js";
+
+/** The `debug` stream event announcing a task. */
+export function debugTask(spec: GraphSpec, step: number, task: Task): Record<string, unknown> {
+  const triggers =
+    task.kind === "push" ? ["__pregel_push"] : task.node.triggers.map((c) => spec.channelNames[c]!);
+  return {
+    step,
+    type: "task",
+    timestamp: new Date().toISOString(),
+    payload: { id: task.taskId, name: task.node.name, input: task.input, triggers, interrupts: [] },
+  };
+}
+
+/** The `debug` stream event reporting a task's result. */
+export function debugResult(step: number, task: Task): Record<string, unknown> {
+  return {
+    step,
+    type: "task_result",
+    timestamp: new Date().toISOString(),
+    payload: {
+      id: task.taskId,
+      name: task.node.name,
+      result: task.update ?? null,
+      interrupts: [],
+      error: null,
+    },
+  };
+}
+
+/** `metadata.writes` of a step: node → its update (an array when a node ran several times). */
+export function writesOf(tasks: Task[]): Record<string, unknown> {
+  const writes: Record<string, unknown> = {};
+  for (const task of tasks) {
+    const name = task.node.name;
+    if (!Object.hasOwn(writes, name)) writes[name] = task.update ?? null;
+    else writes[name] = ([] as unknown[]).concat(writes[name], [task.update ?? null]);
+  }
+  return writes;
+}
+
+/**
+ * The error a failed task ends the run with. A node's own error is rethrown as it was thrown
+ * (callers catch their own error classes, as with LangGraph.js); a non-Error throw is wrapped.
+ */
+export function nodeError(task: Task): unknown {
+  const error = task.error;
+  if (error instanceof Error) return error;
+  return new KeelError(
+    "NODE_FAILED",
+    `Node "${task.node.name}" threw a non-Error value: ${String(error)}`,
+    {
+      cause: error,
+      details: { node: task.node.name },
+    },
+  );
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,177 @@
+import { isKeelError, KeelError } from "../../core/index.js";
+import { Command } from "../command.js";
+import { isGraphInterrupt } from "../errors.js";
+import { withAsyncScope, withSyncScope } from "../interrupt.js";
+import type { RetryPolicy, RunConfig } from "../types.js";
+import { type OutputContext, ParentCommand, recordResult } from "./node-output.js";
+import type { Task } from "./task.js";
+
+/** What running a task needs beyond turning its result into writes. */
+export interface ExecuteContext extends OutputContext {
+  /** The config a subgraph node runs with (its own namespace, the parent's checkpointer). */
+  subgraphConfig(task: Task): RunConfig;
+}
+
+const NO_RETRY = new Set([
+  "TypeError",
+  "SyntaxError",
+  "ReferenceError",
+  "RangeError",
+  "AbortError",
+]);
+
+/** The default `retryOn`: not programming errors, aborts or Keel's own graph errors. */
+export function defaultRetryOn(error: unknown): boolean {
+  if (isKeelError(error)) return false;
+  if (error instanceof Error && NO_RETRY.has(error.name)) return false;
+  const status =
+    (error as { status?: unknown; response?: { status?: unknown } })?.status ??
+    (error as { response?: { status?: unknown } })?.response?.status;
+  if (
+    typeof status === "number" &&
+    status >= 400 &&
+    status < 500 &&
+    status !== 408 &&
+    status !== 429
+  )
+    return false;
+  return true;
+}
+
+function retryDelay(policy: RetryPolicy, attempt: number): number {
+  const base = Math.min(
+    (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1),
+    policy.maxInterval ?? 128_000,
+  );
+  return policy.jitter === false ? base : base * (0.75 + Math.random() * 0.5);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The error a cancelled run rejects with. */
+export function abortError(signal?: AbortSignal): unknown {
+  // A reason the caller gave (abort(reason)) is thrown as is, as LangGraph.js does.
+  const reason: unknown = signal?.reason;
+  if (reason !== undefined && !(reason instanceof Error && reason.name === "AbortError"))
+    return reason;
+  const error = new KeelError("ABORTED", "The graph run was aborted.", {
+    hint: "The AbortSignal passed in the config fired.",
+  });
+  // The name every AbortSignal user checks for (`error.name === "AbortError"`).
+  error.name = "AbortError";
+  return error;
+}
+
+function callNode(ctx: ExecuteContext, task: Task): unknown {
+  const node = task.node;
+  if (node.subgraph) {
+    const subgraph = node.subgraph;
+    return withAsyncScope(task, () =>
+      subgraph.runAsSubgraph(task.input, ctx.subgraphConfig(task)).then(
+        (output) => {
+          // A subgraph's output is its whole state; the parent takes the keys they share.
+          const shared: Record<string, unknown> = {};
+          for (const key of ctx.spec.stateKeys)
+            if (Object.hasOwn(output, key)) shared[key] = output[key];
+          return shared;
+        },
+        (error: unknown) => {
+          // A child's Command.PARENT becomes this node's own result in the parent graph.
+          if (error instanceof ParentCommand) {
+            const { update, goto, resume } = error.command;
+            return new Command({ update, goto, resume });
+          }
+          throw error;
+        },
+      ),
+    );
+  }
+  const action = node.action as (state: unknown, config: RunConfig) => unknown;
+  return node.isAsync
+    ? withAsyncScope(task, () => action(task.input, ctx.config))
+    : withSyncScope(task, () => action(task.input, ctx.config));
+}
+
+function fail(
+  ctx: ExecuteContext,
+  task: Task,
+  error: unknown,
+  attempt: number,
+): void | Promise<void> {
+  if (isGraphInterrupt(error)) {
+    task.interrupts = error.interrupts;
+    return;
+  }
+  const policy = task.node.retryPolicy;
+  if (
+    policy &&
+    attempt < (policy.maxAttempts ?? 3) &&
+    (policy.retryOn ?? defaultRetryOn)(error) &&
+    !ctx.config.signal?.aborted
+  ) {
+    return sleep(retryDelay(policy, attempt), ctx.config.signal).then(
+      () => {
+        task.resetForRetry();
+        return attempt_(ctx, task, attempt + 1);
+      },
+      (abort: unknown) => {
+        task.failed = true;
+        task.error = abort;
+      },
+    );
+  }
+  task.failed = true;
+  task.error = error;
+}
+
+function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Promise<void> {
+  let result: unknown;
+  try {
+    result = callNode(ctx, task);
+  } catch (error) {
+    return fail(ctx, task, error, attempt);
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => finish(ctx, task, value, attempt),
+      (error: unknown) => fail(ctx, task, error, attempt),
+    );
+  }
+  return finish(ctx, task, result, attempt);
+}
+
+function finish(
+  ctx: ExecuteContext,
+  task: Task,
+  result: unknown,
+  attempt: number,
+): void | Promise<void> {
+  try {
+    const pending = recordResult(ctx, task, result);
+    if (pending) return pending.catch((error: unknown) => fail(ctx, task, error, attempt));
+  } catch (error) {
+    return fail(ctx, task, error, attempt);
+  }
+}
+
+/**
+ * Runs one task to completion: the node, its retries and its routing. Returns a promise only when
+ * something was asynchronous, so a step of synchronous nodes never waits for the microtask queue.
+ * Never throws: the outcome is on the task (`failed`/`error`, `interrupts`, or the writes).
+ */
+export function executeTask(ctx: ExecuteContext, task: Task): void | Promise<void> {
+  return attempt_(ctx, task, 1);
+}

@@ -1,0 +1,317 @@
+import type {
+  BaseCheckpointSaver,
+  CheckpointConfig,
+  CheckpointMetadata,
+  CheckpointTuple,
+} from "../../checkpoint/base/index.js";
+import { KeelError } from "../../core/index.js";
+import { type Command, isCommand } from "../command.js";
+import { INTERRUPT, START } from "../constants.js";
+import { GraphRecursionError, type Interrupt } from "../errors.js";
+import type { RunConfig } from "../types.js";
+import { applyTasks } from "./apply.js";
+import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
+import { debugResult, debugTask, nodeError, raceAbort, writesOf } from "./events.js";
+import { abortError, type ExecuteContext, executeTask } from "./execute.js";
+import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
+import { RunPersistence, requireSaver } from "./persistence.js";
+import { reuseSavedWrites } from "./resume.js";
+import { RunState } from "./run-state.js";
+import type { GraphSpec, NodeSpec } from "./spec.js";
+import { Task } from "./task.js";
+
+/** Callbacks for what a stream asked to see; absent ones cost nothing. */
+export interface LoopHooks {
+  values?: (state: Record<string, unknown>) => void;
+  updates?: (chunk: Record<string, unknown>) => void;
+  debug?: (chunk: Record<string, unknown>) => void;
+}
+
+export interface LoopOptions {
+  spec: GraphSpec;
+  saver: BaseCheckpointSaver | undefined;
+  config: RunConfig;
+  interruptBefore: ReadonlySet<string>;
+  interruptAfter: ReadonlySet<string>;
+  hooks: LoopHooks;
+  subgraphConfig: (task: Task) => RunConfig;
+}
+
+/** How a run ended: `interrupts` is set (possibly empty, for interruptBefore/After) when it paused. */
+export interface LoopOutcome {
+  interrupts: Interrupt[] | undefined;
+}
+
+/** START as a node: its edges and conditional edges route the input. */
+export function startNode(spec: GraphSpec): NodeSpec {
+  return {
+    name: START,
+    index: -1,
+    order: -1,
+    action: undefined,
+    subgraph: undefined,
+    isAsync: false,
+    retryPolicy: undefined,
+    triggers: [],
+    edgeWrites: spec.start.edgeWrites,
+    branches: spec.start.branches,
+  };
+}
+
+/**
+ * One run of a compiled graph: bulk-synchronous super-steps over the graph's channels (see
+ * docs/graph.md, "Step semantics"). `load` decides where the run starts; `run` steps it.
+ */
+export class GraphLoop extends RunState implements ExecuteContext {
+  readonly config: RunConfig;
+  readonly persistence: RunPersistence;
+  private stop = 0;
+  private saved: Map<string, SavedTaskOutcome> | undefined;
+  private resume: { value: unknown } | undefined;
+  private skipInterruptBefore = false;
+
+  constructor(private readonly options: LoopOptions) {
+    super(options.spec, options.saver !== undefined);
+    this.config = options.config;
+    this.persistence = new RunPersistence(
+      options.saver,
+      options.config.configurable?.checkpoint_ns ?? "",
+      options.config,
+    );
+  }
+
+  subgraphConfig(task: Task): RunConfig {
+    return this.options.subgraphConfig(task);
+  }
+
+  /** Loads a saved checkpoint into this run. */
+  restore(tuple: CheckpointTuple): void {
+    this.restoreCheckpoint(tuple.checkpoint, tuple.metadata.step);
+    this.persistence.adopt(tuple);
+  }
+
+  /** The tasks the next step would run, with ids derived from the current checkpoint. */
+  nextTasks(): Task[] {
+    return this.prepareTasks({
+      checkpointId: this.persistence.checkpointId,
+      ns: this.persistence.ns,
+      step: this.step + 1,
+    });
+  }
+
+  /** Applies a hand-made update (`updateState`) as one step and saves it. */
+  async applyUpdate(task: Task): Promise<CheckpointConfig> {
+    applyTasks(this, [task]);
+    this.step += 1;
+    await this.save("update", { [task.node.name]: task.update ?? null });
+    return this.persistence.config;
+  }
+
+  /** Loads where this run starts: nothing (a new thread), the thread's state, or a checkpoint to resume or fork. */
+  async load(input: unknown): Promise<void> {
+    const limit = this.config.recursionLimit ?? 25;
+    const tuple = await this.persistence.load();
+    if (tuple) this.restore(tuple);
+    const command = isCommand(input) ? (input as Command) : undefined;
+    const resuming = input === undefined || input === null || command !== undefined;
+    if (resuming && !tuple) {
+      throw new KeelError(
+        "EMPTY_INPUT",
+        command
+          ? "Cannot resume: the thread has no checkpoint to resume from."
+          : "The graph received no input and has no checkpoint to continue from.",
+        {
+          hint: command
+            ? "Pass the same configurable.thread_id as the interrupted run, with a checkpointer."
+            : "Pass an input object, or a thread_id of a thread that has state.",
+        },
+      );
+    }
+    if (!tuple || !resuming) {
+      // A new input on a thread continues its step count: input at step n, START applied at n + 1.
+      this.step = tuple ? this.step + 1 : -1;
+      this.stop = this.step + limit + 1;
+      return this.applyInput(input, false);
+    }
+    if (tuple.metadata.source === "input" && !command) {
+      // The run stopped after saving its input but before applying it: apply it now.
+      this.stop = this.step + limit + 1;
+      const writes = tuple.metadata.writes as Record<string, unknown> | null;
+      return this.applyInput(writes?.[START], false, true);
+    }
+    const latest = await this.persistence.isLatest(tuple);
+    // Pending writes of the latest checkpoint are finished tasks of an interrupted step; a past
+    // checkpoint's belong to a step that completed, which a fork runs again.
+    if (latest && tuple.pendingWrites.length > 0)
+      this.saved = groupPendingWrites(tuple.pendingWrites);
+    this.skipInterruptBefore = true;
+    if (command?.hasResume()) this.resume = { value: command.resume };
+    this.options.hooks.values?.(this.stateView());
+    // As LangGraph.js: a resumed run may take `limit` steps after the checkpoint's next one.
+    this.stop = this.step + limit + 2;
+    if (!latest) {
+      this.step += 1;
+      this.stop += 1;
+      await this.save("fork", null);
+    }
+    if (command && (command.update !== undefined || command.goto.length > 0))
+      await this.applyInput(command, true);
+  }
+
+  /** Writes the input (or a Command's update and goto) as the START pseudo-task: step 0 of the run. */
+  private async applyInput(
+    input: unknown,
+    isCommandInput: boolean,
+    alreadySaved = false,
+  ): Promise<void> {
+    if (this.checkpointing && !isCommandInput && !alreadySaved)
+      await this.save("input", { [START]: input });
+    const task = new Task(startNode(this.spec), "pull", 0, input, {
+      checkpointId: this.persistence.checkpointId,
+      ns: this.persistence.ns,
+      step: this.step + 1,
+    });
+    if (isCommandInput) {
+      const command = input as Command;
+      if (command.update !== undefined) writeUpdate(this, task, START, command.update);
+      if (command.goto.length > 0)
+        writeRoute(this, task, START, command.goto, undefined, "The Command goto");
+    } else {
+      if (input === undefined || input === null)
+        throw new KeelError("EMPTY_INPUT", "The graph received no input.", {
+          hint: "Pass an input object.",
+        });
+      writeUpdate(this, task, START, input);
+      const routed = routeFromStart(this, task);
+      if (routed) await routed;
+    }
+    applyTasks(this, [task]);
+    this.step += 1;
+    this.options.hooks.values?.(this.stateView());
+    if (this.checkpointing)
+      await this.save(
+        isCommandInput ? "update" : "loop",
+        isCommandInput ? { [START]: (input as Command).update ?? null } : null,
+      );
+  }
+
+  /** Runs super-steps until nothing is triggered, an interrupt, or an error. */
+  async run(): Promise<LoopOutcome> {
+    const { signal } = this.config;
+    const { hooks, interruptBefore: before, interruptAfter: after } = this.options;
+    for (;;) {
+      if (signal?.aborted) throw abortError(signal);
+      const next = this.step + 1;
+      // Checked before looking for work, as LangGraph.js does: a chain of N nodes needs N + 1.
+      if (next > this.stop) throw new GraphRecursionError(this.config.recursionLimit ?? 25);
+      const tasks = this.nextTasks();
+      if (tasks.length === 0) return { interrupts: undefined };
+      if (
+        before.size > 0 &&
+        !this.skipInterruptBefore &&
+        tasks.some((t) => before.has(t.node.name))
+      ) {
+        requireSaver(this.options.saver, "interruptBefore");
+        return { interrupts: [] };
+      }
+      this.skipInterruptBefore = false;
+      if (this.saved) {
+        reuseSavedWrites(this.spec, tasks, this.saved, this.resume);
+        this.saved = undefined;
+        this.resume = undefined;
+      }
+      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+
+      await this.execute(tasks, hooks.updates !== undefined, signal);
+
+      let failed: Task | undefined;
+      let interrupts: Interrupt[] | undefined;
+      for (const task of tasks) {
+        if (task.failed && !failed) failed = task;
+        if (task.interrupts) interrupts = (interrupts ?? []).concat(task.interrupts);
+      }
+      if (this.checkpointing) await this.persistence.saveTaskWrites(this, tasks);
+      if (failed) throw nodeError(failed);
+      if (interrupts) {
+        requireSaver(this.options.saver, "interrupt()");
+        // The finished tasks' writes show in the result (as in LangGraph.js) but stay pending.
+        applyTasks(
+          this,
+          tasks.filter((t) => !t.interrupts),
+        );
+        hooks.updates?.({ [INTERRUPT]: interrupts });
+        hooks.values?.({ [INTERRUPT]: interrupts });
+        return { interrupts };
+      }
+      applyTasks(this, tasks);
+      this.step = next;
+      if (hooks.updates) {
+        const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
+        for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
+      }
+      if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
+      if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
+        hooks.values(this.stateView());
+      if (this.checkpointing) await this.save("loop", writesOf(tasks));
+      if (after.size > 0 && tasks.some((t) => after.has(t.node.name))) {
+        requireSaver(this.options.saver, "interruptAfter");
+        if (this.pending.length > 0 || this.channels[this.spec.sendsChannel]!.has())
+          return { interrupts: [] };
+      }
+    }
+  }
+
+  /** The run's result: the state, plus `__interrupt__` when it paused. */
+  output(outcome: LoopOutcome): Record<string, unknown> {
+    const state = this.stateView();
+    return outcome.interrupts ? { ...state, [INTERRUPT]: outcome.interrupts } : state;
+  }
+
+  /**
+   * Runs a step's tasks concurrently. Synchronous nodes finish inside the loop below, so a step
+   * of them awaits nothing; `doneSeq` records the order tasks finished (for the updates stream).
+   */
+  private async execute(
+    tasks: Task[],
+    trackOrder: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    let waits: Array<Promise<void>> | undefined;
+    let finished = 0;
+    for (const task of tasks) {
+      if (task.cached) continue;
+      const pending = executeTask(this, task);
+      if (!pending) {
+        task.doneSeq = finished++;
+        continue;
+      }
+      waits ??= [];
+      waits.push(
+        trackOrder
+          ? pending.then(() => {
+              task.doneSeq = finished++;
+            })
+          : pending,
+      );
+    }
+    if (waits) await (signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits));
+  }
+
+  private async save(
+    source: CheckpointMetadata["source"],
+    writes: Record<string, unknown> | null,
+  ): Promise<void> {
+    const { metadata, ts } = await this.persistence.save(this, source, writes);
+    this.options.hooks.debug?.({
+      step: this.step,
+      type: "checkpoint",
+      timestamp: ts,
+      payload: {
+        config: this.persistence.config,
+        values: this.stateView(),
+        metadata,
+        next: source === "input" ? [START] : this.nextNames(),
+      },
+    });
+  }
+}

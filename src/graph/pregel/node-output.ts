@@ -1,0 +1,218 @@
+import { KeelError } from "../../core/index.js";
+import type { Channel } from "../channels/index.js";
+import { Command, isCommand } from "../command.js";
+import { END } from "../constants.js";
+import { InvalidUpdateError } from "../errors.js";
+import { isSend } from "../send.js";
+import type { RunConfig } from "../types.js";
+import { type BranchSpec, ChannelKind, type GraphSpec } from "./spec.js";
+import type { Task } from "./task.js";
+
+/** What turning a node's result into writes needs from the run. */
+export interface OutputContext {
+  readonly spec: GraphSpec;
+  readonly channels: Channel[];
+  readonly config: RunConfig;
+  /** The state at the start of the step (shared by all tasks of the step). */
+  stateView(): Record<string, unknown>;
+}
+
+/** Raised inside a subgraph when a node returns `Command({ graph: Command.PARENT })`. */
+export class ParentCommand extends KeelError {
+  constructor(readonly command: Command) {
+    super(
+      "INVALID_UPDATE",
+      "A Command addressed to the parent graph was returned outside a subgraph.",
+      {
+        hint: "Command.PARENT only works in a graph that runs as a node of another graph.",
+      },
+    );
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "string"
+    ? `the string ${JSON.stringify(value.slice(0, 40))}`
+    : `a ${typeof value}`;
+}
+
+/** Writes a state update (`{ key: value }`) as `writer`, refusing anything the state cannot take. */
+export function writeUpdate(
+  ctx: OutputContext,
+  task: Pick<Task, "writeChannels" | "writeValues">,
+  writer: string,
+  update: unknown,
+): void {
+  if (typeof update !== "object" || update === null || Array.isArray(update)) {
+    throw new InvalidUpdateError(
+      `Node "${writer}" returned ${describe(update)}; a node must return an object of state updates, a Command, or nothing.`,
+      {
+        details: { node: writer, received: describe(update) },
+        hint: `Return e.g. { ${ctx.spec.stateKeys[0] ?? "key"}: value }.`,
+      },
+    );
+  }
+  const { channelIndex, channelKinds } = ctx.spec;
+  for (const key in update) {
+    const value = (update as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const channel = channelIndex.get(key);
+    if (channel === undefined || channelKinds[channel] !== ChannelKind.State) {
+      throw new InvalidUpdateError(
+        `Node "${writer}" returned key "${key}", which is not in the state.`,
+        {
+          details: { node: writer, key, stateKeys: ctx.spec.stateKeys },
+          hint: `State keys are: ${ctx.spec.stateKeys.join(", ")}. Add "${key}" to Annotation.Root or stop returning it.`,
+        },
+      );
+    }
+    task.writeChannels.push(channel);
+    task.writeValues.push(value);
+  }
+}
+
+/** Writes a route (node name, several, `END`, `Send`s) from `writer` to the next step. */
+export function writeRoute(
+  ctx: OutputContext,
+  task: Task,
+  writer: string,
+  result: unknown,
+  pathMap: Record<string, string> | undefined,
+  what: string,
+): void {
+  const items = Array.isArray(result) ? result : [result];
+  const { nodeIndex, nodes, sendsChannel } = ctx.spec;
+  for (const item of items) {
+    if (isSend(item)) {
+      if (!nodeIndex.has(item.node)) {
+        throw new InvalidUpdateError(
+          `${what} of node "${writer}" sent to unknown node "${item.node}".`,
+          {
+            code: "UNKNOWN_GOTO_TARGET",
+            details: { node: writer, target: item.node },
+            hint: `Known nodes: ${[...nodeIndex.keys()].join(", ")}.`,
+          },
+        );
+      }
+      task.writeChannels.push(sendsChannel);
+      task.writeValues.push({ node: item.node, args: item.args });
+      continue;
+    }
+    if (typeof item !== "string") {
+      throw new InvalidUpdateError(
+        `${what} of node "${writer}" returned ${describe(item)}; expected a node name, END or a Send.`,
+        {
+          code: "UNKNOWN_GOTO_TARGET",
+          details: { node: writer },
+        },
+      );
+    }
+    const target = pathMap ? pathMap[item] : item;
+    if (target === END) continue;
+    const index = target === undefined ? undefined : nodeIndex.get(target);
+    if (index === undefined) {
+      throw new InvalidUpdateError(
+        `${what} of node "${writer}" routed to "${item}", which is not a node${pathMap ? " of its path map" : ""}.`,
+        {
+          code: "UNKNOWN_GOTO_TARGET",
+          details: { node: writer, target: item },
+          hint: `Known nodes: ${[...nodeIndex.keys()].join(", ")} (or END).`,
+        },
+      );
+    }
+    task.writeChannels.push(nodes[index]!.triggers[0]!);
+    task.writeValues.push(null);
+  }
+}
+
+/** The state a conditional edge sees: the step's snapshot plus this task's own writes. */
+function freshState(ctx: OutputContext, task: Task, writer: string): Record<string, unknown> {
+  const view = ctx.stateView();
+  const { stateKeys } = ctx.spec;
+  let fresh: Record<string, unknown> | undefined;
+  for (let i = 0; i < task.writeChannels.length; i += 1) {
+    const channel = task.writeChannels[i]!;
+    if (channel >= stateKeys.length) continue;
+    fresh ??= { ...view };
+    const key = stateKeys[channel]!;
+    fresh[key] = ctx.channels[channel]!.fold(fresh[key], key in fresh, task.writeValues[i], writer);
+  }
+  return fresh ?? view;
+}
+
+function runBranches(
+  ctx: OutputContext,
+  task: Task,
+  writer: string,
+  branches: BranchSpec[],
+  from: number,
+): void | Promise<void> {
+  const state = freshState(ctx, task, writer);
+  for (let i = from; i < branches.length; i += 1) {
+    const branch = branches[i]!;
+    const result = branch.path(state as never, ctx.config);
+    if (result instanceof Promise) {
+      return result.then((resolved) => {
+        writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
+        return runBranches(ctx, task, writer, branches, i + 1);
+      });
+    }
+    writeRoute(ctx, task, writer, result, branch.pathMap, "The conditional edge");
+  }
+}
+
+/**
+ * Turns what a node returned into the task's writes: its update, its static edges, its
+ * `Command.goto` and the routes of its conditional edges. Returns a promise only when a
+ * conditional edge is async.
+ */
+export function recordResult(
+  ctx: OutputContext,
+  task: Task,
+  result: unknown,
+): void | Promise<void> {
+  const node = task.node;
+  // A node returns an update, a Command, or several Commands. Each command's update is its own
+  // write, so two values for one last-value key conflict here exactly as from two nodes.
+  const commands = isCommand(result)
+    ? [result]
+    : Array.isArray(result) && result.length > 0 && result.every(isCommand)
+      ? (result as Command[])
+      : undefined;
+  let gotos: unknown[] | undefined;
+  if (!commands) {
+    task.update = result;
+    if (result !== undefined && result !== null) writeUpdate(ctx, task, node.name, result);
+  } else {
+    const updates: unknown[] = [];
+    gotos = [];
+    for (const command of commands) {
+      if (command.graph === Command.PARENT) throw new ParentCommand(command);
+      if (command.update !== undefined && command.update !== null) {
+        writeUpdate(ctx, task, node.name, command.update);
+        updates.push(command.update);
+      }
+      gotos.push(...command.goto);
+    }
+    task.update = updates.length > 1 ? updates : updates[0];
+  }
+  for (const [channel, value] of node.edgeWrites) {
+    task.writeChannels.push(channel);
+    task.writeValues.push(value);
+  }
+  if (gotos && gotos.length > 0)
+    writeRoute(ctx, task, node.name, gotos, undefined, "The Command goto");
+  if (node.branches.length > 0) return runBranches(ctx, task, node.name, node.branches, 0);
+}
+
+/** Routes of START's conditional edges for the input (run once per input). */
+export function routeFromStart(ctx: OutputContext, task: Task): void | Promise<void> {
+  const start = ctx.spec.start;
+  for (const [channel, value] of start.edgeWrites) {
+    task.writeChannels.push(channel);
+    task.writeValues.push(value);
+  }
+  if (start.branches.length > 0) return runBranches(ctx, task, "__start__", start.branches, 0);
+}

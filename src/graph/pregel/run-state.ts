@@ -1,0 +1,121 @@
+import type { Checkpoint } from "../../checkpoint/base/index.js";
+import type { Channel } from "../channels/index.js";
+import type { StepState } from "./apply.js";
+import { restoreChannels } from "./checkpointing.js";
+import type { GraphSpec } from "./spec.js";
+import { Task } from "./task.js";
+
+/**
+ * The mutable state of one run: the channels, their versions, the nodes triggered for the next
+ * step, and the bookkeeping `applyTasks` uses. Fixed-size typed arrays, allocated once per run,
+ * so a step allocates only its tasks and the values the nodes return.
+ */
+export class RunState implements StepState {
+  readonly spec: GraphSpec;
+  readonly channels: Channel[];
+  readonly versions: number[];
+  versionsSeen: Record<string, Record<string, number>> = {};
+  readonly pending: number[] = [];
+  readonly pendingFlags: Uint8Array;
+  readonly writtenAt: Int32Array;
+  readonly updatedAt: Int32Array;
+  updated: number[] = [];
+  stamp = 0;
+  /** Step of the latest state (the last applied step, or the checkpoint loaded). */
+  step = -1;
+  /** Channels changed since the last checkpoint (kept only when checkpointing). */
+  readonly dirty: Set<number> | undefined;
+  private view: Record<string, unknown> | undefined;
+
+  constructor(
+    spec: GraphSpec,
+    readonly checkpointing: boolean,
+  ) {
+    this.spec = spec;
+    this.channels = spec.createChannels();
+    const count = this.channels.length;
+    this.versions = new Array<number>(count).fill(0);
+    this.writtenAt = new Int32Array(count);
+    this.updatedAt = new Int32Array(count);
+    this.pendingFlags = new Uint8Array(spec.nodes.length);
+    this.dirty = checkpointing ? new Set() : undefined;
+    // Channels with a default start at version 1, so every stored value has a version.
+    for (let i = 0; i < count; i += 1) if (this.channels[i]!.has()) this.versions[i] = 1;
+  }
+
+  /** The state at the start of the current step (rebuilt only after a state key changed). */
+  stateView(): Record<string, unknown> {
+    if (this.view) return this.view;
+    const view: Record<string, unknown> = {};
+    const { stateKeys } = this.spec;
+    for (let i = 0; i < stateKeys.length; i += 1) {
+      const channel = this.channels[i]!;
+      if (channel.has()) view[stateKeys[i]!] = channel.get();
+    }
+    this.view = view;
+    return view;
+  }
+
+  invalidateView(): void {
+    this.view = undefined;
+  }
+
+  markPending(node: number): void {
+    if (this.pendingFlags[node] === 0) {
+      this.pendingFlags[node] = 1;
+      this.pending.push(node);
+    }
+  }
+
+  noteUpdated(channel: number): void {
+    this.dirty?.add(channel);
+  }
+
+  /** Loads a checkpoint's channels and marks the nodes it leaves triggered. */
+  restoreCheckpoint(checkpoint: Checkpoint, step: number): void {
+    for (const node of restoreChannels(this.spec, checkpoint, this)) this.markPending(node);
+    this.step = step;
+    this.invalidateView();
+  }
+
+  /**
+   * The tasks of the next step, in the order they start: pull tasks by node name (as
+   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set.
+   */
+  prepareTasks(idSource: { checkpointId: string; ns: string; step: number }): Task[] {
+    const tasks: Task[] = [];
+    const pending = this.pending;
+    const { nodes } = this.spec;
+    if (pending.length > 1) pending.sort((a, b) => a - b);
+    if (pending.length > 0) {
+      const view = this.stateView();
+      for (const index of pending) {
+        this.pendingFlags[index] = 0;
+        tasks.push(new Task(nodes[index]!, "pull", 0, view, idSource));
+      }
+      pending.length = 0;
+    }
+    const sends = this.channels[this.spec.sendsChannel]!;
+    if (sends.has()) {
+      const queued = sends.get() as Array<{ node: string; args: unknown }>;
+      for (let i = 0; i < queued.length; i += 1) {
+        const send = queued[i]!;
+        const node = nodes[this.spec.nodeIndex.get(send.node)!]!;
+        tasks.push(new Task(node, "push", i, send.args, idSource));
+      }
+    }
+    return tasks;
+  }
+
+  /** Names of the tasks the next step runs, nodes in the order they were added, then Sends. */
+  nextNames(): string[] {
+    const { nodes } = this.spec;
+    const names = [...this.pending]
+      .sort((a, b) => nodes[a]!.order - nodes[b]!.order)
+      .map((i) => nodes[i]!.name);
+    const sends = this.channels[this.spec.sendsChannel]!;
+    if (sends.has())
+      for (const send of sends.get() as Array<{ node: string }>) names.push(send.node);
+    return names;
+  }
+}

@@ -1,0 +1,71 @@
+import type { CheckpointTuple } from "../../checkpoint/base/index.js";
+import { START } from "../constants.js";
+import type { StateSnapshot, StateTask } from "../types.js";
+import { applyTasks } from "./apply.js";
+import { groupPendingWrites } from "./checkpointing.js";
+import type { GraphLoop } from "./loop.js";
+import type { Task } from "./task.js";
+
+/**
+ * The `StateSnapshot` of a checkpoint: its values, the tasks it leaves pending and their saved
+ * outcomes. With `applyPending`, the writes of tasks that finished in an interrupted step are
+ * shown in `values` (as `getState` does in LangGraph.js); history shows the checkpoint as saved.
+ */
+export function snapshotOf(
+  loop: GraphLoop,
+  tuple: CheckpointTuple,
+  applyPending: boolean,
+): StateSnapshot {
+  loop.restore(tuple);
+  const outcomes = groupPendingWrites(tuple.pendingWrites);
+  // Listed in the order nodes were added, as LangGraph.js's getState does (they run by name).
+  const tasks = loop
+    .nextTasks()
+    .sort((a, b) => (a.kind === b.kind && a.kind === "pull" ? a.node.order - b.node.order : 0));
+  const stateTasks: StateTask[] = [];
+  const finished: Task[] = [];
+  for (const task of tasks) {
+    const outcome = outcomes.get(task.taskId);
+    const entry: StateTask = {
+      id: task.taskId,
+      name: task.node.name,
+      path: task.path,
+      interrupts: outcome?.interrupts ?? [],
+    };
+    if (outcome?.error !== undefined) entry.error = outcome.error;
+    if (outcome?.succeeded && outcome.writes.length > 0) {
+      const result: Record<string, unknown> = {};
+      for (const [channel, value] of outcome.writes) {
+        const index = loop.spec.channelIndex.get(channel);
+        if (index === undefined) continue;
+        task.writeChannels.push(index);
+        task.writeValues.push(value);
+        if (index < loop.spec.stateKeys.length) result[channel] = value;
+      }
+      entry.result = result;
+      finished.push(task);
+    }
+    stateTasks.push(entry);
+  }
+  const inputPending = tuple.metadata.source === "input";
+  if (inputPending)
+    stateTasks.push({
+      id: `${tuple.checkpoint.id}:start`,
+      name: START,
+      path: ["__pregel_pull", START],
+      interrupts: [],
+    });
+  // An interrupted or failed step is pending: its finished tasks' writes show in getState.
+  const stopped = stateTasks.some((t) => t.interrupts.length > 0 || t.error !== undefined);
+  if (applyPending && stopped && finished.length > 0) applyTasks(loop, finished);
+  const waiting = applyPending && stopped ? tasks.filter((t) => !finished.includes(t)) : tasks;
+  return {
+    values: loop.stateView(),
+    next: inputPending ? [START] : waiting.map((t) => t.node.name),
+    tasks: stateTasks,
+    metadata: tuple.metadata,
+    config: tuple.config,
+    createdAt: tuple.checkpoint.ts,
+    parentConfig: tuple.parentConfig,
+  };
+}

@@ -1,0 +1,151 @@
+import type { StateChannel } from "../annotation.js";
+import type {
+  BranchDeclaration,
+  GraphDeclaration,
+  NodeAction,
+  SubgraphLike,
+} from "../builder/declarations.js";
+import { type Channel, JoinBarrier, SendQueue, TriggerChannel } from "../channels/index.js";
+import { BRANCH_PREFIX, END, JOIN_PREFIX, START, TASKS_CHANNEL } from "../constants.js";
+import type { RetryPolicy } from "../types.js";
+
+/** What kind of channel an index is; the loop branches on it instead of on classes. */
+export enum ChannelKind {
+  State = 0,
+  Trigger = 1,
+  Join = 2,
+  Sends = 3,
+}
+
+/** A conditional edge, with its path map turned into a lookup. */
+export interface BranchSpec {
+  path: BranchDeclaration["path"];
+  pathMap: Record<string, string> | undefined;
+}
+
+/** A node as the loop sees it: everything precomputed at compile time. */
+export interface NodeSpec {
+  name: string;
+  /** Position in name order, which is also the order tasks apply their writes in. */
+  index: number;
+  /** Position in the order nodes were added: the order `getState` lists tasks in. */
+  order: number;
+  action: NodeAction<never> | undefined;
+  subgraph: SubgraphLike | undefined;
+  /** True for `async function` nodes, which need AsyncLocalStorage for `interrupt()`. */
+  isAsync: boolean;
+  retryPolicy: RetryPolicy | undefined;
+  /** Channels that make this node run (its trigger channel and its joins). */
+  triggers: number[];
+  /** Channel writes made every time this node finishes: `[channel, value]` (edges and joins). */
+  edgeWrites: Array<[number, unknown]>;
+  branches: BranchSpec[];
+}
+
+/** The compiled, immutable tables of a graph. One per compiled graph, shared by all its runs. */
+export interface GraphSpec {
+  stateKeys: string[];
+  stateChannels: StateChannel[];
+  channelNames: string[];
+  channelKinds: ChannelKind[];
+  channelIndex: Map<string, number>;
+  /** For trigger and join channels: the node they trigger; -1 otherwise. */
+  channelTarget: number[];
+  nodes: NodeSpec[];
+  nodeIndex: Map<string, number>;
+  /** START as a pseudo-node: its edges and branches run when input arrives. */
+  start: Pick<NodeSpec, "edgeWrites" | "branches">;
+  sendsChannel: number;
+  /** Makes the channels of one run (state keys first, in schema order). */
+  createChannels(): Channel[];
+}
+
+/** Turns a validated declaration into the loop's tables. */
+export function buildSpec(graph: GraphDeclaration): GraphSpec {
+  const stateKeys = Object.keys(graph.schema);
+  const stateChannels = stateKeys.map((key) => graph.schema[key]!);
+  const channelNames = [...stateKeys];
+  const channelKinds: ChannelKind[] = stateKeys.map(() => ChannelKind.State);
+  const channelTarget: number[] = stateKeys.map(() => -1);
+  const factories: Array<() => Channel> = stateKeys.map(
+    (key, i) => () => stateChannels[i]!.createChannel(key),
+  );
+
+  const declared = [...graph.nodes.keys()];
+  const names = [...declared].sort();
+  const nodeIndex = new Map(names.map((name, i) => [name, i]));
+  const addChannel = (
+    name: string,
+    kind: ChannelKind,
+    target: number,
+    factory: () => Channel,
+  ): number => {
+    channelNames.push(name);
+    channelKinds.push(kind);
+    channelTarget.push(target);
+    factories.push(factory);
+    return channelNames.length - 1;
+  };
+
+  const nodes: NodeSpec[] = names.map((name, index) => {
+    const decl = graph.nodes.get(name)!;
+    const trigger = addChannel(
+      `${BRANCH_PREFIX}${name}`,
+      ChannelKind.Trigger,
+      index,
+      () => new TriggerChannel(),
+    );
+    return {
+      name,
+      index,
+      order: declared.indexOf(name),
+      action: decl.action,
+      subgraph: decl.subgraph,
+      isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",
+      retryPolicy: decl.retryPolicy,
+      triggers: [trigger],
+      edgeWrites: [],
+      branches: [],
+    };
+  });
+  const sendsChannel = addChannel(TASKS_CHANNEL, ChannelKind.Sends, -1, () => new SendQueue());
+  const channelIndex = new Map(channelNames.map((name, i) => [name, i]));
+  const start: GraphSpec["start"] = { edgeWrites: [], branches: [] };
+  const source = (name: string) => (name === START ? start : nodes[nodeIndex.get(name)!]!);
+
+  for (const [from, to] of graph.edges) {
+    if (to === END) continue;
+    source(from).edgeWrites.push([channelIndex.get(`${BRANCH_PREFIX}${to}`)!, null]);
+  }
+  for (const join of graph.joins) {
+    if (join.target === END) continue;
+    const target = nodeIndex.get(join.target)!;
+    const sources = [...new Set(join.sources)];
+    const channel = addChannel(
+      `${JOIN_PREFIX}${sources.join("+")}:${join.target}`,
+      ChannelKind.Join,
+      target,
+      () => new JoinBarrier(sources),
+    );
+    channelIndex.set(channelNames[channel]!, channel);
+    nodes[target]!.triggers.push(channel);
+    for (const name of sources) source(name).edgeWrites.push([channel, name]);
+  }
+  for (const branch of graph.branches) {
+    source(branch.source).branches.push({ path: branch.path, pathMap: branch.pathMap });
+  }
+
+  return {
+    stateKeys,
+    stateChannels,
+    channelNames,
+    channelKinds,
+    channelIndex,
+    channelTarget,
+    nodes,
+    nodeIndex,
+    start,
+    sendsChannel,
+    createChannels: () => factories.map((make) => make()),
+  };
+}

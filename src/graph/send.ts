@@ -1,0 +1,30 @@
+/**
+ * Runs `node` in the next step with `args` as its input instead of the graph state: the map half
+ * of map-reduce. Return Sends from a conditional edge (or a `Command`'s `goto`); each becomes its
+ * own task, and all of them run in the same step.
+ *
+ * @example
+ * graph.addConditionalEdges("plan", (s) => s.items.map((item) => new Send("work", { item })));
+ */
+export class Send<Args = unknown> {
+  readonly lg_name = "Send";
+
+  constructor(
+    readonly node: string,
+    readonly args: Args,
+  ) {}
+
+  toJSON(): { node: string; args: Args } {
+    return { node: this.node, args: this.args };
+  }
+}
+
+/** True for a `Send` (also one made by another copy of this module). */
+export function isSend(value: unknown): value is Send {
+  return (
+    value instanceof Send ||
+    (typeof value === "object" &&
+      value !== null &&
+      (value as { lg_name?: unknown }).lg_name === "Send")
+  );
+}

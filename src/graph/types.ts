@@ -1,0 +1,69 @@
+import type {
+  CheckpointConfig,
+  CheckpointConfigurable,
+  CheckpointMetadata,
+} from "../checkpoint/base/index.js";
+import type { Interrupt } from "./errors.js";
+
+/** What a streamed run reports: see `docs/graph.md`, "Streaming". */
+export type StreamMode = "values" | "updates" | "debug";
+
+/**
+ * Per-call options of `invoke`, `stream`, `getState` and `updateState`; shaped like LangGraph's
+ * `RunnableConfig`, so the same object works with both.
+ */
+export interface RunConfig extends CheckpointConfig {
+  configurable?: CheckpointConfigurable;
+  /** Most super-steps a run may take before `GraphRecursionError` (default 25). */
+  recursionLimit?: number;
+  /** Cancels the run: the current step is abandoned and the call rejects with `ABORTED`. */
+  signal?: AbortSignal;
+  /** What `stream` yields (default `"updates"`, as LangGraph.js's compiled state graphs). */
+  streamMode?: StreamMode | StreamMode[];
+  /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */
+  interruptBefore?: string[] | "*";
+  interruptAfter?: string[] | "*";
+  /** Free-form tags and metadata, passed through to nodes. */
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** When and how a node is retried after it throws. Same fields and defaults as LangGraph.js. */
+export interface RetryPolicy {
+  /** Milliseconds before the first retry (default 500). */
+  initialInterval?: number;
+  /** Multiplier per retry (default 2). */
+  backoffFactor?: number;
+  /** Longest wait between attempts in ms (default 128000). */
+  maxInterval?: number;
+  /** Attempts in total, the first included (default 3). */
+  maxAttempts?: number;
+  /** Randomise waits by up to ±25% (default true). */
+  jitter?: boolean;
+  /** Which errors to retry (default: all but programming errors such as TypeError). */
+  retryOn?: (error: unknown) => boolean;
+}
+
+/** A task pending at a checkpoint, as `getState` reports it. */
+export interface StateTask {
+  id: string;
+  name: string;
+  path: [string, string | number];
+  interrupts: Interrupt[];
+  /** The node's update, when the task already finished in an interrupted step. */
+  result?: unknown;
+  /** The error, when the task failed. */
+  error?: unknown;
+}
+
+/** The state of a thread at one checkpoint. Same shape as LangGraph.js's `StateSnapshot`. */
+export interface StateSnapshot<State = Record<string, unknown>> {
+  values: State;
+  /** Nodes that run next (empty when the run finished). */
+  next: string[];
+  tasks: StateTask[];
+  metadata: CheckpointMetadata | undefined;
+  config: RunConfig;
+  createdAt: string | undefined;
+  parentConfig: RunConfig | undefined;
+}

@@ -1,0 +1,78 @@
+/**
+ * Keel's portable graph documents (seed 000, the IR): models with JSON Schema export, canonical
+ * serialisation and hashing, eager validation with structured problems, versioning and ids.
+ *
+ * @example
+ * import { graphHash, loads, validate } from "keel/ir";
+ * const problems = validate(text);
+ * if (problems.length === 0) console.log(graphHash(loads(text)));
+ */
+export { IrValidationError } from "./errors.js";
+export { factContentHash } from "./fact-hash.js";
+export {
+  autogenNodeIds,
+  autogenPackIds,
+  autogenRuleIds,
+  type Identifiable,
+  type IdKind,
+  isValidSlug,
+  newCheckpointId,
+  newRunId,
+  SLUG_MAX_LENGTH,
+  SLUG_PATTERN,
+  slug,
+  validateNodeId,
+  validatePackId,
+  validateRuleId,
+  type WithId,
+} from "./ids.js";
+export { coerceLegacyToolSpec } from "./legacy.js";
+export * from "./models/index.js";
+export { jsonPointer, type Problem } from "./problems.js";
+export { pythonCanonicalJson } from "./python-json.js";
+export { PARALLEL_STRATEGIES, USER_CODE_KIND } from "./references.js";
+export {
+  assertMigratable,
+  BUILTIN_NODE_KINDS,
+  type CompileDocumentOptions,
+  type CompiledDocument,
+  compileDocument,
+  type IrNode,
+  type IrRunState,
+  loadPackFiles,
+  type NodeContext,
+  type NodeFactory,
+  type PackSource,
+  resumeDocument,
+  STATE_TYPES,
+  type StateClasses,
+  type Transition,
+} from "./run/index.js";
+export { type JsonSchema, jsonSchemaFor, modelNames } from "./schema.js";
+export {
+  dumps,
+  dumpsCanonical,
+  graphHash,
+  type JsonParseResult,
+  loads,
+  type ModelInput,
+  type ModelValue,
+  parseJson,
+} from "./serialize.js";
+export {
+  type ValidateOptions,
+  type ValidationResult,
+  validate,
+  validateDocument,
+  validateModel,
+} from "./validate.js";
+export {
+  checkPackCompat,
+  checkVersion,
+  FACTS_VERSION,
+  IR_VERSION,
+  PackCompatError,
+  type PackCompatOptions,
+  PLUGIN_API_VERSION,
+  parseVersion,
+} from "./version.js";

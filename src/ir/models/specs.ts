@@ -1,0 +1,127 @@
+import { z } from "zod";
+
+/**
+ * The registration records of seed 000 that live beside an IR document rather than inside it:
+ * tool, skill and store descriptors, plugin manifests and fact templates.
+ */
+
+/** What running a tool may do; the cleared profile refuses `write` and `external`. */
+export const SideEffectsSchema = z
+  .enum(["none", "read", "write", "external"])
+  .meta({ id: "SideEffects" });
+
+/**
+ * How replay treats a tool call. The seed names only the default, `must_stub`; Keel's values
+ * are documented in docs/ir.md: `must_stub` (replay returns the recorded result and fails when
+ * there is none), `rerun` (the call runs again; for side-effect-free tools), `skip` (no call).
+ */
+export const ReplayPolicySchema = z
+  .enum(["must_stub", "rerun", "skip"])
+  .meta({ id: "ReplayPolicy" });
+
+/** A decimal amount: a decimal string (as Pydantic writes `Decimal`) or a JSON number. */
+const DecimalSchema = z.union([
+  z.string().regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, "a decimal number such as 0.25"),
+  z.number(),
+]);
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ToolSpecSchema = z
+  .strictObject({
+    name: z.string().describe("Tool name (unique within namespace)."),
+    namespace: z.string().describe("Namespace prefix."),
+    version: z.string().describe("Tool semver."),
+    description: z.string().describe("Human-readable summary."),
+    input_schema: JsonObject.describe("JSON Schema for the input payload."),
+    output_schema: JsonObject.describe("JSON Schema for the output payload."),
+    side_effects: SideEffectsSchema.describe("none, read, write or external."),
+    replay_policy: ReplayPolicySchema.default("must_stub").describe("How replay treats a call."),
+    permissions: z.array(z.string()).default([]).describe("Capabilities required to execute."),
+    idempotency_key: z.string().nullable().default(null).describe("Caller-supplied dedupe key."),
+    cost_estimate: DecimalSchema.nullable()
+      .default(null)
+      .describe("Monetary estimate: a decimal string (never a float in Python)."),
+    examples: z.array(JsonObject).default([]).describe("Inline IO examples."),
+    tags: z.array(z.string()).default([]).describe("Discoverability tags."),
+    deprecated: z.boolean().default(false).describe("Marks the tool deprecated."),
+  })
+  .meta({ id: "ToolSpec", description: "A tool descriptor." });
+
+export const SkillSpecSchema = z
+  .strictObject({
+    name: z.string().describe("Skill name."),
+    namespace: z.string().describe("Namespace prefix."),
+    version: z.string().describe("Skill semver."),
+    description: z.string().describe("Human-readable summary."),
+    kind: z.enum(["agent", "workflow", "utility"]).describe("Skill category."),
+    tools: z.array(z.string()).default([]).describe("Tool ids the skill may call."),
+    examples: z.array(JsonObject).default([]).describe("Inline IO examples."),
+    subgraph: z.string().nullable().default(null).describe("Optional graph fragment id."),
+    system_prompt: z.string().nullable().default(null).describe("Optional prompt template."),
+  })
+  .meta({ id: "SkillSpec", description: "A named bundle of agent, workflow or utility logic." });
+
+export const StoreProtocolSchema = z
+  .enum(["vector", "graph", "doc", "memory", "fact"])
+  .meta({ id: "StoreProtocol" });
+
+export const StoreSpecSchema = z
+  .strictObject({
+    name: z.string().describe("Local binding name."),
+    provider: z.string().describe("Provider plugin id."),
+    protocol: StoreProtocolSchema.describe("vector, graph, doc, memory or fact."),
+    config_schema: JsonObject.describe("JSON Schema for the provider's config payload."),
+    capabilities: z
+      .array(z.string())
+      .default([])
+      .describe("Explicit capabilities; empty means the db.<name>:read/write pair."),
+  })
+  .meta({ id: "StoreSpec", description: "A store registration record." });
+
+export const PluginManifestSchema = z
+  .strictObject({
+    name: z.string().describe("Plugin distribution name."),
+    version: z.string().describe("Plugin semver."),
+    api_version: z.literal("1").describe('Pinned to "1".'),
+    namespaces: z.array(z.string()).describe("Namespaces the plugin claims."),
+    provides: z.array(z.enum(["tool", "skill", "store", "pack"])).describe("Entity kinds."),
+    order: z.int().min(0).max(10000).default(5000).describe("Load priority (0..10000)."),
+  })
+  .meta({ id: "PluginManifest", description: "A plugin's identity and what it provides." });
+
+export const SlotDefSchema = z
+  .strictObject({
+    name: z.string().describe("Slot name."),
+    type: z.string().describe("Slot type string."),
+    default: z.string().nullable().default(null).describe("Optional default value."),
+  })
+  .meta({ id: "SlotDef", description: "A typed slot of a fact template." });
+
+export const FactTemplateSchema = z
+  .strictObject({
+    name: z.string().describe("Template name."),
+    slots: z.array(SlotDefSchema).default([]).describe("Typed slot definitions."),
+  })
+  .meta({ id: "FactTemplate", description: "A CLIPS deftemplate descriptor." });
+
+export type SideEffects = z.output<typeof SideEffectsSchema>;
+export type ReplayPolicy = z.output<typeof ReplayPolicySchema>;
+export type StoreProtocol = z.output<typeof StoreProtocolSchema>;
+export type ToolSpec = z.output<typeof ToolSpecSchema>;
+export type SkillSpec = z.output<typeof SkillSpecSchema>;
+export type StoreSpec = z.output<typeof StoreSpecSchema>;
+export type PluginManifest = z.output<typeof PluginManifestSchema>;
+export type SlotDef = z.output<typeof SlotDefSchema>;
+export type FactTemplate = z.output<typeof FactTemplateSchema>;
+
+/**
+ * A store's effective capabilities: its explicit list, or the `db.<name>:read/write` pair.
+ *
+ * @example
+ * effectiveCapabilities({ ...spec, capabilities: [] }) // ["db.notes:read", "db.notes:write"]
+ */
+export function effectiveCapabilities(store: StoreSpec): string[] {
+  if (store.capabilities.length > 0) return [...store.capabilities];
+  return [`db.${store.name}:read`, `db.${store.name}:write`];
+}

@@ -1,0 +1,18 @@
+export {
+  type CompileDocumentOptions,
+  type CompiledDocument,
+  compileDocument,
+} from "./compile.js";
+export {
+  BUILTIN_NODE_KINDS,
+  type IrNode,
+  type NodeContext,
+  type NodeFactory,
+} from "./node-kinds.js";
+export { loadPackFiles, type PackSource } from "./packs.js";
+export type { BranchResult } from "./parallel.js";
+export { assertMigratable, resumeDocument } from "./resume.js";
+export type { Transition } from "./routing.js";
+export { timeoutMillis } from "./rules-step.js";
+export type { IrRunState } from "./run-state.js";
+export { STATE_TYPES, type StateClasses } from "./state.js";

@@ -1,0 +1,57 @@
+import { KeelError } from "../../core/index.js";
+import { Command } from "../../graph/index.js";
+import type { MigrateBlock } from "../models/index.js";
+import type { CompiledDocument } from "./compile.js";
+import type { IrRunState } from "./run-state.js";
+
+/**
+ * Resumes an interrupted run of a compiled document on `threadId` with `value` as the answer.
+ * The run's checkpoint records the graph hash it started with; when the document has changed
+ * since, resuming is refused (`IR_GRAPH_CHANGED`) unless the document's `migrate` entries lead
+ * from the old hash to the new one.
+ *
+ * @example
+ * await resumeDocument(compiled, "thread-1", { approved: true });
+ */
+export async function resumeDocument(
+  compiled: CompiledDocument,
+  threadId: string,
+  value: unknown,
+): Promise<Record<string, unknown>> {
+  const config = { configurable: { thread_id: threadId } };
+  const snapshot = (await compiled.graph.getState(config)) as { values?: { __ir?: IrRunState } };
+  const started = snapshot.values?.__ir?.graph_hash;
+  if (started === undefined) {
+    throw new KeelError(
+      "CHECKPOINT_NOT_FOUND",
+      `No run of ${compiled.document.id} on thread "${threadId}".`,
+      {
+        details: { thread: threadId },
+        hint: "Start the run first, or check the thread id.",
+      },
+    );
+  }
+  assertMigratable(started, compiled.graphHash, compiled.document.migrate);
+  return compiled.graph.invoke(new Command({ resume: value }), config);
+}
+
+/** Throws `IR_GRAPH_CHANGED` unless `from` equals `to` or `migrate` entries chain from one to the other. */
+export function assertMigratable(from: string, to: string, migrate: readonly MigrateBlock[]): void {
+  const seen = new Set<string>([from]);
+  let frontier = [from];
+  while (frontier.length > 0) {
+    if (frontier.includes(to)) return;
+    frontier = migrate
+      .filter((m) => frontier.includes(m.from_hash) && !seen.has(m.to_hash))
+      .map((m) => m.to_hash);
+    for (const hash of frontier) seen.add(hash);
+  }
+  throw new KeelError(
+    "IR_GRAPH_CHANGED",
+    `The run started on graph ${from.slice(0, 12)}…; the document is now ${to.slice(0, 12)}….`,
+    {
+      details: { from_hash: from, to_hash: to },
+      hint: `Resume with the document the run started with, or add {"from_hash":"${from}","to_hash":"${to}"} to its migrate list.`,
+    },
+  );
+}

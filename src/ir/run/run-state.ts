@@ -1,0 +1,12 @@
+import type { EngineSnapshot } from "../../rules/index.js";
+import type { InterruptAction } from "../models/index.js";
+import type { Mirror } from "./facts.js";
+
+/** The run's bookkeeping, kept in the graph state beside the user's fields. */
+export interface IrRunState {
+  graph_hash: string;
+  rules: EngineSnapshot | null;
+  mirror: Mirror;
+  /** The interrupt waiting for an answer, with the node that raised it. */
+  pending: { from: string; rule: string; action: InterruptAction; deadline: number | null } | null;
+}

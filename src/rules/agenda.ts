@@ -1,0 +1,117 @@
+import type { Token } from "./rete/memory.js";
+
+/** A rule instance ready to fire. */
+export interface Activation {
+  readonly rule: RuleInfo;
+  readonly token: Token;
+  readonly salience: number;
+  /** Creation order: larger is newer. The depth strategy fires the newest first within a salience. */
+  timetag: number;
+  prev: Activation | null;
+  next: Activation | null;
+  group: SalienceGroup | null;
+}
+
+/** What the agenda and firings need to know about a rule. */
+export interface RuleInfo {
+  readonly name: string;
+  readonly salience: number;
+  /** Per token position: how the agenda lists it (fact index, `*`, or nothing for test). */
+  readonly display: readonly ("fact" | "star" | "none")[];
+}
+
+interface SalienceGroup {
+  readonly salience: number;
+  head: Activation | null;
+  tail: Activation | null;
+  size: number;
+}
+
+/**
+ * The agenda under the depth strategy: highest salience first; within a salience, the newest
+ * activation first. Insert, remove and pop are O(1) plus the number of distinct saliences.
+ */
+export class Agenda {
+  private readonly groups = new Map<number, SalienceGroup>();
+  /** Saliences with activations, highest first. */
+  private order: number[] = [];
+  private clock = 0;
+  size = 0;
+
+  nextTimetag(): number {
+    return ++this.clock;
+  }
+
+  /** Adds an activation as the newest of its salience. */
+  add(a: Activation): void {
+    let g = this.groups.get(a.salience);
+    if (!g) {
+      g = { salience: a.salience, head: null, tail: null, size: 0 };
+      this.groups.set(a.salience, g);
+      this.order.push(a.salience);
+      this.order.sort((x, y) => y - x);
+    }
+    // Newest first; a restored activation may carry an older timetag, so walk to its place.
+    let after: Activation | null = null;
+    let cur = g.head;
+    while (cur && cur.timetag > a.timetag) {
+      after = cur;
+      cur = cur.next;
+    }
+    a.prev = after;
+    a.next = cur;
+    if (after) after.next = a;
+    else g.head = a;
+    if (cur) cur.prev = a;
+    else g.tail = a;
+    a.group = g;
+    g.size++;
+    this.size++;
+  }
+
+  remove(a: Activation): void {
+    const g = a.group;
+    if (!g) return;
+    if (a.prev) a.prev.next = a.next;
+    else g.head = a.next;
+    if (a.next) a.next.prev = a.prev;
+    else g.tail = a.prev;
+    a.prev = a.next = null;
+    a.group = null;
+    g.size--;
+    this.size--;
+    if (g.size === 0) {
+      this.groups.delete(g.salience);
+      this.order = this.order.filter((s) => s !== g.salience);
+    }
+  }
+
+  /** The activation that fires next, or null. */
+  peek(): Activation | null {
+    const s = this.order[0];
+    if (s === undefined) return null;
+    return this.groups.get(s)?.head ?? null;
+  }
+
+  /** Every activation in firing order. */
+  list(): Activation[] {
+    const out: Activation[] = [];
+    for (const s of this.order) {
+      for (let a = this.groups.get(s)?.head ?? null; a; a = a.next) out.push(a);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.groups.clear();
+    this.order = [];
+    this.size = 0;
+  }
+
+  get timetagClock(): number {
+    return this.clock;
+  }
+  set timetagClock(v: number) {
+    this.clock = v;
+  }
+}

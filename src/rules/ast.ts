@@ -1,0 +1,117 @@
+import type { SourcePos } from "./reader.js";
+import type { Value } from "./values.js";
+
+/** An expression: a constant, a variable, a function call, or one of the special forms. */
+export type Expr =
+  | { readonly k: "const"; readonly v: Value }
+  | { readonly k: "var"; readonly name: string; readonly mf: boolean; readonly pos: SourcePos }
+  | { readonly k: "call"; readonly fn: string; readonly args: Expr[]; readonly pos: SourcePos }
+  | { readonly k: "assert"; readonly facts: FactSpec[]; readonly pos: SourcePos }
+  | {
+      readonly k: "modify" | "duplicate";
+      readonly target: Expr;
+      readonly slots: SlotSpec[];
+      readonly pos: SourcePos;
+    }
+  | { readonly k: "if"; readonly cond: Expr; readonly thenDo: Expr[]; readonly elseDo: Expr[] }
+  | { readonly k: "while"; readonly cond: Expr; readonly body: Expr[] }
+  | { readonly k: "bind"; readonly name: string; readonly value: Expr[]; readonly pos: SourcePos };
+
+/** A fact to assert: ordered `(a ?x 1)` or template `(person (name ?n))`. */
+export type FactSpec =
+  | {
+      readonly kind: "ordered";
+      readonly relation: string;
+      readonly fields: Expr[];
+      readonly pos: SourcePos;
+    }
+  | {
+      readonly kind: "template";
+      readonly template: Template;
+      readonly slots: SlotSpec[];
+      readonly pos: SourcePos;
+    };
+
+/** `(slot-name expr…)` in a template fact, modify or duplicate. */
+export interface SlotSpec {
+  readonly name: string;
+  readonly values: Expr[];
+  readonly pos: SourcePos;
+}
+
+/** One deftemplate slot. */
+export interface SlotDef {
+  readonly name: string;
+  readonly multi: boolean;
+  /** `none` = `(default ?NONE)`; `derive` = from the type; `static` = the given values; `dynamic` = re-evaluated per fact. */
+  readonly default: { kind: "none" | "derive" | "static" | "dynamic"; exprs: Expr[] };
+  /** Allowed CLIPS types (SYMBOL, STRING, LEXEME, INTEGER, FLOAT, NUMBER, ?VARIABLE), or null for any. */
+  readonly types: readonly string[] | null;
+  readonly allowed: readonly Value[] | null;
+}
+
+export interface Template {
+  readonly name: string;
+  readonly slots: readonly SlotDef[];
+  readonly slotIndex: ReadonlyMap<string, number>;
+  /** The deftemplate text, kept for snapshots. */
+  readonly source: string;
+}
+
+/** One term of a connected constraint, e.g. `~red`, `?x`, `:(> ?x 1)`, `=(+ ?y 1)`. */
+export type Term =
+  | { readonly kind: "lit"; readonly neg: boolean; readonly value: Value }
+  | {
+      readonly kind: "var";
+      readonly neg: boolean;
+      readonly name: string;
+      readonly mf: boolean;
+      readonly pos: SourcePos;
+    }
+  | { readonly kind: "pred" | "ret"; readonly neg: boolean; readonly expr: Expr };
+
+/** A constraint on one field: OR of ANDs of terms; an empty list means a wildcard. */
+export interface FieldConstraint {
+  /** True for `$?x`, `$?` and constraints starting with them: the field spans zero or more values. */
+  readonly multi: boolean;
+  readonly alts: Term[][];
+  readonly pos: SourcePos;
+}
+
+/** A pattern: `(a ?x $?rest)` or `(person (name ?n) (tags $?t))`, maybe bound `?f <- (…)`. */
+export interface PatternCE {
+  readonly type: "pattern";
+  readonly relation: string;
+  readonly template: Template | null;
+  /** Ordered patterns: the field constraints after the relation name. */
+  readonly fields: FieldConstraint[];
+  /** Template patterns: constraints per slot index (single slot: one constraint; multislot: a sequence). */
+  readonly slots: ReadonlyMap<number, FieldConstraint[]>;
+  readonly addressVar: string | null;
+  readonly pos: SourcePos;
+  readonly source: string;
+}
+
+export type CE =
+  | PatternCE
+  | { readonly type: "test"; readonly expr: Expr; readonly pos: SourcePos }
+  | { readonly type: "not"; readonly ce: CE; readonly pos: SourcePos }
+  | { readonly type: "and"; readonly ces: CE[]; readonly pos: SourcePos }
+  | { readonly type: "or"; readonly ces: CE[]; readonly pos: SourcePos }
+  | { readonly type: "exists"; readonly ces: CE[]; readonly pos: SourcePos }
+  | { readonly type: "forall"; readonly first: CE; readonly rest: CE[]; readonly pos: SourcePos };
+
+export interface RuleAst {
+  readonly name: string;
+  readonly salience: number;
+  readonly ces: CE[];
+  readonly actions: Expr[];
+  readonly pos: SourcePos;
+  readonly source: string;
+}
+
+export interface DeffactsAst {
+  readonly name: string;
+  readonly facts: FactSpec[];
+  readonly source: string;
+}

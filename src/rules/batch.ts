@@ -1,0 +1,75 @@
+import { type KeelError, toKeelError } from "../core/index.js";
+import { type FactData, type Firing, type HostFunction, RuleEngine } from "./engine.js";
+import { readForms, type SList, type SNode } from "./reader.js";
+import type { Value } from "./values.js";
+
+/** What CLIPS 6.30 prints when a batch file ends without (exit) and it falls back to its prompt. */
+export const CLIPS_BANNER = "         CLIPS (6.30 3/17/15)\nCLIPS> ";
+
+export interface BatchOptions {
+  /** Host functions callable from the program. */
+  functions?: Record<string, HostFunction>;
+}
+
+/** The result of running a .clp program like `clips -f2 file.clp`. */
+export interface BatchResult {
+  /** Exactly what `clips -f2` prints for the supported subset (up to an error, if any). */
+  output: string;
+  /** Every rule firing, in order. */
+  firings: Firing[];
+  /** The facts at the end, in index order. */
+  facts: FactData[];
+  /** The first error; the program stops there (CLIPS would print a message and go on). */
+  error?: KeelError;
+}
+
+const CONSTRUCTS = new Set(["deftemplate", "deffacts", "defrule"]);
+
+/**
+ * Executes the top-level forms of a .clp text as `clips -f2 file.clp < /dev/null` does.
+ *
+ * @example
+ * runBatch("(assert (a 1))\n(facts)\n(exit)").output
+ * // "f-0     (initial-fact)\nf-1     (a 1)\nFor a total of 2 facts.\n"
+ */
+export function runBatch(source: string, options: BatchOptions = {}): BatchResult {
+  let output = "";
+  const engine = new RuleEngine({
+    ...(options.functions ? { functions: options.functions } : {}),
+    onPrint: (text) => {
+      output += text;
+    },
+  });
+  let forms: SNode[];
+  try {
+    forms = readForms(source);
+  } catch (e) {
+    return { output: "", firings: [], facts: engine.facts(), error: toKeelError(e) };
+  }
+  const rhs = new Map<string, Value>();
+  let error: KeelError | undefined;
+  for (const form of forms) {
+    try {
+      if (
+        form.type === "list" &&
+        form.items[0]?.type === "atom" &&
+        CONSTRUCTS.has(form.items[0].text)
+      ) {
+        engine.defineConstruct(form as SList);
+      } else if (form.type === "list") {
+        engine.evalTopLevel(form, rhs);
+      }
+    } catch (e) {
+      error = toKeelError(e);
+      break;
+    }
+    if (engine.exited) break;
+  }
+  if (!error && !engine.exited) output += CLIPS_BANNER;
+  return {
+    output,
+    firings: [...engine.explain()],
+    facts: engine.facts(),
+    ...(error ? { error } : {}),
+  };
+}

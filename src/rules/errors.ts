@@ -1,0 +1,54 @@
+import { KeelError } from "../core/index.js";
+import type { SourcePos } from "./source-pos.js";
+
+/**
+ * A parse error with position, what was expected, what was found, and a hint.
+ * The message reads: `line 3, column 7: expected ')' but found end of input. <hint>`.
+ */
+export function rulesParseError(
+  pos: SourcePos | undefined,
+  expected: string,
+  found: string,
+  extra: { hint?: string; construct?: string } = {},
+): KeelError {
+  const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
+  const inside = extra.construct ? ` (in ${extra.construct})` : "";
+  return new KeelError("RULES_PARSE", `${where}expected ${expected} but found ${found}${inside}.`, {
+    details: { line: pos?.line, column: pos?.column, expected, found, construct: extra.construct },
+    hint: extra.hint ?? "Check the syntax against docs/rules.md.",
+  });
+}
+
+/** A semantic error found while loading a construct (unknown function, bad slot, unbound variable). */
+export function rulesLoadError(
+  pos: SourcePos | undefined,
+  message: string,
+  extra: { hint?: string; construct?: string; clips?: string } = {},
+): KeelError {
+  const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
+  const inside = extra.construct ? ` (in ${extra.construct})` : "";
+  return new KeelError("RULES_PARSE", `${where}${message}${inside}.`, {
+    details: {
+      line: pos?.line,
+      column: pos?.column,
+      construct: extra.construct,
+      clips: extra.clips,
+    },
+    ...(extra.hint ? { hint: extra.hint } : {}),
+  });
+}
+
+/** An error while evaluating: a predicate in a pattern or an action on the right-hand side. */
+export function rulesRuntimeError(
+  message: string,
+  extra: { rule?: string; pattern?: number; hint?: string; clips?: string } = {},
+): KeelError {
+  const where =
+    extra.rule !== undefined
+      ? ` (rule ${extra.rule}${extra.pattern !== undefined ? `, pattern #${extra.pattern}` : ""})`
+      : "";
+  return new KeelError("RULES_RUNTIME", `${message}${where}.`, {
+    details: { rule: extra.rule, pattern: extra.pattern, clips: extra.clips },
+    ...(extra.hint ? { hint: extra.hint } : {}),
+  });
+}

@@ -1,0 +1,286 @@
+import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
+import type { SourcePos } from "./reader.js";
+import type { AlphaMatch } from "./rete/memory.js";
+import { type Atom, FALSE, formatValue, isMultifield, isSymbol, type Value } from "./values.js";
+
+/** What running an expression can do to the engine (the engine implements it). */
+export interface EvalHost {
+  /** Host-registered functions. */
+  hostFunction(name: string): RuleFunction | undefined;
+  assertFact(spec: ResolvedFact): Value;
+  retract(target: Value): void;
+  modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
+  print(router: string, text: string): void;
+  halt(): void;
+  /** Top-level commands (reset, clear, run, facts, agenda, exit); null when `name` is not one. */
+  command(name: string, args: Value[]): Value | null;
+}
+
+/** A slot change of modify or duplicate, before its name is checked. */
+export interface SlotChange {
+  name: string;
+  values: Value[];
+}
+
+/** A fact with its values computed, ready to assert. */
+export type ResolvedFact =
+  | { kind: "ordered"; relation: string; fields: Atom[] }
+  | { kind: "template"; template: Template; slots: Map<number, Value> };
+
+/** The bindings an expression can see. */
+export interface Frame {
+  /** The token's matches (LHS variables), or null. */
+  tok: readonly (AlphaMatch | null)[] | null;
+  /** The pattern's local bindings (inside a pattern or a join test), or null. */
+  local: readonly Value[] | null;
+  /** Variables bound on the right-hand side with `bind`. */
+  rhs: Map<string, Value> | null;
+  host: EvalHost;
+}
+
+export type Compiled = (f: Frame) => Value;
+
+/** Resolves a variable name at compile time to a reader, or null when unbound. */
+export type Resolver = (name: string) => Compiled | null;
+
+export const COMMANDS = new Set([
+  "reset",
+  "clear",
+  "run",
+  "facts",
+  "agenda",
+  "exit",
+  "halt",
+  "retract",
+  "printout",
+]);
+
+/** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */
+export function isKnownFunction(name: string): boolean {
+  return (
+    BUILTINS.has(name) || COMMANDS.has(name) || name === "and" || name === "or" || name === "progn"
+  );
+}
+
+export interface CompileOptions {
+  resolve: Resolver;
+  /** On the right-hand side, `bind` creates variables; elsewhere it is refused. */
+  rhs: boolean;
+  /** For messages. */
+  construct?: string;
+}
+
+const CHAR_ROUTERS: Record<string, string> = { crlf: "\n", tab: "\t", vtab: "\v", ff: "\f" };
+
+/** Compiles an expression into a closure. Unbound variables fail here, at load time. */
+export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
+  switch (e.k) {
+    case "const": {
+      const v = e.v;
+      return () => v;
+    }
+    case "var": {
+      const r = opts.resolve(e.name);
+      if (r) return r;
+      if (opts.rhs) {
+        const name = e.name;
+        return (f) => {
+          const v = f.rhs?.get(name);
+          if (v === undefined) throw rulesRuntimeError(`variable ?${name} is not bound`);
+          return v;
+        };
+      }
+      throw unbound(e.name, e.pos, opts);
+    }
+    case "bind": {
+      if (!opts.rhs)
+        throw rulesLoadError(e.pos, "bind is only allowed on the right-hand side of a rule", {
+          construct: opts.construct,
+        });
+      const parts = e.value.map((x) => compileExpr(x, opts));
+      const name = e.name;
+      return (f) => {
+        const vals = parts.map((p) => p(f));
+        const v: Value =
+          vals.length === 1 && !isMultifield(vals[0] as Value)
+            ? (vals[0] as Value)
+            : flattenAll(vals);
+        if (!f.rhs) f.rhs = new Map();
+        f.rhs.set(name, v);
+        return v;
+      };
+    }
+    case "if": {
+      const cond = compileExpr(e.cond, opts);
+      const thenPart = compileBody(e.thenDo, opts);
+      const elsePart = compileBody(e.elseDo, opts);
+      return (f) => (cond(f) !== FALSE ? thenPart(f) : elsePart(f));
+    }
+    case "while": {
+      const cond = compileExpr(e.cond, opts);
+      const body = compileBody(e.body, opts);
+      return (f) => {
+        while (cond(f) !== FALSE) body(f);
+        return FALSE;
+      };
+    }
+    case "assert": {
+      const facts = e.facts.map((spec) => compileFactSpec(spec, opts));
+      return (f) => {
+        let last: Value = FALSE;
+        for (const make of facts) last = f.host.assertFact(make(f));
+        return last;
+      };
+    }
+    case "modify":
+    case "duplicate": {
+      const target = compileExpr(e.target, opts);
+      const slots = compileSlotChanges(e.slots, opts);
+      const dup = e.k === "duplicate";
+      return (f) => f.host.modify(target(f), slots(f), dup);
+    }
+    case "call":
+      return compileCall(e, opts);
+  }
+}
+
+function unbound(name: string, pos: SourcePos, opts: CompileOptions): Error {
+  return rulesLoadError(pos, `variable ?${name} is not bound`, {
+    construct: opts.construct,
+    clips: `[PRCCODE3] Undefined variable ${name} referenced in RHS of defrule.`,
+    hint: "Bind it in a pattern on the left-hand side (or with bind before using it).",
+  });
+}
+
+function flattenAll(vals: Value[]): Atom[] {
+  const out: Atom[] = [];
+  for (const v of vals) {
+    if (isMultifield(v)) out.push(...v);
+    else out.push(v);
+  }
+  return out;
+}
+
+function compileBody(body: Expr[], opts: CompileOptions): Compiled {
+  const parts = body.map((x) => compileExpr(x, opts));
+  return (f) => {
+    let last: Value = FALSE;
+    for (const p of parts) last = p(f);
+    return last;
+  };
+}
+
+/** Slot names are resolved against the target fact's template at run time (modify, duplicate). */
+function compileSlotChanges(slots: SlotSpec[], opts: CompileOptions): (f: Frame) => SlotChange[] {
+  const parts = slots.map((s) => ({
+    name: s.name,
+    values: s.values.map((v) => compileExpr(v, opts)),
+  }));
+  return (f) => parts.map((p) => ({ name: p.name, values: p.values.map((c) => c(f)) }));
+}
+
+/** One value for a single slot, or the flattened values for a multislot (the caller checks which). */
+export function slotValue(vals: Value[]): Value {
+  return vals.length === 1 && !isMultifield(vals[0] as Value)
+    ? (vals[0] as Value)
+    : flattenAll(vals);
+}
+
+function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame) => ResolvedFact {
+  if (spec.kind === "ordered") {
+    const fields = spec.fields.map((x) => compileExpr(x, opts));
+    const relation = spec.relation;
+    return (f) => ({ kind: "ordered", relation, fields: flattenAll(fields.map((c) => c(f))) });
+  }
+  const slots = spec.slots.map((s) => ({
+    index: spec.template.slotIndex.get(s.name) as number,
+    values: s.values.map((v) => compileExpr(v, opts)),
+  }));
+  return (f) => {
+    const m = new Map<number, Value>();
+    for (const s of slots) {
+      const vals = s.values.map((c) => c(f));
+      const def = spec.template.slots[s.index];
+      m.set(s.index, def?.multi ? flattenAll(vals) : slotValue(vals));
+    }
+    return { kind: "template", template: spec.template, slots: m };
+  };
+}
+
+function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
+  const args = e.args.map((a) => compileExpr(a, opts));
+  const name = e.fn;
+  switch (name) {
+    case "and":
+      return (f) => {
+        for (const a of args) if (a(f) === FALSE) return FALSE;
+        return "TRUE";
+      };
+    case "or":
+      return (f) => {
+        for (const a of args) if (a(f) !== FALSE) return "TRUE";
+        return FALSE;
+      };
+    case "progn":
+      return (f) => {
+        let last: Value = FALSE;
+        for (const a of args) last = a(f);
+        return last;
+      };
+    case "printout":
+      return (f) => {
+        const router = args[0]?.(f);
+        let text = "";
+        for (let i = 1; i < args.length; i++) {
+          const v = (args[i] as Compiled)(f);
+          text +=
+            isSymbol(v) && CHAR_ROUTERS[v] !== undefined ? CHAR_ROUTERS[v] : formatValue(v, true);
+        }
+        f.host.print(typeof router === "string" ? router : "t", text);
+        return FALSE;
+      };
+    case "retract":
+      return (f) => {
+        for (const a of args) {
+          const v = a(f);
+          f.host.retract(v);
+        }
+        return FALSE;
+      };
+    case "halt":
+      return (f) => {
+        f.host.halt();
+        return FALSE;
+      };
+  }
+  if (COMMANDS.has(name)) {
+    return (f) =>
+      f.host.command(
+        name,
+        args.map((a) => a(f)),
+      ) ?? FALSE;
+  }
+  const builtin = BUILTINS.get(name);
+  if (builtin) {
+    const problem = arityProblem(name, args.length);
+    if (problem) throw rulesLoadError(e.pos, problem, { construct: opts.construct });
+    const fn = builtin.fn;
+    if (args.length === 1) {
+      const a0 = args[0] as Compiled;
+      return (f) => fn([a0(f)]);
+    }
+    if (args.length === 2) {
+      const a0 = args[0] as Compiled;
+      const a1 = args[1] as Compiled;
+      return (f) => fn([a0(f), a1(f)]);
+    }
+    return (f) => fn(args.map((a) => a(f)));
+  }
+  return (f) => {
+    const hostFn = f.host.hostFunction(name);
+    if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);
+    return hostFn(args.map((a) => a(f)));
+  };
+}

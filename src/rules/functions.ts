@@ -1,0 +1,422 @@
+import { rulesRuntimeError } from "./errors.js";
+import {
+  type Atom,
+  bool,
+  FALSE,
+  float,
+  formatValue,
+  isFloat,
+  isInteger,
+  isMultifield,
+  isNumber,
+  isString,
+  isSymbol,
+  type Multifield,
+  numberOf,
+  str,
+  TRUE,
+  type Value,
+  valuesEqual,
+} from "./values.js";
+
+/** A function callable from rules: receives evaluated arguments, returns a value. */
+export type RuleFunction = (args: Value[]) => Value;
+
+/** Arity bounds for argument-count checks. */
+interface Builtin {
+  readonly fn: RuleFunction;
+  readonly min: number;
+  readonly max: number;
+}
+
+function typeError(name: string, index: number, expected: string): Error {
+  return rulesRuntimeError(
+    `function ${name} expected argument #${index} to be of type ${expected}`,
+    {
+      clips: `[ARGACCES5] Function ${name} expected argument #${index} to be of type ${expected}`,
+    },
+  );
+}
+
+function num(name: string, args: Value[], i: number): number {
+  const v = args[i] as Value;
+  if (!isNumber(v)) throw typeError(name, i + 1, "integer or float");
+  return numberOf(v);
+}
+
+function int(name: string, args: Value[], i: number): number {
+  const v = args[i] as Value;
+  if (!isNumber(v)) throw typeError(name, i + 1, "integer");
+  return Math.trunc(numberOf(v));
+}
+
+function lexeme(name: string, args: Value[], i: number): string {
+  const v = args[i] as Value;
+  if (isSymbol(v)) return v;
+  if (isString(v)) return v.value;
+  throw typeError(name, i + 1, "string or symbol");
+}
+
+function multi(name: string, args: Value[], i: number): Multifield {
+  const v = args[i] as Value;
+  if (!isMultifield(v)) throw typeError(name, i + 1, "multifield");
+  return v;
+}
+
+function allIntegers(args: Value[]): boolean {
+  for (const a of args) if (!isInteger(a)) return false;
+  return true;
+}
+
+/** + - * with CLIPS's rule: integer if every argument is an integer, else float. */
+function arith(name: string, op: (a: number, b: number) => number): RuleFunction {
+  return (args) => {
+    let acc = num(name, args, 0);
+    for (let i = 1; i < args.length; i++) acc = op(acc, num(name, args, i));
+    return allIntegers(args) ? acc : float(acc);
+  };
+}
+
+function compare(name: string, ok: (a: number, b: number) => boolean): RuleFunction {
+  return (args) => {
+    for (let i = 0; i + 1 < args.length; i++) {
+      if (!ok(num(name, args, i), num(name, args, i + 1))) {
+        for (let j = i + 2; j < args.length; j++) num(name, args, j);
+        return FALSE;
+      }
+    }
+    if (args.length === 1) num(name, args, 0);
+    return TRUE;
+  };
+}
+
+function predicate(test: (v: Value) => boolean): Builtin {
+  return { fn: (args) => bool(test(args[0] as Value)), min: 1, max: 1 };
+}
+
+function extremum(name: string, pick: (a: number, b: number) => boolean): RuleFunction {
+  return (args) => {
+    let best = args[0] as Value;
+    num(name, args, 0);
+    for (let i = 1; i < args.length; i++) {
+      const v = args[i] as Value;
+      if (pick(num(name, args, i), numberOf(best))) best = v;
+    }
+    return best;
+  };
+}
+
+function catText(args: Value[]): string {
+  return args.map((a) => formatValue(a, true)).join("");
+}
+
+function flatten(args: Value[]): Atom[] {
+  const out: Atom[] = [];
+  for (const a of args) {
+    if (isMultifield(a)) out.push(...a);
+    else out.push(a);
+  }
+  return out;
+}
+
+const B = (fn: RuleFunction, min: number, max = Number.POSITIVE_INFINITY): Builtin => ({
+  fn,
+  min,
+  max,
+});
+
+/** The built-in functions (the commands that need the engine live in the evaluator). */
+export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
+  [
+    "+",
+    B(
+      arith("+", (a, b) => a + b),
+      1,
+    ),
+  ],
+  [
+    "-",
+    B(
+      arith("-", (a, b) => a - b),
+      1,
+    ),
+  ],
+  [
+    "*",
+    B(
+      arith("*", (a, b) => a * b),
+      1,
+    ),
+  ],
+  [
+    "/",
+    B((args) => {
+      let acc = num("/", args, 0);
+      for (let i = 1; i < args.length; i++) {
+        const d = num("/", args, i);
+        if (d === 0)
+          throw rulesRuntimeError("division by zero in function /", {
+            clips: "[PRNTUTIL7] Attempt to divide by zero in / function.",
+          });
+        acc /= d;
+      }
+      return float(acc);
+    }, 1),
+  ],
+  [
+    "div",
+    B((args) => {
+      let acc = int("div", args, 0);
+      for (let i = 1; i < args.length; i++) {
+        const d = int("div", args, i);
+        if (d === 0)
+          throw rulesRuntimeError("division by zero in function div", {
+            clips: "[PRNTUTIL7] Attempt to divide by zero in div function.",
+          });
+        acc = Math.trunc(acc / d);
+      }
+      return acc;
+    }, 1),
+  ],
+  [
+    "mod",
+    B(
+      (args) => {
+        const a = num("mod", args, 0);
+        const b = num("mod", args, 1);
+        if (b === 0)
+          throw rulesRuntimeError("division by zero in function mod", {
+            clips: "[PRNTUTIL7] Attempt to divide by zero in mod function.",
+          });
+        if (allIntegers(args)) return a % b;
+        return float(a - Math.trunc(a / b) * b);
+      },
+      2,
+      2,
+    ),
+  ],
+  [
+    "abs",
+    B(
+      (args) => {
+        const v = args[0] as Value;
+        const n = Math.abs(num("abs", args, 0));
+        return isInteger(v) ? n : float(n);
+      },
+      1,
+      1,
+    ),
+  ],
+  [
+    "min",
+    B(
+      extremum("min", (a, b) => a < b),
+      1,
+    ),
+  ],
+  [
+    "max",
+    B(
+      extremum("max", (a, b) => a > b),
+      1,
+    ),
+  ],
+  ["integer", B((args) => Math.trunc(num("integer", args, 0)), 1, 1)],
+  ["float", B((args) => float(num("float", args, 0)), 1, 1)],
+  [
+    "=",
+    B(
+      compare("=", (a, b) => a === b),
+      1,
+    ),
+  ],
+  [
+    "<>",
+    B(
+      compare("<>", (a, b) => a !== b),
+      1,
+    ),
+  ],
+  [
+    ">",
+    B(
+      compare(">", (a, b) => a > b),
+      1,
+    ),
+  ],
+  [
+    ">=",
+    B(
+      compare(">=", (a, b) => a >= b),
+      1,
+    ),
+  ],
+  [
+    "<",
+    B(
+      compare("<", (a, b) => a < b),
+      1,
+    ),
+  ],
+  [
+    "<=",
+    B(
+      compare("<=", (a, b) => a <= b),
+      1,
+    ),
+  ],
+  [
+    "eq",
+    B((args) => {
+      const first = args[0] as Value;
+      for (let i = 1; i < args.length; i++) if (!valuesEqual(first, args[i] as Value)) return FALSE;
+      return TRUE;
+    }, 2),
+  ],
+  [
+    "neq",
+    B((args) => {
+      const first = args[0] as Value;
+      for (let i = 1; i < args.length; i++) if (valuesEqual(first, args[i] as Value)) return FALSE;
+      return TRUE;
+    }, 2),
+  ],
+  ["not", B((args) => bool(args[0] === FALSE), 1, 1)],
+  ["numberp", predicate(isNumber)],
+  ["integerp", predicate(isInteger)],
+  ["floatp", predicate(isFloat)],
+  ["stringp", predicate(isString)],
+  ["symbolp", predicate(isSymbol)],
+  ["lexemep", predicate((v) => isSymbol(v) || isString(v))],
+  ["multifieldp", predicate(isMultifield)],
+  ["evenp", B((args) => bool(int("evenp", args, 0) % 2 === 0), 1, 1)],
+  ["oddp", B((args) => bool(Math.abs(int("oddp", args, 0) % 2) === 1), 1, 1)],
+  ["str-cat", B((args) => str(catText(args)), 0)],
+  ["sym-cat", B((args) => catText(args), 0)],
+  ["str-length", B((args) => [...lexeme("str-length", args, 0)].length, 1, 1)],
+  [
+    "str-index",
+    B(
+      (args) => {
+        const i = lexeme("str-index", args, 1).indexOf(lexeme("str-index", args, 0));
+        return i < 0 ? FALSE : i + 1;
+      },
+      2,
+      2,
+    ),
+  ],
+  [
+    "sub-string",
+    B(
+      (args) => {
+        const s = lexeme("sub-string", args, 2);
+        const start = Math.max(1, int("sub-string", args, 0));
+        const end = Math.min(s.length, int("sub-string", args, 1));
+        return str(end < start ? "" : s.slice(start - 1, end));
+      },
+      3,
+      3,
+    ),
+  ],
+  ["upcase", B((args) => recase(args[0] as Value, (s) => s.toUpperCase()), 1, 1)],
+  ["lowcase", B((args) => recase(args[0] as Value, (s) => s.toLowerCase()), 1, 1)],
+  [
+    "str-compare",
+    B(
+      (args) => {
+        const a = lexeme("str-compare", args, 0);
+        const b = lexeme("str-compare", args, 1);
+        return a < b ? -1 : a > b ? 1 : 0;
+      },
+      2,
+      2,
+    ),
+  ],
+  ["create$", B((args) => flatten(args), 0)],
+  ["length$", B((args) => multi("length$", args, 0).length, 1, 1)],
+  [
+    "nth$",
+    B(
+      (args) => {
+        const i = int("nth$", args, 0);
+        const m = multi("nth$", args, 1);
+        if (i < 1 || i > m.length) {
+          throw rulesRuntimeError(
+            `function nth$ was given index ${i} for a multifield of length ${m.length}`,
+            {
+              clips: `[MULTIFUN1] Multifield index out of range 1..${m.length} for function nth$`,
+            },
+          );
+        }
+        return m[i - 1] as Atom;
+      },
+      2,
+      2,
+    ),
+  ],
+  [
+    "member$",
+    B(
+      (args) => {
+        const needle = args[0] as Value;
+        const m = multi("member$", args, 1);
+        if (isMultifield(needle)) {
+          for (let i = 0; i + needle.length <= m.length; i++) {
+            if (needle.every((x, j) => m[i + j] === x))
+              return needle.length === 0 ? FALSE : [i + 1, i + needle.length];
+          }
+          return FALSE;
+        }
+        const i = m.indexOf(needle);
+        return i < 0 ? FALSE : i + 1;
+      },
+      2,
+      2,
+    ),
+  ],
+  ["first$", B((args) => multi("first$", args, 0).slice(0, 1), 1, 1)],
+  ["rest$", B((args) => multi("rest$", args, 0).slice(1), 1, 1)],
+  [
+    "subseq$",
+    B(
+      (args) => {
+        const m = multi("subseq$", args, 0);
+        const start = Math.max(1, int("subseq$", args, 1));
+        const end = Math.min(m.length, int("subseq$", args, 2));
+        return end < start ? [] : m.slice(start - 1, end);
+      },
+      3,
+      3,
+    ),
+  ],
+  [
+    "implode$",
+    B(
+      (args) =>
+        str(
+          multi("implode$", args, 0)
+            .map((a) => formatValue(a))
+            .join(" "),
+        ),
+      1,
+      1,
+    ),
+  ],
+]);
+
+function recase(v: Value, f: (s: string) => string): Value {
+  if (isSymbol(v)) return f(v);
+  if (isString(v)) return str(f(v.value));
+  throw typeError("upcase", 1, "string or symbol");
+}
+
+/** Checks a call's argument count against a built-in's bounds; returns an error message or null. */
+export function arityProblem(name: string, count: number): string | null {
+  const b = BUILTINS.get(name);
+  if (!b) return null;
+  if (count < b.min)
+    return `function ${name} expects at least ${b.min} argument${b.min === 1 ? "" : "s"}`;
+  if (count > b.max)
+    return `function ${name} expects at most ${b.max} argument${b.max === 1 ? "" : "s"}`;
+  return null;
+}

@@ -1,0 +1,498 @@
+import type {
+  CE,
+  DeffactsAst,
+  FieldConstraint,
+  PatternCE,
+  RuleAst,
+  SlotDef,
+  Template,
+  Term,
+} from "./ast.js";
+import { rulesLoadError, rulesParseError } from "./errors.js";
+import { checkSlot, type ParseContext, parseExpr, parseFactSpec } from "./parse-expr.js";
+import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import type { Value } from "./values.js";
+
+function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
+  const n = list.items[index];
+  if (n === undefined || n.type !== "atom" || n.kind !== "symbol") {
+    throw rulesParseError(n?.pos ?? list.pos, expected, describe(n), { construct: ctx.construct });
+  }
+  return n;
+}
+
+/** Skips an optional comment string after a construct name; returns the next index. */
+function skipComment(list: SList, index: number): number {
+  const n = list.items[index];
+  return n?.type === "atom" && n.kind === "string" ? index + 1 : index;
+}
+
+const TYPE_NAMES = new Set([
+  "SYMBOL",
+  "STRING",
+  "LEXEME",
+  "INTEGER",
+  "FLOAT",
+  "NUMBER",
+  "FACT-ADDRESS",
+  "?VARIABLE",
+]);
+
+/** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
+export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
+  const name = symbolAt(list, 1, "a deftemplate name", ctx).text;
+  ctx.construct = `deftemplate ${name}`;
+  const slots: SlotDef[] = [];
+  const slotIndex = new Map<string, number>();
+  for (const node of list.items.slice(skipComment(list, 2))) {
+    if (node.type !== "list") {
+      throw rulesParseError(node.pos, "(slot …) or (multislot …)", describe(node), {
+        construct: ctx.construct,
+      });
+    }
+    const kind = symbolAt(node, 0, "'slot' or 'multislot'", ctx);
+    if (
+      kind.text !== "slot" &&
+      kind.text !== "multislot" &&
+      kind.text !== "field" &&
+      kind.text !== "multifield"
+    ) {
+      throw rulesParseError(kind.pos, "'slot' or 'multislot'", describe(kind), {
+        construct: ctx.construct,
+      });
+    }
+    const slotName = symbolAt(node, 1, "a slot name", ctx).text;
+    if (slotIndex.has(slotName)) {
+      throw rulesLoadError(node.pos, `slot '${slotName}' is defined twice`, {
+        construct: ctx.construct,
+      });
+    }
+    let def: SlotDef["default"] = { kind: "derive", exprs: [] };
+    let types: string[] | null = null;
+    let allowed: Value[] | null = null;
+    for (const attr of node.items.slice(2)) {
+      if (attr.type !== "list") {
+        throw rulesParseError(
+          attr.pos,
+          "a slot attribute such as (default …) or (type …)",
+          describe(attr),
+          {
+            construct: ctx.construct,
+          },
+        );
+      }
+      const attrName = symbolAt(attr, 0, "a slot attribute name", ctx).text;
+      const args = attr.items.slice(1);
+      switch (attrName) {
+        case "default": {
+          const first = args[0];
+          if (
+            first?.type === "atom" &&
+            first.kind === "symbol" &&
+            (first.text === "?NONE" || first.text === "?DERIVE")
+          ) {
+            def = { kind: first.text === "?NONE" ? "none" : "derive", exprs: [] };
+          } else if (
+            first?.type === "atom" &&
+            first.kind === "sfvar" &&
+            (first.text === "NONE" || first.text === "DERIVE")
+          ) {
+            def = { kind: first.text === "NONE" ? "none" : "derive", exprs: [] };
+          } else {
+            def = { kind: "static", exprs: args.map((a) => parseExpr(a, ctx)) };
+          }
+          break;
+        }
+        case "default-dynamic":
+          def = { kind: "dynamic", exprs: args.map((a) => parseExpr(a, ctx)) };
+          break;
+        case "type":
+          types = args.map((a) =>
+            a.type === "atom" ? (a.kind === "sfvar" ? `?${a.text}` : a.text) : "?",
+          );
+          for (const [i, t] of types.entries()) {
+            if (!TYPE_NAMES.has(t)) {
+              throw rulesParseError(
+                args[i]?.pos,
+                "a type (SYMBOL STRING LEXEME INTEGER FLOAT NUMBER)",
+                `'${t}'`,
+                {
+                  construct: ctx.construct,
+                },
+              );
+            }
+          }
+          if (types.includes("?VARIABLE")) types = null;
+          break;
+        case "allowed-values":
+        case "allowed-symbols":
+        case "allowed-strings":
+        case "allowed-integers":
+        case "allowed-floats":
+        case "allowed-numbers":
+          allowed = args.map((a) => {
+            if (a.type !== "atom")
+              throw rulesParseError(a.pos, "a constant", describe(a), { construct: ctx.construct });
+            return a.value;
+          });
+          break;
+        case "range":
+        case "cardinality":
+          break; // accepted, not enforced (docs/rules.md)
+        default:
+          throw rulesParseError(
+            attr.pos,
+            "default, default-dynamic, type or allowed-values",
+            `'${attrName}'`,
+            {
+              construct: ctx.construct,
+            },
+          );
+      }
+    }
+    slotIndex.set(slotName, slots.length);
+    slots.push({
+      name: slotName,
+      multi: kind.text === "multislot" || kind.text === "multifield",
+      default: def,
+      types,
+      allowed,
+    });
+  }
+  return { name, slots, slotIndex, source: list.source };
+}
+
+/** `(deffacts name ["comment"] fact…)` */
+export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
+  const name = symbolAt(list, 1, "a deffacts name", ctx).text;
+  ctx.construct = `deffacts ${name}`;
+  const facts = list.items.slice(skipComment(list, 2)).map((n) => parseFactSpec(n, ctx));
+  return { name, facts, source: list.source };
+}
+
+/** `(defrule name ["comment"] [(declare (salience N))] CE… => action…)` */
+export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
+  const name = symbolAt(list, 1, "a rule name", ctx).text;
+  ctx.construct = `defrule ${name}`;
+  let i = skipComment(list, 2);
+  let salience = 0;
+  const ces: CE[] = [];
+  let arrow = -1;
+  for (; i < list.items.length; i++) {
+    const n = list.items[i] as SNode;
+    if (n.type === "atom" && n.kind === "symbol" && n.text === "=>") {
+      arrow = i;
+      break;
+    }
+    if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "declare") {
+      salience = parseDeclare(n, ctx);
+      continue;
+    }
+    if (n.type === "atom" && n.kind === "sfvar") {
+      const arrowTok = list.items[i + 1];
+      const pattern = list.items[i + 2];
+      if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
+        throw rulesParseError(
+          arrowTok?.pos ?? n.pos,
+          "'<-' and a pattern after a fact-address variable",
+          describe(arrowTok),
+          {
+            construct: ctx.construct,
+            hint: "Bind a fact with ?f <- (pattern).",
+          },
+        );
+      }
+      ces.push(parsePattern(pattern, ctx, n.text));
+      i += 2;
+      continue;
+    }
+    ces.push(parseCE(n, ctx));
+  }
+  if (arrow < 0) {
+    throw rulesParseError(
+      list.pos,
+      "'=>' between the conditions and the actions",
+      "the end of the rule",
+      {
+        construct: ctx.construct,
+        hint: "A rule reads (defrule name (pattern)… => (action)…).",
+      },
+    );
+  }
+  const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
+  return { name, salience, ces, actions, pos: list.pos, source: list.source };
+}
+
+function parseDeclare(list: SList, ctx: ParseContext): number {
+  let salience = 0;
+  for (const item of list.items.slice(1)) {
+    if (item.type !== "list" || item.items[0]?.type !== "atom") {
+      throw rulesParseError(item.pos, "(salience N)", describe(item), { construct: ctx.construct });
+    }
+    const key = item.items[0].text;
+    const v = item.items[1];
+    if (key === "salience") {
+      if (v?.type !== "atom" || v.kind !== "integer") {
+        throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
+          construct: ctx.construct,
+        });
+      }
+      salience = v.value as number;
+      if (salience < -10000 || salience > 10000) {
+        throw rulesLoadError(v.pos, `salience ${salience} is outside -10000..10000`, {
+          construct: ctx.construct,
+        });
+      }
+    } else if (key !== "auto-focus") {
+      throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
+    }
+  }
+  return salience;
+}
+
+/** A conditional element. */
+export function parseCE(node: SNode, ctx: ParseContext): CE {
+  if (node.type !== "list") {
+    throw rulesParseError(
+      node.pos,
+      "a pattern or conditional element in parentheses",
+      describe(node),
+      {
+        construct: ctx.construct,
+      },
+    );
+  }
+  const head = node.items[0];
+  const kw =
+    head?.type === "atom" && (head.kind === "symbol" || head.kind === "not") ? head.text : "";
+  const subs = () => node.items.slice(1).map((n) => parseCE(n, ctx));
+  switch (kw) {
+    case "test": {
+      const e = node.items[1];
+      if (e === undefined || node.items.length !== 2) {
+        throw rulesParseError(node.pos, "one expression in (test …)", describe(node.items[2]), {
+          construct: ctx.construct,
+        });
+      }
+      return { type: "test", expr: parseExpr(e, ctx), pos: node.pos };
+    }
+    case "not": {
+      const inner = subs();
+      if (inner.length !== 1) {
+        throw rulesParseError(
+          node.pos,
+          "exactly one conditional element in (not …)",
+          `${inner.length}`,
+          {
+            construct: ctx.construct,
+            hint: "Use (not (and …)) to negate several.",
+          },
+        );
+      }
+      return { type: "not", ce: inner[0] as CE, pos: node.pos };
+    }
+    case "and":
+    case "or":
+      return { type: kw, ces: subs(), pos: node.pos };
+    case "exists":
+      return { type: "exists", ces: subs(), pos: node.pos };
+    case "forall": {
+      const inner = subs();
+      const first = inner[0];
+      if (first === undefined || inner.length < 2) {
+        throw rulesParseError(
+          node.pos,
+          "at least two conditional elements in (forall …)",
+          `${inner.length}`,
+          {
+            construct: ctx.construct,
+          },
+        );
+      }
+      return { type: "forall", first, rest: inner.slice(1), pos: node.pos };
+    }
+    case "logical":
+      throw rulesLoadError(node.pos, "the logical conditional element is not supported", {
+        construct: ctx.construct,
+      });
+    default:
+      return parsePattern(node, ctx, null);
+  }
+}
+
+function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {
+  const head = list.items[0];
+  if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
+    throw rulesParseError(
+      head?.pos ?? list.pos,
+      "a relation name at the start of a pattern",
+      describe(head),
+      {
+        construct: ctx.construct,
+      },
+    );
+  }
+  const template = ctx.template(head.text) ?? null;
+  const base = {
+    type: "pattern" as const,
+    relation: head.text,
+    template,
+    addressVar,
+    pos: list.pos,
+    source: list.source,
+  };
+  if (!template) {
+    return {
+      ...base,
+      fields: parseFieldSequence(list.items.slice(1), ctx, true),
+      slots: new Map(),
+    };
+  }
+  const slots = new Map<number, FieldConstraint[]>();
+  for (const s of list.items.slice(1)) {
+    if (s.type !== "list" || s.items[0]?.type !== "atom" || s.items[0].kind !== "symbol") {
+      throw rulesParseError(
+        s.pos,
+        `a slot constraint (slot-name constraint) for deftemplate ${template.name}`,
+        describe(s),
+        {
+          construct: ctx.construct,
+        },
+      );
+    }
+    const index = checkSlot(template, s.items[0].text, s.pos, ctx);
+    const def = template.slots[index] as SlotDef;
+    const fields = parseFieldSequence(s.items.slice(1), ctx, def.multi);
+    if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {
+      throw rulesParseError(
+        s.pos,
+        `one single-field constraint for slot '${def.name}'`,
+        `${fields.length} constraints`,
+        {
+          construct: ctx.construct,
+          hint: "Only multislots take multifield constraints.",
+        },
+      );
+    }
+    slots.set(index, fields);
+  }
+  return { ...base, fields: [], slots };
+}
+
+function isConnective(n: SNode | undefined, kind: "and" | "or"): boolean {
+  return n?.type === "atom" && n.kind === kind;
+}
+
+/** Splits a pattern's items into field constraints joined by & | ~. */
+function parseFieldSequence(
+  items: SNode[],
+  ctx: ParseContext,
+  allowMulti: boolean,
+): FieldConstraint[] {
+  const out: FieldConstraint[] = [];
+  let i = 0;
+  while (i < items.length) {
+    const pos = (items[i] as SNode).pos;
+    const alts: Term[][] = [];
+    let conj: Term[] = [];
+    let multi = false;
+    let wildOnly = false;
+    for (;;) {
+      const { term, next, isMulti } = parseTerm(items, i, ctx);
+      if (isMulti) {
+        if (!allowMulti) {
+          throw rulesParseError(items[i]?.pos, "a single-field constraint", describe(items[i]), {
+            construct: ctx.construct,
+          });
+        }
+        multi = true;
+      }
+      if (term) conj.push(term);
+      else wildOnly = true;
+      i = next;
+      if (isConnective(items[i], "and")) {
+        i++;
+        continue;
+      }
+      if (isConnective(items[i], "or")) {
+        alts.push(conj);
+        conj = [];
+        i++;
+        continue;
+      }
+      break;
+    }
+    alts.push(conj);
+    const isWildcard = wildOnly && alts.length === 1 && conj.length === 0;
+    out.push({ multi, alts: isWildcard ? [] : alts, pos });
+  }
+  return out;
+}
+
+function parseTerm(
+  items: SNode[],
+  i: number,
+  ctx: ParseContext,
+): { term: Term | null; next: number; isMulti: boolean; isWild: boolean } {
+  let neg = false;
+  let n = items[i];
+  if (n?.type === "atom" && n.kind === "not") {
+    neg = true;
+    i++;
+    n = items[i];
+  }
+  if (n === undefined) {
+    throw rulesParseError(undefined, "a constraint", "')'", { construct: ctx.construct });
+  }
+  if (n.type === "list") {
+    throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", "a '(' list", {
+      construct: ctx.construct,
+      hint: "Write a predicate constraint as ?x&:(> ?x 1).",
+    });
+  }
+  switch (n.kind) {
+    case "sfwild":
+    case "mfwild":
+      return { term: null, next: i + 1, isMulti: n.kind === "mfwild", isWild: true };
+    case "sfvar":
+    case "mfvar":
+      return {
+        term: { kind: "var", neg, name: n.text, mf: n.kind === "mfvar", pos: n.pos },
+        next: i + 1,
+        isMulti: n.kind === "mfvar",
+        isWild: false,
+      };
+    case "symbol":
+      if ((n.text === ":" || n.text === "=") && items[i + 1]?.type === "list") {
+        return {
+          term: {
+            kind: n.text === ":" ? "pred" : "ret",
+            neg,
+            expr: parseExpr(items[i + 1] as SNode, ctx),
+          },
+          next: i + 2,
+          isMulti: false,
+          isWild: false,
+        };
+      }
+      return {
+        term: { kind: "lit", neg, value: n.value },
+        next: i + 1,
+        isMulti: false,
+        isWild: false,
+      };
+    case "string":
+    case "integer":
+    case "float":
+      return {
+        term: { kind: "lit", neg, value: n.value },
+        next: i + 1,
+        isMulti: false,
+        isWild: false,
+      };
+    default:
+      throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", describe(n), {
+        construct: ctx.construct,
+      });
+  }
+}

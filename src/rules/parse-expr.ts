@@ -1,0 +1,247 @@
+import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import { rulesLoadError, rulesParseError } from "./errors.js";
+import { describe, type SList, type SNode } from "./reader.js";
+
+/** What the parser needs to know about the engine: templates and functions defined so far. */
+export interface ParseContext {
+  template(name: string): Template | undefined;
+  hasFunction(name: string): boolean;
+  /** Set while parsing a construct, for messages. */
+  construct?: string;
+}
+
+/** Parses an expression: a constant, a variable or a function call (with the special forms). */
+export function parseExpr(node: SNode, ctx: ParseContext): Expr {
+  if (node.type === "atom") {
+    switch (node.kind) {
+      case "sfvar":
+        return { k: "var", name: node.text, mf: false, pos: node.pos };
+      case "mfvar":
+        return { k: "var", name: node.text, mf: true, pos: node.pos };
+      case "gvar":
+        throw rulesLoadError(node.pos, `global variable ?*${node.text}* is not supported`, {
+          construct: ctx.construct,
+          hint: "Keep state in facts instead of defglobals.",
+        });
+      case "sfwild":
+      case "mfwild":
+      case "and":
+      case "or":
+      case "not":
+        throw rulesParseError(node.pos, "an expression", describe(node), {
+          construct: ctx.construct,
+        });
+      default:
+        return { k: "const", v: node.value };
+    }
+  }
+  return parseCall(node, ctx);
+}
+
+function headName(list: SList, ctx: ParseContext): string {
+  const head = list.items[0];
+  if (
+    head === undefined ||
+    head.type !== "atom" ||
+    (head.kind !== "symbol" && head.kind !== "and" && head.kind !== "or")
+  ) {
+    throw rulesParseError(list.pos, "a function name after '('", describe(head), {
+      construct: ctx.construct,
+      hint: "A call looks like (function-name arg…).",
+    });
+  }
+  return head.text;
+}
+
+function parseCall(list: SList, ctx: ParseContext): Expr {
+  const fn = headName(list, ctx);
+  const rest = list.items.slice(1);
+  switch (fn) {
+    case "assert":
+      if (rest.length === 0) {
+        throw rulesParseError(list.pos, "at least one fact", "')'", { construct: ctx.construct });
+      }
+      return { k: "assert", facts: rest.map((n) => parseFactSpec(n, ctx)), pos: list.pos };
+    case "modify":
+    case "duplicate": {
+      const target = rest[0];
+      if (target === undefined) {
+        throw rulesParseError(list.pos, "a fact address or index", "')'", {
+          construct: ctx.construct,
+        });
+      }
+      return {
+        k: fn,
+        target: parseExpr(target, ctx),
+        slots: rest.slice(1).map((n) => parseSlotSpec(n, ctx)),
+        pos: list.pos,
+      };
+    }
+    case "if":
+      return parseIf(list, ctx);
+    case "while": {
+      const cond = rest[0];
+      if (cond === undefined)
+        throw rulesParseError(list.pos, "a condition", "')'", { construct: ctx.construct });
+      let body = rest.slice(1);
+      const first = body[0];
+      if (first?.type === "atom" && first.kind === "symbol" && first.text === "do")
+        body = body.slice(1);
+      return { k: "while", cond: parseExpr(cond, ctx), body: body.map((n) => parseExpr(n, ctx)) };
+    }
+    case "bind": {
+      const v = rest[0];
+      if (v === undefined || v.type !== "atom" || (v.kind !== "sfvar" && v.kind !== "mfvar")) {
+        throw rulesParseError(v?.pos ?? list.pos, "a variable to bind", describe(v), {
+          construct: ctx.construct,
+        });
+      }
+      return {
+        k: "bind",
+        name: v.text,
+        value: rest.slice(1).map((n) => parseExpr(n, ctx)),
+        pos: list.pos,
+      };
+    }
+    default:
+      if (!ctx.hasFunction(fn)) {
+        throw rulesLoadError(list.pos, `unknown function '${fn}'`, {
+          construct: ctx.construct,
+          clips: `[EXPRNPSR3] Missing function declaration for ${fn}.`,
+          hint: "Use a built-in function (docs/rules.md) or register it with engine.registerFunction().",
+        });
+      }
+      return checkNumericArgs(
+        { k: "call", fn, args: rest.map((n) => parseExpr(n, ctx)), pos: list.pos },
+        rest,
+        ctx,
+      );
+  }
+}
+
+function parseIf(list: SList, ctx: ParseContext): Expr {
+  const items = list.items;
+  const cond = items[1];
+  const thenKw = items[2];
+  if (cond === undefined)
+    throw rulesParseError(list.pos, "a condition", "')'", { construct: ctx.construct });
+  if (thenKw === undefined || thenKw.type !== "atom" || thenKw.text !== "then") {
+    throw rulesParseError(thenKw?.pos ?? list.pos, "'then'", describe(thenKw), {
+      construct: ctx.construct,
+      hint: "Write (if <condition> then <action>… [else <action>…]).",
+    });
+  }
+  const thenPart: Expr[] = [];
+  const elsePart: Expr[] = [];
+  let target = thenPart;
+  for (const n of items.slice(3)) {
+    if (n.type === "atom" && n.kind === "symbol" && n.text === "else" && target === thenPart) {
+      target = elsePart;
+      continue;
+    }
+    target.push(parseExpr(n, ctx));
+  }
+  return { k: "if", cond: parseExpr(cond, ctx), thenDo: thenPart, elseDo: elsePart };
+}
+
+/** `(name expr…)` inside a template fact, modify or duplicate. */
+export function parseSlotSpec(node: SNode, ctx: ParseContext): SlotSpec {
+  if (node.type !== "list" || node.items[0]?.type !== "atom" || node.items[0].kind !== "symbol") {
+    throw rulesParseError(node.pos, "a slot as (slot-name value…)", describe(node), {
+      construct: ctx.construct,
+    });
+  }
+  return {
+    name: node.items[0].text,
+    values: node.items.slice(1).map((n) => parseExpr(n, ctx)),
+    pos: node.pos,
+  };
+}
+
+/** A fact in `assert` or `deffacts`: ordered, or template when the relation names a deftemplate. */
+export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
+  if (node.type !== "list") {
+    throw rulesParseError(node.pos, "a fact in parentheses", describe(node), {
+      construct: ctx.construct,
+    });
+  }
+  const head = node.items[0];
+  if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
+    throw rulesParseError(head?.pos ?? node.pos, "a relation name (a symbol)", describe(head), {
+      construct: ctx.construct,
+    });
+  }
+  const template = ctx.template(head.text);
+  if (template) {
+    const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
+    for (const s of slots) checkSlot(template, s.name, s.pos, ctx);
+    return { kind: "template", template, slots, pos: node.pos };
+  }
+  return {
+    kind: "ordered",
+    relation: head.text,
+    fields: node.items.slice(1).map((n) => parseExpr(n, ctx)),
+    pos: node.pos,
+  };
+}
+
+/** Fails when `slot` is not a slot of `template`. */
+export function checkSlot(
+  template: Template,
+  slot: string,
+  pos: SList["pos"],
+  ctx: ParseContext,
+): number {
+  const index = template.slotIndex.get(slot);
+  if (index === undefined) {
+    throw rulesLoadError(pos, `slot '${slot}' is not in deftemplate '${template.name}'`, {
+      construct: ctx.construct,
+      clips: `[TMPLTFUN1] Invalid slot ${slot} not defined in corresponding deftemplate ${template.name}`,
+      hint: `Its slots are: ${template.slots.map((s) => s.name).join(", ") || "(none)"}.`,
+    });
+  }
+  return index;
+}
+
+const NUMERIC = new Set([
+  "=",
+  "<>",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "+",
+  "-",
+  "*",
+  "/",
+  "div",
+  "mod",
+  "abs",
+  "min",
+  "max",
+]);
+
+/** A constant that is not a number, given to a numeric function, fails at load time as in CLIPS. */
+function checkNumericArgs(call: Expr & { k: "call" }, nodes: SNode[], ctx: ParseContext): Expr {
+  if (!NUMERIC.has(call.fn)) return call;
+  call.args.forEach((arg, i) => {
+    if (
+      arg.k === "const" &&
+      typeof arg.v !== "number" &&
+      !(typeof arg.v === "object" && "value" in arg.v && typeof arg.v.value === "number")
+    ) {
+      const node = nodes[i];
+      const expected = call.fn === "div" ? "integer" : "integer or float";
+      throw rulesLoadError(
+        node?.pos ?? call.pos,
+        `function ${call.fn} expected argument #${i + 1} to be of type ${expected}, not ${describe(node)}`,
+        {
+          construct: ctx.construct,
+          clips: `[ARGACCES5] Function ${call.fn} expected argument #${i + 1} to be of type ${expected}`,
+          hint: "Compare numbers with = > < …; compare symbols and strings with eq or neq.",
+        },
+      );
+    }
+  });
+  return call;
+}

@@ -1,0 +1,202 @@
+import { Bag } from "../bag.js";
+import type { Fact } from "../facts.js";
+import type { Value } from "../values.js";
+import { KeyedBags } from "./index-bag.js";
+
+/** Anything that produces tokens and can feed children. */
+export interface TokenSource {
+  readonly children: LeftInput[];
+  /** The newest live token this node produced (a list through Token.outNext), to prime new rules. */
+  firstOut?: Token | null;
+}
+
+/** A node that receives tokens from its parent. */
+export interface LeftInput {
+  leftActivate(t: Token): void;
+  /** The parent token is gone: forget it (its children tokens are removed by the caller). */
+  leftRemove(t: Token): void;
+}
+
+/**
+ * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
+ * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
+ * alpha match and the tokens of a node are intrusive linked lists, so adding and removing a
+ * token allocates nothing beyond the token and its match array.
+ */
+export class Token {
+  dead = false;
+  firstChild: Token | null = null;
+  prevSibling: Token | null = null;
+  nextSibling: Token | null = null;
+  amPrev: Token | null = null;
+  amNext: Token | null = null;
+  outPrev: Token | null = null;
+  outNext: Token | null = null;
+  /** The join key one child node computed for this token, kept so removal need not rebuild it. */
+  keyOwner: object | null = null;
+  key: unknown = undefined;
+  /** The match count one not/exists node keeps for this token. */
+  countOwner: object | null = null;
+  count = 0;
+  /** The activation one rule keeps for this token. */
+  actOwner: object | null = null;
+  act: unknown = null;
+  constructor(
+    readonly parent: Token | null,
+    readonly am: AlphaMatch | null,
+    readonly source: TokenSource,
+    readonly matches: readonly (AlphaMatch | null)[],
+  ) {}
+}
+
+/** Creates a child token of `parent` produced by `source` and hands it to the source's children. */
+export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null): Token {
+  const pm = parent.matches;
+  const n = pm.length;
+  const matches = new Array<AlphaMatch | null>(n + 1);
+  for (let i = 0; i < n; i++) matches[i] = pm[i] as AlphaMatch | null;
+  matches[n] = am;
+  const t = new Token(parent, am, source, matches);
+  const first = parent.firstChild;
+  t.nextSibling = first;
+  if (first) first.prevSibling = t;
+  parent.firstChild = t;
+  if (am) {
+    const head = am.firstToken;
+    t.amNext = head;
+    if (head) head.amPrev = t;
+    am.firstToken = t;
+  }
+  if (source.firstOut !== undefined) {
+    const out = source.firstOut;
+    t.outNext = out;
+    if (out) out.outPrev = t;
+    source.firstOut = t;
+  }
+  const kids = source.children;
+  for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftActivate(t);
+  return t;
+}
+
+/** Removes a token and everything derived from it. */
+export function removeToken(t: Token): void {
+  if (t.dead) return;
+  t.dead = true;
+  const source = t.source;
+  if (source.firstOut !== undefined) {
+    if (t.outPrev) t.outPrev.outNext = t.outNext;
+    else source.firstOut = t.outNext;
+    if (t.outNext) t.outNext.outPrev = t.outPrev;
+  }
+  const kids = source.children;
+  for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
+  let c = t.firstChild;
+  t.firstChild = null;
+  while (c) {
+    const next = c.nextSibling;
+    removeToken(c);
+    c = next;
+  }
+  const parent = t.parent;
+  if (parent && !parent.dead) {
+    if (t.prevSibling) t.prevSibling.nextSibling = t.nextSibling;
+    else parent.firstChild = t.nextSibling;
+    if (t.nextSibling) t.nextSibling.prevSibling = t.prevSibling;
+  }
+  const am = t.am;
+  if (am) {
+    if (t.amPrev) t.amPrev.amNext = t.amNext;
+    else am.firstToken = t.amNext;
+    if (t.amNext) t.amNext.amPrev = t.amPrev;
+  }
+}
+
+/** Removes the children of `t` that `source` produced. */
+export function removeChildrenFrom(t: Token, source: TokenSource): void {
+  let c = t.firstChild;
+  while (c) {
+    const next = c.nextSibling;
+    if (c.source === source) removeToken(c);
+    c = next;
+  }
+}
+
+/** The live tokens `source` produced from alpha match `am`. */
+export function removeTokensOf(am: AlphaMatch, source: TokenSource): void {
+  let t = am.firstToken;
+  while (t) {
+    const next = t.amNext;
+    if (t.source === source) removeToken(t);
+    t = next;
+  }
+}
+
+/** The live tokens a node produced, oldest first. */
+export function outputOf(source: TokenSource): Token[] {
+  const out: Token[] = [];
+  for (let t = source.firstOut ?? null; t; t = t.outNext) out.push(t);
+  return out.reverse();
+}
+
+/** One way a fact matched a pattern: the fact and the pattern's local bindings. */
+export interface AlphaMatch {
+  readonly fact: Fact;
+  readonly vals: Value[];
+  readonly alpha: AlphaNode;
+  /** Tokens built with this match as their newest element (a list through Token.amNext). */
+  firstToken: Token | null;
+  /** Set when the fact is retracted; join memories drop dead matches lazily. */
+  dead: boolean;
+}
+
+/** Something fed by an alpha memory (a join, not or exists node). */
+export interface RightInput {
+  rightActivate(am: AlphaMatch): void;
+  rightRetract(am: AlphaMatch): void;
+}
+
+/** Matches a fact against a pattern's constants and intra-pattern tests; returns every binding vector. */
+export type AlphaMatcher = (fact: Fact) => Value[][] | null;
+
+/**
+ * An alpha node and its memory: the facts of one relation that pass one pattern's own tests.
+ * Shared by every pattern with the same tests (and the same join-hash layout, as CLIPS does).
+ */
+export class AlphaNode {
+  readonly memory = new Bag<AlphaMatch>();
+  /**
+   * The memory hashed by the join key every successor uses (the alpha node's identity includes the
+   * hashed fields, as in CLIPS), so one insertion serves all the joins below.
+   */
+  readonly index = new KeyedBags<AlphaMatch>();
+  /** Successors, newest first: CLIPS visits the most recently added join first. */
+  readonly successors: RightInput[] = [];
+  constructor(
+    readonly key: string,
+    readonly relation: string,
+    readonly matcher: AlphaMatcher,
+    readonly rightKey: ((am: AlphaMatch) => unknown) | null,
+  ) {}
+
+  /** Adds a match to the memory and the index. */
+  store(am: AlphaMatch): void {
+    this.memory.add(am);
+    this.index.add(this.rightKey ? this.rightKey(am) : undefined, am);
+  }
+
+  /** Removes a match (flagged dead; the index drops it lazily). */
+  drop(am: AlphaMatch): void {
+    am.dead = true;
+    this.memory.delete(am);
+    this.index.removed(this.rightKey ? this.rightKey(am) : undefined);
+  }
+
+  addSuccessor(node: RightInput): void {
+    this.successors.unshift(node);
+  }
+
+  removeSuccessor(node: RightInput): void {
+    const i = this.successors.indexOf(node);
+    if (i >= 0) this.successors.splice(i, 1);
+  }
+}

@@ -1,0 +1,417 @@
+import type { CE, Expr, PatternCE } from "../ast.js";
+import { rulesLoadError } from "../errors.js";
+import { compileExpr, type EvalHost } from "../evaluate.js";
+import type { Fact } from "../facts.js";
+import { FALSE } from "../values.js";
+import {
+  ConjunctionNode,
+  JoinNode,
+  NegativeNode,
+  type ParentNode,
+  RootNode,
+  TerminalNode,
+  TestNode,
+} from "./beta.js";
+import {
+  type AlphaMatch,
+  AlphaNode,
+  type LeftInput,
+  outputOf,
+  removeToken,
+  type Token,
+  type TokenSource,
+} from "./memory.js";
+import {
+  type CompiledPattern,
+  compilePattern,
+  exprVars,
+  type Scope,
+  tokenReader,
+} from "./pattern.js";
+
+type Display = "fact" | "star" | "none";
+
+interface PathEntry {
+  readonly node: LeftInput;
+  readonly parent: TokenSource;
+}
+
+/** The result of compiling one rule (one disjunct of an `or`). */
+export interface BuiltRule {
+  readonly terminal: TerminalNode;
+  readonly scope: Scope;
+  readonly display: Display[];
+  /** Nodes this rule uses, top to bottom, with their parents, for removal. */
+  readonly path: PathEntry[];
+}
+
+interface Shareable {
+  shareKey?: string;
+  users?: number;
+}
+
+/** A feeder for a conjunction's sub-network: the conjunction node hands its tokens to it. */
+class SubnetEntry implements TokenSource, LeftInput {
+  readonly children: LeftInput[] = [];
+  addChild(c: LeftInput): void {
+    this.children.unshift(c);
+  }
+  leftActivate(t: Token): void {
+    for (const c of this.children.slice()) c.leftActivate(t);
+  }
+  leftRemove(t: Token): void {
+    for (const c of this.children) c.leftRemove(t);
+  }
+}
+
+/**
+ * The Rete network: alpha nodes per relation (newest first, as CLIPS visits them), shared join
+ * nodes, and the root every rule starts from. Asserting a fact visits only the alpha nodes of
+ * its relation and the joins below those that match.
+ */
+export class Network {
+  readonly root = new RootNode();
+  private readonly byRelation = new Map<string, AlphaNode[]>();
+  private readonly byKey = new Map<string, AlphaNode>();
+  /** Nodes created by the rule being built; primed once it is complete. */
+  private fresh: { node: LeftInput; parent: TokenSource }[] = [];
+  private freshAlphas: AlphaNode[] = [];
+
+  constructor(
+    private readonly host: () => EvalHost,
+    /** Facts currently in working memory, oldest first (to fill new alpha memories). */
+    private readonly factsOf: (relation: string) => Iterable<Fact>,
+  ) {}
+
+  /** Runs a new fact through the network. */
+  assertFact(fact: Fact): void {
+    const alphas = this.byRelation.get(fact.relation);
+    if (!alphas) return;
+    for (const alpha of alphas) {
+      const found = alpha.matcher(fact);
+      if (!found) continue;
+      for (const vals of found) {
+        const am: AlphaMatch = { fact, vals, alpha, firstToken: null, dead: false };
+        alpha.store(am);
+        fact.matches.push(am);
+        const succ = alpha.successors;
+        for (let i = 0; i < succ.length; i++) succ[i]?.rightActivate(am);
+      }
+    }
+  }
+
+  /** Removes a fact's matches and everything built on them. */
+  retractFact(fact: Fact): void {
+    for (const am of fact.matches as AlphaMatch[]) {
+      am.alpha.drop(am);
+      const succ = am.alpha.successors;
+      for (let i = 0; i < succ.length; i++) succ[i]?.rightRetract(am);
+    }
+    fact.matches = [];
+  }
+
+  private alphaFor(ce: PatternCE, key: string, cp: CompiledPattern): AlphaNode {
+    let node = this.byKey.get(key);
+    if (node) return node;
+    node = new AlphaNode(key, ce.relation, cp.matcher, cp.join.rightKey);
+    this.byKey.set(key, node);
+    const list = this.byRelation.get(ce.relation) ?? [];
+    list.unshift(node);
+    this.byRelation.set(ce.relation, list);
+    this.freshAlphas.push(node);
+    return node;
+  }
+
+  private attach<T extends LeftInput & Shareable>(
+    parent: TokenSource & { addChild?(c: LeftInput): void },
+    key: string,
+    make: () => T,
+    path: PathEntry[],
+  ): T {
+    for (const c of parent.children) {
+      const s = c as LeftInput & Shareable;
+      if (s.shareKey === key) {
+        s.users = (s.users ?? 0) + 1;
+        path.push({ node: c, parent });
+        return c as T;
+      }
+    }
+    const node = make();
+    node.shareKey = key;
+    node.users = 1;
+    if (parent.addChild) parent.addChild(node);
+    else parent.children.unshift(node);
+    this.fresh.push({ node, parent });
+    path.push({ node, parent });
+    return node;
+  }
+
+  /**
+   * Compiles one disjunct's conditional elements below the root and attaches a terminal.
+   * New nodes are primed with the tokens and facts that already exist.
+   */
+  buildRule(
+    ruleName: string,
+    ces: CE[],
+    onActivate: (t: Token) => void,
+    onRemove: (t: Token) => void,
+  ): BuiltRule {
+    this.fresh = [];
+    this.freshAlphas = [];
+    const scope: Scope = new Map();
+    const display: Display[] = [];
+    const path: PathEntry[] = [];
+    const counter = { n: 0 };
+    const end = this.chain(ruleName, ces, this.root, 0, scope, display, path, counter);
+    const terminal = new TerminalNode(onActivate, onRemove);
+    const last = end.parent as TokenSource & { addChild?(c: LeftInput): void };
+    if (last.addChild) last.addChild(terminal);
+    else last.children.unshift(terminal);
+    this.fresh.push({ node: terminal, parent: end.parent });
+    path.push({ node: terminal, parent: end.parent });
+    this.prime();
+    return { terminal, scope, display, path };
+  }
+
+  /** Drops the root token and everything built on it, then re-derives from a fresh one (reset). */
+  resetRoot(): void {
+    removeToken(this.root.token);
+    const t = this.root.renew();
+    // CLIPS re-creates the activations of rules without patterns before those led by not/forall.
+    const kids = this.root.children.slice();
+    for (const c of kids) if (c instanceof TerminalNode || c instanceof TestNode) c.leftActivate(t);
+    for (const c of kids)
+      if (!(c instanceof TerminalNode || c instanceof TestNode)) c.leftActivate(t);
+  }
+
+  /** Removes a rule's nodes that no other rule shares. */
+  detach(rule: BuiltRule): void {
+    for (let i = rule.path.length - 1; i >= 0; i--) {
+      const { node, parent } = rule.path[i] as PathEntry;
+      const s = node as LeftInput & Shareable;
+      s.users = (s.users ?? 1) - 1;
+      if (s.users > 0 && !(node instanceof TerminalNode)) continue;
+      const at = parent.children.indexOf(node);
+      if (at >= 0) parent.children.splice(at, 1);
+      if (node instanceof JoinNode || node instanceof NegativeNode)
+        node.alpha.removeSuccessor(node);
+      for (const t of outputOf(node as unknown as TokenSource)) removeToken(t);
+    }
+  }
+
+  private prime(): void {
+    for (const alpha of this.freshAlphas) {
+      for (const fact of this.factsOf(alpha.relation)) {
+        const found = alpha.matcher(fact);
+        if (!found) continue;
+        for (const vals of found) {
+          const am: AlphaMatch = { fact, vals, alpha, firstToken: null, dead: false };
+          alpha.store(am);
+          fact.matches.push(am);
+        }
+      }
+    }
+    const freshSet = new Set(this.fresh.map((f) => f.node));
+    for (const { node } of this.fresh) {
+      if (node instanceof JoinNode || node instanceof NegativeNode) {
+        node.alpha.addSuccessor(node);
+      }
+    }
+    // Feed existing tokens to the topmost new nodes; the rest is reached through them.
+    for (const { node, parent } of this.fresh) {
+      if (freshSet.has(parent as unknown as LeftInput)) continue;
+      for (const t of tokensOf(parent, this.root)) node.leftActivate(t);
+    }
+    this.fresh = [];
+    this.freshAlphas = [];
+  }
+
+  private chain(
+    rule: string,
+    ces: CE[],
+    parent: ParentNode | SubnetEntry,
+    depth: number,
+    scope: Scope,
+    display: Display[],
+    path: PathEntry[],
+    counter: { n: number },
+  ): { parent: ParentNode | SubnetEntry; depth: number } {
+    let pendingTests: Expr[] = [];
+    for (let i = 0; i < ces.length; i++) {
+      const ce = ces[i] as CE;
+      const construct = `defrule ${rule}`;
+      if (
+        ce.type === "test" &&
+        parent === this.root &&
+        display.length === 0 &&
+        canMergeAhead(ces, i)
+      ) {
+        // A leading test CE is evaluated with the first pattern's join, as CLIPS does.
+        pendingTests.push(ce.expr);
+        continue;
+      }
+      switch (ce.type) {
+        case "pattern": {
+          counter.n++;
+          const tests = pendingTests;
+          pendingTests = [];
+          while (
+            ces[i + 1]?.type === "test" &&
+            !refersTo((ces[i + 1] as { expr: Expr }).expr, ce.addressVar)
+          ) {
+            tests.push((ces[i + 1] as { expr: Expr }).expr);
+            i++;
+          }
+          const cp = compilePattern(ce, scope, {
+            host: this.host,
+            rule,
+            patternNo: counter.n,
+            construct,
+            tests,
+          });
+          const alpha = this.alphaFor(ce, cp.alphaKey, cp);
+          const key = `J|${alpha.key}|${cp.join.key}`;
+          parent = this.attach(parent, key, () => new JoinNode(alpha, cp.join), path);
+          for (const [name, idx] of cp.locals) scope.set(name, { slot: depth, idx });
+          display.push("fact");
+          depth++;
+          break;
+        }
+        case "test": {
+          const used = exprVars(ce.expr);
+          const fn = compileExpr(ce.expr, {
+            resolve: (name) => {
+              const loc = scope.get(name);
+              return loc ? tokenReader(loc) : null;
+            },
+            rhs: false,
+            construct,
+          });
+          const host = this.host;
+          const key = `T|${JSON.stringify(ce.expr, (k, v) => (k === "pos" ? undefined : v))}|${[...used].map((u) => JSON.stringify(scope.get(u))).join()}`;
+          parent = this.attach(
+            parent,
+            key,
+            () =>
+              new TestNode(
+                key,
+                (t) => fn({ tok: t.matches, local: null, rhs: null, host: host() }) !== FALSE,
+              ),
+            path,
+          );
+          display.push("none");
+          depth++;
+          break;
+        }
+        case "and":
+          ({ parent, depth } = this.chain(
+            rule,
+            ce.ces,
+            parent,
+            depth,
+            scope,
+            display,
+            path,
+            counter,
+          ));
+          break;
+        case "not":
+        case "exists": {
+          const inner = ce.type === "not" ? [ce.ce] : ce.ces;
+          const exists = ce.type === "exists";
+          const only = inner.length === 1 ? inner[0] : undefined;
+          if (only?.type === "pattern") {
+            counter.n++;
+            const cp = compilePattern(only, scope, {
+              host: this.host,
+              rule,
+              patternNo: counter.n,
+              construct,
+            });
+            const alpha = this.alphaFor(only, cp.alphaKey, cp);
+            const key = `${exists ? "E" : "N"}|${alpha.key}|${cp.join.key}`;
+            parent = this.attach(parent, key, () => new NegativeNode(alpha, cp.join, exists), path);
+          } else {
+            parent = this.conjunction(rule, inner, parent, depth, scope, path, counter, exists);
+          }
+          display.push("star");
+          depth++;
+          break;
+        }
+        case "forall": {
+          const negated: CE = {
+            type: "not",
+            pos: ce.pos,
+            ce: {
+              type: "and",
+              pos: ce.pos,
+              ces: [
+                ce.first,
+                { type: "not", pos: ce.pos, ce: { type: "and", pos: ce.pos, ces: ce.rest } },
+              ],
+            },
+          };
+          ({ parent, depth } = this.chain(
+            rule,
+            [negated],
+            parent,
+            depth,
+            scope,
+            display,
+            path,
+            counter,
+          ));
+          break;
+        }
+        case "or":
+          throw rulesLoadError(ce.pos, "an (or …) inside not, exists or forall is not supported", {
+            construct,
+            hint: "Rewrite (not (or A B)) as (not A) (not B).",
+          });
+      }
+    }
+    return { parent, depth };
+  }
+
+  private conjunction(
+    rule: string,
+    inner: CE[],
+    parent: ParentNode | SubnetEntry,
+    depth: number,
+    scope: Scope,
+    path: PathEntry[],
+    counter: { n: number },
+    exists: boolean,
+  ): ConjunctionNode {
+    const key = `C|${Math.random()}`;
+    const node = this.attach(parent, key, () => new ConjunctionNode(key, depth, exists), path);
+    const entry = new SubnetEntry();
+    node.subnet = entry;
+    const innerScope: Scope = new Map(scope);
+    const end = this.chain(rule, inner, entry, depth, innerScope, [], path, counter);
+    const last = end.parent as TokenSource & { addChild?(c: LeftInput): void };
+    if (last.addChild) last.addChild(node.partner);
+    else last.children.unshift(node.partner);
+    return node;
+  }
+}
+
+/** True when a pattern follows position `i` with only test CEs between. */
+function canMergeAhead(ces: CE[], i: number): boolean {
+  for (let j = i + 1; j < ces.length; j++) {
+    const t = (ces[j] as CE).type;
+    if (t === "pattern") return true;
+    if (t !== "test") return false;
+  }
+  return false;
+}
+
+function refersTo(e: Expr, name: string | null): boolean {
+  return name !== null && exprVars(e).has(name);
+}
+
+/** The tokens a node currently outputs (its children's left input). */
+function tokensOf(parent: TokenSource, root: RootNode): Token[] {
+  if (parent === root) return [root.token];
+  return outputOf(parent);
+}

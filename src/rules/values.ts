@@ -1,0 +1,187 @@
+/**
+ * CLIPS values in memory. Atoms are interned so that `===` is CLIPS `eq` and a value can key a Map
+ * directly (the join hash tables rely on it):
+ * - symbol: a JS string (`red`, `TRUE`, `nil`)
+ * - integer: a JS number that is an integer
+ * - float: a {@link ClipsFloat} (so `2.0` stays distinct from `2`)
+ * - string: a {@link ClipsString} (so `"red"` stays distinct from `red`)
+ * - multifield: a frozen array of atoms
+ * - fact address: a {@link FactRef}
+ */
+export type Atom = string | number | ClipsFloat | ClipsString | FactRef;
+export type Value = Atom | Multifield;
+export type Multifield = readonly Atom[];
+
+/** A CLIPS float. Interned: create with {@link float}. */
+export class ClipsFloat {
+  constructor(readonly value: number) {}
+}
+
+/** A CLIPS string. Interned: create with {@link str}. */
+export class ClipsString {
+  constructor(readonly value: string) {}
+}
+
+/** What a fact-address variable (`?f <- (…)`) holds. */
+export interface FactRef {
+  readonly factId: number;
+  retracted: boolean;
+}
+
+const floats = new Map<number, ClipsFloat>();
+const strings = new Map<string, ClipsString>();
+
+/** The interned float for `n`. */
+export function float(n: number): ClipsFloat {
+  let f = floats.get(n);
+  if (f === undefined) {
+    f = new ClipsFloat(n);
+    floats.set(n, f);
+  }
+  return f;
+}
+
+/** The interned string for `s`. */
+export function str(s: string): ClipsString {
+  let v = strings.get(s);
+  if (v === undefined) {
+    v = new ClipsString(s);
+    strings.set(s, v);
+  }
+  return v;
+}
+
+export const TRUE = "TRUE";
+export const FALSE = "FALSE";
+export const NIL = "nil";
+
+export function bool(b: boolean): string {
+  return b ? TRUE : FALSE;
+}
+
+export function isMultifield(v: Value): v is Multifield {
+  return Array.isArray(v);
+}
+export function isInteger(v: Value): v is number {
+  return typeof v === "number";
+}
+export function isFloat(v: Value): v is ClipsFloat {
+  return v instanceof ClipsFloat;
+}
+export function isNumber(v: Value): boolean {
+  return typeof v === "number" || v instanceof ClipsFloat;
+}
+export function isSymbol(v: Value): v is string {
+  return typeof v === "string";
+}
+export function isString(v: Value): v is ClipsString {
+  return v instanceof ClipsString;
+}
+export function isFactRef(v: Value): v is FactRef {
+  return typeof v === "object" && v !== null && "factId" in v;
+}
+
+/** The JS number of an integer or float value (callers check {@link isNumber} first). */
+export function numberOf(v: Value): number {
+  return typeof v === "number" ? v : (v as ClipsFloat).value;
+}
+
+/** CLIPS `eq`: same type and same value (multifields compared field by field). */
+export function valuesEqual(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  return false;
+}
+
+/** Formats a float the way CLIPS 6.30 prints it (C `%.15g`, with `.0` added to whole numbers). */
+export function formatFloat(n: number): string {
+  if (Number.isNaN(n)) return "nan";
+  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+  if (n === 0) return Object.is(n, -0) ? "-0.0" : "0.0";
+  const exp = Math.floor(Math.log10(Math.abs(n)));
+  let text: string;
+  if (exp < -4 || exp >= 15) {
+    const [mantissa, e] = n.toExponential(14).split("e") as [string, string];
+    const m = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
+    const sign = e.startsWith("-") ? "-" : "+";
+    const digits = e.replace(/^[+-]/, "").padStart(2, "0");
+    text = `${m}e${sign}${digits}`;
+  } else {
+    text = n.toFixed(Math.max(0, 14 - exp));
+    if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+  }
+  if (!/[.e]/.test(text)) text += ".0";
+  return text;
+}
+
+/** CLIPS prints strings between quotes without escaping what is inside. */
+function quote(s: string): string {
+  return `"${s}"`;
+}
+
+/**
+ * The printed form of a value. `forPrintout` prints strings raw (as `printout` and `str-cat` do);
+ * otherwise strings are quoted (as fact listings do). Strings inside multifields are always quoted.
+ */
+export function formatValue(v: Value, forPrintout = false): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "number") return String(v);
+  if (v instanceof ClipsFloat) return formatFloat(v.value);
+  if (v instanceof ClipsString) return forPrintout ? v.value : quote(v.value);
+  if (Array.isArray(v)) return `(${v.map((x) => formatValue(x, false)).join(" ")})`;
+  return `<Fact-${(v as FactRef).factId}>`;
+}
+
+/** Fields of a multifield joined by spaces, as they appear inside a fact listing. */
+export function formatFields(fields: Multifield): string {
+  return fields.map((f) => formatValue(f, false)).join(" ");
+}
+
+/** A plain-JSON view of a value for hosts and `--json` (symbols and strings both become strings). */
+export function toPlain(v: Value): unknown {
+  if (typeof v === "string" || typeof v === "number") return v;
+  if (v instanceof ClipsFloat) return v.value;
+  if (v instanceof ClipsString) return v.value;
+  if (Array.isArray(v)) return v.map(toPlain);
+  return { fact: (v as FactRef).factId };
+}
+
+/** A lossless JSON encoding for snapshots: `{s}` string, `{f}` float, `{m}` multifield, `{a}` fact address. */
+export type EncodedValue =
+  | string
+  | number
+  | { s: string }
+  | { f: number }
+  | { m: EncodedValue[] }
+  | { a: number };
+
+export function encodeValue(v: Value): EncodedValue {
+  if (typeof v === "string" || typeof v === "number") return v;
+  if (v instanceof ClipsFloat) return { f: v.value };
+  if (v instanceof ClipsString) return { s: v.value };
+  if (Array.isArray(v)) return { m: v.map(encodeValue) };
+  return { a: (v as FactRef).factId };
+}
+
+export function decodeValue(e: EncodedValue, factRef: (id: number) => FactRef): Value {
+  if (typeof e === "string" || typeof e === "number") return e;
+  if ("f" in e) return float(e.f);
+  if ("s" in e) return str(e.s);
+  if ("m" in e) return e.m.map((x) => decodeValue(x, factRef) as Atom);
+  return factRef(e.a);
+}
+
+/** Converts a host JS value into a CLIPS value (strings become symbols unless wrapped with str()). */
+export function fromHost(x: unknown): Value {
+  if (x instanceof ClipsFloat || x instanceof ClipsString) return x;
+  if (typeof x === "number") return Number.isInteger(x) ? x : float(x);
+  if (typeof x === "string") return x;
+  if (typeof x === "boolean") return bool(x);
+  if (Array.isArray(x)) return x.map((e) => fromHost(e) as Atom);
+  if (x === null || x === undefined) return NIL;
+  return str(JSON.stringify(x));
+}

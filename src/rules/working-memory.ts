@@ -1,0 +1,201 @@
+import type { SlotDef, Template } from "./ast.js";
+import { rulesRuntimeError } from "./errors.js";
+import {
+  type Compiled,
+  compileExpr,
+  type EvalHost,
+  type SlotChange,
+  slotValue,
+} from "./evaluate.js";
+import { Fact, factKey } from "./facts.js";
+import {
+  type Atom,
+  float,
+  isFloat,
+  isInteger,
+  isMultifield,
+  isString,
+  isSymbol,
+  NIL,
+  str,
+  type Value,
+  valuesEqual,
+} from "./values.js";
+
+/**
+ * The facts: by index, by content (duplicate suppression as in CLIPS), and by relation (to fill
+ * alpha memories of rules added later).
+ */
+export class WorkingMemory {
+  readonly byId = new Map<number, Fact>();
+  private readonly byKey = new Map<string, Fact>();
+  private readonly byRelation = new Map<string, Set<Fact>>();
+  nextId = 0;
+
+  /** A new fact, or null when an identical fact exists. */
+  create(relation: string, template: Template | null, values: Value[], id?: number): Fact | null {
+    const key = factKey(relation, values);
+    if (this.byKey.has(key)) return null;
+    const fact = new Fact(id ?? this.nextId, relation, template, values, key);
+    this.nextId = Math.max(this.nextId, fact.factId + 1);
+    this.byId.set(fact.factId, fact);
+    this.byKey.set(key, fact);
+    let rel = this.byRelation.get(relation);
+    if (!rel) {
+      rel = new Set();
+      this.byRelation.set(relation, rel);
+    }
+    rel.add(fact);
+    return fact;
+  }
+
+  remove(fact: Fact): void {
+    fact.retracted = true;
+    this.byId.delete(fact.factId);
+    this.byKey.delete(fact.key);
+    this.byRelation.get(fact.relation)?.delete(fact);
+  }
+
+  ofRelation(relation: string): Fact[] {
+    return [...(this.byRelation.get(relation) ?? [])].sort((a, b) => a.factId - b.factId);
+  }
+
+  /** All facts in index order. */
+  all(): Fact[] {
+    return [...this.byId.values()].sort((a, b) => a.factId - b.factId);
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byKey.clear();
+    this.byRelation.clear();
+  }
+}
+
+const compiledDefaults = new WeakMap<SlotDef, Compiled[]>();
+
+function derivedDefault(slot: SlotDef): Value {
+  if (slot.multi) return [];
+  if (slot.allowed?.length) return slot.allowed[0] as Value;
+  const first = slot.types?.[0];
+  switch (first) {
+    case "INTEGER":
+    case "NUMBER":
+      return 0;
+    case "FLOAT":
+      return float(0);
+    case "STRING":
+      return str("");
+    default:
+      return NIL;
+  }
+}
+
+/** A slot's default value for a new template fact. */
+export function defaultFor(template: Template, slot: SlotDef, host: EvalHost): Value {
+  switch (slot.default.kind) {
+    case "derive":
+      return derivedDefault(slot);
+    case "none":
+      throw rulesRuntimeError(
+        `slot ${slot.name} of deftemplate ${template.name} has no default and must be given a value`,
+        {
+          clips: `[TMPLTRHS1] Slot ${slot.name} requires a value because of its (default ?NONE) attribute.`,
+        },
+      );
+    default: {
+      let parts = compiledDefaults.get(slot);
+      if (!parts) {
+        parts = slot.default.exprs.map((e) => compileExpr(e, { resolve: () => null, rhs: false }));
+        compiledDefaults.set(slot, parts);
+      }
+      const vals = parts.map((p) => p({ tok: null, local: null, rhs: null, host }));
+      return slot.multi
+        ? vals.flatMap((v) => (isMultifield(v) ? v : [v as Atom]))
+        : slotValue(vals);
+    }
+  }
+}
+
+function typeOk(v: Value, types: readonly string[]): boolean {
+  for (const t of types) {
+    if (t === "SYMBOL" && isSymbol(v)) return true;
+    if (t === "STRING" && isString(v)) return true;
+    if (t === "LEXEME" && (isSymbol(v) || isString(v))) return true;
+    if (t === "INTEGER" && isInteger(v)) return true;
+    if (t === "FLOAT" && isFloat(v)) return true;
+    if (t === "NUMBER" && (isInteger(v) || isFloat(v))) return true;
+    if (t === "FACT-ADDRESS" && typeof v === "object" && v !== null && "factId" in v) return true;
+  }
+  return false;
+}
+
+/** Checks a slot value against the slot's cardinality, type and allowed values. */
+export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Value {
+  if (!slot.multi && isMultifield(v)) {
+    throw rulesRuntimeError(
+      `slot ${slot.name} of deftemplate ${template.name} takes one value, not a multifield`,
+      {
+        hint: "Declare it as a multislot to store several values.",
+      },
+    );
+  }
+  const fields = isMultifield(v) ? v : [v];
+  for (const f of fields) {
+    if (slot.types && !typeOk(f, slot.types)) {
+      throw rulesRuntimeError(
+        `slot ${slot.name} of deftemplate ${template.name} expects ${slot.types.join(" or ")}, not ${String(isString(f) ? `"${f.value}"` : typeof f === "object" ? "a value" : f)}`,
+        {
+          clips:
+            "[CSTRNCHK1] A literal slot value found in the assert command does not match the allowed types",
+        },
+      );
+    }
+    if (slot.allowed && !slot.allowed.some((a) => valuesEqual(a, f))) {
+      throw rulesRuntimeError(
+        `slot ${slot.name} of deftemplate ${template.name} does not allow this value`,
+      );
+    }
+  }
+  return slot.multi && !isMultifield(v) ? [v as Atom] : v;
+}
+
+/** The slot values of a template fact built from given slots plus defaults. */
+export function templateValues(
+  template: Template,
+  given: Map<number, Value>,
+  host: EvalHost,
+): Value[] {
+  return template.slots.map((slot, i) => {
+    const v = given.has(i) ? (given.get(i) as Value) : defaultFor(template, slot, host);
+    return checkSlotValue(template, slot, v);
+  });
+}
+
+/** Applies modify/duplicate changes to a template fact's values. */
+export function changedValues(fact: Fact, changes: SlotChange[]): Value[] {
+  const template = fact.template;
+  if (!template) {
+    throw rulesRuntimeError(
+      `fact f-${fact.factId} is an ordered fact; modify and duplicate need a template fact`,
+      {
+        hint: "Retract and assert ordered facts instead.",
+      },
+    );
+  }
+  const values = fact.values.slice();
+  for (const c of changes) {
+    const index = template.slotIndex.get(c.name);
+    if (index === undefined) {
+      throw rulesRuntimeError(`slot '${c.name}' is not in deftemplate '${template.name}'`, {
+        clips: `[TMPLTFUN1] Invalid slot ${c.name} not defined in corresponding deftemplate ${template.name}`,
+      });
+    }
+    const slot = template.slots[index] as SlotDef;
+    const v = slot.multi
+      ? c.values.flatMap((x) => (isMultifield(x) ? x : [x as Atom]))
+      : slotValue(c.values);
+    values[index] = checkSlotValue(template, slot, v);
+  }
+  return values;
+}

@@ -1,0 +1,138 @@
+import type { Kysely, Transaction } from "kysely";
+import type { KernelDatabase, Store } from "../../store/index.js";
+
+/**
+ * Row types of the runtime's tables (`003_runtime.sql`), as Kysely sees them: snake_case
+ * columns, `_at` integer milliseconds, `_json` text, kebab-case enum values.
+ */
+export type RuntimeTables = {
+  state_audit_events: AuditEventsTable;
+  state_audit_heads: AuditHeadsTable;
+  state_artifacts: ArtifactsTable;
+  state_tool_calls: ToolCallsTable;
+  state_approvals: ApprovalsTable;
+  state_events: EventsTable;
+  state_dedupe_keys: DedupeKeysTable;
+};
+
+/** The kernel database with the runtime's tables. */
+export type RuntimeDatabase = KernelDatabase & RuntimeTables;
+
+/** A query builder over the runtime's tables, or a transaction on them. */
+export type RuntimeDb = Kysely<RuntimeDatabase> | Transaction<RuntimeDatabase>;
+
+export type DbRiskLevel = "low" | "medium" | "high" | "critical";
+export type DbAutonomyLevel = "a0" | "a1" | "a2" | "a3" | "a4";
+
+export interface AuditEventsTable {
+  id: string;
+  seq: number;
+  trace_id: string;
+  stage: string;
+  type: string;
+  summary: string;
+  outcome: string;
+  event_id: string | null;
+  task_id: string | null;
+  step_id: string | null;
+  tool_call_id: string | null;
+  approval_id: string | null;
+  latency_ms: number | null;
+  tool_name: string | null;
+  connector_id: string | null;
+  risk_level: DbRiskLevel | null;
+  autonomy_level: DbAutonomyLevel | null;
+  payload_ref: string | null;
+  recorded_at: number;
+  prev_hash: string;
+  event_hash: string;
+}
+
+export interface AuditHeadsTable {
+  id: string;
+  last_seq: number;
+  last_hash: string;
+  updated_at: number;
+}
+
+export type ArtifactKind = "tool-request" | "tool-result" | "tool-error" | "audit-payload";
+
+export interface ArtifactsTable {
+  id: string;
+  kind: ArtifactKind;
+  content_hash: string;
+  body_json: string;
+  byte_count: number;
+  created_at: number;
+}
+
+export interface ToolCallsTable {
+  id: string;
+  trace_id: string;
+  task_id: string | null;
+  step_id: string | null;
+  event_id: string | null;
+  connector_id: string;
+  tool_name: string;
+  tool_version: string;
+  action: string;
+  request_hash: string;
+  request_artifact_id: string;
+  idempotency_key: string;
+  status: "attempted" | "succeeded" | "failed" | "unknown";
+  latency_ms: number | null;
+  risk_level: DbRiskLevel;
+  autonomy_level: DbAutonomyLevel;
+  result_status: "succeeded" | "failed" | null;
+  response_hash: string | null;
+  result_artifact_id: string | null;
+  error_json: string | null;
+  created_at: number;
+  updated_at: number;
+  resolved_at: number | null;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  trace_id: string;
+  event_id: string | null;
+  task_id: string | null;
+  step_id: string | null;
+  status: "pending" | "approved" | "denied" | "expired";
+  risk_level: DbRiskLevel;
+  autonomy_level: DbAutonomyLevel;
+  what_json: string;
+  why: string;
+  how_to_approve: string;
+  required_capability: string | null;
+  decided_by: string | null;
+  decided_at: number | null;
+  decision_reason: string | null;
+  decision_capability: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  trace_id: string;
+  channel: string;
+  connector_id: string;
+  dedupe_key: string | null;
+  event_json: string;
+  occurred_at: number;
+  ingested_at: number;
+}
+
+export interface DedupeKeysTable {
+  id: string;
+  event_id: string;
+  trace_id: string;
+  claimed_at: number;
+  expires_at: number;
+}
+
+/** The store's query builder, widened to the runtime's tables. */
+export function runtimeDb(store: Store): Kysely<RuntimeDatabase> {
+  return store.kysely.withTables<RuntimeTables>();
+}

@@ -1,0 +1,9 @@
+export { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
+export { REDACTED, type Redactor, redactSecrets } from "./redact.js";
+export { type StepScope, type StepTools, stepTools } from "./step-tools.js";
+export {
+  type ToolCallOutcome,
+  type ToolCallRequest,
+  ToolLedger,
+  type ToolLedgerOptions,
+} from "./tool-ledger.js";

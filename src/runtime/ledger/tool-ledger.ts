@@ -1,0 +1,327 @@
+import { type Clock, hashValue, KeelError, newId, systemClock } from "../../core/index.js";
+import type { Store } from "../../store/index.js";
+import { getArtifact } from "../artifacts/artifact-store.js";
+import type { AuditWriter } from "../audit/audit-writer.js";
+import type { ErrorDetail } from "../contracts/primitives.js";
+import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
+import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
+import { assertTransition } from "../policy/transitions.js";
+import { ToolFailure } from "../tools/tool-failure.js";
+import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
+import { admitToolCall, auditRefusal } from "./ledger-admission.js";
+import { LedgerRecorder } from "./ledger-recorder.js";
+import { findCall, findLiveCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
+import { type Redactor, redactSecrets } from "./redact.js";
+import type { ToolCallRequest } from "./tool-call-request.js";
+
+export type { ToolCallRequest } from "./tool-call-request.js";
+
+/** What a call came to. */
+export interface ToolCallOutcome {
+  toolCall: ToolCall;
+  result: ToolResult;
+  output: unknown;
+  /** True when the result came from the ledger and the tool did not run. */
+  replayed: boolean;
+}
+
+/** What a ToolLedger needs. */
+export interface ToolLedgerOptions {
+  store: Store;
+  tools: ToolRegistry;
+  audit: AuditWriter;
+  clock?: Clock;
+  newId?: () => string;
+  /** Applied to every request before it is hashed and stored; secrets by key name by default. */
+  redact?: Redactor;
+}
+
+/**
+ * Every tool call goes through the ledger. The call is recorded `attempted` in its own committed
+ * write before the effect, with the sha256 of the redacted request and the caller's idempotency
+ * key; then `succeeded` or `failed` with its latency and a result whose payload is an artifact.
+ * A call whose key already `succeeded` returns the recorded result without running. A call found
+ * `attempted` (its process died mid-call) becomes `unknown`: it is run again only for tools that
+ * are retry-safe, otherwise `TOOL_CALL_UNKNOWN` asks an operator. Every refusal, outcome and
+ * doubt is audited in the same transaction as the ledger change.
+ *
+ * @example
+ * const ledger = new ToolLedger({ store, tools, audit });
+ * const { output } = await ledger.call({ tool: "fs.append", input: { line: "x" },
+ *   idempotencyKey: `${stepId}:append`, traceId, riskLevel: "low", autonomyLevel: "A3" });
+ */
+export class ToolLedger {
+  readonly #store: Store;
+  readonly #tools: ToolRegistry;
+  readonly #audit: AuditWriter;
+  readonly #clock: Clock;
+  readonly #newId: () => string;
+  readonly #redact: Redactor;
+  readonly #recorder: LedgerRecorder;
+
+  constructor(options: ToolLedgerOptions) {
+    this.#store = options.store;
+    this.#tools = options.tools;
+    this.#audit = options.audit;
+    this.#clock = options.clock ?? systemClock;
+    this.#newId = options.newId ?? newId;
+    this.#redact = options.redact ?? redactSecrets;
+    this.#recorder = new LedgerRecorder(this.#store, this.#audit, this.#clock, this.#newId);
+  }
+
+  /** Calls a tool through the ledger (see the class comment for what happens when). */
+  async call(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    const tool = await admitToolCall(this.#tools, this.#audit, request);
+    const redacted = this.#redact({
+      tool: tool.id,
+      version: tool.spec.version,
+      action: request.action ?? tool.spec.name,
+      input: request.input,
+    });
+    const requestHash = hashValue(redacted);
+    const db = runtimeDb(this.#store);
+    let row = await findLiveCall(db, tool.id, request.idempotencyKey);
+    if (row && row.request_hash !== requestHash) {
+      await auditRefusal(this.#audit, request, tool.id, "IDEMPOTENCY_CONFLICT", {
+        existing_tool_call_id: row.id,
+      });
+      throw new KeelError(
+        "IDEMPOTENCY_CONFLICT",
+        `Idempotency key "${request.idempotencyKey}" of tool "${tool.id}" was used for a different request.`,
+        {
+          details: { toolCallId: row.id, idempotencyKey: request.idempotencyKey },
+          hint: "Derive the key from the step and what it does, so that different calls get different keys.",
+        },
+      );
+    }
+    if (row?.status === "succeeded") return this.#replay(row);
+    if (row?.status === "attempted") {
+      row = await this.#recorder.markUnknown(
+        row,
+        "its process stopped before the outcome was recorded",
+      );
+    }
+    if (row?.status === "unknown") {
+      if (!tool.retrySafe) await this.#holdForOperator(row);
+      await this.#recorder.audited(row, {
+        type: "tool_call.retried",
+        summary: `${tool.id}: retrying a call whose outcome was unknown (the tool is retry-safe)`,
+        outcome: "info",
+      });
+      return this.#run(tool, row, request);
+    }
+    const attempted = await this.#recorder.recordAttempted(tool, request, redacted, requestHash);
+    return this.#run(tool, attempted, request);
+  }
+
+  /** A recorded call and its result. */
+  async get(toolCallId: string): Promise<{ toolCall: ToolCall; result: ToolResult | null }> {
+    const row = await findCall(runtimeDb(this.#store), toolCallId);
+    if (!row) {
+      throw new KeelError("TOOL_CALL_NOT_FOUND", `No tool call "${toolCallId}" in the ledger.`, {
+        details: { toolCallId },
+      });
+    }
+    return { toolCall: toolCallFromRow(row), result: toolResultFromRow(row) };
+  }
+
+  /** Calls whose outcome is unknown: what an operator must look at. */
+  async listUnknown(): Promise<ToolCall[]> {
+    const rows = await runtimeDb(this.#store)
+      .selectFrom("state_tool_calls")
+      .selectAll()
+      .where("status", "=", "unknown")
+      .orderBy("created_at")
+      .execute();
+    return rows.map(toolCallFromRow);
+  }
+
+  /**
+   * After a crash: every call still `attempted` (no outcome recorded) becomes `unknown` and is
+   * audited. Run it when a worker starts, before resuming runs; returns the calls marked.
+   */
+  async recoverInterrupted(): Promise<ToolCall[]> {
+    const rows = await runtimeDb(this.#store)
+      .selectFrom("state_tool_calls")
+      .selectAll()
+      .where("status", "=", "attempted")
+      .execute();
+    const marked: ToolCall[] = [];
+    for (const row of rows) {
+      marked.push(
+        toolCallFromRow(
+          await this.#recorder.markUnknown(row, "found without an outcome on recovery"),
+        ),
+      );
+    }
+    return marked;
+  }
+
+  /**
+   * An operator settles a call whose outcome was unknown, after checking the world: `succeeded`
+   * (with the output the effect produced) or `failed` (the effect did not happen).
+   */
+  async resolveUnknown(
+    toolCallId: string,
+    resolution: { outcome: "succeeded" | "failed"; output?: unknown; by: string; reason: string },
+  ): Promise<{ toolCall: ToolCall; result: ToolResult | null }> {
+    const row = await findCall(runtimeDb(this.#store), toolCallId);
+    if (!row) {
+      throw new KeelError("TOOL_CALL_NOT_FOUND", `No tool call "${toolCallId}" in the ledger.`, {
+        details: { toolCallId },
+      });
+    }
+    assertTransition("tool_call", row.status, resolution.outcome, toolCallId);
+    const latencyMs = null;
+    if (resolution.outcome === "succeeded") {
+      await this.#recorder.recordSucceeded(row, resolution.output ?? null, latencyMs, {
+        type: "tool_call.resolved",
+        summary: `${row.tool_name}: ${resolution.by} settled an unknown call as succeeded: ${resolution.reason}`,
+        outcome: "success",
+      });
+    } else {
+      await this.#recorder.recordFailed(
+        row,
+        {
+          code: "OPERATOR_RESOLVED_FAILED",
+          message: resolution.reason,
+          retryable: true,
+          details: { by: resolution.by },
+        },
+        latencyMs,
+        {
+          type: "tool_call.resolved",
+          summary: `${row.tool_name}: ${resolution.by} settled an unknown call as failed: ${resolution.reason}`,
+          outcome: "failure",
+        },
+      );
+    }
+    return this.get(toolCallId);
+  }
+
+  async #run(
+    tool: RegisteredTool,
+    row: ToolCallsTable,
+    request: ToolCallRequest,
+  ): Promise<ToolCallOutcome> {
+    const started = this.#clock.now();
+    let output: unknown;
+    try {
+      output = await tool.handler(request.input, {
+        idempotencyKey: row.idempotency_key,
+        toolCallId: row.id,
+        traceId: row.trace_id,
+      });
+    } catch (error) {
+      const latency = Math.max(0, this.#clock.now() - started);
+      const definite =
+        error instanceof ToolFailure ||
+        tool.spec.side_effects === "none" ||
+        tool.spec.side_effects === "read";
+      if (!definite) {
+        await this.#recorder.markUnknown(
+          row,
+          `the tool threw without saying whether the effect happened: ${describe(error)}`,
+          latency,
+        );
+        throw new KeelError(
+          "TOOL_CALL_UNKNOWN",
+          `Tool "${tool.id}" failed in a way that leaves its effect in doubt; the call is recorded unknown.`,
+          {
+            cause: error,
+            details: { toolCallId: row.id, tool: tool.id },
+            hint: tool.retrySafe
+              ? "The tool is retry-safe: calling again with the same idempotency key runs it again."
+              : "An operator must check whether the effect happened and settle the call (ToolLedger.resolveUnknown).",
+          },
+        );
+      }
+      const detail: ErrorDetail =
+        error instanceof ToolFailure
+          ? {
+              code: error.code,
+              message: error.message,
+              retryable: error.retryable,
+              details: error.details,
+            }
+          : { code: "TOOL_ERROR", message: describe(error), retryable: true, details: {} };
+      await this.#recorder.recordFailed(row, detail, latency, {
+        type: "tool_call.failed",
+        summary: `${tool.id}: ${row.action} failed (${detail.code}): ${detail.message}`,
+        outcome: "failure",
+      });
+      throw new KeelError("TOOL_CALL_FAILED", `Tool "${tool.id}" failed: ${detail.message}`, {
+        cause: error,
+        details: { toolCallId: row.id, tool: tool.id, error: detail },
+        hint: detail.retryable
+          ? "The step's retry policy may run it again."
+          : "Fix the cause; retrying will not help.",
+      });
+    }
+    const latency = Math.max(0, this.#clock.now() - started);
+    const problems = tool.validateOutput(output);
+    if (problems.length > 0) {
+      const reason = `the output fails the tool's output schema (${problems.map((p) => `${p.path}: ${p.message}`).join("; ")})`;
+      if (tool.spec.side_effects === "write" || tool.spec.side_effects === "external") {
+        // The effect may well have happened; a bad answer is not a clean failure.
+        await this.#recorder.markUnknown(row, reason, latency);
+      } else {
+        await this.#recorder.recordFailed(
+          row,
+          { code: "TOOL_OUTPUT_INVALID", message: reason, retryable: false, details: { problems } },
+          latency,
+          { type: "tool_call.failed", summary: `${tool.id}: ${reason}`, outcome: "failure" },
+        );
+      }
+      throw new KeelError(
+        "TOOL_OUTPUT_INVALID",
+        `Tool "${tool.id}" returned output that fails its schema.`,
+        {
+          details: { toolCallId: row.id, tool: tool.id, problems },
+          hint: "Fix the tool so that its output matches output_schema.",
+        },
+      );
+    }
+    const recorded = await this.#recorder.recordSucceeded(row, output, latency, {
+      type: "tool_call.succeeded",
+      summary: `${tool.id}: ${row.action} succeeded in ${latency} ms`,
+      outcome: "success",
+    });
+    return { ...recorded, output, replayed: false };
+  }
+
+  async #holdForOperator(row: ToolCallsTable): Promise<never> {
+    await this.#recorder.audited(row, {
+      type: "tool_call.held",
+      summary: `${row.tool_name}: outcome unknown and the tool is not retry-safe; waiting for an operator`,
+      outcome: "failure",
+    });
+    throw new KeelError(
+      "TOOL_CALL_UNKNOWN",
+      `The earlier call of "${row.tool_name}" with idempotency key "${row.idempotency_key}" has an unknown outcome, and the tool is not safe to retry.`,
+      {
+        details: { toolCallId: row.id, tool: row.tool_name, idempotencyKey: row.idempotency_key },
+        hint: "An operator must check whether the effect happened and settle the call (ToolLedger.resolveUnknown); the run stays paused until then.",
+      },
+    );
+  }
+
+  async #replay(row: ToolCallsTable): Promise<ToolCallOutcome> {
+    const db = runtimeDb(this.#store);
+    const output =
+      row.result_artifact_id === null ? null : await getArtifact(db, row.result_artifact_id);
+    await this.#recorder.audited(row, {
+      type: "tool_call.replayed",
+      summary: `${row.tool_name}: answered from the ledger (already succeeded), not run again`,
+      outcome: "info",
+    });
+    const result = toolResultFromRow(row);
+    if (!result)
+      throw new KeelError("STORE_CORRUPT", `Tool call "${row.id}" succeeded without a result.`);
+    return { toolCall: toolCallFromRow(row), result, output, replayed: true };
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,118 @@
+import { KeelError } from "../../core/index.js";
+import { type ToolSpec, ToolSpecSchema } from "../../ir/index.js";
+import { problemsFromZodIssues, type ValidationProblem } from "../validation/problems.js";
+import { type CompiledSchema, compileJsonSchema } from "./json-schema-validator.js";
+
+/** What the ledger hands a tool with each call. */
+export interface ToolCallContext {
+  /** The same on every retry of the same step: pass it on so the other side can dedupe. */
+  idempotencyKey: string;
+  toolCallId: string;
+  traceId: string;
+}
+
+/** The code behind a tool. Throw `ToolFailure` when the effect certainly did not happen. */
+export type ToolHandler = (input: unknown, context: ToolCallContext) => unknown;
+
+/** A tool ready to call: its spec, its handler and its compiled schemas. */
+export interface RegisteredTool {
+  /** `namespace.name`. */
+  readonly id: string;
+  readonly spec: ToolSpec;
+  readonly handler: ToolHandler;
+  /**
+   * Whether a call whose outcome is unknown may be run again: tools without effects (`none`,
+   * `read`) and tools that declare an idempotency key (`idempotency_key` in the spec names how
+   * they dedupe). Other calls in doubt go to an operator.
+   */
+  readonly retrySafe: boolean;
+  validateInput(value: unknown): ValidationProblem[];
+  validateOutput(value: unknown): ValidationProblem[];
+}
+
+/**
+ * The tools a runtime may call, by `namespace.name`. Specs are seed-000 ToolSpecs (validated
+ * with the IR's model); input and output are checked against their JSON Schemas on every call.
+ *
+ * @example
+ * const tools = new ToolRegistry();
+ * tools.register({ name: "append", namespace: "fs", version: "1.0.0", description: "Append a line",
+ *   input_schema: { type: "object", properties: { line: { type: "string" } }, required: ["line"] },
+ *   output_schema: { type: "object" }, side_effects: "write", idempotency_key: "line_id" },
+ *   async (input) => ({ ok: true }));
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, RegisteredTool>();
+
+  /** Registers a tool; refuses an invalid spec (every problem listed) or a taken id. */
+  register(spec: unknown, handler: ToolHandler): RegisteredTool {
+    const parsed = ToolSpecSchema.safeParse(spec);
+    if (!parsed.success) {
+      const problems = problemsFromZodIssues(parsed.error.issues, spec);
+      throw new KeelError("TOOL_SPEC_INVALID", "The tool spec is invalid.", {
+        details: { problems },
+        hint: problems.map((p) => `${p.path}: ${p.message}`).join("; "),
+      });
+    }
+    const toolSpec = parsed.data;
+    const id = `${toolSpec.namespace}.${toolSpec.name}`;
+    if (this.#tools.has(id)) {
+      throw new KeelError("DUPLICATE", `A tool "${id}" is already registered.`, {
+        details: { id },
+        hint: "Give the tool another name or namespace, or build a new registry.",
+      });
+    }
+    const tool: RegisteredTool = Object.freeze({
+      id,
+      spec: toolSpec,
+      handler,
+      retrySafe:
+        toolSpec.side_effects === "none" ||
+        toolSpec.side_effects === "read" ||
+        toolSpec.idempotency_key !== null,
+      validateInput: compile(id, "input_schema", toolSpec.input_schema),
+      validateOutput: compile(id, "output_schema", toolSpec.output_schema),
+    });
+    this.#tools.set(id, tool);
+    return tool;
+  }
+
+  /** The tool registered as `id`, or `TOOL_NOT_FOUND` naming the ones that exist. */
+  get(id: string): RegisteredTool {
+    const tool = this.#tools.get(id);
+    if (tool) return tool;
+    const known = [...this.#tools.keys()].sort();
+    throw new KeelError("TOOL_NOT_FOUND", `No tool "${id}" is registered.`, {
+      details: { id, known },
+      hint:
+        known.length === 0
+          ? "Register the tool before calling it."
+          : `Registered tools: ${known.join(", ")}.`,
+    });
+  }
+
+  has(id: string): boolean {
+    return this.#tools.has(id);
+  }
+
+  /** Every registered tool, by id. */
+  list(): RegisteredTool[] {
+    return [...this.#tools.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+}
+
+function compile(id: string, field: string, schema: Record<string, unknown>): CompiledSchema {
+  try {
+    return compileJsonSchema(schema);
+  } catch (error) {
+    throw new KeelError(
+      "TOOL_SPEC_INVALID",
+      `The ${field} of tool "${id}" is not a valid JSON Schema.`,
+      {
+        cause: error,
+        details: { id, field, reason: (error as Error).message },
+        hint: `Fix ${field}: ${(error as Error).message}`,
+      },
+    );
+  }
+}

@@ -1,0 +1,33 @@
+import type { Kysely } from "kysely";
+import type { KernelDatabase } from "../schema.js";
+import type { NativeHandle, StoreCapabilities, StoreDialectName, StoreLocation } from "../types.js";
+import type { SchemaSnapshot } from "./schema-snapshot.js";
+
+/**
+ * What the store needs from a database engine, behind one small interface per dialect
+ * (`dialects/sqlite`, `dialects/postgres`). The rest of `src/store` talks only to this.
+ */
+export interface StoreBackend {
+  readonly name: StoreDialectName;
+  readonly capabilities: StoreCapabilities;
+  readonly location: StoreLocation;
+  readonly kysely: Kysely<KernelDatabase>;
+  readonly native: NativeHandle;
+  /**
+   * Runs a multi-statement SQL script on `db` (a transaction or a pinned connection). Parameters
+   * are not supported: scripts are migrations.
+   */
+  executeScript(db: Kysely<KernelDatabase>, script: string): Promise<void>;
+  /** The kernel schema version kept outside the ledger (`PRAGMA user_version` or equivalent). */
+  readUserVersion(db: Kysely<KernelDatabase>): Promise<number>;
+  writeUserVersion(db: Kysely<KernelDatabase>, version: number): Promise<void>;
+  /**
+   * Runs `fn` holding the migration lock on one pinned connection: a Postgres advisory lock so
+   * concurrent starters take turns; on SQLite `BEGIN IMMEDIATE` per migration already serialises.
+   */
+  withMigrationLock<T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>): Promise<T>;
+  /** Tables, columns, indexes and constraints as the engine reports them. */
+  introspect(db: Kysely<KernelDatabase>): Promise<SchemaSnapshot>;
+  tableExists(db: Kysely<KernelDatabase>, table: string): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,155 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { Kysely, sql } from "kysely";
+import { KeelError } from "../../../core/index.js";
+import type { KernelDatabase } from "../../schema.js";
+import type { SqliteSynchronous, StoreCapabilities, StoreLocation } from "../../types.js";
+import type { StoreBackend } from "../backend.js";
+import type { SchemaSnapshot } from "../schema-snapshot.js";
+import { type SqliteDriver, SqliteKyselyDialect } from "./sqlite-driver.js";
+import { sqliteFileError } from "./sqlite-errors.js";
+import { checkSqliteFile } from "./sqlite-file-check.js";
+import { introspectSqlite } from "./sqlite-introspector.js";
+
+const CAPABILITIES: StoreCapabilities = Object.freeze({
+  supportsSkipLocked: false,
+  supportsAdvisoryLocks: false,
+  supportsTransactionalDdl: true,
+  supportsMultipleConnections: false,
+  supportsReturning: true,
+  supportsNativeJson: false,
+});
+
+export interface SqliteOpenOptions {
+  synchronous: SqliteSynchronous;
+  busyTimeoutMs: number;
+}
+
+/**
+ * Opens (creating if absent) a SQLite database: the file is checked before SQLite sees it, then
+ * WAL, foreign keys, a busy timeout and `synchronous` are set on the one connection.
+ */
+export function openSqliteBackend(
+  location: Extract<StoreLocation, { dialect: "sqlite" }>,
+  options: SqliteOpenOptions,
+): StoreBackend {
+  const { path } = location;
+  const inMemory = path === ":memory:";
+  let database: Database.Database;
+  try {
+    if (!inMemory) {
+      checkSqliteFile(path);
+      mkdirSync(dirname(path), { recursive: true });
+    }
+    database = new Database(path, { timeout: options.busyTimeoutMs });
+  } catch (error) {
+    throw toOpenError(error, path);
+  }
+  try {
+    // Reading the schema first surfaces a corrupt first page before any pragma writes the header.
+    database.prepare("SELECT count(*) FROM sqlite_master").get();
+    assertKeelOrEmpty(database, path);
+    if (!inMemory) database.pragma("journal_mode = WAL");
+    database.pragma("foreign_keys = ON");
+    database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs)}`);
+    database.pragma(`synchronous = ${options.synchronous}`);
+  } catch (error) {
+    database.close();
+    throw toOpenError(error, path);
+  }
+  const dialect = new SqliteKyselyDialect(database);
+  const kysely = new Kysely<KernelDatabase>({ dialect });
+  return new SqliteBackend(location, database, kysely, dialect.driver);
+}
+
+/**
+ * A SQLite file with tables but no Keel ledger belongs to something else: refuse it before any
+ * pragma rewrites its header.
+ */
+function assertKeelOrEmpty(database: Database.Database, path: string): void {
+  if (database.pragma("user_version", { simple: true }) !== 0) return;
+  const tables = database
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+  if (tables.length === 0 || tables.includes("config_schema_versions")) return;
+  throw new KeelError(
+    "STORE_NOT_A_DATABASE",
+    `${path} is a SQLite database but not a Keel one (it has tables ${tables.slice(0, 5).join(", ")} and no migration ledger).`,
+    {
+      details: { path, tables },
+      hint: "Point --db at a Keel database or a new file; Keel did not modify this one.",
+    },
+  );
+}
+
+function toOpenError(error: unknown, path: string): KeelError {
+  if (error instanceof KeelError) return error;
+  return (
+    sqliteFileError(error, path) ??
+    new KeelError(
+      "STORE_OPEN_FAILED",
+      `Cannot open the SQLite database at ${path}: ${String(error)}`,
+      {
+        cause: error,
+        details: { path },
+      },
+    )
+  );
+}
+
+class SqliteBackend implements StoreBackend {
+  readonly name = "sqlite" as const;
+  readonly capabilities = CAPABILITIES;
+  readonly native;
+  #closed = false;
+
+  constructor(
+    readonly location: StoreLocation,
+    readonly database: Database.Database,
+    readonly kysely: Kysely<KernelDatabase>,
+    readonly driver: SqliteDriver,
+  ) {
+    this.native = { dialect: "sqlite" as const, database };
+  }
+
+  async executeScript(_db: Kysely<KernelDatabase>, script: string): Promise<void> {
+    // One connection: the script runs inside whatever transaction `_db` holds on it.
+    this.database.exec(script);
+    this.driver.clearStatementCache();
+  }
+
+  async readUserVersion(db: Kysely<KernelDatabase>): Promise<number> {
+    const result = await sql<{ user_version: number }>`PRAGMA user_version`.execute(db);
+    return Number(result.rows[0]?.user_version ?? 0);
+  }
+
+  async writeUserVersion(db: Kysely<KernelDatabase>, version: number): Promise<void> {
+    await sql.raw(`PRAGMA user_version = ${Math.trunc(version)}`).execute(db);
+  }
+
+  async withMigrationLock<T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>): Promise<T> {
+    // Each migration runs under BEGIN IMMEDIATE and re-reads the ledger, which serialises
+    // concurrent starters on one file without a separate lock.
+    return fn(this.kysely);
+  }
+
+  introspect(db: Kysely<KernelDatabase>): Promise<SchemaSnapshot> {
+    return introspectSqlite(db);
+  }
+
+  async tableExists(db: Kysely<KernelDatabase>, table: string): Promise<boolean> {
+    const result = await sql<{ n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`.execute(db);
+    return Number(result.rows[0]?.n ?? 0) > 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.kysely.destroy();
+  }
+}

@@ -1,0 +1,108 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { normalizePluginId } from "./plugin-id.js";
+
+/** The storage part of `plugin.json` (plugins-registry.schema.json): exactly one mode. */
+export const PluginStorage = z.discriminatedUnion("mode", [
+  z.object({ mode: z.literal("kv") }).strict(),
+  z
+    .object({
+      mode: z.literal("dedicated"),
+      tables: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, "table names are snake_case")).min(1),
+      migrations: z.array(z.string().min(1)).min(1),
+    })
+    .strict(),
+]);
+
+/** `plugin.json`: the fields the store needs; others are kept for the plugin loader. */
+export const PluginManifest = z
+  .object({
+    id: z.string().regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "plugin ids are kebab-case"),
+    version: z.string().min(1),
+    storage: PluginStorage.optional(),
+  })
+  .passthrough();
+
+export type PluginManifest = z.infer<typeof PluginManifest>;
+
+/** A plugin found on disk with its resolved status (plugins-registry.schema.json `DiscoveredPlugin`). */
+export interface DiscoveredPlugin {
+  readonly id: string;
+  readonly path: string;
+  readonly manifest: PluginManifest | null;
+  readonly status: "enabled" | "disabled" | "invalid-manifest" | "load-error" | "incompatible-spec";
+  readonly statusReason: string | null;
+}
+
+/**
+ * Finds plugins in `dir` (one folder each, holding `plugin.json`), validates their manifests and
+ * refuses ids that collide after normalisation (both plugins become `invalid-manifest`).
+ * `disabled` ids (from `config_plugins`) are reported as such. Sorted by id.
+ */
+export function discoverPlugins(
+  dir: string,
+  disabled: ReadonlySet<string> = new Set(),
+): DiscoveredPlugin[] {
+  if (!existsSync(dir)) return [];
+  const found: DiscoveredPlugin[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const path = join(dir, entry);
+    if (!statSync(path).isDirectory()) continue;
+    const file = join(path, "plugin.json");
+    if (!existsSync(file)) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      found.push(
+        invalid(entry, path, `plugin.json is not valid JSON: ${(error as Error).message}`),
+      );
+      continue;
+    }
+    const parsed = PluginManifest.safeParse(raw);
+    if (!parsed.success) {
+      const id =
+        typeof (raw as { id?: unknown })?.id === "string"
+          ? String((raw as { id: string }).id)
+          : entry;
+      const problems = parsed.error.issues.map(
+        (issue) => `/${issue.path.join("/")}: ${issue.message}`,
+      );
+      found.push(invalid(id, path, `plugin.json is invalid: ${problems.join("; ")}`));
+      continue;
+    }
+    const manifest = parsed.data;
+    found.push({
+      id: manifest.id,
+      path,
+      manifest,
+      status: disabled.has(manifest.id) ? "disabled" : "enabled",
+      statusReason: disabled.has(manifest.id) ? "disabled by the user (config_plugins)" : null,
+    });
+  }
+  return markCollisions(found).sort((a, b) => a.id.localeCompare(b.id));
+}
+
+function invalid(id: string, path: string, reason: string): DiscoveredPlugin {
+  return { id, path, manifest: null, status: "invalid-manifest", statusReason: reason };
+}
+
+/** Two plugins whose ids normalise alike would share tables: both are refused. */
+function markCollisions(plugins: DiscoveredPlugin[]): DiscoveredPlugin[] {
+  const byNormalized = new Map<string, DiscoveredPlugin[]>();
+  for (const plugin of plugins) {
+    const key = normalizePluginId(plugin.id);
+    byNormalized.set(key, [...(byNormalized.get(key) ?? []), plugin]);
+  }
+  return plugins.map((plugin) => {
+    const group = byNormalized.get(normalizePluginId(plugin.id)) ?? [];
+    if (group.length < 2) return plugin;
+    const others = group.filter((p) => p !== plugin).map((p) => `"${p.id}" (${p.path})`);
+    return {
+      ...plugin,
+      status: "invalid-manifest",
+      statusReason: `its id collides with ${others.join(", ")} after normalisation to "${normalizePluginId(plugin.id)}"; rename one of them`,
+    };
+  });
+}

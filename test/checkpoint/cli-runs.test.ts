@@ -1,0 +1,150 @@
+/**
+ * `keel runs list|show|history|prune|delete`, run in-process (the program `keel` builds) against
+ * a real SQLite file: JSON shapes, human tables, exit codes of the error paths.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunStore, SqliteSaver } from "../../src/checkpoint/index.js";
+import { buildProgram } from "../../src/cli/program.js";
+import { Annotation, END, START, StateGraph } from "../../src/index.js";
+import { sqliteTestStore, type TestStore } from "./support/databases.js";
+
+let test: TestStore;
+
+async function keel(
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; exitCode: number; json: Record<string, unknown> }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const writeOut = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) =>
+    out.push(String(chunk)) > 0) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) =>
+    err.push(String(chunk)) > 0) as typeof process.stderr.write;
+  process.exitCode = 0;
+  try {
+    await buildProgram().parseAsync(["node", "keel", ...args, "--db", test.db]);
+  } finally {
+    process.stdout.write = writeOut;
+    process.stderr.write = writeErr;
+  }
+  const exitCode = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  const stdout = out.join("");
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(stdout.trim().split("\n").pop() ?? "{}");
+  } catch {
+    // human output
+  }
+  return { stdout, stderr: err.join(""), exitCode, json };
+}
+
+describe("keel runs", () => {
+  beforeAll(async () => {
+    test = await sqliteTestStore();
+    const saver = SqliteSaver.fromStore(test.store);
+    const State = Annotation.Root({
+      log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", END)
+      .compile({ checkpointer: saver });
+    const runs = new RunStore(saver);
+    for (const threadId of ["alpha", "beta", "gamma"]) {
+      const run = await runs.create({ threadId, graphId: "ab" });
+      for (let round = 0; round < 4; round++) {
+        const again = round === 0 ? run : await runs.create({ threadId });
+        await runs.execute(again.id, (config) => graph.invoke({ log: [`r${round}`] }, config));
+      }
+    }
+  });
+  afterAll(() => test.cleanup());
+
+  it("list pages through threads, newest first, with their latest run", async () => {
+    const page = await keel("runs", "list", "--limit", "2", "--json");
+    expect(page.exitCode).toBe(0);
+    const threads = page.json.threads as Array<{
+      threadId: string;
+      checkpointCount: number;
+      latestRun: { status: string };
+    }>;
+    expect(threads.map((t) => t.threadId)).toEqual(["gamma", "beta"]);
+    expect(threads[0]?.checkpointCount).toBe(16);
+    expect(threads[0]?.latestRun.status).toBe("succeeded");
+    const next = await keel(
+      "runs",
+      "list",
+      "--limit",
+      "2",
+      "--after",
+      String(page.json.next),
+      "--json",
+    );
+    expect((next.json.threads as Array<{ threadId: string }>).map((t) => t.threadId)).toEqual([
+      "alpha",
+    ]);
+    const human = await keel("runs", "list");
+    expect(human.stdout).toMatch(/thread\s+run status\s+checkpoints/);
+    expect(human.stdout).toContain("alpha");
+  });
+
+  it("show prints the latest state and the runs; history lists checkpoints", async () => {
+    const show = await keel("runs", "show", "alpha", "--json");
+    expect(show.exitCode).toBe(0);
+    expect((show.json.state as { values: unknown }).values).toEqual({
+      log: ["r0", "a", "b", "r1", "a", "b", "r2", "a", "b", "r3", "a", "b"],
+    });
+    expect(show.json.runs as unknown[]).toHaveLength(4);
+    const history = await keel("runs", "history", "alpha", "--limit", "3", "--json");
+    const checkpoints = history.json.checkpoints as Array<{
+      step: number;
+      source: string;
+      wrote: string[];
+    }>;
+    expect(checkpoints.map((c) => [c.step, c.source])).toEqual([
+      [14, "loop"],
+      [13, "loop"],
+      [12, "loop"],
+    ]);
+    expect(checkpoints[0]?.wrote).toEqual(["b"]);
+  });
+
+  it("prune keeps the latest state; delete removes a thread; errors have their exit codes", async () => {
+    const pruned = await keel("runs", "prune", "alpha", "--keep-last", "2", "--json");
+    expect(pruned.exitCode).toBe(0);
+    expect(
+      (pruned.json.results as Array<{ checkpointsDeleted: number }>)[0]?.checkpointsDeleted,
+    ).toBe(14);
+    const after = await keel("runs", "show", "alpha", "--json");
+    expect((after.json.state as { values: { log: string[] } }).values.log).toHaveLength(12);
+    const all = await keel("runs", "prune", "--all", "--older-than", "1d", "--json");
+    expect(all.exitCode).toBe(0);
+    expect((await keel("runs", "prune", "--keep-last", "1", "--json")).exitCode).toBe(2);
+    expect(
+      (await keel("runs", "prune", "alpha", "--older-than", "soon", "--json")).json,
+    ).toMatchObject({
+      ok: false,
+      error: { code: "INVALID_ARGUMENT" },
+    });
+
+    const refused = await keel("runs", "delete", "beta", "--json");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.json).toMatchObject({ ok: false, error: { code: "CONFIRMATION_REQUIRED" } });
+    const deleted = await keel("runs", "delete", "beta", "--force", "--json");
+    expect(deleted.json).toMatchObject({
+      ok: true,
+      threadId: "beta",
+      checkpointsDeleted: 16,
+      runsDeleted: 4,
+    });
+    const gone = await keel("runs", "show", "beta", "--json");
+    expect(gone.exitCode).toBe(5);
+    expect(gone.json).toMatchObject({ ok: false, error: { code: "THREAD_NOT_FOUND" } });
+    expect((await keel("runs", "history", "nope", "--json")).exitCode).toBe(5);
+  });
+});

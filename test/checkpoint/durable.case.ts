@@ -1,0 +1,392 @@
+/**
+ * What only the durable savers promise: clear errors on bad data (rest of the database
+ * untouched), pruning that keeps resume and latest state, a thread index fast at 100,000 threads,
+ * leases, durability modes, and the run store. Run once per dialect.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  acquireLease,
+  type DurableSaver,
+  PostgresSaver,
+  RunStore,
+  SqliteSaver,
+} from "../../src/checkpoint/index.js";
+import { Annotation, END, interrupt, START, StateGraph } from "../../src/index.js";
+import type { Store } from "../../src/store/index.js";
+import { checkpointOf, metadataOf, threadConfig } from "./saver.case.js";
+import type { TestStore } from "./support/databases.js";
+
+type SaverOptions = ConstructorParameters<typeof SqliteSaver>[0] extends infer O
+  ? Omit<O, "database">
+  : never;
+
+function saverOn(store: Store, options: SaverOptions = {}): DurableSaver {
+  return store.dialect === "sqlite"
+    ? SqliteSaver.fromStore(store, options)
+    : PostgresSaver.fromStore(store, options);
+}
+
+async function countRows(saver: DurableSaver, table: string, threadId?: string): Promise<number> {
+  const rows = await saver.sql.all<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM ${table}${threadId ? " WHERE thread_id = ?" : ""}`,
+    threadId ? [threadId] : [],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Writes `steps` checkpoints on a thread, appending one message each; returns the last config. */
+async function grow(saver: DurableSaver, threadId: string, steps: number) {
+  let config = threadConfig(threadId);
+  let messages: string[] = [];
+  for (let step = 0; step < steps; step++) {
+    messages = messages.concat([`m${step}`]);
+    config = await saver.put(
+      config,
+      checkpointOf({ messages, step }, { messages: step + 1, step: step + 1 }),
+      metadataOf(step),
+      { messages: step + 1, step: step + 1 },
+    );
+    await saver.putWrites(config, [["messages", [`next${step}`]]], `task-${step}`);
+  }
+  return { config, messages };
+}
+
+export function runDurableSuite(options: {
+  name: string;
+  available?: () => Promise<boolean>;
+  open(): Promise<TestStore>;
+}): void {
+  describe(`durable saver: ${options.name}`, async () => {
+    const available = options.available ? await options.available() : true;
+    let test: TestStore;
+    let saver: DurableSaver;
+    beforeAll(async () => {
+      if (!available) return;
+      test = await options.open();
+      saver = saverOn(test.store);
+    });
+    afterAll(async () => {
+      if (available) await test.cleanup();
+    });
+    const it_ = available ? it : it.skip;
+
+    it_("a corrupted value is refused with CHECKPOINT_CORRUPT; nothing else changes", async () => {
+      await grow(saver, "corrupt-me", 3);
+      await grow(saver, "healthy", 3);
+      await saver.sql.run(
+        "UPDATE state_checkpoint_blobs SET value_json = '[\"tampered\"]' WHERE thread_id = ? AND channel = 'messages'",
+        ["corrupt-me"],
+      );
+      const before = await countRows(saver, "state_checkpoint_blobs");
+      await expect(saver.getTuple(threadConfig("corrupt-me"))).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+        message: expect.stringContaining('channel "messages"'),
+      });
+      expect(
+        (await saver.getTuple(threadConfig("healthy")))?.checkpoint.channel_values.messages,
+      ).toEqual(["m0", "m1", "m2"]);
+      expect(await countRows(saver, "state_checkpoint_blobs")).toBe(before);
+      // A truncated value (not JSON at all) is refused the same way.
+      await saver.sql.run(
+        "UPDATE state_checkpoint_blobs SET value_json = '[\"m', value_hash = '0' WHERE thread_id = ? AND channel = 'step'",
+        ["corrupt-me"],
+      );
+      await expect(saver.getTuple(threadConfig("corrupt-me"))).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+      });
+    });
+
+    it_("a checkpoint written by a newer format is refused with CHECKPOINT_FORMAT", async () => {
+      await grow(saver, "from-the-future", 2);
+      await saver.sql.run("UPDATE state_checkpoints SET format_version = 99 WHERE thread_id = ?", [
+        "from-the-future",
+      ]);
+      await expect(saver.getTuple(threadConfig("from-the-future"))).rejects.toMatchObject({
+        code: "CHECKPOINT_FORMAT",
+      });
+      await saver.sql.run(
+        `UPDATE state_checkpoints SET format_version = 1, checkpoint_json = '{"v":99,"ts":"2020-01-01T00:00:00.000Z"}' WHERE thread_id = ?`,
+        ["from-the-future"],
+      );
+      await expect(saver.getTuple(threadConfig("from-the-future"))).rejects.toMatchObject({
+        code: "CHECKPOINT_FORMAT",
+      });
+      expect((await saver.getTuple(threadConfig("healthy")))?.checkpoint.channel_values.step).toBe(
+        2,
+      );
+    });
+
+    it_("an unknown thread or run is a clear not-found error", async () => {
+      await expect(saver.getThread("no-such-thread")).rejects.toMatchObject({
+        code: "THREAD_NOT_FOUND",
+      });
+      await expect(saver.prune("no-such-thread", { keepLast: 1 })).rejects.toMatchObject({
+        code: "THREAD_NOT_FOUND",
+      });
+      await expect(new RunStore(saver).get("no-such-run")).rejects.toMatchObject({
+        code: "RUN_NOT_FOUND",
+      });
+      expect(await saver.getTuple(threadConfig("no-such-thread"))).toBeUndefined();
+    });
+
+    it_(
+      "prune keeps the last N: latest state, history and resume intact, unreachable values gone",
+      async () => {
+        const { config, messages } = await grow(saver, "prune-me", 40);
+        const blobsBefore = await countRows(saver, "state_checkpoint_blobs", "prune-me");
+        await expect(saver.prune("prune-me", {})).rejects.toMatchObject({
+          code: "INVALID_ARGUMENT",
+        });
+        const result = await saver.prune("prune-me", { keepLast: 3 });
+        expect(result.checkpointsDeleted).toBe(37);
+        expect(result.writesDeleted).toBe(37);
+        expect(result.blobsDeleted).toBeGreaterThan(0);
+        expect(await countRows(saver, "state_checkpoint_blobs", "prune-me")).toBeLessThan(
+          blobsBefore,
+        );
+        const history = [];
+        for await (const tuple of saver.list(threadConfig("prune-me")))
+          history.push(tuple.checkpoint.channel_values);
+        expect(history.map((values) => values.step)).toEqual([39, 38, 37]);
+        expect(history[0]?.messages).toEqual(messages);
+        // Resume: the next step builds on the pruned thread.
+        const next = messages.concat(["after"]);
+        await saver.put(
+          config,
+          checkpointOf({ messages: next, step: 40 }, { messages: 41, step: 41 }),
+          metadataOf(40),
+          {
+            messages: 41,
+            step: 41,
+          },
+        );
+        expect(
+          (await saver.getTuple(threadConfig("prune-me")))?.checkpoint.channel_values.messages,
+        ).toEqual(next);
+        // Older-than with a cut-off before everything deletes nothing; after everything keeps the latest.
+        expect((await saver.prune("prune-me", { olderThan: 0 })).checkpointsDeleted).toBe(0);
+        expect(
+          (await saver.prune("prune-me", { olderThan: Date.now() + 60_000 })).checkpointsDeleted,
+        ).toBe(3);
+        expect(
+          (await saver.getTuple(threadConfig("prune-me")))?.checkpoint.channel_values.messages,
+        ).toEqual(next);
+        expect((await saver.getThread("prune-me")).checkpointCount).toBe(1);
+      },
+    );
+
+    it_(
+      "thread listing pages through 100,000 threads on its index",
+      async () => {
+        const base = 1_700_000_000_000;
+        if (test.store.dialect === "sqlite") {
+          await saver.sql.run(
+            `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
+           INSERT INTO state_threads (id, created_at, updated_at) SELECT 'bulk-' || i, ?, ? + i FROM n`,
+            [base, base],
+          );
+        } else {
+          await saver.sql.run(
+            `INSERT INTO state_threads (id, created_at, updated_at)
+           SELECT 'bulk-' || i, ?::bigint, ?::bigint + i FROM generate_series(1, 100000) AS i`,
+            [base, base],
+          );
+          await saver.sql.run("ANALYZE state_threads", []);
+        }
+        const first = await saver.listThreads({ limit: 50 });
+        expect(first).toHaveLength(50);
+        const bulk = first.filter((thread) => thread.threadId.startsWith("bulk-"));
+        const second = await saver.listThreads({ limit: 50, after: first[49] });
+        expect(second).toHaveLength(50);
+        expect(second[0]?.updatedAt).toBeLessThanOrEqual(first[49]?.updatedAt ?? 0);
+        expect(new Set([...first, ...second].map((t) => t.threadId)).size).toBe(100);
+        expect(bulk.length + second.length).toBeGreaterThan(50);
+        const plan =
+          test.store.dialect === "sqlite"
+            ? JSON.stringify(
+                await saver.sql.all(
+                  "EXPLAIN QUERY PLAN SELECT id FROM state_threads t WHERE (t.updated_at, t.id) < (?, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT 50",
+                  [base + 500, "bulk-500"],
+                ),
+              )
+            : JSON.stringify(
+                await saver.sql.all(
+                  "EXPLAIN SELECT id FROM state_threads t WHERE (t.updated_at, t.id) < (?::bigint, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT 50",
+                  [base + 500, "bulk-500"],
+                ),
+              );
+        expect(plan).toContain("ix_state_threads_updated_at");
+        await saver.sql.run("DELETE FROM state_threads WHERE id LIKE 'bulk-%'", []);
+      },
+      120_000,
+    );
+
+    it_(
+      "a leased thread refuses a second writer with THREAD_LEASED; a dead owner's lease is taken over",
+      async () => {
+        const other = saverOn(test.store, { ownerId: "other-host:1:abc" });
+        await grow(saver, "leased", 1);
+        await acquireLease(saver.sql, "leased", saver.ownerId, { now: Date.now(), ttlMs: 60_000 });
+        await expect(
+          acquireLease(other.sql, "leased", other.ownerId, { now: Date.now(), ttlMs: 60_000 }),
+        ).rejects.toMatchObject({
+          code: "THREAD_LEASED",
+          message: expect.stringContaining(saver.ownerId),
+        });
+        await expect(
+          other.put(threadConfig("leased"), checkpointOf({ x: 1 }, { x: 1 }), metadataOf(0), {
+            x: 1,
+          }),
+        ).rejects.toMatchObject({ code: "THREAD_LEASED" });
+        expect((await saver.getTuple(threadConfig("leased")))?.checkpoint.channel_values.step).toBe(
+          0,
+        );
+        // A lease held by a process of this host that no longer exists is taken over at once.
+        const hostname = saver.ownerId.split(":")[0];
+        await saver.sql.run("UPDATE state_threads SET lease_owner = ? WHERE id = ?", [
+          `${hostname}:999999:dead`,
+          "leased",
+        ]);
+        await acquireLease(other.sql, "leased", `${hostname}:${process.pid}:new`, {
+          now: Date.now(),
+          ttlMs: 1000,
+        });
+        expect((await saver.getThread("leased")).leaseOwner).toBe(`${hostname}:${process.pid}:new`);
+      },
+    );
+
+    it_(
+      "async mode queues steps (bounded), exit mode holds them until flush; reads see them",
+      async () => {
+        const asyncSaver = saverOn(test.store, { durability: "async", maxQueuedSteps: 2 });
+        let config = threadConfig("async-thread");
+        for (let step = 0; step < 5; step++) {
+          config = await asyncSaver.put(
+            config,
+            checkpointOf({ step }, { step: step + 1 }),
+            metadataOf(step),
+            {
+              step: step + 1,
+            },
+          );
+        }
+        // Backpressure: with at most 2 steps queued, most of the 5 are already committed.
+        expect(await countRows(saver, "state_checkpoints", "async-thread")).toBeGreaterThanOrEqual(
+          3,
+        );
+        await asyncSaver.flush();
+        expect(await countRows(saver, "state_checkpoints", "async-thread")).toBe(5);
+
+        const exitSaver = saverOn(test.store, { durability: "exit", maxQueuedSteps: 100 });
+        config = threadConfig("exit-thread");
+        for (let step = 0; step < 5; step++) {
+          config = await exitSaver.put(
+            config,
+            checkpointOf({ step }, { step: step + 1 }),
+            metadataOf(step),
+            {
+              step: step + 1,
+            },
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(await countRows(saver, "state_checkpoints", "exit-thread")).toBe(0);
+        expect(
+          (await exitSaver.getTuple(threadConfig("exit-thread")))?.checkpoint.channel_values.step,
+        ).toBe(4);
+        expect(await countRows(saver, "state_checkpoints", "exit-thread")).toBe(5);
+      },
+    );
+
+    it_(
+      "durability passed on invoke (configurable.durability) reaches the saver for the whole run",
+      async () => {
+        const State = Annotation.Root({
+          n: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+        });
+        const builder = new StateGraph(State);
+        const names = ["s0", "s1", "s2", "s3", "s4"];
+        for (const name of names) builder.addNode(name, () => ({ n: 1 }));
+        builder.addEdge(START, "s0");
+        for (let i = 1; i < names.length; i++)
+          builder.addEdge(names[i - 1] as "s0", names[i] as "s0");
+        builder.addEdge("s4", END);
+        const exitSaver = saverOn(test.store);
+        const graph = builder.compile({ checkpointer: exitSaver });
+        const result = await graph.invoke(
+          { n: 0 },
+          { configurable: { thread_id: "invoke-exit", durability: "exit" } },
+        );
+        expect(result).toEqual({ n: 5 });
+        expect(await countRows(saver, "state_checkpoints", "invoke-exit")).toBe(0);
+        await exitSaver.flush();
+        expect(await countRows(saver, "state_checkpoints", "invoke-exit")).toBe(7);
+        await expect(
+          graph.invoke(
+            { n: 0 },
+            { configurable: { thread_id: "bad-mode", durability: "sometimes" } },
+          ),
+        ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      },
+    );
+
+    it_(
+      "run store: succeeded, paused at an interrupt, failed with its error, canceled; bad moves refused",
+      async () => {
+        const runs = new RunStore(saver);
+        const State = Annotation.Root({ answer: Annotation<string>() });
+        const graph = new StateGraph(State)
+          .addNode("ask", (state) => {
+            if (state.answer === "boom") throw new Error("node exploded");
+            return { answer: interrupt("name?") as string };
+          })
+          .addEdge(START, "ask")
+          .addEdge("ask", END)
+          .compile({ checkpointer: saver });
+        const run = await runs.create({ graphId: "ask", labels: ["test"] });
+        expect(run.status).toBe("pending");
+        const paused = await runs.execute(run.id, (config) => graph.invoke({ answer: "" }, config));
+        expect(paused.run.status).toBe("paused");
+        expect(paused.run.startedAt).not.toBeNull();
+        const failing = await runs.create();
+        await expect(
+          runs.execute(failing.id, (config) => graph.invoke({ answer: "boom" }, config)),
+        ).rejects.toThrow("node exploded");
+        const failed = await runs.get(failing.id);
+        expect(failed.status).toBe("failed");
+        expect(failed.error?.message).toContain("node exploded");
+        const canceled = await runs.cancel(paused.run.id, "no longer needed");
+        expect(canceled.status).toBe("canceled");
+        await expect(runs.execute(paused.run.id, async () => null)).rejects.toMatchObject({
+          code: "RUN_INVALID_TRANSITION",
+        });
+        const simple = await runs.create();
+        const done = await runs.execute(simple.id, async () => "ok");
+        expect(done.run.status).toBe("succeeded");
+        expect(done.run.finishedAt).not.toBeNull();
+        expect((await runs.list({ status: "failed" })).map((r) => r.id)).toContain(failing.id);
+        expect((await runs.list({ threadId: run.threadId })).map((r) => r.id)).toEqual([run.id]);
+        // The lease is released after each run.
+        expect((await saver.getThread(run.threadId)).leaseOwner).toBeNull();
+      },
+    );
+
+    it_("deleteThread removes checkpoints, values and writes of that thread only", async () => {
+      await grow(saver, "delete-me", 5);
+      const others = await countRows(saver, "state_checkpoint_blobs");
+      const mine = await countRows(saver, "state_checkpoint_blobs", "delete-me");
+      await saver.deleteThread("delete-me");
+      for (const table of [
+        "state_checkpoints",
+        "state_checkpoint_blobs",
+        "state_checkpoint_writes",
+      ]) {
+        expect(await countRows(saver, table, "delete-me")).toBe(0);
+      }
+      expect(await countRows(saver, "state_checkpoint_blobs")).toBe(others - mine);
+      await expect(saver.getThread("delete-me")).rejects.toMatchObject({
+        code: "THREAD_NOT_FOUND",
+      });
+    });
+  });
+}

@@ -1,0 +1,9 @@
+import { postgresAvailable } from "../support/postgres.js";
+import { runDurableSuite } from "./durable.case.js";
+import { postgresTestStore } from "./support/databases.js";
+
+runDurableSuite({
+  name: "Postgres",
+  available: postgresAvailable,
+  open: () => postgresTestStore("saver_durable"),
+});

@@ -1,0 +1,332 @@
+import { describe, expect, it } from "vitest";
+import {
+  Annotation,
+  Command,
+  END,
+  INTERRUPT,
+  interrupt,
+  MemorySaver,
+  START,
+  StateGraph,
+  type StateSnapshot,
+} from "../../src/index.js";
+
+const State = Annotation.Root({
+  log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  draft: Annotation<string>(),
+  approved: Annotation<boolean>(),
+});
+type S = typeof State.State;
+
+const thread = (id: string) => ({ configurable: { thread_id: id } });
+
+async function history(
+  graph: { getStateHistory(c: object): AsyncGenerator<StateSnapshot<S>> },
+  id: string,
+) {
+  const out: StateSnapshot<S>[] = [];
+  for await (const snapshot of graph.getStateHistory(thread(id))) out.push(snapshot);
+  return out;
+}
+
+describe("interrupt() and resume with Command", () => {
+  function reviewGraph(calls: string[]) {
+    return new StateGraph(State)
+      .addNode("write", () => {
+        calls.push("write");
+        return { draft: "v1", log: ["write"] };
+      })
+      .addNode("review", (s) => {
+        calls.push("review");
+        const answer = interrupt<{ draft: string }, string>({ draft: s.draft });
+        return { approved: answer === "yes", log: [`review:${answer}`] };
+      })
+      .addNode("audit", () => {
+        calls.push("audit");
+        return { log: ["audit"] };
+      })
+      .addEdge(START, "write")
+      .addEdge("write", "review")
+      .addEdge("write", "audit")
+      .addEdge("review", END)
+      .compile({ checkpointer: new MemorySaver() });
+  }
+
+  it("pauses, reports the interrupt, keeps finished parallel work, and resumes without rerunning it", async () => {
+    const calls: string[] = [];
+    const graph = reviewGraph(calls);
+    const paused = await graph.invoke({}, thread("r1"));
+    expect(paused[INTERRUPT]).toEqual([{ id: expect.any(String), value: { draft: "v1" } }]);
+    expect(paused.log).toEqual(["write", "audit"]);
+
+    const state = await graph.getState(thread("r1"));
+    // The finished "audit" is shown in the values, and only "review" is still to run.
+    expect(state.next).toEqual(["review"]);
+    expect(state.tasks.find((t) => t.name === "review")?.interrupts[0]?.value).toEqual({
+      draft: "v1",
+    });
+    expect(state.tasks.find((t) => t.name === "audit")?.result).toEqual({ log: ["audit"] });
+
+    const done = await graph.invoke(new Command({ resume: "yes" }), thread("r1"));
+    expect(done).toEqual({ log: ["write", "audit", "review:yes"], draft: "v1", approved: true });
+    expect(calls).toEqual(["write", "audit", "review", "review"]);
+    expect((await graph.getState(thread("r1"))).next).toEqual([]);
+  });
+
+  it("several interrupts in one node are answered one resume at a time", async () => {
+    const graph = new StateGraph(State)
+      .addNode("ask", () => {
+        const first = interrupt<string, string>("first?");
+        const second = interrupt<string, string>("second?");
+        return { log: [first, second] };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    expect((await graph.invoke({}, thread("m")))[INTERRUPT]?.[0]?.value).toBe("first?");
+    expect(
+      (await graph.invoke(new Command({ resume: "A" }), thread("m")))[INTERRUPT]?.[0]?.value,
+    ).toBe("second?");
+    expect(await graph.invoke(new Command({ resume: "B" }), thread("m"))).toEqual({
+      log: ["A", "B"],
+    });
+  });
+
+  it("resumes parallel interrupts by interrupt id", async () => {
+    const graph = new StateGraph(State)
+      .addNode("left", () => ({ log: [`left:${interrupt("L")}`] }))
+      .addNode("right", () => ({ log: [`right:${interrupt("R")}`] }))
+      .addEdge(START, "left")
+      .addEdge(START, "right")
+      .compile({ checkpointer: new MemorySaver() });
+    const paused = await graph.invoke({}, thread("p"));
+    const ids = Object.fromEntries((paused[INTERRUPT] ?? []).map((i) => [i.value as string, i.id]));
+    const done = await graph.invoke(
+      new Command({ resume: { [ids.L!]: 1, [ids.R!]: 2 } }),
+      thread("p"),
+    );
+    expect(done.log).toEqual(["left:1", "right:2"]);
+  });
+
+  it("interrupt() without a checkpointer is a clear error", async () => {
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ draft: interrupt("?") as string }))
+      .addEdge(START, "ask")
+      .compile();
+    await expect(graph.invoke({})).rejects.toMatchObject({ code: "CHECKPOINTER_REQUIRED" });
+  });
+
+  it("interruptBefore and interruptAfter pause around nodes; invoke(null) continues", async () => {
+    const builder = () =>
+      new StateGraph(State)
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b", () => ({ log: ["b"] }))
+        .addEdge(START, "a")
+        .addEdge("a", "b");
+    const before = builder().compile({ checkpointer: new MemorySaver(), interruptBefore: ["b"] });
+    expect(await before.invoke({}, thread("b"))).toEqual({ log: ["a"], [INTERRUPT]: [] });
+    expect((await before.getState(thread("b"))).next).toEqual(["b"]);
+    expect(await before.invoke(null, thread("b"))).toEqual({ log: ["a", "b"] });
+
+    const after = builder().compile({ checkpointer: new MemorySaver(), interruptAfter: ["a"] });
+    expect(await after.invoke({}, thread("a"))).toEqual({ log: ["a"], [INTERRUPT]: [] });
+    expect(await after.invoke(null, thread("a"))).toEqual({ log: ["a", "b"] });
+  });
+});
+
+describe("history, threads, updateState and time travel", () => {
+  const build = (calls: string[] = []) =>
+    new StateGraph(State)
+      .addNode("one", () => {
+        calls.push("one");
+        return { log: ["one"] };
+      })
+      .addNode("two", (s) => {
+        calls.push("two");
+        return { log: [`two after ${s.log.length}`] };
+      })
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .compile({ checkpointer: new MemorySaver() });
+
+  it("records one checkpoint per step with LangGraph's metadata (input -1, loop 0…)", async () => {
+    const graph = build();
+    await graph.invoke({ draft: "d" }, thread("h"));
+    const snapshots = await history(graph, "h");
+    expect(snapshots.map((s) => [s.metadata?.source, s.metadata?.step, s.next])).toEqual([
+      ["loop", 2, []],
+      ["loop", 1, ["two"]],
+      ["loop", 0, ["one"]],
+      ["input", -1, ["__start__"]],
+    ]);
+    expect(snapshots[0]?.metadata?.writes).toEqual({ two: { log: ["two after 1"] } });
+    expect(snapshots[1]?.values).toEqual({ log: ["one"], draft: "d" });
+    expect(snapshots[0]?.parentConfig?.configurable?.checkpoint_id).toBe(
+      snapshots[1]?.config.configurable?.checkpoint_id,
+    );
+  });
+
+  it("a thread continues: a second input runs on the saved state", async () => {
+    const graph = build();
+    await graph.invoke({}, thread("c"));
+    const second = await graph.invoke({ draft: "again" }, thread("c"));
+    expect(second.log).toEqual(["one", "two after 1", "one", "two after 3"]);
+    const latest = await graph.getState(thread("c"));
+    expect(latest.metadata?.step).toBe(6);
+  });
+
+  it("updateState writes as a node, and its edges decide what runs next", async () => {
+    const graph = build();
+    await graph.invoke({}, thread("u"));
+    const config = await graph.updateState(thread("u"), { log: ["manual"] }, "one");
+    expect(config.configurable?.checkpoint_id).toBeDefined();
+    const state = await graph.getState(thread("u"));
+    expect(state.metadata?.source).toBe("update");
+    expect(state.next).toEqual(["two"]);
+    expect((await graph.invoke(null, thread("u"))).log).toEqual([
+      "one",
+      "two after 1",
+      "manual",
+      "two after 3",
+    ]);
+    await expect(graph.updateState(thread("u"), { log: [] }, "ghost")).rejects.toMatchObject({
+      code: "NODE_NOT_FOUND",
+    });
+  });
+
+  it("invoking from a past checkpoint forks: later steps run again on a new branch", async () => {
+    const calls: string[] = [];
+    const graph = build(calls);
+    await graph.invoke({}, thread("f"));
+    const afterOne = (await history(graph, "f")).find((s) => s.next[0] === "two")!;
+    calls.length = 0;
+    const forked = await graph.invoke(null, afterOne.config);
+    expect(calls).toEqual(["two"]);
+    expect(forked.log).toEqual(["one", "two after 1"]);
+    const snapshots = await history(graph, "f");
+    expect(snapshots[0]?.metadata?.source).toBe("loop");
+    expect(snapshots[1]?.metadata?.source).toBe("fork");
+    expect(snapshots[1]?.parentConfig?.configurable?.checkpoint_id).toBe(
+      afterOne.config.configurable?.checkpoint_id,
+    );
+  });
+
+  it("updateState on a past checkpoint branches history", async () => {
+    const graph = build();
+    await graph.invoke({}, thread("b"));
+    const afterOne = (await history(graph, "b")).find((s) => s.next[0] === "two")!;
+    await graph.updateState(afterOne.config, { draft: "edited" });
+    const result = await graph.invoke(null, thread("b"));
+    expect(result).toEqual({ log: ["one", "two after 1"], draft: "edited" });
+  });
+
+  it("a missing thread id or checkpoint is a clear error", async () => {
+    const graph = build();
+    await expect(graph.invoke({})).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(
+      graph.invoke(null, { configurable: { thread_id: "x", checkpoint_id: "nope" } }),
+    ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_FOUND" });
+    const plain = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile();
+    await expect(plain.getState(thread("x"))).rejects.toMatchObject({
+      code: "CHECKPOINTER_REQUIRED",
+    });
+  });
+
+  it("after a node error, resuming runs only the failed node; the finished ones are reused", async () => {
+    const calls: string[] = [];
+    let fail = true;
+    const graph = new StateGraph(State)
+      .addNode("steady", () => {
+        calls.push("steady");
+        return { log: ["steady"] };
+      })
+      .addNode("flaky", () => {
+        calls.push("flaky");
+        if (fail) throw new Error("flaky failed");
+        return { log: ["flaky"] };
+      })
+      .addEdge(START, "steady")
+      .addEdge(START, "flaky")
+      .compile({ checkpointer: new MemorySaver() });
+    await expect(graph.invoke({}, thread("e"))).rejects.toThrow("flaky failed");
+    const stopped = await graph.getState(thread("e"));
+    expect(stopped.values.log).toEqual(["steady"]);
+    expect(stopped.next).toEqual(["flaky"]);
+    expect(stopped.tasks.find((t) => t.name === "flaky")?.error).toMatchObject({
+      message: "flaky failed",
+    });
+    fail = false;
+    expect((await graph.invoke(null, thread("e"))).log).toEqual(["flaky", "steady"]);
+    expect(calls).toEqual(["flaky", "steady", "flaky"]);
+  });
+
+  it("updateState on an empty thread acts as the input (START's edges run next)", async () => {
+    const graph = build();
+    await graph.updateState(thread("empty"), { draft: "seeded" });
+    const state = await graph.getState(thread("empty"));
+    expect(state.values).toEqual({ log: [], draft: "seeded" });
+    expect(state.next).toEqual(["one"]);
+    expect((await graph.invoke(null, thread("empty"))).log).toEqual(["one", "two after 1"]);
+  });
+});
+
+describe("durability", () => {
+  /** A MemorySaver whose n-th `put` fails, like a process that dies while writing. */
+  class CrashingSaver extends MemorySaver {
+    private puts = 0;
+    constructor(private readonly failOnPut: number) {
+      super();
+    }
+    override async put(...args: Parameters<MemorySaver["put"]>) {
+      this.puts += 1;
+      if (this.puts === this.failOnPut) throw new Error("disk gone");
+      return super.put(...args);
+    }
+  }
+
+  it("a run that stopped after saving its input applies that input when resumed", async () => {
+    const saver = new CrashingSaver(2);
+    const graph = new StateGraph(State)
+      .addNode("one", (s) => ({ log: [`one:${s.draft}`] }))
+      .addEdge(START, "one")
+      .compile({ checkpointer: saver });
+    await expect(graph.invoke({ draft: "kept" }, thread("crash"))).rejects.toThrow("disk gone");
+    expect((await graph.getState(thread("crash"))).next).toEqual(["__start__"]);
+    expect(await graph.invoke(null, thread("crash"))).toEqual({ log: ["one:kept"], draft: "kept" });
+  });
+
+  it("a run that stopped before a step's checkpoint resumes from the last one without losing finished tasks", async () => {
+    const calls: string[] = [];
+    const saver = new CrashingSaver(4);
+    const graph = new StateGraph(State)
+      .addNode("a", () => {
+        calls.push("a");
+        return { log: ["a"] };
+      })
+      .addNode("b", () => {
+        calls.push("b");
+        return { log: ["b"] };
+      })
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile({ checkpointer: saver });
+    // puts: input, step 0, step 1 (after a), step 2 (after b) fails.
+    await expect(graph.invoke({}, thread("mid"))).rejects.toThrow("disk gone");
+    expect(await graph.invoke(null, thread("mid"))).toEqual({ log: ["a", "b"] });
+    // b's writes were saved before the failed checkpoint, so b did not run again.
+    expect(calls).toEqual(["a", "b"]);
+  });
+});
+
+describe("checkpoint ids", () => {
+  it("are UUIDv7 strings that sort in the order they were made, even within one millisecond", async () => {
+    const { newCheckpointId } = await import("../../src/checkpoint/index.js");
+    const ids = Array.from({ length: 5000 }, () => newCheckpointId());
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -1,0 +1,175 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  ACTION_KINDS,
+  dumps,
+  dumpsCanonical,
+  graphHash,
+  type IRDocumentInput,
+  IrValidationError,
+  isModelName,
+  loads,
+  type ModelName,
+} from "../../src/ir/index.js";
+
+interface Golden {
+  name: string;
+  model: string;
+  wire: string;
+  canonical: string;
+  sha256: string;
+}
+
+const { fixtures } = JSON.parse(
+  readFileSync(new URL("./fixtures/golden/round-trip.json", import.meta.url), "utf8"),
+) as { fixtures: Golden[] };
+
+function modelOf(golden: Golden): ModelName {
+  if (!isModelName(golden.model)) throw new Error(`unknown model ${golden.model}`);
+  return golden.model;
+}
+
+describe("golden round trips", () => {
+  for (const golden of fixtures) {
+    const model = modelOf(golden);
+    it(`${golden.name}: dumps(loads(wire)) is the wire, byte for byte`, () => {
+      const value = loads(golden.wire, model);
+      expect(dumps(value, model)).toBe(golden.wire);
+      expect(
+        Buffer.from(dumps(value, model), "utf8").equals(Buffer.from(golden.wire, "utf8")),
+      ).toBe(true);
+    });
+    it(`${golden.name}: the canonical form matches Python's sort_keys output`, () => {
+      expect(dumpsCanonical(loads(golden.wire, model), model)).toBe(golden.canonical);
+    });
+  }
+
+  for (const golden of fixtures.filter((g) => g.model === "IRDocument")) {
+    it(`${golden.name}: the graph hash is sha256 of the canonical form`, () => {
+      expect(graphHash(loads(golden.wire))).toBe(golden.sha256);
+    });
+  }
+
+  it("covers every action kind, each written with its kind", () => {
+    const everyAction = fixtures.find((g) => g.name === "every-action");
+    const doc = loads(everyAction?.wire ?? "");
+    const kinds = new Set(doc.rules.flatMap((rule) => rule.then.map((action) => action.kind)));
+    expect([...kinds].sort()).toEqual([...ACTION_KINDS].sort());
+    const wire = dumps(doc);
+    for (const kind of ACTION_KINDS) expect(wire).toContain(`{"kind":"${kind}"`);
+    // A halt with every field at its default still says what it is.
+    expect(wire).toContain('"then":[{"kind":"halt"},');
+  });
+
+  it("keeps non-ASCII text as UTF-8, not escapes", () => {
+    const doc = loads(fixtures.find((g) => g.name === "every-action")?.wire ?? "");
+    const wire = dumps(doc);
+    expect(wire).toContain("réussi ✓ — 完了");
+    expect(wire).toContain("🙂");
+    expect(wire).not.toContain("\\u");
+  });
+});
+
+describe("dumps", () => {
+  const authored: IRDocumentInput = {
+    nodes: [{ kind: "echo", id: "a" }],
+    id: "g",
+    ir_version: "1.0.0",
+    rules: [],
+    state_class: null,
+    governance: [{ id: "p", version: null, requires: null }],
+  };
+
+  it("writes declaration order whatever the input order, leaving out defaults", () => {
+    expect(dumps(authored)).toBe(
+      '{"ir_version":"1.0.0","id":"g","nodes":[{"id":"a","kind":"echo"}],"governance":[{"id":"p"}]}',
+    );
+  });
+
+  it("keeps a value equal to a default only when it differs from it", () => {
+    const doc = loads(
+      '{"ir_version":"1.0.0","id":"g","nodes":[],"rules":[{"id":"r","when":"","then":[{"kind":"parallel","targets":["a"],"strategy":"all","join":"j"}]}]}',
+    );
+    expect(dumps(doc)).toBe(
+      '{"ir_version":"1.0.0","id":"g","nodes":[],"rules":[{"id":"r","then":[{"kind":"parallel","targets":["a"],"join":"j"}]}]}',
+    );
+  });
+
+  it("refuses to write an invalid value", () => {
+    const invalid = {
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [{ id: "a" }],
+    } as unknown as IRDocumentInput;
+    expect(() => dumps(invalid)).toThrow(IrValidationError);
+  });
+
+  it("hashes equal documents equally and different ones differently", () => {
+    const reordered: IRDocumentInput = {
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [{ id: "a", kind: "echo" }],
+      governance: [{ id: "p" }],
+    };
+    expect(graphHash(authored)).toBe(graphHash(reordered));
+    expect(graphHash({ ...reordered, id: "h" })).not.toBe(graphHash(reordered));
+    expect(graphHash(authored)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("loads", () => {
+  it("fills every default", () => {
+    const doc = loads('{"ir_version":"1.0.0","id":"g","nodes":[]}');
+    expect(doc).toEqual({
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [],
+      rules: [],
+      tools: [],
+      skills: [],
+      stores: [],
+      state_schema: {},
+      state_class: null,
+      parallel: [],
+      governance: [],
+      migrate: [],
+    });
+  });
+
+  it("fills action defaults", () => {
+    const rule = loads(
+      '{"id":"r","then":[{"kind":"interrupt","prompt":"ok?"},{"kind":"retry","target":"a"}]}',
+      "RuleSpec",
+    );
+    expect(rule).toEqual({
+      id: "r",
+      when: "",
+      // biome-ignore lint/suspicious/noThenProperty: `then` is the IR's wire name.
+      then: [
+        {
+          kind: "interrupt",
+          prompt: "ok?",
+          interrupt_payload: {},
+          requested_capability: null,
+          timeout: null,
+          on_timeout: "halt",
+        },
+        { kind: "retry", target: "a", backoff_ms: 0 },
+      ],
+    });
+  });
+
+  it("throws IrValidationError carrying every problem", () => {
+    try {
+      loads('{"ir_version":1,"nodes":"x"}');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(IrValidationError);
+      const problems = (error as IrValidationError).problems;
+      expect(problems.map((p) => p.code)).toEqual(["string_type", "missing", "list_type"]);
+      expect((error as IrValidationError).code).toBe("IR_INVALID");
+      expect((error as IrValidationError).exitCode).toBe(1);
+    }
+    expect(() => loads("{")).toThrow(/IR JSON parse error/);
+  });
+});

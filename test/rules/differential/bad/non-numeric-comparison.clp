@@ -1,0 +1,10 @@
+; a numeric comparison meets a symbol: at load time (constant) and at match time (fact value).
+(defrule good (a ?x) => (printout t "good " ?x crlf))
+(defrule constant-symbol (a ?x) (test (> abc 1)) => (printout t "never" crlf))
+(defrule runtime-symbol (a ?x&:(> ?x 2)) => (printout t "big " ?x crlf))
+(reset)
+(assert (a 5))
+(assert (a foo))
+(run)
+(facts)
+(exit)

@@ -1,0 +1,10 @@
+; a pattern and an assert that name a slot the template does not have.
+(deftemplate event (slot id) (slot severity))
+(defrule good (event (id ?i)) => (printout t "good " ?i crlf))
+(defrule bad-slot (event (id ?i) (priority ?p)) => (printout t "never" crlf))
+(reset)
+(assert (event (id 1) (colour red)))
+(assert (event (id 2)))
+(run)
+(facts)
+(exit)

@@ -1,0 +1,13 @@
+; the agenda command lists salience, rule and the facts of each activation, * for not/exists.
+(defrule one (a ?x) => )
+(defrule two (declare (salience 25)) (a ?x) (b ?x) => )
+(defrule three (declare (salience -3)) (a ?x) (not (c ?x)) => )
+(defrule four (declare (salience 100)) (exists (b ?)) => )
+(defrule five (declare (salience -10000)) (b ?x) (a ?x) (b ?y&~?x) => )
+(reset)
+(agenda)
+(assert (a 1) (b 1) (a 2) (b 2))
+(agenda)
+(run 3)
+(agenda)
+(exit)

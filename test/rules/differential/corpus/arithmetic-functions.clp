@@ -1,0 +1,12 @@
+; arithmetic: integer and float results, mixed operands, variadic forms.
+(printout t (+ 1 2) " " (+ 1 2.0) " " (+ 1 2 3 4) " " (- 10 4) " " (- 10 4 3) " " (- 2.5 1) crlf)
+(printout t (* 3 4) " " (* 3 0.5) " " (* 2 3 4) " " (/ 8 2) " " (/ 7 2) " " (/ 1 3) " " (/ 100 4 5) crlf)
+(printout t (div 7 2) " " (div -7 2) " " (div 20 3 2) " " (mod 7 3) " " (mod -7 3) crlf)
+(printout t (abs -5) " " (abs 2.5) " " (min 3 1 2) " " (max 3 1 2) " " (min 1 2.0) " " (max 1 2.0) crlf)
+(printout t (integer 3.7) " " (float 2) " " (- 0 5) " " (+ 0.1 0.2) " " (* 1.0 100000000) crlf)
+(defrule total (item ?n ?price ?qty) => (printout t ?n " costs " (* ?price ?qty) crlf))
+(reset)
+(assert (item pen 2 3))
+(assert (item ink 1.25 4))
+(run)
+(exit)

@@ -1,0 +1,13 @@
+; ?f <- binds a fact address for retract, modify and printing.
+(deftemplate counter (slot name) (slot value (default 0)))
+(defrule consume (token ?t) ?f <- (queue ?t) => (retract ?f) (printout t "consumed " ?t " fact " ?f crlf))
+(defrule bump ?c <- (counter (name hits) (value ?v&:(< ?v 3))) => (modify ?c (value (+ ?v 1))) (printout t "bumped to " (+ ?v 1) crlf))
+(defrule show ?c <- (counter (name hits) (value 3)) => (printout t "counter done at " ?c crlf))
+(reset)
+(assert (queue a))
+(assert (queue b))
+(assert (token a))
+(assert (counter (name hits)))
+(run)
+(facts)
+(exit)

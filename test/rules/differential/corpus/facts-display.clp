@@ -1,0 +1,10 @@
+; the facts command: ordered and template facts, strings with escapes, floats, empty multislots.
+(deftemplate rec (slot s) (slot f) (multislot m))
+(reset)
+(assert (text "say \"hi\"" "back\\slash"))
+(assert (nums 1 -2 3.0 -4.5 1e20 0.001))
+(assert (rec (s "a string") (f 1.25) (m x "y" 3)))
+(assert (rec))
+(assert (single))
+(facts)
+(exit)

@@ -1,0 +1,13 @@
+; a rule with no conditions matches (initial-fact) after reset; so does a lone not or test.
+(defrule start => (printout t "started" crlf) (assert (phase one)))
+(defrule only-not (not (phase two)) => (printout t "no phase two" crlf))
+(defrule only-test (test (> 2 1)) => (printout t "test alone" crlf))
+(defrule next (phase one) => (printout t "phase one" crlf))
+(agenda)
+(reset)
+(agenda)
+(run)
+(facts)
+(reset)
+(run 1)
+(exit)

@@ -1,0 +1,13 @@
+; retracting or modifying a fact removes the pending activations that used it.
+(deftemplate job (slot id) (slot state))
+(defrule cancel (declare (salience 10)) (cancel ?i) ?j <- (job (id ?i)) => (retract ?j) (printout t "cancelled " ?i crlf))
+(defrule pause (declare (salience 5)) (pause ?i) ?j <- (job (id ?i) (state ready)) => (modify ?j (state paused)) (printout t "paused " ?i crlf))
+(defrule start (job (id ?i) (state ready)) => (printout t "start " ?i crlf))
+(defrule paused (job (id ?i) (state paused)) => (printout t "is paused " ?i crlf))
+(reset)
+(assert (job (id 1) (state ready)) (job (id 2) (state ready)) (job (id 3) (state ready)))
+(assert (cancel 2) (pause 3))
+(agenda)
+(run)
+(facts)
+(exit)

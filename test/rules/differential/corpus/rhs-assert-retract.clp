@@ -1,0 +1,11 @@
+; right-hand side assert and retract, including several facts per call and chains of rules.
+(deftemplate order (slot id) (slot state (default new)))
+(defrule accept ?o <- (order (id ?i) (state new)) => (retract ?o) (assert (order (id ?i) (state accepted)) (audit accepted ?i)))
+(defrule ship (order (id ?i) (state accepted)) (not (hold ?i)) => (assert (shipment ?i)) (printout t "ship " ?i crlf))
+(defrule cleanup ?a <- (audit ?what ?i) ?s <- (shipment ?i) => (retract ?a ?s) (printout t "cleaned " ?what " " ?i crlf))
+(reset)
+(assert (order (id 1)) (order (id 2)))
+(assert (hold 2))
+(run)
+(facts)
+(exit)

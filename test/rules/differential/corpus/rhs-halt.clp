@@ -1,0 +1,10 @@
+; halt stops the run after the current rule's actions; a later run continues from the agenda.
+(defrule step (step ?n) => (printout t "step " ?n crlf))
+(defrule stopper (declare (salience 10)) (stop) => (printout t "halting" crlf) (halt) (printout t "after halt, same rule" crlf))
+(reset)
+(assert (step 1) (stop) (step 2))
+(agenda)
+(run)
+(agenda)
+(run)
+(exit)

@@ -1,0 +1,12 @@
+; modify replaces a template fact with a new index; duplicate copies it with changes.
+(deftemplate ticket (slot id) (slot status (default open)) (slot owner (default nobody)) (multislot labels))
+(defrule assign ?t <- (ticket (id ?i) (owner nobody)) => (modify ?t (owner triage) (labels new unassigned)) (printout t "assigned " ?i crlf))
+(defrule escalate ?t <- (ticket (id ?i) (status open) (owner triage)) (urgent ?i) => (duplicate ?t (id (+ ?i 100)) (owner oncall) (labels)) (modify ?t (status escalated)) (printout t "escalated " ?i crlf))
+(defrule report (ticket (id ?i) (status ?s) (owner ?o) (labels $?l)) => (printout t "ticket " ?i " " ?s " " ?o " " ?l crlf))
+(reset)
+(assert (ticket (id 1)))
+(assert (ticket (id 2)))
+(assert (urgent 2))
+(run)
+(facts)
+(exit)

@@ -1,0 +1,13 @@
+; a rule defined after its facts exist is activated at definition time; so is one after reset.
+(assert (item 1))
+(assert (item 2))
+(defrule late-rule (item ?x) => (printout t "late rule " ?x crlf))
+(agenda)
+(defrule later-join (item ?x) (item ?y&:(> ?y ?x)) => (printout t "pair " ?x " " ?y crlf))
+(agenda)
+(run)
+(reset)
+(assert (item 3))
+(agenda)
+(run)
+(exit)

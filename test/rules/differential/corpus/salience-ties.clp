@@ -1,0 +1,13 @@
+; equal salience: the depth strategy fires the most recent activation first.
+(defrule a (declare (salience 5)) (item ?x) => (printout t "a " ?x crlf))
+(defrule b (declare (salience 5)) (item ?x) => (printout t "b " ?x crlf))
+(defrule c (item ?x) => (printout t "c " ?x crlf))
+(defrule d (declare (salience 5)) (other ?x) => (printout t "d " ?x crlf))
+(reset)
+(assert (item 1))
+(assert (other 1))
+(assert (item 2))
+(assert (other 2))
+(agenda)
+(run)
+(exit)

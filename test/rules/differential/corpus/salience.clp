@@ -1,0 +1,13 @@
+; salience orders the agenda; the extremes -10000 and 10000 are legal.
+(defrule first-zero (go) => (printout t "first-zero 0" crlf))
+(defrule low (declare (salience -5)) (go) => (printout t "low -5" crlf))
+(defrule plain (go) => (printout t "plain 0" crlf))
+(defrule lowest-really (declare (salience -10000)) (go) => (printout t "salience -10000" crlf))
+(defrule high (declare (salience 50)) (go) => (printout t "high 50" crlf))
+(defrule highest (declare (salience 10000)) (go) => (printout t "highest 10000" crlf))
+(defrule mid (declare (salience 10)) (go) => (printout t "mid 10" crlf))
+(reset)
+(assert (go))
+(agenda)
+(run)
+(exit)

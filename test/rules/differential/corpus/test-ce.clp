@@ -1,0 +1,12 @@
+; the test conditional element, alone and between patterns.
+(defrule bigger (a ?x) (b ?y) (test (> ?x ?y)) => (printout t ?x " > " ?y crlf))
+(defrule sum-ten (a ?x) (b ?y) (test (= (+ ?x ?y) 10)) => (printout t ?x " + " ?y " = 10" crlf))
+(defrule test-first (test (> 3 2)) (a ?x) => (printout t "test first, a " ?x crlf))
+(defrule test-and (a ?x) (test (and (> ?x 1) (< ?x 9))) => (printout t "a in range " ?x crlf))
+(reset)
+(assert (a 1))
+(assert (a 7))
+(assert (b 3))
+(assert (b 9))
+(run)
+(exit)

@@ -1,0 +1,18 @@
+import { describe, it } from "vitest";
+import { postgresAvailable } from "../support/postgres.js";
+import { runApprovalCases } from "./approvals.case.js";
+import { runAuditCases } from "./audit.case.js";
+import { runIngestCases } from "./ingest.case.js";
+import { runLedgerCases } from "./ledger.case.js";
+import { postgresRuntimeHarness } from "./support/harness.js";
+
+if (await postgresAvailable()) {
+  runAuditCases(postgresRuntimeHarness());
+  runLedgerCases(postgresRuntimeHarness());
+  runApprovalCases(postgresRuntimeHarness());
+  runIngestCases(postgresRuntimeHarness());
+} else {
+  describe.skip("runtime on postgres (server unreachable, see the warning above)", () => {
+    it("skipped", () => {});
+  });
+}

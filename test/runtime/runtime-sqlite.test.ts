@@ -1,0 +1,10 @@
+import { runApprovalCases } from "./approvals.case.js";
+import { runAuditCases } from "./audit.case.js";
+import { runIngestCases } from "./ingest.case.js";
+import { runLedgerCases } from "./ledger.case.js";
+import { sqliteRuntimeHarness } from "./support/harness.js";
+
+runAuditCases(sqliteRuntimeHarness());
+runLedgerCases(sqliteRuntimeHarness());
+runApprovalCases(sqliteRuntimeHarness());
+runIngestCases(sqliteRuntimeHarness());

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { openStore, type Store } from "../../../src/store/index.js";
+import { createTestDatabase } from "../../support/postgres.js";
+
+/** A dialect as the runtime's database suites drive it: fresh migrated stores, cleaned up after. */
+export interface RuntimeHarness {
+  readonly dialect: "sqlite" | "postgres";
+  open(label: string): Promise<Store>;
+  /** Runs SQL as the database owner, bypassing the runtime (to simulate tampering or faults). */
+  raw(store: Store, statement: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export function sqliteRuntimeHarness(): RuntimeHarness {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  return {
+    dialect: "sqlite",
+    async open(label) {
+      const dir = mkdtempSync(join(tmpdir(), `keel-runtime-${label}-`));
+      dirs.push(dir);
+      const store = await openStore({ db: join(dir, "keel.db"), backupBeforeMigrate: false });
+      stores.push(store);
+      return store;
+    },
+    async raw(store, statement) {
+      if (store.native.dialect !== "sqlite") throw new Error("not sqlite");
+      store.native.database.exec(statement);
+    },
+    async cleanup() {
+      for (const store of stores) await store.close();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function postgresRuntimeHarness(): RuntimeHarness {
+  const drops: (() => Promise<void>)[] = [];
+  const stores: Store[] = [];
+  return {
+    dialect: "postgres",
+    async open(label) {
+      const database = await createTestDatabase(`runtime_${label}`);
+      drops.push(database.drop);
+      const store = await openStore({ db: database.url });
+      stores.push(store);
+      return store;
+    },
+    async raw(store, statement) {
+      await sql.raw(statement).execute(store.kysely);
+    },
+    async cleanup() {
+      for (const store of stores) await store.close();
+      for (const drop of drops) await drop().catch(() => {});
+    },
+  };
+}
+
+/** Runs `statement` with the audit log's append-only triggers out of the way (tampering). */
+export async function tamper(
+  harness: RuntimeHarness,
+  store: Store,
+  statement: string,
+): Promise<void> {
+  if (harness.dialect === "sqlite") {
+    await harness.raw(
+      store,
+      `DROP TRIGGER tr_state_audit_events_no_update; DROP TRIGGER tr_state_audit_events_no_delete; ${statement}`,
+    );
+  } else {
+    await harness.raw(
+      store,
+      `ALTER TABLE state_audit_events DISABLE TRIGGER USER; ${statement}; ALTER TABLE state_audit_events ENABLE TRIGGER USER;`,
+    );
+  }
+}
+
+/** Makes every insert into `table` fail inside the database (a real write failure). */
+export async function breakInserts(
+  harness: RuntimeHarness,
+  store: Store,
+  table: string,
+): Promise<void> {
+  if (harness.dialect === "sqlite") {
+    await harness.raw(
+      store,
+      `CREATE TRIGGER tr_test_break_${table} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`,
+    );
+  } else {
+    await harness.raw(
+      store,
+      `CREATE FUNCTION fn_test_break_${table}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk on fire'; END; $$;
+       CREATE TRIGGER tr_test_break_${table} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION fn_test_break_${table}();`,
+    );
+  }
+}

@@ -1,0 +1,59 @@
+import { ToolFailure, ToolRegistry } from "../../../src/runtime/index.js";
+
+/** A world the test tools act on, so tests can see whether an effect happened. */
+export interface World {
+  lines: string[];
+  calls: number;
+  /** Make the next call throw this (after or before the effect, per `effectThenThrow`). */
+  failNext?: { error: Error; effectThenThrow: boolean } | undefined;
+}
+
+export function spec(name: string, sideEffects: string, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    namespace: "test",
+    version: "1.0.0",
+    description: `${name} for tests`,
+    input_schema: {
+      type: "object",
+      properties: { line: { type: "string", minLength: 1 }, token: { type: "string" } },
+      required: ["line"],
+      additionalProperties: false,
+    },
+    output_schema: {
+      type: "object",
+      properties: { count: { type: "integer" } },
+      required: ["count"],
+    },
+    side_effects: sideEffects,
+    ...extra,
+  };
+}
+
+/** A registry with `test.append` (write, not retry-safe), `test.append_idem` (write, declares
+ * idempotency), `test.read` (read), and `test.bad_output` (write, returns garbage). */
+export function testTools(world: World): ToolRegistry {
+  const tools = new ToolRegistry();
+  const append = (input: unknown) => {
+    world.calls += 1;
+    const failure = world.failNext;
+    world.failNext = undefined;
+    if (failure && !failure.effectThenThrow) throw failure.error;
+    world.lines.push((input as { line: string }).line);
+    if (failure) throw failure.error;
+    return { count: world.lines.length };
+  };
+  tools.register(spec("append", "write", { permissions: ["fs:write"] }), append);
+  tools.register(spec("append_idem", "write", { idempotency_key: "request_id" }), append);
+  tools.register(spec("read", "read"), () => {
+    world.calls += 1;
+    const failure = world.failNext;
+    world.failNext = undefined;
+    if (failure) throw failure.error;
+    return { count: world.lines.length };
+  });
+  tools.register(spec("bad_output", "write"), () => ({ count: "many" }));
+  return tools;
+}
+
+export { ToolFailure };

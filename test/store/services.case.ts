@@ -1,0 +1,209 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { backupStore } from "../../src/store/backup/backup.js";
+import { resetStore } from "../../src/store/backup/reset.js";
+import { restoreStore } from "../../src/store/backup/restore.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import {
+  getPreference,
+  listPreferences,
+  setPreference,
+  unsetPreference,
+} from "../../src/store/preferences/preferences.js";
+import { job } from "./catalog.js";
+import type { DialectHarness } from "./harness.js";
+
+async function seed(store: Store): Promise<void> {
+  await store.kysely.insertInto("state_jobs").values(job("j1", "queued")).execute();
+  await store.kysely
+    .insertInto("config_preferences")
+    .values({ key: "theme", value_json: '"dark"', updated_at: 1 })
+    .execute();
+  await store.kysely
+    .insertInto("scan_nodes")
+    .values({
+      path: "skills/a.md",
+      kind: "skill",
+      adapter: "claude",
+      title: null,
+      description: null,
+      stability: null,
+      version: null,
+      author: null,
+      frontmatter_json: "{}",
+      body_hash: "00",
+      frontmatter_hash: "00",
+      bytes_frontmatter: 1,
+      bytes_body: 1,
+      bytes_total: 2,
+      tokens_frontmatter: null,
+      tokens_body: null,
+      tokens_total: null,
+      scanned_at: 1,
+    })
+    .execute();
+  await store.kysely
+    .insertInto("scan_links")
+    .values({
+      source_path: "a",
+      target_path: "b",
+      kind: "invokes",
+      confidence: "high",
+      sources_json: "[]",
+    } as never)
+    .execute();
+}
+
+/** Backup, restore, reset and preferences, on each dialect. */
+export function runStoreServices(harness: DialectHarness): void {
+  const stores: Store[] = [];
+  const open = async (db: string) => {
+    const store = await openStore({ db });
+    stores.push(store);
+    return store;
+  };
+  afterAll(async () => {
+    for (const store of stores) await store.close();
+    await harness.cleanup();
+  });
+
+  describe(`store services: ${harness.dialect}`, () => {
+    it("backs up the state and config zones into a SQLite file, without scan rows", async () => {
+      const { db, dir } = await harness.fresh("backup");
+      const store = await open(db);
+      await seed(store);
+      const out = join(dir, "snap.db");
+      const result = await backupStore(store, { out });
+      expect(result.path).toBe(out);
+      expect(result.tables).toContainEqual({ name: "state_jobs", rows: 1 });
+      expect(result.tables).toContainEqual({ name: "config_preferences", rows: 1 });
+      expect(result.tables.some((t) => t.name.startsWith("scan_"))).toBe(false);
+      const copy = new Database(out, { readonly: true });
+      expect(copy.prepare("SELECT count(*) FROM scan_nodes").pluck().get()).toBe(0);
+      expect(copy.prepare("SELECT id FROM state_jobs").pluck().all()).toEqual(["j1"]);
+      expect(
+        copy.prepare("SELECT count(*) FROM config_schema_versions").pluck().get(),
+      ).toBeGreaterThan(0);
+      copy.close();
+      const defaultPath = await backupStore(store);
+      expect(defaultPath.path).toMatch(/backups[/\\]\d{4}-\d\d-\d\dT[\d-]+Z\.db$/);
+    });
+
+    it("restores a backup: state and config come back as they were, scan comes back empty", async () => {
+      const { db, dir } = await harness.fresh("restore");
+      let store = await open(db);
+      await seed(store);
+      const { path } = await backupStore(store, { out: join(dir, "before.db") });
+      await store.kysely.deleteFrom("state_jobs").execute();
+      await store.kysely
+        .insertInto("config_preferences")
+        .values({ key: "later", value_json: "1", updated_at: 2 })
+        .execute();
+      await store.close();
+      const result = await restoreStore(store.location, path);
+      expect(result.version).toBeGreaterThan(0);
+      if (harness.dialect === "sqlite") {
+        expect(result.previousMovedTo).not.toBeNull();
+        expect(existsSync(result.previousMovedTo ?? "")).toBe(true);
+      }
+      store = await open(db);
+      expect(await store.kysely.selectFrom("state_jobs").select("id").execute()).toEqual([
+        { id: "j1" },
+      ]);
+      const keys = await store.kysely.selectFrom("config_preferences").select("key").execute();
+      expect(keys).toEqual([{ key: "theme" }]);
+      expect(await store.kysely.selectFrom("scan_nodes").selectAll().execute()).toEqual([]);
+      // Still a working database: writes go through.
+      await store.kysely
+        .insertInto("state_jobs")
+        .values(job("j2", "running", { content_hash: "x" }))
+        .execute();
+    });
+
+    it("refuses to restore a file that is not a Keel backup, and a backup from a newer Keel", async () => {
+      const { db, dir } = await harness.fresh("restore-bad");
+      const store = await open(db);
+      const text = join(dir, "notes.txt");
+      writeFileSync(text, "not a database at all\n".repeat(50));
+      await expect(restoreStore(store.location, text)).rejects.toMatchObject({
+        code: "STORE_NOT_A_DATABASE",
+      });
+      await expect(restoreStore(store.location, join(dir, "missing.db"))).rejects.toMatchObject({
+        code: "NOT_FOUND",
+      });
+      const { path } = await backupStore(store, { out: join(dir, "future.db") });
+      const future = new Database(path);
+      future
+        .prepare("INSERT INTO config_schema_versions VALUES ('kernel', 'kernel', 99, 'future', 1)")
+        .run();
+      future.close();
+      await expect(restoreStore(store.location, path)).rejects.toMatchObject({
+        code: "STORE_TOO_NEW",
+      });
+    });
+
+    it("reset empties the scan and state zones and keeps config and the schema", async () => {
+      const { db } = await harness.fresh("reset");
+      const store = await open(db);
+      await seed(store);
+      const result = await resetStore(store);
+      expect(result.tables).toContainEqual({ name: "state_jobs", rowsDeleted: 1 });
+      expect(result.tables).toContainEqual({ name: "scan_nodes", rowsDeleted: 1 });
+      expect(result.tables.some((t) => t.name.startsWith("config_"))).toBe(false);
+      expect(await store.kysely.selectFrom("state_jobs").selectAll().execute()).toEqual([]);
+      expect(await store.kysely.selectFrom("scan_links").selectAll().execute()).toEqual([]);
+      expect(await store.kysely.selectFrom("config_preferences").select("key").execute()).toEqual([
+        { key: "theme" },
+      ]);
+      await store.kysely.insertInto("state_jobs").values(job("again", "queued")).execute();
+      const ids = await store.kysely
+        .insertInto("scan_links")
+        .values({
+          source_path: "a",
+          target_path: "b",
+          kind: "invokes",
+          confidence: "high",
+          sources_json: "[]",
+        } as never)
+        .returning("id")
+        .execute();
+      expect(Number(ids[0]?.id)).toBe(1);
+    });
+
+    it("gets, sets, lists and unsets preferences; validates the ones Keel knows", async () => {
+      const { db } = await harness.fresh("prefs");
+      const store = await open(db);
+      expect(await getPreference(store, "auto_migrate")).toMatchObject({
+        value: true,
+        source: "default",
+      });
+      await expect(getPreference(store, "nothing.here")).rejects.toMatchObject({
+        code: "NOT_FOUND",
+        exitCode: 5,
+      });
+      await setPreference(store, "jobs.minimum_ttl_seconds", 90);
+      await setPreference(store, "jobs.minimum_ttl_seconds", 120);
+      expect(await getPreference(store, "jobs.minimum_ttl_seconds")).toMatchObject({
+        value: 120,
+        source: "set",
+      });
+      await expect(setPreference(store, "auto_migrate", "sometimes")).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+        message: expect.stringMatching(/auto_migrate must be true or false/),
+      });
+      await expect(setPreference(store, "bad key!", 1)).rejects.toMatchObject({
+        code: "INVALID_ARGUMENT",
+      });
+      await setPreference(store, "auto_migrate", false);
+      const list = await listPreferences(store);
+      expect(list.map((e) => [e.key, e.value, e.source])).toEqual([
+        ["auto_migrate", false, "set"],
+        ["jobs.minimum_ttl_seconds", 120, "set"],
+      ]);
+      expect(await unsetPreference(store, "auto_migrate")).toBe(true);
+      expect(await unsetPreference(store, "auto_migrate")).toBe(false);
+    });
+  });
+}
