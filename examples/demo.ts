@@ -5,18 +5,23 @@
  * the reply is good enough), a `Send` fan-out (one specialist check per topic, in parallel), an
  * `interrupt()` that pauses for a human and is resumed with `Command({ resume })`, and the
  * thread's history from the checkpointer.
+ *
+ * Checkpoints go to the embedded default: the project's SQLite database `./.keel/keel.db`,
+ * created and migrated on first use (`KEEL_DATABASE_URL=postgres://…` runs it on Postgres).
  */
+
+import { PostgresSaver, SqliteSaver } from "../src/checkpoint/index.js";
 import {
   Annotation,
   Command,
   END,
   INTERRUPT,
   interrupt,
-  MemorySaver,
   Send,
   START,
   StateGraph,
 } from "../src/index.js";
+import { openStore } from "../src/store/index.js";
 
 const Ticket = Annotation.Root({
   text: Annotation<string>(),
@@ -69,7 +74,7 @@ function humanReview(state: TicketState) {
   return { approved: answer === "approve", audit: [`human said ${answer}`] };
 }
 
-const graph = new StateGraph(Ticket)
+const builder = new StateGraph(Ticket)
   .addNode("classify", classify)
   .addNode("specialist", specialist)
   .addNode("write", draftReply)
@@ -82,10 +87,17 @@ const graph = new StateGraph(Ticket)
   .addEdge("specialist", "write")
   .addConditionalEdges("write", (s) => (s.revisions < s.findings.length ? "write" : "review"))
   .addConditionalEdges("review", (s) => (s.approved ? "send" : END))
-  .addEdge("send", END)
-  .compile({ checkpointer: new MemorySaver() });
+  .addEdge("send", END);
 
-const config = { configurable: { thread_id: "ticket-1017" } };
+const store = await openStore();
+const checkpointer =
+  store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
+const graph = builder.compile({ checkpointer });
+
+// A new thread per run: every run of the demo is kept, and `keel runs list` shows them.
+const config = { configurable: { thread_id: `ticket-1017-${Date.now().toString(36)}` } };
+const where = store.location.dialect === "sqlite" ? store.location.path : "Postgres";
+console.log(`Checkpoints go to ${where} (thread ${config.configurable.thread_id})\n`);
 const text = "I was charged twice and now login fails with an error";
 
 console.log(`Ticket: "${text}"\n`);
@@ -115,3 +127,6 @@ for await (const snapshot of graph.getStateHistory(config)) {
   const next = snapshot.next.length > 0 ? `next: ${snapshot.next.join(", ")}` : "finished";
   console.log(`  step ${String(step).padStart(2)}  ${String(source).padEnd(6)} ${next}`);
 }
+
+console.log("\nThe thread is in the database: `npm run keel -- runs list` shows it.");
+await store.close();
