@@ -91,6 +91,12 @@ export const ERROR_CODES = {
   AUDIT_INVALID: { exit: 2, http: 400 },
   AUDIT_WRITE_FAILED: { exit: 2, http: 500 },
   AUDIT_TAMPERED: { exit: 1, http: 500 },
+  ROUTING_INVALID: { exit: 2, http: 400 },
+  APPROVAL_PENDING: { exit: 2, http: 409 },
+  APPROVAL_DENIED: { exit: 2, http: 403 },
+  STEP_NOT_FOUND: { exit: 5, http: 404 },
+  REPLAY_MISSING_CALL: { exit: 2, http: 409 },
+  REPLAY_DIVERGED: { exit: 1, http: 409 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

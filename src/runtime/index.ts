@@ -13,6 +13,7 @@ export { runtimeDb } from "./db/tables.js";
 export * from "./ingest/index.js";
 export * from "./ledger/index.js";
 export * from "./policy/index.js";
+export * from "./routing/index.js";
 export * from "./tools/index.js";
 export {
   problemsFromZodIssues,
