@@ -100,9 +100,26 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
     );
   }
   const action = node.action as (state: unknown, config: RunConfig) => unknown;
+  const config = nodeConfig(ctx.config, task);
   return node.isAsync
-    ? withAsyncScope(task, () => action(task.input, ctx.config))
-    : withSyncScope(task, () => action(task.input, ctx.config));
+    ? withAsyncScope(task, () => action(task.input, config))
+    : withSyncScope(task, () => action(task.input, config));
+}
+
+/**
+ * The config a node sees: the run's, with LangGraph.js's task metadata — which node runs and its
+ * deterministic task id (`langgraph_checkpoint_ns` is `<node>:<task id>`), the same when the task
+ * is re-run after an interrupt or a crash, so code above the engine can key work on it.
+ */
+function nodeConfig(config: RunConfig, task: Task): RunConfig {
+  return {
+    ...config,
+    metadata: {
+      ...config.metadata,
+      langgraph_node: task.node.name,
+      langgraph_checkpoint_ns: `${task.node.name}:${task.taskId}`,
+    },
+  };
 }
 
 function fail(
