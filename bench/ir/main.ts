@@ -7,7 +7,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as langgraph from "@langchain/langgraph";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
+import * as keelGraph from "../../src/graph/index.js";
 import { compileDocument, dumps, graphHash, validate } from "../../src/ir/index.js";
 import { openStore } from "../../src/store/index.js";
 import { type Comparison, medianOf, printTable, timeMicros } from "../lib/report.js";
@@ -36,9 +38,36 @@ const row = (name: string, unit: string, keel: number, higherIsBetter = false): 
 
 const validateMs = await ms(() => validate(text));
 const compileMs = await ms(() => compileDocument(text, synthetic));
+// The engine's share: a 5,000-node chain built and compiled with the StateGraph API, against
+// LangGraph.js building and compiling the same graph.
+type ChainApi = Pick<typeof keelGraph, "Annotation" | "StateGraph" | "START" | "END">;
+const chain = (api: ChainApi) => () => {
+  const State = api.Annotation.Root({ n: api.Annotation<number>() });
+  // biome-ignore lint/suspicious/noExplicitAny: one builder for two libraries' generic types.
+  const graph: any = new api.StateGraph(State);
+  for (let i = 0; i < SIZE; i++) graph.addNode(`step_${i}`, () => ({}));
+  graph.addEdge(api.START, "step_0");
+  for (let i = 1; i < SIZE; i++) graph.addEdge(`step_${i - 1}`, `step_${i}`);
+  graph.addEdge(`step_${SIZE - 1}`, api.END);
+  return graph.compile();
+};
+const keelChain = chain(keelGraph);
+const peerChain = chain(langgraph as unknown as ChainApi);
+for (let i = 0; i < 2; i++) {
+  keelChain();
+  peerChain();
+}
+
 const rows: Comparison[] = [
   row(`validate ${SIZE}-node document (JSON text)`, "ms", validateMs),
   row(`validate + compile ${SIZE}-node document`, "ms", compileMs),
+  {
+    name: `StateGraph build + compile, ${SIZE}-node chain`,
+    unit: "ms",
+    keel: await ms(keelChain),
+    peer: await medianOf(5, () => timeMicros(peerChain)).then((us) => us / 1000),
+    peerName: "langgraph",
+  },
   row(`dumps ${SIZE}-node document`, "ms", await ms(() => dumps(doc))),
   row(`graph hash ${SIZE}-node document`, "ms", await ms(() => graphHash(doc))),
 ];

@@ -29,6 +29,7 @@ export function isValidSlug(value: string): boolean {
 
 /** Why `value` is not a slug, in words, or undefined when it is one. */
 export function slugProblem(value: string): string | undefined {
+  if (SLUG_PATTERN.test(value)) return undefined;
   if (value.length === 0) return "it is empty";
   if (value.length > 128) return `it is ${value.length} characters long (at most 128)`;
   if (!/^[a-z0-9]/.test(value)) return "it must start with a lowercase letter or a digit";

@@ -20,8 +20,10 @@ export function findNestedActions(input: unknown): Problem[] {
     if (!Array.isArray(then)) return;
     then.forEach((action, actionIndex) => {
       if (!isObject(action)) return;
-      for (const [key, value] of Object.entries(action)) {
-        if (FREE_FORM_FIELDS.has(key)) continue;
+      for (const key in action) {
+        const value = action[key];
+        if (FREE_FORM_FIELDS.has(key) || value === null || typeof value !== "object") continue;
+        if (!Object.hasOwn(action, key)) continue;
         const found = findAction(value, ["rules", ruleIndex, "then", actionIndex, key]);
         if (found) problems.push(nestedActionProblem(found, value));
       }
@@ -30,18 +32,27 @@ export function findNestedActions(input: unknown): Problem[] {
   return problems;
 }
 
-/** The path of the first action-shaped object in `value`, searching arrays and objects. */
+/**
+ * The path of the first action-shaped object in `value`, searching arrays and objects. Scalars
+ * return at once, before any path is built: almost every field of a real document is one.
+ */
 function findAction(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      const found = findAction(value[index], [...path, index]);
+      const item: unknown = value[index];
+      if (item === null || typeof item !== "object") continue;
+      const found = findAction(item, [...path, index]);
       if (found) return found;
     }
     return undefined;
   }
-  if (!isObject(value)) return undefined;
-  if (KINDS.has(value.kind)) return path;
-  for (const [key, inner] of Object.entries(value)) {
+  const record = value as Record<string, unknown>;
+  if (KINDS.has(record.kind)) return path;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const inner = record[key];
+    if (inner === null || typeof inner !== "object") continue;
     const found = findAction(inner, [...path, key]);
     if (found) return found;
   }

@@ -1,4 +1,4 @@
-import type { IRDocument } from "./models/index.js";
+import type { Action, IRDocument, ParallelAction } from "./models/index.js";
 import { hintFor, type Problem, renderActual } from "./problems.js";
 
 /** The parallel join strategies Keel runs. */
@@ -21,8 +21,9 @@ export const USER_CODE_KIND = /^[^:\s]+:[A-Za-z_$][\w$]*$/;
 export function checkReferences(doc: IRDocument, options: ReferenceOptions = {}): Problem[] {
   const problems: Problem[] = [];
   const nodes = new Set(doc.nodes.map((node) => node.id));
-  const target = (id: string, path: string, what: string) => {
-    if (nodes.has(id)) return;
+  // Paths are built only for a problem (checked inline first): a 5,000-node document has
+  // thousands of references, and a closure or a string per reference shows in the bench.
+  const unknownNode = (id: string, path: string, what: string) => {
     problems.push({
       code: "unknown_node",
       path,
@@ -32,19 +33,23 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
       hint: hintFor("unknown_node"),
     });
   };
-  const join = (id: string, path: string) => {
-    if (id !== "") target(id, path, "Join node");
-  };
-  const strategy = (value: string, path: string) => {
-    if ((PARALLEL_STRATEGIES as readonly string[]).includes(value)) return;
-    problems.push({
-      code: "unknown_strategy",
-      path,
-      message: `Unknown parallel strategy "${value}".`,
-      expected: PARALLEL_STRATEGIES.join(" | "),
-      actual: renderActual(value),
-      hint: hintFor("unknown_strategy"),
-    });
+  const checkBlock = (block: ParallelShape, base: string) => {
+    for (let i = 0; i < block.targets.length; i++) {
+      const id = block.targets[i] as string;
+      if (!nodes.has(id)) unknownNode(id, `${base}/targets/${i}`, "Parallel target");
+    }
+    if (block.join !== "" && !nodes.has(block.join))
+      unknownNode(block.join, `${base}/join`, "Join node");
+    if (!(PARALLEL_STRATEGIES as readonly string[]).includes(block.strategy)) {
+      problems.push({
+        code: "unknown_strategy",
+        path: `${base}/strategy`,
+        message: `Unknown parallel strategy "${block.strategy}".`,
+        expected: PARALLEL_STRATEGIES.join(" | "),
+        actual: renderActual(block.strategy),
+        hint: hintFor("unknown_strategy"),
+      });
+    }
   };
 
   if (options.nodeKinds !== undefined) {
@@ -62,57 +67,61 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
     });
   }
 
-  doc.rules.forEach((rule, ruleIndex) => {
-    rule.then.forEach((action, actionIndex) => {
-      const base = `/rules/${ruleIndex}/then/${actionIndex}`;
+  for (let r = 0; r < doc.rules.length; r++) {
+    const then = (doc.rules[r] as IRDocument["rules"][number]).then;
+    for (let a = 0; a < then.length; a++) {
+      const action = then[a] as Action;
       switch (action.kind) {
         case "goto":
         case "retry":
-          target(action.target, `${base}/target`, `${action.kind} target`);
+          if (!nodes.has(action.target))
+            unknownNode(action.target, `/rules/${r}/then/${a}/target`, `${action.kind} target`);
           break;
         case "parallel":
-          for (const [i, id] of action.targets.entries()) {
-            target(id, `${base}/targets/${i}`, "Parallel target");
-          }
-          join(action.join, `${base}/join`);
-          strategy(action.strategy, `${base}/strategy`);
+          checkBlock(action, `/rules/${r}/then/${a}`);
           break;
-        case "interrupt":
-          checkOnTimeout(action.on_timeout, `${base}/on_timeout`, problems, target);
+        case "interrupt": {
+          const problem = onTimeoutProblem(action.on_timeout, nodes);
+          if (problem === "unknown")
+            unknownNode(
+              action.on_timeout.slice("goto:".length),
+              `/rules/${r}/then/${a}/on_timeout`,
+              "on_timeout target",
+            );
+          else if (problem === "invalid")
+            problems.push(invalidOnTimeout(action.on_timeout, `/rules/${r}/then/${a}/on_timeout`));
           break;
+        }
         default:
           break;
       }
-    });
-  });
-  doc.parallel.forEach((block, blockIndex) => {
-    const base = `/parallel/${blockIndex}`;
-    for (const [i, id] of block.targets.entries()) {
-      target(id, `${base}/targets/${i}`, "Parallel target");
     }
-    join(block.join, `${base}/join`);
-    strategy(block.strategy, `${base}/strategy`);
-  });
+  }
+  for (let b = 0; b < doc.parallel.length; b++) {
+    checkBlock(doc.parallel[b] as ParallelShape, `/parallel/${b}`);
+  }
   return problems;
 }
 
-function checkOnTimeout(
+type ParallelShape = Pick<ParallelAction, "targets" | "join" | "strategy">;
+
+/** What is wrong with an `on_timeout` value: nothing, a goto to an unknown node, or its form. */
+function onTimeoutProblem(
   value: string,
-  path: string,
-  problems: Problem[],
-  target: (id: string, path: string, what: string) => void,
-): void {
-  if (value === "halt") return;
-  if (value.startsWith("goto:")) {
-    target(value.slice("goto:".length), path, "on_timeout target");
-    return;
-  }
-  problems.push({
+  nodes: ReadonlySet<string>,
+): "unknown" | "invalid" | undefined {
+  if (value === "halt") return undefined;
+  if (value.startsWith("goto:")) return nodes.has(value.slice(5)) ? undefined : "unknown";
+  return "invalid";
+}
+
+function invalidOnTimeout(value: string, path: string): Problem {
+  return {
     code: "invalid_on_timeout",
     path,
     message: `on_timeout "${value}" is neither "halt" nor "goto:<node_id>".`,
     expected: '"halt" | "goto:<node_id>"',
     actual: renderActual(value),
     hint: hintFor("invalid_on_timeout"),
-  });
+  };
 }

@@ -119,12 +119,11 @@ function checkIds(doc: IRDocument): Problem[] {
     const firstIndex = new Map<string, number>();
     items.forEach((item, index) => {
       const id = String(item[spec.key]);
-      const path = `/${spec.list}/${index}/${spec.key}`;
       const reason = spec.slug ? slugProblem(id) : undefined;
       if (reason !== undefined) {
         problems.push({
           code: "invalid_id",
-          path,
+          path: `/${spec.list}/${index}/${spec.key}`,
           message: `${spec.kind} id ${JSON.stringify(id)} is not a slug: ${reason}.`,
           expected: "^[a-z0-9][a-z0-9_\\-.]{0,127}$",
           actual: renderActual(id),
@@ -138,7 +137,7 @@ function checkIds(doc: IRDocument): Problem[] {
       }
       problems.push({
         code: "duplicate_id",
-        path,
+        path: `/${spec.list}/${index}/${spec.key}`,
         message: `${spec.kind} ${spec.key} ${JSON.stringify(id)} is already used at /${spec.list}/${first}.`,
         expected: `${spec.key} unique within ${spec.list}`,
         actual: renderActual(id),

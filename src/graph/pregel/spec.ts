@@ -72,6 +72,8 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
   );
 
   const declared = [...graph.nodes.keys()];
+  // Declaration order by name, looked up per node: indexOf here made compile quadratic.
+  const orderOf = new Map(declared.map((name, i) => [name, i]));
   const names = [...declared].sort();
   const nodeIndex = new Map(names.map((name, i) => [name, i]));
   const addChannel = (
@@ -98,7 +100,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
     return {
       name,
       index,
-      order: declared.indexOf(name),
+      order: orderOf.get(name)!,
       action: decl.action,
       subgraph: decl.subgraph,
       isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",
@@ -115,7 +117,8 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
 
   for (const [from, to] of graph.edges) {
     if (to === END) continue;
-    source(from).edgeWrites.push([channelIndex.get(`${BRANCH_PREFIX}${to}`)!, null]);
+    // The target's trigger channel, by node index: no channel-name string built per edge.
+    source(from).edgeWrites.push([nodes[nodeIndex.get(to)!]!.triggers[0]!, null]);
   }
   for (const join of graph.joins) {
     if (join.target === END) continue;

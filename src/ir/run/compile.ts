@@ -121,7 +121,11 @@ function buildGraph(
     }),
   });
   const order = doc.nodes.map((node) => node.id);
-  const after = (id: string) => order[order.indexOf(id) + 1] ?? END;
+  // Positions by id: routing asks for them on every transition, so no indexOf over the nodes.
+  const position = new Map(order.map((id, index) => [id, index]));
+  const specs = new Map(doc.nodes.map((node) => [node.id, node]));
+  const indexOf = (id: string) => position.get(id) ?? -1;
+  const after = (id: string) => order[indexOf(id) + 1] ?? END;
   const userState = (state: GraphState) => {
     const out: Record<string, unknown> = {};
     for (const field of shape.fields) if (state[field] !== undefined) out[field] = state[field];
@@ -265,9 +269,7 @@ function buildGraph(
     ir: IrRunState,
     transition: Transition,
   ): Command => {
-    const last = action.targets
-      .map((t) => order.indexOf(t))
-      .reduce((a, b) => Math.max(a, b), order.indexOf(from));
+    const last = action.targets.map(indexOf).reduce((a, b) => Math.max(a, b), indexOf(from));
     const branch = { join: action.join, strategy: action.strategy, after: order[last + 1] ?? END };
     const base = {
       ...userState(state),
@@ -331,7 +333,7 @@ function buildGraph(
 
   const runBranch = async (id: string, impl: IrNode, state: GraphState, config: RunConfig) => {
     const branch = state.__ir_branch as NonNullable<GraphState["__ir_branch"]>;
-    const node = doc.nodes.find((n) => n.id === id) as IRDocument["nodes"][number];
+    const node = specs.get(id) as IRDocument["nodes"][number];
     let result: BranchResult;
     try {
       const own = ((await impl(userState(state), { node, config })) ?? {}) as Record<
