@@ -14,6 +14,7 @@ export * from "./ingest/index.js";
 export * from "./ledger/index.js";
 export * from "./policy/index.js";
 export * from "./routing/index.js";
+export * from "./runs/index.js";
 export * from "./tools/index.js";
 export {
   problemsFromZodIssues,

@@ -2,6 +2,7 @@ import { describe, it } from "vitest";
 import { postgresAvailable } from "../support/postgres.js";
 import { runApprovalCases } from "./approvals.case.js";
 import { runAuditCases } from "./audit.case.js";
+import { runGovernedCases } from "./governed.case.js";
 import { runIngestCases } from "./ingest.case.js";
 import { runLedgerCases } from "./ledger.case.js";
 import { postgresRuntimeHarness } from "./support/harness.js";
@@ -11,6 +12,7 @@ if (await postgresAvailable()) {
   runLedgerCases(postgresRuntimeHarness());
   runApprovalCases(postgresRuntimeHarness());
   runIngestCases(postgresRuntimeHarness());
+  runGovernedCases(postgresRuntimeHarness());
 } else {
   describe.skip("runtime on postgres (server unreachable, see the warning above)", () => {
     it("skipped", () => {});

@@ -1,5 +1,6 @@
 import { runApprovalCases } from "./approvals.case.js";
 import { runAuditCases } from "./audit.case.js";
+import { runGovernedCases } from "./governed.case.js";
 import { runIngestCases } from "./ingest.case.js";
 import { runLedgerCases } from "./ledger.case.js";
 import { sqliteRuntimeHarness } from "./support/harness.js";
@@ -8,3 +9,4 @@ runAuditCases(sqliteRuntimeHarness());
 runLedgerCases(sqliteRuntimeHarness());
 runApprovalCases(sqliteRuntimeHarness());
 runIngestCases(sqliteRuntimeHarness());
+runGovernedCases(sqliteRuntimeHarness());

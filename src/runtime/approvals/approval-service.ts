@@ -25,6 +25,11 @@ export interface ApprovalRequest {
   requiredCapability?: string | null;
   /** Seconds until the approval expires; one hour by default. */
   ttlSeconds?: number;
+  /**
+   * The gated call this approval stands for (its idempotency key), so that a resumed step finds
+   * it again with `findForGate` instead of asking twice.
+   */
+  gateKey?: string | null;
 }
 
 /** A person's decision. */
@@ -112,6 +117,7 @@ export class ApprovalService {
       decision_capability: null,
       created_at: now,
       expires_at: now + ttl * 1000,
+      gate_key: request.gateKey ?? null,
     };
     await runtimeDb(this.#store)
       .transaction()
@@ -129,6 +135,34 @@ export class ApprovalService {
   /** One approval; a pending one past its expiry is marked expired first. */
   async get(id: string): Promise<Approval> {
     return approvalFromRow(await this.#current(id));
+  }
+
+  /**
+   * The newest approval asked for a gated call (`gateKey`) of a task, if any; a pending one past
+   * its expiry is marked expired first.
+   */
+  async findForGate(taskId: string, gateKey: string): Promise<Approval | undefined> {
+    const row = await runtimeDb(this.#store)
+      .selectFrom("state_approvals")
+      .select("id")
+      .where("task_id", "=", taskId)
+      .where("gate_key", "=", gateKey)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+    return row ? this.get(row.id) : undefined;
+  }
+
+  /** The approvals of a task (a run), oldest first; expired ones are marked. */
+  async listForTask(taskId: string): Promise<Approval[]> {
+    const rows = await runtimeDb(this.#store)
+      .selectFrom("state_approvals")
+      .select("id")
+      .where("task_id", "=", taskId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return Promise.all(rows.map((row) => this.get(row.id)));
   }
 
   /** Approvals, newest first; only those with `status` when given. Expired ones are marked. */

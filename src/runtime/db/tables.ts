@@ -13,6 +13,8 @@ export type RuntimeTables = {
   state_approvals: ApprovalsTable;
   state_events: EventsTable;
   state_dedupe_keys: DedupeKeysTable;
+  state_steps: StepsTable;
+  state_run_grants: RunGrantsTable;
 };
 
 /** The kernel database with the runtime's tables. */
@@ -111,6 +113,46 @@ export interface ApprovalsTable {
   decision_capability: string | null;
   created_at: number;
   expires_at: number;
+  /** The gated call's idempotency key (`005_runtime_steps.sql`); null for approvals made by hand. */
+  gate_key?: string | null;
+}
+
+export interface StepsTable {
+  id: string;
+  run_id: string;
+  trace_id: string;
+  task_key: string;
+  name: string;
+  visit: number;
+  status: "pending" | "running" | "succeeded" | "failed" | "paused";
+  attempt: number;
+  max_attempts: number;
+  retry_policy_json: string;
+  input_json: string;
+  checkpoint_json: string;
+  output_json: string | null;
+  idempotency_key: string | null;
+  error_json: string | null;
+  next_wake_at: number | null;
+  started_at: number | null;
+  ended_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RunGrantsTable {
+  /** The run's id. */
+  id: string;
+  trace_id: string;
+  event_id: string | null;
+  autonomy_level: DbAutonomyLevel;
+  risk_level: DbRiskLevel;
+  tool_profile: "default" | "cleared";
+  capabilities_json: string;
+  routing_json: string | null;
+  handler: string | null;
+  input_json: string;
+  created_at: number;
 }
 
 export interface EventsTable {

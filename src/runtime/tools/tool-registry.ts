@@ -26,6 +26,11 @@ export interface RegisteredTool {
    * they dedupe). Other calls in doubt go to an operator.
    */
   readonly retrySafe: boolean;
+  /**
+   * What the call would do, without doing it: run for a `preview` gate. A tool without one cannot
+   * be previewed, so a `preview` gate escalates to `confirm`.
+   */
+  readonly dryRun: ToolHandler | null;
   validateInput(value: unknown): ValidationProblem[];
   validateOutput(value: unknown): ValidationProblem[];
 }
@@ -44,8 +49,15 @@ export interface RegisteredTool {
 export class ToolRegistry {
   readonly #tools = new Map<string, RegisteredTool>();
 
-  /** Registers a tool; refuses an invalid spec (every problem listed) or a taken id. */
-  register(spec: unknown, handler: ToolHandler): RegisteredTool {
+  /**
+   * Registers a tool; refuses an invalid spec (every problem listed) or a taken id. `dryRun`
+   * describes what a call would do without doing it (used by `preview` gates).
+   */
+  register(
+    spec: unknown,
+    handler: ToolHandler,
+    options: { dryRun?: ToolHandler } = {},
+  ): RegisteredTool {
     const parsed = ToolSpecSchema.safeParse(spec);
     if (!parsed.success) {
       const problems = problemsFromZodIssues(parsed.error.issues, spec);
@@ -66,6 +78,7 @@ export class ToolRegistry {
       id,
       spec: toolSpec,
       handler,
+      dryRun: options.dryRun ?? null,
       retrySafe:
         toolSpec.side_effects === "none" ||
         toolSpec.side_effects === "read" ||

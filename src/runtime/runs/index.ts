@@ -1,0 +1,15 @@
+export { errorDetail, type GovernedNodeOptions, governedNode } from "./governed-node.js";
+export {
+  type GovernedGraph,
+  type GovernedRunResult,
+  GovernedRuntime,
+  type GovernedRuntimeOptions,
+  type StartGovernedRun,
+} from "./governed-runtime.js";
+export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-context.js";
+export type { ReplayReport, Transition, TransitionDiff } from "./replay-report.js";
+export { type CallDivergence, ReplaySource } from "./replay-source.js";
+export { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";
+export { loadGrant, type RunGrant } from "./run-grants.js";
+export { stepFromRow } from "./step-rows.js";
+export { type EnterStep, StepStore } from "./step-store.js";
