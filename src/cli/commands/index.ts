@@ -1,7 +1,10 @@
 import type { CliModule } from "../command.js";
+import { approvalsCommands } from "./approvals.js";
+import { auditCommands } from "./audit.js";
 import { configCommands } from "./config.js";
 import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
+import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
@@ -13,6 +16,9 @@ export const COMMANDS: readonly CliModule[] = [
   irCommands,
   rulesCommands,
   runsCommands,
+  ingestCommands,
+  approvalsCommands,
+  auditCommands,
   dbCommands,
   configCommands,
   doctorCommands,

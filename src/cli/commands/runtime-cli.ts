@@ -1,0 +1,86 @@
+import { readFile } from "node:fs/promises";
+import { KeelError } from "../../core/index.js";
+import {
+  type AuditEvent,
+  AuditWriter,
+  type AutonomyLevel,
+  AutonomyLevel as AutonomySchema,
+} from "../../runtime/index.js";
+import type { Store } from "../../store/index.js";
+import type { OutputOptions } from "../output.js";
+import { openCliStore, outputOptions, type StoreCliOptions } from "../scope.js";
+
+/** Opens the store and hands the verb an audit writer on it; closes the store after. */
+export async function withRuntimeStore<F extends StoreCliOptions>(
+  flags: F,
+  work: (store: Store, audit: AuditWriter, options: F & OutputOptions) => Promise<void>,
+): Promise<void> {
+  const options = outputOptions(flags);
+  const store = await openCliStore(options);
+  try {
+    await work(store, new AuditWriter(store), options);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Reads a file, or NOT_FOUND with the path. */
+export async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (cause) {
+    throw new KeelError("NOT_FOUND", `Cannot read ${path}.`, { cause, hint: "Check the path." });
+  }
+}
+
+/** Reads a JSON file, or a clear error. */
+export async function readJson(path: string): Promise<unknown> {
+  const text = await readText(path);
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `${path} is not valid JSON: ${(cause as Error).message}`,
+      {
+        cause,
+        hint: "Fix the JSON syntax (`jq . <file>` shows where).",
+      },
+    );
+  }
+}
+
+/** `--autonomy A2` checked against the seed's levels. */
+export function autonomyFlag(value: string | undefined, fallback: AutonomyLevel): AutonomyLevel {
+  if (value === undefined) return fallback;
+  const parsed = AutonomySchema.safeParse(value.toUpperCase());
+  if (!parsed.success) {
+    throw new KeelError("INVALID_ARGUMENT", `Unknown autonomy level "${value}".`, {
+      hint: `Use one of ${AutonomySchema.options.join(", ")}.`,
+    });
+  }
+  return parsed.data;
+}
+
+/** `--limit` as a positive integer. */
+export function limitFlag(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `--limit must be a positive whole number, not "${value}".`,
+    );
+  }
+  return n;
+}
+
+/** One audit event as a timeline line. */
+export function timelineLine(event: AuditEvent): string {
+  const refs = Object.entries(event.refs)
+    .filter(([, id]) => id !== null)
+    .map(([key, id]) => `${key.replace(/_id$/, "")}=${String(id).slice(0, 8)}`)
+    .join(" ");
+  const latency = event.latency_ms === null ? "" : ` (${event.latency_ms} ms)`;
+  return `${event.timestamp}  ${event.stage.padEnd(9)} ${event.outcome.padEnd(10)} ${event.type.padEnd(28)} ${event.summary}${latency}${refs ? `  [${refs}]` : ""}`;
+}
