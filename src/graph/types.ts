@@ -2,6 +2,7 @@ import type {
   CheckpointConfig,
   CheckpointConfigurable,
   CheckpointMetadata,
+  Durability,
 } from "../checkpoint/base/index.js";
 import type { Interrupt } from "./errors.js";
 
@@ -23,6 +24,12 @@ export interface RunConfig extends CheckpointConfig {
   /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
+  /**
+   * When each step is saved, as in LangGraph.js (default: the checkpointer's own, `sync` for
+   * Keel's savers): `sync` before the next step starts, `async` in the background (bounded),
+   * `exit` only when the run ends, fails or pauses. See docs/durability.md.
+   */
+  durability?: Durability;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

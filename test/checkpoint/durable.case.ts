@@ -34,12 +34,15 @@ async function countRows(saver: DurableSaver, table: string, threadId?: string):
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Writes `steps` checkpoints on a thread, appending one message each; returns the last config. */
-async function grow(saver: DurableSaver, threadId: string, steps: number) {
+/**
+ * Writes `steps` checkpoints on a thread, appending one message each; returns the last config.
+ * Short messages keep the list inline in the checkpoint rows; a `pad` makes it a blob.
+ */
+async function grow(saver: DurableSaver, threadId: string, steps: number, pad = "") {
   let config = threadConfig(threadId);
   let messages: string[] = [];
   for (let step = 0; step < steps; step++) {
-    messages = messages.concat([`m${step}`]);
+    messages = messages.concat([`m${step}${pad}`]);
     config = await saver.put(
       config,
       checkpointOf({ messages, step }, { messages: step + 1, step: step + 1 }),
@@ -71,7 +74,8 @@ export function runDurableSuite(options: {
     const it_ = available ? it : it.skip;
 
     it_("a corrupted value is refused with CHECKPOINT_CORRUPT; nothing else changes", async () => {
-      await grow(saver, "corrupt-me", 3);
+      const pad = ": a message long enough to be stored as a blob, not inline in the row";
+      await grow(saver, "corrupt-me", 3, pad);
       await grow(saver, "healthy", 3);
       await saver.sql.run(
         "UPDATE state_checkpoint_blobs SET value_json = '[\"tampered\"]' WHERE thread_id = ? AND channel = 'messages'",
@@ -88,11 +92,21 @@ export function runDurableSuite(options: {
       expect(await countRows(saver, "state_checkpoint_blobs")).toBe(before);
       // A truncated value (not JSON at all) is refused the same way.
       await saver.sql.run(
-        "UPDATE state_checkpoint_blobs SET value_json = '[\"m', value_hash = '0' WHERE thread_id = ? AND channel = 'step'",
+        "UPDATE state_checkpoint_blobs SET value_json = '[\"m', value_hash = '0' WHERE thread_id = ? AND channel = 'messages'",
         ["corrupt-me"],
       );
       await expect(saver.getTuple(threadConfig("corrupt-me"))).rejects.toMatchObject({
         code: "CHECKPOINT_CORRUPT",
+      });
+      // Small values live in the checkpoint row: a changed row fails its hash.
+      await grow(saver, "tampered-row", 3);
+      await saver.sql.run(
+        "UPDATE state_checkpoints SET channel_seqs_json = replace(channel_seqs_json, 'm1', 'mX') WHERE thread_id = ?",
+        ["tampered-row"],
+      );
+      await expect(saver.getTuple(threadConfig("tampered-row"))).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+        message: expect.stringContaining("value map"),
       });
     });
 
@@ -139,7 +153,9 @@ export function runDurableSuite(options: {
         });
         const result = await saver.prune("prune-me", { keepLast: 3 });
         expect(result.checkpointsDeleted).toBe(37);
-        expect(result.writesDeleted).toBe(37);
+        // Each step's writes commit inside the next checkpoint's row: the writes of checkpoints
+        // 0–35 go with rows 1–36; those of 36 stay with row 37, which is kept.
+        expect(result.writesDeleted).toBe(36);
         expect(result.blobsDeleted).toBeGreaterThan(0);
         expect(await countRows(saver, "state_checkpoint_blobs", "prune-me")).toBeLessThan(
           blobsBefore,
@@ -327,6 +343,22 @@ export function runDurableSuite(options: {
             { configurable: { thread_id: "bad-mode", durability: "sometimes" } },
           ),
         ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+        // The engine's own option (LangGraph.js's `durability`): `exit` saves the final
+        // checkpoint only, durable when invoke returns; `async` has committed every step by then.
+        const plain = builder.compile({ checkpointer: saverOn(test.store) });
+        await plain.invoke(
+          { n: 0 },
+          { configurable: { thread_id: "engine-exit" }, durability: "exit" },
+        );
+        expect(await countRows(saver, "state_checkpoints", "engine-exit")).toBe(1);
+        await plain.invoke(
+          { n: 0 },
+          { configurable: { thread_id: "engine-async" }, durability: "async" },
+        );
+        expect(await countRows(saver, "state_checkpoints", "engine-async")).toBe(7);
+        expect(
+          (await plain.getState({ configurable: { thread_id: "engine-exit" } })).values,
+        ).toEqual({ n: 5 });
       },
     );
 

@@ -320,6 +320,181 @@ describe("durability", () => {
   });
 });
 
+describe("the durability option of invoke", () => {
+  /** A MemorySaver that logs its calls and can make `put` slow. */
+  class LoggingSaver extends MemorySaver {
+    readonly calls: string[] = [];
+    constructor(private readonly putDelayMs = 0) {
+      super();
+    }
+    override async put(...args: Parameters<MemorySaver["put"]>) {
+      this.calls.push(`put:${args[2].step}:${args[0].durability ?? "-"}`);
+      if (this.putDelayMs > 0) await new Promise((r) => setTimeout(r, this.putDelayMs));
+      return super.put(...args);
+    }
+    override async putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+      this.calls.push(`writes:${args[1].map(([channel]) => channel).join(",")}`);
+      return super.putWrites(...args);
+    }
+  }
+
+  const chain = (saver: MemorySaver, seen: string[] = []) =>
+    new StateGraph(State)
+      .addNode("one", () => {
+        seen.push("one");
+        return { log: ["one"] };
+      })
+      .addNode("two", () => {
+        seen.push("two");
+        return { log: ["two"] };
+      })
+      .addNode("three", () => ({ log: ["three"] }))
+      .addEdge(START, "one")
+      .addEdge("one", "two")
+      .addEdge("two", "three")
+      .compile({ checkpointer: saver });
+
+  it("sync (the default) saves every step, each task's writes before its step's checkpoint", async () => {
+    const saver = new LoggingSaver();
+    await chain(saver).invoke({}, { ...thread("sync"), durability: "sync" });
+    expect(saver.calls).toEqual([
+      "put:-1:sync",
+      "put:0:sync",
+      "writes:log,branch:to:two",
+      "put:1:sync",
+      "writes:log,branch:to:three",
+      "put:2:sync",
+      "writes:log",
+      "put:3:sync",
+    ]);
+  });
+
+  it("async runs the next step without waiting for the save, and has saved everything when invoke returns", async () => {
+    const saver = new LoggingSaver(5);
+    const seen: string[] = [];
+    const graph = chain(saver, seen);
+    const running = graph.invoke({}, { ...thread("async"), durability: "async" });
+    // Steps do not wait for the slow saves: all nodes ran long before the saves finish.
+    await new Promise((r) => setTimeout(r, 2));
+    expect(seen).toEqual(["one", "two"]);
+    expect((await running).log).toEqual(["one", "two", "three"]);
+    expect((await history(graph, "async")).map((s) => s.metadata?.step)).toEqual([3, 2, 1, 0, -1]);
+  });
+
+  it("exit saves only the final checkpoint, and the state of a run that paused or failed", async () => {
+    const saver = new LoggingSaver();
+    const graph = chain(saver);
+    expect((await graph.invoke({}, { ...thread("exit"), durability: "exit" })).log).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
+    expect(saver.calls).toEqual(["put:3:sync"]);
+    const states = await history(graph, "exit");
+    expect(states.map((s) => [s.metadata?.step, s.values.log, s.next])).toEqual([
+      [3, ["one", "two", "three"], []],
+    ]);
+
+    let attempts = 0;
+    const failing = new StateGraph(State)
+      .addNode("ok", () => ({ log: ["ok"] }))
+      .addNode("flaky", () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error("first time fails");
+        return { log: ["flaky"] };
+      })
+      .addNode("other", () => ({ log: ["other"] }))
+      .addEdge(START, "ok")
+      .addEdge("ok", "flaky")
+      .addEdge("ok", "other")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { ...thread("exit-fail"), durability: "exit" as const };
+    await expect(failing.invoke({}, config)).rejects.toThrow("first time fails");
+    // The failed step is saved with the finished task's writes: resuming runs only `flaky`.
+    const paused = await failing.getState(thread("exit-fail"));
+    expect(paused.next).toEqual(["flaky"]);
+    expect((await failing.invoke(null, config)).log).toEqual(["ok", "flaky", "other"]);
+    expect(attempts).toBe(2);
+  });
+
+  it("exit keeps an interrupted run resumable", async () => {
+    const graph = new StateGraph(State)
+      .addNode("ask", () => ({ draft: interrupt("title?") as string }))
+      .addNode("done", (s) => ({ log: [`done:${s.draft}`] }))
+      .addEdge(START, "ask")
+      .addEdge("ask", "done")
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { ...thread("exit-ask"), durability: "exit" as const };
+    const paused = await graph.invoke({}, config);
+    expect(paused[INTERRUPT]?.[0]?.value).toBe("title?");
+    expect((await graph.invoke(new Command({ resume: "T" }), config)).log).toEqual(["done:T"]);
+  });
+
+  it("an unknown mode is refused", async () => {
+    await expect(
+      chain(new MemorySaver()).invoke(
+        {},
+        {
+          ...thread("bad"),
+          durability: "sometimes" as unknown as "sync",
+        },
+      ),
+    ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+  });
+});
+
+describe("task writes and task ids", () => {
+  it("a finished task's writes are saved at once, before the other tasks of its step finish", async () => {
+    const events: string[] = [];
+    class Spy extends MemorySaver {
+      override async putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+        events.push(`saved:${args[1].map(([c]) => c).join(",")}`);
+        return super.putWrites(...args);
+      }
+    }
+    let release: () => void = () => {};
+    const graph = new StateGraph(State)
+      .addNode("fast", () => {
+        events.push("fast done");
+        return { log: ["fast"] };
+      })
+      .addNode("slow", async () => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        events.push("slow done");
+        return { draft: "slow" };
+      })
+      .addEdge(START, "fast")
+      .addEdge(START, "slow")
+      .compile({ checkpointer: new Spy() });
+    const running = graph.invoke({}, thread("parallel"));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(events).toEqual(["fast done", "saved:log"]);
+    release();
+    await running;
+    expect(events).toEqual(["fast done", "saved:log", "slow done", "saved:draft"]);
+  });
+
+  it("a node sees its deterministic task id in configurable.__pregel_task_id, as in LangGraph.js", async () => {
+    const ids: string[] = [];
+    const graph = new StateGraph(State)
+      .addNode("ask", (_s, config) => {
+        ids.push(String(config?.configurable?.__pregel_task_id));
+        return { draft: interrupt("?") as string };
+      })
+      .addEdge(START, "ask")
+      .compile({ checkpointer: new MemorySaver() });
+    await graph.invoke({}, thread("ids"));
+    const pending = await graph.getState(thread("ids"));
+    await graph.invoke(new Command({ resume: "x" }), thread("ids"));
+    expect(ids).toHaveLength(2);
+    // The same task (re-run on resume) has the same id, the one getState reports.
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[0]).toBe(pending.tasks[0]?.id);
+  });
+});
+
 describe("checkpoint ids", () => {
   it("are UUIDv7 strings that sort in the order they were made, even within one millisecond", async () => {
     const { newCheckpointId } = await import("../../src/checkpoint/index.js");

@@ -29,5 +29,7 @@ export type {
   CheckpointPendingWrite,
   CheckpointSource,
   CheckpointTuple,
+  Durability,
   PendingWrite,
 } from "./types.js";
+export { DURABILITY_MODES } from "./types.js";

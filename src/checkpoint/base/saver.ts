@@ -39,6 +39,8 @@ import type {
  * - **list** yields checkpoints newest first, across all namespaces of the thread unless
  *   `checkpoint_ns` is given, honouring `filter` (metadata equality), `before` and `limit`.
  * - **deleteThread** removes every checkpoint, value and write of a thread.
+ * - **Durability.** `config.durability` says how durable a `put`/`putWrites` must be when its
+ *   promise resolves: `sync` (committed), `async` or `exit` (may be queued until `flush`).
  * - Values go through `serde`; a value or checkpoint in a newer format is refused with
  *   `CHECKPOINT_FORMAT`, never mis-read.
  *
@@ -84,6 +86,13 @@ export abstract class BaseCheckpointSaver {
   ): Promise<void>;
 
   abstract deleteThread(threadId: string): Promise<void>;
+
+  /**
+   * Makes everything this saver accepted durable. A saver that commits inside `put`/`putWrites`
+   * has nothing to do; one that queues (the SQL savers in `async`/`exit` mode) commits its queue.
+   * The engine calls it when a run in `async` or `exit` durability ends.
+   */
+  async flush(): Promise<void> {}
 
   /** The version that follows `current` (1 for a channel never updated). */
   getNextVersion(current: ChannelVersion | undefined): ChannelVersion {

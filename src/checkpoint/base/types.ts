@@ -70,9 +70,26 @@ export interface CheckpointConfigurable {
   [key: string]: unknown;
 }
 
+/**
+ * When a saved step must be durable (the `durability` option of `invoke`, as in LangGraph.js):
+ * - `sync`: before the next step starts.
+ * - `async`: in the background while the next steps run; a bounded queue pushes back when full.
+ *   A crash loses at most the queued steps, never consistency.
+ * - `exit`: only when the run ends, fails or pauses.
+ */
+export type Durability = "sync" | "async" | "exit";
+
+/** The durability modes, for validation. */
+export const DURABILITY_MODES: readonly Durability[] = ["sync", "async", "exit"];
+
 /** The part of a run's config a saver reads. Shaped like LangGraph's `RunnableConfig`. */
 export interface CheckpointConfig {
   configurable?: CheckpointConfigurable;
+  /**
+   * How durable this call's writes must be when its promise resolves. The engine sets it on every
+   * `put`/`putWrites` of a run; savers without a write queue (MemorySaver) may ignore it.
+   */
+  durability?: Durability;
 }
 
 /** A saved checkpoint with its address, metadata, parent and the writes saved against it. */

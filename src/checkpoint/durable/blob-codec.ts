@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { KeelError } from "../../core/index.js";
 import type { Serializer } from "../base/serde.js";
 
@@ -13,6 +13,7 @@ import type { Serializer } from "../base/serde.js";
  * A list is stored whole again once the items appended since its last full copy outnumber that
  * copy (so full copies grow geometrically and cost about as much as the list itself), a record
  * every `MAX_CHAIN` versions; either way a read resolves at most `MAX_APPEND_CHAIN` deltas.
+ * Small values never get a blob: they live in the checkpoint row itself (see `value-map.ts`).
  */
 export type BlobEncoding = "full" | "append" | "patch" | "empty";
 
@@ -52,10 +53,8 @@ const MIN_APPENDS = 8;
 
 /** A short content hash that detects a corrupted or truncated value on read. */
 export function valueHashOf(text: string | null): string {
-  return createHash("sha256")
-    .update(text ?? "")
-    .digest("hex")
-    .slice(0, 16);
+  // One-shot `hash` skips the Hash object `createHash` allocates: half the cost per value.
+  return hash("sha256", text ?? "", "hex").slice(0, 16);
 }
 
 interface At {
@@ -74,6 +73,7 @@ export function encodeBlob(
   at: At,
   value: unknown,
   last: LastWritten | undefined,
+  text?: string,
 ): { row: BlobRow; remember: LastWritten } {
   const { seq } = at;
   if (value === undefined) {
@@ -97,7 +97,7 @@ export function encodeBlob(
       };
     }
     return {
-      row: rowOf(at, "full", null, 0, serde.dumps(items)),
+      row: rowOf(at, "full", null, 0, text ?? serde.dumps(items)),
       remember: { seq, items, fullLength: items.length, chainCount: 0 },
     };
   }
@@ -114,11 +114,14 @@ export function encodeBlob(
       }
     }
     return {
-      row: rowOf(at, "full", null, 0, serde.dumps(record)),
+      row: rowOf(at, "full", null, 0, text ?? serde.dumps(record)),
       remember: { seq, record, chainCount: 0 },
     };
   }
-  return { row: rowOf(at, "full", null, 0, serde.dumps(value)), remember: { seq, chainCount: 0 } };
+  return {
+    row: rowOf(at, "full", null, 0, text ?? serde.dumps(value)),
+    remember: { seq, chainCount: 0 },
+  };
 }
 
 function rowOf(

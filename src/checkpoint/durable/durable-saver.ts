@@ -1,16 +1,15 @@
 import { hostname } from "node:os";
 import { type Clock, KeelError, newRandomId, systemClock } from "../../core/index.js";
 import {
-  assertCheckpointFormat,
   BaseCheckpointSaver,
   type ChannelVersions,
   type Checkpoint,
   type CheckpointConfig,
   type CheckpointListOptions,
   type CheckpointMetadata,
-  type CheckpointPendingWrite,
   type CheckpointTuple,
   checkpointIdOf,
+  type Durability,
   matchesFilter,
   namespaceOf,
   type PendingWrite,
@@ -18,29 +17,23 @@ import {
   type Serializer,
   writeIndex,
 } from "../base/index.js";
-import { assertReadableFormat } from "../base/serde.js";
-import {
-  type BlobPlace,
-  decodeBlob,
-  encodeBlob,
-  type LastWritten,
-  type StoredBlob,
-  valueHashOf,
-} from "./blob-codec.js";
+import { checkDurability, durabilityOf } from "./durability.js";
+import { PlaceCache, type PlaceState } from "./place-cache.js";
 import { type PruneOptions, type PruneResult, pruneThread } from "./prune.js";
 import {
   deleteThreadRows,
   listCheckpoints,
   listThreads,
-  readBlobs,
   readCheckpoint,
   readMaxSeq,
   readThread,
-  readWrites,
 } from "./queries.js";
-import type { CheckpointRow, Place, PlacedBlobRow, ThreadSummary, WriteRow } from "./rows.js";
+import type { CheckpointRow, Place, ThreadSummary, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { DURABILITY_MODES, type Durability, WriteQueue } from "./write-queue.js";
+import { encodeStep } from "./step-encoder.js";
+import { decodeRow } from "./tuple-decoder.js";
+import { entryTexts, parseJson, parseRow } from "./value-map.js";
+import { WriteQueue } from "./write-queue.js";
 
 /** Options every durable saver accepts. */
 export interface DurableSaverOptions {
@@ -59,27 +52,12 @@ export interface DurableSaverOptions {
   ownerId?: string;
 }
 
-/** What the saver remembers of a thread it writes, so a step needs no read. */
-interface PlaceCache {
-  maxSeq: number;
-  latestId: string | undefined;
-  /** channel → seq of the checkpoint storing its value, for `latestId`. */
-  latestSeqs: Record<string, number>;
-  lastWritten: Map<string, LastWritten>;
-}
-
-const MAX_CACHED_PLACES = 1024;
-
-/** Pseudo-channels (a unit-separator prefix no real channel name has; Postgres text cannot hold NUL) holding the checkpoint's bookkeeping maps. */
-const VERSIONS_CHANNEL = "\u001fversions";
-const SEEN_CHANNEL = "\u001fseen";
-const EMPTY_PATCH = '{"s":{},"d":[]}';
-
 /**
  * A checkpoint saver on a SQL database (the base of `SqliteSaver` and `PostgresSaver`).
  *
- * - Values are stored per channel version: a step stores only the channels it changed, and a
- *   list that grew by appending stores only the new items.
+ * - A step is one row: small values, the version maps and the writes of the step's tasks live
+ *   in the checkpoint row (`value-map.ts`); large values are blobs, stored only when they change,
+ *   and a list that grew by appending stores only the new items.
  * - A task's writes are committed no later than its step's checkpoint, in the same transaction
  *   when they are made in the same turn of the event loop; one transaction per step.
  * - Every value carries a hash; a corrupted one is refused with CHECKPOINT_CORRUPT.
@@ -89,12 +67,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
   protected readonly clock: Clock;
   private readonly defaultDurability: Durability;
   private readonly queue: WriteQueue;
-  private readonly places = new Map<string, PlaceCache>();
-  /**
-   * The mode each thread's current run asked for. The engine passes the invoke config to the
-   * first `getTuple`/`put` only; later calls use the configs the saver returned.
-   */
-  private readonly modes = new Map<string, Durability>();
+  private readonly places = new PlaceCache();
 
   protected constructor(
     protected readonly db: SqlRunner,
@@ -110,23 +83,27 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
       () => this.clock.now(),
       Math.max(1, options.maxQueuedSteps ?? 64),
     );
-    this.queue.onFailure = (threadIds) => {
-      // What failed to commit must not be used as the base of an append.
-      for (const key of [...this.places.keys()]) {
-        if (threadIds.some((id) => key.startsWith(`${id}\u0000`))) this.places.delete(key);
-      }
-    };
+    // What failed to commit must not be used as the base of a delta or an inherited entry.
+    this.queue.onFailure = (threadIds) => this.places.forget(threadIds);
   }
 
   async getTuple(config: CheckpointConfig): Promise<CheckpointTuple | undefined> {
     const place = placeOf(config, "read a checkpoint");
-    this.noteMode(place.threadId, config);
     await this.queue.flush();
     const id = checkpointIdOf(config);
     const row = await readCheckpoint(this.db, place, id);
     if (!row) return undefined;
-    const tuple = await this.toTuple(row, id === undefined);
-    return tuple;
+    const decoded = await decodeRow(this.db, this.serde, row);
+    // The latest checkpoint is what the next `put` builds on: remember it, unless a write raced.
+    if (id === undefined && this.queue.idle) {
+      this.places.set(place, {
+        maxSeq: row.seq,
+        latestId: row.id,
+        latestEntries: decoded.entries,
+        lastWritten: decoded.lastWritten,
+      });
+    }
+    return decoded.tuple;
   }
 
   async *list(
@@ -136,25 +113,27 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     await this.queue.flush();
     const threadId = config.configurable?.thread_id;
     const ns = config.configurable?.checkpoint_ns;
+    const beforeId = checkpointIdOf(options.before);
     const rows = await listCheckpoints(this.db, {
       ...(typeof threadId === "string" ? { threadId } : {}),
       ...(typeof ns === "string" ? { checkpointNs: ns } : {}),
-      ...(checkpointIdOf(options.before) ? { beforeId: checkpointIdOf(options.before) } : {}),
+      ...(beforeId ? { beforeId } : {}),
       ...(options.filter === undefined && options.limit !== undefined
         ? { limit: options.limit }
         : {}),
     });
+    // Without `before`, every newer row of a listed place is in `rows` (newest first), so each
+    // checkpoint's children — which carry some of its writes — are known without a query.
+    const children = beforeId === undefined ? childrenByParent(rows) : undefined;
     let yielded = 0;
     for (const row of rows) {
       if (options.limit !== undefined && yielded >= options.limit) return;
       if (options.filter) {
-        const metadata = this.parseJson(row, "metadata", row.metadataJson) as Record<
-          string,
-          unknown
-        >;
+        const metadata = parseJson(row, "metadata", row.metadataJson) as Record<string, unknown>;
         if (!matchesFilter(metadata, options.filter)) continue;
       }
-      yield await this.toTuple(row, false);
+      const own = children ? (children.get(childKey(row, row.id)) ?? []) : undefined;
+      yield (await decodeRow(this.db, this.serde, row, own)).tuple;
       yielded++;
     }
   }
@@ -166,84 +145,28 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
   ): Promise<CheckpointConfig> {
     const place = placeOf(config, "save a checkpoint");
-    const durability = this.modeOf(place.threadId, config);
-    const cache = await this.cacheFor(place);
+    const durability = durabilityOf(config) ?? this.defaultDurability;
+    const state = await this.stateOf(place);
     const parentId = checkpointIdOf(config);
-    const parentSeqs = await this.channelSeqsOf(place, cache, parentId);
-    const seq = cache.maxSeq + 1;
-    const channelSeqs: Record<string, number> = {};
-    const blobs: PlacedBlobRow[] = [];
-    const remembered: Array<[string, LastWritten]> = [];
-    for (const channel in checkpoint.channel_values) {
-      const inherited = parentSeqs[channel];
-      if (inherited !== undefined && newVersions[channel] === undefined) {
-        channelSeqs[channel] = inherited;
-        continue;
-      }
-      const last = cache.lastWritten.get(channel);
-      const { row, remember } = encodeBlob(
-        this.serde,
-        { channel, seq, version: String(checkpoint.channel_versions[channel] ?? "") },
-        checkpoint.channel_values[channel],
-        last && last.seq === inherited ? last : undefined,
-      );
-      blobs.push({ ...row, ...place });
-      remembered.push([channel, remember]);
-      channelSeqs[channel] = seq;
-    }
-    // The engine's bookkeeping maps are stored like channels, as patches on the parent's:
-    // versions_seen gains one node per step, and a 100-node graph would otherwise store 100
-    // entries at every step.
-    for (const [channel, value] of [
-      [VERSIONS_CHANNEL, checkpoint.channel_versions],
-      [SEEN_CHANNEL, checkpoint.versions_seen],
-    ] as const) {
-      const inherited = parentSeqs[channel];
-      const last = cache.lastWritten.get(channel);
-      const { row, remember } = encodeBlob(
-        this.serde,
-        { channel, seq, version: "" },
-        value,
-        last && last.seq === inherited ? last : undefined,
-      );
-      if (inherited !== undefined && row.encoding === "patch" && row.valueJson === EMPTY_PATCH) {
-        channelSeqs[channel] = inherited;
-        continue;
-      }
-      blobs.push({ ...row, ...place });
-      remembered.push([channel, remember]);
-      channelSeqs[channel] = seq;
-    }
-    const {
-      channel_values: _values,
-      channel_versions: _versions,
-      versions_seen: _seen,
-      id,
-      ...rest
-    } = checkpoint;
-    const row: CheckpointRow = {
-      ...place,
-      id,
-      seq,
-      parentId: parentId ?? null,
-      formatVersion: this.serde.format,
-      step: metadata.step,
-      source: metadata.source,
-      checkpointJson: JSON.stringify(rest),
-      channelSeqsJson: JSON.stringify(channelSeqs),
-      metadataJson: this.serde.dumps(metadata),
-      createdAt: this.clock.now(),
-    };
-    cache.maxSeq = seq;
-    cache.latestId = id;
-    cache.latestSeqs = channelSeqs;
-    for (const [channel, remember] of remembered) cache.lastWritten.set(channel, remember);
-    await this.queue.addCheckpoint(place.threadId, row, blobs, durability);
+    const step = encodeStep(this.serde, state, {
+      place,
+      parentId,
+      parentEntries: await this.entriesOf(place, state, parentId),
+      checkpoint,
+      metadata,
+      newVersions,
+      now: this.clock.now(),
+    });
+    state.maxSeq = step.checkpoint.seq;
+    state.latestId = checkpoint.id;
+    state.latestEntries = step.entries;
+    for (const [channel, remember] of step.remembered) state.lastWritten.set(channel, remember);
+    await this.queue.addCheckpoint(place.threadId, step.checkpoint, step.blobs, durability);
     return {
       configurable: {
         thread_id: place.threadId,
         checkpoint_ns: place.checkpointNs,
-        checkpoint_id: id,
+        checkpoint_id: checkpoint.id,
       },
     };
   }
@@ -268,15 +191,16 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
         taskPath: "",
         channel,
         valueJson,
-        valueHash: valueHashOf(valueJson),
+        // Computed at commit time only for rows that go to the writes table.
+        valueHash: "",
       };
     });
-    this.queue.addWrites(place.threadId, rows, this.modeOf(place.threadId, config));
+    this.queue.addWrites(place.threadId, rows, durabilityOf(config) ?? this.defaultDurability);
   }
 
   async deleteThread(threadId: string): Promise<void> {
     await this.queue.flush();
-    this.forget(threadId);
+    this.places.forget([threadId]);
     await deleteThreadRows(this.db, threadId);
   }
 
@@ -285,8 +209,8 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     return this.db;
   }
 
-  /** Commits everything queued (in `async` mode); rejects if a background commit failed. */
-  flush(): Promise<void> {
+  /** Commits everything queued (in `async`/`exit` mode); rejects if a background commit failed. */
+  override flush(): Promise<void> {
     return this.queue.flush();
   }
 
@@ -325,249 +249,54 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     return pruneThread(this.db, threadId, options);
   }
 
-  private async toTuple(row: CheckpointRow, warmCache: boolean): Promise<CheckpointTuple> {
-    assertReadableFormat(this.serde, row.formatVersion);
-    const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
-    const stored = this.parseJson(row, "checkpoint", row.checkpointJson) as Pick<
-      Checkpoint,
-      "v" | "ts"
-    >;
-    assertCheckpointFormat({ v: stored.v, id: row.id });
-    const channelSeqs = this.parseJson(row, "channel map", row.channelSeqsJson) as Record<
-      string,
-      number
-    >;
-    const blobs = await readBlobs(this.db, place, Object.entries(channelSeqs));
-    const byChannel = new Map<string, Map<number, StoredBlob>>();
-    for (const blob of blobs) {
-      let bySeq = byChannel.get(blob.channel);
-      if (!bySeq) {
-        bySeq = new Map();
-        byChannel.set(blob.channel, bySeq);
-      }
-      bySeq.set(blob.seq, blob);
-    }
-    const values: Record<string, unknown> = {};
-    const bookkeeping: Record<string, unknown> = {};
-    const lastWritten = new Map<string, LastWritten>();
-    const blobPlace: BlobPlace = place;
-    for (const [channel, seq] of Object.entries(channelSeqs)) {
-      const bySeq = byChannel.get(channel);
-      const blob = bySeq?.get(seq);
-      if (!bySeq || !blob) {
-        throw new KeelError(
-          "CHECKPOINT_CORRUPT",
-          `Checkpoint ${row.id} of thread "${row.threadId}" needs a stored value (${channel.replace("\u001f", "")}) that is missing.`,
-          {
-            details: { threadId: row.threadId, checkpointId: row.id, channel },
-            hint: "Restore the database from a backup, or fork the thread from an earlier checkpoint.",
-          },
-        );
-      }
-      const value = decodeBlob(this.serde, blobPlace, blob, bySeq);
-      const chainCount = chainCountOf(blob, bySeq);
-      if (channel === VERSIONS_CHANNEL || channel === SEEN_CHANNEL) {
-        bookkeeping[channel] = value;
-        lastWritten.set(channel, { seq, record: { ...(value as object) }, chainCount });
-        continue;
-      }
-      if (value !== undefined) values[channel] = value;
-      if (Array.isArray(value)) {
-        const fullLength = value.length - appendedSinceFull(blob, bySeq);
-        lastWritten.set(channel, { seq, items: value.slice(), fullLength, chainCount });
-      }
-    }
-    if (warmCache) this.warm(place, row, channelSeqs, lastWritten);
-    const writes = await readWrites(this.db, place, row.id);
-    const pendingWrites: CheckpointPendingWrite[] = writes.map((write) => [
-      write.taskId,
-      write.channel,
-      this.decodeWrite(write),
-    ]);
-    const configurable = {
-      thread_id: row.threadId,
-      checkpoint_ns: row.checkpointNs,
-      checkpoint_id: row.id,
-    };
-    return {
-      config: { configurable },
-      checkpoint: {
-        ...stored,
-        id: row.id,
-        channel_values: values,
-        channel_versions: (bookkeeping[VERSIONS_CHANNEL] ?? {}) as Checkpoint["channel_versions"],
-        versions_seen: (bookkeeping[SEEN_CHANNEL] ?? {}) as Checkpoint["versions_seen"],
-      } as Checkpoint,
-      metadata: this.parseValue(row, "metadata", row.metadataJson) as CheckpointMetadata,
-      ...(row.parentId
-        ? {
-            parentConfig: {
-              configurable: {
-                thread_id: row.threadId,
-                checkpoint_ns: row.checkpointNs,
-                checkpoint_id: row.parentId,
-              },
-            },
-          }
-        : {}),
-      pendingWrites,
-    };
-  }
-
-  private decodeWrite(write: WriteRow): unknown {
-    if (valueHashOf(write.valueJson) !== write.valueHash) {
-      throw new KeelError(
-        "CHECKPOINT_CORRUPT",
-        `A pending write of task ${write.taskId} on thread "${write.threadId}" is corrupted (its content does not match its hash).`,
-        {
-          details: {
-            threadId: write.threadId,
-            checkpointId: write.checkpointId,
-            taskId: write.taskId,
-          },
-          hint: "Restore the database from a backup, or fork the thread from an earlier checkpoint.",
-        },
-      );
-    }
-    return this.serde.loads(write.valueJson ?? "null");
-  }
-
-  private parseJson(row: CheckpointRow, what: string, text: string): unknown {
-    try {
-      return JSON.parse(text);
-    } catch (cause) {
-      throw corruptRow(row, what, cause);
-    }
-  }
-
-  private parseValue(row: CheckpointRow, what: string, text: string): unknown {
-    try {
-      return this.serde.loads(text);
-    } catch (cause) {
-      if (cause instanceof KeelError) throw cause;
-      throw corruptRow(row, what, cause);
-    }
-  }
-
-  private warm(
-    place: Place,
-    row: CheckpointRow,
-    channelSeqs: Record<string, number>,
-    lastWritten: Map<string, LastWritten>,
-  ): void {
-    const key = placeKey(place);
-    if (this.queue.idle) {
-      this.remember(key, {
-        maxSeq: row.seq,
-        latestId: row.id,
-        latestSeqs: channelSeqs,
-        lastWritten,
-      });
-    }
-  }
-
-  private async cacheFor(place: Place): Promise<PlaceCache> {
-    const key = placeKey(place);
-    const cached = this.places.get(key);
+  private async stateOf(place: Place): Promise<PlaceState> {
+    const cached = this.places.get(place);
     if (cached) return cached;
-    const fresh: PlaceCache = {
-      maxSeq: await readMaxSeq(this.db, place),
-      latestId: undefined,
-      latestSeqs: {},
-      lastWritten: new Map(),
-    };
-    return this.places.get(key) ?? this.remember(key, fresh);
+    const maxSeq = await readMaxSeq(this.db, place);
+    return (
+      this.places.get(place) ??
+      this.places.set(place, {
+        maxSeq,
+        latestId: undefined,
+        latestEntries: new Map(),
+        lastWritten: new Map(),
+      })
+    );
   }
 
-  private remember(key: string, cache: PlaceCache): PlaceCache {
-    this.places.delete(key);
-    this.places.set(key, cache);
-    if (this.places.size > MAX_CACHED_PLACES) {
-      const oldest = this.places.keys().next().value;
-      if (oldest !== undefined) this.places.delete(oldest);
-    }
-    return cache;
-  }
-
-  /** Where each channel of the parent checkpoint is stored; read from the database on a miss. */
-  private async channelSeqsOf(
+  /** The entry texts of the parent checkpoint; read from the database unless it is the latest. */
+  private async entriesOf(
     place: Place,
-    cache: PlaceCache,
+    state: PlaceState,
     parentId: string | undefined,
-  ): Promise<Record<string, number>> {
-    if (parentId === undefined) return {};
-    if (parentId === cache.latestId) return cache.latestSeqs;
+  ): Promise<ReadonlyMap<string, string>> {
+    if (parentId === undefined) return new Map();
+    if (parentId === state.latestId) return state.latestEntries;
     await this.queue.flush();
     const parent = await readCheckpoint(this.db, place, parentId);
-    if (!parent) return {};
-    return this.parseJson(parent, "channel map", parent.channelSeqsJson) as Record<string, number>;
+    return parent ? entryTexts(parseRow(parent).map) : new Map();
   }
+}
 
-  private noteMode(threadId: string, config: CheckpointConfig): void {
-    const mode = durabilityOf(config);
-    if (mode === undefined || mode === this.defaultDurability) this.modes.delete(threadId);
-    else this.modes.set(threadId, mode);
+/** Rows grouped by the (place, parent) they are children of. */
+function childrenByParent(rows: readonly CheckpointRow[]): Map<string, CheckpointRow[]> {
+  const byParent = new Map<string, CheckpointRow[]>();
+  for (const row of rows) {
+    if (row.parentId === null) continue;
+    const key = childKey(row, row.parentId);
+    const group = byParent.get(key);
+    if (group) group.push(row);
+    else byParent.set(key, [row]);
   }
+  return byParent;
+}
 
-  private modeOf(threadId: string, config: CheckpointConfig): Durability {
-    const explicit = durabilityOf(config);
-    if (explicit !== undefined) {
-      this.noteMode(threadId, config);
-      return explicit;
-    }
-    return this.modes.get(threadId) ?? this.defaultDurability;
-  }
-
-  private forget(threadId: string): void {
-    this.modes.delete(threadId);
-    for (const key of [...this.places.keys()]) {
-      if (key.startsWith(`${threadId}\u0000`)) this.places.delete(key);
-    }
-  }
+function childKey(place: Place, parentId: string): string {
+  return `${place.threadId}\u0000${place.checkpointNs}\u0000${parentId}`;
 }
 
 function placeOf(config: CheckpointConfig, action: string): Place {
   return { threadId: requireThreadId(config, action), checkpointNs: namespaceOf(config) };
-}
-
-function placeKey(place: Place): string {
-  return `${place.threadId}\u0000${place.checkpointNs}`;
-}
-
-function chainCountOf(blob: StoredBlob, bySeq: ReadonlyMap<number, StoredBlob>): number {
-  let count = 0;
-  let current: StoredBlob | undefined = blob;
-  while (current && current.encoding === "append" && current.baseSeq !== null) {
-    count++;
-    current = bySeq.get(current.baseSeq);
-  }
-  return count;
-}
-
-/** Items appended since the full copy an append chain starts from (0 for a full blob). */
-function appendedSinceFull(blob: StoredBlob, bySeq: ReadonlyMap<number, StoredBlob>): number {
-  let appended = 0;
-  let current: StoredBlob | undefined = blob;
-  while (current && current.encoding === "append" && current.baseSeq !== null) {
-    // The hash was checked when the value was decoded, so the text parses.
-    appended += (JSON.parse(current.valueJson ?? "[]") as unknown[]).length;
-    current = bySeq.get(current.baseSeq);
-  }
-  return appended;
-}
-
-function durabilityOf(config: CheckpointConfig): Durability | undefined {
-  const fromConfigurable = config.configurable?.durability;
-  const fromConfig = (config as { durability?: unknown }).durability;
-  const mode = fromConfigurable ?? fromConfig;
-  return mode === undefined ? undefined : checkDurability(mode);
-}
-
-function checkDurability(mode: unknown): Durability {
-  if (DURABILITY_MODES.includes(mode as Durability)) return mode as Durability;
-  throw new KeelError("INVALID_ARGUMENT", `Unknown durability mode ${JSON.stringify(mode)}.`, {
-    hint: `Use one of ${DURABILITY_MODES.join(", ")}.`,
-  });
 }
 
 /** THREAD_NOT_FOUND for an id. */
@@ -576,16 +305,4 @@ export function threadNotFound(threadId: string): KeelError {
     details: { threadId },
     hint: "List threads with `keel runs list`.",
   });
-}
-
-function corruptRow(row: CheckpointRow, what: string, cause: unknown): KeelError {
-  return new KeelError(
-    "CHECKPOINT_CORRUPT",
-    `The ${what} of checkpoint ${row.id} on thread "${row.threadId}" is unreadable.`,
-    {
-      cause,
-      details: { threadId: row.threadId, checkpointId: row.id },
-      hint: "Restore the database from a backup, or fork the thread from an earlier checkpoint.",
-    },
-  );
 }

@@ -1,6 +1,7 @@
 import { KeelError } from "../../core/index.js";
 import { toInt, toIntOrNull } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
+import type { ValueMap } from "./value-map.js";
 
 /** Which checkpoints of a thread to delete. At least one option is required. */
 export interface PruneOptions {
@@ -42,11 +43,16 @@ export async function pruneThread(
       `--keep-last must be a whole number of at least 1, not ${keepLast}.`,
     );
   }
-  const rows = await db.all<{ checkpoint_ns: string; id: string; created_at: number | string }>(
-    "SELECT checkpoint_ns, id, created_at FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
+  const rows = await db.all<{
+    checkpoint_ns: string;
+    id: string;
+    created_at: number | string;
+    channel_seqs_json: string;
+  }>(
+    "SELECT checkpoint_ns, id, created_at, channel_seqs_json FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
     [threadId],
   );
-  const doomed: Array<{ ns: string; id: string }> = [];
+  const doomed: Array<{ ns: string; id: string; inlineWrites: number }> = [];
   let rank = 0;
   let currentNs: string | undefined;
   for (const row of rows) {
@@ -55,11 +61,18 @@ export async function pruneThread(
     if (rank === 0) continue;
     const beyondKeep = keepLast === undefined || rank >= keepLast;
     const oldEnough = options.olderThan === undefined || toInt(row.created_at) < options.olderThan;
-    if (beyondKeep && oldEnough) doomed.push({ ns: row.checkpoint_ns, id: row.id });
+    if (beyondKeep && oldEnough)
+      doomed.push({
+        ns: row.checkpoint_ns,
+        id: row.id,
+        inlineWrites: mapOf(row.channel_seqs_json)?.w?.length ?? 0,
+      });
   }
   let checkpointsDeleted = 0;
   let writesDeleted = 0;
-  for (const { ns, id } of doomed) {
+  for (const { ns, id, inlineWrites } of doomed) {
+    // A row carries some of its parent's writes (see value-map.ts): they go with it.
+    writesDeleted += inlineWrites;
     writesDeleted += await db.run(
       "DELETE FROM state_checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
       [threadId, ns, id],
@@ -101,8 +114,13 @@ async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise
   }
   const live = new Set<string>();
   for (const checkpoint of checkpoints) {
-    const seqs = JSON.parse(checkpoint.channel_seqs_json) as Record<string, number>;
-    for (const [channel, seq] of Object.entries(seqs)) {
+    const map = mapOf(checkpoint.channel_seqs_json);
+    // A row that does not parse might need any value: delete none (and report the row elsewhere).
+    if (!map) return 0;
+    const entries = map.c ?? {};
+    for (const [channel, entry] of Object.entries(entries)) {
+      const seq = Array.isArray(entry) ? entry[1] : undefined;
+      if (typeof seq !== "number" || seq <= 0) continue;
       let current: string | undefined = key(checkpoint.checkpoint_ns, channel, seq);
       while (current !== undefined && !live.has(current)) {
         live.add(current);
@@ -120,4 +138,14 @@ async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise
     );
   }
   return deleted;
+}
+
+/** A row's value map, or undefined when it does not parse. */
+function mapOf(text: string): Partial<ValueMap> | undefined {
+  try {
+    const map = JSON.parse(text) as Partial<ValueMap> | null;
+    return typeof map === "object" && map !== null ? map : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -148,37 +148,72 @@ export async function readBlobs(
   }));
 }
 
-interface RawWrite {
-  checkpoint_id: string;
-  task_id: string;
-  idx: number | string;
-  task_path: string;
-  channel: string;
+interface RawWriteOrChild {
+  task_id: string | null;
+  idx: number | string | null;
+  channel: string | null;
   value_json: string | null;
-  value_hash: string;
+  value_hash: string | null;
+  child: RawCheckpoint["id"] | null;
+  parent_checkpoint_id: string | null;
+  checkpoint_json: string | null;
+  channel_seqs_json: string | null;
 }
 
-/** The pending writes saved against a checkpoint, in (task id, index) order. */
-export async function readWrites(
+/**
+ * The writes saved against a checkpoint and, when `withChildren`, the rows of its children (which
+ * may carry more of its writes), in one query. A child always has a greater id than its parent
+ * (UUIDv7), so the children are found by a range scan of the primary key after it.
+ */
+export async function readWritesAndChildren(
   db: SqlRunner,
   place: Place,
   checkpointId: string,
-): Promise<WriteRow[]> {
-  const rows = await db.all<RawWrite>(
-    "SELECT checkpoint_id, task_id, idx, task_path, channel, value_json, value_hash FROM state_checkpoint_writes " +
-      "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? ORDER BY task_id, idx",
-    [place.threadId, place.checkpointNs, checkpointId],
-  );
-  return rows.map((raw) => ({
-    ...place,
-    checkpointId: raw.checkpoint_id,
-    taskId: raw.task_id,
-    idx: toInt(raw.idx),
-    taskPath: raw.task_path,
-    channel: raw.channel,
-    valueJson: raw.value_json,
-    valueHash: raw.value_hash,
-  }));
+  withChildren: boolean,
+): Promise<{ writes: WriteRow[]; children: CheckpointRow[] }> {
+  const writesSql =
+    "SELECT task_id, idx, channel, value_json, value_hash, NULL AS child, NULL AS parent_checkpoint_id, NULL AS checkpoint_json, NULL AS channel_seqs_json " +
+    "FROM state_checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?";
+  const params: unknown[] = [place.threadId, place.checkpointNs, checkpointId];
+  let sql = writesSql;
+  if (withChildren) {
+    sql +=
+      " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, id, parent_checkpoint_id, checkpoint_json, channel_seqs_json " +
+      "FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND id > ? AND parent_checkpoint_id = ?";
+    params.push(place.threadId, place.checkpointNs, checkpointId, checkpointId);
+  }
+  const rows = await db.all<RawWriteOrChild>(sql, params);
+  const writes: WriteRow[] = [];
+  const children: CheckpointRow[] = [];
+  for (const raw of rows) {
+    if (raw.child !== null) {
+      children.push({
+        ...place,
+        id: raw.child,
+        seq: 0,
+        parentId: raw.parent_checkpoint_id,
+        formatVersion: 0,
+        step: 0,
+        source: "loop",
+        checkpointJson: raw.checkpoint_json ?? "",
+        channelSeqsJson: raw.channel_seqs_json ?? "",
+        metadataJson: "",
+        createdAt: 0,
+      });
+      continue;
+    }
+    writes.push({
+      ...place,
+      checkpointId,
+      taskId: raw.task_id ?? "",
+      idx: toInt(raw.idx),
+      taskPath: "",
+      channel: raw.channel ?? "",
+      valueJson: raw.value_json,
+      valueHash: raw.value_hash ?? "",
+    });
+  }
+  return { writes, children };
 }
 
 interface RawThread {

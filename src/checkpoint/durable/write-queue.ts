@@ -1,20 +1,17 @@
 import { KeelError } from "../../core/index.js";
-import type { CheckpointRow, CommitBatch, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
+import type { Durability } from "../base/index.js";
+import type { CommitBatch, PlacedBlobRow, WriteRow } from "./rows.js";
+import { type QueuedCheckpoint, type QueuedThread, sealThread } from "./value-map.js";
 
-/**
- * When a step's checkpoint becomes durable:
- * - `sync`: before `put` returns, so before the next step starts (the default).
- * - `async`: in the background, several steps per commit; `put` waits only when `maxQueued`
- *   steps are already waiting (backpressure). A crash loses at most the queued steps, and
- *   never consistency: each commit holds whole steps, writes before checkpoints.
- * - `exit`: nothing is committed until `flush()` (called at the end of a run or on an interrupt
- *   by the run store, and by every read), or until `maxQueued` steps wait (memory stays bounded).
- *   A crash loses the whole run since its start, and never consistency.
+/*
+ * What each mode means for the queue:
+ * - `sync`: `addCheckpoint` resolves after the commit, so before the next step starts.
+ * - `async`: committed in the background, several steps per commit; `addCheckpoint` waits only
+ *   when `maxQueued` steps are already waiting (backpressure). A crash loses at most the queued
+ *   steps, and never consistency: each commit holds whole steps, writes with their checkpoints.
+ * - `exit`: nothing is committed until `flush()` (every read flushes too), or until `maxQueued`
+ *   steps wait (memory stays bounded).
  */
-export type Durability = "sync" | "async" | "exit";
-
-/** The durability modes, for validation. */
-export const DURABILITY_MODES: readonly Durability[] = ["sync", "async", "exit"];
 
 /**
  * Collects what the saver must write and commits it in as few transactions as the mode allows.
@@ -24,7 +21,7 @@ export const DURABILITY_MODES: readonly Durability[] = ["sync", "async", "exit"]
  * Commits run one at a time, in order.
  */
 export class WriteQueue {
-  private pending = new Map<string, ThreadBatch>();
+  private pending = new Map<string, QueuedThread>();
   private pendingSteps = 0;
   private running: Promise<void> | undefined;
   private scheduled = false;
@@ -51,7 +48,7 @@ export class WriteQueue {
   /** Queues one step's checkpoint and values; resolves when the mode says it may. */
   async addCheckpoint(
     threadId: string,
-    checkpoint: CheckpointRow,
+    checkpoint: QueuedCheckpoint,
     blobs: PlacedBlobRow[],
     durability: Durability,
   ): Promise<void> {
@@ -84,7 +81,7 @@ export class WriteQueue {
     this.throwIfFailed();
   }
 
-  private batchFor(threadId: string): ThreadBatch {
+  private batchFor(threadId: string): QueuedThread {
     let batch = this.pending.get(threadId);
     if (!batch) {
       batch = { threadId, checkpoints: [], blobs: [], writes: [] };
@@ -111,7 +108,7 @@ export class WriteQueue {
       return;
     }
     if (this.pending.size === 0) return;
-    const threads = [...this.pending.values()];
+    const threads = [...this.pending.values()].map(sealThread);
     const steps = this.pendingSteps;
     this.pending = new Map();
     this.pendingSteps = 0;

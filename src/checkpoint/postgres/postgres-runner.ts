@@ -6,7 +6,7 @@ import {
   WRITE_COLUMNS,
   WRITE_CONFLICT,
 } from "../durable/commit-sql.js";
-import type { CommitBatch, WriteRow } from "../durable/rows.js";
+import type { CommitBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 
 /** The subset of a pg Pool the saver uses. */
@@ -69,7 +69,8 @@ export class PostgresRunner implements SqlRunner {
 
   async commit(batch: CommitBatch): Promise<string[]> {
     const threads = batch.threads;
-    const writes = dedupeWrites(threads.flatMap((thread) => thread.writes));
+    // Each thread's writes were deduplicated when sealed (one statement may not upsert a key twice).
+    const writes = threads.flatMap((thread) => thread.writes);
     const blobs = threads.flatMap((thread) => thread.blobs);
     const checkpoints = threads.flatMap((thread) => thread.checkpoints);
     const params: unknown[] = [
@@ -133,18 +134,4 @@ export class PostgresRunner implements SqlRunner {
 
 function columns<T>(rows: readonly T[], pick: ReadonlyArray<(row: T) => unknown>): unknown[][] {
   return pick.map((get) => rows.map(get));
-}
-
-/**
- * One statement may not upsert the same key twice: keep the first ordinary write of a key (a
- * repeated save is a no-op) and the last special write (it replaces).
- */
-function dedupeWrites(writes: readonly WriteRow[]): WriteRow[] {
-  const byKey = new Map<string, WriteRow>();
-  for (const write of writes) {
-    const key = `${write.threadId}\u0000${write.checkpointNs}\u0000${write.checkpointId}\u0000${write.taskId}\u0000${write.idx}`;
-    if (write.idx >= 0 && byKey.has(key)) continue;
-    byKey.set(key, write);
-  }
-  return [...byKey.values()];
 }

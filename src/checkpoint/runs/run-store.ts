@@ -1,9 +1,8 @@
 import { KeelError, newId, toKeelError } from "../../core/index.js";
-import type { CheckpointConfig } from "../base/index.js";
+import type { CheckpointConfig, Durability } from "../base/index.js";
 import type { DurableSaver } from "../durable/durable-saver.js";
 import { toInt, toIntOrNull } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
-import type { Durability } from "../durable/write-queue.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
 import {
   assertTransition,
@@ -199,11 +198,10 @@ export class RunStore {
         startedAt: run.startedAt ?? this.now(),
         error: null,
       });
+      // `durability` is the engine's invoke option (LangGraph.js's name and meaning).
       const config = {
-        configurable: {
-          thread_id: run.threadId,
-          ...(options.durability ? { durability: options.durability } : {}),
-        },
+        configurable: { thread_id: run.threadId },
+        ...(options.durability ? { durability: options.durability } : {}),
       };
       let result: T;
       try {

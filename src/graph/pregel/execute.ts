@@ -108,12 +108,14 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
 
 /**
  * The config a node sees: the run's, with LangGraph.js's task metadata — which node runs and its
- * deterministic task id (`langgraph_checkpoint_ns` is `<node>:<task id>`), the same when the task
- * is re-run after an interrupt or a crash, so code above the engine can key work on it.
+ * deterministic task id (`configurable.__pregel_task_id`, and `langgraph_checkpoint_ns` as
+ * `<node>:<task id>`), the same when the task is re-run after an interrupt or a crash, so code
+ * above the engine (and a node's own side effects) can key work on it.
  */
 function nodeConfig(config: RunConfig, task: Task): RunConfig {
   return {
     ...config,
+    configurable: { ...config.configurable, __pregel_task_id: task.taskId },
     metadata: {
       ...config.metadata,
       langgraph_node: task.node.name,

@@ -103,7 +103,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   async applyUpdate(task: Task): Promise<CheckpointConfig> {
     applyTasks(this, [task]);
     this.step += 1;
-    await this.save("update", { [task.node.name]: task.update ?? null });
+    // A hand-made update is saved at once whatever the run's durability.
+    await this.save("update", { [task.node.name]: task.update ?? null }, true);
     return this.persistence.config;
   }
 
@@ -195,8 +196,25 @@ export class GraphLoop extends RunState implements ExecuteContext {
       );
   }
 
-  /** Runs super-steps until nothing is triggered, an interrupt, or an error. */
+  /**
+   * Runs super-steps until nothing is triggered, an interrupt, or an error, then settles what the
+   * run's durability still owes the saver (see `RunPersistence.finish`).
+   */
   async run(): Promise<LoopOutcome> {
+    if (!this.checkpointing) return this.steps();
+    let outcome: LoopOutcome;
+    try {
+      outcome = await this.steps();
+    } catch (error) {
+      // The run's own error is what the caller needs; a failing save must not replace it.
+      await this.persistence.finish(this, "error").catch(() => {});
+      throw error;
+    }
+    await this.persistence.finish(this, outcome.interrupts ? "interrupt" : "end");
+    return outcome;
+  }
+
+  private async steps(): Promise<LoopOutcome> {
     const { signal } = this.config;
     const { hooks, interruptBefore: before, interruptAfter: after } = this.options;
     for (;;) {
@@ -230,7 +248,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         if (task.failed && !failed) failed = task;
         if (task.interrupts) interrupts = (interrupts ?? []).concat(task.interrupts);
       }
-      if (this.checkpointing) await this.persistence.saveTaskWrites(this, tasks);
+      if (this.checkpointing) await this.persistence.settleStep();
       if (failed) throw nodeError(failed);
       if (interrupts) {
         requireSaver(this.options.saver, "interrupt()");
@@ -278,18 +296,22 @@ export class GraphLoop extends RunState implements ExecuteContext {
   ): Promise<void> {
     let waits: Array<Promise<void>> | undefined;
     let finished = 0;
+    const persistence = this.checkpointing ? this.persistence : undefined;
     for (const task of tasks) {
       if (task.cached) continue;
       const pending = executeTask(this, task);
       if (!pending) {
         task.doneSeq = finished++;
+        persistence?.taskFinished(this, task);
         continue;
       }
       waits ??= [];
       waits.push(
-        trackOrder
+        trackOrder || persistence
           ? pending.then(() => {
               task.doneSeq = finished++;
+              // Saved as soon as it finishes, not when the whole step does.
+              persistence?.taskFinished(this, task);
             })
           : pending,
       );
@@ -300,8 +322,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
   private async save(
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
+    forceSync = false,
   ): Promise<void> {
-    const { metadata, ts } = await this.persistence.save(this, source, writes);
+    const { metadata, ts } = await this.persistence.save(this, source, writes, forceSync);
     this.options.hooks.debug?.({
       step: this.step,
       type: "checkpoint",

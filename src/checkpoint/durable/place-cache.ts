@@ -1,0 +1,46 @@
+import type { LastWritten } from "./blob-codec.js";
+import type { Place } from "./rows.js";
+
+/** What a saver remembers of a place (thread + namespace) it writes, so a step needs no read. */
+export interface PlaceState {
+  maxSeq: number;
+  latestId: string | undefined;
+  /** channel → entry text of `latestId`'s row (see `value-map.ts`). */
+  latestEntries: Map<string, string>;
+  /** The last blob written per channel: the base of the next delta. */
+  lastWritten: Map<string, LastWritten>;
+}
+
+const MAX_CACHED_PLACES = 1024;
+
+/** The places a saver wrote or read lately, least recently used evicted first. */
+export class PlaceCache {
+  private readonly places = new Map<string, PlaceState>();
+
+  get(place: Place): PlaceState | undefined {
+    return this.places.get(placeKey(place));
+  }
+
+  set(place: Place, state: PlaceState): PlaceState {
+    const key = placeKey(place);
+    this.places.delete(key);
+    this.places.set(key, state);
+    if (this.places.size > MAX_CACHED_PLACES) {
+      const oldest = this.places.keys().next().value;
+      if (oldest !== undefined) this.places.delete(oldest);
+    }
+    return state;
+  }
+
+  /** Forgets every namespace of the given threads (deleted, or a failed commit touched them). */
+  forget(threadIds: readonly string[]): void {
+    const prefixes = threadIds.map((id) => `${id}\u0000`);
+    for (const key of [...this.places.keys()]) {
+      if (prefixes.some((prefix) => key.startsWith(prefix))) this.places.delete(key);
+    }
+  }
+}
+
+function placeKey(place: Place): string {
+  return `${place.threadId}\u0000${place.checkpointNs}`;
+}

@@ -1,0 +1,183 @@
+import { KeelError } from "../../core/index.js";
+import {
+  assertCheckpointFormat,
+  assertReadableFormat,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type Serializer,
+} from "../base/index.js";
+import { decodeBlob, type LastWritten, type StoredBlob } from "./blob-codec.js";
+import { readPendingWrites } from "./pending-writes.js";
+import { readBlobs } from "./queries.js";
+import type { CheckpointRow, Place } from "./rows.js";
+import type { SqlRunner } from "./sql-runner.js";
+import { corruptRow, type MapEntry, parseRow } from "./value-map.js";
+
+/** A tuple read back, with what a saver caches to write the next step without reading. */
+export interface DecodedRow {
+  tuple: CheckpointTuple;
+  entries: Map<string, string>;
+  lastWritten: Map<string, LastWritten>;
+}
+
+/**
+ * Reads a checkpoint row into a tuple: inline values from the row, the others from their blobs
+ * (one recursive query follows delta chains), and its pending writes. `children` as in
+ * `readPendingWrites`.
+ */
+export async function decodeRow(
+  db: SqlRunner,
+  serde: Serializer,
+  row: CheckpointRow,
+  children?: readonly CheckpointRow[],
+): Promise<DecodedRow> {
+  assertReadableFormat(serde, row.formatVersion);
+  const { head, map } = parseRow(row);
+  assertCheckpointFormat({ v: head.v, id: row.id });
+  const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
+  const values: Record<string, unknown> = {};
+  const versions: Record<string, number> = {};
+  const entries = new Map<string, string>();
+  const wanted: Array<[string, number]> = [];
+  for (const channel in map.c) {
+    const entry = map.c[channel] as MapEntry;
+    if (!Array.isArray(entry)) throw corruptRow(row, `entry of channel "${channel}"`, undefined);
+    entries.set(channel, JSON.stringify(entry));
+    if (entry[0] !== null && entry[0] !== undefined) versions[channel] = entry[0] as number;
+    const seq = entry[1];
+    if (seq === undefined) continue;
+    if (seq > 0) {
+      wanted.push([channel, seq]);
+      continue;
+    }
+    values[channel] = loadInline(serde, row, channel, entry[2]);
+  }
+  const lastWritten = new Map<string, LastWritten>();
+  if (wanted.length > 0) {
+    const bySeqOf = groupBlobs(await readBlobs(db, place, wanted));
+    for (const [channel, seq] of wanted) {
+      const bySeq = bySeqOf.get(channel);
+      const blob = bySeq?.get(seq);
+      if (!bySeq || !blob) throw missingValue(row, channel);
+      const value = decodeBlob(serde, place, blob, bySeq);
+      if (value !== undefined) values[channel] = value;
+      const remembered = rememberOf(value, blob, bySeq);
+      if (remembered) lastWritten.set(channel, remembered);
+    }
+  }
+  const pendingWrites = await readPendingWrites(db, serde, place, row.id, children);
+  const configurable = {
+    thread_id: row.threadId,
+    checkpoint_ns: row.checkpointNs,
+    checkpoint_id: row.id,
+  };
+  const checkpoint: Checkpoint = {
+    v: head.v,
+    id: row.id,
+    ts: head.ts,
+    channel_values: values,
+    channel_versions: versions,
+    versions_seen: map.s ?? {},
+  };
+  const tuple: CheckpointTuple = {
+    config: { configurable },
+    checkpoint,
+    metadata: parseMetadata(serde, row),
+    pendingWrites,
+  };
+  if (row.parentId) {
+    tuple.parentConfig = { configurable: { ...configurable, checkpoint_id: row.parentId } };
+  }
+  return { tuple, entries, lastWritten };
+}
+
+function loadInline(
+  serde: Serializer,
+  row: CheckpointRow,
+  channel: string,
+  text: unknown,
+): unknown {
+  if (typeof text !== "string") throw corruptRow(row, `value of channel "${channel}"`, undefined);
+  try {
+    return serde.loads(text);
+  } catch (cause) {
+    if (cause instanceof KeelError) throw cause;
+    throw corruptRow(row, `value of channel "${channel}"`, cause);
+  }
+}
+
+function parseMetadata(serde: Serializer, row: CheckpointRow): CheckpointMetadata {
+  try {
+    return serde.loads(row.metadataJson) as CheckpointMetadata;
+  } catch (cause) {
+    if (cause instanceof KeelError) throw cause;
+    throw corruptRow(row, "metadata", cause);
+  }
+}
+
+function groupBlobs(blobs: readonly StoredBlob[]): Map<string, Map<number, StoredBlob>> {
+  const byChannel = new Map<string, Map<number, StoredBlob>>();
+  for (const blob of blobs) {
+    let bySeq = byChannel.get(blob.channel);
+    if (!bySeq) {
+      bySeq = new Map();
+      byChannel.set(blob.channel, bySeq);
+    }
+    bySeq.set(blob.seq, blob);
+  }
+  return byChannel;
+}
+
+/** The delta base a later `put` may extend: lists and records only. */
+function rememberOf(
+  value: unknown,
+  blob: StoredBlob,
+  bySeq: ReadonlyMap<number, StoredBlob>,
+): LastWritten | undefined {
+  const chainCount = chainCountOf(blob, bySeq);
+  if (Array.isArray(value)) {
+    const fullLength = value.length - appendedSinceFull(blob, bySeq);
+    return { seq: blob.seq, items: value.slice(), fullLength, chainCount };
+  }
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype
+  )
+    return { seq: blob.seq, record: { ...(value as Record<string, unknown>) }, chainCount };
+  return undefined;
+}
+
+function chainCountOf(blob: StoredBlob, bySeq: ReadonlyMap<number, StoredBlob>): number {
+  let count = 0;
+  let current: StoredBlob | undefined = blob;
+  while (current && current.encoding !== "full" && current.baseSeq !== null) {
+    count++;
+    current = bySeq.get(current.baseSeq);
+  }
+  return count;
+}
+
+/** Items appended since the full copy an append chain starts from (0 for a full blob). */
+function appendedSinceFull(blob: StoredBlob, bySeq: ReadonlyMap<number, StoredBlob>): number {
+  let appended = 0;
+  let current: StoredBlob | undefined = blob;
+  while (current && current.encoding === "append" && current.baseSeq !== null) {
+    // The hash was checked when the value was decoded, so the text parses.
+    appended += (JSON.parse(current.valueJson ?? "[]") as unknown[]).length;
+    current = bySeq.get(current.baseSeq);
+  }
+  return appended;
+}
+
+function missingValue(row: CheckpointRow, channel: string): KeelError {
+  return new KeelError(
+    "CHECKPOINT_CORRUPT",
+    `Checkpoint ${row.id} of thread "${row.threadId}" needs a stored value (${channel}) that is missing.`,
+    {
+      details: { threadId: row.threadId, checkpointId: row.id, channel },
+      hint: "Restore the database from a backup, or fork the thread from an earlier checkpoint.",
+    },
+  );
+}

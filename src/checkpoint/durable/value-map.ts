@@ -1,0 +1,207 @@
+/**
+ * The layout of a `state_checkpoints` row: most of a step lives in the row itself, so a chain
+ * step commits one row instead of one per channel, version map and write.
+ *
+ * - `checkpoint_json`: `{"v", "ts", "l": ROW_LAYOUT, "h": hash of channel_seqs_json}`.
+ * - `channel_seqs_json`: `{"c": {channel: entry}, "s": versions_seen, "w": [write, …]}` where an
+ *   entry is `[version, 0, valueText]` (a small value, inline), `[version, seq]` (a value stored in
+ *   `state_checkpoint_blobs` by the checkpoint `seq`, possibly as a delta), or `[version]` (a
+ *   version without a value). `channel_versions` is rebuilt from the entries.
+ * - `w` holds the pending writes of the *parent* checkpoint that were committed in the same
+ *   transaction as this row (the common case: a task's writes and the checkpoint of its step).
+ *   Writes committed on their own (a parallel task that finished early, an interrupt) stay in
+ *   `state_checkpoint_writes`. A checkpoint's pending writes are the union of both.
+ */
+import { KeelError } from "../../core/index.js";
+import type { ChannelVersions } from "../base/index.js";
+import { valueHashOf } from "./blob-codec.js";
+import type { CheckpointRow, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
+
+/** The row layout this code writes and reads. */
+export const ROW_LAYOUT = 2;
+
+/** Values whose serialised text is at most this long are stored inline in the checkpoint row. */
+export const INLINE_MAX = 96;
+
+/** A checkpoint queued for commit, before its parent's writes are folded in (`sealCheckpoint`). */
+export interface QueuedCheckpoint
+  extends Omit<CheckpointRow, "checkpointJson" | "channelSeqsJson"> {
+  v: number;
+  ts: string;
+  /** The JSON members of the entry map, without braces: `"a":[1,0,"x"],"b":[2,7]`. */
+  entries: string;
+  seenJson: string;
+}
+
+/** A value inline: `[version, 0, text]`. */
+export function inlineEntry(version: unknown, text: string): string {
+  return `[${JSON.stringify(version ?? null)},0,${JSON.stringify(text)}]`;
+}
+
+/** A value in the blob table, stored by checkpoint `seq`: `[version, seq]`. */
+export function blobEntry(version: unknown, seq: number): string {
+  return `[${JSON.stringify(version ?? null)},${seq}]`;
+}
+
+/** A channel with a version and no value: `[version]`. */
+export function versionEntry(version: unknown): string {
+  return `[${JSON.stringify(version ?? null)}]`;
+}
+
+/** The final row: the map with the parent's writes that commit with it, and its hash. */
+export function sealCheckpoint(
+  queued: QueuedCheckpoint,
+  writes: readonly WriteRow[],
+): CheckpointRow {
+  let map = `{"c":{${queued.entries}},"s":${queued.seenJson}`;
+  if (writes.length > 0) {
+    const items = writes.map(
+      (w) =>
+        `[${JSON.stringify(w.taskId)},${w.idx},${JSON.stringify(w.channel)},${JSON.stringify(w.valueJson)}]`,
+    );
+    map += `,"w":[${items.join(",")}]`;
+  }
+  map += "}";
+  const { v, ts, entries: _entries, seenJson: _seen, ...row } = queued;
+  return {
+    ...row,
+    checkpointJson: `{"v":${v},"ts":${JSON.stringify(ts)},"l":${ROW_LAYOUT},"h":"${valueHashOf(map)}"}`,
+    channelSeqsJson: map,
+  };
+}
+
+/** What a row's `checkpoint_json` holds. */
+export interface RowHead {
+  v: number;
+  ts: string;
+}
+
+/** One entry of the map, as parsed. */
+export type MapEntry = [version: unknown, seq?: number, text?: string];
+
+/** A pending write folded into a child row: `[taskId, idx, channel, valueText]`. */
+export type InlineWrite = [taskId: string, idx: number, channel: string, valueText: string | null];
+
+/** What a row's `channel_seqs_json` holds. */
+export interface ValueMap {
+  c: Record<string, MapEntry>;
+  s: Record<string, ChannelVersions>;
+  w?: InlineWrite[];
+}
+
+/** Parses and checks a row's head and map; CHECKPOINT_FORMAT or CHECKPOINT_CORRUPT on failure. */
+export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
+  const head = parseJson(row, "header", row.checkpointJson) as Partial<
+    RowHead & { l: number; h: string }
+  >;
+  if (typeof head.v === "number" && head.l === undefined) {
+    // Rows of the first development layout (values and version maps in blobs only).
+    throw new KeelError(
+      "CHECKPOINT_FORMAT",
+      `Checkpoint ${row.id} of thread "${row.threadId}" was written in an earlier development layout this Keel does not read.`,
+      {
+        details: { threadId: row.threadId, checkpointId: row.id },
+        hint: "Delete the thread (`keel runs delete`) and run it again.",
+      },
+    );
+  }
+  if (typeof head.l === "number" && head.l > ROW_LAYOUT) {
+    throw new KeelError(
+      "CHECKPOINT_FORMAT",
+      `Checkpoint ${row.id} of thread "${row.threadId}" was written in row layout ${head.l}; this Keel reads up to ${ROW_LAYOUT}.`,
+      {
+        details: { threadId: row.threadId, checkpointId: row.id, layout: head.l },
+        hint: "Upgrade Keel to read this thread.",
+      },
+    );
+  }
+  if (head.h !== valueHashOf(row.channelSeqsJson)) {
+    throw corruptRow(row, "value map", new Error("its content does not match its hash"));
+  }
+  const map = parseJson(row, "value map", row.channelSeqsJson) as ValueMap;
+  if (typeof map !== "object" || map === null || typeof map.c !== "object" || map.c === null) {
+    throw corruptRow(row, "value map", new Error("it has no channel entries"));
+  }
+  return { head: { v: head.v as number, ts: head.ts as string }, map };
+}
+
+/** Parses JSON text of a row, or CHECKPOINT_CORRUPT naming what is unreadable. */
+export function parseJson(row: CheckpointRow, what: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw corruptRow(row, what, cause);
+  }
+}
+
+/** CHECKPOINT_CORRUPT for one part of a checkpoint row. */
+export function corruptRow(row: CheckpointRow, what: string, cause: unknown): KeelError {
+  return new KeelError(
+    "CHECKPOINT_CORRUPT",
+    `The ${what} of checkpoint ${row.id} on thread "${row.threadId}" is unreadable.`,
+    {
+      cause,
+      details: { threadId: row.threadId, checkpointId: row.id },
+      hint: "Restore the database from a backup, or fork the thread from an earlier checkpoint.",
+    },
+  );
+}
+
+/** Turns parsed entries back into entry texts (for a parent that is not cached). */
+export function entryTexts(map: ValueMap): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const channel in map.c) texts.set(channel, JSON.stringify(map.c[channel]));
+  return texts;
+}
+
+/** What one thread has queued: checkpoints not yet sealed, values, writes. */
+export interface QueuedThread {
+  threadId: string;
+  checkpoints: QueuedCheckpoint[];
+  blobs: PlacedBlobRow[];
+  writes: WriteRow[];
+}
+
+/**
+ * Seals a thread's queued checkpoints for commit: the writes saved against a checkpoint whose
+ * child commits in the same transaction go into the child's row; the others go to the writes
+ * table. A repeated ordinary write keeps the first; a repeated special write (negative index,
+ * which replaces) keeps the last.
+ */
+export function sealThread(queued: QueuedThread): ThreadBatch {
+  const writes = dedupeWrites(queued.writes);
+  const byParent = new Map<string, WriteRow[]>();
+  for (const checkpoint of queued.checkpoints) {
+    if (checkpoint.parentId !== null)
+      byParent.set(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`, []);
+  }
+  const loose: WriteRow[] = [];
+  for (const write of writes) {
+    const group = byParent.get(`${write.checkpointNs}\u0000${write.checkpointId}`);
+    if (group) group.push(write);
+    // Rows of the writes table carry their own hash (folded ones are covered by the row's).
+    else loose.push({ ...write, valueHash: valueHashOf(write.valueJson) });
+  }
+  const checkpoints = queued.checkpoints.map((checkpoint) => {
+    const inline =
+      checkpoint.parentId === null
+        ? undefined
+        : byParent.get(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`);
+    // Only the first child of a parent in this batch carries the parent's writes.
+    if (inline) byParent.delete(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`);
+    return sealCheckpoint(checkpoint, inline ?? []);
+  });
+  return { threadId: queued.threadId, checkpoints, blobs: queued.blobs, writes: loose };
+}
+
+/** Keeps the first ordinary write of a key (a repeated save is a no-op) and the last special one. */
+export function dedupeWrites(writes: readonly WriteRow[]): WriteRow[] {
+  if (writes.length < 2) return writes.slice();
+  const byKey = new Map<string, WriteRow>();
+  for (const write of writes) {
+    const key = `${write.checkpointNs}\u0000${write.checkpointId}\u0000${write.taskId}\u0000${write.idx}`;
+    if (write.idx >= 0 && byKey.has(key)) continue;
+    byKey.set(key, write);
+  }
+  return [...byKey.values()];
+}
