@@ -237,6 +237,23 @@ export class GovernedRuntime {
   }
 
   /**
+   * After a crash: continues a run from its last checkpoint (a run killed before its first
+   * checkpoint starts again from its input). Calls left `attempted` become `unknown` first, and a
+   * run whose effect is in doubt pauses for an operator instead of redoing it.
+   */
+  async recover(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
+    const run = await this.runs.get(runId);
+    const grant = await this.grantOf(runId);
+    if (run.status === "succeeded" || run.status === "canceled") {
+      // Nothing to recover: the run finished before the process stopped.
+      return { run, task: await this.#task(run, grant), result: null, waitingFor: [] };
+    }
+    await this.ledger.recoverInterrupted();
+    const saved = await this.checkpointer.getTuple({ configurable: { thread_id: run.threadId } });
+    return this.#execute(run, grant, graph, saved ? null : grant.input, undefined);
+  }
+
+  /**
    * Expires pending approvals past their time and resumes each paused run that waited for one,
    * so its step fails with `APPROVAL_EXPIRED`. Returns the approvals it expired.
    */

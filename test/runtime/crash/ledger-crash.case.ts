@@ -1,0 +1,195 @@
+/**
+ * The ledger crash test: a governed graph whose nodes call a non-idempotent `write` tool (append
+ * a line to a file) runs in a child process killed with SIGKILL at seeded random instants, then
+ * is recovered in fresh processes. An operator (the test) settles every call surfaced as
+ * `unknown` by looking at the file. Each trial must end with every call's effect in the file
+ * exactly once: never twice for a call the ledger recorded `succeeded`, and every doubt surfaced.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { sql } from "kysely";
+import { expect, it } from "vitest";
+import { GovernedRuntime, readAuditTrace } from "../../../src/runtime/index.js";
+import type { Store } from "../../../src/store/index.js";
+import { seededRandom } from "../../checkpoint/crash/crash-harness.js";
+import { CALLS, crashTools, NODES } from "./ledger-crash-app.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = join(here, "..", "..", "..");
+
+/** Bundles the worker once (a bundled child starts in a fraction of tsx's time). */
+export async function buildLedgerWorker(): Promise<string> {
+  const outfile = join(
+    repoRoot,
+    "node_modules",
+    ".cache",
+    "keel-crash",
+    `ledger-worker-${process.pid}.mjs`,
+  );
+  mkdirSync(dirname(outfile), { recursive: true });
+  await build({
+    entryPoints: [join(here, "ledger-worker.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    outfile,
+    logLevel: "silent",
+  });
+  return outfile;
+}
+
+interface Outcome {
+  signal: NodeJS.Signals | null;
+  result: {
+    runId: string;
+    status: string;
+    waitingFor: { kind: string; tool_call_id?: string }[];
+  } | null;
+  runMs: number;
+  stderr: string;
+}
+
+function runWorker(worker: string, args: string[], killAfterMs?: number): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const dialect = args[1]?.startsWith("postgres") ? "postgres" : "sqlite";
+    const child: ChildProcess = spawn(process.execPath, [worker, ...args], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        KEEL_MIGRATIONS_DIR: join(repoRoot, "src", "store", "migrations", dialect),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let readyAt = 0;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (readyAt === 0 && stdout.includes("ready\n")) {
+        readyAt = performance.now();
+        if (killAfterMs !== undefined) setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+      }
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("exit", (_code, signal) => {
+      const last = stdout.trim().split("\n").pop() ?? "";
+      let result: Outcome["result"] = null;
+      try {
+        result = last.startsWith("{") ? JSON.parse(last) : null;
+      } catch {
+        result = null;
+      }
+      resolve({ signal, result, runMs: readyAt ? performance.now() - readyAt : 0, stderr });
+    });
+  });
+}
+
+export interface LedgerCrashSetup {
+  /** The database the children open (file path or URL). */
+  db: string;
+  /** A store on it for the parent's operator and checks. */
+  store: Store;
+  /** A folder for the effects files. */
+  dir: string;
+}
+
+/** Registers the crash test on `setup()`'s database. */
+export function ledgerCrashTest(
+  label: string,
+  setup: () => Promise<LedgerCrashSetup>,
+  trials: number,
+  firstSeed: number,
+): void {
+  it(`${label}: ${trials} seeded SIGKILL trials; no effect twice, every unknown surfaced and settled`, async () => {
+    const worker = await buildLedgerWorker();
+    const { db, store, dir } = await setup();
+    const totals = { killedMidRun: 0, unknownSurfaced: 0, settledSucceeded: 0, settledFailed: 0 };
+    // An uninterrupted run sets the window kills are drawn from.
+    const reference = await runWorker(worker, [
+      "start",
+      db,
+      join(dir, "reference.log"),
+      "reference",
+    ]);
+    expect(reference.result?.status, reference.stderr).toBe("succeeded");
+    const window = Math.max(20, reference.runMs * 1.1);
+    for (let trial = 0; trial < trials; trial++) {
+      const seed = firstSeed + trial;
+      const effects = join(dir, `effects-${seed}.log`);
+      const trialId = `trial-${seed}`;
+      const random = seededRandom(seed);
+      const killed = await runWorker(worker, ["start", db, effects, trialId], random() * window);
+      if (killed.signal === "SIGKILL") totals.killedMidRun += 1;
+      const runs = await sql<{ id: string }>`
+        SELECT r.id FROM state_runs r JOIN state_run_grants g ON g.id = r.id WHERE r.graph_id = ${trialId}`.execute(
+        store.kysely,
+      );
+      let runId = runs.rows[0]?.id;
+      if (runId === undefined) {
+        // Killed before the run was recorded: start it again.
+        const again = await runWorker(worker, ["start", db, effects, trialId]);
+        runId = again.result?.runId;
+      }
+      expect(runId, `seed ${seed}: no run`).toBeDefined();
+      const operator = new GovernedRuntime({ store, tools: crashTools(effects) });
+      let status = killed.signal === null ? (killed.result?.status ?? "") : "";
+      for (let round = 0; status !== "succeeded" && round < 12; round++) {
+        const recovered = await runWorker(worker, ["recover", db, effects, runId as string]);
+        expect(recovered.result, `seed ${seed}: ${recovered.stderr}`).not.toBeNull();
+        status = recovered.result?.status ?? "";
+        for (const wait of recovered.result?.waitingFor ?? []) {
+          expect(wait.kind).toBe("operator");
+          totals.unknownSurfaced += 1;
+          // The operator looks at the world: is the call's line in the file?
+          const { toolCall } = await operator.ledger.get(wait.tool_call_id as string);
+          const happened = lines(effects).includes(toolCall.idempotency_key);
+          await operator.ledger.resolveUnknown(toolCall.tool_call_id, {
+            outcome: happened ? "succeeded" : "failed",
+            output: { ok: true },
+            by: "crash-test",
+            reason: happened ? "the line is in the file" : "the line is not in the file",
+          });
+          if (happened) totals.settledSucceeded += 1;
+          else totals.settledFailed += 1;
+        }
+      }
+      expect(status, `seed ${seed}`).toBe("succeeded");
+      // Every effect exactly once, and every succeeded call's effect present once.
+      const written = lines(effects);
+      expect(written.length, `seed ${seed}: ${written.join(",")}`).toBe(NODES * CALLS);
+      expect(new Set(written).size, `seed ${seed}: an effect twice`).toBe(written.length);
+      const calls = await sql<{ idempotency_key: string; status: string }>`
+        SELECT idempotency_key, status FROM state_tool_calls WHERE task_id = ${runId as string}`.execute(
+        store.kysely,
+      );
+      for (const call of calls.rows.filter((c) => c.status === "succeeded")) {
+        expect(written.filter((line) => line === call.idempotency_key).length).toBe(1);
+      }
+      expect(calls.rows.some((c) => c.status === "unknown" || c.status === "attempted")).toBe(
+        false,
+      );
+      // Every doubt recorded on the trace was surfaced and settled by the operator.
+      const trace = (await operator.task(runId as string)).trace_id;
+      const types = (await readAuditTrace(store, trace)).map((e) => e.type);
+      expect(types.filter((t) => t === "tool_call.unknown").length).toBe(
+        types.filter((t) => t === "tool_call.resolved").length,
+      );
+    }
+    // The kills did land mid-run, and some left effects in doubt.
+    expect(totals.killedMidRun).toBeGreaterThan(trials / 2);
+    console.info(`ledger crash test (${label}):`, JSON.stringify(totals));
+  });
+}
+
+function lines(file: string): string[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean);
+}

@@ -1,0 +1,32 @@
+/**
+ * Child process of the ledger crash test. `start <db> <effects> <trial>` starts a governed run of
+ * the crash graph (graph id = the trial); `recover <db> <effects> <run id>` recovers it after a
+ * kill. Prints `ready` once the store is open and the outcome as one JSON line at the end.
+ */
+
+import { GovernedRuntime } from "../../../src/runtime/index.js";
+import { openStore } from "../../../src/store/index.js";
+import { crashGraph, crashTools } from "./ledger-crash-app.js";
+
+const [mode, db, effects, id] = process.argv.slice(2);
+if (!mode || !db || !effects || !id) {
+  console.error("usage: ledger-worker <start|recover> <db> <effects> <trial|run id>");
+  process.exit(2);
+}
+// Bundled, this file cannot find the migrations next to the store's source: the parent says where.
+const store = await openStore({
+  db,
+  backupBeforeMigrate: false,
+  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
+});
+const runtime = new GovernedRuntime({ store, tools: crashTools(effects) });
+const graph = crashGraph(runtime);
+process.stdout.write("ready\n");
+const outcome =
+  mode === "start"
+    ? await runtime.start({ graph, input: { done: 0 }, autonomy: "A4", graphId: id })
+    : await runtime.recover(id, graph);
+process.stdout.write(
+  `${JSON.stringify({ runId: outcome.run.id, status: outcome.run.status, waitingFor: outcome.waitingFor })}\n`,
+);
+await store.close();

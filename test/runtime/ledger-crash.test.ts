@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe } from "vitest";
+import { openStore, type Store } from "../../src/store/index.js";
+import { ledgerCrashTest } from "./crash/ledger-crash.case.js";
+
+const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 50);
+const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
+
+describe("ledger crash test: SQLite", { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "keel-ledger-crash-"));
+  let store: Store | undefined;
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  ledgerCrashTest(
+    "sqlite",
+    async () => {
+      const db = join(dir, "keel.db");
+      store = await openStore({ db, backupBeforeMigrate: false });
+      return { db, store, dir };
+    },
+    TRIALS,
+    FIRST_SEED,
+  );
+});
