@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   acquireLease,
   type DurableSaver,
+  newCheckpointId,
   PostgresSaver,
   RunStore,
   SqliteSaver,
@@ -129,6 +130,60 @@ export function runDurableSuite(options: {
         2,
       );
     });
+
+    it_(
+      "prune racing forks from old checkpoints: every branch stays readable and resumable",
+      async () => {
+        const pad = ": a message long enough to be stored as a blob, not inline in the row";
+        await grow(saver, "prune-fork", 30, pad);
+        const history = [];
+        for await (const tuple of saver.list(threadConfig("prune-fork"))) history.push(tuple);
+        // Another process forks from an old checkpoint: it reads it, a prune deletes it (and the
+        // values only it used), then the fork is committed and grows.
+        const forker = saverOn(test.store);
+        const old = history[20];
+        const base = old && (await forker.getTuple(old.config));
+        if (!base) throw new Error("no old checkpoint");
+        const pruned = saver.prune("prune-fork", { keepLast: 1 });
+        let config = await forker.put(
+          base.config,
+          { ...base.checkpoint, id: newCheckpointId() },
+          metadataOf(10, { source: "fork" }),
+          {},
+        );
+        await pruned;
+        let messages = base.checkpoint.channel_values.messages as string[];
+        for (let step = 11; step < 15; step++) {
+          messages = messages.concat([`fork${step}${pad}`]);
+          // Each fork step races another prune.
+          [config] = await Promise.all([
+            forker.put(
+              config,
+              checkpointOf({ messages, step }, { messages: step + 100, step: step + 100 }),
+              metadataOf(step),
+              { messages: step + 100, step: step + 100 },
+            ),
+            saver.prune("prune-fork", { keepLast: 1 }),
+          ]);
+        }
+        // The fork's tip and the main branch's tip both read back whole; whatever a racing prune
+        // kept reads back too, and a last prune leaves the two tips.
+        expect((await saver.getTuple(config))?.checkpoint.channel_values.messages).toEqual(
+          messages,
+        );
+        for await (const _tuple of saver.list(threadConfig("prune-fork"))) {
+          // Decoding every value is the check.
+        }
+        await saver.prune("prune-fork", { keepLast: 1 });
+        const tips = [];
+        for await (const tuple of saver.list(threadConfig("prune-fork"))) tips.push(tuple);
+        expect(tips.map((tuple) => tuple.checkpoint.channel_values.step).sort()).toEqual([14, 29]);
+        expect(
+          tips.find((t) => t.checkpoint.channel_values.step === 29)?.checkpoint.channel_values
+            .messages,
+        ).toHaveLength(30);
+      },
+    );
 
     it_("an unknown thread or run is a clear not-found error", async () => {
       await expect(saver.getThread("no-such-thread")).rejects.toMatchObject({

@@ -28,6 +28,8 @@ interface StoredCheckpoint {
   versionsSeen: Record<string, ChannelVersions>;
   metadata: string;
   parentId: string | undefined;
+  /** channel → id of the checkpoint that stored the value this checkpoint has. */
+  holders: Record<string, string>;
 }
 
 interface StoredWrite {
@@ -39,8 +41,14 @@ interface StoredWrite {
 
 interface NamespaceStore {
   checkpoints: Map<string, StoredCheckpoint>;
-  /** channel → version → serialised value (null when the channel became empty). */
-  blobs: Map<string, Map<number, string | null>>;
+  /**
+   * `holder \0 channel` → serialised value (null when the channel became empty), keyed by the
+   * checkpoint that stored it, not by version: a fork may reach a version number the other
+   * branch used, and both values must survive.
+   */
+  blobs: Map<string, string | null>;
+  /** `channel \0 version` → the last holder of that version (for a put whose parent is unknown). */
+  byVersion: Map<string, string>;
   /** checkpoint id → `taskId \0 index` → write. */
   writes: Map<string, Map<string, StoredWrite>>;
   latestId: string | undefined;
@@ -114,16 +122,22 @@ export class MemorySaver extends BaseCheckpointSaver {
     const ns = namespaceOf(config);
     assertCheckpointFormat(checkpoint);
     const store = this.namespace(threadId, ns);
+    const parentId = checkpointIdOf(config);
+    const parent = parentId === undefined ? undefined : store.checkpoints.get(parentId);
+    const holders: Record<string, string> = {};
     for (const channel in newVersions) {
-      const version = newVersions[channel];
-      const value = checkpoint.channel_values[channel];
       const has = Object.hasOwn(checkpoint.channel_values, channel);
-      let versions = store.blobs.get(channel);
-      if (!versions) {
-        versions = new Map();
-        store.blobs.set(channel, versions);
-      }
-      versions.set(version!, has ? this.serde.dumps(value) : null);
+      const text = has ? this.serde.dumps(checkpoint.channel_values[channel]) : null;
+      store.blobs.set(`${checkpoint.id}\u0000${channel}`, text);
+      store.byVersion.set(`${channel}\u0000${newVersions[channel]}`, checkpoint.id);
+      holders[channel] = checkpoint.id;
+    }
+    for (const channel in checkpoint.channel_versions) {
+      if (Object.hasOwn(holders, channel)) continue;
+      const holder =
+        parent?.holders[channel] ??
+        store.byVersion.get(`${channel}\u0000${checkpoint.channel_versions[channel]}`);
+      if (holder !== undefined) holders[channel] = holder;
     }
     store.checkpoints.set(checkpoint.id, {
       v: checkpoint.v,
@@ -133,7 +147,8 @@ export class MemorySaver extends BaseCheckpointSaver {
       channelVersions: checkpoint.channel_versions,
       versionsSeen: checkpoint.versions_seen,
       metadata: this.serde.dumps(metadata),
-      parentId: checkpointIdOf(config),
+      parentId,
+      holders,
     });
     if (store.latestId === undefined || checkpoint.id > store.latestId)
       store.latestId = checkpoint.id;
@@ -180,7 +195,13 @@ export class MemorySaver extends BaseCheckpointSaver {
     }
     let store = namespaces.get(ns);
     if (!store) {
-      store = { checkpoints: new Map(), blobs: new Map(), writes: new Map(), latestId: undefined };
+      store = {
+        checkpoints: new Map(),
+        blobs: new Map(),
+        byVersion: new Map(),
+        writes: new Map(),
+        latestId: undefined,
+      };
       namespaces.set(ns, store);
     }
     return store;
@@ -194,7 +215,8 @@ export class MemorySaver extends BaseCheckpointSaver {
   ): CheckpointTuple {
     const channelValues: Record<string, unknown> = {};
     for (const channel in stored.channelVersions) {
-      const blob = store.blobs.get(channel)?.get(stored.channelVersions[channel]!);
+      const holder = stored.holders[channel];
+      const blob = holder === undefined ? undefined : store.blobs.get(`${holder}\u0000${channel}`);
       if (blob !== undefined && blob !== null) channelValues[channel] = this.serde.loads(blob);
     }
     const versionsSeen: Record<string, ChannelVersions> = {};

@@ -32,7 +32,7 @@ import type { CheckpointRow, Place, ThreadSummary, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
 import { encodeStep } from "./step-encoder.js";
 import { decodeRow } from "./tuple-decoder.js";
-import { entryTexts, parseJson, parseRow } from "./value-map.js";
+import { parseJson } from "./value-map.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** Options every durable saver accepts. */
@@ -151,7 +151,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     const step = encodeStep(this.serde, state, {
       place,
       parentId,
-      parentEntries: await this.entriesOf(place, state, parentId),
+      parentEntries: this.entriesOf(state, parentId),
       checkpoint,
       metadata,
       newVersions,
@@ -264,19 +264,18 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     );
   }
 
-  /** The entry texts of the parent checkpoint; read from the database unless it is the latest. */
-  private async entriesOf(
-    place: Place,
-    state: PlaceState,
-    parentId: string | undefined,
-  ): Promise<ReadonlyMap<string, string>> {
-    if (parentId === undefined) return new Map();
-    if (parentId === state.latestId) return state.latestEntries;
-    await this.queue.flush();
-    const parent = await readCheckpoint(this.db, place, parentId);
-    return parent ? entryTexts(parseRow(parent).map) : new Map();
+  /**
+   * The entry texts a step inherits: the parent's when it is the checkpoint this saver last
+   * wrote or read as latest (the next step of a run). Any other parent (a fork from the past, a
+   * parent this process never saw) inherits nothing: every value of the step is stored again, so
+   * a new branch never points at values of old checkpoints that a concurrent prune may delete.
+   */
+  private entriesOf(state: PlaceState, parentId: string | undefined): ReadonlyMap<string, string> {
+    return parentId !== undefined && parentId === state.latestId ? state.latestEntries : NO_ENTRIES;
   }
 }
+
+const NO_ENTRIES: ReadonlyMap<string, string> = new Map();
 
 /** Rows grouped by the (place, parent) they are children of. */
 function childrenByParent(rows: readonly CheckpointRow[]): Map<string, CheckpointRow[]> {

@@ -23,8 +23,9 @@ export interface PruneResult {
  * Prunes one thread. Every statement is atomic on its own and the order makes a crash at any
  * point harmless: checkpoints (and their writes) go first, then the values no remaining
  * checkpoint can reach (directly or as the base of an append) — a crash in between leaves only
- * unreachable values, which the next prune removes. The newest checkpoint of each namespace is
- * never deleted, so the thread keeps its latest state and can resume.
+ * unreachable values, which the next prune removes. The newest checkpoint of each namespace, and
+ * the tip of every branch, are never deleted, so the thread keeps its latest state and every
+ * branch can resume.
  */
 export async function pruneThread(
   db: SqlRunner,
@@ -46,11 +47,17 @@ export async function pruneThread(
   const rows = await db.all<{
     checkpoint_ns: string;
     id: string;
+    parent_checkpoint_id: string | null;
     created_at: number | string;
     channel_seqs_json: string;
   }>(
-    "SELECT checkpoint_ns, id, created_at, channel_seqs_json FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
+    "SELECT checkpoint_ns, id, parent_checkpoint_id, created_at, channel_seqs_json FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
     [threadId],
+  );
+  // The tip of every branch is kept: a writer continues from its own latest checkpoint, which is
+  // a tip even when a fork made another branch newer.
+  const parents = new Set(
+    rows.map((row) => `${row.checkpoint_ns}\u0000${row.parent_checkpoint_id}`),
   );
   const doomed: Array<{ ns: string; id: string; inlineWrites: number }> = [];
   let rank = 0;
@@ -58,7 +65,7 @@ export async function pruneThread(
   for (const row of rows) {
     rank = row.checkpoint_ns === currentNs ? rank + 1 : 0;
     currentNs = row.checkpoint_ns;
-    if (rank === 0) continue;
+    if (rank === 0 || !parents.has(`${row.checkpoint_ns}\u0000${row.id}`)) continue;
     const beyondKeep = keepLast === undefined || rank >= keepLast;
     const oldEnough = options.olderThan === undefined || toInt(row.created_at) < options.olderThan;
     if (beyondKeep && oldEnough)

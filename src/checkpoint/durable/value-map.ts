@@ -147,13 +147,6 @@ export function corruptRow(row: CheckpointRow, what: string, cause: unknown): Ke
   );
 }
 
-/** Turns parsed entries back into entry texts (for a parent that is not cached). */
-export function entryTexts(map: ValueMap): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const channel in map.c) texts.set(channel, JSON.stringify(map.c[channel]));
-  return texts;
-}
-
 /** What one thread has queued: checkpoints not yet sealed, values, writes. */
 export interface QueuedThread {
   threadId: string;

@@ -2,11 +2,12 @@ import type pg from "pg";
 import {
   BLOB_COLUMNS,
   CHECKPOINT_COLUMNS,
+  THREAD_TOUCH_INTERVAL_MS,
   UPSERT_THREAD,
   WRITE_COLUMNS,
   WRITE_CONFLICT,
 } from "../durable/commit-sql.js";
-import type { CommitBatch } from "../durable/rows.js";
+import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 
 /** The subset of a pg Pool the saver uses. */
@@ -25,13 +26,24 @@ const UPSERT_THREADS = UPSERT_THREAD.replace(
 );
 
 /**
- * The whole commit as ONE statement: data-modifying CTEs insert the thread rows (with the lease
- * check), the writes, the values and the checkpoints from arrays. One statement is one
- * transaction and one round trip, whatever the number of steps in the batch; the rows of a
- * thread refused by its lease are filtered out by `thread_id IN (SELECT id FROM thr)`.
+ * The same lease check without rewriting the thread rows (for threads this writer touched less
+ * than a second ago): `FOR SHARE` makes a concurrent lease change wait for this commit, or this
+ * commit see the new lease, exactly as the upsert's row lock does. A thread with no row is not
+ * returned either; the runner then retries it with the upsert.
  */
-const COMMIT_SQL = numbered(`WITH thr AS (
-${UPSERT_THREADS}
+const CHECK_THREADS = `SELECT id FROM state_threads
+WHERE id = ANY(?::text[]) AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at < ?)
+FOR SHARE`;
+
+/**
+ * The whole commit as ONE statement: data-modifying CTEs insert (or lease-check) the thread rows,
+ * the writes, the values and the checkpoints from arrays. One statement is one transaction and
+ * one round trip, whatever the number of steps in the batch; the rows of a thread refused by its
+ * lease are filtered out by `thread_id IN (SELECT id FROM thr)`.
+ */
+function commitSql(threads: string): string {
+  return numbered(`WITH thr AS (
+${threads}
 ), w AS (
   INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS})
   SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[])
@@ -50,10 +62,17 @@ ${UPSERT_THREADS}
   WHERE x.thread_id IN (SELECT id FROM thr)
 )
 SELECT id FROM thr`);
+}
+
+const COMMIT_UPSERT = commitSql(UPSERT_THREADS);
+const COMMIT_CHECK = commitSql(CHECK_THREADS);
 
 /** `SqlRunner` on a pg pool. */
 export class PostgresRunner implements SqlRunner {
   readonly dialect = "postgres" as const;
+
+  /** When this runner last wrote each thread's row (updated_at), to refresh it about once a second. */
+  private readonly touched = new Map<string, number>();
 
   constructor(private readonly pool: PostgresPool) {}
 
@@ -68,18 +87,38 @@ export class PostgresRunner implements SqlRunner {
   }
 
   async commit(batch: CommitBatch): Promise<string[]> {
-    const threads = batch.threads;
-    // Each thread's writes were deduplicated when sealed (one statement may not upsert a key twice).
+    const fresh = batch.threads.every((thread) => {
+      const last = this.touched.get(thread.threadId);
+      return last !== undefined && batch.now - last < THREAD_TOUCH_INTERVAL_MS;
+    });
+    if (!fresh) return this.commitWith(true, batch.threads, batch);
+    const refused = await this.commitWith(false, batch.threads, batch);
+    if (refused.length === 0) return refused;
+    // Leased, or the row is gone (a deleted thread): nothing of these was written; the upsert
+    // recreates a missing row and gives the final answer.
+    const again = new Set(refused);
+    return this.commitWith(
+      true,
+      batch.threads.filter((thread) => again.has(thread.threadId)),
+      batch,
+    );
+  }
+
+  /** One statement for `threads`; resolves to the ids refused by their lease. */
+  private async commitWith(
+    upsert: boolean,
+    threads: readonly ThreadBatch[],
+    batch: CommitBatch,
+  ): Promise<string[]> {
+    const ids = threads.map((t) => t.threadId);
     const writes = threads.flatMap((thread) => thread.writes);
     const blobs = threads.flatMap((thread) => thread.blobs);
     const checkpoints = threads.flatMap((thread) => thread.checkpoints);
     const params: unknown[] = [
       // thr
-      batch.now,
-      batch.now,
-      threads.map((t) => t.threadId),
-      batch.ownerId,
-      batch.now,
+      ...(upsert
+        ? [batch.now, batch.now, ids, batch.ownerId, batch.now]
+        : [ids, batch.ownerId, batch.now]),
       // w
       ...columns(writes, [
         (w) => w.threadId,
@@ -123,12 +162,16 @@ export class PostgresRunner implements SqlRunner {
     ];
     // A named statement is parsed and planned once per connection, not at every step.
     const result = await this.pool.query({
-      name: "keel_checkpoint_commit_v1",
-      text: COMMIT_SQL,
+      name: upsert ? "keel_checkpoint_commit_v2" : "keel_checkpoint_commit_check_v2",
+      text: upsert ? COMMIT_UPSERT : COMMIT_CHECK,
       values: params,
     });
     const written = new Set((result.rows as Array<{ id: string }>).map((row) => row.id));
-    return threads.map((t) => t.threadId).filter((id) => !written.has(id));
+    if (upsert) {
+      if (this.touched.size > 4096) this.touched.clear();
+      for (const id of written) this.touched.set(id, batch.now);
+    }
+    return ids.filter((id) => !written.has(id));
   }
 }
 

@@ -125,8 +125,10 @@ export interface TrialReport {
   finalResult: unknown;
   finalStatus: string;
   effects: Record<string, number>;
-  /** Nodes whose step was durable at some kill: they must never have run again. */
+  /** Tasks (`node@taskId`) whose writes were durable at some kill: they must never run again. */
   durableAtKill: string[];
+  /** Kills after which a task of an unfinished step already had its writes durable. */
+  killsWithFinishedTasksInStep: number;
   /** Problems found; empty means the trial passed. */
   problems: string[];
 }
@@ -151,14 +153,28 @@ function countsByNode(counts: ReadonlyMap<string, number>): Record<string, numbe
   return byNode;
 }
 
-/** Reads every checkpoint of a thread (each value decoded and hash-checked); returns the latest log. */
-async function readAll(saver: DurableSaver, threadId: string): Promise<string[]> {
-  const config = { configurable: { thread_id: threadId } };
-  for await (const _tuple of saver.list(config)) {
-    // Decoding is the check: list throws on any unreadable checkpoint.
+/**
+ * Reads every checkpoint of a thread (each value decoded and hash-checked) and returns the ids of
+ * the tasks whose writes are durable: a finished task's writes are saved as it finishes, so
+ * these are exactly the tasks a resume must never run again.
+ */
+async function durableTasks(
+  saver: DurableSaver,
+  threadId: string,
+): Promise<{ done: Set<string>; inUnfinishedStep: number }> {
+  const done = new Set<string>();
+  let inUnfinishedStep = 0;
+  let latest = true;
+  for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) {
+    for (const [taskId, channel] of tuple.pendingWrites) {
+      if (channel.startsWith("__") || done.has(taskId)) continue;
+      done.add(taskId);
+      // Writes against the latest checkpoint belong to a step the kill interrupted.
+      if (latest) inUnfinishedStep++;
+    }
+    latest = false;
   }
-  const latest = await saver.getTuple(config);
-  return (latest?.checkpoint.channel_values.log as string[] | undefined) ?? [];
+  return { done, inUnfinishedStep };
 }
 
 /** One trial: 1–2 SIGKILLs at seeded instants, then a resume that must finish. */
@@ -172,9 +188,10 @@ export async function crashTrial(
   const threadId = `crash-${backend.dialect}-${process.pid}-${seed}`;
   const kills = random() < 0.35 ? 2 : 1;
   const problems: string[] = [];
-  /** node → its effect count when its step was first seen durable after a kill. */
+  /** `node@taskId` → its effect count when its writes were first seen durable after a kill. */
   const durable = new Map<string, number>();
   let effectiveKills = 0;
+  let killsWithFinishedTasksInStep = 0;
   for (let kill = 0; kill < kills; kill++) {
     const delay = random() * reference.runMs * 1.1;
     const outcome = await runWorker(worker, backend, threadId, delay);
@@ -182,9 +199,12 @@ export async function crashTrial(
     else if (outcome.exitCode !== 0)
       problems.push(`run ${kill} failed: ${outcome.stderr.slice(0, 500)}`);
     try {
-      const done = await readAll(backend.saver, threadId);
-      const counts = countsByNode(await backend.readEffects(threadId));
-      for (const node of done) if (!durable.has(node)) durable.set(node, counts[node] ?? 0);
+      const { done, inUnfinishedStep } = await durableTasks(backend.saver, threadId);
+      if (inUnfinishedStep > 0) killsWithFinishedTasksInStep++;
+      for (const [key, count] of await backend.readEffects(threadId)) {
+        const taskId = key.slice(key.indexOf("@") + 1);
+        if (done.has(taskId) && !durable.has(key)) durable.set(key, count);
+      }
     } catch (error) {
       problems.push(`unreadable checkpoint after kill ${kill}: ${String(error)}`);
     }
@@ -202,14 +222,18 @@ export async function crashTrial(
     finalResult = parsed.result;
     finalStatus = parsed.status;
   }
-  const effects = countsByNode(await backend.readEffects(threadId));
+  const byTask = await backend.readEffects(threadId);
+  for (const [key, atDurable] of durable) {
+    const count = byTask.get(key) ?? 0;
+    if (count !== atDurable)
+      problems.push(
+        `task ${key} ran again after its writes were durable (${atDurable} → ${count} runs)`,
+      );
+  }
+  const effects = countsByNode(byTask);
   for (const node of CRASH_NODES) {
     const count = effects[node] ?? 0;
     if (count < 1) problems.push(`${node} never ran`);
-    const atDurable = durable.get(node);
-    if (atDurable !== undefined && count !== atDurable) {
-      problems.push(`${node} ran again after its step was durable (${atDurable} → ${count} runs)`);
-    }
     if (count > 1 + effectiveKills)
       problems.push(`${node} ran ${count} times with ${effectiveKills} kills`);
   }
@@ -222,6 +246,7 @@ export async function crashTrial(
     finalStatus,
     effects,
     durableAtKill: [...durable.keys()],
+    killsWithFinishedTasksInStep,
     problems,
   };
 }

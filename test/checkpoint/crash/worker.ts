@@ -3,9 +3,9 @@
  * the run store, on SQLite or Postgres, printing `ready` once its database is open and the
  * final state as JSON when the run ends. The parent kills it with SIGKILL at random instants.
  *
- * Every node counts its own execution in a separate effects table, keyed by the task's identity
- * (node name and the step's input, which together are what the engine's deterministic task id
- * hashes), committed before the node returns: the count is what a real side effect would show.
+ * Every node counts its own execution in a separate effects table, keyed by its task id (which
+ * the engine hands the node in `configurable.__pregel_task_id`), committed before the node
+ * returns: the count is what a real side effect would show.
  *
  * Usage: worker <sqlite|postgres> <db path or url> <effects db path, or "-" on Postgres> <thread>
  */
