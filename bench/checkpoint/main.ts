@@ -4,6 +4,9 @@
  *
  * - 100-node chain, one checkpoint per step, SQLite WAL at synchronous=NORMAL (both), then at
  *   synchronous=FULL (both), then Postgres: microseconds per step, median of alternating rounds.
+ *   Both engines run with the same `durability` option: `sync` (each step durable before the
+ *   next starts) everywhere, and on Postgres also `async` (LangGraph.js's default, where a
+ *   step's save overlaps the next step).
  * - Storage: 500 steps appending one message each; database bytes after a WAL checkpoint.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -32,25 +35,35 @@ const WARMUP = 2;
 const workdir = mkdtempSync(join(tmpdir(), "keel-bench-ck-"));
 let threadCounter = 0;
 
+type Durability = "sync" | "async";
+
 /** Microseconds per chain step: one invoke of the 100-node chain on a fresh thread. */
-async function microsPerStep(graph: Invokable): Promise<number> {
-  const config = { configurable: { thread_id: `bench-${++threadCounter}` }, recursionLimit: 1000 };
+async function microsPerStep(graph: Invokable, durability: Durability): Promise<number> {
+  const config = {
+    configurable: { thread_id: `bench-${++threadCounter}` },
+    recursionLimit: 1000,
+    durability,
+  };
   const start = process.hrtime.bigint();
   await graph.invoke({ count: 0, label: "x" }, config);
   return Number(process.hrtime.bigint() - start) / 1000 / CHAIN_LENGTH;
 }
 
 /** Alternates the two graphs round by round; returns the median of each. */
-async function alternating(keel: Invokable, peer: Invokable): Promise<[number, number]> {
+async function alternating(
+  keel: Invokable,
+  peer: Invokable,
+  durability: Durability = "sync",
+): Promise<[number, number]> {
   for (let i = 0; i < WARMUP; i++) {
-    await microsPerStep(keel);
-    await microsPerStep(peer);
+    await microsPerStep(keel, durability);
+    await microsPerStep(peer, durability);
   }
   const keelTimes: number[] = [];
   const peerTimes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    keelTimes.push(await microsPerStep(keel));
-    peerTimes.push(await microsPerStep(peer));
+    keelTimes.push(await microsPerStep(keel, durability));
+    peerTimes.push(await microsPerStep(peer, durability));
   }
   return [median(keelTimes), median(peerTimes)];
 }
@@ -97,7 +110,7 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
     langgraphChain(peer.saver),
   );
   rows.push({
-    name: `100-node chain, SQLite WAL synchronous=${synchronous}`,
+    name: `100-node chain, SQLite WAL synchronous=${synchronous}, durability sync`,
     unit: "µs/step",
     keel,
     peer: lg,
@@ -114,18 +127,21 @@ if (await postgresAvailable()) {
   const store = await openStore({ db: keelDb.url });
   const peerSaver = LgPostgresSaver.fromConnString(peerDb.url);
   await peerSaver.setup();
-  const [keel, lg] = await alternating(
-    keelChain(PostgresSaver.fromStore(store)),
-    langgraphChain(peerSaver),
-  );
-  rows.push({
-    name: "100-node chain, Postgres",
-    unit: "µs/step",
-    keel,
-    peer: lg,
-    peerName: "langgraph-checkpoint-postgres",
-    target: 5,
-  });
+  for (const durability of ["sync", "async"] as const) {
+    const [keel, lg] = await alternating(
+      keelChain(PostgresSaver.fromStore(store)),
+      langgraphChain(peerSaver),
+      durability,
+    );
+    rows.push({
+      name: `100-node chain, Postgres, durability ${durability}`,
+      unit: "µs/step",
+      keel,
+      peer: lg,
+      peerName: "langgraph-checkpoint-postgres",
+      target: 5,
+    });
+  }
   await store.close();
   await peerSaver.end();
   await keelDb.drop();
