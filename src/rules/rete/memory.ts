@@ -1,6 +1,5 @@
 import { Bag } from "../bag.js";
 import type { Fact } from "../facts.js";
-import type { Value } from "../values.js";
 import { KeyedBags } from "./index-bag.js";
 
 /** Anything that produces tokens and can feed children. */
@@ -138,10 +137,25 @@ export function outputOf(source: TokenSource): Token[] {
   return out.reverse();
 }
 
-/** One way a fact matched a pattern: the fact and the pattern's local bindings. */
+/**
+ * Where a multifield pattern node bound its value while a fact walked the pattern tree: CLIPS's
+ * multifield marker. `field` is the node's 1-based field number in its slot.
+ */
+export interface Mark {
+  slot: number;
+  field: number;
+  start: number;
+  len: number;
+}
+
+/**
+ * One way a fact matched a pattern: the fact, and where its multifield pattern nodes bound
+ * (empty for most patterns). Variables are read from these, so the match fits every pattern
+ * that shares the alpha memory, whatever it calls its variables.
+ */
 export interface AlphaMatch {
   readonly fact: Fact;
-  readonly vals: Value[];
+  readonly marks: readonly Mark[];
   readonly alpha: AlphaNode;
   /** Tokens built with this match as their newest element (a list through Token.amNext). */
   firstToken: Token | null;
@@ -155,12 +169,9 @@ export interface RightInput {
   rightRetract(am: AlphaMatch): void;
 }
 
-/** Matches a fact against a pattern's constants and intra-pattern tests; returns every binding vector. */
-export type AlphaMatcher = (fact: Fact) => Value[][] | null;
-
 /**
- * An alpha node and its memory: the facts of one relation that pass one pattern's own tests.
- * Shared by every pattern with the same tests (and the same join-hash layout, as CLIPS does).
+ * An alpha memory: the facts that reached one stop node of the pattern tree, shared (as in
+ * CLIPS) by every pattern whose path ends there.
  */
 export class AlphaNode {
   readonly memory = new Bag<AlphaMatch>();
@@ -174,7 +185,6 @@ export class AlphaNode {
   constructor(
     readonly key: string,
     readonly relation: string,
-    readonly matcher: AlphaMatcher,
     readonly rightKey: ((am: AlphaMatch) => unknown) | null,
   ) {}
 

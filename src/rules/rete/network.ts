@@ -17,6 +17,7 @@ import {
   AlphaNode,
   type LeftInput,
   outputOf,
+  type RightInput,
   removeToken,
   type Token,
   type TokenSource,
@@ -28,6 +29,7 @@ import {
   type Scope,
   tokenReader,
 } from "./pattern.js";
+import { type Mark, PatternNet, type PatternNode } from "./pattern-net.js";
 
 type Display = "fact" | "star" | "none";
 
@@ -65,14 +67,16 @@ class SubnetEntry implements TokenSource, LeftInput {
 }
 
 /**
- * The Rete network: alpha nodes per relation (newest first, as CLIPS visits them), shared join
- * nodes, and the root every rule starts from. Asserting a fact visits only the alpha nodes of
- * its relation and the joins below those that match.
+ * The Rete network: a pattern tree per relation (shaped and walked as CLIPS does, so activations
+ * come in CLIPS's order), alpha memories at its stop nodes, shared join nodes, and the root every
+ * rule starts from. Asserting a fact visits only its relation's tree and the joins below the
+ * alpha memories it enters.
  */
 export class Network {
   readonly root = new RootNode();
-  private readonly byRelation = new Map<string, AlphaNode[]>();
-  private readonly byKey = new Map<string, AlphaNode>();
+  private readonly nets = new Map<string, PatternNet>();
+  /** The pattern-tree node each alpha memory hangs from. */
+  private readonly stops = new Map<AlphaNode, PatternNode>();
   /** Nodes created by the rule being built; primed once it is complete. */
   private fresh: { node: LeftInput; parent: TokenSource }[] = [];
   private freshAlphas: AlphaNode[] = [];
@@ -83,41 +87,34 @@ export class Network {
     private readonly factsOf: (relation: string) => Iterable<Fact>,
   ) {}
 
-  /** Runs a new fact through the network. */
+  /** Runs a new fact through its relation's pattern tree and the joins below. */
   assertFact(fact: Fact): void {
-    const alphas = this.byRelation.get(fact.relation);
-    if (!alphas) return;
-    for (const alpha of alphas) {
-      const found = alpha.matcher(fact);
-      if (!found) continue;
-      for (const vals of found) {
-        const am: AlphaMatch = { fact, vals, alpha, firstToken: null, dead: false };
-        alpha.store(am);
-        fact.matches.push(am);
-        const succ = alpha.successors;
-        for (let i = 0; i < succ.length; i++) succ[i]?.rightActivate(am);
-      }
-    }
+    this.nets.get(fact.relation)?.match(fact, deliver);
   }
 
-  /** Removes a fact's matches and everything built on them. */
+  /** Removes a fact's matches and everything built on them, newest match first as CLIPS does. */
   retractFact(fact: Fact): void {
-    for (const am of fact.matches as AlphaMatch[]) {
+    const matches = fact.matches as AlphaMatch[];
+    for (let i = matches.length - 1; i >= 0; i--) {
+      const am = matches[i] as AlphaMatch;
       am.alpha.drop(am);
       const succ = am.alpha.successors;
-      for (let i = 0; i < succ.length; i++) succ[i]?.rightRetract(am);
+      for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
     }
     fact.matches = [];
   }
 
-  private alphaFor(ce: PatternCE, key: string, cp: CompiledPattern): AlphaNode {
-    let node = this.byKey.get(key);
-    if (node) return node;
-    node = new AlphaNode(key, ce.relation, cp.matcher, cp.join.rightKey);
-    this.byKey.set(key, node);
-    const list = this.byRelation.get(ce.relation) ?? [];
-    list.unshift(node);
-    this.byRelation.set(ce.relation, list);
+  private alphaFor(ce: PatternCE, cp: CompiledPattern): AlphaNode {
+    let net = this.nets.get(ce.relation);
+    if (!net) {
+      net = new PatternNet(!ce.template);
+      this.nets.set(ce.relation, net);
+    }
+    const stop = net.place(cp.steps, []);
+    if (stop.alpha) return stop.alpha;
+    const node = new AlphaNode(`${stop.id}`, ce.relation, cp.join.rightKey);
+    stop.alpha = node;
+    this.stops.set(node, stop);
     this.freshAlphas.push(node);
     return node;
   }
@@ -162,7 +159,7 @@ export class Network {
     const display: Display[] = [];
     const path: PathEntry[] = [];
     const counter = { n: 0 };
-    const end = this.chain(ruleName, ces, this.root, 0, scope, display, path, counter);
+    const end = this.chain(ruleName, ces, this.root, 0, scope, display, path, counter, new Set());
     const terminal = new TerminalNode(onActivate, onRemove);
     const last = end.parent as TokenSource & { addChild?(c: LeftInput): void };
     if (last.addChild) last.addChild(terminal);
@@ -193,28 +190,45 @@ export class Network {
       if (s.users > 0 && !(node instanceof TerminalNode)) continue;
       const at = parent.children.indexOf(node);
       if (at >= 0) parent.children.splice(at, 1);
-      if (node instanceof JoinNode || node instanceof NegativeNode)
-        node.alpha.removeSuccessor(node);
+      if (node instanceof JoinNode || node instanceof NegativeNode) this.unhook(node);
       for (const t of outputOf(node as unknown as TokenSource)) removeToken(t);
     }
   }
 
+  /** Takes a join off its alpha memory and the pattern tree (nodes nobody uses go). */
+  private unhook(node: JoinNode | NegativeNode): void {
+    const alpha = node.alpha;
+    alpha.removeSuccessor(node);
+    this.useStop(alpha, -1);
+    if (alpha.successors.length === 0) {
+      const stop = this.stops.get(alpha);
+      if (stop) stop.alpha = null;
+      this.stops.delete(alpha);
+    }
+  }
+
+  private useStop(alpha: AlphaNode, delta: number): void {
+    const stop = this.stops.get(alpha);
+    if (stop) this.nets.get(alpha.relation)?.use(stop, delta);
+  }
+
   private prime(): void {
-    for (const alpha of this.freshAlphas) {
-      for (const fact of this.factsOf(alpha.relation)) {
-        const found = alpha.matcher(fact);
-        if (!found) continue;
-        for (const vals of found) {
-          const am: AlphaMatch = { fact, vals, alpha, firstToken: null, dead: false };
-          alpha.store(am);
-          fact.matches.push(am);
-        }
-      }
+    const fresh = new Set(this.freshAlphas);
+    const relations = new Set(this.freshAlphas.map((a) => a.relation));
+    // New alpha memories take the facts already in working memory, oldest first, without
+    // activating anything; the joins are primed from their parents below.
+    const store = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): void => {
+      if (fresh.has(alpha)) storeMatch(alpha, fact, marks);
+    };
+    for (const relation of relations) {
+      const net = this.nets.get(relation);
+      if (net) for (const fact of this.factsOf(relation)) net.match(fact, store);
     }
     const freshSet = new Set(this.fresh.map((f) => f.node));
     for (const { node } of this.fresh) {
       if (node instanceof JoinNode || node instanceof NegativeNode) {
         node.alpha.addSuccessor(node);
+        this.useStop(node.alpha, 1);
       }
     }
     // Feed existing tokens to the topmost new nodes; the rest is reached through them.
@@ -235,6 +249,7 @@ export class Network {
     display: Display[],
     path: PathEntry[],
     counter: { n: number },
+    external: ReadonlySet<string>,
   ): { parent: ParentNode | SubnetEntry; depth: number } {
     let pendingTests: Expr[] = [];
     for (let i = 0; i < ces.length; i++) {
@@ -268,11 +283,12 @@ export class Network {
             patternNo: counter.n,
             construct,
             tests,
+            external,
           });
-          const alpha = this.alphaFor(ce, cp.alphaKey, cp);
+          const alpha = this.alphaFor(ce, cp);
           const key = `J|${alpha.key}|${cp.join.key}`;
           parent = this.attach(parent, key, () => new JoinNode(alpha, cp.join), path);
-          for (const [name, idx] of cp.locals) scope.set(name, { slot: depth, idx });
+          for (const [name, b] of cp.bindings) scope.set(name, { slot: depth, ...b });
           display.push("fact");
           depth++;
           break;
@@ -288,7 +304,11 @@ export class Network {
             construct,
           });
           const host = this.host;
-          const key = `T|${JSON.stringify(ce.expr, (k, v) => (k === "pos" ? undefined : v))}|${[...used].map((u) => JSON.stringify(scope.get(u))).join()}`;
+          const places = [...used].map((u) => {
+            const loc = scope.get(u);
+            return loc ? `${u}=${loc.slot}:${loc.key}` : u;
+          });
+          const key = `T|${JSON.stringify(ce.expr, (k, v) => (k === "pos" ? undefined : v))}|${places.join()}`;
           parent = this.attach(
             parent,
             key,
@@ -313,6 +333,7 @@ export class Network {
             display,
             path,
             counter,
+            external,
           ));
           break;
         case "not":
@@ -327,12 +348,27 @@ export class Network {
               rule,
               patternNo: counter.n,
               construct,
+              // CLIPS reads (exists p) as (not (not p)): p sits one group deeper.
+              external: exists ? widen(external, scope) : external,
             });
-            const alpha = this.alphaFor(only, cp.alphaKey, cp);
+            const alpha = this.alphaFor(only, cp);
             const key = `${exists ? "E" : "N"}|${alpha.key}|${cp.join.key}`;
             parent = this.attach(parent, key, () => new NegativeNode(alpha, cp.join, exists), path);
           } else {
-            parent = this.conjunction(rule, inner, parent, depth, scope, path, counter, exists);
+            // A not of one pattern stays in its group; anything else opens a deeper one.
+            const lone = ce.type === "not" && singleCE(inner)?.type === "pattern";
+            const ext = lone ? external : widen(external, scope);
+            parent = this.conjunction(
+              rule,
+              inner,
+              parent,
+              depth,
+              scope,
+              path,
+              counter,
+              exists,
+              ext,
+            );
           }
           display.push("star");
           depth++;
@@ -360,6 +396,7 @@ export class Network {
             display,
             path,
             counter,
+            external,
           ));
           break;
         }
@@ -382,18 +419,56 @@ export class Network {
     path: PathEntry[],
     counter: { n: number },
     exists: boolean,
+    external: ReadonlySet<string>,
   ): ConjunctionNode {
     const key = `C|${Math.random()}`;
     const node = this.attach(parent, key, () => new ConjunctionNode(key, depth, exists), path);
     const entry = new SubnetEntry();
     node.subnet = entry;
     const innerScope: Scope = new Map(scope);
-    const end = this.chain(rule, inner, entry, depth, innerScope, [], path, counter);
+    const end = this.chain(rule, inner, entry, depth, innerScope, [], path, counter, external);
     const last = end.parent as TokenSource & { addChild?(c: LeftInput): void };
     if (last.addChild) last.addChild(node.partner);
     else last.children.unshift(node.partner);
     return node;
   }
+}
+
+const NO_MARKS: readonly Mark[] = [];
+
+/** Hands a fact that reached an alpha memory to the memory, then to its joins in order. */
+function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): void {
+  const am = storeMatch(alpha, fact, marks);
+  const succ = alpha.successors;
+  for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);
+}
+
+function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): AlphaMatch {
+  const am: AlphaMatch = {
+    fact,
+    // The walk reuses its markers; keep a copy only when a multifield node bound something.
+    marks: marks.length ? marks.map((m) => ({ ...m })) : NO_MARKS,
+    alpha,
+    firstToken: null,
+    dead: false,
+  };
+  alpha.store(am);
+  fact.matches.push(am);
+  return am;
+}
+
+/** The variables of `scope` added to `external`. */
+function widen(external: ReadonlySet<string>, scope: Scope): ReadonlySet<string> {
+  const out = new Set(external);
+  for (const name of scope.keys()) out.add(name);
+  return out;
+}
+
+/** The one conditional element of a list, looking through single-element `and`s. */
+function singleCE(ces: CE[]): CE | null {
+  let list = ces;
+  while (list.length === 1 && (list[0] as CE).type === "and") list = (list[0] as { ces: CE[] }).ces;
+  return list.length === 1 ? (list[0] as CE) : null;
 }
 
 /** True when a pattern follows position `i` with only test CEs between. */
