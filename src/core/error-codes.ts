@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   IR_STATE_TYPE: { exit: 2, http: 422 },
   IR_PARALLEL_FAILED: { exit: 2, http: 500 },
   IR_GRAPH_CHANGED: { exit: 2, http: 409 },
+  IR_NODE_KINDS_INVALID: { exit: 2, http: 400 },
   // ir runs by id (`keel runs resume|respond`)
   RUN_AWAITING_RESPONSE: { exit: 2, http: 409 },
   RUN_NOT_AWAITING_RESPONSE: { exit: 2, http: 409 },

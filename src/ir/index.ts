@@ -39,14 +39,20 @@ export {
   compileDocument,
   type IrNode,
   type IrRunState,
+  loadNodeKinds,
   loadPackFiles,
+  loadPluginPacks,
+  moduleTarget,
   type NodeContext,
   type NodeFactory,
   type PackSource,
+  type PendingInterrupt,
+  pendingInterrupt,
   resumeDocument,
   STATE_TYPES,
   type StateClasses,
   type Transition,
+  timedOut,
 } from "./run/index.js";
 export { type JsonSchema, jsonSchemaFor, modelNames } from "./schema.js";
 export {

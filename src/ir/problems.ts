@@ -69,7 +69,7 @@ const HINTS: Record<string, string> = {
   version_mismatch: "Use a document written for this IR major version, or migrate it.",
   unknown_node: "Point at the id of a node declared in `nodes`, or declare the node.",
   unknown_node_kind:
-    "Use a registered node kind, or a user-code reference `module/path:ExportName`.",
+    "Use a registered node kind or a user-code reference `module/path:ExportName`; register more with `keel run --kinds <module>` (library: `nodeKinds`).",
   invalid_on_timeout: 'Use "halt" or "goto:<node_id>".',
   unknown_strategy: "Use all, any, race or quorum.",
 };

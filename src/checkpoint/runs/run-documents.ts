@@ -17,6 +17,8 @@ export interface RunDocument {
   input: unknown;
   /** Where the run's governance packs were loaded from, when given explicitly. */
   packsDir: string | null;
+  /** Modules the run's node kinds were loaded from (`keel run --kinds`): file URLs or packages. */
+  nodeKinds: string[];
   createdAt: number;
 }
 
@@ -27,6 +29,7 @@ interface RawRunDocument {
   graph_hash: string;
   input_json: string;
   packs_dir: string | null;
+  node_kinds_json: string;
   created_at: number | string;
 }
 
@@ -48,10 +51,13 @@ export class RunDocumentStore {
   }
 
   /** Records the document of a run (once; a run has one document). */
-  async record(document: Omit<RunDocument, "createdAt">): Promise<RunDocument> {
+  async record(
+    document: Omit<RunDocument, "createdAt" | "nodeKinds"> & { nodeKinds?: string[] },
+  ): Promise<RunDocument> {
     const createdAt = Date.now();
+    const nodeKinds = document.nodeKinds ?? [];
     await this.db.run(
-      "INSERT INTO state_run_documents (id, document_path, document_id, graph_hash, input_json, packs_dir, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO state_run_documents (id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       [
         document.runId,
         document.documentPath,
@@ -59,16 +65,17 @@ export class RunDocumentStore {
         document.graphHash,
         JSON.stringify(document.input ?? null),
         document.packsDir,
+        JSON.stringify(nodeKinds),
         createdAt,
       ],
     );
-    return { ...document, createdAt };
+    return { ...document, nodeKinds, createdAt };
   }
 
   /** The document of a run, or NOT_FOUND when the run was not started from a document. */
   async get(runId: string): Promise<RunDocument> {
     const rows = await this.db.all<RawRunDocument>(
-      "SELECT id, document_path, document_id, graph_hash, input_json, packs_dir, created_at FROM state_run_documents WHERE id = ?",
+      "SELECT id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at FROM state_run_documents WHERE id = ?",
       [runId],
     );
     const raw = rows[0];
@@ -85,6 +92,7 @@ export class RunDocumentStore {
       graphHash: raw.graph_hash,
       input: JSON.parse(raw.input_json) as unknown,
       packsDir: raw.packs_dir,
+      nodeKinds: JSON.parse(raw.node_kinds_json) as string[],
       createdAt: toInt(raw.created_at),
     };
   }

@@ -14,9 +14,16 @@ import {
   type CompiledDocument,
   compileDocument,
   type IrRunState,
+  loadNodeKinds,
   loadPackFiles,
+  moduleTarget,
+  type NodeFactory,
+  type PackSource,
+  type PendingInterrupt,
+  pendingInterrupt,
   resumeDocument,
   type Transition,
+  timedOut,
   validateDocument,
 } from "../../ir/index.js";
 import { type OutputOptions, printResult, table } from "../output.js";
@@ -27,6 +34,8 @@ export interface DocumentRunOutcome {
   document: RunDocument;
   compiled: CompiledDocument;
   out: Record<string, unknown>;
+  /** The interrupt the run waited at had timed out, so its `on_timeout` was taken. */
+  timedOut?: PendingInterrupt;
 }
 
 /** Reads a document file; NOT_FOUND (exit 5) when it is missing. */
@@ -60,16 +69,26 @@ export function parseJsonOption(text: string, flag: string): unknown {
   }
 }
 
-/** Compiles the document at `path` (absolute) on `saver`, with its packs from `packsDir`. */
+/**
+ * Compiles the document at `path` (absolute) on `saver`, with its packs from `packsDir` and the
+ * node kinds of `kindModules` (module URLs or package names, as recorded; later ones win).
+ */
 async function compileFile(
   saver: DurableSaver,
   path: string,
   packsDir: string,
+  kindModules: readonly string[],
+  pluginPacks: Record<string, PackSource>,
 ): Promise<CompiledDocument> {
   const text = await readDocument(path);
   const parsed = validateDocument(text);
-  const packs = parsed.ok ? await loadPackFiles(parsed.document, packsDir) : {};
-  return compileDocument(text, { checkpointer: saver, baseDir: dirname(path), packs });
+  // A pack file in the packs folder beats a plugin's pack of the same id: local overrides.
+  const packs = parsed.ok
+    ? { ...pluginPacks, ...(await loadPackFiles(parsed.document, packsDir)) }
+    : {};
+  const nodeKinds: Record<string, NodeFactory> = {};
+  for (const module of kindModules) Object.assign(nodeKinds, await loadNodeKinds(module, "."));
+  return compileDocument(text, { checkpointer: saver, baseDir: dirname(path), packs, nodeKinds });
 }
 
 /** Options of `keel run <file>`. */
@@ -79,6 +98,10 @@ export interface StartRunOptions {
   /** Answer to the interrupt the latest run on `threadId` waits for (the `--respond` form). */
   respond?: unknown;
   packsDir?: string;
+  /** Modules with more node kinds (`--kinds`): paths relative to the current directory, or packages. */
+  kinds?: readonly string[];
+  /** Governance packs the scope's plugins provide (see `loadPluginPacks`). */
+  pluginPacks?: Record<string, PackSource>;
 }
 
 /**
@@ -94,7 +117,9 @@ export async function startDocumentRun(
 ): Promise<DocumentRunOutcome> {
   const path = resolve(file);
   const packsDir = resolve(options.packsDir ?? join(dirname(path), "packs"));
-  const compiled = await compileFile(saver, path, packsDir);
+  // Recorded resolved, so `keel runs resume` from another directory loads the same modules.
+  const kinds = (options.kinds ?? []).map((module) => moduleTarget(module, process.cwd()));
+  const compiled = await compileFile(saver, path, packsDir, kinds, options.pluginPacks ?? {});
   const runStore = new RunStore(saver);
   const documents = new RunDocumentStore(saver);
   if (options.respond !== undefined) {
@@ -107,29 +132,45 @@ export async function startDocumentRun(
     const run =
       latest?.status === "paused"
         ? latest
-        : await newRun(runStore, documents, compiled, path, packsDir, options);
-    const document = await documentOf(documents, run, compiled, path, packsDir, options.input);
+        : await newRun(runStore, documents, compiled, { path, packsDir, kinds }, options);
+    const document = await documentOf(documents, run, compiled, { path, packsDir, kinds }, options);
     const value = options.respond;
     await assertDocumentGate(compiled, run.threadId, document.graphHash);
-    const { run: after, result } = await executeRun(runStore, run, () =>
+    const expired = await expiredInterrupt(compiled, run.threadId);
+    const { run: after, result } = await executeRun(saver, run, () =>
       resumeDocument(compiled, run.threadId, value),
     );
-    return { run: after, document, compiled, out: result };
+    return { run: after, document, compiled, out: result, ...expired };
   }
-  const run = await newRun(runStore, documents, compiled, path, packsDir, options);
+  const run = await newRun(runStore, documents, compiled, { path, packsDir, kinds }, options);
   const document = await documents.get(run.id);
-  const { run: after, result } = await executeRun(runStore, run, (config) =>
+  const { run: after, result } = await executeRun(saver, run, (config) =>
     compiled.graph.invoke(options.input, config),
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };
+}
+
+/** The interrupt a run waits at when its deadline has passed (`{ timedOut }`), else nothing. */
+async function expiredInterrupt(
+  compiled: CompiledDocument,
+  threadId: string,
+): Promise<{ timedOut?: PendingInterrupt }> {
+  const pending = await pendingInterrupt(compiled, threadId);
+  return pending && timedOut(pending) ? { timedOut: pending } : {};
+}
+
+/** Where a run's document, packs and node kinds come from (all resolved). */
+interface DocumentSources {
+  path: string;
+  packsDir: string;
+  kinds: string[];
 }
 
 async function newRun(
   runStore: RunStore,
   documents: RunDocumentStore,
   compiled: CompiledDocument,
-  path: string,
-  packsDir: string,
+  sources: DocumentSources,
   options: StartRunOptions,
 ): Promise<RunRecord> {
   const run = await runStore.create({
@@ -138,11 +179,12 @@ async function newRun(
   });
   await documents.record({
     runId: run.id,
-    documentPath: path,
+    documentPath: sources.path,
     documentId: compiled.document.id,
     graphHash: compiled.graphHash,
     input: options.input,
-    packsDir,
+    packsDir: sources.packsDir,
+    nodeKinds: sources.kinds,
   });
   return run;
 }
@@ -152,9 +194,8 @@ async function documentOf(
   documents: RunDocumentStore,
   run: RunRecord,
   compiled: CompiledDocument,
-  path: string,
-  packsDir: string,
-  input: unknown,
+  sources: DocumentSources,
+  options: StartRunOptions,
 ): Promise<RunDocument> {
   try {
     return await documents.get(run.id);
@@ -162,11 +203,12 @@ async function documentOf(
     if (!(error instanceof KeelError) || error.code !== "NOT_FOUND") throw error;
     return documents.record({
       runId: run.id,
-      documentPath: path,
+      documentPath: sources.path,
       documentId: compiled.document.id,
       graphHash: compiled.graphHash,
-      input,
-      packsDir,
+      input: options.input,
+      packsDir: sources.packsDir,
+      nodeKinds: sources.kinds,
     });
   }
 }
@@ -183,6 +225,7 @@ export async function continueDocumentRun(
   saver: DurableSaver,
   runId: string,
   answer: { value: unknown } | null,
+  pluginPacks: Record<string, PackSource> = {},
 ): Promise<DocumentRunOutcome> {
   const runStore = new RunStore(saver);
   const run = await runStore.get(runId);
@@ -201,6 +244,8 @@ export async function continueDocumentRun(
     saver,
     document.documentPath,
     document.packsDir ?? join(dirname(document.documentPath), "packs"),
+    document.nodeKinds,
+    pluginPacks,
   );
   const config = { configurable: { thread_id: run.threadId } };
   const tuple = await saver.getTuple(config);
@@ -217,17 +262,33 @@ export async function continueDocumentRun(
       );
     }
     await assertDocumentGate(compiled, run.threadId, document.graphHash);
-    const { run: after, result } = await executeRun(runStore, run, () =>
+    const expired = await expiredInterrupt(compiled, run.threadId);
+    const { run: after, result } = await executeRun(saver, run, () =>
       resumeDocument(compiled, run.threadId, answer.value),
     );
-    return { run: after, document, compiled, out: result };
+    return { run: after, document, compiled, out: result, ...expired };
   }
   if (waiting) {
+    // A wait past its deadline is over: resuming takes the interrupt's on_timeout (the wait
+    // node sees the deadline too). Before the deadline, resuming would only ask again.
+    const expired = await expiredInterrupt(compiled, run.threadId);
+    if (expired.timedOut) {
+      await assertDocumentGate(compiled, run.threadId, document.graphHash);
+      const { run: after, result } = await executeRun(saver, run, () =>
+        resumeDocument(compiled, run.threadId, null),
+      );
+      return { run: after, document, compiled, out: result, ...expired };
+    }
+    const pending = await pendingInterrupt(compiled, run.threadId);
+    const until =
+      pending?.deadline != null
+        ? ` until ${new Date(pending.deadline).toISOString()} (then resuming takes its on_timeout, ${pending.onTimeout})`
+        : "";
     throw new KeelError(
       "RUN_AWAITING_RESPONSE",
-      `Run ${run.id} is waiting at an interrupt; resuming would only ask again.`,
+      `Run ${run.id} is waiting at an interrupt${until}; resuming now would only ask again.`,
       {
-        details: { runId: run.id, status: run.status },
+        details: { runId: run.id, status: run.status, deadline_at: pending?.deadline ?? null },
         hint: `Answer it: keel runs respond ${run.id} --value '<json>'`,
       },
     );
@@ -236,7 +297,7 @@ export async function continueDocumentRun(
   // A run still `pending` never started (any checkpoint on its thread is an earlier run's), and
   // one without a checkpoint never got going: both start from their recorded input.
   const input = tuple && run.status !== "pending" ? null : document.input;
-  const { run: after, result } = await executeRun(runStore, run, (runConfig) =>
+  const { run: after, result } = await executeRun(saver, run, (runConfig) =>
     compiled.graph.invoke(input, runConfig),
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };
@@ -259,14 +320,27 @@ async function assertDocumentGate(
   assertMigratable(started, compiled.graphHash, compiled.document.migrate);
 }
 
-/** Executes a run; when it fails, the error names the run and how to retry it. */
+/**
+ * Executes a run; when it fails, the error names the run and how to retry it. A run that pauses
+ * at an interrupt with a timeout gets the deadline as its wake time (`state_runs.next_wake_at`,
+ * the seed-003 Task's next wake time), which `keel runs list|show|wake` read; otherwise none.
+ */
 async function executeRun<T>(
-  runStore: RunStore,
+  saver: DurableSaver,
   run: RunRecord,
   invoke: (config: { configurable: { thread_id: string } }) => Promise<T>,
 ): Promise<{ run: RunRecord; result: T }> {
+  const runStore = new RunStore(saver);
   try {
-    return await runStore.execute(run.id, invoke);
+    const done = await runStore.execute(run.id, invoke);
+    const nextWakeAt = done.run.status === "paused" ? deadlineOf(done.result) : null;
+    if (nextWakeAt !== done.run.nextWakeAt || run.nextWakeAt !== nextWakeAt) {
+      await saver.sql.run("UPDATE state_runs SET next_wake_at = ? WHERE id = ?", [
+        nextWakeAt,
+        run.id,
+      ]);
+    }
+    return { run: { ...done.run, nextWakeAt }, result: done.result };
   } catch (thrown) {
     const current = await runStore.get(run.id).catch(() => null);
     if (current?.status !== "failed") throw thrown;
@@ -279,9 +353,17 @@ async function executeRun<T>(
   }
 }
 
+/** The deadline of the interrupt a run's result waits at, if it has one. */
+function deadlineOf(result: unknown): number | null {
+  const interrupts = (result as { __interrupt__?: { value?: { deadline_at?: unknown } }[] })
+    ?.__interrupt__;
+  const deadline = interrupts?.[0]?.value?.deadline_at;
+  return typeof deadline === "number" ? deadline : null;
+}
+
 /** Prints a run's outcome: run id, status, final state and transitions (JSON under --json). */
 export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOutcome): void {
-  const { run, document, compiled, out } = outcome;
+  const { run, document, compiled, out, timedOut: expired } = outcome;
   const interrupts = (out.__interrupt__ as { value: unknown }[] | undefined) ?? [];
   const transitions = (out.__ir_transitions as Transition[] | undefined) ?? [];
   const state = Object.fromEntries(compiled.fields.filter((f) => f in out).map((f) => [f, out[f]]));
@@ -297,6 +379,17 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
     state,
     transitions,
     ...(interrupts.length > 0 ? { interrupt: interrupts[0]?.value } : {}),
+    ...(expired
+      ? {
+          timed_out: {
+            node: expired.node,
+            rule: expired.rule,
+            prompt: expired.prompt,
+            deadline_at: expired.deadline,
+            on_timeout: expired.onTimeout,
+          },
+        }
+      : {}),
   };
   printResult(options, result, () =>
     [
@@ -305,6 +398,11 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
         ["from", "to", "rule", "reason"],
         transitions.map((t) => [t.from, t.to, t.rule ?? "-", t.reason]),
       ),
+      expired
+        ? pc.yellow(
+            `the interrupt of ${expired.node} timed out at ${new Date(expired.deadline ?? 0).toISOString()}: took on_timeout (${expired.onTimeout})`,
+          )
+        : "",
       `state: ${JSON.stringify(state)}`,
       status === "interrupted"
         ? `waiting: ${JSON.stringify(interrupts[0]?.value)}\nanswer with: keel runs respond ${run.id} --value '<json>'`

@@ -2,13 +2,17 @@ import type { Command } from "commander";
 import pc from "picocolors";
 import { KeelError } from "../../core/index.js";
 import {
+  BUILTIN_NODE_KINDS,
   graphHash,
   isModelName,
   jsonSchemaFor,
+  loadNodeKinds,
+  loadPluginPacks,
   modelNames,
   type Problem,
   validateDocument,
 } from "../../ir/index.js";
+import { discoverStorePlugins } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { type OutputOptions, printResult, reportError, table } from "../output.js";
 import { openCliStore, outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
@@ -28,12 +32,17 @@ export const irCommands: CliModule = {
     ir.command("validate <file>")
       .description("Validate an IR document; exit 0 when valid, 1 with problems, 5 when missing.")
       .option("--node-kinds <kinds>", "comma-separated node kinds to accept (others are problems)")
+      .option(
+        "--kinds <module>",
+        "check node kinds: the built-ins plus this module's `nodeKinds`; repeatable",
+        collect,
+        [],
+      )
       .option("--json", "print the result as JSON")
       .option("-q, --quiet", "print nothing; use the exit code")
-      .action(async (file: string, options: OutputOptions & { nodeKinds?: string }) => {
+      .action(async (file: string, options: ValidateFlags) => {
         try {
-          const nodeKinds = options.nodeKinds?.split(",").map((kind) => kind.trim());
-          const result = validateDocument(await readDocument(file), nodeKinds ? { nodeKinds } : {});
+          const result = validateDocument(await readDocument(file), await kindsToCheck(options));
           printResult(options, { ok: result.ok, file, problems: result.problems }, () =>
             result.ok
               ? `${pc.green("valid")} ${file}: ${result.document.id}, ${result.document.nodes.length} node(s), IR ${result.document.ir_version}`
@@ -55,6 +64,12 @@ export const irCommands: CliModule = {
         .option(
           "--packs <dir>",
           "where governance packs are (<id>.clp); default: packs/ beside the file",
+        )
+        .option(
+          "--kinds <module>",
+          "a module exporting `nodeKinds` (kind -> factory) for kinds the document uses; repeatable",
+          collect,
+          [],
         ),
     ).action((file: string, flags: RunFlags) => runDocument(file, outputOptions(flags)));
 
@@ -121,6 +136,27 @@ interface RunFlags extends StoreCliOptions {
   thread?: string;
   respond?: string;
   packs?: string;
+  kinds: string[];
+}
+
+interface ValidateFlags extends OutputOptions {
+  nodeKinds?: string;
+  kinds: string[];
+}
+
+/** Commander's accumulator for a repeatable flag. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The node kinds `ir validate` checks against: none unless `--node-kinds` or `--kinds` is given. */
+async function kindsToCheck(options: ValidateFlags): Promise<{ nodeKinds?: string[] }> {
+  if (options.nodeKinds === undefined && options.kinds.length === 0) return {};
+  const kinds = new Set(options.nodeKinds?.split(",").map((kind) => kind.trim()) ?? []);
+  if (options.kinds.length > 0) for (const kind of Object.keys(BUILTIN_NODE_KINDS)) kinds.add(kind);
+  for (const module of options.kinds)
+    for (const kind of Object.keys(await loadNodeKinds(module, process.cwd()))) kinds.add(kind);
+  return { nodeKinds: [...kinds] };
 }
 
 async function runDocument(file: string, options: RunFlags): Promise<void> {
@@ -136,6 +172,8 @@ async function runDocument(file: string, options: RunFlags): Promise<void> {
           ? { respond: parseJsonOption(options.respond, "--respond") }
           : {}),
         ...(options.packs !== undefined ? { packsDir: options.packs } : {}),
+        kinds: options.kinds,
+        pluginPacks: await loadPluginPacks(await discoverStorePlugins(store)),
       });
       await saver.flush();
       printDocumentRun(options, outcome);

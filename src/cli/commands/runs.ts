@@ -3,12 +3,14 @@ import pc from "picocolors";
 import {
   type DurableSaver,
   PostgresSaver,
+  type RunRecord,
   RunStore,
   SqliteSaver,
   type ThreadSummary,
 } from "../../checkpoint/index.js";
-import { KeelError } from "../../core/index.js";
-import type { Store } from "../../store/index.js";
+import { KeelError, toKeelError } from "../../core/index.js";
+import { loadPluginPacks, type PackSource } from "../../ir/index.js";
+import { discoverStorePlugins, type Store } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import {
@@ -37,8 +39,8 @@ interface RespondFlags extends StoreCliOptions {
 }
 
 /**
- * `keel runs list|show|history|resume|respond|prune|delete`: durable threads, their runs and
- * checkpoints.
+ * `keel runs list|show|history|resume|respond|wake|prune|delete`: durable threads, their runs
+ * and checkpoints.
  */
 export const runsCommands: CliModule = {
   register(program: Command): void {
@@ -57,24 +59,29 @@ export const runsCommands: CliModule = {
         const limit = positiveInt(flags.limit ?? "50", "--limit");
         const threads = await saver.listThreads({ limit, ...afterCursor(flags.after) });
         const latest = await runStore.latestByThread(threads.map((t) => t.threadId));
-        const rows = threads.map((thread) => ({
-          ...thread,
-          latestRun: latest.get(thread.threadId) ?? null,
-        }));
+        const now = Date.now();
+        const rows = threads.map((thread) => {
+          const run = latest.get(thread.threadId);
+          return { ...thread, latestRun: run ? withWake(run, now) : null };
+        });
         const last = threads.at(-1);
         const next = last && threads.length === limit ? `${last.updatedAt}:${last.threadId}` : null;
         printResult(options, { ok: true, threads: rows, next }, () =>
           [
             table(
-              ["thread", "run status", "checkpoints", "updated", "lease"],
+              ["thread", "run status", "checkpoints", "updated", "lease", "wakes"],
               rows.map((row) => [
                 row.threadId,
                 row.latestRun?.status ?? "-",
                 String(row.checkpointCount),
                 iso(row.updatedAt),
                 leaseText(row),
+                wakeText(row.latestRun),
               ]),
             ),
+            rows.some((row) => row.latestRun?.timedOut)
+              ? pc.yellow("timed-out interrupts: `keel runs wake` applies their on_timeout")
+              : "",
             next ? pc.dim(`next page: keel runs list --after ${next}`) : "",
           ]
             .filter(Boolean)
@@ -89,7 +96,10 @@ export const runsCommands: CliModule = {
       withSaver(flags, async ({ saver, runStore }, options) => {
         const thread = await saver.getThread(threadId);
         const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
-        const runList = await runStore.list({ threadId, limit: 20 });
+        const now = Date.now();
+        const runList = (await runStore.list({ threadId, limit: 20 })).map((run) =>
+          withWake(run, now),
+        );
         const state = latest
           ? {
               checkpointId: latest.checkpoint.id,
@@ -110,17 +120,23 @@ export const runsCommands: CliModule = {
             state ? `${pc.bold("state")} ${truncate(JSON.stringify(state.values), 400)}` : "",
             runList.length
               ? table(
-                  ["run", "status", "trace", "started", "finished", "error"],
+                  ["run", "status", "trace", "started", "finished", "wakes", "error"],
                   runList.map((run) => [
                     run.id,
                     run.status,
                     run.traceId,
                     run.startedAt ? iso(run.startedAt) : "-",
                     run.finishedAt ? iso(run.finishedAt) : "-",
+                    wakeText(run),
                     run.error ? truncate(`${run.error.code}: ${run.error.message}`, 60) : "",
                   ]),
                 )
               : "no run records",
+            runList.some((run) => run.timedOut)
+              ? pc.yellow(
+                  `the interrupt timed out: \`keel runs resume ${runList.find((run) => run.timedOut)?.id}\` takes its on_timeout`,
+                )
+              : "",
           ]
             .filter(Boolean)
             .join("\n"),
@@ -183,8 +199,11 @@ export const runsCommands: CliModule = {
           "Continue a paused, crashed or failed run of `keel run` from its checkpoint, with the document it ran.",
         ),
     ).action((runId: string, flags: StoreCliOptions) =>
-      withSaver(flags, async ({ saver }, options) => {
-        printDocumentRun(options, await continueDocumentRun(saver, runId, null));
+      withSaver(flags, async ({ saver, store }, options) => {
+        printDocumentRun(
+          options,
+          await continueDocumentRun(saver, runId, null, await pluginPacksOf(store)),
+        );
       }),
     );
 
@@ -194,9 +213,57 @@ export const runsCommands: CliModule = {
         .description("Answer the interrupt a run of `keel run` is waiting at, and continue it.")
         .requiredOption("--value <json>", "the answer (JSON)"),
     ).action((runId: string, flags: RespondFlags) =>
-      withSaver(flags, async ({ saver }, options) => {
+      withSaver(flags, async ({ saver, store }, options) => {
         const value = parseJsonOption(flags.value, "--value");
-        printDocumentRun(options, await continueDocumentRun(saver, runId, { value }));
+        printDocumentRun(
+          options,
+          await continueDocumentRun(saver, runId, { value }, await pluginPacksOf(store)),
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs
+        .command("wake")
+        .description(
+          "Continue every paused run of `keel run` whose interrupt timed out: each takes its on_timeout.",
+        )
+        .option("--limit <n>", "at most this many runs (default 100)"),
+    ).action((flags: ListFlags) =>
+      withSaver(flags, async ({ saver, runStore, store }, options) => {
+        const limit = positiveInt(flags.limit ?? "100", "--limit");
+        const packs = await pluginPacksOf(store);
+        const now = Date.now();
+        const due = (await runStore.list({ status: "paused", limit: 10_000 }))
+          .filter((run) => run.nextWakeAt !== null && run.nextWakeAt < now)
+          .sort((a, b) => (a.nextWakeAt ?? 0) - (b.nextWakeAt ?? 0))
+          .slice(0, limit);
+        const woken: Array<{ runId: string; threadId: string; status: string; error?: string }> =
+          [];
+        for (const run of due) {
+          try {
+            const outcome = await continueDocumentRun(saver, run.id, null, packs);
+            woken.push({ runId: run.id, threadId: run.threadId, status: outcome.run.status });
+          } catch (error) {
+            const failure = toKeelError(error);
+            woken.push({
+              runId: run.id,
+              threadId: run.threadId,
+              status: "error",
+              error: `${failure.code}: ${failure.message}`,
+            });
+          }
+        }
+        const failed = woken.filter((w) => w.status === "error").length;
+        printResult(options, { ok: failed === 0, runs: woken }, () =>
+          woken.length === 0
+            ? "no run is past its wake time"
+            : table(
+                ["run", "thread", "now", "error"],
+                woken.map((w) => [w.runId, w.threadId, w.status, w.error ?? ""]),
+              ),
+        );
+        if (failed > 0) process.exitCode = 2;
       }),
     );
 
@@ -273,6 +340,24 @@ export const runsCommands: CliModule = {
   },
 };
 
+/** A run record with `timedOut`: paused at an interrupt whose deadline (its wake time) passed. */
+function withWake(run: RunRecord, now: number): RunRecord & { timedOut: boolean } {
+  return {
+    ...run,
+    timedOut: run.status === "paused" && run.nextWakeAt !== null && run.nextWakeAt < now,
+  };
+}
+
+function wakeText(run: (RunRecord & { timedOut: boolean }) | null): string {
+  if (!run || run.nextWakeAt === null || run.status !== "paused") return "-";
+  return run.timedOut ? pc.yellow(`timed out ${iso(run.nextWakeAt)}`) : iso(run.nextWakeAt);
+}
+
+/** The governance packs the scope's enabled plugins provide. */
+async function pluginPacksOf(store: Store): Promise<Record<string, PackSource>> {
+  return loadPluginPacks(await discoverStorePlugins(store));
+}
+
 /** A saver on the store of the verb's scope. */
 export function saverFor(store: Store): DurableSaver {
   return store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
@@ -280,14 +365,17 @@ export function saverFor(store: Store): DurableSaver {
 
 async function withSaver(
   flags: StoreCliOptions,
-  fn: (ctx: { saver: DurableSaver; runStore: RunStore }, options: StoreCliOptions) => Promise<void>,
+  fn: (
+    ctx: { saver: DurableSaver; runStore: RunStore; store: Store },
+    options: StoreCliOptions,
+  ) => Promise<void>,
 ): Promise<void> {
   const options = outputOptions(flags);
   try {
     const store = await openCliStore(options);
     try {
       const saver = saverFor(store);
-      await fn({ saver, runStore: new RunStore(saver) }, options);
+      await fn({ saver, runStore: new RunStore(saver), store }, options);
       await saver.flush();
     } finally {
       await store.close();

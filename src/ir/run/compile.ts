@@ -17,7 +17,7 @@ import { validateDocument } from "../validate.js";
 import { engineFor, keep, release } from "./engine-state.js";
 import { type Mirror, mirrorState } from "./facts.js";
 import { type IrNode, type NodeFactory, resolveNodes } from "./node-kinds.js";
-import { mountPacks } from "./packs.js";
+import { mountPacks, type PackSource } from "./packs.js";
 import { type BranchResult, resolveJoin } from "./parallel.js";
 import type { Transition } from "./routing.js";
 import { runRules, timeoutMillis } from "./rules-step.js";
@@ -31,8 +31,8 @@ export interface CompileDocumentOptions {
   nodeKinds?: Record<string, NodeFactory>;
   /** State classes a document may name in `state_class`. */
   stateClasses?: StateClasses;
-  /** Governance packs by id: their CLIPS source (and the version they are). */
-  packs?: Record<string, { source: string; version?: string }>;
+  /** Governance packs by id: their CLIPS source (and the version they are, the plugin they come from). */
+  packs?: Record<string, PackSource>;
   /** Where `module/path:Export` node kinds are resolved from (the document's folder). */
   baseDir?: string;
   checkpointer?: BaseCheckpointSaver;

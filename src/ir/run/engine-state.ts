@@ -1,5 +1,6 @@
 import { type EngineSnapshot, RuleEngine } from "../../rules/index.js";
 import type { IRDocument } from "../models/index.js";
+import { installActionFunction } from "./pack-actions.js";
 
 /**
  * The rule engine of a run. Its state travels in the graph state as a snapshot (so checkpoints
@@ -27,13 +28,13 @@ export function engineFor(
       live.delete(snapshot);
       return cached;
     }
-    const engine = new RuleEngine();
+    const engine = newEngine(doc);
     engine.restore(snapshot);
     return engine;
   }
   const pooled = pools.get(doc)?.pop();
   if (pooled) return pooled;
-  const engine = new RuleEngine();
+  const engine = newEngine(doc);
   for (const source of packs) engine.load(source);
   const count = doc.rules.length;
   doc.rules.forEach((rule, index) => {
@@ -46,6 +47,20 @@ export function engineFor(
     });
   });
   engine.reset();
+  return engine;
+}
+
+const nodeSets = new WeakMap<IRDocument, ReadonlySet<string>>();
+
+/** An empty engine for a run of `doc`, with `(ir-action …)` for pack rules (pack-actions.ts). */
+function newEngine(doc: IRDocument): RuleEngine {
+  let nodes = nodeSets.get(doc);
+  if (!nodes) {
+    nodes = new Set(doc.nodes.map((node) => node.id));
+    nodeSets.set(doc, nodes);
+  }
+  const engine = new RuleEngine();
+  installActionFunction(engine, nodes);
   return engine;
 }
 

@@ -6,13 +6,20 @@ export {
 export {
   BUILTIN_NODE_KINDS,
   type IrNode,
+  loadNodeKinds,
+  moduleTarget,
   type NodeContext,
   type NodeFactory,
 } from "./node-kinds.js";
-export { loadPackFiles, type PackSource } from "./packs.js";
+export { loadPackFiles, loadPluginPacks, type PackSource } from "./packs.js";
 export type { BranchResult } from "./parallel.js";
-export { assertMigratable, resumeDocument } from "./resume.js";
+export {
+  assertMigratable,
+  type PendingInterrupt,
+  pendingInterrupt,
+  resumeDocument,
+} from "./resume.js";
 export type { Transition } from "./routing.js";
 export { timeoutMillis } from "./rules-step.js";
-export type { IrRunState } from "./run-state.js";
+export { type IrRunState, timedOut } from "./run-state.js";
 export { STATE_TYPES, type StateClasses } from "./state.js";

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { KeelError } from "../../core/index.js";
 import type { RunConfig } from "../../graph/index.js";
 import type { IRDocument, NodeSpec } from "../models/index.js";
 import { hintFor, type Problem, renderActual } from "../problems.js";
@@ -85,8 +87,7 @@ async function importExport(
   const colon = kind.lastIndexOf(":");
   const specifier = kind.slice(0, colon);
   const name = kind.slice(colon + 1);
-  const local = specifier.startsWith(".") || isAbsolute(specifier);
-  const target = local ? pathToFileURL(resolve(baseDir, specifier)).href : specifier;
+  const target = moduleTarget(specifier, baseDir);
   try {
     const module = (await import(target)) as Record<string, unknown>;
     const value = module[name];
@@ -96,4 +97,66 @@ async function importExport(
   } catch (error) {
     return { error: `cannot import ${specifier}: ${(error as Error).message}` };
   }
+}
+
+/**
+ * Loads node kinds from a module: its `nodeKinds` export, or else its default export, a record
+ * of factories by kind name (`{ dspy: (node) => (state, ctx) => update }`). `specifier` is a
+ * path (relative to `baseDir`) or a package name. Throws `IR_NODE_KINDS_INVALID` when the module
+ * cannot be imported or exports no such record. This is how `keel run --kinds <module>` gives a
+ * document kinds the registry does not have (the seed's triage example uses `dspy`).
+ *
+ * @example
+ * const kinds = await loadNodeKinds("./kinds.mjs", process.cwd());
+ * await compileDocument(text, { nodeKinds: kinds });
+ */
+export async function loadNodeKinds(
+  specifier: string,
+  baseDir: string,
+): Promise<Record<string, NodeFactory>> {
+  const target = moduleTarget(specifier, baseDir);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(target)) as Record<string, unknown>;
+  } catch (error) {
+    throw new KeelError(
+      "IR_NODE_KINDS_INVALID",
+      `Cannot import node kinds from ${specifier}: ${(error as Error).message}`,
+      {
+        cause: error,
+        details: { module: specifier },
+        hint: "Check the path (relative to the current directory) or the package name.",
+      },
+    );
+  }
+  const record = module.nodeKinds ?? module.default;
+  const invalid =
+    record === null || typeof record !== "object" || Array.isArray(record)
+      ? []
+      : Object.entries(record).filter(([, factory]) => typeof factory !== "function");
+  if (record === null || typeof record !== "object" || Array.isArray(record) || invalid.length) {
+    throw new KeelError(
+      "IR_NODE_KINDS_INVALID",
+      invalid.length > 0
+        ? `${specifier}: node kinds ${invalid.map(([k]) => JSON.stringify(k)).join(", ")} are not factory functions.`
+        : `${specifier} exports no node kinds (a \`nodeKinds\` or default export object).`,
+      {
+        details: { module: specifier },
+        hint: "Export `nodeKinds = { kind: (node) => (state, context) => update }`.",
+      },
+    );
+  }
+  return record as Record<string, NodeFactory>;
+}
+
+/**
+ * Where a module specifier points, as something `import()` takes and a run can record: a file
+ * URL for paths (absolute once resolved against `baseDir`), the name itself for packages. A bare
+ * specifier naming an existing file (`examples/kinds.mjs`, as typed on a command line) is a path.
+ */
+export function moduleTarget(specifier: string, baseDir: string): string {
+  if (specifier.startsWith("file:")) return specifier;
+  const local =
+    specifier.startsWith(".") || isAbsolute(specifier) || existsSync(resolve(baseDir, specifier));
+  return local ? pathToFileURL(resolve(baseDir, specifier)).href : specifier;
 }

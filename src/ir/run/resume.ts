@@ -35,6 +35,46 @@ export async function resumeDocument(
   return compiled.graph.invoke(new Command({ resume: value }), config);
 }
 
+/** The interrupt a run waits at: where it was raised, what it asks, and when it times out. */
+export interface PendingInterrupt {
+  /** The node after which the interrupt was raised. */
+  node: string;
+  rule: string;
+  prompt: string;
+  /** When the wait ends (ms since the epoch), or null for no timeout. */
+  deadline: number | null;
+  /** What happens at the deadline: `halt` or `goto:<node>`. */
+  onTimeout: string;
+}
+
+/**
+ * The interrupt action a run of `compiled` on `threadId` waits at, read from its latest
+ * checkpoint; null when it waits at none. `timedOut(pending, now)` says whether its deadline has
+ * passed: resuming such a run (any answer, or none) takes its `on_timeout`.
+ *
+ * @example
+ * const pending = await pendingInterrupt(compiled, "thread-1");
+ * if (pending && timedOut(pending)) await resumeDocument(compiled, "thread-1", null);
+ */
+export async function pendingInterrupt(
+  compiled: CompiledDocument,
+  threadId: string,
+): Promise<PendingInterrupt | null> {
+  const snapshot = (await compiled.graph.getState({ configurable: { thread_id: threadId } })) as {
+    values?: { __ir?: IrRunState };
+    next?: readonly string[];
+  };
+  const pending = snapshot.values?.__ir?.pending;
+  if (!pending) return null;
+  return {
+    node: pending.from,
+    rule: pending.rule,
+    prompt: pending.action.prompt,
+    deadline: pending.deadline,
+    onTimeout: pending.action.on_timeout,
+  };
+}
+
 /** Throws `IR_GRAPH_CHANGED` unless `from` equals `to` or `migrate` entries chain from one to the other. */
 export function assertMigratable(from: string, to: string, migrate: readonly MigrateBlock[]): void {
   const seen = new Set<string>([from]);

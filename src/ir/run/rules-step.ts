@@ -1,5 +1,6 @@
 import type { RuleEngine } from "../../rules/index.js";
 import { retractMatching, toAtom } from "./facts.js";
+import { withQueuedActions } from "./pack-actions.js";
 import { type Decision, decide } from "./routing.js";
 
 const MAX_ROUNDS = 100;
@@ -8,7 +9,7 @@ const MAX_ROUNDS = 100;
 export function runRules(engine: RuleEngine): Decision {
   const total: Decision = { overridden: [], effects: [] };
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const firings = engine.run();
+    const firings = withQueuedActions(engine, engine.run());
     if (firings.length === 0) break;
     const decision = decide(firings);
     if (!total.winner && decision.winner) total.winner = decision.winner;

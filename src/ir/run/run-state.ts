@@ -10,3 +10,8 @@ export interface IrRunState {
   /** The interrupt waiting for an answer, with the node that raised it. */
   pending: { from: string; rule: string; action: InterruptAction; deadline: number | null } | null;
 }
+
+/** True when an interrupt's deadline has passed at `now` (the wait node uses the same test). */
+export function timedOut(pending: { deadline: number | null }, now = Date.now()): boolean {
+  return pending.deadline !== null && now > pending.deadline;
+}

@@ -1,5 +1,5 @@
 import { Command, END, interrupt } from "../../graph/index.js";
-import type { IrRunState } from "./run-state.js";
+import { type IrRunState, timedOut } from "./run-state.js";
 import { assertStateUpdate, type StateShape } from "./state.js";
 
 /** The node an `interrupt` action routes to; it waits for the answer. */
@@ -29,7 +29,7 @@ export function waitNode(shape: StateShape, after: (id: string) => string) {
       rule: pending.rule,
     });
     const cleared = { ...state.__ir, pending: null };
-    if (pending.deadline !== null && Date.now() > pending.deadline) {
+    if (timedOut(pending)) {
       const to = action.on_timeout === "halt" ? END : action.on_timeout.slice("goto:".length);
       return new Command({
         update: {
