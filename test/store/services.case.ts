@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { backupStore } from "../../src/store/backup/backup.js";
 import { resetStore } from "../../src/store/backup/reset.js";
@@ -14,6 +15,19 @@ import {
 } from "../../src/store/preferences/preferences.js";
 import { job } from "./catalog.js";
 import type { DialectHarness } from "./harness.js";
+
+/** A run with its document, and a thread with a pending write: rows whose parents must exist. */
+async function seedLinked(store: Store): Promise<void> {
+  await sql`INSERT INTO state_threads (id, created_at, updated_at) VALUES ('t1', 1, 1)`.execute(
+    store.kysely,
+  );
+  await sql`INSERT INTO state_checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_json, value_hash)
+    VALUES ('t1', '', 'c1', 'task', 0, 'x', '1', 'h')`.execute(store.kysely);
+  await sql`INSERT INTO state_runs (id, thread_id, status, trace_id, created_at, updated_at)
+    VALUES ('r1', 't1', 'paused', 'trace', 1, 1)`.execute(store.kysely);
+  await sql`INSERT INTO state_run_documents (id, document_path, document_id, graph_hash, input_json, created_at)
+    VALUES ('r1', '/doc.json', 'g', 'hash', '{}', 1)`.execute(store.kysely);
+}
 
 async function seed(store: Store): Promise<void> {
   await store.kysely.insertInto("state_jobs").values(job("j1", "queued")).execute();
@@ -89,6 +103,36 @@ export function runStoreServices(harness: DialectHarness): void {
       copy.close();
       const defaultPath = await backupStore(store);
       expect(defaultPath.path).toMatch(/backups[/\\]\d{4}-\d\d-\d\dT[\d-]+Z\.db$/);
+    });
+
+    // Regression: the Postgres backup copied tables in name order, so children came before
+    // their parents (state_run_documents before state_runs, state_checkpoint_writes before
+    // state_threads) and the SQLite copy, foreign keys on, refused them.
+    it("backs up and restores rows of tables with foreign keys (runs, run documents, threads)", async () => {
+      const { db, dir } = await harness.fresh("backup-fk");
+      let store = await open(db);
+      await seedLinked(store);
+      const { path } = await backupStore(store, { out: join(dir, "linked.db") });
+      const copy = new Database(path, { readonly: true });
+      expect(copy.prepare("SELECT id FROM state_run_documents").pluck().all()).toEqual(["r1"]);
+      expect(copy.prepare("SELECT count(*) FROM state_checkpoint_writes").pluck().get()).toBe(1);
+      expect(copy.pragma("foreign_key_check")).toEqual([]);
+      copy.close();
+      await store.kysely.deleteFrom("state_runs").execute();
+      await store.kysely.deleteFrom("state_threads").execute();
+      await store.close();
+      await restoreStore(store.location, path);
+      store = await open(db);
+      const documents = await sql<{
+        id: string;
+      }>`SELECT d.id FROM state_run_documents d JOIN state_runs r ON r.id = d.id`.execute(
+        store.kysely,
+      );
+      expect(documents.rows).toEqual([{ id: "r1" }]);
+      const writes = await sql<{
+        n: number | string;
+      }>`SELECT count(*) AS n FROM state_checkpoint_writes`.execute(store.kysely);
+      expect(Number(writes.rows[0]?.n)).toBe(1);
     });
 
     it("restores a backup: state and config come back as they were, scan comes back empty", async () => {

@@ -12,7 +12,7 @@ import { migrate } from "../migrate/migrate.js";
 import { kernelMigrationsDir } from "../migrate/migration-files.js";
 import { openStore } from "../open-store.js";
 import type { KernelDatabase } from "../schema.js";
-import { zoneOf } from "../zones.js";
+import { parentsFirst, zoneOf } from "../zones.js";
 
 /** A value read from Postgres, as SQLite stores it. */
 export function toSqliteValue(value: unknown): unknown {
@@ -63,7 +63,8 @@ export async function copyPostgresToSqlite(
             )
           ).tables.map((table) => [table.name, table]),
         );
-        for (const table of source.tables) {
+        // Parents before children: the copy enforces foreign keys as the database does.
+        for (const table of parentsFirst(source.tables)) {
           const zone = zoneOf(table.name);
           if (zone === "scan" || zone === "other") continue;
           const targetTable = existing.get(table.name) ?? createLike(target, table);
