@@ -1,12 +1,14 @@
 import { KeyedBags } from "./index-bag.js";
-import type { AlphaMatch, AlphaNode, RightInput } from "./memory.js";
+import type { AlphaMatch, AlphaNode, Block, RightInput, Unblockable } from "./memory.js";
 import {
   emit,
   type LeftInput,
+  linkBlock,
   removeChildrenFrom,
   removeTokensOf,
   Token,
   type TokenSource,
+  unlinkBlock,
 } from "./memory.js";
 
 /** How a join compares a token with an alpha match: hash keys for equality tests, then other tests. */
@@ -103,13 +105,17 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
 
 /**
  * `(not pattern)` or `(exists pattern)`: passes a token while no (not) or some (exists) alpha match
- * joins with it. Counts matches per token so each change costs only the tokens it touches.
+ * joins with it. As in CLIPS, a token is held by the first match that conflicts with it; when that
+ * match goes the node looks for another one, so each change costs only the tokens it touches and
+ * what a retraction frees comes in CLIPS's order.
  */
-export class NegativeNode extends BetaNode implements LeftInput, RightInput {
+export class NegativeNode extends BetaNode implements LeftInput, RightInput, Unblockable {
   readonly left = new KeyedBags<Token>();
   readonly right: KeyedBags<AlphaMatch>;
-  /** Match counts for tokens whose count slot another negative node already uses. */
-  private readonly counts = new Map<Token, number>();
+  /** Block records of tokens whose own record slot another negative node already uses. */
+  private readonly blocks = new Map<Token, Block>();
+  /** Set when the node leaves the network: stale block records then do nothing. */
+  detached = false;
   constructor(
     readonly alpha: AlphaNode,
     readonly spec: JoinSpec,
@@ -119,41 +125,49 @@ export class NegativeNode extends BetaNode implements LeftInput, RightInput {
     this.right = alpha.index;
   }
 
-  private getCount(t: Token): number {
-    return t.countOwner === this ? t.count : (this.counts.get(t) ?? 0);
+  private recordOf(t: Token): Block {
+    if (t.blockOwner === this) return t.block as Block;
+    const known = this.blocks.get(t);
+    if (known) return known;
+    const b: Block = { token: t, node: this, am: null, prev: null, next: null };
+    if (t.blockOwner === null) {
+      t.blockOwner = this;
+      t.block = b;
+    } else this.blocks.set(t, b);
+    return b;
   }
 
-  private setCount(t: Token, n: number): void {
-    if (t.countOwner === this || t.countOwner === null) {
-      t.countOwner = this;
-      t.count = n;
-    } else this.counts.set(t, n);
+  private blockerOf(t: Token): AlphaMatch | null {
+    if (t.blockOwner === this) return (t.block as Block).am;
+    return this.blocks.get(t)?.am ?? null;
   }
 
-  private passes(count: number): boolean {
-    return this.exists ? count > 0 : count === 0;
+  /** The first live match in memory order that conflicts with `t`, other than `skip`. */
+  private firstConflict(t: Token, key: unknown, skip: AlphaMatch | null): AlphaMatch | null {
+    const list = this.right.get(key);
+    if (!list) return null;
+    const test = this.spec.test;
+    for (let i = 0; i < list.length; i++) {
+      const am = list[i] as AlphaMatch;
+      if (am.dead || am === skip) continue;
+      if (test === null || test(t, am)) return am;
+    }
+    return null;
   }
 
   leftActivate(t: Token): void {
     const key = leftKeyOf(this, t);
     this.left.add(key, t);
-    let count = 0;
-    const list = this.right.get(key);
-    if (list) {
-      const test = this.spec.test;
-      for (let i = 0; i < list.length; i++) {
-        const am = list[i] as AlphaMatch;
-        if (am.dead) continue;
-        if (test === null || test(t, am)) count++;
-      }
-    }
-    this.setCount(t, count);
-    if (this.passes(count)) emit(this, t, null);
+    const am = this.firstConflict(t, key, null);
+    if (am) linkBlock(this.recordOf(t), am);
+    if ((am !== null) === this.exists) emit(this, t, null);
   }
 
   leftRemove(t: Token): void {
     this.left.removed(t.keyOwner === this ? t.key : leftKeyOf(this, t));
-    if (t.countOwner !== this) this.counts.delete(t);
+    const b = t.blockOwner === this ? t.block : this.blocks.get(t);
+    if (b) unlinkBlock(b);
+    if (t.blockOwner !== this) this.blocks.delete(t);
   }
 
   rightActivate(am: AlphaMatch): void {
@@ -163,32 +177,27 @@ export class NegativeNode extends BetaNode implements LeftInput, RightInput {
     const test = this.spec.test;
     for (let i = list.length - 1; i >= 0; i--) {
       const t = list[i] as Token;
-      if (t.dead || (test !== null && !test(t, am))) continue;
-      const before = this.getCount(t);
-      this.setCount(t, before + 1);
-      if (before === 0) {
-        if (this.exists) emit(this, t, null);
-        else removeChildrenFrom(t, this);
-      }
+      if (t.dead || this.blockerOf(t) !== null) continue;
+      if (test !== null && !test(t, am)) continue;
+      linkBlock(this.recordOf(t), am);
+      if (this.exists) emit(this, t, null);
+      else removeChildrenFrom(t, this);
     }
   }
 
-  rightRetract(am: AlphaMatch): void {
-    const key = this.spec.rightKey ? this.spec.rightKey(am) : undefined;
-    const list = this.left.get(key);
-    if (!list) return;
-    const test = this.spec.test;
-    for (let i = list.length - 1; i >= 0; i--) {
-      const t = list[i] as Token;
-      if (t.dead) continue;
-      if (test !== null && !test(t, am)) continue;
-      const after = this.getCount(t) - 1;
-      this.setCount(t, after);
-      if (after === 0) {
-        if (this.exists) removeChildrenFrom(t, this);
-        else emit(this, t, null);
-      }
+  /** Retraction is handled through the match's block list (see {@link unblock}). */
+  rightRetract(): void {}
+
+  unblock(b: Block, gone: AlphaMatch): void {
+    const t = b.token;
+    if (this.detached || t.dead) return;
+    const next = this.firstConflict(t, t.keyOwner === this ? t.key : leftKeyOf(this, t), gone);
+    if (next) {
+      linkBlock(b, next);
+      return;
     }
+    if (this.exists) removeChildrenFrom(t, this);
+    else emit(this, t, null);
   }
 }
 

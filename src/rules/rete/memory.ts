@@ -34,9 +34,9 @@ export class Token {
   /** The join key one child node computed for this token, kept so removal need not rebuild it. */
   keyOwner: object | null = null;
   key: unknown = undefined;
-  /** The match count one not/exists node keeps for this token. */
-  countOwner: object | null = null;
-  count = 0;
+  /** The block record one not/exists node keeps for this token. */
+  blockOwner: object | null = null;
+  block: Block | null = null;
   /** The activation one rule keeps for this token. */
   actOwner: object | null = null;
   act: unknown = null;
@@ -161,6 +161,53 @@ export interface AlphaMatch {
   firstToken: Token | null;
   /** Set when the fact is retracted; join memories drop dead matches lazily. */
   dead: boolean;
+  /** The tokens this match blocks at not/exists nodes, most recently blocked first. */
+  blocks: Block | null;
+}
+
+/**
+ * A token held at a not/exists node by one alpha match, as CLIPS links a partial match to the
+ * first right-memory match that conflicts with it (reteutil.c AddBlockedLink). Retracting the
+ * match revisits its blocks most recent first, which decides the order of what that frees.
+ */
+export interface Block {
+  readonly token: Token;
+  readonly node: Unblockable;
+  am: AlphaMatch | null;
+  prev: Block | null;
+  next: Block | null;
+}
+
+/** A not/exists node: told when a match that blocked one of its tokens goes away. */
+export interface Unblockable {
+  unblock(b: Block, gone: AlphaMatch): void;
+}
+
+/** Links a block record in front of its match's list. */
+export function linkBlock(b: Block, am: AlphaMatch): void {
+  b.am = am;
+  b.prev = null;
+  b.next = am.blocks;
+  if (am.blocks) am.blocks.prev = b;
+  am.blocks = b;
+}
+
+/** Unlinks a block record from its match's list. */
+export function unlinkBlock(b: Block): void {
+  const am = b.am;
+  if (!am) return;
+  if (b.prev) b.prev.next = b.next;
+  else am.blocks = b.next;
+  if (b.next) b.next.prev = b.prev;
+  b.am = b.prev = b.next = null;
+}
+
+/** A retracted match lets go of its blocks, most recently blocked first (NegEntryRetractAlpha). */
+export function releaseBlocks(am: AlphaMatch): void {
+  for (let b = am.blocks; b; b = am.blocks) {
+    unlinkBlock(b);
+    b.node.unblock(b, am);
+  }
 }
 
 /** Something fed by an alpha memory (a join, not or exists node). */

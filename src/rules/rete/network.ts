@@ -18,6 +18,7 @@ import {
   type LeftInput,
   outputOf,
   type RightInput,
+  releaseBlocks,
   removeToken,
   type Token,
   type TokenSource,
@@ -98,8 +99,10 @@ export class Network {
     for (let i = matches.length - 1; i >= 0; i--) {
       const am = matches[i] as AlphaMatch;
       am.alpha.drop(am);
+      // What was built on the match goes first, then what it blocked (retract.c).
       const succ = am.alpha.successors;
       for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
+      if (am.blocks) releaseBlocks(am);
     }
     fact.matches = [];
   }
@@ -197,6 +200,7 @@ export class Network {
 
   /** Takes a join off its alpha memory and the pattern tree (nodes nobody uses go). */
   private unhook(node: JoinNode | NegativeNode): void {
+    if (node instanceof NegativeNode) node.detached = true;
     const alpha = node.alpha;
     alpha.removeSuccessor(node);
     this.useStop(alpha, -1);
@@ -451,6 +455,7 @@ function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): Alpha
     alpha,
     firstToken: null,
     dead: false,
+    blocks: null,
   };
   alpha.store(am);
   fact.matches.push(am);

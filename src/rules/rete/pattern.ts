@@ -390,6 +390,12 @@ function planField(fc: FieldConstraint, ctx: Context, pos: FieldPos): FieldPlan 
     };
   }
   reads.delete(slot);
+  // A later occurrence of a variable is what later references read (CLIPS binds each
+  // reference to the closest occurrence before it). The values agree unless the comparison
+  // was dropped with a hashed constant (see above).
+  if (lead?.kind === "var" && !lead.neg && ctx.locals.has(lead.name) && alts[0]?.[0] === lead) {
+    ctx.locals.set(lead.name, slot);
+  }
   return { pos, slot, keys, check, reads: [...reads], constant };
 }
 
@@ -628,8 +634,9 @@ export function compilePattern(
   if (ordered) planMultislot(ce.fields, 0, ctx, 0, pending);
   else {
     const template = ce.template as NonNullable<PatternCE["template"]>;
-    const sorted = [...ce.slots.entries()].sort((a, b) => a[0] - b[0]);
-    for (const [index, fcs] of sorted) {
+    // Slots are planned in the order written (that is how CLIPS resolves variables) and
+    // placed in the tree in slot order (as its pattern nodes are).
+    for (const [index, fcs] of ce.slots) {
       if (template.slots[index]?.multi) {
         planMultislot(fcs, index, ctx, index, pending);
         continue;
@@ -678,6 +685,7 @@ export function compilePattern(
   }
   // The hash is part of the stop node's identity (factbld.c compares it too).
   const rightHash = ctx.hashPairs.map((h) => getterKey(ctx.pos[h.slot] as FieldPos)).join(",");
+  if (!ordered) pending.sort((a, b) => a.slot - b.slot);
   const steps = finishSteps(pending, rightHash);
   const bindings = new Map<string, Binding>();
   for (const [name, idx] of ctx.locals) {
