@@ -118,8 +118,8 @@ export function runStoreServices(harness: DialectHarness): void {
       expect(copy.prepare("SELECT count(*) FROM state_checkpoint_writes").pluck().get()).toBe(1);
       expect(copy.pragma("foreign_key_check")).toEqual([]);
       copy.close();
-      await store.kysely.deleteFrom("state_runs").execute();
-      await store.kysely.deleteFrom("state_threads").execute();
+      await sql`DELETE FROM state_runs`.execute(store.kysely);
+      await sql`DELETE FROM state_threads`.execute(store.kysely);
       await store.close();
       await restoreStore(store.location, path);
       store = await open(db);
