@@ -9,6 +9,7 @@
  */
 
 export { type BackupResult, backupStore } from "./backup/backup.js";
+export { dumpPostgres, dumpSqlite } from "./backup/dump.js";
 export { deleteSqliteDatabase, type ResetResult, resetStore } from "./backup/reset.js";
 export { inspectBackup, type RestoreResult, restoreStore } from "./backup/restore.js";
 export type {
@@ -53,6 +54,12 @@ export {
   setPreference,
   unsetPreference,
 } from "./preferences/preferences.js";
+export {
+  type SettingContext,
+  type SettingOrigin,
+  type SettingSource,
+  settingOrigin,
+} from "./preferences/setting-source.js";
 export * from "./schema.js";
 export { readScopeConfig, type ScopeConfig } from "./scope-config.js";
 export type {

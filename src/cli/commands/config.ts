@@ -5,13 +5,20 @@ import {
   listPreferences,
   parsePreferenceValue,
   setPreference,
+  settingOrigin,
   unsetPreference,
 } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
-import { openCliStore, outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
+import {
+  locationFor,
+  openCliStore,
+  outputOptions,
+  type StoreCliOptions,
+  withStoreOptions,
+} from "../scope.js";
 
-/** `keel config get|set|list|reset`: preferences in `config_preferences`, per scope. */
+/** `keel config get|set|show|list|reset`: preferences in `config_preferences`, per scope. */
 export const configCommands: CliModule = {
   register(program: Command): void {
     const config = program
@@ -40,6 +47,29 @@ export const configCommands: CliModule = {
           options,
           { ok: true, ...entry },
           () => `${pc.green("set")} ${key} = ${JSON.stringify(entry.value)}`,
+        );
+      });
+    });
+
+    withStoreOptions(
+      config
+        .command("show <key>")
+        .description(
+          "Print a setting's effective value; --source adds where it comes from (default, project, global, env, flag).",
+        )
+        .option("--source", "also say where the value comes from"),
+    ).action(async (key: string, flags: StoreCliOptions & { source?: boolean }) => {
+      const options = outputOptions(flags);
+      await withStore(options, async (store) => {
+        const shown = await settingOrigin(store, key, {
+          scope: flags.global || process.env.KEEL_SCOPE === "global" ? "global" : "project",
+          keelDir: locationFor(options).keelDir,
+          ...(flags.db !== undefined ? { db: flags.db } : {}),
+        });
+        printResult(options, { ok: true, ...shown }, () =>
+          flags.source
+            ? `${JSON.stringify(shown.value)}  ${pc.dim(`(${shown.source}: ${shown.from})`)}`
+            : JSON.stringify(shown.value),
         );
       });
     });

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { KeelError } from "../../core/index.js";
@@ -5,6 +6,8 @@ import {
   backupStore,
   deleteSqliteDatabase,
   describeLocation,
+  dumpPostgres,
+  dumpSqlite,
   inspectBackup,
   kernelMigrationStatus,
   type MigrationReport,
@@ -33,12 +36,72 @@ interface MigrateFlags extends StoreCliOptions {
   backup?: boolean;
 }
 
-/** `keel db migrate|backup|restore|reset`: the kernel database's life cycle. */
+/** `keel db migrate|backup|restore|reset|dump|shell`: the kernel database's life cycle. */
 export const dbCommands: CliModule = {
   register(program: Command): void {
     const db = program
       .command("db")
-      .description("The kernel database: migrations, backups, restore, reset.");
+      .description("The kernel database: migrations, backups, restore, reset, dump, shell.");
+
+    withStoreOptions(
+      db
+        .command("dump")
+        .description("Write a SQL dump (schema and rows) to stdout; Postgres through pg_dump.")
+        .option("--tables <names>", "comma-separated tables to dump (default: all)"),
+    ).action(async (flags: StoreCliOptions & { tables?: string }) => {
+      const options = outputOptions(flags);
+      try {
+        const tables = flags.tables
+          ?.split(",")
+          .map((name) => name.trim())
+          .filter(Boolean);
+        const store = await openCliStore(options);
+        try {
+          // The dump is the output: SQL on stdout whatever --json says (errors stay JSON).
+          if (store.native.dialect === "sqlite") {
+            for (const line of dumpSqlite(store.native.database, tables))
+              process.stdout.write(`${line}\n`);
+          } else if (store.location.dialect === "postgres") {
+            await dumpPostgres(store.location, process.stdout, tables);
+          }
+        } finally {
+          await store.close();
+        }
+      } catch (error) {
+        reportError(options, error);
+      }
+    });
+
+    withStoreOptions(
+      db
+        .command("shell")
+        .description("An interactive SQL shell on the database (sqlite3, or psql for Postgres)."),
+    ).action(async (flags: StoreCliOptions) => {
+      const options = outputOptions(flags);
+      try {
+        const location = locationFor(options);
+        // Open (checks the file, migrates) first, so the shell never sees a half-made database.
+        await (await openCliStore(options)).close();
+        const [command, args] =
+          location.dialect === "sqlite"
+            ? (["sqlite3", [location.path]] as const)
+            : (["psql", [location.url]] as const);
+        const shell = spawnSync(command, args, { stdio: "inherit" });
+        const missing = (shell.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+        if (missing) {
+          throw new KeelError("STORE_UNSUPPORTED", `${command} is not installed.`, {
+            hint:
+              command === "sqlite3"
+                ? "Install the sqlite3 command-line shell (e.g. apt-get install sqlite3)."
+                : "Install the PostgreSQL client tools (e.g. apt-get install postgresql-client).",
+          });
+        }
+        if (shell.error) throw shell.error;
+        process.exitCode = shell.status ?? 2;
+      } catch (error) {
+        reportError(options, error);
+      }
+    });
 
     withStoreOptions(
       db

@@ -34,7 +34,7 @@ export interface KernelMigrationStatus {
 export interface PluginMigrationResult {
   readonly pluginId: string;
   /** `enabled` when every migration applied (or none was due). */
-  readonly status: "enabled" | "load-error" | "invalid-manifest";
+  readonly status: "enabled" | "load-error" | "invalid-manifest" | "incompatible-spec";
   readonly reason: string | null;
   readonly applied: readonly { version: number; name: string }[];
   readonly pending: readonly { version: number; name: string }[];

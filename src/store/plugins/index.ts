@@ -19,6 +19,7 @@ export {
   discoverPlugins,
   PluginManifest,
   PluginStorage,
+  SPEC_VERSION,
 } from "./manifest.js";
 export { normalizePluginId, pluginTablePrefix } from "./plugin-id.js";
 export { type PluginSqlContext, rewritePluginMigration } from "./plugin-migration-sql.js";

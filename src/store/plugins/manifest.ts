@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import semver from "semver";
 import { z } from "zod";
 import { normalizePluginId } from "./plugin-id.js";
 
@@ -15,12 +16,23 @@ export const PluginStorage = z.discriminatedUnion("mode", [
     .strict(),
 ]);
 
+/**
+ * The skill-map spec version whose plugin contract Keel implements (seed 004's reference,
+ * `shared/reference/skill-map-spec-0.1.0`). A plugin's `specCompat` range must admit it.
+ */
+export const SPEC_VERSION = "0.1.0";
+
 /** `plugin.json`: the fields the store needs; others are kept for the plugin loader. */
 export const PluginManifest = z
   .object({
     id: z.string().regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "plugin ids are kebab-case"),
     version: z.string().min(1),
     storage: PluginStorage.optional(),
+    /** Semver range of the spec the plugin targets (`^0.1.0`); absent: no check. */
+    specCompat: z
+      .string()
+      .refine((range) => semver.validRange(range) !== null, "specCompat is not a semver range")
+      .optional(),
   })
   .passthrough();
 
@@ -73,6 +85,17 @@ export function discoverPlugins(
       continue;
     }
     const manifest = parsed.data;
+    // The reference's load-time check: semver.satisfies(specVersion, plugin.specCompat).
+    if (manifest.specCompat !== undefined && !semver.satisfies(SPEC_VERSION, manifest.specCompat)) {
+      found.push({
+        id: manifest.id,
+        path,
+        manifest,
+        status: "incompatible-spec",
+        statusReason: `it targets spec ${manifest.specCompat}; this Keel implements spec ${SPEC_VERSION}: install a version of the plugin for spec ${SPEC_VERSION}`,
+      });
+      continue;
+    }
     found.push({
       id: manifest.id,
       path,

@@ -51,7 +51,10 @@ export async function migratePlugins(
     if (plugin.status !== "enabled") {
       results.push({
         pluginId: plugin.id,
-        status: plugin.status === "load-error" ? "load-error" : "invalid-manifest",
+        status:
+          plugin.status === "load-error" || plugin.status === "incompatible-spec"
+            ? plugin.status
+            : "invalid-manifest",
         reason: plugin.statusReason,
         applied: [],
         pending: [],
