@@ -1,5 +1,5 @@
 import { canonicalJson, KeelError, sha256Hex } from "../../core/index.js";
-import type { ArtifactKind, RuntimeDb } from "../db/tables.js";
+import type { ArtifactKind, ArtifactsTable, RuntimeDb } from "../db/tables.js";
 
 /** A stored payload's identity: its id and the sha256 of its canonical JSON. */
 export interface ArtifactRef {
@@ -23,20 +23,33 @@ export async function putArtifact(
   db: RuntimeDb,
   options: PutArtifactOptions,
 ): Promise<ArtifactRef> {
-  const body = canonicalJson(options.body ?? null);
-  const contentHash = sha256Hex(body);
-  await db
-    .insertInto("state_artifacts")
-    .values({
-      id: options.id,
-      kind: options.kind,
-      content_hash: contentHash,
-      body_json: body,
-      byte_count: Buffer.byteLength(body),
-      created_at: options.now,
-    })
-    .execute();
-  return { id: options.id, contentHash };
+  const row = artifactRow(options);
+  await db.insertInto("state_artifacts").values(row).execute();
+  return { id: row.id, contentHash: row.content_hash };
+}
+
+/**
+ * The `state_artifacts` row for a payload, for writers that insert it themselves (the ledger's
+ * native paths). `bodyJson` skips serialising again when the caller already has the payload's
+ * canonical JSON.
+ */
+export function artifactRow(options: PutArtifactOptions & { bodyJson?: string }): ArtifactsTable {
+  const body = options.bodyJson ?? canonicalJson(options.body ?? null);
+  return {
+    id: options.id,
+    kind: options.kind,
+    content_hash: sha256Hex(body),
+    body_json: body,
+    byte_count: Buffer.byteLength(body),
+    created_at: options.now,
+  };
+}
+
+/** The columns of `state_artifacts`, in the order `artifactValues` gives them. */
+export const ARTIFACT_COLUMNS = "id, kind, content_hash, body_json, byte_count, created_at";
+
+export function artifactValues(row: ArtifactsTable): (string | number)[] {
+  return [row.id, row.kind, row.content_hash, row.body_json, row.byte_count, row.created_at];
 }
 
 /**

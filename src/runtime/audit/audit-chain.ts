@@ -15,7 +15,13 @@ export const AUDIT_HEAD_ID = "audit";
  * the link changes it.
  */
 export function chainHash(prevHash: string, event: AuditEvent): string {
-  return sha256Hex(`${prevHash}\n${canonicalJson(event)}`);
+  return chainHashOf(prevHash, canonicalJson(event));
+}
+
+/** `chainHash` over an event's canonical JSON already computed. Postgres computes the same in
+ * SQL (`sha256` over `prev_hash || chr(10) || canonical`) under its head lock. */
+export function chainHashOf(prevHash: string, canonical: string): string {
+  return sha256Hex(`${prevHash}\n${canonical}`);
 }
 
 /** A stored row back as the seed-003 AuditEvent (wire enum values, ISO timestamp). */

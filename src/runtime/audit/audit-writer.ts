@@ -1,13 +1,28 @@
 import type { Transaction } from "kysely";
 import { type Clock, isKeelError, KeelError, newId, systemClock } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
-import { putArtifact } from "../artifacts/artifact-store.js";
+import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
+import { artifactRow } from "../artifacts/artifact-store.js";
 import type { AuditEvent, AuditEventInput, AuditRefs } from "../contracts/audit-event.js";
 import { validateContract } from "../contracts/catalog.js";
 import type { AuditOutcome, AutonomyLevel, PipelineStage, RiskLevel } from "../contracts/enums.js";
-import { autonomyToDb, stageToDb } from "../db/codec.js";
-import { type RuntimeDatabase, runtimeDb } from "../db/tables.js";
-import { AUDIT_HEAD_ID, chainHash, GENESIS_HASH } from "./audit-chain.js";
+import { sqliteWrite } from "../db/sqlite-native.js";
+import {
+  type ArtifactsTable,
+  type AuditEventsTable,
+  type RuntimeDatabase,
+  runtimeDb,
+} from "../db/tables.js";
+import { AUDIT_HEAD_ID, chainHashOf, GENESIS_HASH } from "./audit-chain.js";
+import { checkAuditEvent } from "./audit-event-check.js";
+import { appendAuditPostgres } from "./audit-postgres.js";
+import {
+  AUDIT_RECORD_COLUMNS,
+  type AuditRecord,
+  auditRecord,
+  auditRowValues,
+} from "./audit-record.js";
+import { appendAuditSqlite } from "./audit-sqlite.js";
 
 /** What a caller says about a stage; the writer adds the id, the timestamp and the chain. */
 export interface AuditEntry {
@@ -64,32 +79,45 @@ export class AuditWriter {
     entry: AuditEntry,
     tx?: Transaction<RuntimeDatabase>,
   ): Promise<AuditEvent> {
-    const recordedAt = this.#clock.now();
-    const event = this.#validated(traceId, entry, recordedAt);
+    const { record, payload } = this.prepare(traceId, entry);
     try {
-      if (tx) return await this.#append(tx, event, entry, recordedAt);
-      return await runtimeDb(this.#store)
-        .transaction()
-        .execute((own) => this.#append(own, event, entry, recordedAt));
+      if (tx) await this.#appendIn(tx, record, payload);
+      else await this.#appendAlone(record, payload);
+      return record.event;
     } catch (error) {
-      if (isKeelError(error)) throw error;
-      throw new KeelError(
-        "AUDIT_WRITE_FAILED",
-        `The audit event "${entry.type}" for trace ${traceId} could not be written, so the operation it records was not done.`,
-        {
-          cause: error,
-          details: {
-            traceId,
-            type: entry.type,
-            reason: String((error as Error)?.message ?? error),
-          },
-          hint: "Check that the database is reachable and writable, then retry the operation.",
-        },
-      );
+      throw auditWriteFailed(error, traceId, entry.type);
     }
   }
 
-  #validated(traceId: string, entry: AuditEntry, recordedAt: number): AuditEvent {
+  /**
+   * Validates an entry into an event with its id, timestamp and canonical JSON, ready to be
+   * appended (also by writers that append it in their own statement, such as the ledger's), and
+   * the artifact row of its payload, if any. Throws `AUDIT_INVALID` with every problem.
+   */
+  prepare(
+    traceId: string,
+    entry: AuditEntry,
+  ): { record: AuditRecord; payload: ArtifactsTable | null } {
+    const recordedAt = this.#clock.now();
+    const payload =
+      entry.payload === undefined
+        ? null
+        : artifactRow({
+            id: this.#newId(),
+            kind: "audit-payload",
+            body: entry.payload,
+            now: recordedAt,
+          });
+    const event = this.#validated(traceId, entry, recordedAt, payload?.id ?? null);
+    return { record: auditRecord(event, recordedAt), payload };
+  }
+
+  #validated(
+    traceId: string,
+    entry: AuditEntry,
+    recordedAt: number,
+    payloadRef: string | null,
+  ): AuditEvent {
     const candidate: AuditEventInput = {
       audit_id: this.#newId(),
       timestamp: new Date(recordedAt).toISOString(),
@@ -104,9 +132,11 @@ export class AuditWriter {
       connector_id: entry.connectorId ?? null,
       risk_level: entry.riskLevel ?? null,
       autonomy_level: entry.autonomyLevel ?? null,
-      // Filled below once the payload is stored; validated here as a placeholder id.
-      payload_ref: null,
+      payload_ref: payloadRef,
     };
+    // The hand-written check admits what the contract admits; zod then only runs to report.
+    const checked = checkAuditEvent(candidate);
+    if (checked) return checked;
     const result = validateContract("AuditEvent", candidate);
     if (!result.ok) {
       throw new KeelError("AUDIT_INVALID", `The audit event "${String(entry.type)}" is invalid.`, {
@@ -117,57 +147,53 @@ export class AuditWriter {
     return result.value;
   }
 
-  async #append(
-    tx: Transaction<RuntimeDatabase>,
-    validated: AuditEvent,
-    entry: AuditEntry,
-    recordedAt: number,
-  ): Promise<AuditEvent> {
-    let event = validated;
-    if (entry.payload !== undefined) {
-      const artifact = await putArtifact(tx, {
-        id: this.#newId(),
-        kind: "audit-payload",
-        body: entry.payload,
-        now: recordedAt,
+  /** Its own transaction: native statements on SQLite, one CTE statement on Postgres. */
+  async #appendAlone(record: AuditRecord, payload: ArtifactsTable | null): Promise<void> {
+    const native = this.#store.native;
+    if (native.dialect === "sqlite") {
+      const db = native.database;
+      await sqliteWrite(this.#store, db, () => {
+        if (payload) insertArtifactSqlite(db, payload);
+        appendAuditSqlite(db, record);
       });
-      event = { ...event, payload_ref: artifact.id };
+      return;
     }
-    const head = await this.#lockHead(tx, recordedAt);
+    if (await appendAuditPostgres(native.pool, record, payload)) return;
+    await this.ensureHead();
+    if (!(await appendAuditPostgres(native.pool, record, payload))) {
+      throw new KeelError("INTERNAL", "The audit chain head vanished while appending.");
+    }
+  }
+
+  /** Creates the chain head if it is missing (a new database, or after `keel db reset`). */
+  async ensureHead(): Promise<void> {
+    await runtimeDb(this.#store)
+      .transaction()
+      .execute((tx) => this.#lockHead(tx, this.#clock.now()));
+  }
+
+  async #appendIn(
+    tx: Transaction<RuntimeDatabase>,
+    record: AuditRecord,
+    payload: ArtifactsTable | null,
+  ): Promise<void> {
+    if (payload) await tx.insertInto("state_artifacts").values(payload).execute();
+    const head = await this.#lockHead(tx, record.recordedAt);
     const seq = Number(head.last_seq) + 1;
-    const eventHash = chainHash(head.last_hash, event);
+    const eventHash = chainHashOf(head.last_hash, record.canonical);
+    const values = auditRowValues(record);
+    const row = Object.fromEntries(
+      AUDIT_RECORD_COLUMNS.map((column, i) => [column, values[i] ?? null]),
+    ) as Omit<AuditEventsTable, "seq" | "prev_hash" | "event_hash">;
     await tx
       .insertInto("state_audit_events")
-      .values({
-        id: event.audit_id,
-        seq,
-        trace_id: event.trace_id,
-        stage: stageToDb(event.stage),
-        type: event.type,
-        summary: event.summary,
-        outcome: event.outcome,
-        event_id: event.refs.event_id,
-        task_id: event.refs.task_id,
-        step_id: event.refs.step_id,
-        tool_call_id: event.refs.tool_call_id,
-        approval_id: event.refs.approval_id,
-        latency_ms: event.latency_ms,
-        tool_name: event.tool_name,
-        connector_id: event.connector_id,
-        risk_level: event.risk_level,
-        autonomy_level: event.autonomy_level === null ? null : autonomyToDb(event.autonomy_level),
-        payload_ref: event.payload_ref,
-        recorded_at: recordedAt,
-        prev_hash: head.last_hash,
-        event_hash: eventHash,
-      })
+      .values({ ...row, seq, prev_hash: head.last_hash, event_hash: eventHash })
       .execute();
     await tx
       .updateTable("state_audit_heads")
-      .set({ last_seq: seq, last_hash: eventHash, updated_at: recordedAt })
+      .set({ last_seq: seq, last_hash: eventHash, updated_at: record.recordedAt })
       .where("id", "=", AUDIT_HEAD_ID)
       .execute();
-    return event;
   }
 
   /**
@@ -211,4 +237,21 @@ export class AuditWriter {
     if (!created) throw new KeelError("INTERNAL", "The audit chain head could not be created.");
     return created;
   }
+}
+
+/**
+ * A failed append fails the operation it records: anything but a KeelError becomes
+ * `AUDIT_WRITE_FAILED`, saying what was not done and what to check.
+ */
+export function auditWriteFailed(error: unknown, traceId: string, type: string): unknown {
+  if (isKeelError(error)) return error;
+  return new KeelError(
+    "AUDIT_WRITE_FAILED",
+    `The audit event "${type}" for trace ${traceId} could not be written, so the operation it records was not done.`,
+    {
+      cause: error,
+      details: { traceId, type, reason: String((error as Error)?.message ?? error) },
+      hint: "Check that the database is reachable and writable, then retry the operation.",
+    },
+  );
 }

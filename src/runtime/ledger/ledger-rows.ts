@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { ErrorDetail } from "../contracts/primitives.js";
 import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
 import { autonomyFromDb, isoFromMs } from "../db/codec.js";
@@ -37,24 +36,6 @@ export function toolResultFromRow(row: ToolCallsTable): ToolResult | null {
     error: row.error_json === null ? null : (JSON.parse(row.error_json) as ErrorDetail),
     resolved_at: isoFromMs(Number(row.resolved_at)),
   };
-}
-
-/** The live (not failed) ledger row for a tool and idempotency key, if any. */
-export async function findLiveCall(
-  db: RuntimeDb,
-  toolName: string,
-  idempotencyKey: string,
-): Promise<ToolCallsTable | undefined> {
-  return (
-    db
-      .selectFrom("state_tool_calls")
-      .selectAll()
-      .where("tool_name", "=", toolName)
-      .where("idempotency_key", "=", idempotencyKey)
-      // A literal (not a bound parameter) so that SQLite can use the partial unique index.
-      .where(sql<boolean>`status <> 'failed'`)
-      .executeTakeFirst()
-  );
 }
 
 /** A ledger row by id. */

@@ -1,4 +1,11 @@
-import { type Clock, hashValue, KeelError, newId, systemClock } from "../../core/index.js";
+import {
+  type Clock,
+  canonicalJson,
+  KeelError,
+  newId,
+  sha256Hex,
+  systemClock,
+} from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { getArtifact } from "../artifacts/artifact-store.js";
 import type { AuditWriter } from "../audit/audit-writer.js";
@@ -10,7 +17,8 @@ import { ToolFailure } from "../tools/tool-failure.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
 import { admitToolCall, auditRefusal } from "./ledger-admission.js";
 import { LedgerRecorder } from "./ledger-recorder.js";
-import { findCall, findLiveCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
+import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
+import { ledgerWritesFor } from "./ledger-writes-for.js";
 import { type Redactor, redactSecrets } from "./redact.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
@@ -66,7 +74,12 @@ export class ToolLedger {
     this.#clock = options.clock ?? systemClock;
     this.#newId = options.newId ?? newId;
     this.#redact = options.redact ?? redactSecrets;
-    this.#recorder = new LedgerRecorder(this.#store, this.#audit, this.#clock, this.#newId);
+    this.#recorder = new LedgerRecorder(
+      ledgerWritesFor(this.#store, this.#audit),
+      this.#audit,
+      this.#clock,
+      this.#newId,
+    );
   }
 
   /** Calls a tool through the ledger (see the class comment for what happens when). */
@@ -78,9 +91,9 @@ export class ToolLedger {
       action: request.action ?? tool.spec.name,
       input: request.input,
     });
-    const requestHash = hashValue(redacted);
-    const db = runtimeDb(this.#store);
-    let row = await findLiveCall(db, tool.id, request.idempotencyKey);
+    const requestJson = canonicalJson(redacted);
+    const requestHash = sha256Hex(requestJson);
+    let row = await this.#recorder.findLive(tool.id, request.idempotencyKey);
     if (row && row.request_hash !== requestHash) {
       await auditRefusal(this.#audit, request, tool.id, "IDEMPOTENCY_CONFLICT", {
         existing_tool_call_id: row.id,
@@ -110,7 +123,7 @@ export class ToolLedger {
       });
       return this.#run(tool, row, request);
     }
-    const attempted = await this.#recorder.recordAttempted(tool, request, redacted, requestHash);
+    const attempted = await this.#recorder.recordAttempted(tool, request, requestJson, requestHash);
     return this.#run(tool, attempted, request);
   }
 

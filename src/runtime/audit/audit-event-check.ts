@@ -1,0 +1,95 @@
+import { z } from "zod";
+import type { AuditEvent, AuditEventInput } from "../contracts/audit-event.js";
+
+// The same patterns the zod contract uses, so that this check never admits what zod refuses.
+const UUID = z.regexes.uuid();
+const TIMESTAMP = z.regexes.datetime({ offset: true });
+const DOTTED = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const STAGES = new Set([
+  "normalize",
+  "route",
+  "execute",
+  "tool_call",
+  "gate",
+  "operator",
+  "scheduler",
+  "watcher",
+  "rule",
+]);
+const OUTCOMES = new Set(["success", "failure", "suppressed", "info"]);
+const RISKS = new Set(["low", "medium", "high", "critical"]);
+const AUTONOMY = new Set(["A0", "A1", "A2", "A3", "A4"]);
+const REF_KEYS = new Set(["event_id", "task_id", "step_id", "tool_call_id", "approval_id"]);
+
+/**
+ * The audit writer's fast path: the AuditEvent contract checked by hand (a few regexes and set
+ * lookups, no allocation of issues), returning the filled event, or null when anything is off —
+ * the caller then runs the zod contract to report every problem. It only ever admits events the
+ * contract admits (a test compares both on valid and invalid events).
+ */
+export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
+  const c = candidate as Record<string, unknown>;
+  const refs = c.refs;
+  if (refs === null || typeof refs !== "object" || Array.isArray(refs)) return null;
+  for (const key of Object.keys(refs)) if (!REF_KEYS.has(key)) return null;
+  const r = refs as Record<string, unknown>;
+  const event: AuditEvent = {
+    audit_id: c.audit_id as string,
+    timestamp: c.timestamp as string,
+    trace_id: c.trace_id as string,
+    stage: c.stage as AuditEvent["stage"],
+    refs: {
+      event_id: (r.event_id ?? null) as string | null,
+      task_id: (r.task_id ?? null) as string | null,
+      step_id: (r.step_id ?? null) as string | null,
+      tool_call_id: (r.tool_call_id ?? null) as string | null,
+      approval_id: (r.approval_id ?? null) as string | null,
+    },
+    type: c.type as string,
+    summary: c.summary as string,
+    outcome: c.outcome as AuditEvent["outcome"],
+    latency_ms: (c.latency_ms ?? null) as number | null,
+    tool_name: (c.tool_name ?? null) as string | null,
+    connector_id: (c.connector_id ?? null) as string | null,
+    risk_level: (c.risk_level ?? null) as AuditEvent["risk_level"],
+    autonomy_level: (c.autonomy_level ?? null) as AuditEvent["autonomy_level"],
+    payload_ref: (c.payload_ref ?? null) as string | null,
+  };
+  for (const key of Object.keys(c)) if (!(key in event)) return null;
+  const ok =
+    isUuid(event.audit_id) &&
+    typeof event.timestamp === "string" &&
+    TIMESTAMP.test(event.timestamp) &&
+    isUuid(event.trace_id) &&
+    STAGES.has(event.stage) &&
+    isUuidOrNull(event.refs.event_id) &&
+    isUuidOrNull(event.refs.task_id) &&
+    isUuidOrNull(event.refs.step_id) &&
+    isUuidOrNull(event.refs.tool_call_id) &&
+    isUuidOrNull(event.refs.approval_id) &&
+    typeof event.type === "string" &&
+    DOTTED.test(event.type) &&
+    typeof event.summary === "string" &&
+    event.summary.length > 0 &&
+    OUTCOMES.has(event.outcome) &&
+    (event.latency_ms === null ||
+      (Number.isSafeInteger(event.latency_ms) && event.latency_ms >= 0)) &&
+    isStringOrNull(event.tool_name) &&
+    isStringOrNull(event.connector_id) &&
+    (event.risk_level === null || RISKS.has(event.risk_level)) &&
+    (event.autonomy_level === null || AUTONOMY.has(event.autonomy_level)) &&
+    isStringOrNull(event.payload_ref);
+  return ok ? event : null;
+}
+
+function isUuid(value: unknown): boolean {
+  return typeof value === "string" && UUID.test(value);
+}
+
+function isUuidOrNull(value: unknown): boolean {
+  return value === null || isUuid(value);
+}
+
+function isStringOrNull(value: unknown): boolean {
+  return value === null || typeof value === "string";
+}

@@ -1,0 +1,56 @@
+import type BetterSqlite3 from "better-sqlite3";
+import { KeelError } from "../../core/index.js";
+import type { Store } from "../../store/index.js";
+
+/** The store's better-sqlite3 connection. */
+export type SqliteHandle = BetterSqlite3.Database;
+
+type Immediate = <T>(fn: () => T) => T;
+
+const statements = new WeakMap<SqliteHandle, Map<string, BetterSqlite3.Statement>>();
+const immediates = new WeakMap<SqliteHandle, Immediate>();
+
+/** A prepared statement, cached per connection by its text (preparing is most of a small write). */
+export function prepared(db: SqliteHandle, sql: string): BetterSqlite3.Statement {
+  let cache = statements.get(db);
+  if (!cache) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    cache.set(sql, statement);
+  }
+  return statement;
+}
+
+/**
+ * Runs `fn` (synchronous statements on `db`) as one `BEGIN IMMEDIATE … COMMIT`, without the
+ * query builder. The connection is shared with Kysely, whose transactions span awaits: while
+ * one is open, joining it would make this write commit or roll back with someone else's work,
+ * so we wait for the query builder's connection first. Otherwise nothing can interleave with a
+ * synchronous transaction, and it runs at once.
+ */
+export async function sqliteWrite<T>(store: Store, db: SqliteHandle, fn: () => T): Promise<T> {
+  if (!db.inTransaction) return immediate(db)(fn);
+  return store.kysely.connection().execute(async () => {
+    if (db.inTransaction) {
+      throw new KeelError(
+        "INTERNAL",
+        "The SQLite connection is inside a transaction nobody holds; refusing to join it.",
+      );
+    }
+    return immediate(db)(fn);
+  });
+}
+
+function immediate(db: SqliteHandle): Immediate {
+  let run = immediates.get(db);
+  if (!run) {
+    const transaction = db.transaction((fn: () => unknown) => fn());
+    run = (<T>(fn: () => T): T => transaction.immediate(fn) as T) as Immediate;
+    immediates.set(db, run);
+  }
+  return run;
+}

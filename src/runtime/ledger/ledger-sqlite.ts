@@ -1,0 +1,81 @@
+import type { Store } from "../../store/index.js";
+import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
+import type { AuditRecord } from "../audit/audit-record.js";
+import { appendAuditSqlite } from "../audit/audit-sqlite.js";
+import type { ToolCallStatus } from "../contracts/enums.js";
+import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js";
+import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
+import {
+  MUTABLE_COLUMNS,
+  mutableValues,
+  TOOL_CALL_COLUMNS,
+  toolCallValues,
+} from "./ledger-columns.js";
+import type { LedgerWrites } from "./ledger-writes.js";
+
+// `status <> 'failed'` as a literal, so that SQLite can use the partial unique index.
+const FIND_LIVE =
+  "SELECT * FROM state_tool_calls WHERE tool_name = ? AND idempotency_key = ? AND status <> 'failed'";
+const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
+VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
+const UPDATE_CALL = `UPDATE state_tool_calls SET ${MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ")}
+WHERE id = ? AND status = ?`;
+
+/** Thrown inside a transition to roll it back when the row had moved on. */
+class Moved extends Error {}
+
+/**
+ * The ledger on SQLite's native connection: cached prepared statements, and each write one
+ * `BEGIN IMMEDIATE … COMMIT` (under WAL with `synchronous = NORMAL`, a commit appends the
+ * changed pages to the log without an fsync; it survives a killed process).
+ */
+export class SqliteLedgerWrites implements LedgerWrites {
+  readonly #store: Store;
+  readonly #db: SqliteHandle;
+
+  constructor(store: Store, db: SqliteHandle) {
+    this.#store = store;
+    this.#db = db;
+  }
+
+  async findLive(toolName: string, idempotencyKey: string): Promise<ToolCallsTable | undefined> {
+    return prepared(this.#db, FIND_LIVE).get(toolName, idempotencyKey) as
+      | ToolCallsTable
+      | undefined;
+  }
+
+  async insertAttempted(
+    call: ToolCallsTable,
+    request: ArtifactsTable,
+    audit: AuditRecord,
+  ): Promise<void> {
+    const db = this.#db;
+    await sqliteWrite(this.#store, db, () => {
+      insertArtifactSqlite(db, request);
+      prepared(db, INSERT_CALL).run(...toolCallValues(call));
+      appendAuditSqlite(db, audit);
+    });
+  }
+
+  async transition(
+    next: ToolCallsTable,
+    from: ToolCallStatus,
+    artifact: ArtifactsTable | null,
+    audit: AuditRecord,
+  ): Promise<boolean> {
+    const db = this.#db;
+    try {
+      await sqliteWrite(this.#store, db, () => {
+        // The artifact first: the row's foreign key to it is checked at once.
+        if (artifact) insertArtifactSqlite(db, artifact);
+        const { changes } = prepared(db, UPDATE_CALL).run(...mutableValues(next), next.id, from);
+        if (changes !== 1) throw new Moved();
+        appendAuditSqlite(db, audit);
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof Moved) return false;
+      throw error;
+    }
+  }
+}
