@@ -233,11 +233,14 @@ export const runsCommands: CliModule = {
       withSaver(flags, async ({ saver, runStore, store }, options) => {
         const limit = positiveInt(flags.limit ?? "100", "--limit");
         const packs = await pluginPacksOf(store);
-        const now = Date.now();
-        const due = (await runStore.list({ status: "paused", limit: 10_000 }))
-          .filter((run) => run.nextWakeAt !== null && run.nextWakeAt < now)
-          .sort((a, b) => (a.nextWakeAt ?? 0) - (b.nextWakeAt ?? 0))
-          .slice(0, limit);
+        // Runs of `keel run` only (they have a document): other paused runs wake their own way.
+        const rows = await saver.sql.all<{ id: string }>(
+          `SELECT r.id FROM state_runs r JOIN state_run_documents d ON d.id = r.id
+           WHERE r.status = 'paused' AND r.next_wake_at IS NOT NULL AND r.next_wake_at < ?
+           ORDER BY r.next_wake_at, r.id LIMIT ${limit}`,
+          [Date.now()],
+        );
+        const due = await Promise.all(rows.map((row) => runStore.get(row.id)));
         const woken: Array<{ runId: string; threadId: string; status: string; error?: string }> =
           [];
         for (const run of due) {
