@@ -32,6 +32,7 @@ export { jsonPointer, type Problem } from "./problems.js";
 export { pythonCanonicalJson } from "./python-json.js";
 export { PARALLEL_STRATEGIES, USER_CODE_KIND } from "./references.js";
 export {
+  assertMayRespond,
   assertMigratable,
   BUILTIN_NODE_KINDS,
   type CompileDocumentOptions,
@@ -48,6 +49,7 @@ export {
   type PackSource,
   type PendingInterrupt,
   pendingInterrupt,
+  type RespondOptions,
   resumeDocument,
   STATE_TYPES,
   type StateClasses,

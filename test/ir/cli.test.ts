@@ -128,8 +128,19 @@ describe("keel run", () => {
       requested_capability: "refunds:approve",
     });
     const done = JSON.parse(
-      keel("run", refund, "--db", db, "--thread", "t1", "--respond", '{"approved":true}', "--json")
-        .stdout,
+      keel(
+        "run",
+        refund,
+        "--db",
+        db,
+        "--thread",
+        "t1",
+        "--respond",
+        '{"approved":true}',
+        "--capability",
+        "refunds:approve",
+        "--json",
+      ).stdout,
     );
     expect(done.status).toBe("completed");
     expect(done.state.approved).toBe(true);

@@ -77,7 +77,22 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
     expect(bad.code).toBe(2);
     expect(bad.out.error?.code).toBe("INVALID_ARGUMENT");
 
-    const done = keel("runs", "respond", runId, "--value", '{"approved":true}');
+    // The interrupt asks for refunds:approve (requested_capability): without it, no answer.
+    const unauthorised = keel("runs", "respond", runId, "--value", '{"approved":true}');
+    expect(unauthorised.code).toBe(2);
+    expect(unauthorised.out.error?.code).toBe("CAPABILITY_MISSING");
+    expect(unauthorised.out.error?.message).toContain("refunds:approve");
+    expect(keel("runs", "resume", runId).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
+
+    const done = keel(
+      "runs",
+      "respond",
+      runId,
+      "--value",
+      '{"approved":true}',
+      "--capability",
+      "refunds:approve",
+    );
     expect(done.code).toBe(0);
     expect(done.out).toMatchObject({
       ok: true,
@@ -145,7 +160,15 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
 
     doc.migrate = [{ from_hash: fromHash, to_hash: toHash }];
     writeFileSync(file, JSON.stringify(doc));
-    const migrated = keel("runs", "respond", runId, "--value", '{"approved":false}');
+    const migrated = keel(
+      "runs",
+      "respond",
+      runId,
+      "--value",
+      '{"approved":false}',
+      "--capability",
+      "refunds:approve",
+    );
     expect(migrated.code).toBe(0);
     expect(migrated.out).toMatchObject({ status: "completed", run_status: "succeeded" });
     expect(pathsOf(migrated.out).at(-1)).toBe("manual_review>__end__");
@@ -274,7 +297,15 @@ export function charge() {
       await store.close();
     }
     expect(keel("runs", "resume", runId).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
-    const done = keel("runs", "respond", runId, "--value", '{"approved":true}');
+    const done = keel(
+      "runs",
+      "respond",
+      runId,
+      "--value",
+      '{"approved":true}',
+      "--capability",
+      "refunds:approve",
+    );
     expect(done.out).toMatchObject({ run_id: runId, run_status: "succeeded", status: "completed" });
   });
 
@@ -293,6 +324,8 @@ export function charge() {
         runId,
         "--value",
         '{"approved":true}',
+        "--capability",
+        "refunds:approve",
         "--db",
         database.url,
       );

@@ -10,6 +10,7 @@ import {
 } from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import {
+  assertMayRespond,
   assertMigratable,
   type CompiledDocument,
   compileDocument,
@@ -102,6 +103,8 @@ export interface StartRunOptions {
   kinds?: readonly string[];
   /** Governance packs the scope's plugins provide (see `loadPluginPacks`). */
   pluginPacks?: Record<string, PackSource>;
+  /** Capabilities the one answering holds (`--capability`): the interrupt may require one. */
+  capabilities?: readonly string[];
 }
 
 /**
@@ -136,9 +139,11 @@ export async function startDocumentRun(
     const document = await documentOf(documents, run, compiled, { path, packsDir, kinds }, options);
     const value = options.respond;
     await assertDocumentGate(compiled, run.threadId, document.graphHash);
+    const responder = { capabilities: options.capabilities ?? [] };
+    await assertMayRespond(compiled, run.threadId, responder);
     const expired = await expiredInterrupt(compiled, run.threadId);
     const { run: after, result } = await executeRun(saver, run, () =>
-      resumeDocument(compiled, run.threadId, value),
+      resumeDocument(compiled, run.threadId, value, responder),
     );
     return { run: after, document, compiled, out: result, ...expired };
   }
@@ -224,7 +229,7 @@ async function documentOf(
 export async function continueDocumentRun(
   saver: DurableSaver,
   runId: string,
-  answer: { value: unknown } | null,
+  answer: { value: unknown; capabilities?: readonly string[] } | null,
   pluginPacks: Record<string, PackSource> = {},
 ): Promise<DocumentRunOutcome> {
   const runStore = new RunStore(saver);
@@ -262,9 +267,12 @@ export async function continueDocumentRun(
       );
     }
     await assertDocumentGate(compiled, run.threadId, document.graphHash);
+    // Refused before the run is touched, so a missing capability leaves it waiting.
+    const responder = { capabilities: answer.capabilities ?? [] };
+    await assertMayRespond(compiled, run.threadId, responder);
     const expired = await expiredInterrupt(compiled, run.threadId);
     const { run: after, result } = await executeRun(saver, run, () =>
-      resumeDocument(compiled, run.threadId, answer.value),
+      resumeDocument(compiled, run.threadId, answer.value, responder),
     );
     return { run: after, document, compiled, out: result, ...expired };
   }

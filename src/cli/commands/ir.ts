@@ -62,6 +62,10 @@ export const irCommands: CliModule = {
         .option("--thread <id>", "thread to run on (default: a new one)")
         .option("--respond <json>", "answer the interrupt a run on --thread is waiting for")
         .option(
+          "--capability <name...>",
+          "with --respond: capabilities you hold (the interrupt may require one)",
+        )
+        .option(
           "--packs <dir>",
           "where governance packs are (<id>.clp); default: packs/ beside the file",
         )
@@ -137,6 +141,7 @@ interface RunFlags extends StoreCliOptions {
   respond?: string;
   packs?: string;
   kinds: string[];
+  capability?: string[];
 }
 
 interface ValidateFlags extends OutputOptions {
@@ -173,6 +178,7 @@ async function runDocument(file: string, options: RunFlags): Promise<void> {
           : {}),
         ...(options.packs !== undefined ? { packsDir: options.packs } : {}),
         kinds: options.kinds,
+        capabilities: options.capability ?? [],
         pluginPacks: await loadPluginPacks(await discoverStorePlugins(store)),
       });
       await saver.flush();

@@ -36,6 +36,7 @@ interface DeleteFlags extends StoreCliOptions {
 }
 interface RespondFlags extends StoreCliOptions {
   value: string;
+  capability?: string[];
 }
 
 /**
@@ -211,13 +212,22 @@ export const runsCommands: CliModule = {
       runs
         .command("respond <run>")
         .description("Answer the interrupt a run of `keel run` is waiting at, and continue it.")
-        .requiredOption("--value <json>", "the answer (JSON)"),
+        .requiredOption("--value <json>", "the answer (JSON)")
+        .option(
+          "--capability <name...>",
+          "capabilities you hold (the interrupt's requested_capability must be among them)",
+        ),
     ).action((runId: string, flags: RespondFlags) =>
       withSaver(flags, async ({ saver, store }, options) => {
         const value = parseJsonOption(flags.value, "--value");
         printDocumentRun(
           options,
-          await continueDocumentRun(saver, runId, { value }, await pluginPacksOf(store)),
+          await continueDocumentRun(
+            saver,
+            runId,
+            { value, capabilities: flags.capability ?? [] },
+            await pluginPacksOf(store),
+          ),
         );
       }),
     );

@@ -14,9 +14,11 @@ export {
 export { loadPackFiles, loadPluginPacks, type PackSource } from "./packs.js";
 export type { BranchResult } from "./parallel.js";
 export {
+  assertMayRespond,
   assertMigratable,
   type PendingInterrupt,
   pendingInterrupt,
+  type RespondOptions,
   resumeDocument,
 } from "./resume.js";
 export type { Transition } from "./routing.js";

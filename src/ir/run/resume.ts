@@ -2,7 +2,7 @@ import { KeelError } from "../../core/index.js";
 import { Command } from "../../graph/index.js";
 import type { MigrateBlock } from "../models/index.js";
 import type { CompiledDocument } from "./compile.js";
-import type { IrRunState } from "./run-state.js";
+import { type IrRunState, timedOut } from "./run-state.js";
 
 /**
  * Resumes an interrupted run of a compiled document on `threadId` with `value` as the answer.
@@ -17,6 +17,7 @@ export async function resumeDocument(
   compiled: CompiledDocument,
   threadId: string,
   value: unknown,
+  options: RespondOptions = {},
 ): Promise<Record<string, unknown>> {
   const config = { configurable: { thread_id: threadId } };
   const snapshot = (await compiled.graph.getState(config)) as { values?: { __ir?: IrRunState } };
@@ -32,7 +33,38 @@ export async function resumeDocument(
     );
   }
   assertMigratable(started, compiled.graphHash, compiled.document.migrate);
+  await assertMayRespond(compiled, threadId, options);
   return compiled.graph.invoke(new Command({ resume: value }), config);
+}
+
+/** Who answers an interrupt: the capabilities they hold (omitted: a trusted in-process caller). */
+export interface RespondOptions {
+  capabilities?: readonly string[];
+}
+
+/**
+ * The interrupt's `requested_capability` gate (seed 000: the capability that may respond):
+ * throws `CAPABILITY_MISSING` when `capabilities` is given and lacks it. A wait past its
+ * deadline is over and takes `on_timeout` whatever the answer, so it needs no capability.
+ */
+export async function assertMayRespond(
+  compiled: CompiledDocument,
+  threadId: string,
+  options: RespondOptions,
+): Promise<void> {
+  if (options.capabilities === undefined) return;
+  const pending = await pendingInterrupt(compiled, threadId);
+  const required = pending?.requestedCapability ?? null;
+  if (!pending || required === null || timedOut(pending)) return;
+  if (options.capabilities.includes(required)) return;
+  throw new KeelError(
+    "CAPABILITY_MISSING",
+    `Answering the interrupt of ${pending.node} (rule ${pending.rule}) requires the capability "${required}".`,
+    {
+      details: { thread: threadId, required, held: [...options.capabilities] },
+      hint: `Answer as someone holding it: add --capability ${required}.`,
+    },
+  );
 }
 
 /** The interrupt a run waits at: where it was raised, what it asks, and when it times out. */
@@ -45,6 +77,8 @@ export interface PendingInterrupt {
   deadline: number | null;
   /** What happens at the deadline: `halt` or `goto:<node>`. */
   onTimeout: string;
+  /** The capability an answer needs (`requested_capability`), or null. */
+  requestedCapability: string | null;
 }
 
 /**
@@ -72,6 +106,7 @@ export async function pendingInterrupt(
     prompt: pending.action.prompt,
     deadline: pending.deadline,
     onTimeout: pending.action.on_timeout,
+    requestedCapability: pending.action.requested_capability,
   };
 }
 
