@@ -40,7 +40,42 @@ export function dumpsCanonical<M extends ModelName = "IRDocument">(
   value: ModelInput<M>,
   model?: M,
 ): string {
-  return canonicalJson(wireOf(value, model ?? "IRDocument"));
+  const wire = wireOf(value, model ?? "IRDocument");
+  // Fast path: a copy with every object's keys inserted in sorted order, written by the native
+  // JSON.stringify (several times faster than core's recursive writer on a large document).
+  // JavaScript lists array-index-like keys ("2") first whatever their insertion order, so data
+  // holding such a key takes core canonicalJson, which sorts every key as a string.
+  const sorted = sortedCopy(wire);
+  return sorted === INDEX_KEY ? canonicalJson(wire) : JSON.stringify(sorted);
+}
+
+const INDEX_KEY: unique symbol = Symbol("index-like key");
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
+/** Wire data with sorted keys, or INDEX_KEY when an object has an array-index-like key. */
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = sortedCopy(value[i]);
+      if (item === INDEX_KEY) return INDEX_KEY;
+      out[i] = item;
+    }
+    return out;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (ARRAY_INDEX.test(key)) return INDEX_KEY;
+    const item = record[key];
+    if (item === undefined) continue;
+    const copy = sortedCopy(item);
+    if (copy === INDEX_KEY) return INDEX_KEY;
+    out[key] = copy;
+  }
+  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/core/index.js";
 import {
   ACTION_KINDS,
   dumps,
@@ -171,5 +172,23 @@ describe("loads", () => {
       expect((error as IrValidationError).exitCode).toBe(1);
     }
     expect(() => loads("{")).toThrow(/IR JSON parse error/);
+  });
+});
+
+describe("dumpsCanonical", () => {
+  // It writes through a sorted copy and JSON.stringify; data with array-index-like keys, which
+  // JavaScript orders first, goes through core canonicalJson. Both must give the same bytes.
+  it("sorts every key as a string, array-index-like keys included", () => {
+    const doc = {
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [{ id: "a", kind: "echo" }],
+      state_schema: { "10": "int", "2": "str", b: "any", a: "float", é: "str" },
+    };
+    expect(dumpsCanonical(doc)).toBe(
+      '{"id":"g","ir_version":"1.0.0","nodes":[{"id":"a","kind":"echo"}],"state_schema":{"10":"int","2":"str","a":"float","b":"any","é":"str"}}',
+    );
+    const plain = { ...doc, state_schema: { z: "int", a: "str" } };
+    expect(dumpsCanonical(plain)).toBe(canonicalJson(JSON.parse(dumps(plain))));
   });
 });
