@@ -5,11 +5,13 @@ import { runAuditCases } from "./audit.case.js";
 import { runGovernedCases } from "./governed.case.js";
 import { runIngestCases } from "./ingest.case.js";
 import { runLedgerCases } from "./ledger.case.js";
+import { runLedgerWriterCases } from "./ledger-writers.case.js";
 import { postgresRuntimeHarness } from "./support/harness.js";
 
 if (await postgresAvailable()) {
   runAuditCases(postgresRuntimeHarness());
   runLedgerCases(postgresRuntimeHarness());
+  runLedgerWriterCases(postgresRuntimeHarness());
   runApprovalCases(postgresRuntimeHarness());
   runIngestCases(postgresRuntimeHarness());
   runGovernedCases(postgresRuntimeHarness());

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import {
   type Clock,
   canonicalJson,
@@ -143,7 +144,8 @@ export class ToolLedger {
     const rows = await runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      .where("status", "=", "unknown")
+      // Literals (not bound parameters), so that SQLite can use the partial status index.
+      .where(sql<boolean>`status = 'unknown'`)
       .orderBy("created_at")
       .execute();
     return rows.map(toolCallFromRow);
@@ -157,7 +159,7 @@ export class ToolLedger {
     const rows = await runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      .where("status", "=", "attempted")
+      .where(sql<boolean>`status = 'attempted'`)
       .execute();
     const marked: ToolCall[] = [];
     for (const row of rows) {
