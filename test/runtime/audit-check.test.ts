@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { newId } from "../../src/core/index.js";
+import { canonicalJson, newId } from "../../src/core/index.js";
+import { canonicalAuditJson } from "../../src/runtime/audit/audit-canonical.js";
 import { checkAuditEvent } from "../../src/runtime/audit/audit-event-check.js";
-import type { AuditEventInput } from "../../src/runtime/contracts/audit-event.js";
+import {
+  AuditEvent,
+  type AuditEventInput,
+  AuditRefs,
+} from "../../src/runtime/contracts/audit-event.js";
 import { validateContract } from "../../src/runtime/contracts/index.js";
 import { seededRandom } from "../../src/runtime/index.js";
 
@@ -97,5 +102,42 @@ describe("the audit writer's fast event check", () => {
       } else expect(fast).toEqual(contract.value);
     }
     expect(refused).toBeGreaterThan(2000);
+  });
+});
+
+describe("the audit event's canonical JSON, written out", () => {
+  it("is byte-identical to canonicalJson over varied events", () => {
+    const random = seededRandom(11);
+    const pick = <T>(values: readonly T[]): T =>
+      values[Math.floor(random() * values.length)] ?? (values[0] as T);
+    for (let i = 0; i < 500; i++) {
+      const event = {
+        ...(checkAuditEvent(valid()) ?? expect.unreachable()),
+        summary: pick(["plain", 'quote " and \\ back', "ünïcødé ✓", "line\nbreak", "\u2028"]),
+        latency_ms: pick([null, 0, 17, 2 ** 40]),
+        tool_name: pick([null, "", "ops.deploy"]),
+        risk_level: pick([null, "low", "critical"] as const),
+        autonomy_level: pick([null, "A0", "A4"] as const),
+        refs: {
+          event_id: pick([null, newId()]),
+          task_id: pick([null, newId()]),
+          step_id: pick([null, newId()]),
+          tool_call_id: pick([null, newId()]),
+          approval_id: pick([null, newId()]),
+        },
+      };
+      expect(canonicalAuditJson(event)).toBe(canonicalJson(event));
+    }
+  });
+
+  it("covers every field of the contract", () => {
+    const event = checkAuditEvent(valid()) ?? expect.unreachable();
+    const keys = (value: object): string[] =>
+      Object.entries(value).flatMap(([key, inner]) =>
+        inner !== null && typeof inner === "object" ? [key, ...keys(inner)] : [key],
+      );
+    const parsed = JSON.parse(canonicalAuditJson(event)) as object;
+    const contract = [...Object.keys(AuditEvent.shape), ...Object.keys(AuditRefs.shape)];
+    expect(keys(parsed).sort()).toEqual(contract.sort());
   });
 });

@@ -4,6 +4,7 @@ import { runtimeDb } from "../../src/runtime/db/tables.js";
 import {
   GovernedRuntime,
   readAuditTrace,
+  startExpirySweep,
   validateContract,
   verifyAuditLog,
 } from "../../src/runtime/index.js";
@@ -158,6 +159,33 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       expect(codeOf(await caught(runtime.approvals.approve(id, APPROVER)))).toBe(
         "APPROVAL_EXPIRED",
       );
+    });
+
+    it("an expiry sweep on a timer fails the waiting step without anyone reading the approval", async () => {
+      const clock = new ManualClock();
+      const { world, runtime } = await setup("expire_sweep", clock);
+      const graph = refundGraph(runtime);
+      const started = await start(runtime, graph, "big", "A2", "high");
+      const seen: string[] = [];
+      const sweep = startExpirySweep(runtime, {
+        graphFor: () => graph,
+        everyMs: 5,
+        onExpired: (approvals) => seen.push(...approvals.map((a) => a.status)),
+      });
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(seen).toEqual([]);
+        clock.advance(3600 * 1000 + 1);
+        for (let i = 0; i < 200 && seen.length === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        await sweep.stop();
+      }
+      expect(seen).toEqual(["expired"]);
+      expect(world.refunds).toEqual([]);
+      expect((await runtime.task(started.run.id)).status).toBe("failed");
+      expect(await sweep.sweepNow()).toEqual([]);
     });
 
     it("preview runs the tool's dry run, records it, then the call; allow just runs; block refuses", async () => {

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../../core/index.js";
 import type { AuditEvent } from "../contracts/audit-event.js";
 import { autonomyToDb, stageToDb } from "../db/codec.js";
+import { canonicalAuditJson } from "./audit-canonical.js";
 
 /**
  * A validated audit event ready to be appended: the event, when it was recorded, and its
@@ -14,7 +14,7 @@ export interface AuditRecord {
 }
 
 export function auditRecord(event: AuditEvent, recordedAt: number): AuditRecord {
-  return { event, recordedAt, canonical: canonicalJson(event) };
+  return { event, recordedAt, canonical: canonicalAuditJson(event) };
 }
 
 /**

@@ -1,3 +1,9 @@
+export {
+  type ExpiringRuntime,
+  type ExpirySweep,
+  type ExpirySweepOptions,
+  startExpirySweep,
+} from "./expiry-sweep.js";
 export { errorDetail, type GovernedNodeOptions, governedNode } from "./governed-node.js";
 export {
   type GovernedGraph,
