@@ -32,10 +32,9 @@ export class RootNode implements TokenSource {
   }
 }
 
-/** Shared plumbing: children newest first (as CLIPS links them), output tokens for priming. */
+/** Shared plumbing: children newest first (as CLIPS links them). */
 abstract class BetaNode implements TokenSource {
   readonly children: LeftInput[] = [];
-  firstOut: Token | null = null;
   addChild(c: LeftInput): void {
     this.children.unshift(c);
   }
@@ -86,7 +85,7 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
   }
 
   rightActivate(am: AlphaMatch): void {
-    const key = this.spec.rightKey ? this.spec.rightKey(am) : undefined;
+    const key = am.key;
     const list = this.left.get(key);
     if (!list) return;
     const test = this.spec.test;
@@ -171,7 +170,7 @@ export class NegativeNode extends BetaNode implements LeftInput, RightInput, Unb
   }
 
   rightActivate(am: AlphaMatch): void {
-    const key = this.spec.rightKey ? this.spec.rightKey(am) : undefined;
+    const key = am.key;
     const list = this.left.get(key);
     if (!list) return;
     const test = this.spec.test;

@@ -1,12 +1,9 @@
-import { Bag } from "../bag.js";
 import type { Fact } from "../facts.js";
 import { KeyedBags } from "./index-bag.js";
 
 /** Anything that produces tokens and can feed children. */
 export interface TokenSource {
   readonly children: LeftInput[];
-  /** The newest live token this node produced (a list through Token.outNext), to prime new rules. */
-  firstOut?: Token | null;
 }
 
 /** A node that receives tokens from its parent. */
@@ -18,19 +15,19 @@ export interface LeftInput {
 
 /**
  * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
- * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
- * alpha match and the tokens of a node are intrusive linked lists, so adding and removing a
- * token allocates nothing beyond the token and its match array.
+ * forall). Tokens form a tree; removing one removes its descendants. The tree and the tokens of
+ * an alpha match are intrusive linked lists, so adding and removing a token allocates nothing
+ * beyond the token and its match array.
  */
 export class Token {
   dead = false;
+  /** Creation order, to list a node's tokens oldest first when a new rule is primed. */
+  readonly seq = ++tokenSeq;
   firstChild: Token | null = null;
   prevSibling: Token | null = null;
   nextSibling: Token | null = null;
   amPrev: Token | null = null;
   amNext: Token | null = null;
-  outPrev: Token | null = null;
-  outNext: Token | null = null;
   /** The join key one child node computed for this token, kept so removal need not rebuild it. */
   keyOwner: object | null = null;
   key: unknown = undefined;
@@ -47,6 +44,8 @@ export class Token {
     readonly matches: readonly (AlphaMatch | null)[],
   ) {}
 }
+
+let tokenSeq = 0;
 
 /** Creates a child token of `parent` produced by `source` and hands it to the source's children. */
 export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null): Token {
@@ -66,12 +65,6 @@ export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null):
     if (head) head.amPrev = t;
     am.firstToken = t;
   }
-  if (source.firstOut !== undefined) {
-    const out = source.firstOut;
-    t.outNext = out;
-    if (out) out.outPrev = t;
-    source.firstOut = t;
-  }
   const kids = source.children;
   for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftActivate(t);
   return t;
@@ -82,11 +75,6 @@ export function removeToken(t: Token): void {
   if (t.dead) return;
   t.dead = true;
   const source = t.source;
-  if (source.firstOut !== undefined) {
-    if (t.outPrev) t.outPrev.outNext = t.outNext;
-    else source.firstOut = t.outNext;
-    if (t.outNext) t.outNext.outPrev = t.outPrev;
-  }
   const kids = source.children;
   for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
   let c = t.firstChild;
@@ -130,11 +118,18 @@ export function removeTokensOf(am: AlphaMatch, source: TokenSource): void {
   }
 }
 
-/** The live tokens a node produced, oldest first. */
-export function outputOf(source: TokenSource): Token[] {
+/**
+ * The live tokens a node produced, oldest first. Found by walking the token tree from the root
+ * (only when a rule is added or removed), so matching keeps no per-node output list.
+ */
+export function outputOf(source: TokenSource, root: Token): Token[] {
   const out: Token[] = [];
-  for (let t = source.firstOut ?? null; t; t = t.outNext) out.push(t);
-  return out.reverse();
+  const stack: Token[] = [root];
+  for (let t = stack.pop(); t; t = stack.pop()) {
+    if (t.source === source) out.push(t);
+    for (let c = t.firstChild; c; c = c.nextSibling) if (!c.dead) stack.push(c);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
 }
 
 /**
@@ -156,6 +151,8 @@ export interface Mark {
 export interface AlphaMatch {
   readonly fact: Fact;
   readonly marks: readonly Mark[];
+  /** The alpha memory's hash key for this match (what the joins below look it up by). */
+  key: unknown;
   readonly alpha: AlphaNode;
   /** Tokens built with this match as their newest element (a list through Token.amNext). */
   firstToken: Token | null;
@@ -221,7 +218,6 @@ export interface RightInput {
  * CLIPS) by every pattern whose path ends there.
  */
 export class AlphaNode {
-  readonly memory = new Bag<AlphaMatch>();
   /**
    * The memory hashed by the join key every successor uses (the alpha node's identity includes the
    * hashed fields, as in CLIPS), so one insertion serves all the joins below.
@@ -237,15 +233,15 @@ export class AlphaNode {
 
   /** Adds a match to the memory and the index. */
   store(am: AlphaMatch): void {
-    this.memory.add(am);
-    this.index.add(this.rightKey ? this.rightKey(am) : undefined, am);
+    const key = this.rightKey ? this.rightKey(am) : undefined;
+    am.key = key;
+    this.index.add(key, am);
   }
 
   /** Removes a match (flagged dead; the index drops it lazily). */
   drop(am: AlphaMatch): void {
     am.dead = true;
-    this.memory.delete(am);
-    this.index.removed(this.rightKey ? this.rightKey(am) : undefined);
+    this.index.removed(am.key);
   }
 
   addSuccessor(node: RightInput): void {

@@ -194,7 +194,7 @@ export class Network {
       const at = parent.children.indexOf(node);
       if (at >= 0) parent.children.splice(at, 1);
       if (node instanceof JoinNode || node instanceof NegativeNode) this.unhook(node);
-      for (const t of outputOf(node as unknown as TokenSource)) removeToken(t);
+      for (const t of outputOf(node as unknown as TokenSource, this.root.token)) removeToken(t);
     }
   }
 
@@ -453,6 +453,7 @@ function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): Alpha
     // The walk reuses its markers; keep a copy only when a multifield node bound something.
     marks: marks.length ? marks.map((m) => ({ ...m })) : NO_MARKS,
     alpha,
+    key: undefined,
     firstToken: null,
     dead: false,
     blocks: null,
@@ -493,5 +494,5 @@ function refersTo(e: Expr, name: string | null): boolean {
 /** The tokens a node currently outputs (its children's left input). */
 function tokensOf(parent: TokenSource, root: RootNode): Token[] {
   if (parent === root) return [root.token];
-  return outputOf(parent);
+  return outputOf(parent, root.token);
 }
