@@ -1,0 +1,42 @@
+/** The engine's state as plain JSON (for checkpoints), and the checks a restore starts with. */
+import { KeelError } from "../core/index.js";
+import type { Agenda } from "./agenda.js";
+import type { EngineSnapshot } from "./engine-types.js";
+import { encodeValue } from "./values.js";
+import type { WorkingMemory } from "./working-memory.js";
+
+/** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
+export function snapshotOf(
+  constructLog: readonly { source: string; actions?: readonly unknown[] }[],
+  wm: WorkingMemory,
+  agenda: Agenda,
+): EngineSnapshot {
+  return {
+    format: "keel.rules/1",
+    constructs: constructLog.map((c) => ({
+      source: c.source,
+      ...(c.actions ? { actions: c.actions } : {}),
+    })),
+    facts: wm
+      .all()
+      .map((f) => ({ id: f.factId, relation: f.relation, values: f.values.map(encodeValue) })),
+    nextFactId: wm.nextId,
+    agenda: agenda.list().map((a) => ({
+      rule: a.rule.name,
+      facts: a.token.matches.map((m) => (m ? m.fact.factId : null)),
+      timetag: a.timetag,
+    })),
+    clock: agenda.timetagClock,
+  };
+}
+
+/** Throws unless `s` is a snapshot this engine wrote. */
+export function checkSnapshot(s: EngineSnapshot): void {
+  if (s.format !== "keel.rules/1") {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `Unknown rule-engine snapshot format ${String(s.format)}.`,
+      { hint: "Pass a value returned by snapshot()." },
+    );
+  }
+}

@@ -1,0 +1,71 @@
+/** The rule engine's public data types: what the host passes in and gets back. */
+import type { EncodedValue, Value } from "./values.js";
+
+/** A function the host registers for rules to call; it receives CLIPS values (see values.ts). */
+export type HostFunction = (...args: Value[]) => unknown;
+
+/** One rule firing, for explanations and `--json`. */
+export interface Firing {
+  readonly rule: string;
+  /** Indices of the facts matched by the rule's positive patterns, in pattern order. */
+  readonly facts: number[];
+  /** The left-hand-side variables and their values (plain JSON). */
+  readonly bindings: Record<string, unknown>;
+  /** The host action list of a rule defined with defineRule, if any. */
+  readonly actions?: readonly unknown[];
+}
+
+/** An activation on the agenda, as data. */
+export interface AgendaEntry {
+  readonly rule: string;
+  readonly salience: number;
+  readonly facts: (number | null)[];
+  readonly bindings: Record<string, unknown>;
+}
+
+/** A fact as data. */
+export interface FactData {
+  readonly id: number;
+  readonly relation: string;
+  /** Ordered facts: the fields. */
+  readonly fields?: unknown[];
+  /** Template facts: slot name → value. */
+  readonly slots?: Record<string, unknown>;
+  /** The fact as CLIPS prints it: `(a 1 "x")`. */
+  readonly text: string;
+}
+
+/** How a host describes a fact: CLIPS text, an ordered fact or a template fact. */
+export type FactInput =
+  | string
+  | { relation: string; fields?: unknown[] }
+  | { template: string; slots?: Record<string, unknown> };
+
+/** A rule defined from TypeScript: CLIPS conditions, optional CLIPS actions and a host action list. */
+export interface RuleDefinition {
+  readonly name: string;
+  readonly salience?: number;
+  /** One or more conditional elements, e.g. `(severity ?s&:(>= ?s 4))`. */
+  readonly when: string;
+  /** Optional CLIPS actions, e.g. `(assert (alert))`. */
+  readonly then?: string;
+  /** Data the host acts on when the rule fires (the IR's `then` actions); returned in the firing. */
+  readonly actions?: readonly unknown[];
+}
+
+/** The whole engine state as plain JSON, for checkpoints. */
+export interface EngineSnapshot {
+  readonly format: "keel.rules/1";
+  readonly constructs: { source: string; actions?: readonly unknown[] }[];
+  readonly facts: { id: number; relation: string; values: EncodedValue[] }[];
+  readonly nextFactId: number;
+  readonly agenda: { rule: string; facts: (number | null)[]; timetag: number }[];
+  readonly clock: number;
+}
+
+export interface RuleEngineOptions {
+  /** Host functions callable from rules, by name. */
+  functions?: Record<string, HostFunction>;
+  /** Where `printout` goes (router `t`); by default it is collected in `output`. */
+  onPrint?: (text: string) => void;
+}

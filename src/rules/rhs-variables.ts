@@ -1,0 +1,51 @@
+/** Load-time check that a rule's right-hand side reads only variables it has bound. */
+import type { Expr, RuleAst } from "./ast.js";
+import { rulesLoadError } from "./errors.js";
+
+/** Throws when an action reads a variable neither the left-hand side nor an earlier bind binds. */
+export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): void {
+  const bound = new Set<string>(scope.keys());
+  const visit = (e: Expr): void => {
+    switch (e.k) {
+      case "var":
+        if (!bound.has(e.name)) {
+          throw rulesLoadError(e.pos, `variable ?${e.name} is not bound`, {
+            construct: `defrule ${ast.name}`,
+            clips: `[PRCCODE3] Undefined variable ${e.name} referenced in RHS of defrule.`,
+            hint: "Bind it in a pattern on the left-hand side (or with bind before using it).",
+          });
+        }
+        return;
+      case "bind":
+        e.value.forEach(visit);
+        bound.add(e.name);
+        return;
+      case "call":
+        e.args.forEach(visit);
+        return;
+      case "if":
+        visit(e.cond);
+        e.thenDo.forEach(visit);
+        e.elseDo.forEach(visit);
+        return;
+      case "while":
+        visit(e.cond);
+        e.body.forEach(visit);
+        return;
+      case "assert":
+        for (const f of e.facts) {
+          if (f.kind === "ordered") f.fields.forEach(visit);
+          else for (const s of f.slots) s.values.forEach(visit);
+        }
+        return;
+      case "modify":
+      case "duplicate":
+        visit(e.target);
+        for (const s of e.slots) s.values.forEach(visit);
+        return;
+      default:
+        return;
+    }
+  };
+  ast.actions.forEach(visit);
+}

@@ -1,0 +1,71 @@
+/** Compiles a parsed defrule into the network and its right-hand side into closures. */
+import type { Activation, RuleInfo } from "./agenda.js";
+import type { CE, RuleAst } from "./ast.js";
+import { expandOr } from "./disjuncts.js";
+import { type Compiled, compileExpr } from "./evaluate.js";
+import type { Token } from "./rete/memory.js";
+import type { BuiltRule, Network } from "./rete/network.js";
+import { tokenReader } from "./rete/pattern.js";
+import { checkRhsVariables } from "./rhs-variables.js";
+import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
+
+/** What the engine does when a rule's terminal gains or loses a token. */
+export interface ActivationHooks {
+  activate(entry: RuleEntry, info: RuleInfo, t: Token): void;
+  deactivate(entry: RuleEntry, t: Token): void;
+}
+
+/**
+ * Builds one network path per disjunct of the rule's `or`s (CLIPS makes one rule per disjunct
+ * under one name) and compiles the actions against each path's variables.
+ */
+export function compileRule(
+  ast: RuleAst,
+  hostActions: readonly unknown[] | undefined,
+  net: Network,
+  hooks: ActivationHooks,
+): RuleEntry {
+  const disjuncts: CE[][] = expandOr(ast.ces);
+  const built: BuiltRule[] = [];
+  const acts = new Map<Token, Activation>();
+  const entry: RuleEntry = {
+    name: ast.name,
+    info: { name: ast.name, salience: ast.salience, display: [] },
+    built,
+    actions: [],
+    hostActions,
+    acts,
+    source: ast.source,
+  };
+  for (const ces of disjuncts) {
+    const display: ("fact" | "star" | "none")[] = [];
+    const info: RuleInfo = { name: ast.name, salience: ast.salience, display };
+    const b = net.buildRule(
+      ast.name,
+      ces,
+      (t) => hooks.activate(entry, info, t),
+      (t) => hooks.deactivate(entry, t),
+    );
+    display.push(...b.display);
+    built.push(b);
+    const scope = b.scope;
+    const construct = `defrule ${ast.name}`;
+    const rhs = ast.actions.map((a) =>
+      compileExpr(a, {
+        resolve: (name) => {
+          const loc = scope.get(name);
+          if (!loc) return null;
+          const read = tokenReader(loc);
+          // bind may rebind a left-hand-side variable for the rest of the actions.
+          return (f) => f.rhs?.get(name) ?? read(f);
+        },
+        rhs: true,
+        construct,
+      }),
+    );
+    checkRhsVariables(ast, scope);
+    (entry.actions as Compiled[]).push(...(built.length === 1 ? rhs : []));
+    rhsByBuilt.set(b, rhs);
+  }
+  return entry;
+}

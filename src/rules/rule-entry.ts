@@ -1,0 +1,47 @@
+/** A defined rule as the engine keeps it, and where each of its activations is recorded. */
+import type { Activation, RuleInfo } from "./agenda.js";
+import type { Compiled } from "./evaluate.js";
+import type { Token } from "./rete/memory.js";
+import type { BuiltRule } from "./rete/network.js";
+
+/** A defined rule: its compiled disjuncts, right-hand side and live activations. */
+export interface RuleEntry {
+  readonly name: string;
+  readonly info: RuleInfo;
+  readonly built: BuiltRule[];
+  readonly actions: Compiled[];
+  readonly hostActions: readonly unknown[] | undefined;
+  readonly acts: Map<Token, Activation>;
+  readonly source: string;
+}
+
+// A token's activation lives on the token itself (no map traffic per activation); a second rule
+// with the very same join path falls back to the rule's own map.
+export function setAct(entry: RuleEntry, t: Token, a: Activation): void {
+  if (t.actOwner === null) {
+    t.actOwner = entry;
+    t.act = a;
+  } else entry.acts.set(t, a);
+}
+
+export function getAct(entry: RuleEntry, t: Token): Activation | undefined {
+  return t.actOwner === entry ? ((t.act as Activation | null) ?? undefined) : entry.acts.get(t);
+}
+
+export function delAct(entry: RuleEntry, t: Token): void {
+  if (t.actOwner === entry) {
+    t.act = null;
+    t.actOwner = null;
+  } else entry.acts.delete(t);
+}
+
+export function delActOf(entry: RuleEntry | undefined, t: Token): void {
+  if (entry) delAct(entry, t);
+}
+
+/** RHS closures per compiled disjunct (kept outside the entry so `or` rules share a name). */
+export const rhsByBuilt = new WeakMap<BuiltRule, Compiled[]>();
+
+export function activationKey(rule: string, t: Token): string {
+  return `${rule}|${t.matches.map((m) => (m ? m.fact.factId : "*")).join(",")}`;
+}
