@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from "node:fs";
 import { sql } from "kysely";
+import { MIGRATION_LOCK_SUFFIX } from "../dialects/sqlite/sqlite-backend.js";
 import { internalsOf } from "../open-store.js";
 import type { Store, StoreLocation } from "../types.js";
 import { parentsFirst, zoneOf } from "../zones.js";
@@ -56,7 +57,7 @@ export function deleteSqliteDatabase(
   location: Extract<StoreLocation, { dialect: "sqlite" }>,
 ): string[] {
   const removed: string[] = [];
-  for (const suffix of ["", "-wal", "-shm"]) {
+  for (const suffix of ["", "-wal", "-shm", MIGRATION_LOCK_SUFFIX]) {
     const file = `${location.path}${suffix}`;
     if (existsSync(file)) {
       rmSync(file);

@@ -21,6 +21,11 @@ const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsNativeJson: false,
 });
 
+/** The sidecar file whose lock serialises migrating processes (kept; removed with the database). */
+export const MIGRATION_LOCK_SUFFIX = "-migrate-lock";
+/** How long a starter waits for another one's migrations before giving up (STORE_BUSY). */
+const MIGRATION_LOCK_WAIT_MS = 120_000;
+
 export interface SqliteOpenOptions {
   synchronous: SqliteSynchronous;
   busyTimeoutMs: number;
@@ -132,9 +137,25 @@ class SqliteBackend implements StoreBackend {
   }
 
   async withMigrationLock<T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>): Promise<T> {
-    // Each migration runs under BEGIN IMMEDIATE and re-reads the ledger, which serialises
-    // concurrent starters on one file without a separate lock.
-    return fn(this.kysely);
+    // Each migration runs under BEGIN IMMEDIATE and re-reads the ledger, so nothing is applied
+    // twice; but between two files another starter could take over, and then two processes
+    // migrate. SQLite has no advisory lock, so a sidecar database plays one: an EXCLUSIVE
+    // transaction on it for the whole pass (released by SQLite itself if the process dies).
+    const path = this.location.dialect === "sqlite" ? this.location.path : ":memory:";
+    if (path === ":memory:") return fn(this.kysely);
+    const lock = new Database(`${path}${MIGRATION_LOCK_SUFFIX}`, {
+      timeout: MIGRATION_LOCK_WAIT_MS,
+    });
+    try {
+      lock.exec("BEGIN EXCLUSIVE");
+      try {
+        return await fn(this.kysely);
+      } finally {
+        lock.exec("ROLLBACK");
+      }
+    } finally {
+      lock.close();
+    }
   }
 
   introspect(db: Kysely<KernelDatabase>): Promise<SchemaSnapshot> {
