@@ -54,6 +54,7 @@ function leftKeyOf(node: { spec: JoinSpec }, t: Token): unknown {
 
 /** A positive pattern: joins tokens with alpha matches. */
 export class JoinNode extends BetaNode implements LeftInput, RightInput {
+  rank = 0;
   readonly left = new KeyedBags<Token>();
   readonly right: KeyedBags<AlphaMatch>;
   constructor(
@@ -74,7 +75,7 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
     const n = list.length;
     for (let i = 0; i < n; i++) {
       const am = list[i] as AlphaMatch;
-      if (am.dead) continue;
+      if (am.dead || am.reached <= this.rank) continue;
       if (t.dead) return;
       if (test === null || test(t, am)) emit(this, t, am);
     }
@@ -109,6 +110,7 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
  * what a retraction frees comes in CLIPS's order.
  */
 export class NegativeNode extends BetaNode implements LeftInput, RightInput, Unblockable {
+  rank = 0;
   readonly left = new KeyedBags<Token>();
   readonly right: KeyedBags<AlphaMatch>;
   /** Block records of tokens whose own record slot another negative node already uses. */
@@ -148,7 +150,7 @@ export class NegativeNode extends BetaNode implements LeftInput, RightInput, Unb
     const test = this.spec.test;
     for (let i = 0; i < list.length; i++) {
       const am = list[i] as AlphaMatch;
-      if (am.dead || am === skip) continue;
+      if (am.dead || am === skip || am.reached <= this.rank) continue;
       if (test === null || test(t, am)) return am;
     }
     return null;

@@ -48,6 +48,11 @@ export class KeyedBags<T extends { dead: boolean }> {
     this.empty = 0;
   }
 
+  /** Every live entry (no particular order). */
+  *live(): IterableIterator<T> {
+    for (const list of this.map.values()) for (const v of list) if (!v.dead) yield v;
+  }
+
   clear(): void {
     this.map.clear();
     this.deadCounts.clear();

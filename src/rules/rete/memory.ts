@@ -160,6 +160,14 @@ export interface AlphaMatch {
   dead: boolean;
   /** The tokens this match blocks at not/exists nodes, most recently blocked first. */
   blocks: Block | null;
+  /**
+   * Joins of rank below this see the match. A memory shared by several bare stop nodes holds
+   * the match once; while a fact walks the tree (or is retracted) it reaches (or leaves) them
+   * one by one, and each join sees it only once its own stop node has. Infinity otherwise.
+   */
+  reached: number;
+  /** How many shared stop nodes the match has reached (its entries in the fact's match list). */
+  visits: number;
 }
 
 /**
@@ -177,6 +185,7 @@ export interface Block {
 
 /** A not/exists node: told when a match that blocked one of its tokens goes away. */
 export interface Unblockable {
+  readonly rank: number;
   unblock(b: Block, gone: AlphaMatch): void;
 }
 
@@ -199,9 +208,14 @@ export function unlinkBlock(b: Block): void {
   b.am = b.prev = b.next = null;
 }
 
-/** A retracted match lets go of its blocks, most recently blocked first (NegEntryRetractAlpha). */
-export function releaseBlocks(am: AlphaMatch): void {
-  for (let b = am.blocks; b; b = am.blocks) {
+/**
+ * A retracted match lets go of the blocks of the joins of one stop node (rank), most recently
+ * blocked first (NegEntryRetractAlpha).
+ */
+export function releaseBlocks(am: AlphaMatch, rank: number): void {
+  const mine: Block[] = [];
+  for (let b = am.blocks; b; b = b.next) if (b.node.rank === rank) mine.push(b);
+  for (const b of mine) {
     unlinkBlock(b);
     b.node.unblock(b, am);
   }
@@ -209,6 +223,8 @@ export function releaseBlocks(am: AlphaMatch): void {
 
 /** Something fed by an alpha memory (a join, not or exists node). */
 export interface RightInput {
+  /** The rank of the join's stop node among those sharing its alpha memory. */
+  rank: number;
   rightActivate(am: AlphaMatch): void;
   rightRetract(am: AlphaMatch): void;
 }
@@ -223,8 +239,11 @@ export class AlphaNode {
    * hashed fields, as in CLIPS), so one insertion serves all the joins below.
    */
   readonly index = new KeyedBags<AlphaMatch>();
-  /** Successors, newest first: CLIPS visits the most recently added join first. */
-  readonly successors: RightInput[] = [];
+  /** The stop nodes feeding this memory, in walking order (rank = index). */
+  readonly members: { rank: number; readonly succ: RightInput[] }[] = [];
+  /** The match a shared memory made for the fact walking the tree now. */
+  walkFact: Fact | null = null;
+  walkMatch: AlphaMatch | null = null;
   constructor(
     readonly key: string,
     readonly relation: string,
@@ -242,14 +261,5 @@ export class AlphaNode {
   drop(am: AlphaMatch): void {
     am.dead = true;
     this.index.removed(am.key);
-  }
-
-  addSuccessor(node: RightInput): void {
-    this.successors.unshift(node);
-  }
-
-  removeSuccessor(node: RightInput): void {
-    const i = this.successors.indexOf(node);
-    if (i >= 0) this.successors.splice(i, 1);
   }
 }

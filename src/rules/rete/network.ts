@@ -76,8 +76,10 @@ class SubnetEntry implements TokenSource, LeftInput {
 export class Network {
   readonly root = new RootNode();
   private readonly nets = new Map<string, PatternNet>();
-  /** The pattern-tree node each alpha memory hangs from. */
-  private readonly stops = new Map<AlphaNode, PatternNode>();
+  /** The pattern-tree stop node each join hangs from. */
+  private readonly stops = new Map<JoinNode | NegativeNode, PatternNode>();
+  /** Memories shared by bare stop nodes, by relation and join hash. */
+  private readonly shared = new Map<string, AlphaNode>();
   /** Nodes created by the rule being built; primed once it is complete. */
   private fresh: { node: LeftInput; parent: TokenSource }[] = [];
   private freshAlphas: AlphaNode[] = [];
@@ -90,7 +92,16 @@ export class Network {
 
   /** Runs a new fact through its relation's pattern tree and the joins below. */
   assertFact(fact: Fact): void {
-    this.nets.get(fact.relation)?.match(fact, deliver);
+    const net = this.nets.get(fact.relation);
+    if (!net) return;
+    net.match(fact, deliver);
+    // A shared memory's match has now reached all its stop nodes.
+    for (const am of walked) {
+      am.reached = Number.POSITIVE_INFINITY;
+      am.alpha.walkFact = null;
+      am.alpha.walkMatch = null;
+    }
+    walked.length = 0;
   }
 
   /** Removes a fact's matches and everything built on them, newest match first as CLIPS does. */
@@ -98,28 +109,58 @@ export class Network {
     const matches = fact.matches as AlphaMatch[];
     for (let i = matches.length - 1; i >= 0; i--) {
       const am = matches[i] as AlphaMatch;
-      am.alpha.drop(am);
+      // Each entry is one stop node reached; a shared memory's match leaves them last first.
+      const rank = --am.visits;
+      const member = am.alpha.members[rank];
+      am.reached = rank;
+      if (rank === 0) am.alpha.drop(am);
+      if (!member) continue;
       // What was built on the match goes first, then what it blocked (retract.c).
-      const succ = am.alpha.successors;
+      const succ = member.succ;
       for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
-      if (am.blocks) releaseBlocks(am);
+      if (am.blocks) releaseBlocks(am, rank);
     }
     fact.matches = [];
   }
 
-  private alphaFor(ce: PatternCE, cp: CompiledPattern): AlphaNode {
+  private alphaFor(ce: PatternCE, cp: CompiledPattern): { alpha: AlphaNode; stop: PatternNode } {
     let net = this.nets.get(ce.relation);
     if (!net) {
       net = new PatternNet(!ce.template);
       this.nets.set(ce.relation, net);
     }
     const stop = net.place(cp.steps, []);
-    if (stop.alpha) return stop.alpha;
-    const node = new AlphaNode(`${stop.id}`, ce.relation, cp.join.rightKey);
-    stop.alpha = node;
-    this.stops.set(node, stop);
-    this.freshAlphas.push(node);
-    return node;
+    if (stop.alpha) return { alpha: stop.alpha, stop };
+    // Bare nodes (no test) of one relation and join hash hold the same facts: CLIPS gives each
+    // its own memory, Keel shares one and lets each join see a match once its node has.
+    const groupKey = stop.bare === null ? null : `${ce.relation}|${stop.bare}`;
+    let alpha = groupKey ? this.shared.get(groupKey) : undefined;
+    if (!alpha) {
+      alpha = new AlphaNode(`${stop.id}`, ce.relation, cp.join.rightKey);
+      if (groupKey) this.shared.set(groupKey, alpha);
+      this.freshAlphas.push(alpha);
+    }
+    stop.alpha = alpha;
+    return { alpha, stop };
+  }
+
+  /** Ranks the stop nodes of each memory in walking order, and their joins with them. */
+  private rankMembers(relation: string): void {
+    const net = this.nets.get(relation);
+    if (!net) return;
+    const seen = new Set<AlphaNode>();
+    for (const root of net.roots) {
+      const alpha = root.alpha;
+      if (!alpha || root.bare === null || seen.has(alpha)) continue;
+      seen.add(alpha);
+      const members = net.roots.filter((r) => r.alpha === alpha && r.succ.length > 0);
+      alpha.members.length = 0;
+      members.forEach((m, i) => {
+        m.rank = i;
+        for (const j of m.succ) j.rank = i;
+        alpha.members.push(m);
+      });
+    }
   }
 
   private attach<T extends LeftInput & Shareable>(
@@ -198,22 +239,27 @@ export class Network {
     }
   }
 
-  /** Takes a join off its alpha memory and the pattern tree (nodes nobody uses go). */
-  private unhook(node: JoinNode | NegativeNode): void {
-    if (node instanceof NegativeNode) node.detached = true;
-    const alpha = node.alpha;
-    alpha.removeSuccessor(node);
-    this.useStop(alpha, -1);
-    if (alpha.successors.length === 0) {
-      const stop = this.stops.get(alpha);
-      if (stop) stop.alpha = null;
-      this.stops.delete(alpha);
-    }
+  private onStop<T extends JoinNode | NegativeNode>(node: T, stop: PatternNode): T {
+    this.stops.set(node, stop);
+    return node;
   }
 
-  private useStop(alpha: AlphaNode, delta: number): void {
-    const stop = this.stops.get(alpha);
-    if (stop) this.nets.get(alpha.relation)?.use(stop, delta);
+  /** Takes a join off its stop node and the pattern tree (nodes nobody uses go). */
+  private unhook(node: JoinNode | NegativeNode): void {
+    if (node instanceof NegativeNode) node.detached = true;
+    const stop = this.stops.get(node);
+    if (!stop) return;
+    this.stops.delete(node);
+    const at = stop.succ.indexOf(node);
+    if (at >= 0) stop.succ.splice(at, 1);
+    const relation = node.alpha.relation;
+    this.nets.get(relation)?.use(stop, -1);
+    if (stop.succ.length === 0) stop.alpha = null;
+    if (node.alpha.members.length <= 1 && stop.succ.length === 0) {
+      for (const [k, a] of this.shared) if (a === node.alpha) this.shared.delete(k);
+    }
+    this.rankMembers(relation);
+    if (stop.bare === null && stop.succ.length === 0) node.alpha.members.length = 0;
   }
 
   private prime(): void {
@@ -221,18 +267,52 @@ export class Network {
     const relations = new Set(this.freshAlphas.map((a) => a.relation));
     // New alpha memories take the facts already in working memory, oldest first, without
     // activating anything; the joins are primed from their parents below.
-    const store = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): void => {
-      if (fresh.has(alpha)) storeMatch(alpha, fact, marks);
+    const store = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode) => {
+      if (!fresh.has(alpha)) return;
+      if (stop.bare !== null && alpha.walkFact === fact) {
+        // A shared memory holds a fact once, with an entry per stop node it reached.
+        const am = alpha.walkMatch as AlphaMatch;
+        am.visits++;
+        fact.matches.push(am);
+        return;
+      }
+      const am = storeMatch(alpha, fact, marks);
+      am.reached = Number.POSITIVE_INFINITY;
+      alpha.walkFact = fact;
+      alpha.walkMatch = am;
     };
     for (const relation of relations) {
       const net = this.nets.get(relation);
       if (net) for (const fact of this.factsOf(relation)) net.match(fact, store);
     }
+    for (const alpha of this.freshAlphas) {
+      alpha.walkFact = null;
+      alpha.walkMatch = null;
+    }
+    const grown = new Map<AlphaNode, number>();
     const freshSet = new Set(this.fresh.map((f) => f.node));
     for (const { node } of this.fresh) {
       if (node instanceof JoinNode || node instanceof NegativeNode) {
-        node.alpha.addSuccessor(node);
-        this.useStop(node.alpha, 1);
+        const stop = this.stops.get(node) as PatternNode;
+        const alpha = node.alpha;
+        if (stop.succ.length === 0 && stop.bare === null) alpha.members.push(stop);
+        if (stop.succ.length === 0 && stop.bare !== null && !fresh.has(alpha)) {
+          grown.set(alpha, (grown.get(alpha) ?? 0) + 1);
+        }
+        stop.succ.unshift(node);
+        node.rank = stop.rank;
+        this.nets.get(alpha.relation)?.use(stop, 1);
+        relations.add(alpha.relation);
+      }
+    }
+    for (const relation of relations) this.rankMembers(relation);
+    // A shared memory that gained stop nodes: its matches have reached those too.
+    for (const [alpha, n] of grown) {
+      for (const am of alpha.index.live()) {
+        for (let i = 0; i < n; i++) {
+          am.visits++;
+          (am.fact.matches as AlphaMatch[]).push(am);
+        }
       }
     }
     // Feed existing tokens to the topmost new nodes; the rest is reached through them.
@@ -289,9 +369,14 @@ export class Network {
             tests,
             external,
           });
-          const alpha = this.alphaFor(ce, cp);
-          const key = `J|${alpha.key}|${cp.join.key}`;
-          parent = this.attach(parent, key, () => new JoinNode(alpha, cp.join), path);
+          const { alpha, stop } = this.alphaFor(ce, cp);
+          const key = `J|${stop.id}|${cp.join.key}`;
+          parent = this.attach(
+            parent,
+            key,
+            () => this.onStop(new JoinNode(alpha, cp.join), stop),
+            path,
+          );
           for (const [name, b] of cp.bindings) scope.set(name, { slot: depth, ...b });
           display.push("fact");
           depth++;
@@ -355,9 +440,14 @@ export class Network {
               // CLIPS reads (exists p) as (not (not p)): p sits one group deeper.
               external: exists ? widen(external, scope) : external,
             });
-            const alpha = this.alphaFor(only, cp);
-            const key = `${exists ? "E" : "N"}|${alpha.key}|${cp.join.key}`;
-            parent = this.attach(parent, key, () => new NegativeNode(alpha, cp.join, exists), path);
+            const { alpha, stop } = this.alphaFor(only, cp);
+            const key = `${exists ? "E" : "N"}|${stop.id}|${cp.join.key}`;
+            parent = this.attach(
+              parent,
+              key,
+              () => this.onStop(new NegativeNode(alpha, cp.join, exists), stop),
+              path,
+            );
           } else {
             // A not of one pattern stays in its group; anything else opens a deeper one.
             const lone = ce.type === "not" && singleCE(inner)?.type === "pattern";
@@ -440,10 +530,29 @@ export class Network {
 
 const NO_MARKS: readonly Mark[] = [];
 
-/** Hands a fact that reached an alpha memory to the memory, then to its joins in order. */
-function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): void {
-  const am = storeMatch(alpha, fact, marks);
-  const succ = alpha.successors;
+/** Shared-memory matches made during the current walk (their reach is completed after it). */
+const walked: AlphaMatch[] = [];
+
+/** Hands a fact that reached a stop node to its alpha memory, then to its joins in order. */
+function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode): void {
+  let am: AlphaMatch;
+  if (stop.bare === null) {
+    am = storeMatch(alpha, fact, marks);
+    am.reached = Number.POSITIVE_INFINITY;
+  } else {
+    if (alpha.walkFact === fact) {
+      am = alpha.walkMatch as AlphaMatch;
+      am.visits++;
+      fact.matches.push(am);
+    } else {
+      am = storeMatch(alpha, fact, marks);
+      alpha.walkFact = fact;
+      alpha.walkMatch = am;
+      walked.push(am);
+    }
+    am.reached = stop.rank + 1;
+  }
+  const succ = stop.succ;
   for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);
 }
 
@@ -452,11 +561,13 @@ function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): Alpha
     fact,
     // The walk reuses its markers; keep a copy only when a multifield node bound something.
     marks: marks.length ? marks.map((m) => ({ ...m })) : NO_MARKS,
-    alpha,
     key: undefined,
+    alpha,
     firstToken: null,
     dead: false,
     blocks: null,
+    reached: 0,
+    visits: 1,
   };
   alpha.store(am);
   fact.matches.push(am);

@@ -1,7 +1,7 @@
 import type { Fact } from "../facts.js";
 import { hashKey } from "../facts.js";
 import type { Value } from "../values.js";
-import type { AlphaNode, Mark } from "./memory.js";
+import type { AlphaNode, Mark, RightInput } from "./memory.js";
 
 export type { Mark };
 
@@ -37,6 +37,11 @@ export interface PatternStep {
   readonly key: string;
   readonly test: NodeTest | null;
   readonly selector: SelectorSpec | null;
+  /**
+   * For a bare relation node (no test): what its memory holds, the same for every bare node of
+   * the relation with this value, so they share one memory (see Network).
+   */
+  readonly bare: string | null;
 }
 
 let nodeIds = 0;
@@ -48,8 +53,12 @@ export class PatternNode {
   readonly children: PatternNode[] = [];
   /** For a selector node: its constant children by value. */
   readonly byValue: Map<unknown, PatternNode> | null;
-  /** The alpha memory of a stop node (its successors are the joins it feeds, newest first). */
+  /** The alpha memory of a stop node. */
   alpha: AlphaNode | null = null;
+  /** The joins this stop node feeds, newest first (CLIPS visits the newest join first). */
+  readonly succ: RightInput[] = [];
+  /** Position among the stop nodes sharing its alpha memory, in walking order. */
+  rank = 0;
   /** Joins at or below this node; a node nobody uses is unlinked. */
   users = 0;
   constructor(
@@ -63,13 +72,19 @@ export class PatternNode {
     readonly test: NodeTest | null,
     readonly selector: SelectorSpec | null,
     readonly parent: PatternNode | null,
+    readonly bare: string | null = null,
   ) {
     this.byValue = selector ? new Map() : null;
   }
 }
 
 /** Called for every alpha memory a fact reaches, in CLIPS's traversal order. */
-export type Deliver = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[]) => void;
+export type Deliver = (
+  alpha: AlphaNode,
+  fact: Fact,
+  marks: readonly Mark[],
+  stop: PatternNode,
+) => void;
 
 function slotLength(fact: Fact, node: PatternNode, ordered: boolean): number {
   const v = ordered ? fact.values : (fact.values[node.slot] as readonly Value[]);
@@ -111,6 +126,7 @@ export class PatternNet {
           s.test,
           s.selector,
           parent,
+          s.bare,
         );
         list.unshift(node);
         created.push(node);
@@ -195,7 +211,7 @@ export class PatternNet {
           target = node.byValue?.get(hashKey(sel.read(fact, marks)));
           if (!target) continue;
         } else if (node.test && !node.test(fact, marks)) continue;
-        if (target.alpha) deliver(target.alpha, fact, marks);
+        if (target.alpha) deliver(target.alpha, fact, marks, target);
         if (target.children.length) this.visit(target.children, fact, offset, offsetSlot, deliver);
       } else {
         this.multifield(node, fact, node.slot === offsetSlot ? offset : 0, deliver);
@@ -214,7 +230,7 @@ export class PatternNet {
       // The last multifield of a slot takes what the single fields after it leave.
       mark.len = Math.max(0, length - node.leave - start);
       if (!node.test || node.test(fact, marks)) {
-        if (node.alpha) deliver(node.alpha, fact, marks);
+        if (node.alpha) deliver(node.alpha, fact, marks, node);
         if (kids.length) this.visit(kids, fact, 0, (kids[0] as PatternNode).slot, deliver);
       }
     } else {

@@ -558,6 +558,7 @@ function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
         key: `rel${++bareNodes}|h:${rightHash}`,
         test: null,
         selector: null,
+        bare: `h:${rightHash}`,
       },
     ];
   }
@@ -586,11 +587,18 @@ function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
           value: s.value,
           valueKey: `${where}|val:${litKey(s.value)}${h}`,
         },
+        bare: null,
       };
     }
     const test = p.keys.length === 1 ? p.keys[0] : `and(${p.keys.join(",")})`;
     const leave = p.kind === "mf" ? `:${p.leave}` : "";
-    return { ...common, key: `${where}${leave}|${test}${h}`, test: p.test, selector: null };
+    return {
+      ...common,
+      key: `${where}${leave}|${test}${h}`,
+      test: p.test,
+      selector: null,
+      bare: null,
+    };
   });
 }
 
