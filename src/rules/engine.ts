@@ -172,11 +172,14 @@ export class RuleEngine {
     }
   }
 
+  /** What the parser asks the engine; built once (it reads the current templates). */
+  private readonly parsing: ParseContext = {
+    template: (name) => this.templates.get(name),
+    hasFunction: (name) => isKnownFunction(name) || this.hostFns.has(name),
+  };
+
   private parseContext(): ParseContext {
-    return {
-      template: (name) => this.templates.get(name),
-      hasFunction: (name) => isKnownFunction(name) || this.hostFns.has(name),
-    };
+    return this.parsing;
   }
 
   /** Defines one construct form (used by load and by the batch runner). */

@@ -166,8 +166,13 @@ export interface AlphaMatch {
    * one by one, and each join sees it only once its own stop node has. Infinity otherwise.
    */
   reached: number;
-  /** How many shared stop nodes the match has reached (its entries in the fact's match list). */
+  /** How many shared stop nodes the match has reached. */
   visits: number;
+  /**
+   * Where each entry of the fact's match list starts counting (null: one entry, from 0).
+   * Consecutive visits share one entry, so a fact in a memory shared by N nodes costs one entry.
+   */
+  runs: number[] | null;
 }
 
 /**

@@ -109,16 +109,20 @@ export class Network {
     const matches = fact.matches as AlphaMatch[];
     for (let i = matches.length - 1; i >= 0; i--) {
       const am = matches[i] as AlphaMatch;
-      // Each entry is one stop node reached; a shared memory's match leaves them last first.
-      const rank = --am.visits;
-      const member = am.alpha.members[rank];
-      am.reached = rank;
-      if (rank === 0) am.alpha.drop(am);
-      if (!member) continue;
-      // What was built on the match goes first, then what it blocked (retract.c).
-      const succ = member.succ;
-      for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
-      if (am.blocks) releaseBlocks(am, rank);
+      // An entry stands for one or more stop nodes reached in a row; a shared memory's match
+      // leaves them last first.
+      const start = am.runs?.pop() ?? 0;
+      for (let rank = am.visits - 1; rank >= start; rank--) {
+        const member = am.alpha.members[rank];
+        am.reached = rank;
+        if (rank === 0) am.alpha.drop(am);
+        if (!member) continue;
+        // What was built on the match goes first, then what it blocked (retract.c).
+        const succ = member.succ;
+        for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
+        if (am.blocks) releaseBlocks(am, rank);
+      }
+      am.visits = start;
     }
     fact.matches = [];
   }
@@ -271,9 +275,7 @@ export class Network {
       if (!fresh.has(alpha)) return;
       if (stop.bare !== null && alpha.walkFact === fact) {
         // A shared memory holds a fact once, with an entry per stop node it reached.
-        const am = alpha.walkMatch as AlphaMatch;
-        am.visits++;
-        fact.matches.push(am);
+        revisit(alpha.walkMatch as AlphaMatch);
         return;
       }
       const am = storeMatch(alpha, fact, marks);
@@ -309,10 +311,7 @@ export class Network {
     // A shared memory that gained stop nodes: its matches have reached those too.
     for (const [alpha, n] of grown) {
       for (const am of alpha.index.live()) {
-        for (let i = 0; i < n; i++) {
-          am.visits++;
-          (am.fact.matches as AlphaMatch[]).push(am);
-        }
+        for (let i = 0; i < n; i++) revisit(am);
       }
     }
     // Feed existing tokens to the topmost new nodes; the rest is reached through them.
@@ -542,8 +541,7 @@ function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: Pat
   } else {
     if (alpha.walkFact === fact) {
       am = alpha.walkMatch as AlphaMatch;
-      am.visits++;
-      fact.matches.push(am);
+      revisit(am);
     } else {
       am = storeMatch(alpha, fact, marks);
       alpha.walkFact = fact;
@@ -554,6 +552,17 @@ function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: Pat
   }
   const succ = stop.succ;
   for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);
+}
+
+/** A shared memory's match reached one more of its stop nodes. */
+function revisit(am: AlphaMatch): void {
+  const list = am.fact.matches;
+  if (list[list.length - 1] !== am) {
+    if (!am.runs) am.runs = [0];
+    am.runs.push(am.visits);
+    list.push(am);
+  }
+  am.visits++;
 }
 
 function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): AlphaMatch {
@@ -568,6 +577,7 @@ function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): Alpha
     blocks: null,
     reached: 0,
     visits: 1,
+    runs: null,
   };
   alpha.store(am);
   fact.matches.push(am);
