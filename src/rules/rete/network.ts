@@ -119,7 +119,7 @@ export class Network {
         if (!member) continue;
         // What was built on the match goes first, then what it blocked (retract.c).
         const succ = member.succ;
-        for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
+        if (am.firstToken) for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
         if (am.blocks) releaseBlocks(am, rank);
       }
       am.visits = start;
