@@ -2,38 +2,38 @@
  * A hash index of join memories: one array per join key (one array when the join has no equality
  * test), in insertion order. Removal flags the entry dead (its owner sets `dead`) and counts it;
  * a bucket is compacted once half of it is dead, so removal is amortised O(1) without per-entry
- * map or link objects, and dead entries never pile up. Most keys hold one or two entries, so a
- * bucket is the bare array and dead counts live apart, only for buckets that have some.
+ * map or link objects, and dead entries never pile up.
  */
+interface Bucket<T> {
+  readonly items: T[];
+  dead: number;
+}
+
 export class KeyedBags<T extends { dead: boolean }> {
-  private readonly map = new Map<unknown, T[]>();
-  private readonly deadCounts = new Map<unknown, number>();
+  private readonly map = new Map<unknown, Bucket<T>>();
   /** Buckets left empty; kept for reuse (a key often comes back, e.g. on modify) until many pile up. */
   private empty = 0;
 
   add(key: unknown, value: T): void {
     const bucket = this.map.get(key);
     if (bucket) {
-      if (bucket.length === 0) this.empty--;
-      bucket.push(value);
-    } else this.map.set(key, [value]);
+      if (bucket.items.length === 0) this.empty--;
+      bucket.items.push(value);
+    } else this.map.set(key, { items: [value], dead: 0 });
   }
 
   /** The entries under `key` in insertion order, dead ones included (callers skip them). */
   get(key: unknown): T[] | undefined {
-    return this.map.get(key);
+    return this.map.get(key)?.items;
   }
 
   /** Records that an entry under `key` died. */
   removed(key: unknown): void {
-    const list = this.map.get(key);
-    if (!list) return;
-    const dead = (this.deadCounts.get(key) ?? 0) + 1;
-    if (dead * 2 < list.length) {
-      this.deadCounts.set(key, dead);
-      return;
-    }
-    if (dead > 1) this.deadCounts.delete(key);
+    const bucket = this.map.get(key);
+    if (!bucket) return;
+    const list = bucket.items;
+    if (++bucket.dead * 2 < list.length) return;
+    bucket.dead = 0;
     let j = 0;
     for (let i = 0; i < list.length; i++) {
       const v = list[i] as T;
@@ -44,18 +44,17 @@ export class KeyedBags<T extends { dead: boolean }> {
   }
 
   private sweep(): void {
-    for (const [key, bucket] of this.map) if (bucket.length === 0) this.map.delete(key);
+    for (const [key, bucket] of this.map) if (bucket.items.length === 0) this.map.delete(key);
     this.empty = 0;
   }
 
   /** Every live entry (no particular order). */
   *live(): IterableIterator<T> {
-    for (const list of this.map.values()) for (const v of list) if (!v.dead) yield v;
+    for (const b of this.map.values()) for (const v of b.items) if (!v.dead) yield v;
   }
 
   clear(): void {
     this.map.clear();
-    this.deadCounts.clear();
     this.empty = 0;
   }
 }
