@@ -21,11 +21,17 @@ export const ARTIFACT_PLACEHOLDERS = castPlaceholders([
 /**
  * The common table expression `old`: the chain head, locked (`FOR UPDATE`: concurrent
  * appenders on any connection or machine queue here, and each then sees the head its
- * predecessor committed). No parameters.
+ * predecessor committed). `when`, if given, is a condition for taking it at all (no head, no
+ * append). No parameters.
  */
-export const AUDIT_LOCK_CTE = `old AS (
-  SELECT last_seq, last_hash FROM state_audit_heads WHERE id = '${AUDIT_HEAD_ID}' FOR UPDATE
+export function auditLockCte(when?: string): string {
+  return `old AS (
+  SELECT last_seq, last_hash FROM state_audit_heads
+  WHERE id = '${AUDIT_HEAD_ID}'${when === undefined ? "" : ` AND ${when}`} FOR UPDATE
 )`;
+}
+
+export const AUDIT_LOCK_CTE = auditLockCte();
 
 /**
  * Common table expressions that append one event after `AUDIT_LOCK_CTE`: `head` advances the

@@ -3,6 +3,7 @@ import {
   ARTIFACT_PLACEHOLDERS,
   AUDIT_LOCK_CTE,
   auditAppendCtes,
+  auditLockCte,
   auditParams,
 } from "../audit/audit-postgres.js";
 import type { AuditRecord } from "../audit/audit-record.js";
@@ -20,17 +21,21 @@ import {
 } from "./ledger-columns.js";
 import type { LedgerWrites } from "./ledger-writes.js";
 
-const FIND_LIVE = `SELECT * FROM state_tool_calls
-WHERE tool_name = $1 AND idempotency_key = $2 AND status <> 'failed'`;
-
-/** Artifact, call and event appear only when the head was advanced (`FROM head`). */
-const INSERT_ATTEMPTED = numbered(`WITH ${AUDIT_LOCK_CTE}, ${auditAppendCtes()}, art AS (
+/**
+ * The live call for the key, if any; otherwise the head is locked and advanced, and the
+ * artifact, the call and the event appear (`FROM head`). Returns how many were inserted (0 or 1),
+ * whether the head exists, and the live row as JSON.
+ */
+const ATTEMPT_UNLESS_LIVE = numbered(`WITH live AS (
+  SELECT * FROM state_tool_calls
+  WHERE tool_name = ?::text AND idempotency_key = ?::text AND status <> 'failed'
+), ${auditLockCte("NOT EXISTS (SELECT 1 FROM live)")}, ${auditAppendCtes()}, art AS (
   INSERT INTO state_artifacts (${ARTIFACT_COLUMNS}) SELECT ${ARTIFACT_PLACEHOLDERS} FROM head
 ), call AS (
   INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
   SELECT ${castPlaceholders(TOOL_CALL_TYPES)} FROM head
 )
-SELECT seq FROM head`);
+SELECT (SELECT count(*) FROM head)::int AS inserted, (SELECT row_to_json(live) FROM live) AS live`);
 
 /**
  * The row moves only if the head exists and the status is still the expected one; the head
@@ -68,28 +73,29 @@ export class PostgresLedgerWrites implements LedgerWrites {
     this.#audit = audit;
   }
 
-  async findLive(toolName: string, idempotencyKey: string): Promise<ToolCallsTable | undefined> {
-    const result = await this.#pool.query<ToolCallsTable>({
-      name: "keel_ledger_find_live",
-      text: FIND_LIVE,
-      values: [toolName, idempotencyKey],
-    });
-    return result.rows[0];
-  }
-
-  async insertAttempted(
+  async attemptUnlessLive(
     call: ToolCallsTable,
     request: ArtifactsTable,
     audit: AuditRecord,
-  ): Promise<void> {
-    const values = [...auditParams(audit), ...artifactValues(request), ...toolCallValues(call)];
-    const query = { name: "keel_ledger_attempted", text: INSERT_ATTEMPTED, values };
-    if ((await this.#pool.query(query)).rows.length === 1) return;
-    // No chain head yet (new database, or after `keel db reset`): create it and write again.
-    await this.#audit.ensureHead();
-    if ((await this.#pool.query(query)).rows.length !== 1) {
-      throw new Error("the audit chain head vanished while the call was being recorded");
+  ): Promise<ToolCallsTable | null> {
+    const values = [
+      call.tool_name,
+      call.idempotency_key,
+      ...auditParams(audit),
+      ...artifactValues(request),
+      ...toolCallValues(call),
+    ];
+    const query = { name: "keel_ledger_attempt", text: ATTEMPT_UNLESS_LIVE, values };
+    type Answer = { inserted: number; live: ToolCallsTable | null };
+    let answer = (await this.#pool.query<Answer>(query)).rows[0];
+    if (answer?.inserted === 0 && answer.live === null) {
+      // No chain head yet (new database, or after `keel db reset`): create it and write again.
+      await this.#audit.ensureHead();
+      answer = (await this.#pool.query<Answer>(query)).rows[0];
     }
+    if (answer?.inserted === 1) return null;
+    if (answer?.live) return answer.live;
+    throw new Error("the audit chain head vanished while the call was being recorded");
   }
 
   async transition(

@@ -34,21 +34,18 @@ export class LedgerRecorder {
     this.#newId = newId;
   }
 
-  /** The live (not failed) row for a tool and idempotency key, if any. */
-  findLive(toolName: string, idempotencyKey: string): Promise<ToolCallsTable | undefined> {
-    return this.#writes.findLive(toolName, idempotencyKey);
-  }
-
   /**
-   * Commits `attempted` (with the redacted request as an artifact) before the effect.
-   * `requestJson` is the canonical JSON of the redacted request (what `requestHash` hashes).
+   * Commits `attempted` (with the redacted request as an artifact) before the effect — unless a
+   * live (not failed) call with the same tool and key exists, which is returned instead with
+   * nothing written. `requestJson` is the canonical JSON of the redacted request (what
+   * `requestHash` hashes).
    */
-  async recordAttempted(
+  async attemptUnlessLive(
     tool: RegisteredTool,
     request: ToolCallRequest,
     requestJson: string,
     requestHash: string,
-  ): Promise<ToolCallsTable> {
+  ): Promise<{ row: ToolCallsTable; recorded: boolean }> {
     const now = this.#clock.now();
     const artifact = artifactRow({
       id: this.#newId(),
@@ -87,12 +84,13 @@ export class LedgerRecorder {
       summary: `${tool.id}: ${row.action} attempted`,
       outcome: "info",
     });
+    let live: ToolCallsTable | null;
     try {
-      await this.#writes.insertAttempted(row, artifact, record);
+      live = await this.#writes.attemptUnlessLive(row, artifact, record);
     } catch (error) {
       throw ledgerWriteFailed(error, record, row.idempotency_key);
     }
-    return row;
+    return live ? { row: live, recorded: false } : { row, recorded: true };
   }
 
   async recordSucceeded(

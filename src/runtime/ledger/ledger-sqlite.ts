@@ -38,22 +38,22 @@ export class SqliteLedgerWrites implements LedgerWrites {
     this.#db = db;
   }
 
-  async findLive(toolName: string, idempotencyKey: string): Promise<ToolCallsTable | undefined> {
-    return prepared(this.#db, FIND_LIVE).get(toolName, idempotencyKey) as
-      | ToolCallsTable
-      | undefined;
-  }
-
-  async insertAttempted(
+  async attemptUnlessLive(
     call: ToolCallsTable,
     request: ArtifactsTable,
     audit: AuditRecord,
-  ): Promise<void> {
+  ): Promise<ToolCallsTable | null> {
     const db = this.#db;
-    await sqliteWrite(this.#store, db, () => {
+    // Looked up under the write lock: no other process can record the key in between.
+    return sqliteWrite(this.#store, db, () => {
+      const live = prepared(db, FIND_LIVE).get(call.tool_name, call.idempotency_key) as
+        | ToolCallsTable
+        | undefined;
+      if (live) return live;
       insertArtifactSqlite(db, request);
       prepared(db, INSERT_CALL).run(...toolCallValues(call));
       appendAuditSqlite(db, audit);
+      return null;
     });
   }
 

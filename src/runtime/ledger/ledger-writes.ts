@@ -8,10 +8,16 @@ import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
  * and the audit event that records it: both happen or neither does.
  */
 export interface LedgerWrites {
-  /** The live (not failed) row for a tool and idempotency key, if any. */
-  findLive(toolName: string, idempotencyKey: string): Promise<ToolCallsTable | undefined>;
-  /** The request artifact, the `attempted` row and its audit event, committed together. */
-  insertAttempted(call: ToolCallsTable, request: ArtifactsTable, audit: AuditRecord): Promise<void>;
+  /**
+   * The request artifact, the `attempted` row and its audit event, committed together — unless
+   * a live (not failed) call with the same tool and key exists: then nothing is written and that
+   * row is returned. One write instead of a lookup and a write (one round trip on Postgres).
+   */
+  attemptUnlessLive(
+    call: ToolCallsTable,
+    request: ArtifactsTable,
+    audit: AuditRecord,
+  ): Promise<ToolCallsTable | null>;
   /**
    * Rewrites the row to `next` if its status is still `from` (so a late answer from a process
    * that recovery gave up on cannot overwrite what recovery wrote), with the outcome's artifact

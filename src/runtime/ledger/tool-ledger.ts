@@ -94,8 +94,11 @@ export class ToolLedger {
     });
     const requestJson = canonicalJson(redacted);
     const requestHash = sha256Hex(requestJson);
-    let row = await this.#recorder.findLive(tool.id, request.idempotencyKey);
-    if (row && row.request_hash !== requestHash) {
+    const attempt = await this.#recorder.attemptUnlessLive(tool, request, requestJson, requestHash);
+    if (attempt.recorded) return this.#run(tool, attempt.row, request);
+    // The key already has a live call: the same request or a conflict, then by its status.
+    let row: ToolCallsTable = attempt.row;
+    if (row.request_hash !== requestHash) {
       await auditRefusal(this.#audit, request, tool.id, "IDEMPOTENCY_CONFLICT", {
         existing_tool_call_id: row.id,
       });
@@ -108,24 +111,20 @@ export class ToolLedger {
         },
       );
     }
-    if (row?.status === "succeeded") return this.#replay(row);
-    if (row?.status === "attempted") {
+    if (row.status === "succeeded") return this.#replay(row);
+    if (row.status === "attempted") {
       row = await this.#recorder.markUnknown(
         row,
         "its process stopped before the outcome was recorded",
       );
     }
-    if (row?.status === "unknown") {
-      if (!tool.retrySafe) await this.#holdForOperator(row);
-      await this.#recorder.audited(row, {
-        type: "tool_call.retried",
-        summary: `${tool.id}: retrying a call whose outcome was unknown (the tool is retry-safe)`,
-        outcome: "info",
-      });
-      return this.#run(tool, row, request);
-    }
-    const attempted = await this.#recorder.recordAttempted(tool, request, requestJson, requestHash);
-    return this.#run(tool, attempted, request);
+    if (!tool.retrySafe) await this.#holdForOperator(row);
+    await this.#recorder.audited(row, {
+      type: "tool_call.retried",
+      summary: `${tool.id}: retrying a call whose outcome was unknown (the tool is retry-safe)`,
+      outcome: "info",
+    });
+    return this.#run(tool, row, request);
   }
 
   /** A recorded call and its result. */
