@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   CHECKPOINT_FORMAT: { exit: 2, http: 500 },
   CHECKPOINT_NOT_SERIALIZABLE: { exit: 2, http: 500 },
   GRAPH_INTERRUPT: { exit: 2, http: 500 },
+  INTERRUPT_OUTSIDE_NODE: { exit: 2, http: 500 },
   NODE_NOT_FOUND: { exit: 5, http: 404 },
   // durable savers and runs (src/checkpoint/{sqlite,postgres,runs})
   CHECKPOINT_CORRUPT: { exit: 2, http: 500 },
@@ -95,9 +96,11 @@ export const ERROR_CODES = {
   ROUTING_INVALID: { exit: 2, http: 400 },
   APPROVAL_PENDING: { exit: 2, http: 409 },
   APPROVAL_DENIED: { exit: 2, http: 403 },
+  APPROVAL_MISMATCH: { exit: 2, http: 409 },
   STEP_NOT_FOUND: { exit: 5, http: 404 },
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
+  APP_MODULE_INVALID: { exit: 2, http: 500 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

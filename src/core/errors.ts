@@ -11,6 +11,12 @@ export interface KeelErrorOptions {
 }
 
 /**
+ * Brands Keel errors for `isKeelError`. A registered symbol is the same in every realm and in
+ * every copy of this module, where `instanceof` fails.
+ */
+const KEEL_ERROR: unique symbol = Symbol.for("keel.error");
+
+/**
  * The one error base class of Keel. Every error has a stable `code`, a message that says what
  * happened (and, through `hint`, what to do), and the original `cause`.
  *
@@ -30,6 +36,11 @@ export class KeelError extends Error {
     this.hint = options.hint;
   }
 
+  /** The brand `isKeelError` checks (on the prototype: no per-instance cost). */
+  get [KEEL_ERROR](): true {
+    return true;
+  }
+
   /** The CLI exit code for this error. */
   get exitCode(): number {
     return exitCodeFor(this.code);
@@ -44,9 +55,14 @@ export class KeelError extends Error {
   }
 }
 
-/** True when `value` is a KeelError (across realms and duplicated module copies). */
+/** True when `value` is a KeelError, also one made in another realm or by another copy of Keel. */
 export function isKeelError(value: unknown): value is KeelError {
-  return value instanceof KeelError;
+  return (
+    value instanceof KeelError ||
+    (typeof value === "object" &&
+      value !== null &&
+      (value as { [KEEL_ERROR]?: unknown })[KEEL_ERROR] === true)
+  );
 }
 
 /**

@@ -1,11 +1,18 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { canonicalJson } from "./canonical-json.js";
 
+// `crypto.hash` (Node 20.12+, 21.7+) hashes in one call without a Hash object: about half the
+// time of createHash for the short texts Keel hashes on every ledgered tool call.
+const oneShot: typeof crypto.hash | undefined =
+  typeof crypto.hash === "function" ? crypto.hash : undefined;
+
 /** Hex sha256 of a string (UTF-8) or bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return oneShot
+    ? oneShot("sha256", data, "hex")
+    : crypto.createHash("sha256").update(data).digest("hex");
 }
 
 /** Hex BLAKE2b with a 16-byte digest (32 hex characters). */

@@ -2,12 +2,13 @@ import type {
   BaseCheckpointSaver,
   CheckpointConfig,
   CheckpointListOptions,
+  CheckpointTuple,
 } from "../checkpoint/base/index.js";
 import { KeelError } from "../core/index.js";
 import type { GraphDeclaration } from "./builder/declarations.js";
 import { Command, isCommand } from "./command.js";
 import { END, START } from "./constants.js";
-import { GraphInterrupt, type Interrupt } from "./errors.js";
+import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
@@ -148,8 +149,9 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   /**
    * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
-   * what runs next). Without `asNode`, the node that wrote last is used. Returns the config of
-   * the new checkpoint.
+   * what runs next). Without `asNode`, the node that wrote the last step is used (START on a new
+   * thread); after a parallel step that is ambiguous and refused. Returns the config of the new
+   * checkpoint.
    */
   async updateState(
     config: RunConfig,
@@ -160,7 +162,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);
     if (tuple) loop.restore(tuple);
-    const name = asNode ?? lastWriter(tuple?.metadata.writes) ?? START;
+    const name = asNode ?? (await defaultWriter(saver, tuple));
     const node =
       name === START ? startNode(this.spec) : this.spec.nodes[this.spec.nodeIndex.get(name) ?? -1];
     if (!node || name === END) {
@@ -278,8 +280,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   }
 }
 
-function lastWriter(writes: Record<string, unknown> | null | undefined): string | undefined {
-  if (!writes) return undefined;
-  const names = Object.keys(writes);
-  return names.length === 1 ? names[0] : undefined;
+/**
+ * The node `updateState` writes as when no `asNode` is given, as in LangGraph.js: START on a
+ * thread with no checkpoint or at its input, otherwise the node that wrote the checkpoint's step.
+ * When several nodes wrote it (a parallel step), which one is meant cannot be guessed.
+ */
+async function defaultWriter(
+  saver: BaseCheckpointSaver,
+  tuple: CheckpointTuple | undefined,
+): Promise<string> {
+  if (!tuple) return START;
+  // A fork is a copy of its parent, whose step decides.
+  const decisive =
+    tuple.metadata.source === "fork" && tuple.parentConfig
+      ? ((await saver.getTuple(tuple.parentConfig)) ?? tuple)
+      : tuple;
+  // No writes: the checkpoint where the input was applied (START's step).
+  const names = Object.keys(decisive.metadata.writes ?? {});
+  if (names.length <= 1) return names[0] ?? START;
+  throw new InvalidUpdateError(
+    `Ambiguous update: several nodes (${names.join(", ")}) wrote the last step, so updateState cannot tell which node the update comes from.`,
+    {
+      details: { candidates: names },
+      hint: `Specify asNode: graph.updateState(config, values, "${names[0]}").`,
+    },
+  );
 }

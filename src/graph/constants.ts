@@ -26,3 +26,5 @@ export const INTERRUPT_WRITE = "__interrupt__";
 export const RESUME_WRITE = "__resume__";
 /** Marks a task that finished after an interrupt (its `__interrupt__` write stays, for history). */
 export const DONE_WRITE = "__done__";
+/** Marks a task that finished without writing anything, so a resumed run does not run it again. */
+export const NO_WRITES = "__no_writes__";

@@ -1,4 +1,4 @@
-import { type ErrorCode, KeelError, type KeelErrorOptions } from "../core/index.js";
+import { type ErrorCode, isKeelError, KeelError, type KeelErrorOptions } from "../core/index.js";
 
 /**
  * A node or input wrote a value the state cannot take: two writes to a last-value key in one
@@ -57,11 +57,17 @@ export class GraphInterrupt extends KeelError {
   }
 }
 
-/** True for the error `interrupt()` throws (also across module copies). */
+/**
+ * True for the error `interrupt()` throws to pause a node (also across module copies): a
+ * `GRAPH_INTERRUPT` KeelError that carries its interrupts. Any other error, even with that code,
+ * is a failure, never a pause.
+ */
 export function isGraphInterrupt(error: unknown): error is GraphInterrupt {
+  if (error instanceof GraphInterrupt) return true;
   return (
-    error instanceof GraphInterrupt ||
-    (error instanceof KeelError && error.code === "GRAPH_INTERRUPT")
+    isKeelError(error) &&
+    error.code === "GRAPH_INTERRUPT" &&
+    Array.isArray((error as { interrupts?: unknown }).interrupts)
   );
 }
 

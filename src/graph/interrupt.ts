@@ -15,8 +15,9 @@ export interface InterruptScope {
 }
 
 /**
- * Async nodes carry their scope through awaits with AsyncLocalStorage; synchronous nodes use a
- * plain slot set around the call, which costs nothing (see pregel/run-node.ts).
+ * A node that may await (an `async function`, or any node of a run with a checkpointer, where a
+ * plain function may return a promise) carries its scope through awaits with AsyncLocalStorage;
+ * the others use a plain slot set around the call, which costs nothing (see pregel/execute.ts).
  */
 const asyncScope = new AsyncLocalStorage<InterruptScope>();
 let syncScope: InterruptScope | undefined;
@@ -56,9 +57,13 @@ export function interruptId(taskId: string, index: number): string {
 export function interrupt<Value = unknown, Resume = unknown>(value: Value): Resume {
   const scope = syncScope ?? asyncScope.getStore();
   if (!scope) {
-    throw new KeelError("GRAPH_INTERRUPT", "interrupt() was called outside a graph node.", {
-      hint: "Call interrupt() inside a node function (an async node may await before calling it).",
-    });
+    throw new KeelError(
+      "INTERRUPT_OUTSIDE_NODE",
+      "interrupt() was called outside a running graph node, so there is no run to pause.",
+      {
+        hint: "Call it inside a node function, or in code the node awaits. A run can only pause with a checkpointer: without one, a node that is not an `async function` is not followed across its awaits.",
+      },
+    );
   }
   const index = scope.calls;
   scope.calls += 1;

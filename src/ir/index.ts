@@ -7,6 +7,7 @@
  * const problems = validate(text);
  * if (problems.length === 0) console.log(graphHash(loads(text)));
  */
+export { DURATION_FORMS, DURATION_PATTERN, durationSeconds, timeoutMillis } from "./duration.js";
 export { IrValidationError } from "./errors.js";
 export { factContentHash } from "./fact-hash.js";
 export {
@@ -40,6 +41,8 @@ export {
   compileDocument,
   type IrNode,
   type IrRunState,
+  type KindsModule,
+  loadKindsModule,
   loadNodeKinds,
   loadPackFiles,
   loadPluginPacks,

@@ -72,6 +72,10 @@ const HINTS: Record<string, string> = {
     "Use a registered node kind or a user-code reference `module/path:ExportName`; register more with `keel run --kinds <module>` (library: `nodeKinds`).",
   invalid_on_timeout: 'Use "halt" or "goto:<node_id>".',
   unknown_strategy: "Use all, any, race or quorum.",
+  rule_invalid:
+    "Write `when` as CLIPS conditions: patterns over the state's facts, such as (severity ?s&:(>= ?s 4)) or (node-id triage), and (test …) expressions (docs/rules.md).",
+  invalid_slots:
+    'Write slots as the JSON text of an object (`"{\\"queue\\":\\"refunds\\"}"`), or "" for a fact without fields.',
 };
 
 /** The hint for a problem code, with a generic fallback. */

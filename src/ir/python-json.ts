@@ -19,15 +19,32 @@ import { KeelError } from "../core/index.js";
  * hashes as Python's `1` (docs/ir.md, "Fact content hash").
  */
 export function pythonCanonicalJson(value: unknown): string {
+  return pythonJson(value, { sortKeys: true, ensureAscii: true });
+}
+
+/** How {@link pythonJson} writes: Python's `sort_keys` and `ensure_ascii`. */
+export interface PythonJsonOptions {
+  sortKeys: boolean;
+  ensureAscii: boolean;
+}
+
+/**
+ * Python's `json.dumps(value, separators=(",", ":"), sort_keys=…, ensure_ascii=…)` for the value
+ * Python would get from `json.loads` of the same JSON (numbers and keys as described on
+ * {@link pythonCanonicalJson}). With `ensureAscii` off, strings are escaped as Python's
+ * `ensure_ascii=False` does (quote, backslash and control characters only), which is what
+ * `JSON.stringify` does too.
+ */
+export function pythonJson(value: unknown, options: PythonJsonOptions): string {
   const parts: string[] = [];
-  write(value, parts, new Set());
+  write(value, parts, new Set(), options);
   return parts.join("");
 }
 
-function write(value: unknown, out: string[], seen: Set<object>): void {
+function write(value: unknown, out: string[], seen: Set<object>, options: PythonJsonOptions): void {
   switch (typeof value) {
     case "string":
-      out.push(quote(value));
+      out.push(options.ensureAscii ? quote(value) : JSON.stringify(value));
       return;
     case "number":
       out.push(formatNumber(value));
@@ -45,8 +62,8 @@ function write(value: unknown, out: string[], seen: Set<object>): void {
       }
       if (seen.has(value)) throw unsupported("a circular reference");
       seen.add(value);
-      if (Array.isArray(value)) writeArray(value, out, seen);
-      else writeObject(value, out, seen);
+      if (Array.isArray(value)) writeArray(value, out, seen, options);
+      else writeObject(value, out, seen, options);
       seen.delete(value);
       return;
     default:
@@ -54,29 +71,38 @@ function write(value: unknown, out: string[], seen: Set<object>): void {
   }
 }
 
-function writeArray(items: readonly unknown[], out: string[], seen: Set<object>): void {
+function writeArray(
+  items: readonly unknown[],
+  out: string[],
+  seen: Set<object>,
+  options: PythonJsonOptions,
+): void {
   out.push("[");
   items.forEach((item, index) => {
     if (index > 0) out.push(",");
-    write(item === undefined ? null : item, out, seen);
+    write(item === undefined ? null : item, out, seen, options);
   });
   out.push("]");
 }
 
-function writeObject(value: object, out: string[], seen: Set<object>): void {
+function writeObject(
+  value: object,
+  out: string[],
+  seen: Set<object>,
+  options: PythonJsonOptions,
+): void {
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) {
     throw unsupported(`an instance of ${value.constructor?.name ?? "a class"}`);
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort(compareCodePoints);
+  const keys = Object.keys(record).filter((key) => record[key] !== undefined);
+  if (options.sortKeys) keys.sort(compareCodePoints);
   out.push("{");
   keys.forEach((key, index) => {
     if (index > 0) out.push(",");
-    out.push(quote(key), ":");
-    write(record[key], out, seen);
+    out.push(options.ensureAscii ? quote(key) : JSON.stringify(key), ":");
+    write(record[key], out, seen, options);
   });
   out.push("}");
 }
@@ -120,6 +146,17 @@ function quote(text: string): string {
     start = index + 1;
   }
   return `${result + text.slice(start)}"`;
+}
+
+/**
+ * True when Python's json writes `value` differently from `JSON.stringify`: a float in
+ * exponent form (below 1e-4 or from 1e16 on; JavaScript switches at 1e-6 and 1e21), a
+ * non-integer beyond 2^53, or a non-finite number.
+ */
+export function differsFromJavaScript(value: number): boolean {
+  if (Number.isSafeInteger(value)) return false;
+  const magnitude = Math.abs(value);
+  return !(magnitude >= 1e-4 && magnitude < 2 ** 53) && value !== 0;
 }
 
 /** A number as Python's json writes it: ints in full, floats as `repr(float)`. */

@@ -1,5 +1,6 @@
 import type { Action, IRDocument, ParallelAction } from "./models/index.js";
 import { hintFor, type Problem, renderActual } from "./problems.js";
+import { parseSlots } from "./slots.js";
 
 /** The parallel join strategies Keel runs. */
 export const PARALLEL_STRATEGIES = ["all", "any", "race", "quorum"] as const;
@@ -16,7 +17,8 @@ export const USER_CODE_KIND = /^[^:\s]+:[A-Za-z_$][\w$]*$/;
 /**
  * The last stage of validation: everything that points at a node points at a declared node
  * (goto, retry, parallel targets and joins, `on_timeout: "goto:<node>"`), parallel strategies are
- * known, and (when `nodeKinds` is given) node kinds can be built.
+ * known, an assert's `slots` is `""` or a JSON object's text, and (when `nodeKinds` is given)
+ * node kinds can be built.
  */
 export function checkReferences(doc: IRDocument, options: ReferenceOptions = {}): Problem[] {
   const problems: Problem[] = [];
@@ -80,6 +82,21 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
         case "parallel":
           checkBlock(action, `/rules/${r}/then/${a}`);
           break;
+        case "assert": {
+          if (action.slots === "") break;
+          const slots = parseSlots(action.slots);
+          if (!slots.ok) {
+            problems.push({
+              code: "invalid_slots",
+              path: `/rules/${r}/then/${a}/slots`,
+              message: `The slots of assert "${action.fact}" are ${slots.reason}.`,
+              expected: '"" or the JSON text of an object, e.g. "{\\"queue\\":\\"refunds\\"}"',
+              actual: renderActual(slots.actual),
+              hint: hintFor("invalid_slots"),
+            });
+          }
+          break;
+        }
         case "interrupt": {
           const problem = onTimeoutProblem(action.on_timeout, nodes);
           if (problem === "unknown")

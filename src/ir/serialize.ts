@@ -1,9 +1,10 @@
 import type { z } from "zod";
-import { canonicalJson, sha256Hex } from "../core/index.js";
+import { sha256Hex } from "../core/index.js";
 import { toWire } from "./dump.js";
 import { IrValidationError } from "./errors.js";
 import { MODELS, type ModelName } from "./models/index.js";
 import { PARSE_PARAMS, type Problem, problemsFromIssues } from "./problems.js";
+import { differsFromJavaScript, pythonJson } from "./python-json.js";
 
 /** The input type of model `M` (defaulted fields optional). */
 export type ModelInput<M extends ModelName> = z.input<(typeof MODELS)[M]>;
@@ -21,7 +22,9 @@ function wireOf(value: unknown, model: ModelName): unknown {
 
 /**
  * Serialises an IR value compactly, in the model's declaration order, leaving out fields equal to
- * their defaults (every action keeps its `kind`); non-ASCII text is written as is (UTF-8).
+ * their defaults (every action keeps its `kind`); non-ASCII text is written as is (UTF-8), and
+ * numbers as Python's json writes them (`1e-05`, `1e+16`), so text the original system wrote
+ * comes back byte for byte (except integral floats: `1.0` is written `1`, docs/ir.md).
  * The value is validated first: an invalid one throws `IrValidationError` (`IR_INVALID`).
  *
  * @example
@@ -29,12 +32,16 @@ function wireOf(value: unknown, model: ModelName): unknown {
  * // '{"ir_version":"1.0.0","id":"graph:demo","nodes":[]}'
  */
 export function dumps<M extends ModelName = "IRDocument">(value: ModelInput<M>, model?: M): string {
-  return JSON.stringify(wireOf(value, model ?? "IRDocument"));
+  const wire = wireOf(value, model ?? "IRDocument");
+  // Native JSON.stringify unless a number would come out differently from Python's writer.
+  return hasPythonOnlyNumber(wire)
+    ? pythonJson(wire, { sortKeys: false, ensureAscii: false })
+    : JSON.stringify(wire);
 }
 
 /**
- * Like {@link dumps} but with keys sorted (core `canonicalJson`): the form hashes are computed
- * over, so it is stable under any key order of the input.
+ * Like {@link dumps} but with keys sorted as Python sorts them (by code point): the seed's
+ * `dumps_canonical`, the form hashes are computed over, stable under any key order of the input.
  */
 export function dumpsCanonical<M extends ModelName = "IRDocument">(
   value: ModelInput<M>,
@@ -42,24 +49,29 @@ export function dumpsCanonical<M extends ModelName = "IRDocument">(
 ): string {
   const wire = wireOf(value, model ?? "IRDocument");
   // Fast path: a copy with every object's keys inserted in sorted order, written by the native
-  // JSON.stringify (several times faster than core's recursive writer on a large document).
-  // JavaScript lists array-index-like keys ("2") first whatever their insertion order, so data
-  // holding such a key takes core canonicalJson, which sorts every key as a string.
+  // JSON.stringify (several times faster than a writer of our own on a large document). Data
+  // the native writer would get wrong takes the Python-exact writer: an array-index-like key
+  // ("2", which JavaScript lists first whatever the insertion order), a key where UTF-16 order
+  // and code-point order may differ, or a number Python writes differently.
   const sorted = sortedCopy(wire);
-  return sorted === INDEX_KEY ? canonicalJson(wire) : JSON.stringify(sorted);
+  return sorted === SLOW_PATH
+    ? pythonJson(wire, { sortKeys: true, ensureAscii: false })
+    : JSON.stringify(sorted);
 }
 
-const INDEX_KEY: unique symbol = Symbol("index-like key");
+const SLOW_PATH: unique symbol = Symbol("needs the Python-exact writer");
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+const HIGH_UNIT = /[\ud800-\uffff]/;
 
-/** Wire data with sorted keys, or INDEX_KEY when an object has an array-index-like key. */
+/** Wire data with sorted keys, or SLOW_PATH when the native writer would differ from Python. */
 function sortedCopy(value: unknown): unknown {
+  if (typeof value === "number") return differsFromJavaScript(value) ? SLOW_PATH : value;
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
     const out: unknown[] = new Array(value.length);
     for (let i = 0; i < value.length; i++) {
       const item = sortedCopy(value[i]);
-      if (item === INDEX_KEY) return INDEX_KEY;
+      if (item === SLOW_PATH) return SLOW_PATH;
       out[i] = item;
     }
     return out;
@@ -68,22 +80,36 @@ function sortedCopy(value: unknown): unknown {
   const keys = Object.keys(record).sort();
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    if (ARRAY_INDEX.test(key)) return INDEX_KEY;
+    if (ARRAY_INDEX.test(key) || HIGH_UNIT.test(key)) return SLOW_PATH;
     const item = record[key];
     if (item === undefined) continue;
     const copy = sortedCopy(item);
-    if (copy === INDEX_KEY) return INDEX_KEY;
+    if (copy === SLOW_PATH) return SLOW_PATH;
     out[key] = copy;
   }
   return out;
 }
 
+/** True when some number in `value` is written differently by Python's json. */
+function hasPythonOnlyNumber(value: unknown): boolean {
+  if (typeof value === "number") return differsFromJavaScript(value);
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) return value.some(hasPythonOnlyNumber);
+  for (const key in value) {
+    if (hasPythonOnlyNumber((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
 /**
- * The graph hash of a document: hex sha256 over the UTF-8 bytes of `dumpsCanonical(doc)`.
- * Key order and defaulted fields do not change it; any other edit does.
+ * The graph hash of a document (the seed's `graph_hash`, what a run records and `migrate`
+ * entries name): hex sha256 over the UTF-8 bytes of `dumpsCanonical(doc)` with the `migrate`
+ * list left out. `migrate` names graph hashes, so it cannot be part of the hash it migrates to;
+ * for a document without migrate entries this is exactly sha256 of `dumpsCanonical(doc)`. Key
+ * order and defaulted fields do not change it; any other edit does.
  */
 export function graphHash(doc: ModelInput<"IRDocument">): string {
-  return sha256Hex(dumpsCanonical(doc));
+  return sha256Hex(dumpsCanonical({ ...doc, migrate: [] }));
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   renderActual,
 } from "./problems.js";
 import { checkReferences, type ReferenceOptions } from "./references.js";
+import { checkRuleConditions } from "./rule-conditions.js";
 import { parseJson } from "./serialize.js";
 import { checkVersion } from "./version.js";
 
@@ -31,7 +32,8 @@ export type ValidationResult =
  *    short-circuit the version check).
  * 4. Version: `version_invalid` / `version_mismatch` at `/ir_version`.
  * 5. References: goto, retry, parallel and `on_timeout` targets are declared nodes; strategies
- *    are known; node kinds are registered when `options.nodeKinds` is given.
+ *    are known; node kinds are registered when `options.nodeKinds` is given; every rule's `when`
+ *    parses as CLIPS conditions (`rule_invalid` at `/rules/<i>/when`).
  *
  * @example
  * validate('{"ir_version":"2.0.0","id":"g","nodes":[]}')[0]?.code // "version_mismatch"
@@ -80,7 +82,7 @@ function runStages(input: unknown, options: ValidateOptions): ValidationResult {
   const version = checkVersion(doc);
   if (version.length > 0) return fail(version);
 
-  const references = checkReferences(doc, options);
+  const references = [...checkReferences(doc, options), ...checkRuleConditions(doc)];
   if (references.length > 0) return fail(references);
 
   return { ok: true, document: doc, problems: [] };

@@ -18,6 +18,8 @@ export interface RuleInfo {
   readonly salience: number;
   /** Per token position: how the agenda lists it (fact index, `*`, or nothing for test). */
   readonly display: readonly ("fact" | "star" | "none")[];
+  /** Which of the rule's `or` disjuncts (network paths) the activation comes from. */
+  readonly disjunct: number;
 }
 
 interface SalienceGroup {
@@ -33,8 +35,11 @@ interface SalienceGroup {
  */
 export class Agenda {
   private readonly groups = new Map<number, SalienceGroup>();
-  /** Saliences with activations, highest first. */
-  private order: number[] = [];
+  /**
+   * The groups of saliences seen so far, highest first. An emptied group stays (an agenda often
+   * empties and refills with the same saliences), so add and remove allocate nothing.
+   */
+  private order: SalienceGroup[] = [];
   private clock = 0;
   size = 0;
 
@@ -48,8 +53,8 @@ export class Agenda {
     if (!g) {
       g = { salience: a.salience, head: null, tail: null, size: 0 };
       this.groups.set(a.salience, g);
-      this.order.push(a.salience);
-      this.order.sort((x, y) => y - x);
+      this.order.push(g);
+      this.order.sort((x, y) => y.salience - x.salience);
     }
     // Newest first; a restored activation may carry an older timetag, so walk to its place.
     let after: Activation | null = null;
@@ -80,25 +85,22 @@ export class Agenda {
     a.group = null;
     g.size--;
     this.size--;
-    if (g.size === 0) {
-      this.groups.delete(g.salience);
-      this.order = this.order.filter((s) => s !== g.salience);
-    }
   }
 
   /** The activation that fires next, or null. */
   peek(): Activation | null {
-    const s = this.order[0];
-    if (s === undefined) return null;
-    return this.groups.get(s)?.head ?? null;
+    const order = this.order;
+    for (let i = 0; i < order.length; i++) {
+      const head = (order[i] as SalienceGroup).head;
+      if (head) return head;
+    }
+    return null;
   }
 
   /** Every activation in firing order. */
   list(): Activation[] {
     const out: Activation[] = [];
-    for (const s of this.order) {
-      for (let a = this.groups.get(s)?.head ?? null; a; a = a.next) out.push(a);
-    }
+    for (const g of this.order) for (let a = g.head; a; a = a.next) out.push(a);
     return out;
   }
 

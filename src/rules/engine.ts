@@ -393,12 +393,11 @@ export class RuleEngine {
     const { entry, built } = entryFor(this.rules, a);
     this.agenda.remove(a);
     delAct(entry, a.token);
-    const firing: Firing = {
-      rule: entry.name,
-      facts: firedFacts(a),
-      bindings: this.bindingsOf(a),
-      ...(entry.hostActions ? { actions: entry.hostActions } : {}),
-    };
+    const facts = firedFacts(a);
+    const bindings = bindingsOf(built, a, this.evalHost);
+    const firing: Firing = entry.hostActions
+      ? { rule: entry.name, facts, bindings, actions: entry.hostActions }
+      : { rule: entry.name, facts, bindings };
     this.firingLog.push(firing);
     runActions(entry, built, a, this.evalHost, () => this.exited);
     return firing;

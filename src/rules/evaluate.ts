@@ -2,7 +2,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import type { SourcePos } from "./reader.js";
-import type { AlphaMatch } from "./rete/memory.js";
+import type { Token } from "./rete/memory.js";
 import { type Atom, FALSE, formatValue, isMultifield, isSymbol, type Value } from "./values.js";
 
 /** What running an expression can do to the engine (the engine implements it). */
@@ -31,8 +31,8 @@ export type ResolvedFact =
 
 /** The bindings an expression can see. */
 export interface Frame {
-  /** The token's matches (LHS variables), or null. */
-  tok: readonly (AlphaMatch | null)[] | null;
+  /** The token whose matches hold the LHS variables, or null. */
+  tok: Token | null;
   /** The pattern's local bindings (inside a pattern or a join test), or null. */
   local: readonly Value[] | null;
   /** Variables bound on the right-hand side with `bind`. */
@@ -188,7 +188,8 @@ export function slotValue(vals: Value[]): Value {
     : flattenAll(vals);
 }
 
-function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame) => ResolvedFact {
+/** Compiles a fact description of an assert into what computes its values. */
+export function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame) => ResolvedFact {
   if (spec.kind === "ordered") {
     const fields = spec.fields.map((x) => compileExpr(x, opts));
     const relation = spec.relation;

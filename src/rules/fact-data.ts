@@ -2,11 +2,12 @@
 import type { Template } from "./ast.js";
 import type { FactData, FactInput } from "./engine-types.js";
 import { rulesRuntimeError } from "./errors.js";
-import { compileExpr, type EvalHost, type ResolvedFact } from "./evaluate.js";
+import { compileFactSpec, type EvalHost, type ResolvedFact } from "./evaluate.js";
+import { readLiteralFact } from "./fact-text.js";
 import type { Fact } from "./facts.js";
 import { type ParseContext, parseFactSpec } from "./parse-expr.js";
 import { readForms, type SNode } from "./reader.js";
-import { type Atom, FALSE, fromHost, toPlain, type Value } from "./values.js";
+import { type Atom, fromHost, toPlain, type Value } from "./values.js";
 
 /** A fact as data: slots by name, or fields, and the text CLIPS prints. */
 export function factData(f: Fact): FactData {
@@ -38,22 +39,12 @@ export function resolveFactInput(
   evalHost: EvalHost,
 ): ResolvedFact {
   if (typeof input === "string") {
+    const literal = readLiteralFact(input, (name) => templates.get(name));
+    if (literal) return literal;
     const forms = readForms(input);
     const spec = parseFactSpec(forms[0] as SNode, ctx);
-    const fn = compileExpr(
-      { k: "assert", facts: [spec], pos: spec.pos },
-      { resolve: () => null, rhs: false },
-    );
-    const captured: ResolvedFact[] = [];
-    const host: EvalHost = {
-      ...evalHost,
-      assertFact: (r) => {
-        captured.push(r);
-        return FALSE;
-      },
-    };
-    fn({ tok: null, local: null, rhs: null, host });
-    return captured[0] as ResolvedFact;
+    const make = compileFactSpec(spec, { resolve: () => null, rhs: false });
+    return make({ tok: null, local: null, rhs: null, host: evalHost });
   }
   if ("template" in input) {
     const t = templates.get(input.template);

@@ -1,4 +1,6 @@
 import type { Template } from "./ast.js";
+import type { ChainEntry } from "./rete/chains.js";
+import { combineHash, valueHash } from "./rete/hash.js";
 import {
   type Atom,
   ClipsFloat,
@@ -11,17 +13,36 @@ import {
 } from "./values.js";
 
 /** A fact in working memory. Ordered facts keep their fields in `values`; template facts one value per slot. */
-export class Fact implements FactRef {
+export class Fact implements FactRef, ChainEntry<Fact> {
   retracted = false;
-  /** The network's alpha matches of this fact (rete/alpha.ts), removed on retraction. */
+  /** The network's alpha matches of this fact (rete/memory.ts), removed on retraction. */
   matches: object[] = [];
+  next: Fact | null = null;
+  prev: Fact | null = null;
   constructor(
     readonly factId: number,
     readonly relation: string,
     readonly template: Template | null,
     readonly values: readonly Value[],
-    readonly key: string,
+    /** The join hashes of the values (rete/hash.ts): every token built on the fact reads them. */
+    readonly hashes: readonly number[],
+    /** The hash of the relation and values ({@link contentHash}): working memory's table. */
+    readonly hash: number,
   ) {}
+
+  /** The join hash of `values[index]`. */
+  hashAt(index: number): number {
+    return this.hashes[index] as number;
+  }
+
+  /** True when the fact holds exactly these values (CLIPS's duplicate-fact check). */
+  holds(relation: string, values: readonly Value[]): boolean {
+    if (relation !== this.relation || values.length !== this.values.length) return false;
+    for (let i = 0; i < values.length; i++) {
+      if (!sameValue(values[i] as Value, this.values[i] as Value)) return false;
+    }
+    return true;
+  }
 
   /** `(a 1 "x")` or `(person (name bob) (tags a b))`, as CLIPS lists facts. */
   toString(): string {
@@ -47,11 +68,33 @@ function keyPart(v: Value): string {
   return `a${(v as FactRef).factId}`;
 }
 
-/** The identity of a fact's content, for duplicate-fact suppression. */
-export function factKey(relation: string, values: readonly Value[]): string {
-  let key = relation;
-  for (const v of values) key += ` ${keyPart(v)}`;
-  return key;
+/** The join hashes of a fact's values. */
+export function valueHashes(values: readonly Value[]): number[] {
+  return values.map(valueHash);
+}
+
+/** The hash of a fact's content from its relation and its values' hashes. */
+export function contentHash(relation: string, hashes: readonly number[]): number {
+  let h = valueHash(relation);
+  for (let i = 0; i < hashes.length; i++) h = combineHash(h, hashes[i] as number);
+  return h;
+}
+
+/** Equal as fact content: atoms identical, fact addresses the same index, multifields alike. */
+function sameValue(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i] as Value, b[i] as Value)) return false;
+    return true;
+  }
+  return (
+    typeof a === "object" &&
+    typeof b === "object" &&
+    "factId" in a &&
+    "factId" in b &&
+    a.factId === b.factId
+  );
 }
 
 /** A hashable key for join indexes: atoms are interned, multifields need a string. */

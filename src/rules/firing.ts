@@ -2,9 +2,10 @@
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
 import { rulesRuntimeError } from "./errors.js";
-import type { EvalHost, Frame } from "./evaluate.js";
+import type { Compiled, EvalHost, Frame } from "./evaluate.js";
+import type { Token } from "./rete/memory.js";
 import type { BuiltRule } from "./rete/network.js";
-import { tokenReader } from "./rete/pattern.js";
+import { tokenReader } from "./rete/pattern-context.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
 import { toPlain } from "./values.js";
 
@@ -14,10 +15,12 @@ export function entryFor(
   a: Activation,
 ): { entry: RuleEntry; built: BuiltRule } {
   const entry = rules.get(a.rule.name) as RuleEntry;
-  const built =
-    entry.built.find((b) => b.display === a.rule.display) ?? (entry.built[0] as BuiltRule);
+  const built = entry.built[a.rule.disjunct] as BuiltRule;
   return { entry, built };
 }
+
+/** Readers of each disjunct's left-hand-side variables, compiled once. */
+const readersByBuilt = new WeakMap<BuiltRule, [string, Compiled][]>();
 
 /** The left-hand-side variables of an activation, as plain JSON. */
 export function bindingsOf(
@@ -25,19 +28,25 @@ export function bindingsOf(
   a: Activation,
   host: EvalHost,
 ): Record<string, unknown> {
+  let readers = readersByBuilt.get(built);
+  if (!readers) {
+    readers = [...built.scope].map(([name, loc]) => [name, tokenReader(loc)]);
+    readersByBuilt.set(built, readers);
+  }
   const out: Record<string, unknown> = {};
-  const frame: Frame = { tok: a.token.matches, local: null, rhs: null, host };
-  for (const [name, loc] of built.scope) out[name] = toPlain(tokenReader(loc)(frame));
+  const frame: Frame = { tok: a.token, local: null, rhs: null, host };
+  for (const [name, read] of readers) out[name] = toPlain(read(frame));
   return out;
 }
 
 /** Indices of the facts matched by the activation's positive patterns, in pattern order. */
 export function firedFacts(a: Activation): number[] {
+  const display = a.rule.display;
   const facts: number[] = [];
-  a.token.matches.forEach((m, i) => {
-    if (a.rule.display[i] === "fact" && m) facts.push(m.fact.factId);
-  });
-  return facts;
+  for (let t: Token | null = a.token; t !== null && t.depth > 0; t = t.parent) {
+    if (display[t.depth - 1] === "fact" && t.am) facts.push(t.am.fact.factId);
+  }
+  return facts.reverse();
 }
 
 /** Runs the rule's actions; a runtime error is reported with the rule's name. */
@@ -48,7 +57,7 @@ export function runActions(
   host: EvalHost,
   stopped: () => boolean,
 ): void {
-  const frame: Frame = { tok: a.token.matches, local: null, rhs: null, host };
+  const frame: Frame = { tok: a.token, local: null, rhs: null, host };
   const rhs = rhsByBuilt.get(built) ?? [];
   try {
     for (const action of rhs) {

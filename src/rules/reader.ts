@@ -156,6 +156,22 @@ class Reader {
   }
 }
 
+/**
+ * The value of a bare token (no quotes, no delimiters) as {@link classify} reads it: an integer,
+ * a float or a symbol; null for a variable or a wildcard.
+ */
+export function literalAtom(text: string): Atom | null {
+  if (INTEGER.test(text)) return Number.parseInt(text, 10);
+  if (FLOAT.test(text)) return float(Number.parseFloat(text));
+  if (text.startsWith("?") || text.startsWith("$?")) return null;
+  return text;
+}
+
+/** True when `c` ends a bare token. */
+export function isDelimiter(c: string): boolean {
+  return DELIMITERS.has(c);
+}
+
 function classify(text: string, pos: SourcePos): SAtom {
   if (INTEGER.test(text)) {
     return { type: "atom", kind: "integer", text, value: Number.parseInt(text, 10), pos };

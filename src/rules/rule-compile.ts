@@ -2,10 +2,10 @@
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
-import { type Compiled, compileExpr } from "./evaluate.js";
+import { compileExpr } from "./evaluate.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule, Network } from "./rete/network.js";
-import { tokenReader } from "./rete/pattern.js";
+import { tokenReader } from "./rete/pattern-context.js";
 import { checkRhsVariables } from "./rhs-variables.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
 
@@ -30,16 +30,15 @@ export function compileRule(
   const acts = new Map<Token, Activation>();
   const entry: RuleEntry = {
     name: ast.name,
-    info: { name: ast.name, salience: ast.salience, display: [] },
+    info: { name: ast.name, salience: ast.salience, display: [], disjunct: 0 },
     built,
-    actions: [],
     hostActions,
     acts,
     source: ast.source,
   };
-  for (const ces of disjuncts) {
+  for (const [disjunct, ces] of disjuncts.entries()) {
     const display: ("fact" | "star" | "none")[] = [];
-    const info: RuleInfo = { name: ast.name, salience: ast.salience, display };
+    const info: RuleInfo = { name: ast.name, salience: ast.salience, display, disjunct };
     const b = net.buildRule(
       ast.name,
       ces,
@@ -64,7 +63,6 @@ export function compileRule(
       }),
     );
     checkRhsVariables(ast, scope);
-    (entry.actions as Compiled[]).push(...(built.length === 1 ? rhs : []));
     rhsByBuilt.set(b, rhs);
   }
   return entry;

@@ -9,30 +9,26 @@ export interface RuleEntry {
   readonly name: string;
   readonly info: RuleInfo;
   readonly built: BuiltRule[];
-  readonly actions: Compiled[];
   readonly hostActions: readonly unknown[] | undefined;
   readonly acts: Map<Token, Activation>;
   readonly source: string;
 }
 
-// A token's activation lives on the token itself (no map traffic per activation); a second rule
-// with the very same join path falls back to the rule's own map.
+// A token's activation lives on the token itself (no map traffic per activation) unless another
+// consumer claimed the token's own slot first; then it goes in the rule's map.
 export function setAct(entry: RuleEntry, t: Token, a: Activation): void {
-  if (t.actOwner === null) {
-    t.actOwner = entry;
-    t.act = a;
-  } else entry.acts.set(t, a);
+  if (t.memOwner === null) t.memOwner = entry;
+  if (t.memOwner === entry) t.aux = a;
+  else entry.acts.set(t, a);
 }
 
 export function getAct(entry: RuleEntry, t: Token): Activation | undefined {
-  return t.actOwner === entry ? ((t.act as Activation | null) ?? undefined) : entry.acts.get(t);
+  return t.memOwner === entry ? ((t.aux as Activation | null) ?? undefined) : entry.acts.get(t);
 }
 
 export function delAct(entry: RuleEntry, t: Token): void {
-  if (t.actOwner === entry) {
-    t.act = null;
-    t.actOwner = null;
-  } else entry.acts.delete(t);
+  if (t.memOwner === entry) t.aux = null;
+  else entry.acts.delete(t);
 }
 
 export function delActOf(entry: RuleEntry | undefined, t: Token): void {

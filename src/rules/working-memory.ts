@@ -7,7 +7,8 @@ import {
   type SlotChange,
   slotValue,
 } from "./evaluate.js";
-import { Fact, factKey } from "./facts.js";
+import { contentHash, Fact, valueHashes } from "./facts.js";
+import { HashChains } from "./rete/chains.js";
 import {
   type Atom,
   float,
@@ -28,18 +29,22 @@ import {
  */
 export class WorkingMemory {
   readonly byId = new Map<number, Fact>();
-  private readonly byKey = new Map<string, Fact>();
+  /** Facts by content hash, as CLIPS's fact hash table (facthsh.c): no key strings. */
+  private byContent = new HashChains<Fact>();
   private readonly byRelation = new Map<string, Set<Fact>>();
   nextId = 0;
 
   /** A new fact, or null when an identical fact exists. */
   create(relation: string, template: Template | null, values: Value[], id?: number): Fact | null {
-    const key = factKey(relation, values);
-    if (this.byKey.has(key)) return null;
-    const fact = new Fact(id ?? this.nextId, relation, template, values, key);
+    const hashes = valueHashes(values);
+    const hash = contentHash(relation, hashes);
+    for (let f = this.byContent.first(hash); f !== null; f = f.next) {
+      if (f.hash === hash && f.holds(relation, values)) return null;
+    }
+    const fact = new Fact(id ?? this.nextId, relation, template, values, hashes, hash);
+    this.byContent.append(fact);
     this.nextId = Math.max(this.nextId, fact.factId + 1);
     this.byId.set(fact.factId, fact);
-    this.byKey.set(key, fact);
     let rel = this.byRelation.get(relation);
     if (!rel) {
       rel = new Set();
@@ -52,7 +57,7 @@ export class WorkingMemory {
   remove(fact: Fact): void {
     fact.retracted = true;
     this.byId.delete(fact.factId);
-    this.byKey.delete(fact.key);
+    this.byContent.remove(fact);
     this.byRelation.get(fact.relation)?.delete(fact);
   }
 
@@ -67,7 +72,7 @@ export class WorkingMemory {
 
   clear(): void {
     this.byId.clear();
-    this.byKey.clear();
+    this.byContent.clear();
     this.byRelation.clear();
   }
 }

@@ -15,6 +15,7 @@ export { inspectBackup, type RestoreResult, restoreStore } from "./backup/restor
 export type {
   ColumnSnapshot,
   ConstraintSnapshot,
+  ForeignKeySnapshot,
   IndexSnapshot,
   SchemaSnapshot,
   TableSnapshot,
@@ -41,8 +42,10 @@ export {
   checkNamingRules,
   KERNEL_NAMING,
   type NamingProblem,
+  type NamingRule,
   type NamingScope,
 } from "./naming/naming-rules.js";
+export { checkSqlKeywordCase } from "./naming/sql-keyword-case.js";
 export { openStore } from "./open-store.js";
 export * from "./plugins/index.js";
 export {

@@ -103,10 +103,14 @@ export function openBackend(
       openSqliteBackend(location, {
         synchronous: options.synchronous ?? "NORMAL",
         busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+        readOnly: options.readOnly === true,
       }),
     );
   }
-  return openPostgresBackend(location, { poolSize: options.poolSize ?? 10 });
+  return openPostgresBackend(location, {
+    poolSize: options.poolSize ?? 10,
+    readOnly: options.readOnly === true,
+  });
 }
 
 async function autoMigrateEnabled(
@@ -114,6 +118,7 @@ async function autoMigrateEnabled(
   location: StoreLocation,
   options: OpenStoreOptions,
 ): Promise<boolean> {
+  if (options.readOnly) return false;
   if (options.autoMigrate !== undefined) return options.autoMigrate;
   const fromFile = readScopeConfig(location.keelDir).auto_migrate;
   if (fromFile !== undefined) return fromFile;

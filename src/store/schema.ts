@@ -17,6 +17,7 @@ export interface KernelDatabase {
   state_summaries: StateSummariesTable;
   state_enrichment: StateEnrichmentTable;
   state_plugin_kv: StatePluginKvTable;
+  state_plugin_failures: StatePluginFailuresTable;
   config_plugins: ConfigPluginsTable;
   config_preferences: ConfigPreferencesTable;
   config_schema_versions: ConfigSchemaVersionsTable;
@@ -155,6 +156,14 @@ export interface StatePluginKvTable {
   key: string;
   value_json: string;
   updated_at: number;
+}
+
+/** A plugin whose migration failed (Keel's, migration 010): `load-error` until one succeeds. */
+export interface StatePluginFailuresTable {
+  /** The plugin's id. */
+  id: string;
+  reason: string;
+  failed_at: number;
 }
 
 export interface ConfigPluginsTable {

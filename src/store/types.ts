@@ -65,6 +65,12 @@ export interface OpenStoreOptions {
    * config-file setting when this is left undefined).
    */
   autoMigrate?: boolean;
+  /**
+   * Change nothing: a read-only connection (SQLite: no journal-mode switch, no folder or file
+   * created, an absent file reads as empty; Postgres: read-only transactions). Implies
+   * `autoMigrate: false`. For dry runs, `--status` and `keel doctor`.
+   */
+  readOnly?: boolean;
   /** Skip the pre-migrate backup on SQLite (`keel db migrate --no-backup`). */
   backupBeforeMigrate?: boolean;
   /** SQLite only: `PRAGMA synchronous` (default NORMAL). */

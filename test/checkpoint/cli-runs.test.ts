@@ -146,5 +146,22 @@ describe("keel runs", () => {
     expect(gone.exitCode).toBe(5);
     expect(gone.json).toMatchObject({ ok: false, error: { code: "THREAD_NOT_FOUND" } });
     expect((await keel("runs", "history", "nope", "--json")).exitCode).toBe(5);
+    // A thread written by a newer Keel is left whole by --all (and reported); named, it fails.
+    const native = test.store.native;
+    if (native.dialect === "sqlite")
+      native.database.exec(
+        "UPDATE state_checkpoints SET format_version = 99 WHERE thread_id = 'gamma'",
+      );
+    const mixed = await keel("runs", "prune", "--all", "--keep-last", "1", "--json");
+    expect(mixed.exitCode).toBe(0);
+    expect(mixed.json.skipped).toEqual([
+      expect.objectContaining({ threadId: "gamma", code: "CHECKPOINT_FORMAT" }),
+    ]);
+    expect((mixed.json.results as Array<{ threadId: string }>).map((r) => r.threadId)).toEqual([
+      "alpha",
+    ]);
+    expect((await keel("runs", "prune", "gamma", "--keep-last", "1", "--json")).json).toMatchObject(
+      { ok: false, error: { code: "CHECKPOINT_FORMAT" } },
+    );
   });
 });

@@ -111,25 +111,74 @@ export function runDurableSuite(options: {
       });
     });
 
-    it_("a checkpoint written by a newer format is refused with CHECKPOINT_FORMAT", async () => {
-      await grow(saver, "from-the-future", 2);
-      await saver.sql.run("UPDATE state_checkpoints SET format_version = 99 WHERE thread_id = ?", [
-        "from-the-future",
-      ]);
-      await expect(saver.getTuple(threadConfig("from-the-future"))).rejects.toMatchObject({
-        code: "CHECKPOINT_FORMAT",
-      });
-      await saver.sql.run(
-        `UPDATE state_checkpoints SET format_version = 1, checkpoint_json = '{"v":99,"ts":"2020-01-01T00:00:00.000Z"}' WHERE thread_id = ?`,
-        ["from-the-future"],
-      );
-      await expect(saver.getTuple(threadConfig("from-the-future"))).rejects.toMatchObject({
-        code: "CHECKPOINT_FORMAT",
-      });
-      expect((await saver.getTuple(threadConfig("healthy")))?.checkpoint.channel_values.step).toBe(
-        2,
-      );
-    });
+    it_(
+      "a checkpoint written by a newer format is refused with CHECKPOINT_FORMAT, naming it",
+      async () => {
+        await grow(saver, "from-the-future", 2);
+        await grow(saver, "present", 3);
+        await saver.flush();
+        const [row] = await saver.sql.all<{ id: string; checkpoint_json: string }>(
+          "SELECT id, checkpoint_json FROM state_checkpoints WHERE thread_id = ? ORDER BY id DESC LIMIT 1",
+          ["from-the-future"],
+        );
+        if (!row) throw new Error("no checkpoint");
+        const head = JSON.parse(row.checkpoint_json) as Record<string, unknown>;
+        const rows = await countRows(saver, "state_checkpoints");
+        const refused = (hint: string) => ({
+          code: "CHECKPOINT_FORMAT",
+          message: expect.stringContaining(`Checkpoint ${row.id} of thread "from-the-future"`),
+          details: expect.objectContaining({ threadId: "from-the-future", checkpointId: row.id }),
+          hint: expect.stringContaining(hint),
+        });
+        const setHead = (json: string) =>
+          saver.sql.run("UPDATE state_checkpoints SET checkpoint_json = ? WHERE id = ?", [
+            json,
+            row.id,
+          ]);
+        const latest = () => saver.getTuple(threadConfig("from-the-future"));
+        // Values in a newer serde format.
+        await saver.sql.run("UPDATE state_checkpoints SET format_version = 99 WHERE id = ?", [
+          row.id,
+        ]);
+        await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        await saver.sql.run("UPDATE state_checkpoints SET format_version = 1 WHERE id = ?", [
+          row.id,
+        ]);
+        // A newer checkpoint format, its row otherwise intact (layout and hash).
+        await setHead(JSON.stringify({ ...head, v: 2 }));
+        await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        // A newer row layout.
+        await setHead(JSON.stringify({ ...head, l: 3 }));
+        await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        // A newer format whose header has no layout field is still newer, not the old layout.
+        await setHead('{"v":99,"ts":"2020-01-01T00:00:00.000Z"}');
+        await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        // The first development layout (format 1, no layout field): deleting the thread is the way.
+        await setHead('{"v":1,"ts":"2020-01-01T00:00:00.000Z"}');
+        await expect(latest()).rejects.toMatchObject(refused("Delete the thread"));
+        // A listing across every thread fails on the row, naming it (rather than skip it).
+        await expect(
+          (async () => {
+            for await (const _tuple of saver.list({ configurable: {} })) {
+              // draining is the point: the listing must throw on the bad row
+            }
+          })(),
+        ).rejects.toMatchObject({
+          code: expect.stringMatching(/^CHECKPOINT_(FORMAT|CORRUPT)$/),
+          details: expect.objectContaining({
+            threadId: expect.any(String),
+            checkpointId: expect.any(String),
+          }),
+        });
+        // The rest of the database is untouched and readable.
+        expect(await countRows(saver, "state_checkpoints")).toBe(rows);
+        expect(
+          (await saver.getTuple(threadConfig("present")))?.checkpoint.channel_values.step,
+        ).toBe(2);
+        await setHead(row.checkpoint_json);
+        expect((await latest())?.checkpoint.channel_values.step).toBe(1);
+      },
+    );
 
     it_(
       "prune racing forks from old checkpoints: every branch stays readable and resumable",
@@ -185,6 +234,50 @@ export function runDurableSuite(options: {
       },
     );
 
+    it_("prune refuses a thread with a row this Keel cannot read; nothing is deleted", async () => {
+      const pad = ": a message long enough to be stored as a blob, not inline in the row";
+      const counts = async (threadId: string) =>
+        Promise.all(
+          ["state_checkpoints", "state_checkpoint_blobs", "state_checkpoint_writes"].map((t) =>
+            countRows(saver, t, threadId),
+          ),
+        );
+      // A newer serde format, a newer row layout, a newer checkpoint format, on one old row.
+      const newer = {
+        "newer-serde": "format_version = 99",
+        "newer-layout": `checkpoint_json = replace(checkpoint_json, '"l":2', '"l":3')`,
+        "newer-format": `checkpoint_json = replace(checkpoint_json, '"v":1', '"v":2')`,
+      };
+      for (const [threadId, change] of Object.entries(newer)) {
+        await grow(saver, threadId, 6, pad);
+        const [oldest] = await saver.sql.all<{ id: string }>(
+          "SELECT id FROM state_checkpoints WHERE thread_id = ? ORDER BY id LIMIT 1",
+          [threadId],
+        );
+        await saver.sql.run(`UPDATE state_checkpoints SET ${change} WHERE id = ?`, [oldest?.id]);
+        await saver.flush();
+        const before = await counts(threadId);
+        await expect(saver.prune(threadId, { keepLast: 1 })).rejects.toMatchObject({
+          code: "CHECKPOINT_FORMAT",
+          message: expect.stringContaining(`Thread "${threadId}" was not pruned`),
+          details: expect.objectContaining({ threadId, checkpointId: oldest?.id }),
+        });
+        expect(await counts(threadId)).toEqual(before);
+      }
+      // A row that fails its hash is not pruned around either.
+      await grow(saver, "corrupt-prune", 6, pad);
+      await saver.flush();
+      await saver.sql.run(
+        "UPDATE state_checkpoints SET channel_seqs_json = channel_seqs_json || ' ' WHERE thread_id = ? AND step = 2",
+        ["corrupt-prune"],
+      );
+      const before = await counts("corrupt-prune");
+      await expect(saver.prune("corrupt-prune", { keepLast: 1 })).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+      });
+      expect(await counts("corrupt-prune")).toEqual(before);
+    });
+
     it_("an unknown thread or run is a clear not-found error", async () => {
       await expect(saver.getThread("no-such-thread")).rejects.toMatchObject({
         code: "THREAD_NOT_FOUND",
@@ -197,6 +290,38 @@ export function runDurableSuite(options: {
       });
       expect(await saver.getTuple(threadConfig("no-such-thread"))).toBeUndefined();
     });
+
+    it_(
+      "a step that cannot be serialised leaves the next step from the same parent intact",
+      async () => {
+        // The saver updates what it caches of the latest checkpoint in place while encoding a
+        // step; a value that fails half way must not leave that cache half updated.
+        const first = await saver.put(
+          threadConfig("unserialisable"),
+          checkpointOf({ a: 1, b: "kept", c: 3 }, { a: 1, b: 1, c: 1 }),
+          metadataOf(0),
+          { a: 1, b: 1, c: 1 },
+        );
+        await expect(
+          saver.put(
+            first,
+            checkpointOf({ a: 2, b: "kept", c: () => 0, d: 4 }, { a: 2, b: 1, c: 2, d: 1 }),
+            metadataOf(1),
+            { a: 2, c: 2, d: 1 },
+          ),
+        ).rejects.toMatchObject({ code: "CHECKPOINT_NOT_SERIALIZABLE" });
+        // `a` is inherited this time: it must be the parent's, not the failed step's.
+        const second = await saver.put(
+          first,
+          checkpointOf({ a: 1, b: "kept", c: 5 }, { a: 1, b: 1, c: 3 }),
+          metadataOf(1),
+          { c: 3 },
+        );
+        const tuple = await saver.getTuple(second);
+        expect(tuple?.checkpoint.channel_values).toEqual({ a: 1, b: "kept", c: 5 });
+        expect(tuple?.checkpoint.channel_versions).toEqual({ a: 1, b: 1, c: 3 });
+      },
+    );
 
     it_(
       "prune keeps the last N: latest state, history and resume intact, unreachable values gone",
@@ -323,6 +448,21 @@ export function runDurableSuite(options: {
           ttlMs: 1000,
         });
         expect((await saver.getThread("leased")).leaseOwner).toBe(`${hostname}:${process.pid}:new`);
+      },
+    );
+
+    it_(
+      "a writer that committed a moment ago is refused as soon as another owner leases the thread",
+      async () => {
+        // The savers check the lease inside each step's own commit; a writer that touched the
+        // thread less than a second ago takes the shortest path, which must refuse it too.
+        const other = saverOn(test.store, { ownerId: "other-host:2:def" });
+        const { config } = await grow(saver, "taken", 2);
+        await acquireLease(other.sql, "taken", other.ownerId, { now: Date.now(), ttlMs: 60_000 });
+        await expect(
+          saver.put(config, checkpointOf({ x: 1 }, { x: 9 }), metadataOf(2), { x: 9 }),
+        ).rejects.toMatchObject({ code: "THREAD_LEASED" });
+        expect((await other.getTuple(threadConfig("taken")))?.metadata.step).toBe(1);
       },
     );
 
@@ -455,6 +595,84 @@ export function runDurableSuite(options: {
         expect((await runs.list({ threadId: run.threadId })).map((r) => r.id)).toEqual([run.id]);
         // The lease is released after each run.
         expect((await saver.getThread(run.threadId)).leaseOwner).toBeNull();
+      },
+    );
+
+    it_(
+      "run store: two executions of one thread in one process: the second gets THREAD_LEASED",
+      async () => {
+        // One saver, one lease owner: the database cannot tell the two executions apart.
+        const runs = new RunStore(saver);
+        const State = Annotation.Root({
+          log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+        });
+        let effects = 0;
+        let release: () => void = () => {};
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let started: () => void = () => {};
+        const inside = new Promise<void>((resolve) => {
+          started = resolve;
+        });
+        const graph = new StateGraph(State)
+          .addNode("charge", async () => {
+            effects++;
+            started();
+            await held;
+            return { log: ["charged"] };
+          })
+          .addEdge(START, "charge")
+          .addEdge("charge", END)
+          .compile({ checkpointer: saver });
+        const first = await runs.create({ threadId: "one-thread" });
+        const second = await runs.create({ threadId: "one-thread" });
+        const running = runs.execute(first.id, (config) => graph.invoke({ log: [] }, config));
+        await inside;
+        await expect(
+          runs.execute(second.id, (config) => graph.invoke({ log: [] }, config)),
+        ).rejects.toMatchObject({ code: "THREAD_LEASED" });
+        release();
+        expect((await running).run.status).toBe("succeeded");
+        expect(effects).toBe(1);
+        expect((await runs.get(second.id)).status).toBe("pending");
+        // Released at the end: the next execution of the thread may run.
+        expect(
+          (await runs.execute(second.id, (config) => graph.invoke(null, config))).run.status,
+        ).toBe("succeeded");
+        expect((await saver.getThread("one-thread")).leaseOwner).toBeNull();
+      },
+    );
+
+    it_(
+      "run store: a static interruptBefore/After pause is recorded paused and continues to succeeded",
+      async () => {
+        const runs = new RunStore(saver);
+        const State = Annotation.Root({
+          log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+        });
+        const builder = new StateGraph(State)
+          .addNode("a", () => ({ log: ["a"] }))
+          .addNode("b", () => ({ log: ["b"] }))
+          .addEdge(START, "a")
+          .addEdge("a", "b")
+          .addEdge("b", END);
+        const before = builder.compile({ checkpointer: saver, interruptBefore: ["b"] });
+        const run = await runs.create();
+        const paused = await runs.execute(run.id, (config) => before.invoke({ log: [] }, config));
+        expect(paused.run.status).toBe("paused");
+        expect(paused.run.finishedAt).toBeNull();
+        const done = await runs.execute(run.id, (config) => before.invoke(null, config));
+        expect(done.run.status).toBe("succeeded");
+        expect(done.result).toEqual({ log: ["a", "b"] });
+        // interruptAfter the last node: nothing is left to run, yet the graph reports a pause.
+        const after = builder.compile({ checkpointer: saver, interruptAfter: ["b"] });
+        const last = await runs.create();
+        const stopped = await runs.execute(last.id, (config) => after.invoke({ log: [] }, config));
+        expect(stopped.run.status).toBe("paused");
+        expect(
+          (await runs.execute(last.id, (config) => after.invoke(null, config))).run.status,
+        ).toBe("succeeded");
       },
     );
 

@@ -126,6 +126,25 @@ const PROGRAMS: Record<string, Program> = {
     const oldBranch = stable(await graph.getState(history[0]?.config ?? config));
     return { replayed, newHistory, oldBranch };
   },
+  "a task that finished without writes is not run again on resume": async (saver, thread) => {
+    const runs = { quiet: 0, ask: 0 };
+    const graph = new StateGraph(State)
+      .addNode("quiet", () => {
+        runs.quiet++;
+      })
+      .addNode("ask", () => {
+        runs.ask++;
+        return { answer: interrupt("?") as string };
+      })
+      .addEdge(START, "quiet")
+      .addEdge(START, "ask")
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: thread } };
+    await graph.invoke({ log: [] }, config);
+    const next = (await graph.getState(config)).next;
+    const done = await graph.invoke(new Command({ resume: "ok" }), config);
+    return { next, done, runs };
+  },
   "Send fans out and the join sees every result": async (saver, thread) => {
     const graph = new StateGraph(State)
       .addNode("split", () => ({ log: ["split"] }))
@@ -148,12 +167,19 @@ const PROGRAMS: Record<string, Program> = {
 };
 
 /**
- * Where MemorySaver is not the reference: its values are keyed by (channel, version), so a fork
- * that reaches a version number the old branch used overwrites the old branch (the old branch's
- * history then shows the fork's values). The durable savers keep both branches; this is the
- * correct transcript, checked literally.
+ * Transcripts checked literally: where MemorySaver could share a bug with the saver under test,
+ * and where MemorySaver is not the reference: its values are keyed by (channel, version), so a
+ * fork that reaches a version number the old branch used overwrites the old branch (the old
+ * branch's history then shows the fork's values). The durable savers keep both branches; this is
+ * the correct transcript.
  */
 const EXPECTED: Record<string, unknown> = {
+  // Literal, so that MemorySaver is checked too.
+  "a task that finished without writes is not run again on resume": {
+    next: ["ask"],
+    done: { log: [], count: 0, answer: "ok" },
+    runs: { quiet: 1, ask: 2 },
+  },
   "time travel: replaying and forking from a past checkpoint": {
     replayed: { log: ["in", "a", "edited", "b", "c"], count: 111 },
     newHistory: [

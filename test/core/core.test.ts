@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it, vi } from "vitest";
 import {
   blake2b128Hex,
   canonicalJson,
   exitCodeFor,
   hashValue,
+  isKeelError,
   KeelError,
   newId,
   sha256Hex,
@@ -13,6 +15,20 @@ import {
 } from "../../src/core/index.js";
 
 describe("core", () => {
+  it("recognises a KeelError made by another copy of the module or in another realm", async () => {
+    vi.resetModules();
+    const copy = await import("../../src/core/errors.js");
+    const foreign = new copy.KeelError("NOT_FOUND", "from the other copy");
+    expect(foreign instanceof KeelError).toBe(false);
+    expect(isKeelError(foreign)).toBe(true);
+    const otherRealm = runInNewContext(
+      'const e = new Error("x"); e[Symbol.for("keel.error")] = true; e',
+    ) as unknown;
+    expect(isKeelError(otherRealm)).toBe(true);
+    expect(isKeelError(new Error("plain"))).toBe(false);
+    expect(isKeelError({ code: "NOT_FOUND" })).toBe(false);
+  });
+
   it("keeps VERSION equal to package.json", () => {
     const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     expect(VERSION).toBe(pkg.version);
@@ -42,6 +58,21 @@ describe("core", () => {
     const b = newId();
     expect(a).toMatch(/^[0-9a-f-]{36}$/);
     expect(a < b || a.slice(0, 13) === b.slice(0, 13)).toBe(true);
+  });
+
+  it("makes valid UUIDv7 ids that increase within a millisecond and carry the time", () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 5_000 }, () => newId());
+    const after = Date.now();
+    for (const [i, id] of ids.entries()) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      if (i > 0) expect(id > (ids[i - 1] as string)).toBe(true);
+    }
+    const millisOf = (id: string) => Number.parseInt(id.replace("-", "").slice(0, 12), 16);
+    expect(millisOf(ids[0] as string)).toBeGreaterThanOrEqual(before);
+    // The counter may carry into the next millisecond, never far.
+    expect(millisOf(ids.at(-1) as string)).toBeLessThanOrEqual(after + 1);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("gives errors a stable code, exit code and JSON shape", () => {

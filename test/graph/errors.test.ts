@@ -51,8 +51,40 @@ describe("bad input is a clear error naming the node and the key", () => {
       const error = await failure(oneNode(() => bad).invoke({}));
       expect(error.code).toBe("INVALID_UPDATE");
       expect(error.details).toMatchObject({ node: "writer" });
-      expect(error.message).toContain("must return an object");
+      expect(error.message).toContain("must return a plain object");
     }
+  });
+
+  it("a node returning a Map, a Set, a Date or a class instance (not silently an empty update)", async () => {
+    class Update {
+      name = "from a class";
+    }
+    const cases: Array<[unknown, string]> = [
+      [new Map([["name", "x"]]), "an instance of Map"],
+      [new Set(["name"]), "an instance of Set"],
+      [new Date(0), "an instance of Date"],
+      [new Update(), "an instance of Update"],
+    ];
+    for (const [bad, described] of cases) {
+      const error = await failure(oneNode(() => bad).invoke({}));
+      expect(error).toBeInstanceOf(InvalidUpdateError);
+      expect(error.code).toBe("INVALID_UPDATE");
+      expect(error.details).toMatchObject({ node: "writer", received: described });
+      expect(error.message).toContain(`Node "writer" returned ${described}`);
+    }
+    // Plain objects still pass, including ones without a prototype.
+    const bare = Object.assign(Object.create(null) as object, { name: "bare" });
+    expect(await oneNode(() => bare).invoke({})).toEqual({ name: "bare", items: [] });
+  });
+
+  it("a conditional edge returning undefined says so in plain words", async () => {
+    const graph = new StateGraph(State)
+      .addNode("router", () => ({}))
+      .addEdge(START, "router")
+      .addConditionalEdges("router", () => undefined)
+      .compile();
+    const error = await failure(graph.invoke({}));
+    expect(error.message).toContain('node "router" returned undefined;');
   });
 
   it("an unknown goto target (Command, conditional edge, Send)", async () => {

@@ -5,6 +5,8 @@ import {
   END,
   INTERRUPT,
   interrupt,
+  isGraphInterrupt,
+  KeelError,
   MemorySaver,
   START,
   StateGraph,
@@ -115,6 +117,55 @@ describe("interrupt() and resume with Command", () => {
     await expect(graph.invoke({})).rejects.toMatchObject({ code: "CHECKPOINTER_REQUIRED" });
   });
 
+  it("a plain function returning a promise can interrupt() after an await", async () => {
+    // Not an `async function`: a wrapper arrow around an async helper.
+    const review = async (s: S, fetchDraft: () => Promise<string>) => {
+      const draft = await fetchDraft();
+      const answer = interrupt<{ draft: string }, string>({ draft });
+      return { draft, approved: answer === "yes", log: [`review:${s.log.length}`] };
+    };
+    const graph = new StateGraph(State)
+      .addNode("review", (s) => review(s, async () => "v2"))
+      .addNode("send", () => ({ log: ["sent"] }))
+      .addEdge(START, "review")
+      .addEdge("review", "send")
+      .compile({ checkpointer: new MemorySaver() });
+    const paused = await graph.invoke({}, thread("w"));
+    expect(paused[INTERRUPT]).toEqual([{ id: expect.any(String), value: { draft: "v2" } }]);
+    const state = await graph.getState(thread("w"));
+    expect(state.next).toEqual(["review"]);
+    expect(state.tasks[0]?.interrupts[0]?.value).toEqual({ draft: "v2" });
+    expect(await graph.invoke(new Command({ resume: "yes" }), thread("w"))).toEqual({
+      draft: "v2",
+      approved: true,
+      log: ["review:0", "sent"],
+    });
+  });
+
+  it("interrupt() outside a node, or lost across an await, is a clear error, never a pause", async () => {
+    expect(() => interrupt("?")).toThrow(
+      expect.objectContaining({ code: "INTERRUPT_OUTSIDE_NODE" }) as Error,
+    );
+    // Without a checkpointer a plain function is not followed across its awaits.
+    const plain = new StateGraph(State)
+      .addNode("ask", () => Promise.resolve().then(() => ({ draft: interrupt("?") as string })))
+      .addEdge(START, "ask")
+      .compile();
+    await expect(plain.invoke({})).rejects.toMatchObject({ code: "INTERRUPT_OUTSIDE_NODE" });
+    // An error that merely has the code, without the interrupts, fails the node.
+    const forged = new StateGraph(State)
+      .addNode("ask", async () => {
+        throw new KeelError("GRAPH_INTERRUPT", "not a real interrupt");
+      })
+      .addNode("after", () => ({ log: ["after"] }))
+      .addEdge(START, "ask")
+      .addEdge("ask", "after")
+      .compile({ checkpointer: new MemorySaver() });
+    await expect(forged.invoke({}, thread("forged"))).rejects.toThrow("not a real interrupt");
+    expect(isGraphInterrupt(new KeelError("GRAPH_INTERRUPT", "x"))).toBe(false);
+    expect((await forged.getState(thread("forged"))).next).toEqual(["ask"]);
+  });
+
   it("interruptBefore and interruptAfter pause around nodes; invoke(null) continues", async () => {
     const builder = () =>
       new StateGraph(State)
@@ -130,6 +181,12 @@ describe("interrupt() and resume with Command", () => {
     const after = builder().compile({ checkpointer: new MemorySaver(), interruptAfter: ["a"] });
     expect(await after.invoke({}, thread("a"))).toEqual({ log: ["a"], [INTERRUPT]: [] });
     expect(await after.invoke(null, thread("a"))).toEqual({ log: ["a", "b"] });
+
+    // After the last node too, as LangGraph.js: the caller sees the pause it asked for.
+    const last = builder().compile({ checkpointer: new MemorySaver(), interruptAfter: ["b"] });
+    expect(await last.invoke({}, thread("last"))).toEqual({ log: ["a", "b"], [INTERRUPT]: [] });
+    expect((await last.getState(thread("last"))).next).toEqual([]);
+    expect(await last.invoke(null, thread("last"))).toEqual({ log: ["a", "b"] });
   });
 });
 
@@ -210,6 +267,35 @@ describe("history, threads, updateState and time travel", () => {
     );
   });
 
+  it("a resume addressed to a past interrupted checkpoint is delivered there", async () => {
+    let asks = 0;
+    const graph = new StateGraph(State)
+      .addNode("ask", () => {
+        asks++;
+        return { draft: interrupt<string, string>("draft?") };
+      })
+      .addNode("after", (s) => ({ log: [`after:${s.draft}`] }))
+      .addEdge(START, "ask")
+      .addEdge("ask", "after")
+      .compile({ checkpointer: new MemorySaver() });
+    await graph.invoke({}, thread("past-resume"));
+    const paused = (await graph.getState(thread("past-resume"))).config;
+    // The thread moves on without answering; then the old interrupt is answered by its checkpoint.
+    await graph.invoke({ log: ["new input"] }, thread("past-resume"));
+    const done = await graph.invoke(new Command({ resume: "late" }), paused);
+    expect(done).toEqual({ draft: "late", log: ["after:late"] });
+    expect(asks).toBe(3);
+    // A new branch from the paused checkpoint, not a fork copy of it.
+    const newest = await history(graph, "past-resume");
+    expect(newest.slice(0, 2).map((s) => [s.metadata?.source, s.next])).toEqual([
+      ["loop", []],
+      ["loop", ["after"]],
+    ]);
+    expect(newest[1]?.parentConfig?.configurable?.checkpoint_id).toBe(
+      paused.configurable?.checkpoint_id,
+    );
+  });
+
   it("updateState on a past checkpoint branches history", async () => {
     const graph = build();
     await graph.invoke({}, thread("b"));
@@ -260,6 +346,36 @@ describe("history, threads, updateState and time travel", () => {
     fail = false;
     expect((await graph.invoke(null, thread("e"))).log).toEqual(["flaky", "steady"]);
     expect(calls).toEqual(["flaky", "steady", "flaky"]);
+  });
+
+  it("updateState without asNode after a parallel step is refused, naming the candidates", async () => {
+    const calls: string[] = [];
+    const node = (name: string) => () => {
+      calls.push(name);
+      return { log: [name] };
+    };
+    const graph = new StateGraph(State)
+      .addNode("a", node("a"))
+      .addNode("b", node("b"))
+      .addNode("c", node("c"))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge("a", "c")
+      .addEdge("b", "c")
+      .compile({ checkpointer: new MemorySaver(), interruptBefore: ["c"] });
+    await graph.invoke({}, thread("amb"));
+    await expect(graph.updateState(thread("amb"), { draft: "x" })).rejects.toMatchObject({
+      name: "InvalidUpdateError",
+      code: "INVALID_UPDATE",
+      details: { candidates: ["a", "b"] },
+    });
+    // Nothing was written: the entry nodes do not run again.
+    expect((await graph.getState(thread("amb"))).next).toEqual(["c"]);
+    expect(await graph.invoke(null, thread("amb"))).toEqual({ log: ["a", "b", "c"] });
+    expect(calls).toEqual(["a", "b", "c"]);
+    // With asNode it is accepted.
+    await graph.updateState(thread("amb"), { draft: "x" }, "c");
+    expect((await graph.getState(thread("amb"))).values.draft).toBe("x");
   });
 
   it("updateState on an empty thread acts as the input (START's edges run next)", async () => {
@@ -444,6 +560,33 @@ describe("the durability option of invoke", () => {
 });
 
 describe("task writes and task ids", () => {
+  it("put receives only the channels the step changed", async () => {
+    const puts: Array<[number, string[]]> = [];
+    class Spy extends MemorySaver {
+      override async put(...args: Parameters<MemorySaver["put"]>) {
+        puts.push([args[2].step, Object.keys(args[3]).sort()]);
+        return super.put(...args);
+      }
+    }
+    const Doc = Annotation.Root({ big: Annotation<string>(), n: Annotation<number>() });
+    const graph = new StateGraph(Doc)
+      .addSequence([
+        ["a", (s) => ({ n: s.n + 1 })],
+        ["b", (s) => ({ n: s.n + 1 })],
+      ])
+      .addEdge(START, "a")
+      .compile({ checkpointer: new Spy() });
+    await graph.invoke({ big: "x".repeat(10_000), n: 0 }, thread("delta"));
+    // The large value is handed over once, when the input is applied; each step after adds only
+    // what it changed (the counter and the next node's trigger).
+    expect(puts).toEqual([
+      [-1, []],
+      [0, ["big", "branch:to:a", "n"]],
+      [1, ["branch:to:b", "n"]],
+      [2, ["n"]],
+    ]);
+  });
+
   it("a finished task's writes are saved at once, before the other tasks of its step finish", async () => {
     const events: string[] = [];
     class Spy extends MemorySaver {

@@ -126,9 +126,9 @@ describe("Requirement: StateGraph builder", () => {
     });
   });
 
-  it('Scenario: Conditional edges route based on state — (state) => state.step > 5 ? "end" : "node_b"', async () => {
-    const visits: string[] = [];
-    const graph = new StateGraph(State)
+  /** node_a adds 1 and node_b 2 to `step`, each noting its visit; node_b leads back to node_a. */
+  function loopOfTwo(visits: string[]) {
+    return new StateGraph({ stateSchema: State })
       .addNode("node_a", (state) => {
         visits.push(`a${state.step}`);
         return { step: state.step + 1 };
@@ -138,16 +138,40 @@ describe("Requirement: StateGraph builder", () => {
         return { step: state.step + 2 };
       })
       .addEdge(START, "node_a")
+      .addEdge("node_b", "node_a");
+  }
+
+  it('Scenario: Conditional edges route based on state — (state) => state.step > 5 ? "end" : "node_b"', async () => {
+    const visits: string[] = [];
+    const graph = loopOfTwo(visits)
       .addConditionalEdges("node_a", (state) => (state.step > 5 ? "end" : "node_b"), {
         end: END,
         node_b: "node_b",
       })
-      .addEdge("node_b", "node_a")
       .compile();
     expect(await graph.invoke({ messages: [], step: 0 })).toEqual({ messages: [], step: 7 });
     expect(visits).toEqual(["a0", "b1", "a3", "b4", "a6"]);
     visits.length = 0;
     expect(await graph.invoke({ messages: [], step: 10 })).toEqual({ messages: [], step: 11 });
     expect(visits).toEqual(["a10"]);
+  });
+
+  it('Scenario, verbatim: addConditionalEdges("node_a", (state) => state.step > 5 ? "end" : "node_b") routes to a node named "end"', async () => {
+    // The seed's literal call has no path map, so "end" is a node name (END is "__end__").
+    const visits: string[] = [];
+    const builder = loopOfTwo(visits)
+      .addNode("end", (state) => {
+        visits.push(`end${state.step}`);
+        return { messages: [`finished at ${state.step}`] };
+      })
+      .addEdge("end", END);
+    // biome-ignore format: the seed's call, character for character
+    builder.addConditionalEdges("node_a", (state) => state.step > 5 ? "end" : "node_b");
+    const graph = builder.compile();
+    expect(await graph.invoke({ messages: [], step: 0 })).toEqual({
+      messages: ["finished at 7"],
+      step: 7,
+    });
+    expect(visits).toEqual(["a0", "b1", "a3", "b4", "a6", "end7"]);
   });
 });

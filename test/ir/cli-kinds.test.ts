@@ -31,7 +31,7 @@ const INPUTS: Record<string, Record<string, unknown>> = {
     mail_failed: 0,
     approved: false,
   },
-  "research-fanout.json": { question: "q", search_failures: 0, confidence: 0.9, report: "" },
+  "research-fanout.json": { question: "q", outages: ["news"] },
 };
 
 describe("keel run --kinds", { timeout: 180_000 }, () => {
@@ -106,6 +106,51 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
     expect(done.out).toMatchObject({
       status: "completed",
       state: { message: "[node_b: escalated, severity 4] m", severity: 4 },
+    });
+  });
+
+  it("a kinds module registers state classes too, recorded with the run like its node kinds", () => {
+    const zod = import.meta.resolve("zod");
+    const module = file(
+      "ticket-state.mjs",
+      [
+        `import { z } from ${JSON.stringify(zod)};`,
+        "export const stateClasses = {",
+        "  Ticket: z.object({ message: z.string(), severity: z.number().int().min(0).max(5) }),",
+        "};",
+      ].join("\n"),
+    );
+    const doc = file("ticket.json", {
+      ir_version: "1.0.0",
+      id: "graph:ticket",
+      nodes: [
+        { id: "ask", kind: "echo" },
+        { id: "end", kind: "halt" },
+      ],
+      rules: [
+        // biome-ignore lint/suspicious/noThenProperty: `then` is the IR's wire name.
+        { id: "rule.ask", when: "(node-id ask)", then: [{ kind: "interrupt", prompt: "go?" }] },
+      ],
+      state_class: "Ticket",
+    });
+    const without = keel("run", doc, "--input", '{"message":"m","severity":1}');
+    expect(without.out.error?.details.problems).toEqual([
+      expect.objectContaining({ code: "unknown_state_class", path: "/state_class" }),
+    ]);
+    const paused = keel("run", doc, "--kinds", module, "--input", '{"message":"m","severity":1}');
+    expect(paused.out.status).toBe("interrupted");
+    // Another directory, no --kinds: the run's recorded module gives the class (severity <= 5),
+    // so the answer is refused before the run is touched; a good one then finishes it.
+    const respond = (value: string) =>
+      keelJson(["runs", "respond", paused.out.run_id as string, "--value", value, "--db", db], dir);
+    const refused = respond('{"severity":9}');
+    expect(refused.code).toBe(1);
+    expect(refused.out.error?.details.problems).toEqual([
+      expect.objectContaining({ code: "state_type", path: "/severity" }),
+    ]);
+    expect(respond('{"severity":4}').out).toMatchObject({
+      status: "completed",
+      state: { message: "m", severity: 4 },
     });
   });
 

@@ -8,6 +8,7 @@ import { graphHash, loads } from "../../src/ir/index.js";
 const root = new URL("../../", import.meta.url).pathname;
 const triage = join(root, "examples/triage.json");
 const dir = mkdtempSync(join(tmpdir(), "keel-ir-cli-"));
+const THEN = "then";
 
 /** Runs the real CLI in a child process, as a user would. */
 function keel(...args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -89,6 +90,20 @@ describe("keel ir", () => {
       id: "graph:triage",
       hash: expected,
     });
+    // A document with a migrate entry: the hash printed is the one its runs record (the
+    // graph hash leaves migrate out), so it can be a later document's to_hash.
+    const migrating = file(
+      "migrating.json",
+      JSON.stringify({
+        ir_version: "1.0.0",
+        id: "g",
+        nodes: [{ id: "a", kind: "echo" }],
+        migrate: [{ from_hash: "f".repeat(64), to_hash: "e".repeat(64) }],
+      }),
+    );
+    const printed = keel("ir", "hash", migrating).stdout.trim();
+    const ran = JSON.parse(keel("run", migrating, "--db", join(dir, "hash.db"), "--json").stdout);
+    expect(ran.graph_hash).toBe(printed);
     const mismatch = file("v2.json", '{"ir_version":"2.0.0","id":"g","nodes":[]}');
     const refused = keel("ir", "hash", mismatch, "--json");
     expect(refused.code).toBe(1);
@@ -147,15 +162,107 @@ describe("keel run", () => {
     expect(done.transitions.map((t: { from: string; to: string }) => `${t.from}>${t.to}`)).toEqual([
       "receive>__ir_wait__",
       "__ir_wait__>manual_review",
-      "manual_review>notify",
+      "manual_review>auto_refund",
+      "auto_refund>notify",
       "notify>done",
       "done>__end__",
     ]);
   });
 
-  it("reports a wrong input type as a clear run error", () => {
-    const run = keel("run", refund, "--db", db, "--input", '{"amount":"lots"}', "--json");
-    expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout).error.code).toBe("IR_STATE_TYPE");
+  it("refuses a document whose rule does not parse before any run exists", () => {
+    const fresh = join(dir, "bad-rule.db");
+    const bad = file(
+      "bad-rule.json",
+      JSON.stringify({
+        ir_version: "1.0.0",
+        id: "g",
+        nodes: [{ id: "a", kind: "echo" }],
+        rules: [{ id: "r", when: "(a ?x&:(>== ?x 1))" }],
+      }),
+    );
+    const run = keel("run", bad, "--db", fresh, "--json");
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.error.code).toBe("IR_INVALID");
+    expect(out.error.details.problems).toEqual([
+      expect.objectContaining({ code: "rule_invalid", path: "/rules/0/when" }),
+    ]);
+    const listed = JSON.parse(keel("runs", "list", "--db", fresh, "--json").stdout);
+    expect(listed.threads).toEqual([]);
+  });
+
+  it("keeps asserted facts in the checkpoint: a rule matches them after respond in a new process", () => {
+    const facts = join(dir, "facts.db");
+    const doc = file(
+      "facts.json",
+      JSON.stringify({
+        ir_version: "1.0.0",
+        id: "graph:facts",
+        nodes: [
+          { id: "a", kind: "echo" },
+          { id: "b", kind: "echo" },
+          { id: "c", kind: "echo" },
+          { id: "d", kind: "halt" },
+        ],
+        rules: [
+          {
+            id: "mark",
+            when: "(node-id a)",
+            [THEN]: [
+              { kind: "assert", fact: "flagged", slots: '{"by":"a","level":2}' },
+              { kind: "interrupt", prompt: "Go on?" },
+            ],
+          },
+          {
+            id: "use",
+            when: '(node-id b) (flagged "a" 2)',
+            [THEN]: [{ kind: "goto", target: "d" }],
+          },
+        ],
+        state_schema: { ok: "bool" },
+      }),
+    );
+    const paused = JSON.parse(keel("run", doc, "--db", facts, "--json").stdout);
+    expect(paused.status).toBe("interrupted");
+    // A new process: only the checkpoint carries the (flagged "a" 2) fact to the rule.
+    const done = JSON.parse(
+      keel("runs", "respond", paused.run_id, "--value", '{"ok":true}', "--db", facts, "--json")
+        .stdout,
+    );
+    expect(
+      done.transitions.map(
+        (t: { from: string; to: string; rule: string | null }) => `${t.from}>${t.to}@${t.rule}`,
+      ),
+    ).toEqual(["a>__ir_wait__@mark", "__ir_wait__>b@mark", "b>d@use", "d>__end__@null"]);
+  });
+
+  it("refuses a bad input with every problem, exit 1, before any run exists", () => {
+    const fresh = join(dir, "bad-input.db");
+    const run = keel(
+      "run",
+      refund,
+      "--db",
+      fresh,
+      "--input",
+      '{"amount":"lots","bogus":1}',
+      "--json",
+    );
+    expect(run.code).toBe(1);
+    const out = JSON.parse(run.stdout);
+    expect(out.error.code).toBe("IR_INVALID");
+    expect(out.error.details.problems).toEqual([
+      expect.objectContaining({ code: "float_type", path: "/amount", expected: "float" }),
+      expect.objectContaining({ code: "extra_forbidden", path: "/bogus" }),
+    ]);
+    // Nothing about internal channels, nothing suggesting a resume that cannot succeed.
+    expect(run.stdout).not.toMatch(/__ir|__start__|runs resume/);
+    const notObject = JSON.parse(
+      keel("run", refund, "--db", fresh, "--input", "[1]", "--json").stdout,
+    );
+    expect(notObject.error.details.problems).toEqual([
+      expect.objectContaining({ code: "dict_type", path: "/" }),
+    ]);
+    const listed = JSON.parse(keel("runs", "list", "--db", fresh, "--json").stdout);
+    expect(listed.threads).toEqual([]);
   });
 });

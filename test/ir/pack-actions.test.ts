@@ -94,7 +94,7 @@ describe("(ir-action …) in pack rules", () => {
       from: "a",
       to: "b",
       rule: "rule.doc",
-      overridden: [{ rule: "pack-goto", kind: "goto" }],
+      overridden: [{ rule: "pack-goto", action: { kind: "goto", target: "c" } }],
     });
     // A pack rule that must win declares a higher salience.
     const first = await run(

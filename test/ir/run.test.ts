@@ -2,9 +2,16 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Command, MemorySaver } from "../../src/index.js";
-import { assertMigratable, IrValidationError, resumeDocument } from "../../src/ir/index.js";
+import {
+  assertMigratable,
+  IrValidationError,
+  resumeDocument,
+  validate,
+} from "../../src/ir/index.js";
 import { type CompileDocumentOptions, compileDocument } from "../../src/ir/run/compile.js";
 import type { Transition } from "../../src/ir/run/routing.js";
+import { runRules } from "../../src/ir/run/rules-step.js";
+import { RuleEngine } from "../../src/rules/index.js";
 
 const triage = JSON.parse(
   readFileSync(new URL("../../examples/triage.json", import.meta.url), "utf8"),
@@ -58,6 +65,20 @@ describe("running the seed's triage graph", () => {
     expect(out.__ir_transitions[0].reason).toBe("no rule fired: fall through");
   });
 
+  it("checks an input before a run: every problem, with a path into the input", async () => {
+    const compiled = await compile(triage);
+    expect(compiled.checkInput({ message: "m", severity: 5 })).toEqual([]);
+    expect(
+      compiled.checkInput({ severity: "high", __ir: {}, "a/b": 1 }).map((p) => [p.code, p.path]),
+    ).toEqual([
+      ["int_type", "/severity"],
+      ["extra_forbidden", "/__ir"],
+      ["extra_forbidden", "/a~1b"],
+    ]);
+    expect(compiled.checkInput(null)[0]).toMatchObject({ code: "dict_type", path: "/" });
+    expect(compiled.checkInput({ severity: 1 }, "The answer")).toEqual([]);
+  });
+
   it("refuses input and node output of the wrong type with a clear run error", async () => {
     const { graph } = await compile(triage);
     await expect(graph.invoke({ message: "x", severity: "high" })).rejects.toMatchObject({
@@ -101,6 +122,28 @@ describe("compiling", () => {
     await expect(compile(bad)).rejects.toMatchObject({ code: "IR_INVALID" });
   });
 
+  it("builds the rules at compile time: a rule the engine refuses is a problem, not a run error", async () => {
+    // Parses, but the engine refuses it when it builds the rule: ?y is bound by no pattern.
+    const d = doc({ rules: [{ id: "r", when: "(n ?x)\n(test (> ?y 1))" }] });
+    expect(validate(d)).toEqual([]);
+    const refused = await compile(d).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(IrValidationError);
+    expect((refused as IrValidationError).problems).toEqual([
+      expect.objectContaining({
+        code: "rule_invalid",
+        path: "/rules/0/when",
+        message:
+          "The rule's `when` is not valid CLIPS: line 2, column 10: variable ?y is not bound.",
+      }),
+    ]);
+    const badPack = await compile(triage, {
+      packs: { "pack.bosun.routing": { source: "(defrule x (a) => ", version: "1.0.0" } },
+    }).catch((error: unknown) => error);
+    expect((badPack as IrValidationError).problems).toEqual([
+      expect.objectContaining({ code: "pack_invalid", path: "/governance/0" }),
+    ]);
+  });
+
   it("gates packs on their pinned version and requirements", async () => {
     const pinned = doc({ governance: [{ id: "p", version: "2.0.0" }] });
     await expect(
@@ -140,16 +183,30 @@ describe("rules and actions", () => {
     const d = doc({
       rules: [
         { id: "first", when: "(n ?n&:(> ?n 0))", [THEN]: [{ kind: "goto", target: "c" }] },
-        { id: "second", when: "(flag TRUE)", [THEN]: [{ kind: "goto", target: "b" }] },
+        {
+          id: "second",
+          when: "(flag TRUE)",
+          [THEN]: [
+            { kind: "retry", target: "b", backoff_ms: 5 },
+            { kind: "parallel", targets: ["b", "c"], strategy: "any" },
+          ],
+        },
       ],
     });
     const out = await (await compile(d)).graph.invoke({ n: 1, flag: true });
+    // The losing actions are recorded whole: kind, target and arguments.
     expect(out.__ir_transitions[0]).toEqual({
       from: "a",
       to: "c",
       rule: "first",
       reason: "goto",
-      overridden: [{ rule: "second", kind: "goto" }],
+      overridden: [
+        { rule: "second", action: { kind: "retry", target: "b", backoff_ms: 5 } },
+        {
+          rule: "second",
+          action: { kind: "parallel", targets: ["b", "c"], join: "", strategy: "any" },
+        },
+      ],
     });
   });
 
@@ -204,6 +261,77 @@ describe("rules and actions", () => {
     const out = await (await compile(d, { nodeKinds: { flaky } })).graph.invoke({ n: 0 });
     expect(calls).toBe(3);
     expect(path(out)).toEqual(["work>work@again", "work>work@again", "work>end", "end>__end__"]);
+  });
+
+  it("treats arriving at a node again (retry) as a new event for rules keyed on the node", async () => {
+    // The refund example's shape: the first send fails and is retried; the retried send
+    // succeeds, and the rule keyed only on (node-id notify) must fire again to finish.
+    let sends = 0;
+    const d = doc({
+      nodes: [
+        { id: "notify", kind: "send" },
+        { id: "escalate", kind: "echo" },
+        { id: "done", kind: "halt" },
+      ],
+      rules: [
+        {
+          id: "notify-retry",
+          when: "(node-id notify) (n ?n&:(> ?n 0))",
+          [THEN]: [{ kind: "retry", target: "notify" }],
+        },
+        { id: "finish", when: "(node-id notify)", [THEN]: [{ kind: "goto", target: "done" }] },
+      ],
+    });
+    const send = () => () => ({ n: sends++ === 0 ? 1 : 0 });
+    const out = await (await compile(d, { nodeKinds: { send } })).graph.invoke({ n: 0 });
+    expect(path(out)).toEqual(["notify>notify@notify-retry", "notify>done@finish", "done>__end__"]);
+    // Nothing in the state changes between the arrivals: the node fact alone is the event.
+    const same = doc({
+      rules: [
+        {
+          id: "once",
+          when: "(node-id a) (not (retried))",
+          [THEN]: [
+            { kind: "assert", fact: "retried" },
+            { kind: "retry", target: "a" },
+          ],
+        },
+        { id: "after", when: "(node-id a) (retried)", [THEN]: [{ kind: "goto", target: "c" }] },
+      ],
+    });
+    const again = await (await compile(same)).graph.invoke({ n: 1 });
+    expect(path(again)).toEqual(["a>a@once", "a>c@after", "c>end", "end>__end__"]);
+  });
+
+  it("refuses bad assert slots before a run (invalid_slots), and as RULES_RUNTIME if one slips by", async () => {
+    for (const slots of ["{not json", "null"]) {
+      const d = doc({
+        rules: [
+          { id: "mark", when: "(node-id a)", [THEN]: [{ kind: "assert", fact: "f", slots }] },
+        ],
+      });
+      const refused = await compile(d).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(IrValidationError);
+      expect((refused as IrValidationError).problems).toMatchObject([
+        { code: "invalid_slots", path: "/rules/0/then/0/slots" },
+      ]);
+      // A rule defined behind validation's back (the engine takes any actions) still fails
+      // with a coded error naming the rule, not an internal crash.
+      const engine = new RuleEngine();
+      engine.defineRule({
+        name: "mark",
+        when: "(go)",
+        actions: [{ kind: "assert", fact: "f", slots }],
+      });
+      engine.reset();
+      engine.assert("(go)");
+      expect(() => runRules(engine)).toThrow(
+        expect.objectContaining({
+          code: "RULES_RUNTIME",
+          message: expect.stringMatching(/^Rule mark:/),
+        }),
+      );
+    }
   });
 
   it("pauses on interrupt and resumes with the answer as a state update", async () => {
@@ -278,13 +406,15 @@ async function graphResumeBad(d: unknown) {
 }
 
 describe("parallel", () => {
-  const fan = (strategy: string, join = "c") =>
+  /** a fans out to x (ok), y (fails), z (ok) and any `more` branches, joined at c. */
+  const fan = (strategy: string, join = "c", more: { id: string; kind: string }[] = []) =>
     doc({
       nodes: [
         { id: "a", kind: "echo" },
         { id: "x", kind: "put" },
         { id: "y", kind: "boom" },
         { id: "z", kind: "put" },
+        ...more,
         { id: "c", kind: "echo" },
         { id: "end", kind: "halt" },
       ],
@@ -292,7 +422,14 @@ describe("parallel", () => {
         {
           id: "fan",
           when: "(node-id a)",
-          [THEN]: [{ kind: "parallel", targets: ["x", "y", "z"], join, strategy }],
+          [THEN]: [
+            {
+              kind: "parallel",
+              targets: ["x", "y", "z", ...more.map((n) => n.id)],
+              join,
+              strategy,
+            },
+          ],
         },
       ],
       state_schema: { n: "int", note: "str" },
@@ -315,6 +452,45 @@ describe("parallel", () => {
     ).rejects.toMatchObject({
       code: "IR_PARALLEL_FAILED",
     });
+  });
+
+  it("race keeps the branch that finished first, whatever the target order", async () => {
+    const delays: Record<string, number> = { x: 60, z: 0 };
+    const timed = {
+      ...nodeKinds,
+      put: (node: { id: string }) => async () => {
+        await new Promise((resolve) => setTimeout(resolve, delays[node.id] ?? 0));
+        return { note: node.id };
+      },
+    };
+    for (let round = 0; round < 3; round++) {
+      const out = await (await compile(fan("race"), { nodeKinds: timed })).graph.invoke({ n: 1 });
+      expect(out.note).toBe("z");
+    }
+  });
+
+  it("any and quorum fail below their threshold", async () => {
+    const failing = { ...nodeKinds, put: nodeKinds.boom };
+    // any: no branch succeeded.
+    await expect(
+      (await compile(fan("any"), { nodeKinds: failing })).graph.invoke({ n: 1 }),
+    ).rejects.toMatchObject({ code: "IR_PARALLEL_FAILED", details: { strategy: "any" } });
+    // quorum: 1 of 3 is not more than half.
+    const oneOfThree = {
+      ...nodeKinds,
+      put: (node: { id: string }) => (node.id === "x" ? () => ({ note: "x" }) : nodeKinds.boom()),
+    };
+    await expect(
+      (await compile(fan("quorum"), { nodeKinds: oneOfThree })).graph.invoke({ n: 1 }),
+    ).rejects.toMatchObject({ code: "IR_PARALLEL_FAILED", details: { strategy: "quorum" } });
+    // quorum: 2 of 4 is not more than half either.
+    const four = fan("quorum", "c", [{ id: "w", kind: "boom" }]);
+    await expect((await compile(four, { nodeKinds })).graph.invoke({ n: 1 })).rejects.toMatchObject(
+      {
+        code: "IR_PARALLEL_FAILED",
+        details: { strategy: "quorum" },
+      },
+    );
   });
 
   it("with an empty join continues after the block", async () => {
@@ -363,8 +539,13 @@ describe("resuming after the document changed", () => {
 });
 
 describe("top-level parallel blocks", () => {
-  it("fan out when the run arrives at the block's first target, then join", async () => {
-    const d = doc({
+  const put = (node: { id: string }) => () => ({ note: node.id });
+  const boom = () => () => {
+    throw new Error("branch failed");
+  };
+  const nodeKinds = { put, boom };
+  const blockDoc = (extra: Record<string, unknown>) =>
+    doc({
       nodes: [
         { id: "a", kind: "echo" },
         { id: "x", kind: "put" },
@@ -374,10 +555,119 @@ describe("top-level parallel blocks", () => {
       ],
       parallel: [{ targets: ["x", "y"], join: "c", strategy: "all" }],
       state_schema: { n: "int", note: "str" },
+      ...extra,
     });
-    const nodeKinds = { put: (node: { id: string }) => () => ({ note: node.id }) };
-    const out = await (await compile(d, { nodeKinds })).graph.invoke({ n: 1 });
+  const ask = (extra: Record<string, unknown> = {}) => ({
+    id: "ask",
+    when: "(node-id a)",
+    [THEN]: [{ kind: "interrupt", prompt: "Go?", ...extra }],
+  });
+
+  it("fan out when the run arrives at the block's first target, then join", async () => {
+    const out = await (await compile(blockDoc({}), { nodeKinds })).graph.invoke({ n: 1 });
     expect(path(out)).toEqual(["a>x,y", "x>c", "y>c", "c>end", "end>__end__"]);
-    expect(out.__ir_transitions[0].reason).toBe("fall through into a parallel block (all)");
+    expect(out.__ir_transitions[0].reason).toBe(
+      "no rule fired: fall through; into a parallel block (all)",
+    );
+  });
+
+  it("fan out when the run starts at the block's first target", async () => {
+    const d = blockDoc({});
+    d.nodes = d.nodes.slice(1);
+    const out = await (await compile(d, { nodeKinds })).graph.invoke({ n: 1 });
+    expect(path(out)).toEqual(["__start__>x,y", "x>c", "y>c", "c>end", "end>__end__"]);
+    await expect(
+      (await compile(d, { nodeKinds })).graph.invoke({ n: "one" }),
+    ).rejects.toMatchObject({ code: "IR_STATE_TYPE" });
+  });
+
+  it("fan out after an answered interrupt and after an on_timeout goto", async () => {
+    const answered = await compile(blockDoc({ rules: [ask()] }), {
+      nodeKinds,
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "answered" } };
+    await answered.graph.invoke({ n: 1 }, config);
+    const done = await answered.graph.invoke(new Command({ resume: { n: 2 } }), config);
+    expect(path(done)).toEqual([
+      "a>__ir_wait__@ask",
+      "__ir_wait__>x,y@ask",
+      "x>c",
+      "y>c",
+      "c>end",
+      "end>__end__",
+    ]);
+    expect(done.n).toBe(2);
+
+    const late = blockDoc({
+      nodes: [
+        { id: "a", kind: "echo" },
+        { id: "b", kind: "echo" },
+        { id: "x", kind: "put" },
+        { id: "y", kind: "put" },
+        { id: "c", kind: "echo" },
+        { id: "end", kind: "halt" },
+      ],
+      rules: [ask({ timeout: 0.001, on_timeout: "goto:x" })],
+    });
+    const timed = await compile(late, { nodeKinds, checkpointer: new MemorySaver() });
+    const lateConfig = { configurable: { thread_id: "late" } };
+    await timed.graph.invoke({ n: 1 }, lateConfig);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const out = await timed.graph.invoke(new Command({ resume: {} }), lateConfig);
+    expect(path(out)).toEqual([
+      "a>__ir_wait__@ask",
+      "__ir_wait__>x,y@ask",
+      "x>c",
+      "y>c",
+      "c>end",
+      "end>__end__",
+    ]);
+    expect(out.__ir_transitions[1].reason).toBe("interrupt timed out; into a parallel block (all)");
+  });
+
+  it("fan out again when a rule retries the block's first target", async () => {
+    const d = blockDoc({
+      rules: [
+        {
+          id: "again",
+          when: "(node-id c) (not (searched-twice))",
+          [THEN]: [
+            { kind: "assert", fact: "searched-twice" },
+            { kind: "retry", target: "x" },
+          ],
+        },
+      ],
+    });
+    const out = await (await compile(d, { nodeKinds })).graph.invoke({ n: 1 });
+    expect(path(out)).toEqual([
+      "a>x,y",
+      "x>c",
+      "y>c",
+      "c>x,y@again",
+      "x>c",
+      "y>c",
+      "c>end",
+      "end>__end__",
+    ]);
+  });
+
+  it("join by any, race and quorum", async () => {
+    const nodes = [
+      { id: "x", kind: "put" },
+      { id: "y", kind: "boom" },
+      { id: "z", kind: "put" },
+      { id: "c", kind: "echo" },
+      { id: "end", kind: "halt" },
+    ];
+    for (const strategy of ["any", "race", "quorum"]) {
+      const d = blockDoc({
+        nodes,
+        parallel: [{ targets: ["x", "y", "z"], join: "c", strategy }],
+      });
+      const out = await (await compile(d, { nodeKinds })).graph.invoke({ n: 1 });
+      expect(["x", "z"]).toContain(out.note);
+      expect(path(out)).toEqual(["__start__>x,y,z", "x>c", "y>c", "z>c", "c>end", "end>__end__"]);
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "../../src/core/index.js";
+import { canonicalJson, sha256Hex } from "../../src/core/index.js";
 import {
   ACTION_KINDS,
+  compileDocument,
   dumps,
   dumpsCanonical,
   graphHash,
@@ -18,7 +19,10 @@ interface Golden {
   model: string;
   wire: string;
   canonical: string;
+  /** sha256 of the canonical form, by Python. */
   sha256: string;
+  /** The same without the migrate list (IR documents). */
+  graph_hash?: string;
 }
 
 const { fixtures } = JSON.parse(
@@ -46,8 +50,12 @@ describe("golden round trips", () => {
   }
 
   for (const golden of fixtures.filter((g) => g.model === "IRDocument")) {
-    it(`${golden.name}: the graph hash is sha256 of the canonical form`, () => {
-      expect(graphHash(loads(golden.wire))).toBe(golden.sha256);
+    it(`${golden.name}: the graph hash is sha256 of the canonical form without migrate`, () => {
+      const doc = loads(golden.wire);
+      expect(sha256Hex(dumpsCanonical(doc))).toBe(golden.sha256);
+      expect(graphHash(doc)).toBe(golden.graph_hash);
+      // Without migrate entries, it is the seed's sha256 over dumps_canonical itself.
+      if (doc.migrate.length === 0) expect(graphHash(doc)).toBe(golden.sha256);
     });
   }
 
@@ -115,6 +123,31 @@ describe("dumps", () => {
     expect(graphHash(authored)).toBe(graphHash(reordered));
     expect(graphHash({ ...reordered, id: "h" })).not.toBe(graphHash(reordered));
     expect(graphHash(authored)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("writes numbers as Python's json does; an integral float (1.0) is the one limit", () => {
+    const payload = (text: string) =>
+      `{"ir_version":"1.0.0","id":"g","nodes":[],"rules":[{"id":"r","then":[{"kind":"interrupt","prompt":"p","interrupt_payload":${text}}]}]}`;
+    const python = payload('{"x":1e-05,"y":1.0,"z":1e+16}');
+    const keel = dumps(loads(python));
+    expect(keel).toBe(payload('{"x":1e-05,"y":1,"z":1e+16}'));
+    expect(dumps(loads(keel))).toBe(keel);
+    expect(dumpsCanonical(loads(python))).toContain(
+      '"interrupt_payload":{"x":1e-05,"y":1,"z":1e+16}',
+    );
+  });
+
+  it("leaves migrate out of the graph hash, so a document can name its own hash as to_hash", async () => {
+    const base: IRDocumentInput = {
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [{ id: "a", kind: "echo" }],
+    };
+    const own = graphHash(base);
+    const migrated = { ...base, migrate: [{ from_hash: "f".repeat(64), to_hash: own }] };
+    expect(graphHash(migrated)).toBe(own);
+    // The hash a run records is the same function's.
+    expect((await compileDocument(migrated)).graphHash).toBe(own);
   });
 });
 

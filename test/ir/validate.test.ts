@@ -75,6 +75,25 @@ describe("validate", () => {
     expect(result.document?.state_class).toBeNull();
   });
 
+  it("parses rule conditions: problems at /rules/<i>/when with the line and column in `when`", () => {
+    const doc = {
+      ir_version: "1.0.0",
+      id: "g",
+      nodes: [{ id: "a", kind: "echo" }],
+      rules: [{ id: "r", when: "(a 1)\n  (b ?x&:(foo ?x))" }],
+    };
+    expect(validate(doc)).toEqual([
+      {
+        code: "rule_invalid",
+        path: "/rules/0/when",
+        message: "The rule's `when` is not valid CLIPS: line 2, column 10: unknown function 'foo'.",
+        expected: expect.any(String),
+        actual: JSON.stringify(doc.rules[0]?.when),
+        hint: expect.stringContaining("registerFunction"),
+      },
+    ]);
+  });
+
   it("reports a parse error once, at /, with where it broke", () => {
     const [problem, ...rest] = validate('{\n  "id": "g",\n  oops\n}');
     expect(rest).toEqual([]);

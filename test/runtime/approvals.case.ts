@@ -61,14 +61,29 @@ export function runApprovalCases(harness: RuntimeHarness): void {
         decision: { by: null, at: null, reason: null },
         required_capability: "deploy:approve",
       });
-      expect(approval.how_to_approve).toContain(`keel approvals approve ${approval.approval_id}`);
+      expect(approval.how_to_approve).toContain(
+        `keel approvals approve ${approval.approval_id} --capability deploy:approve`,
+      );
       expect(await approvals.get(approval.approval_id)).toEqual(approval);
       expect((await approvals.list({ status: "pending" })).map((a) => a.approval_id)).toEqual([
         approval.approval_id,
       ]);
+      // Followed literally, the instruction's capability is the one the decision needs.
+      const asserted = /--capability (\S+)/.exec(approval.how_to_approve)?.[1];
+      const odd = await request({ requiredCapability: "ops approve's" });
+      expect(odd.how_to_approve).toContain(`--capability 'ops approve'\\''s'`);
+      const bare = await request({ requiredCapability: null });
+      expect(bare.how_to_approve).not.toContain("--capability");
       expect((await readAuditTrace(store, traceId)).map((e) => e.type)).toEqual([
         "gate.approval_requested",
+        "gate.approval_requested",
+        "gate.approval_requested",
       ]);
+      const approved = await approvals.approve(approval.approval_id, {
+        by: "ana",
+        capabilities: asserted ? [asserted] : [],
+      });
+      expect(approved.status).toBe("approved");
     });
 
     it("approves and denies with who, when, reason and the capability, audited", async () => {

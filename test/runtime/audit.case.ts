@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { isKeelError, newId } from "../../src/core/index.js";
+import { isKeelError, newId, sha256Hex } from "../../src/core/index.js";
 import { getArtifact } from "../../src/runtime/artifacts/artifact-store.js";
 import { runtimeDb } from "../../src/runtime/db/tables.js";
 import {
@@ -147,6 +147,33 @@ export function runAuditCases(harness: RuntimeHarness): void {
       }
     });
 
+    it("audits what verification finds: audit.tamper_detected with the findings, after the log it checked", async () => {
+      const store = await harness.open("audit_tamper_detected");
+      await writeSome(new AuditWriter(store), newId(), 3);
+      await tamper(harness, store, "UPDATE state_audit_events SET summary = 'x' WHERE seq = 2");
+      const quiet = await verifyAuditLog(store, { record: false });
+      expect(quiet.recorded).toBeUndefined();
+      const result = await verifyAuditLog(store);
+      expect(result.ok).toBe(false);
+      const recorded = result.recorded as { traceId: string; auditId: string };
+      const [event, ...others] = await readAuditTrace(store, recorded.traceId);
+      expect(others).toEqual([]);
+      expect(event).toMatchObject({
+        audit_id: recorded.auditId,
+        type: "audit.tamper_detected",
+        stage: "operator",
+        outcome: "failure",
+      });
+      expect(await getArtifact(runtimeDb(store), event?.payload_ref as string)).toEqual({
+        checked: 3,
+        findings: JSON.parse(JSON.stringify(result.findings)),
+      });
+      // The record itself chains on: the next verification finds the same problem, nothing new.
+      const again = await verifyAuditLog(store, { record: false });
+      expect(again.findings).toEqual(result.findings);
+      expect(again.checked).toBe(4);
+    });
+
     it("rebuilds a lost chain head from the newest event (keel db reset keeps the log)", async () => {
       const store = await harness.open("audit_head_reset");
       const audit = new AuditWriter(store);
@@ -188,6 +215,67 @@ export function runAuditCases(harness: RuntimeHarness): void {
         body: { ref: "main" },
       });
       expect((await verifyAuditLog(store)).ok).toBe(true);
+    });
+
+    it("chains each payload: the database refuses to change one, and verify finds one changed anyway", async () => {
+      const store = await harness.open("audit_payload_chain");
+      const audit = new AuditWriter(store);
+      const write = (body: unknown) =>
+        audit.write(newId(), {
+          stage: "gate",
+          type: "gate.decision_refused",
+          summary: "eve could not decide",
+          outcome: "failure",
+          payload: body,
+        });
+      const altered = await write({ code: "CAPABILITY_MISSING", by: "eve" });
+      const removed = await write({ code: "APPROVAL_EXPIRED", by: "bo" });
+      const db = runtimeDb(store);
+      const ref = altered.payload_ref as string;
+      await expect(
+        db.updateTable("state_artifacts").set({ body_json: "{}" }).where("id", "=", ref).execute(),
+      ).rejects.toThrow(/append-only/);
+      await expect(
+        db.deleteFrom("state_artifacts").where("id", "=", ref).execute(),
+      ).rejects.toThrow(/append-only/);
+      await db
+        .insertInto("state_artifacts")
+        .values({
+          id: "other",
+          kind: "tool-result",
+          content_hash: "0".repeat(64),
+          body_json: "{}",
+          byte_count: 2,
+          created_at: 1,
+        })
+        .execute();
+      await expect(
+        db
+          .updateTable("state_artifacts")
+          .set({ kind: "audit-payload" })
+          .where("id", "=", "other")
+          .execute(),
+      ).rejects.toThrow(/append-only/);
+      if (harness.dialect === "postgres") {
+        await expect(harness.raw(store, "TRUNCATE state_artifacts CASCADE")).rejects.toThrow(
+          /append-only/,
+        );
+      }
+      expect((await verifyAuditLog(store)).ok).toBe(true);
+      // Past the triggers, a payload rewritten with a matching stored hash is still caught.
+      const forged = '{"by":"ana","code":"NONE"}';
+      await tamper(
+        harness,
+        store,
+        `UPDATE state_artifacts SET body_json = '${forged}', content_hash = '${sha256Hex(forged)}' WHERE id = '${ref}'; DELETE FROM state_artifacts WHERE id = '${removed.payload_ref}'`,
+        "state_artifacts",
+      );
+      const result = await verifyAuditLog(store);
+      expect(result.ok).toBe(false);
+      expect(result.findings.map((f) => [f.kind, f.auditId])).toEqual([
+        ["payload-altered", altered.audit_id],
+        ["payload-missing", removed.audit_id],
+      ]);
     });
 
     it("searches by type prefix, stage, outcome and summary text", async () => {

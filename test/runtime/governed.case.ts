@@ -2,14 +2,26 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isKeelError } from "../../src/core/index.js";
 import { runtimeDb } from "../../src/runtime/db/tables.js";
 import {
+  continueGovernedRun,
   GovernedRuntime,
+  IngestService,
+  loadGovernedApp,
+  Router,
   readAuditTrace,
+  searchAudit,
   startExpirySweep,
   validateContract,
   verifyAuditLog,
 } from "../../src/runtime/index.js";
 import { ManualClock } from "./support/clock.js";
-import { governedTools, type Ledgered, refundGraph } from "./support/governed.js";
+import {
+  governedTools,
+  type Ledgered,
+  oneCallGraph,
+  priceGraph,
+  refundGraph,
+  replayPolicyTools,
+} from "./support/governed.js";
 import type { RuntimeHarness } from "./support/harness.js";
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
@@ -37,6 +49,27 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       const runtime = new GovernedRuntime({ store, tools: governedTools(world), clock });
       return { store, world, runtime, clock };
     }
+    /** Ingests `structured` and routes it with one rule at `autonomy`. */
+    async function routed(
+      runtime: GovernedRuntime,
+      rule: Record<string, unknown>,
+      structured: Record<string, unknown>,
+      autonomy: "A0" | "A1" | "A2" | "A3" | "A4",
+      config: Record<string, unknown> = {},
+    ) {
+      const ingested = await new IngestService({
+        store: runtime.store,
+        audit: runtime.audit,
+      }).ingest({ kind: "webhook", connectorId: "ci", body: structured });
+      if (ingested.status !== "accepted") throw new Error(`not accepted: ${ingested.status}`);
+      const router = new Router({
+        rules: [{ id: "rule", when: "(channel webhook)", ...rule }],
+        ...config,
+      });
+      const route = await router.route(ingested.event, { autonomy, audit: runtime.audit });
+      return { event: ingested.event, route };
+    }
+
     const start = (
       runtime: GovernedRuntime,
       graph: ReturnType<typeof refundGraph>,
@@ -79,6 +112,17 @@ export function runGovernedCases(harness: RuntimeHarness): void {
         ),
       ).toBe("CAPABILITY_MISSING");
       await runtime.approvals.approve(approval.approval_id, APPROVER);
+      // The notification is gated too: the run's high risk is the floor of every call.
+      const notifying = await runtime.resume(started.run.id, graph);
+      expect(notifying.run.status).toBe("paused");
+      expect(world.refunds).toEqual(["big:900"]);
+      const notice = await runtime.approvals.get(notifying.waitingFor[0]?.approval_id ?? "");
+      expect(notice.what).toMatchObject({ tool: "email.send" });
+      expect(notice.risk_level).toBe("high");
+      await runtime.approvals.approve(notice.approval_id, {
+        ...APPROVER,
+        capabilities: ["approve:email.send"],
+      });
       const done = await runtime.resume(started.run.id, graph);
       expect(done.run.status).toBe("succeeded");
       expect(world.refunds).toEqual(["big:900"]);
@@ -87,6 +131,8 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       const task = await runtime.task(started.run.id);
       expect(validateContract("Task", task).ok).toBe(true);
       expect(task.autonomy_level_at_start).toBe("A2");
+      // Started without an event: no trigger to name.
+      expect(task.trigger_event_id).toBeNull();
       const steps = await runtime.stepsOf(started.run.id);
       expect(steps.map((s) => [s.name, s.status])).toEqual([
         ["lookup", "succeeded"],
@@ -286,6 +332,328 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       expect(codeOf(await caught(runtime.replay(original.run.id, other)))).toBe(
         "REPLAY_MISSING_CALL",
       );
+    });
+
+    it("a rule demanding confirm reaches the tool call: at A4 the write pauses on an approval", async () => {
+      const { store, world, runtime } = await setup("rule_confirm");
+      const { event, route } = await routed(
+        runtime,
+        { gate: "confirm", required_scopes: ["ops:prod"], note: "production needs a person" },
+        { env: "production", n: 1 },
+        "A4",
+      );
+      expect(route.gate.decision).toBe("confirm");
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "deploy" }));
+      const started = await runtime.start({
+        graph,
+        input: {},
+        autonomy: "A4",
+        capabilities: ["ops:prod"],
+        event,
+        route,
+      });
+      expect(started.run.status).toBe("paused");
+      expect(started.task.trigger_event_id).toBe(event.event_id);
+      expect(started.waitingFor.map((w) => w.kind)).toEqual(["approval"]);
+      expect(world.emails).toEqual([]);
+      const approval = await runtime.approvals.get(started.waitingFor[0]?.approval_id ?? "");
+      expect(approval.why).toMatch(/rule rule \(production needs a person\)/);
+      const types = (await readAuditTrace(store, event.correlation.trace_id)).map((e) => e.type);
+      expect(types).toContain("gate.approval_requested");
+      expect(types).not.toContain("tool_call.attempted");
+    });
+
+    it("an approval lasts as long as the routing configuration's approval_ttl_seconds says", async () => {
+      const { runtime } = await setup("routing_ttl");
+      const { event, route } = await routed(
+        runtime,
+        { gate: "confirm" },
+        { env: "production", n: 3 },
+        "A4",
+        { approval_ttl_seconds: 120 },
+      );
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "x" }));
+      const started = await runtime.start({ graph, input: {}, autonomy: "A4", event, route });
+      const approval = await runtime.approvals.get(started.waitingFor[0]?.approval_id ?? "");
+      expect(Date.parse(approval.expires_at) - Date.parse(approval.created_at)).toBe(120_000);
+    });
+
+    it("a scope routing requires and the run lacks refuses the start, audited before it propagates", async () => {
+      const { store, world, runtime } = await setup("rule_scope");
+      const { event, route } = await routed(
+        runtime,
+        { required_scopes: ["ops:prod"] },
+        { env: "production", n: 2 },
+        "A4",
+      );
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "deploy" }));
+      const error = await caught(
+        runtime.start({ graph, input: {}, autonomy: "A4", capabilities: [], event, route }),
+      );
+      expect(codeOf(error)).toBe("CAPABILITY_MISSING");
+      expect(world.emails).toEqual([]);
+      const trace = await readAuditTrace(store, event.correlation.trace_id);
+      const violation = trace.find((e) => e.type === "task.scope_violation");
+      expect(violation?.outcome).toBe("failure");
+      expect(violation?.summary).toContain("ops:prod");
+      expect(trace.map((e) => e.type)).not.toContain("task.created");
+    });
+
+    it("node code cannot lower a call's risk below the run's: a call asking for low risk is still gated", async () => {
+      const { world, runtime } = await setup("risk_floor");
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "hi" }), {
+        risk: "low",
+      });
+      const started = await runtime.start({ graph, input: {}, autonomy: "A2", risk: "high" });
+      expect(started.run.status).toBe("paused");
+      expect(world.emails).toEqual([]);
+      const approval = await runtime.approvals.get(started.waitingFor[0]?.approval_id ?? "");
+      expect(approval.risk_level).toBe("high");
+      // A call may raise its risk above the run's: critical at A2 is blocked.
+      const raised = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "hi" }), {
+        risk: "critical",
+      });
+      const blocked = await caught(
+        runtime.start({ graph: raised, input: {}, autonomy: "A2", risk: "low" }),
+      );
+      expect(codeOf(blocked)).toBe("GATE_BLOCKED");
+      expect(world.emails).toEqual([]);
+    });
+
+    it("admission runs before the gate: a call that would be refused asks nobody for approval", async () => {
+      const { store, world, runtime } = await setup("admit_first");
+      const invalid = oneCallGraph(runtime, "payments.refund", () => ({ order: "x" }));
+      const refusedInput = await caught(
+        runtime.start({
+          graph: invalid,
+          input: {},
+          autonomy: "A2",
+          risk: "high",
+          capabilities: ["payments:refund"],
+        }),
+      );
+      expect(codeOf(refusedInput)).toBe("TOOL_INPUT_INVALID");
+      const valid = oneCallGraph(runtime, "payments.refund", () => ({ order: "x", amount: 5 }));
+      const refusedPermission = await caught(
+        runtime.start({ graph: valid, input: {}, autonomy: "A2", risk: "high" }),
+      );
+      expect(codeOf(refusedPermission)).toBe("CAPABILITY_MISSING");
+      expect(await runtime.approvals.list()).toEqual([]);
+      expect(world.refunds).toEqual([]);
+      expect(await searchAudit(store, { type: "gate.approval_requested" })).toEqual([]);
+      const refusals = (await searchAudit(store, { stage: "tool_call" })).map((e) => e.type);
+      expect(refusals.sort()).toEqual(["tool_call.refused", "tool_call.scope_violation"]);
+    });
+
+    it("an approval covers only the request it was asked for: another payload asks again (APPROVAL_MISMATCH)", async () => {
+      const { store, world, runtime } = await setup("approval_binding");
+      let amount = 10;
+      const graph = oneCallGraph(runtime, "payments.refund", () => ({ order: "o", amount }));
+      const start = () =>
+        runtime.start({
+          graph,
+          input: {},
+          autonomy: "A2",
+          risk: "high",
+          capabilities: ["payments:refund"],
+        });
+      const started = await start();
+      const first = await runtime.approvals.get(started.waitingFor[0]?.approval_id ?? "");
+      expect(first.what).toMatchObject({ tool: "payments.refund", input: { amount: 10 } });
+      expect(first.request_hash).toMatch(/^[0-9a-f]{64}$/);
+      await runtime.approvals.approve(first.approval_id, APPROVER);
+      amount = 10_000; // the node computes another payload when it runs again
+      const again = await runtime.resume(started.run.id, graph);
+      expect(again.run.status).toBe("paused");
+      expect(world.refunds).toEqual([]);
+      const [wait] = again.waitingFor;
+      expect(wait?.refused?.code).toBe("APPROVAL_MISMATCH");
+      expect(wait?.approval_id).not.toBe(first.approval_id);
+      const second = await runtime.approvals.get(wait?.approval_id ?? "");
+      expect(second.status).toBe("pending");
+      expect(second.what).toMatchObject({ input: { amount: 10_000 } });
+      const types = (await readAuditTrace(store, started.task.trace_id)).map((e) => e.type);
+      expect(types).toContain("gate.approval_mismatch");
+      await runtime.approvals.approve(second.approval_id, APPROVER);
+      const done = await runtime.resume(started.run.id, graph);
+      expect(done.run.status).toBe("succeeded");
+      expect(world.refunds).toEqual(["o:10000"]);
+    });
+
+    it("one Task table: a failed run is final (a denied run cannot be resumed), retried only on purpose", async () => {
+      const { store, world, runtime } = await setup("task_final");
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "x" }));
+      const started = await runtime.start({ graph, input: {}, autonomy: "A2", risk: "high" });
+      await runtime.approvals.deny(started.waitingFor[0]?.approval_id ?? "", {
+        by: "ana",
+        capabilities: ["approve:email.send"],
+      });
+      expect(codeOf(await caught(runtime.resume(started.run.id, graph)))).toBe("APPROVAL_DENIED");
+      const before = await readAuditTrace(store, started.task.trace_id);
+      for (const again of [
+        runtime.resume(started.run.id, graph),
+        runtime.runs.execute(started.run.id, async () => null),
+      ]) {
+        expect(codeOf(await caught(again))).toBe("RUN_INVALID_TRANSITION");
+      }
+      expect((await runtime.task(started.run.id)).status).toBe("failed");
+      expect(world.emails).toEqual([]);
+      expect(await readAuditTrace(store, started.task.trace_id)).toEqual(before);
+      // The database-level run table: the same moves on both dialects, and a retry only on request.
+      const failed = await runtime.runs.create();
+      await caught(
+        runtime.runs.execute(failed.id, async () => {
+          throw new Error("boom");
+        }),
+      );
+      expect((await runtime.runs.get(failed.id)).status).toBe("failed");
+      expect(codeOf(await caught(runtime.runs.cancel(failed.id, "late")))).toBe(
+        "RUN_INVALID_TRANSITION",
+      );
+      const retried = await runtime.runs.execute(failed.id, async () => "ok", { retry: true });
+      expect(retried.run.status).toBe("succeeded");
+      expect(
+        codeOf(await caught(runtime.runs.execute(failed.id, async () => null, { retry: true }))),
+      ).toBe("RUN_INVALID_TRANSITION");
+    });
+
+    it("a run's status changes commit with their task.* events: a failed audit write leaves the status unchanged", async () => {
+      const { store, world, runtime } = await setup("task_atomic");
+      const refuse = (on: boolean) =>
+        harness.raw(
+          store,
+          harness.dialect === "sqlite"
+            ? on
+              ? "CREATE TRIGGER tr_test_no_success BEFORE INSERT ON state_audit_events WHEN NEW.type = 'task.succeeded' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;"
+              : "DROP TRIGGER tr_test_no_success;"
+            : on
+              ? `CREATE FUNCTION fn_test_no_success() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.type = 'task.succeeded' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END; $$;
+                 CREATE TRIGGER tr_test_no_success BEFORE INSERT ON state_audit_events FOR EACH ROW EXECUTE FUNCTION fn_test_no_success();`
+              : "DROP TRIGGER tr_test_no_success ON state_audit_events;",
+        );
+      await refuse(true);
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "x" }));
+      const error = await caught(runtime.start({ graph, input: {}, autonomy: "A4" }));
+      expect(codeOf(error)).toBe("AUDIT_WRITE_FAILED");
+      const [run] = await runtime.runs.list({ limit: 1 });
+      expect(run?.status).toBe("running");
+      const types = (await readAuditTrace(store, run?.traceId ?? "")).map((e) => e.type);
+      expect(types).not.toContain("task.succeeded");
+      expect(types.filter((t) => t.startsWith("task."))).toEqual(["task.created", "task.started"]);
+      await refuse(false);
+      const recovered = await runtime.recover(run?.id ?? "", graph);
+      expect(recovered.run.status).toBe("succeeded");
+      expect(world.emails).toEqual(["ops"]);
+      const after = (await readAuditTrace(store, run?.traceId ?? "")).map((e) => e.type);
+      expect(after.filter((t) => t.startsWith("task."))).toEqual([
+        "task.created",
+        "task.started",
+        "task.recovered",
+        "task.succeeded",
+      ]);
+      expect((await verifyAuditLog(store)).ok).toBe(true);
+    });
+
+    it("finds a step by its exact task key (a node name's _ or % is not a wildcard)", async () => {
+      const { runtime } = await setup("step_keys");
+      const run = await runtime.runs.create();
+      const enter = (name: string) =>
+        runtime.steps.enter({
+          runId: run.id,
+          traceId: run.traceId,
+          taskKey: `${name}:task-1`,
+          name,
+          input: {},
+          retryPolicy: { strategy: "none", base_delay_ms: 0, max_delay_ms: 0, jitter: false },
+          maxAttempts: 1,
+        });
+      const plain = await enter("nxd");
+      const wild = await enter("n_d");
+      const percent = await enter("n%");
+      expect(new Set([plain.id, wild.id, percent.id]).size).toBe(3);
+      expect((await enter("n_d")).id).toBe(wild.id);
+    });
+
+    it("a replay hashes requests with the ledger's configured redaction, not a built-in one", async () => {
+      const store = await harness.open("replay_redaction");
+      const world: Ledgered = { refunds: [], emails: [], failRefunds: 0, crashAfterRefund: false };
+      // Order numbers are personal data here: the ledger stores and hashes them masked.
+      const redact = (request: Record<string, unknown>) =>
+        JSON.parse(JSON.stringify(request, (key, value) => (key === "order" ? "***" : value)));
+      const runtime = new GovernedRuntime({ store, tools: governedTools(world), redact });
+      const graph = refundGraph(runtime);
+      const original = await start(runtime, graph, "small", "A4", "low");
+      const [call] = await runtimeDb(store)
+        .selectFrom("state_tool_calls")
+        .selectAll()
+        .where("task_id", "=", original.run.id)
+        .orderBy("created_at")
+        .execute();
+      expect(call?.request_hash).toBe(
+        runtime.ledger.hashRequest(runtime.tools.get("orders.lookup"), { order: "x" }, "lookup")
+          .hash,
+      );
+      const report = await runtime.replay(original.run.id, graph);
+      expect(report.identical).toBe(true);
+    });
+
+    it("a replay honours each tool's replay_policy: rerun runs a read tool again, skip makes no call", async () => {
+      const store = await harness.open("replay_policy");
+      const seen = { lookups: [] as string[], sent: [] as string[] };
+      const runtime = new GovernedRuntime({ store, tools: replayPolicyTools(seen) });
+      const graph = priceGraph(runtime);
+      const original = await runtime.start({ graph, input: { item: "tea" }, autonomy: "A4" });
+      expect(original.run.status).toBe("succeeded");
+      expect(seen).toEqual({ lookups: ["tea"], sent: ['{"text":"{\\"price\\":3}"}'] });
+      const strict = await runtime.replay(original.run.id, graph);
+      expect(strict.identical).toBe(true);
+      expect(seen.lookups).toEqual(["tea", "tea"]);
+      expect(seen.sent).toHaveLength(1);
+      const replayed = await runtime.runs.get(strict.replayRunId);
+      expect(replayed.status).toBe("succeeded");
+      // A counterfactual goes on past a read tool asked something else: it is run, not stubbed.
+      const counter = await runtime.replay(original.run.id, graph, {
+        counterfactual: { input: { item: "coffee" } },
+      });
+      expect(counter.stoppedBy).toBeNull();
+      expect(counter.firstDivergence?.at).toBe("quote#1");
+      expect(seen.lookups).toEqual(["tea", "tea", "coffee"]);
+      expect(seen.sent).toHaveLength(1);
+    });
+
+    it("an operator continues a decided run with the application module it recorded", async () => {
+      const { store, runtime } = await setup("app_continue");
+      const app = new URL("./support/refund-app.ts", import.meta.url).href;
+      const { appWorld } = await import("./support/refund-app.js");
+      const loaded = await loadGovernedApp(app, store);
+      const begin = () =>
+        loaded.runtime.start({ graph: loaded.graph, input: {}, autonomy: "A2", risk: "high", app });
+      const approver = { by: "ana", capabilities: ["approve:email.send"] };
+      const first = await begin();
+      const firstId = first.waitingFor[0]?.approval_id ?? "";
+      expect(await continueGovernedRun(store, first.run.id)).toMatchObject({
+        continued: false,
+        reason: "still-waiting",
+      });
+      await runtime.approvals.approve(firstId, approver);
+      const done = await continueGovernedRun(store, first.run.id);
+      expect(done.continued && done.result.run.status).toBe("succeeded");
+      expect(appWorld.emails).toEqual(["app"]);
+      const second = await begin();
+      await runtime.approvals.deny(second.waitingFor[0]?.approval_id ?? "", approver);
+      expect(await continueGovernedRun(store, second.run.id)).toMatchObject({
+        continued: false,
+        reason: "failed",
+        error: { code: "APPROVAL_DENIED" },
+      });
+      expect(appWorld.emails).toEqual(["app"]);
+      // A run that recorded no module waits for the process that started it.
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "x", body: "y" }));
+      const orphan = await runtime.start({ graph, input: {}, autonomy: "A2", risk: "high" });
+      expect(await continueGovernedRun(store, orphan.run.id)).toMatchObject({
+        continued: false,
+        reason: "no-app",
+      });
     });
 
     it("a step's input is immutable in the database", async () => {

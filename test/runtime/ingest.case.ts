@@ -61,6 +61,27 @@ export function runIngestCases(harness: RuntimeHarness): void {
       expect(later.status).toBe("accepted");
     });
 
+    it("stores the ingested_at the event carries (one clock reading per ingestion)", async () => {
+      const store = await harness.open("ingest_one_clock");
+      // A clock that moves on every reading, as a real one does between two reads.
+      const clock = new ManualClock();
+      const ticking = {
+        now: () => {
+          clock.advance(7);
+          return clock.now();
+        },
+      };
+      const ingest = new IngestService({ store, audit: new AuditWriter(store), clock: ticking });
+      const outcome = await ingest.ingest(delivery);
+      if (outcome.status !== "accepted") throw new Error(outcome.status);
+      const row = await runtimeDb(store)
+        .selectFrom("state_events")
+        .select("ingested_at")
+        .where("id", "=", outcome.event.event_id)
+        .executeTakeFirstOrThrow();
+      expect(new Date(Number(row.ingested_at)).toISOString()).toBe(outcome.event.ingested_at);
+    });
+
     it("admits exactly one of many concurrent deliveries of the same input", async () => {
       const { store, ingest } = await setup("ingest_concurrent");
       const outcomes = await Promise.all(Array.from({ length: 12 }, () => ingest.ingest(delivery)));

@@ -293,6 +293,47 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       expect(await rows(store)).toEqual([]);
     });
 
+    it("records each call's cost as the tool's decimal cost estimate", async () => {
+      const { store, ledger, traceId, request } = await setup("ledger_cost");
+      await ledger.call(request({ tool: "test.priced_append" }));
+      await ledger.call(request({ idempotencyKey: "free" }));
+      const costs = (await rows(store)).map((row) => [row.tool_name, row.cost_estimate]);
+      expect(costs.sort()).toEqual([
+        ["test.append", null],
+        ["test.priced_append", "0.0025"],
+      ]);
+      const attempted = (await readAuditTrace(store, traceId)).find(
+        (e) => e.type === "tool_call.attempted" && e.tool_name === "test.priced_append",
+      );
+      expect(attempted?.summary).toContain("cost estimate 0.0025");
+    });
+
+    it("audits every call of a deprecated tool and warns once per process", async () => {
+      const { store, world, ledger, traceId, request } = await setup("ledger_deprecated");
+      const warnings: string[] = [];
+      const listen = (warning: Error & { code?: string }) => {
+        if (warning.code === "KEEL_TOOL_DEPRECATED") warnings.push(warning.message);
+      };
+      process.on("warning", listen);
+      try {
+        for (const key of ["k1", "k2"]) {
+          await ledger.call(request({ tool: "test.old_append", idempotencyKey: key }));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      } finally {
+        process.off("warning", listen);
+      }
+      expect(world.lines).toEqual(["hello", "hello"]);
+      const deprecated = (await readAuditTrace(store, traceId)).filter(
+        (e) => e.type === "tool_call.deprecated",
+      );
+      expect(deprecated.map((e) => [e.tool_name, e.outcome])).toEqual([
+        ["test.old_append", "info"],
+        ["test.old_append", "info"],
+      ]);
+      expect(warnings).toEqual([expect.stringContaining('"test.old_append" 1.0.0 is deprecated')]);
+    });
+
     it("gives a resumed step the same idempotency keys, so its calls are answered from the ledger", async () => {
       const { world, ledger, traceId } = await setup("ledger_step_tools");
       const taskId = newId();

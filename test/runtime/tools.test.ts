@@ -37,6 +37,38 @@ describe("tool registry", () => {
     ]);
   });
 
+  it("refuses replay_policy rerun for a tool with effects (a replay must never act again)", () => {
+    const tools = new ToolRegistry();
+    for (const effects of ["write", "external"]) {
+      const error = thrown(() =>
+        tools.register(spec(`x_${effects}`, effects, { replay_policy: "rerun" }), () => ({})),
+      );
+      expect(isKeelError(error) && error.code).toBe("TOOL_SPEC_INVALID");
+    }
+    for (const effects of ["none", "read"]) {
+      const tool = tools.register(
+        spec(`y_${effects}`, effects, { replay_policy: "rerun" }),
+        () => ({}),
+      );
+      expect(tool.spec.replay_policy).toBe("rerun");
+    }
+    expect(tools.register(spec("z", "write", { replay_policy: "skip" }), () => ({})).id).toBe(
+      "test.z",
+    );
+  });
+
+  it("takes a cost estimate only as a decimal string (money is never a float)", () => {
+    const tools = new ToolRegistry();
+    expect(
+      tools.register(spec("a", "read", { cost_estimate: "0.0025" }), () => ({})).spec,
+    ).toMatchObject({ cost_estimate: "0.0025" });
+    const error = thrown(() =>
+      tools.register(spec("b", "read", { cost_estimate: 0.25 }), () => ({})),
+    );
+    expect(isKeelError(error) && error.code).toBe("TOOL_SPEC_INVALID");
+    expect(isKeelError(error) && JSON.stringify(error.details)).toContain("/cost_estimate");
+  });
+
   it("checks formats and honours draft-07 schemas", () => {
     const tools = new ToolRegistry();
     const tool = tools.register(

@@ -47,6 +47,8 @@ describe("keel db, config and doctor (child processes)", { timeout: 300_000 }, (
     expect(dry.json).toMatchObject({ ok: true, dryRun: true, kernel: { from: 0 } });
     const status0 = keel(["db", "migrate", "--status", "--json"], cwd);
     expect((status0.json.kernel as { current: number }).current).toBe(0);
+    // Neither created anything: no .keel folder, no database, no lock file.
+    expect(existsSync(join(cwd, ".keel"))).toBe(false);
     const applied = keel(["db", "migrate", "--to", "1", "--json"], cwd);
     expect(applied.json).toMatchObject({
       ok: true,
@@ -123,7 +125,7 @@ describe("keel db, config and doctor (child processes)", { timeout: 300_000 }, (
     const checks = warned.json.checks as { id: string; status: string; remedy: string | null }[];
     expect(checks.find((c) => c.id === "orphan-job-files")).toMatchObject({
       status: "warn",
-      remedy: expect.stringMatching(/keel job prune --orphan-files/),
+      remedy: expect.stringMatching(/rm '.*ghost\.md'/),
     });
   });
 

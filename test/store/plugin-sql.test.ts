@@ -72,6 +72,15 @@ describe("plugin migrations: prefix injection", () => {
     expect(rewritePluginMigration(sql, ctx)).toContain("DEFAULT 'DROP TABLE state_jobs; PRAGMA x'");
   });
 
+  it("prefixes every name of a DROP list and what its tables inherit", () => {
+    expect(rewritePluginMigration("DROP TABLE IF EXISTS notes, tags", ctx)).toBe(
+      "DROP TABLE IF EXISTS plugin_acme_notes_notes, plugin_acme_notes_tags",
+    );
+    expect(rewritePluginMigration("CREATE TABLE tags (LIKE notes) INHERITS (notes)", ctx)).toBe(
+      "CREATE TABLE plugin_acme_notes_tags (LIKE plugin_acme_notes_notes) INHERITS (plugin_acme_notes_notes)",
+    );
+  });
+
   it("allows triggers on its own tables and prefixes them", () => {
     const sql =
       "CREATE TRIGGER tr_notes_touch AFTER UPDATE ON notes BEGIN UPDATE notes SET created_at = 0 WHERE id = NEW.id; END;";
@@ -119,6 +128,22 @@ describe("plugin migrations: every forbidden statement is refused, naming the ru
     ["BEGIN; CREATE TABLE notes (id TEXT PRIMARY KEY); COMMIT", "transaction-control"],
     ["INSERT INTO notes (id) SELECT id FROM state_jobs", "foreign-table"],
     ["CREATE VIEW vw_jobs AS SELECT * FROM state_jobs", "foreign-table"],
+    ["DROP TABLE notes, state_executions", "drop-kernel-table"],
+    ["DROP TABLE IF EXISTS tags, config_preferences CASCADE", "drop-kernel-table"],
+    ["DROP INDEX ix_notes_created_at, ix_state_jobs_status", "drop-kernel-table"],
+    ["DROP TRIGGER tr_notes_touch ON state_jobs", "drop-kernel-table"],
+    ["CREATE TABLE notes (id TEXT) INHERITS (state_jobs)", "inherit-foreign-table"],
+    ["CREATE TABLE notes (id TEXT) INHERITS (tags, state_jobs)", "inherit-foreign-table"],
+    ["CREATE TABLE notes (LIKE state_jobs INCLUDING ALL)", "inherit-foreign-table"],
+    ["CREATE TABLE notes PARTITION OF state_jobs FOR VALUES IN ('x')", "inherit-foreign-table"],
+    ["ALTER TABLE notes INHERIT state_jobs", "inherit-foreign-table"],
+    ["ALTER TABLE notes NO INHERIT config_plugins", "inherit-foreign-table"],
+    ["ALTER TABLE notes ATTACH PARTITION state_jobs FOR VALUES IN ('x')", "inherit-foreign-table"],
+    ["CREATE TABLE notes AS SELECT * FROM (SELECT 1 AS id) x, state_jobs", "foreign-table"],
+    ["INSERT INTO notes (id) SELECT id FROM (state_jobs)", "foreign-table"],
+    ["DROP TABLE plugin_acme_notes_b_notes", "drop-kernel-table"],
+    ["DROP INDEX ix_plugin_acme_notes_b_notes_x", "drop-kernel-table"],
+    ["INSERT INTO notes (id) SELECT id FROM plugin_acme_notes_secrets", "foreign-table"],
     ["VACUUM", "unsupported-statement"],
     ["CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql", "unsupported-statement"],
   ];
@@ -181,6 +206,9 @@ describe("scoped connection", () => {
     ["SELECT * FROM notes JOIN state_plugin_kv ON 1 = 1", "foreign-table"],
     ["SELECT * FROM (SELECT * FROM state_jobs) j", "foreign-table"],
     ["DELETE FROM plugin_other_notes", "foreign-table"],
+    // Under the prefix but not declared: another plugin's (`acme-notes-b`) or nobody's.
+    ["SELECT * FROM plugin_acme_notes_b_notes", "foreign-table"],
+    ["SELECT * FROM plugin_acme_notes_secrets", "foreign-table"],
     ["UPDATE state_jobs SET status = 'failed'", "foreign-table"],
     ["INSERT INTO config_plugins (plugin_id) VALUES ('x')", "foreign-table"],
     ["SELECT * FROM main.state_jobs", "schema-qualified"],
@@ -193,10 +221,81 @@ describe("scoped connection", () => {
     ["PRAGMA table_info(notes)", "global-pragma"],
     ["BEGIN", "transaction-control"],
     ["SELECT 1; SELECT 2", "multiple-statements"],
+    // Wherever a table can stand: in parentheses, parenthesised joins, after a subquery, TABLE.
+    ["SELECT * FROM (config_preferences)", "foreign-table"],
+    ["SELECT * FROM ((config_preferences))", "foreign-table"],
+    ["SELECT * FROM (state_jobs CROSS JOIN notes)", "foreign-table"],
+    ["SELECT * FROM (notes, state_jobs)", "foreign-table"],
+    ["SELECT * FROM (SELECT 1 AS x) j, config_preferences", "foreign-table"],
+    ["SELECT * FROM json_each('[]') j, config_preferences", "foreign-table"],
+    ["SELECT * FROM notes JOIN (state_jobs) j ON 1 = 1", "foreign-table"],
+    ["SELECT * FROM ONLY state_jobs", "foreign-table"],
+    ["TABLE state_jobs", "foreign-table"],
+    ["WITH x AS (TABLE state_jobs) SELECT * FROM x", "foreign-table"],
+    ["SELECT * FROM notes WHERE id IN (TABLE config_preferences)", "foreign-table"],
+    ["DELETE FROM notes USING state_jobs WHERE notes.id = state_jobs.id", "foreign-table"],
+    ["UPDATE notes SET body = j.nonce FROM state_jobs j", "foreign-table"],
+    ["WITH state_jobs AS (SELECT * FROM state_jobs) SELECT * FROM state_jobs", "foreign-table"],
+    ["SELECT * FROM sqlite_master", "foreign-table"],
+    ["SELECT * FROM notes WHERE EXISTS (SELECT 1 FROM pg_settings)", "foreign-table"],
+    // Functions that run SQL text, touch files, change settings or take the kernel's locks.
+    ["SELECT query_to_xml('select * from state_jobs', true, false, '')", "forbidden-function"],
+    ["SELECT table_to_xml('state_jobs', true, false, '')", "forbidden-function"],
+    ["SELECT * FROM ts_stat('select nonce from state_jobs')", "forbidden-function"],
+    ["SELECT set_config('search_path', 'pg_catalog', false)", "forbidden-function"],
+    ["SELECT pg_catalog.set_config('search_path', 'x', false)", "forbidden-function"],
+    ["SELECT pg_read_file('/etc/passwd')", "forbidden-function"],
+    ["SELECT lo_import('/etc/passwd')", "forbidden-function"],
+    ["SELECT * FROM dblink('dbname=x', 'select 1') AS t(a int)", "forbidden-function"],
+    ["SELECT pg_advisory_lock(1)", "forbidden-function"],
+    ["SELECT setval('scan_links_id_seq', 1)", "forbidden-function"],
+    ["SELECT load_extension('/tmp/evil.so')", "forbidden-function"],
+    ["SELECT readfile('/etc/passwd')", "forbidden-function"],
+    ["INSERT INTO notes (id, body) VALUES ('x', writefile('/tmp/x', 'y'))", "forbidden-function"],
   ];
   for (const [sql, rule] of refusals) {
     it(`refuses ${rule}: ${sql}`, () => {
       expect(refusedRule(() => checkScopedSql(sql, scope))).toBe(rule);
+      expect(refusedRule(() => checkScopedSql(sql, { ...scope, dialect: "postgres" }))).toBe(rule);
     });
   }
+
+  it("with the database's relations known, refuses them wherever they are named", () => {
+    const known = { ...scope, relations: new Set(["state_jobs", "config_preferences", "notes"]) };
+    for (const sql of [
+      "SELECT state_jobs.id FROM notes",
+      "SELECT * FROM notes WHERE body = (SELECT min(key) FROM notes) OR id = config_preferences",
+    ]) {
+      expect(refusedRule(() => checkScopedSql(sql, known))).toBe("foreign-table");
+    }
+    // A column named after nothing in the database is fine, as are the plugin's own names.
+    expect(checkScopedSql("SELECT n.config_json FROM notes n", known)).toBe(
+      "SELECT n.config_json FROM plugin_acme_notes_notes n",
+    );
+  });
+
+  it("rewrites the plugin's own tables in every position it refuses others in", () => {
+    expect(checkScopedSql("SELECT * FROM (notes n CROSS JOIN tags t)", scope)).toBe(
+      "SELECT * FROM (plugin_acme_notes_notes n CROSS JOIN plugin_acme_notes_tags t)",
+    );
+    expect(checkScopedSql("SELECT * FROM (SELECT 1 AS x) j, notes", scope)).toBe(
+      "SELECT * FROM (SELECT 1 AS x) j, plugin_acme_notes_notes",
+    );
+    expect(checkScopedSql("WITH x AS (TABLE notes) SELECT * FROM x", scope)).toBe(
+      "WITH x AS (TABLE plugin_acme_notes_notes) SELECT * FROM x",
+    );
+  });
+});
+
+describe("plugin migrations: forbidden functions", () => {
+  it("refuses SQL-text and file functions in migrations too", () => {
+    expect(
+      refusedRule(() =>
+        rewritePluginMigration(
+          "INSERT INTO notes (id) SELECT query_to_xml('select * from state_jobs', true, false, '')::text",
+          ctx,
+        ),
+      ),
+    ).toBe("forbidden-function");
+  });
 });

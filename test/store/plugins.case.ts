@@ -1,14 +1,18 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
+import { runDoctor } from "../../src/store/doctor/doctor.js";
 import {
   type DedicatedStore,
+  discoverStorePlugins,
   KvKeyInvalidError,
   KvOperationFailedError,
   type KvStore,
   KvValueNotSerializableError,
   KvValueTooLargeError,
   locationOf,
+  migrateStorePlugins,
   openStore,
   PluginManifest,
   pluginStorage,
@@ -16,7 +20,9 @@ import {
   type Store,
   type StoreLocation,
 } from "../../src/store/index.js";
+import { applyMigration } from "../../src/store/migrate/apply-migration.js";
 import { backendOf } from "../../src/store/open-store.js";
+import { pluginMigrationGuard } from "../../src/store/plugins/plugin-schema-guard.js";
 import type { DialectHarness } from "./harness.js";
 
 function writePlugin(
@@ -144,13 +150,19 @@ export function runPluginStorage(harness: DialectHarness): void {
         "001_init.sql":
           "CREATE TABLE links (id TEXT PRIMARY KEY, job_id TEXT REFERENCES state_jobs (id));",
       });
+      // Fails while it runs, after two statements took effect (a syntax error would fail
+      // before anything ran on Postgres): the whole file must roll back.
       writePlugin(
         keelDir,
         "half",
-        dedicated("half-done", ["a", "b"], ["migrations/001_init.sql"]),
+        dedicated("half-done", ["alphas", "betas"], ["migrations/001_init.sql"]),
         {
-          "001_init.sql":
-            "CREATE TABLE a (id TEXT PRIMARY KEY);\nCREATE TABLE b (id TEXT PRIMARY KEY, oops NOT_A_TYPE(;",
+          "001_init.sql": [
+            "CREATE TABLE alphas (id TEXT PRIMARY KEY);",
+            "CREATE TABLE betas (id TEXT PRIMARY KEY);",
+            "INSERT INTO betas (id) VALUES ('x');",
+            "INSERT INTO betas (id) VALUES ('x');",
+          ].join("\n"),
         },
       );
       writePlugin(
@@ -191,7 +203,11 @@ export function runPluginStorage(harness: DialectHarness): void {
         status: "load-error",
         reason: expect.stringMatching(/\[rule: foreign-key-to-kernel\]/),
       });
-      expect(byId["half-done"]).toMatchObject({ status: "load-error", applied: [] });
+      expect(byId["half-done"]).toMatchObject({
+        status: "load-error",
+        applied: [],
+        reason: expect.stringMatching(/001_init failed and was rolled back: .*(betas|unique)/i),
+      });
       expect(byId.misnamed).toMatchObject({
         status: "load-error",
         reason: expect.stringMatching(/created_at.*integer.*\[rule: naming\]/),
@@ -234,6 +250,193 @@ export function runPluginStorage(harness: DialectHarness): void {
       );
     });
 
+    it("dedicated: a migration that names a kernel table in a list or as a parent is refused, the kernel intact", async () => {
+      const { location, keelDir } = await fresh("dedicated-lists");
+      writePlugin(
+        keelDir,
+        "lists",
+        dedicated("lists", ["notes"], ["migrations/001_init.sql", "migrations/002_drop.sql"]),
+        {
+          "001_init.sql": "CREATE TABLE notes (id TEXT PRIMARY KEY);",
+          "002_drop.sql": "DROP TABLE notes, state_executions;",
+        },
+      );
+      writePlugin(keelDir, "heir", dedicated("heir", ["notes"], ["migrations/001_init.sql"]), {
+        "001_init.sql": "CREATE TABLE notes (id TEXT PRIMARY KEY) INHERITS (state_jobs);",
+      });
+      const store = await open(location);
+      const byId = Object.fromEntries(store.openReport.plugins.map((p) => [p.pluginId, p]));
+      // Every due file is validated before any applies: a bad 002 leaves 001 unapplied too.
+      expect(byId.lists).toMatchObject({
+        status: "load-error",
+        applied: [],
+        reason: expect.stringMatching(
+          /002_drop\.sql.*\(state_executions\) \[rule: drop-kernel-table\]/,
+        ),
+      });
+      expect(byId.heir).toMatchObject({
+        status: "load-error",
+        reason: expect.stringMatching(/\(state_jobs\) \[rule: inherit-foreign-table\]/),
+      });
+      const tables = (await backendOf(store).introspect(store.kysely)).tables.map((t) => t.name);
+      expect(tables).toContain("state_executions");
+      expect(tables).not.toContain("plugin_lists_notes");
+      expect(tables).not.toContain("plugin_heir_notes");
+    });
+
+    it("dedicated: the schema backstop rolls back a migration that changed a table the plugin does not own", async () => {
+      const { location } = await fresh("dedicated-backstop");
+      const store = await open(location);
+      const backend = backendOf(store);
+      const before = await backend.introspect(store.kysely);
+      // SQL the validator would refuse, run straight through the guard: the backstop alone stops it.
+      const attempt = (sql: string) =>
+        applyMigration(backend, store.kysely, {
+          scope: "plugin",
+          ownerId: "sneaky",
+          file: { version: 1, name: "001_init", description: "init", file: "001_init.sql", sql },
+          sql,
+          appliedAt: 1,
+          mirrorUserVersion: false,
+          guard: pluginMigrationGuard(backend, {
+            pluginId: "sneaky",
+            prefix: "plugin_sneaky_",
+            file: "001_init",
+            owns: (table) => table === "plugin_sneaky_notes",
+          }),
+        });
+      for (const sql of [
+        "CREATE TABLE plugin_sneaky_notes (id TEXT PRIMARY KEY);\nDROP TABLE state_executions;",
+        "CREATE TABLE plugin_sneaky_notes (id TEXT PRIMARY KEY);\nCREATE INDEX ix_state_jobs_nonce ON state_jobs (nonce);",
+        "CREATE TABLE plugin_sneaky_notes (id TEXT PRIMARY KEY);\nALTER TABLE config_plugins ADD COLUMN spy TEXT;",
+        "CREATE TABLE plugin_sneaky_notes (id TEXT PRIMARY KEY, job_id TEXT REFERENCES state_jobs (id));",
+        "CREATE TABLE plugin_sneaky_others (id TEXT PRIMARY KEY);",
+      ]) {
+        await expect(attempt(sql), sql).rejects.toMatchObject({
+          code: "PLUGIN_FORBIDDEN_SQL",
+          rule: "kernel-schema-changed",
+        });
+      }
+      expect(await backend.introspect(store.kysely)).toEqual(before);
+      const ledger = await store.kysely
+        .selectFrom("config_schema_versions")
+        .select("owner_id")
+        .where("scope", "=", "plugin")
+        .execute();
+      expect(ledger).toEqual([]);
+      // A sequence that a column owns belongs to that column's table: no false alarm.
+      const key = harness.dialect === "postgres" ? "SERIAL" : "INTEGER";
+      expect(await attempt(`CREATE TABLE plugin_sneaky_notes (id ${key} PRIMARY KEY);`)).toBe(true);
+    });
+
+    it("dedicated: a plugin owns its declared tables only, never another plugin's under a longer prefix", async () => {
+      const { location, keelDir } = await fresh("dedicated-nested");
+      writePlugin(keelDir, "acme", dedicated("acme", ["notes"], ["migrations/001_init.sql"]), {
+        "001_init.sql": "CREATE TABLE notes (id TEXT PRIMARY KEY);",
+      });
+      writePlugin(keelDir, "acme-b", dedicated("acme-b", ["notes"], ["migrations/001_init.sql"]), {
+        "001_init.sql": "CREATE TABLE notes (id TEXT PRIMARY KEY);",
+      });
+      writePlugin(keelDir, "acme-kv", { id: "acme-kv", version: "1", storage: { mode: "kv" } });
+      const store = await open(location);
+      const byId = Object.fromEntries(store.openReport.plugins.map((p) => [p.pluginId, p]));
+      for (const id of ["acme", "acme-b"]) {
+        expect(byId[id]).toMatchObject({
+          status: "invalid-manifest",
+          reason: expect.stringMatching(
+            /plugin_acme_.*plugin_acme_b_|plugin_acme_b_.*plugin_acme_/,
+          ),
+        });
+      }
+      expect(byId["acme-kv"]).toBeUndefined(); // kv: no tables, no prefix to clash
+      const manifest = PluginManifest.parse(
+        dedicated("acme", ["notes"], ["migrations/001_init.sql"]),
+      );
+      await expect(
+        (pluginStorage(store, manifest) as DedicatedStore).db.query("SELECT 1"),
+      ).rejects.toMatchObject({ code: "PLUGIN_STORAGE" });
+      // acme-b is uninstalled, its table left behind; acme alone migrates but must not reach it.
+      await sql`CREATE TABLE plugin_acme_b_notes (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await sql`INSERT INTO plugin_acme_b_notes (id) VALUES ('theirs')`.execute(store.kysely);
+      await store.close();
+      rmSync(join(keelDir, "plugins", "acme-b"), { recursive: true });
+      const reopened = await open(location);
+      expect(reopened.openReport.plugins.find((p) => p.pluginId === "acme")).toMatchObject({
+        status: "enabled",
+      });
+      const { db } = pluginStorage(reopened, manifest) as DedicatedStore;
+      expect(await db.query("SELECT * FROM notes")).toEqual([]);
+      await expect(db.query("SELECT * FROM plugin_acme_b_notes")).rejects.toMatchObject({
+        rule: "foreign-table",
+      });
+      await expect(db.execute("DELETE FROM plugin_acme_b_notes")).rejects.toMatchObject({
+        rule: "foreign-table",
+      });
+      const rows = await sql<{ id: string }>`SELECT id FROM plugin_acme_b_notes`.execute(
+        reopened.kysely,
+      );
+      expect(rows.rows).toEqual([{ id: "theirs" }]);
+    });
+
+    it("dedicated: a failed plugin stays load-error for later opens, loaders and doctor until its migration applies", async () => {
+      const { location, keelDir } = await fresh("dedicated-failed");
+      const manifest = dedicated("half", ["entries"], ["migrations/001_init.sql"]);
+      // Fails at run time: the second INSERT breaks the primary key.
+      writePlugin(keelDir, "half", manifest, {
+        "001_init.sql":
+          "CREATE TABLE entries (id TEXT PRIMARY KEY);\nINSERT INTO entries (id) VALUES ('a');\nINSERT INTO entries (id) VALUES ('a');",
+      });
+      writePlugin(keelDir, "kept", { id: "kept", version: "1", storage: { mode: "kv" } });
+      const first = await open(location);
+      expect(first.openReport.plugins).toMatchObject([{ pluginId: "half", status: "load-error" }]);
+      await first.close();
+
+      const store = await open(location); // a later open, as another process would
+      expect(store.openReport.plugins).toMatchObject([{ pluginId: "half", status: "load-error" }]);
+      const found = Object.fromEntries((await discoverStorePlugins(store)).map((p) => [p.id, p]));
+      expect(found.half).toMatchObject({
+        status: "load-error",
+        statusReason: expect.stringMatching(/its migration failed: .*001_init/),
+      });
+      expect(found.kept).toMatchObject({ status: "enabled" });
+      const storage = pluginStorage(store, PluginManifest.parse(manifest)) as DedicatedStore;
+      await expect(storage.db.query("SELECT * FROM entries")).rejects.toMatchObject({
+        code: "PLUGIN_STORAGE",
+        message: expect.stringMatching(/"half" is load-error/),
+      });
+      const dry = await migrateStorePlugins(store, { dryRun: true });
+      expect(dry).toMatchObject([
+        {
+          pluginId: "half",
+          status: "load-error",
+          reason: expect.stringMatching(/last migration attempt failed/),
+        },
+      ]);
+      const doctor = await runDoctor(location);
+      expect(doctor.checks.find((c) => c.id === "plugins")).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/half: load-error/),
+      });
+      await store.close();
+
+      writePlugin(keelDir, "half", manifest, {
+        "001_init.sql":
+          "CREATE TABLE entries (id TEXT PRIMARY KEY);\nINSERT INTO entries (id) VALUES ('a');",
+      });
+      const fixed = await open(location);
+      expect(fixed.openReport.plugins).toMatchObject([
+        { pluginId: "half", status: "enabled", applied: [{ version: 1 }] },
+      ]);
+      expect((await discoverStorePlugins(fixed)).find((p) => p.id === "half")?.status).toBe(
+        "enabled",
+      );
+      const healed = pluginStorage(fixed, PluginManifest.parse(manifest)) as DedicatedStore;
+      expect(await healed.db.query("SELECT id FROM entries")).toEqual([{ id: "a" }]);
+      expect(await fixed.kysely.selectFrom("state_plugin_failures").selectAll().execute()).toEqual(
+        [],
+      );
+    });
+
     it("dedicated: the scoped connection works on the plugin's tables and refuses everything else", async () => {
       const { location, keelDir } = await fresh("scoped");
       const manifest = dedicated("acme-notes", ["notes"], ["migrations/001_init.sql"]);
@@ -261,13 +464,32 @@ export function runPluginStorage(harness: DialectHarness): void {
       expect(await db.query("SELECT id, body FROM notes ORDER BY id")).toEqual([
         { id: "n1", body: "changed" },
       ]);
+      expect(await db.query("SELECT n.id FROM (notes n CROSS JOIN notes m)")).toHaveLength(1);
+      await store.kysely
+        .insertInto("config_preferences")
+        .values({ key: "secret", value_json: '"kernel"', updated_at: 1 })
+        .execute();
       for (const sql of [
         "SELECT * FROM state_jobs",
         "DROP TABLE notes",
         "PRAGMA foreign_keys = OFF",
         "ATTACH DATABASE 'x' AS x",
+        "SELECT * FROM (config_preferences)",
+        "SELECT * FROM (state_jobs CROSS JOIN notes)",
+        "SELECT * FROM (SELECT 1 AS x) j, config_preferences",
+        "SELECT * FROM notes WHERE id IN (TABLE config_preferences)",
+        "WITH x AS (TABLE config_preferences) SELECT * FROM x",
+        "WITH config_preferences AS (SELECT * FROM config_preferences) SELECT * FROM config_preferences",
+        "SELECT config_preferences.key FROM notes",
+        "SELECT query_to_xml('select * from config_preferences', true, false, '')",
+        "SELECT set_config('search_path', 'pg_catalog', false)",
+        "SELECT load_extension('/tmp/nothing.so')",
+        "SELECT readfile('/etc/passwd')",
+        "SELECT * FROM sqlite_master",
+        "SELECT * FROM pg_settings",
       ]) {
-        await expect(db.query(sql)).rejects.toBeInstanceOf(ScopedDbViolationError);
+        const error = await db.query(sql).catch((e: unknown) => e);
+        expect(error, sql).toBeInstanceOf(ScopedDbViolationError);
       }
     });
   });

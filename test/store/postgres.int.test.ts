@@ -1,6 +1,7 @@
 import { describe, it } from "vitest";
 import { postgresAvailable } from "../support/postgres.js";
 import { runConcurrentStart } from "./concurrent-start.case.js";
+import { runDoctorCases } from "./doctor.case.js";
 import { postgresHarness } from "./harness.js";
 import { runPluginStorage } from "./plugins.case.js";
 import { runStoreServices } from "./services.case.js";
@@ -11,6 +12,7 @@ if (await postgresAvailable()) {
   runStoreServices(postgresHarness());
   runPluginStorage(postgresHarness());
   runConcurrentStart(postgresHarness());
+  runDoctorCases(postgresHarness());
 } else {
   describe.skip("store conformance: postgres (server unreachable, see the warning above)", () => {
     it("skipped", () => {});

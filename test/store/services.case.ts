@@ -25,7 +25,7 @@ async function seedLinked(store: Store): Promise<void> {
     VALUES ('t1', '', 'c1', 'task', 0, 'x', '1', 'h')`.execute(store.kysely);
   await sql`INSERT INTO state_runs (id, thread_id, status, trace_id, created_at, updated_at)
     VALUES ('r1', 't1', 'paused', 'trace', 1, 1)`.execute(store.kysely);
-  await sql`INSERT INTO state_run_documents (id, document_path, document_id, graph_hash, input_json, created_at)
+  await sql`INSERT INTO state_run_documents (run_id, document_path, document_id, graph_hash, input_json, created_at)
     VALUES ('r1', '/doc.json', 'g', 'hash', '{}', 1)`.execute(store.kysely);
 }
 
@@ -114,7 +114,7 @@ export function runStoreServices(harness: DialectHarness): void {
       await seedLinked(store);
       const { path } = await backupStore(store, { out: join(dir, "linked.db") });
       const copy = new Database(path, { readonly: true });
-      expect(copy.prepare("SELECT id FROM state_run_documents").pluck().all()).toEqual(["r1"]);
+      expect(copy.prepare("SELECT run_id FROM state_run_documents").pluck().all()).toEqual(["r1"]);
       expect(copy.prepare("SELECT count(*) FROM state_checkpoint_writes").pluck().get()).toBe(1);
       expect(copy.pragma("foreign_key_check")).toEqual([]);
       copy.close();
@@ -125,7 +125,7 @@ export function runStoreServices(harness: DialectHarness): void {
       store = await open(db);
       const documents = await sql<{
         id: string;
-      }>`SELECT d.id FROM state_run_documents d JOIN state_runs r ON r.id = d.id`.execute(
+      }>`SELECT d.run_id AS id FROM state_run_documents d JOIN state_runs r ON r.id = d.run_id`.execute(
         store.kysely,
       );
       expect(documents.rows).toEqual([{ id: "r1" }]);

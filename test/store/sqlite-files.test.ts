@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { runDoctor } from "../../src/store/doctor/doctor.js";
 import {
   backupStore,
   openStore,
@@ -125,6 +126,31 @@ describe("SQLite files Keel must refuse", () => {
     const rows = await restored.kysely.selectFrom("config_preferences").select("key").execute();
     expect(rows).toEqual([{ key: "k" }]);
     await restored.close();
+  });
+
+  it("doctor changes nothing: a rollback-journal file stays so, a WAL file keeps no -wal/-shm", async () => {
+    const { dir, path } = await keelDatabase("doctor-readonly");
+    // A copy made by VACUUM INTO (a backup) is in rollback-journal mode, not WAL.
+    const store = await openStore({ db: path });
+    const copy = join(dir, "copy.db");
+    await backupStore(store, { out: copy });
+    await store.close();
+    const journal = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.pragma("journal_mode", { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    expect(journal(copy)).toBe("delete");
+    const before = snapshot(dir);
+    for (const file of [copy, path]) {
+      const report = await runDoctor(resolveStoreLocation({ db: file }));
+      expect(report.checks.find((c) => c.id === "integrity")).toMatchObject({ status: "ok" });
+    }
+    expect(snapshot(dir)).toEqual(before);
+    expect(journal(copy)).toBe("delete");
   });
 
   const root = process.getuid?.() === 0;

@@ -1,4 +1,12 @@
-import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
@@ -10,8 +18,17 @@ import {
   type Store,
 } from "../../src/store/index.js";
 import { checkNamingRules, KERNEL_NAMING } from "../../src/store/naming/naming-rules.js";
+import { checkSqlKeywordCase } from "../../src/store/naming/sql-keyword-case.js";
 import { backendOf, openBackend } from "../../src/store/open-store.js";
-import { job, SEED_CATALOG, SEED_INDEXES } from "./catalog.js";
+import {
+  expectedColumns,
+  job,
+  normalizeDefault,
+  SEED_CATALOG,
+  SEED_CHECKS,
+  SEED_INDEXES,
+  validRow,
+} from "./catalog.js";
 import { type DialectHarness, tempDir } from "./harness.js";
 
 /**
@@ -79,6 +96,23 @@ export function runStoreConformance(harness: DialectHarness): void {
           live?.columns.map((c) => c.name),
           table,
         ).toEqual(columns);
+        // Types (per dialect), NOT NULL and defaults, column by column.
+        expect(
+          live?.columns.map((c) => ({
+            name: c.name,
+            type: c.type,
+            notNull: c.notNull,
+            defaultValue: normalizeDefault(c.defaultValue),
+          })),
+          table,
+        ).toEqual(expectedColumns(table, harness.dialect));
+      }
+      // Every CHECK of the seed exists under its name.
+      for (const { table, check } of SEED_CHECKS) {
+        const live = snapshot.tables.find((t) => t.name === table);
+        expect(live?.constraints, `${table}: ${check}`).toContainEqual(
+          expect.objectContaining({ name: check, kind: "check" }),
+        );
       }
       for (const [table, indexes] of Object.entries(SEED_INDEXES)) {
         const live = snapshot.tables.find((t) => t.name === table);
@@ -104,6 +138,16 @@ export function runStoreConformance(harness: DialectHarness): void {
       const snapshot = await backendOf(store).introspect(store.kysely);
       expect(snapshot.tables.length).toBeGreaterThanOrEqual(Object.keys(SEED_CATALOG).length);
       expect(checkNamingRules(snapshot, KERNEL_NAMING)).toEqual([]);
+      // The one rule about SQL text: every kernel migration writes keywords UPPERCASE.
+      for (const file of loadMigrationFiles(kernelMigrationsDir(harness.dialect))) {
+        expect(checkSqlKeywordCase(file.sql, file.name), file.name).toEqual([]);
+      }
+      // A 1:1 table keyed by its parent names its key as the foreign key it is (run_id).
+      const documents = snapshot.tables.find((t) => t.name === "state_run_documents");
+      expect(documents?.primaryKey).toEqual(["run_id"]);
+      expect(documents?.foreignKeys).toEqual([
+        { columns: ["run_id"], table: "state_runs", referencedColumns: ["id"] },
+      ]);
       // Every _at column is an integer type wide enough for milliseconds.
       for (const table of snapshot.tables) {
         for (const column of table.columns.filter((c) => c.name.endsWith("_at"))) {
@@ -114,59 +158,25 @@ export function runStoreConformance(harness: DialectHarness): void {
       }
     });
 
-    it("refuses writes that break a CHECK constraint", async () => {
+    it("refuses a write that breaks each CHECK of the seed, naming the constraint", async () => {
       const { db } = await harness.fresh("checks");
       const store = await track(openStore({ db }));
-      const k = store.kysely;
-      await expect(k.insertInto("state_jobs").values(job("j1", "bogus")).execute()).rejects.toThrow(
-        /ck_state_jobs_status|CHECK/i,
-      );
-      await expect(
-        k
-          .insertInto("state_jobs")
-          .values(job("j2", "failed", { failure_reason: "oops" }))
-          .execute(),
-      ).rejects.toThrow(/ck_state_jobs_failure_reason|CHECK/i);
-      await expect(
-        k
-          .insertInto("state_jobs")
-          .values(job("j3", "queued", { runner: "robot" }))
-          .execute(),
-      ).rejects.toThrow(/ck_state_jobs_runner|CHECK/i);
-      await expect(
-        k
-          .insertInto("scan_issues")
-          .values({
-            rule_id: "r",
-            severity: "fatal" as never,
-            node_ids_json: "[]",
-            message: "m",
-          } as never)
-          .execute(),
-      ).rejects.toThrow(/ck_scan_issues_severity|CHECK/i);
-      await expect(
-        k
-          .insertInto("config_schema_versions")
-          .values({
-            scope: "other" as never,
-            owner_id: "x",
-            version: 1,
-            description: "d",
-            applied_at: 1,
-          })
-          .execute(),
-      ).rejects.toThrow(/ck_config_schema_versions_scope|CHECK/i);
-      await expect(
-        k
-          .insertInto("config_plugins")
-          .values({ plugin_id: "p", enabled: 2 as never, config_json: null, updated_at: 1 })
-          .execute(),
-      ).rejects.toThrow(/ck_config_plugins_enabled|CHECK/i);
-      await k
-        .insertInto("state_jobs")
-        .values(job("ok", "queued", { runner: "in-process" }))
-        .execute();
-      expect(await k.selectFrom("state_jobs").select("id").execute()).toEqual([{ id: "ok" }]);
+      const insert = (table: string, row: Record<string, unknown>) =>
+        store.kysely
+          .insertInto(table as never)
+          .values(row as never)
+          .execute();
+      for (const { table, check, bad } of SEED_CHECKS) {
+        await expect(insert(table, validRow(table, bad)), check).rejects.toThrow(
+          new RegExp(`\\b${check}\\b`),
+        );
+      }
+      // The rows themselves are fine: each table takes its valid row.
+      for (const table of new Set(SEED_CHECKS.map((c) => c.table))) {
+        await insert(table, validRow(table));
+      }
+      const jobs = await store.kysely.selectFrom("state_jobs").select("id").execute();
+      expect(jobs).toEqual([{ id: "valid" }]);
     });
 
     it("allows one active job per (action, version, node, content hash), any number of finished ones", async () => {
@@ -239,6 +249,49 @@ export function runStoreConformance(harness: DialectHarness): void {
       const rest = await migrate(store, {});
       expect(rest.kernel.from).toBe(1);
       expect(rest.kernel.to).toBe(latest);
+    });
+
+    it("a read-only open and a dry run change nothing: no file, folder, lock file or table", async () => {
+      const { db, dir } = await harness.fresh("read-only");
+      const { migrate } = await import("../../src/store/migrate/migrate.js");
+      const before = listing(dir);
+      const fresh = await openStore({ db, readOnly: true });
+      const planned = await migrate(fresh, { dryRun: true });
+      expect(planned.kernel).toMatchObject({ from: 0, to: latest, backupPath: null });
+      expect(planned.kernel.applied).toHaveLength(latest);
+      await fresh.close();
+      expect(listing(dir)).toEqual(before); // SQLite: no .keel folder, no keel.db, no lock file
+      const probe = await track(openStore({ db, autoMigrate: false }));
+      expect(await backendOf(probe).tableExists(probe.kysely, "config_schema_versions")).toBe(
+        false,
+      );
+      await probe.close();
+
+      // An existing database with a migration pending: the dry run plans it, takes no lock.
+      await (await openStore({ db })).close();
+      const extra = join(tempDir("dry-migrations"), harness.dialect);
+      cpSync(kernelMigrationsDir(harness.dialect), extra, { recursive: true });
+      const next = String(latest + 1).padStart(3, "0");
+      writeFileSync(
+        join(extra, `${next}_dry.sql`),
+        "CREATE TABLE state_dries (id TEXT PRIMARY KEY);\n",
+      );
+      const files = listing(dir);
+      const existing = await openStore({ db, readOnly: true, migrationsDir: extra });
+      expect((await migrate(existing, { dryRun: true })).kernel.applied).toEqual([
+        { version: latest + 1, name: `${next}_dry` },
+      ]);
+      // Read-only means read-only: the engine refuses a write.
+      await expect(
+        existing.kysely
+          .insertInto("config_preferences")
+          .values({ key: "x", value_json: "1", updated_at: 1 })
+          .execute(),
+      ).rejects.toThrow(/read.?only/i);
+      await existing.close();
+      expect(listing(dir)).toEqual(files); // no lock file, no -wal/-shm left, same bytes
+      const after = await track(openStore({ db, autoMigrate: false }));
+      expect(await backendOf(after).tableExists(after.kysely, "state_dries")).toBe(false);
     });
 
     it("honours auto_migrate false from the preferences and from .keel/config.json", async () => {
@@ -320,19 +373,28 @@ export function runStoreConformance(harness: DialectHarness): void {
       const broken = join(tempDir("broken-migrations"), harness.dialect);
       cpSync(kernelMigrationsDir(harness.dialect), broken, { recursive: true });
       const next = String(latest + 1).padStart(3, "0");
+      // Valid SQL that fails while it runs, after its first two statements took effect (the
+      // third breaks the primary key of the table the first created): Postgres parses a
+      // syntax error before running anything, so only a run-time failure is halfway.
       writeFileSync(
         join(broken, `${next}_half_done.sql`),
-        "CREATE TABLE state_half_done (id TEXT PRIMARY KEY);\nCREATE TABLE state_broken (id TEXT PRIMARY KEY, oops NOT_A_TYPE(;\n",
+        [
+          "CREATE TABLE state_half_dones (id TEXT PRIMARY KEY);",
+          "INSERT INTO state_half_dones (id) VALUES ('first');",
+          "INSERT INTO state_half_dones (id) VALUES ('first');",
+          "",
+        ].join("\n"),
       );
       const failure = await openStore({ db, migrationsDir: broken }).catch(
         (error: unknown) => error,
       );
       expect(failure).toMatchObject({ code: "MIGRATION_FAILED", exitCode: 2 });
-      expect(String((failure as Error).message)).toMatch(
-        new RegExp(`${next}_half_done failed and was rolled back`),
-      );
+      const message = String((failure as Error).message);
+      expect(message).toMatch(new RegExp(`${next}_half_done failed and was rolled back`));
+      expect(message).toMatch(/state_half_dones|unique/i); // it failed on the third statement
 
       const after = await track(openStore({ db }));
+      expect(await backendOf(after).tableExists(after.kysely, "state_half_dones")).toBe(false);
       expect(await backendOf(after).introspect(after.kysely)).toEqual(before);
       expect(await backendOf(after).readUserVersion(after.kysely)).toBe(latest);
       const kept = await after.kysely.selectFrom("config_preferences").selectAll().execute();
@@ -344,6 +406,11 @@ export function runStoreConformance(harness: DialectHarness): void {
         const restored = await track(openStore({ db: backup, autoMigrate: false }));
         const rows = await restored.kysely.selectFrom("config_preferences").select("key").execute();
         expect(rows).toEqual([{ key: "precious" }]);
+      } else {
+        // Postgres writes no pre-migrate backup: transactional DDL rolls the whole file back.
+        expect((failure as { details: { backupPath: string | null } }).details.backupPath).toBe(
+          null,
+        );
       }
     });
 
@@ -354,4 +421,18 @@ export function runStoreConformance(harness: DialectHarness): void {
       expect(Number(result.rows[0]?.n)).toBe(42);
     });
   });
+}
+
+/** Every file under `dir` with its bytes (base64), for "nothing changed" checks. */
+function listing(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const full = join(at, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out[full.slice(dir.length)] = readFileSync(full).toString("base64");
+    }
+  };
+  walk(dir);
+  return out;
 }

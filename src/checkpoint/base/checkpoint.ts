@@ -1,5 +1,6 @@
 import { KeelError } from "../../core/index.js";
 import { newCheckpointId } from "./checkpoint-id.js";
+import { isoNow } from "./timestamp.js";
 import type { Checkpoint, CheckpointConfig } from "./types.js";
 
 /** The checkpoint format this Keel writes (the `v` field). Savers refuse newer ones. */
@@ -18,7 +19,18 @@ export const SPECIAL_WRITE_INDEX: Readonly<Record<string, number>> = {
 
 /** The storage index of the `position`-th write of a task to `channel`. */
 export function writeIndex(channel: string, position: number): number {
-  return SPECIAL_WRITE_INDEX[channel] ?? position;
+  // A switch, not a lookup in SPECIAL_WRITE_INDEX: called for every write, with every channel
+  // name of the graph (a keyed lookup with that many names is slow, and "__proto__" is a key).
+  switch (channel) {
+    case "__error__":
+      return -1;
+    case "__interrupt__":
+      return -2;
+    case "__resume__":
+      return -3;
+    default:
+      return position;
+  }
 }
 
 /** A checkpoint with no channels, the start of every thread. */
@@ -26,7 +38,7 @@ export function emptyCheckpoint(): Checkpoint {
   return {
     v: CHECKPOINT_FORMAT_VERSION,
     id: newCheckpointId(),
-    ts: new Date().toISOString(),
+    ts: isoNow(),
     channel_values: {},
     channel_versions: {},
     versions_seen: {},

@@ -15,9 +15,11 @@ export {
   writeIndex,
 } from "./checkpoint.js";
 export { newCheckpointId } from "./checkpoint-id.js";
+export { jsonNumber, jsonOf, jsonString } from "./json-text.js";
 export { MemorySaver } from "./memory-saver.js";
 export { BaseCheckpointSaver } from "./saver.js";
 export { assertReadableFormat, jsonSerde, SERDE_FORMAT, type Serializer } from "./serde.js";
+export { isoNow } from "./timestamp.js";
 export type {
   ChannelVersion,
   ChannelVersions,

@@ -30,6 +30,12 @@ interface StoredCheckpoint {
   parentId: string | undefined;
   /** channel → id of the checkpoint that stored the value this checkpoint has. */
   holders: Record<string, string>;
+  /**
+   * channel → serialised value (null when the channel became empty) of the channels this
+   * checkpoint stored. Values are kept by the checkpoint that stored them, not by version: a fork
+   * may reach a version number the other branch used, and both values must survive.
+   */
+  stored: Map<string, string | null>;
 }
 
 interface StoredWrite {
@@ -41,14 +47,8 @@ interface StoredWrite {
 
 interface NamespaceStore {
   checkpoints: Map<string, StoredCheckpoint>;
-  /**
-   * `holder \0 channel` → serialised value (null when the channel became empty), keyed by the
-   * checkpoint that stored it, not by version: a fork may reach a version number the other
-   * branch used, and both values must survive.
-   */
-  blobs: Map<string, string | null>;
-  /** `channel \0 version` → the last holder of that version (for a put whose parent is unknown). */
-  byVersion: Map<string, string>;
+  /** channel → version → the last holder of that version (for a put whose parent is unknown). */
+  byVersion: Map<string, Map<number, string>>;
   /** checkpoint id → `taskId \0 index` → write. */
   writes: Map<string, Map<string, StoredWrite>>;
   latestId: string | undefined;
@@ -125,18 +125,24 @@ export class MemorySaver extends BaseCheckpointSaver {
     const parentId = checkpointIdOf(config);
     const parent = parentId === undefined ? undefined : store.checkpoints.get(parentId);
     const holders: Record<string, string> = {};
+    // Keyed by name and number, never by a joined string: no version is printed per step.
+    const stored = new Map<string, string | null>();
     for (const channel in newVersions) {
       const has = Object.hasOwn(checkpoint.channel_values, channel);
-      const text = has ? this.serde.dumps(checkpoint.channel_values[channel]) : null;
-      store.blobs.set(`${checkpoint.id}\u0000${channel}`, text);
-      store.byVersion.set(`${channel}\u0000${newVersions[channel]}`, checkpoint.id);
+      stored.set(channel, has ? this.serde.dumps(checkpoint.channel_values[channel]) : null);
+      let versions = store.byVersion.get(channel);
+      if (!versions) {
+        versions = new Map();
+        store.byVersion.set(channel, versions);
+      }
+      versions.set(newVersions[channel]!, checkpoint.id);
       holders[channel] = checkpoint.id;
     }
     for (const channel in checkpoint.channel_versions) {
       if (Object.hasOwn(holders, channel)) continue;
       const holder =
         parent?.holders[channel] ??
-        store.byVersion.get(`${channel}\u0000${checkpoint.channel_versions[channel]}`);
+        store.byVersion.get(channel)?.get(checkpoint.channel_versions[channel]!);
       if (holder !== undefined) holders[channel] = holder;
     }
     store.checkpoints.set(checkpoint.id, {
@@ -149,6 +155,7 @@ export class MemorySaver extends BaseCheckpointSaver {
       metadata: this.serde.dumps(metadata),
       parentId,
       holders,
+      stored,
     });
     if (store.latestId === undefined || checkpoint.id > store.latestId)
       store.latestId = checkpoint.id;
@@ -197,7 +204,6 @@ export class MemorySaver extends BaseCheckpointSaver {
     if (!store) {
       store = {
         checkpoints: new Map(),
-        blobs: new Map(),
         byVersion: new Map(),
         writes: new Map(),
         latestId: undefined,
@@ -216,7 +222,8 @@ export class MemorySaver extends BaseCheckpointSaver {
     const channelValues: Record<string, unknown> = {};
     for (const channel in stored.channelVersions) {
       const holder = stored.holders[channel];
-      const blob = holder === undefined ? undefined : store.blobs.get(`${holder}\u0000${channel}`);
+      const blob =
+        holder === undefined ? undefined : store.checkpoints.get(holder)?.stored.get(channel);
       if (blob !== undefined && blob !== null) channelValues[channel] = this.serde.loads(blob);
     }
     const versionsSeen: Record<string, ChannelVersions> = {};

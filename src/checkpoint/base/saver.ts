@@ -1,6 +1,5 @@
 import { jsonSerde, type Serializer } from "./serde.js";
 import type {
-  ChannelVersion,
   ChannelVersions,
   Checkpoint,
   CheckpointConfig,
@@ -93,11 +92,6 @@ export abstract class BaseCheckpointSaver {
    * The engine calls it when a run in `async` or `exit` durability ends.
    */
   async flush(): Promise<void> {}
-
-  /** The version that follows `current` (1 for a channel never updated). */
-  getNextVersion(current: ChannelVersion | undefined): ChannelVersion {
-    return (current ?? 0) + 1;
-  }
 
   /** Keeps a saver out of `JSON.stringify(config)` output (it may hold database clients). */
   toJSON(): string {

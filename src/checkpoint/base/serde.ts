@@ -1,4 +1,5 @@
 import { KeelError } from "../../core/index.js";
+import { jsonNumber, jsonString } from "./json-text.js";
 
 /**
  * How savers turn channel values, writes and metadata into text and back.
@@ -44,6 +45,19 @@ const TAG = "$keel";
 export const jsonSerde: Serializer = {
   format: SERDE_FORMAT,
   dumps(value: unknown): string {
+    // Primitives, most of a checkpoint's values, without JSON.stringify's cost per call.
+    switch (typeof value) {
+      case "number":
+        if (Number.isFinite(value)) return jsonNumber(value);
+        break;
+      case "string":
+        return jsonString(value);
+      case "boolean":
+        return value ? "true" : "false";
+      case "object":
+        if (value === null) return "null";
+        break;
+    }
     try {
       if (isPlainJson(value, 0)) return JSON.stringify(value) ?? "null";
       return JSON.stringify(encode(value));

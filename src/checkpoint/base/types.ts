@@ -4,8 +4,11 @@
  */
 
 /**
- * The version of one channel: a positive integer that grows by one each time the channel is
- * updated. Savers may store it as text, but must hand back the same number.
+ * The version of one channel: a positive number whose integer part grows by one each time the
+ * channel is updated. With a checkpointer the graph engine adds a random fraction below one
+ * (pregel/apply.ts), so that two branches of a thread never give a channel the same version;
+ * versions are compared only for equality. Savers may store it as text, but must hand back the
+ * same number.
  */
 export type ChannelVersion = number;
 
@@ -15,10 +18,10 @@ export type ChannelVersions = Record<string, ChannelVersion>;
 /**
  * The state of a graph between two super-steps.
  *
- * `channel_values` holds only channels that have a value (an empty channel is absent);
- * `channel_versions` holds every channel that was ever updated; `versions_seen[node]` records the
- * versions of the trigger channels a node had consumed when it last ran, which is how the engine
- * knows what runs next.
+ * `channel_values` holds only channels that have a value (an empty channel is absent), and the
+ * graph engine lists the same channels in `channel_versions`; `versions_seen[node]` records the
+ * trigger versions consumed by the nodes of the step that made the checkpoint (the engine decides
+ * what runs next from which trigger channels hold a value, see docs/graph.md).
  */
 export interface Checkpoint {
   /** Checkpoint format version (see `CHECKPOINT_FORMAT_VERSION`). */

@@ -131,7 +131,17 @@ function rowOf(
   chainCount: number,
   valueJson: string | null,
 ): BlobRow {
-  return { ...at, encoding, baseSeq, chainCount, valueJson, valueHash: valueHashOf(valueJson) };
+  // A literal, not `{ ...at, … }`: a spread that adds keys is V8's slow path.
+  return {
+    channel: at.channel,
+    seq: at.seq,
+    version: at.version,
+    encoding,
+    baseSeq,
+    chainCount,
+    valueJson,
+    valueHash: valueHashOf(valueJson),
+  };
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {

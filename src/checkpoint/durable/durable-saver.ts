@@ -30,7 +30,7 @@ import {
 } from "./queries.js";
 import type { CheckpointRow, Place, ThreadSummary, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { encodeStep } from "./step-encoder.js";
+import { type EncodedStep, encodeStep } from "./step-encoder.js";
 import { decodeRow } from "./tuple-decoder.js";
 import { parseJson } from "./value-map.js";
 import { WriteQueue } from "./write-queue.js";
@@ -138,41 +138,83 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(
+  put(
     config: CheckpointConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<CheckpointConfig> {
-    const place = placeOf(config, "save a checkpoint");
+    // Not an async function: a step committed synchronously (SQLite, `sync`) makes one promise.
+    try {
+      const place = placeOf(config, "save a checkpoint");
+      const state = this.places.get(place);
+      if (!state)
+        return this.loadState(place).then(() =>
+          this.put(config, checkpoint, metadata, newVersions),
+        );
+      const waiting = this.queueStep(place, state, config, checkpoint, metadata, newVersions);
+      const saved: CheckpointConfig = {
+        configurable: {
+          thread_id: place.threadId,
+          checkpoint_ns: place.checkpointNs,
+          checkpoint_id: checkpoint.id,
+        },
+      };
+      return waiting ? waiting.then(() => saved) : Promise.resolve(saved);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Encodes a step and queues it; returns what to wait for (the commit, in `sync` mode). */
+  private queueStep(
+    place: Place,
+    state: PlaceState,
+    config: CheckpointConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<void> | undefined {
     const durability = durabilityOf(config) ?? this.defaultDurability;
-    const state = await this.stateOf(place);
     const parentId = checkpointIdOf(config);
-    const step = encodeStep(this.serde, state, {
-      place,
-      parentId,
-      parentEntries: this.entriesOf(state, parentId),
-      checkpoint,
-      metadata,
-      newVersions,
-      now: this.clock.now(),
-    });
+    const inPlace = this.inherits(state, parentId);
+    let step: EncodedStep;
+    try {
+      step = encodeStep(this.serde, state, {
+        place,
+        parentId,
+        parentEntries: inPlace ? state.latestEntries : new Map(),
+        inPlace,
+        checkpoint,
+        metadata,
+        newVersions,
+        now: this.clock.now(),
+      });
+    } catch (error) {
+      // The latest entries may be half updated: read them again before the next step.
+      if (inPlace) this.places.forget([place.threadId]);
+      throw error;
+    }
     state.maxSeq = step.checkpoint.seq;
     state.latestId = checkpoint.id;
     state.latestEntries = step.entries;
     for (const [channel, remember] of step.remembered) state.lastWritten.set(channel, remember);
-    await this.queue.addCheckpoint(place.threadId, step.checkpoint, step.blobs, durability);
-    return {
-      configurable: {
-        thread_id: place.threadId,
-        checkpoint_ns: place.checkpointNs,
-        checkpoint_id: checkpoint.id,
-      },
-    };
+    return this.queue.addCheckpoint(place.threadId, step.checkpoint, step.blobs, durability);
   }
 
-  async putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    const place = placeOf(config, "save pending writes");
+  putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    // Not an async function: queueing writes makes no promise of its own.
+    try {
+      this.queueWrites(config, writes, taskId);
+      return DONE;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private queueWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string): void {
+    const threadId = requireThreadId(config, "save pending writes");
+    const checkpointNs = namespaceOf(config);
     const checkpointId = checkpointIdOf(config);
     if (checkpointId === undefined) {
       throw new KeelError(
@@ -181,21 +223,24 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
         { hint: "Pending writes belong to a checkpoint; pass the config `put` returned." },
       );
     }
-    const rows: WriteRow[] = writes.map(([channel, value], position) => {
-      const valueJson = this.serde.dumps(value);
-      return {
-        ...place,
+    // Plain literals, not spreads: this runs for every task of every step.
+    const rows: WriteRow[] = new Array(writes.length);
+    for (let position = 0; position < writes.length; position++) {
+      const [channel, value] = writes[position]!;
+      rows[position] = {
+        threadId,
+        checkpointNs,
         checkpointId,
         taskId,
         idx: writeIndex(channel, position),
         taskPath: "",
         channel,
-        valueJson,
+        valueJson: this.serde.dumps(value),
         // Computed at commit time only for rows that go to the writes table.
         valueHash: "",
       };
-    });
-    this.queue.addWrites(place.threadId, rows, durabilityOf(config) ?? this.defaultDurability);
+    }
+    this.queue.addWrites(threadId, rows, durabilityOf(config) ?? this.defaultDurability);
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -246,12 +291,11 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
   async prune(threadId: string, options: PruneOptions): Promise<PruneResult> {
     await this.queue.flush();
     if (!(await readThread(this.db, threadId))) throw threadNotFound(threadId);
-    return pruneThread(this.db, threadId, options);
+    return pruneThread(this.db, this.serde, threadId, options);
   }
 
-  private async stateOf(place: Place): Promise<PlaceState> {
-    const cached = this.places.get(place);
-    if (cached) return cached;
+  /** What the saver knows of a place it has not cached: its highest seq. */
+  private async loadState(place: Place): Promise<PlaceState> {
     const maxSeq = await readMaxSeq(this.db, place);
     return (
       this.places.get(place) ??
@@ -265,17 +309,17 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * The entry texts a step inherits: the parent's when it is the checkpoint this saver last
-   * wrote or read as latest (the next step of a run). Any other parent (a fork from the past, a
-   * parent this process never saw) inherits nothing: every value of the step is stored again, so
-   * a new branch never points at values of old checkpoints that a concurrent prune may delete.
+   * True when a step inherits the parent's entry texts: its parent is the checkpoint this saver
+   * last wrote or read as latest (the next step of a run). Any other parent (a fork from the past,
+   * a parent this process never saw) inherits nothing: every value of the step is stored again,
+   * so a new branch never points at values of old checkpoints that a concurrent prune may delete.
    */
-  private entriesOf(state: PlaceState, parentId: string | undefined): ReadonlyMap<string, string> {
-    return parentId !== undefined && parentId === state.latestId ? state.latestEntries : NO_ENTRIES;
+  private inherits(state: PlaceState, parentId: string | undefined): boolean {
+    return parentId !== undefined && parentId === state.latestId;
   }
 }
 
-const NO_ENTRIES: ReadonlyMap<string, string> = new Map();
+const DONE: Promise<void> = Promise.resolve();
 
 /** Rows grouped by the (place, parent) they are children of. */
 function childrenByParent(rows: readonly CheckpointRow[]): Map<string, CheckpointRow[]> {

@@ -16,13 +16,21 @@ const MAX_CACHED_PLACES = 1024;
 /** The places a saver wrote or read lately, least recently used evicted first. */
 export class PlaceCache {
   private readonly places = new Map<string, PlaceState>();
+  /** The place asked for last (a run asks for the same one every step): no key to build. */
+  private last: { threadId: string; checkpointNs: string; state: PlaceState } | undefined;
 
   get(place: Place): PlaceState | undefined {
-    return this.places.get(placeKey(place));
+    const last = this.last;
+    if (last && last.threadId === place.threadId && last.checkpointNs === place.checkpointNs)
+      return last.state;
+    const state = this.places.get(placeKey(place));
+    if (state) this.last = { threadId: place.threadId, checkpointNs: place.checkpointNs, state };
+    return state;
   }
 
   set(place: Place, state: PlaceState): PlaceState {
     const key = placeKey(place);
+    this.last = undefined;
     this.places.delete(key);
     this.places.set(key, state);
     if (this.places.size > MAX_CACHED_PLACES) {
@@ -34,6 +42,7 @@ export class PlaceCache {
 
   /** Forgets every namespace of the given threads (deleted, or a failed commit touched them). */
   forget(threadIds: readonly string[]): void {
+    this.last = undefined;
     const prefixes = threadIds.map((id) => `${id}\u0000`);
     for (const key of [...this.places.keys()]) {
       if (prefixes.some((prefix) => key.startsWith(prefix))) this.places.delete(key);

@@ -1,6 +1,8 @@
-import { KeelError } from "../../core/index.js";
-import { toInt, toIntOrNull } from "./rows.js";
+import { KeelError, toKeelError } from "../../core/index.js";
+import type { Serializer } from "../base/index.js";
+import { type CheckpointRow, toInt, toIntOrNull } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
+import { readRowFormat } from "./tuple-decoder.js";
 import type { ValueMap } from "./value-map.js";
 
 /** Which checkpoints of a thread to delete. At least one option is required. */
@@ -26,9 +28,14 @@ export interface PruneResult {
  * unreachable values, which the next prune removes. The newest checkpoint of each namespace, and
  * the tip of every branch, are never deleted, so the thread keeps its latest state and every
  * branch can resume.
+ *
+ * A thread with a row this Keel cannot read (written in a newer format, or corrupted) is not
+ * pruned at all: what such a row needs is unknown, so nothing is deleted (CHECKPOINT_FORMAT or
+ * CHECKPOINT_CORRUPT, naming the row).
  */
 export async function pruneThread(
   db: SqlRunner,
+  serde: Serializer,
   threadId: string,
   options: PruneOptions,
 ): Promise<PruneResult> {
@@ -44,16 +51,16 @@ export async function pruneThread(
       `--keep-last must be a whole number of at least 1, not ${keepLast}.`,
     );
   }
-  const rows = await db.all<{
-    checkpoint_ns: string;
-    id: string;
-    parent_checkpoint_id: string | null;
-    created_at: number | string;
-    channel_seqs_json: string;
-  }>(
-    "SELECT checkpoint_ns, id, parent_checkpoint_id, created_at, channel_seqs_json FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC",
+  const rows = await db.all<RawPruneRow & { parent_checkpoint_id: string | null }>(
+    `SELECT ${PRUNE_COLUMNS}, parent_checkpoint_id FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC`,
     [threadId],
   );
+  const maps = new Map<RawPruneRow, Partial<ValueMap>>();
+  for (const row of rows) {
+    const read = readable(serde, threadId, row);
+    if (read instanceof KeelError) throw notPruned(threadId, read);
+    maps.set(row, read);
+  }
   // The tip of every branch is kept: a writer continues from its own latest checkpoint, which is
   // a tip even when a fork made another branch newer.
   const parents = new Set(
@@ -72,7 +79,7 @@ export async function pruneThread(
       doomed.push({
         ns: row.checkpoint_ns,
         id: row.id,
-        inlineWrites: mapOf(row.channel_seqs_json)?.w?.length ?? 0,
+        inlineWrites: maps.get(row)?.w?.length ?? 0,
       });
   }
   let checkpointsDeleted = 0;
@@ -89,12 +96,68 @@ export async function pruneThread(
       [threadId, ns, id],
     );
   }
-  const blobsDeleted = await collectUnreachableBlobs(db, threadId);
+  const blobsDeleted = await collectUnreachableBlobs(db, serde, threadId);
   return { threadId, checkpointsDeleted, writesDeleted, blobsDeleted };
 }
 
+const PRUNE_COLUMNS =
+  "checkpoint_ns, id, created_at, format_version, checkpoint_json, channel_seqs_json";
+
+interface RawPruneRow {
+  checkpoint_ns: string;
+  id: string;
+  created_at: number | string;
+  format_version: number | string;
+  checkpoint_json: string;
+  channel_seqs_json: string;
+}
+
+/** A row's value map, or the error that says why this Keel cannot read the row. */
+function readable(
+  serde: Serializer,
+  threadId: string,
+  raw: RawPruneRow,
+): Partial<ValueMap> | KeelError {
+  const row: CheckpointRow = {
+    threadId,
+    checkpointNs: raw.checkpoint_ns,
+    id: raw.id,
+    seq: 0,
+    parentId: null,
+    formatVersion: toInt(raw.format_version),
+    step: 0,
+    source: "loop",
+    checkpointJson: raw.checkpoint_json,
+    channelSeqsJson: raw.channel_seqs_json,
+    metadataJson: "",
+    createdAt: toInt(raw.created_at),
+  };
+  try {
+    return readRowFormat(serde, row).map;
+  } catch (error) {
+    return toKeelError(error);
+  }
+}
+
+function notPruned(threadId: string, cause: KeelError): KeelError {
+  // The cause's message without its hint (KeelError appends the hint): a hint of its own follows.
+  const what = cause.hint ? cause.message.slice(0, -cause.hint.length - 1) : cause.message;
+  return new KeelError(cause.code, `Thread "${threadId}" was not pruned: ${what}`, {
+    cause,
+    details: { ...cause.details, threadId },
+    hint:
+      cause.code === "CHECKPOINT_FORMAT"
+        ? "Nothing was deleted. Prune this thread with the Keel version that wrote it (or a newer one)."
+        : `Nothing was deleted. ${cause.hint ?? ""}`.trim(),
+  });
+}
+
 /** Deletes the values of a thread that no remaining checkpoint reaches. */
-async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise<number> {
+async function collectUnreachableBlobs(
+  db: SqlRunner,
+  serde: Serializer,
+  threadId: string,
+): Promise<number> {
   // Values first, then checkpoints: a value is committed with the checkpoint that stores it, so
   // every value read here has its checkpoint in the second read, even under a concurrent writer.
   const blobs = await db.all<{
@@ -106,8 +169,8 @@ async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise
     "SELECT checkpoint_ns, channel, checkpoint_seq, base_checkpoint_seq FROM state_checkpoint_blobs WHERE thread_id = ?",
     [threadId],
   );
-  const checkpoints = await db.all<{ checkpoint_ns: string; channel_seqs_json: string }>(
-    "SELECT checkpoint_ns, channel_seqs_json FROM state_checkpoints WHERE thread_id = ?",
+  const checkpoints = await db.all<RawPruneRow>(
+    `SELECT ${PRUNE_COLUMNS} FROM state_checkpoints WHERE thread_id = ?`,
     [threadId],
   );
   const key = (ns: string, channel: string, seq: number) => `${ns}\u0000${channel}\u0000${seq}`;
@@ -121,9 +184,10 @@ async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise
   }
   const live = new Set<string>();
   for (const checkpoint of checkpoints) {
-    const map = mapOf(checkpoint.channel_seqs_json);
-    // A row that does not parse might need any value: delete none (and report the row elsewhere).
-    if (!map) return 0;
+    // A row this Keel cannot read (one a newer writer committed since the first read, say)
+    // might need any value: delete none.
+    const map = readable(serde, threadId, checkpoint);
+    if (map instanceof KeelError) return 0;
     const entries = map.c ?? {};
     for (const [channel, entry] of Object.entries(entries)) {
       const seq = Array.isArray(entry) ? entry[1] : undefined;
@@ -145,14 +209,4 @@ async function collectUnreachableBlobs(db: SqlRunner, threadId: string): Promise
     );
   }
   return deleted;
-}
-
-/** A row's value map, or undefined when it does not parse. */
-function mapOf(text: string): Partial<ValueMap> | undefined {
-  try {
-    const map = JSON.parse(text) as Partial<ValueMap> | null;
-    return typeof map === "object" && map !== null ? map : undefined;
-  } catch {
-    return undefined;
-  }
 }

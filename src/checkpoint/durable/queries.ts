@@ -263,7 +263,7 @@ export async function listThreads(
   query: { limit: number; after?: { updatedAt: number; threadId: string } },
 ): Promise<ThreadSummary[]> {
   const limit = Math.max(0, Math.floor(query.limit));
-  // A row-value comparison walks ix_state_threads_updated_at directly, whatever the page.
+  // A row-value comparison walks ix_state_threads_updated_at_id directly, whatever the page.
   const rows = query.after
     ? await db.all<RawThread>(
         `SELECT ${THREAD_COLUMNS} FROM state_threads t WHERE (t.updated_at, t.id) < (?, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT ${limit}`,

@@ -15,7 +15,8 @@ export interface SqlRunner {
   /**
    * Commits a batch atomically: thread rows (with the lease check), channel values, pending
    * writes and checkpoints. Resolves to the ids of threads whose lease belongs to another live
-   * owner (nothing of those threads was written).
+   * owner (nothing of those threads was written). A database whose driver is synchronous
+   * (SQLite) returns the ids at once, so a step in `sync` mode awaits nothing.
    */
-  commit(batch: CommitBatch): Promise<string[]>;
+  commit(batch: CommitBatch): string[] | Promise<string[]>;
 }

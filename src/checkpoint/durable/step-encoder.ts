@@ -1,5 +1,11 @@
-import type { ChannelVersions, Checkpoint, CheckpointMetadata, Serializer } from "../base/index.js";
-import { encodeBlob, type LastWritten } from "./blob-codec.js";
+import {
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  jsonString,
+  type Serializer,
+} from "../base/index.js";
+import { type BlobRow, encodeBlob, type LastWritten } from "./blob-codec.js";
 import type { PlaceState } from "./place-cache.js";
 import type { Place, PlacedBlobRow } from "./rows.js";
 import {
@@ -7,6 +13,7 @@ import {
   INLINE_MAX,
   inlineEntry,
   type QueuedCheckpoint,
+  seenJsonOf,
   versionEntry,
 } from "./value-map.js";
 
@@ -14,8 +21,14 @@ import {
 export interface StepInput {
   place: Place;
   parentId: string | undefined;
-  /** Entry texts of the parent's row (empty for the first checkpoint). */
-  parentEntries: ReadonlyMap<string, string>;
+  /**
+   * Entry texts of the parent's row (empty for the first checkpoint). When it is the saver's own
+   * map of its latest checkpoint, the step's entries are written into it in place (a step changes
+   * a few channels of many): the saver must forget it if encoding throws.
+   */
+  parentEntries: Map<string, string>;
+  /** True when `parentEntries` may be updated in place (see above). */
+  inPlace: boolean;
   checkpoint: Checkpoint;
   metadata: CheckpointMetadata;
   newVersions: ChannelVersions;
@@ -38,53 +51,48 @@ export interface EncodedStep {
 export function encodeStep(serde: Serializer, state: PlaceState, input: StepInput): EncodedStep {
   const { place, checkpoint, newVersions, parentEntries } = input;
   const seq = state.maxSeq + 1;
-  const entries = new Map<string, string>();
-  const blobs: PlacedBlobRow[] = [];
-  const remembered: Array<[string, LastWritten]> = [];
+  const entries = input.inPlace ? parentEntries : new Map<string, string>();
+  const stored: StoredValues = { blobs: [], remembered: [] };
   const values = checkpoint.channel_values;
   const versions = checkpoint.channel_versions;
+  // No closure here: this runs every step (and tsx would rename a closure at every call).
   let body = "";
-  const add = (channel: string, entry: string) => {
-    entries.set(channel, entry);
-    body += `${body === "" ? "" : ","}${JSON.stringify(channel)}:${entry}`;
-  };
   for (const channel in values) {
     const inherited = parentEntries.get(channel);
-    if (inherited !== undefined && newVersions[channel] === undefined) {
-      add(channel, inherited);
-      continue;
-    }
-    const value = values[channel];
-    const version = versions[channel];
-    const last = state.lastWritten.get(channel);
-    // A delta may only extend the blob the parent itself uses.
-    const base =
-      last && inherited !== undefined && entrySeq(inherited) === last.seq ? last : undefined;
-    if (base && (Array.isArray(value) || isRecord(value))) {
-      // A delta on the previous blob is usually far smaller than the value.
-      const { row, remember } = encodeBlob(serde, at(channel, seq, version), value, base);
-      blobs.push({ ...row, ...place });
-      remembered.push([channel, remember]);
-      add(channel, blobEntry(version, seq));
-      continue;
-    }
-    const text = serde.dumps(value);
-    if (text.length <= INLINE_MAX) {
-      add(channel, inlineEntry(version, text));
-      continue;
-    }
-    const { row, remember } = encodeBlob(serde, at(channel, seq, version), value, undefined, text);
-    blobs.push({ ...row, ...place });
-    remembered.push([channel, remember]);
-    add(channel, blobEntry(version, seq));
+    const entry =
+      inherited !== undefined && newVersions[channel] === undefined
+        ? inherited
+        : changedEntry(
+            serde,
+            state,
+            stored,
+            place,
+            seq,
+            channel,
+            values[channel],
+            versions[channel],
+            inherited,
+          );
+    entries.set(channel, entry);
+    body += `${body === "" ? "" : ","}${jsonString(channel)}:${entry}`;
   }
   for (const channel in versions) {
-    if (!Object.hasOwn(values, channel)) add(channel, versionEntry(versions[channel]));
+    if (Object.hasOwn(values, channel)) continue;
+    const entry = versionEntry(versions[channel]);
+    entries.set(channel, entry);
+    body += `${body === "" ? "" : ","}${jsonString(channel)}:${entry}`;
+  }
+  if (entries === parentEntries) {
+    // Channels of the parent this checkpoint no longer lists are not inherited by the next one.
+    for (const channel of entries.keys())
+      if (!Object.hasOwn(values, channel) && !Object.hasOwn(versions, channel))
+        entries.delete(channel);
   }
   const { metadata } = input;
   return {
     checkpoint: {
-      ...place,
+      threadId: place.threadId,
+      checkpointNs: place.checkpointNs,
       id: checkpoint.id,
       seq,
       parentId: input.parentId ?? null,
@@ -96,11 +104,61 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
       v: checkpoint.v,
       ts: checkpoint.ts,
       entries: body,
-      seenJson: JSON.stringify(checkpoint.versions_seen ?? {}),
+      seenJson: seenJsonOf(checkpoint.versions_seen),
     },
-    blobs,
+    blobs: stored.blobs,
     entries,
-    remembered,
+    remembered: stored.remembered,
+  };
+}
+
+/** The blobs a step writes and what the cache learns from them. */
+interface StoredValues {
+  blobs: PlacedBlobRow[];
+  remembered: Array<[string, LastWritten]>;
+}
+
+/** The entry of a channel whose value changed: inline when small, else a blob (maybe a delta). */
+function changedEntry(
+  serde: Serializer,
+  state: PlaceState,
+  stored: StoredValues,
+  place: Place,
+  seq: number,
+  channel: string,
+  value: unknown,
+  version: unknown,
+  inherited: string | undefined,
+): string {
+  const last = state.lastWritten.get(channel);
+  // A delta may only extend the blob the parent itself uses.
+  const base =
+    last && inherited !== undefined && entrySeq(inherited) === last.seq ? last : undefined;
+  let text: string | undefined;
+  if (!base || !(Array.isArray(value) || isRecord(value))) {
+    text = serde.dumps(value);
+    if (text.length <= INLINE_MAX) return inlineEntry(version, text);
+  }
+  // A delta on the previous blob is usually far smaller than the value.
+  const delta = text === undefined ? base : undefined;
+  const { row, remember } = encodeBlob(serde, at(channel, seq, version), value, delta, text);
+  stored.blobs.push(placed(row, place));
+  stored.remembered.push([channel, remember]);
+  return blobEntry(version, seq);
+}
+
+function placed(row: BlobRow, place: Place): PlacedBlobRow {
+  return {
+    threadId: place.threadId,
+    checkpointNs: place.checkpointNs,
+    channel: row.channel,
+    seq: row.seq,
+    version: row.version,
+    encoding: row.encoding,
+    baseSeq: row.baseSeq,
+    chainCount: row.chainCount,
+    valueJson: row.valueJson,
+    valueHash: row.valueHash,
   };
 }
 

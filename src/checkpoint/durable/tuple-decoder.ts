@@ -1,12 +1,5 @@
 import { KeelError } from "../../core/index.js";
-import {
-  assertCheckpointFormat,
-  assertReadableFormat,
-  type Checkpoint,
-  type CheckpointMetadata,
-  type CheckpointTuple,
-  type Serializer,
-} from "../base/index.js";
+import type { Checkpoint, CheckpointMetadata, CheckpointTuple, Serializer } from "../base/index.js";
 import { decodeBlob, type LastWritten, type StoredBlob } from "./blob-codec.js";
 import { readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
@@ -32,9 +25,7 @@ export async function decodeRow(
   row: CheckpointRow,
   children?: readonly CheckpointRow[],
 ): Promise<DecodedRow> {
-  assertReadableFormat(serde, row.formatVersion);
-  const { head, map } = parseRow(row);
-  assertCheckpointFormat({ v: head.v, id: row.id });
+  const { head, map } = readRowFormat(serde, row);
   const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
   const values: Record<string, unknown> = {};
   const versions: Record<string, number> = {};
@@ -90,6 +81,31 @@ export async function decodeRow(
     tuple.parentConfig = { configurable: { ...configurable, checkpoint_id: row.parentId } };
   }
   return { tuple, entries, lastWritten };
+}
+
+/**
+ * A row's head and value map once every format it was written in is one this Keel reads (serde
+ * format, row layout, checkpoint format) and its map matches its hash; CHECKPOINT_FORMAT or
+ * CHECKPOINT_CORRUPT otherwise. Whatever reads or rewrites a thread from its rows checks this first.
+ */
+export function readRowFormat(serde: Serializer, row: CheckpointRow): ReturnType<typeof parseRow> {
+  if (row.formatVersion > serde.format) {
+    throw new KeelError(
+      "CHECKPOINT_FORMAT",
+      `Checkpoint ${row.id} of thread "${row.threadId}" holds values written in serde format ${row.formatVersion}; this Keel reads up to ${serde.format}.`,
+      {
+        details: {
+          threadId: row.threadId,
+          checkpointId: row.id,
+          format: row.formatVersion,
+          supported: serde.format,
+        },
+        hint: "Upgrade Keel to read this thread.",
+      },
+    );
+  }
+  // parseRow refuses a newer row layout or checkpoint format, naming the row.
+  return parseRow(row);
 }
 
 function loadInline(

@@ -13,7 +13,13 @@
  *   `state_checkpoint_writes`. A checkpoint's pending writes are the union of both.
  */
 import { KeelError } from "../../core/index.js";
-import type { ChannelVersions } from "../base/index.js";
+import {
+  CHECKPOINT_FORMAT_VERSION,
+  type ChannelVersions,
+  jsonNumber,
+  jsonOf,
+  jsonString,
+} from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import type { CheckpointRow, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
 
@@ -35,17 +41,37 @@ export interface QueuedCheckpoint
 
 /** A value inline: `[version, 0, text]`. */
 export function inlineEntry(version: unknown, text: string): string {
-  return `[${JSON.stringify(version ?? null)},0,${JSON.stringify(text)}]`;
+  return `[${jsonOf(version)},0,${jsonString(text)}]`;
 }
 
 /** A value in the blob table, stored by checkpoint `seq`: `[version, seq]`. */
 export function blobEntry(version: unknown, seq: number): string {
-  return `[${JSON.stringify(version ?? null)},${seq}]`;
+  return `[${jsonOf(version)},${seq}]`;
 }
 
 /** A channel with a version and no value: `[version]`. */
 export function versionEntry(version: unknown): string {
-  return `[${JSON.stringify(version ?? null)}]`;
+  return `[${jsonOf(version)}]`;
+}
+
+/** `JSON.stringify(seen)` for `versions_seen` (node → channel → version). */
+export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): string {
+  let text = "{";
+  for (const node in seen) {
+    const versions = seen[node];
+    if (versions === undefined) continue;
+    if (typeof versions !== "object" || versions === null) return JSON.stringify(seen);
+    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:{`;
+    let first = true;
+    for (const channel in versions) {
+      const version = versions[channel];
+      if (version === undefined) continue;
+      text += `${first ? "" : ","}${jsonString(channel)}:${jsonOf(version)}`;
+      first = false;
+    }
+    text += "}";
+  }
+  return `${text}}`;
 }
 
 /** The final row: the map with the parent's writes that commit with it, and its hash. */
@@ -55,18 +81,28 @@ export function sealCheckpoint(
 ): CheckpointRow {
   let map = `{"c":{${queued.entries}},"s":${queued.seenJson}`;
   if (writes.length > 0) {
-    const items = writes.map(
-      (w) =>
-        `[${JSON.stringify(w.taskId)},${w.idx},${JSON.stringify(w.channel)},${JSON.stringify(w.valueJson)}]`,
-    );
-    map += `,"w":[${items.join(",")}]`;
+    map += ',"w":[';
+    for (let i = 0; i < writes.length; i++) {
+      const w = writes[i]!;
+      const value = w.valueJson === null ? "null" : jsonString(w.valueJson);
+      map += `${i === 0 ? "" : ","}[${jsonString(w.taskId)},${w.idx},${jsonString(w.channel)},${value}]`;
+    }
+    map += "]";
   }
   map += "}";
-  const { v, ts, entries: _entries, seenJson: _seen, ...row } = queued;
   return {
-    ...row,
-    checkpointJson: `{"v":${v},"ts":${JSON.stringify(ts)},"l":${ROW_LAYOUT},"h":"${valueHashOf(map)}"}`,
+    threadId: queued.threadId,
+    checkpointNs: queued.checkpointNs,
+    id: queued.id,
+    seq: queued.seq,
+    parentId: queued.parentId,
+    formatVersion: queued.formatVersion,
+    step: queued.step,
+    source: queued.source,
+    checkpointJson: `{"v":${jsonNumber(queued.v)},"ts":${jsonOf(queued.ts)},"l":${ROW_LAYOUT},"h":"${valueHashOf(map)}"}`,
     channelSeqsJson: map,
+    metadataJson: queued.metadataJson,
+    createdAt: queued.createdAt,
   };
 }
 
@@ -94,6 +130,16 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
   const head = parseJson(row, "header", row.checkpointJson) as Partial<
     RowHead & { l: number; h: string }
   >;
+  if (typeof head.v === "number" && head.v > CHECKPOINT_FORMAT_VERSION) {
+    throw new KeelError(
+      "CHECKPOINT_FORMAT",
+      `Checkpoint ${row.id} of thread "${row.threadId}" was written in checkpoint format ${head.v}; this Keel reads up to ${CHECKPOINT_FORMAT_VERSION}.`,
+      {
+        details: { threadId: row.threadId, checkpointId: row.id, format: head.v },
+        hint: "Upgrade Keel to read this thread.",
+      },
+    );
+  }
   if (typeof head.v === "number" && head.l === undefined) {
     // Rows of the first development layout (values and version maps in blobs only).
     throw new KeelError(
@@ -153,6 +199,10 @@ export interface QueuedThread {
   checkpoints: QueuedCheckpoint[];
   blobs: PlacedBlobRow[];
   writes: WriteRow[];
+  /** `ns \0 checkpoint \0 task` of each `putWrites` call queued. */
+  tasks: Set<string> | undefined;
+  /** True when a write may repeat an earlier one (the same task saved twice, or special writes). */
+  repeated: boolean;
 }
 
 /**
@@ -162,28 +212,45 @@ export interface QueuedThread {
  * which replaces) keeps the last.
  */
 export function sealThread(queued: QueuedThread): ThreadBatch {
-  const writes = dedupeWrites(queued.writes);
-  const byParent = new Map<string, WriteRow[]>();
-  for (const checkpoint of queued.checkpoints) {
-    if (checkpoint.parentId !== null)
-      byParent.set(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`, []);
-  }
+  const writes = queued.repeated ? dedupeWrites(queued.writes) : queued.writes;
   const loose: WriteRow[] = [];
-  for (const write of writes) {
-    const group = byParent.get(`${write.checkpointNs}\u0000${write.checkpointId}`);
-    if (group) group.push(write);
-    // Rows of the writes table carry their own hash (folded ones are covered by the row's).
-    else loose.push({ ...write, valueHash: valueHashOf(write.valueJson) });
+  const checkpoints: CheckpointRow[] = [];
+  const only = queued.checkpoints.length === 1 ? queued.checkpoints[0] : undefined;
+  if (only !== undefined || queued.checkpoints.length === 0) {
+    // The common case (a chain step, or writes alone) without the grouping maps below.
+    const inline: WriteRow[] = [];
+    for (const write of writes) {
+      if (
+        only !== undefined &&
+        write.checkpointId === only.parentId &&
+        write.checkpointNs === only.checkpointNs
+      )
+        inline.push(write);
+      else loose.push(write);
+    }
+    if (only !== undefined) checkpoints.push(sealCheckpoint(only, inline));
+  } else {
+    const byParent = new Map<string, WriteRow[]>();
+    for (const checkpoint of queued.checkpoints) {
+      if (checkpoint.parentId !== null)
+        byParent.set(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`, []);
+    }
+    for (const write of writes) {
+      const group = byParent.get(`${write.checkpointNs}\u0000${write.checkpointId}`);
+      if (group) group.push(write);
+      else loose.push(write);
+    }
+    for (const checkpoint of queued.checkpoints) {
+      const key = `${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`;
+      const inline = checkpoint.parentId === null ? undefined : byParent.get(key);
+      // Only the first child of a parent in this batch carries the parent's writes.
+      if (inline) byParent.delete(key);
+      checkpoints.push(sealCheckpoint(checkpoint, inline ?? []));
+    }
   }
-  const checkpoints = queued.checkpoints.map((checkpoint) => {
-    const inline =
-      checkpoint.parentId === null
-        ? undefined
-        : byParent.get(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`);
-    // Only the first child of a parent in this batch carries the parent's writes.
-    if (inline) byParent.delete(`${checkpoint.checkpointNs}\u0000${checkpoint.parentId}`);
-    return sealCheckpoint(checkpoint, inline ?? []);
-  });
+  // Rows of the writes table carry their own hash (folded ones are covered by the row's). The
+  // rows belong to the queue, so the hash is set in place.
+  for (const write of loose) write.valueHash = valueHashOf(write.valueJson);
   return { threadId: queued.threadId, checkpoints, blobs: queued.blobs, writes: loose };
 }
 

@@ -1,6 +1,6 @@
 import { KeelError } from "../../core/index.js";
 import type { Durability } from "../base/index.js";
-import type { CommitBatch, PlacedBlobRow, WriteRow } from "./rows.js";
+import type { CommitBatch, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
 import { type QueuedCheckpoint, type QueuedThread, sealThread } from "./value-map.js";
 
 /*
@@ -17,7 +17,9 @@ import { type QueuedCheckpoint, type QueuedThread, sealThread } from "./value-ma
  * Collects what the saver must write and commits it in as few transactions as the mode allows.
  * Writes made in one turn of the event loop share one commit with the checkpoint that follows
  * them (a chain step costs one commit: its task's writes and its checkpoint), and writes never
- * wait longer than one turn: a flush is scheduled with `setImmediate` whenever writes are queued.
+ * wait longer than one turn: a flush is scheduled with `process.nextTick` whenever writes are
+ * queued (it runs once the current run of promise callbacks is done, before any I/O or timer, so
+ * the checkpoint a step's code puts next still shares the commit).
  * Commits run one at a time, in order.
  */
 export class WriteQueue {
@@ -28,7 +30,7 @@ export class WriteQueue {
   private failure: unknown;
 
   constructor(
-    private readonly commit: (batch: CommitBatch) => Promise<string[]>,
+    private readonly commit: (batch: CommitBatch) => string[] | Promise<string[]>,
     private readonly ownerId: () => string,
     private readonly now: () => number,
     private readonly maxQueued: number,
@@ -39,39 +41,75 @@ export class WriteQueue {
     return this.pending.size === 0 && this.running === undefined;
   }
 
+  /** Queues the writes of one `putWrites` call (one task, one checkpoint). */
   addWrites(threadId: string, rows: WriteRow[], durability: Durability): void {
     this.throwIfFailed();
-    this.batchFor(threadId).writes.push(...rows);
+    const batch = this.batchFor(threadId);
+    const first = rows[0];
+    if (first === undefined) return;
+    // Duplicates can only come from a second call for the same task and checkpoint, or from
+    // special writes (which replace): only then does sealing need to dedupe. The set of calls
+    // is made at the second call (a chain step makes one).
+    const earlier = batch.writes[0];
+    if (earlier !== undefined) {
+      batch.tasks ??= new Set([taskKey(earlier)]);
+      const task = taskKey(first);
+      if (batch.tasks.has(task)) batch.repeated = true;
+      else batch.tasks.add(task);
+    }
+    for (const row of rows) {
+      if (row.idx < 0) batch.repeated = true;
+      batch.writes.push(row);
+    }
     if (durability !== "exit") this.schedule();
   }
 
-  /** Queues one step's checkpoint and values; resolves when the mode says it may. */
-  async addCheckpoint(
+  /**
+   * Queues one step's checkpoint and values; returns a promise when the caller must wait (for
+   * the commit in `sync` mode, for room in the queue), which resolves when the mode says it may.
+   */
+  addCheckpoint(
     threadId: string,
     checkpoint: QueuedCheckpoint,
     blobs: PlacedBlobRow[],
     durability: Durability,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     this.throwIfFailed();
     const batch = this.batchFor(threadId);
     batch.checkpoints.push(checkpoint);
-    batch.blobs.push(...blobs);
+    for (const blob of blobs) batch.blobs.push(blob);
     this.pendingSteps++;
-    if (durability === "sync") {
-      await this.flush();
-      return;
-    }
+    if (durability === "sync") return this.flushNow();
     if (durability === "async") this.schedule();
-    try {
-      while (this.pendingSteps >= this.maxQueued) await this.drainOnce();
-    } catch (error) {
-      this.failure = undefined;
-      throw error;
-    }
+    return this.pendingSteps >= this.maxQueued ? this.drainToBound() : undefined;
   }
 
-  /** Commits everything queued; rejects with the first failure of a background commit. */
-  async flush(): Promise<void> {
+  /**
+   * Commits everything queued; rejects with the first failure of a background commit. A database
+   * that commits synchronously (SQLite) is done before this returns, with no await.
+   */
+  flush(): Promise<void> {
+    return this.flushNow() ?? DONE;
+  }
+
+  /** `flush`, but undefined (no promise) when everything was committed before it returns. */
+  private flushNow(): Promise<void> | undefined {
+    if (this.running === undefined) {
+      try {
+        while (this.pending.size > 0 && this.running === undefined) this.drainNow();
+        if (this.running === undefined) {
+          this.throwIfFailed();
+          return undefined;
+        }
+      } catch (error) {
+        this.failure = undefined;
+        return Promise.reject(error);
+      }
+    }
+    return this.flushAsync();
+  }
+
+  private async flushAsync(): Promise<void> {
     try {
       while (!this.idle) await this.drainOnce();
     } catch (error) {
@@ -81,10 +119,26 @@ export class WriteQueue {
     this.throwIfFailed();
   }
 
+  private async drainToBound(): Promise<void> {
+    try {
+      while (this.pendingSteps >= this.maxQueued) await this.drainOnce();
+    } catch (error) {
+      this.failure = undefined;
+      throw error;
+    }
+  }
+
   private batchFor(threadId: string): QueuedThread {
     let batch = this.pending.get(threadId);
     if (!batch) {
-      batch = { threadId, checkpoints: [], blobs: [], writes: [] };
+      batch = {
+        threadId,
+        checkpoints: [],
+        blobs: [],
+        writes: [],
+        tasks: undefined,
+        repeated: false,
+      };
       this.pending.set(threadId, batch);
     }
     return batch;
@@ -93,43 +147,74 @@ export class WriteQueue {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.drainOnce().catch(() => {
-        // Kept in `failure`, raised on the next call.
-      });
-    });
+    process.nextTick(this.scheduledDrain);
   }
 
-  /** Waits for the running commit, then commits what is pending (if anything). */
+  /** Waits for the running commit, or commits what is pending (if anything). */
   private async drainOnce(): Promise<void> {
     if (this.running) {
-      await this.running.catch(() => {});
+      await this.running.catch(ignore);
       return;
     }
     if (this.pending.size === 0) return;
-    const threads = [...this.pending.values()].map(sealThread);
+    this.drainNow();
+    if (this.running) await this.running;
+  }
+
+  /**
+   * Commits what is pending: a synchronous commit is settled here (throwing its failure), an
+   * asynchronous one becomes `running`, which rejects with its failure.
+   */
+  private drainNow(): void {
+    const threads: ThreadBatch[] = [];
+    for (const queued of this.pending.values()) threads.push(sealThread(queued));
     const steps = this.pendingSteps;
-    this.pending = new Map();
+    this.pending.clear();
     this.pendingSteps = 0;
     const batch: CommitBatch = { threads, ownerId: this.ownerId(), now: this.now() };
-    this.running = this.commit(batch).then(
+    let result: string[] | Promise<string[]>;
+    try {
+      result = this.commit(batch);
+    } catch (error) {
+      throw this.fail(error, steps, threads);
+    }
+    if (Array.isArray(result)) {
+      if (result.length > 0) throw this.fail(leasedError(result), steps, threads);
+      return;
+    }
+    const running = result.then(
       (leased) => {
         this.running = undefined;
-        if (leased.length > 0) throw leasedError(leased);
+        if (leased.length > 0) throw this.fail(leasedError(leased), steps, threads);
       },
       (error: unknown) => {
         this.running = undefined;
-        throw error;
+        throw this.fail(error, steps, threads);
       },
     );
-    try {
-      await this.running;
-    } catch (error) {
-      this.failure ??= wrapFailure(error, steps);
-      this.onFailure?.(threads.map((thread) => thread.threadId));
-      throw this.failure;
-    }
+    // Reported through `failure` and whoever awaits it.
+    running.catch(ignore);
+    this.running = running;
+  }
+
+  /** Records a failed commit (reported by the next call) and what it means for the caches. */
+  private fail(error: unknown, steps: number, threads: readonly ThreadBatch[]): unknown {
+    this.failure ??= wrapFailure(error, steps);
+    this.onFailure?.(threads.map((thread) => thread.threadId));
+    return this.failure;
+  }
+
+  private readonly scheduledDrain = (): void => {
+    this.scheduled = false;
+    // Nothing to do when a checkpoint's commit took the writes (a chain step).
+    if (this.pending.size === 0) return;
+    // A failure is kept in `failure`, raised on the next call.
+    this.drainPending().catch(ignore);
+  };
+
+  /** Commits what is pending, after the commit that is running (if any). */
+  private async drainPending(): Promise<void> {
+    while (this.pending.size > 0) await this.drainOnce();
   }
 
   /** Called with the threads of a failed commit, so the saver can forget what it cached. */
@@ -141,6 +226,14 @@ export class WriteQueue {
     this.failure = undefined;
     throw failure;
   }
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+function ignore(): void {}
+
+function taskKey(row: WriteRow): string {
+  return `${row.checkpointNs}\u0000${row.checkpointId}\u0000${row.taskId}`;
 }
 
 function leasedError(threadIds: string[]): KeelError {

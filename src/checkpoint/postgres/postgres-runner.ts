@@ -9,6 +9,7 @@ import {
 } from "../durable/commit-sql.js";
 import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
+import { fitsShape, shapedParams, shapedStatement } from "./shaped-commit.js";
 
 /** The subset of a pg Pool the saver uses. */
 export type PostgresPool = Pick<pg.Pool, "query">;
@@ -36,7 +37,7 @@ WHERE id = ANY(?::text[]) AND (lease_owner IS NULL OR lease_owner = ? OR lease_e
 FOR SHARE`;
 
 /**
- * The whole commit as ONE statement: data-modifying CTEs insert (or lease-check) the thread rows,
+ * The whole commit as ONE statement (for batches too large for `shaped-commit.ts`): data-modifying CTEs insert (or lease-check) the thread rows,
  * the writes, the values and the checkpoints from arrays. One statement is one transaction and
  * one round trip, whatever the number of steps in the batch; the rows of a thread refused by its
  * lease are filtered out by `thread_id IN (SELECT id FROM thr)`.
@@ -110,6 +111,16 @@ export class PostgresRunner implements SqlRunner {
     threads: readonly ThreadBatch[],
     batch: CommitBatch,
   ): Promise<string[]> {
+    if (fitsShape(threads)) {
+      const thread = threads[0]!;
+      const result = await this.pool.query({
+        ...shapedStatement(upsert, thread),
+        values: shapedParams(thread, batch),
+      });
+      const written = result.rows.length > 0;
+      if (upsert && written) this.touch(thread.threadId, batch.now);
+      return written ? [] : [thread.threadId];
+    }
     const ids = threads.map((t) => t.threadId);
     const writes = threads.flatMap((thread) => thread.writes);
     const blobs = threads.flatMap((thread) => thread.blobs);
@@ -167,11 +178,13 @@ export class PostgresRunner implements SqlRunner {
       values: params,
     });
     const written = new Set((result.rows as Array<{ id: string }>).map((row) => row.id));
-    if (upsert) {
-      if (this.touched.size > 4096) this.touched.clear();
-      for (const id of written) this.touched.set(id, batch.now);
-    }
+    if (upsert) for (const id of written) this.touch(id, batch.now);
     return ids.filter((id) => !written.has(id));
+  }
+
+  private touch(threadId: string, now: number): void {
+    if (this.touched.size > 4096) this.touched.clear();
+    this.touched.set(threadId, now);
   }
 }
 

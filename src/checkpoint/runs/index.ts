@@ -3,9 +3,18 @@ export { type RunDocument, RunDocumentStore } from "./run-documents.js";
 export {
   assertTransition,
   isFinished,
+  RUN_RETRY,
   RUN_STATUSES,
+  RUN_TRANSITIONS,
   type RunError,
   type RunRecord,
   type RunStatus,
 } from "./run-record.js";
-export { type NewRun, RunStore, type RunStoreOptions } from "./run-store.js";
+export {
+  type NewRun,
+  RunStore,
+  type RunStoreOptions,
+  type RunTransition,
+  runInsertStatement,
+  runUpdateStatement,
+} from "./run-store.js";

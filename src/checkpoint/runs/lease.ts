@@ -4,15 +4,55 @@ import { toIntOrNull } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 
 /**
+ * The leases executions of this process hold (`owner \0 thread`). Two executions of one owner (one
+ * saver) cannot tell each other apart in the database, so they are told apart here.
+ */
+const heldHere = new Set<string>();
+
+function heldKey(threadId: string, owner: string): string {
+  return `${owner}\u0000${threadId}`;
+}
+
+/**
  * Thread leases: the one writer of a thread holds `state_threads.lease_owner` until
  * `lease_expires_at`. Every commit of a saver checks it (see `UPSERT_THREAD`), so a second
  * process cannot write a leased thread even if it skipped `acquireLease`.
  *
- * Owner ids are `host:pid:random`. A lease whose owner ran on this host in a process that no
- * longer exists is taken over at once (a crashed run resumes without waiting for expiry);
- * a lease of another host waits for its expiry.
+ * Owner ids are `host:pid:random`, one per saver. A lease whose owner ran on this host in a
+ * process that no longer exists is taken over at once (a crashed run resumes without waiting for
+ * expiry); a lease of another host waits for its expiry.
+ *
+ * A lease is held by one execution: a second `acquireLease` of a thread this process holds is
+ * refused (THREAD_LEASED) until `releaseLease`, even by the same owner.
  */
 export async function acquireLease(
+  db: SqlRunner,
+  threadId: string,
+  owner: string,
+  options: { now: number; ttlMs: number },
+): Promise<void> {
+  const key = heldKey(threadId, owner);
+  if (heldHere.has(key)) {
+    throw new KeelError(
+      "THREAD_LEASED",
+      `Thread "${threadId}" is being run by another execution in this process (${owner}).`,
+      {
+        details: { threadId, leaseOwner: owner, leaseExpiresAt: null },
+        hint: "Only one run may execute a thread at a time: wait for that run to finish.",
+      },
+    );
+  }
+  // Claimed before the first await, so two executions started together cannot both pass.
+  heldHere.add(key);
+  try {
+    await takeLease(db, threadId, owner, options);
+  } catch (error) {
+    heldHere.delete(key);
+    throw error;
+  }
+}
+
+async function takeLease(
   db: SqlRunner,
   threadId: string,
   owner: string,
@@ -68,6 +108,7 @@ export async function renewLease(
 
 /** Gives a lease back (a no-op when this owner no longer holds it). */
 export async function releaseLease(db: SqlRunner, threadId: string, owner: string): Promise<void> {
+  heldHere.delete(heldKey(threadId, owner));
   await db.run(
     "UPDATE state_threads SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
     [threadId, owner],

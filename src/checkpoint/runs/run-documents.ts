@@ -23,7 +23,7 @@ export interface RunDocument {
 }
 
 interface RawRunDocument {
-  id: string;
+  run_id: string;
   document_path: string;
   document_id: string;
   graph_hash: string;
@@ -57,7 +57,7 @@ export class RunDocumentStore {
     const createdAt = Date.now();
     const nodeKinds = document.nodeKinds ?? [];
     await this.db.run(
-      "INSERT INTO state_run_documents (id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO state_run_documents (run_id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       [
         document.runId,
         document.documentPath,
@@ -75,7 +75,7 @@ export class RunDocumentStore {
   /** The document of a run, or NOT_FOUND when the run was not started from a document. */
   async get(runId: string): Promise<RunDocument> {
     const rows = await this.db.all<RawRunDocument>(
-      "SELECT id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at FROM state_run_documents WHERE id = ?",
+      "SELECT run_id, document_path, document_id, graph_hash, input_json, packs_dir, node_kinds_json, created_at FROM state_run_documents WHERE run_id = ?",
       [runId],
     );
     const raw = rows[0];
@@ -86,7 +86,7 @@ export class RunDocumentStore {
       });
     }
     return {
-      runId: raw.id,
+      runId: raw.run_id,
       documentPath: raw.document_path,
       documentId: raw.document_id,
       graphHash: raw.graph_hash,

@@ -22,10 +22,26 @@ export interface NewRun {
   labels?: string[];
 }
 
+/** A run's status change, as `RunStoreOptions.writeTransition` receives it. */
+export interface RunTransition {
+  previous: RunRecord;
+  next: RunRecord;
+  /** What caused it, when something did: the graph's result (a pause, an end) or its error. */
+  cause: { result?: unknown; error?: unknown };
+  /** The statement that records it: a compare-and-set on `previous.status` (`?` placeholders). */
+  statement: { sql: string; params: unknown[] };
+}
+
 /** Options of `RunStore`. */
 export interface RunStoreOptions {
   /** How long a lease lasts without renewal (default 30 s); renewed every third of that. */
   leaseTtlMs?: number;
+  /**
+   * Writes a status change in place of the store's own statement, so that a caller can commit it
+   * with what records it (the governed runtime's `task.*` audit events, in one transaction).
+   * Resolves to whether the row moved (false: another writer moved it first).
+   */
+  writeTransition?: (transition: RunTransition) => Promise<boolean>;
 }
 
 interface RawRun {
@@ -62,6 +78,7 @@ const RUN_COLUMNS =
 export class RunStore {
   private readonly db: SqlRunner;
   private readonly leaseTtlMs: number;
+  private readonly writeTransition: RunStoreOptions["writeTransition"];
 
   constructor(
     private readonly saver: DurableSaver,
@@ -69,12 +86,24 @@ export class RunStore {
   ) {
     this.db = saver.sql;
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
+    this.writeTransition = options.writeTransition;
   }
 
   /** Records a `pending` run (on a new thread unless `threadId` is given). */
   async create(run: NewRun = {}): Promise<RunRecord> {
+    const record = this.draft(run);
+    const insert = runInsertStatement(record);
+    await this.db.run(insert.sql, insert.params);
+    return record;
+  }
+
+  /**
+   * A new `pending` run record, not yet stored: `runInsertStatement(record)` stores it, for a
+   * caller that commits it together with records of its own.
+   */
+  draft(run: NewRun = {}): RunRecord {
     const now = this.now();
-    const record: RunRecord = {
+    return {
       id: newId(),
       threadId: run.threadId ?? newId(),
       status: "pending",
@@ -91,27 +120,6 @@ export class RunStore {
       startedAt: null,
       finishedAt: null,
     };
-    await this.db.run(
-      `INSERT INTO state_runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        record.id,
-        record.threadId,
-        record.status,
-        record.traceId,
-        record.graphId,
-        record.triggerEventId,
-        record.autonomyLevelAtStart,
-        JSON.stringify(record.labels),
-        null,
-        null,
-        null,
-        now,
-        now,
-        null,
-        null,
-      ],
-    );
-    return record;
   }
 
   /** A run, or RUN_NOT_FOUND. */
@@ -170,16 +178,20 @@ export class RunStore {
   /**
    * Executes (or resumes) a run: takes the thread's lease (THREAD_LEASED if another live process
    * holds it), marks the run `running`, calls `invoke` with the thread's config, and records the
-   * outcome — `paused` when the graph stopped at an interrupt, `succeeded`, or `failed` with the
-   * error. The lease is renewed while `invoke` runs and released at the end.
+   * outcome — `paused` when the graph stopped at an interrupt (`interrupt()`, or a static
+   * `interruptBefore`/`interruptAfter`), `succeeded`, or `failed` with the
+   * error. The lease is renewed while `invoke` runs and released at the end. A run found
+   * `running` (its process died) is resumed by whoever takes the lease; a `failed` run only with
+   * `retry: true` (an explicit retry, which the caller audits).
    */
   async execute<T>(
     runId: string,
     invoke: (config: CheckpointConfig & { configurable: { thread_id: string } }) => Promise<T>,
-    options: { durability?: Durability } = {},
+    options: { durability?: Durability; retry?: boolean } = {},
   ): Promise<{ run: RunRecord; result: T }> {
     const run = await this.get(runId);
-    assertTransition(run, "running");
+    const retry = options.retry === true;
+    if (run.status !== "running") assertTransition(run, "running", { retry });
     const owner = this.saver.ownerId;
     await acquireLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs });
     const heartbeat = setInterval(
@@ -194,10 +206,12 @@ export class RunStore {
     );
     heartbeat.unref();
     try {
-      const running = await this.transition(run, "running", {
-        startedAt: run.startedAt ?? this.now(),
-        error: null,
-      });
+      const running = await this.transition(
+        run,
+        "running",
+        { startedAt: run.startedAt ?? this.now(), error: null },
+        { retry },
+      );
       // `durability` is the engine's invoke option (LangGraph.js's name and meaning).
       const config = {
         configurable: { thread_id: run.threadId },
@@ -210,19 +224,22 @@ export class RunStore {
       } catch (thrown) {
         await this.saver.flush().catch(() => {});
         const error = toKeelError(thrown);
-        await this.transition(running, "failed", {
-          error: { code: error.code, message: error.message },
-          finishedAt: this.now(),
-        });
+        await this.transition(
+          running,
+          "failed",
+          { error: { code: error.code, message: error.message }, finishedAt: this.now() },
+          {},
+          { error: thrown },
+        );
         throw thrown;
       }
-      const tuple = await this.saver.getTuple({ configurable: { thread_id: run.threadId } });
-      const paused =
-        tuple?.pendingWrites.some(([, channel]) => channel === "__interrupt__") ?? false;
+      const paused = await this.pausedAfter(run.threadId, result);
       const finished = await this.transition(
         running,
         paused ? "paused" : "succeeded",
         paused ? {} : { finishedAt: this.now() },
+        {},
+        { result },
       );
       return { run: finished, result };
     } finally {
@@ -231,7 +248,24 @@ export class RunStore {
     }
   }
 
-  /** Cancels a pending, paused, failed or running run. */
+  /**
+   * True when the graph stopped at an interrupt rather than at its end. The engine says so in
+   * what `invoke` returns: `__interrupt__` (an empty list for a static `interruptBefore`/`After`
+   * pause, which leaves no interrupt write); a caller whose `invoke` returns something else (a
+   * consumed stream) is judged by the latest checkpoint's interrupt writes (dynamic interrupts).
+   */
+  private async pausedAfter(threadId: string, result: unknown): Promise<boolean> {
+    if (
+      typeof result === "object" &&
+      result !== null &&
+      Array.isArray((result as { __interrupt__?: unknown }).__interrupt__)
+    )
+      return true;
+    const tuple = await this.saver.getTuple({ configurable: { thread_id: threadId } });
+    return tuple?.pendingWrites.some(([, channel]) => channel === "__interrupt__") ?? false;
+  }
+
+  /** Cancels a pending, paused or running run. */
   async cancel(runId: string, reason: string): Promise<RunRecord> {
     const run = await this.get(runId);
     return this.transition(run, "canceled", { cancelReason: reason, finishedAt: this.now() });
@@ -251,8 +285,11 @@ export class RunStore {
       error?: RunError | null;
       cancelReason?: string;
     },
+    options: { retry?: boolean } = {},
+    cause: RunTransition["cause"] = {},
   ): Promise<RunRecord> {
-    assertTransition(run, to);
+    // A crashed run resumed stays `running`: not a move, only its lease changed hands.
+    if (!(run.status === "running" && to === "running")) assertTransition(run, to, options);
     const now = this.now();
     const next: RunRecord = {
       ...run,
@@ -264,19 +301,10 @@ export class RunStore {
       ...(fields.cancelReason !== undefined ? { cancelReason: fields.cancelReason } : {}),
     };
     // Compare-and-set on the status read, so two writers cannot both move the same run.
-    const changed = await this.db.run(
-      "UPDATE state_runs SET status = ?, updated_at = ?, started_at = ?, finished_at = ?, error_json = ?, cancel_reason = ? WHERE id = ? AND status = ?",
-      [
-        next.status,
-        next.updatedAt,
-        next.startedAt,
-        next.finishedAt,
-        next.error ? JSON.stringify(next.error) : null,
-        next.cancelReason,
-        run.id,
-        run.status,
-      ],
-    );
+    const statement = runUpdateStatement(next, run.status);
+    const changed = this.writeTransition
+      ? Number(await this.writeTransition({ previous: run, next, cause, statement }))
+      : await this.db.run(statement.sql, statement.params);
     if (changed === 0) {
       const current = await this.get(run.id);
       throw new KeelError(
@@ -291,6 +319,50 @@ export class RunStore {
   private now(): number {
     return Date.now();
   }
+}
+
+/** The statement that stores a new run record (`?` placeholders). */
+export function runInsertStatement(record: RunRecord): { sql: string; params: unknown[] } {
+  return {
+    sql: `INSERT INTO state_runs (${RUN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [
+      record.id,
+      record.threadId,
+      record.status,
+      record.traceId,
+      record.graphId,
+      record.triggerEventId,
+      record.autonomyLevelAtStart,
+      JSON.stringify(record.labels),
+      record.error ? JSON.stringify(record.error) : null,
+      record.cancelReason,
+      record.nextWakeAt,
+      record.createdAt,
+      record.updatedAt,
+      record.startedAt,
+      record.finishedAt,
+    ],
+  };
+}
+
+/** The compare-and-set that moves a run to `next` if it is still `from` (`?` placeholders). */
+export function runUpdateStatement(
+  next: RunRecord,
+  from: RunStatus,
+): { sql: string; params: unknown[] } {
+  return {
+    sql: "UPDATE state_runs SET status = ?, updated_at = ?, started_at = ?, finished_at = ?, error_json = ?, cancel_reason = ? WHERE id = ? AND status = ?",
+    params: [
+      next.status,
+      next.updatedAt,
+      next.startedAt,
+      next.finishedAt,
+      next.error ? JSON.stringify(next.error) : null,
+      next.cancelReason,
+      next.id,
+      from,
+    ],
+  };
 }
 
 function toRun(raw: RawRun): RunRecord {

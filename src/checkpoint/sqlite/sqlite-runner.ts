@@ -11,6 +11,14 @@ import {
 import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 
+const INSERT_WRITE = `INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${WRITE_CONFLICT}`;
+const INSERT_BLOB = `INSERT INTO state_checkpoint_blobs (${BLOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_CHECKPOINT = `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+// The checkpoint row, written only when the thread's lease allows (CHECK_THREAD_LEASE).
+const INSERT_CHECKPOINT_IF_LEASED = `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS})
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (${CHECK_THREAD_LEASE})`;
+
 /** The subset of better-sqlite3's Database the saver uses. */
 export type SqliteDatabase = Pick<BetterSqlite3.Database, "prepare" | "transaction">;
 
@@ -44,14 +52,57 @@ export class SqliteRunner implements SqlRunner {
     return this.statement(sql).run(...params).changes;
   }
 
-  async commit(batch: CommitBatch): Promise<string[]> {
+  commit(batch: CommitBatch): string[] {
+    const only = batch.threads.length === 1 ? batch.threads[0] : undefined;
+    if (only !== undefined && this.commitStep(only, batch)) return [];
     return this.commitAll(batch);
+  }
+
+  /**
+   * A chain step (one checkpoint row, nothing else, on a thread touched less than a second ago)
+   * as one autocommitted statement that checks the lease itself: a write statement takes the
+   * write lock when it starts, as BEGIN IMMEDIATE does. False when it wrote nothing (the lease
+   * refused it, or the thread row is gone): the transaction then gives the answer.
+   */
+  private commitStep(thread: ThreadBatch, batch: CommitBatch): boolean {
+    const c = thread.checkpoints[0];
+    if (
+      c === undefined ||
+      thread.checkpoints.length !== 1 ||
+      thread.writes.length > 0 ||
+      thread.blobs.length > 0 ||
+      !this.fresh(thread.threadId, batch.now)
+    )
+      return false;
+    const { changes } = this.statement(INSERT_CHECKPOINT_IF_LEASED).run(
+      c.threadId,
+      c.checkpointNs,
+      c.id,
+      c.seq,
+      c.parentId,
+      c.formatVersion,
+      c.step,
+      c.source,
+      c.checkpointJson,
+      c.channelSeqsJson,
+      c.metadataJson,
+      c.createdAt,
+      thread.threadId,
+      batch.ownerId,
+      batch.now,
+    );
+    return changes === 1;
+  }
+
+  /** True when this runner refreshed the thread's `updated_at` less than a second ago. */
+  private fresh(threadId: string, now: number): boolean {
+    const last = this.touched.get(threadId);
+    return last !== undefined && now - last < THREAD_TOUCH_INTERVAL_MS;
   }
 
   /** Writes one thread's rows; false (and nothing written) when another owner holds its lease. */
   private commitThread(thread: ThreadBatch, batch: CommitBatch): boolean {
-    const last = this.touched.get(thread.threadId);
-    const fresh = last !== undefined && batch.now - last < THREAD_TOUCH_INTERVAL_MS;
+    const fresh = this.fresh(thread.threadId, batch.now);
     // A thread deleted since it was touched has no row: the upsert recreates it.
     const allowed =
       (fresh
@@ -69,11 +120,8 @@ export class SqliteRunner implements SqlRunner {
       if (this.touched.size > 4096) this.touched.clear();
       this.touched.set(thread.threadId, batch.now);
     }
-    const insertWrite = this.statement(
-      `INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${WRITE_CONFLICT}`,
-    );
     for (const w of thread.writes) {
-      insertWrite.run(
+      this.statement(INSERT_WRITE).run(
         w.threadId,
         w.checkpointNs,
         w.checkpointId,
@@ -85,11 +133,8 @@ export class SqliteRunner implements SqlRunner {
         w.valueHash,
       );
     }
-    const insertBlob = this.statement(
-      `INSERT INTO state_checkpoint_blobs (${BLOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
     for (const b of thread.blobs) {
-      insertBlob.run(
+      this.statement(INSERT_BLOB).run(
         b.threadId,
         b.checkpointNs,
         b.channel,
@@ -102,11 +147,8 @@ export class SqliteRunner implements SqlRunner {
         b.valueHash,
       );
     }
-    const insertCheckpoint = this.statement(
-      `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
     for (const c of thread.checkpoints) {
-      insertCheckpoint.run(
+      this.statement(INSERT_CHECKPOINT).run(
         c.threadId,
         c.checkpointNs,
         c.id,

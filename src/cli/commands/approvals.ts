@@ -1,11 +1,21 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
-import { type Approval, ApprovalService, ApprovalStatus } from "../../runtime/index.js";
+import {
+  type Approval,
+  ApprovalService,
+  ApprovalStatus,
+  continueGovernedRun,
+} from "../../runtime/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
-import { limitFlag, withRuntimeStore } from "./runtime-cli.js";
+import {
+  continuationJson,
+  describeContinuation,
+  limitFlag,
+  withRuntimeStore,
+} from "./runtime-cli.js";
 
 interface ListFlags extends StoreCliOptions {
   status?: string;
@@ -15,12 +25,14 @@ interface DecideFlags extends StoreCliOptions {
   by?: string;
   reason?: string;
   capability?: string[];
+  resume?: boolean;
 }
 
 /**
  * `keel approvals list|show|approve|deny`: the gated actions waiting for a person. Deciding
- * records who, when, why and the capability; the run waiting for it continues when its owner
- * resumes it (`GovernedRuntime.resume`).
+ * records who, when, why and the capability; then the run waiting for it continues here, with the
+ * application module it recorded (`start({ app })`), once none of its approvals is pending
+ * (`--no-resume` leaves that to its owner, `GovernedRuntime.resume` or `keel runs resume`).
  */
 export const approvalsCommands: CliModule = {
   register(program: Command): void {
@@ -89,8 +101,9 @@ export const approvalsCommands: CliModule = {
           .option("--reason <text>", "why")
           .option(
             "--capability <name...>",
-            "capabilities you hold (the approval's required_capability must be among them)",
-          ),
+            "capabilities you hold, as you assert them (Keel has no identity source yet); the approval's required_capability must be among them",
+          )
+          .option("--no-resume", "only decide: do not continue the run that waits for it"),
       ).action((id: string, flags: DecideFlags) =>
         withRuntimeStore(flags, async (store, audit, options) => {
           const service = new ApprovalService({ store, audit });
@@ -103,12 +116,19 @@ export const approvalsCommands: CliModule = {
             verdict === "approve"
               ? await service.approve(id, decision)
               : await service.deny(id, decision);
-          printResult(options, { ok: true, approval }, () =>
+          const runId = approval.refs.task_id;
+          const run =
+            runId !== null && flags.resume !== false
+              ? await continueGovernedRun(store, runId)
+              : null;
+          printResult(options, { ok: true, approval, run: run && continuationJson(run) }, () =>
             [
               `${approval.status} ${approval.approval_id} by ${approval.decision.by} at ${approval.decision.at}`,
-              approval.refs.task_id
-                ? `run ${approval.refs.task_id} continues when it is resumed`
-                : "",
+              run
+                ? describeContinuation(run)
+                : runId
+                  ? `run ${runId} continues when it is resumed`
+                  : "",
             ]
               .filter(Boolean)
               .join("\n"),

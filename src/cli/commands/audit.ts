@@ -102,16 +102,20 @@ export const auditCommands: CliModule = {
         ),
     ).action((_flags: StoreCliOptions, command: Command) => {
       const flags = command.optsWithGlobals<StoreCliOptions>();
-      return withRuntimeStore(flags, async (store, _audit, options) => {
-        const result = await verifyAuditLog(store);
+      return withRuntimeStore(flags, async (store, audit, options) => {
+        // Findings are audited (audit.tamper_detected) on a trace of their own.
+        const result = await verifyAuditLog(store, { record: audit });
         printResult(options, { ...result }, () =>
           result.ok
             ? `audit log intact: ${result.checked} events checked, hash chain and head agree`
             : [
                 `audit log TAMPERED: ${result.findings.length} findings in ${result.checked} events`,
                 ...result.findings.map(
-                  (f) => `  ${f.kind.padEnd(14)} seq ${f.seq ?? "-"}  ${f.message}`,
+                  (f) => `  ${f.kind.padEnd(15)} seq ${f.seq ?? "-"}  ${f.message}`,
                 ),
+                result.recorded && "traceId" in result.recorded
+                  ? `recorded as audit.tamper_detected: keel audit ${result.recorded.traceId}`
+                  : `NOT recorded in the log: ${result.recorded?.error.message ?? "?"}`,
               ].join("\n"),
         );
         if (!result.ok) process.exitCode = 1;

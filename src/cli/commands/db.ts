@@ -117,7 +117,11 @@ export const dbCommands: CliModule = {
       const options = outputOptions(flags);
       try {
         const to = flags.to === undefined ? undefined : parseVersion(flags.to);
-        const store = await openCliStore(options, { autoMigrate: false });
+        // --dry-run and --status change nothing, not even by opening: read-only.
+        const store = await openCliStore(options, {
+          autoMigrate: false,
+          readOnly: flags.dryRun === true || flags.status === true,
+        });
         try {
           if (flags.status) {
             const kernel = await kernelMigrationStatus(store);

@@ -15,7 +15,8 @@ import {
   type CompiledDocument,
   compileDocument,
   type IrRunState,
-  loadNodeKinds,
+  IrValidationError,
+  loadKindsModule,
   loadPackFiles,
   moduleTarget,
   type NodeFactory,
@@ -23,10 +24,12 @@ import {
   type PendingInterrupt,
   pendingInterrupt,
   resumeDocument,
+  type StateClasses,
   type Transition,
   timedOut,
   validateDocument,
 } from "../../ir/index.js";
+import type { AuditWriter } from "../../runtime/index.js";
 import { type OutputOptions, printResult, table } from "../output.js";
 
 /** What one `keel run` / `keel runs resume|respond` did, ready to print. */
@@ -72,7 +75,8 @@ export function parseJsonOption(text: string, flag: string): unknown {
 
 /**
  * Compiles the document at `path` (absolute) on `saver`, with its packs from `packsDir` and the
- * node kinds of `kindModules` (module URLs or package names, as recorded; later ones win).
+ * node kinds and state classes of `kindModules` (module URLs or package names, as recorded;
+ * later ones win).
  */
 async function compileFile(
   saver: DurableSaver,
@@ -88,8 +92,19 @@ async function compileFile(
     ? { ...pluginPacks, ...(await loadPackFiles(parsed.document, packsDir)) }
     : {};
   const nodeKinds: Record<string, NodeFactory> = {};
-  for (const module of kindModules) Object.assign(nodeKinds, await loadNodeKinds(module, "."));
-  return compileDocument(text, { checkpointer: saver, baseDir: dirname(path), packs, nodeKinds });
+  const stateClasses: StateClasses = {};
+  for (const module of kindModules) {
+    const loaded = await loadKindsModule(module, ".");
+    Object.assign(nodeKinds, loaded.nodeKinds);
+    Object.assign(stateClasses, loaded.stateClasses);
+  }
+  return compileDocument(text, {
+    checkpointer: saver,
+    baseDir: dirname(path),
+    packs,
+    nodeKinds,
+    stateClasses,
+  });
 }
 
 /** Options of `keel run <file>`. */
@@ -118,6 +133,14 @@ export async function startDocumentRun(
   file: string,
   options: StartRunOptions,
 ): Promise<DocumentRunOutcome> {
+  return ownTransitions(await startRun(saver, file, options));
+}
+
+async function startRun(
+  saver: DurableSaver,
+  file: string,
+  options: StartRunOptions,
+): Promise<DocumentRunOutcome> {
   const path = resolve(file);
   const packsDir = resolve(options.packsDir ?? join(dirname(path), "packs"));
   // Recorded resolved, so `keel runs resume` from another directory loads the same modules.
@@ -131,6 +154,10 @@ export async function startDocumentRun(
         hint: "Or answer by run id: keel runs respond <run id> --value <json>.",
       });
     }
+    // An answer after the deadline is not applied (on_timeout is taken), so only a live one is
+    // checked; a bad one is refused before any run is created or touched.
+    const expired = await expiredInterrupt(compiled, options.threadId);
+    if (!expired.timedOut) assertInput(compiled, options.respond, "The answer");
     const [latest] = await runStore.list({ threadId: options.threadId, limit: 1 });
     const run =
       latest?.status === "paused"
@@ -141,18 +168,46 @@ export async function startDocumentRun(
     await assertDocumentGate(compiled, run.threadId, document.graphHash);
     const responder = { capabilities: options.capabilities ?? [] };
     await assertMayRespond(compiled, run.threadId, responder);
-    const expired = await expiredInterrupt(compiled, run.threadId);
     const { run: after, result } = await executeRun(saver, run, () =>
       resumeDocument(compiled, run.threadId, value, responder),
     );
     return { run: after, document, compiled, out: result, ...expired };
   }
+  // Checked before the run record exists: a bad input is refused, not a failed run.
+  assertInput(compiled, options.input, "The run's input");
   const run = await newRun(runStore, documents, compiled, { path, packsDir, kinds }, options);
   const document = await documents.get(run.id);
   const { run: after, result } = await executeRun(saver, run, (config) =>
     compiled.graph.invoke(options.input, config),
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };
+}
+
+/**
+ * Keeps only this run's transitions in the outcome. A thread's state, transitions included,
+ * carries over from one run to the next; this run's start where the thread stood when its input
+ * was written (the thread's newest checkpoint of source "input": runs on a thread are
+ * sequential, and answering or resuming a run writes no new input).
+ */
+async function ownTransitions(outcome: DocumentRunOutcome): Promise<DocumentRunOutcome> {
+  const all = outcome.out.__ir_transitions as Transition[] | undefined;
+  if (!all) return outcome;
+  const config = { configurable: { thread_id: outcome.run.threadId } };
+  const inputs = outcome.compiled.graph.getStateHistory(config, {
+    filter: { source: "input" },
+    limit: 1,
+  }) as AsyncIterable<{ values?: { __ir_transitions?: unknown[] } }>;
+  let before = 0;
+  for await (const snapshot of inputs) before = snapshot.values?.__ir_transitions?.length ?? 0;
+  return before === 0
+    ? outcome
+    : { ...outcome, out: { ...outcome.out, __ir_transitions: all.slice(before) } };
+}
+
+/** Throws `IR_INVALID` (exit 1) with every problem when `value` does not fit the run's state. */
+function assertInput(compiled: CompiledDocument, value: unknown, what: string): void {
+  const problems = compiled.checkInput(value, what);
+  if (problems.length > 0) throw new IrValidationError(what, problems);
 }
 
 /** The interrupt a run waits at when its deadline has passed (`{ timedOut }`), else nothing. */
@@ -231,6 +286,17 @@ export async function continueDocumentRun(
   runId: string,
   answer: { value: unknown; capabilities?: readonly string[] } | null,
   pluginPacks: Record<string, PackSource> = {},
+  audit?: AuditWriter,
+): Promise<DocumentRunOutcome> {
+  return ownTransitions(await continueRun(saver, runId, answer, pluginPacks, audit));
+}
+
+async function continueRun(
+  saver: DurableSaver,
+  runId: string,
+  answer: { value: unknown; capabilities?: readonly string[] } | null,
+  pluginPacks: Record<string, PackSource>,
+  audit: AuditWriter | undefined,
 ): Promise<DocumentRunOutcome> {
   const runStore = new RunStore(saver);
   const run = await runStore.get(runId);
@@ -271,6 +337,7 @@ export async function continueDocumentRun(
     const responder = { capabilities: answer.capabilities ?? [] };
     await assertMayRespond(compiled, run.threadId, responder);
     const expired = await expiredInterrupt(compiled, run.threadId);
+    if (!expired.timedOut) assertInput(compiled, answer.value, "The answer");
     const { run: after, result } = await executeRun(saver, run, () =>
       resumeDocument(compiled, run.threadId, answer.value, responder),
     );
@@ -305,8 +372,14 @@ export async function continueDocumentRun(
   // A run still `pending` never started (any checkpoint on its thread is an earlier run's), and
   // one without a checkpoint never got going: both start from their recorded input.
   const input = tuple && run.status !== "pending" ? null : document.input;
-  const { run: after, result } = await executeRun(saver, run, (runConfig) =>
-    compiled.graph.invoke(input, runConfig),
+  // A failed run is final unless retried on purpose: this is that retry, audited before it runs.
+  const retry = run.status === "failed";
+  if (retry) await auditRetry(audit, run);
+  const { run: after, result } = await executeRun(
+    saver,
+    run,
+    (runConfig) => compiled.graph.invoke(input, runConfig),
+    retry,
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };
 }
@@ -337,10 +410,11 @@ async function executeRun<T>(
   saver: DurableSaver,
   run: RunRecord,
   invoke: (config: { configurable: { thread_id: string } }) => Promise<T>,
+  retry = false,
 ): Promise<{ run: RunRecord; result: T }> {
   const runStore = new RunStore(saver);
   try {
-    const done = await runStore.execute(run.id, invoke);
+    const done = await runStore.execute(run.id, invoke, { retry });
     const nextWakeAt = done.run.status === "paused" ? deadlineOf(done.result) : null;
     if (nextWakeAt !== done.run.nextWakeAt || run.nextWakeAt !== nextWakeAt) {
       await saver.sql.run("UPDATE state_runs SET next_wake_at = ? WHERE id = ?", [
@@ -359,6 +433,27 @@ async function executeRun<T>(
       hint: `Run ${run.id} failed; once the cause is fixed, retry it with: keel runs resume ${run.id}`,
     });
   }
+}
+
+/** `task.retried` on the run's trace; without an audit writer there is no retry. */
+async function auditRetry(audit: AuditWriter | undefined, run: RunRecord): Promise<void> {
+  if (!audit) {
+    throw new KeelError(
+      "RUN_INVALID_TRANSITION",
+      `Run ${run.id} failed; retrying it must be audited.`,
+      {
+        details: { runId: run.id, from: run.status, to: "running" },
+        hint: `Retry it with: keel runs resume ${run.id}`,
+      },
+    );
+  }
+  await audit.write(run.traceId, {
+    stage: "operator",
+    type: "task.retried",
+    summary: `run ${run.id} failed (${run.error?.code ?? "unknown error"}); retried from its last checkpoint by keel runs resume`,
+    outcome: "info",
+    refs: { task_id: run.id },
+  });
 }
 
 /** The deadline of the interrupt a run's result waits at, if it has one. */

@@ -71,14 +71,16 @@ export const irCommands: CliModule = {
         )
         .option(
           "--kinds <module>",
-          "a module exporting `nodeKinds` (kind -> factory) for kinds the document uses; repeatable",
+          "a module exporting `nodeKinds` (kind -> factory) and/or `stateClasses` (name -> zod object) the document uses; repeatable",
           collect,
           [],
         ),
     ).action((file: string, flags: RunFlags) => runDocument(file, outputOptions(flags)));
 
     ir.command("hash <file>")
-      .description("Print a valid document's graph hash (sha256 of its canonical form).")
+      .description(
+        "Print a valid document's graph hash (sha256 of its canonical form without migrate), as runs record it.",
+      )
       .option("--json", "print the result as JSON")
       .option("-q, --quiet", "print nothing; use the exit code")
       .action(async (file: string, options: OutputOptions) => {

@@ -10,6 +10,7 @@ import {
 } from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import { loadPluginPacks, type PackSource } from "../../ir/index.js";
+import { AuditWriter, continueGovernedRun, loadGrant, runtimeDb } from "../../runtime/index.js";
 import { discoverStorePlugins, type Store } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
@@ -21,6 +22,8 @@ import {
   withStoreOptions,
 } from "../scope.js";
 import { continueDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
+import { registerRunsReplay } from "./runs-replay.js";
+import { continuationJson, describeContinuation } from "./runtime-cli.js";
 
 interface ListFlags extends StoreCliOptions {
   limit?: string;
@@ -40,7 +43,7 @@ interface RespondFlags extends StoreCliOptions {
 }
 
 /**
- * `keel runs list|show|history|resume|respond|wake|prune|delete`: durable threads, their runs
+ * `keel runs list|show|history|resume|replay|respond|wake|prune|delete`: durable threads, their runs
  * and checkpoints.
  */
 export const runsCommands: CliModule = {
@@ -197,16 +200,31 @@ export const runsCommands: CliModule = {
       runs
         .command("resume <run>")
         .description(
-          "Continue a paused, crashed or failed run of `keel run` from its checkpoint, with the document it ran.",
+          "Continue a paused, crashed or failed run of `keel run` from its checkpoint, with the document it ran; or a paused governed run, with the application module it recorded.",
         ),
     ).action((runId: string, flags: StoreCliOptions) =>
       withSaver(flags, async ({ saver, store }, options) => {
+        if (await loadGrant(runtimeDb(store), runId)) {
+          const run = await continueGovernedRun(store, runId);
+          printResult(options, { ok: true, run: continuationJson(run) }, () =>
+            describeContinuation(run),
+          );
+          return;
+        }
         printDocumentRun(
           options,
-          await continueDocumentRun(saver, runId, null, await pluginPacksOf(store)),
+          await continueDocumentRun(
+            saver,
+            runId,
+            null,
+            await pluginPacksOf(store),
+            new AuditWriter(store),
+          ),
         );
       }),
     );
+
+    registerRunsReplay(runs);
 
     withStoreOptions(
       runs
@@ -245,7 +263,7 @@ export const runsCommands: CliModule = {
         const packs = await pluginPacksOf(store);
         // Runs of `keel run` only (they have a document): other paused runs wake their own way.
         const rows = await saver.sql.all<{ id: string }>(
-          `SELECT r.id FROM state_runs r JOIN state_run_documents d ON d.id = r.id
+          `SELECT r.id FROM state_runs r JOIN state_run_documents d ON d.run_id = r.id
            WHERE r.status = 'paused' AND r.next_wake_at IS NOT NULL AND r.next_wake_at < ?
            ORDER BY r.next_wake_at, r.id LIMIT ${limit}`,
           [Date.now()],
@@ -304,12 +322,25 @@ export const runsCommands: CliModule = {
         }
         const threadIds = threadId ? [threadId] : await allThreadIds(saver);
         const results = [];
-        for (const id of threadIds) results.push(await saver.prune(id, pruneOptions));
+        // With --all, a thread this Keel cannot read (a newer format, a corrupted row) is left
+        // whole and reported; the others are pruned. One named thread fails with the error.
+        const skipped: Array<{ threadId: string; code: string; message: string }> = [];
+        for (const id of threadIds) {
+          try {
+            results.push(await saver.prune(id, pruneOptions));
+          } catch (error) {
+            const code = (error as { code?: unknown }).code;
+            if (threadId || (code !== "CHECKPOINT_FORMAT" && code !== "CHECKPOINT_CORRUPT"))
+              throw error;
+            skipped.push({ threadId: id, code, message: (error as Error).message });
+          }
+        }
         const total = results.reduce((sum, r) => sum + r.checkpointsDeleted, 0);
-        printResult(
-          options,
-          { ok: true, results },
-          () => `${pc.green("pruned")} ${total} checkpoint(s) from ${results.length} thread(s)`,
+        printResult(options, { ok: true, results, skipped }, () =>
+          [
+            `${pc.green("pruned")} ${total} checkpoint(s) from ${results.length} thread(s)`,
+            ...skipped.map((s) => pc.yellow(`not pruned: ${s.threadId}: ${s.message}`)),
+          ].join("\n"),
         );
       }),
     );

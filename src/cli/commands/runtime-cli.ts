@@ -5,6 +5,7 @@ import {
   AuditWriter,
   type AutonomyLevel,
   AutonomyLevel as AutonomySchema,
+  type Continuation,
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { OutputOptions } from "../output.js";
@@ -75,12 +76,44 @@ export function limitFlag(value: string | undefined, fallback: number): number {
   return n;
 }
 
-/** One audit event as a timeline line. */
+/**
+ * One audit event as a timeline line. Refs are whole ids: a UUIDv7 starts with its timestamp, so
+ * any prefix short enough to save space is shared by every id made in the same minute.
+ */
 export function timelineLine(event: AuditEvent): string {
   const refs = Object.entries(event.refs)
     .filter(([, id]) => id !== null)
-    .map(([key, id]) => `${key.replace(/_id$/, "")}=${String(id).slice(0, 8)}`)
+    .map(([key, id]) => `${key.replace(/_id$/, "")}=${String(id)}`)
     .join(" ");
   const latency = event.latency_ms === null ? "" : ` (${event.latency_ms} ms)`;
   return `${event.timestamp}  ${event.stage.padEnd(9)} ${event.outcome.padEnd(10)} ${event.type.padEnd(28)} ${event.summary}${latency}${refs ? `  [${refs}]` : ""}`;
+}
+
+/** A continuation as JSON: the run's id, status and what it waits for, or why it did not go on. */
+export function continuationJson(run: Continuation): Record<string, unknown> {
+  return run.continued
+    ? {
+        id: run.result.run.id,
+        continued: true,
+        status: run.result.run.status,
+        traceId: run.result.task.trace_id,
+        waitingFor: run.result.waitingFor,
+      }
+    : {
+        id: run.runId,
+        continued: false,
+        reason: run.reason,
+        message: run.message,
+        error: run.error ?? null,
+      };
+}
+
+/** A continuation in words. */
+export function describeContinuation(run: Continuation): string {
+  if (!run.continued) return run.message;
+  const { result } = run;
+  const waiting = result.waitingFor.map(
+    (w) => `  waiting for ${w.kind} ${w.approval_id ?? w.tool_call_id ?? ""}: ${w.how_to_continue}`,
+  );
+  return [`run ${result.run.id} continued: ${result.run.status}`, ...waiting].join("\n");
 }

@@ -39,6 +39,7 @@ export type NodeReturn<S extends StateDefinition> =
   | Array<Command<UpdateType<S>>>
   | null
   | undefined
+  // biome-ignore lint/suspicious/noConfusingVoidType: a block body without `return` (sync or async) is typed as returning void, and such a node is fine ("no update"); undefined alone would reject it.
   | void;
 
 /** `addConditionalEdges` in object form, as LangGraph.js also accepts. */

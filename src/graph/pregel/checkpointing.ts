@@ -3,9 +3,9 @@ import type {
   CheckpointPendingWrite,
   PendingWrite,
 } from "../../checkpoint/base/index.js";
-import { CHECKPOINT_FORMAT_VERSION, newCheckpointId } from "../../checkpoint/base/index.js";
+import { CHECKPOINT_FORMAT_VERSION, isoNow, newCheckpointId } from "../../checkpoint/base/index.js";
 import type { Channel, JoinBarrier } from "../channels/index.js";
-import { DONE_WRITE, ERROR_WRITE, INTERRUPT_WRITE, RESUME_WRITE } from "../constants.js";
+import { DONE_WRITE, ERROR_WRITE, INTERRUPT_WRITE, NO_WRITES, RESUME_WRITE } from "../constants.js";
 import type { Interrupt } from "../errors.js";
 import { ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -39,7 +39,7 @@ export function makeCheckpoint(spec: GraphSpec, state: ChannelState): Checkpoint
   return {
     v: CHECKPOINT_FORMAT_VERSION,
     id: newCheckpointId(),
-    ts: new Date().toISOString(),
+    ts: isoNow(),
     channel_values: values,
     channel_versions: versions,
     versions_seen: state.versionsSeen,
@@ -95,6 +95,8 @@ export function taskPendingWrites(spec: GraphSpec, task: Task): PendingWrite[] {
   }
   // A task that paused before and now finished is marked done; its interrupt stays for history.
   if (task.resumes.length > 0) writes.push([RESUME_WRITE, task.resumes], [DONE_WRITE, true]);
+  // Saved as an ordinary write: a finished task always leaves a record (as LangGraph.js does).
+  else if (writes.length === 0) writes.push([NO_WRITES, null]);
   return writes;
 }
 
@@ -130,6 +132,8 @@ export function groupPendingWrites(
     }
     if (channel === DONE_WRITE) {
       outcome.done = true;
+    } else if (channel === NO_WRITES) {
+      // The task's record exists: it finished, with nothing to reuse.
     } else if (channel === INTERRUPT_WRITE) {
       outcome.interrupts = value as Interrupt[];
     } else if (channel === RESUME_WRITE) {

@@ -68,6 +68,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   private stop = 0;
   private saved: Map<string, SavedTaskOutcome> | undefined;
   private resume: { value: unknown } | undefined;
+  /** False when resuming a past checkpoint: its finished tasks run again. */
+  private reuseWrites = true;
   private skipInterruptBefore = false;
 
   constructor(private readonly options: LoopOptions) {
@@ -141,16 +143,21 @@ export class GraphLoop extends RunState implements ExecuteContext {
       return this.applyInput(writes?.[START], false, true);
     }
     const latest = await this.persistence.isLatest(tuple);
-    // Pending writes of the latest checkpoint are finished tasks of an interrupted step; a past
-    // checkpoint's belong to a step that completed, which a fork runs again.
-    if (latest && tuple.pendingWrites.length > 0)
+    const resumes = command?.hasResume() === true;
+    // As LangGraph.js: the latest checkpoint's pending writes are the finished tasks of an
+    // interrupted step, reused. A resume addressed to a past checkpoint continues from it (a new
+    // branch, no fork) and runs its tasks again, with the resume values they were already given
+    // and the new one. Any other run from the past forks and runs its step afresh.
+    if ((latest || resumes) && tuple.pendingWrites.length > 0) {
       this.saved = groupPendingWrites(tuple.pendingWrites);
+      this.reuseWrites = latest;
+    }
     this.skipInterruptBefore = true;
-    if (command?.hasResume()) this.resume = { value: command.resume };
+    if (resumes) this.resume = { value: command!.resume };
     this.options.hooks.values?.(this.stateView());
     // As LangGraph.js: a resumed run may take `limit` steps after the checkpoint's next one.
     this.stop = this.step + limit + 2;
-    if (!latest) {
+    if (!latest && !resumes) {
       this.step += 1;
       this.stop += 1;
       await this.save("fork", null);
@@ -165,8 +172,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
     isCommandInput: boolean,
     alreadySaved = false,
   ): Promise<void> {
-    if (this.checkpointing && !isCommandInput && !alreadySaved)
+    if (this.checkpointing && !isCommandInput && !alreadySaved) {
+      // A new input on a paused thread starts over from START: the tasks the pause left pending
+      // are dropped (their triggers consumed), as in LangGraph.js.
+      const stale = this.nextTasks();
+      if (stale.length > 0) applyTasks(this, stale);
       await this.save("input", { [START]: input });
+    }
     const task = new Task(startNode(this.spec), "pull", 0, input, {
       checkpointId: this.persistence.checkpointId,
       ns: this.persistence.ns,
@@ -230,17 +242,18 @@ export class GraphLoop extends RunState implements ExecuteContext {
         tasks.some((t) => before.has(t.node.name))
       ) {
         requireSaver(this.options.saver, "interruptBefore");
-        return { interrupts: [] };
+        return this.pause([]);
       }
       this.skipInterruptBefore = false;
       if (this.saved) {
-        reuseSavedWrites(this.spec, tasks, this.saved, this.resume);
+        reuseSavedWrites(this.spec, tasks, this.saved, this.resume, this.reuseWrites);
         this.saved = undefined;
         this.resume = undefined;
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
 
-      await this.execute(tasks, hooks.updates !== undefined, signal);
+      const running = this.execute(tasks, hooks.updates !== undefined, signal);
+      if (running) await running;
 
       let failed: Task | undefined;
       let interrupts: Interrupt[] | undefined;
@@ -248,7 +261,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
         if (task.failed && !failed) failed = task;
         if (task.interrupts) interrupts = (interrupts ?? []).concat(task.interrupts);
       }
-      if (this.checkpointing) await this.persistence.settleStep();
+      if (this.checkpointing) {
+        const settling = this.persistence.settleStep();
+        if (settling) await settling;
+      }
       if (failed) throw nodeError(failed);
       if (interrupts) {
         requireSaver(this.options.saver, "interrupt()");
@@ -257,9 +273,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
           this,
           tasks.filter((t) => !t.interrupts),
         );
-        hooks.updates?.({ [INTERRUPT]: interrupts });
-        hooks.values?.({ [INTERRUPT]: interrupts });
-        return { interrupts };
+        return this.pause(interrupts);
       }
       applyTasks(this, tasks);
       this.step = next;
@@ -270,13 +284,23 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
-      if (this.checkpointing) await this.save("loop", writesOf(tasks));
+      if (this.checkpointing) {
+        const saving = this.save("loop", writesOf(tasks));
+        if (saving) await saving;
+      }
+      // Even with nothing left to run, as LangGraph.js: the caller sees the pause it asked for.
       if (after.size > 0 && tasks.some((t) => after.has(t.node.name))) {
         requireSaver(this.options.saver, "interruptAfter");
-        if (this.pending.length > 0 || this.channels[this.spec.sendsChannel]!.has())
-          return { interrupts: [] };
+        return this.pause([]);
       }
     }
+  }
+
+  /** Ends the run paused, and says so in the stream (`{ __interrupt__ }`), as LangGraph.js does. */
+  private pause(interrupts: Interrupt[]): LoopOutcome {
+    this.options.hooks.updates?.({ [INTERRUPT]: interrupts });
+    this.options.hooks.values?.({ [INTERRUPT]: interrupts });
+    return { interrupts };
   }
 
   /** The run's result: the state, plus `__interrupt__` when it paused. */
@@ -289,11 +313,11 @@ export class GraphLoop extends RunState implements ExecuteContext {
    * Runs a step's tasks concurrently. Synchronous nodes finish inside the loop below, so a step
    * of them awaits nothing; `doneSeq` records the order tasks finished (for the updates stream).
    */
-  private async execute(
+  private execute(
     tasks: Task[],
     trackOrder: boolean,
     signal: AbortSignal | undefined,
-  ): Promise<void> {
+  ): Promise<unknown> | undefined {
     let waits: Array<Promise<void>> | undefined;
     let finished = 0;
     const persistence = this.checkpointing ? this.persistence : undefined;
@@ -316,25 +340,34 @@ export class GraphLoop extends RunState implements ExecuteContext {
           : pending,
       );
     }
-    if (waits) await (signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits));
+    if (!waits) return undefined;
+    return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
   }
 
-  private async save(
+  /** Saves a checkpoint; returns what to wait for (undefined when nothing: no await per step). */
+  private save(
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
-  ): Promise<void> {
-    const { metadata, ts } = await this.persistence.save(this, source, writes, forceSync);
+  ): Promise<unknown> | undefined {
+    const saving = this.persistence.save(this, source, writes, forceSync);
+    if (!this.options.hooks.debug) return saving;
+    if (!saving) return this.debugCheckpoint(source);
+    return saving.then(() => this.debugCheckpoint(source));
+  }
+
+  private debugCheckpoint(source: CheckpointMetadata["source"]): undefined {
     this.options.hooks.debug?.({
       step: this.step,
       type: "checkpoint",
-      timestamp: ts,
+      timestamp: this.persistence.savedTs,
       payload: {
         config: this.persistence.config,
         values: this.stateView(),
-        metadata,
+        metadata: this.persistence.savedMetadata,
         next: source === "input" ? [START] : this.nextNames(),
       },
     });
+    return undefined;
   }
 }

@@ -30,12 +30,31 @@ export class ParentCommand extends KeelError {
   }
 }
 
+/** True for a promise or any other thenable (a node or path may return either). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
 function describe(value: unknown): string {
-  if (value === null) return "null";
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return "an array";
-  return typeof value === "string"
-    ? `the string ${JSON.stringify(value.slice(0, 40))}`
-    : `a ${typeof value}`;
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === "object") {
+    const name = (Object.getPrototypeOf(value) as { constructor?: { name?: string } } | null)
+      ?.constructor?.name;
+    return name ? `an instance of ${name}` : "an object";
+  }
+  return `${/^[aeiou]/.test(typeof value) ? "an" : "a"} ${typeof value}`;
+}
+
+/**
+ * True for an object literal (or `Object.create(null)`), also from another realm: the only
+ * updates whose keys are the state's. A Map, a class instance or a Date is not one.
+ */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
 }
 
 /** Writes a state update (`{ key: value }`) as `writer`, refusing anything the state cannot take. */
@@ -45,9 +64,9 @@ export function writeUpdate(
   writer: string,
   update: unknown,
 ): void {
-  if (typeof update !== "object" || update === null || Array.isArray(update)) {
+  if (!isPlainObject(update)) {
     throw new InvalidUpdateError(
-      `Node "${writer}" returned ${describe(update)}; a node must return an object of state updates, a Command, or nothing.`,
+      `Node "${writer}" returned ${describe(update)}; a node must return a plain object of state updates, a Command, or nothing.`,
       {
         details: { node: writer, received: describe(update) },
         hint: `Return e.g. { ${ctx.spec.stateKeys[0] ?? "key"}: value }.`,
@@ -153,8 +172,8 @@ function runBranches(
   for (let i = from; i < branches.length; i += 1) {
     const branch = branches[i]!;
     const result = branch.path(state as never, ctx.config);
-    if (result instanceof Promise) {
-      return result.then((resolved) => {
+    if (isThenable(result)) {
+      return Promise.resolve(result).then((resolved) => {
         writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
         return runBranches(ctx, task, writer, branches, i + 1);
       });

@@ -47,6 +47,11 @@ export class RunPersistence {
   private stepWrites: Array<[taskId: string, writes: PendingWrite[]]> = [];
   /** True once the saver holds a checkpoint of this run (loaded or put): later puts are deltas. */
   private persisted = false;
+  /** `config` with the durability hint (see `hintedConfig`), made once per checkpoint. */
+  private hinted: CheckpointConfig | undefined;
+  /** The metadata and timestamp of the checkpoint saved last (for the debug stream). */
+  savedMetadata: CheckpointMetadata | undefined;
+  savedTs = "";
 
   constructor(
     readonly saver: BaseCheckpointSaver | undefined,
@@ -92,8 +97,24 @@ export class RunPersistence {
   /** Continues from a loaded checkpoint. */
   adopt(tuple: CheckpointTuple): void {
     this.checkpointId = tuple.checkpoint.id;
-    this.config = tuple.config;
+    this.setConfig(tuple.config);
     this.persisted = true;
+  }
+
+  private setConfig(config: CheckpointConfig): void {
+    this.config = config;
+    this.hinted = undefined;
+  }
+
+  /**
+   * `config` with the run's durability: what each task's `putWrites` against the current
+   * checkpoint and the next `put` are given. One object per checkpoint, not one per call.
+   */
+  private hintedConfig(): CheckpointConfig {
+    if (this.hint === undefined) return this.config;
+    // A literal, not a spread of `config` (a config has only these two keys).
+    this.hinted ??= { configurable: this.config.configurable, durability: this.hint };
+    return this.hinted;
   }
 
   /**
@@ -106,31 +127,42 @@ export class RunPersistence {
       this.stepWrites.push([task.taskId, writes]);
       return;
     }
-    const config = this.callConfig(this.checkpointId);
+    const config = this.hintedConfig();
     const saver = this.saver!;
-    this.issue(() => saver.putWrites(config, writes, task.taskId));
+    const previous = this.inflight[this.inflight.length - 1];
+    // Saved after the saves already issued (a saver sees them in order); a closure only then.
+    this.track(
+      previous
+        ? previous.then(() => saver.putWrites(config, writes, task.taskId))
+        : saver.putWrites(config, writes, task.taskId),
+    );
   }
 
-  /** Waits for the writes of the step's tasks (sync), so none is saved after the checkpoint. */
-  async settleStep(): Promise<void> {
-    if (this.mode !== "async" && this.inflight.length > 0) await this.drain();
+  /**
+   * What to wait for before the step's checkpoint (sync): the writes of the step's tasks, so none
+   * is saved after it. Undefined when there is nothing to wait for.
+   */
+  settleStep(): Promise<void> | undefined {
+    return this.mode !== "async" ? this.drain() : undefined;
   }
 
-  /** Saves the run's state as a new checkpoint (only the channels changed since the last save). */
-  async save(
+  /**
+   * Saves the run's state as a new checkpoint (only the channels changed since the last save);
+   * returns what to wait for (undefined when nothing). Its metadata and timestamp are then in
+   * `savedMetadata` and `savedTs`.
+   */
+  save(
     state: RunState,
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
-  ): Promise<{ metadata: CheckpointMetadata; ts: string }> {
-    const metadata: CheckpointMetadata = {
-      source,
-      step: state.step,
-      parents: {},
-      writes,
-      ...this.run.metadata,
-    };
+  ): Promise<unknown> | undefined {
     const threadId = this.config.configurable?.thread_id;
+    // Without run metadata (the common case) one literal, in the same key order as below.
+    const metadata: CheckpointMetadata =
+      this.run.metadata === undefined && threadId !== undefined
+        ? { source, step: state.step, parents: {}, writes, thread_id: threadId }
+        : { source, step: state.step, parents: {}, writes, ...this.run.metadata };
     if (threadId !== undefined) metadata.thread_id = threadId;
     this.stepWrites = [];
     if (this.mode === "exit" && !forceSync) {
@@ -138,7 +170,9 @@ export class RunPersistence {
       const checkpoint = makeCheckpoint(state.spec, state);
       this.checkpointId = checkpoint.id;
       this.unsaved = { metadata };
-      return { metadata, ts: checkpoint.ts };
+      this.savedMetadata = metadata;
+      this.savedTs = checkpoint.ts;
+      return undefined;
     }
     return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint);
   }
@@ -165,16 +199,22 @@ export class RunPersistence {
       return;
     }
     if (this.inflight.length > 0) await this.drain();
-    if (this.mode === "async") await this.saver.flush();
+    // What the saver still queues (async mode's steps; the writes of the tasks that finished in
+    // a step that stopped at an interrupt or an error, which no checkpoint followed) is durable
+    // before the run returns, unless the saver was told to hold the run (`configurable.durability`
+    // "exit": it commits at its own flush).
+    if (this.hint !== "exit") await this.saver.flush();
   }
 
-  private async putCheckpoint(
+  private putCheckpoint(
     state: RunState,
     metadata: CheckpointMetadata,
     hint: Durability | undefined,
     id?: string,
-  ): Promise<{ metadata: CheckpointMetadata; ts: string }> {
+  ): Promise<unknown> | undefined {
     const checkpoint = makeCheckpoint(state.spec, state);
+    this.savedMetadata = metadata;
+    this.savedTs = checkpoint.ts;
     if (id !== undefined) checkpoint.id = id;
     const newVersions: Record<string, number> = {};
     const changed = this.persisted ? state.dirty! : state.versions.keys();
@@ -183,42 +223,52 @@ export class RunPersistence {
         newVersions[state.spec.channelNames[index]!] = state.versions[index]!;
     }
     state.dirty!.clear();
-    const parent = hint === undefined ? this.config : { ...this.config, durability: hint };
+    const parent =
+      hint === undefined
+        ? this.config
+        : hint === this.hint
+          ? this.hintedConfig()
+          : { ...this.config, durability: hint };
     const saver = this.saver!;
     // The saved checkpoint's config is known without waiting for the saver.
-    this.config = {
+    this.setConfig({
       configurable: {
         thread_id: this.config.configurable?.thread_id,
         checkpoint_ns: this.ns,
         checkpoint_id: checkpoint.id,
       },
-    };
+    });
     this.checkpointId = checkpoint.id;
     this.persisted = true;
     if (this.mode === "async" && hint === "async") {
       this.issue(async () => {
         await saver.put(parent, checkpoint, metadata, newVersions);
       });
-      if (this.inflight.length >= MAX_ASYNC_SAVES) await this.drain();
-    } else {
-      await saver.put(parent, checkpoint, metadata, newVersions);
+      return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
     }
-    return { metadata, ts: checkpoint.ts };
+    return saver.put(parent, checkpoint, metadata, newVersions);
   }
 
   /** Starts a save after the ones already issued (a saver sees them in order). */
   private issue(save: () => Promise<void>): void {
     const previous = this.inflight[this.inflight.length - 1];
-    const next = previous ? previous.then(save) : save();
-    // A failure is raised by `drain`; until then it must not count as unhandled.
-    next.catch(() => {});
-    this.inflight.push(next);
+    this.track(previous ? previous.then(save) : save());
   }
 
-  private async drain(): Promise<void> {
-    const pending = this.inflight;
-    this.inflight = [];
-    await Promise.all(pending);
+  private track(save: Promise<void>): void {
+    // A failure is raised by `drain`; until then it must not count as unhandled.
+    save.catch(ignore);
+    this.inflight.push(save);
+  }
+
+  /**
+   * What settles when every save issued so far has: each save is chained after the one before
+   * (`issue`, `taskFinished`), so the last one settles after all of them, and rejects if any did.
+   */
+  private drain(): Promise<void> | undefined {
+    const last = this.inflight[this.inflight.length - 1];
+    if (last !== undefined) this.inflight = [];
+    return last;
   }
 
   private callConfig(checkpointId: string, hint = this.hint): CheckpointConfig {
@@ -226,6 +276,8 @@ export class RunPersistence {
     return hint === undefined ? { configurable } : { configurable, durability: hint };
   }
 }
+
+function ignore(): void {}
 
 function checkMode(mode: unknown): Durability | undefined {
   if (mode === undefined) return undefined;

@@ -4,31 +4,25 @@ import type { Task } from "./task.js";
 
 /**
  * Matches the first step of a resumed run against the pending writes of the checkpoint it
- * resumes: tasks that finished reuse their writes instead of running again; interrupted tasks get
- * their earlier resume values and the new one (`Command({ resume })`).
+ * resumes: interrupted tasks get their earlier resume values and the new one
+ * (`Command({ resume })`); with `reuseWrites`, tasks that finished take their saved writes instead
+ * of running again (a resume on a past checkpoint runs them again, as LangGraph.js does).
  */
 export function reuseSavedWrites(
   spec: GraphSpec,
   tasks: Task[],
   saved: Map<string, SavedTaskOutcome>,
   resume: { value: unknown } | undefined,
+  reuseWrites: boolean,
 ): void {
   const byId = resumeById(resume, saved);
   for (const task of tasks) {
     const outcome = saved.get(task.taskId);
     if (!outcome) continue;
     task.resumes = outcome.resumes.slice();
-    if (outcome.succeeded && outcome.writes.length > 0) {
+    if (reuseWrites && outcome.succeeded) {
       task.cached = true;
-      const update: Record<string, unknown> = {};
-      for (const [channel, value] of outcome.writes) {
-        const index = spec.channelIndex.get(channel);
-        if (index === undefined) continue;
-        task.writeChannels.push(index);
-        task.writeValues.push(value);
-        if (index < spec.stateKeys.length) update[channel] = value;
-      }
-      task.update = update;
+      task.update = loadSavedWrites(spec, task, outcome);
     } else if (outcome.interrupts && resume) {
       const pendingId = outcome.interrupts[0]?.id;
       if (!byId) task.fresh = { value: resume.value };
@@ -36,6 +30,23 @@ export function reuseSavedWrites(
         task.fresh = { value: byId[pendingId] };
     }
   }
+}
+
+/** Puts a finished task's saved writes on `task`; returns its state update (as the node returned it). */
+export function loadSavedWrites(
+  spec: GraphSpec,
+  task: Task,
+  outcome: SavedTaskOutcome,
+): Record<string, unknown> {
+  const update: Record<string, unknown> = {};
+  for (const [channel, value] of outcome.writes) {
+    const index = spec.channelIndex.get(channel);
+    if (index === undefined) continue;
+    task.writeChannels.push(index);
+    task.writeValues.push(value);
+    if (index < spec.stateKeys.length) update[channel] = value;
+  }
+  return update;
 }
 
 /** A resume given as `{ [interruptId]: value }` for the pending interrupts, else undefined. */

@@ -4,6 +4,7 @@ import type { StateSnapshot, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites } from "./checkpointing.js";
 import type { GraphLoop } from "./loop.js";
+import { loadSavedWrites } from "./resume.js";
 import type { Task } from "./task.js";
 
 /**
@@ -33,16 +34,8 @@ export function snapshotOf(
       interrupts: outcome?.interrupts ?? [],
     };
     if (outcome?.error !== undefined) entry.error = outcome.error;
-    if (outcome?.succeeded && outcome.writes.length > 0) {
-      const result: Record<string, unknown> = {};
-      for (const [channel, value] of outcome.writes) {
-        const index = loop.spec.channelIndex.get(channel);
-        if (index === undefined) continue;
-        task.writeChannels.push(index);
-        task.writeValues.push(value);
-        if (index < loop.spec.stateKeys.length) result[channel] = value;
-      }
-      entry.result = result;
+    if (outcome?.succeeded) {
+      entry.result = loadSavedWrites(loop.spec, task, outcome);
       finished.push(task);
     }
     stateTasks.push(entry);

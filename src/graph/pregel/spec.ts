@@ -32,7 +32,7 @@ export interface NodeSpec {
   order: number;
   action: NodeAction<never> | undefined;
   subgraph: SubgraphLike | undefined;
-  /** True for `async function` nodes, which need AsyncLocalStorage for `interrupt()`. */
+  /** True for `async function` nodes: they get AsyncLocalStorage for `interrupt()` in every run. */
   isAsync: boolean;
   retryPolicy: RetryPolicy | undefined;
   /** Channels that make this node run (its trigger channel and its joins). */

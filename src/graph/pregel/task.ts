@@ -2,28 +2,59 @@ import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
 import type { NodeSpec } from "./spec.js";
 
-/** Four independent 32-bit FNV-1a-style lanes over the UTF-16 code units of `text`. */
-function hash128(text: string): [number, number, number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  let c = 0x9e3779b9;
-  let d = 0x85ebca6b;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
+/**
+ * Four independent 32-bit FNV-1a-style lanes over UTF-16 code units, fed piece by piece (the
+ * pieces of a task id are hashed as if joined by "|", without building the joined string).
+ */
+const lanes = new Int32Array(4);
+
+function startLanes(): void {
+  lanes[0] = 0x811c9dc5;
+  lanes[1] = 0x01000193 ^ 0x5bd1e995;
+  lanes[2] = 0x9e3779b9;
+  lanes[3] = 0x85ebca6b;
+}
+
+function mix(text: string, separator: boolean): void {
+  let a = lanes[0]!;
+  let b = lanes[1]!;
+  let c = lanes[2]!;
+  let d = lanes[3]!;
+  for (let i = separator ? -1 : 0; i < text.length; i += 1) {
+    const code = i < 0 ? 0x7c /* "|" */ : text.charCodeAt(i);
     a = Math.imul(a ^ code, 0x01000193);
     b = Math.imul(b ^ code, 0x5bd1e995);
     c = Math.imul(c ^ code, 0x27d4eb2f);
     d = Math.imul(d ^ code, 0x165667b1);
   }
-  // Final avalanche so that ids of similar inputs differ in every digit.
+  lanes[0] = a;
+  lanes[1] = b;
+  lanes[2] = c;
+  lanes[3] = d;
+}
+
+/** The final avalanche, so that ids of similar inputs differ in every digit. */
+function finishLanes(): void {
+  let a = lanes[0]!;
+  let b = lanes[1]!;
+  let c = lanes[2]!;
+  let d = lanes[3]!;
   a = Math.imul(a ^ (b >>> 15), 0x85ebca6b) ^ d;
   b = Math.imul(b ^ (c >>> 13), 0xc2b2ae35) ^ a;
   c = Math.imul(c ^ (d >>> 16), 0x27d4eb2f) ^ b;
   d = Math.imul(d ^ (a >>> 15), 0x165667b1) ^ c;
-  return [a >>> 0, b >>> 0, c >>> 0, d >>> 0];
+  lanes[0] = a;
+  lanes[1] = b;
+  lanes[2] = c;
+  lanes[3] = d;
 }
 
-const hex8 = (n: number) => n.toString(16).padStart(8, "0");
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** Byte `byte` (0 = most significant) of lane `lane`, as hex. */
+function hexOf(lane: number, byte: number): string {
+  return HEX[(lanes[lane]! >>> (24 - 8 * byte)) & 0xff]!;
+}
 
 /**
  * The deterministic id of a task: the same checkpoint, namespace, step and node (or `Send`
@@ -39,9 +70,16 @@ export function taskIdFor(
   name: string,
   pushIndex: number,
 ): string {
-  const [a, b, c, d] = hash128(`${checkpointId}|${ns}|${step}|${kind}|${name}|${pushIndex}`);
-  const h = hex8(a) + hex8(b) + hex8(c) + hex8(d);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  // The hash of `${checkpointId}|${ns}|${step}|${kind}|${name}|${pushIndex}`; made every step.
+  startLanes();
+  mix(checkpointId, false);
+  mix(ns, true);
+  mix(String(step), true);
+  mix(kind, true);
+  mix(name, true);
+  mix(String(pushIndex), true);
+  finishLanes();
+  return `${hexOf(0, 0)}${hexOf(0, 1)}${hexOf(0, 2)}${hexOf(0, 3)}-${hexOf(1, 0)}${hexOf(1, 1)}-${hexOf(1, 2)}${hexOf(1, 3)}-${hexOf(2, 0)}${hexOf(2, 1)}-${hexOf(2, 2)}${hexOf(2, 3)}${hexOf(3, 0)}${hexOf(3, 1)}${hexOf(3, 2)}${hexOf(3, 3)}`;
 }
 
 /** One node execution in a super-step; also the scope `interrupt()` reads. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DURATION_FORMS, DURATION_PATTERN } from "../duration.js";
 
 /**
  * The rule actions of the IR: a discriminated union on `kind` (seed 000, "Actions").
@@ -7,10 +8,6 @@ import { z } from "zod";
  * can hold another action, and every object is strict, so nesting is a validation problem rather
  * than something an interpreter must recurse into.
  */
-
-/** An ISO 8601 duration (`PT30S`, `P1DT2H`), the form Pydantic writes a `timedelta` as. */
-export const ISO_DURATION =
-  /^-?P(?=\d|T\d)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?(T(?=\d)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$/;
 
 export const GotoActionSchema = z
   .strictObject({
@@ -72,13 +69,12 @@ export const InterruptActionSchema = z
       .default(null)
       .describe("Capability required to respond."),
     timeout: z
-      .union([
-        z.number().min(0),
-        z.string().regex(ISO_DURATION, "an ISO 8601 duration such as PT30S"),
-      ])
+      .union([z.number().min(0), z.string().regex(new RegExp(DURATION_PATTERN), DURATION_FORMS)])
       .nullable()
       .default(null)
-      .describe("Wait bound: seconds, or an ISO 8601 duration (`PT30S`); null means no timeout."),
+      .describe(
+        "Wait bound: seconds, or a duration as Pydantic reads a timedelta (`PT30S`, `P1D`, `00:30:00`, `1 day, 02:00:00`; a year is 365 days, a month 30); null means no timeout.",
+      ),
     on_timeout: z
       .string()
       .default("halt")

@@ -19,11 +19,13 @@ export const ReplayPolicySchema = z
   .enum(["must_stub", "rerun", "skip"])
   .meta({ id: "ReplayPolicy" });
 
-/** A decimal amount: a decimal string (as Pydantic writes `Decimal`) or a JSON number. */
-const DecimalSchema = z.union([
-  z.string().regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, "a decimal number such as 0.25"),
-  z.number(),
-]);
+/**
+ * A decimal amount, as Pydantic writes a `Decimal`: a decimal string. Not a JSON number: the
+ * seed's FR-9 says money is never a float, and a JSON number is one by the time it is parsed.
+ */
+const DecimalSchema = z
+  .string()
+  .regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, 'a decimal string such as "0.25"');
 
 const JsonObject = z.record(z.string(), z.unknown());
 

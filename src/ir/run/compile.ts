@@ -1,28 +1,29 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BaseCheckpointSaver } from "../../checkpoint/base/index.js";
-import {
-  Annotation,
-  Command,
-  END,
-  type RunConfig,
-  Send,
-  START,
-  StateGraph,
-} from "../../graph/index.js";
+import { Annotation, Command, END, type RunConfig, START, StateGraph } from "../../graph/index.js";
 import type { RuleEngine } from "../../rules/index.js";
+import { timeoutMillis } from "../duration.js";
 import { IrValidationError } from "../errors.js";
-import type { Action, IRDocument, ParallelAction } from "../models/index.js";
+import type { Action, IRDocument } from "../models/index.js";
+import type { Problem } from "../problems.js";
 import { graphHash } from "../serialize.js";
 import { validateDocument } from "../validate.js";
-import { engineFor, keep, release } from "./engine-state.js";
+import { arrivals, type GraphState } from "./arrival.js";
+import { engineFor, keep, prepareEngine, release } from "./engine-state.js";
 import { type Mirror, mirrorState } from "./facts.js";
 import { type IrNode, type NodeFactory, resolveNodes } from "./node-kinds.js";
 import { mountPacks, type PackSource } from "./packs.js";
 import { type BranchResult, resolveJoin } from "./parallel.js";
 import type { Transition } from "./routing.js";
-import { runRules, timeoutMillis } from "./rules-step.js";
+import { runRules } from "./rules-step.js";
 import type { IrRunState } from "./run-state.js";
-import { assertStateUpdate, type StateClasses, type StateShape, stateShapeOf } from "./state.js";
+import {
+  assertStateUpdate,
+  type StateClasses,
+  type StateShape,
+  stateProblems,
+  stateShapeOf,
+} from "./state.js";
 import { WAIT, waitNode } from "./wait-node.js";
 
 /** Options of {@link compileDocument}. */
@@ -39,6 +40,7 @@ export interface CompileDocumentOptions {
 }
 
 const JOIN = "__ir_join__";
+const ENTRY = "__ir_entry__";
 
 /** A compiled IR document: the graph, its hash and what the state holds. */
 export interface CompiledDocument {
@@ -47,6 +49,12 @@ export interface CompiledDocument {
   graphHash: string;
   document: IRDocument;
   fields: readonly string[];
+  /**
+   * Every problem with `input` as a run's input or an interrupt's answer (`what` names it in
+   * messages): not an object, undeclared fields, values of the wrong type. Check before starting
+   * or resuming a run, so a bad input is refused instead of failing the run.
+   */
+  checkInput(input: unknown, what?: string): Problem[];
 }
 
 /**
@@ -69,16 +77,19 @@ export async function compileDocument(
   const problems = [...state.problems, ...nodes.problems];
   const packs = mountPacks(doc, options.packs ?? {}, problems);
   if (problems.length > 0 || !state.shape) throw new IrValidationError("IR document", problems);
-  // The migrate list names hashes, so it cannot be part of the hash it migrates to: the run's
-  // graph hash is the document's with an empty migrate list (docs/ir.md).
+  // The rules are built now, so one the engine refuses fails here, before any run starts.
+  const refused = prepareEngine(doc, packs);
+  if (refused.length > 0) throw new IrValidationError("IR document", refused);
+  // The run's graph hash is graphHash's, the one `keel ir hash` prints (migrate left out).
   // Computed on first use (a run's first step, or a caller reading it): hashing a large
   // document costs more than compiling it.
   let memo: string | undefined;
   const hash = () => {
-    memo ??= graphHash({ ...doc, migrate: [] });
+    memo ??= graphHash(doc);
     return memo;
   };
-  const graph = buildGraph(doc, state.shape, nodes.nodes, packs, hash);
+  const shape = state.shape;
+  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash);
   return {
     graph: graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     get graphHash() {
@@ -86,15 +97,9 @@ export async function compileDocument(
     },
     document: doc,
     fields: state.shape.fields,
+    checkInput: (input, what = "The run's input") => stateProblems(shape, input, what),
   };
 }
-
-type GraphState = Record<string, unknown> & {
-  __ir: IrRunState;
-  __ir_transitions: Transition[];
-  __ir_results: BranchResult[];
-  __ir_branch?: { join: string; strategy: string; after: string; target: string };
-};
 
 function buildGraph(
   doc: IRDocument,
@@ -131,12 +136,11 @@ function buildGraph(
     for (const field of shape.fields) if (state[field] !== undefined) out[field] = state[field];
     return out;
   };
-
   // A top-level parallel block fans out whenever the run arrives at its first target.
   const blocks = new Map(
     doc.parallel.filter((b) => b.targets[0] !== undefined).map((b) => [b.targets[0] as string, b]),
   );
-  const blockAt = (id: string) => blocks.get(id);
+  const { arrive, fanOut } = arrivals({ order, indexOf, blocks, userState });
 
   const route = async (
     from: string,
@@ -152,84 +156,30 @@ function buildGraph(
       mirror,
       pending,
     });
-    const record = (to: string, rule: string | null, reason: string): Transition => ({
+    const overridden = decision.overridden;
+    // The arrival written out field by field: spreading a shared object here made every step
+    // allocate through V8's slow object-clone path (about a third of the transition rate).
+    const move = (to: string, rule: string | null, reason: string, next: IrRunState) => ({
       from,
       to,
       rule,
       reason,
-      ...(decision.overridden.length > 0 ? { overridden: decision.overridden } : {}),
+      state,
+      update,
+      ir: next,
+      overridden,
     });
     const winner = decision.winner;
-    if (!winner) {
-      const to = after(from);
-      const block = blockAt(to);
-      if (block) {
-        return fanOut(
-          from,
-          block,
-          state,
-          update,
-          ir(),
-          record(
-            block.targets.join(","),
-            null,
-            `fall through into a parallel block (${block.strategy})`,
-          ),
-        );
-      }
-      return new Command({
-        update: {
-          ...update,
-          __ir: ir(),
-          __ir_transitions: [record(to, null, "no rule fired: fall through")],
-        },
-        goto: to,
-      });
-    }
+    if (!winner) return arrive(move(after(from), null, "no rule fired: fall through", ir()));
     const { rule, action } = winner;
     switch (action.kind) {
-      case "goto": {
-        const block = blockAt(action.target);
-        if (block) {
-          return fanOut(
-            from,
-            block,
-            state,
-            update,
-            ir(),
-            record(block.targets.join(","), rule, `goto into a parallel block (${block.strategy})`),
-          );
-        }
-        return new Command({
-          update: {
-            ...update,
-            __ir: ir(),
-            __ir_transitions: [record(action.target, rule, "goto")],
-          },
-          goto: action.target,
-        });
-      }
+      case "goto":
+        return arrive(move(action.target, rule, "goto", ir()));
       case "halt":
-        return new Command({
-          update: {
-            ...update,
-            __ir: ir(),
-            __ir_transitions: [
-              record(END, rule, action.reason ? `halt: ${action.reason}` : "halt"),
-            ],
-          },
-          goto: END,
-        });
+        return arrive(move(END, rule, action.reason ? `halt: ${action.reason}` : "halt", ir()));
       case "retry":
         if (action.backoff_ms > 0) await sleep(action.backoff_ms);
-        return new Command({
-          update: {
-            ...update,
-            __ir: ir(),
-            __ir_transitions: [record(action.target, rule, `retry after ${action.backoff_ms} ms`)],
-          },
-          goto: action.target,
-        });
+        return arrive(move(action.target, rule, `retry after ${action.backoff_ms} ms`, ir()));
       case "interrupt": {
         const deadline = timeoutMillis(action.timeout);
         const pending = {
@@ -238,52 +188,16 @@ function buildGraph(
           action,
           deadline: deadline === null ? null : Date.now() + deadline,
         };
-        return new Command({
-          update: {
-            ...update,
-            __ir: ir(pending),
-            __ir_transitions: [record(WAIT, rule, "interrupt: waiting for input")],
-          },
-          goto: WAIT,
-        });
+        return arrive(move(WAIT, rule, "interrupt: waiting for input", ir(pending)));
       }
       case "parallel":
         return fanOut(
-          from,
+          move(action.targets.join(","), rule, `parallel (${action.strategy})`, ir()),
           action,
-          state,
-          update,
-          ir(),
-          record(action.targets.join(","), rule, `parallel (${action.strategy})`),
         );
       default:
         throw new Error(`unhandled action ${(action as Action).kind}`);
     }
-  };
-
-  const fanOut = (
-    from: string,
-    action: Pick<ParallelAction, "targets" | "join" | "strategy">,
-    state: GraphState,
-    update: Record<string, unknown>,
-    ir: IrRunState,
-    transition: Transition,
-  ): Command => {
-    const last = action.targets.map(indexOf).reduce((a, b) => Math.max(a, b), indexOf(from));
-    const branch = { join: action.join, strategy: action.strategy, after: order[last + 1] ?? END };
-    const base = {
-      ...userState(state),
-      ...update,
-      __ir: ir,
-      __ir_transitions: [],
-      __ir_results: [],
-    };
-    return new Command({
-      update: { ...update, __ir: ir, __ir_transitions: [transition] },
-      goto: action.targets.map(
-        (target) => new Send(target, { ...base, __ir_branch: { ...branch, target } }),
-      ),
-    });
   };
 
   const graph = new StateGraph(State);
@@ -370,20 +284,38 @@ function buildGraph(
   graph.addNode(JOIN, (raw: unknown) => {
     const state = raw as GraphState;
     const joined = resolveJoin(state.__ir_results, shape);
-    const next = state.__ir_results[0]?.after ?? END;
-    return new Command({
-      update: {
-        ...joined,
-        __ir_results: [],
-        __ir_transitions: [{ from: JOIN, to: next, rule: null, reason: "parallel block joined" }],
-      },
-      goto: next,
+    return arrive({
+      from: JOIN,
+      to: state.__ir_results[0]?.after ?? END,
+      rule: null,
+      reason: "parallel block joined",
+      state,
+      update: { ...joined, __ir_results: [] },
+      ir: state.__ir,
     });
   });
 
-  graph.addNode(WAIT, waitNode(shape, after));
+  graph.addNode(WAIT, waitNode(shape, after, arrive));
 
-  const first = order[0];
-  graph.addEdge(START, first ?? END);
+  const first = order[0] ?? END;
+  if (blocks.has(first)) {
+    // The first node opens a parallel block: an entry step fans out (the input checked first).
+    graph.addNode(ENTRY, (raw: unknown) => {
+      const state = raw as GraphState;
+      assertStateUpdate(shape, userState(state), "the run's input");
+      return arrive({
+        from: START,
+        to: first,
+        rule: null,
+        reason: "start",
+        state,
+        update: {},
+        ir: state.__ir,
+      });
+    });
+    graph.addEdge(START, ENTRY);
+  } else {
+    graph.addEdge(START, first);
+  }
   return graph;
 }

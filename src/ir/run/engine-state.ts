@@ -1,5 +1,8 @@
+import { toKeelError } from "../../core/index.js";
 import { type EngineSnapshot, RuleEngine } from "../../rules/index.js";
 import type { IRDocument } from "../models/index.js";
+import { type Problem, renderActual } from "../problems.js";
+import { ruleProblem, ruleReason } from "../rule-conditions.js";
 import { installActionFunction } from "./pack-actions.js";
 
 /**
@@ -34,20 +37,72 @@ export function engineFor(
   }
   const pooled = pools.get(doc)?.pop();
   if (pooled) return pooled;
+  const built = buildEngine(doc, packs);
+  if ("failed" in built) throw built.error;
+  return built.engine;
+}
+
+/**
+ * Builds the engine of `doc` now (packs loaded, every rule defined: parsed and matched into the
+ * network) and keeps it for the document's first run. Returns a problem for the pack or rule the
+ * engine refuses — what validation's parse cannot see (a variable a test uses but no pattern
+ * binds, a pack's syntax), so such a document fails to compile instead of failing a run.
+ */
+export function prepareEngine(doc: IRDocument, packs: readonly string[]): Problem[] {
+  const built = buildEngine(doc, packs);
+  if ("failed" in built) {
+    const { failed, error } = built;
+    if (failed.rule !== undefined) {
+      const rule = doc.rules[failed.rule] as IRDocument["rules"][number];
+      const reason = ruleReason(error, rule.when, 0, rulePrefix(rule.id, failed.salience).length);
+      return [ruleProblem(failed.rule, rule.when, reason)];
+    }
+    const keel = toKeelError(error);
+    return [
+      {
+        code: "pack_invalid",
+        path: `/governance/${failed.pack}`,
+        message: `The pack's CLIPS source does not load: ${keel.message}`,
+        expected: "deftemplate, deffacts and defrule constructs (docs/rules.md)",
+        actual: renderActual(doc.governance[failed.pack ?? 0]?.id),
+        hint: "Fix the pack file, or mount another version.",
+      },
+    ];
+  }
+  poolOf(doc).push(built.engine);
+  return [];
+}
+
+type Built =
+  | { engine: RuleEngine }
+  | { failed: { pack?: number; rule?: number; salience: number }; error: unknown };
+
+function buildEngine(doc: IRDocument, packs: readonly string[]): Built {
   const engine = newEngine(doc);
-  for (const source of packs) engine.load(source);
+  for (const [index, source] of packs.entries()) {
+    try {
+      engine.load(source);
+    } catch (error) {
+      return { failed: { pack: index, salience: 0 }, error };
+    }
+  }
   const count = doc.rules.length;
-  doc.rules.forEach((rule, index) => {
+  for (const [index, rule] of doc.rules.entries()) {
     // Declaration order is priority: the first rule gets the highest salience.
-    engine.defineRule({
-      name: rule.id,
-      salience: count - index,
-      when: rule.when,
-      actions: rule.then,
-    });
-  });
+    const salience = count - index;
+    try {
+      engine.defineRule({ name: rule.id, salience, when: rule.when, actions: rule.then });
+    } catch (error) {
+      return { failed: { rule: index, salience }, error };
+    }
+  }
   engine.reset();
-  return engine;
+  return { engine };
+}
+
+/** What `RuleEngine.defineRule` writes before a rule's `when` (to place its errors in `when`). */
+function rulePrefix(name: string, salience: number): string {
+  return `(defrule ${name} (declare (salience ${salience})) `;
 }
 
 const nodeSets = new WeakMap<IRDocument, ReadonlySet<string>>();
@@ -77,12 +132,17 @@ export function release(doc: IRDocument, snapshot: EngineSnapshot | null): void 
   const engine = live.get(snapshot);
   if (!engine) return;
   live.delete(snapshot);
+  const pool = poolOf(doc);
+  if (pool.length >= POOL_SIZE) return;
+  engine.reset();
+  pool.push(engine);
+}
+
+function poolOf(doc: IRDocument): RuleEngine[] {
   let pool = pools.get(doc);
   if (!pool) {
     pool = [];
     pools.set(doc, pool);
   }
-  if (pool.length >= POOL_SIZE) return;
-  engine.reset();
-  pool.push(engine);
+  return pool;
 }

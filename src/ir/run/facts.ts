@@ -3,9 +3,10 @@ import { deepEqual } from "../dump.js";
 
 /**
  * Mirrors the run's state into the rule engine's working memory: each state field `f` with value
- * `v` is the ordered fact `(f v)`, and the current node is `(node-id <id>)`. A fact is replaced
- * only when its value changes, so CLIPS refraction keeps a rule from firing again on facts that
- * did not change.
+ * `v` is the ordered fact `(f v)`, and the current node is `(node-id <id>)`. A field's fact is
+ * replaced only when its value changes, so CLIPS refraction keeps a rule from firing again on
+ * facts that did not change. `(node-id <id>)` is asserted anew on every arrival at a node, even
+ * the same node again (a retry): arriving is an event, so rules keyed on the node fire again.
  *
  * Values: strings are CLIPS strings (`(message "disk full")`), integers and floats numbers,
  * booleans the symbols TRUE/FALSE, lists multifields (`(tags a b)`), null `nil`, objects their
@@ -24,9 +25,9 @@ export function mirrorState(
   nodeId: string,
 ): Mirror {
   const next: Mirror = { ...previous };
-  const put = (relation: string, value: unknown, fieldsOf: () => unknown[]) => {
+  const put = (relation: string, value: unknown, fieldsOf: () => unknown[], always = false) => {
     const before = previous[relation];
-    if (before && deepEqual(before.value, value)) return;
+    if (!always && before && deepEqual(before.value, value)) return;
     if (before?.id != null) engine.retract(before.id);
     next[relation] = { id: engine.assert({ relation, fields: fieldsOf() }), value };
   };
@@ -35,7 +36,7 @@ export function mirrorState(
     if (value === undefined) continue;
     put(field, value, () => toFields(value));
   }
-  put(NODE_ID_RELATION, nodeId, () => [nodeId]);
+  put(NODE_ID_RELATION, nodeId, () => [nodeId], true);
   return next;
 }
 

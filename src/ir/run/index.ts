@@ -6,6 +6,8 @@ export {
 export {
   BUILTIN_NODE_KINDS,
   type IrNode,
+  type KindsModule,
+  loadKindsModule,
   loadNodeKinds,
   moduleTarget,
   type NodeContext,
@@ -22,6 +24,5 @@ export {
   resumeDocument,
 } from "./resume.js";
 export type { Transition } from "./routing.js";
-export { timeoutMillis } from "./rules-step.js";
 export { type IrRunState, timedOut } from "./run-state.js";
 export { STATE_TYPES, type StateClasses } from "./state.js";

@@ -6,6 +6,7 @@ import type { RunConfig } from "../../graph/index.js";
 import type { IRDocument, NodeSpec } from "../models/index.js";
 import { hintFor, type Problem, renderActual } from "../problems.js";
 import { USER_CODE_KIND } from "../references.js";
+import type { StateClasses } from "./state.js";
 
 /** What a node implementation gets besides the state. */
 export interface NodeContext {
@@ -99,21 +100,27 @@ async function importExport(
   }
 }
 
+/** What a kinds module (`keel run --kinds <module>`) provides. */
+export interface KindsModule {
+  nodeKinds: Record<string, NodeFactory>;
+  /** State classes a document may name in `state_class` (zod objects by name). */
+  stateClasses: StateClasses;
+}
+
 /**
- * Loads node kinds from a module: its `nodeKinds` export, or else its default export, a record
- * of factories by kind name (`{ dspy: (node) => (state, ctx) => update }`). `specifier` is a
- * path (relative to `baseDir`) or a package name. Throws `IR_NODE_KINDS_INVALID` when the module
- * cannot be imported or exports no such record. This is how `keel run --kinds <module>` gives a
- * document kinds the registry does not have (the seed's triage example uses `dspy`).
+ * Loads a kinds module: its `nodeKinds` export (or else its default export), a record of
+ * factories by kind name (`{ dspy: (node) => (state, ctx) => update }`), and its `stateClasses`
+ * export, zod objects by the name a document's `state_class` uses. `specifier` is a path
+ * (relative to `baseDir`) or a package name. Throws `IR_NODE_KINDS_INVALID` when the module
+ * cannot be imported, exports neither, or exports something else under those names. This is how
+ * `keel run --kinds <module>` gives a document kinds the registry does not have (the seed's
+ * triage example uses `dspy`) and a registered state class.
  *
  * @example
- * const kinds = await loadNodeKinds("./kinds.mjs", process.cwd());
- * await compileDocument(text, { nodeKinds: kinds });
+ * const { nodeKinds, stateClasses } = await loadKindsModule("./kinds.mjs", process.cwd());
+ * await compileDocument(text, { nodeKinds, stateClasses });
  */
-export async function loadNodeKinds(
-  specifier: string,
-  baseDir: string,
-): Promise<Record<string, NodeFactory>> {
+export async function loadKindsModule(specifier: string, baseDir: string): Promise<KindsModule> {
   const target = moduleTarget(specifier, baseDir);
   let module: Record<string, unknown>;
   try {
@@ -129,24 +136,64 @@ export async function loadNodeKinds(
       },
     );
   }
-  const record = module.nodeKinds ?? module.default;
-  const invalid =
-    record === null || typeof record !== "object" || Array.isArray(record)
-      ? []
-      : Object.entries(record).filter(([, factory]) => typeof factory !== "function");
-  if (record === null || typeof record !== "object" || Array.isArray(record) || invalid.length) {
-    throw new KeelError(
+  const classes = module.stateClasses;
+  const record = module.nodeKinds ?? (classes === undefined ? module.default : {});
+  const invalid = (what: string, names: string[]) =>
+    new KeelError(
       "IR_NODE_KINDS_INVALID",
-      invalid.length > 0
-        ? `${specifier}: node kinds ${invalid.map(([k]) => JSON.stringify(k)).join(", ")} are not factory functions.`
-        : `${specifier} exports no node kinds (a \`nodeKinds\` or default export object).`,
+      `${specifier}: ${what} ${names.map((k) => JSON.stringify(k)).join(", ")} are not ${what === "node kinds" ? "factory functions" : "zod objects"}.`,
       {
         details: { module: specifier },
-        hint: "Export `nodeKinds = { kind: (node) => (state, context) => update }`.",
+        hint: "Export `nodeKinds = { kind: (node) => (state, context) => update }` and/or `stateClasses = { Name: z.object({…}) }`.",
+      },
+    );
+  if (!isRecord(record) || (classes !== undefined && !isRecord(classes))) {
+    throw new KeelError(
+      "IR_NODE_KINDS_INVALID",
+      `${specifier} exports no node kinds (a \`nodeKinds\` or default export object) and no \`stateClasses\` object.`,
+      {
+        details: { module: specifier },
+        hint: "Export `nodeKinds = { kind: (node) => (state, context) => update }` and/or `stateClasses = { Name: z.object({…}) }`.",
       },
     );
   }
-  return record as Record<string, NodeFactory>;
+  const badKinds = Object.entries(record).filter(([, factory]) => typeof factory !== "function");
+  if (badKinds.length > 0)
+    throw invalid(
+      "node kinds",
+      badKinds.map(([name]) => name),
+    );
+  const stateClasses = (classes ?? {}) as Record<string, unknown>;
+  const badClasses = Object.entries(stateClasses).filter(([, schema]) => !isZodObject(schema));
+  if (badClasses.length > 0)
+    throw invalid(
+      "state classes",
+      badClasses.map(([name]) => name),
+    );
+  return {
+    nodeKinds: record as Record<string, NodeFactory>,
+    stateClasses: stateClasses as StateClasses,
+  };
+}
+
+/** The node kinds of a kinds module (see {@link loadKindsModule}). */
+export async function loadNodeKinds(
+  specifier: string,
+  baseDir: string,
+): Promise<Record<string, NodeFactory>> {
+  return (await loadKindsModule(specifier, baseDir)).nodeKinds;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A zod object from any copy of zod the module imported (so no instanceof). */
+function isZodObject(value: unknown): boolean {
+  const candidate = value as { shape?: unknown; safeParse?: unknown } | null;
+  return (
+    isRecord(candidate) && isRecord(candidate.shape) && typeof candidate.safeParse === "function"
+  );
 }
 
 /**

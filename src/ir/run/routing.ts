@@ -7,8 +7,14 @@ export interface Transition {
   to: string;
   rule: string | null;
   reason: string;
-  /** Routing actions of other rules that fired in the same step and lost (see docs/ir.md). */
-  overridden?: { rule: string; kind: string }[];
+  /** Routing actions of rules that fired in the same step and lost, whole (see docs/ir.md). */
+  overridden?: Overridden[];
+}
+
+/** A routing action that lost to the step's winner, with the rule that asked for it. */
+export interface Overridden {
+  rule: string;
+  action: RoutingAction;
 }
 
 /** Actions that decide where the run goes next; the others (`assert`, `retract`) always apply. */
@@ -17,8 +23,9 @@ export type RoutingAction = Exclude<Action, { kind: "assert" } | { kind: "retrac
 /** The outcome of a step's firings: the winning routing action, if any, and the losers. */
 export interface Decision {
   winner?: { rule: string; action: RoutingAction };
-  overridden: { rule: string; kind: string }[];
-  effects: Extract<Action, { kind: "assert" } | { kind: "retract" }>[];
+  overridden: Overridden[];
+  /** The `assert` and `retract` actions of every firing, with the rule they come from. */
+  effects: { rule: string; action: Extract<Action, { kind: "assert" } | { kind: "retract" }> }[];
 }
 
 /**
@@ -32,11 +39,11 @@ export function decide(firings: readonly Firing[]): Decision {
   for (const firing of firings) {
     for (const action of (firing.actions ?? []) as Action[]) {
       if (action.kind === "assert" || action.kind === "retract") {
-        decision.effects.push(action);
+        decision.effects.push({ rule: firing.rule, action });
       } else if (decision.winner === undefined) {
         decision.winner = { rule: firing.rule, action };
       } else {
-        decision.overridden.push({ rule: firing.rule, kind: action.kind });
+        decision.overridden.push({ rule: firing.rule, action });
       }
     }
   }

@@ -123,6 +123,64 @@ export function stateShapeOf(
   };
 }
 
+/** Problem codes for a value of the wrong state type (Pydantic's names for the same mistakes). */
+const TYPE_CODES: Record<string, string> = {
+  str: "string_type",
+  int: "int_type",
+  float: "float_type",
+  bool: "bool_type",
+  list: "list_type",
+  dict: "dict_type",
+};
+
+/**
+ * Checks a run's input (or an interrupt's answer) against the shape before the run is touched,
+ * returning every problem: not an object (`dict_type` at `/`), a field the state does not declare
+ * (`extra_forbidden` at `/<field>`), a value of the wrong type (`int_type`, … or `state_type` for
+ * a state class, at `/<field>`). Empty when it fits.
+ */
+export function stateProblems(shape: StateShape, input: unknown, what: string): Problem[] {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    return [
+      {
+        code: "dict_type",
+        path: "/",
+        message: `${what} must be a JSON object of state fields.`,
+        expected: `an object with fields ${shape.fields.join(", ") || "(none declared)"}`,
+        actual: renderActual(input),
+        hint: `Pass an object, e.g. {${shape.fields[0] ? `"${shape.fields[0]}": …` : ""}}.`,
+      },
+    ];
+  }
+  const declared = new Set(shape.fields);
+  const problems: Problem[] = [];
+  for (const [field, value] of Object.entries(input)) {
+    const path = `/${field.replaceAll("~", "~0").replaceAll("/", "~1")}`;
+    if (!declared.has(field)) {
+      problems.push({
+        code: "extra_forbidden",
+        path,
+        message: `${what} names "${field}", which is not a state field.`,
+        expected: shape.fields.join(" | ") || "no fields",
+        actual: renderActual(value),
+        hint: "Use the fields of the document's state_schema (or state_class), or declare this one.",
+      });
+      continue;
+    }
+    const expected = shape.check(field, value);
+    if (expected === undefined) continue;
+    problems.push({
+      code: TYPE_CODES[expected] ?? "state_type",
+      path,
+      message: `State field "${field}" must be ${expected}; got ${renderActual(value)}.`,
+      expected,
+      actual: renderActual(value),
+      hint: "Pass a value of the declared type, or change state_schema.",
+    });
+  }
+  return problems;
+}
+
 /**
  * Checks a state update (or the run's input) against the shape; a wrong value is a clear run
  * error (`IR_STATE_TYPE`) naming the field, the expected type, the value and where it came from.

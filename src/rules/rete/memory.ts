@@ -1,5 +1,5 @@
 import type { Fact } from "../facts.js";
-import { KeyedBags } from "./index-bag.js";
+import { type ChainEntry, HashChains } from "./chains.js";
 
 /** Anything that produces tokens and can feed children. */
 export interface TokenSource {
@@ -13,13 +13,18 @@ export interface LeftInput {
   leftRemove(t: Token): void;
 }
 
+/** An entry of a join's left memory: the token itself, or a {@link LeftEntry} for it. */
+export interface MemEntry extends ChainEntry<MemEntry> {
+  readonly token: Token;
+}
+
 /**
  * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
- * forall). Tokens form a tree; removing one removes its descendants. The tree and the tokens of
- * an alpha match are intrusive linked lists, so adding and removing a token allocates nothing
- * beyond the token and its match array.
+ * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
+ * alpha match and the first left memory a token enters are intrusive linked lists, so adding and
+ * removing a token allocates nothing beyond the token.
  */
-export class Token {
+export class Token implements MemEntry {
   dead = false;
   /** Creation order, to list a node's tokens oldest first when a new rule is primed. */
   readonly seq = ++tokenSeq;
@@ -28,33 +33,100 @@ export class Token {
   nextSibling: Token | null = null;
   amPrev: Token | null = null;
   amNext: Token | null = null;
-  /** The join key one child node computed for this token, kept so removal need not rebuild it. */
-  keyOwner: object | null = null;
-  key: unknown = undefined;
-  /** The block record one not/exists node keeps for this token. */
-  blockOwner: object | null = null;
-  block: Block | null = null;
-  /** The activation one rule keeps for this token. */
-  actOwner: object | null = null;
-  act: unknown = null;
+  /**
+   * The first consumer to claim the token's own slots: a left memory (which links the token
+   * through `hash`, `next` and `prev`, and whose not/exists node keeps its block record in `aux`)
+   * or a rule (which keeps the token's activation in `aux`). Other consumers keep their own.
+   */
+  memOwner: object | null = null;
+  hash = 0;
+  next: MemEntry | null = null;
+  prev: MemEntry | null = null;
+  aux: unknown = null;
   constructor(
     readonly parent: Token | null,
     readonly am: AlphaMatch | null,
     readonly source: TokenSource,
-    readonly matches: readonly (AlphaMatch | null)[],
+    /** How many conditional elements the token covers (its matches' length). */
+    readonly depth: number,
   ) {}
+
+  get token(): Token {
+    return this;
+  }
+
+  /** The match of each conditional element so far (null for not, exists, test); built on demand. */
+  get matches(): (AlphaMatch | null)[] {
+    const out = new Array<AlphaMatch | null>(this.depth);
+    for (let t: Token | null = this; t && t.depth > 0; t = t.parent) out[t.depth - 1] = t.am;
+    return out;
+  }
+}
+
+/**
+ * The match of conditional element `slot` in token `t`: the `am` of its ancestor that covers
+ * `slot + 1` elements. Tokens do not copy their parent's matches (a walk of a few links is
+ * cheaper than an array per token).
+ */
+export function matchAt(t: Token, slot: number): AlphaMatch | null {
+  let x = t;
+  for (let k = t.depth - 1 - slot; k > 0; k--) x = x.parent as Token;
+  return x.am;
 }
 
 let tokenSeq = 0;
 
+/** A token's place in the left memory of a second (third, …) node fed by its parent node. */
+class LeftEntry implements MemEntry {
+  next: MemEntry | null = null;
+  prev: MemEntry | null = null;
+  constructor(
+    readonly token: Token,
+    public hash: number,
+  ) {}
+}
+
+/**
+ * The left (beta) memory of a join or not/exists node: the tokens it was given, hashed by the
+ * node's join values, newest first in each bucket (CLIPS scans beta memories newest first).
+ */
+export class LeftMemory {
+  readonly chains = new HashChains<MemEntry>();
+  /** Entries of tokens whose own links another memory already uses. */
+  private readonly others = new Map<Token, LeftEntry>();
+
+  add(t: Token, hash: number): void {
+    if (t.memOwner === null) {
+      t.memOwner = this;
+      t.hash = hash;
+      this.chains.prepend(t);
+      return;
+    }
+    const e = new LeftEntry(t, hash);
+    this.others.set(t, e);
+    this.chains.prepend(e);
+  }
+
+  remove(t: Token): void {
+    if (t.memOwner === this) {
+      this.chains.remove(t);
+      return;
+    }
+    const e = this.others.get(t);
+    if (!e) return;
+    this.others.delete(t);
+    this.chains.remove(e);
+  }
+
+  /** The hash `t` was stored under. */
+  hashOf(t: Token): number {
+    return t.memOwner === this ? t.hash : (this.others.get(t)?.hash ?? 0);
+  }
+}
+
 /** Creates a child token of `parent` produced by `source` and hands it to the source's children. */
 export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null): Token {
-  const pm = parent.matches;
-  const n = pm.length;
-  const matches = new Array<AlphaMatch | null>(n + 1);
-  for (let i = 0; i < n; i++) matches[i] = pm[i] as AlphaMatch | null;
-  matches[n] = am;
-  const t = new Token(parent, am, source, matches);
+  const t = new Token(parent, am, source, parent.depth + 1);
   const first = parent.firstChild;
   t.nextSibling = first;
   if (first) first.prevSibling = t;
@@ -144,46 +216,65 @@ export interface Mark {
 }
 
 /**
+ * `AlphaMatch.reached` of a match every join may see: a small integer above any rank (not
+ * Infinity, which would make V8 store the field as a boxed double on every match).
+ */
+export const REACHED_ALL = 0x3fffffff;
+
+/**
  * One way a fact matched a pattern: the fact, and where its multifield pattern nodes bound
  * (empty for most patterns). Variables are read from these, so the match fits every pattern
  * that shares the alpha memory, whatever it calls its variables.
  */
-export interface AlphaMatch {
-  readonly fact: Fact;
-  readonly marks: readonly Mark[];
-  /** The alpha memory's hash key for this match (what the joins below look it up by). */
-  key: unknown;
-  readonly alpha: AlphaNode;
+export class AlphaMatch implements ChainEntry<AlphaMatch>, Blocker {
+  /** The alpha memory's join hash for this match (what the joins below look it up by). */
+  hash = 0;
+  next: AlphaMatch | null = null;
+  prev: AlphaMatch | null = null;
   /** Tokens built with this match as their newest element (a list through Token.amNext). */
-  firstToken: Token | null;
-  /** Set when the fact is retracted; join memories drop dead matches lazily. */
-  dead: boolean;
+  firstToken: Token | null = null;
+  /** Set when the fact is retracted. */
+  dead = false;
   /** The tokens this match blocks at not/exists nodes, most recently blocked first. */
-  blocks: Block | null;
+  blocks: Block | null = null;
   /**
    * Joins of rank below this see the match. A memory shared by several bare stop nodes holds
    * the match once; while a fact walks the tree (or is retracted) it reaches (or leaves) them
-   * one by one, and each join sees it only once its own stop node has. Infinity otherwise.
+   * one by one, and each join sees it only once its own stop node has. REACHED_ALL otherwise.
    */
-  reached: number;
+  reached = 0;
   /** How many shared stop nodes the match has reached. */
-  visits: number;
+  visits = 1;
   /**
    * Where each entry of the fact's match list starts counting (null: one entry, from 0).
    * Consecutive visits share one entry, so a fact in a memory shared by N nodes costs one entry.
    */
-  runs: number[] | null;
+  runs: number[] | null = null;
+  constructor(
+    readonly fact: Fact,
+    readonly marks: readonly Mark[],
+    readonly alpha: AlphaNode,
+  ) {}
 }
 
 /**
- * A token held at a not/exists node by one alpha match, as CLIPS links a partial match to the
- * first right-memory match that conflicts with it (reteutil.c AddBlockedLink). Retracting the
+ * What can hold tokens at a not/exists node: an alpha match, or a match of a not/exists group's
+ * sub-network (a nand join's right memory).
+ */
+export interface Blocker {
+  /** The tokens this match blocks, most recently blocked first. */
+  blocks: Block | null;
+}
+
+/**
+ * A token held at a not/exists node by one right-memory match, as CLIPS links a partial match to
+ * the first right-memory match that conflicts with it (reteutil.c AddBlockedLink). Retracting the
  * match revisits its blocks most recent first, which decides the order of what that frees.
  */
 export interface Block {
   readonly token: Token;
   readonly node: Unblockable;
-  am: AlphaMatch | null;
+  am: Blocker | null;
   prev: Block | null;
   next: Block | null;
 }
@@ -191,11 +282,11 @@ export interface Block {
 /** A not/exists node: told when a match that blocked one of its tokens goes away. */
 export interface Unblockable {
   readonly rank: number;
-  unblock(b: Block, gone: AlphaMatch): void;
+  unblock(b: Block, gone: Blocker): void;
 }
 
 /** Links a block record in front of its match's list. */
-export function linkBlock(b: Block, am: AlphaMatch): void {
+export function linkBlock(b: Block, am: Blocker): void {
   b.am = am;
   b.prev = null;
   b.next = am.blocks;
@@ -214,12 +305,12 @@ export function unlinkBlock(b: Block): void {
 }
 
 /**
- * A retracted match lets go of the blocks of the joins of one stop node (rank), most recently
- * blocked first (NegEntryRetractAlpha).
+ * A retracted match lets go of the blocks of the joins of one stop node (rank; every block when
+ * `rank` is null), most recently blocked first (NegEntryRetractAlpha).
  */
-export function releaseBlocks(am: AlphaMatch, rank: number): void {
+export function releaseBlocks(am: Blocker, rank: number | null): void {
   const mine: Block[] = [];
-  for (let b = am.blocks; b; b = b.next) if (b.node.rank === rank) mine.push(b);
+  for (let b = am.blocks; b; b = b.next) if (rank === null || b.node.rank === rank) mine.push(b);
   for (const b of mine) {
     unlinkBlock(b);
     b.node.unblock(b, am);
@@ -240,10 +331,11 @@ export interface RightInput {
  */
 export class AlphaNode {
   /**
-   * The memory hashed by the join key every successor uses (the alpha node's identity includes the
-   * hashed fields, as in CLIPS), so one insertion serves all the joins below.
+   * The memory hashed by the join values every successor uses (the alpha node's identity includes
+   * the hashed fields, as in CLIPS), so one insertion serves all the joins below; oldest first in
+   * each bucket, as CLIPS scans alpha memories.
    */
-  readonly index = new KeyedBags<AlphaMatch>();
+  readonly memory = new HashChains<AlphaMatch>();
   /** The stop nodes feeding this memory, in walking order (rank = index). */
   readonly members: { rank: number; readonly succ: RightInput[] }[] = [];
   /** The match a shared memory made for the fact walking the tree now. */
@@ -252,19 +344,18 @@ export class AlphaNode {
   constructor(
     readonly key: string,
     readonly relation: string,
-    readonly rightKey: ((am: AlphaMatch) => unknown) | null,
+    readonly rightHash: ((am: AlphaMatch) => number) | null,
   ) {}
 
-  /** Adds a match to the memory and the index. */
+  /** Adds a match to the memory. */
   store(am: AlphaMatch): void {
-    const key = this.rightKey ? this.rightKey(am) : undefined;
-    am.key = key;
-    this.index.add(key, am);
+    am.hash = this.rightHash ? this.rightHash(am) : 0;
+    this.memory.append(am);
   }
 
-  /** Removes a match (flagged dead; the index drops it lazily). */
+  /** Removes a match (and flags it dead for the not/exists nodes it blocked). */
   drop(am: AlphaMatch): void {
     am.dead = true;
-    this.index.removed(am.key);
+    this.memory.remove(am);
   }
 }

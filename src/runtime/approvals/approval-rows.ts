@@ -22,5 +22,6 @@ export function approvalFromRow(row: ApprovalsTable): Approval {
       reason: row.decision_reason,
     },
     required_capability: row.required_capability,
+    request_hash: row.request_hash ?? null,
   };
 }

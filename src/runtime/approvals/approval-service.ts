@@ -30,6 +30,8 @@ export interface ApprovalRequest {
    * it again with `findForGate` instead of asking twice.
    */
   gateKey?: string | null;
+  /** The ledger's `request_hash` of the gated call: the approval allows exactly this request. */
+  requestHash?: string | null;
 }
 
 /** A person's decision. */
@@ -47,8 +49,11 @@ export interface ApprovalServiceOptions {
   audit: AuditWriter;
   clock?: Clock;
   newId?: () => string;
-  /** The instruction stored as `how_to_approve`; the CLI command by default. */
-  howToApprove?: (approvalId: string) => string;
+  /**
+   * The instruction stored as `how_to_approve`: by default the CLI commands, with the
+   * `--capability` the decider must assert when the approval requires one.
+   */
+  howToApprove?: (approvalId: string, requiredCapability: string | null) => string;
 }
 
 /**
@@ -69,16 +74,14 @@ export class ApprovalService {
   readonly #audit: AuditWriter;
   readonly #clock: Clock;
   readonly #newId: () => string;
-  readonly #howToApprove: (id: string) => string;
+  readonly #howToApprove: (id: string, requiredCapability: string | null) => string;
 
   constructor(options: ApprovalServiceOptions) {
     this.#store = options.store;
     this.#audit = options.audit;
     this.#clock = options.clock ?? systemClock;
     this.#newId = options.newId ?? newId;
-    this.#howToApprove =
-      options.howToApprove ??
-      ((id) => `keel approvals approve ${id} --reason "<why>"   (or: keel approvals deny ${id})`);
+    this.#howToApprove = options.howToApprove ?? cliHowToApprove;
   }
 
   /** Creates a pending approval and audits the request. */
@@ -109,7 +112,7 @@ export class ApprovalService {
       autonomy_level: autonomyToDb(request.autonomyLevel),
       what_json: canonicalJson(request.what),
       why: request.why,
-      how_to_approve: this.#howToApprove(id),
+      how_to_approve: this.#howToApprove(id, request.requiredCapability ?? null),
       required_capability: request.requiredCapability ?? null,
       decided_by: null,
       decided_at: null,
@@ -118,6 +121,7 @@ export class ApprovalService {
       created_at: now,
       expires_at: now + ttl * 1000,
       gate_key: request.gateKey ?? null,
+      request_hash: request.requestHash ?? null,
     };
     await runtimeDb(this.#store)
       .transaction()
@@ -368,4 +372,19 @@ export class ApprovalService {
       tx,
     );
   }
+}
+
+/**
+ * The CLI commands that decide an approval, copy-pasteable: the capability the approval requires
+ * is part of them (the CLI takes the decider's capabilities as asserted by the operator).
+ */
+function cliHowToApprove(id: string, requiredCapability: string | null): string {
+  const capability =
+    requiredCapability === null ? "" : ` --capability ${shellWord(requiredCapability)}`;
+  return `keel approvals approve ${id}${capability} --reason "<why>"   (or: keel approvals deny ${id}${capability} --reason "<why>")`;
+}
+
+/** A word a POSIX shell reads back unchanged. */
+function shellWord(word: string): string {
+  return /^[\w.:@/+=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -10,12 +10,25 @@ export const GENESIS_HASH = "0".repeat(64);
 export const AUDIT_HEAD_ID = "audit";
 
 /**
- * The hash that links an event into the chain: sha256 over the previous event's hash and the
- * canonical JSON of the seed-003 AuditEvent. Any change to a recorded field, to the order, or to
- * the link changes it.
+ * The hash that links an event into the chain: sha256 over the previous event's hash, the
+ * canonical JSON of the seed-003 AuditEvent and the sha256 of its payload, if it has one. Any
+ * change to a recorded field, to the payload, to the order, or to the link changes it.
  */
-export function chainHash(prevHash: string, event: AuditEvent): string {
-  return chainHashOf(prevHash, canonicalJson(event));
+export function chainHash(
+  prevHash: string,
+  event: AuditEvent,
+  payloadHash: string | null = null,
+): string {
+  return chainHashOf(prevHash, chainedText(canonicalJson(event), payloadHash));
+}
+
+/**
+ * What the chain hash covers for one event: its canonical JSON, then its payload's sha256 on a
+ * line of its own (events without a payload, and those written before payloads were chained,
+ * hash their JSON alone).
+ */
+export function chainedText(canonical: string, payloadHash: string | null): string {
+  return payloadHash === null ? canonical : `${canonical}\n${payloadHash}`;
 }
 
 /** `chainHash` over an event's canonical JSON already computed. Postgres computes the same in

@@ -1,20 +1,32 @@
 import type { AuditEvent } from "../contracts/audit-event.js";
 import { autonomyToDb, stageToDb } from "../db/codec.js";
 import { canonicalAuditJson } from "./audit-canonical.js";
+import { chainedText } from "./audit-chain.js";
 
 /**
- * A validated audit event ready to be appended: the event, when it was recorded, and its
- * canonical JSON (what the chain hash covers, computed once; the link to the previous event is
- * added under the write lock).
+ * A validated audit event ready to be appended: the event, when it was recorded, the sha256 of
+ * its payload artifact (if any), and the text the chain hash covers — its canonical JSON, with the
+ * payload hash after it (computed once; the link to the previous event is added under the write
+ * lock).
  */
 export interface AuditRecord {
   readonly event: AuditEvent;
   readonly recordedAt: number;
+  readonly payloadHash: string | null;
   readonly canonical: string;
 }
 
-export function auditRecord(event: AuditEvent, recordedAt: number): AuditRecord {
-  return { event, recordedAt, canonical: canonicalAuditJson(event) };
+export function auditRecord(
+  event: AuditEvent,
+  recordedAt: number,
+  payloadHash: string | null = null,
+): AuditRecord {
+  return {
+    event,
+    recordedAt,
+    payloadHash,
+    canonical: chainedText(canonicalAuditJson(event), payloadHash),
+  };
 }
 
 /**
@@ -40,6 +52,7 @@ export const AUDIT_RECORD_COLUMNS = [
   "autonomy_level",
   "payload_ref",
   "recorded_at",
+  "payload_hash",
 ] as const;
 
 /** The record's column values (database enum spellings), in `AUDIT_RECORD_COLUMNS` order. */
@@ -64,5 +77,6 @@ export function auditRowValues(record: AuditRecord): (string | number | null)[] 
     e.autonomy_level === null ? null : autonomyToDb(e.autonomy_level),
     e.payload_ref,
     record.recordedAt,
+    record.payloadHash,
   ];
 }

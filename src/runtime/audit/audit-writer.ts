@@ -109,7 +109,8 @@ export class AuditWriter {
             now: recordedAt,
           });
     const event = this.#validated(traceId, entry, recordedAt, payload?.id ?? null);
-    return { record: auditRecord(event, recordedAt), payload };
+    // The payload's hash is chained with the event, so an altered payload breaks the chain.
+    return { record: auditRecord(event, recordedAt, payload?.content_hash ?? null), payload };
   }
 
   #validated(

@@ -4,6 +4,7 @@ export {
   type AuditTamperFinding,
   type AuditVerification,
   assertAuditLogIntact,
+  type VerifyAuditOptions,
   verifyAuditLog,
 } from "./audit-verify.js";
 export { type AuditEntry, AuditWriter, type AuditWriterOptions } from "./audit-writer.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApprovalStatus, AutonomyLevel, RiskLevel } from "./enums.js";
-import { JsonObject, NonEmpty, Timestamp, Uuid } from "./primitives.js";
+import { JsonObject, NonEmpty, Sha256, Timestamp, Uuid } from "./primitives.js";
 
 /** The records an approval gates. */
 export const ApprovalRefs = z.strictObject({
@@ -20,8 +20,9 @@ export const ApprovalDecision = z.strictObject({
  * A request for a person to allow an action (seed 003, `Approval`). `what` is the exact action
  * payload; `why` and `how_to_approve` tell the operator what is asked and how to answer.
  *
- * `required_capability` is a Keel addition (optional, so seed documents load unchanged): the
- * capability an operator must hold to decide this approval.
+ * `required_capability` and `request_hash` are Keel additions (optional, so seed documents load
+ * unchanged): the capability an operator must hold to decide this approval, and the ledger's
+ * `request_hash` of the gated call it allows (a call asking anything else is not covered).
  */
 export const Approval = z
   .strictObject({
@@ -38,6 +39,7 @@ export const Approval = z
     how_to_approve: NonEmpty,
     decision: ApprovalDecision.default({ by: null, at: null, reason: null }),
     required_capability: z.string().min(1).nullable().default(null),
+    request_hash: Sha256.nullable().default(null),
   })
   .superRefine((approval, ctx) => {
     const decided = approval.status === "approved" || approval.status === "denied";

@@ -34,6 +34,11 @@ export type ExecutionMode = z.output<typeof ExecutionMode>;
 export const RiskLevel = z.enum(["low", "medium", "high", "critical"]);
 export type RiskLevel = z.output<typeof RiskLevel>;
 
+/** The higher of two risk levels (`low` < `medium` < `high` < `critical`). */
+export function higherRisk(a: RiskLevel, b: RiskLevel): RiskLevel {
+  return RiskLevel.options.indexOf(b) > RiskLevel.options.indexOf(a) ? b : a;
+}
+
 /** What a gate asks for before an action runs. */
 export const GateType = z.enum(["approval", "dryrun", "scope_check"]);
 export type GateType = z.output<typeof GateType>;

@@ -18,6 +18,7 @@ export {
   ChannelEnum,
   ExecutionMode,
   GateType,
+  higherRisk,
   PipelineStage,
   ResultStatus,
   RetryStrategy,

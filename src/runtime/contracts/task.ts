@@ -50,14 +50,15 @@ export type RetryPolicy = z.output<typeof RetryPolicy>;
 
 /**
  * One run of a workflow (seed 003, `Task`). The autonomy level is a snapshot taken at start and
- * never changes while the task lives.
+ * never changes while the task lives. `trigger_event_id` is null for a run started without an
+ * event (Keel: the seed has no such runs; naming anything else there would be false).
  */
 export const Task = z.strictObject({
   task_id: Uuid,
   created_at: Timestamp,
   updated_at: Timestamp,
   status: TaskStatus,
-  trigger_event_id: Uuid,
+  trigger_event_id: Uuid.nullable(),
   trace_id: Uuid,
   current_step_id: Uuid.nullable().default(null),
   autonomy_level_at_start: AutonomyLevel,

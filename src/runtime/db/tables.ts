@@ -48,6 +48,8 @@ export interface AuditEventsTable {
   recorded_at: number;
   prev_hash: string;
   event_hash: string;
+  /** The sha256 of the payload artifact, chained with the event (`013_audit_payload_chain.sql`). */
+  payload_hash: string | null;
 }
 
 export interface AuditHeadsTable {
@@ -92,6 +94,8 @@ export interface ToolCallsTable {
   created_at: number;
   updated_at: number;
   resolved_at: number | null;
+  /** The tool's cost estimate when called, a decimal string (`015_tool_call_cost.sql`). */
+  cost_estimate: string | null;
 }
 
 export interface ApprovalsTable {
@@ -115,6 +119,8 @@ export interface ApprovalsTable {
   expires_at: number;
   /** The gated call's idempotency key (`005_runtime_steps.sql`); null for approvals made by hand. */
   gate_key?: string | null;
+  /** The gated call's request hash (`009_runtime_approval_requests.sql`): what was approved. */
+  request_hash?: string | null;
 }
 
 export interface StepsTable {
@@ -153,6 +159,12 @@ export interface RunGrantsTable {
   handler: string | null;
   input_json: string;
   created_at: number;
+  /** Routing rules' gate demands (`008_runtime_gate_demands.sql`). */
+  gate_demands_json: string;
+  /** Routing's approval lifetime (`012_runtime_grant_approval_ttl.sql`); null: the default. */
+  approval_ttl_seconds: number | null;
+  /** The application module that can continue the run (`016_runtime_grant_app.sql`). */
+  app_module: string | null;
 }
 
 export interface EventsTable {

@@ -82,7 +82,8 @@ export class IngestService {
       return { status: "rejected", problems: normalized.problems, traceId };
     }
     const event = normalized.value;
-    const now = this.#clock.now();
+    // One clock reading for the whole ingestion: the event's ingested_at is the stored one.
+    const now = Date.parse(event.ingested_at);
     return runtimeDb(this.#store)
       .transaction()
       .execute(async (tx): Promise<IngestOutcome> => {

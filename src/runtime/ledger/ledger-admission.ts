@@ -4,10 +4,20 @@ import { assertProfileAllows } from "../tools/profiles.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
+/** Tools this process already warned about (a one-shot warning per tool, as Python's). */
+const warnedDeprecated = new Set<string>();
+
+/**
+ * Admits a call or refuses it, audited before the refusal propagates: an idempotency key, a
+ * registered tool, a profile that allows it, every permission held, input valid. A call of a
+ * deprecated tool is admitted, audited `tool_call.deprecated` and warned about once per process
+ * (`announce: false` for a pre-check whose call is announced when it is made).
+ */
 export async function admitToolCall(
   tools: ToolRegistry,
   audit: AuditWriter,
   request: ToolCallRequest,
+  options: { announce?: boolean } = {},
 ): Promise<RegisteredTool> {
   if (typeof request.idempotencyKey !== "string" || request.idempotencyKey.length === 0) {
     await auditRefusal(audit, request, request.tool, "INVALID_ARGUMENT", {
@@ -65,7 +75,36 @@ export async function admitToolCall(
       hint: problems.map((p) => `${p.path}: ${p.message}`).join("; "),
     });
   }
+  if (tool.spec.deprecated && options.announce !== false)
+    await announceDeprecated(audit, request, tool);
   return tool;
+}
+
+async function announceDeprecated(
+  audit: AuditWriter,
+  request: ToolCallRequest,
+  tool: RegisteredTool,
+): Promise<void> {
+  const message = `Tool "${tool.id}" ${tool.spec.version} is deprecated; move its callers to its replacement.`;
+  await audit.write(request.traceId, {
+    stage: "tool_call",
+    type: "tool_call.deprecated",
+    summary: message,
+    outcome: "info",
+    refs: {
+      task_id: request.taskId ?? null,
+      step_id: request.stepId ?? null,
+      event_id: request.eventId ?? null,
+    },
+    toolName: tool.id,
+    connectorId: request.connectorId ?? null,
+    riskLevel: request.riskLevel,
+    autonomyLevel: request.autonomyLevel,
+  });
+  if (!warnedDeprecated.has(tool.id)) {
+    warnedDeprecated.add(tool.id);
+    process.emitWarning(message, { type: "DeprecationWarning", code: "KEEL_TOOL_DEPRECATED" });
+  }
 }
 
 /** Audits a refused tool call (stage `tool_call`, outcome `failure`, the reason as payload). */

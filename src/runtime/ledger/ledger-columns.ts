@@ -25,6 +25,7 @@ const COLUMNS = [
   ["created_at", "bigint"],
   ["updated_at", "bigint"],
   ["resolved_at", "bigint"],
+  ["cost_estimate", "text"],
 ] as const satisfies readonly (readonly [keyof ToolCallsTable, "text" | "bigint"])[];
 
 export const TOOL_CALL_COLUMNS = COLUMNS.map(([name]) => name);

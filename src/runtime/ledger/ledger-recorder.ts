@@ -51,7 +51,7 @@ export class LedgerRecorder {
       id: this.#newId(),
       kind: "tool-request",
       body: null,
-      bodyJson: requestJson,
+      canonical: { json: requestJson, sha256: requestHash },
       now,
     });
     const row: ToolCallsTable = {
@@ -78,10 +78,11 @@ export class LedgerRecorder {
       created_at: now,
       updated_at: now,
       resolved_at: null,
+      cost_estimate: tool.spec.cost_estimate,
     };
     const record = this.#record(row, {
       type: "tool_call.attempted",
-      summary: `${tool.id}: ${row.action} attempted`,
+      summary: `${tool.id}: ${row.action} attempted${row.cost_estimate === null ? "" : ` (cost estimate ${row.cost_estimate})`}`,
       outcome: "info",
     });
     let live: ToolCallsTable | null;

@@ -86,14 +86,11 @@ export class ToolLedger {
   /** Calls a tool through the ledger (see the class comment for what happens when). */
   async call(request: ToolCallRequest): Promise<ToolCallOutcome> {
     const tool = await admitToolCall(this.#tools, this.#audit, request);
-    const redacted = this.#redact({
-      tool: tool.id,
-      version: tool.spec.version,
-      action: request.action ?? tool.spec.name,
-      input: request.input,
-    });
-    const requestJson = canonicalJson(redacted);
-    const requestHash = sha256Hex(requestJson);
+    const { json: requestJson, hash: requestHash } = this.hashRequest(
+      tool,
+      request.input,
+      request.action ?? tool.spec.name,
+    );
     const attempt = await this.#recorder.attemptUnlessLive(tool, request, requestJson, requestHash);
     if (attempt.recorded) return this.#run(tool, attempt.row, request);
     // The key already has a live call: the same request or a conflict, then by its status.
@@ -125,6 +122,25 @@ export class ToolLedger {
       outcome: "info",
     });
     return this.#run(tool, row, request);
+  }
+
+  /**
+   * A call's request as the ledger records it: redacted with the ledger's redaction, its canonical
+   * JSON and `request_hash` (sha256 of that JSON). Approvals and replays compare requests by it.
+   */
+  hashRequest(
+    tool: RegisteredTool,
+    input: unknown,
+    action: string,
+  ): { redacted: Record<string, unknown>; json: string; hash: string } {
+    const redacted = this.#redact({
+      tool: tool.id,
+      version: tool.spec.version,
+      action,
+      input,
+    });
+    const json = canonicalJson(redacted);
+    return { redacted, json, hash: sha256Hex(json) };
   }
 
   /** A recorded call and its result. */

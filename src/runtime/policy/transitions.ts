@@ -1,3 +1,4 @@
+import { RUN_TRANSITIONS } from "../../checkpoint/index.js";
 import { KeelError } from "../../core/index.js";
 import type { ApprovalStatus, StepStatus, TaskStatus, ToolCallStatus } from "../contracts/enums.js";
 
@@ -8,16 +9,9 @@ import type { ApprovalStatus, StepStatus, TaskStatus, ToolCallStatus } from "../
  * never reaches the database.
  */
 export const TRANSITIONS = {
-  task: {
-    // pending: created, or waiting for `next_wake_time` (retry backoff, a released lease).
-    pending: ["running", "canceled", "failed"],
-    running: ["pending", "paused", "succeeded", "failed", "canceled"],
-    // paused: waiting for a person (approval, an unknown tool call) or an external signal.
-    paused: ["running", "failed", "canceled"],
-    succeeded: [],
-    failed: [],
-    canceled: [],
-  } satisfies Record<TaskStatus, readonly TaskStatus[]>,
+  // The run lifecycle of src/checkpoint (one table for every run; see RUN_TRANSITIONS for the
+  // one exception, an explicit retry of a failed IR document run, which governed runs never take).
+  task: RUN_TRANSITIONS satisfies Record<TaskStatus, readonly TaskStatus[]>,
   step: {
     // pending → failed: the task was canceled or failed before this step ran.
     pending: ["running", "failed"],

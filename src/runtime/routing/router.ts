@@ -1,7 +1,12 @@
 import { type Clock, KeelError, systemClock } from "../../core/index.js";
 import { RuleEngine } from "../../rules/index.js";
 import type { AuditWriter } from "../audit/audit-writer.js";
-import type { AutonomyLevel, ExecutionMode, RiskLevel } from "../contracts/enums.js";
+import {
+  type AutonomyLevel,
+  type ExecutionMode,
+  higherRisk,
+  type RiskLevel,
+} from "../contracts/enums.js";
 import type { MessageEvent } from "../contracts/message-event.js";
 import type { RoutingDecision } from "../contracts/routing-decision.js";
 import { decideGate, type GateOutcome, type GateTightening } from "../policy/gate-policy.js";
@@ -22,9 +27,15 @@ export interface RouteResult {
   gate: GateOutcome;
   /** The handler to run, or null when nothing names one. */
   handler: string | null;
+  /**
+   * Every matched rule's gate demand. A governed run keeps them and applies them to each of its
+   * gated calls at the run's own autonomy, so a rule's tightening reaches the tool call.
+   */
+  gateDemands: GateTightening[];
+  /** How long approvals for the routed work last (the configuration's `approval_ttl_seconds`). */
+  approvalTtlSeconds: number;
 }
 
-const RISK_ORDER: readonly RiskLevel[] = ["low", "medium", "high", "critical"];
 const MODE_ORDER: readonly ExecutionMode[] = ["fast", "task", "gated", "sandbox"];
 
 /**
@@ -89,8 +100,7 @@ export class Router {
     const notes: string[] = [];
     if (fastPath) notes.push(`fast path "${fastPath.intent}" → ${fastPath.handler}`);
     for (const rule of matched) {
-      if (rule.risk_level !== null && rank(RISK_ORDER, rule.risk_level) > rank(RISK_ORDER, risk))
-        risk = rule.risk_level;
+      if (rule.risk_level !== null) risk = higherRisk(risk, rule.risk_level);
       if (
         rule.execution_mode !== null &&
         rank(MODE_ORDER, rule.execution_mode) > rank(MODE_ORDER, mode)
@@ -141,7 +151,13 @@ export class Router {
       }),
       notes: notes.join("; "),
     };
-    return { decision, gate, handler };
+    return {
+      decision,
+      gate,
+      handler,
+      gateDemands: tightenings,
+      approvalTtlSeconds: this.config.approval_ttl_seconds,
+    };
   }
 
   /**

@@ -7,15 +7,17 @@ import {
 } from "../../checkpoint/index.js";
 import { type Clock, KeelError, newId, systemClock, toKeelError } from "../../core/index.js";
 import { Command, type RunConfig } from "../../graph/index.js";
+import { moduleTarget } from "../../ir/index.js";
 import type { Store } from "../../store/index.js";
 import { ApprovalService } from "../approvals/approval-service.js";
 import { AuditWriter } from "../audit/audit-writer.js";
 import type { Approval } from "../contracts/approval.js";
-import type { AutonomyLevel, RiskLevel } from "../contracts/enums.js";
+import { type AutonomyLevel, higherRisk, type RiskLevel } from "../contracts/enums.js";
 import type { MessageEvent } from "../contracts/message-event.js";
 import type { Step, Task } from "../contracts/task.js";
 import { isoFromMs } from "../db/codec.js";
 import { runtimeDb } from "../db/tables.js";
+import type { Redactor } from "../ledger/redact.js";
 import { ToolLedger } from "../ledger/tool-ledger.js";
 import type { GatePolicy } from "../policy/gate-policy.js";
 import { DEFAULT_APPROVAL_TTL_SECONDS } from "../policy/gate-specs.js";
@@ -32,9 +34,10 @@ import {
 } from "./replay-report.js";
 import { ReplaySource } from "./replay-source.js";
 import { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";
-import { loadGrant, type RunGrant, saveGrant } from "./run-grants.js";
+import { loadGrant, type RunGrant } from "./run-grants.js";
 import { stepFromRow } from "./step-rows.js";
 import { StepStore } from "./step-store.js";
+import { pausesOf, TaskRecords } from "./task-records.js";
 
 /** A compiled graph, as the runtime drives it (Keel's CompiledStateGraph fits). */
 export interface GovernedGraph {
@@ -57,6 +60,8 @@ export interface GovernedRuntimeOptions {
   approvalTtlSeconds?: number;
   /** The capability a person needs to decide a gated call (default `approve:<tool>`). */
   approvalCapability?: ApprovalCapability;
+  /** The ledger's redaction of requests before they are hashed and stored (secrets by default). */
+  redact?: Redactor;
 }
 
 /** How to start a governed run. */
@@ -65,17 +70,27 @@ export interface StartGovernedRun {
   input: unknown;
   /** Snapshotted at start; never changes while the run lives. */
   autonomy: AutonomyLevel;
-  /** The risk of the run's effectful calls (default: the routing's, else `low`). */
+  /** The risk of the run's effectful calls (default and floor: the routing's; else `low`). */
   risk?: RiskLevel;
   /** Capabilities the run holds (tools' `permissions` are checked against them). */
   capabilities?: readonly string[];
   profile?: ToolProfile;
   /** The event that triggered the run (its trace id becomes the run's). */
   event?: MessageEvent;
-  /** How the event was routed; a `block` gate refuses to start the run. */
+  /**
+   * How the event was routed: a `block` gate refuses to start the run, its `required_scopes`
+   * must be among `capabilities`, its risk is the run's floor, and its rules' gate demands apply
+   * to every gated call of the run.
+   */
   route?: RouteResult;
   graphId?: string;
   labels?: string[];
+  /**
+   * The application module (a path, file URL or package exporting `keelApp`) this run can be
+   * continued and replayed with by operators' tools (`keel approvals approve`, `keel runs
+   * resume|replay`), e.g. `import.meta.url` of the module that builds the graph.
+   */
+  app?: string;
 }
 
 /** Where a governed run stands after `start` or `resume`. */
@@ -116,6 +131,7 @@ export class GovernedRuntime {
   readonly #policy: GatePolicy | undefined;
   readonly #ttl: number;
   readonly #approvalCapability: ApprovalCapability;
+  readonly #tasks: TaskRecords;
 
   constructor(options: GovernedRuntimeOptions) {
     this.store = options.store;
@@ -132,6 +148,7 @@ export class GovernedRuntime {
       tools: this.tools,
       audit: this.audit,
       clock: this.#clock,
+      redact: options.redact,
     });
     this.approvals = new ApprovalService({
       store: this.store,
@@ -144,23 +161,28 @@ export class GovernedRuntime {
       (this.store.dialect === "sqlite"
         ? SqliteSaver.fromStore(this.store)
         : PostgresSaver.fromStore(this.store));
-    this.runs = new RunStore(this.checkpointer);
+    this.#tasks = new TaskRecords(this.store, this.audit);
+    this.runs = new RunStore(this.checkpointer, { writeTransition: this.#tasks.write });
   }
 
-  /** Creates the run (Task) and its grant, audits it, and executes it until it ends or pauses. */
+  /**
+   * Creates the run (Task) and its grant, audits it, and executes it until it ends or pauses.
+   * Refused, audited before the refusal propagates, when routing blocks the work
+   * (`GATE_BLOCKED`, `task.refused`) or the run lacks a scope routing requires
+   * (`CAPABILITY_MISSING`, `task.scope_violation`).
+   */
   async start(options: StartGovernedRun): Promise<GovernedRunResult> {
     const decision = options.route?.decision ?? null;
     const traceId = options.event?.correlation.trace_id ?? decision?.trace_id ?? this.#newId();
     const eventId = options.event?.event_id ?? decision?.event_id ?? null;
+    // Routing's risk is a floor: the starter may raise it, never lower it.
+    const risk = decision
+      ? higherRisk(options.risk ?? "low", decision.risk_level)
+      : (options.risk ?? "low");
+    const refusal = { traceId, eventId, autonomy: options.autonomy, risk };
     if (options.route?.gate.decision === "block") {
-      await this.audit.write(traceId, {
-        stage: "execute",
-        type: "task.refused",
+      await this.#auditRefusal(refusal, "task.refused", {
         summary: `run not started: routing blocked it (${options.route.gate.explanation})`,
-        outcome: "failure",
-        refs: { event_id: eventId },
-        autonomyLevel: options.autonomy,
-        riskLevel: decision?.risk_level ?? null,
       });
       throw new KeelError(
         "GATE_BLOCKED",
@@ -171,7 +193,25 @@ export class GovernedRuntime {
         },
       );
     }
-    const run = await this.runs.create({
+    const required = decision?.required_scopes ?? [];
+    const held = new Set(options.capabilities ?? []);
+    const missing = required.filter((scope) => !held.has(scope));
+    if (missing.length > 0) {
+      // A scope violation is audited before it propagates (invariant 6).
+      await this.#auditRefusal(refusal, "task.scope_violation", {
+        summary: `run not started: routing requires ${missing.map((s) => `"${s}"`).join(", ")}, which the run does not hold`,
+        payload: { required_scopes: required, missing },
+      });
+      throw new KeelError(
+        "CAPABILITY_MISSING",
+        `The work routed here requires the scope${missing.length === 1 ? "" : "s"} ${missing.map((s) => `"${s}"`).join(", ")}, which the run was not given.`,
+        {
+          details: { traceId, eventId, missing, requiredScopes: required },
+          hint: "Start the run with those capabilities (`capabilities`), or route the event elsewhere.",
+        },
+      );
+    }
+    const run = this.runs.draft({
       traceId,
       triggerEventId: eventId ?? undefined,
       autonomyLevelAtStart: options.autonomy,
@@ -183,7 +223,11 @@ export class GovernedRuntime {
       traceId,
       eventId,
       autonomy: options.autonomy,
-      risk: options.risk ?? decision?.risk_level ?? "low",
+      risk,
+      gateDemands: options.route?.gateDemands ?? [],
+      approvalTtlSeconds: options.route?.approvalTtlSeconds ?? null,
+      // Recorded as import() takes it: a file URL for a path, so it loads from any directory.
+      app: options.app === undefined ? null : moduleTarget(options.app, process.cwd()),
       profile: options.profile ?? "default",
       capabilities: [...(options.capabilities ?? [])],
       routing: decision,
@@ -191,24 +235,11 @@ export class GovernedRuntime {
       input: options.input,
       createdAt: this.#clock.now(),
     };
-    await runtimeDb(this.store)
-      .transaction()
-      .execute(async (tx) => {
-        await saveGrant(tx, grant);
-        await this.audit.write(
-          traceId,
-          {
-            stage: "execute",
-            type: "task.created",
-            summary: `run ${run.id} created at autonomy ${grant.autonomy} (risk ${grant.risk})${grant.handler ? ` for ${grant.handler}` : ""}`,
-            outcome: "info",
-            refs: { event_id: eventId, task_id: run.id },
-            autonomyLevel: grant.autonomy,
-            riskLevel: grant.risk,
-          },
-          tx,
-        );
-      });
+    await this.#tasks.create(run, grant, {
+      type: "task.created",
+      summary: `run ${run.id} created at autonomy ${grant.autonomy} (risk ${grant.risk})${grant.handler ? ` for ${grant.handler}` : ""}`,
+      outcome: "info",
+    });
     return this.#execute(run, grant, options.graph, options.input, undefined);
   }
 
@@ -220,6 +251,7 @@ export class GovernedRuntime {
   async resume(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
+    assertResumable(run);
     const approvals = await this.approvals.listForTask(runId);
     const pending = approvals.filter((approval) => approval.status === "pending");
     if (pending.length > 0) {
@@ -244,7 +276,7 @@ export class GovernedRuntime {
   async recover(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
-    if (run.status === "succeeded" || run.status === "canceled") {
+    if (run.status === "succeeded" || run.status === "canceled" || run.status === "failed") {
       // Nothing to recover: the run finished before the process stopped.
       return { run, task: await this.#task(run, grant), result: null, waitingFor: [] };
     }
@@ -314,10 +346,16 @@ export class GovernedRuntime {
     const original = await this.grantOf(runId);
     const changes = options.counterfactual;
     const mode = changes ? "counterfactual" : "strict";
-    const source = await ReplaySource.load(this.store, runId, mode);
+    const source = await ReplaySource.load(
+      this.store,
+      runId,
+      mode,
+      this.tools,
+      (tool, input, action) => this.ledger.hashRequest(tool, input, action).hash,
+    );
     const routing = changes?.route?.decision ?? original.routing;
     const traceId = this.#newId();
-    const run = await this.runs.create({
+    const run = this.runs.draft({
       traceId,
       triggerEventId: original.eventId ?? undefined,
       autonomyLevelAtStart: changes?.autonomy ?? original.autonomy,
@@ -329,27 +367,18 @@ export class GovernedRuntime {
       traceId,
       autonomy: changes?.autonomy ?? original.autonomy,
       risk: changes?.risk ?? changes?.route?.decision.risk_level ?? original.risk,
+      gateDemands: changes?.route?.gateDemands ?? original.gateDemands,
+      approvalTtlSeconds: changes?.route?.approvalTtlSeconds ?? original.approvalTtlSeconds,
       routing,
       input: changes && "input" in changes ? changes.input : original.input,
       createdAt: this.#clock.now(),
     };
-    await runtimeDb(this.store)
-      .transaction()
-      .execute(async (tx) => {
-        await saveGrant(tx, grant);
-        await this.audit.write(
-          traceId,
-          {
-            stage: "execute",
-            type: "task.replay_started",
-            summary: `${mode} replay of run ${runId} (trace ${original.traceId}); tools answered from the ledger`,
-            outcome: "info",
-            refs: { task_id: run.id, event_id: original.eventId },
-            payload: { original_run_id: runId, original_trace_id: original.traceId },
-          },
-          tx,
-        );
-      });
+    await this.#tasks.create(run, grant, {
+      type: "task.replay_started",
+      summary: `${mode} replay of run ${runId} (trace ${original.traceId}); tools answered from the ledger`,
+      outcome: "info",
+      payload: { original_run_id: runId, original_trace_id: original.traceId },
+    });
     let stoppedBy: ReplayReport["stoppedBy"] = null;
     try {
       const outcome = await this.#execute(run, grant, graph, grant.input, source);
@@ -422,42 +451,14 @@ export class GovernedRuntime {
       approvalCapability: this.#approvalCapability,
       replay,
     };
-    const resuming = run.status !== "pending";
-    await this.#auditTask(
-      grant,
-      resuming ? "task.resumed" : "task.started",
-      "info",
-      `run ${run.id} ${resuming ? "resumed" : "started"}`,
+    // Each status change is committed with its task.* audit event (TaskRecords.write).
+    const outcome = await this.runs.execute(run.id, (config) =>
+      graph.invoke(input, {
+        ...config,
+        configurable: { ...config.configurable, [GOVERNANCE_KEY]: context },
+      }),
     );
-    let outcome: { run: RunRecord; result: unknown };
-    try {
-      outcome = await this.runs.execute(run.id, (config) =>
-        graph.invoke(input, {
-          ...config,
-          configurable: { ...config.configurable, [GOVERNANCE_KEY]: context },
-        }),
-      );
-    } catch (error) {
-      const keel = toKeelError(error);
-      await this.#auditTask(
-        grant,
-        "task.failed",
-        "failure",
-        `run ${run.id} failed (${keel.code}): ${keel.message}`,
-      );
-      throw error;
-    }
     const waitingFor = pausesOf(outcome.result);
-    if (outcome.run.status === "paused") {
-      await this.#auditTask(
-        grant,
-        "task.paused",
-        "info",
-        `run ${run.id} paused: ${waitingFor.map((w) => (w.approval_id ? `approval ${w.approval_id} for ${w.tool}` : `operator for ${w.tool}`)).join(", ") || "interrupted"}`,
-      );
-    } else {
-      await this.#auditTask(grant, "task.succeeded", "success", `run ${run.id} succeeded`);
-    }
     return {
       run: outcome.run,
       task: await this.#task(outcome.run, grant),
@@ -477,8 +478,7 @@ export class GovernedRuntime {
       created_at: isoFromMs(run.createdAt),
       updated_at: isoFromMs(run.updatedAt),
       status: run.status,
-      // A run started without an event names itself as its trigger.
-      trigger_event_id: grant.eventId ?? run.id,
+      trigger_event_id: grant.eventId,
       trace_id: grant.traceId,
       current_step_id: current?.id ?? null,
       autonomy_level_at_start: grant.autonomy,
@@ -486,36 +486,48 @@ export class GovernedRuntime {
       next_wake_time: wake.length > 0 ? isoFromMs(Math.min(...wake)) : null,
       cancel_reason: run.cancelReason,
       error: run.error
-        ? { code: run.error.code, message: run.error.message, retryable: false, details: {} }
+        ? {
+            code: run.error.code,
+            message: run.error.message,
+            retryable: run.error.retryable ?? false,
+            details: run.error.details ?? {},
+          }
         : null,
     };
   }
 
-  #auditTask(
-    grant: RunGrant,
+  #auditRefusal(
+    run: { traceId: string; eventId: string | null; autonomy: AutonomyLevel; risk: RiskLevel },
     type: string,
-    outcome: "info" | "success" | "failure",
-    summary: string,
+    entry: { summary: string; payload?: unknown },
   ) {
-    return this.audit.write(grant.traceId, {
+    return this.audit.write(run.traceId, {
       stage: "execute",
       type,
-      summary,
-      outcome,
-      refs: { task_id: grant.runId, event_id: grant.eventId },
-      autonomyLevel: grant.autonomy,
+      outcome: "failure",
+      refs: { event_id: run.eventId },
+      autonomyLevel: run.autonomy,
+      riskLevel: run.risk,
+      ...entry,
     });
   }
 }
 
-/** The pauses a paused run reports in its result's `__interrupt__`. */
-function pausesOf(result: unknown): GovernedPause[] {
-  const interrupts = (result as { __interrupt__?: { value?: unknown }[] } | null)?.__interrupt__;
-  if (!Array.isArray(interrupts)) return [];
-  return interrupts
-    .map((entry) => entry.value)
-    .filter(
-      (value): value is GovernedPause =>
-        typeof value === "object" && value !== null && "kind" in value,
-    );
+/**
+ * A governed run continues only from `paused` (or `running`, after a crash). A failed one is
+ * final: its denial, expiry or error stands, and it is never retried (start a new run).
+ */
+function assertResumable(run: RunRecord): void {
+  if (run.status === "paused" || run.status === "running") return;
+  throw new KeelError(
+    "RUN_INVALID_TRANSITION",
+    `Run ${run.id} is ${run.status}; a governed run continues only while it is paused.`,
+    {
+      details: { runId: run.id, from: run.status, to: "running" },
+      hint:
+        run.status === "failed"
+          ? "A failed governed run is final (its denial, expiry or error stands): start a new run."
+          : "It has nothing left to do.",
+    },
+  );
 }

@@ -4,6 +4,16 @@ export {
   type ExpirySweepOptions,
   startExpirySweep,
 } from "./expiry-sweep.js";
+export {
+  type Continuation,
+  continueGovernedRun,
+  type GovernedApp,
+  type GovernedAppFactory,
+  type LoadedGovernedApp,
+  loadGovernedApp,
+  type ReplayChanges,
+  replayGovernedRun,
+} from "./governed-app.js";
 export { errorDetail, type GovernedNodeOptions, governedNode } from "./governed-node.js";
 export {
   type GovernedGraph,
@@ -14,7 +24,7 @@ export {
 } from "./governed-runtime.js";
 export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-context.js";
 export type { ReplayReport, Transition, TransitionDiff } from "./replay-report.js";
-export { type CallDivergence, ReplaySource } from "./replay-source.js";
+export { type CallDivergence, ReplaySource, type RequestHasher } from "./replay-source.js";
 export { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";
 export { loadGrant, type RunGrant } from "./run-grants.js";
 export { stepFromRow } from "./step-rows.js";

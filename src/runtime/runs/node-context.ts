@@ -1,9 +1,10 @@
 import { isKeelError, KeelError } from "../../core/index.js";
 import { interrupt } from "../../graph/index.js";
 import type { Approval } from "../contracts/approval.js";
-import type { RiskLevel } from "../contracts/enums.js";
+import { higherRisk, type RiskLevel } from "../contracts/enums.js";
 import type { StepsTable } from "../db/tables.js";
-import { redactSecrets } from "../ledger/redact.js";
+import { admitToolCall } from "../ledger/ledger-admission.js";
+import type { ToolCallRequest } from "../ledger/tool-call-request.js";
 import type { ToolCallOutcome } from "../ledger/tool-ledger.js";
 import { decideGate, type GateOutcome } from "../policy/gate-policy.js";
 import type { RegisteredTool } from "../tools/tool-registry.js";
@@ -14,7 +15,7 @@ export interface NodeCallOptions {
   /** A stable name for the call within the step (default: its position, 0, 1, …). */
   key?: string;
   action?: string;
-  /** The call's risk (default: the risk the run's routing gave). */
+  /** The call's risk: the run's risk by default; a lower one is raised to it. */
   risk?: RiskLevel;
 }
 
@@ -26,6 +27,8 @@ export interface GovernedPause {
   approval_id?: string;
   tool_call_id?: string;
   how_to_continue: string;
+  /** Why an earlier answer did not do (an approval of another request: `APPROVAL_MISMATCH`). */
+  refused?: { code: string; message: string };
 }
 
 /**
@@ -93,27 +96,34 @@ export class NodeContext {
     const tool = run.tools.has(toolId) ? run.tools.get(toolId) : undefined;
     const action = options.action ?? tool?.spec.name ?? toolId;
     if (run.replay && tool) {
-      return { output: await run.replay.answer(place, tool, input, action), outcome: null };
+      const output = await run.replay.answer(place, tool, input, action, run.grant.traceId);
+      return { output, outcome: null };
     }
-    if (tool && (tool.spec.side_effects === "write" || tool.spec.side_effects === "external")) {
-      await this.#passGate(tool, input, key, options.risk ?? run.grant.risk, action);
+    // The run's risk is a floor: node code may raise a call's risk, never lower it.
+    const risk = higherRisk(options.risk ?? run.grant.risk, run.grant.risk);
+    const request: ToolCallRequest = {
+      tool: toolId,
+      input,
+      idempotencyKey: key,
+      traceId: run.grant.traceId,
+      action: options.action,
+      taskId: run.grant.runId,
+      stepId: this.#step.id,
+      eventId: run.grant.eventId,
+      riskLevel: risk,
+      autonomyLevel: run.grant.autonomy,
+      capabilities: run.grant.capabilities,
+      profile: run.grant.profile,
+    };
+    // Admission before the gate: nobody is asked to approve a call that would be refused anyway
+    // (unknown tool, forbidden profile, missing permission, invalid input); refusals are audited.
+    const admitted = await admitToolCall(run.tools, run.audit, request, { announce: false });
+    if (admitted.spec.side_effects === "write" || admitted.spec.side_effects === "external") {
+      await this.#passGate(admitted, input, key, risk, action);
     }
     for (;;) {
       try {
-        const outcome = await run.ledger.call({
-          tool: toolId,
-          input,
-          idempotencyKey: key,
-          traceId: run.grant.traceId,
-          action: options.action,
-          taskId: run.grant.runId,
-          stepId: this.#step.id,
-          eventId: run.grant.eventId,
-          riskLevel: options.risk ?? run.grant.risk,
-          autonomyLevel: run.grant.autonomy,
-          capabilities: run.grant.capabilities,
-          profile: run.grant.profile,
-        });
+        const outcome = await run.ledger.call(request);
         return { output: outcome.output, outcome };
       } catch (error) {
         if (!(isKeelError(error) && error.code === "TOOL_CALL_UNKNOWN")) throw error;
@@ -138,7 +148,13 @@ export class NodeContext {
     action: string,
   ): Promise<void> {
     const run = this.#run;
-    const gate = decideGate({ autonomy: run.grant.autonomy, risk, policy: run.policy });
+    // Routing's rule demands are applied here, at the run's autonomy: they tighten, never loosen.
+    const gate = decideGate({
+      autonomy: run.grant.autonomy,
+      risk,
+      policy: run.policy,
+      tightenings: run.grant.gateDemands,
+    });
     if (gate.decision === "allow") return;
     if (gate.decision === "block") {
       await this.#auditGate(
@@ -170,7 +186,7 @@ export class NodeContext {
         {
           tool: tool.id,
           idempotency_key: key,
-          input: redactSecrets({ input }).input,
+          input: run.ledger.hashRequest(tool, input, action).redacted.input,
           preview,
         },
       );
@@ -188,7 +204,18 @@ export class NodeContext {
     gate: GateOutcome,
   ): Promise<void> {
     const run = this.#run;
+    const request = run.ledger.hashRequest(tool, input, action);
     let approval: Approval | undefined = await run.approvals.findForGate(run.grant.runId, key);
+    let refused: KeelError | undefined;
+    if (
+      approval?.status === "approved" &&
+      approval.request_hash !== null &&
+      approval.request_hash !== request.hash
+    ) {
+      // The node asks for something other than what was approved: the approval does not cover it.
+      refused = await this.#refuseMismatch(approval, tool, request.hash, risk);
+      approval = undefined;
+    }
     if (!approval) {
       const why =
         gate.decision === "preview"
@@ -199,11 +226,13 @@ export class NodeContext {
         refs: { eventId: run.grant.eventId, taskId: run.grant.runId, stepId: this.#step.id },
         riskLevel: risk,
         autonomyLevel: run.grant.autonomy,
-        what: redactSecrets({ tool: tool.id, action, input, idempotency_key: key }),
-        why,
+        what: { ...request.redacted, idempotency_key: key },
+        why: refused ? `${why} ${refused.message}` : why,
         requiredCapability: run.approvalCapability({ tool: tool.id, risk }),
-        ttlSeconds: run.approvalTtlSeconds,
+        // Routing's approval lifetime when it gave one, else the runtime's.
+        ttlSeconds: run.grant.approvalTtlSeconds ?? run.approvalTtlSeconds,
         gateKey: key,
+        requestHash: request.hash,
       });
     }
     for (;;) {
@@ -234,9 +263,44 @@ export class NodeContext {
         step: this.#step.name,
         approval_id: approval.approval_id,
         how_to_continue: approval.how_to_approve,
+        ...(refused ? { refused: { code: refused.code, message: refused.message } } : {}),
       });
       approval = await run.approvals.get(approval.approval_id);
     }
+  }
+
+  /** Audits an approval that does not cover the request made (`APPROVAL_MISMATCH`). */
+  async #refuseMismatch(
+    approval: Approval,
+    tool: RegisteredTool,
+    requestHash: string,
+    risk: RiskLevel,
+  ): Promise<KeelError> {
+    const refused = new KeelError(
+      "APPROVAL_MISMATCH",
+      `Approval ${approval.approval_id} allowed a different request of "${tool.id}" than the one now made; it does not cover this one, so a new approval is asked.`,
+      {
+        details: {
+          approvalId: approval.approval_id,
+          approvedRequestHash: approval.request_hash,
+          requestHash,
+        },
+        hint: "Decide the new approval; its `what` shows the request as it is now.",
+      },
+    );
+    await this.#auditGate(
+      "gate.approval_mismatch",
+      `${tool.id}: ${refused.message}`,
+      "failure",
+      risk,
+      {
+        code: refused.code,
+        approval_id: approval.approval_id,
+        approved_request_hash: approval.request_hash,
+        request_hash: requestHash,
+      },
+    );
+    return refused;
   }
 
   /**

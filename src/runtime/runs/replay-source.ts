@@ -1,9 +1,8 @@
-import { hashValue, KeelError } from "../../core/index.js";
+import { KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { getArtifact } from "../artifacts/artifact-store.js";
 import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
-import { redactSecrets } from "../ledger/redact.js";
-import type { RegisteredTool } from "../tools/tool-registry.js";
+import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
 
 /** A call a replay asked for that the original run did not make the same way. */
 export interface CallDivergence {
@@ -13,15 +12,25 @@ export interface CallDivergence {
   kind: "missing" | "different-request";
 }
 
+/** The ledger's `request_hash` of a call (`ToolLedger.hashRequest`, with its redaction). */
+export type RequestHasher = (tool: RegisteredTool, input: unknown, action: string) => string;
+
 /**
- * Answers a replay's tool calls from the original run's ledger, by the call's place in the run
- * (`<node>#<visit>:<n>`), never by running the tool. A strict replay fails loudly on a call that
- * is not there or asks something else (`REPLAY_MISSING_CALL`, `REPLAY_DIVERGED`); a
- * counterfactual replay records the divergence and stops at it.
+ * Answers a replay's tool calls by the call's place in the run (`<node>#<visit>:<n>`), as each
+ * tool's `replay_policy` says:
+ *
+ * - `must_stub` (the default): from the original run's ledger, never by running the tool. A
+ *   strict replay fails loudly on a call that is not there or asks something else
+ *   (`REPLAY_MISSING_CALL`, `REPLAY_DIVERGED`); a counterfactual replay records the divergence and
+ *   stops at it.
+ * - `rerun` (tools without effects only; the registry refuses it for others): the tool runs again,
+ *   outside the ledger. A call that differs is still a divergence, but a counterfactual goes on.
+ * - `skip`: no call and no check: the node gets what the original call at that place returned
+ *   when it succeeded, else null; the diff compares such calls by their place and tool only.
  */
 export class ReplaySource {
   readonly divergences: CallDivergence[] = [];
-  /** What the replay asked, by place: `<tool>@<request hash>`. */
+  /** What the replay asked, by place: `<tool>@<request hash>` (`<tool>@skipped` for skip). */
   readonly asked = new Map<string, string>();
   readonly #calls: Map<string, ToolCallsTable>;
 
@@ -30,15 +39,22 @@ export class ReplaySource {
     readonly mode: "strict" | "counterfactual",
     calls: Map<string, ToolCallsTable>,
     private readonly store: Store,
+    private readonly tools: ToolRegistry,
+    private readonly hashRequest: RequestHasher,
   ) {
     this.#calls = calls;
   }
 
-  /** Loads the ledger of `runId` (every call it recorded). */
+  /**
+   * Loads the ledger of `runId` (every call it recorded). Requests are compared by the ledger's
+   * own hash (its redaction included), so a replay asks exactly what the ledger recorded.
+   */
   static async load(
     store: Store,
     runId: string,
     mode: "strict" | "counterfactual",
+    tools: ToolRegistry,
+    hashRequest: RequestHasher,
   ): Promise<ReplaySource> {
     const rows = await runtimeDb(store)
       .selectFrom("state_tool_calls")
@@ -54,31 +70,48 @@ export class ReplaySource {
       // A failed call retried under the same key: the later row is the one the run went on with.
       calls.set(place, row);
     }
-    return new ReplaySource(runId, mode, calls, store);
+    return new ReplaySource(runId, mode, calls, store, tools, hashRequest);
   }
 
-  /** What the original run called, by place: `<tool>@<request hash>`. */
+  /** What the original run called, by place: `<tool>@<request hash>` (`<tool>@skipped`). */
   originalCalls(): Map<string, string> {
     const calls = new Map<string, string>();
-    for (const [place, row] of this.#calls)
-      calls.set(place, `${row.tool_name}@${row.request_hash.slice(0, 16)}`);
+    for (const [place, row] of this.#calls) {
+      const skipped = this.tools.has(row.tool_name)
+        ? this.tools.get(row.tool_name).spec.replay_policy === "skip"
+        : false;
+      calls.set(place, `${row.tool_name}@${skipped ? "skipped" : row.request_hash.slice(0, 16)}`);
+    }
     return calls;
   }
 
-  /** The recorded answer to the call at `place`. */
+  /** The answer to the call at `place`, as the tool's replay policy says. */
   async answer(
     place: string,
     tool: RegisteredTool,
     input: unknown,
     action: string,
+    traceId: string,
   ): Promise<unknown> {
+    const policy = tool.spec.replay_policy;
     const row = this.#calls.get(place);
-    const requestHash = hashValue(
-      redactSecrets({ tool: tool.id, version: tool.spec.version, action, input }),
-    );
+    if (policy === "skip") {
+      this.asked.set(place, `${tool.id}@skipped`);
+      return row?.tool_name === tool.id && row.status === "succeeded" ? this.#recorded(row) : null;
+    }
+    const requestHash = this.hashRequest(tool, input, action);
     this.asked.set(place, `${tool.id}@${requestHash.slice(0, 16)}`);
-    if (!row || row.tool_name !== tool.id) {
-      this.divergences.push({ call: place, tool: tool.id, kind: "missing" });
+    const kind =
+      !row || row.tool_name !== tool.id
+        ? "missing"
+        : requestHash !== row.request_hash
+          ? "different-request"
+          : null;
+    if (kind) this.divergences.push({ call: place, tool: tool.id, kind });
+    if (policy === "rerun" && !(kind && this.mode === "strict")) {
+      return this.#rerun(tool, input, place, traceId);
+    }
+    if (!row || kind === "missing") {
       throw new KeelError(
         "REPLAY_MISSING_CALL",
         `The replay called "${tool.id}" at ${place}, which the original run ${this.originalRunId} did not record.`,
@@ -91,8 +124,7 @@ export class ReplaySource {
         },
       );
     }
-    if (requestHash !== row.request_hash) {
-      this.divergences.push({ call: place, tool: tool.id, kind: "different-request" });
+    if (kind === "different-request") {
       throw new KeelError(
         "REPLAY_DIVERGED",
         `The replay called "${tool.id}" at ${place} with a different request than the original run.`,
@@ -102,15 +134,50 @@ export class ReplaySource {
         },
       );
     }
-    if (row.status === "succeeded") {
-      return row.result_artifact_id === null
-        ? null
-        : getArtifact(runtimeDb(this.store), row.result_artifact_id);
-    }
+    if (row.status === "succeeded") return this.#recorded(row);
     throw new KeelError(
       row.status === "failed" ? "TOOL_CALL_FAILED" : "TOOL_CALL_UNKNOWN",
       `In the original run, "${tool.id}" at ${place} ended ${row.status}; the replay gives the same answer.`,
       { details: { call: place, tool: tool.id, originalToolCallId: row.id, status: row.status } },
     );
+  }
+
+  #recorded(row: ToolCallsTable): Promise<unknown> {
+    return row.result_artifact_id === null
+      ? Promise.resolve(null)
+      : getArtifact(runtimeDb(this.store), row.result_artifact_id);
+  }
+
+  /** Runs a side-effect-free tool again for a replay (outside the ledger; nothing to record). */
+  async #rerun(
+    tool: RegisteredTool,
+    input: unknown,
+    place: string,
+    traceId: string,
+  ): Promise<unknown> {
+    const problems = tool.validateInput(input);
+    if (problems.length > 0) {
+      throw new KeelError(
+        "TOOL_INPUT_INVALID",
+        `The input of tool "${tool.id}" fails its schema.`,
+        {
+          details: { tool: tool.id, problems, call: place },
+        },
+      );
+    }
+    const output = await tool.handler(input, {
+      idempotencyKey: `replay:${place}`,
+      toolCallId: "",
+      traceId,
+    });
+    const invalid = tool.validateOutput(output);
+    if (invalid.length > 0) {
+      throw new KeelError(
+        "TOOL_OUTPUT_INVALID",
+        `Tool "${tool.id}" returned output that fails its schema.`,
+        { details: { tool: tool.id, problems: invalid, call: place } },
+      );
+    }
+    return output;
   }
 }

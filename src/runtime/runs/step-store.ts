@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import { type Clock, KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import type { AuditEntry, AuditWriter } from "../audit/audit-writer.js";
@@ -56,7 +56,11 @@ export class StepStore {
         .selectFrom("state_steps")
         .selectAll()
         .where("run_id", "=", options.runId)
-        .where("task_key", "like", `${options.taskKey}%`)
+        // This task's step, or its re-entries after a failure (`<task key>#<time>`): an exact
+        // prefix compare, not LIKE, whose `_` and `%` a node name may contain.
+        .where(
+          sql<boolean>`(task_key = ${options.taskKey} OR substr(task_key, 1, ${options.taskKey.length + 1}) = ${`${options.taskKey}#`})`,
+        )
         .orderBy("created_at", "desc")
         .orderBy("id", "desc")
         .executeTakeFirst();

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { KernelDatabase } from "../schema.js";
 import type { NativeHandle, StoreCapabilities, StoreDialectName, StoreLocation } from "../types.js";
-import type { SchemaSnapshot } from "./schema-snapshot.js";
+import type { SchemaObject, SchemaSnapshot } from "./schema-snapshot.js";
 
 /**
  * What the store needs from a database engine, behind one small interface per dialect
@@ -28,6 +28,13 @@ export interface StoreBackend {
   withMigrationLock<T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>): Promise<T>;
   /** Tables, columns, indexes and constraints as the engine reports them. */
   introspect(db: Kysely<KernelDatabase>): Promise<SchemaSnapshot>;
+  /**
+   * Every schema object of the database as text (the engine's own definitions), for before/after
+   * comparisons: `sqlite_master` on SQLite, the catalog on Postgres.
+   */
+  schemaObjects(db: Kysely<KernelDatabase>): Promise<SchemaObject[]>;
   tableExists(db: Kysely<KernelDatabase>, table: string): Promise<boolean>;
+  /** The names of the tables and views an unqualified name can reach. */
+  relationNames(db: Kysely<KernelDatabase>): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { toKeelError } from "../../core/index.js";
 import type { StoreBackend } from "../dialects/backend.js";
@@ -7,11 +7,13 @@ import { checkSqliteFile } from "../dialects/sqlite/sqlite-file-check.js";
 import { describeLocation } from "../location.js";
 import { kernelStatus } from "../migrate/kernel-migrations.js";
 import { kernelMigrationsDir, loadMigrationFiles } from "../migrate/migration-files.js";
-import { checkNamingRules, KERNEL_NAMING } from "../naming/naming-rules.js";
 import { openBackend } from "../open-store.js";
 import { discoverPlugins } from "../plugins/manifest.js";
-import { migratePlugins } from "../plugins/plugin-migrations.js";
+import { readPluginStateOf } from "../plugins/plugin-state.js";
 import type { StoreLocation } from "../types.js";
+import { jobChecks } from "./job-checks.js";
+import { namingCheck } from "./naming-check.js";
+import { pluginCheck } from "./plugin-check.js";
 
 /** One doctor check. */
 export interface DoctorCheck {
@@ -67,15 +69,15 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
   let backend: StoreBackend;
   try {
     if (location.dialect === "sqlite") checkSqliteFile(location.path);
-    backend = await openBackend(location);
+    backend = await openBackend(location, { readOnly: true });
   } catch (error) {
     const keel = toKeelError(error);
-    add("database", "error", keel.message, remedyFor(keel.code));
+    add("database", "error", keel.message, remedyFor(keel.code, location.keelDir));
     return finish();
   }
   try {
     add("database", "ok", `${database} opens (${location.dialect}).`);
-    await integrity(backend, add);
+    await integrity(backend, add, location.keelDir);
     const files = loadMigrationFiles(kernelMigrationsDir(backend.name));
     const status = await kernelStatus(backend, files);
     if (status.current > status.latest || status.userVersion > status.latest) {
@@ -105,22 +107,21 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
     } else {
       add("user-version", "ok", "user_version matches the migration ledger.");
     }
-    const problems = checkNamingRules(await backend.introspect(backend.kysely), KERNEL_NAMING);
-    add(
-      "naming",
-      problems.length === 0 ? "ok" : "warn",
-      problems.length === 0
-        ? "Every table follows the zone and naming rules."
-        : problems.map((p) => p.message).join("; "),
-      problems.length === 0
-        ? null
-        : "A migration broke the naming rules (docs/store.md, Zones and naming); fix it in a new migration.",
-    );
-    if (status.current > 0) await orphans(backend, location.keelDir, add);
-    await plugins(backend, location.keelDir, add);
+    const state = await readPluginStateOf(backend);
+    const found = discoverPlugins(join(location.keelDir, "plugins"), state.disabled);
+    const naming = namingCheck(await backend.introspect(backend.kysely), found);
+    add("naming", naming.status, naming.message, naming.remedy);
+    const now = Date.now();
+    if (status.current > 0) {
+      const jobs = await jobChecks(backend, location.keelDir, now);
+      add("orphan-job-files", jobs.files.status, jobs.files.message, jobs.files.remedy);
+      add("orphan-job-rows", jobs.rows.status, jobs.rows.message, jobs.rows.remedy);
+    }
+    const pluginState = await pluginCheck(backend, found, now);
+    add("plugins", pluginState.status, pluginState.message, pluginState.remedy);
   } catch (error) {
     const keel = toKeelError(error);
-    add("database", "error", keel.message, remedyFor(keel.code));
+    add("database", "error", keel.message, remedyFor(keel.code, location.keelDir));
   } finally {
     await backend.close();
   }
@@ -134,7 +135,7 @@ type Add = (
   remedy?: string | null,
 ) => void;
 
-async function integrity(backend: StoreBackend, add: Add): Promise<void> {
+async function integrity(backend: StoreBackend, add: Add, keelDir: string): Promise<void> {
   if (backend.name === "sqlite") {
     const rows = await sql<{ quick_check: string }>`PRAGMA quick_check`.execute(backend.kysely);
     const results = rows.rows.map((row) => row.quick_check);
@@ -145,7 +146,7 @@ async function integrity(backend: StoreBackend, add: Add): Promise<void> {
         "integrity",
         "error",
         `PRAGMA quick_check: ${results.slice(0, 5).join("; ")}.`,
-        "Restore a backup with `keel db restore <backup>` (see .keel/backups/).",
+        restoreRemedy(keelDir),
       );
     return;
   }
@@ -154,89 +155,10 @@ async function integrity(backend: StoreBackend, add: Add): Promise<void> {
   add("integrity", "ok", "The server answers and its catalog reads cleanly.");
 }
 
-async function orphans(backend: StoreBackend, keelDir: string, add: Add): Promise<void> {
-  const jobs = await backend.kysely
-    .selectFrom("state_jobs")
-    .select(["id", "file_path", "status"])
-    .execute();
-  const jobsDir = join(keelDir, "jobs");
-  const known = new Set(
-    jobs.flatMap((job) => [job.id, job.file_path ? basename(job.file_path) : ""]),
-  );
-  const files = existsSync(jobsDir)
-    ? readdirSync(jobsDir).filter((name) => name.endsWith(".md"))
-    : [];
-  const orphanFiles = files.filter((name) => !known.has(name) && !known.has(name.slice(0, -3)));
-  add(
-    "orphan-job-files",
-    orphanFiles.length === 0 ? "ok" : "warn",
-    orphanFiles.length === 0
-      ? "No job file without a job."
-      : `${orphanFiles.length} job file(s) in ${jobsDir} have no job: ${orphanFiles.slice(0, 5).join(", ")}.`,
-    orphanFiles.length === 0 ? null : "Run `keel job prune --orphan-files`.",
-  );
-  const orphanRows = jobs.filter(
-    (job) =>
-      job.file_path &&
-      !existsSync(
-        job.file_path.startsWith("/") ? job.file_path : join(keelDir, "..", job.file_path),
-      ),
-  );
-  add(
-    "orphan-job-rows",
-    orphanRows.length === 0 ? "ok" : "warn",
-    orphanRows.length === 0
-      ? "Every job's file exists."
-      : `${orphanRows.length} job(s) point at a missing file: ${orphanRows
-          .slice(0, 5)
-          .map((j) => j.id)
-          .join(", ")}.`,
-    orphanRows.length === 0
-      ? null
-      : "Cancel them (`keel job cancel <id>`) or prune finished ones (`keel job prune`).",
-  );
-}
-
-async function plugins(backend: StoreBackend, keelDir: string, add: Add): Promise<void> {
-  const dir = join(keelDir, "plugins");
-  const found = discoverPlugins(dir);
-  const results = await migratePlugins(backend, found, { dryRun: true });
-  const broken = [
-    ...found
-      .filter((p) => p.status !== "enabled" && p.status !== "disabled")
-      .map((p) => `${p.id}: ${p.status} (${p.statusReason ?? ""})`),
-    ...results
-      .filter((r) => r.status === "load-error")
-      .map((r) => `${r.pluginId}: load-error (${r.reason ?? ""})`),
-  ];
-  const pending = results.filter((r) => r.status === "enabled" && r.pending.length > 0);
-  if (broken.length > 0) {
-    add(
-      "plugins",
-      "warn",
-      `Plugins in error: ${broken.join("; ")}.`,
-      "Fix the plugin as the reason says, or disable it.",
-    );
-  } else if (pending.length > 0) {
-    add(
-      "plugins",
-      "warn",
-      `Plugin migrations pending: ${pending.map((r) => `${r.pluginId} (${r.pending.length})`).join(", ")}.`,
-      "Run `keel db migrate`.",
-    );
-  } else {
-    add(
-      "plugins",
-      "ok",
-      found.length === 0 ? "No plugins installed." : `${found.length} plugin(s), none in error.`,
-    );
-  }
-}
-
-function remedyFor(code: string): string {
+function remedyFor(code: string, keelDir: string): string {
   switch (code) {
     case "STORE_CORRUPT":
-      return "Restore a backup with `keel db restore <backup>` (see .keel/backups/).";
+      return restoreRemedy(keelDir);
     case "STORE_NOT_A_DATABASE":
       return "Point --db (or KEEL_DATABASE_URL) at a Keel database, or move the file away.";
     case "STORE_READ_ONLY":
@@ -248,4 +170,9 @@ function remedyFor(code: string): string {
     default:
       return "See the message above; `keel db migrate --status` shows the schema state.";
   }
+}
+
+/** How to get a good database back: the scope's backups, restored by `keel db restore`. */
+function restoreRemedy(keelDir: string): string {
+  return `Restore a backup: \`keel db restore <backup> --force\` (backups are in ${join(keelDir, "backups")}; the damaged file is kept aside).`;
 }

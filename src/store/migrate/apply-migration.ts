@@ -13,8 +13,13 @@ export interface MigrationStep {
   readonly appliedAt: number;
   /** Kernel migrations also set the user_version mirror. */
   readonly mirrorUserVersion: boolean;
-  /** Runs inside the transaction after the SQL, before commit; a throw rolls everything back. */
-  readonly verify?: (tx: Kysely<KernelDatabase>) => Promise<void>;
+  /**
+   * Runs inside the transaction before the SQL; the check it returns runs after the SQL, before
+   * commit. A throw from either rolls everything back.
+   */
+  readonly guard?: (
+    tx: Kysely<KernelDatabase>,
+  ) => Promise<(tx: Kysely<KernelDatabase>) => Promise<void>>;
 }
 
 /**
@@ -38,6 +43,7 @@ export async function applyMigration(
         .executeTakeFirst();
       if (existing) return false;
     }
+    const check = step.guard ? await step.guard(tx) : undefined;
     await backend.executeScript(tx, step.sql);
     await tx
       .insertInto("config_schema_versions")
@@ -50,7 +56,7 @@ export async function applyMigration(
       })
       .execute();
     if (step.mirrorUserVersion) await backend.writeUserVersion(tx, step.file.version);
-    if (step.verify) await step.verify(tx);
+    if (check) await check(tx);
     return true;
   });
 }

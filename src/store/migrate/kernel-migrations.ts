@@ -66,7 +66,10 @@ export async function migrateKernel(
   options: KernelMigrateOptions,
 ): Promise<MigrationReport["kernel"]> {
   const clock = options.clock ?? systemClock;
-  return backend.withMigrationLock(async (db) => {
+  // A dry run reads only: it takes no lock (the SQLite lock file would be created).
+  const locked = <T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>) =>
+    options.dryRun ? fn(backend.kysely) : backend.withMigrationLock(fn);
+  return locked(async (db) => {
     const status = await kernelStatus(backend, options.files, db);
     const where = describe(backend);
     assertNotTooNew(Math.max(status.current, status.userVersion), status.latest, where);

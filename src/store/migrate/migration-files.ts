@@ -5,7 +5,8 @@ import { KeelError } from "../../core/index.js";
 import type { StoreDialectName } from "../types.js";
 import type { MigrationFile } from "./types.js";
 
-const MIGRATION_NAME = /^(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)\.sql$/;
+/** `NNN_snake_case.sql`: three digits, lowercase words joined by `_` (kernel and plugins). */
+export const MIGRATION_NAME = /^(\d{3})_([a-z0-9]+(?:_[a-z0-9]+)*)\.sql$/;
 
 /**
  * The folder holding the kernel's migrations for a dialect. Resolved from this module's URL so it

@@ -1,4 +1,5 @@
 import type { SchemaSnapshot, TableSnapshot } from "../dialects/schema-snapshot.js";
+import { isPlural, singulars } from "./english.js";
 
 /** One breach of seed 004's naming conventions. */
 export interface NamingProblem {
@@ -12,16 +13,20 @@ export interface NamingProblem {
 
 export type NamingRule =
   | "table-zone-prefix"
+  | "table-plural"
   | "snake-case"
   | "primary-key-id"
+  | "foreign-key-name"
   | "timestamp-integer"
   | "duration-integer"
   | "count-integer"
   | "json-text"
   | "hash-text"
   | "boolean-prefix"
+  | "enum-kebab-case"
   | "index-name"
-  | "constraint-name";
+  | "constraint-name"
+  | "sql-keyword-case";
 
 /** Which tables a check applies to and what their names must start with. */
 export interface NamingScope {
@@ -36,24 +41,41 @@ export const KERNEL_NAMING: NamingScope = { tablePrefixes: ["scan_", "state_", "
 
 /**
  * Where the seed's own catalog departs from its conventions, kept explicit so the check stays
- * strict for everything else: tables keyed by a natural key, and 0/1 columns the seed names
- * without `is_`/`has_`.
+ * strict for everything else. Tables keyed by a natural key (and the audit log, by its place in
+ * the hash chain)…
  */
 const SEED_PRIMARY_KEYS: Readonly<Record<string, string>> = {
   scan_nodes: "path",
   config_plugins: "plugin_id",
   config_preferences: "key",
+  // The audit log is keyed by its place in the hash chain (its `id` stays unique): on SQLite
+  // that key is the rowid, one b-tree less per append (migration 011).
+  state_audit_events: "seq",
 };
 
+/** …table names the seed gives in the singular (mass nouns)… */
+const SEED_SINGULAR_TABLES = new Set(["state_enrichment", "state_plugin_kv"]);
+
+/** …and the seed's index named for what it detects, not its four columns. */
+const SEED_INDEX_NAMES = new Set(["ix_state_jobs_action_node_hash"]);
+
 const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const INTEGER_TYPES = /^(INTEGER|INT|INT2|INT4|INT8|BIGINT|SMALLINT)$/;
 const TEXT_TYPES = /^(TEXT|VARCHAR.*|CHARACTER VARYING.*)$/;
 const JSON_TYPES = /^(TEXT|JSON|JSONB)$/;
 
 /**
- * Checks a live schema against seed 004's naming rules (zones, snake_case, `_at` integer
- * milliseconds, `_json` text, `_hash` text, `is_`/`has_` booleans, `ix_<table>_…` indexes,
- * `ck_`/`uq_`/`fk_` constraints). Returns every problem; empty means conforming.
+ * Checks a live schema against seed 004's naming rules: zone prefixes, plural snake_case table
+ * names, `id` primary keys, `<referenced_table_singular>_id` foreign keys, `_at` integer
+ * milliseconds, integer `_seconds`/`_ms`/`_count`, `_json` and `_hash` text, `is_`/`has_`
+ * booleans, kebab-case enum values in CHECKs, `ix_<table>_<columns>` indexes and
+ * `ck_`/`uq_`/`fk_` constraints. (UPPERCASE keywords are a rule of SQL text: see
+ * `checkSqlKeywordCase`.) Returns every problem; empty means conforming.
+ *
+ * A table whose single-column primary key is also its foreign key to another table (a 1:1
+ * extension, such as `state_run_documents` of `state_runs`) names that column as a foreign key,
+ * `<table_singular>_id`, as the seed itself keys `config_plugins` by `plugin_id`.
  *
  * @example
  * const problems = checkNamingRules(await introspect(db), KERNEL_NAMING);
@@ -71,6 +93,7 @@ function checkTable(table: TableSnapshot, scope: NamingScope): NamingProblem[] {
   const problems: NamingProblem[] = [];
   const add = (object: string | null, rule: NamingRule, message: string) =>
     problems.push({ table: table.name, object, rule, message });
+  const logical = (name: string) => withoutPrefix(name, scope);
 
   if (!scope.tablePrefixes.some((prefix) => table.name.startsWith(prefix))) {
     add(
@@ -80,13 +103,32 @@ function checkTable(table: TableSnapshot, scope: NamingScope): NamingProblem[] {
     );
   }
   if (!SNAKE.test(table.name)) add(null, "snake-case", `table ${table.name} is not snake_case`);
+  if (!SEED_SINGULAR_TABLES.has(table.name) && !isPlural(logical(table.name))) {
+    add(null, "table-plural", `table ${table.name} must be named in the plural`);
+  }
+  const keyedBy = (column: string) =>
+    table.foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column);
   if (table.primaryKey.length === 1) {
+    const key = table.primaryKey[0] ?? "";
     const expected = SEED_PRIMARY_KEYS[table.name] ?? "id";
-    if (table.primaryKey[0] !== expected) {
+    // A 1:1 extension keyed by its parent's id names the key as the foreign key it is.
+    if (key !== expected && !keyedBy(key)) {
       add(
-        table.primaryKey[0] ?? null,
+        key,
         "primary-key-id",
         `the primary-key column of ${table.name} must be named ${expected}`,
+      );
+    }
+  }
+  for (const fk of table.foreignKeys) {
+    if (fk.columns.length !== 1) continue;
+    const column = fk.columns[0] ?? "";
+    const names = singulars(logical(fk.table)).map((singular) => `${singular}_id`);
+    if (!names.some((name) => column === name || column.endsWith(`_${name}`))) {
+      add(
+        column,
+        "foreign-key-name",
+        `${table.name}.${column} references ${fk.table} and must be named ${names[0]} (or <role>_${names[0]})`,
       );
     }
   }
@@ -135,8 +177,19 @@ function checkTable(table: TableSnapshot, scope: NamingScope): NamingProblem[] {
     }
   }
   for (const index of table.indexes) {
-    if (!index.name.startsWith(`ix_${table.name}_`)) {
-      add(index.name, "index-name", `index ${index.name} must be named ix_${table.name}_<columns>`);
+    const named = `ix_${table.name}_${index.columns.join("_")}`;
+    const expression = index.columns.some((column) => !SNAKE.test(column));
+    const ok = SEED_INDEX_NAMES.has(index.name)
+      ? true
+      : expression
+        ? index.name.startsWith(`ix_${table.name}_`)
+        : index.name === named;
+    if (!ok) {
+      add(
+        index.name,
+        "index-name",
+        `index ${index.name} on ${table.name} (${index.columns.join(", ")}) must be named ${expression ? `ix_${table.name}_<columns>` : named}`,
+      );
     }
   }
   const prefixes = { check: "ck_", unique: "uq_", "foreign-key": "fk_" } as const;
@@ -149,6 +202,26 @@ function checkTable(table: TableSnapshot, scope: NamingScope): NamingProblem[] {
         `${constraint.kind} constraint ${constraint.name ?? "(unnamed)"} on ${table.name} must be named ${prefix}…`,
       );
     }
+    const values = [...(constraint.definition ?? "").matchAll(/'((?:[^']|'')*)'/g)].map(
+      (match) => match[1] ?? "",
+    );
+    const bad = values.filter((value) => !KEBAB.test(value));
+    if (bad.length > 0) {
+      add(
+        constraint.name,
+        "enum-kebab-case",
+        `${constraint.name ?? "a CHECK"} on ${table.name} allows values that are not kebab-case lowercase: ${bad.map((v) => `'${v}'`).join(", ")}`,
+      );
+    }
   }
   return problems;
+}
+
+/** A table name without its zone or plugin prefix: `state_runs` → `runs`. */
+function withoutPrefix(name: string, scope: NamingScope): string {
+  const prefixes = [...scope.tablePrefixes, ...KERNEL_NAMING.tablePrefixes].sort(
+    (a, b) => b.length - a.length,
+  );
+  const prefix = prefixes.find((p) => name.startsWith(p));
+  return prefix ? name.slice(prefix.length) : name;
 }

@@ -37,4 +37,6 @@ export {
   type DedicatedStore,
   type PluginRow,
   type ScopedDatabase,
+  type ScopedDatabaseOptions,
+  type ScopedSqlScope,
 } from "./scoped-db.js";

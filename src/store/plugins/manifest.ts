@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 import { z } from "zod";
-import { normalizePluginId } from "./plugin-id.js";
+import { normalizePluginId, pluginTablePrefix } from "./plugin-id.js";
 
 /** The storage part of `plugin.json` (plugins-registry.schema.json): exactly one mode. */
 export const PluginStorage = z.discriminatedUnion("mode", [
@@ -85,6 +85,17 @@ export function discoverPlugins(
       continue;
     }
     const manifest = parsed.data;
+    // The user's switch comes first: a plugin switched off is `disabled`, whatever else.
+    if (disabled.has(manifest.id)) {
+      found.push({
+        id: manifest.id,
+        path,
+        manifest,
+        status: "disabled",
+        statusReason: "disabled by the user (config_plugins)",
+      });
+      continue;
+    }
     // The reference's load-time check: semver.satisfies(specVersion, plugin.specCompat).
     if (manifest.specCompat !== undefined && !semver.satisfies(SPEC_VERSION, manifest.specCompat)) {
       found.push({
@@ -96,13 +107,7 @@ export function discoverPlugins(
       });
       continue;
     }
-    found.push({
-      id: manifest.id,
-      path,
-      manifest,
-      status: disabled.has(manifest.id) ? "disabled" : "enabled",
-      statusReason: disabled.has(manifest.id) ? "disabled by the user (config_plugins)" : null,
-    });
+    found.push({ id: manifest.id, path, manifest, status: "enabled", statusReason: null });
   }
   return markCollisions(found).sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -111,8 +116,38 @@ function invalid(id: string, path: string, reason: string): DiscoveredPlugin {
   return { id, path, manifest: null, status: "invalid-manifest", statusReason: reason };
 }
 
-/** Two plugins whose ids normalise alike would share tables: both are refused. */
+/**
+ * Two plugins whose ids normalise alike would share tables: both are refused. So are two
+ * dedicated-storage plugins whose prefixes nest (`acme`'s `plugin_acme_` begins
+ * `plugin_acme_b_` of `acme-b`): a table name such as `plugin_acme_b_notes` would fit both.
+ */
 function markCollisions(plugins: DiscoveredPlugin[]): DiscoveredPlugin[] {
+  return markNestedPrefixes(markSameIds(plugins));
+}
+
+function markNestedPrefixes(plugins: DiscoveredPlugin[]): DiscoveredPlugin[] {
+  const dedicated = plugins.filter(
+    (plugin) =>
+      plugin.manifest?.storage?.mode === "dedicated" && plugin.status !== "invalid-manifest",
+  );
+  return plugins.map((plugin) => {
+    if (!dedicated.includes(plugin)) return plugin;
+    const prefix = pluginTablePrefix(plugin.id);
+    const nested = dedicated.filter((other) => {
+      const otherPrefix = pluginTablePrefix(other.id);
+      return other !== plugin && (otherPrefix.startsWith(prefix) || prefix.startsWith(otherPrefix));
+    });
+    if (nested.length === 0) return plugin;
+    const others = nested.map((p) => `"${p.id}" (${pluginTablePrefix(p.id)}, ${p.path})`);
+    return {
+      ...plugin,
+      status: "invalid-manifest",
+      statusReason: `its table prefix ${prefix} and that of ${others.join(", ")} begin one another, so a table name could belong to either; rename one of them`,
+    };
+  });
+}
+
+function markSameIds(plugins: DiscoveredPlugin[]): DiscoveredPlugin[] {
   const byNormalized = new Map<string, DiscoveredPlugin[]>();
   for (const plugin of plugins) {
     const key = normalizePluginId(plugin.id);

@@ -1,15 +1,13 @@
+import { checkSqlKeywordCase } from "../naming/sql-keyword-case.js";
 import { PluginForbiddenSqlError } from "./errors.js";
+import { forbiddenFunctionCall } from "./forbidden-functions.js";
+import { ownsIndexName, ownsTable, type PluginNamespace } from "./plugin-namespace.js";
 import { isKernelName, PLUGIN_SQL_RULES, type PluginSqlRule } from "./plugin-sql-rules.js";
 import { identifier, type SqlToken, splitStatements, tokenize } from "./sql-tokens.js";
 import { tableReferences } from "./table-references.js";
 
-/** Who the SQL belongs to. */
-export interface PluginSqlContext {
-  readonly pluginId: string;
-  /** `plugin_<normalized id>_`. */
-  readonly prefix: string;
-  /** Logical table names from the manifest (`storage.tables`), without the prefix. */
-  readonly tables: ReadonlySet<string>;
+/** Who the SQL belongs to: the plugin's namespace (it owns its declared tables only). */
+export interface PluginSqlContext extends PluginNamespace {
   /** The migration file, for messages. */
   readonly file: string;
 }
@@ -36,6 +34,18 @@ export function rewritePluginMigration(sql: string, ctx: PluginSqlContext): stri
   statements.forEach((statement, index) => {
     replacements.push(...rewriteStatement(statement, index + 1, ctx));
   });
+  // The seed's naming rules bind plugin SQL too: keywords UPPERCASE, identifiers lowercase.
+  const casing = checkSqlKeywordCase(sql, ctx.file);
+  if (casing.length > 0) {
+    throw new PluginForbiddenSqlError(
+      "naming",
+      `Plugin "${ctx.pluginId}": ${PLUGIN_SQL_RULES.naming}: ${casing
+        .slice(0, 5)
+        .map((p) => p.message)
+        .join("; ")} [rule: naming].`,
+      { details: { pluginId: ctx.pluginId, file: ctx.file, problems: casing } },
+    );
+  }
   let out = sql;
   for (const r of replacements.sort((a, b) => b.start - a.start)) {
     out = out.slice(0, r.start) + r.text + out.slice(r.end);
@@ -68,7 +78,7 @@ function rewriteStatement(
   const replacements: Replacement[] = [];
   const owned = new Map<number, "table" | "index" | "name">(); // token index → how to rename
 
-  const own = (name: string) => name.startsWith(ctx.prefix) || ctx.tables.has(name);
+  const own = (name: string) => ownsTable(ctx, name);
   const target = (at: number, kind: "table" | "index" | "name", rule: PluginSqlRule) => {
     const name = identifier(tokens[at]);
     if (name === undefined) refuse("unsupported-statement", tokens[at]?.text);
@@ -94,6 +104,9 @@ function rewriteStatement(
     );
   if (["begin", "commit", "end", "rollback", "savepoint", "release"].includes(first))
     refuse("transaction-control");
+
+  const call = forbiddenFunctionCall(tokens);
+  if (call) refuse("forbidden-function", `${call.name}: ${call.why}`);
 
   let bodyFrom = 0;
   let referenceRule: PluginSqlRule = "foreign-table";
@@ -145,18 +158,26 @@ function rewriteStatement(
     referenceRule = "foreign-key-to-kernel";
   } else if (first === "drop") {
     const what = words[1];
-    const at = skipIfExists(2, ["if", "exists"]);
-    if (what === "table") target(at, "table", "drop-kernel-table");
-    else if (what === "index") {
-      const name = identifier(tokens[at]) ?? "";
-      if (!name.startsWith(`ix_${ctx.prefix}`) && !indexOfOwnTable(name, ctx))
-        refuse("drop-kernel-table", name);
-      owned.set(at, "index");
-    } else if (what === "view" || what === "trigger") {
-      const name = identifier(tokens[at]) ?? "";
-      if (isKernelName(name)) refuse("drop-kernel-table", name);
-      owned.set(at, "name");
-    } else refuse("unsupported-statement", `DROP ${tokens[1]?.text ?? ""}`);
+    // Every name of the list counts: DROP TABLE notes, state_jobs drops both.
+    let at = skipIfExists(2, ["if", "exists"]);
+    for (;;) {
+      if (what === "table") target(at, "table", "drop-kernel-table");
+      else if (what === "index") {
+        const name = identifier(tokens[at]) ?? "";
+        if (!ownsIndexName(ctx, name)) refuse("drop-kernel-table", name);
+        owned.set(at, "index");
+      } else if (what === "view" || what === "trigger") {
+        const name = identifier(tokens[at]) ?? "";
+        if (isKernelName(name)) refuse("drop-kernel-table", name);
+        owned.set(at, "name");
+      } else refuse("unsupported-statement", `DROP ${tokens[1]?.text ?? ""}`);
+      if (tokens[at + 1]?.text === ".")
+        refuse("schema-qualified", `${tokens[at]?.text ?? ""}.${tokens[at + 2]?.text ?? ""}`);
+      if (tokens[at + 1]?.text !== ",") break;
+      at += 2;
+    }
+    // Postgres: DROP TRIGGER name ON table.
+    if (what === "trigger" && words[at + 1] === "on") target(at + 2, "table", "drop-kernel-table");
   } else if (!["insert", "update", "delete", "replace", "with", "select"].includes(first)) {
     refuse("unsupported-statement", tokens[0]?.text);
   }
@@ -168,11 +189,14 @@ function rewriteStatement(
       if (ref.name.startsWith("pragma_")) refuse("global-pragma", ref.name);
       continue;
     }
-    if (!own(ref.name))
+    if (!own(ref.name)) {
+      if (["inherits", "partition", "like"].includes(ref.via))
+        refuse("inherit-foreign-table", ref.name);
       refuse(
         ref.via === "references" ? referenceRule : bodyFrom > 0 ? referenceRule : "foreign-table",
         ref.name,
       );
+    }
     owned.set(ref.index, "table");
   }
 
@@ -186,11 +210,6 @@ function rewriteStatement(
     }
   }
   return replacements;
-}
-
-function indexOfOwnTable(indexName: string, ctx: PluginSqlContext): boolean {
-  const rest = indexName.startsWith("ix_") ? indexName.slice(3) : indexName;
-  return [...ctx.tables].some((table) => rest.startsWith(`${table}_`) || rest === table);
 }
 
 /** Applies prefix injection to one name. */

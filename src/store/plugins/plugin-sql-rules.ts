@@ -14,6 +14,10 @@ export const PLUGIN_SQL_RULES = {
   "drop-kernel-table": "a plugin may not DROP a table, index, view or trigger it does not own",
   "alter-kernel-table": "a plugin may not ALTER a table it does not own",
   "index-on-kernel-table": "a plugin may not create an index on a table it does not own",
+  "inherit-foreign-table":
+    "a plugin table may not inherit from, be a partition of, or copy (LIKE) a table it does not own",
+  "kernel-schema-changed":
+    "a plugin migration may change only the plugin's own tables; it changed others, so it was rolled back",
   "foreign-table": "a plugin may only use tables under its own prefix",
   "undeclared-table": "every table a plugin creates must be listed in plugin.json storage.tables",
   "schema-qualified":
@@ -21,6 +25,8 @@ export const PLUGIN_SQL_RULES = {
   "transaction-control":
     "transaction statements are forbidden: the kernel wraps each migration in its own transaction",
   ddl: "DDL (CREATE, ALTER, DROP, TRUNCATE) is forbidden at run time: change the schema with a new migration",
+  "forbidden-function":
+    "this function is forbidden in plugin SQL: it runs SQL text, reaches files or other databases, changes settings or takes the kernel's locks",
   "multiple-statements": "one statement per call",
   "nested-transaction": "nested transactions are not supported",
   "unsupported-statement": "this kind of statement is not allowed in plugin SQL",

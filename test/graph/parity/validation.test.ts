@@ -1,4 +1,10 @@
 import { describeParity } from "./describe-parity.js";
 import { validationPrograms } from "./programs/validation.js";
 
-describeParity("validation", validationPrograms);
+describeParity("validation", validationPrograms, {
+  unreachableNode: {
+    doc: "unreachable nodes are accepted",
+    keel: { ran: { n: 2 } },
+    langgraph: { rejected: "UnreachableNodeError" },
+  },
+});

@@ -158,4 +158,48 @@ describe("RuleEngine", () => {
     expect(engine.run().map((f) => f.rule)).toEqual(["stop"]);
     expect(engine.run()).toHaveLength(1);
   });
+  it("reads asserted fact text with literals and with expressions, strings and comments alike", () => {
+    const engine = new RuleEngine();
+    engine.load(PACK);
+    const texts = [
+      "(event (severity 7) (source api) (tags a b 2.5))",
+      "  (event (source api) (severity -3))  ",
+      "(event (severity (+ 1 2)) (source api))",
+      '(event (severity 1) (source "api"))',
+      "(event (severity 2) (source api)) ; a comment",
+      "(point 1 2.0 x)",
+      "(point 1 (+ 1 1) x)",
+      "(point)",
+    ];
+    for (const text of texts) engine.assert(text);
+    expect(engine.facts().map((f) => f.text)).toEqual([
+      "(initial-fact)",
+      "(event (severity 7) (source api) (tags a b 2.5))",
+      "(event (severity -3) (source api) (tags))",
+      "(event (severity 3) (source api) (tags))",
+      '(event (severity 1) (source "api") (tags))',
+      "(event (severity 2) (source api) (tags))",
+      "(point 1 2.0 x)",
+      "(point 1 2 x)",
+      "(point)",
+    ]);
+    expect(() => engine.assert("(event (colour red))")).toThrow(/slot 'colour' is not in/);
+    expect(() => engine.assert("(event (severity 1 2))")).toThrow(/takes one value/);
+    expect(() => engine.assert("(event (severity x))")).toThrow(/expects INTEGER/);
+  });
+
+  it("reports each or-disjunct's bindings from its own patterns", () => {
+    const engine = new RuleEngine();
+    engine.load(
+      "(defrule s (or (and (a ?x) (b ?y)) (and (c ?y) (d ?x))) (e ?x ?y) => (printout t ?x ?y crlf))",
+    );
+    engine.reset();
+    for (const fact of ["(a 1)", "(b 2)", "(c 3)", "(d 4)", "(e 1 2)", "(e 4 3)"])
+      engine.assert(fact);
+    expect(engine.run().map((f) => [f.facts, f.bindings])).toEqual([
+      [[3, 4, 6], { y: 3, x: 4 }],
+      [[1, 2, 5], { x: 1, y: 2 }],
+    ]);
+    expect(engine.output).toBe("43\n12\n");
+  });
 });

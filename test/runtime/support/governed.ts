@@ -67,6 +67,7 @@ export function governedTools(world: Ledgered): ToolRegistry {
       world.emails.push((input as { to: string }).to);
       return { sent: true };
     },
+    { dryRun: (input) => ({ would_send: input }) },
   );
   tools.register(
     {
@@ -145,5 +146,85 @@ export function refundGraph(
       state.rounds < loops ? "refund" : "notify",
     )
     .addEdge("notify", END)
+    .compile({ checkpointer: runtime.checkpointer });
+}
+
+const CallState = Annotation.Root({ out: Annotation<unknown>() });
+
+/** One governed node making one call, `ctx.call(tool, input(), options)`; `input` is read per run. */
+export function oneCallGraph(
+  runtime: GovernedRuntime,
+  tool: string,
+  input: () => unknown,
+  options: { risk?: "low" | "medium" | "high" | "critical" } = {},
+) {
+  return new StateGraph(CallState)
+    .addNode(
+      "act",
+      governedNode(async (_state, ctx) => ({ out: await ctx.call(tool, input(), options) })),
+    )
+    .addEdge(START, "act")
+    .addEdge("act", END)
+    .compile({ checkpointer: runtime.checkpointer });
+}
+
+/** A read tool that replays by running again and a write tool that replays as skipped. */
+export function replayPolicyTools(seen: { lookups: string[]; sent: string[] }): ToolRegistry {
+  const tools = new ToolRegistry();
+  const object = { type: "object" };
+  tools.register(
+    {
+      name: "price",
+      namespace: "shop",
+      version: "1.0.0",
+      description: "reads a price",
+      input_schema: { ...object, properties: { item: { type: "string" } }, required: ["item"] },
+      output_schema: object,
+      side_effects: "read",
+      replay_policy: "rerun",
+    },
+    (input) => {
+      seen.lookups.push((input as { item: string }).item);
+      return { price: (input as { item: string }).item.length };
+    },
+  );
+  tools.register(
+    {
+      name: "notify",
+      namespace: "chat",
+      version: "1.0.0",
+      description: "posts a message",
+      input_schema: object,
+      output_schema: object,
+      side_effects: "external",
+      replay_policy: "skip",
+    },
+    (input) => {
+      seen.sent.push(JSON.stringify(input));
+      return { posted: true };
+    },
+  );
+  return tools;
+}
+
+const PriceState = Annotation.Root({
+  item: Annotation<string>(),
+  price: Annotation<unknown>(),
+  posted: Annotation<unknown>(),
+});
+
+/** One node: price the item (read, rerun on replay), then post it (external, skipped on replay). */
+export function priceGraph(runtime: GovernedRuntime) {
+  return new StateGraph(PriceState)
+    .addNode(
+      "quote",
+      governedNode(async (state: { item: string }, ctx) => {
+        const price = await ctx.call("shop.price", { item: state.item });
+        const posted = await ctx.call("chat.notify", { text: JSON.stringify(price) });
+        return { price, posted };
+      }),
+    )
+    .addEdge(START, "quote")
+    .addEdge("quote", END)
     .compile({ checkpointer: runtime.checkpointer });
 }

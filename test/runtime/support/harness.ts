@@ -59,21 +59,29 @@ export function postgresRuntimeHarness(): RuntimeHarness {
   };
 }
 
-/** Runs `statement` with the audit log's append-only triggers out of the way (tampering). */
+/** The append-only triggers of each guarded table (SQLite has no "disable trigger"). */
+const GUARDS: Record<string, string[]> = {
+  state_audit_events: ["tr_state_audit_events_no_update", "tr_state_audit_events_no_delete"],
+  state_artifacts: [
+    "tr_state_artifacts_audit_payload_no_update",
+    "tr_state_artifacts_audit_payload_no_delete",
+  ],
+};
+
+/** Runs `statement` with `table`'s append-only triggers out of the way (tampering). */
 export async function tamper(
   harness: RuntimeHarness,
   store: Store,
   statement: string,
+  table = "state_audit_events",
 ): Promise<void> {
   if (harness.dialect === "sqlite") {
-    await harness.raw(
-      store,
-      `DROP TRIGGER tr_state_audit_events_no_update; DROP TRIGGER tr_state_audit_events_no_delete; ${statement}`,
-    );
+    const drops = (GUARDS[table] ?? []).map((name) => `DROP TRIGGER IF EXISTS ${name};`);
+    await harness.raw(store, `${drops.join(" ")} ${statement}`);
   } else {
     await harness.raw(
       store,
-      `ALTER TABLE state_audit_events DISABLE TRIGGER USER; ${statement}; ALTER TABLE state_audit_events ENABLE TRIGGER USER;`,
+      `ALTER TABLE ${table} DISABLE TRIGGER USER; ${statement}; ALTER TABLE ${table} ENABLE TRIGGER USER;`,
     );
   }
 }

@@ -31,7 +31,8 @@ export function spec(name: string, sideEffects: string, extra: Record<string, un
 }
 
 /** A registry with `test.append` (write, not retry-safe), `test.append_idem` (write, declares
- * idempotency), `test.read` (read), and `test.bad_output` (write, returns garbage). */
+ * idempotency), `test.read` (read), `test.bad_output` (write, returns garbage) and
+ * `test.old_append` (write, deprecated), `test.priced_append` (write, costs "0.0025"). */
 export function testTools(world: World): ToolRegistry {
   const tools = new ToolRegistry();
   const append = (input: unknown) => {
@@ -53,6 +54,8 @@ export function testTools(world: World): ToolRegistry {
     return { count: world.lines.length };
   });
   tools.register(spec("bad_output", "write"), () => ({ count: "many" }));
+  tools.register(spec("old_append", "write", { deprecated: true }), append);
+  tools.register(spec("priced_append", "write", { cost_estimate: "0.0025" }), append);
   return tools;
 }
 

@@ -4,8 +4,9 @@ import { KeelError } from "../../../core/index.js";
 import type { KernelDatabase } from "../../schema.js";
 import type { StoreCapabilities, StoreLocation } from "../../types.js";
 import type { StoreBackend } from "../backend.js";
-import type { SchemaSnapshot } from "../schema-snapshot.js";
+import type { SchemaObject, SchemaSnapshot } from "../schema-snapshot.js";
 import { introspectPostgres } from "./postgres-introspector.js";
+import { postgresSchemaObjects } from "./postgres-schema-objects.js";
 
 const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsSkipLocked: true,
@@ -40,6 +41,8 @@ const types: pg.CustomTypesConfig = {
 
 export interface PostgresOpenOptions {
   poolSize: number;
+  /** Every transaction read-only, enforced by the server (dry runs, status, doctor). */
+  readOnly?: boolean;
 }
 
 /** Connects a pool to `url` and proves the server answers before handing the store out. */
@@ -51,6 +54,7 @@ export async function openPostgresBackend(
     connectionString: location.url,
     max: options.poolSize,
     types,
+    ...(options.readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
     connectionTimeoutMillis: 10_000,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
@@ -147,11 +151,24 @@ class PostgresBackend implements StoreBackend {
     return introspectPostgres(db);
   }
 
+  schemaObjects(db: Kysely<KernelDatabase>): Promise<SchemaObject[]> {
+    return postgresSchemaObjects(db);
+  }
+
   async tableExists(db: Kysely<KernelDatabase>, table: string): Promise<boolean> {
     const result = await sql<{
       oid: string | null;
     }>`SELECT to_regclass(${table})::text AS oid`.execute(db);
     return result.rows[0]?.oid != null;
+  }
+
+  async relationNames(db: Kysely<KernelDatabase>): Promise<string[]> {
+    const result = await sql<{ name: string }>`
+      SELECT c.relname::text AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ANY (current_schemas(false)) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`.execute(
+      db,
+    );
+    return result.rows.map((row) => row.name);
   }
 
   async close(): Promise<void> {

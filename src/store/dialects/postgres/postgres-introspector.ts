@@ -9,10 +9,18 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema()
     ORDER BY c.relname`.execute(db);
-  const columns = await sql<{ table_oid: number; name: string; type: string; not_null: boolean }>`
+  const columns = await sql<{
+    table_oid: number;
+    name: string;
+    type: string;
+    not_null: boolean;
+    default_value: string | null;
+  }>`
     SELECT a.attrelid::int8 AS table_oid, a.attname::text AS name,
-           format_type(a.atttypid, NULL) AS type, a.attnotnull AS not_null
+           format_type(a.atttypid, NULL) AS type, a.attnotnull AS not_null,
+           pg_get_expr(d.adbin, d.adrelid) AS default_value
     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+    LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
     JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND a.attnum > 0 AND NOT a.attisdropped
     ORDER BY a.attrelid, a.attnum`.execute(db);
@@ -22,11 +30,16 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
     contype: string;
     columns: string[] | null;
     referenced: string | null;
+    referenced_columns: string[] | null;
+    definition: string | null;
   }>`
     SELECT k.conrelid::int8 AS table_oid, k.conname::text AS name, k.contype::text AS contype,
            (SELECT array_agg(a.attname::text ORDER BY u.ord) FROM unnest(k.conkey) WITH ORDINALITY u(attnum, ord)
               JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = u.attnum) AS columns,
-           CASE WHEN k.confrelid <> 0 THEN k.confrelid::regclass::text END AS referenced
+           CASE WHEN k.confrelid <> 0 THEN k.confrelid::regclass::text END AS referenced,
+           (SELECT array_agg(a.attname::text ORDER BY u.ord) FROM unnest(k.confkey) WITH ORDINALITY u(attnum, ord)
+              JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.attnum) AS referenced_columns,
+           CASE WHEN k.contype = 'c' THEN pg_get_constraintdef(k.oid) END AS definition
     FROM pg_constraint k JOIN pg_namespace n ON n.oid = k.connamespace
     WHERE n.nspname = current_schema() AND k.conrelid <> 0`.execute(db);
   const indexes = await sql<{
@@ -63,6 +76,7 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
           name: column.name,
           type: column.type.toUpperCase(),
           notNull: column.not_null,
+          defaultValue: column.default_value,
         })),
         primaryKey: primary?.columns ?? [],
         indexes: own(indexes.rows)
@@ -83,15 +97,25 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
                   ? "foreign-key"
                   : undefined;
           // NOT NULL appears as contype 'n' on newer servers; it is a column property, not a name.
-          return kind ? [{ name: constraint.name, kind }] : [];
+          return kind ? [{ name: constraint.name, kind, definition: constraint.definition }] : [];
         }),
         appendOnly: appendOnly.has(Number(table.oid)),
         references: tableConstraints
           .filter((constraint) => constraint.referenced !== null)
-          .map((constraint) =>
-            (constraint.referenced ?? "").replace(/^.*\./, "").replace(/"/g, ""),
-          ),
+          .map((constraint) => unqualified(constraint.referenced ?? "")),
+        foreignKeys: tableConstraints
+          .filter((constraint) => constraint.contype === "f")
+          .map((constraint) => ({
+            columns: constraint.columns ?? [],
+            table: unqualified(constraint.referenced ?? ""),
+            referencedColumns: constraint.referenced_columns ?? [],
+          })),
       };
     }),
   };
+}
+
+/** `schema."table"` → `table`. */
+function unqualified(name: string): string {
+  return name.replace(/^.*\./, "").replace(/"/g, "");
 }

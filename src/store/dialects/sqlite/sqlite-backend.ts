@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, sql } from "kysely";
@@ -6,11 +6,12 @@ import { KeelError } from "../../../core/index.js";
 import type { KernelDatabase } from "../../schema.js";
 import type { SqliteSynchronous, StoreCapabilities, StoreLocation } from "../../types.js";
 import type { StoreBackend } from "../backend.js";
-import type { SchemaSnapshot } from "../schema-snapshot.js";
+import type { SchemaObject, SchemaSnapshot } from "../schema-snapshot.js";
 import { type SqliteDriver, SqliteKyselyDialect } from "./sqlite-driver.js";
 import { sqliteFileError } from "./sqlite-errors.js";
 import { checkSqliteFile } from "./sqlite-file-check.js";
 import { introspectSqlite } from "./sqlite-introspector.js";
+import { sqliteSchemaObjects } from "./sqlite-schema-objects.js";
 
 const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsSkipLocked: false,
@@ -25,29 +26,52 @@ const CAPABILITIES: StoreCapabilities = Object.freeze({
 export const MIGRATION_LOCK_SUFFIX = "-migrate-lock";
 /** How long a starter waits for another one's migrations before giving up (STORE_BUSY). */
 const MIGRATION_LOCK_WAIT_MS = 120_000;
+/**
+ * WAL frames (pages, ~4 KiB each) after which a commit checkpoints the log into the database
+ * (SQLite's default: 1,000). A checkpoint fsyncs the log and the database and copies every page
+ * changed since the last one, inside the commit that triggers it: at 1,000 frames a stream of
+ * small commits (a ledgered tool call writes ~25 frames) paid it every few dozen commits. At
+ * 10,000 the log grows to ~40 MiB before it is copied back, each page is copied once for more
+ * of its changes, and the two fsyncs are spread over ten times as many commits (bench/runtime).
+ */
+const WAL_AUTOCHECKPOINT_FRAMES = 10_000;
 
 export interface SqliteOpenOptions {
   synchronous: SqliteSynchronous;
   busyTimeoutMs: number;
+  /**
+   * Open without changing anything (dry runs, status, doctor): a read-only connection, no
+   * journal-mode switch, no folder created; an absent file reads as an empty database.
+   */
+  readOnly?: boolean;
 }
 
 /**
  * Opens (creating if absent) a SQLite database: the file is checked before SQLite sees it, then
- * WAL, foreign keys, a busy timeout and `synchronous` are set on the one connection.
+ * WAL (checkpointed every `WAL_AUTOCHECKPOINT_FRAMES`), foreign keys, a busy timeout and
+ * `synchronous` are set on the one connection.
  */
 export function openSqliteBackend(
   location: Extract<StoreLocation, { dialect: "sqlite" }>,
   options: SqliteOpenOptions,
 ): StoreBackend {
   const { path } = location;
-  const inMemory = path === ":memory:";
+  const readOnly = options.readOnly === true;
+  // Read-only and absent: an empty in-memory stand-in, so that nothing is created on disk.
+  const inMemory = path === ":memory:" || (readOnly && !existsSync(path));
+  // A read-only connection to a WAL database leaves -wal and -shm behind unless cleaned up.
+  const leftovers =
+    readOnly && !inMemory && !existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
   let database: Database.Database;
   try {
-    if (!inMemory) {
-      checkSqliteFile(path);
-      mkdirSync(dirname(path), { recursive: true });
-    }
-    database = new Database(path, { timeout: options.busyTimeoutMs });
+    if (!inMemory) checkSqliteFile(path);
+    if (!inMemory && !readOnly) mkdirSync(dirname(path), { recursive: true });
+    database = inMemory
+      ? new Database(":memory:")
+      : new Database(path, {
+          timeout: options.busyTimeoutMs,
+          ...(readOnly ? { readonly: true, fileMustExist: true } : {}),
+        });
   } catch (error) {
     throw toOpenError(error, path);
   }
@@ -55,7 +79,10 @@ export function openSqliteBackend(
     // Reading the schema first surfaces a corrupt first page before any pragma writes the header.
     database.prepare("SELECT count(*) FROM sqlite_master").get();
     assertKeelOrEmpty(database, path);
-    if (!inMemory) database.pragma("journal_mode = WAL");
+    if (!inMemory && !readOnly) {
+      database.pragma("journal_mode = WAL");
+      database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_FRAMES}`);
+    }
     database.pragma("foreign_keys = ON");
     database.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMs)}`);
     database.pragma(`synchronous = ${options.synchronous}`);
@@ -65,7 +92,26 @@ export function openSqliteBackend(
   }
   const dialect = new SqliteKyselyDialect(database);
   const kysely = new Kysely<KernelDatabase>({ dialect });
-  return new SqliteBackend(location, database, kysely, dialect.driver);
+  return new SqliteBackend(location, database, kysely, dialect.driver, leftovers);
+}
+
+/**
+ * Removes the -wal and -shm a read-only connection created: SQLite itself deletes them when the
+ * last connection that read the database closes, which a read-only one cannot do, so one plain
+ * connection reads and closes. It leaves them if another connection is still open, and writes
+ * nothing to the database file (its log is empty).
+ */
+function removeReadOnlyLeftovers(path: string): void {
+  try {
+    const cleaner = new Database(path, { fileMustExist: true });
+    try {
+      cleaner.prepare("SELECT count(*) FROM sqlite_master").get();
+    } finally {
+      cleaner.close();
+    }
+  } catch {
+    // A read-only folder: nothing could have been created there either.
+  }
 }
 
 /**
@@ -117,6 +163,8 @@ class SqliteBackend implements StoreBackend {
     readonly database: Database.Database,
     readonly kysely: Kysely<KernelDatabase>,
     readonly driver: SqliteDriver,
+    /** Read-only open that created -wal/-shm companions: remove them on close. */
+    readonly removeLeftovers: boolean,
   ) {
     this.native = { dialect: "sqlite" as const, database };
   }
@@ -162,15 +210,28 @@ class SqliteBackend implements StoreBackend {
     return introspectSqlite(db);
   }
 
+  schemaObjects(db: Kysely<KernelDatabase>): Promise<SchemaObject[]> {
+    return sqliteSchemaObjects(db);
+  }
+
   async tableExists(db: Kysely<KernelDatabase>, table: string): Promise<boolean> {
     const result = await sql<{ n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${table}`.execute(db);
     return Number(result.rows[0]?.n ?? 0) > 0;
   }
 
+  async relationNames(db: Kysely<KernelDatabase>): Promise<string[]> {
+    const result = await sql<{ name: string }>`
+      SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`.execute(db);
+    return result.rows.map((row) => row.name);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     await this.kysely.destroy();
+    if (this.removeLeftovers && this.location.dialect === "sqlite") {
+      removeReadOnlyLeftovers(this.location.path);
+    }
   }
 }

@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { KernelDatabase } from "../../schema.js";
 import type {
   ConstraintSnapshot,
+  ForeignKeySnapshot,
   IndexSnapshot,
   SchemaSnapshot,
   TableSnapshot,
@@ -43,8 +44,14 @@ async function introspectTable(
   db: Kysely<KernelDatabase>,
   table: MasterRow,
 ): Promise<Omit<TableSnapshot, "appendOnly">> {
-  const columns = await sql<{ name: string; type: string; notnull: number; pk: number }>`
-    SELECT name, type, "notnull", pk FROM pragma_table_info(${table.name}) ORDER BY cid`.execute(
+  const columns = await sql<{
+    name: string;
+    type: string;
+    notnull: number;
+    pk: number;
+    dflt_value: string | null;
+  }>`
+    SELECT name, type, "notnull", pk, dflt_value FROM pragma_table_info(${table.name}) ORDER BY cid`.execute(
     db,
   );
   const indexList = await sql<{ name: string; unique: number; origin: string; partial: number }>`
@@ -61,14 +68,25 @@ async function introspectTable(
       columns: indexColumns.rows.map((row) => row.name ?? "<expression>"),
     });
   }
-  const foreignKeys = await sql<{ table: string }>`
-    SELECT DISTINCT "table" FROM pragma_foreign_key_list(${table.name})`.execute(db);
+  const foreignKeys = await sql<{ id: number; table: string; from: string; to: string | null }>`
+    SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(${table.name})
+    ORDER BY id, seq`.execute(db);
+  const keys = new Map<number, ForeignKeySnapshot>();
+  for (const row of foreignKeys.rows) {
+    const key = keys.get(row.id) ?? { columns: [], table: row.table, referencedColumns: [] };
+    keys.set(row.id, {
+      ...key,
+      columns: [...key.columns, row.from],
+      referencedColumns: [...key.referencedColumns, row.to ?? "<primary key>"],
+    });
+  }
   return {
     name: table.name,
     columns: columns.rows.map((column) => ({
       name: column.name,
       type: column.type.toUpperCase(),
       notNull: column.notnull === 1 || column.pk > 0,
+      defaultValue: column.dflt_value,
     })),
     primaryKey: columns.rows
       .filter((column) => column.pk > 0)
@@ -76,7 +94,8 @@ async function introspectTable(
       .map((column) => column.name),
     indexes,
     constraints: constraintsFromSql(table.sql ?? ""),
-    references: foreignKeys.rows.map((row) => row.table),
+    references: [...new Set(foreignKeys.rows.map((row) => row.table))],
+    foreignKeys: [...keys.values()],
   };
 }
 
@@ -86,7 +105,11 @@ async function introspectTable(
  */
 function constraintsFromSql(createSql: string): ConstraintSnapshot[] {
   const found: ConstraintSnapshot[] = [];
-  const text = createSql.replace(/'(?:[^']|'')*'/g, "''");
+  // Literals blanked to the same length, so positions in `text` are positions in `createSql`.
+  const text = createSql.replace(
+    /'(?:[^']|'')*'/g,
+    (literal) => `'${" ".repeat(literal.length - 2)}'`,
+  );
   const pattern =
     /\b(?:CONSTRAINT\s+("?)([A-Za-z_][\w]*)\1\s+)?(CHECK|UNIQUE|REFERENCES|FOREIGN\s+KEY)\b/gi;
   for (const match of text.matchAll(pattern)) {
@@ -99,7 +122,23 @@ function constraintsFromSql(createSql: string): ConstraintSnapshot[] {
       continue;
     }
     const kind = keyword === "CHECK" ? "check" : keyword === "UNIQUE" ? "unique" : "foreign-key";
-    found.push({ name: match[2] ?? null, kind });
+    const definition =
+      kind === "check"
+        ? parenthesised(createSql, text, (match.index ?? 0) + match[0].length)
+        : null;
+    found.push({ name: match[2] ?? null, kind, definition });
   }
   return found;
+}
+
+/** The balanced `( … )` that starts at or after `from` in `text`, cut from `source`. */
+function parenthesised(source: string, text: string, from: number): string | null {
+  const open = text.indexOf("(", from);
+  if (open === -1) return null;
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")" && --depth === 0) return source.slice(open, i + 1);
+  }
+  return null;
 }

@@ -1,6 +1,6 @@
 /** Threads, getState / getStateHistory, updateState with asNode, and time travel. */
 import type { GraphApi, HistoryOptions, StateSnapshotLike } from "../api.js";
-import { historyView, snapshotView, thread } from "../harness.js";
+import { historyView, outcome, snapshotView, thread } from "../harness.js";
 import { counterState, num } from "./common.js";
 
 function twoStepGraph(api: GraphApi, options: { interruptBefore?: string[] } = {}) {
@@ -35,6 +35,30 @@ export const checkpointPrograms = {
       otherThread: await graph.invoke({ n: 5 }, thread("t2")),
       stateT1: snapshotView(await graph.getState(thread("t1"))),
       emptyThread: snapshotView(await graph.getState(thread("never-used"))),
+    };
+  },
+
+  /**
+   * A new input on a paused thread starts over from START: the task the pause left pending (an
+   * interrupted node, or one interruptBefore held back) does not run along with it.
+   */
+  async newInputOnPausedThread(api: GraphApi) {
+    const build = (ask: boolean) =>
+      new api.StateGraph(counterState(api))
+        .addNode("first", () => ({ log: ["first"] }))
+        .addNode("b", () => ({ log: [ask ? `b:${String(api.interrupt("?"))}` : "b"] }))
+        .addEdge(api.START, "first")
+        .addEdge("first", "b")
+        .compile({ checkpointer: new api.MemorySaver(), interruptBefore: ask ? [] : ["b"] });
+    const interrupted = build(true);
+    await interrupted.invoke({ n: 0 }, thread("interrupted"));
+    const held = build(false);
+    await held.invoke({ n: 0 }, thread("held"));
+    return {
+      interrupted: await interrupted.invoke({ n: 1 }, thread("interrupted")),
+      interruptedHistory: await historyView(interrupted, thread("interrupted")),
+      held: await held.invoke({ n: 1 }, thread("held")),
+      heldState: snapshotView(await held.getState(thread("held"))),
     };
   },
 
@@ -75,6 +99,34 @@ export const checkpointPrograms = {
     const seeded = snapshotView(await graph.getState(config));
     const run = await graph.invoke(null, config);
     return { seeded, run, history: await historyView(graph, config) };
+  },
+
+  /**
+   * updateState without asNode writes as the node that wrote the last step; after a parallel step
+   * that is ambiguous and refused, and the thread is left as it was.
+   */
+  async updateStateInfersAsNode(api: GraphApi) {
+    const single = twoStepGraph(api, { interruptBefore: ["b"] });
+    await single.invoke({ n: 1 }, thread("one-writer"));
+    await single.updateState(thread("one-writer"), { n: 7 });
+    const inferred = snapshotView(await single.getState(thread("one-writer")));
+
+    const parallel = new api.StateGraph(counterState(api))
+      .addNode("a", () => ({ log: ["a"] }))
+      .addNode("b", () => ({ log: ["b"] }))
+      .addNode("c", () => ({ log: ["c"] }))
+      .addEdge(api.START, "a")
+      .addEdge(api.START, "b")
+      .addEdge("a", "c")
+      .addEdge("b", "c")
+      .compile({ checkpointer: new api.MemorySaver(), interruptBefore: ["c"] });
+    const config = thread("two-writers");
+    await parallel.invoke({ n: 0 }, config);
+    const ambiguous = await outcome(api, () => parallel.updateState(config, { n: 5 }));
+    const unchanged = snapshotView(await parallel.getState(config));
+    await parallel.updateState(config, { n: 5 }, "a");
+    const asA = snapshotView(await parallel.getState(config));
+    return { inferred, ambiguous, unchanged, asA, resumed: await parallel.invoke(null, config) };
   },
 
   /** Invoking from a past checkpoint replays from there and forks the thread's history. */

@@ -1,7 +1,7 @@
 /** interrupt() resumed with Command({ resume }), static interrupts, and their snapshots. */
 import type { GraphApi } from "../api.js";
 import { collectStream, historyView, outcome, snapshotView, thread } from "../harness.js";
-import { counterState, num } from "./common.js";
+import { counterState, num, pause } from "./common.js";
 
 export const interruptPrograms = {
   /** A node asks, the caller sees the question, resumes with an answer, the node reruns. */
@@ -73,14 +73,118 @@ export const interruptPrograms = {
     return { paused, state, resumed };
   },
 
-  /** interrupt() without a checkpointer is an error, not a silent pause. */
-  async interruptNeedsCheckpointer(api: GraphApi) {
+  /**
+   * A node that is not an `async function` but returns a promise (a plain arrow wrapping an async
+   * helper) and calls interrupt() after an await pauses like any other node.
+   */
+  async interruptAfterAwaitInPlainFunction(api: GraphApi) {
+    let reviewRuns = 0;
+    const review = async (draft: string) => {
+      reviewRuns++;
+      await pause(1);
+      return { log: [`${draft}:${String(api.interrupt({ draft }))}`] };
+    };
     const graph = new api.StateGraph(counterState(api))
-      .addNode("ask", () => ({ log: [String(api.interrupt("?"))] }))
+      .addNode("review", () => review("v1"))
+      .addNode("send", () => ({ log: ["sent"] }))
+      .addEdge(api.START, "review")
+      .addEdge("review", "send")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("plain-async");
+    const paused = await graph.invoke({ n: 0 }, config);
+    const pausedState = snapshotView(await graph.getState(config));
+    const resumed = await graph.invoke(new api.Command({ resume: "ok" }), config);
+    return { paused, pausedState, resumed, reviewRuns };
+  },
+
+  /**
+   * Command({ resume }) addressed to a past interrupted checkpoint continues from it on a new
+   * branch: its tasks run again, an interrupt answered before keeps that answer, and one never
+   * answered receives the new value. A null input from there replays (asks again).
+   */
+  async resumeAtPastCheckpoint(api: GraphApi) {
+    const runs = { ask: 0, note: 0, after: 0 };
+    const graph = new api.StateGraph(counterState(api))
+      .addNode("ask", () => {
+        runs.ask++;
+        return { log: [`answer:${String(api.interrupt("?"))}`] };
+      })
+      .addNode("note", () => {
+        runs.note++;
+        return { log: ["note"] };
+      })
+      .addNode("after", () => {
+        runs.after++;
+        return { log: ["after"] };
+      })
       .addEdge(api.START, "ask")
-      .compile();
-    const result = await outcome(api, () => graph.invoke({ n: 0 }));
-    return { failed: typeof result === "object" && result !== null && "error" in result };
+      .addEdge(api.START, "note")
+      .addEdge("ask", "after")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const pausedAt = async (id: string) => {
+      for await (const snapshot of graph.getStateHistory(thread(id)))
+        if (snapshot.next.includes("ask")) return snapshot.config;
+      throw new Error(`${api.label}: no paused checkpoint on ${id}`);
+    };
+    // Answered before: the past answer stands.
+    await graph.invoke({ n: 0 }, thread("answered"));
+    await graph.invoke(new api.Command({ resume: "yes" }), thread("answered"));
+    const answeredAt = await pausedAt("answered");
+    const answered = await graph.invoke(new api.Command({ resume: "no" }), answeredAt);
+    const answeredRuns = { ...runs };
+    // Never answered (the thread moved on with a new input): the new value is delivered.
+    await graph.invoke({ n: 0 }, thread("moved-on"));
+    const movedOnAt = await pausedAt("moved-on");
+    await graph.invoke({ n: 1 }, thread("moved-on"));
+    const movedOn = await graph.invoke(new api.Command({ resume: "late" }), movedOnAt);
+    const movedOnRuns = { ...runs };
+    const replayed = await graph.invoke(null, movedOnAt);
+    return {
+      answered,
+      answeredRuns,
+      answeredHistory: await historyView(graph, thread("answered")),
+      movedOn,
+      movedOnRuns,
+      replayed,
+      movedOnHistory: await historyView(graph, thread("moved-on")),
+    };
+  },
+
+  /** A task that finished without writing anything, beside an interrupted one, is not run again. */
+  async quietTaskBesideInterrupt(api: GraphApi) {
+    const runs = { quiet: 0, ask: 0 };
+    const graph = new api.StateGraph(counterState(api))
+      .addNode("quiet", () => {
+        runs.quiet++;
+      })
+      .addNode("ask", () => {
+        runs.ask++;
+        return { log: [String(api.interrupt("?"))] };
+      })
+      .addEdge(api.START, "quiet")
+      .addEdge(api.START, "ask")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("quiet");
+    const paused = await graph.invoke({ n: 0 }, config);
+    const pausedState = snapshotView(await graph.getState(config));
+    const resumed = await graph.invoke(new api.Command({ resume: "ok" }), config);
+    return { paused, pausedState, resumed, runs };
+  },
+
+  /** interrupt() without a checkpointer is an error, not a silent pause (nor a silent finish). */
+  async interruptNeedsCheckpointer(api: GraphApi) {
+    const failed = async (node: () => unknown) => {
+      const graph = new api.StateGraph(counterState(api))
+        .addNode("ask", node)
+        .addEdge(api.START, "ask")
+        .compile();
+      const result = await outcome(api, () => graph.invoke({ n: 0 }));
+      return typeof result === "object" && result !== null && "error" in result;
+    };
+    return {
+      plain: await failed(() => ({ log: [String(api.interrupt("?"))] })),
+      afterAwait: await failed(() => pause(1).then(() => ({ log: [String(api.interrupt("?"))] }))),
+    };
   },
 
   /** interruptBefore and interruptAfter stop the run; invoke(null) continues it. */
@@ -107,6 +211,36 @@ export const interruptPrograms = {
       afterState: snapshotView(await after.getState(config)),
       afterResume: await after.invoke(null, config),
       afterHistory: await historyView(after, config),
+    };
+  },
+
+  /**
+   * interruptAfter a node with nothing after it still reports the pause (`__interrupt__: []`),
+   * and a stream reports static pauses as `{ __interrupt__: [] }` chunks.
+   */
+  async staticInterruptReported(api: GraphApi) {
+    const build = (options: { interruptBefore?: string[]; interruptAfter?: string[] }) =>
+      new api.StateGraph(counterState(api))
+        .addNode("a", () => ({ log: ["a"] }))
+        .addNode("b", () => ({ log: ["b"] }))
+        .addEdge(api.START, "a")
+        .addEdge("a", "b")
+        .compile({ checkpointer: new api.MemorySaver(), ...options });
+    const afterLast = build({ interruptAfter: ["b"] });
+    const config = thread("after-last");
+    const stopped = await afterLast.invoke({ n: 0 }, config);
+    const modes = { streamMode: ["updates", "values"] as ("updates" | "values")[] };
+    return {
+      stopped,
+      stoppedIsInterrupted: api.isInterrupted(stopped),
+      state: snapshotView(await afterLast.getState(config)),
+      again: await afterLast.invoke(null, config),
+      streamedAfterLast: await collectStream(afterLast, { n: 1 }, { ...thread("s1"), ...modes }),
+      streamedBefore: await collectStream(
+        build({ interruptBefore: ["b"] }),
+        { n: 1 },
+        { ...thread("s2"), ...modes },
+      ),
     };
   },
 

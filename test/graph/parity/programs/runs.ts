@@ -99,7 +99,7 @@ export const runPrograms = {
     return threw;
   },
 
-  /** The class names of those errors (LangGraph.js: EmptyInputError, or a plain Error). */
+  /** The class names and codes of those errors (LangGraph.js: EmptyInputError, or a plain Error). */
   async missingInputErrorNames(api: GraphApi) {
     const names: Record<string, unknown> = {};
     for (const [name, run] of Object.entries(missingInputCases(api))) {
@@ -107,7 +107,11 @@ export const runPrograms = {
         await run();
         names[name] = "no error";
       } catch (error) {
-        names[name] = error instanceof Error ? error.name : typeof error;
+        const code = (error as { code?: unknown }).code;
+        names[name] = {
+          name: error instanceof Error ? error.name : typeof error,
+          code: typeof code === "string" ? code : null,
+        };
       }
     }
     return names;

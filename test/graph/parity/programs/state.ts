@@ -111,6 +111,42 @@ export const statePrograms = {
     };
   },
 
+  /** What a node returning a Map or a class instance instead of a plain object does. */
+  async nonPlainUpdates(api: GraphApi) {
+    class Update {
+      n = 3;
+    }
+    const results: Record<string, unknown> = {};
+    for (const [name, value] of [
+      ["map", new Map([["n", 3]])],
+      ["classInstance", new Update()],
+    ] as const) {
+      const graph = new api.StateGraph(counterState(api))
+        .addNode("writer", () => value)
+        .addEdge(api.START, "writer")
+        .compile();
+      results[name] = await outcome(api, () => graph.invoke({ n: 0 }));
+    }
+    return results;
+  },
+
+  /** Seed 002's conditional edge as written: no path map, so "end" is the name of a node. */
+  async seedConditionalEdge(api: GraphApi) {
+    const State = api.Annotation.Root({
+      messages: api.Annotation({ reducer: concat, default: () => [] }),
+      step: api.Annotation(),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("node_a", (state) => ({ step: num(state, "step") + 1 }))
+      .addNode("node_b", (state) => ({ step: num(state, "step") + 2 }))
+      .addNode("end", (state) => ({ messages: [`end at ${num(state, "step")}`] }))
+      .addEdge(api.START, "node_a")
+      .addConditionalEdges("node_a", (state) => (num(state, "step") > 5 ? "end" : "node_b"))
+      .addEdge("node_b", "node_a")
+      .compile();
+    return { fromZero: await graph.invoke({ step: 0 }), fromTen: await graph.invoke({ step: 10 }) };
+  },
+
   /** A path that returns several node names runs them all in the next step. */
   async conditionalFanOut(api: GraphApi) {
     const visit = (name: string) => () => ({ log: [name] });

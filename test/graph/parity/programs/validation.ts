@@ -27,6 +27,32 @@ export const validationPrograms = {
           .addEdge(api.START, "a")
           .addConditionalEdges("a", () => "x", { x: "nope" })
           .compile(),
+      joinToUnknown: () =>
+        graph()
+          .addNode("a", node)
+          .addNode("b", node)
+          .addEdge(api.START, "a")
+          .addEdge(api.START, "b")
+          .addEdge(["a", "b"], "zzz")
+          .compile(),
+      joinFromUnknown: () =>
+        graph()
+          .addNode("a", node)
+          .addNode("b", node)
+          .addEdge(api.START, "a")
+          .addEdge(["a", "zzz"], "b")
+          .compile(),
+      endsUnknown: () =>
+        graph()
+          .addNode("a", node, { ends: ["zzz"] })
+          .addEdge(api.START, "a")
+          .compile(),
+      conditionalFromUnknown: () =>
+        graph()
+          .addNode("a", node)
+          .addEdge(api.START, "a")
+          .addConditionalEdges("zzz", () => "a")
+          .compile(),
       interruptBeforeUnknown: () =>
         graph()
           .addNode("a", node)
@@ -43,5 +69,20 @@ export const validationPrograms = {
       }
     }
     return rejected;
+  },
+
+  /** A node only a Command.goto leads to, not declared in `ends`. */
+  async unreachableNode(api: GraphApi) {
+    const State = api.Annotation.Root({ n: api.Annotation() });
+    try {
+      const graph = new api.StateGraph(State)
+        .addNode("a", () => new api.Command({ goto: "orphan" }))
+        .addNode("orphan", () => ({ n: 2 }))
+        .addEdge(api.START, "a")
+        .compile();
+      return { ran: await graph.invoke({ n: 0 }) };
+    } catch (error) {
+      return { rejected: error instanceof Error ? error.name : String(error) };
+    }
   },
 };

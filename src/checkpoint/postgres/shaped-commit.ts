@@ -1,0 +1,139 @@
+import {
+  BLOB_COLUMNS,
+  CHECKPOINT_COLUMNS,
+  WRITE_COLUMNS,
+  WRITE_CONFLICT,
+} from "../durable/commit-sql.js";
+import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
+
+/**
+ * The commit of one thread's few rows (a step: its checkpoint, a blob or two, the odd loose
+ * write) as a statement of its own shape, with one scalar parameter per value. Postgres plans
+ * and runs it in a fraction of the time of the general statement over unnested arrays, which the
+ * runner keeps for larger batches.
+ */
+
+/** Rows per table up to which a batch gets a statement of its own shape. */
+export const MAX_SHAPED_ROWS = 4;
+
+/** True when `threads` is one thread small enough for a shaped statement. */
+export function fitsShape(threads: readonly ThreadBatch[]): boolean {
+  const thread = threads[0];
+  return (
+    threads.length === 1 &&
+    thread !== undefined &&
+    thread.writes.length <= MAX_SHAPED_ROWS &&
+    thread.blobs.length <= MAX_SHAPED_ROWS &&
+    thread.checkpoints.length <= MAX_SHAPED_ROWS
+  );
+}
+
+// Parameters $1..$3: the thread id, now, this writer's lease identity.
+const UPSERT_THREAD = `INSERT INTO state_threads (id, created_at, updated_at) VALUES ($1, $2, $2)
+ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at
+WHERE state_threads.lease_owner IS NULL OR state_threads.lease_owner = $3 OR state_threads.lease_expires_at < $2
+RETURNING id`;
+
+// `FOR SHARE`: a concurrent lease change waits for this commit, or this commit sees it.
+const CHECK_THREAD = `SELECT id FROM state_threads
+WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $3 OR lease_expires_at < $2)
+FOR SHARE`;
+
+// The types of each table's columns after thread_id (which every row takes from `thr`).
+const WRITE_TYPES = ["text", "text", "text", "int", "text", "text", "text", "text"];
+const BLOB_TYPES = ["text", "text", "int", "text", "text", "int", "int", "text", "text"];
+const CHECKPOINT_TYPES = [
+  "text",
+  "text",
+  "int",
+  "text",
+  "int",
+  "int",
+  "text",
+  "text",
+  "text",
+  "text",
+  "bigint",
+];
+
+const texts = new Map<string, string>();
+
+/** The statement name and text for a shape (made once per shape). */
+export function shapedStatement(
+  upsert: boolean,
+  thread: ThreadBatch,
+): { name: string; text: string } {
+  const name = `keel_ck_${upsert ? "u" : "c"}${thread.writes.length}_${thread.blobs.length}_${thread.checkpoints.length}`;
+  let text = texts.get(name);
+  if (text === undefined) {
+    let next = 4;
+    const values = (rows: number, types: readonly string[]): string => {
+      const tuples: string[] = [];
+      for (let row = 0; row < rows; row++)
+        tuples.push(`(${types.map((type) => `$${next++}::${type}`).join(", ")})`);
+      return tuples.join(", ");
+    };
+    const insert = (table: string, columns: string, rows: number, types: readonly string[]) =>
+      `INSERT INTO ${table} (${columns})
+  SELECT thr.id, v.* FROM thr CROSS JOIN (VALUES ${values(rows, types)}) AS v`;
+    const parts = [`WITH thr AS (\n${upsert ? UPSERT_THREAD : CHECK_THREAD}\n)`];
+    if (thread.writes.length > 0)
+      parts.push(
+        `w AS (${insert("state_checkpoint_writes", WRITE_COLUMNS, thread.writes.length, WRITE_TYPES)}\n  ${WRITE_CONFLICT})`,
+      );
+    if (thread.blobs.length > 0)
+      parts.push(
+        `b AS (${insert("state_checkpoint_blobs", BLOB_COLUMNS, thread.blobs.length, BLOB_TYPES)})`,
+      );
+    if (thread.checkpoints.length > 0)
+      parts.push(
+        `c AS (${insert("state_checkpoints", CHECKPOINT_COLUMNS, thread.checkpoints.length, CHECKPOINT_TYPES)})`,
+      );
+    text = `${parts.join(",\n")}\nSELECT id FROM thr`;
+    texts.set(name, text);
+  }
+  return { name, text };
+}
+
+/** The parameters of a shaped statement, in the order `shapedStatement` numbers them. */
+export function shapedParams(thread: ThreadBatch, batch: CommitBatch): unknown[] {
+  const params: unknown[] = [thread.threadId, batch.now, batch.ownerId];
+  for (const w of thread.writes)
+    params.push(
+      w.checkpointNs,
+      w.checkpointId,
+      w.taskId,
+      w.idx,
+      w.taskPath,
+      w.channel,
+      w.valueJson,
+      w.valueHash,
+    );
+  for (const b of thread.blobs)
+    params.push(
+      b.checkpointNs,
+      b.channel,
+      b.seq,
+      b.version,
+      b.encoding,
+      b.baseSeq,
+      b.chainCount,
+      b.valueJson,
+      b.valueHash,
+    );
+  for (const c of thread.checkpoints)
+    params.push(
+      c.checkpointNs,
+      c.id,
+      c.seq,
+      c.parentId,
+      c.formatVersion,
+      c.step,
+      c.source,
+      c.checkpointJson,
+      c.channelSeqsJson,
+      c.metadataJson,
+      c.createdAt,
+    );
+  return params;
+}

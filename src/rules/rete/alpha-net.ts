@@ -1,0 +1,228 @@
+/**
+ * The alpha side of the network: a pattern tree per relation (shaped and walked as CLIPS does,
+ * so activations come in CLIPS's order), the alpha memories at its stop nodes and the joins that
+ * hang from them. Asserting a fact visits only its relation's tree and the joins below the alpha
+ * memories it enters; retracting one undoes its matches newest first.
+ */
+import type { PatternCE } from "../ast.js";
+import type { Fact } from "../facts.js";
+import type { JoinNode } from "./beta.js";
+import type { NegativeNode } from "./blocking.js";
+import { AlphaMatch, AlphaNode, REACHED_ALL, type RightInput, releaseBlocks } from "./memory.js";
+import type { CompiledPattern } from "./pattern.js";
+import { type Mark, PatternNet, type PatternNode } from "./pattern-net.js";
+
+/** A join fed by an alpha memory. */
+export type AlphaJoin = JoinNode | NegativeNode;
+
+export class AlphaNet {
+  private readonly nets = new Map<string, PatternNet>();
+  /** The pattern-tree stop node each join hangs from. */
+  private readonly stops = new Map<AlphaJoin, PatternNode>();
+  /** Memories shared by bare stop nodes, by relation and join hash. */
+  private readonly shared = new Map<string, AlphaNode>();
+  /** Alpha memories created by the rule being built; filled once it is complete. */
+  private freshAlphas: AlphaNode[] = [];
+
+  constructor(
+    /** Facts currently in working memory, oldest first (to fill new alpha memories). */
+    private readonly factsOf: (relation: string) => Iterable<Fact>,
+  ) {}
+
+  /** Runs a new fact through its relation's pattern tree and the joins below. */
+  assertFact(fact: Fact): void {
+    const net = this.nets.get(fact.relation);
+    if (!net) return;
+    net.match(fact, deliver);
+    // A shared memory's match has now reached all its stop nodes.
+    for (const am of walked) {
+      am.reached = REACHED_ALL;
+      am.alpha.walkFact = null;
+      am.alpha.walkMatch = null;
+    }
+    walked.length = 0;
+  }
+
+  /** Removes a fact's matches and everything built on them, newest match first as CLIPS does. */
+  retractFact(fact: Fact): void {
+    const matches = fact.matches as AlphaMatch[];
+    for (let i = matches.length - 1; i >= 0; i--) {
+      const am = matches[i] as AlphaMatch;
+      // An entry stands for one or more stop nodes reached in a row; a shared memory's match
+      // leaves them last first.
+      const start = am.runs?.pop() ?? 0;
+      for (let rank = am.visits - 1; rank >= start; rank--) {
+        const member = am.alpha.members[rank];
+        am.reached = rank;
+        if (rank === 0) am.alpha.drop(am);
+        if (!member) continue;
+        // What was built on the match goes first, then what it blocked (retract.c).
+        const succ = member.succ;
+        if (am.firstToken) for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
+        if (am.blocks) releaseBlocks(am, rank);
+      }
+      am.visits = start;
+    }
+    fact.matches = [];
+  }
+
+  /** The alpha memory and stop node of a compiled pattern, created when new. */
+  alphaFor(ce: PatternCE, cp: CompiledPattern): { alpha: AlphaNode; stop: PatternNode } {
+    let net = this.nets.get(ce.relation);
+    if (!net) {
+      net = new PatternNet(!ce.template);
+      this.nets.set(ce.relation, net);
+    }
+    const stop = net.place(cp.steps, []);
+    if (stop.alpha) return { alpha: stop.alpha, stop };
+    // Bare nodes (no test) of one relation and join hash hold the same facts: CLIPS gives each
+    // its own memory, Keel shares one and lets each join see a match once its node has.
+    const groupKey = stop.bare === null ? null : `${ce.relation}|${stop.bare}`;
+    let alpha = groupKey ? this.shared.get(groupKey) : undefined;
+    if (!alpha) {
+      alpha = new AlphaNode(`${stop.id}`, ce.relation, cp.join.rightHash);
+      if (groupKey) this.shared.set(groupKey, alpha);
+      this.freshAlphas.push(alpha);
+    }
+    stop.alpha = alpha;
+    return { alpha, stop };
+  }
+
+  /** Records the stop node a new join will hang from (it is linked in by {@link commit}). */
+  hang<T extends AlphaJoin>(node: T, stop: PatternNode): T {
+    this.stops.set(node, stop);
+    return node;
+  }
+
+  /**
+   * Completes a rule's alpha side: new alpha memories take the facts already in working memory
+   * (oldest first, activating nothing), and the rule's new joins are linked to their stop nodes.
+   */
+  commit(joins: readonly AlphaJoin[]): void {
+    const fresh = new Set(this.freshAlphas);
+    const relations = new Set(this.freshAlphas.map((a) => a.relation));
+    const store = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode) => {
+      if (!fresh.has(alpha)) return;
+      if (stop.bare !== null && alpha.walkFact === fact) {
+        // A shared memory holds a fact once, with an entry per stop node it reached.
+        revisit(alpha.walkMatch as AlphaMatch);
+        return;
+      }
+      const am = storeMatch(alpha, fact, marks);
+      am.reached = REACHED_ALL;
+      alpha.walkFact = fact;
+      alpha.walkMatch = am;
+    };
+    for (const relation of relations) {
+      const net = this.nets.get(relation);
+      if (net) for (const fact of this.factsOf(relation)) net.match(fact, store);
+    }
+    for (const alpha of this.freshAlphas) {
+      alpha.walkFact = null;
+      alpha.walkMatch = null;
+    }
+    const grown = new Map<AlphaNode, number>();
+    for (const node of joins) {
+      const stop = this.stops.get(node) as PatternNode;
+      const alpha = node.alpha;
+      if (stop.succ.length === 0 && stop.bare === null) alpha.members.push(stop);
+      if (stop.succ.length === 0 && stop.bare !== null && !fresh.has(alpha)) {
+        grown.set(alpha, (grown.get(alpha) ?? 0) + 1);
+      }
+      stop.succ.unshift(node);
+      node.rank = stop.rank;
+      this.nets.get(alpha.relation)?.use(stop, 1);
+      relations.add(alpha.relation);
+    }
+    for (const relation of relations) this.rankMembers(relation);
+    // A shared memory that gained stop nodes: its matches have reached those too.
+    for (const [alpha, n] of grown) {
+      for (const am of alpha.memory.all()) {
+        for (let i = 0; i < n; i++) revisit(am);
+      }
+    }
+    this.freshAlphas = [];
+  }
+
+  /** Takes a join off its stop node and the pattern tree (nodes nobody uses go). */
+  unhook(node: AlphaJoin): void {
+    const stop = this.stops.get(node);
+    if (!stop) return;
+    this.stops.delete(node);
+    const at = stop.succ.indexOf(node);
+    if (at >= 0) stop.succ.splice(at, 1);
+    const relation = node.alpha.relation;
+    this.nets.get(relation)?.use(stop, -1);
+    if (stop.succ.length === 0) stop.alpha = null;
+    if (node.alpha.members.length <= 1 && stop.succ.length === 0) {
+      for (const [k, a] of this.shared) if (a === node.alpha) this.shared.delete(k);
+    }
+    this.rankMembers(relation);
+    if (stop.bare === null && stop.succ.length === 0) node.alpha.members.length = 0;
+  }
+
+  /** Ranks the stop nodes of each memory in walking order, and their joins with them. */
+  private rankMembers(relation: string): void {
+    const net = this.nets.get(relation);
+    if (!net) return;
+    const seen = new Set<AlphaNode>();
+    for (const root of net.roots) {
+      const alpha = root.alpha;
+      if (!alpha || root.bare === null || seen.has(alpha)) continue;
+      seen.add(alpha);
+      const members = net.roots.filter((r) => r.alpha === alpha && r.succ.length > 0);
+      alpha.members.length = 0;
+      members.forEach((m, i) => {
+        m.rank = i;
+        for (const j of m.succ) j.rank = i;
+        alpha.members.push(m);
+      });
+    }
+  }
+}
+
+const NO_MARKS: readonly Mark[] = [];
+
+/** Shared-memory matches made during the current walk (their reach is completed after it). */
+const walked: AlphaMatch[] = [];
+
+/** Hands a fact that reached a stop node to its alpha memory, then to its joins in order. */
+function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode): void {
+  let am: AlphaMatch;
+  if (stop.bare === null) {
+    am = storeMatch(alpha, fact, marks);
+    am.reached = REACHED_ALL;
+  } else {
+    if (alpha.walkFact === fact) {
+      am = alpha.walkMatch as AlphaMatch;
+      revisit(am);
+    } else {
+      am = storeMatch(alpha, fact, marks);
+      alpha.walkFact = fact;
+      alpha.walkMatch = am;
+      walked.push(am);
+    }
+    am.reached = stop.rank + 1;
+  }
+  const succ = stop.succ;
+  for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);
+}
+
+/** A shared memory's match reached one more of its stop nodes. */
+function revisit(am: AlphaMatch): void {
+  const list = am.fact.matches;
+  if (list[list.length - 1] !== am) {
+    if (!am.runs) am.runs = [0];
+    am.runs.push(am.visits);
+    list.push(am);
+  }
+  am.visits++;
+}
+
+function storeMatch(alpha: AlphaNode, fact: Fact, marks: readonly Mark[]): AlphaMatch {
+  // The walk reuses its markers; keep a copy only when a multifield node bound something.
+  const am = new AlphaMatch(fact, marks.length ? marks.map((m) => ({ ...m })) : NO_MARKS, alpha);
+  alpha.store(am);
+  fact.matches.push(am);
+  return am;
+}

@@ -1,0 +1,181 @@
+/**
+ * The joins that pass a token while nothing (not) or something (exists) on their right side
+ * conflicts with it: `(not pattern)` and `(exists pattern)` against an alpha memory, and CLIPS's
+ * join from the right (a "nand" join) for a not/exists over several conditional elements, whose
+ * right side is the last join of the group's own sub-network (drive.c, rulebld.c).
+ */
+import { BetaNode, type JoinSpec, joins } from "./beta.js";
+import { type ChainEntry, HashChains } from "./chains.js";
+import {
+  type AlphaMatch,
+  type AlphaNode,
+  type Block,
+  type Blocker,
+  emit,
+  type LeftInput,
+  LeftMemory,
+  linkBlock,
+  REACHED_ALL,
+  type RightInput,
+  releaseBlocks,
+  removeChildrenFrom,
+  type Token,
+  type TokenSource,
+  type Unblockable,
+  unlinkBlock,
+} from "./memory.js";
+
+/** What a blocking node's right memory holds. */
+interface RightMatch<R> extends ChainEntry<R>, Blocker {
+  /** Joins of rank below this see the match (see AlphaMatch.reached). */
+  readonly reached: number;
+}
+
+/**
+ * As in CLIPS, a token is held by the first right-memory match that conflicts with it; when that
+ * match goes the node looks for another one, so each change costs only the tokens it touches and
+ * what a retraction frees comes in CLIPS's order.
+ */
+abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements Unblockable {
+  rank = 0;
+  readonly left = new LeftMemory();
+  /** Block records of tokens whose own record slot another negative node already uses. */
+  private readonly blocks = new Map<Token, Block>();
+  /** Set when the node leaves the network: stale block records then do nothing. */
+  detached = false;
+  constructor(
+    readonly memory: HashChains<R>,
+    readonly spec: JoinSpec<R>,
+    readonly exists: boolean,
+  ) {
+    super();
+  }
+
+  private recordOf(t: Token): Block {
+    const own = t.memOwner === this.left;
+    const known = own ? (t.aux as Block | null) : this.blocks.get(t);
+    if (known) return known;
+    const b: Block = { token: t, node: this, am: null, prev: null, next: null };
+    if (own) t.aux = b;
+    else this.blocks.set(t, b);
+    return b;
+  }
+
+  private blockerOf(t: Token): Blocker | null {
+    const b = t.memOwner === this.left ? (t.aux as Block | null) : this.blocks.get(t);
+    return b ? b.am : null;
+  }
+
+  /** The first live match in memory order that conflicts with `t`, other than `skip`. */
+  private firstConflict(t: Token, hash: number, skip: Blocker | null): R | null {
+    const spec = this.spec;
+    for (let am = this.memory.first(hash); am !== null; am = am.next) {
+      if (am.hash !== hash || am === skip || am.reached <= this.rank) continue;
+      if (joins(spec, t, am)) return am;
+    }
+    return null;
+  }
+
+  leftActivate(t: Token): void {
+    const hash = this.spec.leftHash === null ? 0 : this.spec.leftHash(t);
+    this.left.add(t, hash);
+    const am = this.firstConflict(t, hash, null);
+    if (am) linkBlock(this.recordOf(t), am);
+    if ((am !== null) === this.exists) emit(this, t, null);
+  }
+
+  leftRemove(t: Token): void {
+    this.left.remove(t);
+    const own = t.memOwner === this.left;
+    const b = own ? (t.aux as Block | null) : this.blocks.get(t);
+    if (b) unlinkBlock(b);
+    if (!own) this.blocks.delete(t);
+  }
+
+  /** A new right-memory match blocks (not) or passes (exists) the tokens it joins with. */
+  rightActivate(am: R): void {
+    const spec = this.spec;
+    const hash = am.hash;
+    for (let e = this.left.chains.first(hash); e !== null; e = e.next) {
+      if (e.hash !== hash) continue;
+      const t = e.token;
+      if (t.dead || this.blockerOf(t) !== null || !joins(spec, t, am)) continue;
+      linkBlock(this.recordOf(t), am);
+      if (this.exists) emit(this, t, null);
+      else removeChildrenFrom(t, this);
+    }
+  }
+
+  unblock(b: Block, gone: Blocker): void {
+    const t = b.token;
+    if (this.detached || t.dead) return;
+    const next = this.firstConflict(t, this.left.hashOf(t), gone);
+    if (next) {
+      linkBlock(b, next);
+      return;
+    }
+    if (this.exists) removeChildrenFrom(t, this);
+    else emit(this, t, null);
+  }
+}
+
+/** `(not pattern)` or `(exists pattern)`: the right side is an alpha memory. */
+export class NegativeNode extends BlockingNode<AlphaMatch> implements LeftInput, RightInput {
+  constructor(
+    readonly alpha: AlphaNode,
+    spec: JoinSpec,
+    exists: boolean,
+  ) {
+    super(alpha.memory, spec, exists);
+  }
+
+  /** Retraction is handled through the match's block list (see {@link unblock}). */
+  rightRetract(): void {}
+}
+
+/** A match of a not/exists group's sub-network, held in its nand join's right memory. */
+export class GroupMatch implements RightMatch<GroupMatch> {
+  hash = 0;
+  next: GroupMatch | null = null;
+  prev: GroupMatch | null = null;
+  blocks: Block | null = null;
+  readonly reached = REACHED_ALL;
+  constructor(readonly token: Token) {}
+}
+
+/**
+ * A not/exists over several conditional elements (CLIPS's join from the right): the group is a
+ * sub-network fed with the same tokens as this node, and each of its matches enters this node's
+ * right memory (oldest first, as CLIPS appends to a right beta memory). The join compares only
+ * the variables the group reads from outside it, so a group match blocks every token that agrees
+ * on them, as in CLIPS.
+ */
+export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
+  /** The child of the group's last node that feeds this node's right memory. */
+  readonly input: LeftInput;
+  /** The group's last node (set by the network when it links the input there). */
+  inputParent: TokenSource | null = null;
+
+  constructor(spec: JoinSpec<GroupMatch>, exists: boolean) {
+    super(new HashChains<GroupMatch>(), spec, exists);
+    const byToken = new Map<Token, GroupMatch>();
+    const memory = this.memory;
+    const rightHash = spec.rightHash;
+    this.input = {
+      leftActivate: (t) => {
+        const gm = new GroupMatch(t);
+        gm.hash = rightHash === null ? 0 : rightHash(gm);
+        memory.append(gm);
+        byToken.set(t, gm);
+        this.rightActivate(gm);
+      },
+      leftRemove: (t) => {
+        const gm = byToken.get(t);
+        if (!gm) return;
+        byToken.delete(t);
+        memory.remove(gm);
+        if (gm.blocks) releaseBlocks(gm, null);
+      },
+    };
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * A pattern's join: the hash of the variables it shares with earlier patterns (CLIPS's
+ * leftHash/rightHash), the comparison that confirms a hash hit, and the remaining join tests,
+ * compiled from a pattern's compile context.
+ */
+import { type Compiled, compileExpr, type Frame } from "../evaluate.js";
+import { FALSE, type Value, valuesEqual } from "../values.js";
+import type { JoinSpec } from "./beta.js";
+import { directIndex, exprKey, type FieldPos, getterKey, litKey } from "./field-place.js";
+import { combineHash, valueHash } from "./hash.js";
+import { type AlphaMatch, matchAt, type Token } from "./memory.js";
+import { type Context, guard, placeKey, tokenReader, type VarLoc } from "./pattern-context.js";
+import type { FieldRead } from "./pattern-net.js";
+
+/** Reads a variable of an earlier pattern from a token. */
+export function outerRead(loc: VarLoc): (t: Token) => Value {
+  const { slot, read } = loc;
+  if (!read) return (t) => (matchAt(t, slot) as AlphaMatch).fact;
+  return (t) => {
+    const am = matchAt(t, slot) as AlphaMatch;
+    return read(am.fact, am.marks);
+  };
+}
+
+export function buildJoin(ctx: Context): JoinSpec {
+  const pairs = ctx.hashPairs;
+  const place = (name: string) => placeKey(name, ctx);
+  // The join's identity names what it compares by place, as CLIPS compares join expressions.
+  const keyParts: string[] = pairs.map(
+    (p) => `${p.outer.slot}:${p.outer.key}=${getterKey(ctx.pos[p.slot] as FieldPos)}`,
+  );
+  const { leftHash, rightHash, keyEq } = hashJoin(
+    pairs.map((p) => p.outer),
+    pairs.map((p) => ctx.reads[p.slot] as FieldRead),
+  );
+  let test: JoinSpec["test"] = null;
+  if (ctx.joinTests.length || ctx.extraTests.length) {
+    // The alpha match under test; one per join, set before each test (tests never re-enter).
+    let cur: AlphaMatch | null = null;
+    const localRead = (idx: number): Compiled => {
+      const read = ctx.reads[idx] as FieldRead;
+      return () => read((cur as AlphaMatch).fact, (cur as AlphaMatch).marks);
+    };
+    const resolve = (name: string): Compiled | null => {
+      const local = ctx.locals.get(name);
+      if (local !== undefined && local >= 0) return localRead(local);
+      const o = ctx.outer.get(name);
+      return o ? tokenReader(o) : null;
+    };
+    const fieldTests = ctx.joinTests.map((jt) => {
+      const altKeys: string[] = [];
+      const alts = jt.alts.map((alt) => {
+        const termKeys: string[] = [];
+        const terms = alt.map((t): TermTest => {
+          const neg = t.neg ? "~" : "";
+          if (t.kind === "lit") {
+            termKeys.push(`${neg}${litKey(t.value)}`);
+            const lit = t.value;
+            return (v: Value) => (v === lit) !== t.neg;
+          }
+          if (t.kind === "var") {
+            termKeys.push(`${neg}${place(t.name)}`);
+            const r = resolve(t.name) as Compiled;
+            return (v: Value, f: Frame) => valuesEqual(v, r(f)) !== t.neg;
+          }
+          termKeys.push(`${neg}${t.kind}${exprKey(t.expr, place)}`);
+          const fn = guard(
+            compileExpr(t.expr, { resolve, rhs: false, construct: ctx.construct }),
+            ctx,
+          );
+          if (t.kind === "pred") return (_v: Value, f: Frame) => (fn(f) !== FALSE) !== t.neg;
+          return (v: Value, f: Frame) => valuesEqual(v, fn(f)) !== t.neg;
+        });
+        altKeys.push(termKeys.join("&"));
+        return terms;
+      });
+      keyParts.push(`T${getterKey(ctx.pos[jt.slot] as FieldPos)}:${altKeys.join("|")}`);
+      const value = localRead(jt.slot);
+      const only = alts.length === 1 && alts[0]?.length === 1 ? (alts[0][0] as TermTest) : null;
+      if (only) return (f: Frame) => only(value(f), f);
+      return (f: Frame) => anyAlternative(alts, value(f), f);
+    });
+    for (const e of ctx.extraTests) {
+      keyParts.push(`X${exprKey(e, place)}`);
+      const fn = guard(compileExpr(e, { resolve, rhs: false, construct: ctx.construct }), ctx);
+      fieldTests.push((f: Frame) => fn(f) !== FALSE);
+    }
+    const host = ctx.host;
+    const f: Frame = { tok: null, local: null, rhs: null, host: host() };
+    const n = fieldTests.length;
+    test = (t: Token, am: AlphaMatch) => {
+      f.tok = t;
+      cur = am;
+      f.host = host();
+      for (let i = 0; i < n; i++) if (!(fieldTests[i] as (f: Frame) => boolean)(f)) return false;
+      return true;
+    };
+  }
+  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test };
+}
+
+export type TermTest = (v: Value, f: Frame) => boolean;
+
+/** True when every term of some alternative holds for `v` (a join's `a&b|c` constraint). */
+export function anyAlternative(
+  alts: readonly (readonly TermTest[])[],
+  v: Value,
+  f: Frame,
+): boolean {
+  for (let i = 0; i < alts.length; i++) {
+    const terms = alts[i] as readonly TermTest[];
+    let ok = true;
+    for (let j = 0; j < terms.length && ok; j++) ok = (terms[j] as TermTest)(v, f);
+    if (ok) return true;
+  }
+  return false;
+}
+
+/** The hash functions and key comparison of a join on the given left and right values. */
+function hashJoin(
+  lefts: readonly VarLoc[],
+  rights: readonly FieldRead[],
+): Pick<JoinSpec, "leftHash" | "rightHash" | "keyEq"> {
+  if (lefts.length === 0) return { leftHash: null, rightHash: null, keyEq: null };
+  const leftAt = lefts.map((loc) => directIndex(loc.read));
+  const rightAt = rights.map(directIndex);
+  if (leftAt.every((i) => i !== undefined) && rightAt.every((i) => i !== undefined)) {
+    return directHashJoin(
+      lefts.map((loc) => loc.slot),
+      leftAt as number[],
+      rightAt as number[],
+    );
+  }
+  const leftReads = lefts.map(outerRead);
+  const n = lefts.length;
+  return {
+    leftHash: (t) => {
+      let h = 0;
+      for (let i = 0; i < n; i++) h = combineHash(h, valueHash((leftReads[i] as LeftRead)(t)));
+      return h;
+    },
+    rightHash: (am) => {
+      let h = 0;
+      for (let i = 0; i < n; i++) {
+        h = combineHash(h, valueHash((rights[i] as FieldRead)(am.fact, am.marks)));
+      }
+      return h;
+    },
+    keyEq: (t, am) => {
+      for (let i = 0; i < n; i++) {
+        const left = (leftReads[i] as LeftRead)(t);
+        if (!valuesEqual(left, (rights[i] as FieldRead)(am.fact, am.marks))) return false;
+      }
+      return true;
+    },
+  };
+}
+
+type LeftRead = (t: Token) => Value;
+
+/**
+ * The common case: every joined value sits at a fixed place in its fact (a template slot, an
+ * ordered fact's field before any multifield), so hashes come from the facts' cached hashes and
+ * the values compare with `===` (single fields hold atoms, which are interned).
+ */
+function directHashJoin(
+  slots: readonly number[],
+  leftAt: readonly number[],
+  rightAt: readonly number[],
+): Pick<JoinSpec, "leftHash" | "rightHash" | "keyEq"> {
+  if (slots.length === 1) {
+    const slot = slots[0] as number;
+    const l = leftAt[0] as number;
+    const r = rightAt[0] as number;
+    return {
+      leftHash: (t) => (matchAt(t, slot) as AlphaMatch).fact.hashAt(l),
+      rightHash: (am) => am.fact.hashAt(r),
+      keyEq: (t, am) => (matchAt(t, slot) as AlphaMatch).fact.values[l] === am.fact.values[r],
+    };
+  }
+  // Read the values nearest the token first, so one walk up the token's parents reaches them all;
+  // combine them in the pairs' own order, as the alpha memory's hash does (several joins with
+  // their variables bound in different orders share one memory).
+  const order = slots.map((_, i) => i).sort((a, b) => (slots[b] as number) - (slots[a] as number));
+  const at = order.map((i) => slots[i] as number);
+  const lefts = order.map((i) => leftAt[i] as number);
+  const rights = order.map((i) => rightAt[i] as number);
+  const n = at.length;
+  const scratch = new Int32Array(n);
+  return {
+    leftHash: (t) => {
+      let x = t;
+      let depth = t.depth - 1;
+      for (let i = 0; i < n; i++) {
+        const slot = at[i] as number;
+        while (depth > slot) {
+          x = x.parent as Token;
+          depth--;
+        }
+        scratch[order[i] as number] = (x.am as AlphaMatch).fact.hashAt(lefts[i] as number);
+      }
+      let h = 0;
+      for (let i = 0; i < n; i++) h = combineHash(h, scratch[i] as number);
+      return h;
+    },
+    rightHash: (am) => {
+      let h = 0;
+      for (let i = 0; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
+      return h;
+    },
+    keyEq: (t, am) => {
+      const values = am.fact.values;
+      let x = t;
+      let depth = t.depth - 1;
+      for (let i = 0; i < n; i++) {
+        const slot = at[i] as number;
+        while (depth > slot) {
+          x = x.parent as Token;
+          depth--;
+        }
+        const left = (x.am as AlphaMatch).fact.values[lefts[i] as number];
+        if (left !== values[rights[i] as number]) return false;
+      }
+      return true;
+    },
+  };
+}

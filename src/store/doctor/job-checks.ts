@@ -1,0 +1,72 @@
+import { existsSync, readdirSync } from "node:fs";
+import { basename, isAbsolute, join } from "node:path";
+import type { StoreBackend } from "../dialects/backend.js";
+
+/** One doctor check's outcome, before it gets its id. */
+export interface CheckOutcome {
+  readonly status: "ok" | "warn";
+  readonly message: string;
+  readonly remedy: string | null;
+}
+
+/** A value as a SQL string literal. */
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** A path as one shell word. */
+function shellWord(value: string): string {
+  return `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The seed's two job-integrity checks: job files in `<.keel>/jobs/*.md` that no job row names,
+ * and job rows whose `file_path` does not exist. Keel has no `keel job` verbs yet (jobs are a
+ * later issue), so the remedies are the exact file and SQL operations that do what
+ * `keel job prune --orphan-files` and a job-file-missing failure will do.
+ */
+export async function jobChecks(
+  backend: StoreBackend,
+  keelDir: string,
+  now: number,
+): Promise<{ files: CheckOutcome; rows: CheckOutcome }> {
+  const jobs = await backend.kysely
+    .selectFrom("state_jobs")
+    .select(["id", "file_path", "status"])
+    .execute();
+  const jobsDir = join(keelDir, "jobs");
+  const known = new Set(
+    jobs.flatMap((job) => [job.id, job.file_path ? basename(job.file_path) : ""]),
+  );
+  const files = existsSync(jobsDir)
+    ? readdirSync(jobsDir).filter((name) => name.endsWith(".md"))
+    : [];
+  const orphanFiles = files.filter((name) => !known.has(name) && !known.has(name.slice(0, -3)));
+  const orphanRows = jobs.filter(
+    (job) =>
+      job.file_path &&
+      !existsSync(isAbsolute(job.file_path) ? job.file_path : join(keelDir, "..", job.file_path)),
+  );
+  const ids = orphanRows.map((job) => sqlString(job.id)).join(", ");
+  return {
+    files:
+      orphanFiles.length === 0
+        ? { status: "ok", message: "No job file without a job.", remedy: null }
+        : {
+            status: "warn",
+            message: `${orphanFiles.length} job file(s) in ${jobsDir} have no job: ${orphanFiles.slice(0, 5).join(", ")}.`,
+            remedy: `Keel never deletes job files itself and has no \`keel job\` verbs yet: delete the ones you do not need, e.g. all of them with \`rm ${orphanFiles.map((name) => shellWord(join(jobsDir, name))).join(" ")}\`.`,
+          },
+    rows:
+      orphanRows.length === 0
+        ? { status: "ok", message: "Every job's file exists.", remedy: null }
+        : {
+            status: "warn",
+            message: `${orphanRows.length} job(s) point at a missing file: ${orphanRows
+              .slice(0, 5)
+              .map((job) => `${job.id} (${job.status})`)
+              .join(", ")}.`,
+            remedy: `Keel has no \`keel job\` verbs yet. In \`keel db shell\` (with the --db or -g you gave doctor), fail the unfinished ones as the seed says and clear the missing paths: \`UPDATE state_jobs SET status = 'failed', failure_reason = 'job-file-missing', finished_at = ${now} WHERE id IN (${ids}) AND status IN ('queued', 'running');\` then \`UPDATE state_jobs SET file_path = NULL WHERE id IN (${ids});\``,
+          },
+  };
+}

@@ -1,0 +1,161 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { afterAll, describe, expect, it } from "vitest";
+import { runDoctor } from "../../src/store/doctor/doctor.js";
+import { locationOf, openStore, type StoreLocation } from "../../src/store/index.js";
+import type { DialectHarness } from "./harness.js";
+
+/** A dedicated-storage plugin `notes` with one migration, in the scope folder `keelDir`. */
+function writeNotesPlugin(keelDir: string): void {
+  const dir = join(keelDir, "plugins", "notes");
+  mkdirSync(join(dir, "migrations"), { recursive: true });
+  writeFileSync(
+    join(dir, "plugin.json"),
+    JSON.stringify({
+      id: "notes",
+      version: "1.0.0",
+      storage: { mode: "dedicated", tables: ["entries"], migrations: ["migrations/001_init.sql"] },
+    }),
+  );
+  writeFileSync(
+    join(dir, "migrations", "001_init.sql"),
+    "CREATE TABLE entries (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL);\nCREATE INDEX ix_entries_created_at ON entries (created_at);",
+  );
+}
+
+/** `keel doctor` on each dialect: its checks and that their remedies work as written. */
+export function runDoctorCases(harness: DialectHarness): void {
+  afterAll(() => harness.cleanup());
+  const fresh = async (label: string): Promise<{ location: StoreLocation; keelDir: string }> => {
+    const { db, dir } = await harness.fresh(label);
+    const keelDir = join(dir, ".keel");
+    return { location: { ...locationOf(db, dir, keelDir), keelDir } as StoreLocation, keelDir };
+  };
+  const check = (report: Awaited<ReturnType<typeof runDoctor>>, id: string) =>
+    report.checks.find((c) => c.id === id);
+
+  describe(`keel doctor: ${harness.dialect}`, () => {
+    it("is green (exit 0) on a healthy database with a dedicated plugin: its tables are checked against its own prefix", async () => {
+      const { location, keelDir } = await fresh("doctor-plugin");
+      writeNotesPlugin(keelDir);
+      const store = await openStore({ location });
+      expect(store.openReport.plugins).toMatchObject([{ pluginId: "notes", status: "enabled" }]);
+      await store.close();
+      const healthy = await runDoctor(location);
+      expect(healthy.checks.filter((c) => c.status !== "ok")).toEqual([]);
+      expect(healthy.exitCode).toBe(0);
+
+      // A plugin table that breaks a rule is the plugin's to fix, and says so.
+      const again = await openStore({ location });
+      await sql`CREATE TABLE plugin_notes_entries_archive (id TEXT PRIMARY KEY)`.execute(
+        again.kysely,
+      );
+      await again.close();
+      const warned = await runDoctor(location);
+      expect(check(warned, "naming")).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/plugin_notes_entries_archive must be named in the plural/),
+        remedy: expect.stringMatching(/plugin must fix it with a new migration/),
+      });
+      expect(warned.exitCode).toBe(1);
+    });
+
+    it("orphan job files and rows: the remedies given are exact operations that clear them", async () => {
+      const { location, keelDir } = await fresh("doctor-jobs");
+      const store = await openStore({ location });
+      const job = (id: string, status: string, file: string) => ({
+        id,
+        action_id: "summarize",
+        action_version: "1",
+        node_id: `skills/${id}.md`,
+        content_hash: id,
+        nonce: `n-${id}`,
+        status,
+        ttl_seconds: 60,
+        file_path: file,
+        created_at: 1,
+      });
+      await store.kysely
+        .insertInto("state_jobs")
+        .values([
+          job("it's-queued", "queued", ".keel/jobs/gone.md"),
+          job("done", "completed", ".keel/jobs/also-gone.md"),
+          job("fine", "queued", ".keel/jobs/fine.md"),
+        ] as never)
+        .execute();
+      await store.close();
+      mkdirSync(join(keelDir, "jobs"), { recursive: true });
+      writeFileSync(join(keelDir, "jobs", "fine.md"), "# a job\n");
+      writeFileSync(join(keelDir, "jobs", "ghost's.md"), "# nobody's job\n");
+
+      const report = await runDoctor(location);
+      const files = check(report, "orphan-job-files");
+      const rows = check(report, "orphan-job-rows");
+      expect(files).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/ghost's\.md/),
+      });
+      expect(rows).toMatchObject({ status: "warn", message: expect.stringMatching(/it's-queued/) });
+      expect(`${files?.remedy} ${rows?.remedy}`).not.toMatch(/keel job (prune|cancel)/);
+
+      // Do what the remedies say, as written.
+      const commands = (remedy: string | null | undefined) =>
+        [...(remedy ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
+      const rm = commands(files?.remedy).find((c) => c.startsWith("rm "));
+      expect(spawnSync("sh", ["-c", rm ?? "false"]).status).toBe(0);
+      const fixer = await openStore({ location });
+      for (const statement of commands(rows?.remedy).filter((c) => c.startsWith("UPDATE"))) {
+        await sql.raw(statement).execute(fixer.kysely);
+      }
+      const after = await fixer.kysely
+        .selectFrom("state_jobs")
+        .select(["id", "status", "failure_reason", "file_path"])
+        .orderBy("id")
+        .execute();
+      expect(after).toEqual([
+        { id: "done", status: "completed", failure_reason: null, file_path: null },
+        { id: "fine", status: "queued", failure_reason: null, file_path: ".keel/jobs/fine.md" },
+        {
+          id: "it's-queued",
+          status: "failed",
+          failure_reason: "job-file-missing",
+          file_path: null,
+        },
+      ]);
+      await fixer.close();
+      const clean = await runDoctor(location);
+      expect(check(clean, "orphan-job-files")).toMatchObject({ status: "ok" });
+      expect(check(clean, "orphan-job-rows")).toMatchObject({ status: "ok" });
+      expect(clean.exitCode).toBe(0);
+    });
+
+    it("a plugin in error: switching it off as the remedy says makes doctor green", async () => {
+      const { location, keelDir } = await fresh("doctor-plugin-error");
+      writeNotesPlugin(keelDir);
+      writeFileSync(
+        join(keelDir, "plugins", "notes", "migrations", "001_init.sql"),
+        "CREATE TABLE entries (id TEXT PRIMARY KEY);\nINSERT INTO entries (id) VALUES ('a');\nINSERT INTO entries (id) VALUES ('a');",
+      );
+      await (await openStore({ location })).close();
+      const report = await runDoctor(location);
+      const plugins = check(report, "plugins");
+      expect(plugins).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/notes: load-error/),
+      });
+      const off = [...(plugins?.remedy ?? "").matchAll(/`([^`]+)`/g)]
+        .map((m) => m[1] ?? "")
+        .find((c) => c.startsWith("INSERT INTO config_plugins"));
+      const store = await openStore({ location });
+      await sql.raw(off ?? "").execute(store.kysely);
+      await store.close();
+      const after = await runDoctor(location);
+      expect(check(after, "plugins")).toMatchObject({
+        status: "ok",
+        message: expect.stringMatching(/1 switched off/),
+      });
+    });
+  });
+}
