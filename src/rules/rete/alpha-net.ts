@@ -8,7 +8,14 @@ import type { PatternCE } from "../ast.js";
 import type { Fact } from "../facts.js";
 import type { JoinNode } from "./beta.js";
 import type { NegativeNode } from "./blocking.js";
-import { AlphaMatch, AlphaNode, REACHED_ALL, type RightInput, releaseBlocks } from "./memory.js";
+import {
+  AlphaMatch,
+  AlphaNode,
+  REACHED_ALL,
+  type RightInput,
+  releaseBlocks,
+  removeTokensAt,
+} from "./memory.js";
 import type { CompiledPattern } from "./pattern.js";
 import { type Mark, PatternNet, type PatternNode } from "./pattern-net.js";
 
@@ -57,8 +64,7 @@ export class AlphaNet {
         if (rank === 0) am.alpha.drop(am);
         if (!member) continue;
         // What was built on the match goes first, then what it blocked (retract.c).
-        const succ = member.succ;
-        if (am.firstToken) for (let j = 0; j < succ.length; j++) succ[j]?.rightRetract(am);
+        if (am.firstToken) removeTokensAt(am, rank);
         if (am.blocks) releaseBlocks(am, rank);
       }
       am.visits = start;

@@ -191,6 +191,20 @@ export function removeTokensOf(am: AlphaMatch, source: TokenSource): void {
 }
 
 /**
+ * Removes the tokens built on `am` by the joins of stop-node rank `rank`, most recently built
+ * first: CLIPS walks an alpha match's children list (newest first) whatever join made them, so
+ * what the removals free comes in that order, across rules (retract.c PosEntryRetractAlpha).
+ */
+export function removeTokensAt(am: AlphaMatch, rank: number): void {
+  let t = am.firstToken;
+  while (t) {
+    const next = t.amNext;
+    if ((t.source as unknown as RightInput).rank === rank) removeToken(t);
+    t = next;
+  }
+}
+
+/**
  * The live tokens a node produced, oldest first. Found by walking the token tree from the root
  * (only when a rule is added or removed), so matching keeps no per-node output list.
  */
