@@ -292,6 +292,53 @@ export function runDurableSuite(options: {
     });
 
     it_(
+      "a child sorts after its parent when the writer's clock is behind the parent's writer's",
+      async () => {
+        const State = Annotation.Root({
+          count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+        });
+        const graphOn = (on: DurableSaver) =>
+          new StateGraph(State)
+            .addNode("add", () => ({ count: 1 }))
+            .addEdge(START, "add")
+            .addEdge("add", END)
+            .compile({ checkpointer: on });
+        const config = threadConfig("skewed-clock");
+        await graphOn(saver).invoke({ count: 0 }, config);
+        // Another worker whose clock is an hour ahead wrote the next checkpoint: its id carries
+        // that worker's time (built by hand: this process's id clock must stay honest).
+        const ahead = (Date.now() + 3_600_000).toString(16).padStart(12, "0");
+        const futureId = `${ahead.slice(0, 8)}-${ahead.slice(8)}-7000-8000-000000000000`;
+        const latest = await saver.getTuple(config);
+        if (!latest) throw new Error("no checkpoint");
+        const version = (latest.checkpoint.channel_versions.count ?? 0) + 1;
+        await saverOn(test.store).put(
+          latest.config,
+          {
+            ...latest.checkpoint,
+            id: futureId,
+            channel_values: { ...latest.checkpoint.channel_values, count: 100 },
+            channel_versions: { ...latest.checkpoint.channel_versions, count: version },
+          },
+          metadataOf(latest.metadata.step + 1, { source: "update" }),
+          { count: version },
+        );
+        // This worker (honest clock, another saver) continues the thread from that checkpoint.
+        const graph = graphOn(saverOn(test.store));
+        await graph.updateState(config, { count: 5 });
+        const state = await graph.getState(config);
+        expect(state.values).toEqual({ count: 105 });
+        expect(state.config.configurable?.checkpoint_id).not.toBe(futureId);
+        expect(String(state.config.configurable?.checkpoint_id) > futureId).toBe(true);
+        // Every checkpoint of the thread sorts after its parent.
+        for await (const tuple of saver.list(config)) {
+          const parent = tuple.parentConfig?.configurable?.checkpoint_id;
+          if (parent !== undefined) expect(tuple.checkpoint.id > String(parent)).toBe(true);
+        }
+      },
+    );
+
+    it_(
       "a step that cannot be serialised leaves the next step from the same parent intact",
       async () => {
         // The saver updates what it caches of the latest checkpoint in place while encoding a

@@ -11,17 +11,39 @@ function hex(byte: number): string {
   return HEX[byte & 0xff]!;
 }
 
+/** The 48-bit time and 12-bit counter of a UUIDv7 id, or undefined for any other id. */
+function positionOf(id: string): { ms: number; sequence: number } | undefined {
+  if (id.length !== 36 || id.charCodeAt(14) !== 0x37 /* "7" */) return undefined;
+  const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  const sequence = Number.parseInt(id.slice(15, 18), 16);
+  return Number.isFinite(ms) && Number.isFinite(sequence) ? { ms, sequence } : undefined;
+}
+
 /**
  * A new checkpoint id: a UUIDv7 whose 12-bit `rand_a` field is a counter (RFC 9562, method 1),
  * so ids made by this process sort in the order they were made even within one millisecond.
  * Random bits come from a pooled `randomFillSync` (one system call per 1,000 ids): a checkpoint is
  * written every super-step, and a fresh random buffer per id was a measurable share of a step.
  *
+ * Given `after` (the parent checkpoint's id), the new id sorts after it whatever the clock says:
+ * a thread resumed on a machine whose clock is behind the one that wrote the parent still gets
+ * children that sort after their parent (savers find "latest" by greatest id). The id then takes
+ * the parent's millisecond and the next counter value, and later ids of this process follow it.
+ *
  * @example
  * newCheckpointId(); // "019a2f4c-8c1e-7000-9d2b-5f0e8a41c3d7"
+ * newCheckpointId(parentId) > parentId; // true, even with a clock that is behind
  */
-export function newCheckpointId(): string {
-  let ms = Date.now();
+export function newCheckpointId(after?: string, now: number = Date.now()): string {
+  if (after !== undefined) {
+    const floor = positionOf(after);
+    // Continue from the parent when it is ahead of what this process has issued.
+    if (floor && (floor.ms > lastMs || (floor.ms === lastMs && floor.sequence > sequence))) {
+      lastMs = floor.ms;
+      sequence = floor.sequence;
+    }
+  }
+  let ms = now;
   if (ms > lastMs) {
     lastMs = ms;
     sequence = 0;

@@ -24,8 +24,13 @@ export interface ChannelState {
  * which trigger channels hold a value, so an empty channel's version is never needed again, and
  * a long chain's checkpoints stay small. `versions_seen` records the nodes of the step that made
  * the checkpoint (the trigger versions they consumed); the object is made fresh each step.
+ * `parentId` (the checkpoint the run continues from) keeps the new id after it, whatever the clock.
  */
-export function makeCheckpoint(spec: GraphSpec, state: ChannelState): Checkpoint {
+export function makeCheckpoint(
+  spec: GraphSpec,
+  state: ChannelState,
+  parentId?: string,
+): Checkpoint {
   const values: Record<string, unknown> = {};
   const versions: Record<string, number> = {};
   const { channels } = state;
@@ -38,7 +43,7 @@ export function makeCheckpoint(spec: GraphSpec, state: ChannelState): Checkpoint
   }
   return {
     v: CHECKPOINT_FORMAT_VERSION,
-    id: newCheckpointId(),
+    id: newCheckpointId(parentId || undefined),
     ts: isoNow(),
     channel_values: values,
     channel_versions: versions,

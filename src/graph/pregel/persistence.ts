@@ -167,7 +167,7 @@ export class RunPersistence {
     this.stepWrites = [];
     if (this.mode === "exit" && !forceSync) {
       // The id still changes every step: task ids derive from it.
-      const checkpoint = makeCheckpoint(state.spec, state);
+      const checkpoint = makeCheckpoint(state.spec, state, this.checkpointId);
       this.checkpointId = checkpoint.id;
       this.unsaved = { metadata };
       this.savedMetadata = metadata;
@@ -212,7 +212,7 @@ export class RunPersistence {
     hint: Durability | undefined,
     id?: string,
   ): Promise<unknown> | undefined {
-    const checkpoint = makeCheckpoint(state.spec, state);
+    const checkpoint = makeCheckpoint(state.spec, state, this.checkpointId);
     this.savedMetadata = metadata;
     this.savedTs = checkpoint.ts;
     if (id !== undefined) checkpoint.id = id;
