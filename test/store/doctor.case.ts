@@ -5,6 +5,8 @@ import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { runDoctor } from "../../src/store/doctor/doctor.js";
 import { locationOf, openStore, type StoreLocation } from "../../src/store/index.js";
+import { backendOf } from "../../src/store/open-store.js";
+import { keelCommandsIn, keelInProcess, unknownKeelCommandParts } from "./cli-in-process.js";
 import type { DialectHarness } from "./harness.js";
 
 /** A dedicated-storage plugin `notes` with one migration, in the scope folder `keelDir`. */
@@ -28,13 +30,41 @@ function writeNotesPlugin(keelDir: string): void {
 /** `keel doctor` on each dialect: its checks and that their remedies work as written. */
 export function runDoctorCases(harness: DialectHarness): void {
   afterAll(() => harness.cleanup());
-  const fresh = async (label: string): Promise<{ location: StoreLocation; keelDir: string }> => {
+  const fresh = async (
+    label: string,
+  ): Promise<{ location: StoreLocation; keelDir: string; db: string; dir: string }> => {
     const { db, dir } = await harness.fresh(label);
     const keelDir = join(dir, ".keel");
-    return { location: { ...locationOf(db, dir, keelDir), keelDir } as StoreLocation, keelDir };
+    return {
+      location: { ...locationOf(db, dir, keelDir), keelDir } as StoreLocation,
+      keelDir,
+      db,
+      dir,
+    };
   };
   const check = (report: Awaited<ReturnType<typeof runDoctor>>, id: string) =>
     report.checks.find((c) => c.id === id);
+  /**
+   * Carries out a remedy's `keel …` commands as written, in-process, on the database doctor was
+   * given (`--db`, from the scope folder); each must be a verb and options `keel` has.
+   */
+  const carryOut = async (remedy: string | null | undefined, db: string, cwd: string) => {
+    const commands = keelCommandsIn(remedy);
+    expect(commands.length, String(remedy)).toBeGreaterThan(0);
+    for (const command of commands) {
+      expect(unknownKeelCommandParts(command)).toEqual([]);
+      const run = await keelInProcess([...command.split(/\s+/).slice(1), "--db", db], { cwd });
+      expect(run.exitCode, `${command}: ${run.stderr}`).toBe(0);
+    }
+  };
+  /** Every `keel …` a report's remedies name exists. */
+  const expectRealCommands = (report: Awaited<ReturnType<typeof runDoctor>>) => {
+    for (const c of report.checks) {
+      for (const command of keelCommandsIn(c.remedy)) {
+        expect(unknownKeelCommandParts(command), `${c.id}: ${c.remedy}`).toEqual([]);
+      }
+    }
+  };
 
   describe(`keel doctor: ${harness.dialect}`, () => {
     it("is green (exit 0) on a healthy database with a dedicated plugin: its tables are checked against its own prefix", async () => {
@@ -60,6 +90,88 @@ export function runDoctorCases(harness: DialectHarness): void {
         remedy: expect.stringMatching(/plugin must fix it with a new migration/),
       });
       expect(warned.exitCode).toBe(1);
+    });
+
+    it("pending kernel migrations: warn, and `keel db migrate` as the remedy says makes doctor green", async () => {
+      const { location, db, dir } = await fresh("doctor-pending");
+      const { migrate } = await import("../../src/store/migrate/migrate.js");
+      const store = await openStore({ location, autoMigrate: false });
+      await migrate(store, { to: 1 });
+      await store.close();
+      const report = await runDoctor(location);
+      expect(check(report, "migrations")).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/kernel migration\(s\) pending: 002_/),
+        remedy: expect.stringMatching(/`keel db migrate`/),
+      });
+      expect(check(report, "user-version")).toMatchObject({ status: "ok" });
+      expect(report.exitCode).toBe(1);
+      await carryOut(check(report, "migrations")?.remedy, db, dir);
+      const after = await runDoctor(location);
+      expect(check(after, "migrations")).toMatchObject({ status: "ok" });
+      expect(after.exitCode).toBe(0);
+    });
+
+    it("a user_version that disagrees with the ledger: warn; `keel db migrate` re-aligns it", async () => {
+      const { location, db, dir } = await fresh("doctor-user-version");
+      const store = await openStore({ location });
+      const latest = await backendOf(store).readUserVersion(store.kysely);
+      await backendOf(store).writeUserVersion(store.kysely, latest - 2);
+      await store.close();
+      const report = await runDoctor(location);
+      expect(check(report, "user-version")).toMatchObject({
+        status: "warn",
+        message: `user_version says v${latest - 2} but config_schema_versions says v${latest}.`,
+      });
+      expect(check(report, "migrations")).toMatchObject({ status: "ok" });
+      expect(report.exitCode).toBe(1);
+      // `keel db migrate --status` shows the mismatch too, and changes nothing.
+      const status = await keelInProcess(["db", "migrate", "--status", "--json", "--db", db], {
+        cwd: dir,
+      });
+      expect(status.json).toMatchObject({ kernel: { current: latest, userVersion: latest - 2 } });
+      await carryOut(check(report, "user-version")?.remedy, db, dir);
+      const reopened = await openStore({ location, autoMigrate: false });
+      expect(await backendOf(reopened).readUserVersion(reopened.kysely)).toBe(latest);
+      await reopened.close();
+      expect((await runDoctor(location)).exitCode).toBe(0);
+    });
+
+    it("a database newer than this Keel: error (exit 2), nothing changed", async () => {
+      const { location } = await fresh("doctor-too-new");
+      const store = await openStore({ location });
+      await store.kysely
+        .insertInto("config_schema_versions")
+        .values({
+          scope: "kernel",
+          owner_id: "kernel",
+          version: 99,
+          description: "x",
+          applied_at: 1,
+        })
+        .execute();
+      await store.close();
+      const report = await runDoctor(location);
+      expect(check(report, "migrations")).toMatchObject({
+        status: "error",
+        message: expect.stringMatching(/schema v99, newer than this Keel/),
+        remedy: expect.stringMatching(/Upgrade Keel/),
+      });
+      expect(report.exitCode).toBe(2);
+      expectRealCommands(report);
+    });
+
+    it("pending plugin migrations: warn; `keel db migrate` as the remedy says applies them", async () => {
+      const { location, keelDir, db, dir } = await fresh("doctor-plugin-pending");
+      await (await openStore({ location })).close();
+      writeNotesPlugin(keelDir); // installed after the database was last opened
+      const report = await runDoctor(location);
+      expect(check(report, "plugins")).toMatchObject({
+        status: "warn",
+        message: "Plugin migrations pending: notes (1).",
+      });
+      await carryOut(check(report, "plugins")?.remedy, db, dir);
+      expect((await runDoctor(location)).exitCode).toBe(0);
     });
 
     it("orphan job files and rows: the remedies given are exact operations that clear them", async () => {
@@ -98,7 +210,8 @@ export function runDoctorCases(harness: DialectHarness): void {
         message: expect.stringMatching(/ghost's\.md/),
       });
       expect(rows).toMatchObject({ status: "warn", message: expect.stringMatching(/it's-queued/) });
-      expect(`${files?.remedy} ${rows?.remedy}`).not.toMatch(/keel job (prune|cancel)/);
+      expect(`${files?.remedy} ${rows?.remedy}`).not.toMatch(/keel job/);
+      expectRealCommands(report);
 
       // Do what the remedies say, as written.
       const commands = (remedy: string | null | undefined) =>
@@ -141,6 +254,7 @@ export function runDoctorCases(harness: DialectHarness): void {
       await (await openStore({ location })).close();
       const report = await runDoctor(location);
       const plugins = check(report, "plugins");
+      expectRealCommands(report);
       expect(plugins).toMatchObject({
         status: "warn",
         message: expect.stringMatching(/notes: load-error/),

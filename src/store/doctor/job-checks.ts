@@ -55,7 +55,7 @@ export async function jobChecks(
         : {
             status: "warn",
             message: `${orphanFiles.length} job file(s) in ${jobsDir} have no job: ${orphanFiles.slice(0, 5).join(", ")}.`,
-            remedy: `Keel never deletes job files itself and has no \`keel job\` verbs yet: delete the ones you do not need, e.g. all of them with \`rm ${orphanFiles.map((name) => shellWord(join(jobsDir, name))).join(" ")}\`.`,
+            remedy: `Keel never deletes job files itself: delete the ones you do not need, e.g. all of them with \`rm ${orphanFiles.map((name) => shellWord(join(jobsDir, name))).join(" ")}\`.`,
           },
     rows:
       orphanRows.length === 0
@@ -66,7 +66,7 @@ export async function jobChecks(
               .slice(0, 5)
               .map((job) => `${job.id} (${job.status})`)
               .join(", ")}.`,
-            remedy: `Keel has no \`keel job\` verbs yet. In \`keel db shell\` (with the --db or -g you gave doctor), fail the unfinished ones as the seed says and clear the missing paths: \`UPDATE state_jobs SET status = 'failed', failure_reason = 'job-file-missing', finished_at = ${now} WHERE id IN (${ids}) AND status IN ('queued', 'running');\` then \`UPDATE state_jobs SET file_path = NULL WHERE id IN (${ids});\``,
+            remedy: `In \`keel db shell\` (with the --db or -g you gave doctor), fail the unfinished ones as the seed says and clear the missing paths: \`UPDATE state_jobs SET status = 'failed', failure_reason = 'job-file-missing', finished_at = ${now} WHERE id IN (${ids}) AND status IN ('queued', 'running');\` then \`UPDATE state_jobs SET file_path = NULL WHERE id IN (${ids});\``,
           },
   };
 }
