@@ -161,6 +161,47 @@ export function runDoctorCases(harness: DialectHarness): void {
       expectRealCommands(report);
     });
 
+    it("plugin tables no installed dedicated plugin declares: warn, with the SQL that drops them", async () => {
+      const { location, keelDir } = await fresh("doctor-plugin-tables");
+      writeNotesPlugin(keelDir);
+      const store = await openStore({ location });
+      // A removed plugin's tables (one referencing the other), and one the notes plugin never declared.
+      await sql`CREATE TABLE plugin_gone_items (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await sql`CREATE TABLE plugin_gone_tags (id TEXT PRIMARY KEY, item_id TEXT REFERENCES plugin_gone_items (id))`.execute(
+        store.kysely,
+      );
+      await sql`CREATE TABLE plugin_notes_drafts (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await store.close();
+      const report = await runDoctor(location);
+      const tables = check(report, "plugin-tables");
+      expect(tables).toMatchObject({
+        status: "warn",
+        message:
+          "3 plugin table(s) belong to no installed dedicated plugin: plugin_gone_items, plugin_gone_tags, plugin_notes_drafts.",
+      });
+      expect(report.exitCode).toBe(1);
+      const drops = [...(tables?.remedy ?? "").matchAll(/`([^`]+)`/g)]
+        .map((m) => m[1] ?? "")
+        .find((c) => c.startsWith("DROP TABLE"));
+      // Children first: plugin_gone_tags references plugin_gone_items.
+      expect(drops?.indexOf("plugin_gone_tags")).toBeLessThan(
+        drops?.indexOf("plugin_gone_items") ?? -1,
+      );
+      const fixer = await openStore({ location });
+      for (const statement of (drops ?? "").split(/;\s*/).filter(Boolean)) {
+        await sql.raw(statement).execute(fixer.kysely);
+      }
+      // Switched off, a plugin keeps its tables: they are still its own, not orphans.
+      await fixer.kysely
+        .insertInto("config_plugins")
+        .values({ plugin_id: "notes", enabled: 0, updated_at: 1 })
+        .execute();
+      await fixer.close();
+      const after = await runDoctor(location);
+      expect(check(after, "plugin-tables")).toMatchObject({ status: "ok" });
+      expect(after.exitCode).toBe(0);
+    });
+
     it("pending plugin migrations: warn; `keel db migrate` as the remedy says applies them", async () => {
       const { location, keelDir, db, dir } = await fresh("doctor-plugin-pending");
       await (await openStore({ location })).close();

@@ -14,6 +14,7 @@ import type { StoreLocation } from "../types.js";
 import { jobChecks } from "./job-checks.js";
 import { namingCheck } from "./naming-check.js";
 import { pluginCheck } from "./plugin-check.js";
+import { pluginTablesCheck } from "./plugin-tables-check.js";
 
 /** One doctor check. */
 export interface DoctorCheck {
@@ -109,8 +110,11 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
     }
     const state = await readPluginStateOf(backend);
     const found = discoverPlugins(join(location.keelDir, "plugins"), state.disabled);
-    const naming = namingCheck(await backend.introspect(backend.kysely), found);
+    const snapshot = await backend.introspect(backend.kysely);
+    const naming = namingCheck(snapshot, found);
     add("naming", naming.status, naming.message, naming.remedy);
+    const tables = pluginTablesCheck(snapshot, found);
+    add("plugin-tables", tables.status, tables.message, tables.remedy);
     const now = Date.now();
     if (status.current > 0) {
       const jobs = await jobChecks(backend, location.keelDir, now);

@@ -9,16 +9,9 @@ import type { DiscoveredPlugin } from "../plugins/manifest.js";
 import { pluginTablePrefix } from "../plugins/plugin-id.js";
 import { ownsTable, type PluginNamespace } from "../plugins/plugin-namespace.js";
 
-/**
- * The naming check of `keel doctor`: kernel tables against the kernel's zones, each plugin's
- * tables against its own prefix (a healthy plugin is not a warning), a `plugin_` table no
- * installed plugin declares against the plugin namespace, anything else as outside the zones.
- */
-export function namingCheck(
-  snapshot: SchemaSnapshot,
-  plugins: readonly DiscoveredPlugin[],
-): { status: "ok" | "warn"; message: string; remedy: string | null } {
-  const namespaces: PluginNamespace[] = plugins.flatMap((plugin) => {
+/** The namespaces of the installed `dedicated` plugins (switched off or not: they keep their tables). */
+export function dedicatedNamespaces(plugins: readonly DiscoveredPlugin[]): PluginNamespace[] {
+  return plugins.flatMap((plugin) => {
     const storage = plugin.manifest?.storage;
     if (storage?.mode !== "dedicated") return [];
     return [
@@ -29,6 +22,18 @@ export function namingCheck(
       },
     ];
   });
+}
+
+/**
+ * The naming check of `keel doctor`: kernel tables against the kernel's zones, each plugin's
+ * tables against its own prefix (a healthy plugin is not a warning), a `plugin_` table no
+ * installed plugin declares against the plugin namespace, anything else as outside the zones.
+ */
+export function namingCheck(
+  snapshot: SchemaSnapshot,
+  plugins: readonly DiscoveredPlugin[],
+): { status: "ok" | "warn"; message: string; remedy: string | null } {
+  const namespaces = dedicatedNamespaces(plugins);
   const kernel: NamingProblem[] = [];
   const ofPlugins: NamingProblem[] = [];
   for (const table of snapshot.tables) {
