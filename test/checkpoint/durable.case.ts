@@ -339,6 +339,75 @@ export function runDurableSuite(options: {
     );
 
     it_(
+      "two savers on one database: forks and resumes from past checkpoints never reuse a seq",
+      async () => {
+        const pad = ": a message long enough to be stored as a blob, not inline in the row";
+        const a = saverOn(test.store);
+        const b = saverOn(test.store);
+        const { config } = await grow(a, "two-savers", 5, pad);
+        const history: Array<{ config: typeof config; messages: string[] }> = [];
+        for await (const tuple of a.list(threadConfig("two-savers")))
+          history.push({
+            config: tuple.config,
+            messages: tuple.checkpoint.channel_values.messages as string[],
+          });
+        const step = (
+          on: DurableSaver,
+          parent: { config: typeof config; messages: string[] },
+          text: string,
+          version: number,
+        ) =>
+          on.put(
+            parent.config,
+            checkpointOf(
+              { messages: [...parent.messages, `${text}${pad}`], step: version },
+              { messages: version, step: version },
+            ),
+            metadataOf(version, { source: "fork" }),
+            { messages: version, step: version },
+          );
+        // B forks from a past checkpoint; then A, whose cache knew only its own steps, forks from
+        // another past checkpoint and goes back to its own latest; then B resumes its fork. (Two
+        // savers writing one thread at the same time is what the run store's lease prevents.)
+        const third = history[2];
+        const second = history[3];
+        const latest = history[0];
+        if (!third || !second || !latest) throw new Error("no history");
+        const forkB = await step(b, third, "b-fork", 50);
+        await a.getTuple(second.config);
+        const forkA = await step(a, second, "a-fork", 60);
+        await a.getTuple(latest.config);
+        const onA = await step(a, latest, "a-next", 70);
+        // B resumes its fork (a run starts by reading the checkpoint it continues from).
+        await b.getTuple(forkB);
+        const onB = await b.put(
+          forkB,
+          checkpointOf(
+            { messages: [...third.messages, `b-fork${pad}`, `b-next${pad}`], step: 51 },
+            { messages: 51, step: 51 },
+          ),
+          metadataOf(51),
+          { messages: 51, step: 51 },
+        );
+        for (const [saved, last] of [
+          [forkB, "b-fork"],
+          [forkA, "a-fork"],
+          [onA, "a-next"],
+          [onB, "b-next"],
+        ] as const) {
+          const messages = (await saverOn(test.store).getTuple(saved))?.checkpoint.channel_values
+            .messages as string[];
+          expect(messages.at(-1)).toBe(`${last}${pad}`);
+        }
+        const seqs = await saver.sql.all<{ seq: number | string }>(
+          "SELECT seq FROM state_checkpoints WHERE thread_id = ?",
+          ["two-savers"],
+        );
+        expect(new Set(seqs.map((r) => Number(r.seq))).size).toBe(seqs.length);
+      },
+    );
+
+    it_(
       "a step that cannot be serialised leaves the next step from the same parent intact",
       async () => {
         // The saver updates what it caches of the latest checkpoint in place while encoding a

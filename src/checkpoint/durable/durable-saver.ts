@@ -94,14 +94,24 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     const row = await readCheckpoint(this.db, place, id);
     if (!row) return undefined;
     const decoded = await decodeRow(this.db, this.serde, row);
-    // The latest checkpoint is what the next `put` builds on: remember it, unless a write raced.
-    if (id === undefined && this.queue.idle) {
-      this.places.set(place, {
-        maxSeq: row.seq,
-        latestId: row.id,
-        latestEntries: decoded.entries,
-        lastWritten: decoded.lastWritten,
-      });
+    if (id === undefined) {
+      // The latest checkpoint is what the next `put` builds on: remember it, unless a write
+      // raced. The highest seq may belong to another branch (a fork from the past), so it is read.
+      const maxSeq = Math.max(row.seq, await readMaxSeq(this.db, place));
+      if (this.queue.idle) {
+        this.places.set(place, {
+          maxSeq,
+          latestId: row.id,
+          latestEntries: decoded.entries,
+          lastWritten: decoded.lastWritten,
+          stale: false,
+        });
+      }
+    } else {
+      // A run going back to a checkpoint by id (a resume, time travel, updateState) may follow
+      // writes of another saver this one never saw.
+      const state = this.places.get(place);
+      if (state) state.stale = true;
     }
     return decoded.tuple;
   }
@@ -144,14 +154,37 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<CheckpointConfig> {
+    return this.putChecked(config, checkpoint, metadata, newVersions, false);
+  }
+
+  private putChecked(
+    config: CheckpointConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    refreshed: boolean,
+  ): Promise<CheckpointConfig> {
     // Not an async function: a step committed synchronously (SQLite, `sync`) makes one promise.
     try {
       const place = placeOf(config, "save a checkpoint");
       const state = this.places.get(place);
       if (!state)
         return this.loadState(place).then(() =>
-          this.put(config, checkpoint, metadata, newVersions),
+          this.putChecked(config, checkpoint, metadata, newVersions, true),
         );
+      // A fork (a parent other than the latest this saver knows), or a place another saver may
+      // have written since: the seq comes from the database, not the cache (the next step of a
+      // run, the common case, reads nothing).
+      if (
+        !refreshed &&
+        (state.stale ||
+          (state.latestId !== undefined && !this.inherits(state, checkpointIdOf(config))))
+      )
+        return readMaxSeq(this.db, place).then((maxSeq) => {
+          state.maxSeq = Math.max(state.maxSeq, maxSeq);
+          state.stale = false;
+          return this.putChecked(config, checkpoint, metadata, newVersions, true);
+        });
       const waiting = this.queueStep(place, state, config, checkpoint, metadata, newVersions);
       const saved: CheckpointConfig = {
         configurable: {
@@ -304,6 +337,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
         latestId: undefined,
         latestEntries: new Map(),
         lastWritten: new Map(),
+        stale: false,
       })
     );
   }

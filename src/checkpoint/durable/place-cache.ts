@@ -9,6 +9,12 @@ export interface PlaceState {
   latestEntries: Map<string, string>;
   /** The last blob written per channel: the base of the next delta. */
   lastWritten: Map<string, LastWritten>;
+  /**
+   * True when another saver may have written the place since `maxSeq` was read (the run went back
+   * to a checkpoint by id): the next step reads the database's highest seq first, so two savers
+   * never give two checkpoints of a place the same seq.
+   */
+  stale: boolean;
 }
 
 const MAX_CACHED_PLACES = 1024;
