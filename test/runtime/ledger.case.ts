@@ -235,8 +235,21 @@ export function runLedgerCases(harness: RuntimeHarness): void {
         .call(request({ tool: "test.hang", input: {}, idempotencyKey: "hang-1" }))
         .catch(() => {});
       while (!release) await new Promise((r) => setTimeout(r, 5));
-      // A new process (a new ledger on the same database) resumes.
+      // Another execution (a new ledger on the same database) while the owner's lease is live:
+      // the call is in flight, not in doubt — neither recovery nor a second call marks it.
       const resumed = new ToolLedger({ store, tools, audit, clock });
+      expect(await resumed.recoverInterrupted()).toEqual([]);
+      const second = await caught(
+        resumed.call(request({ tool: "test.hang", input: {}, idempotencyKey: "hang-1" })),
+      );
+      expect(codeOf(second)).toBe("ILLEGAL_TRANSITION");
+      expect((second as Error).message).toContain(ledger.owner);
+      expect((await rows(store)).map((r) => [r.status, r.lease_owner])).toEqual([
+        ["attempted", ledger.owner],
+      ]);
+      // The owner stops renewing (its process hung or died elsewhere): once the lease expires,
+      // recovery may mark it.
+      clock.advance(30_001);
       const recovered = await resumed.recoverInterrupted();
       expect(recovered.map((c) => [c.tool_name, c.status])).toEqual([["test.hang", "unknown"]]);
       expect(

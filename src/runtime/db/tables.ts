@@ -96,6 +96,12 @@ export interface ToolCallsTable {
   resolved_at: number | null;
   /** The tool's cost estimate when called, a decimal string (`015_tool_call_cost.sql`). */
   cost_estimate: string | null;
+  /**
+   * The execution that wrote `attempted` (`host:pid:random`, one per ledger) and until when its
+   * lease on the call lasts (`017_tool_call_leases.sql`); null on rows written before leases.
+   */
+  lease_owner: string | null;
+  lease_expires_at: number | null;
 }
 
 export interface ApprovalsTable {

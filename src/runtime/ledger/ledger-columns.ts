@@ -26,6 +26,8 @@ const COLUMNS = [
   ["updated_at", "bigint"],
   ["resolved_at", "bigint"],
   ["cost_estimate", "text"],
+  ["lease_owner", "text"],
+  ["lease_expires_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof ToolCallsTable, "text" | "bigint"])[];
 
 export const TOOL_CALL_COLUMNS = COLUMNS.map(([name]) => name);

@@ -11,6 +11,7 @@ import type { AuditWriter } from "../audit/audit-writer.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import { castPlaceholders, numbered, type PostgresPool } from "../db/postgres-native.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
+import type { SeenLease } from "./call-lease.js";
 import {
   MUTABLE_COLUMNS,
   MUTABLE_TYPES,
@@ -41,7 +42,7 @@ SELECT (SELECT count(*) FROM head)::int AS inserted, (SELECT row_to_json(live) F
  * The row moves only if the head exists and the status is still the expected one; the head
  * advances (and the event and artifact appear) only if the row moved.
  */
-function transitionSql(withArtifact: boolean): string {
+function transitionSql(withArtifact: boolean, leased: boolean): string {
   const set = MUTABLE_COLUMNS.map((column, i) => `${column} = ?::${MUTABLE_TYPES[i]}`).join(", ");
   const art = withArtifact
     ? `, art AS (
@@ -50,14 +51,24 @@ function transitionSql(withArtifact: boolean): string {
     : "";
   return numbered(`WITH ${AUDIT_LOCK_CTE}, upd AS (
   UPDATE state_tool_calls SET ${set}
-  WHERE id = ?::text AND status = ?::text AND EXISTS (SELECT 1 FROM old)
+  WHERE id = ?::text AND status = ?::text AND EXISTS (SELECT 1 FROM old)${
+    // Recovery's move: only while the lease is the one it saw lapse.
+    leased
+      ? " AND lease_owner IS NOT DISTINCT FROM ?::text AND lease_expires_at IS NOT DISTINCT FROM ?::bigint"
+      : ""
+  }
   RETURNING id
 ), ${auditAppendCtes("EXISTS (SELECT 1 FROM upd)")}${art}
 SELECT (SELECT count(*) FROM old)::int AS has_head, (SELECT count(*) FROM head)::int AS applied`);
 }
 
-const TRANSITION = transitionSql(false);
-const TRANSITION_WITH_ARTIFACT = transitionSql(true);
+const TRANSITION = transitionSql(false, false);
+const TRANSITION_WITH_ARTIFACT = transitionSql(true, false);
+const TRANSITION_LEASED = transitionSql(false, true);
+const TRANSITION_LEASED_WITH_ARTIFACT = transitionSql(true, true);
+const RENEW_LEASE = numbered(
+  "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status = 'attempted' AND lease_owner = ?::text",
+);
 
 /**
  * The ledger on the pg pool: each write is ONE statement (data-modifying CTEs), so one round trip
@@ -103,22 +114,33 @@ export class PostgresLedgerWrites implements LedgerWrites {
     from: ToolCallStatus,
     artifact: ArtifactsTable | null,
     audit: AuditRecord,
+    lease?: SeenLease,
   ): Promise<boolean> {
     const values = [
       ...mutableValues(next),
       next.id,
       from,
+      ...(lease ? [lease.owner, lease.expiresAt] : []),
       ...auditParams(audit),
       ...(artifact ? artifactValues(artifact) : []),
     ];
-    const query = artifact
-      ? { name: "keel_ledger_transition_artifact", text: TRANSITION_WITH_ARTIFACT, values }
-      : { name: "keel_ledger_transition", text: TRANSITION, values };
+    const query = lease
+      ? artifact
+        ? { name: "keel_ledger_recover_artifact", text: TRANSITION_LEASED_WITH_ARTIFACT, values }
+        : { name: "keel_ledger_recover", text: TRANSITION_LEASED, values }
+      : artifact
+        ? { name: "keel_ledger_transition_artifact", text: TRANSITION_WITH_ARTIFACT, values }
+        : { name: "keel_ledger_transition", text: TRANSITION, values };
     let row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
     if (row?.has_head === 0) {
       await this.#audit.ensureHead();
       row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
     }
     return row?.applied === 1;
+  }
+
+  async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
+    const query = { name: "keel_ledger_renew", text: RENEW_LEASE, values: [expiresAt, id, owner] };
+    return ((await this.#pool.query(query)).rowCount ?? 0) === 1;
   }
 }

@@ -9,6 +9,7 @@ import { autonomyToDb } from "../db/codec.js";
 import type { ArtifactKind, ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import { assertTransition } from "../policy/transitions.js";
 import type { RegisteredTool } from "../tools/tool-registry.js";
+import type { SeenLease } from "./call-lease.js";
 import { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWriteFailed } from "./ledger-write-errors.js";
 import type { LedgerWrites } from "./ledger-writes.js";
@@ -26,12 +27,34 @@ export class LedgerRecorder {
   readonly #audit: AuditWriter;
   readonly #clock: Clock;
   readonly #newId: () => string;
+  readonly #lease: { owner: string; ttlMs: number };
 
-  constructor(writes: LedgerWrites, audit: AuditWriter, clock: Clock, newId: () => string) {
+  constructor(
+    writes: LedgerWrites,
+    audit: AuditWriter,
+    clock: Clock,
+    newId: () => string,
+    lease: { owner: string; ttlMs: number },
+  ) {
     this.#writes = writes;
     this.#audit = audit;
     this.#clock = clock;
     this.#newId = newId;
+    this.#lease = lease;
+  }
+
+  /** This ledger's owner id, written on every `attempted` row it records. */
+  get owner(): string {
+    return this.#lease.owner;
+  }
+
+  /** Extends this ledger's lease on an `attempted` call; false once the call moved on. */
+  async renewLease(row: ToolCallsTable): Promise<boolean> {
+    return this.#writes.renewLease(
+      row.id,
+      this.#lease.owner,
+      this.#clock.now() + this.#lease.ttlMs,
+    );
   }
 
   /**
@@ -79,6 +102,8 @@ export class LedgerRecorder {
       updated_at: now,
       resolved_at: null,
       cost_estimate: tool.spec.cost_estimate,
+      lease_owner: this.#lease.owner,
+      lease_expires_at: now + this.#lease.ttlMs,
     };
     const record = this.#record(row, {
       type: "tool_call.attempted",
@@ -143,10 +168,15 @@ export class LedgerRecorder {
     );
   }
 
+  /**
+   * `attempted` → `unknown`. With `lease` (recovery, or a caller finding another's call), only
+   * while the row's lease is still the lapsed one seen: an owner that renewed it is still running.
+   */
   async markUnknown(
     row: ToolCallsTable,
     reason: string,
     latencyMs?: number,
+    lease?: SeenLease,
   ): Promise<ToolCallsTable> {
     const now = this.#clock.now();
     return this.#transitionRow(
@@ -158,6 +188,7 @@ export class LedgerRecorder {
         summary: `${row.tool_name}: outcome unknown — ${reason}; never assumed to have succeeded`,
         outcome: "failure",
       },
+      lease,
     );
   }
 
@@ -193,13 +224,14 @@ export class LedgerRecorder {
     changes: Partial<ToolCallsTable> & { status: ToolCallStatus },
     artifact: ArtifactsTable | null,
     entry: Entry,
+    lease?: SeenLease,
   ): Promise<ToolCallsTable> {
     assertTransition("tool_call", row.status, changes.status, row.id);
     const updated: ToolCallsTable = { ...row, ...changes };
     const record = this.#record(updated, entry);
     let moved: boolean;
     try {
-      moved = await this.#writes.transition(updated, row.status, artifact, record);
+      moved = await this.#writes.transition(updated, row.status, artifact, record, lease);
     } catch (error) {
       throw ledgerWriteFailed(error, record, row.idempotency_key);
     }

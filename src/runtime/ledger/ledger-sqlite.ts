@@ -5,6 +5,7 @@ import { appendAuditSqlite } from "../audit/audit-sqlite.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
+import type { SeenLease } from "./call-lease.js";
 import {
   MUTABLE_COLUMNS,
   mutableValues,
@@ -20,6 +21,10 @@ const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", "
 VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 const UPDATE_CALL = `UPDATE state_tool_calls SET ${MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ")}
 WHERE id = ? AND status = ?`;
+// Recovery's move: only while the lease is the one it saw lapse (`IS` also matches nulls).
+const UPDATE_CALL_LEASED = `${UPDATE_CALL} AND lease_owner IS ? AND lease_expires_at IS ?`;
+const RENEW_LEASE =
+  "UPDATE state_tool_calls SET lease_expires_at = ? WHERE id = ? AND status = 'attempted' AND lease_owner = ?";
 
 /** Thrown inside a transition to roll it back when the row had moved on. */
 class Moved extends Error {}
@@ -62,13 +67,22 @@ export class SqliteLedgerWrites implements LedgerWrites {
     from: ToolCallStatus,
     artifact: ArtifactsTable | null,
     audit: AuditRecord,
+    lease?: SeenLease,
   ): Promise<boolean> {
     const db = this.#db;
     try {
       await sqliteWrite(this.#store, db, () => {
         // The artifact first: the row's foreign key to it is checked at once.
         if (artifact) insertArtifactSqlite(db, artifact);
-        const { changes } = prepared(db, UPDATE_CALL).run(...mutableValues(next), next.id, from);
+        const { changes } = lease
+          ? prepared(db, UPDATE_CALL_LEASED).run(
+              ...mutableValues(next),
+              next.id,
+              from,
+              lease.owner,
+              lease.expiresAt,
+            )
+          : prepared(db, UPDATE_CALL).run(...mutableValues(next), next.id, from);
         if (changes !== 1) throw new Moved();
         appendAuditSqlite(db, audit);
       });
@@ -77,5 +91,14 @@ export class SqliteLedgerWrites implements LedgerWrites {
       if (error instanceof Moved) return false;
       throw error;
     }
+  }
+
+  async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
+    const db = this.#db;
+    return sqliteWrite(
+      this.#store,
+      db,
+      () => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1,
+    );
   }
 }

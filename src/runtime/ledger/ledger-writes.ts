@@ -1,6 +1,7 @@
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
+import type { SeenLease } from "./call-lease.js";
 
 /**
  * The ledger's writes, one implementation per dialect on the driver underneath (no query
@@ -21,12 +22,19 @@ export interface LedgerWrites {
   /**
    * Rewrites the row to `next` if its status is still `from` (so a late answer from a process
    * that recovery gave up on cannot overwrite what recovery wrote), with the outcome's artifact
-   * and the audit event. False, with nothing written, when the row had moved on.
+   * and the audit event. False, with nothing written, when the row had moved on — or, with
+   * `lease`, when its lease is no longer the one seen (its owner renewed it: still running).
    */
   transition(
     next: ToolCallsTable,
     from: ToolCallStatus,
     artifact: ArtifactsTable | null,
     audit: AuditRecord,
+    lease?: SeenLease,
   ): Promise<boolean>;
+  /**
+   * Extends the lease of an `attempted` call this owner holds; false when the call is no longer
+   * `attempted` or no longer this owner's.
+   */
+  renewLease(id: string, owner: string, expiresAt: number): Promise<boolean>;
 }

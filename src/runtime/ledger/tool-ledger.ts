@@ -16,6 +16,7 @@ import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
 import { assertTransition } from "../policy/transitions.js";
 import { ToolFailure } from "../tools/tool-failure.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
+import { DEFAULT_CALL_LEASE_MS, leaseLapsed, newLedgerOwner, seenLease } from "./call-lease.js";
 import { admitToolCall, auditRefusal } from "./ledger-admission.js";
 import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
@@ -43,6 +44,21 @@ export interface ToolLedgerOptions {
   newId?: () => string;
   /** Applied to every request before it is hashed and stored; secrets by key name by default. */
   redact?: Redactor;
+  /**
+   * The owner id written on this ledger's `attempted` rows (default `host:pid:random`, one per
+   * ledger): recovery leaves a call alone while its owner's lease is live.
+   */
+  owner?: string;
+  /** How long a call's lease lasts without renewal (default 30 s; renewed every third of it). */
+  leaseTtlMs?: number;
+}
+
+/** Which calls `recoverInterrupted` looks at. */
+export interface RecoveryScope {
+  /** Only the calls of this run (Task); what `GovernedRuntime.recover` passes. */
+  taskId?: string;
+  /** Only the calls of this trace. */
+  traceId?: string;
 }
 
 /**
@@ -67,6 +83,7 @@ export class ToolLedger {
   readonly #newId: () => string;
   readonly #redact: Redactor;
   readonly #recorder: LedgerRecorder;
+  readonly #leaseTtlMs: number;
 
   constructor(options: ToolLedgerOptions) {
     this.#store = options.store;
@@ -75,12 +92,19 @@ export class ToolLedger {
     this.#clock = options.clock ?? systemClock;
     this.#newId = options.newId ?? newId;
     this.#redact = options.redact ?? redactSecrets;
+    this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_CALL_LEASE_MS;
     this.#recorder = new LedgerRecorder(
       ledgerWritesFor(this.#store, this.#audit),
       this.#audit,
       this.#clock,
       this.#newId,
+      { owner: options.owner ?? newLedgerOwner(), ttlMs: this.#leaseTtlMs },
     );
+  }
+
+  /** The owner id this ledger writes on the calls it attempts (`host:pid:random`). */
+  get owner(): string {
+    return this.#recorder.owner;
   }
 
   /** Calls a tool through the ledger (see the class comment for what happens when). */
@@ -110,9 +134,13 @@ export class ToolLedger {
     }
     if (row.status === "succeeded") return this.#replay(row);
     if (row.status === "attempted") {
+      // Another execution's call in flight is not in doubt: never mark it, never run it again.
+      if (!leaseLapsed(row, this.#clock.now())) throw inFlight(row);
       row = await this.#recorder.markUnknown(
         row,
         "its process stopped before the outcome was recorded",
+        undefined,
+        seenLease(row),
       );
     }
     if (!tool.retrySafe) await this.#holdForOperator(row);
@@ -167,22 +195,36 @@ export class ToolLedger {
   }
 
   /**
-   * After a crash: every call still `attempted` (no outcome recorded) becomes `unknown` and is
-   * audited. Run it when a worker starts, before resuming runs; returns the calls marked.
+   * After a crash: the calls still `attempted` (no outcome recorded) whose lease has lapsed — the
+   * owner's process died, or the lease expired without renewal — become `unknown` and are
+   * audited. A call whose owner still holds its lease is in flight and is left alone. Scope it
+   * to the run being recovered (`{ taskId }`); returns the calls marked.
    */
-  async recoverInterrupted(): Promise<ToolCall[]> {
-    const rows = await runtimeDb(this.#store)
+  async recoverInterrupted(scope: RecoveryScope = {}): Promise<ToolCall[]> {
+    let query = runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      .where(sql<boolean>`status = 'attempted'`)
-      .execute();
+      // A literal (not a bound parameter), so that SQLite can use the partial status index.
+      .where(sql<boolean>`status = 'attempted'`);
+    if (scope.taskId !== undefined) query = query.where("task_id", "=", scope.taskId);
+    if (scope.traceId !== undefined) query = query.where("trace_id", "=", scope.traceId);
+    const rows = await query.orderBy("created_at").execute();
     const marked: ToolCall[] = [];
     for (const row of rows) {
-      marked.push(
-        toolCallFromRow(
-          await this.#recorder.markUnknown(row, "found without an outcome on recovery"),
-        ),
-      );
+      if (!leaseLapsed(row, this.#clock.now())) continue;
+      try {
+        const unknown = await this.#recorder.markUnknown(
+          row,
+          "found without an outcome on recovery, its owner's lease lapsed",
+          undefined,
+          seenLease(row),
+        );
+        marked.push(toolCallFromRow(unknown));
+      } catch (error) {
+        // The owner renewed its lease or recorded the outcome meanwhile: not ours to mark.
+        if (error instanceof KeelError && error.code === "ILLEGAL_TRANSITION") continue;
+        throw error;
+      }
     }
     return marked;
   }
@@ -235,6 +277,7 @@ export class ToolLedger {
     request: ToolCallRequest,
   ): Promise<ToolCallOutcome> {
     const started = this.#clock.now();
+    const renewal = this.#renewWhileRunning(row);
     let output: unknown;
     try {
       output = await tool.handler(request.input, {
@@ -243,6 +286,7 @@ export class ToolLedger {
         traceId: row.trace_id,
       });
     } catch (error) {
+      if (renewal) clearInterval(renewal);
       const latency = Math.max(0, this.#clock.now() - started);
       const definite =
         error instanceof ToolFailure ||
@@ -288,6 +332,7 @@ export class ToolLedger {
           : "Fix the cause; retrying will not help.",
       });
     }
+    if (renewal) clearInterval(renewal);
     const latency = Math.max(0, this.#clock.now() - started);
     const problems = tool.validateOutput(output);
     if (problems.length > 0) {
@@ -320,6 +365,28 @@ export class ToolLedger {
     return { ...recorded, output, replayed: false };
   }
 
+  /**
+   * Keeps this ledger's lease on an `attempted` call while its tool runs, so that recovery in
+   * another process never takes a slow call for a dead one. No timer fires for a call shorter
+   * than a third of the lease.
+   */
+  #renewWhileRunning(row: ToolCallsTable): NodeJS.Timeout | undefined {
+    if (row.status !== "attempted" || row.lease_owner !== this.#recorder.owner) return undefined;
+    const timer = setInterval(
+      () => {
+        this.#recorder.renewLease(row).then(
+          (held) => {
+            if (!held) clearInterval(timer);
+          },
+          () => {},
+        );
+      },
+      Math.max(10, Math.floor(this.#leaseTtlMs / 3)),
+    );
+    timer.unref();
+    return timer;
+  }
+
   async #holdForOperator(row: ToolCallsTable): Promise<never> {
     await this.#recorder.audited(row, {
       type: "tool_call.held",
@@ -350,6 +417,22 @@ export class ToolLedger {
       throw new KeelError("STORE_CORRUPT", `Tool call "${row.id}" succeeded without a result.`);
     return { toolCall: toolCallFromRow(row), result, output, replayed: true };
   }
+}
+
+function inFlight(row: ToolCallsTable): KeelError {
+  return new KeelError(
+    "ILLEGAL_TRANSITION",
+    `The call of "${row.tool_name}" with idempotency key "${row.idempotency_key}" is in flight in another execution (${row.lease_owner}); it is not in doubt.`,
+    {
+      details: {
+        toolCallId: row.id,
+        tool: row.tool_name,
+        leaseOwner: row.lease_owner,
+        leaseExpiresAt: row.lease_expires_at === null ? null : Number(row.lease_expires_at),
+      },
+      hint: "Another worker is handling this call; do not run it twice. Its outcome is recorded when it finishes, or it becomes unknown once its lease lapses.",
+    },
+  );
 }
 
 function describe(error: unknown): string {

@@ -270,8 +270,9 @@ export class GovernedRuntime {
 
   /**
    * After a crash: continues a run from its last checkpoint (a run killed before its first
-   * checkpoint starts again from its input). Calls left `attempted` become `unknown` first, and a
-   * run whose effect is in doubt pauses for an operator instead of redoing it.
+   * checkpoint starts again from its input). The run's own calls left `attempted` whose lease
+   * lapsed become `unknown` first (another worker's call in flight is never touched), and a run
+   * whose effect is in doubt pauses for an operator instead of redoing it.
    */
   async recover(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
@@ -280,7 +281,7 @@ export class GovernedRuntime {
       // Nothing to recover: the run finished before the process stopped.
       return { run, task: await this.#task(run, grant), result: null, waitingFor: [] };
     }
-    await this.ledger.recoverInterrupted();
+    await this.ledger.recoverInterrupted({ taskId: runId });
     const saved = await this.checkpointer.getTuple({ configurable: { thread_id: run.threadId } });
     return this.#execute(run, grant, graph, saved ? null : grant.input, undefined);
   }
