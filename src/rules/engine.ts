@@ -77,6 +77,8 @@ export class RuleEngine {
   private constructLog: { name: string; source: string; actions?: readonly unknown[] }[] = [];
   private readonly hostFns = new Map<string, RuleFunction>();
   private halted = false;
+  /** True while run() fires rules. */
+  private running = false;
   /** Set by (exit); the batch runner stops reading forms. */
   exited = false;
   private restoring: Map<string, Activation[]> | null = null;
@@ -108,7 +110,7 @@ export class RuleEngine {
       },
       reset: () => this.reset(),
       clear: () => this.clear(),
-      run: (limit) => void this.run(limit),
+      run: (limit) => (this.running ? null : this.run(limit).length),
       agendaText: () => this.agendaText(),
     });
     this.initialise();
@@ -370,12 +372,19 @@ export class RuleEngine {
    * Returns the firings in order (rule, facts, bindings).
    */
   run(limit?: number): Firing[] {
+    // CLIPS ignores a run started while rules are firing (a rule's (run) or a host callback).
+    if (this.running) return [];
+    this.running = true;
     this.halted = false;
     const fired: Firing[] = [];
-    while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
-      const a = this.agenda.peek();
-      if (!a) break;
-      fired.push(this.fire(a));
+    try {
+      while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
+        const a = this.agenda.peek();
+        if (!a) break;
+        fired.push(this.fire(a));
+      }
+    } finally {
+      this.running = false;
     }
     return fired;
   }

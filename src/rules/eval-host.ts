@@ -23,7 +23,8 @@ export interface HostBackend {
   exit(): void;
   reset(): void;
   clear(): void;
-  run(limit?: number): void;
+  /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
+  run(limit: number): number | null;
   agendaText(): string;
 }
 
@@ -101,11 +102,16 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "clear":
       b.clear();
       return FALSE;
-    case "run":
-      // CLIPS 6.30 reports a zero limit instead of firing.
-      if (n(0) === 0) b.print("rule firing limit reached\n");
-      else b.run(n(0));
+    case "run": {
+      const limit = n(0) ?? -1;
+      const fired = b.run(limit);
+      // CLIPS 6.30 counts its limit down as rules fire and then compares what is left with the
+      // number fired, so the message comes when the limit is twice what fired ((run 0) included).
+      if (fired !== null && limit >= 0 && limit - fired === fired) {
+        b.print("rule firing limit reached\n");
+      }
       return FALSE;
+    }
     case "facts":
       b.print(factsListing(b.wm.all(), n(0) ?? -1, n(1) ?? -1, n(2) ?? -1));
       return FALSE;
