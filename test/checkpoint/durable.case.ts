@@ -407,6 +407,55 @@ export function runDurableSuite(options: {
       },
     );
 
+    it_("a list item or a record changed in place between steps is saved as changed", async () => {
+      const pad = ": long enough that the value is stored as a blob, not inline in the row";
+      const messages: Array<{ text: string }> = [{ text: `a${pad}` }, { text: `b${pad}` }];
+      const profile = { name: `n${pad}`, nested: { count: 1 }, tags: ["x"] };
+      const values = () => ({ messages, profile });
+      let config = await saver.put(
+        threadConfig("in-place"),
+        checkpointOf(values(), { messages: 1, profile: 1 }),
+        metadataOf(0),
+        { messages: 1, profile: 1 },
+      );
+      // A node mutates the objects it was given and returns them (a new version each time).
+      const steps: Array<() => void> = [
+        () => {
+          messages[0]!.text = `changed${pad}`;
+          messages.push({ text: `c${pad}` });
+        },
+        () => {
+          messages[1]!.text = `changed too${pad}`;
+        },
+        () => {
+          profile.nested.count = 2;
+          profile.tags.push("y");
+        },
+        () => {
+          messages.push({ text: `d${pad}` });
+        },
+      ];
+      let version = 1;
+      for (const change of steps) {
+        change();
+        version++;
+        config = await saver.put(
+          config,
+          checkpointOf(values(), { messages: version, profile: version }),
+          metadataOf(version),
+          { messages: version, profile: version },
+        );
+        const read = await saverOn(test.store).getTuple(config);
+        expect(read?.checkpoint.channel_values).toEqual(JSON.parse(JSON.stringify(values())));
+      }
+      // The unchanged prefix was still stored as a delta, not a full copy.
+      const encodings = await saver.sql.all<{ encoding: string }>(
+        "SELECT encoding FROM state_checkpoint_blobs WHERE thread_id = ? AND channel = 'messages' ORDER BY checkpoint_seq",
+        ["in-place"],
+      );
+      expect(encodings.map((row) => row.encoding)).toContain("append");
+    });
+
     it_(
       "a step that cannot be serialised leaves the next step from the same parent intact",
       async () => {

@@ -30,16 +30,36 @@ export interface BlobRow {
   valueHash: string;
 }
 
-/** What the saver remembers about the last value it wrote of a channel, to encode the next. */
+/**
+ * What the saver remembers about the last value it wrote of a channel, to encode the next. It
+ * keeps serialised text, never the value itself: a node may mutate a list item or a record in
+ * place between steps, and a delta computed against the mutated object would miss the change.
+ */
 export interface LastWritten {
   seq: number;
-  /** A shallow copy of the list (never the engine's own array, which a reducer may reuse). */
-  items?: readonly unknown[] | undefined;
+  /** The list's serialised text, as stored: an append must extend exactly this text. */
+  listText?: string | undefined;
+  /** Number of items of that list. */
+  length?: number;
   /** Length of the list at its last full copy. */
   fullLength?: number;
-  /** A shallow copy of the record. */
-  record?: Readonly<Record<string, unknown>> | undefined;
+  /** The serialised text of each key of the record. */
+  keyTexts?: ReadonlyMap<string, string> | undefined;
   chainCount: number;
+}
+
+/** What to remember of a value just read back (before the engine can mutate it). */
+export function rememberValue(
+  serde: Serializer,
+  seq: number,
+  value: unknown,
+  fullLength: number,
+  chainCount: number,
+): LastWritten | undefined {
+  if (Array.isArray(value))
+    return { seq, listText: serde.dumps(value), length: value.length, fullLength, chainCount };
+  if (isPlainRecord(value)) return { seq, keyTexts: keyTextsOf(serde, value), chainCount };
+  return undefined;
 }
 
 /** The longest run of `patch` blobs before a `full` one is written again. */
@@ -81,47 +101,77 @@ export function encodeBlob(
   }
   const canChain = last !== undefined && last.chainCount < MAX_CHAIN;
   if (Array.isArray(value)) {
-    const items = value.slice();
+    const full = text ?? serde.dumps(value);
     const fullLength = last?.fullLength ?? 0;
-    const appendedSinceFull = items.length - fullLength;
+    const appendedSinceFull = value.length - fullLength;
     if (
-      last?.items &&
+      last?.listText !== undefined &&
       last.chainCount < MAX_APPEND_CHAIN &&
-      (appendedSinceFull <= fullLength || last.chainCount < MIN_APPENDS) &&
-      extendsList(items, last.items)
+      (appendedSinceFull <= fullLength || last.chainCount < MIN_APPENDS)
     ) {
-      const chainCount = last.chainCount + 1;
-      return {
-        row: rowOf(at, "append", last.seq, chainCount, serde.dumps(items.slice(last.items.length))),
-        remember: { seq, items, fullLength, chainCount },
-      };
-    }
-    return {
-      row: rowOf(at, "full", null, 0, text ?? serde.dumps(items)),
-      remember: { seq, items, fullLength: items.length, chainCount: 0 },
-    };
-  }
-  if (isPlainRecord(value)) {
-    const record = { ...value };
-    if (canChain && last.record) {
-      const patch = patchOf(last.record, record);
-      if (patch) {
+      // Compared as text: an item changed in place since the last step is a change.
+      const appended = appendedText(last.listText, full);
+      if (appended !== undefined) {
         const chainCount = last.chainCount + 1;
         return {
-          row: rowOf(at, "patch", last.seq, chainCount, serde.dumps(patch)),
-          remember: { seq, record, chainCount },
+          row: rowOf(at, "append", last.seq, chainCount, appended),
+          remember: { seq, listText: full, length: value.length, fullLength, chainCount },
         };
       }
     }
     return {
-      row: rowOf(at, "full", null, 0, text ?? serde.dumps(record)),
-      remember: { seq, record, chainCount: 0 },
+      row: rowOf(at, "full", null, 0, full),
+      remember: {
+        seq,
+        listText: full,
+        length: value.length,
+        fullLength: value.length,
+        chainCount: 0,
+      },
+    };
+  }
+  if (isPlainRecord(value)) {
+    const keyTexts = keyTextsOf(serde, value);
+    if (canChain && last.keyTexts) {
+      const patch = patchOf(last.keyTexts, keyTexts, value);
+      if (patch) {
+        const chainCount = last.chainCount + 1;
+        return {
+          row: rowOf(at, "patch", last.seq, chainCount, serde.dumps(patch)),
+          remember: { seq, keyTexts, chainCount },
+        };
+      }
+    }
+    return {
+      row: rowOf(at, "full", null, 0, text ?? serde.dumps(value)),
+      remember: { seq, keyTexts, chainCount: 0 },
     };
   }
   return {
     row: rowOf(at, "full", null, 0, text ?? serde.dumps(value)),
     remember: { seq, chainCount: 0 },
   };
+}
+
+/**
+ * The text of the items `next` appends to `previous` (both a serialised list), or undefined when
+ * `next` is not `previous` with items added at its end.
+ */
+function appendedText(previous: string, next: string): string | undefined {
+  if (previous.length < 2 || previous[0] !== "[" || previous[previous.length - 1] !== "]")
+    return undefined;
+  if (next[0] !== "[" || next[next.length - 1] !== "]") return undefined;
+  const open = previous.length - 1; // the text before the previous list's closing bracket
+  if (next.length <= open || !next.startsWith(previous.slice(0, open))) return undefined;
+  if (open === 1) return next; // the previous list was empty: every item is new
+  if (next === previous) return "[]";
+  return next[open] === "," ? `[${next.slice(open + 1)}` : undefined;
+}
+
+function keyTextsOf(serde: Serializer, record: Record<string, unknown>): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const key of Object.keys(record)) texts.set(key, serde.dumps(record[key]));
+  return texts;
 }
 
 function rowOf(
@@ -150,45 +200,27 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function extendsList(next: readonly unknown[], previous: readonly unknown[]): boolean {
-  if (next.length < previous.length) return false;
-  for (let index = 0; index < previous.length; index++) {
-    if (next[index] !== previous[index]) return false;
-  }
-  return true;
-}
-
 /** Keys set and deleted from `before` to `after`, or undefined when a full copy is as small. */
 function patchOf(
-  before: Readonly<Record<string, unknown>>,
-  after: Readonly<Record<string, unknown>>,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  value: Record<string, unknown>,
 ): { s: Record<string, unknown>; d: string[] } | undefined {
   const set: Record<string, unknown> = {};
   const deleted: string[] = [];
   let changes = 0;
-  const keys = Object.keys(after);
-  const limit = Math.max(1, keys.length >> 1);
-  for (const key of keys) {
-    if (Object.hasOwn(before, key) && sameShallow(before[key], after[key])) continue;
-    set[key] = after[key];
+  const limit = Math.max(1, after.size >> 1);
+  for (const [key, text] of after) {
+    if (before.get(key) === text) continue;
+    set[key] = value[key];
     if (++changes > limit) return undefined;
   }
-  for (const key in before) {
-    if (Object.hasOwn(after, key)) continue;
+  for (const key of before.keys()) {
+    if (after.has(key)) continue;
     deleted.push(key);
     if (++changes > limit) return undefined;
   }
   return { s: set, d: deleted };
-}
-
-/** Identical, or records whose own keys hold identical primitives/references (one level). */
-function sameShallow(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!isPlainRecord(a) || !isPlainRecord(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  for (const key of keys) if (!Object.hasOwn(b, key) || a[key] !== b[key]) return false;
-  return true;
 }
 
 /** A stored blob as read back, before its chain is resolved. */

@@ -1,6 +1,6 @@
 import { KeelError } from "../../core/index.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple, Serializer } from "../base/index.js";
-import { decodeBlob, type LastWritten, type StoredBlob } from "./blob-codec.js";
+import { decodeBlob, type LastWritten, rememberValue, type StoredBlob } from "./blob-codec.js";
 import { readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
 import type { CheckpointRow, Place } from "./rows.js";
@@ -53,7 +53,7 @@ export async function decodeRow(
       if (!bySeq || !blob) throw missingValue(row, channel);
       const value = decodeBlob(serde, place, blob, bySeq);
       if (value !== undefined) values[channel] = value;
-      const remembered = rememberOf(value, blob, bySeq);
+      const remembered = rememberOf(serde, value, blob, bySeq);
       if (remembered) lastWritten.set(channel, remembered);
     }
   }
@@ -147,22 +147,14 @@ function groupBlobs(blobs: readonly StoredBlob[]): Map<string, Map<number, Store
 
 /** The delta base a later `put` may extend: lists and records only. */
 function rememberOf(
+  serde: Serializer,
   value: unknown,
   blob: StoredBlob,
   bySeq: ReadonlyMap<number, StoredBlob>,
 ): LastWritten | undefined {
   const chainCount = chainCountOf(blob, bySeq);
-  if (Array.isArray(value)) {
-    const fullLength = value.length - appendedSinceFull(blob, bySeq);
-    return { seq: blob.seq, items: value.slice(), fullLength, chainCount };
-  }
-  if (
-    typeof value === "object" &&
-    value !== null &&
-    Object.getPrototypeOf(value) === Object.prototype
-  )
-    return { seq: blob.seq, record: { ...(value as Record<string, unknown>) }, chainCount };
-  return undefined;
+  const fullLength = Array.isArray(value) ? value.length - appendedSinceFull(blob, bySeq) : 0;
+  return rememberValue(serde, blob.seq, value, fullLength, chainCount);
 }
 
 function chainCountOf(blob: StoredBlob, bySeq: ReadonlyMap<number, StoredBlob>): number {
