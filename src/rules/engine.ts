@@ -1,6 +1,7 @@
 import { KeelError } from "../core/index.js";
 import { type Activation, Agenda, type RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
+import { type Added, ConstructLog } from "./construct-log.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -31,7 +32,7 @@ import { activationFacts, agendaListing, factLine, factsListing } from "./printe
 import { readForms, type SList, type SNode } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
-import { compileRule } from "./rule-compile.js";
+import { type ActivationHooks, compileRule } from "./rule-compile.js";
 import { activationKey, delAct, delActOf, getAct, type RuleEntry, setAct } from "./rule-entry.js";
 import {
   decodeValue,
@@ -74,7 +75,9 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
-  private constructLog: { name: string; source: string; actions?: readonly unknown[] }[] = [];
+  private constructLog = new ConstructLog();
+  /** The open atomic section of load() or defineRule(), if any (see atomically). */
+  private section: Section | null = null;
   private readonly hostFns = new Map<string, RuleFunction>();
   private halted = false;
   /** True while run() fires rules. */
@@ -162,16 +165,75 @@ export class RuleEngine {
     return [...this.rules.keys()];
   }
 
+  /**
+   * Runs `work` so that, when it throws, the engine is left exactly as it was. Nothing is copied
+   * up front: each construct defined is journalled and undone on failure (removing a new rule
+   * detaches its nodes and activations), so defining N rules stays linear in N. Replacing a
+   * rule or deffacts cannot be undone that way: the first time a section is about to, it takes
+   * a snapshot of the state as it was before the section, and a failure restores that instead.
+   */
   private atomically(work: () => void): void {
-    const before = this.snapshot();
-    const output = this.output;
+    if (this.section) {
+      work();
+      return;
+    }
+    const section: Section = {
+      added: [],
+      rules: new Set(),
+      clock: this.agenda.timetagClock,
+      output: this.output,
+      before: null,
+    };
+    this.section = section;
     try {
       work();
     } catch (e) {
-      this.restore(before);
-      this.output = output;
+      this.section = null;
+      this.rollBack(section);
       throw e;
+    } finally {
+      this.section = null;
     }
+  }
+
+  private rollBack(section: Section): void {
+    if (section.before) {
+      this.restore(section.before);
+    } else {
+      for (let i = section.added.length - 1; i >= 0; i--) {
+        const added = section.added[i] as Added;
+        if (added.kind === "rule") this.removeRule(added.name);
+        else if (added.kind === "template") this.templates.delete(added.name);
+        else if (added.previous === undefined) this.deffacts.delete(added.name);
+        else this.deffacts.set(added.name, added.previous as DeffactsAst);
+        this.constructLog.delete(added.key);
+      }
+      this.agenda.timetagClock = section.clock;
+    }
+    this.output = section.output;
+  }
+
+  /**
+   * Called before a construct replaces one the open section did not add: snapshots the state as
+   * it was when the section began (what the section added is left out; the agenda entries of
+   * its rules are then skipped by restore).
+   */
+  private beforeReplacing(): void {
+    const section = this.section;
+    if (!section || section.before) return;
+    const keys = new Set(section.added.map((a) => a.key));
+    section.before = {
+      ...snapshotOf(this.constructLog.listWithout(keys), this.wm, this.agenda),
+      clock: section.clock,
+    };
+  }
+
+  /** Journals a construct the open section added. */
+  private journal(added: Added): void {
+    const section = this.section;
+    if (!section) return;
+    section.added.push(added);
+    if (added.kind === "rule") section.rules.add(added.name);
   }
 
   /** What the parser asks the engine; built once (it reads the current templates). */
@@ -197,24 +259,28 @@ export class RuleEngine {
           });
         }
         this.templates.set(t.name, t);
-        this.constructLog.push({ name: `deftemplate ${t.name}`, source: form.source });
+        const key = this.constructLog.other({ source: form.source });
+        this.journal({ kind: "template", name: t.name, key });
         return;
       }
       case "deffacts": {
         const d = parseDeffacts(form, ctx);
+        const previous = this.deffacts.get(d.name);
         this.deffacts.set(d.name, d);
-        this.constructLog.push({ name: `deffacts ${d.name}`, source: form.source });
+        const key = this.constructLog.other({ source: form.source });
+        this.journal({ kind: "deffacts", name: d.name, key, previous });
         return;
       }
       case "defrule": {
         const ast = parseDefrule(form, ctx);
+        const replaces = this.rules.has(ast.name);
+        if (replaces && !this.section?.rules.has(ast.name)) this.beforeReplacing();
         this.addRule(ast, hostActions);
-        this.constructLog = this.constructLog.filter((c) => c.name !== `defrule ${ast.name}`);
-        this.constructLog.push({
-          name: `defrule ${ast.name}`,
+        const key = this.constructLog.rule(ast.name, {
           source: form.source,
           ...(hostActions ? { actions: hostActions } : {}),
         });
+        if (!replaces) this.journal({ kind: "rule", name: ast.name, key });
         return;
       }
       default:
@@ -226,20 +292,30 @@ export class RuleEngine {
 
   private addRule(ast: RuleAst, hostActions: readonly unknown[] | undefined): void {
     if (this.rules.has(ast.name)) this.removeRule(ast.name);
-    const entry = compileRule(ast, hostActions, this.net, {
-      activate: (e, info, t) => this.activate(e, info, t),
-      deactivate: (e, t) => this.deactivate(e, t),
-    });
+    // A rule that fails to compile takes back what it had built (compileRule calls discard).
+    const entry = compileRule(ast, hostActions, this.net, this.hooks);
     this.rules.set(ast.name, entry);
   }
+
+  private readonly hooks: ActivationHooks = {
+    activate: (e, info, t) => this.activate(e, info, t),
+    deactivate: (e, t) => this.deactivate(e, t),
+    discard: (e) => this.discardRule(e),
+  };
 
   private removeRule(name: string): void {
     const entry = this.rules.get(name);
     if (!entry) return;
+    this.discardRule(entry);
+    this.rules.delete(name);
+  }
+
+  /** Takes a rule's activations off the agenda and its unshared nodes out of the network. */
+  private discardRule(entry: RuleEntry): void {
+    const name = entry.name;
     for (const a of this.agenda.list()) if (a.rule.name === name) this.agenda.remove(a);
     entry.acts.clear();
     for (const b of entry.built) this.net.detach(b);
-    this.rules.delete(name);
   }
 
   // ── working memory ──────────────────────────────────────────────────────────────────────
@@ -424,7 +500,7 @@ export class RuleEngine {
     this.templates = new Map();
     this.deffacts = new Map();
     this.rules = new Map();
-    this.constructLog = [];
+    this.constructLog = new ConstructLog();
     this.firingLog = [];
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
@@ -455,7 +531,7 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(this.constructLog, this.wm, this.agenda);
+    return snapshotOf(this.constructLog.list(), this.wm, this.agenda);
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -511,3 +587,14 @@ export class RuleEngine {
 }
 
 export { activationFacts, factLine, isMultifield, TRUE };
+
+/** An open atomic section: what it added, and what a failure puts back. */
+interface Section {
+  readonly added: Added[];
+  /** Names of the rules it added (replacing one of those needs no snapshot). */
+  readonly rules: Set<string>;
+  readonly clock: number;
+  readonly output: string;
+  /** The state before the section, taken once it replaces something it cannot simply undo. */
+  before: EngineSnapshot | null;
+}

@@ -2,7 +2,7 @@
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
-import { compileExpr } from "./evaluate.js";
+import { type Compiled, compileExpr } from "./evaluate.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
@@ -13,6 +13,8 @@ import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
 export interface ActivationHooks {
   activate(entry: RuleEntry, info: RuleInfo, t: Token): void;
   deactivate(entry: RuleEntry, t: Token): void;
+  /** Takes back what a rule that failed to compile had built (its activations, its nodes). */
+  discard(entry: RuleEntry): void;
 }
 
 /**
@@ -36,34 +38,45 @@ export function compileRule(
     acts,
     source: ast.source,
   };
-  for (const [disjunct, ces] of disjuncts.entries()) {
-    const display: ("fact" | "star" | "none")[] = [];
-    const info: RuleInfo = { name: ast.name, salience: ast.salience, display, disjunct };
-    const b = net.buildRule(
-      ast.name,
-      ces,
-      (t) => hooks.activate(entry, info, t),
-      (t) => hooks.deactivate(entry, t),
-    );
-    display.push(...b.display);
-    built.push(b);
-    const scope = b.scope;
-    const construct = `defrule ${ast.name}`;
-    const rhs = ast.actions.map((a) =>
-      compileExpr(a, {
-        resolve: (name) => {
-          const loc = scope.get(name);
-          if (!loc) return null;
-          const read = tokenReader(loc);
-          // bind may rebind a left-hand-side variable for the rest of the actions.
-          return (f) => f.rhs?.get(name) ?? read(f);
-        },
-        rhs: true,
-        construct,
-      }),
-    );
-    checkRhsVariables(ast, scope);
-    rhsByBuilt.set(b, rhs);
+  try {
+    for (const [disjunct, ces] of disjuncts.entries()) {
+      const display: ("fact" | "star" | "none")[] = [];
+      const info: RuleInfo = { name: ast.name, salience: ast.salience, display, disjunct };
+      const b = net.buildRule(
+        ast.name,
+        ces,
+        (t) => hooks.activate(entry, info, t),
+        (t) => hooks.deactivate(entry, t),
+      );
+      display.push(...b.display);
+      built.push(b);
+      rhsByBuilt.set(b, compileActions(ast, b));
+    }
+  } catch (error) {
+    // A disjunct that failed half-built is taken back by the network; the built ones go here.
+    hooks.discard(entry);
+    throw error;
   }
   return entry;
+}
+
+/** The right-hand side against one disjunct's variables. */
+function compileActions(ast: RuleAst, b: BuiltRule): Compiled[] {
+  const scope = b.scope;
+  const construct = `defrule ${ast.name}`;
+  const rhs = ast.actions.map((a) =>
+    compileExpr(a, {
+      resolve: (name) => {
+        const loc = scope.get(name);
+        if (!loc) return null;
+        const read = tokenReader(loc);
+        // bind may rebind a left-hand-side variable for the rest of the actions.
+        return (f) => f.rhs?.get(name) ?? read(f);
+      },
+      rhs: true,
+      construct,
+    }),
+  );
+  checkRhsVariables(ast, scope);
+  return rhs;
 }

@@ -150,6 +150,24 @@ export class AlphaNet {
     this.freshAlphas = [];
   }
 
+  /**
+   * Forgets what a rule that failed before {@link commit} had placed: its joins, the memories it
+   * created, and the pattern nodes no committed join uses.
+   */
+  abandon(joins: readonly AlphaJoin[]): void {
+    for (const node of joins) {
+      const stop = this.stops.get(node);
+      this.stops.delete(node);
+      if (stop && stop.succ.length === 0) stop.alpha = null;
+    }
+    if (this.freshAlphas.length > 0) {
+      const fresh = new Set(this.freshAlphas);
+      for (const [key, alpha] of this.shared) if (fresh.has(alpha)) this.shared.delete(key);
+      this.freshAlphas = [];
+    }
+    for (const net of this.nets.values()) net.prune();
+  }
+
   /** Takes a join off its stop node and the pattern tree (nodes nobody uses go). */
   unhook(node: AlphaJoin): void {
     const stop = this.stops.get(node);

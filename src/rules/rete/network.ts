@@ -100,13 +100,40 @@ export class Network {
       patterns: 0,
       externals: nandExternals(ces),
     };
-    const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
     const terminal = new TerminalNode(onActivate, onRemove);
-    link(end.parent, terminal, false);
-    this.fresh.push({ node: terminal, parent: end.parent });
-    b.path.push({ node: terminal, parent: end.parent });
-    this.prime();
-    return { terminal, scope, display, path: b.path };
+    const built = { terminal, scope, display, path: b.path };
+    let primed = false;
+    try {
+      const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
+      link(end.parent, terminal, false);
+      this.fresh.push({ node: terminal, parent: end.parent });
+      b.path.push({ node: terminal, parent: end.parent });
+      primed = true;
+      this.prime();
+    } catch (error) {
+      // Take back what this rule had built, so a failed definition leaves the network as it was.
+      if (primed) this.detach(built);
+      else this.abandon(b.path);
+      this.fresh = [];
+      throw error;
+    }
+    return built;
+  }
+
+  /** Unlinks the nodes of a path that was never primed (a rule that failed while being built). */
+  private abandon(path: readonly PathEntry[]): void {
+    const joins: AlphaJoin[] = [];
+    for (let i = path.length - 1; i >= 0; i--) {
+      const { node, parent } = path[i] as PathEntry;
+      const s = node as LeftInput & Shareable;
+      s.users = (s.users ?? 1) - 1;
+      if (s.users > 0) continue;
+      unlink(parent, node);
+      if (s.shareKey !== undefined) this.byKey.get(parent)?.delete(s.shareKey);
+      if (node instanceof NandNode) unlink(node.inputParent, node.input);
+      if (node instanceof JoinNode || node instanceof NegativeNode) joins.push(node);
+    }
+    this.alphas.abandon(joins);
   }
 
   /** Drops the root token and everything built on it, then re-derives from a fresh one (reset). */

@@ -177,6 +177,24 @@ export class PatternNet {
     }
   }
 
+  /** Unlinks the nodes no join uses (placed by a rule that failed before it was committed). */
+  prune(): void {
+    const sweep = (list: PatternNode[], parent: PatternNode | null) => {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const n = list[i] as PatternNode;
+        if (n.users > 0) {
+          sweep(n.children, n);
+          continue;
+        }
+        list.splice(i, 1);
+        if (parent?.byValue) {
+          for (const [k, c] of parent.byValue) if (c === n) parent.byValue.delete(k);
+        }
+      }
+    };
+    sweep(this.roots, null);
+  }
+
   /** Walks a fact through the tree; `deliver` is called at each stop node reached. */
   match(fact: Fact, deliver: Deliver): void {
     const roots = this.roots;
