@@ -136,6 +136,234 @@ export const SEED_TABLES: Record<string, string[]> = {
   ],
 };
 
+/**
+ * Keel's own kernel tables (migrations 002 onwards: checkpoints, runs, the runtime), in the same
+ * form; `BIG` is an integer that may pass 32 bits (INTEGER on SQLite, BIGINT on Postgres). A
+ * migration that adds or changes a kernel table changes this list in the same commit: the
+ * conformance suite compares it with the live schema of both dialects, table for table.
+ */
+export const KEEL_TABLES: Record<string, string[]> = {
+  state_approvals: [
+    "id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "event_id TEXT",
+    "task_id TEXT",
+    "step_id TEXT",
+    "status TEXT NOT NULL",
+    "risk_level TEXT NOT NULL",
+    "autonomy_level TEXT NOT NULL",
+    "what_json TEXT NOT NULL",
+    "why TEXT NOT NULL",
+    "how_to_approve TEXT NOT NULL",
+    "required_capability TEXT",
+    "decided_by TEXT",
+    "decided_at MS",
+    "decision_reason TEXT",
+    "decision_capability TEXT",
+    "created_at MS NOT NULL",
+    "expires_at MS NOT NULL",
+    "gate_key TEXT",
+    "request_hash TEXT",
+  ],
+  state_artifacts: [
+    "id TEXT NOT NULL",
+    "kind TEXT NOT NULL",
+    "content_hash TEXT NOT NULL",
+    "body_json TEXT NOT NULL",
+    "byte_count BIG NOT NULL",
+    "created_at MS NOT NULL",
+  ],
+  state_audit_events: [
+    "id TEXT NOT NULL",
+    "seq BIG NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "stage TEXT NOT NULL",
+    "type TEXT NOT NULL",
+    "summary TEXT NOT NULL",
+    "outcome TEXT NOT NULL",
+    "event_id TEXT",
+    "task_id TEXT",
+    "step_id TEXT",
+    "tool_call_id TEXT",
+    "approval_id TEXT",
+    "latency_ms MS",
+    "tool_name TEXT",
+    "connector_id TEXT",
+    "risk_level TEXT",
+    "autonomy_level TEXT",
+    "payload_ref TEXT",
+    "recorded_at MS NOT NULL",
+    "prev_hash TEXT NOT NULL",
+    "event_hash TEXT NOT NULL",
+    "payload_hash TEXT",
+  ],
+  state_audit_heads: [
+    "id TEXT NOT NULL",
+    "last_seq BIG NOT NULL",
+    "last_hash TEXT NOT NULL",
+    "updated_at MS NOT NULL",
+  ],
+  state_checkpoint_blobs: [
+    "thread_id TEXT NOT NULL",
+    "checkpoint_ns TEXT NOT NULL DEFAULT ''",
+    "channel TEXT NOT NULL",
+    "checkpoint_seq INTEGER NOT NULL",
+    "version TEXT NOT NULL",
+    "encoding TEXT NOT NULL",
+    "base_checkpoint_seq INTEGER",
+    "chain_count INTEGER NOT NULL DEFAULT 0",
+    "value_json TEXT",
+    "value_hash TEXT NOT NULL",
+  ],
+  state_checkpoint_writes: [
+    "thread_id TEXT NOT NULL",
+    "checkpoint_ns TEXT NOT NULL DEFAULT ''",
+    "checkpoint_id TEXT NOT NULL",
+    "task_id TEXT NOT NULL",
+    "idx INTEGER NOT NULL",
+    "task_path TEXT NOT NULL DEFAULT ''",
+    "channel TEXT NOT NULL",
+    "value_json TEXT",
+    "value_hash TEXT NOT NULL",
+  ],
+  state_checkpoints: [
+    "thread_id TEXT NOT NULL",
+    "checkpoint_ns TEXT NOT NULL DEFAULT ''",
+    "id TEXT NOT NULL",
+    "seq INTEGER NOT NULL",
+    "parent_checkpoint_id TEXT",
+    "format_version INTEGER NOT NULL",
+    "step INTEGER NOT NULL",
+    "source TEXT NOT NULL",
+    "checkpoint_json TEXT NOT NULL",
+    "channel_seqs_json TEXT NOT NULL",
+    "metadata_json TEXT NOT NULL",
+    "created_at MS NOT NULL",
+  ],
+  state_dedupe_keys: [
+    "id TEXT NOT NULL",
+    "event_id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "claimed_at MS NOT NULL",
+    "expires_at MS NOT NULL",
+  ],
+  state_events: [
+    "id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "channel TEXT NOT NULL",
+    "connector_id TEXT NOT NULL",
+    "dedupe_key TEXT",
+    "event_json TEXT NOT NULL",
+    "occurred_at MS NOT NULL",
+    "ingested_at MS NOT NULL",
+  ],
+  state_plugin_failures: ["id TEXT NOT NULL", "reason TEXT NOT NULL", "failed_at MS NOT NULL"],
+  state_run_documents: [
+    "run_id TEXT NOT NULL",
+    "document_path TEXT NOT NULL",
+    "document_id TEXT NOT NULL",
+    "graph_hash TEXT NOT NULL",
+    "input_json TEXT NOT NULL",
+    "packs_dir TEXT",
+    "created_at MS NOT NULL",
+    "node_kinds_json TEXT NOT NULL DEFAULT '[]'",
+  ],
+  state_run_grants: [
+    "id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "event_id TEXT",
+    "autonomy_level TEXT NOT NULL",
+    "risk_level TEXT NOT NULL",
+    "tool_profile TEXT NOT NULL",
+    "capabilities_json TEXT NOT NULL DEFAULT '[]'",
+    "routing_json TEXT",
+    "handler TEXT",
+    "input_json TEXT NOT NULL DEFAULT 'null'",
+    "created_at MS NOT NULL",
+    "gate_demands_json TEXT NOT NULL DEFAULT '[]'",
+    "approval_ttl_seconds INTEGER",
+    "app_module TEXT",
+  ],
+  state_runs: [
+    "id TEXT NOT NULL",
+    "thread_id TEXT NOT NULL",
+    "status TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "graph_id TEXT",
+    "trigger_event_id TEXT",
+    "autonomy_level_at_start TEXT",
+    "labels_json TEXT NOT NULL DEFAULT '[]'",
+    "input_json TEXT",
+    "error_json TEXT",
+    "cancel_reason TEXT",
+    "next_wake_at MS",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+    "started_at MS",
+    "finished_at MS",
+  ],
+  state_steps: [
+    "id TEXT NOT NULL",
+    "run_id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "task_key TEXT NOT NULL",
+    "name TEXT NOT NULL",
+    "visit INTEGER NOT NULL",
+    "status TEXT NOT NULL",
+    "attempt INTEGER NOT NULL DEFAULT 0",
+    "max_attempts INTEGER NOT NULL DEFAULT 1",
+    "retry_policy_json TEXT NOT NULL",
+    "input_json TEXT NOT NULL",
+    "checkpoint_json TEXT NOT NULL DEFAULT '{}'",
+    "output_json TEXT",
+    "idempotency_key TEXT",
+    "error_json TEXT",
+    "next_wake_at MS",
+    "started_at MS",
+    "ended_at MS",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+  ],
+  state_threads: [
+    "id TEXT NOT NULL",
+    "lease_owner TEXT",
+    "lease_expires_at MS",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+  ],
+  state_tool_calls: [
+    "id TEXT NOT NULL",
+    "trace_id TEXT NOT NULL",
+    "task_id TEXT",
+    "step_id TEXT",
+    "event_id TEXT",
+    "connector_id TEXT NOT NULL",
+    "tool_name TEXT NOT NULL",
+    "tool_version TEXT NOT NULL",
+    "action TEXT NOT NULL",
+    "request_hash TEXT NOT NULL",
+    "request_artifact_id TEXT NOT NULL",
+    "idempotency_key TEXT NOT NULL",
+    "status TEXT NOT NULL",
+    "latency_ms MS",
+    "risk_level TEXT NOT NULL",
+    "autonomy_level TEXT NOT NULL",
+    "result_status TEXT",
+    "response_hash TEXT",
+    "result_artifact_id TEXT",
+    "error_json TEXT",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+    "resolved_at MS",
+    "cost_estimate TEXT",
+    "lease_owner TEXT",
+    "lease_expires_at MS",
+  ],
+};
+
+/** Every kernel table: the seed's and Keel's. */
+export const KERNEL_TABLES: Record<string, string[]> = { ...SEED_TABLES, ...KEEL_TABLES };
+
 /** One seed column as the live schema of `dialect` must show it. */
 export interface ExpectedColumn {
   name: string;
@@ -146,9 +374,9 @@ export interface ExpectedColumn {
 
 /** The columns of a seed table as `dialect` stores them. */
 export function expectedColumns(table: string, dialect: "sqlite" | "postgres"): ExpectedColumn[] {
-  return (SEED_TABLES[table] ?? []).map((spec) => {
+  return (KERNEL_TABLES[table] ?? []).map((spec) => {
     const [name = "", seedType = ""] = spec.split(" ");
-    const wide = seedType === "MS" || seedType === "SERIAL";
+    const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
     return {
       name,
       type: wide ? (dialect === "postgres" ? "BIGINT" : "INTEGER") : seedType,
@@ -206,7 +434,7 @@ export function job(id: string, status: string, overrides: Record<string, unknow
   } as never;
 }
 
-/** A row every CHECK of its table accepts. */
+/** The values a valid row needs beyond the filler `validRow` makes: each CHECK accepts them. */
 const VALID_ROWS: Record<string, Record<string, unknown>> = {
   scan_nodes: {
     path: "skills/a.md",
@@ -262,6 +490,27 @@ const VALID_ROWS: Record<string, Record<string, unknown>> = {
     description: "d",
     applied_at: 1,
   },
+  state_approvals: {
+    status: "pending",
+    risk_level: "low",
+    autonomy_level: "a1",
+    created_at: 1,
+    expires_at: 2,
+  },
+  state_artifacts: { kind: "tool-request" },
+  state_audit_events: { stage: "route", outcome: "info" },
+  state_checkpoint_blobs: { encoding: "full" },
+  state_checkpoints: { source: "input" },
+  state_events: { channel: "webhook" },
+  state_run_grants: { autonomy_level: "a1", risk_level: "low", tool_profile: "default" },
+  state_runs: { status: "pending" },
+  state_steps: { status: "pending" },
+  state_tool_calls: {
+    status: "attempted",
+    risk_level: "low",
+    autonomy_level: "a1",
+    idempotency_key: "k",
+  },
 };
 
 /** Every CHECK of the seed's catalog, with a value that breaks it. */
@@ -286,10 +535,107 @@ export const SEED_CHECKS: { table: string; check: string; bad: Record<string, un
   },
 ];
 
-/** A row of `table` that satisfies its CHECKs, with `overrides` applied. */
+/** Every CHECK of Keel's own kernel tables, with a value that breaks it. */
+export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
+  { table: "state_approvals", check: "ck_state_approvals_status", bad: { status: "maybe" } },
+  { table: "state_approvals", check: "ck_state_approvals_risk_level", bad: { risk_level: "dire" } },
+  {
+    table: "state_approvals",
+    check: "ck_state_approvals_autonomy_level",
+    bad: { autonomy_level: "a5" },
+  },
+  {
+    table: "state_approvals",
+    check: "ck_state_approvals_expires_at",
+    bad: { created_at: 5, expires_at: 5 },
+  },
+  { table: "state_artifacts", check: "ck_state_artifacts_kind", bad: { kind: "tool-log" } },
+  { table: "state_audit_events", check: "ck_state_audit_events_stage", bad: { stage: "plan" } },
+  {
+    table: "state_audit_events",
+    check: "ck_state_audit_events_outcome",
+    bad: { outcome: "partial" },
+  },
+  {
+    table: "state_audit_events",
+    check: "ck_state_audit_events_risk_level",
+    bad: { risk_level: "none" },
+  },
+  {
+    table: "state_audit_events",
+    check: "ck_state_audit_events_autonomy_level",
+    bad: { autonomy_level: "A1" },
+  },
+  {
+    table: "state_checkpoint_blobs",
+    check: "ck_state_checkpoint_blobs_encoding",
+    bad: { encoding: "delta" },
+  },
+  { table: "state_checkpoints", check: "ck_state_checkpoints_source", bad: { source: "resume" } },
+  { table: "state_events", check: "ck_state_events_channel", bad: { channel: "pager" } },
+  {
+    table: "state_run_grants",
+    check: "ck_state_run_grants_autonomy_level",
+    bad: { autonomy_level: "a9" },
+  },
+  { table: "state_run_grants", check: "ck_state_run_grants_risk_level", bad: { risk_level: "" } },
+  {
+    table: "state_run_grants",
+    check: "ck_state_run_grants_tool_profile",
+    bad: { tool_profile: "open" },
+  },
+  { table: "state_runs", check: "ck_state_runs_status", bad: { status: "cancelled" } },
+  { table: "state_steps", check: "ck_state_steps_status", bad: { status: "canceled" } },
+  { table: "state_tool_calls", check: "ck_state_tool_calls_status", bad: { status: "pending" } },
+  {
+    table: "state_tool_calls",
+    check: "ck_state_tool_calls_result_status",
+    bad: { result_status: "unknown" },
+  },
+  {
+    table: "state_tool_calls",
+    check: "ck_state_tool_calls_risk_level",
+    bad: { risk_level: "LOW" },
+  },
+  {
+    table: "state_tool_calls",
+    check: "ck_state_tool_calls_autonomy_level",
+    bad: { autonomy_level: "a" },
+  },
+  {
+    table: "state_tool_calls",
+    check: "ck_state_tool_calls_idempotency_key",
+    bad: { idempotency_key: "" },
+  },
+];
+
+/** Every CHECK of every kernel table. */
+export const KERNEL_CHECKS = [...SEED_CHECKS, ...KEEL_CHECKS];
+
+/**
+ * Tables whose rows others reference, with the key the filler values of `validRow` point at
+ * (`thread_id`, `run_id`, `request_artifact_id` are all "x"): insert these first.
+ */
+export const PARENT_TABLES = ["state_threads", "state_runs", "state_artifacts"];
+
+/**
+ * A row of `table` that satisfies its CHECKs, with `overrides` applied: every NOT NULL column
+ * without a default gets a filler ("x", or 1 for numbers), then the table's CHECK-valid values.
+ */
 export function validRow(
   table: string,
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return { ...VALID_ROWS[table], ...overrides };
+  const filler: Record<string, unknown> = {};
+  for (const spec of KERNEL_TABLES[table] ?? []) {
+    const [name = "", type = ""] = spec.split(" ");
+    if (!spec.includes("NOT NULL") || spec.includes("DEFAULT") || type === "SERIAL") continue;
+    filler[name] = type === "TEXT" ? "x" : 1;
+  }
+  return { ...filler, ...VALID_ROWS[table], ...overrides };
+}
+
+/** A catalog default as the value a row reads back (`'[]'` → "[]", `0` → 0). */
+export function defaultValueOf(text: string): unknown {
+  return text.startsWith("'") ? text.slice(1, -1).replace(/''/g, "'") : Number(text);
 }

@@ -21,11 +21,14 @@ import { checkNamingRules, KERNEL_NAMING } from "../../src/store/naming/naming-r
 import { checkSqlKeywordCase } from "../../src/store/naming/sql-keyword-case.js";
 import { backendOf, openBackend } from "../../src/store/open-store.js";
 import {
+  defaultValueOf,
   expectedColumns,
   job,
+  KERNEL_CHECKS,
+  KERNEL_TABLES,
   normalizeDefault,
+  PARENT_TABLES,
   SEED_CATALOG,
-  SEED_CHECKS,
   SEED_INDEXES,
   validRow,
 } from "./catalog.js";
@@ -85,18 +88,25 @@ export function runStoreConformance(harness: DialectHarness): void {
       expect(store.native.dialect).toBe(harness.dialect);
     });
 
-    it("has every table and column of the seed's catalog", async () => {
+    it("has every kernel table with its columns, types, NOT NULL, defaults and CHECKs, and no other", async () => {
       const { db } = await harness.fresh("catalog");
       const store = await track(openStore({ db }));
       const snapshot = await backendOf(store).introspect(store.kysely);
-      for (const [table, columns] of Object.entries(SEED_CATALOG)) {
+      // The catalog (test/store/catalog.ts) is the whole kernel: a migration that adds a table
+      // or a CHECK adds it there too.
+      expect(
+        snapshot.tables.map((t) => t.name).sort(),
+        "kernel tables missing from or extra to test/store/catalog.ts (KEEL_TABLES)",
+      ).toEqual(Object.keys(KERNEL_TABLES).sort());
+      expect(
+        snapshot.tables
+          .flatMap((t) => t.constraints.filter((c) => c.kind === "check").map((c) => c.name))
+          .sort(),
+        "CHECK constraints missing from or extra to test/store/catalog.ts (KEEL_CHECKS)",
+      ).toEqual(KERNEL_CHECKS.map((c) => c.check).sort());
+      for (const table of Object.keys(KERNEL_TABLES)) {
         const live = snapshot.tables.find((t) => t.name === table);
-        expect(live, table).toBeDefined();
-        expect(
-          live?.columns.map((c) => c.name),
-          table,
-        ).toEqual(columns);
-        // Types (per dialect), NOT NULL and defaults, column by column.
+        // Types (per dialect), NOT NULL and defaults, column by column and in order.
         expect(
           live?.columns.map((c) => ({
             name: c.name,
@@ -107,8 +117,8 @@ export function runStoreConformance(harness: DialectHarness): void {
           table,
         ).toEqual(expectedColumns(table, harness.dialect));
       }
-      // Every CHECK of the seed exists under its name.
-      for (const { table, check } of SEED_CHECKS) {
+      // Every CHECK exists on its table under its name.
+      for (const { table, check } of KERNEL_CHECKS) {
         const live = snapshot.tables.find((t) => t.name === table);
         expect(live?.constraints, `${table}: ${check}`).toContainEqual(
           expect.objectContaining({ name: check, kind: "check" }),
@@ -136,7 +146,7 @@ export function runStoreConformance(harness: DialectHarness): void {
       const { db } = await harness.fresh("naming");
       const store = await track(openStore({ db }));
       const snapshot = await backendOf(store).introspect(store.kysely);
-      expect(snapshot.tables.length).toBeGreaterThanOrEqual(Object.keys(SEED_CATALOG).length);
+      expect(snapshot.tables.length).toBe(Object.keys(KERNEL_TABLES).length);
       expect(checkNamingRules(snapshot, KERNEL_NAMING)).toEqual([]);
       // The one rule about SQL text: every kernel migration writes keywords UPPERCASE.
       for (const file of loadMigrationFiles(kernelMigrationsDir(harness.dialect))) {
@@ -158,7 +168,7 @@ export function runStoreConformance(harness: DialectHarness): void {
       }
     });
 
-    it("refuses a write that breaks each CHECK of the seed, naming the constraint", async () => {
+    it("refuses a write that breaks each CHECK of every kernel table, naming the constraint", async () => {
       const { db } = await harness.fresh("checks");
       const store = await track(openStore({ db }));
       const insert = (table: string, row: Record<string, unknown>) =>
@@ -166,17 +176,61 @@ export function runStoreConformance(harness: DialectHarness): void {
           .insertInto(table as never)
           .values(row as never)
           .execute();
-      for (const { table, check, bad } of SEED_CHECKS) {
+      for (const table of PARENT_TABLES) await insert(table, validRow(table));
+      for (const { table, check, bad } of KERNEL_CHECKS) {
         await expect(insert(table, validRow(table, bad)), check).rejects.toThrow(
           new RegExp(`\\b${check}\\b`),
         );
       }
       // The rows themselves are fine: each table takes its valid row.
-      for (const table of new Set(SEED_CHECKS.map((c) => c.table))) {
-        await insert(table, validRow(table));
+      for (const table of new Set(KERNEL_CHECKS.map((c) => c.table))) {
+        if (!PARENT_TABLES.includes(table)) await insert(table, validRow(table));
       }
       const jobs = await store.kysely.selectFrom("state_jobs").select("id").execute();
       expect(jobs).toEqual([{ id: "valid" }]);
+    });
+
+    it("refuses NULL in every NOT NULL column and fills every default, on every kernel table", async () => {
+      const { db } = await harness.fresh("not-null");
+      const store = await track(openStore({ db }));
+      const insert = (table: string, row: Record<string, unknown>) =>
+        store.kysely
+          .insertInto(table as never)
+          .values(row as never)
+          .execute();
+      const tables = [
+        ...PARENT_TABLES,
+        ...Object.keys(KERNEL_TABLES).filter((t) => !PARENT_TABLES.includes(t)),
+      ];
+      for (const table of tables) {
+        const columns = (KERNEL_TABLES[table] ?? []).map((spec) => spec.split(" "));
+        for (const [name = "", type] of columns.filter((c) => c.join(" ").includes("NOT NULL"))) {
+          // NULL asks for the next id: SERIAL columns, and on SQLite an INTEGER primary key of
+          // one column (a rowid alias), which the audit log's seq is (migration 011).
+          const rowid =
+            harness.dialect === "sqlite" && `${table}.${name}` === "state_audit_events.seq";
+          if (type === "SERIAL" || rowid) continue;
+          await expect(
+            insert(table, validRow(table, { [name]: null })),
+            `${table}.${name}`,
+          ).rejects.toThrow(/NOT NULL|null value/i);
+        }
+        const row = validRow(table);
+        await insert(table, row);
+        const [stored] = await store.kysely
+          .selectFrom(table as never)
+          .selectAll()
+          .execute();
+        for (const spec of KERNEL_TABLES[table] ?? []) {
+          const [name = ""] = spec.split(" ");
+          const text = /DEFAULT (.+)$/.exec(spec)?.[1];
+          if (text !== undefined && !(name in row)) {
+            expect((stored as Record<string, unknown>)[name], `${table}.${name}`).toEqual(
+              defaultValueOf(text),
+            );
+          }
+        }
+      }
     });
 
     it("allows one active job per (action, version, node, content hash), any number of finished ones", async () => {

@@ -80,12 +80,19 @@ async function introspectTable(
       referencedColumns: [...key.referencedColumns, row.to ?? "<primary key>"],
     });
   }
+  // SQLite lets NULL into a PRIMARY KEY column not declared NOT NULL; only a one-column
+  // INTEGER PRIMARY KEY (the rowid) can never hold one: NULL there means "the next rowid".
+  const keyColumns = columns.rows.filter((column) => column.pk > 0);
+  const rowid =
+    keyColumns.length === 1 && keyColumns[0]?.type.toUpperCase() === "INTEGER"
+      ? keyColumns[0].name
+      : null;
   return {
     name: table.name,
     columns: columns.rows.map((column) => ({
       name: column.name,
       type: column.type.toUpperCase(),
-      notNull: column.notnull === 1 || column.pk > 0,
+      notNull: column.notnull === 1 || column.name === rowid,
       defaultValue: column.dflt_value,
     })),
     primaryKey: columns.rows

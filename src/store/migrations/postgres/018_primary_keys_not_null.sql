@@ -1,0 +1,3 @@
+-- The seed's single-column TEXT primary keys refuse NULL (SQLite's migration 018 rebuilds its
+-- tables for that). A Postgres primary key is NOT NULL already, so there is nothing to change
+-- here: the file keeps the two dialects' migration numbers in step.
