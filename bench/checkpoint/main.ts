@@ -236,6 +236,50 @@ if (await postgresAvailable()) {
   });
 }
 
+{
+  // Thread listing: 100,000 checkpoints on 1,000 threads (100 each), a page of 50 threads, Keel's
+  // listThreads against the same page with a COUNT(*) per thread (the listing before it stopped
+  // counting). LangGraph's savers have no thread listing to compare with.
+  const store = await keelSqliteStore("keel-listing", "NORMAL");
+  const saver = SqliteSaver.fromStore(store);
+  const base = 1_700_000_000_000;
+  await saver.sql.run(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+     INSERT INTO state_threads (id, created_at, updated_at) SELECT 'thread-' || i, ?, ? + i FROM n`,
+    [base, base],
+  );
+  await saver.sql.run(
+    `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999)
+     INSERT INTO state_checkpoints (thread_id, checkpoint_ns, id, seq, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at)
+     SELECT 'thread-' || (1 + i % 1000), '', printf('%08d', i), i + 1, 1, i, 'loop', '{}', '{}', '{}', ? FROM n`,
+    [base],
+  );
+  const counted = `SELECT t.id, (SELECT c.id FROM state_checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = '' ORDER BY c.id DESC LIMIT 1) AS latest, (SELECT COUNT(*) FROM state_checkpoints c WHERE c.thread_id = t.id) AS n, t.lease_owner, t.lease_expires_at, t.created_at, t.updated_at FROM state_threads t ORDER BY t.updated_at DESC, t.id DESC LIMIT 50`;
+  const page = async (fn: () => Promise<unknown>) => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < 20; i++) await fn();
+    return Number(process.hrtime.bigint() - start) / 1000 / 20;
+  };
+  const keelPage = () => saver.listThreads({ limit: 50 });
+  const countedPage = () => saver.sql.all(counted, []);
+  await page(keelPage);
+  await page(countedPage);
+  const keelSamples: number[] = [];
+  const countedSamples: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    keelSamples.push(await page(keelPage));
+    countedSamples.push(await page(countedPage));
+  }
+  rows.push({
+    name: "thread listing: a page of 50 threads, 100,000 checkpoints (SQLite)",
+    unit: "µs/page",
+    keel: median(keelSamples),
+    peer: median(countedSamples),
+    peerName: "the same page with COUNT(*) per thread",
+  });
+  await store.close();
+}
+
 printTable(
   `durable savers: Keel vs LangGraph.js, each on its own engine (median of ${ROUNDS} alternating rounds; lower is better)`,
   rows,

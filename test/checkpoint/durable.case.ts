@@ -4,6 +4,7 @@
  * leases, durability modes, and the run store. Run once per dialect.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listThreadsSql } from "../../src/checkpoint/durable/queries.js";
 import {
   acquireLease,
   type DurableSaver,
@@ -537,14 +538,22 @@ export function runDurableSuite(options: {
     );
 
     it_(
-      "thread listing pages through 100,000 threads on its index",
+      "thread listing pages through 100,000 threads and 100,000 checkpoints on indexes only",
       async () => {
         const base = 1_700_000_000_000;
+        // 100,000 threads; the 50 most recent hold 2,000 checkpoints each (a count per thread
+        // would read all of them for every page).
         if (test.store.dialect === "sqlite") {
           await saver.sql.run(
             `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
            INSERT INTO state_threads (id, created_at, updated_at) SELECT 'bulk-' || i, ?, ? + i FROM n`,
             [base, base],
+          );
+          await saver.sql.run(
+            `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999)
+           INSERT INTO state_checkpoints (thread_id, checkpoint_ns, id, seq, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at)
+           SELECT 'bulk-' || (99951 + i % 50), '', printf('%08d', i), i + 1, 1, i, 'loop', '{}', '{}', '{}', ? FROM n`,
+            [base],
           );
         } else {
           await saver.sql.run(
@@ -552,31 +561,63 @@ export function runDurableSuite(options: {
            SELECT 'bulk-' || i, ?::bigint, ?::bigint + i FROM generate_series(1, 100000) AS i`,
             [base, base],
           );
+          await saver.sql.run(
+            `INSERT INTO state_checkpoints (thread_id, checkpoint_ns, id, seq, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at)
+           SELECT 'bulk-' || (99951 + i % 50), '', lpad(i::text, 8, '0'), i + 1, 1, i, 'loop', '{}', '{}', '{}', ?::bigint FROM generate_series(0, 99999) AS i`,
+            [base],
+          );
           await saver.sql.run("ANALYZE state_threads", []);
+          await saver.sql.run("ANALYZE state_checkpoints", []);
         }
         const first = await saver.listThreads({ limit: 50 });
         expect(first).toHaveLength(50);
         const bulk = first.filter((thread) => thread.threadId.startsWith("bulk-"));
+        expect(bulk.length).toBeGreaterThan(0);
+        expect(bulk.every((thread) => thread.latestCheckpointId !== null)).toBe(true);
+        // A listing does not count checkpoints; one thread does.
+        expect(first.every((thread) => thread.checkpointCount === null)).toBe(true);
+        expect((await saver.getThread("bulk-100000")).checkpointCount).toBe(2000);
         const second = await saver.listThreads({ limit: 50, after: first[49] });
         expect(second).toHaveLength(50);
         expect(second[0]?.updatedAt).toBeLessThanOrEqual(first[49]?.updatedAt ?? 0);
         expect(new Set([...first, ...second].map((t) => t.threadId)).size).toBe(100);
-        expect(bulk.length + second.length).toBeGreaterThan(50);
-        const plan =
-          test.store.dialect === "sqlite"
-            ? JSON.stringify(
-                await saver.sql.all(
-                  "EXPLAIN QUERY PLAN SELECT id FROM state_threads t WHERE (t.updated_at, t.id) < (?, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT 50",
-                  [base + 500, "bulk-500"],
-                ),
-              )
-            : JSON.stringify(
-                await saver.sql.all(
-                  "EXPLAIN SELECT id FROM state_threads t WHERE (t.updated_at, t.id) < (?::bigint, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT 50",
-                  [base + 500, "bulk-500"],
-                ),
-              );
-        expect(plan).toContain("ix_state_threads_updated_at");
+        // The plan of the very statement listThreads runs (a page after a cursor).
+        const sql = listThreadsSql(50, true);
+        expect(sql).not.toMatch(/COUNT/i);
+        if (test.store.dialect === "sqlite") {
+          const plan = (
+            await saver.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, [
+              base + 99_990,
+              "bulk-99990",
+            ])
+          ).map((row) => row.detail);
+          // The page: a walk of the (updated_at, id) index alone.
+          expect(plan).toContainEqual(
+            expect.stringMatching(/SEARCH p USING COVERING INDEX ix_state_threads_updated_at/),
+          );
+          // Each thread of the page: a key lookup; its latest checkpoint: a primary-key seek.
+          expect(plan).toContainEqual(expect.stringMatching(/SEARCH t USING INDEX .*\(id=\?\)/));
+          expect(plan).toContainEqual(
+            expect.stringMatching(
+              /SEARCH c USING PRIMARY KEY \(thread_id=\? AND checkpoint_ns=\?\)/,
+            ),
+          );
+          // No table is scanned (only the page's own rows, at most 50).
+          expect(plan.filter((d) => /^SCAN /.test(d) && d !== "SCAN page")).toEqual([]);
+        } else {
+          const plan = (
+            await saver.sql.all<{ "QUERY PLAN": string }>(
+              `EXPLAIN ${sql.replace("(?, ?)", "(?::bigint, ?)")}`,
+              [base + 99_990, "bulk-99990"],
+            )
+          )
+            .map((row) => row["QUERY PLAN"])
+            .join("\n");
+          expect(plan).toMatch(/Index Only Scan Backward using ix_state_threads_updated_at/);
+          expect(plan).toMatch(/Index Scan using pk_state_threads/);
+          expect(plan).toMatch(/Index Only Scan Backward using pk_state_checkpoints/);
+          expect(plan).not.toMatch(/Seq Scan|Aggregate/);
+        }
         await saver.sql.run("DELETE FROM state_threads WHERE id LIKE 'bulk-%'", []);
       },
       120_000,

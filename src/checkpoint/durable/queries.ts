@@ -219,25 +219,24 @@ export async function readWritesAndChildren(
 interface RawThread {
   id: string;
   latest_checkpoint_id: string | null;
-  checkpoint_count: number | string;
+  checkpoint_count?: number | string;
   lease_owner: string | null;
   lease_expires_at: number | string | null;
   created_at: number | string;
   updated_at: number | string;
 }
 
-// The latest checkpoint and the count come from state_checkpoints' primary key (a seek per thread),
-// so a step never has to rewrite the thread row.
-const THREAD_COLUMNS =
-  "t.id, t.lease_owner, t.lease_expires_at, t.created_at, t.updated_at, " +
-  "(SELECT c.id FROM state_checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = '' ORDER BY c.id DESC LIMIT 1) AS latest_checkpoint_id, " +
-  "(SELECT COUNT(*) FROM state_checkpoints c WHERE c.thread_id = t.id) AS checkpoint_count";
+// The latest checkpoint comes from state_checkpoints' primary key (one seek per thread), so a
+// step never has to rewrite the thread row.
+const LATEST_CHECKPOINT =
+  "(SELECT c.id FROM state_checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = '' ORDER BY c.id DESC LIMIT 1) AS latest_checkpoint_id";
+const THREAD_COLUMNS = `t.id, t.lease_owner, t.lease_expires_at, t.created_at, t.updated_at, ${LATEST_CHECKPOINT}`;
 
 function toThread(raw: RawThread): ThreadSummary {
   return {
     threadId: raw.id,
     latestCheckpointId: raw.latest_checkpoint_id,
-    checkpointCount: toInt(raw.checkpoint_count),
+    checkpointCount: raw.checkpoint_count === undefined ? null : toInt(raw.checkpoint_count),
     leaseOwner: raw.lease_owner,
     leaseExpiresAt: toIntOrNull(raw.lease_expires_at),
     createdAt: toInt(raw.created_at),
@@ -245,34 +244,49 @@ function toThread(raw: RawThread): ThreadSummary {
   };
 }
 
-/** One thread, or undefined. */
+/** One thread with its checkpoint count (a range scan of that thread's checkpoints), or undefined. */
 export async function readThread(
   db: SqlRunner,
   threadId: string,
 ): Promise<ThreadSummary | undefined> {
   const rows = await db.all<RawThread>(
-    `SELECT ${THREAD_COLUMNS} FROM state_threads t WHERE t.id = ?`,
+    `SELECT ${THREAD_COLUMNS}, (SELECT COUNT(*) FROM state_checkpoints c WHERE c.thread_id = t.id) AS checkpoint_count FROM state_threads t WHERE t.id = ?`,
     [threadId],
   );
   return rows[0] ? toThread(rows[0]) : undefined;
 }
 
-/** A page of threads, most recently updated first; pass the last row's cursor for the next page. */
+/**
+ * The statement `listThreads` runs (exported for the plan test). The page is found on
+ * ix_state_threads_updated_at alone (a covering-index walk: the cursor and the order are its
+ * columns); then each thread of the page is one primary-key lookup, and its latest checkpoint one
+ * seek. Nothing counts checkpoints: a page costs the same with 10 or 100,000 checkpoints a thread.
+ * The outer ORDER BY sorts the page's rows only (at most `limit`), in the database's collation,
+ * which the next page's cursor comparison uses too.
+ */
+export function listThreadsSql(limit: number, after: boolean): string {
+  const where = after ? " WHERE (p.updated_at, p.id) < (?, ?)" : "";
+  return (
+    `SELECT ${THREAD_COLUMNS} FROM (SELECT p.id FROM state_threads p${where} ` +
+    `ORDER BY p.updated_at DESC, p.id DESC LIMIT ${Math.max(0, Math.floor(limit))}) page ` +
+    "JOIN state_threads t ON t.id = page.id ORDER BY t.updated_at DESC, t.id DESC"
+  );
+}
+
+/**
+ * A page of threads, most recently updated first, without checkpoint counts (`readThread` has
+ * them); pass the last row's cursor for the next page.
+ */
 export async function listThreads(
   db: SqlRunner,
   query: { limit: number; after?: { updatedAt: number; threadId: string } },
 ): Promise<ThreadSummary[]> {
-  const limit = Math.max(0, Math.floor(query.limit));
-  // A row-value comparison walks ix_state_threads_updated_at_id directly, whatever the page.
   const rows = query.after
-    ? await db.all<RawThread>(
-        `SELECT ${THREAD_COLUMNS} FROM state_threads t WHERE (t.updated_at, t.id) < (?, ?) ORDER BY t.updated_at DESC, t.id DESC LIMIT ${limit}`,
-        [query.after.updatedAt, query.after.threadId],
-      )
-    : await db.all<RawThread>(
-        `SELECT ${THREAD_COLUMNS} FROM state_threads t ORDER BY t.updated_at DESC, t.id DESC LIMIT ${limit}`,
-        [],
-      );
+    ? await db.all<RawThread>(listThreadsSql(query.limit, true), [
+        query.after.updatedAt,
+        query.after.threadId,
+      ])
+    : await db.all<RawThread>(listThreadsSql(query.limit, false), []);
   return rows.map(toThread);
 }
 

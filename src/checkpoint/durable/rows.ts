@@ -61,7 +61,8 @@ export interface CommitBatch {
 export interface ThreadSummary {
   threadId: string;
   latestCheckpointId: string | null;
-  checkpointCount: number;
+  /** Checkpoints of the thread; null in a listing (`listThreads` does not count, to stay fast). */
+  checkpointCount: number | null;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
   createdAt: number;

@@ -73,11 +73,11 @@ export const runsCommands: CliModule = {
         printResult(options, { ok: true, threads: rows, next }, () =>
           [
             table(
-              ["thread", "run status", "checkpoints", "updated", "lease", "wakes"],
+              ["thread", "run status", "latest checkpoint", "updated", "lease", "wakes"],
               rows.map((row) => [
                 row.threadId,
                 row.latestRun?.status ?? "-",
-                String(row.checkpointCount),
+                row.latestCheckpointId ?? "-",
                 iso(row.updatedAt),
                 leaseText(row),
                 wakeText(row.latestRun),
