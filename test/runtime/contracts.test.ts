@@ -122,6 +122,38 @@ describe("seed-003 contracts", () => {
     });
   }
 
+  it("exports the models' cross-field rules: the JSON Schema refuses what they refuse, and names what it cannot state", () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const agree = (
+      name: Parameters<typeof contractJsonSchema>[0],
+      value: Record<string, unknown>,
+      valid: boolean,
+    ) => {
+      expect(validateContract(name, value).ok, JSON.stringify(value)).toBe(valid);
+      expect(ajv.compile(contractJsonSchema(name))(value), JSON.stringify(value)).toBe(valid);
+    };
+    const decided = { by: "ana", at: AT, reason: "checked" };
+    for (const status of ["approved", "denied"]) {
+      agree("Approval", { ...approval(), status }, false);
+      const { decision: _, ...withoutDecision } = approval();
+      agree("Approval", { ...withoutDecision, status }, false);
+      agree("Approval", { ...approval(), status, decision: { ...decided, at: null } }, false);
+      agree("Approval", { ...approval(), status, decision: decided }, true);
+    }
+    agree("Approval", { ...approval(), decision: decided }, false);
+    agree("Approval", { ...approval(), status: "expired" }, true);
+    const exponential = { ...retryPolicy(), strategy: "exponential" };
+    agree("RetryPolicy", { ...exponential, jitter: false }, false);
+    agree("RetryPolicy", { ...exponential, jitter: true }, true);
+    agree("RetryPolicy", { ...retryPolicy(), strategy: "fixed", jitter: false }, true);
+    agree("Step", { ...step(), retry_policy: { ...exponential, jitter: false } }, false);
+    // What JSON Schema cannot compare is said in $comment (the model still refuses it).
+    expect(contractJsonSchema("RetryPolicy").$comment).toContain("max_delay_ms >= base_delay_ms");
+    expect(contractJsonSchema("Step").$comment).toContain("attempt < max_attempts");
+    expect(contractJsonSchema("Approval").$comment).toContain("expires_at > created_at");
+    expect(JSON.stringify(contractJsonSchema("MessageEvent"))).toContain("IANA time zone");
+  });
+
   it("reports every problem of a document at once, with JSON Pointers", () => {
     const event = messageEvent();
     const source = event.source as Record<string, unknown>;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { problemsFromZodIssues, type ValidationResult } from "../validation/problems.js";
 import { Approval } from "./approval.js";
 import { AuditEvent } from "./audit-event.js";
+import { addCrossFieldConstraints } from "./cross-field-schema.js";
 import { MessageEvent } from "./message-event.js";
 import { ErrorDetail } from "./primitives.js";
 import { GateSpec, RoutingDecision } from "./routing-decision.js";
@@ -61,6 +62,10 @@ export interface JsonSchemaOptions {
 
 /**
  * The JSON Schema (draft 2020-12) of a contract, with `additionalProperties: false` throughout.
+ * The models' cross-field rules that JSON Schema can state are in it as `allOf` of `if`/`then`
+ * (an approved or denied Approval names who decided and when; exponential retries jitter);
+ * those it cannot (one field compared with another, tz and language tag lists) are named in
+ * `$comment` (see `cross-field-schema.ts`).
  *
  * @example
  * writeFileSync("message-event.schema.json", JSON.stringify(contractJsonSchema("MessageEvent")));
@@ -69,9 +74,9 @@ export function contractJsonSchema(
   name: ContractName,
   options: JsonSchemaOptions = {},
 ): Record<string, unknown> {
-  const schema = z.toJSONSchema(CONTRACTS[name], { io: options.io ?? "input" }) as Record<
-    string,
-    unknown
-  >;
+  const schema = z.toJSONSchema(CONTRACTS[name], {
+    io: options.io ?? "input",
+    override: addCrossFieldConstraints,
+  }) as Record<string, unknown>;
   return { ...schema, title: name };
 }
