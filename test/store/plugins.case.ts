@@ -437,6 +437,100 @@ export function runPluginStorage(harness: DialectHarness): void {
       );
     });
 
+    it("a plugin switched off in config_plugins: not migrated, disabled for loaders, refused storage, its data kept; on again, it migrates", async () => {
+      const { location, keelDir } = await fresh("switched-off");
+      const v1 = dedicated("notes", ["entries"], ["migrations/001_init.sql"]);
+      const v2 = dedicated(
+        "notes",
+        ["entries", "archives"],
+        ["migrations/001_init.sql", "migrations/002_archives.sql"],
+      );
+      const init = { "001_init.sql": "CREATE TABLE entries (id TEXT PRIMARY KEY);" };
+      writePlugin(keelDir, "notes", v1, init);
+      const first = await open(location);
+      const kept = pluginStorage(first, PluginManifest.parse(v1)) as DedicatedStore;
+      await kept.db.execute("INSERT INTO entries (id) VALUES (?)", ["e1"]);
+      await first.kysely
+        .insertInto("config_plugins")
+        .values({ plugin_id: "notes", enabled: 0, updated_at: 1 })
+        .execute();
+      await first.close();
+      // A new migration while it is off: nothing runs, and it is reported disabled, not pending.
+      writePlugin(keelDir, "notes", v2, {
+        ...init,
+        "002_archives.sql": "CREATE TABLE archives (id TEXT PRIMARY KEY);",
+      });
+      const manifest = v2;
+      const off = await open(location);
+      expect(off.openReport.plugins).toEqual([]);
+      expect(await backendOf(off).tableExists(off.kysely, "plugin_notes_archives")).toBe(false);
+      expect((await discoverStorePlugins(off)).find((p) => p.id === "notes")).toMatchObject({
+        status: "disabled",
+        statusReason: "disabled by the user (config_plugins)",
+      });
+      const refused = pluginStorage(off, PluginManifest.parse(manifest)) as DedicatedStore;
+      await expect(refused.db.query("SELECT id FROM entries")).rejects.toMatchObject({
+        code: "PLUGIN_STORAGE",
+        message: expect.stringMatching(/"notes" is disabled/),
+      });
+      // Its table and rows are still there (a disabled plugin keeps its data).
+      const rows = await sql<{ id: string }>`SELECT id FROM plugin_notes_entries`.execute(
+        off.kysely,
+      );
+      expect(rows.rows).toEqual([{ id: "e1" }]);
+      await off.kysely
+        .updateTable("config_plugins")
+        .set({ enabled: 1 })
+        .where("plugin_id", "=", "notes")
+        .execute();
+      await off.close();
+      const on = await open(location);
+      expect(on.openReport.plugins).toMatchObject([
+        { pluginId: "notes", status: "enabled", applied: [{ version: 2 }] },
+      ]);
+      const back = pluginStorage(on, PluginManifest.parse(manifest)) as DedicatedStore;
+      expect(await back.db.query("SELECT id FROM entries")).toEqual([{ id: "e1" }]);
+    });
+
+    it("reset empties every plugin table and the kv rows, keeps config_plugins and the plugins' schema", async () => {
+      const { location, keelDir } = await fresh("reset-plugins");
+      const manifest = dedicated("notes", ["entries"], ["migrations/001_init.sql"]);
+      writePlugin(keelDir, "notes", manifest, {
+        "001_init.sql": "CREATE TABLE entries (id TEXT PRIMARY KEY, n INTEGER NOT NULL);",
+      });
+      const store = await open(location);
+      const notes = pluginStorage(store, PluginManifest.parse(manifest)) as DedicatedStore;
+      await notes.db.execute("INSERT INTO entries (id, n) VALUES (?, ?)", ["a", 1]);
+      await notes.db.execute("INSERT INTO entries (id, n) VALUES (?, ?)", ["b", 2]);
+      const kv = pluginStorage(
+        store,
+        PluginManifest.parse({ id: "pins", version: "1", storage: { mode: "kv" } }),
+      ) as KvStore;
+      await kv.set("k", 1);
+      await store.kysely
+        .insertInto("config_plugins")
+        .values({ plugin_id: "pins", enabled: 1, updated_at: 1 })
+        .execute();
+      const { resetStore } = await import("../../src/store/index.js");
+      const result = await resetStore(store);
+      expect(result.tables).toContainEqual({ name: "plugin_notes_entries", rowsDeleted: 2 });
+      expect(result.tables).toContainEqual({ name: "state_plugin_kv", rowsDeleted: 1 });
+      expect(await notes.db.query("SELECT id FROM entries")).toEqual([]);
+      expect(await kv.list()).toEqual([]);
+      expect(await store.kysely.selectFrom("config_plugins").select("plugin_id").execute()).toEqual(
+        [{ plugin_id: "pins" }],
+      );
+      // The plugin's migration is still recorded and its table still usable.
+      const ledger = await store.kysely
+        .selectFrom("config_schema_versions")
+        .select(["owner_id", "version"])
+        .where("scope", "=", "plugin")
+        .execute();
+      expect(ledger.map((r) => [r.owner_id, Number(r.version)])).toEqual([["notes", 1]]);
+      await notes.db.execute("INSERT INTO entries (id, n) VALUES (?, ?)", ["c", 3]);
+      expect(await notes.db.query("SELECT id FROM entries")).toEqual([{ id: "c" }]);
+    });
+
     it("dedicated: the scoped connection works on the plugin's tables and refuses everything else", async () => {
       const { location, keelDir } = await fresh("scoped");
       const manifest = dedicated("acme-notes", ["notes"], ["migrations/001_init.sql"]);

@@ -28,7 +28,6 @@ import {
   KERNEL_TABLES,
   normalizeDefault,
   PARENT_TABLES,
-  SEED_CATALOG,
   SEED_INDEXES,
   validRow,
 } from "./catalog.js";
