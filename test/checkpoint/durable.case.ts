@@ -151,26 +151,52 @@ export function runDurableSuite(options: {
         // A newer row layout.
         await setHead(JSON.stringify({ ...head, l: 3 }));
         await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        // Every path that reads the row refuses it with the same error and hint: the latest,
+        // a listing of the thread or of every thread (rather than skip it), its parent (whose
+        // pending writes the row may carry), and prune (which deletes nothing).
+        const drain = async (config: Parameters<typeof saver.list>[0]) => {
+          for await (const _tuple of saver.list(config)) {
+            // draining is the point: the listing must throw on the bad row
+          }
+        };
+        const [parentRow] = await saver.sql.all<{ parent_checkpoint_id: string }>(
+          "SELECT parent_checkpoint_id FROM state_checkpoints WHERE id = ?",
+          [row.id],
+        );
+        const everyPath = async (hint: string) => {
+          await expect(latest(), "latest").rejects.toMatchObject(refused(hint));
+          await expect(drain(threadConfig("from-the-future")), "list").rejects.toMatchObject(
+            refused(hint),
+          );
+          await expect(drain({ configurable: {} }), "list all").rejects.toMatchObject(
+            refused(hint),
+          );
+          await expect(
+            saver.getTuple({
+              configurable: {
+                thread_id: "from-the-future",
+                checkpoint_ns: "",
+                checkpoint_id: parentRow?.parent_checkpoint_id,
+              },
+            }),
+            "parent",
+          ).rejects.toMatchObject(refused(hint));
+          await expect(
+            saver.prune("from-the-future", { keepLast: 1 }),
+            "prune",
+          ).rejects.toMatchObject({
+            ...refused(hint),
+            message: expect.stringContaining(`Checkpoint ${row.id} of thread "from-the-future"`),
+          });
+        };
         // A newer format whose header has no layout field is still newer, not the old layout.
+        await setHead('{"v":99}');
+        await everyPath("Upgrade Keel");
         await setHead('{"v":99,"ts":"2020-01-01T00:00:00.000Z"}');
-        await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
+        await everyPath("Upgrade Keel");
         // The first development layout (format 1, no layout field): deleting the thread is the way.
         await setHead('{"v":1,"ts":"2020-01-01T00:00:00.000Z"}');
-        await expect(latest()).rejects.toMatchObject(refused("Delete the thread"));
-        // A listing across every thread fails on the row, naming it (rather than skip it).
-        await expect(
-          (async () => {
-            for await (const _tuple of saver.list({ configurable: {} })) {
-              // draining is the point: the listing must throw on the bad row
-            }
-          })(),
-        ).rejects.toMatchObject({
-          code: expect.stringMatching(/^CHECKPOINT_(FORMAT|CORRUPT)$/),
-          details: expect.objectContaining({
-            threadId: expect.any(String),
-            checkpointId: expect.any(String),
-          }),
-        });
+        await everyPath("Delete the thread");
         // The rest of the database is untouched and readable.
         expect(await countRows(saver, "state_checkpoints")).toBe(rows);
         expect(
@@ -178,6 +204,55 @@ export function runDurableSuite(options: {
         ).toBe(2);
         await setHead(row.checkpoint_json);
         expect((await latest())?.checkpoint.channel_values.step).toBe(1);
+      },
+    );
+
+    it_(
+      "a value, blob or write this Keel cannot read names its thread and checkpoint",
+      async () => {
+        const pad = ": a message long enough to be stored as a blob, not inline in the row";
+        const { config } = await grow(saver, "bad-values", 3, pad);
+        await saver.flush();
+        const id = String(config.configurable?.checkpoint_id);
+        const named = (code: string, hint: string) => ({
+          code,
+          message: expect.stringContaining(`Checkpoint ${id} of thread "bad-values"`),
+          details: expect.objectContaining({ threadId: "bad-values", checkpointId: id }),
+          hint: expect.stringContaining(hint),
+        });
+        // A pending write whose content does not match its hash.
+        await saver.putWrites(config, [["messages", ["late"]]], "task-late");
+        await saver.flush();
+        await saver.sql.run(
+          "UPDATE state_checkpoint_writes SET value_hash = 'x' WHERE thread_id = ? AND checkpoint_id = ?",
+          ["bad-values", id],
+        );
+        await expect(saver.getTuple(config)).rejects.toMatchObject(
+          named("CHECKPOINT_CORRUPT", "Restore the database from a backup"),
+        );
+        await saver.sql.run("DELETE FROM state_checkpoint_writes WHERE thread_id = ?", [
+          "bad-values",
+        ]);
+        // A blob whose hash does not match.
+        await saver.sql.run(
+          "UPDATE state_checkpoint_blobs SET value_hash = 'x' WHERE thread_id = ? AND channel = 'messages'",
+          ["bad-values"],
+        );
+        await expect(saver.getTuple(config)).rejects.toMatchObject(
+          named("CHECKPOINT_CORRUPT", "Restore the database from a backup"),
+        );
+        // A value tagged with a type a newer Keel knows (the hash is right: it is not damage).
+        const tagged = '[{"$keel":"from-the-future","v":1}]';
+        const [hashed] = await saver.sql.all<{ h: string }>("SELECT ? AS h", [tagged]);
+        const { valueHashOf } = await import("../../src/checkpoint/durable/blob-codec.js");
+        await saver.sql.run(
+          "UPDATE state_checkpoint_blobs SET value_json = ?, value_hash = ?, encoding = 'full', base_checkpoint_seq = NULL WHERE thread_id = ? AND channel = 'messages'",
+          [hashed?.h, valueHashOf(tagged), "bad-values"],
+        );
+        await expect(saver.getTuple(config)).rejects.toMatchObject(
+          named("CHECKPOINT_FORMAT", "upgrade"),
+        );
+        await saver.deleteThread("bad-values");
       },
     );
 

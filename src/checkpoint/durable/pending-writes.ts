@@ -84,7 +84,7 @@ function corruptWrite(
 ): KeelError {
   return new KeelError(
     "CHECKPOINT_CORRUPT",
-    `A pending write of task ${taskId} on thread "${threadId}" is corrupted (its content does not match its hash).`,
+    `Checkpoint ${checkpointId} of thread "${threadId}" has a corrupted pending write of task ${taskId} (${cause === undefined ? "its content does not match its hash" : "it is not valid JSON"}).`,
     {
       cause,
       details: { threadId, checkpointId, taskId },

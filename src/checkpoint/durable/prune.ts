@@ -145,10 +145,9 @@ function notPruned(threadId: string, cause: KeelError): KeelError {
   return new KeelError(cause.code, `Thread "${threadId}" was not pruned: ${what}`, {
     cause,
     details: { ...cause.details, threadId },
-    hint:
-      cause.code === "CHECKPOINT_FORMAT"
-        ? "Nothing was deleted. Prune this thread with the Keel version that wrote it (or a newer one)."
-        : `Nothing was deleted. ${cause.hint ?? ""}`.trim(),
+    // The cause's own hint says what to do (upgrade Keel, delete a thread of an old development
+    // layout, restore a backup); only "nothing was deleted" is added.
+    hint: `Nothing was deleted. ${cause.hint ?? ""}`.trim(),
   });
 }
 

@@ -25,6 +25,42 @@ export async function decodeRow(
   row: CheckpointRow,
   children?: readonly CheckpointRow[],
 ): Promise<DecodedRow> {
+  try {
+    return await decodeRowUnplaced(db, serde, row, children);
+  } catch (error) {
+    throw placed(error, row);
+  }
+}
+
+/**
+ * A format or corruption error raised below the row (a value's serde tag, a blob, a write) names
+ * the thread and the checkpoint being read, so the user knows which one to restore or fork from.
+ */
+function placed(error: unknown, row: CheckpointRow): unknown {
+  if (
+    !(error instanceof KeelError) ||
+    (error.code !== "CHECKPOINT_FORMAT" && error.code !== "CHECKPOINT_CORRUPT") ||
+    (error.details.threadId !== undefined && error.details.checkpointId !== undefined)
+  )
+    return error;
+  const what = error.hint ? error.message.slice(0, -error.hint.length - 1) : error.message;
+  return new KeelError(
+    error.code,
+    `Checkpoint ${row.id} of thread "${row.threadId}" cannot be read: ${what}`,
+    {
+      cause: error,
+      details: { ...error.details, threadId: row.threadId, checkpointId: row.id },
+      ...(error.hint ? { hint: error.hint } : {}),
+    },
+  );
+}
+
+async function decodeRowUnplaced(
+  db: SqlRunner,
+  serde: Serializer,
+  row: CheckpointRow,
+  children?: readonly CheckpointRow[],
+): Promise<DecodedRow> {
   const { head, map } = readRowFormat(serde, row);
   const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
   const values: Record<string, unknown> = {};
