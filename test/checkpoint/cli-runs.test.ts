@@ -3,7 +3,7 @@
  * a real SQLite file: JSON shapes, human tables, exit codes of the error paths.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RunStore, SqliteSaver } from "../../src/checkpoint/index.js";
+import { newCheckpointId, RunStore, SqliteSaver } from "../../src/checkpoint/index.js";
 import { buildProgram } from "../../src/cli/program.js";
 import { Annotation, END, START, StateGraph } from "../../src/index.js";
 import { sqliteTestStore, type TestStore } from "./support/databases.js";
@@ -155,14 +155,59 @@ describe("keel runs", () => {
       native.database.exec(
         "UPDATE state_checkpoints SET format_version = 99 WHERE thread_id = 'gamma'",
       );
+    // A thread whose row is damaged (a corrupted value map) is left whole and reported too.
+    const saver = SqliteSaver.fromStore(test.store);
+    for (const thread of ["delta", "epsilon"]) {
+      let config = { configurable: { thread_id: thread } } as Parameters<typeof saver.put>[0];
+      for (let step = 0; step < 4; step++)
+        config = await saver.put(
+          config,
+          {
+            v: 1,
+            id: newCheckpointId(),
+            ts: new Date().toISOString(),
+            channel_values: { step },
+            channel_versions: { step: step + 1 },
+            versions_seen: {},
+          },
+          { source: "loop", step, parents: {}, writes: null },
+          { step: step + 1 },
+        );
+    }
+    if (native.dialect === "sqlite")
+      native.database.exec(
+        "UPDATE state_checkpoints SET channel_seqs_json = channel_seqs_json || ' ' WHERE thread_id = 'delta' AND step = 1",
+      );
+    const count = (thread: string) =>
+      native.dialect === "sqlite"
+        ? (
+            native.database
+              .prepare("SELECT COUNT(*) AS n FROM state_checkpoints WHERE thread_id = ?")
+              .get(thread) as { n: number }
+          ).n
+        : -1;
     const mixed = await keel("runs", "prune", "--all", "--keep-last", "1", "--json");
-    expect(mixed.exitCode).toBe(0);
-    expect(mixed.json.skipped).toEqual([
-      expect.objectContaining({ threadId: "gamma", code: "CHECKPOINT_FORMAT" }),
-    ]);
-    expect((mixed.json.results as Array<{ threadId: string }>).map((r) => r.threadId)).toEqual([
-      "alpha",
-    ]);
+    // Every readable thread is pruned; the unreadable ones are reported and the exit code says so.
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.json.ok).toBe(false);
+    expect(
+      (mixed.json.skipped as Array<{ threadId: string }>).map((s) => s.threadId).sort(),
+    ).toEqual(["delta", "gamma"]);
+    expect(mixed.json.skipped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ threadId: "gamma", code: "CHECKPOINT_FORMAT" }),
+        expect.objectContaining({ threadId: "delta", code: "CHECKPOINT_CORRUPT" }),
+      ]),
+    );
+    expect(
+      (mixed.json.results as Array<{ threadId: string }>).map((r) => r.threadId).sort(),
+    ).toEqual(["alpha", "epsilon"]);
+    expect(count("delta")).toBe(4);
+    expect(count("epsilon")).toBe(1);
+    const human = await keel("runs", "prune", "--all", "--keep-last", "1");
+    expect(human.exitCode).toBe(2);
+    expect(human.stdout).toMatch(/not pruned: delta: /);
+    expect(human.stdout).toMatch(/not pruned: gamma: /);
     expect((await keel("runs", "prune", "gamma", "--keep-last", "1", "--json")).json).toMatchObject(
       { ok: false, error: { code: "CHECKPOINT_FORMAT" } },
     );

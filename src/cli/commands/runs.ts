@@ -323,20 +323,24 @@ export const runsCommands: CliModule = {
         const threadIds = threadId ? [threadId] : await allThreadIds(saver);
         const results = [];
         // With --all, a thread this Keel cannot read (a newer format, a corrupted row) is left
-        // whole and reported; the others are pruned. One named thread fails with the error.
+        // whole and reported, and the others are pruned; the exit code is then that error's (2),
+        // so a scheduled prune does not hide it. A thread deleted since the listing is passed
+        // over. One named thread fails with the error.
         const skipped: Array<{ threadId: string; code: string; message: string }> = [];
         for (const id of threadIds) {
           try {
             results.push(await saver.prune(id, pruneOptions));
           } catch (error) {
             const code = (error as { code?: unknown }).code;
+            if (!threadId && code === "THREAD_NOT_FOUND") continue;
             if (threadId || (code !== "CHECKPOINT_FORMAT" && code !== "CHECKPOINT_CORRUPT"))
               throw error;
             skipped.push({ threadId: id, code, message: (error as Error).message });
           }
         }
+        if (skipped.length > 0) process.exitCode = 2;
         const total = results.reduce((sum, r) => sum + r.checkpointsDeleted, 0);
-        printResult(options, { ok: true, results, skipped }, () =>
+        printResult(options, { ok: skipped.length === 0, results, skipped }, () =>
           [
             `${pc.green("pruned")} ${total} checkpoint(s) from ${results.length} thread(s)`,
             ...skipped.map((s) => pc.yellow(`not pruned: ${s.threadId}: ${s.message}`)),
