@@ -354,6 +354,13 @@ export class RuleEngine {
       throw new KeelError("NOT_FOUND", `No fact f-${id}.`, {
         hint: "List facts with engine.facts().",
       });
+    // A rule's modify leaves an ordered fact alone (as CLIPS does); a host is told.
+    if (fact.template === null) {
+      throw rulesRuntimeError(
+        `fact f-${id} is an ordered fact; modify and duplicate need a template fact`,
+        { hint: "Retract and assert ordered facts instead." },
+      );
+    }
     const changes: SlotChange[] = Object.entries(slots).map(([name, v]) => ({
       name,
       values: Array.isArray(v) ? (v.map(fromHost) as Value[]) : [fromHost(v)],

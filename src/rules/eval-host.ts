@@ -7,7 +7,7 @@ import type { EvalHost, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
 import type { RuleFunction } from "./functions.js";
 import { factsListing } from "./printer.js";
-import { FALSE, isFactRef, isInteger, type Value } from "./values.js";
+import { FALSE, isFactRef, isInteger, type Value, VOID } from "./values.js";
 import { changedValues, type WorkingMemory } from "./working-memory.js";
 
 /** The engine internals the evaluation host works through. */
@@ -38,21 +38,22 @@ export function createEvalHost(b: HostBackend): EvalHost {
         for (const f of b.wm.all()) b.retractFact(f);
         return;
       }
-      if (isInteger(target) && !b.wm.byId.has(target)) {
-        // CLIPS reports a missing index and carries on.
-        b.print(`[PRNTUTIL1] Unable to find fact f-${target}.\n`);
-        return;
-      }
-      const fact = factOf(b.wm, target, "retract");
+      // CLIPS ignores a fact address whose fact is already retracted.
+      if (isFactRef(target) && target.retracted) return;
+      const fact = factOf(b, target, "retract");
       if (fact) b.retractFact(fact);
     },
     modify: (target, changes, dup) => {
-      // CLIPS duplicates from a fact address even after the fact was retracted (its values remain).
+      // CLIPS modifies and duplicates from a fact address even after the fact was retracted (its
+      // values remain): modify's retraction then does nothing and the new fact is asserted.
       const fact =
-        dup && isFactRef(target) && target.retracted && "values" in target
-          ? (target as Fact)
-          : factOf(b.wm, target, dup ? "duplicate" : "modify");
-      if (!fact) return FALSE;
+        isFactRef(target) && target.retracted
+          ? "values" in target
+            ? (target as Fact)
+            : null
+          : factOf(b, target, dup ? "duplicate" : "modify");
+      // CLIPS 6.30 leaves ordered facts alone here and returns FALSE.
+      if (!fact || fact.template === null) return FALSE;
       const values = changedValues(fact, changes);
       if (!dup) b.retractFact(fact);
       const created = b.wm.create(fact.relation, fact.template, values);
@@ -70,23 +71,19 @@ export function createEvalHost(b: HostBackend): EvalHost {
   };
 }
 
-/** The fact a retract/modify/duplicate target names, or an error. */
-function factOf(wm: WorkingMemory, target: Value, fn: string): Fact | null {
+/**
+ * The fact a retract/modify/duplicate target names. A missing index is reported as CLIPS reports
+ * it (`[PRNTUTIL1]`) and the action goes on with nothing to do (null).
+ */
+function factOf(b: HostBackend, target: Value, fn: string): Fact | null {
   if (isFactRef(target)) {
-    const f = wm.byId.get(target.factId);
-    if (!f || f !== target) {
-      throw rulesRuntimeError(`${fn} was given fact f-${target.factId}, which has been retracted`);
-    }
-    return f;
+    const f = b.wm.byId.get(target.factId);
+    return f === target ? f : null;
   }
   if (isInteger(target)) {
-    const f = wm.byId.get(target);
-    if (!f) {
-      throw rulesRuntimeError(`${fn} found no fact f-${target}`, {
-        clips: `[PRNTUTIL1] Unable to find fact f-${target}.`,
-      });
-    }
-    return f;
+    const f = b.wm.byId.get(target);
+    if (!f) b.print(`[PRNTUTIL1] Unable to find fact f-${target}.\n`);
+    return f ?? null;
   }
   throw rulesRuntimeError(`${fn} expects a fact address or a fact index`);
 }
@@ -98,10 +95,10 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
   switch (name) {
     case "reset":
       b.reset();
-      return FALSE;
+      return VOID;
     case "clear":
       b.clear();
-      return FALSE;
+      return VOID;
     case "run": {
       const limit = n(0) ?? -1;
       const fired = b.run(limit);
@@ -110,17 +107,17 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       if (fired !== null && limit >= 0 && limit - fired === fired) {
         b.print("rule firing limit reached\n");
       }
-      return FALSE;
+      return VOID;
     }
     case "facts":
       b.print(factsListing(b.wm.all(), n(0) ?? -1, n(1) ?? -1, n(2) ?? -1));
-      return FALSE;
+      return VOID;
     case "agenda":
       b.print(b.agendaText());
-      return FALSE;
+      return VOID;
     case "exit":
       b.exit();
-      return FALSE;
+      return VOID;
     default:
       return null;
   }

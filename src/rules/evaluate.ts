@@ -3,7 +3,15 @@ import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
-import { type Atom, FALSE, formatValue, isMultifield, isSymbol, type Value } from "./values.js";
+import {
+  type Atom,
+  FALSE,
+  formatValue,
+  isMultifield,
+  isSymbol,
+  type Value,
+  VOID,
+} from "./values.js";
 
 /** What running an expression can do to the engine (the engine implements it). */
 export interface EvalHost {
@@ -232,15 +240,17 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     case "printout":
       return (f) => {
-        const router = args[0]?.(f);
-        let text = "";
+        const r = args[0]?.(f);
+        const router = typeof r === "string" ? r : "t";
+        // Each argument is printed as soon as it is evaluated, as CLIPS does: what evaluating a
+        // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
           const v = (args[i] as Compiled)(f);
-          text +=
+          const text =
             isSymbol(v) && CHAR_ROUTERS[v] !== undefined ? CHAR_ROUTERS[v] : formatValue(v, true);
+          if (text !== "") f.host.print(router, text);
         }
-        f.host.print(typeof router === "string" ? router : "t", text);
-        return FALSE;
+        return VOID;
       };
     case "retract":
       return (f) => {
@@ -248,12 +258,12 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
           const v = a(f);
           f.host.retract(v);
         }
-        return FALSE;
+        return VOID;
       };
     case "halt":
       return (f) => {
         f.host.halt();
-        return FALSE;
+        return VOID;
       };
   }
   if (COMMANDS.has(name)) {

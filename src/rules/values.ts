@@ -51,6 +51,12 @@ export function str(s: string): ClipsString {
   return v;
 }
 
+/**
+ * What CLIPS's void functions (printout, retract, run, facts, …) return: printed as nothing and
+ * adding no field to a multifield, so it is an empty multifield of its own identity.
+ */
+export const VOID: Multifield = Object.freeze([]);
+
 export const TRUE = "TRUE";
 export const FALSE = "FALSE";
 export const NIL = "nil";
@@ -132,7 +138,9 @@ export function formatValue(v: Value, forPrintout = false): string {
   if (typeof v === "number") return String(v);
   if (v instanceof ClipsFloat) return formatFloat(v.value);
   if (v instanceof ClipsString) return forPrintout ? v.value : quote(v.value);
-  if (Array.isArray(v)) return `(${v.map((x) => formatValue(x, false)).join(" ")})`;
+  if (Array.isArray(v)) {
+    return v === VOID ? "" : `(${v.map((x) => formatValue(x, false)).join(" ")})`;
+  }
   return `<Fact-${(v as FactRef).factId}>`;
 }
 
