@@ -6,9 +6,12 @@ import {
   GovernedRuntime,
   IngestService,
   loadGovernedApp,
+  type RetryPolicy,
   Router,
   readAuditTrace,
+  retryDelayMs,
   searchAudit,
+  seededRandom,
   startExpirySweep,
   validateContract,
   verifyAuditLog,
@@ -265,6 +268,97 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       const types = (await readAuditTrace(store, done.task.trace_id)).map((e) => e.type);
       expect(types.filter((t) => t === "step.retry_scheduled").length).toBe(2);
       expect(types.filter((t) => t === "tool_call.failed").length).toBe(2);
+    });
+
+    it("exponential retries back off with jitter: each wake time recorded, the Task's next_wake_time set while it waits", async () => {
+      const clock = new ManualClock();
+      const store = await harness.open("retry_exponential");
+      const world: Ledgered = { refunds: [], emails: [], failRefunds: 2, crashAfterRefund: false };
+      const runtime = new GovernedRuntime({
+        store,
+        tools: governedTools(world),
+        clock,
+        random: seededRandom(11),
+      });
+      const policy: RetryPolicy = {
+        strategy: "exponential",
+        base_delay_ms: 300,
+        max_delay_ms: 10_000,
+        jitter: true,
+      };
+      // The delays the runtime draws: the same seed, the same draws, in the same order.
+      const draws = seededRandom(11);
+      const delays = [retryDelayMs(policy, 0, draws), retryDelayMs(policy, 1, draws)] as number[];
+      // Equal jitter: in the upper half of base × 2^attempt.
+      expect(delays[0]).toBeGreaterThanOrEqual(150);
+      expect(delays[0]).toBeLessThan(300);
+      expect(delays[1]).toBeGreaterThanOrEqual(300);
+      expect(delays[1]).toBeLessThan(600);
+      const wakeTimes = delays.map((d) => new Date(clock.now() + d).toISOString());
+      const running = start(runtime, refundGraph(runtime, { retry: policy }), "small", "A4", "low");
+      let finished = false;
+      void running.finally(() => {
+        finished = true;
+      });
+      // While the run sleeps between attempts, its Task says when it wakes.
+      const seen = new Set<string>();
+      while (!finished) {
+        const [run] = await runtime.runs.list({ limit: 1 });
+        const wake = run ? (await runtime.task(run.id)).next_wake_time : null;
+        if (wake !== null) seen.add(wake);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const done = await running;
+      expect(done.run.status).toBe("succeeded");
+      expect(done.task.next_wake_time).toBeNull();
+      expect([...seen]).toEqual(wakeTimes);
+      expect(world.refunds).toEqual(["small:25"]);
+      const scheduled = (await readAuditTrace(store, done.task.trace_id)).filter(
+        (e) => e.type === "step.retry_scheduled",
+      );
+      expect(scheduled.map((e) => e.summary.split(" at ").pop())).toEqual(wakeTimes);
+      const refund = (await runtime.stepsOf(done.run.id)).find((s) => s.name === "refund");
+      expect(refund).toMatchObject({ attempt: 2, status: "succeeded", retry_policy: policy });
+    });
+
+    it("router.route audits its decision, a blocked route and each refused loosening, in one transaction", async () => {
+      const { store, runtime } = await setup("route_audit");
+      const routeEvents = async (traceId: string) =>
+        (await readAuditTrace(store, traceId))
+          .filter((e) => e.stage === "route" || e.stage === "rule")
+          .map((e) => [e.type, e.outcome, e.summary]);
+      // High risk at A2 is confirm; a rule asking for allow is ignored, and that is audited.
+      const loose = await routed(runtime, { risk_level: "high", gate: "allow" }, { n: 1 }, "A2");
+      expect(loose.route.gate.decision).toBe("confirm");
+      expect(loose.route.gate.refusedLoosenings.map((t) => t.ruleId)).toEqual(["rule"]);
+      expect(await routeEvents(loose.event.correlation.trace_id)).toEqual([
+        ["route.decided", "success", expect.stringContaining("gate confirm")],
+        [
+          "rule.loosening_refused",
+          "suppressed",
+          'rule rule asked for "allow", looser than the policy\'s "confirm"; ignored',
+        ],
+      ]);
+      const blocked = await routed(runtime, { risk_level: "critical" }, { n: 2 }, "A2");
+      expect(blocked.route.gate.decision).toBe("block");
+      expect(await routeEvents(blocked.event.correlation.trace_id)).toEqual([
+        ["route.blocked", "failure", expect.stringContaining("gate block")],
+      ]);
+      // A refusal that cannot be audited fails routing, and the decision is not recorded alone.
+      await harness.raw(
+        store,
+        harness.dialect === "sqlite"
+          ? "CREATE TRIGGER tr_test_no_refusal BEFORE INSERT ON state_audit_events WHEN NEW.type = 'rule.loosening_refused' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;"
+          : `CREATE FUNCTION fn_test_no_refusal() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.type = 'rule.loosening_refused' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END; $$;
+             CREATE TRIGGER tr_test_no_refusal BEFORE INSERT ON state_audit_events FOR EACH ROW EXECUTE FUNCTION fn_test_no_refusal();`,
+      );
+      const decidedBefore = (await searchAudit(store, { type: "route.decided" })).length;
+      const failed = await caught(
+        routed(runtime, { risk_level: "high", gate: "allow" }, { n: 3 }, "A2"),
+      );
+      expect(codeOf(failed)).toBe("AUDIT_WRITE_FAILED");
+      expect((await searchAudit(store, { type: "route.decided" })).length).toBe(decidedBefore);
+      expect((await verifyAuditLog(store)).ok).toBe(true);
     });
 
     it("a node visited twice makes new calls, not replays of its first visit", async () => {

@@ -73,6 +73,11 @@ export class AuditWriter {
     this.#newId = options.newId ?? newId;
   }
 
+  /** The store the log is written to (for callers that append several events in one transaction). */
+  get store(): Store {
+    return this.#store;
+  }
+
   /** Appends one event; inside `tx` when given, else in a transaction of its own. */
   async write(
     traceId: string,

@@ -9,6 +9,7 @@ import {
 } from "../contracts/enums.js";
 import type { MessageEvent } from "../contracts/message-event.js";
 import type { RoutingDecision } from "../contracts/routing-decision.js";
+import { runtimeDb } from "../db/tables.js";
 import { decideGate, type GateOutcome, type GateTightening } from "../policy/gate-policy.js";
 import { gateSpecsFor } from "../policy/gate-specs.js";
 import { eventFacts, intentOf } from "./event-facts.js";
@@ -171,25 +172,38 @@ export class Router {
     const result = this.decide(event, options);
     const { decision, gate } = result;
     const blocked = gate.decision === "block";
-    await options.audit.write(decision.trace_id, {
-      stage: "route",
-      type: blocked ? "route.blocked" : "route.decided",
-      summary: `${decision.intent ?? "event"} routed ${decision.execution_mode} (risk ${decision.risk_level}, gate ${gate.decision}) → ${result.handler ?? "no handler"}`,
-      outcome: blocked ? "failure" : "success",
-      refs: { event_id: decision.event_id },
-      riskLevel: decision.risk_level,
-      autonomyLevel: options.autonomy,
-      payload: { decision, gate: gate.decision, handler: result.handler },
-    });
-    for (const refused of gate.refusedLoosenings) {
-      await options.audit.write(decision.trace_id, {
-        stage: "rule",
-        type: "rule.loosening_refused",
-        summary: `rule ${refused.ruleId} asked for "${refused.decision}", looser than the policy's "${gate.base}"; ignored`,
-        outcome: "suppressed",
-        refs: { event_id: decision.event_id },
+    const audit = options.audit;
+    await runtimeDb(audit.store)
+      .transaction()
+      .execute(async (tx) => {
+        await audit.write(
+          decision.trace_id,
+          {
+            stage: "route",
+            type: blocked ? "route.blocked" : "route.decided",
+            summary: `${decision.intent ?? "event"} routed ${decision.execution_mode} (risk ${decision.risk_level}, gate ${gate.decision}) → ${result.handler ?? "no handler"}`,
+            outcome: blocked ? "failure" : "success",
+            refs: { event_id: decision.event_id },
+            riskLevel: decision.risk_level,
+            autonomyLevel: options.autonomy,
+            payload: { decision, gate: gate.decision, handler: result.handler },
+          },
+          tx,
+        );
+        for (const refused of gate.refusedLoosenings) {
+          await audit.write(
+            decision.trace_id,
+            {
+              stage: "rule",
+              type: "rule.loosening_refused",
+              summary: `rule ${refused.ruleId} asked for "${refused.decision}", looser than the policy's "${gate.base}"; ignored`,
+              outcome: "suppressed",
+              refs: { event_id: decision.event_id },
+            },
+            tx,
+          );
+        }
       });
-    }
     return result;
   }
 

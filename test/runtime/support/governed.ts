@@ -2,6 +2,7 @@ import { Annotation, END, START, StateGraph } from "../../../src/graph/index.js"
 import {
   type GovernedRuntime,
   governedNode,
+  type RetryPolicy,
   ToolFailure,
   ToolRegistry,
 } from "../../../src/runtime/index.js";
@@ -98,7 +99,7 @@ const RefundState = Annotation.Root({
  */
 export function refundGraph(
   runtime: GovernedRuntime,
-  options: { loops?: number; retry?: boolean } = {},
+  options: { loops?: number; retry?: boolean | RetryPolicy } = {},
 ) {
   const loops = options.loops ?? 1;
   return new StateGraph(RefundState)
@@ -123,7 +124,10 @@ export function refundGraph(
         },
         options.retry
           ? {
-              retry: { strategy: "fixed", base_delay_ms: 5, max_delay_ms: 5, jitter: false },
+              retry:
+                options.retry === true
+                  ? { strategy: "fixed", base_delay_ms: 5, max_delay_ms: 5, jitter: false }
+                  : options.retry,
               maxAttempts: 3,
             }
           : {},
