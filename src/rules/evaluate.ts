@@ -80,7 +80,13 @@ export interface CompileOptions {
   construct?: string;
 }
 
-const CHAR_ROUTERS: Record<string, string> = { crlf: "\n", tab: "\t", vtab: "\v", ff: "\f" };
+/** Symbols printout prints as characters (a Map: a symbol such as `constructor` is not one). */
+const CHAR_ROUTERS: ReadonlyMap<string, string> = new Map([
+  ["crlf", "\n"],
+  ["tab", "\t"],
+  ["vtab", "\v"],
+  ["ff", "\f"],
+]);
 
 /** Compiles an expression into a closure. Unbound variables fail here, at load time. */
 export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
@@ -246,8 +252,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
           const v = (args[i] as Compiled)(f);
-          const text =
-            isSymbol(v) && CHAR_ROUTERS[v] !== undefined ? CHAR_ROUTERS[v] : formatValue(v, true);
+          const text = (isSymbol(v) ? CHAR_ROUTERS.get(v) : undefined) ?? formatValue(v, true);
           if (text !== "") f.host.print(router, text);
         }
         return VOID;

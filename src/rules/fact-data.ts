@@ -12,10 +12,10 @@ import { type Atom, fromHost, toPlain, type Value } from "./values.js";
 /** A fact as data: slots by name, or fields, and the text CLIPS prints. */
 export function factData(f: Fact): FactData {
   if (f.template) {
-    const slots: Record<string, unknown> = {};
-    f.template.slots.forEach((s, i) => {
-      slots[s.name] = toPlain(f.values[i] as Value);
-    });
+    // fromEntries defines own properties: a slot named `__proto__` stays a slot.
+    const slots: Record<string, unknown> = Object.fromEntries(
+      f.template.slots.map((s, i) => [s.name, toPlain(f.values[i] as Value)]),
+    );
     return { id: f.factId, relation: f.relation, slots, text: f.toString() };
   }
   return { id: f.factId, relation: f.relation, fields: f.values.map(toPlain), text: f.toString() };

@@ -33,10 +33,9 @@ export function bindingsOf(
     readers = [...built.scope].map(([name, loc]) => [name, tokenReader(loc)]);
     readersByBuilt.set(built, readers);
   }
-  const out: Record<string, unknown> = {};
   const frame: Frame = { tok: a.token, local: null, rhs: null, host };
-  for (const [name, read] of readers) out[name] = toPlain(read(frame));
-  return out;
+  // fromEntries defines own properties: a variable named `__proto__` stays a binding.
+  return Object.fromEntries(readers.map(([name, read]) => [name, toPlain(read(frame))]));
 }
 
 /** Indices of the facts matched by the activation's positive patterns, in pattern order. */

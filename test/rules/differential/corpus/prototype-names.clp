@@ -1,0 +1,12 @@
+; Symbols, relations, templates, slots and rules named like Object.prototype properties.
+(deftemplate constructor (slot __proto__) (slot toString (default valueOf)))
+(deffacts hasOwnProperty (constructor (__proto__ 1)) (__proto__ constructor toString))
+(defrule __proto__ (constructor (__proto__ ?constructor) (toString ?proto)) (__proto__ ?toString $?valueOf) => (printout t ?constructor " " ?proto " " ?toString " " ?valueOf crlf) (printout t constructor __proto__ toString crlf) (bind ?hasOwnProperty 5) (printout t ?hasOwnProperty crlf))
+(defrule constructor (__proto__ ?x&constructor|toString ?) => (printout t "c " ?x crlf))
+(reset)
+(agenda)
+(run)
+(printout t constructor " " __proto__ " " toString " " valueOf crlf)
+(printout t (sym-cat constructor __proto__) crlf)
+(facts)
+(exit)
