@@ -103,25 +103,73 @@ export function valuesEqual(a: Value, b: Value): boolean {
   return false;
 }
 
-/** Formats a float the way CLIPS 6.30 prints it (C `%.15g`, with `.0` added to whole numbers). */
+/**
+ * Formats a float the way CLIPS 6.30 prints it: C's `%.15g`, then `.0` when the text has neither
+ * a point nor an exponent (`2.0`, `inf.0`). The digits are those of the double's exact value,
+ * rounded half to even as glibc rounds (JavaScript's toPrecision rounds ties up). NaN prints as
+ * x86 makes it from arithmetic: `-nan.0`.
+ */
 export function formatFloat(n: number): string {
-  if (Number.isNaN(n)) return "nan";
-  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+  if (Number.isNaN(n)) return "-nan.0";
+  if (!Number.isFinite(n)) return n > 0 ? "inf.0" : "-inf.0";
   if (n === 0) return Object.is(n, -0) ? "-0.0" : "0.0";
-  const exp = Math.floor(Math.log10(Math.abs(n)));
-  let text: string;
-  if (exp < -4 || exp >= 15) {
-    const [mantissa, e] = n.toExponential(14).split("e") as [string, string];
-    const m = mantissa.includes(".") ? mantissa.replace(/0+$/, "").replace(/\.$/, "") : mantissa;
-    const sign = e.startsWith("-") ? "-" : "+";
-    const digits = e.replace(/^[+-]/, "").padStart(2, "0");
-    text = `${m}e${sign}${digits}`;
-  } else {
-    text = n.toFixed(Math.max(0, 14 - exp));
-    if (text.includes(".")) text = text.replace(/0+$/, "").replace(/\.$/, "");
+  const text = formatG(Math.abs(n), 15);
+  const signed = n < 0 ? `-${text}` : text;
+  return /[.e]/.test(signed) ? signed : `${signed}.0`;
+}
+
+/** C's `%.{precision}g` of a positive finite double, from its exact decimal expansion. */
+function formatG(x: number, precision: number): string {
+  const { digits, exponent } = exactDigits(x);
+  // x = 0.d1d2d3… × 10^(exponent + 1) = d1.d2d3… × 10^exponent
+  let kept = digits.slice(0, precision);
+  let exp10 = exponent;
+  if (digits.length > precision) {
+    const next = digits.charCodeAt(precision) - 48;
+    const tail = digits.slice(precision + 1);
+    const odd = (kept.charCodeAt(kept.length - 1) - 48) % 2 === 1;
+    const up = next > 5 || (next === 5 && (/[1-9]/.test(tail) || odd));
+    if (up) {
+      const bumped = (BigInt(kept) + 1n).toString();
+      if (bumped.length > kept.length) {
+        exp10++;
+        kept = bumped.slice(0, precision);
+      } else {
+        kept = bumped;
+      }
+    }
   }
-  if (!/[.e]/.test(text)) text += ".0";
-  return text;
+  kept = kept.replace(/0+$/, "") || "0";
+  if (exp10 < -4 || exp10 >= precision) {
+    const mantissa = kept.length > 1 ? `${kept[0]}.${kept.slice(1)}` : kept;
+    const sign = exp10 < 0 ? "-" : "+";
+    return `${mantissa}e${sign}${String(Math.abs(exp10)).padStart(2, "0")}`;
+  }
+  if (exp10 < 0) return `0.${"0".repeat(-exp10 - 1)}${kept}`;
+  const whole = kept.slice(0, exp10 + 1).padEnd(exp10 + 1, "0");
+  const fraction = kept.slice(exp10 + 1);
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+const FLOAT_VIEW = new DataView(new ArrayBuffer(8));
+
+/**
+ * The exact decimal digits of a positive finite double (no leading or trailing zeros) and the
+ * power of ten of the first digit.
+ */
+function exactDigits(x: number): { digits: string; exponent: number } {
+  FLOAT_VIEW.setFloat64(0, x);
+  const bits = FLOAT_VIEW.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const fraction = bits & 0xfffffffffffffn;
+  const mantissa = biased === 0 ? fraction : fraction | 0x10000000000000n;
+  const power2 = (biased === 0 ? 1 : biased) - 1075;
+  // x = mantissa × 2^power2; with a negative power, x = mantissa × 5^-power2 / 10^-power2.
+  const scaled = power2 >= 0 ? mantissa << BigInt(power2) : mantissa * 5n ** BigInt(-power2);
+  const scale = power2 >= 0 ? 0 : -power2;
+  const all = scaled.toString();
+  const digits = all.replace(/0+$/, "");
+  return { digits, exponent: all.length - 1 - scale };
 }
 
 /** CLIPS prints strings between quotes without escaping what is inside. */
