@@ -30,9 +30,12 @@ export interface FactRef {
 
 const floats = new Map<number, ClipsFloat>();
 const strings = new Map<string, ClipsString>();
+const NEGATIVE_ZERO = new ClipsFloat(-0);
 
 /** The interned float for `n`. */
 export function float(n: number): ClipsFloat {
+  // A Map does not tell -0 from 0 (SameValueZero): -0.0 has an instance of its own.
+  if (n === 0 && Object.is(n, -0)) return NEGATIVE_ZERO;
   let f = floats.get(n);
   if (f === undefined) {
     f = new ClipsFloat(n);
