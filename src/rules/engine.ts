@@ -32,6 +32,7 @@ import { activationFacts, agendaListing, factLine, factsListing } from "./printe
 import { readForms, type SList, type SNode } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
+import { type ParsedRule, parsedRule, parseRuleDefinition } from "./rule-check.js";
 import { type ActivationHooks, compileRule } from "./rule-compile.js";
 import { activationKey, delAct, delActOf, getAct, type RuleEntry, setAct } from "./rule-entry.js";
 import {
@@ -144,12 +145,31 @@ export class RuleEngine {
     });
   }
 
-  /** Defines a rule from TypeScript; its `actions` come back in each firing. Atomic like load(). */
-  defineRule(def: RuleDefinition): void {
-    const salience = def.salience ?? 0;
-    const source = `(defrule ${def.name} (declare (salience ${salience})) ${def.when} => ${def.then ?? ""})`;
-    const forms = readForms(source);
-    this.atomically(() => this.defineConstruct(forms[0] as SList, def.actions));
+  /**
+   * Defines a rule from TypeScript; its `actions` come back in each firing. Atomic like load().
+   * A rule parsed by {@link checkRules} is not parsed again (unless this engine has templates,
+   * which the check did not see, or lacks a host function the rule calls).
+   *
+   * @example
+   * engine.defineRule({ name: "escalate", salience: 10, when: "(severity ?s&:(>= ?s 4))" });
+   */
+  defineRule(def: RuleDefinition | ParsedRule): void {
+    if (!("source" in def)) {
+      const { ast, source } = parseRuleDefinition(def, this.parseContext());
+      this.atomically(() => this.defineRuleAst(ast, source, def.actions));
+      return;
+    }
+    const parsed = def as ParsedRule;
+    const ast =
+      this.templates.size === 0
+        ? parsedRule(parsed, (fns) => [...fns].every((name) => this.hostFns.has(name)))
+        : undefined;
+    if (ast) {
+      this.atomically(() => this.defineRuleAst(ast, parsed.source, parsed.actions));
+      return;
+    }
+    const form = readForms(parsed.source)[0] as SList;
+    this.atomically(() => this.defineConstruct(form, parsed.actions));
   }
 
   /** Registers a host function callable from rules as `(name args…)`. */
@@ -271,23 +291,29 @@ export class RuleEngine {
         this.journal({ kind: "deffacts", name: d.name, key, previous });
         return;
       }
-      case "defrule": {
-        const ast = parseDefrule(form, ctx);
-        const replaces = this.rules.has(ast.name);
-        if (replaces && !this.section?.rules.has(ast.name)) this.beforeReplacing();
-        this.addRule(ast, hostActions);
-        const key = this.constructLog.rule(ast.name, {
-          source: form.source,
-          ...(hostActions ? { actions: hostActions } : {}),
-        });
-        if (!replaces) this.journal({ kind: "rule", name: ast.name, key });
+      case "defrule":
+        this.defineRuleAst(parseDefrule(form, ctx), form.source, hostActions);
         return;
-      }
       default:
         throw rulesLoadError(form.pos, `unknown construct '${head}'`, {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  private defineRuleAst(
+    ast: RuleAst,
+    source: string,
+    hostActions: readonly unknown[] | undefined,
+  ): void {
+    const replaces = this.rules.has(ast.name);
+    if (replaces && !this.section?.rules.has(ast.name)) this.beforeReplacing();
+    this.addRule(ast, hostActions);
+    const key = this.constructLog.rule(ast.name, {
+      source,
+      ...(hostActions ? { actions: hostActions } : {}),
+    });
+    if (!replaces) this.journal({ kind: "rule", name: ast.name, key });
   }
 
   private addRule(ast: RuleAst, hostActions: readonly unknown[] | undefined): void {

@@ -20,6 +20,14 @@ export {
 } from "./engine.js";
 export { readForms, type SourcePos } from "./reader.js";
 export {
+  type CheckRulesOptions,
+  checkRules,
+  type ParsedRule,
+  type RuleCheck,
+  type RuleProblem,
+  ruleProblem,
+} from "./rule-check.js";
+export {
   type Atom,
   ClipsFloat,
   ClipsString,

@@ -1,8 +1,13 @@
 import { toKeelError } from "../../core/index.js";
-import { type EngineSnapshot, RuleEngine } from "../../rules/index.js";
+import {
+  type EngineSnapshot,
+  ruleProblem as engineRuleProblem,
+  type RuleDefinition,
+  RuleEngine,
+} from "../../rules/index.js";
 import type { IRDocument } from "../models/index.js";
 import { type Problem, renderActual } from "../problems.js";
-import { ruleProblem, ruleReason } from "../rule-conditions.js";
+import { parsedRulesOf, ruleDefinitions, ruleProblem } from "../rule-conditions.js";
 import { installActionFunction } from "./pack-actions.js";
 
 /**
@@ -53,9 +58,8 @@ export function prepareEngine(doc: IRDocument, packs: readonly string[]): Proble
   if ("failed" in built) {
     const { failed, error } = built;
     if (failed.rule !== undefined) {
-      const rule = doc.rules[failed.rule] as IRDocument["rules"][number];
-      const reason = ruleReason(error, rule.when, 0, rulePrefix(rule.id, failed.salience).length);
-      return [ruleProblem(failed.rule, rule.when, reason)];
+      const def = ruleDefinitions(doc)[failed.rule] as RuleDefinition;
+      return [ruleProblem(doc, engineRuleProblem(error, def, failed.rule))];
     }
     const keel = toKeelError(error);
     return [
@@ -73,9 +77,7 @@ export function prepareEngine(doc: IRDocument, packs: readonly string[]): Proble
   return [];
 }
 
-type Built =
-  | { engine: RuleEngine }
-  | { failed: { pack?: number; rule?: number; salience: number }; error: unknown };
+type Built = { engine: RuleEngine } | { failed: { pack?: number; rule?: number }; error: unknown };
 
 function buildEngine(doc: IRDocument, packs: readonly string[]): Built {
   const engine = newEngine(doc);
@@ -83,26 +85,20 @@ function buildEngine(doc: IRDocument, packs: readonly string[]): Built {
     try {
       engine.load(source);
     } catch (error) {
-      return { failed: { pack: index, salience: 0 }, error };
+      return { failed: { pack: index }, error };
     }
   }
-  const count = doc.rules.length;
-  for (const [index, rule] of doc.rules.entries()) {
-    // Declaration order is priority: the first rule gets the highest salience.
-    const salience = count - index;
+  // Validation parsed the rules exactly as the engine defines them: reuse that parse.
+  const rules = parsedRulesOf(doc) ?? ruleDefinitions(doc);
+  for (const [index, rule] of rules.entries()) {
     try {
-      engine.defineRule({ name: rule.id, salience, when: rule.when, actions: rule.then });
+      engine.defineRule(rule);
     } catch (error) {
-      return { failed: { rule: index, salience }, error };
+      return { failed: { rule: index }, error };
     }
   }
   engine.reset();
   return { engine };
-}
-
-/** What `RuleEngine.defineRule` writes before a rule's `when` (to place its errors in `when`). */
-function rulePrefix(name: string, salience: number): string {
-  return `(defrule ${name} (declare (salience ${salience})) `;
 }
 
 const nodeSets = new WeakMap<IRDocument, ReadonlySet<string>>();

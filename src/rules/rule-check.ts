@@ -1,0 +1,231 @@
+/**
+ * Parsing and checking rule definitions without defining them: what a validator needs (every
+ * problem, placed within the definition's `when`), and a parse result an engine can define
+ * later without parsing the text again.
+ */
+import { toKeelError } from "../core/index.js";
+import type { RuleAst } from "./ast.js";
+import type { RuleDefinition } from "./engine-types.js";
+import { rulesLoadError } from "./errors.js";
+import { isKnownFunction } from "./evaluate.js";
+import { parseDefrule } from "./parse-constructs.js";
+import type { ParseContext } from "./parse-expr.js";
+import { readForms, type SList } from "./reader.js";
+
+/** A rule definition parsed by {@link checkRules}, ready for `RuleEngine.defineRule`. */
+export interface ParsedRule {
+  readonly name: string;
+  readonly salience: number;
+  /** The defrule text the definition stands for (what a snapshot records). */
+  readonly source: string;
+  readonly actions?: readonly unknown[];
+}
+
+/** Why a definition was refused, with the place within its `when` text. */
+export interface RuleProblem {
+  /** Index of the definition in the list given to {@link checkRules}. */
+  readonly index: number;
+  readonly rule: string;
+  /** `actions_in_when`: `when` holds `=>` and actions; `invalid`: anything else. */
+  readonly code: "invalid" | "actions_in_when";
+  /** 1-based line and column within `when`; null when the problem is past its end. */
+  readonly line: number | null;
+  readonly column: number | null;
+  /** What is wrong, without the position. */
+  readonly message: string;
+  readonly hint?: string;
+}
+
+/** The outcome of {@link checkRules}. */
+export interface RuleCheck {
+  /** The parsed definitions, in order (null where a definition has a problem). */
+  readonly rules: readonly (ParsedRule | null)[];
+  /** Every problem, in definition order. */
+  readonly problems: readonly RuleProblem[];
+}
+
+/** Options of {@link checkRules}. */
+export interface CheckRulesOptions {
+  /** Host functions the rules may call besides the built-ins (registered on the engine later). */
+  functions?: Iterable<string>;
+}
+
+/** What an engine needs to define a parsed rule, kept out of the public type. */
+interface Parsed {
+  readonly ast: RuleAst;
+  /** Functions the rule calls that are not built-ins: the engine must have them registered. */
+  readonly hostFunctions: ReadonlySet<string>;
+}
+
+const parsedRules = new WeakMap<ParsedRule, Parsed>();
+
+/**
+ * Parses rule definitions as `RuleEngine.defineRule` would, without building them, and returns
+ * every problem (never throws). Rules are parsed with no templates defined (ordered facts only).
+ * What only building a rule finds (a variable a test reads but no pattern binds) is not checked
+ * here: `defineRule` reports it.
+ *
+ * @example
+ * const { problems, rules } = checkRules([{ name: "r", when: "(severity ?s&:(>= ?s 4))" }]);
+ * problems; // []
+ * engine.defineRule(rules[0]!); // no second parse
+ */
+export function checkRules(
+  definitions: readonly RuleDefinition[],
+  options: CheckRulesOptions = {},
+): RuleCheck {
+  const functions = new Set(options.functions ?? []);
+  const rules: (ParsedRule | null)[] = [];
+  const problems: RuleProblem[] = [];
+  for (const [index, def] of definitions.entries()) {
+    const unbalanced = parenthesisProblem(def.when);
+    if (unbalanced) {
+      problems.push({ index, rule: def.name, code: "invalid", ...unbalanced });
+      rules.push(null);
+      continue;
+    }
+    const hostFunctions = new Set<string>();
+    const ctx: ParseContext = {
+      template: () => undefined,
+      hasFunction: (name) => {
+        if (isKnownFunction(name)) return true;
+        if (!functions.has(name)) return false;
+        hostFunctions.add(name);
+        return true;
+      },
+    };
+    try {
+      const { ast, source } = parseRuleDefinition(def, ctx);
+      if (ast.actions.length > 0 && !def.then?.trim()) {
+        problems.push({
+          index,
+          rule: def.name,
+          code: "actions_in_when",
+          line: null,
+          column: null,
+          message: "it contains '=>': `when` holds conditions only",
+          hint: "Keep only the conditions in `when`; write actions in `then` or `actions`.",
+        });
+        rules.push(null);
+        continue;
+      }
+      const rule: ParsedRule = {
+        name: def.name,
+        salience: def.salience ?? 0,
+        source,
+        ...(def.actions ? { actions: def.actions } : {}),
+      };
+      parsedRules.set(rule, { ast, hostFunctions });
+      rules.push(rule);
+    } catch (error) {
+      problems.push(ruleProblem(error, def, index));
+      rules.push(null);
+    }
+  }
+  return { rules, problems };
+}
+
+/**
+ * The text `defineRule` parses for a definition: `when` on lines of its own (so a `;` comment
+ * in it ends there, and its line L is the source's line L + 1).
+ */
+export function ruleSource(def: RuleDefinition): string {
+  return `(defrule ${def.name} (declare (salience ${def.salience ?? 0}))\n${def.when}\n=> ${def.then ?? ""})`;
+}
+
+/** Parses a definition (throws RULES_PARSE as `defineRule` does). */
+export function parseRuleDefinition(
+  def: RuleDefinition,
+  ctx: ParseContext,
+): { ast: RuleAst; source: string; form: SList } {
+  const forms = readForms(ruleSource(def));
+  const form = forms[0];
+  if (forms.length !== 1 || form?.type !== "list") {
+    throw rulesLoadError(forms[1]?.pos, "the conditions close the rule early", {
+      hint: "Balance the parentheses of `when`.",
+    });
+  }
+  return { ast: parseDefrule(form, ctx), source: form.source, form };
+}
+
+/** The parse result of a rule from {@link checkRules}, if the engine can define it as is. */
+export function parsedRule(
+  rule: ParsedRule,
+  usable: (hostFunctions: ReadonlySet<string>) => boolean,
+): RuleAst | undefined {
+  const parsed = parsedRules.get(rule);
+  return parsed && usable(parsed.hostFunctions) ? parsed.ast : undefined;
+}
+
+/**
+ * The problem for an error `defineRule` threw on definition `def` (RULES_PARSE, whose message
+ * starts `line L, column C: `), with the position moved into `def.when`.
+ *
+ * @example
+ * try { engine.defineRule(def); } catch (e) { ruleProblem(e, def).line; }
+ */
+export function ruleProblem(error: unknown, def: RuleDefinition, index = 0): RuleProblem {
+  const keel = toKeelError(error);
+  const line = keel.details.line;
+  const column = keel.details.column;
+  // The message reads `line L, column C: <what> (in defrule <id>). <hint>`: keep <what>.
+  let text = keel.message;
+  if (keel.hint && text.endsWith(` ${keel.hint}`)) text = text.slice(0, -keel.hint.length - 1);
+  text = text
+    .replace(/^line \d+, column \d+: /, "")
+    .replace(/ \(in defrule [^)]*\)(?=\.$)/, "")
+    .replace(/\.$/, "");
+  let at: { line: number | null; column: number | null } = { line: null, column: null };
+  if (typeof line === "number" && typeof column === "number") {
+    const whenLine = line - 1;
+    if (whenLine >= 1 && whenLine <= def.when.split("\n").length) {
+      at = { line: whenLine, column };
+    }
+  }
+  return {
+    index,
+    rule: def.name,
+    code: "invalid",
+    ...at,
+    message: text,
+    ...(keel.hint ? { hint: keel.hint } : {}),
+  };
+}
+
+/**
+ * Where `when`'s parentheses do not balance (outside strings and `;` comments); checked first
+ * because the parser would see the rule's own parentheses close instead.
+ */
+function parenthesisProblem(
+  when: string,
+): { line: number; column: number; message: string } | undefined {
+  let line = 1;
+  let column = 0;
+  const open: { line: number; column: number }[] = [];
+  for (let i = 0; i < when.length; i++) {
+    const ch = when[i];
+    column++;
+    if (ch === "\n") {
+      line++;
+      column = 0;
+    } else if (ch === '"') {
+      // Skip the string, honouring backslash escapes.
+      for (i++; i < when.length && when[i] !== '"'; i++) {
+        if (when[i] === "\\") i++;
+        if (when[i] === "\n") {
+          line++;
+          column = 0;
+        } else column++;
+      }
+      column++;
+    } else if (ch === ";") {
+      while (i + 1 < when.length && when[i + 1] !== "\n") i++;
+    } else if (ch === "(") {
+      open.push({ line, column });
+    } else if (ch === ")" && open.pop() === undefined) {
+      return { line, column, message: "this ')' closes nothing" };
+    }
+  }
+  const unclosed = open[open.length - 1];
+  return unclosed ? { ...unclosed, message: "this '(' is never closed" } : undefined;
+}
