@@ -37,11 +37,12 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   const location =
     options.location ??
     resolveStoreLocation({ db: options.db, scope: options.scope, cwd: options.cwd });
-  const backend = await openBackend(location, options);
+  // The migration files first: a bad name or a gap is refused before any file or folder exists.
+  const migrationsDir = options.migrationsDir ?? kernelMigrationsDir(location.dialect);
+  const files = loadMigrationFiles(migrationsDir);
+  const latest = files.length;
+  const backend = await openBackend(location, { ...options, migrationsDir });
   try {
-    const migrationsDir = options.migrationsDir ?? kernelMigrationsDir(backend.name);
-    const files = loadMigrationFiles(migrationsDir);
-    const latest = files.length;
     // The fast path: one cheap read of the user_version says whether anything is due.
     const userVersion = await backend.readUserVersion(backend.kysely);
     assertNotTooNew(userVersion, latest, describe(location));
@@ -101,6 +102,9 @@ export function openBackend(
   if (location.dialect === "sqlite") {
     return Promise.resolve(
       openSqliteBackend(location, {
+        latestVersion: loadMigrationFiles(
+          options.migrationsDir ?? kernelMigrationsDir(location.dialect),
+        ).length,
         synchronous: options.synchronous ?? "NORMAL",
         busyTimeoutMs: options.busyTimeoutMs ?? 5000,
         readOnly: options.readOnly === true,

@@ -400,7 +400,7 @@ export function runStoreConformance(harness: DialectHarness): void {
         exitCode: 2,
         message: expect.stringMatching(/version 99.*newer than this Keel knows/),
       });
-      const backend2 = await openBackend(resolveStoreLocation({ db }));
+      const backend2 = await openBackend(resolveStoreLocation({ db }), { readOnly: true });
       expect(await backend2.readUserVersion(backend2.kysely)).toBe(99);
       const versions = await backend2.kysely
         .selectFrom("config_schema_versions")

@@ -331,7 +331,7 @@ function renderStatus(
   ];
   const mismatch =
     kernel.userVersion !== kernel.current
-      ? `\n${pc.yellow("warning")} user_version is ${kernel.userVersion} but the ledger says ${kernel.current}: run \`keel doctor\`.`
+      ? `\n${pc.yellow("warning")} user_version is ${kernel.userVersion} but the ledger says ${kernel.current}: run \`keel db migrate\` (it re-aligns it).`
       : "";
   return `${database}: kernel at v${kernel.current} of ${kernel.latest}\n${table(["owner", "version", "name", "state", "detail"], rows)}${mismatch}`;
 }

@@ -141,8 +141,13 @@ type Add = (
 
 async function integrity(backend: StoreBackend, add: Add, keelDir: string): Promise<void> {
   if (backend.name === "sqlite") {
-    const rows = await sql<{ quick_check: string }>`PRAGMA quick_check`.execute(backend.kysely);
-    const results = rows.rows.map((row) => row.quick_check);
+    // A damaged page can make quick_check itself fail (SQLITE_CORRUPT) instead of reporting.
+    const results = await sql<{ quick_check: string }>`PRAGMA quick_check`
+      .execute(backend.kysely)
+      .then(
+        (rows) => rows.rows.map((row) => row.quick_check),
+        (error: unknown) => [error instanceof Error ? error.message : String(error)],
+      );
     if (results.length === 1 && results[0] === "ok")
       add("integrity", "ok", "PRAGMA quick_check: ok.");
     else

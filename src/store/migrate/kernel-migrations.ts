@@ -4,7 +4,10 @@ import type { StoreBackend } from "../dialects/backend.js";
 import type { KernelDatabase } from "../schema.js";
 import { applyMigration } from "./apply-migration.js";
 import { highestVersion, readLedger } from "./ledger.js";
+import { assertNotTooNew } from "./too-new.js";
 import type { KernelMigrationStatus, MigrationFile, MigrationReport } from "./types.js";
+
+export { assertNotTooNew };
 
 /** Options of one kernel migrate pass. */
 export interface KernelMigrateOptions {
@@ -40,20 +43,6 @@ export async function kernelStatus(
       .filter((file) => file.version > current)
       .map((file) => ({ version: file.version, name: file.name })),
   };
-}
-
-/** Refuses a database written by a newer Keel: this code cannot know what its tables mean. */
-export function assertNotTooNew(version: number, latest: number, where: string): void {
-  if (version > latest) {
-    throw new KeelError(
-      "STORE_TOO_NEW",
-      `${where} is at schema version ${version}, newer than this Keel knows (${latest}).`,
-      {
-        details: { version, latest },
-        hint: "Upgrade Keel to the version that wrote this database; Keel did not modify it.",
-      },
-    );
-  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, sql } from "kysely";
 import { KeelError } from "../../../core/index.js";
+import { assertNotTooNew } from "../../migrate/too-new.js";
 import type { KernelDatabase } from "../../schema.js";
 import type { SqliteSynchronous, StoreCapabilities, StoreLocation } from "../../types.js";
 import type { StoreBackend } from "../backend.js";
@@ -39,6 +40,11 @@ const WAL_AUTOCHECKPOINT_FRAMES = 10_000;
 export interface SqliteOpenOptions {
   synchronous: SqliteSynchronous;
   busyTimeoutMs: number;
+  /**
+   * The newest kernel schema version this code knows: a file at a higher user_version is refused
+   * (`STORE_TOO_NEW`) before the journal-mode switch rewrites its header.
+   */
+  latestVersion?: number;
   /**
    * Open without changing anything (dry runs, status, doctor): a read-only connection, no
    * journal-mode switch, no folder created; an absent file reads as an empty database.
@@ -79,6 +85,10 @@ export function openSqliteBackend(
     // Reading the schema first surfaces a corrupt first page before any pragma writes the header.
     database.prepare("SELECT count(*) FROM sqlite_master").get();
     assertKeelOrEmpty(database, path);
+    if (!readOnly && options.latestVersion !== undefined) {
+      const version = Number(database.pragma("user_version", { simple: true }));
+      assertNotTooNew(version, options.latestVersion, path);
+    }
     if (!inMemory && !readOnly) {
       database.pragma("journal_mode = WAL");
       database.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_FRAMES}`);
@@ -88,6 +98,8 @@ export function openSqliteBackend(
     database.pragma(`synchronous = ${options.synchronous}`);
   } catch (error) {
     database.close();
+    // A read-only connection that failed (a corrupt file) must not leave its -wal/-shm behind.
+    if (leftovers) removeReadOnlyLeftovers(path);
     throw toOpenError(error, path);
   }
   const dialect = new SqliteKyselyDialect(database);
