@@ -42,12 +42,15 @@ export function resolveStoreLocation(options: ResolveLocationOptions = {}): Stor
   }
   const keelDir =
     scope === "global" ? join(options.home ?? homedir(), KEEL_DIR) : join(resolve(cwd), KEEL_DIR);
-  const chosen =
-    nonEmpty(options.db) ?? nonEmpty(env.KEEL_DATABASE_URL) ?? readScopeConfig(keelDir).database;
-  if (chosen === undefined) {
+  const given = nonEmpty(options.db) ?? nonEmpty(env.KEEL_DATABASE_URL);
+  if (given !== undefined) return locationOf(given, cwd, keelDir);
+  const configured = readScopeConfig(keelDir).database;
+  if (configured === undefined) {
     return { dialect: "sqlite", path: join(keelDir, DATABASE_FILE), keelDir };
   }
-  return locationOf(chosen, cwd, keelDir);
+  // A path in the scope's config file is the scope's: relative to the folder holding `.keel`
+  // (the project, or the home directory), wherever the command runs.
+  return locationOf(configured, dirname(keelDir), keelDir);
 }
 
 /** Interprets one `--db` value: a `postgres://` URL, `:memory:`, or a file path. */

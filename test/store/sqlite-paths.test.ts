@@ -7,6 +7,7 @@
  */
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -372,5 +373,58 @@ describe("keel doctor on SQLite files: the database and integrity checks, remedi
       remedy: expect.stringMatching(/--db/),
     });
     expect(readFileSync(path, "utf8")).toBe("my notes\n".repeat(500));
+  });
+});
+
+describe("scopes", () => {
+  it("-g is $HOME/.keel/keel.db (HOME respected), created with its folder; the project is untouched", async () => {
+    const home = dirFor("scope-home");
+    const project = dirFor("scope-project");
+    const run = await keelInProcess(["config", "set", "theme", "dark", "-g"], {
+      cwd: project,
+      env: { HOME: home },
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(existsSync(join(home, ".keel", "keel.db"))).toBe(true);
+    expect(readdirSync(project)).toEqual([]);
+    const global = await keelInProcess(["config", "get", "theme", "--json"], {
+      cwd: project,
+      env: { HOME: home, KEEL_SCOPE: "global" },
+    });
+    expect(global.json).toMatchObject({ ok: true, value: "dark" });
+    expect(resolveStoreLocation({ scope: "global", env: {}, home })).toMatchObject({
+      path: join(home, ".keel", "keel.db"),
+      keelDir: join(home, ".keel"),
+    });
+  });
+
+  it("--db creates the folders of a new file, and no scope folder in the working directory", async () => {
+    const cwd = dirFor("scope-db");
+    const elsewhere = dirFor("scope-db-target");
+    const db = join(elsewhere, "a", "b", "keel.db");
+    const run = await keelInProcess(["db", "migrate", "--db", db], { cwd });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(existsSync(db)).toBe(true);
+    expect(readdirSync(cwd)).toEqual([]);
+    // Relative --db paths are the working directory's.
+    const relative = await keelInProcess(["db", "migrate", "--db", "data/k.db"], { cwd });
+    expect(relative.exitCode, relative.stderr).toBe(0);
+    expect(existsSync(join(cwd, "data", "k.db"))).toBe(true);
+  });
+
+  it("a relative `database` in a scope's config.json is relative to that scope, not the working directory", () => {
+    const home = dirFor("scope-config-home");
+    const cwd = dirFor("scope-config-cwd");
+    mkdirSync(join(home, ".keel"), { recursive: true });
+    writeFileSync(join(home, ".keel", "config.json"), JSON.stringify({ database: "data/g.db" }));
+    expect(resolveStoreLocation({ scope: "global", env: {}, home, cwd })).toMatchObject({
+      dialect: "sqlite",
+      path: join(home, "data", "g.db"),
+    });
+    mkdirSync(join(cwd, ".keel"), { recursive: true });
+    writeFileSync(join(cwd, ".keel", "config.json"), JSON.stringify({ database: "data/p.db" }));
+    expect(resolveStoreLocation({ env: {}, home, cwd })).toMatchObject({
+      path: join(cwd, "data", "p.db"),
+    });
   });
 });
