@@ -180,6 +180,26 @@ describe("SQLite files Keel must refuse", () => {
     expect(snapshot(dir)).toEqual(before);
   });
 
+  it("the CLI on a database in a read-only directory: exit 2, STORE_READ_ONLY, nothing changed", async () => {
+    const { dir, path } = await keelDatabase("readonly-cli");
+    if (root) chownSync(path, 65534, 65534);
+    chmodSync(dir, 0o555);
+    const before = snapshot(dir);
+    const run = fileURLToPath(new URL("../../src/cli/run.ts", import.meta.url));
+    const result = spawnSync(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx"), run, "config", "set", "theme", "dark", "--db", path],
+      {
+        encoding: "utf8",
+        ...(root ? { uid: 65534, gid: 65534 } : {}),
+        env: { ...process.env, HOME: "/tmp", NO_COLOR: "1" },
+      },
+    );
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/error \[STORE_READ_ONLY\] .*keel\.db/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
   it("refuses to create a database in a read-only directory, exit 2", async () => {
     const dir = dirFor("readonly-new");
     const sub = join(dir, "locked");
