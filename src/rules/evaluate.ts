@@ -227,6 +227,13 @@ export function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame
 function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
   const args = e.args.map((a) => compileExpr(a, opts));
   const name = e.fn;
+  const problem = arityProblem(name, args.length);
+  if (problem) {
+    throw rulesLoadError(e.pos, problem.message, {
+      construct: opts.construct,
+      clips: problem.clips,
+    });
+  }
   switch (name) {
     case "and":
       return (f) => {
@@ -280,8 +287,6 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
   }
   const builtin = BUILTINS.get(name);
   if (builtin) {
-    const problem = arityProblem(name, args.length);
-    if (problem) throw rulesLoadError(e.pos, problem, { construct: opts.construct });
     const fn = builtin.fn;
     if (args.length === 1) {
       const a0 = args[0] as Compiled;

@@ -12,6 +12,7 @@ import {
   isString,
   isSymbol,
   type Multifield,
+  NIL,
   numberOf,
   str,
   TRUE,
@@ -54,7 +55,7 @@ function lexeme(name: string, args: Value[], i: number): string {
   const v = args[i] as Value;
   if (isSymbol(v)) return v;
   if (isString(v)) return v.value;
-  throw typeError(name, i + 1, "string or symbol");
+  throw typeError(name, i + 1, "symbol, string, or instance name");
 }
 
 function multi(name: string, args: Value[], i: number): Multifield {
@@ -106,8 +107,32 @@ function extremum(name: string, pick: (a: number, b: number) => boolean): RuleFu
   };
 }
 
-function catText(args: Value[]): string {
-  return args.map((a) => formatValue(a, true)).join("");
+/** str-cat and sym-cat: every argument must be a single field (a multifield is an error in CLIPS). */
+function catText(name: string, args: Value[]): string {
+  let text = "";
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as Value;
+    if (isMultifield(a)) {
+      throw typeError(name, i + 1, "string, instance name, symbol, float, or integer");
+    }
+    text += formatValue(a, true);
+  }
+  return text;
+}
+
+/** The length of a lexeme in characters (CLIPS counts UTF-8 characters, not bytes). */
+function charLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** CLIPS's upcase/lowcase use C's toupper/tolower: ASCII letters only. */
+function asciiUpper(s: string): string {
+  return s.replace(/[a-z]+/g, (m) => m.toUpperCase());
+}
+function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
 function flatten(args: Value[]): Atom[] {
@@ -131,21 +156,21 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "+",
     B(
       arith("+", (a, b) => a + b),
-      1,
+      2,
     ),
   ],
   [
     "-",
     B(
       arith("-", (a, b) => a - b),
-      1,
+      2,
     ),
   ],
   [
     "*",
     B(
       arith("*", (a, b) => a * b),
-      1,
+      2,
     ),
   ],
   [
@@ -161,7 +186,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         acc /= d;
       }
       return float(acc);
-    }, 1),
+    }, 2),
   ],
   [
     "div",
@@ -176,7 +201,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         acc = Math.trunc(acc / d);
       }
       return acc;
-    }, 1),
+    }, 2),
   ],
   [
     "mod",
@@ -211,14 +236,14 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "min",
     B(
       extremum("min", (a, b) => a < b),
-      1,
+      2,
     ),
   ],
   [
     "max",
     B(
       extremum("max", (a, b) => a > b),
-      1,
+      2,
     ),
   ],
   ["integer", B((args) => Math.trunc(num("integer", args, 0)), 1, 1)],
@@ -227,42 +252,42 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "=",
     B(
       compare("=", (a, b) => a === b),
-      1,
+      2,
     ),
   ],
   [
     "<>",
     B(
       compare("<>", (a, b) => a !== b),
-      1,
+      2,
     ),
   ],
   [
     ">",
     B(
       compare(">", (a, b) => a > b),
-      1,
+      2,
     ),
   ],
   [
     ">=",
     B(
       compare(">=", (a, b) => a >= b),
-      1,
+      2,
     ),
   ],
   [
     "<",
     B(
       compare("<", (a, b) => a < b),
-      1,
+      2,
     ),
   ],
   [
     "<=",
     B(
       compare("<=", (a, b) => a <= b),
-      1,
+      2,
     ),
   ],
   [
@@ -291,15 +316,19 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["multifieldp", predicate(isMultifield)],
   ["evenp", B((args) => bool(int("evenp", args, 0) % 2 === 0), 1, 1)],
   ["oddp", B((args) => bool(Math.abs(int("oddp", args, 0) % 2) === 1), 1, 1)],
-  ["str-cat", B((args) => str(catText(args)), 0)],
-  ["sym-cat", B((args) => catText(args), 0)],
-  ["str-length", B((args) => [...lexeme("str-length", args, 0)].length, 1, 1)],
+  ["str-cat", B((args) => str(catText("str-cat", args)), 1)],
+  ["sym-cat", B((args) => catText("sym-cat", args), 1)],
+  ["str-length", B((args) => charLength(lexeme("str-length", args, 0)), 1, 1)],
   [
     "str-index",
     B(
       (args) => {
-        const i = lexeme("str-index", args, 1).indexOf(lexeme("str-index", args, 0));
-        return i < 0 ? FALSE : i + 1;
+        const needle = lexeme("str-index", args, 0);
+        const haystack = lexeme("str-index", args, 1);
+        // CLIPS finds "" nowhere inside and answers one past the end.
+        if (needle === "") return charLength(haystack) + 1;
+        const i = haystack.indexOf(needle);
+        return i < 0 ? FALSE : charLength(haystack.slice(0, i)) + 1;
       },
       2,
       2,
@@ -318,8 +347,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       3,
     ),
   ],
-  ["upcase", B((args) => recase(args[0] as Value, (s) => s.toUpperCase()), 1, 1)],
-  ["lowcase", B((args) => recase(args[0] as Value, (s) => s.toLowerCase()), 1, 1)],
+  ["upcase", B((args) => recase("upcase", args[0] as Value, asciiUpper), 1, 1)],
+  ["lowcase", B((args) => recase("lowcase", args[0] as Value, asciiLower), 1, 1)],
   [
     "str-compare",
     B(
@@ -333,22 +362,29 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     ),
   ],
   ["create$", B((args) => flatten(args), 0)],
-  ["length$", B((args) => multi("length$", args, 0).length, 1, 1)],
+  [
+    "length$",
+    B(
+      (args) => {
+        const v = args[0] as Value;
+        if (isMultifield(v)) return v.length;
+        // CLIPS 6.30 also measures a symbol or string, in characters.
+        if (isSymbol(v)) return charLength(v);
+        if (isString(v)) return charLength(v.value);
+        throw typeError("length$", 1, "multifield, symbol, or string");
+      },
+      1,
+      1,
+    ),
+  ],
   [
     "nth$",
     B(
       (args) => {
         const i = int("nth$", args, 0);
         const m = multi("nth$", args, 1);
-        if (i < 1 || i > m.length) {
-          throw rulesRuntimeError(
-            `function nth$ was given index ${i} for a multifield of length ${m.length}`,
-            {
-              clips: `[MULTIFUN1] Multifield index out of range 1..${m.length} for function nth$`,
-            },
-          );
-        }
-        return m[i - 1] as Atom;
+        // CLIPS 6.30 answers nil for an index outside the multifield.
+        return i < 1 || i > m.length ? NIL : (m[i - 1] as Atom);
       },
       2,
       2,
@@ -362,8 +398,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
         const m = multi("member$", args, 1);
         if (isMultifield(needle)) {
           for (let i = 0; i + needle.length <= m.length; i++) {
-            if (needle.every((x, j) => m[i + j] === x))
-              return needle.length === 0 ? FALSE : [i + 1, i + needle.length];
+            // An empty needle is found at once: CLIPS answers (1 0).
+            if (needle.every((x, j) => m[i + j] === x)) return [i + 1, i + needle.length];
           }
           return FALSE;
         }
@@ -404,19 +440,41 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ],
 ]);
 
-function recase(v: Value, f: (s: string) => string): Value {
+function recase(name: string, v: Value, f: (s: string) => string): Value {
   if (isSymbol(v)) return f(v);
   if (isString(v)) return str(f(v.value));
-  throw typeError("upcase", 1, "string or symbol");
+  throw typeError(name, 1, "symbol, string, or instance name");
 }
 
-/** Checks a call's argument count against a built-in's bounds; returns an error message or null. */
-export function arityProblem(name: string, count: number): string | null {
-  const b = BUILTINS.get(name);
+/** Argument counts of the special forms the evaluator compiles itself. */
+const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map([
+  ["and", { min: 2, max: Number.POSITIVE_INFINITY }],
+  ["or", { min: 2, max: Number.POSITIVE_INFINITY }],
+]);
+
+/** A call's argument count out of a function's bounds: what to say, and what CLIPS prints. */
+export interface ArityProblem {
+  message: string;
+  clips: string;
+}
+
+/** Checks a call's argument count against a function's bounds (CLIPS checks them at parse time). */
+export function arityProblem(name: string, count: number): ArityProblem | null {
+  const b = BUILTINS.get(name) ?? SPECIAL_ARITY.get(name);
   if (!b) return null;
-  if (count < b.min)
-    return `function ${name} expects at least ${b.min} argument${b.min === 1 ? "" : "s"}`;
-  if (count > b.max)
-    return `function ${name} expects at most ${b.max} argument${b.max === 1 ? "" : "s"}`;
+  const plural = (n: number) => `${n} argument${n === 1 ? "" : "s"}`;
+  if (count < b.min) {
+    return {
+      message: `function ${name} expects at least ${plural(b.min)}`,
+      clips: `[ARGACCES4] Function ${name} expected at least ${b.min} argument(s)`,
+    };
+  }
+  if (count > b.max) {
+    const exactly = b.min === b.max;
+    return {
+      message: `function ${name} expects ${exactly ? "exactly" : "at most"} ${plural(b.max)}`,
+      clips: `[ARGACCES4] Function ${name} expected ${exactly ? "exactly" : "no more than"} ${b.max} argument(s)`,
+    };
+  }
   return null;
 }

@@ -3,7 +3,7 @@
  * (it only sees printed output).
  */
 import { describe, expect, it } from "vitest";
-import { RuleEngine } from "../../../src/rules/index.js";
+import { RuleEngine, runBatch } from "../../../src/rules/index.js";
 
 describe("names that are Object.prototype properties", () => {
   it("are ordinary slot, variable and symbol names in facts, bindings and printout", () => {
@@ -21,5 +21,59 @@ describe("names that are Object.prototype properties", () => {
     const fact = engine.facts()[1];
     expect(Object.hasOwn(fact?.slots ?? {}, "__proto__")).toBe(true);
     expect(JSON.stringify(fact?.slots)).toBe('{"__proto__":"nil","toString":"valueOf"}');
+  });
+});
+
+/** The error a batch of one form stops at, with the message CLIPS prints for it. */
+function batchError(form: string): { code: string | undefined; clips: unknown } {
+  const { error } = runBatch(`${form}\n(exit)`);
+  return { code: error?.code, clips: (error?.details as { clips?: unknown } | undefined)?.clips };
+}
+
+describe("function arguments as CLIPS 6.30 checks them", () => {
+  it.each([
+    "+",
+    "-",
+    "*",
+    "/",
+    "div",
+    "<",
+    "=",
+    ">=",
+    "<>",
+    "max",
+    "min",
+    "eq",
+    "neq",
+    "and",
+    "or",
+  ])("(%s x) with one argument is refused at parse time with [ARGACCES4]", (fn) => {
+    expect(batchError(`(printout t (${fn} 1) crlf)`)).toEqual({
+      code: "RULES_PARSE",
+      clips: `[ARGACCES4] Function ${fn} expected at least 2 argument(s)`,
+    });
+  });
+
+  it("(str-cat) and (sym-cat) need an argument", () => {
+    expect(batchError("(printout t (str-cat))").clips).toBe(
+      "[ARGACCES4] Function str-cat expected at least 1 argument(s)",
+    );
+    expect(batchError("(printout t (sym-cat))").clips).toBe(
+      "[ARGACCES4] Function sym-cat expected at least 1 argument(s)",
+    );
+  });
+
+  it("str-cat of a multifield is a type error naming the argument", () => {
+    expect(batchError("(printout t (str-cat x (create$ a b)))")).toEqual({
+      code: "RULES_RUNTIME",
+      clips:
+        "[ARGACCES5] Function str-cat expected argument #2 to be of type string, instance name, symbol, float, or integer",
+    });
+  });
+
+  it("length$ of a number names what it accepts", () => {
+    expect(batchError("(printout t (length$ 1))").clips).toBe(
+      "[ARGACCES5] Function length$ expected argument #1 to be of type multifield, symbol, or string",
+    );
   });
 });

@@ -1,0 +1,10 @@
+; str-index of "", nth$ out of range, member$ of a multifield, length$ of a lexeme, ASCII-only upcase/lowcase.
+(printout t (str-index "" "abc") " " (str-index "" "") " " (str-index "c" "abc") " " (str-index "" abc) crlf)
+(printout t (nth$ 0 (create$ a b)) " " (nth$ 3 (create$ a b)) " " (nth$ 1 (create$)) " " (nth$ 2 (create$ a b)) crlf)
+(printout t (member$ (create$ b c) (create$ a b c d)) " " (member$ (create$ c b) (create$ a b c d)) " " (member$ (create$) (create$ a b)) " " (member$ b (create$ a b)) crlf)
+(printout t (length$ "abc") " " (length$ abc) " " (length$ (create$ a b)) " " (length$ "") crlf)
+(printout t (upcase "straße é ü") " " (lowcase "ÄÖÜ ABC") " " (upcase abc) crlf)
+(printout t (str-length "é") " " (str-length "ab") crlf)
+(printout t (sub-string 2 3 "héllo") crlf)
+(printout t (str-index "l" "héllo") crlf)
+(exit)
