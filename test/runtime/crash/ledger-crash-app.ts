@@ -16,7 +16,15 @@ export const NODES = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const CALLS = 2;
 
-export function crashTools(effectsFile: string): ToolRegistry {
+/**
+ * `onPhase` hears `before` (the call's `attempted` is committed, the effect not yet made) and
+ * `after` (the effect made, `succeeded` not yet committed) of every call: the crash test aims
+ * its kills at these instants.
+ */
+export function crashTools(
+  effectsFile: string,
+  onPhase?: (phase: "before" | "after") => void,
+): ToolRegistry {
   const tools = new ToolRegistry();
   tools.register(
     {
@@ -35,8 +43,10 @@ export function crashTools(effectsFile: string): ToolRegistry {
     async (_input, context) => {
       // Pauses around the effect widen the windows a kill can land in: after `attempted` was
       // committed but before the effect, and after the effect but before `succeeded`.
+      onPhase?.("before");
       await sleep(1);
       appendFileSync(effectsFile, `${context.idempotencyKey}\n`);
+      onPhase?.("after");
       await sleep(2);
       return { ok: true };
     },

@@ -19,7 +19,11 @@ const store = await openStore({
   backupBeforeMigrate: false,
   migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
 });
-const runtime = new GovernedRuntime({ store, tools: crashTools(effects) });
+// Each call's phases as lines, so that the parent can aim a kill at them.
+const runtime = new GovernedRuntime({
+  store,
+  tools: crashTools(effects, (phase) => process.stdout.write(`${phase}\n`)),
+});
 const graph = crashGraph(runtime);
 process.stdout.write("ready\n");
 const outcome =
