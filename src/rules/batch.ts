@@ -1,6 +1,6 @@
 import { type KeelError, toKeelError } from "../core/index.js";
 import { type FactData, type Firing, type HostFunction, RuleEngine } from "./engine.js";
-import { readForms, type SList, type SNode } from "./reader.js";
+import { readFormsUntilError, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
 /** What CLIPS 6.30 prints when a batch file ends without (exit) and it falls back to its prompt. */
@@ -40,12 +40,9 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       output += text;
     },
   });
-  let forms: SNode[];
-  try {
-    forms = readForms(source);
-  } catch (e) {
-    return { output: "", firings: [], facts: engine.facts(), error: toKeelError(e) };
-  }
+  // The forms before a reader error run first, as CLIPS runs each form once it has read it.
+  const read = readFormsUntilError(source);
+  const forms: SNode[] = read.forms;
   const rhs = new Map<string, Value>();
   let error: KeelError | undefined;
   for (const form of forms) {
@@ -65,6 +62,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     }
     if (engine.exited) break;
   }
+  if (!error && !engine.exited && read.error !== null) error = toKeelError(read.error);
   if (!error && !engine.exited) output += CLIPS_BANNER;
   return {
     output,

@@ -51,7 +51,22 @@ const FLOAT = /^[+-]?(\d+\.\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|\d+[eE][+-]?\
  * readForms("(assert (a 1))") // one SList
  */
 export function readForms(source: string): SNode[] {
-  return new Reader(source).readAll();
+  return new Reader(source).readAll([]);
+}
+
+/**
+ * Reads as many top-level forms as it can: the forms before the first reader error, and that
+ * error (null when the whole text read). CLIPS runs each form as soon as it has read it, so what
+ * comes before an unbalanced parenthesis still runs.
+ */
+export function readFormsUntilError(source: string): { forms: SNode[]; error: unknown } {
+  const forms: SNode[] = [];
+  try {
+    new Reader(source).readAll(forms);
+    return { forms, error: null };
+  } catch (error) {
+    return { forms, error };
+  }
 }
 
 class Reader {
@@ -60,8 +75,8 @@ class Reader {
   private col = 1;
   constructor(private readonly src: string) {}
 
-  readAll(): SNode[] {
-    const forms: SNode[] = [];
+  /** Reads every form into `forms` (which keeps those read before an error) and returns it. */
+  readAll(forms: SNode[]): SNode[] {
     for (;;) {
       this.skipSpace();
       if (this.i >= this.src.length) return forms;
