@@ -1,3 +1,4 @@
+import { compareCodePoints } from "./code-point-order.js";
 import type { TableSnapshot } from "./dialects/schema-snapshot.js";
 
 /** Which zone a table belongs to: the seed's three, plugin-owned tables, or something foreign. */
@@ -30,7 +31,7 @@ export function parentsFirst(tables: readonly TableSnapshot[]): TableSnapshot[] 
     done.add(table.name);
     ordered.push(table);
   };
-  for (const table of [...tables].sort((a, b) => a.name.localeCompare(b.name)))
+  for (const table of [...tables].sort((a, b) => compareCodePoints(a.name, b.name)))
     visit(table, new Set());
   return ordered;
 }

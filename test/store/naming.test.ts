@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { compareCodePoints } from "../../src/store/code-point-order.js";
 import {
   checkNamingRules,
   checkSqlKeywordCase,
@@ -131,5 +132,23 @@ describe("naming rules the live-schema check enforces", () => {
         "002_y.sql",
       ),
     ).toEqual([]);
+  });
+});
+
+describe("code-point order", () => {
+  it("orders by Unicode code point, unlike localeCompare and the default UTF-16 sort", () => {
+    const names = ["b", "\u{1F600}", "B", "\uFFFF", "a_1", "a1"];
+    expect([...names].sort(compareCodePoints)).toEqual([
+      "B",
+      "a1",
+      "a_1",
+      "b",
+      "\uFFFF",
+      "\u{1F600}",
+    ]);
+    expect([...names].sort()).not.toEqual([...names].sort(compareCodePoints));
+    expect(compareCodePoints("a", "ab")).toBeLessThan(0);
+    expect(compareCodePoints("ab", "a")).toBeGreaterThan(0);
+    expect(compareCodePoints("x", "x")).toBe(0);
   });
 });

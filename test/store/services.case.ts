@@ -6,7 +6,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { backupStore } from "../../src/store/backup/backup.js";
 import { resetStore } from "../../src/store/backup/reset.js";
 import { restoreStore } from "../../src/store/backup/restore.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { compareCodePoints } from "../../src/store/code-point-order.js";
+import {
+  type KvStore,
+  openStore,
+  PluginManifest,
+  pluginStorage,
+  type Store,
+} from "../../src/store/index.js";
 import {
   getPreference,
   listPreferences,
@@ -214,6 +221,32 @@ export function runStoreServices(harness: DialectHarness): void {
         .returning("id")
         .execute();
       expect(Number(ids[0]?.id)).toBe(1);
+    });
+
+    it("lists names in code-point order, the same on every machine: preferences, reset tables, kv keys", async () => {
+      const { db } = await harness.fresh("order");
+      const store = await open(db);
+      for (const key of ["beta", "Zeta", "alpha"]) await setPreference(store, key, 1);
+      // Code points: uppercase before lowercase (a locale order would put Zeta last).
+      expect((await listPreferences(store)).map((e) => e.key)).toEqual([
+        "Zeta",
+        "alpha",
+        "auto_migrate",
+        "beta",
+      ]);
+      await sql`CREATE TABLE state_a_items (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await sql`CREATE TABLE state_a2_items (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      const names = (await resetStore(store)).tables.map((t) => t.name);
+      // "2" (U+0032) before "_" (U+005F); a locale order puts the underscore first.
+      expect(names.indexOf("state_a2_items")).toBeLessThan(names.indexOf("state_a_items"));
+      expect(names).toEqual([...names].sort(compareCodePoints));
+      const kv = pluginStorage(
+        store,
+        PluginManifest.parse({ id: "pins", version: "1", storage: { mode: "kv" } }),
+      ) as KvStore;
+      for (const key of ["b", "B", "a_1", "a1", "é"]) await kv.set(key, 1);
+      expect((await kv.list()).map((e) => e.key)).toEqual(["B", "a1", "a_1", "b", "é"]);
+      expect((await kv.list({ prefix: "a" })).map((e) => e.key)).toEqual(["a1", "a_1"]);
     });
 
     it("gets, sets, lists and unsets preferences; validates the ones Keel knows", async () => {

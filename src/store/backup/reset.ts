@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from "node:fs";
 import { sql } from "kysely";
+import { compareCodePoints } from "../code-point-order.js";
 import { MIGRATION_LOCK_SUFFIX } from "../dialects/sqlite/sqlite-backend.js";
 import { internalsOf } from "../open-store.js";
 import type { Store, StoreLocation } from "../types.js";
@@ -48,7 +49,7 @@ export async function resetStore(store: Store): Promise<ResetResult> {
         );
       }
     }
-    return { tables: counts.sort((a, b) => a.name.localeCompare(b.name)) };
+    return { tables: counts.sort((a, b) => compareCodePoints(a.name, b.name)) };
   });
 }
 

@@ -1,3 +1,4 @@
+import { compareCodePoints } from "../code-point-order.js";
 import type { SchemaSnapshot, TableSnapshot } from "../dialects/schema-snapshot.js";
 import type { DiscoveredPlugin } from "../plugins/manifest.js";
 import { ownsTable } from "../plugins/plugin-namespace.js";
@@ -57,7 +58,7 @@ function dropOrder(tables: readonly TableSnapshot[]): string[] {
         ),
     );
     // A cycle of references (no table is free): the rest in code-point order.
-    const name = next?.name ?? [...names].filter((n) => !done.has(n)).sort()[0];
+    const name = next?.name ?? [...names].filter((n) => !done.has(n)).sort(compareCodePoints)[0];
     if (name === undefined) break;
     done.add(name);
     order.push(name);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KeelError } from "../../core/index.js";
+import { compareCodePoints } from "../code-point-order.js";
 import type { StoreDialectName } from "../types.js";
 import type { MigrationFile } from "./types.js";
 
@@ -33,7 +34,7 @@ export function loadMigrationFiles(dir: string): readonly MigrationFile[] {
     });
   }
   const files: MigrationFile[] = [];
-  for (const entry of readdirSync(dir).sort()) {
+  for (const entry of readdirSync(dir).sort(compareCodePoints)) {
     if (!entry.endsWith(".sql")) continue;
     const match = MIGRATION_NAME.exec(entry);
     if (!match) {

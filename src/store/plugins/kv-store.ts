@@ -1,6 +1,7 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { type Clock, systemClock } from "../../core/index.js";
 import type { KernelDatabase } from "../schema.js";
+import type { StoreDialectName } from "../types.js";
 import {
   KvKeyInvalidError,
   KvOperationFailedError,
@@ -42,13 +43,21 @@ export const KV_MAX_KEY_BYTES = 256;
 /** Largest encoded value (1 MiB). */
 export const KV_MAX_VALUE_BYTES = 1024 * 1024;
 
-/** Builds the KV accessor of `pluginId`. */
+/**
+ * Builds the KV accessor of `pluginId`. Keys compare and list in code-point order on both
+ * dialects: Postgres compares them with the "C" collation, whatever the database's locale.
+ */
 export function createKvStore(
   kysely: Kysely<KernelDatabase>,
   pluginId: string,
   clock: Clock = systemClock,
+  dialect: StoreDialectName = "sqlite",
 ): KvStore {
   const nodeOf = (options?: KvScope) => options?.nodePath ?? "";
+  const keyColumn =
+    dialect === "postgres"
+      ? sql<string>`${sql.ref("key")} COLLATE "C"`
+      : sql<string>`${sql.ref("key")}`;
   const guarded = async <T>(what: string, operation: () => Promise<T>): Promise<T> => {
     try {
       return await operation();
@@ -118,10 +127,10 @@ export function createKvStore(
       if (options?.prefix) {
         // A range, not LIKE: keys may contain % and _.
         query = query
-          .where("key", ">=", options.prefix)
-          .where("key", "<", `${options.prefix}\u{10FFFF}`);
+          .where(keyColumn, ">=", options.prefix)
+          .where(keyColumn, "<", `${options.prefix}\u{10FFFF}`);
       }
-      const rows = await guarded("list", () => query.orderBy("key").execute());
+      const rows = await guarded("list", () => query.orderBy(keyColumn).execute());
       return rows
         .filter((row) => !options?.prefix || row.key.startsWith(options.prefix))
         .map((row) => ({

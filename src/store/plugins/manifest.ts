@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 import { z } from "zod";
+import { compareCodePoints } from "../code-point-order.js";
 import { normalizePluginId, pluginTablePrefix } from "./plugin-id.js";
 
 /** The storage part of `plugin.json` (plugins-registry.schema.json): exactly one mode. */
@@ -58,7 +59,7 @@ export function discoverPlugins(
 ): DiscoveredPlugin[] {
   if (!existsSync(dir)) return [];
   const found: DiscoveredPlugin[] = [];
-  for (const entry of readdirSync(dir).sort()) {
+  for (const entry of readdirSync(dir).sort(compareCodePoints)) {
     const path = join(dir, entry);
     if (!statSync(path).isDirectory()) continue;
     const file = join(path, "plugin.json");
@@ -109,7 +110,7 @@ export function discoverPlugins(
     }
     found.push({ id: manifest.id, path, manifest, status: "enabled", statusReason: null });
   }
-  return markCollisions(found).sort((a, b) => a.id.localeCompare(b.id));
+  return markCollisions(found).sort((a, b) => compareCodePoints(a.id, b.id));
 }
 
 function invalid(id: string, path: string, reason: string): DiscoveredPlugin {

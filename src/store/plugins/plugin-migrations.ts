@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { Kysely } from "kysely";
 import { type Clock, KeelError, systemClock } from "../../core/index.js";
+import { compareCodePoints } from "../code-point-order.js";
 import type { StoreBackend } from "../dialects/backend.js";
 import { applyMigration } from "../migrate/apply-migration.js";
 import { highestVersion, readLedger } from "../migrate/ledger.js";
@@ -51,7 +52,7 @@ export async function migratePlugins(
   const clock = options.clock ?? systemClock;
   const selected = [...plugins]
     .filter((plugin) => options.only === undefined || plugin.id === options.only)
-    .sort((a, b) => a.id.localeCompare(b.id));
+    .sort((a, b) => compareCodePoints(a.id, b.id));
   if (options.only !== undefined && selected.length === 0) {
     throw new KeelError("NOT_FOUND", `No plugin "${options.only}" was found.`, {
       details: { pluginId: options.only },

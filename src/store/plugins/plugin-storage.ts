@@ -76,7 +76,8 @@ export function pluginStorage(
       );
     }
   };
-  if (storage.mode === "kv") return checkedKv(createKvStore(store.kysely, manifest.id), ready);
+  if (storage.mode === "kv")
+    return checkedKv(createKvStore(store.kysely, manifest.id, undefined, store.dialect), ready);
   if (storage.mode === "dedicated") {
     const { backend } = internalsOf(store);
     return {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Clock, KeelError, systemClock } from "../../core/index.js";
+import { compareCodePoints } from "../code-point-order.js";
 import type { Store } from "../types.js";
 
 /** Preferences Keel itself reads, with their defaults and the shape their values must have. */
@@ -139,7 +140,7 @@ export async function listPreferences(store: Store): Promise<PreferenceEntry[]> 
       entries.push({ key, value: known.default, source: "default", updatedAt: null });
     }
   }
-  return entries.sort((a, b) => a.key.localeCompare(b.key));
+  return entries.sort((a, b) => compareCodePoints(a.key, b.key));
 }
 
 function describeSchema(schema: z.ZodType): string {
