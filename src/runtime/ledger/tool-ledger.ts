@@ -84,6 +84,9 @@ export class ToolLedger {
   readonly #redact: Redactor;
   readonly #recorder: LedgerRecorder;
   readonly #leaseTtlMs: number;
+  /** This ledger's calls whose tools are running, by id: their leases are renewed. */
+  readonly #inFlight = new Map<string, ToolCallsTable>();
+  #renewal: NodeJS.Timeout | undefined;
 
   constructor(options: ToolLedgerOptions) {
     this.#store = options.store;
@@ -277,7 +280,7 @@ export class ToolLedger {
     request: ToolCallRequest,
   ): Promise<ToolCallOutcome> {
     const started = this.#clock.now();
-    const renewal = this.#renewWhileRunning(row);
+    const leased = this.#holdLease(row);
     let output: unknown;
     try {
       output = await tool.handler(request.input, {
@@ -286,7 +289,7 @@ export class ToolLedger {
         traceId: row.trace_id,
       });
     } catch (error) {
-      if (renewal) clearInterval(renewal);
+      if (leased) this.#inFlight.delete(row.id);
       const latency = Math.max(0, this.#clock.now() - started);
       const definite =
         error instanceof ToolFailure ||
@@ -332,7 +335,7 @@ export class ToolLedger {
           : "Fix the cause; retrying will not help.",
       });
     }
-    if (renewal) clearInterval(renewal);
+    if (leased) this.#inFlight.delete(row.id);
     const latency = Math.max(0, this.#clock.now() - started);
     const problems = tool.validateOutput(output);
     if (problems.length > 0) {
@@ -366,25 +369,38 @@ export class ToolLedger {
   }
 
   /**
-   * Keeps this ledger's lease on an `attempted` call while its tool runs, so that recovery in
-   * another process never takes a slow call for a dead one. No timer fires for a call shorter
-   * than a third of the lease.
+   * Keeps this ledger's leases on its `attempted` calls while their tools run, so that recovery
+   * in another process never takes a slow call for a dead one. One timer per ledger renews every
+   * call in flight each third of the lease (a call is renewed within that of its start); it stops
+   * itself once nothing is in flight, so a stream of short calls creates no timer per call.
    */
-  #renewWhileRunning(row: ToolCallsTable): NodeJS.Timeout | undefined {
-    if (row.status !== "attempted" || row.lease_owner !== this.#recorder.owner) return undefined;
-    const timer = setInterval(
-      () => {
-        this.#recorder.renewLease(row).then(
-          (held) => {
-            if (!held) clearInterval(timer);
-          },
-          () => {},
-        );
-      },
-      Math.max(10, Math.floor(this.#leaseTtlMs / 3)),
-    );
-    timer.unref();
-    return timer;
+  #holdLease(row: ToolCallsTable): boolean {
+    if (row.status !== "attempted" || row.lease_owner !== this.#recorder.owner) return false;
+    this.#inFlight.set(row.id, row);
+    if (this.#renewal === undefined) {
+      this.#renewal = setInterval(
+        () => this.#renewAll(),
+        Math.max(10, Math.floor(this.#leaseTtlMs / 3)),
+      );
+      this.#renewal.unref();
+    }
+    return true;
+  }
+
+  #renewAll(): void {
+    if (this.#inFlight.size === 0) {
+      clearInterval(this.#renewal);
+      this.#renewal = undefined;
+      return;
+    }
+    for (const row of this.#inFlight.values()) {
+      this.#recorder.renewLease(row).then(
+        (held) => {
+          if (!held) this.#inFlight.delete(row.id);
+        },
+        () => {},
+      );
+    }
   }
 
   async #holdForOperator(row: ToolCallsTable): Promise<never> {
