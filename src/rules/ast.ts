@@ -48,6 +48,10 @@ export interface SlotDef {
   /** Allowed CLIPS types (SYMBOL, STRING, LEXEME, INTEGER, FLOAT, NUMBER, ?VARIABLE), or null for any. */
   readonly types: readonly string[] | null;
   readonly allowed: readonly Value[] | null;
+  /** The types `allowed` restricts (allowed-symbols: SYMBOL, …); null or absent: every type. */
+  readonly allowedTypes?: readonly string[] | null;
+  /** The `(range min max)` bounds (null: ?VARIABLE or no range); not enforced. */
+  readonly range?: readonly [Value | null, Value | null];
 }
 
 export interface Template {

@@ -38,6 +38,16 @@ const TYPE_NAMES = new Set([
   "?VARIABLE",
 ]);
 
+/** The types each allowed-… attribute restricts (allowed-values restricts them all). */
+const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["allowed-symbols", ["SYMBOL"]],
+  ["allowed-strings", ["STRING"]],
+  ["allowed-lexemes", ["LEXEME"]],
+  ["allowed-integers", ["INTEGER"]],
+  ["allowed-floats", ["FLOAT"]],
+  ["allowed-numbers", ["NUMBER"]],
+]);
+
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
   const name = symbolAt(list, 1, "a deftemplate name", ctx).text;
@@ -70,6 +80,8 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
     let def: SlotDef["default"] = { kind: "derive", exprs: [] };
     let types: string[] | null = null;
     let allowed: Value[] | null = null;
+    let range: (Value | null)[] = [];
+    let allowedTypes: readonly string[] | null = null;
     for (const attr of node.items.slice(2)) {
       if (attr.type !== "list") {
         throw rulesParseError(
@@ -130,6 +142,8 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
         case "allowed-integers":
         case "allowed-floats":
         case "allowed-numbers":
+        case "allowed-lexemes":
+          allowedTypes = ALLOWED_TYPES.get(attrName) ?? null;
           allowed = args.map((a) => {
             if (a.type !== "atom")
               throw rulesParseError(a.pos, "a constant", describe(a), { construct: ctx.construct });
@@ -137,6 +151,11 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
           });
           break;
         case "range":
+          // Not enforced (docs/rules.md), but a derived default starts from its bounds.
+          range = args.map((a) =>
+            a.type === "atom" && (a.kind === "integer" || a.kind === "float") ? a.value : null,
+          );
+          break;
         case "cardinality":
           break; // accepted, not enforced (docs/rules.md)
         default:
@@ -157,6 +176,8 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       default: def,
       types,
       allowed,
+      range: [range[0] ?? null, range[1] ?? null],
+      allowedTypes,
     });
   }
   return { name, slots, slotIndex, source: list.source };

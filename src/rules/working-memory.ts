@@ -15,9 +15,11 @@ import {
   isFloat,
   isInteger,
   isMultifield,
+  isNumber,
   isString,
   isSymbol,
   NIL,
+  numberOf,
   str,
   type Value,
   valuesEqual,
@@ -79,21 +81,34 @@ export class WorkingMemory {
 
 const compiledDefaults = new WeakMap<SlotDef, Compiled[]>();
 
+/** The order in which CLIPS derives a default from the types a slot allows (default.c). */
+const DERIVE_ORDER = [
+  { type: "SYMBOL", within: ["SYMBOL", "LEXEME"], is: isSymbol, standard: NIL as Value },
+  { type: "STRING", within: ["STRING", "LEXEME"], is: isString, standard: str("") as Value },
+  { type: "INTEGER", within: ["INTEGER", "NUMBER"], is: isInteger, standard: 0 as Value },
+  { type: "FLOAT", within: ["FLOAT", "NUMBER"], is: isFloat, standard: float(0) as Value },
+] as const;
+
+/**
+ * CLIPS's derived default: the first type the slot allows in the order SYMBOL, STRING, INTEGER,
+ * FLOAT; the first allowed value of that type, else (for numbers) the range's minimum or maximum,
+ * else nil, "", 0 or 0.0.
+ */
 function derivedDefault(slot: SlotDef): Value {
   if (slot.multi) return [];
-  if (slot.allowed?.length) return slot.allowed[0] as Value;
-  const first = slot.types?.[0];
-  switch (first) {
-    case "INTEGER":
-    case "NUMBER":
-      return 0;
-    case "FLOAT":
-      return float(0);
-    case "STRING":
-      return str("");
-    default:
-      return NIL;
+  const kind =
+    DERIVE_ORDER.find(
+      (k) => slot.types === null || k.within.some((t) => slot.types?.includes(t)),
+    ) ?? DERIVE_ORDER[0];
+  const listed = slot.allowed?.find((v) => kind.is(v));
+  if (listed !== undefined) return listed;
+  if (kind.type === "INTEGER" || kind.type === "FLOAT") {
+    for (const bound of slot.range ?? []) {
+      if (bound === null || bound === undefined || !isNumber(bound)) continue;
+      return kind.type === "INTEGER" ? Math.trunc(numberOf(bound)) : float(numberOf(bound));
+    }
   }
+  return kind.standard;
 }
 
 /** A slot's default value for a new template fact. */
@@ -156,7 +171,11 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
         },
       );
     }
-    if (slot.allowed && !slot.allowed.some((a) => valuesEqual(a, f))) {
+    if (
+      slot.allowed &&
+      (!slot.allowedTypes || typeOk(f, slot.allowedTypes)) &&
+      !slot.allowed.some((a) => valuesEqual(a, f))
+    ) {
       throw rulesRuntimeError(
         `slot ${slot.name} of deftemplate ${template.name} does not allow this value`,
       );
@@ -172,8 +191,10 @@ export function templateValues(
   host: EvalHost,
 ): Value[] {
   return template.slots.map((slot, i) => {
-    const v = given.has(i) ? (given.get(i) as Value) : defaultFor(template, slot, host);
-    return checkSlotValue(template, slot, v);
+    if (given.has(i)) return checkSlotValue(template, slot, given.get(i) as Value);
+    // CLIPS does not check a derived default against the slot's allowed values.
+    if (slot.default.kind === "derive") return derivedDefault(slot);
+    return checkSlotValue(template, slot, defaultFor(template, slot, host));
   });
 }
 
