@@ -1,8 +1,10 @@
 /**
- * Crash test, SQLite: the crash graph runs in a child process killed with SIGKILL at seeded random
- * instants (50 trials, reproducible: set KEEL_CRASH_SEED to move the window), then resumes in a
- * fresh process. Every trial must end in the reference state, run each node at least once, never
- * run again a task (keyed by its task id) whose writes were durable at a kill, and leave every checkpoint readable.
+ * Crash test, SQLite: the crash graph (chains, a parallel step, a Send fan-out, an interrupt, a
+ * log stored as a blob with append deltas) runs in a child process that kills itself with SIGKILL
+ * at a seeded kill point (50 trials, one or two kills each, reproducible: KEEL_CRASH_SEED moves
+ * the window, KEEL_CRASH_TRIALS sizes it), then resumes in a fresh process. Every trial must end
+ * in the reference state; every checkpoint a child saw saved must be there after the kill; no
+ * task whose writes were durable at a kill may run again; every checkpoint must stay readable.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +15,9 @@ import {
   buildWorker,
   type CrashBackend,
   crashTrials,
+  KILL_KINDS,
   referenceRun,
+  summarise,
 } from "./crash/crash-harness.js";
 import { sqliteTestStore, type TestStore } from "./support/databases.js";
 
@@ -57,7 +61,7 @@ describe("crash test: SQLite", () => {
     if (worker) rmSync(worker, { force: true });
   });
 
-  it(`${TRIALS} seeded SIGKILL trials end in the uninterrupted state, each completed step run once`, async () => {
+  it(`${TRIALS} seeded SIGKILL trials end in the uninterrupted state, no durable step lost, each completed step run once`, async () => {
     const reference = await referenceRun(worker, backend);
     const reports = await crashTrials(
       worker,
@@ -65,23 +69,21 @@ describe("crash test: SQLite", () => {
       { trials: TRIALS, firstSeed: FIRST_SEED, concurrency: 2 },
       reference,
     );
-    const failures = reports.filter(
-      (report) => report.problems.length > 0 || report.finalStatus !== "succeeded",
-    );
-    expect(
-      failures.map((f) => ({ seed: f.seed, status: f.finalStatus, problems: f.problems })),
-    ).toEqual([]);
-    for (const report of reports) expect(report.finalResult).toEqual(reference.result);
-    // The kills must have landed inside runs, or the test proves nothing.
-    const landed = reports.reduce((sum, report) => sum + report.effectiveKills, 0);
-    expect(landed).toBeGreaterThanOrEqual(TRIALS * 0.6);
-    // And some of them must have interrupted a step with work already durable.
-    expect(reports.filter((report) => report.durableAtKill.length > 0).length).toBeGreaterThan(
-      TRIALS / 4,
-    );
-    // And some kills must have landed inside the parallel step after one of its tasks finished:
-    // that task's writes were durable before its step's checkpoint, and it did not run again.
-    const earlyDurable = reports.reduce((n, report) => n + report.killsWithFinishedTasksInStep, 0);
-    if (TRIALS >= 20) expect(earlyDurable).toBeGreaterThan(0);
-  }, 180_000);
+    const summary = summarise(reports, reference);
+    expect(summary.failures).toEqual([]);
+    expect(summary.wrongResults).toEqual([]);
+    // The kills must have landed inside runs, or the test proves nothing: at least one per
+    // trial on average, and (with the full 50 trials) on every kind of kill point, mid-commit
+    // included.
+    expect(summary.landed).toBeGreaterThanOrEqual(TRIALS);
+    if (TRIALS >= 50)
+      for (const kind of KILL_KINDS) expect(summary.kinds[kind] ?? 0, kind).toBeGreaterThan(0);
+    // Some kills came after steps were durable (each was checked present after the kill), and
+    // after tasks had finished; some inside the parallel or Send step after one of its tasks
+    // finished: that task's writes were durable before its step's checkpoint, and it did not
+    // run again.
+    expect(summary.withDurableCheckpoints).toBeGreaterThan(TRIALS / 2);
+    expect(summary.withDurableTasks).toBeGreaterThan(TRIALS / 4);
+    if (TRIALS >= 20) expect(summary.earlyDurable).toBeGreaterThan(0);
+  }, 120_000);
 });

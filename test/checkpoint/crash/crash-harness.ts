@@ -1,7 +1,9 @@
 /**
- * The crash-test harness: runs the crash graph in child processes, kills them with SIGKILL at
- * seeded random instants, checks the database between kills (every checkpoint readable), resumes
- * in a fresh process, and compares the outcome with an uninterrupted run.
+ * The crash-test harness: runs the crash graph in child processes that kill themselves with
+ * SIGKILL at seeded kill points (see worker.ts: before and after a node's effect, before a save,
+ * inside the commit, after the save returned), checks the database after each kill (every
+ * checkpoint readable, every step the child saw durable present), resumes in a fresh process,
+ * and compares the outcome with an uninterrupted run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -9,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import type { DurableSaver } from "../../../src/checkpoint/index.js";
-import { CRASH_NODES } from "./crash-graph.js";
+import { CRASH_NODES, SENDS } from "./crash-graph.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..", "..");
@@ -68,16 +70,20 @@ interface ChildOutcome {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-  /** Milliseconds from `ready` to exit. */
-  runMs: number;
+  /** Checkpoint ids whose save had returned (durable) before the child died or ended. */
+  durable: string[];
+  /** The kill point the child died at (`kill <kind>`), if it did. */
+  killKind: string | undefined;
+  /** Kill points the child passed (printed when it ends normally). */
+  events: number | undefined;
 }
 
-/** Runs the worker; kills it `killAfterMs` after it says `ready` when given. */
+/** Runs the worker; it kills itself at kill point `killAt` (1-based) when given. */
 function runWorker(
   worker: string,
   backend: CrashBackend,
   threadId: string,
-  killAfterMs?: number,
+  killAt?: number,
 ): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(
@@ -86,31 +92,31 @@ function runWorker(
       {
         cwd: repoRoot,
         stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, KEEL_CRASH_KILL_AT: killAt === undefined ? "" : String(killAt) },
       },
     );
     let stdout = "";
     let stderr = "";
-    let readyAt = 0;
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (readyAt === 0 && stdout.includes("ready\n")) {
-        readyAt = performance.now();
-        if (killAfterMs !== undefined) {
-          setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-        }
-      }
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     child.on("error", reject);
-    child.on("exit", (exitCode, signal) => {
+    child.on("close", (exitCode, signal) => {
+      const lines = stdout.split("\n");
+      const durable = lines.filter((l) => l.startsWith("durable ")).map((l) => l.slice(8));
+      const killKind = lines.find((l) => l.startsWith("kill "))?.slice(5);
+      const events = lines.find((l) => l.startsWith("events "));
       resolve({
         exitCode,
         signal,
         stdout,
         stderr,
-        runMs: readyAt ? performance.now() - readyAt : 0,
+        durable,
+        killKind,
+        events: events === undefined ? undefined : Number(events.slice(7)),
       });
     });
   });
@@ -122,6 +128,8 @@ export interface TrialReport {
   kills: number;
   /** Kills that landed before the child finished (the others found it already done). */
   effectiveKills: number;
+  /** The kill point of each effective kill (`node-start`, `mid-commit`, …). */
+  killKinds: string[];
   finalResult: unknown;
   finalStatus: string;
   effects: Record<string, number>;
@@ -129,19 +137,22 @@ export interface TrialReport {
   durableAtKill: string[];
   /** Kills after which a task of an unfinished step already had its writes durable. */
   killsWithFinishedTasksInStep: number;
+  /** Checkpoints a killed child had seen saved (each must be there after the kill). */
+  durableCheckpoints: number;
   /** Problems found; empty means the trial passed. */
   problems: string[];
 }
 
-/** The uninterrupted reference run: its final state and how long it takes. */
+/** The uninterrupted reference run: its final state and how many kill points it passes. */
 export async function referenceRun(
   worker: string,
   backend: CrashBackend,
-): Promise<{ result: unknown; runMs: number }> {
+): Promise<{ result: unknown; events: number }> {
   const outcome = await runWorker(worker, backend, `crash-reference-${process.pid}`);
-  if (outcome.exitCode !== 0) throw new Error(`reference run failed: ${outcome.stderr}`);
+  if (outcome.exitCode !== 0 || outcome.events === undefined)
+    throw new Error(`reference run failed: ${outcome.stderr}`);
   const final = JSON.parse(outcome.stdout.trim().split("\n").pop() ?? "{}") as { result: unknown };
-  return { result: final.result, runMs: outcome.runMs };
+  return { result: final.result, events: outcome.events };
 }
 
 function countsByNode(counts: ReadonlyMap<string, number>): Record<string, number> {
@@ -177,12 +188,56 @@ async function durableTasks(
   return { done, inUnfinishedStep };
 }
 
-/** One trial: 1–2 SIGKILLs at seeded instants, then a resume that must finish. */
+/** Where two states first differ (a key, or an index of a list), or undefined when equal. */
+function firstDifference(expected: unknown, actual: unknown, path = "state"): string | undefined {
+  if (canonical(expected) === canonical(actual)) return undefined;
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
+      const found = firstDifference(expected[i], actual[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+  }
+  if (typeof expected === "object" && expected && typeof actual === "object" && actual) {
+    for (const key of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+      const found = firstDifference(
+        (expected as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        `${path}.${key}`,
+      );
+      if (found) return found;
+    }
+  }
+  return `${path}: expected ${JSON.stringify(expected)?.slice(0, 120)}, got ${JSON.stringify(actual)?.slice(0, 120)}`;
+}
+
+/** JSON with object keys sorted (a state read back lists its channels in another order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : item,
+  );
+}
+
+/** The checkpoint ids of a thread's root namespace. */
+async function checkpointIds(saver: DurableSaver, threadId: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  for await (const tuple of saver.list({
+    configurable: { thread_id: threadId, checkpoint_ns: "" },
+  }))
+    ids.add(tuple.checkpoint.id);
+  return ids;
+}
+
+/**
+ * One trial: 1–2 SIGKILLs at seeded kill points (the first anywhere in the run, the second in the
+ * first half of what the resumed run has left), then a resume that must finish.
+ */
 export async function crashTrial(
   worker: string,
   backend: CrashBackend,
   seed: number,
-  reference: { result: unknown; runMs: number },
+  reference: { result: unknown; events: number },
 ): Promise<TrialReport> {
   const random = seededRandom(seed);
   const threadId = `crash-${backend.dialect}-${process.pid}-${seed}`;
@@ -190,15 +245,26 @@ export async function crashTrial(
   const problems: string[] = [];
   /** `node@taskId` → its effect count when its writes were first seen durable after a kill. */
   const durable = new Map<string, number>();
+  /** Every checkpoint a child saw saved: each must survive every later kill and the resume. */
+  const saved = new Set<string>();
+  const killKinds: string[] = [];
   let effectiveKills = 0;
   let killsWithFinishedTasksInStep = 0;
   for (let kill = 0; kill < kills; kill++) {
-    const delay = random() * reference.runMs * 1.1;
-    const outcome = await runWorker(worker, backend, threadId, delay);
-    if (outcome.signal === "SIGKILL") effectiveKills++;
-    else if (outcome.exitCode !== 0)
+    const span = kill === 0 ? reference.events : Math.max(1, reference.events >> 1);
+    const killAt = 1 + Math.floor(random() * span);
+    const outcome = await runWorker(worker, backend, threadId, killAt);
+    for (const id of outcome.durable) saved.add(id);
+    if (outcome.signal === "SIGKILL") {
+      effectiveKills++;
+      killKinds.push(outcome.killKind ?? "unknown");
+    } else if (outcome.exitCode !== 0)
       problems.push(`run ${kill} failed: ${outcome.stderr.slice(0, 500)}`);
     try {
+      const present = await checkpointIds(backend.saver, threadId);
+      for (const id of saved)
+        if (!present.has(id))
+          problems.push(`checkpoint ${id} was durable before kill ${kill} and is gone after it`);
       const { done, inUnfinishedStep } = await durableTasks(backend.saver, threadId);
       if (inUnfinishedStep > 0) killsWithFinishedTasksInStep++;
       for (const [key, count] of await backend.readEffects(threadId)) {
@@ -222,6 +288,17 @@ export async function crashTrial(
     finalResult = parsed.result;
     finalStatus = parsed.status;
   }
+  try {
+    const present = await checkpointIds(backend.saver, threadId);
+    for (const id of [...saved, ...final.durable])
+      if (!present.has(id)) problems.push(`checkpoint ${id} was durable and is gone at the end`);
+  } catch (error) {
+    problems.push(`unreadable checkpoint at the end: ${String(error)}`);
+  }
+  if (final.exitCode === 0) {
+    const difference = firstDifference(reference.result, finalResult);
+    if (difference) problems.push(`final state differs from the uninterrupted run: ${difference}`);
+  }
   const byTask = await backend.readEffects(threadId);
   for (const [key, atDurable] of durable) {
     const count = byTask.get(key) ?? 0;
@@ -233,8 +310,9 @@ export async function crashTrial(
   const effects = countsByNode(byTask);
   for (const node of CRASH_NODES) {
     const count = effects[node] ?? 0;
-    if (count < 1) problems.push(`${node} never ran`);
-    if (count > 1 + effectiveKills)
+    const once = node === "sent" ? SENDS : 1;
+    if (count < once) problems.push(`${node} ran ${count} times, fewer than ${once}`);
+    if (count > once * (1 + effectiveKills))
       problems.push(`${node} ran ${count} times with ${effectiveKills} kills`);
   }
   return {
@@ -242,11 +320,13 @@ export async function crashTrial(
     threadId,
     kills,
     effectiveKills,
+    killKinds,
     finalResult,
     finalStatus,
     effects,
     durableAtKill: [...durable.keys()],
     killsWithFinishedTasksInStep,
+    durableCheckpoints: saved.size,
     problems,
   };
 }
@@ -256,7 +336,7 @@ export async function crashTrials(
   worker: string,
   backend: CrashBackend,
   options: { trials: number; firstSeed: number; concurrency: number },
-  reference: { result: unknown; runMs: number },
+  reference: { result: unknown; events: number },
 ): Promise<TrialReport[]> {
   const seeds = Array.from({ length: options.trials }, (_, index) => options.firstSeed + index);
   const reports: TrialReport[] = [];
@@ -267,4 +347,42 @@ export async function crashTrials(
   });
   await Promise.all(lanes);
   return reports.sort((a, b) => a.seed - b.seed);
+}
+
+/** Kill points every run of 50 trials must have landed on at least once. */
+export const KILL_KINDS = ["node-start", "node-effect", "put", "mid-commit", "durable"];
+
+/**
+ * What the crash test requires of a set of trials: no trial with a problem, every final state the
+ * reference's, and kills that prove something (they landed inside runs, at every kind of kill
+ * point, some after a step was durable, some after a task of an unfinished step had finished).
+ */
+export function summarise(
+  reports: readonly TrialReport[],
+  reference: { result: unknown },
+): {
+  failures: Array<{ seed: number; status: string; problems: string[] }>;
+  wrongResults: number[];
+  landed: number;
+  kinds: Record<string, number>;
+  withDurableCheckpoints: number;
+  withDurableTasks: number;
+  earlyDurable: number;
+} {
+  const kinds: Record<string, number> = {};
+  for (const report of reports)
+    for (const kind of report.killKinds) kinds[kind] = (kinds[kind] ?? 0) + 1;
+  return {
+    failures: reports
+      .filter((report) => report.problems.length > 0 || report.finalStatus !== "succeeded")
+      .map((f) => ({ seed: f.seed, status: f.finalStatus, problems: f.problems })),
+    wrongResults: reports
+      .filter((report) => canonical(report.finalResult) !== canonical(reference.result))
+      .map((report) => report.seed),
+    landed: reports.reduce((sum, report) => sum + report.effectiveKills, 0),
+    kinds,
+    withDurableCheckpoints: reports.filter((report) => report.durableCheckpoints > 0).length,
+    withDurableTasks: reports.filter((report) => report.durableAtKill.length > 0).length,
+    earlyDurable: reports.reduce((n, report) => n + report.killsWithFinishedTasksInStep, 0),
+  };
 }
