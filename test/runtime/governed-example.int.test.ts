@@ -132,6 +132,21 @@ function exampleStory(
       const strict = keel("runs", "replay", runId as string);
       expect(strict.status, strict.stderr).toBe(0);
       expect(strict.json.report).toMatchObject({ mode: "strict", identical: true });
+      // --counterfactual with nothing changed: the same transitions, reported side by side.
+      const same = keel("runs", "replay", runId as string, "--counterfactual");
+      expect(same.status, same.stderr).toBe(0);
+      const bySame = same.json.report as Report;
+      expect(bySame).toMatchObject({
+        mode: "counterfactual",
+        identical: true,
+        firstDivergence: null,
+      });
+      expect(bySame.diff.length).toBeGreaterThan(1);
+      expect(bySame.diff.every((row) => row.same)).toBe(true);
+      // An unknown run: exit 5, said as JSON.
+      const unknown = keel("runs", "replay", "0192f5e0-7c1a-7000-8000-0000000000ff");
+      expect(unknown.status).toBe(5);
+      expect(unknown.json).toMatchObject({ ok: false });
       // Changed rules: without the large-refund rule the work routes at medium risk.
       const routing = JSON.parse(readFileSync(ROUTING, "utf8")) as { rules: { id: string }[] };
       routing.rules = routing.rules.filter((rule) => rule.id !== "large-refund");
