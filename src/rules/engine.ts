@@ -286,6 +286,8 @@ export class RuleEngine {
       case "deffacts": {
         const d = parseDeffacts(form, ctx);
         const previous = this.deffacts.get(d.name);
+        // CLIPS puts a redefined deffacts last: reset asserts its facts after the others.
+        this.deffacts.delete(d.name);
         this.deffacts.set(d.name, d);
         const key = this.constructLog.other({ source: form.source });
         this.journal({ kind: "deffacts", name: d.name, key, previous });

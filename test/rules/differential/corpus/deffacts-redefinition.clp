@@ -1,0 +1,13 @@
+; A redefined deffacts moves last: reset asserts its facts after the other deffacts.
+(deffacts a (fa 1))
+(deffacts b (fb 1))
+(deffacts c (fc 1))
+(reset)
+(facts)
+(deffacts a (fa 2))
+(reset)
+(facts)
+(deffacts b (fb 2) (fb 3))
+(reset)
+(facts)
+(exit)
