@@ -182,18 +182,17 @@ export function runPluginStorage(harness: DialectHarness): void {
 
       const store = await open(location);
       const byId = Object.fromEntries(store.openReport.plugins.map((p) => [p.pluginId, p]));
-      expect(store.openReport.plugins.map((p) => p.pluginId)).toEqual(
-        [
-          "acme-notes",
-          "bad-plugin",
-          "half-done",
-          "misnamed",
-          "Not Kebab",
-          "twin",
-          "twin",
-          "zeta",
-        ].sort((a, b) => a.localeCompare(b)),
-      );
+      // Code-point order: "Not Kebab" (U+004E) before every lowercase id.
+      expect(store.openReport.plugins.map((p) => p.pluginId)).toEqual([
+        "Not Kebab",
+        "acme-notes",
+        "bad-plugin",
+        "half-done",
+        "misnamed",
+        "twin",
+        "twin",
+        "zeta",
+      ]);
       expect(byId["acme-notes"]).toMatchObject({
         status: "enabled",
         applied: [{ version: 1 }, { version: 2 }],
