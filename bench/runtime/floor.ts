@@ -20,9 +20,10 @@ const INSERT_ARTIFACT =
 const INSERT_CALL = `INSERT INTO state_tool_calls (id, trace_id, task_id, step_id, event_id,
   connector_id, tool_name, tool_version, action, request_hash, request_artifact_id,
   idempotency_key, status, latency_ms, risk_level, autonomy_level, result_status, response_hash,
-  result_artifact_id, error_json, created_at, updated_at, resolved_at)
+  result_artifact_id, error_json, created_at, updated_at, resolved_at, lease_owner,
+  lease_expires_at)
 VALUES (?, ?, NULL, NULL, NULL, 'bench', 'bench.noop', '1.0.0', 'noop', ?, ?, ?, 'attempted',
-  NULL, 'low', 'a4', NULL, NULL, NULL, NULL, ?, ?, NULL)`;
+  NULL, 'low', 'a4', NULL, NULL, NULL, NULL, ?, ?, NULL, 'bench-host:4242:0a1b2c3d', ?)`;
 const UPDATE_CALL = `UPDATE state_tool_calls SET status = 'succeeded', latency_ms = 0,
   result_status = 'succeeded', response_hash = ?, result_artifact_id = ?, error_json = NULL,
   updated_at = ?, resolved_at = ?
@@ -78,7 +79,7 @@ export function writeFloorCalls(database: Database.Database, from: number, calls
     findLive.get("bench.noop", `k-${n}`);
     const request = `{"action":"noop","input":{"i":${n}},"tool":"bench.noop","version":"1.0.0"}`;
     insertArtifact.run(id(2, n), "tool-request", HASH, request, request.length, now);
-    insertCall.run(callId, TRACE, HASH, id(2, n), `k-${n}`, now, now);
+    insertCall.run(callId, TRACE, HASH, id(2, n), `k-${n}`, now, now, now + 30_000);
     audit(n, 3, "tool_call.attempted", callId, now);
   });
   const succeeded = database.transaction((n: number, now: number) => {
