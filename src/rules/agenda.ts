@@ -20,6 +20,11 @@ export interface RuleInfo {
   readonly display: readonly ("fact" | "star" | "none")[];
   /** Which of the rule's `or` disjuncts (network paths) the activation comes from. */
   readonly disjunct: number;
+  /**
+   * The rule begins with a test CE: CLIPS 6.30 puts an (initial-fact) pattern before it, which
+   * the agenda lists as a leading `*`.
+   */
+  readonly leadingTest?: boolean;
 }
 
 interface SalienceGroup {

@@ -20,7 +20,7 @@ export function factsListing(facts: readonly Fact[], start = -1, end = -1, max =
 
 /** The fact part of an agenda line: `f-1,*,f-2`, or `*` when the rule has no pattern. */
 export function activationFacts(a: Activation): string {
-  const parts: string[] = [];
+  const parts: string[] = a.rule.leadingTest ? ["*"] : [];
   a.rule.display.forEach((d, i) => {
     if (d === "none") return;
     const m = a.token.matches[i];

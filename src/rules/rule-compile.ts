@@ -41,7 +41,14 @@ export function compileRule(
   try {
     for (const [disjunct, ces] of disjuncts.entries()) {
       const display: ("fact" | "star" | "none")[] = [];
-      const info: RuleInfo = { name: ast.name, salience: ast.salience, display, disjunct };
+      const leadingTest = ces[0]?.type === "test";
+      const info: RuleInfo = {
+        name: ast.name,
+        salience: ast.salience,
+        display,
+        disjunct,
+        leadingTest,
+      };
       const b = net.buildRule(
         ast.name,
         ces,

@@ -1,0 +1,10 @@
+; A rule that begins with a test CE lists a leading * in the agenda (CLIPS adds an (initial-fact) pattern).
+(defrule r1 (test (> 2 1)) (a ?x) => )
+(defrule r2 (a ?x) (test (> ?x 0)) (b ?y) => )
+(defrule r3 (test (> 2 1)) (not (c)) (a ?x) => )
+(defrule r4 (test (> 2 1)) => )
+(defrule r6 (test (> 2 1)) (exists (c)) (a ?x) (test (> ?x 0)) => )
+(reset)
+(assert (a 1) (b 2) (c))
+(agenda)
+(exit)
