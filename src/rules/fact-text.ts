@@ -8,7 +8,7 @@
  */
 import type { Template } from "./ast.js";
 import type { ResolvedFact } from "./evaluate.js";
-import { isDelimiter, literalAtom } from "./reader.js";
+import { endsToken, isDelimiter, literalAtom } from "./reader.js";
 import type { Atom, Value } from "./values.js";
 
 class Scanner {
@@ -37,8 +37,9 @@ class Scanner {
     this.skipSpace();
     const start = this.i;
     const text = this.text;
-    while (this.i < text.length && !isDelimiter(text[this.i] as string)) this.i++;
-    if (this.i === start) return null;
+    if (this.i < text.length && !isDelimiter(text[this.i] as string)) this.i++;
+    else return null;
+    while (this.i < text.length && !endsToken(text[this.i] as string)) this.i++;
     const next = text[this.i];
     // A token cut short by a connective, a quote or a comment is not a plain atom.
     if (next === '"' || next === ";" || next === "&" || next === "|" || next === "~") return null;

@@ -148,7 +148,8 @@ class Reader {
       return { type: "atom", kind, text: c, value: c, pos };
     }
     const start = this.i;
-    while (this.i < this.src.length && !DELIMITERS.has(this.src[this.i] as string)) this.advance();
+    this.advance();
+    while (this.i < this.src.length && !endsToken(this.src[this.i] as string)) this.advance();
     const text = this.src.slice(start, this.i);
     return classify(text, pos);
   }
@@ -185,6 +186,14 @@ export function literalAtom(text: string): Atom | null {
 /** True when `c` ends a bare token. */
 export function isDelimiter(c: string): boolean {
   return DELIMITERS.has(c);
+}
+
+/**
+ * True when `c`, after a token's first character, ends it: a delimiter, or `<`, which CLIPS's
+ * scanner lets start a symbol (`<=`, `<x`) but not continue one (`a<b` reads as `a` `<b`).
+ */
+export function endsToken(c: string): boolean {
+  return c === "<" || DELIMITERS.has(c);
 }
 
 function classify(text: string, pos: SourcePos): SAtom {

@@ -89,3 +89,11 @@ describe("the batch runner reads forms as CLIPS does", () => {
     expect(result.error?.message).toMatch(/^line 3, column 22: .*'\)'/);
   });
 });
+
+describe("the reader splits symbols as CLIPS's scanner does", () => {
+  it("ends a token at '<' unless the token starts with it, in host fact text too", () => {
+    const engine = new RuleEngine();
+    engine.assert("(n 1<2 abc<<d e<f <= 1.5<x)");
+    expect(engine.facts()[1]?.text).toBe("(n 1 <2 abc < <d e <f <= 1.5 <x)");
+  });
+});
