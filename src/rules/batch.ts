@@ -43,7 +43,6 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
   const read = readFormsUntilError(source);
   const forms: SNode[] = read.forms;
-  const rhs = new Map<string, Value>();
   let error: KeelError | undefined;
   for (const form of forms) {
     try {
@@ -54,7 +53,8 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       ) {
         engine.defineConstruct(form as SList);
       } else if (form.type === "list") {
-        engine.evalTopLevel(form, rhs);
+        // Each top-level command has its own variables: CLIPS forgets a (bind) once it returns.
+        engine.evalTopLevel(form, new Map<string, Value>());
       }
     } catch (e) {
       error = toKeelError(e);

@@ -97,3 +97,13 @@ describe("the reader splits symbols as CLIPS's scanner does", () => {
     expect(engine.facts()[1]?.text).toBe("(n 1 <2 abc < <d e <f <= 1.5 <x)");
   });
 });
+
+describe("top-level commands", () => {
+  it("each has its own variables: a bind does not outlive its command", () => {
+    const result = runBatch(
+      "(printout t (bind ?v 5) crlf)\n(printout t (+ (bind ?w 1) ?w) crlf)\n(printout t ?v crlf)\n(exit)",
+    );
+    expect(result.output).toBe("5\n2\n");
+    expect(result.error?.message).toMatch(/\?v is not bound/);
+  });
+});
