@@ -22,8 +22,10 @@ export interface StoreBackend {
   readUserVersion(db: Kysely<KernelDatabase>): Promise<number>;
   writeUserVersion(db: Kysely<KernelDatabase>, version: number): Promise<void>;
   /**
-   * Runs `fn` holding the migration lock on one pinned connection: a Postgres advisory lock so
-   * concurrent starters take turns; on SQLite `BEGIN IMMEDIATE` per migration already serialises.
+   * Runs `fn` holding the migration lock for the whole pass, so concurrent starters take turns
+   * and later ones find nothing to do: on Postgres an advisory lock on one pinned connection; on
+   * SQLite an EXCLUSIVE transaction on the sidecar file `<db>-migrate-lock` (SQLite has no
+   * advisory lock; `BEGIN IMMEDIATE` per migration alone would let two starters interleave).
    */
   withMigrationLock<T>(fn: (db: Kysely<KernelDatabase>) => Promise<T>): Promise<T>;
   /** Tables, columns, indexes and constraints as the engine reports them. */
