@@ -421,6 +421,12 @@ export function runStoreConformance(harness: DialectHarness): void {
         .values({ key: "precious", value_json: '"data"', updated_at: 1 })
         .execute();
       const before = await backendOf(first).introspect(first.kysely);
+      // Every schema object as the engine keeps it (triggers, comments, the Postgres
+      // user_version comment included) and the ledger's rows: "as before" means all of it.
+      const objectsBefore = await backendOf(first).schemaObjects(first.kysely);
+      const ledgerOf = (store: Store) =>
+        store.kysely.selectFrom("config_schema_versions").selectAll().orderBy("version").execute();
+      const ledgerBefore = await ledgerOf(first);
       await first.close();
 
       const broken = join(tempDir("broken-migrations"), harness.dialect);
@@ -449,6 +455,8 @@ export function runStoreConformance(harness: DialectHarness): void {
       const after = await track(openStore({ db }));
       expect(await backendOf(after).tableExists(after.kysely, "state_half_dones")).toBe(false);
       expect(await backendOf(after).introspect(after.kysely)).toEqual(before);
+      expect(await backendOf(after).schemaObjects(after.kysely)).toEqual(objectsBefore);
+      expect(await ledgerOf(after)).toEqual(ledgerBefore);
       expect(await backendOf(after).readUserVersion(after.kysely)).toBe(latest);
       const kept = await after.kysely.selectFrom("config_preferences").selectAll().execute();
       expect(kept.map((row) => row.key)).toEqual(["precious"]);
