@@ -7,7 +7,7 @@ import type { EvalHost, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
 import type { RuleFunction } from "./functions.js";
 import { factsListing } from "./printer.js";
-import { FALSE, isFactRef, isInteger, type Value, VOID } from "./values.js";
+import { FALSE, isFactRef, isInteger, isSymbol, type Value, VOID } from "./values.js";
 import { changedValues, type WorkingMemory } from "./working-memory.js";
 
 /** The engine internals the evaluation host works through. */
@@ -109,9 +109,11 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       }
       return VOID;
     }
-    case "facts":
-      b.print(factsListing(b.wm.all(), n(0) ?? -1, n(1) ?? -1, n(2) ?? -1));
+    case "facts": {
+      const range = factsRange(b, args);
+      if (range) b.print(factsListing(b.wm.all(), ...range));
       return VOID;
+    }
     case "agenda":
       b.print(b.agendaText());
       return VOID;
@@ -121,4 +123,35 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     default:
       return null;
   }
+}
+
+/**
+ * The start, end and maximum of `(facts [module] [start [end [max]]])`, -1 when not given; null
+ * after printing the message CLIPS prints for a bad argument (factcom.c FactsCommand).
+ */
+function factsRange(b: HostBackend, args: Value[]): [number, number, number] | null {
+  const bad = (index: number, type: string) => {
+    b.print(`[ARGACCES5] Function facts expected argument #${index} to be of type ${type}\n`);
+    return null;
+  };
+  const first = args[0];
+  let from = 0;
+  if (first !== undefined && isSymbol(first)) {
+    // Only the MAIN module exists; `*` means every module.
+    if (first !== "MAIN" && first !== "*") {
+      b.print(`[PRNTUTIL1] Unable to find defmodule ${first}.\n`);
+      return null;
+    }
+    from = 1;
+  } else if (first !== undefined && (!isInteger(first) || first < 0)) {
+    return bad(1, "symbol or positive number");
+  }
+  const out: [number, number, number] = [-1, -1, -1];
+  for (let k = 0; k < 3 && from + k < args.length; k++) {
+    const v = args[from + k] as Value;
+    if (!isInteger(v)) return bad(from + k + 1, "integer");
+    if (v < 0) return bad(from + k + 1, "positive number");
+    out[k] = v;
+  }
+  return out;
 }
