@@ -117,6 +117,21 @@ describe("keel runs", () => {
     expect(checkpoints[0]?.wrote).toEqual(["b"]);
   });
 
+  it("cancel records a pending run canceled; a finished run refuses", async () => {
+    const runs = new RunStore(SqliteSaver.fromStore(test.store));
+    const pending = await runs.create({ threadId: "alpha" });
+    const canceled = await keel("runs", "cancel", pending.id, "--reason", "not needed", "--json");
+    expect(canceled.exitCode).toBe(0);
+    expect(canceled.json).toMatchObject({
+      ok: true,
+      run: { id: pending.id, status: "canceled", cancelReason: "not needed" },
+    });
+    const again = await keel("runs", "cancel", pending.id, "--json");
+    expect(again.exitCode).toBe(2);
+    expect(again.json).toMatchObject({ ok: false, error: { code: "RUN_INVALID_TRANSITION" } });
+    expect((await keel("runs", "cancel", "no-such-run", "--json")).exitCode).toBe(5);
+  });
+
   it("prune keeps the latest state; delete removes a thread; errors have their exit codes", async () => {
     const pruned = await keel("runs", "prune", "alpha", "--keep-last", "2", "--json");
     expect(pruned.exitCode).toBe(0);

@@ -957,6 +957,185 @@ export function runDurableSuite(options: {
       },
     );
 
+    /** A chain of `length` nodes, each adding one and waiting `pause` ms. */
+    const chainGraph = (on: DurableSaver, length: number, pause = 0) => {
+      const State = Annotation.Root({
+        count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+      });
+      let builder = new StateGraph(State) as unknown as {
+        addNode(name: string, fn: unknown): typeof builder;
+        addEdge(from: string, to: string): typeof builder;
+        compile(options: { checkpointer: DurableSaver }): {
+          invoke(input: unknown, config: unknown): Promise<{ count: number }>;
+        };
+      };
+      for (let i = 0; i < length; i++)
+        builder = builder.addNode(`n${i}`, async () => {
+          if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+          return { count: 1 };
+        });
+      builder = builder.addEdge(START, "n0");
+      for (let i = 1; i < length; i++) builder = builder.addEdge(`n${i - 1}`, `n${i}`);
+      builder = builder.addEdge(`n${length - 1}`, END);
+      return builder.compile({ checkpointer: on });
+    };
+
+    it_(
+      "cancel stops a running run before its next step, from this process or another",
+      async () => {
+        const graph = chainGraph(saver, 40, 15);
+        const steps = (threadId: string) => countRows(saver, "state_checkpoints", threadId);
+        // In this process (another RunStore instance): at once.
+        const runs = new RunStore(saver);
+        const run = await runs.create({ threadId: "cancel-here" });
+        const executing = runs.execute(run.id, (config) =>
+          graph.invoke({ count: 0 }, { ...config, recursionLimit: 100 }),
+        );
+        while ((await steps("cancel-here")) < 4) await new Promise((r) => setTimeout(r, 5));
+        const canceled = await new RunStore(saver).cancel(run.id, "changed my mind");
+        expect(canceled.status).toBe("canceled");
+        await expect(executing).rejects.toMatchObject({
+          code: "ABORTED",
+          details: expect.objectContaining({ runId: run.id, reason: "changed my mind" }),
+        });
+        const atStop = await steps("cancel-here");
+        expect(atStop).toBeLessThan(20);
+        await new Promise((r) => setTimeout(r, 100));
+        expect(await steps("cancel-here")).toBe(atStop);
+        expect((await runs.get(run.id)).status).toBe("canceled");
+        expect((await saver.getThread("cancel-here")).leaseOwner).toBeNull();
+        // From another process: the executing one sees the status within its poll interval.
+        const polling = new RunStore(saver, { cancelPollMs: 20 });
+        const other = await polling.create({ threadId: "cancel-there" });
+        const running = polling.execute(other.id, (config) =>
+          graph.invoke({ count: 0 }, { ...config, recursionLimit: 100 }),
+        );
+        while ((await steps("cancel-there")) < 4) await new Promise((r) => setTimeout(r, 5));
+        await saver.sql.run(
+          "UPDATE state_runs SET status = 'canceled', cancel_reason = 'elsewhere' WHERE id = ?",
+          [other.id],
+        );
+        await expect(running).rejects.toMatchObject({ code: "ABORTED" });
+        expect(await steps("cancel-there")).toBeLessThan(20);
+        // A finished run cannot be canceled.
+        const done = await runs.create({ threadId: "cancel-late" });
+        await runs.execute(done.id, (config) => chainGraph(saver, 2).invoke({ count: 0 }, config));
+        await expect(runs.cancel(done.id, "too late")).rejects.toMatchObject({
+          code: "RUN_INVALID_TRANSITION",
+        });
+      },
+    );
+
+    it_("deleting a thread with its runs is one transaction: all or nothing", async () => {
+      const runs = new RunStore(saver);
+      for (const threadId of ["delete-both", "delete-blocked"]) {
+        await grow(saver, threadId, 3);
+        await runs.create({ threadId });
+        await runs.create({ threadId });
+      }
+      expect(await saver.deleteThreadAndRuns("delete-both")).toEqual({ runsDeleted: 2 });
+      expect(await countRows(saver, "state_runs", "delete-both")).toBe(0);
+      expect(await countRows(saver, "state_checkpoints", "delete-both")).toBe(0);
+      // The thread's delete fails (a trigger refuses it): its runs are not deleted either.
+      if (test.store.dialect === "sqlite") {
+        await saver.sql.run(
+          "CREATE TEMP TRIGGER refuse_delete BEFORE DELETE ON state_threads WHEN OLD.id = 'delete-blocked' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+          [],
+        );
+      } else {
+        await saver.sql.run(
+          "CREATE FUNCTION refuse_delete() RETURNS trigger AS $$ BEGIN IF OLD.id = 'delete-blocked' THEN RAISE EXCEPTION 'refused'; END IF; RETURN OLD; END $$ LANGUAGE plpgsql",
+          [],
+        );
+        await saver.sql.run(
+          "CREATE TRIGGER refuse_delete BEFORE DELETE ON state_threads FOR EACH ROW EXECUTE FUNCTION refuse_delete()",
+          [],
+        );
+      }
+      try {
+        await expect(saver.deleteThreadAndRuns("delete-blocked")).rejects.toThrow(/refused/);
+        expect(await countRows(saver, "state_runs", "delete-blocked")).toBe(2);
+        expect(await countRows(saver, "state_checkpoints", "delete-blocked")).toBe(3);
+      } finally {
+        if (test.store.dialect === "sqlite") await saver.sql.run("DROP TRIGGER refuse_delete", []);
+        else {
+          await saver.sql.run("DROP TRIGGER refuse_delete ON state_threads", []);
+          await saver.sql.run("DROP FUNCTION refuse_delete()", []);
+        }
+      }
+    });
+
+    it_("a chain step is one write transaction: its task's writes and its checkpoint", async () => {
+      // Count what reaches the database: on SQLite each write statement run outside a
+      // transaction (autocommit) and each transaction; on Postgres each write statement (every
+      // statement autocommits). Reads are not counted.
+      let transactions = 0;
+      const isWrite = (sql: string) =>
+        /^\s*(INSERT|UPDATE|DELETE|WITH)/i.test(sql) && !/^\s*WITH RECURSIVE wanted/i.test(sql);
+      let counted: DurableSaver;
+      const native = test.store.native;
+      if (native.dialect === "sqlite") {
+        const database = native.database;
+        counted = new SqliteSaver({
+          database: {
+            prepare: ((sql: string) => {
+              const statement = database.prepare(sql);
+              return new Proxy(statement, {
+                get(target, property) {
+                  const value = Reflect.get(target, property, target);
+                  if (property === "run" && isWrite(sql))
+                    return (...params: unknown[]) => {
+                      if (!database.inTransaction) transactions++;
+                      return target.run(...params);
+                    };
+                  return typeof value === "function" ? value.bind(target) : value;
+                },
+              });
+            }) as typeof database.prepare,
+            transaction: ((fn: (...args: unknown[]) => unknown) => {
+              const wrapped = database.transaction(fn);
+              return Object.assign(
+                (...args: unknown[]) => {
+                  transactions++;
+                  return wrapped(...args);
+                },
+                {
+                  immediate: (...args: unknown[]) => {
+                    transactions++;
+                    return wrapped.immediate(...args);
+                  },
+                },
+              );
+            }) as unknown as typeof database.transaction,
+          },
+        });
+      } else {
+        const pool = native.pool;
+        counted = new PostgresSaver({
+          pool: {
+            query: ((...args: unknown[]) => {
+              const first = args[0] as string | { text: string };
+              if (isWrite(typeof first === "string" ? first : first.text)) transactions++;
+              return (pool.query as (...a: unknown[]) => unknown)(...args);
+            }) as typeof pool.query,
+          },
+        });
+      }
+      const length = 30;
+      const config = {
+        configurable: { thread_id: "one-transaction" },
+        durability: "sync",
+        recursionLimit: 100,
+      };
+      await chainGraph(counted, length).invoke({ count: 0 }, config);
+      const checkpoints = await countRows(saver, "state_checkpoints", "one-transaction");
+      // The input checkpoint, then one per node; no write table rows (each task's writes
+      // committed in its step's checkpoint row).
+      expect(checkpoints).toBe(length + 2);
+      expect(await countRows(saver, "state_checkpoint_writes", "one-transaction")).toBe(0);
+      expect(transactions).toBe(checkpoints);
+    });
+
     it_("deleteThread removes checkpoints, values and writes of that thread only", async () => {
       await grow(saver, "delete-me", 5);
       const others = await countRows(saver, "state_checkpoint_blobs");

@@ -282,6 +282,21 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     await deleteThreadRows(this.db, threadId);
   }
 
+  /**
+   * Deletes a thread with everything it stored and its run records, in one transaction: a crash
+   * never leaves runs without their thread or a thread without its runs. Resolves to the number
+   * of run records deleted.
+   */
+  async deleteThreadAndRuns(threadId: string): Promise<{ runsDeleted: number }> {
+    await this.queue.flush();
+    this.places.forget([threadId]);
+    const [runsDeleted = 0] = await this.db.atomic([
+      { sql: "DELETE FROM state_runs WHERE thread_id = ?", params: [threadId] },
+      { sql: "DELETE FROM state_threads WHERE id = ?", params: [threadId] },
+    ]);
+    return { runsDeleted };
+  }
+
   /** The database the saver writes (the run store shares it). */
   get sql(): SqlRunner {
     return this.db;

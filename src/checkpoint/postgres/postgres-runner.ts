@@ -87,6 +87,23 @@ export class PostgresRunner implements SqlRunner {
     return result.rowCount ?? 0;
   }
 
+  async atomic(
+    statements: ReadonlyArray<{ sql: string; params: readonly unknown[] }>,
+  ): Promise<number[]> {
+    if (statements.length === 0) return [];
+    // Data-modifying CTEs: every statement runs in the one statement's transaction.
+    const parts = statements.map(
+      (statement, index) => `s${index} AS (${statement.sql} RETURNING 1)`,
+    );
+    const counts = statements.map((_, index) => `(SELECT COUNT(*) FROM s${index}) AS c${index}`);
+    const result = await this.pool.query(
+      numbered(`WITH ${parts.join(", ")} SELECT ${counts.join(", ")}`),
+      statements.flatMap((statement) => [...statement.params]),
+    );
+    const row = (result.rows[0] ?? {}) as Record<string, unknown>;
+    return statements.map((_, index) => Number(row[`c${index}`] ?? 0));
+  }
+
   async commit(batch: CommitBatch): Promise<string[]> {
     const fresh = batch.threads.every((thread) => {
       const last = this.touched.get(thread.threadId);

@@ -42,7 +42,15 @@ export interface RunStoreOptions {
    * Resolves to whether the row moved (false: another writer moved it first).
    */
   writeTransition?: (transition: RunTransition) => Promise<boolean>;
+  /**
+   * How often an executing run checks whether another process canceled it (default 1 s; a
+   * cancel made in the same process stops it at once).
+   */
+  cancelPollMs?: number;
 }
+
+/** The abort controllers of the runs this process executes, so a cancel here stops them at once. */
+const executing = new Map<string, AbortController>();
 
 interface RawRun {
   id: string;
@@ -79,6 +87,7 @@ export class RunStore {
   private readonly db: SqlRunner;
   private readonly leaseTtlMs: number;
   private readonly writeTransition: RunStoreOptions["writeTransition"];
+  private readonly cancelPollMs: number;
 
   constructor(
     private readonly saver: DurableSaver,
@@ -87,6 +96,7 @@ export class RunStore {
     this.db = saver.sql;
     this.leaseTtlMs = options.leaseTtlMs ?? 30_000;
     this.writeTransition = options.writeTransition;
+    this.cancelPollMs = Math.max(10, options.cancelPollMs ?? 1000);
   }
 
   /** Records a `pending` run (on a new thread unless `threadId` is given). */
@@ -183,10 +193,16 @@ export class RunStore {
    * error. The lease is renewed while `invoke` runs and released at the end. A run found
    * `running` (its process died) is resumed by whoever takes the lease; a `failed` run only with
    * `retry: true` (an explicit retry, which the caller audits).
+   *
+   * The config carries an abort `signal` that `cancel` fires (at once in this process, within
+   * `cancelPollMs` from another): pass the config to `graph.invoke`, and a canceled run stops
+   * before its next step; `execute` then rejects with ABORTED and the run stays `canceled`.
    */
   async execute<T>(
     runId: string,
-    invoke: (config: CheckpointConfig & { configurable: { thread_id: string } }) => Promise<T>,
+    invoke: (
+      config: CheckpointConfig & { configurable: { thread_id: string }; signal: AbortSignal },
+    ) => Promise<T>,
     options: { durability?: Durability; retry?: boolean } = {},
   ): Promise<{ run: RunRecord; result: T }> {
     const run = await this.get(runId);
@@ -205,6 +221,17 @@ export class RunStore {
       Math.max(10, Math.floor(this.leaseTtlMs / 3)),
     );
     heartbeat.unref();
+    const controller = new AbortController();
+    executing.set(run.id, controller);
+    // A cancel from another process is seen by reading the run's status.
+    const watch = setInterval(() => {
+      this.get(run.id)
+        .then((current) => {
+          if (current.status === "canceled") controller.abort(canceled(current));
+        })
+        .catch(() => {});
+    }, this.cancelPollMs);
+    watch.unref();
     try {
       const running = await this.transition(
         run,
@@ -215,6 +242,7 @@ export class RunStore {
       // `durability` is the engine's invoke option (LangGraph.js's name and meaning).
       const config = {
         configurable: { thread_id: run.threadId },
+        signal: controller.signal,
         ...(options.durability ? { durability: options.durability } : {}),
       };
       let result: T;
@@ -223,6 +251,9 @@ export class RunStore {
         await this.saver.flush();
       } catch (thrown) {
         await this.saver.flush().catch(() => {});
+        const current = await this.get(run.id);
+        // Canceled: the record already says so; the caller learns it from ABORTED.
+        if (current.status === "canceled") throw canceled(current, thrown);
         const error = toKeelError(thrown);
         await this.transition(
           running,
@@ -234,16 +265,26 @@ export class RunStore {
         throw thrown;
       }
       const paused = await this.pausedAfter(run.threadId, result);
-      const finished = await this.transition(
-        running,
-        paused ? "paused" : "succeeded",
-        paused ? {} : { finishedAt: this.now() },
-        {},
-        { result },
-      );
+      let finished: RunRecord;
+      try {
+        finished = await this.transition(
+          running,
+          paused ? "paused" : "succeeded",
+          paused ? {} : { finishedAt: this.now() },
+          {},
+          { result },
+        );
+      } catch (error) {
+        // Canceled after its last step: the run ended, but the record keeps the cancel.
+        const current = await this.get(run.id);
+        if (current.status === "canceled") return { run: current, result };
+        throw error;
+      }
       return { run: finished, result };
     } finally {
       clearInterval(heartbeat);
+      clearInterval(watch);
+      if (executing.get(run.id) === controller) executing.delete(run.id);
       await releaseLease(this.db, run.threadId, owner).catch(() => {});
     }
   }
@@ -265,10 +306,20 @@ export class RunStore {
     return tuple?.pendingWrites.some(([, channel]) => channel === "__interrupt__") ?? false;
   }
 
-  /** Cancels a pending, paused or running run. */
+  /**
+   * Cancels a pending, paused or running run: records `canceled` (a finished run refuses with
+   * RUN_INVALID_TRANSITION) and stops a running one — at once when this process executes it,
+   * within `cancelPollMs` when another does — before its next step (see `execute`). The thread
+   * keeps every checkpoint saved so far.
+   */
   async cancel(runId: string, reason: string): Promise<RunRecord> {
     const run = await this.get(runId);
-    return this.transition(run, "canceled", { cancelReason: reason, finishedAt: this.now() });
+    const record = await this.transition(run, "canceled", {
+      cancelReason: reason,
+      finishedAt: this.now(),
+    });
+    executing.get(runId)?.abort(canceled(record));
+    return record;
   }
 
   /** Deletes the run records of a thread (its checkpoints are deleted by the saver). */
@@ -319,6 +370,19 @@ export class RunStore {
   private now(): number {
     return Date.now();
   }
+}
+
+/** ABORTED for a run that was canceled while it executed. */
+function canceled(run: RunRecord, cause?: unknown): KeelError {
+  return new KeelError(
+    "ABORTED",
+    `Run ${run.id} was canceled${run.cancelReason ? ` (${run.cancelReason})` : ""}; it stopped before its next step.`,
+    {
+      cause,
+      details: { runId: run.id, threadId: run.threadId, reason: run.cancelReason },
+      hint: "Its checkpoints so far are kept: `keel runs show` prints where it stopped.",
+    },
+  );
 }
 
 /** The statement that stores a new run record (`?` placeholders). */

@@ -52,6 +52,18 @@ export class SqliteRunner implements SqlRunner {
     return this.statement(sql).run(...params).changes;
   }
 
+  async atomic(
+    statements: ReadonlyArray<{ sql: string; params: readonly unknown[] }>,
+  ): Promise<number[]> {
+    return this.database
+      .transaction(() =>
+        statements.map(
+          (statement) => this.statement(statement.sql).run(...statement.params).changes,
+        ),
+      )
+      .immediate();
+  }
+
   commit(batch: CommitBatch): string[] {
     const only = batch.threads.length === 1 ? batch.threads[0] : undefined;
     if (only !== undefined && this.commitStep(only, batch)) return [];

@@ -37,13 +37,16 @@ interface PruneFlags extends StoreCliOptions {
 interface DeleteFlags extends StoreCliOptions {
   force?: boolean;
 }
+interface CancelFlags extends StoreCliOptions {
+  reason?: string;
+}
 interface RespondFlags extends StoreCliOptions {
   value: string;
   capability?: string[];
 }
 
 /**
- * `keel runs list|show|history|resume|replay|respond|wake|prune|delete`: durable threads, their runs
+ * `keel runs list|show|history|resume|replay|respond|wake|prune|cancel|delete`: durable threads, their runs
  * and checkpoints.
  */
 export const runsCommands: CliModule = {
@@ -351,11 +354,29 @@ export const runsCommands: CliModule = {
 
     withStoreOptions(
       runs
+        .command("cancel <run>")
+        .description(
+          "Cancel a run: record it canceled and stop it before its next step (a process executing it sees the cancel within a second).",
+        )
+        .option("--reason <text>", "why, recorded on the run"),
+    ).action((runId: string, flags: CancelFlags) =>
+      withSaver(flags, async ({ runStore }, options) => {
+        const run = await runStore.cancel(runId, flags.reason ?? "canceled with keel runs cancel");
+        printResult(
+          options,
+          { ok: true, run },
+          () => `${pc.yellow("canceled")} run ${run.id} of thread ${run.threadId}`,
+        );
+      }),
+    );
+
+    withStoreOptions(
+      runs
         .command("delete <thread>")
         .description("Delete a thread: its checkpoints, values, writes and run records.")
         .option("--force", "do not ask for confirmation"),
     ).action((threadId: string, flags: DeleteFlags) =>
-      withSaver(flags, async ({ saver, runStore }, options) => {
+      withSaver(flags, async ({ saver }, options) => {
         const thread = await saver.getThread(threadId);
         if (thread.leaseOwner && (thread.leaseExpiresAt ?? 0) > Date.now()) {
           throw new KeelError(
@@ -375,8 +396,8 @@ export const runsCommands: CliModule = {
           { ...options, force: flags.force },
           `Delete thread "${threadId}" and its ${thread.checkpointCount} checkpoint(s)?`,
         );
-        const runsDeleted = await runStore.deleteForThread(threadId);
-        await saver.deleteThread(threadId);
+        // Runs and thread in one transaction.
+        const { runsDeleted } = await saver.deleteThreadAndRuns(threadId);
         printResult(
           options,
           { ok: true, threadId, checkpointsDeleted: thread.checkpointCount, runsDeleted },
