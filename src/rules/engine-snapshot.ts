@@ -1,7 +1,7 @@
 /** The engine's state as plain JSON (for checkpoints), and the checks a restore starts with. */
 import { KeelError } from "../core/index.js";
 import type { Agenda } from "./agenda.js";
-import type { EngineSnapshot } from "./engine-types.js";
+import type { EngineSnapshot, Firing } from "./engine-types.js";
 import { encodeValue } from "./values.js";
 import type { WorkingMemory } from "./working-memory.js";
 
@@ -10,6 +10,7 @@ export function snapshotOf(
   constructLog: readonly { source: string; actions?: readonly unknown[] }[],
   wm: WorkingMemory,
   agenda: Agenda,
+  firings: readonly Firing[],
 ): EngineSnapshot {
   return {
     format: "keel.rules/1",
@@ -25,8 +26,10 @@ export function snapshotOf(
       rule: a.rule.name,
       facts: a.token.matches.map((m) => (m ? m.fact.factId : null)),
       timetag: a.timetag,
+      ...(a.rule.disjunct ? { disjunct: a.rule.disjunct } : {}),
     })),
     clock: agenda.timetagClock,
+    firings: [...firings],
   };
 }
 

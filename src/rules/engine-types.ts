@@ -59,8 +59,16 @@ export interface EngineSnapshot {
   readonly constructs: { source: string; actions?: readonly unknown[] }[];
   readonly facts: { id: number; relation: string; values: EncodedValue[] }[];
   readonly nextFactId: number;
-  readonly agenda: { rule: string; facts: (number | null)[]; timetag: number }[];
+  readonly agenda: {
+    rule: string;
+    facts: (number | null)[];
+    timetag: number;
+    /** Which `or` disjunct of the rule (absent: the first). */
+    disjunct?: number;
+  }[];
   readonly clock: number;
+  /** The explanation log (explain()); absent in snapshots written before it was kept. */
+  readonly firings?: readonly Firing[];
 }
 
 export interface RuleEngineOptions {

@@ -34,7 +34,15 @@ import type { Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
 import { type ParsedRule, parsedRule, parseRuleDefinition } from "./rule-check.js";
 import { type ActivationHooks, compileRule } from "./rule-compile.js";
-import { activationKey, delAct, delActOf, getAct, type RuleEntry, setAct } from "./rule-entry.js";
+import {
+  activationKey,
+  delAct,
+  delActOf,
+  getAct,
+  type RuleEntry,
+  setAct,
+  snapshotEntryKey,
+} from "./rule-entry.js";
 import {
   decodeValue,
   type FactRef,
@@ -243,7 +251,7 @@ export class RuleEngine {
     if (!section || section.before) return;
     const keys = new Set(section.added.map((a) => a.key));
     section.before = {
-      ...snapshotOf(this.constructLog.listWithout(keys), this.wm, this.agenda),
+      ...snapshotOf(this.constructLog.listWithout(keys), this.wm, this.agenda, this.firingLog),
       clock: section.clock,
     };
   }
@@ -421,7 +429,17 @@ export class RuleEngine {
         templateValues(r.template, r.slots, this.evalHost),
       );
     }
-    if (fact) this.net.assertFact(fact);
+    if (fact) {
+      try {
+        this.net.assertFact(fact);
+      } catch (error) {
+        // A test that failed half-way through matching: take the fact back out, so a failed
+        // assert leaves working memory, the agenda and the next fact index as they were.
+        this.retractFact(fact);
+        this.wm.nextId = fact.factId;
+        throw error;
+      }
+    }
     return fact;
   }
 
@@ -445,7 +463,7 @@ export class RuleEngine {
     };
     setAct(entry, t, a);
     if (this.restoring) {
-      const key = activationKey(info.name, t);
+      const key = activationKey(info.name, info.disjunct, t);
       const list = this.restoring.get(key) ?? [];
       list.push(a);
       this.restoring.set(key, list);
@@ -566,7 +584,7 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(this.constructLog.list(), this.wm, this.agenda);
+    return snapshotOf(this.constructLog.list(), this.wm, this.agenda, this.firingLog);
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -595,7 +613,7 @@ export class RuleEngine {
       this.wm.nextId = s.nextFactId;
       const pending = this.restoring;
       for (const e of s.agenda) {
-        const key = `${e.rule}|${e.facts.map((x) => (x === null ? "*" : x)).join(",")}`;
+        const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
         const a = pending.get(key)?.shift();
         if (!a) continue;
         a.timetag = e.timetag;
@@ -606,6 +624,8 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       this.agenda.timetagClock = s.clock;
+      // The explanation log is part of the state: explain() answers the same after a restore.
+      this.firingLog = s.firings ? [...s.firings] : [];
     } finally {
       this.restoring = null;
     }

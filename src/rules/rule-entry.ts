@@ -38,6 +38,22 @@ export function delActOf(entry: RuleEntry | undefined, t: Token): void {
 /** RHS closures per compiled disjunct (kept outside the entry so `or` rules share a name). */
 export const rhsByBuilt = new WeakMap<BuiltRule, Compiled[]>();
 
-export function activationKey(rule: string, t: Token): string {
-  return `${rule}|${t.matches.map((m) => (m ? m.fact.factId : "*")).join(",")}`;
+export function activationKey(rule: string, disjunct: number, t: Token): string {
+  return snapshotEntryKey(
+    rule,
+    disjunct,
+    t.matches.map((m) => (m ? m.fact.factId : null)),
+  );
+}
+
+/**
+ * The key of a snapshot's agenda entry. The disjunct is part of it: the two sides of an `or`
+ * can activate a rule on the same facts, and each must get its own timetag back.
+ */
+export function snapshotEntryKey(
+  rule: string,
+  disjunct: number,
+  facts: readonly (number | null)[],
+): string {
+  return `${rule}|${disjunct}|${facts.map((x) => (x === null ? "*" : x)).join(",")}`;
 }

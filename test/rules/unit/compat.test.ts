@@ -107,3 +107,53 @@ describe("top-level commands", () => {
     expect(result.error?.message).toMatch(/\?v is not bound/);
   });
 });
+
+describe("snapshot and restore keep the whole state", () => {
+  it("gives each side of an or its own activation back, in the same order", () => {
+    const engine = new RuleEngine();
+    engine.load("(defrule c (x ?v) (or (y ?v) (y ?w)) => )");
+    engine.reset();
+    engine.assert("(x 1)");
+    engine.assert("(y 1)");
+    const restored = new RuleEngine();
+    restored.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    expect(restored.agendaEntries().map((a) => a.bindings)).toEqual([{ v: 1 }, { v: 1, w: 1 }]);
+    expect(restored.agendaEntries()).toEqual(engine.agendaEntries());
+  });
+
+  it("keeps the explanation log: explain() answers the same after a restore", () => {
+    const engine = new RuleEngine();
+    engine.load("(defrule a (x ?v) => (assert (y ?v)))");
+    engine.reset();
+    engine.assert("(x 1)");
+    engine.run();
+    const restored = new RuleEngine();
+    restored.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    expect(restored.explain()).toEqual([{ rule: "a", facts: [1], bindings: { v: 1 } }]);
+  });
+
+  it("a failed load leaves explain() as it was", () => {
+    const engine = new RuleEngine();
+    engine.load("(deffacts d (x 1)) (defrule a (x ?v) => )");
+    engine.reset();
+    engine.run();
+    expect(() => engine.load("(deffacts d (x 2)) (defrule b (x ?v) => (frobnicate))")).toThrow();
+    expect(engine.explain()).toEqual([{ rule: "a", facts: [1], bindings: { v: 1 } }]);
+  });
+});
+
+describe("a host assert that fails while matching", () => {
+  it("leaves working memory, the agenda and the next fact index unchanged", () => {
+    const engine = new RuleEngine();
+    engine.load(`
+(defrule first (a ?x) => )
+(defrule check (a ?x&:(> ?x 0)) => )`);
+    engine.reset();
+    engine.assert("(a 1)");
+    const agenda = engine.agendaEntries();
+    expect(() => engine.assert("(a abc)")).toThrow(/integer or float/);
+    expect(engine.facts().map((f) => f.text)).toEqual(["(initial-fact)", "(a 1)"]);
+    expect(engine.agendaEntries()).toEqual(agenda);
+    expect(engine.assert("(a 2)")).toBe(2);
+  });
+});
