@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { discoverPlugins, SPEC_VERSION } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { keelInProcess } from "./cli-in-process.js";
 import { tempDir } from "./harness.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -100,47 +101,42 @@ describe("keel db dump / shell", { timeout: 120_000 }, () => {
 });
 
 describe("keel config show --source", { timeout: 120_000 }, () => {
-  it("says where a value comes from: default, project, global, env, flag", () => {
+  // In-process (the same program, no process start per call): this case is about the verb.
+  it("says where a value comes from: default, project, global, env, flag", async () => {
     const project = tempDir("show");
     const home = tempDir("show-home");
-    const show = (key: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-      JSON.parse(
-        keel(["config", "show", key, "--source", "--json", ...extra], {
-          cwd: project,
-          env: { HOME: home, ...env },
-        }).stdout,
-      );
-    expect(show("auto_migrate")).toMatchObject({ value: true, source: "default" });
-    keel(["config", "set", "auto_migrate", "false"], { cwd: project, env: { HOME: home } });
-    expect(show("auto_migrate")).toMatchObject({
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      keelInProcess(args, { cwd: project, env: { HOME: home, ...env } });
+    const show = async (key: string, extra: string[] = [], env: Record<string, string> = {}) =>
+      JSON.parse((await run(["config", "show", key, "--source", "--json", ...extra], env)).stdout);
+    expect(await show("auto_migrate")).toMatchObject({ value: true, source: "default" });
+    await run(["config", "set", "auto_migrate", "false"]);
+    expect(await show("auto_migrate")).toMatchObject({
       value: false,
       source: "project",
       from: "config_preferences",
     });
-    keel(["config", "set", "theme", "light", "-g"], { cwd: project, env: { HOME: home } });
-    expect(show("theme", ["-g"])).toMatchObject({ value: "light", source: "global" });
+    await run(["config", "set", "theme", "light", "-g"]);
+    expect(await show("theme", ["-g"])).toMatchObject({ value: "light", source: "global" });
     mkdirSync(join(project, ".keel"), { recursive: true });
     writeFileSync(join(project, ".keel", "config.json"), JSON.stringify({ auto_migrate: true }));
-    expect(show("auto_migrate")).toMatchObject({
+    expect(await show("auto_migrate")).toMatchObject({
       value: true,
       source: "project",
       from: join(project, ".keel", "config.json"),
     });
-    expect(show("database")).toMatchObject({
+    expect(await show("database")).toMatchObject({
       source: "default",
       value: join(project, ".keel", "keel.db"),
     });
     const other = join(project, "other.db");
-    expect(show("database", ["--db", other])).toMatchObject({ source: "flag", value: other });
-    expect(show("database", [], { KEEL_DATABASE_URL: other })).toMatchObject({
+    expect(await show("database", ["--db", other])).toMatchObject({ source: "flag", value: other });
+    expect(await show("database", [], { KEEL_DATABASE_URL: other })).toMatchObject({
       source: "env",
       from: "KEEL_DATABASE_URL",
     });
-    const unknown = keel(["config", "show", "nope", "--json"], {
-      cwd: project,
-      env: { HOME: home },
-    });
-    expect(unknown.code).toBe(5);
+    const unknown = await run(["config", "show", "nope", "--json"]);
+    expect(unknown.exitCode).toBe(5);
   });
 });
 
