@@ -172,11 +172,14 @@ function countsByNode(counts: ReadonlyMap<string, number>): Record<string, numbe
 async function durableTasks(
   saver: DurableSaver,
   threadId: string,
-): Promise<{ done: Set<string>; inUnfinishedStep: number }> {
+): Promise<{ done: Set<string>; inUnfinishedStep: number; ids: Set<string> }> {
   const done = new Set<string>();
+  const ids = new Set<string>();
   let inUnfinishedStep = 0;
   let latest = true;
+  // The crash graph has no subgraph: the root namespace is every checkpoint of the thread.
   for await (const tuple of saver.list({ configurable: { thread_id: threadId } })) {
+    ids.add(tuple.checkpoint.id);
     for (const [taskId, channel] of tuple.pendingWrites) {
       if (channel.startsWith("__") || done.has(taskId)) continue;
       done.add(taskId);
@@ -185,7 +188,7 @@ async function durableTasks(
     }
     latest = false;
   }
-  return { done, inUnfinishedStep };
+  return { done, inUnfinishedStep, ids };
 }
 
 /** Where two states first differ (a key, or an index of a list), or undefined when equal. */
@@ -261,11 +264,10 @@ export async function crashTrial(
     } else if (outcome.exitCode !== 0)
       problems.push(`run ${kill} failed: ${outcome.stderr.slice(0, 500)}`);
     try {
-      const present = await checkpointIds(backend.saver, threadId);
+      const { done, inUnfinishedStep, ids } = await durableTasks(backend.saver, threadId);
       for (const id of saved)
-        if (!present.has(id))
+        if (!ids.has(id))
           problems.push(`checkpoint ${id} was durable before kill ${kill} and is gone after it`);
-      const { done, inUnfinishedStep } = await durableTasks(backend.saver, threadId);
       if (inUnfinishedStep > 0) killsWithFinishedTasksInStep++;
       for (const [key, count] of await backend.readEffects(threadId)) {
         const taskId = key.slice(key.indexOf("@") + 1);

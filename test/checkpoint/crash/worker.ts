@@ -8,7 +8,8 @@
  * first. The kinds: `node-start` (a task began, no effect yet), `node-effect` (its effect is
  * committed, its writes are not), `put` (a step's checkpoint is about to be saved),
  * `mid-commit` (inside the commit: on SQLite after a statement of the open transaction, before
- * COMMIT; on Postgres with the commit statement sent, its answer not yet read) and `durable`
+ * COMMIT; on Postgres one turn of the event loop after the commit statement is sent, usually
+ * before its answer arrives) and `durable`
  * (the save returned: the step is durable). After each durable save the worker prints
  * `durable <checkpoint id>`; the parent checks that every one survives the kill. At the end it
  * prints `events <n>`, the number of kill points it passed.
