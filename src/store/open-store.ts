@@ -71,7 +71,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     }
     let plugins: PluginMigrationResult[] = [];
     if (auto && hasPlugins && kernel.to === latest) {
-      // Plugins migrate after the kernel, alphabetically; a failing one is reported, not fatal.
+      // Plugins migrate after the kernel, in code-point order of id; a failing one is reported, not fatal.
       const disabled = await backend.kysely
         .selectFrom("config_plugins")
         .select("plugin_id")

@@ -36,7 +36,7 @@ interface Plan {
 }
 
 /**
- * Applies plugins' migrations after the kernel's, in alphabetical order of plugin id. Each
+ * Applies plugins' migrations after the kernel's, in code-point order of plugin id. Each
  * migration is validated and prefix-injected first (without a lock); then, when anything is due,
  * all of them apply under the kernel's migration lock (Postgres advisory lock, SQLite lock file),
  * so two processes starting together never both apply one. Each migration runs in its own

@@ -34,8 +34,8 @@ export async function discoverStorePlugins(
 }
 
 /**
- * Applies the pending migrations of the scope's `dedicated`-storage plugins (after the kernel,
- * alphabetically). A failing plugin comes back `load-error` (and is recorded so); the others
+ * Applies the pending migrations of the scope's `dedicated`-storage plugins (after the kernel, in
+ * code-point order of id). A failing plugin comes back `load-error` (and is recorded so); the others
  * still migrate. A plugin whose last attempt failed is tried again.
  *
  * @example
