@@ -212,6 +212,50 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       expect((await ledger.listUnknown()).length).toBe(0);
     });
 
+    it("a retry-safe call in doubt is run again by one worker at a time: its retry holds the lease", async () => {
+      const { store, tools, audit, clock, ledger, request } = await setup("ledger_retry_lease");
+      let runs = 0;
+      let release: (() => void) | undefined;
+      tools.register(
+        {
+          name: "slow_idem",
+          namespace: "test",
+          version: "1.0.0",
+          description: "times out once, then answers when released",
+          input_schema: { type: "object" },
+          output_schema: { type: "object" },
+          side_effects: "external",
+          idempotency_key: "request_id",
+        },
+        () => {
+          runs += 1;
+          if (runs === 1) throw new Error("timeout");
+          return new Promise((resolve) => {
+            release = () => resolve({ ok: true });
+          });
+        },
+      );
+      const req = request({ tool: "test.slow_idem", input: {}, idempotencyKey: "slow-1" });
+      expect(codeOf(await caught(ledger.call(req)))).toBe("TOOL_CALL_UNKNOWN");
+      // The first worker retries it; while that retry runs, a second worker must not run it too.
+      const retry = ledger.call(req);
+      while (!release) await new Promise((r) => setTimeout(r, 5));
+      const other = new ToolLedger({ store, tools, audit, clock });
+      const refused = await caught(other.call(req));
+      expect(codeOf(refused)).toBe("ILLEGAL_TRANSITION");
+      expect((refused as Error).message).toContain("in flight");
+      expect(await other.recoverInterrupted()).toEqual([]);
+      expect(runs).toBe(2);
+      release();
+      expect((await retry).toolCall.status).toBe("succeeded");
+      // Settled: the second worker now gets the recorded result, without running it.
+      expect((await other.call(req)).replayed).toBe(true);
+      expect(runs).toBe(2);
+      expect((await rows(store)).map((r) => [r.status, r.lease_expires_at])).toEqual([
+        ["succeeded", null],
+      ]);
+    });
+
     it("turns calls interrupted mid-effect into unknown on recovery, never success", async () => {
       const { store, world, tools, audit, clock, ledger, request } = await setup("ledger_crash");
       let release: (() => void) | undefined;

@@ -51,6 +51,8 @@ const MUTABLE = [
   ["error_json", "text"],
   ["updated_at", "bigint"],
   ["resolved_at", "bigint"],
+  // A status change ends the owner's lease (an outcome, or a doubt nobody holds yet).
+  ["lease_expires_at", "bigint"],
 ] as const satisfies readonly (readonly [keyof ToolCallsTable, "text" | "bigint"])[];
 
 export const MUTABLE_COLUMNS = MUTABLE.map(([name]) => name);

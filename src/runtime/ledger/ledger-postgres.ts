@@ -67,7 +67,12 @@ const TRANSITION_WITH_ARTIFACT = transitionSql(true, false);
 const TRANSITION_LEASED = transitionSql(false, true);
 const TRANSITION_LEASED_WITH_ARTIFACT = transitionSql(true, true);
 const RENEW_LEASE = numbered(
-  "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status = 'attempted' AND lease_owner = ?::text",
+  "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status IN ('attempted', 'unknown') AND lease_owner = ?::text",
+);
+const CLAIM_UNKNOWN = numbered(
+  `UPDATE state_tool_calls SET lease_owner = ?::text, lease_expires_at = ?::bigint
+WHERE id = ?::text AND status = 'unknown' AND lease_owner IS NOT DISTINCT FROM ?::text
+  AND lease_expires_at IS NOT DISTINCT FROM ?::bigint`,
 );
 
 /**
@@ -141,6 +146,17 @@ export class PostgresLedgerWrites implements LedgerWrites {
 
   async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
     const query = { name: "keel_ledger_renew", text: RENEW_LEASE, values: [expiresAt, id, owner] };
+    return ((await this.#pool.query(query)).rowCount ?? 0) === 1;
+  }
+
+  async claimUnknown(
+    id: string,
+    owner: string,
+    expiresAt: number,
+    seen: SeenLease,
+  ): Promise<boolean> {
+    const values = [owner, expiresAt, id, seen.owner, seen.expiresAt];
+    const query = { name: "keel_ledger_claim", text: CLAIM_UNKNOWN, values };
     return ((await this.#pool.query(query)).rowCount ?? 0) === 1;
   }
 }

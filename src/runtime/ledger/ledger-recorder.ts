@@ -9,7 +9,7 @@ import { autonomyToDb } from "../db/codec.js";
 import type { ArtifactKind, ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import { assertTransition } from "../policy/transitions.js";
 import type { RegisteredTool } from "../tools/tool-registry.js";
-import type { SeenLease } from "./call-lease.js";
+import { type SeenLease, seenLease } from "./call-lease.js";
 import { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWriteFailed } from "./ledger-write-errors.js";
 import type { LedgerWrites } from "./ledger-writes.js";
@@ -48,7 +48,26 @@ export class LedgerRecorder {
     return this.#lease.owner;
   }
 
-  /** Extends this ledger's lease on an `attempted` call; false once the call moved on. */
+  /**
+   * Takes the lease of an `unknown` call whose lease has lapsed, to run it again; null when
+   * another worker took it first (or it was settled meanwhile).
+   */
+  async claimUnknown(row: ToolCallsTable): Promise<ToolCallsTable | null> {
+    const claimed = {
+      ...row,
+      lease_owner: this.#lease.owner,
+      lease_expires_at: this.#clock.now() + this.#lease.ttlMs,
+    };
+    const won = await this.#writes.claimUnknown(
+      row.id,
+      this.#lease.owner,
+      claimed.lease_expires_at,
+      seenLease(row),
+    );
+    return won ? claimed : null;
+  }
+
+  /** Extends this ledger's lease on a call it runs; false once the call moved on. */
   async renewLease(row: ToolCallsTable): Promise<boolean> {
     return this.#writes.renewLease(
       row.id,
@@ -137,6 +156,7 @@ export class LedgerRecorder {
         result_artifact_id: artifact.id,
         resolved_at: now,
         updated_at: now,
+        lease_expires_at: null,
       },
       artifact,
       entry,
@@ -162,6 +182,7 @@ export class LedgerRecorder {
         error_json: JSON.stringify(detail),
         resolved_at: now,
         updated_at: now,
+        lease_expires_at: null,
       },
       artifact,
       entry,
@@ -181,7 +202,13 @@ export class LedgerRecorder {
     const now = this.#clock.now();
     return this.#transitionRow(
       row,
-      { status: "unknown", latency_ms: latencyMs ?? row.latency_ms, updated_at: now },
+      // Nobody holds a call in doubt until a retry claims it (`claimUnknown`).
+      {
+        status: "unknown",
+        latency_ms: latencyMs ?? row.latency_ms,
+        updated_at: now,
+        lease_expires_at: null,
+      },
       null,
       {
         type: "tool_call.unknown",

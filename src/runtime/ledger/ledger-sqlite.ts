@@ -24,7 +24,9 @@ WHERE id = ? AND status = ?`;
 // Recovery's move: only while the lease is the one it saw lapse (`IS` also matches nulls).
 const UPDATE_CALL_LEASED = `${UPDATE_CALL} AND lease_owner IS ? AND lease_expires_at IS ?`;
 const RENEW_LEASE =
-  "UPDATE state_tool_calls SET lease_expires_at = ? WHERE id = ? AND status = 'attempted' AND lease_owner = ?";
+  "UPDATE state_tool_calls SET lease_expires_at = ? WHERE id = ? AND status IN ('attempted', 'unknown') AND lease_owner = ?";
+const CLAIM_UNKNOWN = `UPDATE state_tool_calls SET lease_owner = ?, lease_expires_at = ?
+WHERE id = ? AND status = 'unknown' AND lease_owner IS ? AND lease_expires_at IS ?`;
 
 /** Thrown inside a transition to roll it back when the row had moved on. */
 class Moved extends Error {}
@@ -99,6 +101,22 @@ export class SqliteLedgerWrites implements LedgerWrites {
       this.#store,
       db,
       () => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1,
+    );
+  }
+
+  async claimUnknown(
+    id: string,
+    owner: string,
+    expiresAt: number,
+    seen: SeenLease,
+  ): Promise<boolean> {
+    const db = this.#db;
+    return sqliteWrite(
+      this.#store,
+      db,
+      () =>
+        prepared(db, CLAIM_UNKNOWN).run(owner, expiresAt, id, seen.owner, seen.expiresAt)
+          .changes === 1,
     );
   }
 }

@@ -37,4 +37,9 @@ export interface LedgerWrites {
    * `attempted` or no longer this owner's.
    */
   renewLease(id: string, owner: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Takes the lease of an `unknown` call to run it again (retry-safe tools), if its lease is still
+   * the lapsed one seen: false when another worker claimed it first, or it was settled.
+   */
+  claimUnknown(id: string, owner: string, expiresAt: number, seen: SeenLease): Promise<boolean>;
 }

@@ -146,7 +146,15 @@ export class ToolLedger {
         seenLease(row),
       );
     }
+    // Another worker already runs it again (retry-safe tools): not ours to run twice at once.
+    if (!leaseLapsed(row, this.#clock.now())) throw inFlight(row);
     if (!tool.retrySafe) await this.#holdForOperator(row);
+    const claimed = await this.#recorder.claimUnknown(row);
+    if (!claimed) {
+      const current = await findCall(runtimeDb(this.#store), row.id);
+      throw inFlight(current ?? row);
+    }
+    row = claimed;
     await this.#recorder.audited(row, {
       type: "tool_call.retried",
       summary: `${tool.id}: retrying a call whose outcome was unknown (the tool is retry-safe)`,
@@ -375,7 +383,8 @@ export class ToolLedger {
    * itself once nothing is in flight, so a stream of short calls creates no timer per call.
    */
   #holdLease(row: ToolCallsTable): boolean {
-    if (row.status !== "attempted" || row.lease_owner !== this.#recorder.owner) return false;
+    if (row.status === "succeeded" || row.status === "failed") return false;
+    if (row.lease_owner !== this.#recorder.owner) return false;
     this.#inFlight.set(row.id, row);
     if (this.#renewal === undefined) {
       this.#renewal = setInterval(
