@@ -188,6 +188,11 @@ export class RuleEngine {
     });
   }
 
+  /** Names of the deftemplates defined, in definition order. */
+  templateNames(): string[] {
+    return [...this.templates.keys()];
+  }
+
   /** Names of the rules defined, in definition order. */
   ruleNames(): string[] {
     return [...this.rules.keys()];

@@ -5,6 +5,7 @@
  */
 import { toKeelError } from "../core/index.js";
 import type { RuleAst } from "./ast.js";
+import { buildsSurely } from "./build-check.js";
 import type { RuleDefinition } from "./engine-types.js";
 import { rulesLoadError } from "./errors.js";
 import { isKnownFunction } from "./evaluate.js";
@@ -19,6 +20,12 @@ export interface ParsedRule {
   /** The defrule text the definition stands for (what a snapshot records). */
   readonly source: string;
   readonly actions?: readonly unknown[];
+  /**
+   * True when the check covered everything defining the rule checks (only patterns and tests,
+   * every variable bound before it is read): `defineRule` cannot refuse it, so a host may put
+   * off defining it without putting off its errors. False: only `defineRule` can tell.
+   */
+  readonly definable: boolean;
 }
 
 /** Why a definition was refused, with the place within its `when` text. */
@@ -114,6 +121,7 @@ export function checkRules(
         salience: def.salience ?? 0,
         source,
         ...(def.actions ? { actions: def.actions } : {}),
+        definable: buildsSurely(ast),
       };
       parsedRules.set(rule, { ast, hostFunctions });
       rules.push(rule);

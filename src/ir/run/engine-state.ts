@@ -48,12 +48,14 @@ export function engineFor(
 }
 
 /**
- * Builds the engine of `doc` now (packs loaded, every rule defined: parsed and matched into the
- * network) and keeps it for the document's first run. Returns a problem for the pack or rule the
- * engine refuses — what validation's parse cannot see (a variable a test uses but no pattern
- * binds, a pack's syntax), so such a document fails to compile instead of failing a run.
+ * Makes sure the engine of `doc` builds: returns a problem for the pack or rule the engine
+ * refuses — what validation's parse cannot see (a variable a test uses but no pattern binds, a
+ * pack's syntax), so such a document fails to compile instead of failing a run. The engine is
+ * built now and kept for the first run, or (see deferBuild) built by the first run.
  */
 export function prepareEngine(doc: IRDocument, packs: readonly string[]): Problem[] {
+  const deferred = deferBuild(doc, packs);
+  if (deferred !== "build now") return deferred;
   const built = buildEngine(doc, packs);
   if ("failed" in built) {
     const { failed, error } = built;
@@ -61,20 +63,43 @@ export function prepareEngine(doc: IRDocument, packs: readonly string[]): Proble
       const def = ruleDefinitions(doc)[failed.rule] as RuleDefinition;
       return [ruleProblem(doc, engineRuleProblem(error, def, failed.rule))];
     }
-    const keel = toKeelError(error);
-    return [
-      {
-        code: "pack_invalid",
-        path: `/governance/${failed.pack}`,
-        message: `The pack's CLIPS source does not load: ${keel.message}`,
-        expected: "deftemplate, deffacts and defrule constructs (docs/rules.md)",
-        actual: renderActual(doc.governance[failed.pack ?? 0]?.id),
-        hint: "Fix the pack file, or mount another version.",
-      },
-    ];
+    return [packProblem(doc, failed.pack ?? 0, error)];
   }
   poolOf(doc).push(built.engine);
   return [];
+}
+
+/**
+ * Building a large document's rules costs far more than validating and compiling the rest of
+ * it, so it is put off to the first run that needs the engine — but only when that cannot move
+ * an error from compile time to run time: the packs load now, and every rule is one the check
+ * at validation fully covered (`ParsedRule.definable`), parsed as the engine will define it (no
+ * pack templates). Otherwise the rules are built now. See docs/ir.md.
+ */
+function deferBuild(doc: IRDocument, packs: readonly string[]): Problem[] | "build now" {
+  const parsed = parsedRulesOf(doc);
+  if (!parsed?.every((rule) => rule.definable)) return "build now";
+  const engine = newEngine(doc);
+  for (const [index, source] of packs.entries()) {
+    try {
+      engine.load(source);
+    } catch (error) {
+      return [packProblem(doc, index, error)];
+    }
+  }
+  return engine.templateNames().length === 0 ? [] : "build now";
+}
+
+function packProblem(doc: IRDocument, pack: number, error: unknown): Problem {
+  const keel = toKeelError(error);
+  return {
+    code: "pack_invalid",
+    path: `/governance/${pack}`,
+    message: `The pack's CLIPS source does not load: ${keel.message}`,
+    expected: "deftemplate, deffacts and defrule constructs (docs/rules.md)",
+    actual: renderActual(doc.governance[pack]?.id),
+    hint: "Fix the pack file, or mount another version.",
+  };
 }
 
 type Built = { engine: RuleEngine } | { failed: { pack?: number; rule?: number }; error: unknown };

@@ -80,6 +80,8 @@ interface Frame {
  */
 export function nandExternals(ces: readonly CE[]): Map<Negation, string[]> {
   const out = new Map<Negation, string[]>();
+  // Only not/exists/forall groups compare anything: most rules have none.
+  if (!ces.some(negates)) return out;
   const marked = new Set<Occurrence>();
   const frames: Frame[] = [];
   const read = (name: string, depth: number, latest: Map<string, Occurrence>) => {
@@ -166,4 +168,10 @@ export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<G
     },
     test: null,
   };
+}
+
+/** True when a CE is, or contains, a not/exists/forall. */
+function negates(ce: CE): boolean {
+  if (ce.type === "not" || ce.type === "exists" || ce.type === "forall") return true;
+  return (ce.type === "and" || ce.type === "or") && ce.ces.some(negates);
 }

@@ -61,6 +61,8 @@ export class PatternNode {
   rank = 0;
   /** Joins at or below this node; a node nobody uses is unlinked. */
   users = 0;
+  /** For a selector's constant child: its key in the selector's byValue. */
+  valueKey: unknown = undefined;
   constructor(
     readonly kind: "sf" | "mf",
     readonly slot: number,
@@ -148,8 +150,10 @@ export class PatternNet {
             null,
             sel,
           );
+          // Reached through byValue only (a selector's children list stays empty: one array
+          // slot per constant, filled in front, made defining N constants O(N²)).
+          child.valueKey = vk;
           sel.byValue?.set(vk, child);
-          sel.children.unshift(child);
           created.push(child);
         }
         node = child;
@@ -167,32 +171,34 @@ export class PatternNet {
       if (n.users > 0) continue;
       // Nobody uses this node any more: unlink it, as CLIPS detaches an unshared pattern.
       const up: PatternNode | null = n.parent;
+      if (n.valueKey !== undefined) {
+        up?.byValue?.delete(n.valueKey);
+        continue;
+      }
       const list = up ? up.children : this.roots;
       const at = list.indexOf(n);
       if (at >= 0) list.splice(at, 1);
-      if (up?.byValue) {
-        for (const [k, c] of up.byValue as Map<unknown, PatternNode>)
-          if (c === n) up.byValue.delete(k);
-      }
     }
   }
 
   /** Unlinks the nodes no join uses (placed by a rule that failed before it was committed). */
   prune(): void {
-    const sweep = (list: PatternNode[], parent: PatternNode | null) => {
+    const sweep = (list: PatternNode[]) => {
       for (let i = list.length - 1; i >= 0; i--) {
         const n = list[i] as PatternNode;
-        if (n.users > 0) {
-          sweep(n.children, n);
-          continue;
-        }
-        list.splice(i, 1);
-        if (parent?.byValue) {
-          for (const [k, c] of parent.byValue) if (c === n) parent.byValue.delete(k);
-        }
+        if (n.users > 0) below(n);
+        else list.splice(i, 1);
       }
     };
-    sweep(this.roots, null);
+    const below = (n: PatternNode) => {
+      sweep(n.children);
+      if (!n.byValue) return;
+      for (const [key, child] of n.byValue) {
+        if (child.users > 0) below(child);
+        else n.byValue.delete(key);
+      }
+    };
+    sweep(this.roots);
   }
 
   /** Walks a fact through the tree; `deliver` is called at each stop node reached. */

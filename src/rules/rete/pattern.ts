@@ -42,6 +42,30 @@ interface PendingStep {
   } | null;
 }
 
+/**
+ * A pending step in one fixed shape: built field by field rather than by spreading a shared
+ * base, which sent every pattern through V8's slow object-clone path.
+ */
+function pendingStep(
+  kind: "sf" | "mf",
+  at: { slot: number; field: number; leave: number; multislot: boolean; group: number },
+  keys: string[],
+  test: NodeTest | null,
+  selector: PendingStep["selector"],
+): PendingStep {
+  return {
+    kind,
+    slot: at.slot,
+    field: at.field,
+    leave: at.leave,
+    multislot: at.multislot,
+    group: at.group,
+    keys,
+    test,
+    selector,
+  };
+}
+
 function both(a: NodeTest | null, b: NodeTest | null): NodeTest | null {
   if (!a) return b;
   if (!b) return a;
@@ -137,29 +161,25 @@ function planMultislot(
     const preKey = i === 0 ? lenKey : "";
     const base = { slot, field: p.index, leave: p.sfAfter, multislot: true, group };
     if (plan.constant && !fc.multi) {
-      out.push({
-        ...base,
-        kind: "sf",
-        keys: [],
-        test: null,
-        selector: {
+      out.push(
+        pendingStep("sf", base, [], null, {
           pre,
           preKey,
           read: ctx.reads[plan.slot] as FieldRead,
           getter: getterKey(p),
           value: plan.constant.value,
-        },
-      });
+        }),
+      );
       return;
     }
     const keys = preKey ? [preKey, ...plan.keys] : plan.keys;
     const test = both(pre, fieldTest(plan, ctx));
     if (!fc.multi || mfTotal === 1) {
       if (keys.length === 0) return;
-      out.push({ ...base, kind: "sf", keys, test, selector: null });
+      out.push(pendingStep("sf", base, keys, test, null));
       return;
     }
-    out.push({ ...base, kind: "mf", keys, test, selector: null });
+    out.push(pendingStep("mf", base, keys, test, null));
   });
 }
 
@@ -191,18 +211,15 @@ function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
     const endSlot = p.group >= 0 && next?.group !== p.group;
     const h = `|h:${i === pending.length - 1 ? rightHash : ""}`;
     const where = `${p.kind}:${p.slot}:${p.field}:${endSlot ? 1 : 0}`;
-    const common = {
-      kind: p.kind,
-      slot: p.slot,
-      field: p.field,
-      endSlot,
-      leave: p.leave,
-      multislot: p.multislot,
-    };
     if (p.selector) {
       const s = p.selector;
       return {
-        ...common,
+        kind: p.kind,
+        slot: p.slot,
+        field: p.field,
+        endSlot,
+        leave: p.leave,
+        multislot: p.multislot,
         key: `${where}|sel:${s.getter}${s.preKey ? `+${s.preKey}` : ""}${h}`,
         test: null,
         selector: {
@@ -217,7 +234,12 @@ function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
     const test = p.keys.length === 1 ? p.keys[0] : `and(${p.keys.join(",")})`;
     const leave = p.kind === "mf" ? `:${p.leave}` : "";
     return {
-      ...common,
+      kind: p.kind,
+      slot: p.slot,
+      field: p.field,
+      endSlot,
+      leave: p.leave,
+      multislot: p.multislot,
       key: `${where}${leave}|${test}${h}`,
       test: p.test,
       selector: null,
@@ -289,22 +311,17 @@ export function compilePattern(
       const plan = planField(fc, ctx, p);
       const base = { slot: index, field: 0, leave: 0, multislot: false, group: -1 };
       if (plan.constant) {
-        pending.push({
-          ...base,
-          kind: "sf",
-          keys: [],
-          test: null,
-          selector: {
+        pending.push(
+          pendingStep("sf", base, [], null, {
             pre: null,
             preKey: "",
             read: ctx.reads[plan.slot] as FieldRead,
             getter: getterKey(p),
             value: plan.constant.value,
-          },
-        });
+          }),
+        );
       } else if (plan.keys.length) {
-        const test = fieldTest(plan, ctx);
-        pending.push({ ...base, kind: "sf", keys: plan.keys, test, selector: null });
+        pending.push(pendingStep("sf", base, plan.keys, fieldTest(plan, ctx), null));
       }
     }
   }

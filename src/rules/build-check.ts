@@ -1,0 +1,68 @@
+/**
+ * A sufficient condition, checked on a parsed rule without building it, for building it to
+ * succeed: lets a host defer building a rule's network (see docs/ir.md) without deferring the
+ * errors building would report. Deliberately narrow: a rule outside it may well build, but only
+ * building it tells.
+ */
+import type { CE, Expr, FieldConstraint, RuleAst, Term } from "./ast.js";
+import { type Compiled, compileExpr } from "./evaluate.js";
+import { FALSE } from "./values.js";
+
+const BOUND: Compiled = () => FALSE;
+
+/**
+ * True when the network build cannot refuse `ast`: no actions, only pattern and test CEs (no
+ * or/not/exists/forall, no fact-address variables, no multifield fields), every variable read
+ * by a field or a test bound by an earlier field, and every expression compiling as the build
+ * compiles it (arity, no `bind`).
+ */
+export function buildsSurely(ast: RuleAst): boolean {
+  if (ast.actions.length > 0) return false;
+  const bound = new Set<string>();
+  for (const ce of ast.ces) if (!ceBuilds(ce, bound)) return false;
+  return true;
+}
+
+function ceBuilds(ce: CE, bound: Set<string>): boolean {
+  if (ce.type === "test") return exprBuilds(ce.expr, bound);
+  if (ce.type !== "pattern" || ce.addressVar !== null) return false;
+  const fields: FieldConstraint[] = ce.template ? [...ce.slots.values()].flat() : ce.fields;
+  for (const fc of fields) if (!fieldBuilds(fc, bound)) return false;
+  return true;
+}
+
+function fieldBuilds(fc: FieldConstraint, bound: Set<string>): boolean {
+  if (fc.multi) return false;
+  // A field led by a new variable binds it (field-plan.ts): the rest of the field may read it.
+  const lead = fc.alts[0]?.[0];
+  const binds = lead?.kind === "var" && !lead.neg && !lead.mf && !bound.has(lead.name);
+  if (binds) bound.add(lead.name);
+  for (const alt of fc.alts) {
+    for (const t of alt) {
+      if (binds && t === lead) continue;
+      if (!termBuilds(t, bound)) return false;
+    }
+  }
+  return true;
+}
+
+function termBuilds(t: Term, bound: ReadonlySet<string>): boolean {
+  switch (t.kind) {
+    case "lit":
+      return true;
+    case "var":
+      return !t.mf && bound.has(t.name);
+    default:
+      return exprBuilds(t.expr, bound);
+  }
+}
+
+/** Compiles `e` as the build would, every bound variable resolving: false where it throws. */
+function exprBuilds(e: Expr, bound: ReadonlySet<string>): boolean {
+  try {
+    compileExpr(e, { resolve: (name) => (bound.has(name) ? BOUND : null), rhs: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
