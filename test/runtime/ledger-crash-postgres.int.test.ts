@@ -6,7 +6,7 @@ import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
 import { ledgerCrashTest } from "./crash/ledger-crash.case.js";
 
-const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 30);
+const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 50);
 const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
 
 if (await postgresAvailable()) {

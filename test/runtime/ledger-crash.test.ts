@@ -5,7 +5,7 @@ import { afterAll, describe } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
 import { ledgerCrashTest } from "./crash/ledger-crash.case.js";
 
-const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 30);
+const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 50);
 const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
 
 describe("ledger crash test: SQLite", { timeout: 600_000 }, () => {
