@@ -49,8 +49,9 @@ export function resolveStoreLocation(options: ResolveLocationOptions = {}): Stor
     return { dialect: "sqlite", path: join(keelDir, DATABASE_FILE), keelDir };
   }
   // A path in the scope's config file is the scope's: relative to the folder holding `.keel`
-  // (the project, or the home directory), wherever the command runs.
-  return locationOf(configured, dirname(keelDir), keelDir);
+  // (the project, or the home directory), wherever the command runs; and the scope's folder
+  // stays its settings' (config.json, plugins) and its backups' home.
+  return { ...locationOf(configured, dirname(keelDir), keelDir), keelDir };
 }
 
 /** Interprets one `--db` value: a `postgres://` URL, `:memory:`, or a file path. */

@@ -425,6 +425,27 @@ describe("scopes", () => {
     writeFileSync(join(cwd, ".keel", "config.json"), JSON.stringify({ database: "data/p.db" }));
     expect(resolveStoreLocation({ env: {}, home, cwd })).toMatchObject({
       path: join(cwd, "data", "p.db"),
+      // The scope stays the scope: its plugins, its config file, its backups.
+      keelDir: join(cwd, ".keel"),
     });
+  });
+
+  it("a database named in .keel/config.json keeps that scope's settings: auto_migrate false is honoured", async () => {
+    const cwd = dirFor("scope-config-settings");
+    mkdirSync(join(cwd, ".keel"), { recursive: true });
+    writeFileSync(
+      join(cwd, ".keel", "config.json"),
+      JSON.stringify({ database: "data/p.db", auto_migrate: false }),
+    );
+    const store = await openStore({ cwd });
+    try {
+      expect(store.openReport.kernel.applied).toEqual([]);
+      expect(await backendOf(store).tableExists(store.kysely, "config_schema_versions")).toBe(
+        false,
+      );
+    } finally {
+      await store.close();
+    }
+    expect(existsSync(join(cwd, "data", "p.db"))).toBe(true);
   });
 });
