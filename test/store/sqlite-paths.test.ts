@@ -225,6 +225,26 @@ describe("keel db migrate flags (in-process)", () => {
   });
 });
 
+describe("keel db reset warns before it empties plugin data", () => {
+  it("without --force it refuses, naming the plugin data it would empty; nothing is deleted", async () => {
+    const { path } = await keelDatabase("reset-warning");
+    const store = await openStore({ db: path });
+    await store.kysely
+      .insertInto("state_plugin_kv")
+      .values({ plugin_id: "pins", node_id: "", key: "k", value_json: "1", updated_at: 1 })
+      .execute();
+    await store.close();
+    const refused = await keelInProcess(["db", "reset", "--db", path]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/CONFIRMATION_REQUIRED.*plugin data.*--force/s);
+    const kept = await openStore({ db: path });
+    expect(await kept.kysely.selectFrom("state_plugin_kv").select("key").execute()).toEqual([
+      { key: "k" },
+    ]);
+    await kept.close();
+  });
+});
+
 describe("bad database files through the CLI (in-process): exit 2, a clear message, nothing written", () => {
   const verbs = [
     ["db", "migrate"],
