@@ -92,6 +92,30 @@ export function runDoctorCases(harness: DialectHarness): void {
       expect(warned.exitCode).toBe(1);
     });
 
+    it("naming: a table outside the zones and a kernel-zone table that breaks the rules are warnings with their remedies", async () => {
+      const { location } = await fresh("doctor-naming");
+      const store = await openStore({ location });
+      await sql`CREATE TABLE customers (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await sql`CREATE TABLE state_widget (id TEXT PRIMARY KEY)`.execute(store.kysely);
+      await store.close();
+      const report = await runDoctor(location);
+      const naming = check(report, "naming");
+      expect(naming).toMatchObject({
+        status: "warn",
+        message: expect.stringMatching(/customers.*state_widget must be named in the plural/s),
+        remedy: expect.stringMatching(
+          /outside the scan_\/state_\/config_\/plugin_ zones.*A kernel table breaks the rules/s,
+        ),
+      });
+      expect(report.exitCode).toBe(1);
+      expectRealCommands(report);
+      const fixer = await openStore({ location });
+      await sql`DROP TABLE customers`.execute(fixer.kysely);
+      await sql`DROP TABLE state_widget`.execute(fixer.kysely);
+      await fixer.close();
+      expect((await runDoctor(location)).exitCode).toBe(0);
+    });
+
     it("pending kernel migrations: warn, and `keel db migrate` as the remedy says makes doctor green", async () => {
       const { location, db, dir } = await fresh("doctor-pending");
       const { migrate } = await import("../../src/store/migrate/migrate.js");
