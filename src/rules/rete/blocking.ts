@@ -108,7 +108,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
 
   unblock(b: Block, gone: Blocker): void {
     const t = b.token;
-    if (this.detached || t.dead) return;
+    if (this.detached || t.dead || holdsRetracted(t)) return;
     const next = this.firstConflict(t, this.left.hashOf(t), gone);
     if (next) {
       linkBlock(b, next);
@@ -178,4 +178,15 @@ export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
       },
     };
   }
+}
+
+/**
+ * True when a token matches a fact that is being retracted: the retraction removes it next, so
+ * a blocker going away first must not pass it on. CLIPS 6.30 does not re-activate
+ * `(forall (a ?x) (a ?y) (a ?x))` when the one `a` fact is retracted; passing the dying token
+ * on would block the rule for a moment and then activate it again.
+ */
+function holdsRetracted(t: Token): boolean {
+  for (let x: Token | null = t; x; x = x.parent) if (x.am?.fact.retracted) return true;
+  return false;
 }
