@@ -9,6 +9,8 @@
  *    Beside it, the floor (floor.ts): the same rows written by bare better-sqlite3 statements in
  *    two commits on a store with the same settings, what no ledger on this machine can beat.
  *    Postgres is measured the same way when reachable (no target).
+ *  - On SQLite, the pages each side writes per call: WAL frames counted with checkpoints held off
+ *    (wal-frames.ts), by the table or index that owns each page. Robust under load, unlike time.
  *  - Audit append throughput (one writer, hash-chained, one transaction per event).
  *  - `keel audit <trace_id>` with 1,000,000 events stored (target: under 50 ms), on SQLite: the
  *    command itself run in this process (open the store, read the trace, format the timeline,
@@ -32,6 +34,7 @@ import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
 import { type Comparison, medianOf, printTable, timeMicros } from "../lib/report.js";
 import { writeFloorCalls } from "./floor.js";
+import { type WalFrames, walFramesOf } from "./wal-frames.js";
 
 /** Calls per measured round: SQLite checkpoints its WAL every few dozen to few hundred calls. */
 const CALLS = { sqlite: 2_000, postgres: 500 } as const;
@@ -40,6 +43,8 @@ const APPENDS = 500;
 const ROUNDS = 5;
 const MILLION = 1_000_000;
 const LEDGER_TARGET_MICROS = 100;
+/** Calls whose WAL frames are counted, page by page. */
+const FRAME_CALLS = 500;
 /** Target lines printed under the table. */
 const verdicts: string[] = [];
 
@@ -80,8 +85,9 @@ function noopTools(): ToolRegistry {
 async function ledgerFigures(
   store: Store,
   label: "sqlite" | "postgres",
-  floorStore?: Store,
+  floorSide?: { store: Store; ledgerPath: string; floorPath: string },
 ): Promise<Comparison[]> {
+  const floorStore = floorSide?.store;
   const tools = noopTools();
   const audit = new AuditWriter(store);
   const ledger = new ToolLedger({ store, tools, audit });
@@ -124,6 +130,16 @@ async function ledgerFigures(
     ledgered.push(await timeWallAndCpu(() => ledgeredCalls(calls)));
     direct.push(await timeWallAndCpu(() => directCalls(calls)));
     if (floorDb) floor.push(await timeWallAndCpu(() => floorCalls(calls)));
+  }
+  if (floorDb && floorSide && store.native.dialect === "sqlite") {
+    const ledgerDb = store.native.database;
+    const ledgerFrames = await walFramesOf(ledgerDb, floorSide.ledgerPath, () =>
+      ledgeredCalls(FRAME_CALLS),
+    );
+    const floorFrames = await walFramesOf(floorDb, floorSide.floorPath, () =>
+      floorCalls(FRAME_CALLS),
+    );
+    verdicts.push(framesLine("ledger", ledgerFrames), framesLine("floor", floorFrames));
   }
   const perCall = median(ledgered.map((r) => r.wall)) / calls;
   const directPerCall = median(direct.map((r) => r.wall)) / calls;
@@ -217,6 +233,16 @@ async function ledgerFigures(
   ];
 }
 
+/** One line: WAL frames (pages written) and commits per call, then by table or index. */
+function framesLine(label: string, frames: WalFrames): string {
+  const per = (count: number) => (count / FRAME_CALLS).toFixed(2);
+  const trees = [...frames.byTree]
+    .sort((a, b) => b[1] - a[1])
+    .map(([tree, count]) => `${tree} ${per(count)}`)
+    .join(", ");
+  return `sqlite: ${label} writes ${per(frames.frames)} WAL frames per call in ${per(frames.commits)} commits: ${trees}`;
+}
+
 /**
  * Runs `keel audit <traceId> [--json] --db <path>` in this process, as the CLI's action does it
  * (open the store, read, format, print, close), with stdout discarded; returns what it printed.
@@ -307,9 +333,13 @@ async function traceAtScale(store: Store, path: string): Promise<Comparison[]> {
 const dir = mkdtempSync(join(tmpdir(), "keel-bench-runtime-"));
 const rows: Comparison[] = [];
 try {
-  const sqlite = await openStore({ db: join(dir, "keel.db"), backupBeforeMigrate: false });
-  const floorStore = await openStore({ db: join(dir, "floor.db"), backupBeforeMigrate: false });
-  rows.push(...(await ledgerFigures(sqlite, "sqlite", floorStore)));
+  const ledgerPath = join(dir, "keel.db");
+  const floorPath = join(dir, "floor.db");
+  const sqlite = await openStore({ db: ledgerPath, backupBeforeMigrate: false });
+  const floorStore = await openStore({ db: floorPath, backupBeforeMigrate: false });
+  rows.push(
+    ...(await ledgerFigures(sqlite, "sqlite", { store: floorStore, ledgerPath, floorPath })),
+  );
   await floorStore.close();
   await sqlite.close();
   const bigPath = join(dir, "big.db");
