@@ -1,3 +1,5 @@
+import type { CheckpointRow, PlacedBlobRow, WriteRow } from "./rows.js";
+
 /**
  * The statements of a commit, shared by both dialects (SQLite and Postgres both read
  * `excluded`, `ON CONFLICT … DO UPDATE … WHERE` and `RETURNING`).
@@ -30,6 +32,9 @@ export const WRITE_CONFLICT = `ON CONFLICT (thread_id, checkpoint_ns, checkpoint
   channel = excluded.channel, value_json = excluded.value_json, value_hash = excluded.value_hash
 WHERE excluded.idx < 0`;
 
+// The *_VALUES functions give a row's values in its column list's order, after thread_id (which
+// Postgres's one-statement commit binds once per thread). Keep each beside its column list.
+
 export const WRITE_COLUMNS =
   "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, value_json, value_hash";
 
@@ -38,3 +43,49 @@ export const BLOB_COLUMNS =
 
 export const CHECKPOINT_COLUMNS =
   "thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at";
+
+/** A write row's values after `thread_id`, in `WRITE_COLUMNS` order. */
+export function writeValues(w: WriteRow): unknown[] {
+  return [
+    w.checkpointNs,
+    w.checkpointId,
+    w.taskId,
+    w.idx,
+    w.taskPath,
+    w.channel,
+    w.valueJson,
+    w.valueHash,
+  ];
+}
+
+/** A blob row's values after `thread_id`, in `BLOB_COLUMNS` order. */
+export function blobValues(b: PlacedBlobRow): unknown[] {
+  return [
+    b.checkpointNs,
+    b.channel,
+    b.seq,
+    b.version,
+    b.encoding,
+    b.baseSeq,
+    b.chainCount,
+    b.valueJson,
+    b.valueHash,
+  ];
+}
+
+/** A checkpoint row's values after `thread_id`, in `CHECKPOINT_COLUMNS` order. */
+export function checkpointValues(c: CheckpointRow): unknown[] {
+  return [
+    c.checkpointNs,
+    c.id,
+    c.seq,
+    c.parentId,
+    c.formatVersion,
+    c.step,
+    c.source,
+    c.checkpointJson,
+    c.channelSeqsJson,
+    c.metadataJson,
+    c.createdAt,
+  ];
+}

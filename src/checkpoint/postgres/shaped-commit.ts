@@ -1,8 +1,11 @@
 import {
   BLOB_COLUMNS,
+  blobValues,
   CHECKPOINT_COLUMNS,
+  checkpointValues,
   WRITE_COLUMNS,
   WRITE_CONFLICT,
+  writeValues,
 } from "../durable/commit-sql.js";
 import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
 
@@ -98,42 +101,8 @@ export function shapedStatement(
 /** The parameters of a shaped statement, in the order `shapedStatement` numbers them. */
 export function shapedParams(thread: ThreadBatch, batch: CommitBatch): unknown[] {
   const params: unknown[] = [thread.threadId, batch.now, batch.ownerId];
-  for (const w of thread.writes)
-    params.push(
-      w.checkpointNs,
-      w.checkpointId,
-      w.taskId,
-      w.idx,
-      w.taskPath,
-      w.channel,
-      w.valueJson,
-      w.valueHash,
-    );
-  for (const b of thread.blobs)
-    params.push(
-      b.checkpointNs,
-      b.channel,
-      b.seq,
-      b.version,
-      b.encoding,
-      b.baseSeq,
-      b.chainCount,
-      b.valueJson,
-      b.valueHash,
-    );
-  for (const c of thread.checkpoints)
-    params.push(
-      c.checkpointNs,
-      c.id,
-      c.seq,
-      c.parentId,
-      c.formatVersion,
-      c.step,
-      c.source,
-      c.checkpointJson,
-      c.channelSeqsJson,
-      c.metadataJson,
-      c.createdAt,
-    );
+  for (const w of thread.writes) params.push(...writeValues(w));
+  for (const b of thread.blobs) params.push(...blobValues(b));
+  for (const c of thread.checkpoints) params.push(...checkpointValues(c));
   return params;
 }

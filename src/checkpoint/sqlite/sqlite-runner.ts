@@ -1,12 +1,15 @@
 import type BetterSqlite3 from "better-sqlite3";
 import {
   BLOB_COLUMNS,
+  blobValues,
   CHECK_THREAD_LEASE,
   CHECKPOINT_COLUMNS,
+  checkpointValues,
   THREAD_TOUCH_INTERVAL_MS,
   UPSERT_THREAD,
   WRITE_COLUMNS,
   WRITE_CONFLICT,
+  writeValues,
 } from "../durable/commit-sql.js";
 import type { CommitBatch, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
@@ -88,17 +91,7 @@ export class SqliteRunner implements SqlRunner {
       return false;
     const { changes } = this.statement(INSERT_CHECKPOINT_IF_LEASED).run(
       c.threadId,
-      c.checkpointNs,
-      c.id,
-      c.seq,
-      c.parentId,
-      c.formatVersion,
-      c.step,
-      c.source,
-      c.checkpointJson,
-      c.channelSeqsJson,
-      c.metadataJson,
-      c.createdAt,
+      ...checkpointValues(c),
       thread.threadId,
       batch.ownerId,
       batch.now,
@@ -133,47 +126,13 @@ export class SqliteRunner implements SqlRunner {
       this.touched.set(thread.threadId, batch.now);
     }
     for (const w of thread.writes) {
-      this.statement(INSERT_WRITE).run(
-        w.threadId,
-        w.checkpointNs,
-        w.checkpointId,
-        w.taskId,
-        w.idx,
-        w.taskPath,
-        w.channel,
-        w.valueJson,
-        w.valueHash,
-      );
+      this.statement(INSERT_WRITE).run(w.threadId, ...writeValues(w));
     }
     for (const b of thread.blobs) {
-      this.statement(INSERT_BLOB).run(
-        b.threadId,
-        b.checkpointNs,
-        b.channel,
-        b.seq,
-        b.version,
-        b.encoding,
-        b.baseSeq,
-        b.chainCount,
-        b.valueJson,
-        b.valueHash,
-      );
+      this.statement(INSERT_BLOB).run(b.threadId, ...blobValues(b));
     }
     for (const c of thread.checkpoints) {
-      this.statement(INSERT_CHECKPOINT).run(
-        c.threadId,
-        c.checkpointNs,
-        c.id,
-        c.seq,
-        c.parentId,
-        c.formatVersion,
-        c.step,
-        c.source,
-        c.checkpointJson,
-        c.channelSeqsJson,
-        c.metadataJson,
-        c.createdAt,
-      );
+      this.statement(INSERT_CHECKPOINT).run(c.threadId, ...checkpointValues(c));
     }
     return true;
   }
