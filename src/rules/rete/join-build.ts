@@ -133,6 +133,17 @@ function hashJoin(
   }
   const leftReads = lefts.map(outerRead);
   const n = lefts.length;
+  if (n === 1) {
+    // One value hashes bare, as directHashJoin hashes it: joins of both kinds can share an alpha
+    // memory (hashed by whichever join made it), so their hashes must agree.
+    const read = leftReads[0] as LeftRead;
+    const right = rights[0] as FieldRead;
+    return {
+      leftHash: (t) => valueHash(read(t)),
+      rightHash: (am) => valueHash(right(am.fact, am.marks)),
+      keyEq: (t, am) => valuesEqual(read(t), right(am.fact, am.marks)),
+    };
+  }
   return {
     leftHash: (t) => {
       let h = 0;
