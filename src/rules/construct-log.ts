@@ -17,13 +17,7 @@ export interface ConstructRecord {
 export type Added =
   | { readonly kind: "rule"; readonly name: string; readonly key: string }
   | { readonly kind: "template"; readonly name: string; readonly key: string }
-  | {
-      readonly kind: "deffacts";
-      readonly name: string;
-      readonly key: string;
-      /** The deffacts of that name the construct replaced (Map.set keeps its position). */
-      readonly previous: unknown;
-    };
+  | { readonly kind: "deffacts"; readonly name: string; readonly key: string };
 
 export class ConstructLog {
   private readonly entries = new Map<string, ConstructRecord>();
@@ -42,7 +36,7 @@ export class ConstructLog {
 
   /**
    * Records a template or deffacts. Every one is kept, a redefined deffacts too: a restore
-   * replays both texts so the deffacts keeps its first position, as the live engine's map does.
+   * replays both texts in order, as the live engine defined them.
    */
   other(record: ConstructRecord): string {
     const key = `#${++this.serial}`;

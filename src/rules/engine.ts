@@ -237,8 +237,7 @@ export class RuleEngine {
         const added = section.added[i] as Added;
         if (added.kind === "rule") this.removeRule(added.name);
         else if (added.kind === "template") this.templates.delete(added.name);
-        else if (added.previous === undefined) this.deffacts.delete(added.name);
-        else this.deffacts.set(added.name, added.previous as DeffactsAst);
+        else this.deffacts.delete(added.name);
         this.constructLog.delete(added.key);
       }
       this.agenda.timetagClock = section.clock;
@@ -298,12 +297,13 @@ export class RuleEngine {
       }
       case "deffacts": {
         const d = parseDeffacts(form, ctx);
-        const previous = this.deffacts.get(d.name);
+        // Replacing one moves it (below), which undoing could not put back: snapshot first.
+        if (this.deffacts.has(d.name)) this.beforeReplacing();
         // CLIPS puts a redefined deffacts last: reset asserts its facts after the others.
         this.deffacts.delete(d.name);
         this.deffacts.set(d.name, d);
         const key = this.constructLog.other({ source: form.source });
-        this.journal({ kind: "deffacts", name: d.name, key, previous });
+        this.journal({ kind: "deffacts", name: d.name, key });
         return;
       }
       case "defrule":

@@ -127,6 +127,14 @@ describe("atomic definitions", () => {
     expect(engine.factsText()).toBe(reference.factsText());
   });
 
+  it("a failed load that had replaced the first of two deffacts keeps their order", () => {
+    const engine = new RuleEngine();
+    engine.load("(deffacts one (a 1))\n(deffacts two (b 2))");
+    failure(() => engine.load("(deffacts one (a 9))\n(defrule broken (c (nope 1)) => )"));
+    engine.reset();
+    expect(engine.facts().map((f) => f.text)).toEqual(["(initial-fact)", "(a 1)", "(b 2)"]);
+  });
+
   it("replacing a rule the same load defined, then failing, leaves no trace of either", () => {
     const engine = started();
     const before = JSON.stringify(engine.snapshot());
