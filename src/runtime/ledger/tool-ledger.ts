@@ -26,6 +26,13 @@ import type { ToolCallRequest } from "./tool-call-request.js";
 
 export type { ToolCallRequest } from "./tool-call-request.js";
 
+/**
+ * The partial status index's own condition, as literals: SQLite uses a partial index only when
+ * the query repeats its WHERE term (it does not infer `status IN (…)` from `status = 'x'`), so
+ * every lookup by status carries it. Without it, recovery and `listUnknown` scanned the table.
+ */
+const IN_DOUBT = sql<boolean>`status IN ('attempted', 'unknown')`;
+
 /** What a call came to. */
 export interface ToolCallOutcome {
   toolCall: ToolCall;
@@ -198,7 +205,7 @@ export class ToolLedger {
     const rows = await runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      // Literals (not bound parameters), so that SQLite can use the partial status index.
+      .where(IN_DOUBT)
       .where(sql<boolean>`status = 'unknown'`)
       .orderBy("created_at")
       .execute();
@@ -215,7 +222,7 @@ export class ToolLedger {
     let query = runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      // A literal (not a bound parameter), so that SQLite can use the partial status index.
+      .where(IN_DOUBT)
       .where(sql<boolean>`status = 'attempted'`);
     if (scope.taskId !== undefined) query = query.where("task_id", "=", scope.taskId);
     if (scope.traceId !== undefined) query = query.where("trace_id", "=", scope.traceId);
