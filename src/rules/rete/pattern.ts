@@ -186,11 +186,12 @@ function planMultislot(
 let bareNodes = 0;
 
 /** The final path: identities with the end-of-slot flag and, on the last node, the join hash. */
-function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
+function finishSteps(pending: PendingStep[], rightHash: string, ordered: boolean): PatternStep[] {
   if (pending.length === 0) {
-    // Nothing to test: the pattern enters at the relation's bare node (factbld.c keeps it). CLIPS
-    // never finds such a node shareable (its field number does not compare equal), so each
-    // pattern gets its own, in front of its siblings.
+    // Nothing to test: the pattern enters at the relation's bare node (factbld.c keeps it). For
+    // an ordered fact CLIPS never finds such a node shareable (its field number does not compare
+    // equal), so each pattern gets its own, in front of its siblings; the untested patterns of a
+    // deftemplate share one (checked on CLIPS 6.30: corpus/template-bare-patterns).
     return [
       {
         kind: "sf",
@@ -199,7 +200,7 @@ function finishSteps(pending: PendingStep[], rightHash: string): PatternStep[] {
         endSlot: false,
         leave: 0,
         multislot: false,
-        key: `rel${++bareNodes}|h:${rightHash}`,
+        key: `rel${ordered ? ++bareNodes : ""}|h:${rightHash}`,
         test: null,
         selector: null,
         bare: `h:${rightHash}`,
@@ -336,7 +337,7 @@ export function compilePattern(
   // The hash is part of the stop node's identity (factbld.c compares it too).
   const rightHash = ctx.hashPairs.map((h) => getterKey(ctx.pos[h.slot] as FieldPos)).join(",");
   if (!ordered) pending.sort((a, b) => a.slot - b.slot);
-  const steps = finishSteps(pending, rightHash);
+  const steps = finishSteps(pending, rightHash, ordered);
   const bindings = new Map<string, Binding>();
   for (const [name, idx] of ctx.locals) {
     if (idx < 0) bindings.set(name, { read: null, key: "fact" });
