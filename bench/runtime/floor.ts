@@ -39,9 +39,12 @@ const INSERT_EVENT = `INSERT INTO state_audit_events (id, seq, trace_id, stage, 
 VALUES (?, ?, ?, 'tool-call', ?, ?, 'info', NULL, NULL, NULL, ?, NULL, ?, 'bench.noop', 'bench',
   'low', 'a4', NULL, ?, ?, ?)`;
 
-/** A UUID-shaped id, distinct per (kind, n), increasing with n like UUIDv7s. */
+/**
+ * A UUID-shaped id, distinct per (kind, n), increasing in the order they are made like the
+ * ledger's UUIDv7s (n first, then kind): ids that interleave would split more index pages.
+ */
 function id(kind: number, n: number): string {
-  return `01a2f0c4-8b1e-7${kind}00-8000-${n.toString(16).padStart(12, "0")}`;
+  return `01a2f0c4-8b1e-7000-8000-${(n * 8 + kind).toString(16).padStart(12, "0")}`;
 }
 
 /**
