@@ -528,6 +528,20 @@ export class RuleEngine {
     return this.firingLog;
   }
 
+  /**
+   * Empties the explanation log; facts, agenda and rules stay. For a host that reads each run's
+   * firings from run() and snapshots often: the log, which snapshots carry, otherwise grows with
+   * every firing since the engine was created.
+   *
+   * @example
+   * const firings = engine.run(); // route on these
+   * engine.forgetFirings();
+   * save(engine.snapshot()); // the state, without the history
+   */
+  forgetFirings(): void {
+    this.firingLog = [];
+  }
+
   private bindingsOf(a: Activation): Record<string, unknown> {
     return bindingsOf(entryFor(this.rules, a).built, a, this.evalHost);
   }

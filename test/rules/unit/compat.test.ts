@@ -140,6 +140,24 @@ describe("snapshot and restore keep the whole state", () => {
     expect(() => engine.load("(deffacts d (x 2)) (defrule b (x ?v) => (frobnicate))")).toThrow();
     expect(engine.explain()).toEqual([{ rule: "a", facts: [1], bindings: { v: 1 } }]);
   });
+
+  it("forgetFirings() empties the log only: snapshots then carry the state without it", () => {
+    const engine = new RuleEngine();
+    engine.load("(defrule a (x ?v) => (assert (y ?v))) (defrule b (y ?v) (z) => )");
+    engine.reset();
+    engine.assert("(x 1)");
+    engine.run();
+    engine.forgetFirings();
+    expect(engine.explain()).toEqual([]);
+    const snapshot = engine.snapshot();
+    expect(snapshot.firings).toEqual([]);
+    expect(snapshot.facts.map((f) => f.relation)).toEqual(["initial-fact", "x", "y"]);
+    const restored = new RuleEngine();
+    restored.restore(JSON.parse(JSON.stringify(snapshot)));
+    restored.assert("(z)");
+    expect(restored.run().map((f) => f.rule)).toEqual(["b"]);
+    expect(restored.explain()).toEqual([{ rule: "b", facts: [2, 3], bindings: { v: 1 } }]);
+  });
 });
 
 describe("a host assert that fails while matching", () => {
