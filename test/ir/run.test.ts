@@ -65,6 +65,33 @@ describe("running the seed's triage graph", () => {
     expect(out.__ir_transitions[0].reason).toBe("no rule fired: fall through");
   });
 
+  it("checkpoints carry the rules' state, not their firing history (nor another thread's)", async () => {
+    const { graph } = await compile(triage, { checkpointer: new MemorySaver() });
+    // The engine of a finished run is reused by the next: thread b must not see a's firings.
+    for (const [thread, severity] of [
+      ["a", 9],
+      ["b", 5],
+      ["c", 7],
+    ] as const) {
+      const out = await graph.invoke(
+        { message: "m", severity },
+        { configurable: { thread_id: thread } },
+      );
+      expect(path(out)[0]).toBe("node_a>node_b@rule.escalate");
+    }
+    for (const thread of ["a", "b", "c"]) {
+      let withRules = 0;
+      for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: thread } })) {
+        const rules = (snapshot.values as { __ir?: { rules: { firings?: unknown[] } | null } }).__ir
+          ?.rules;
+        if (!rules) continue;
+        withRules++;
+        expect(rules.firings ?? []).toEqual([]);
+      }
+      expect(withRules).toBeGreaterThan(0);
+    }
+  });
+
   it("checks an input before a run: every problem, with a path into the input", async () => {
     const compiled = await compile(triage);
     expect(compiled.checkInput({ message: "m", severity: 5 })).toEqual([]);

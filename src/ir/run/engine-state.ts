@@ -140,8 +140,14 @@ function newEngine(doc: IRDocument): RuleEngine {
   return engine;
 }
 
-/** Snapshots the engine for the graph state and keeps it live for the next step. */
+/**
+ * Snapshots the engine for the graph state and keeps it live for the next step. The explanation
+ * log is dropped first: routing reads each step's firings from run() and `(ir-action …)` only the
+ * firing being executed, while a kept log would make every step's checkpoint carry every firing
+ * before it — of this run and, for a pooled engine, of earlier runs (other threads) too.
+ */
 export function keep(engine: RuleEngine): EngineSnapshot {
+  engine.forgetFirings();
   const snapshot = engine.snapshot();
   live.set(snapshot, engine);
   return snapshot;
