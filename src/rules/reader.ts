@@ -43,6 +43,22 @@ const DELIMITERS = new Set([" ", "\t", "\n", "\r", "\f", "(", ")", '"', ";", "&"
 const INTEGER = /^[+-]?\d+$/;
 const FLOAT = /^[+-]?(\d+\.\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|\d+[eE][+-]?\d+)$/;
 
+// Character codes the reader's scanning loop compares (it reads codes, not one-character strings).
+const LF = 10;
+const QUOTE = 34;
+const AMP = 38;
+const OPEN = 40;
+const CLOSE = 41;
+const SEMI = 59;
+const LT = 60;
+const BACKSLASH = 92;
+const BAR = 124;
+const TILDE = 126;
+/** 1 for the codes of DELIMITERS, 2 for `<` (ends a token it does not start), by code below 128. */
+const ENDS = new Uint8Array(128);
+for (const d of DELIMITERS) ENDS[d.charCodeAt(0)] = 1;
+ENDS[LT] = 2;
+
 /**
  * Reads CLIPS source text into top-level forms (S-expressions), with positions.
  * Fails with RULES_PARSE on unbalanced parentheses and unterminated strings.
@@ -72,15 +88,19 @@ export function readFormsUntilError(source: string): { forms: SNode[]; error: un
 class Reader {
   private i = 0;
   private line = 1;
-  private col = 1;
-  constructor(private readonly src: string) {}
+  /** Index in `src` of the current line's first character: a column is `i - lineStart + 1`. */
+  private lineStart = 0;
+  private readonly end: number;
+  constructor(private readonly src: string) {
+    this.end = src.length;
+  }
 
   /** Reads every form into `forms` (which keeps those read before an error) and returns it. */
   readAll(forms: SNode[]): SNode[] {
     for (;;) {
       this.skipSpace();
-      if (this.i >= this.src.length) return forms;
-      if (this.src[this.i] === ")") {
+      if (this.i >= this.end) return forms;
+      if (this.src.charCodeAt(this.i) === CLOSE) {
         throw rulesParseError(this.pos(), "an opening '(' or a construct", "')'", {
           hint: "Remove the extra ')' or add the '(' it closes.",
         });
@@ -90,48 +110,45 @@ class Reader {
   }
 
   private pos(): SourcePos {
-    return { line: this.line, column: this.col };
-  }
-
-  private advance(): string {
-    const c = this.src[this.i++] as string;
-    if (c === "\n") {
-      this.line++;
-      this.col = 1;
-    } else this.col++;
-    return c;
+    return { line: this.line, column: this.i - this.lineStart + 1 };
   }
 
   private skipSpace(): void {
-    while (this.i < this.src.length) {
-      const c = this.src[this.i];
-      if (c === ";") {
-        while (this.i < this.src.length && this.src[this.i] !== "\n") this.advance();
-      } else if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f") this.advance();
-      else return;
+    const src = this.src;
+    let i = this.i;
+    while (i < this.end) {
+      const c = src.charCodeAt(i);
+      if (c === SEMI) {
+        while (i < this.end && src.charCodeAt(i) !== LF) i++;
+      } else if (c === LF) {
+        i++;
+        this.line++;
+        this.lineStart = i;
+      } else if (c === 32 || c === 9 || c === 13 || c === 12) i++;
+      else break;
     }
+    this.i = i;
   }
 
   private readNode(): SNode {
-    const c = this.src[this.i];
-    if (c === "(") return this.readList();
+    if (this.src.charCodeAt(this.i) === OPEN) return this.readList();
     return this.readAtom();
   }
 
   private readList(): SList {
     const pos = this.pos();
     const start = this.i;
-    this.advance();
+    this.i++;
     const items: SNode[] = [];
     for (;;) {
       this.skipSpace();
-      if (this.i >= this.src.length) {
+      if (this.i >= this.end) {
         throw rulesParseError(pos, "')'", "end of input", {
           hint: `The '(' at line ${pos.line}, column ${pos.column} is never closed: add the missing ')'.`,
         });
       }
-      if (this.src[this.i] === ")") {
-        this.advance();
+      if (this.src.charCodeAt(this.i) === CLOSE) {
+        this.i++;
         return { type: "list", items, pos, source: this.src.slice(start, this.i) };
       }
       items.push(this.readNode());
@@ -140,34 +157,62 @@ class Reader {
 
   private readAtom(): SAtom {
     const pos = this.pos();
-    const c = this.src[this.i] as string;
-    if (c === '"') return this.readString(pos);
-    if (c === "&" || c === "|" || c === "~") {
-      this.advance();
-      const kind = c === "&" ? "and" : c === "|" ? "or" : "not";
-      return { type: "atom", kind, text: c, value: c, pos };
+    const src = this.src;
+    const c = src.charCodeAt(this.i);
+    if (c === QUOTE) return this.readString(pos);
+    if (c === AMP || c === BAR || c === TILDE) {
+      this.i++;
+      const kind = c === AMP ? "and" : c === BAR ? "or" : "not";
+      const text = c === AMP ? "&" : c === BAR ? "|" : "~";
+      return { type: "atom", kind, text, value: text, pos };
     }
+    // A bare token holds no line break (it ends at white space), so the line does not move.
     const start = this.i;
-    this.advance();
-    while (this.i < this.src.length && !endsToken(this.src[this.i] as string)) this.advance();
-    const text = this.src.slice(start, this.i);
-    return classify(text, pos);
+    let i = start + 1;
+    while (i < this.end) {
+      const d = src.charCodeAt(i);
+      if (d < 128 && ENDS[d] !== 0) break;
+      i++;
+    }
+    this.i = i;
+    return classify(src.slice(start, i), pos);
   }
 
   private readString(pos: SourcePos): SAtom {
-    this.advance();
+    const src = this.src;
+    let i = this.i + 1;
+    // The text between the quotes, copied a run of characters at a time (between escapes).
     let out = "";
+    let runStart = i;
     for (;;) {
-      if (this.i >= this.src.length) {
+      if (i >= this.end) {
+        this.i = i;
         throw rulesParseError(pos, "a closing '\"'", "end of input", {
           hint: "Close the string that starts here.",
         });
       }
-      const c = this.advance();
-      if (c === '"') break;
-      if (c === "\\" && this.i < this.src.length) out += this.advance();
-      else out += c;
+      const c = src.charCodeAt(i);
+      if (c === QUOTE) {
+        out += src.slice(runStart, i);
+        i++;
+        break;
+      }
+      if (c === LF) {
+        this.line++;
+        this.lineStart = i + 1;
+      } else if (c === BACKSLASH && i + 1 < this.end) {
+        // The escaped character stands for itself (a line break too).
+        out += src.slice(runStart, i);
+        runStart = i + 1;
+        i++;
+        if (src.charCodeAt(i) === LF) {
+          this.line++;
+          this.lineStart = i + 1;
+        }
+      }
+      i++;
     }
+    this.i = i;
     return { type: "atom", kind: "string", text: out, value: str(out), pos };
   }
 }
@@ -196,22 +241,32 @@ export function endsToken(c: string): boolean {
   return c === "<" || DELIMITERS.has(c);
 }
 
+/** True when a token starting with code `c` may be a number (a digit, a sign or a point). */
+function mayBeNumber(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
+}
+
 function classify(text: string, pos: SourcePos): SAtom {
-  if (INTEGER.test(text)) {
-    return { type: "atom", kind: "integer", text, value: Number.parseInt(text, 10), pos };
+  const first = text.charCodeAt(0);
+  if (mayBeNumber(first)) {
+    if (INTEGER.test(text)) {
+      return { type: "atom", kind: "integer", text, value: Number.parseInt(text, 10), pos };
+    }
+    if (FLOAT.test(text)) {
+      return { type: "atom", kind: "float", text, value: float(Number.parseFloat(text)), pos };
+    }
   }
-  if (FLOAT.test(text)) {
-    return { type: "atom", kind: "float", text, value: float(Number.parseFloat(text)), pos };
-  }
-  if (text === "?") return { type: "atom", kind: "sfwild", text, value: text, pos };
-  if (text === "$?") return { type: "atom", kind: "mfwild", text, value: text, pos };
-  if (text.startsWith("?*") && text.endsWith("*") && text.length > 3) {
-    return { type: "atom", kind: "gvar", text: text.slice(2, -1), value: text, pos };
-  }
-  if (text.startsWith("$?"))
-    return { type: "atom", kind: "mfvar", text: text.slice(2), value: text, pos };
-  if (text.startsWith("?"))
+  if (first === 63 /* ? */) {
+    if (text.length === 1) return { type: "atom", kind: "sfwild", text, value: text, pos };
+    if (text.charCodeAt(1) === 42 /* * */ && text.length > 3 && text.endsWith("*")) {
+      return { type: "atom", kind: "gvar", text: text.slice(2, -1), value: text, pos };
+    }
     return { type: "atom", kind: "sfvar", text: text.slice(1), value: text, pos };
+  }
+  if (first === 36 /* $ */ && text.charCodeAt(1) === 63) {
+    if (text.length === 2) return { type: "atom", kind: "mfwild", text, value: text, pos };
+    return { type: "atom", kind: "mfvar", text: text.slice(2), value: text, pos };
+  }
   return { type: "atom", kind: "symbol", text, value: text, pos };
 }
 
