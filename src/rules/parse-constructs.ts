@@ -286,7 +286,6 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
   const head = node.items[0];
   const kw =
     head?.type === "atom" && (head.kind === "symbol" || head.kind === "not") ? head.text : "";
-  const subs = () => node.items.slice(1).map((n) => parseCE(n, ctx));
   switch (kw) {
     case "test": {
       const e = node.items[1];
@@ -298,7 +297,7 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
       return { type: "test", expr: parseExpr(e, ctx), pos: node.pos };
     }
     case "not": {
-      const inner = subs();
+      const inner = parseSubCEs(node, ctx);
       if (inner.length !== 1) {
         throw rulesParseError(
           node.pos,
@@ -314,11 +313,11 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     }
     case "and":
     case "or":
-      return { type: kw, ces: subs(), pos: node.pos };
+      return { type: kw, ces: parseSubCEs(node, ctx), pos: node.pos };
     case "exists":
-      return { type: "exists", ces: subs(), pos: node.pos };
+      return { type: "exists", ces: parseSubCEs(node, ctx), pos: node.pos };
     case "forall": {
-      const inner = subs();
+      const inner = parseSubCEs(node, ctx);
       const first = inner[0];
       if (first === undefined || inner.length < 2) {
         throw rulesParseError(
@@ -341,8 +340,19 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
   }
 }
 
+/** The slot map of every ordered pattern (it has none; read-only, so one map serves all). */
+const NO_SLOTS: ReadonlyMap<number, FieldConstraint[]> = new Map();
+
+/** The conditional elements inside `(not …)`, `(and …)` and the like (after the keyword). */
+function parseSubCEs(list: SList, ctx: ParseContext): CE[] {
+  const out: CE[] = [];
+  for (let k = 1; k < list.items.length; k++) out.push(parseCE(list.items[k] as SNode, ctx));
+  return out;
+}
+
 function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {
-  const head = list.items[0];
+  const items = list.items;
+  const head = items[0];
   if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
     throw rulesParseError(
       head?.pos ?? list.pos,
@@ -354,23 +364,21 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     );
   }
   const template = ctx.template(head.text) ?? null;
-  const base = {
-    type: "pattern" as const,
-    relation: head.text,
-    template,
-    addressVar,
-    pos: list.pos,
-    source: list.source,
-  };
   if (!template) {
     return {
-      ...base,
-      fields: parseFieldSequence(list.items.slice(1), ctx, true),
-      slots: new Map(),
+      type: "pattern",
+      relation: head.text,
+      template,
+      addressVar,
+      pos: list.pos,
+      source: list.source,
+      fields: parseFieldSequence(items, 1, items.length, ctx, true),
+      slots: NO_SLOTS,
     };
   }
   const slots = new Map<number, FieldConstraint[]>();
-  for (const s of list.items.slice(1)) {
+  for (let k = 1; k < items.length; k++) {
+    const s = items[k] as SNode;
     if (s.type !== "list" || s.items[0]?.type !== "atom" || s.items[0].kind !== "symbol") {
       throw rulesParseError(
         s.pos,
@@ -383,7 +391,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     }
     const index = checkSlot(template, s.items[0].text, s.pos, ctx);
     const def = template.slots[index] as SlotDef;
-    const fields = parseFieldSequence(s.items.slice(1), ctx, def.multi);
+    const fields = parseFieldSequence(s.items, 1, s.items.length, ctx, def.multi);
     if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {
       throw rulesParseError(
         s.pos,
@@ -397,30 +405,47 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     }
     slots.set(index, fields);
   }
-  return { ...base, fields: [], slots };
+  return {
+    type: "pattern",
+    relation: head.text,
+    template,
+    addressVar,
+    pos: list.pos,
+    source: list.source,
+    fields: [],
+    slots,
+  };
 }
 
 function isConnective(n: SNode | undefined, kind: "and" | "or"): boolean {
   return n?.type === "atom" && n.kind === kind;
 }
 
-/** Splits a pattern's items into field constraints joined by & | ~. */
+/**
+ * What {@link parseTerm} read besides the term: the index after it and whether it is a
+ * multifield. One object, overwritten by each call, so reading a term allocates only the term.
+ */
+const termEnd = { next: 0, isMulti: false };
+
+/** Splits `items[from..to)` (a pattern's items) into field constraints joined by & | ~. */
 function parseFieldSequence(
   items: SNode[],
+  from: number,
+  to: number,
   ctx: ParseContext,
   allowMulti: boolean,
 ): FieldConstraint[] {
   const out: FieldConstraint[] = [];
-  let i = 0;
-  while (i < items.length) {
+  let i = from;
+  while (i < to) {
     const pos = (items[i] as SNode).pos;
     const alts: Term[][] = [];
     let conj: Term[] = [];
     let multi = false;
     let wildOnly = false;
     for (;;) {
-      const { term, next, isMulti } = parseTerm(items, i, ctx);
-      if (isMulti) {
+      const term = parseTerm(items, i, to, ctx);
+      if (termEnd.isMulti) {
         if (!allowMulti) {
           throw rulesParseError(items[i]?.pos, "a single-field constraint", describe(items[i]), {
             construct: ctx.construct,
@@ -430,12 +455,13 @@ function parseFieldSequence(
       }
       if (term) conj.push(term);
       else wildOnly = true;
-      i = next;
-      if (isConnective(items[i], "and")) {
+      i = termEnd.next;
+      const at = i < to ? items[i] : undefined;
+      if (isConnective(at, "and")) {
         i++;
         continue;
       }
-      if (isConnective(items[i], "or")) {
+      if (isConnective(at, "or")) {
         alts.push(conj);
         conj = [];
         i++;
@@ -450,17 +476,17 @@ function parseFieldSequence(
   return out;
 }
 
-function parseTerm(
-  items: SNode[],
-  i: number,
-  ctx: ParseContext,
-): { term: Term | null; next: number; isMulti: boolean; isWild: boolean } {
+/**
+ * Reads the term at `items[i]` (`items` end at `to`): null for a wildcard. Sets
+ * {@link termEnd} to the index after it and whether it is a multifield.
+ */
+function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Term | null {
   let neg = false;
-  let n = items[i];
+  let n = i < to ? items[i] : undefined;
   if (n?.type === "atom" && n.kind === "not") {
     neg = true;
     i++;
-    n = items[i];
+    n = i < to ? items[i] : undefined;
   }
   if (n === undefined) {
     throw rulesParseError(undefined, "a constraint", "')'", { construct: ctx.construct });
@@ -471,46 +497,35 @@ function parseTerm(
       hint: "Write a predicate constraint as ?x&:(> ?x 1).",
     });
   }
+  termEnd.next = i + 1;
+  termEnd.isMulti = false;
   switch (n.kind) {
     case "sfwild":
+      return null;
     case "mfwild":
-      return { term: null, next: i + 1, isMulti: n.kind === "mfwild", isWild: true };
+      termEnd.isMulti = true;
+      return null;
     case "sfvar":
+      return { kind: "var", neg, name: n.text, mf: false, pos: n.pos };
     case "mfvar":
-      return {
-        term: { kind: "var", neg, name: n.text, mf: n.kind === "mfvar", pos: n.pos },
-        next: i + 1,
-        isMulti: n.kind === "mfvar",
-        isWild: false,
-      };
-    case "symbol":
-      if ((n.text === ":" || n.text === "=") && items[i + 1]?.type === "list") {
-        return {
-          term: {
-            kind: n.text === ":" ? "pred" : "ret",
-            neg,
-            expr: parseExpr(items[i + 1] as SNode, ctx),
-          },
-          next: i + 2,
-          isMulti: false,
-          isWild: false,
-        };
+      termEnd.isMulti = true;
+      return { kind: "var", neg, name: n.text, mf: true, pos: n.pos };
+    case "symbol": {
+      const call = i + 1 < to ? items[i + 1] : undefined;
+      if ((n.text === ":" || n.text === "=") && call?.type === "list") {
+        const kind = n.text === ":" ? "pred" : "ret";
+        // parseExpr may read terms of its own: set the end after it.
+        const expr = parseExpr(call, ctx);
+        termEnd.next = i + 2;
+        termEnd.isMulti = false;
+        return { kind, neg, expr };
       }
-      return {
-        term: { kind: "lit", neg, value: n.value },
-        next: i + 1,
-        isMulti: false,
-        isWild: false,
-      };
+      return { kind: "lit", neg, value: n.value };
+    }
     case "string":
     case "integer":
     case "float":
-      return {
-        term: { kind: "lit", neg, value: n.value },
-        next: i + 1,
-        isMulti: false,
-        isWild: false,
-      };
+      return { kind: "lit", neg, value: n.value };
     default:
       throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", describe(n), {
         construct: ctx.construct,

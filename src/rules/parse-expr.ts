@@ -55,6 +55,7 @@ function headName(list: SList, ctx: ParseContext): string {
 
 function parseCall(list: SList, ctx: ParseContext): Expr {
   const fn = headName(list, ctx);
+  if (!SPECIAL_FORMS.has(fn)) return parseFunctionCall(list, fn, ctx);
   const rest = list.items.slice(1);
   switch (fn) {
     case "assert":
@@ -104,19 +105,26 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
       };
     }
     default:
-      if (!ctx.hasFunction(fn)) {
-        throw rulesLoadError(list.pos, `unknown function '${fn}'`, {
-          construct: ctx.construct,
-          clips: `[EXPRNPSR3] Missing function declaration for ${fn}.`,
-          hint: "Use a built-in function (docs/rules.md) or register it with engine.registerFunction().",
-        });
-      }
-      return checkNumericArgs(
-        { k: "call", fn, args: rest.map((n) => parseExpr(n, ctx)), pos: list.pos },
-        rest,
-        ctx,
-      );
+      return parseFunctionCall(list, fn, ctx);
   }
+}
+
+/** The calls {@link parseCall} reads a shape of their own for (not `(fn arg…)`). */
+const SPECIAL_FORMS = new Set(["assert", "modify", "duplicate", "if", "while", "bind"]);
+
+/** `(fn arg…)`: a call of a built-in or host function. */
+function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
+  if (!ctx.hasFunction(fn)) {
+    throw rulesLoadError(list.pos, `unknown function '${fn}'`, {
+      construct: ctx.construct,
+      clips: `[EXPRNPSR3] Missing function declaration for ${fn}.`,
+      hint: "Use a built-in function (docs/rules.md) or register it with engine.registerFunction().",
+    });
+  }
+  const items = list.items;
+  const args: Expr[] = [];
+  for (let k = 1; k < items.length; k++) args.push(parseExpr(items[k] as SNode, ctx));
+  return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
 function parseIf(list: SList, ctx: ParseContext): Expr {
@@ -221,16 +229,20 @@ const NUMERIC = new Set([
   "max",
 ]);
 
-/** A constant that is not a number, given to a numeric function, fails at load time as in CLIPS. */
-function checkNumericArgs(call: Expr & { k: "call" }, nodes: SNode[], ctx: ParseContext): Expr {
+/**
+ * A constant that is not a number, given to a numeric function, fails at load time as in CLIPS.
+ * `items` are the call's list items (its arguments from index 1).
+ */
+function checkNumericArgs(call: Expr & { k: "call" }, items: SNode[], ctx: ParseContext): Expr {
   if (!NUMERIC.has(call.fn)) return call;
-  call.args.forEach((arg, i) => {
+  for (let i = 0; i < call.args.length; i++) {
+    const arg = call.args[i] as Expr;
     if (
       arg.k === "const" &&
       typeof arg.v !== "number" &&
       !(typeof arg.v === "object" && "value" in arg.v && typeof arg.v.value === "number")
     ) {
-      const node = nodes[i];
+      const node = items[i + 1];
       const expected = call.fn === "div" ? "integer" : "integer or float";
       throw rulesLoadError(
         node?.pos ?? call.pos,
@@ -242,6 +254,6 @@ function checkNumericArgs(call: Expr & { k: "call" }, nodes: SNode[], ctx: Parse
         },
       );
     }
-  });
+  }
   return call;
 }

@@ -66,6 +66,9 @@ interface Parsed {
 
 const parsedRules = new WeakMap<ParsedRule, Parsed>();
 
+/** The host functions of a rule that calls none. */
+const NO_FUNCTIONS: ReadonlySet<string> = new Set();
+
 /**
  * Parses rule definitions as `RuleEngine.defineRule` would, without building them, and returns
  * every problem (never throws). Rules are parsed with no templates defined (ordered facts only).
@@ -84,23 +87,29 @@ export function checkRules(
   const functions = new Set(options.functions ?? []);
   const rules: (ParsedRule | null)[] = [];
   const problems: RuleProblem[] = [];
-  for (const [index, def] of definitions.entries()) {
+  // One parse context for every definition: the host functions the current one calls are
+  // collected in `hostFunctions` (reset per definition; most call none, so most share one set).
+  let hostFunctions: Set<string> | null = null;
+  const ctx: ParseContext = {
+    template: () => undefined,
+    hasFunction: (name) => {
+      if (isKnownFunction(name)) return true;
+      if (!functions.has(name)) return false;
+      hostFunctions ??= new Set();
+      hostFunctions.add(name);
+      return true;
+    },
+  };
+  for (let index = 0; index < definitions.length; index++) {
+    const def = definitions[index] as RuleDefinition;
     const unbalanced = parenthesisProblem(def.when);
     if (unbalanced) {
       problems.push({ index, rule: def.name, code: "invalid", ...unbalanced });
       rules.push(null);
       continue;
     }
-    const hostFunctions = new Set<string>();
-    const ctx: ParseContext = {
-      template: () => undefined,
-      hasFunction: (name) => {
-        if (isKnownFunction(name)) return true;
-        if (!functions.has(name)) return false;
-        hostFunctions.add(name);
-        return true;
-      },
-    };
+    hostFunctions = null;
+    ctx.construct = undefined;
     try {
       const { ast, source } = parseRuleDefinition(def, ctx);
       if (ast.actions.length > 0 && !def.then?.trim()) {
@@ -116,14 +125,12 @@ export function checkRules(
         rules.push(null);
         continue;
       }
-      const rule: ParsedRule = {
-        name: def.name,
-        salience: def.salience ?? 0,
-        source,
-        ...(def.actions ? { actions: def.actions } : {}),
-        definable: buildsSurely(ast),
-      };
-      parsedRules.set(rule, { ast, hostFunctions });
+      const salience = def.salience ?? 0;
+      const definable = buildsSurely(ast);
+      const rule: ParsedRule = def.actions
+        ? { name: def.name, salience, source, actions: def.actions, definable }
+        : { name: def.name, salience, source, definable };
+      parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
       rules.push(rule);
     } catch (error) {
       problems.push(ruleProblem(error, def, index));
@@ -209,31 +216,37 @@ function parenthesisProblem(
 ): { line: number; column: number; message: string } | undefined {
   let line = 1;
   let column = 0;
-  const open: { line: number; column: number }[] = [];
+  // The lines and columns of the '(' still open, as pairs.
+  const open: number[] = [];
   for (let i = 0; i < when.length; i++) {
-    const ch = when[i];
+    const ch = when.charCodeAt(i);
     column++;
-    if (ch === "\n") {
+    if (ch === 10 /* \n */) {
       line++;
       column = 0;
-    } else if (ch === '"') {
+    } else if (ch === 34 /* " */) {
       // Skip the string, honouring backslash escapes.
-      for (i++; i < when.length && when[i] !== '"'; i++) {
-        if (when[i] === "\\") i++;
-        if (when[i] === "\n") {
+      for (i++; i < when.length && when.charCodeAt(i) !== 34; i++) {
+        if (when.charCodeAt(i) === 92 /* \\ */) i++;
+        if (when.charCodeAt(i) === 10) {
           line++;
           column = 0;
         } else column++;
       }
       column++;
-    } else if (ch === ";") {
-      while (i + 1 < when.length && when[i + 1] !== "\n") i++;
-    } else if (ch === "(") {
-      open.push({ line, column });
-    } else if (ch === ")" && open.pop() === undefined) {
-      return { line, column, message: "this ')' closes nothing" };
+    } else if (ch === 59 /* ; */) {
+      while (i + 1 < when.length && when.charCodeAt(i + 1) !== 10) i++;
+    } else if (ch === 40 /* ( */) {
+      open.push(line, column);
+    } else if (ch === 41 /* ) */) {
+      if (open.length === 0) return { line, column, message: "this ')' closes nothing" };
+      open.length -= 2;
     }
   }
-  const unclosed = open[open.length - 1];
-  return unclosed ? { ...unclosed, message: "this '(' is never closed" } : undefined;
+  if (open.length === 0) return undefined;
+  return {
+    line: open[open.length - 2] as number,
+    column: open[open.length - 1] as number,
+    message: "this '(' is never closed",
+  };
 }
