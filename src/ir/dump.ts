@@ -12,7 +12,7 @@ export function toWire(schema: z.ZodType, value: unknown): unknown {
 }
 
 /** The slice of zod 4's internal definition this walker reads. */
-interface SchemaNode {
+export interface SchemaNode {
   _zod: { def: SchemaDef };
 }
 
@@ -28,6 +28,55 @@ interface SchemaDef {
   values?: unknown[];
 }
 
+/** A field of an object schema: its key, its schema and whether it has a default. */
+export interface FieldPlan {
+  readonly key: string;
+  readonly schema: SchemaNode;
+  readonly hasDefault: boolean;
+  readonly defaultValue: unknown;
+}
+
+// Per schema, computed once: the walkers visit every object of a document, and a large
+// document has thousands of the same shape.
+const fieldPlans = new WeakMap<object, readonly FieldPlan[]>();
+const unionOptions = new WeakMap<object, Map<unknown, SchemaNode>>();
+
+/** The fields of an object schema's `shape`, in declaration order. */
+export function fieldsOf(shape: Record<string, SchemaNode>): readonly FieldPlan[] {
+  let plan = fieldPlans.get(shape);
+  if (plan === undefined) {
+    plan = Object.entries(shape).map(([key, schema]) => {
+      const def = schema._zod.def;
+      return { key, schema, hasDefault: def.type === "default", defaultValue: def.defaultValue };
+    });
+    fieldPlans.set(shape, plan);
+  }
+  return plan;
+}
+
+/** True when `value` is the field's default (a field Pydantic's exclude_defaults leaves out). */
+export function isDefault(field: FieldPlan, value: unknown): boolean {
+  return field.hasDefault && deepEqual(value, field.defaultValue);
+}
+
+/** The option of a discriminated union `value` belongs to (undefined: none, or not an object). */
+export function unionOption(def: SchemaDef, value: unknown): SchemaNode | undefined {
+  const key = def.discriminator;
+  if (key === undefined || value === null || typeof value !== "object") return undefined;
+  let byTag = unionOptions.get(def);
+  if (byTag === undefined) {
+    byTag = new Map();
+    // The first option listing a tag wins, as a search in option order would find it.
+    for (const option of def.options ?? []) {
+      for (const tag of option._zod.def.shape?.[key]?._zod.def.values ?? []) {
+        if (!byTag.has(tag)) byTag.set(tag, option);
+      }
+    }
+    unionOptions.set(def, byTag);
+  }
+  return byTag.get((value as Record<string, unknown>)[key]);
+}
+
 function walk(schema: SchemaNode, value: unknown): unknown {
   const def = schema._zod.def;
   switch (def.type) {
@@ -38,12 +87,18 @@ function walk(schema: SchemaNode, value: unknown): unknown {
       return walk(def.innerType as SchemaNode, value);
     case "object":
       return walkObject(def.shape ?? {}, value as Record<string, unknown>);
-    case "array":
-      return (value as unknown[]).map((item) => walk(def.element as SchemaNode, item));
+    case "array": {
+      const items = value as unknown[];
+      const out: unknown[] = new Array(items.length);
+      for (let i = 0; i < items.length; i++) out[i] = walk(def.element as SchemaNode, items[i]);
+      return out;
+    }
     case "record":
       return walkRecord(def.valueType as SchemaNode, value as Record<string, unknown>);
-    case "union":
-      return walkUnion(def, value);
+    case "union": {
+      const option = unionOption(def, value);
+      return option ? walk(option, value) : value;
+    }
     default:
       return value;
   }
@@ -51,12 +106,10 @@ function walk(schema: SchemaNode, value: unknown): unknown {
 
 function walkObject(shape: Record<string, SchemaNode>, value: Record<string, unknown>): unknown {
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(shape)) {
-    const fieldValue = value[key];
-    if (fieldValue === undefined) continue;
-    const fieldDef = field._zod.def;
-    if (fieldDef.type === "default" && deepEqual(fieldValue, fieldDef.defaultValue)) continue;
-    out[key] = walk(field, fieldValue);
+  for (const field of fieldsOf(shape)) {
+    const fieldValue = value[field.key];
+    if (fieldValue === undefined || isDefault(field, fieldValue)) continue;
+    out[field.key] = walk(field.schema, fieldValue);
   }
   return out;
 }
@@ -65,17 +118,6 @@ function walkRecord(valueType: SchemaNode, value: Record<string, unknown>): unkn
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = walk(valueType, item);
   return out;
-}
-
-function walkUnion(def: SchemaDef, value: unknown): unknown {
-  const key = def.discriminator;
-  if (key === undefined || value === null || typeof value !== "object") return value;
-  const tag = (value as Record<string, unknown>)[key];
-  const option = def.options?.find((candidate) => {
-    const literal = candidate._zod.def.shape?.[key]?._zod.def;
-    return literal?.values?.includes(tag) === true;
-  });
-  return option ? walk(option, value) : value;
 }
 
 /** Structural equality of JSON data (the only values an IR model holds). */

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { sha256Hex } from "../core/index.js";
-import { toWire } from "./dump.js";
+import { SLOW_PATH, sortedWire } from "./canonical-wire.js";
+import { type SchemaNode, toWire } from "./dump.js";
 import { IrValidationError } from "./errors.js";
 import { MODELS, type ModelName } from "./models/index.js";
 import { PARSE_PARAMS, type Problem, problemsFromIssues } from "./problems.js";
@@ -11,13 +12,17 @@ export type ModelInput<M extends ModelName> = z.input<(typeof MODELS)[M]>;
 /** The parsed type of model `M` (defaults filled in). */
 export type ModelValue<M extends ModelName> = z.output<(typeof MODELS)[M]>;
 
-function wireOf(value: unknown, model: ModelName): unknown {
-  const schema = MODELS[model];
-  const parsed = schema.safeParse(value, PARSE_PARAMS);
+/** `value` parsed by `model`'s schema (defaults filled); throws IrValidationError. */
+function parseModel(value: unknown, model: ModelName): unknown {
+  const parsed = MODELS[model].safeParse(value, PARSE_PARAMS);
   if (!parsed.success) {
     throw new IrValidationError(model, problemsFromIssues(parsed.error.issues, value));
   }
-  return toWire(schema, parsed.data);
+  return parsed.data;
+}
+
+function wireOf(value: unknown, model: ModelName): unknown {
+  return toWire(MODELS[model], parseModel(value, model));
 }
 
 /**
@@ -47,47 +52,19 @@ export function dumpsCanonical<M extends ModelName = "IRDocument">(
   value: ModelInput<M>,
   model?: M,
 ): string {
-  const wire = wireOf(value, model ?? "IRDocument");
-  // Fast path: a copy with every object's keys inserted in sorted order, written by the native
-  // JSON.stringify (several times faster than a writer of our own on a large document). Data
-  // the native writer would get wrong takes the Python-exact writer: an array-index-like key
-  // ("2", which JavaScript lists first whatever the insertion order), a key where UTF-16 order
-  // and code-point order may differ, or a number Python writes differently.
-  const sorted = sortedCopy(wire);
+  const name = model ?? "IRDocument";
+  const schema = MODELS[name];
+  const data = parseModel(value, name);
+  // Fast path: wire data with every object's keys inserted in sorted order (one walk of the
+  // schema), written by the native JSON.stringify (several times faster than a writer of our
+  // own on a large document). Data the native writer would get wrong takes the Python-exact
+  // writer: an array-index-like key ("2", which JavaScript lists first whatever the insertion
+  // order), a key where UTF-16 order and code-point order may differ, or a number Python writes
+  // differently.
+  const sorted = sortedWire(schema as unknown as SchemaNode, data);
   return sorted === SLOW_PATH
-    ? pythonJson(wire, { sortKeys: true, ensureAscii: false })
+    ? pythonJson(toWire(schema, data), { sortKeys: true, ensureAscii: false })
     : JSON.stringify(sorted);
-}
-
-const SLOW_PATH: unique symbol = Symbol("needs the Python-exact writer");
-const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
-const HIGH_UNIT = /[\ud800-\uffff]/;
-
-/** Wire data with sorted keys, or SLOW_PATH when the native writer would differ from Python. */
-function sortedCopy(value: unknown): unknown {
-  if (typeof value === "number") return differsFromJavaScript(value) ? SLOW_PATH : value;
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) {
-    const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const item = sortedCopy(value[i]);
-      if (item === SLOW_PATH) return SLOW_PATH;
-      out[i] = item;
-    }
-    return out;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    if (ARRAY_INDEX.test(key) || HIGH_UNIT.test(key)) return SLOW_PATH;
-    const item = record[key];
-    if (item === undefined) continue;
-    const copy = sortedCopy(item);
-    if (copy === SLOW_PATH) return SLOW_PATH;
-    out[key] = copy;
-  }
-  return out;
 }
 
 /** True when some number in `value` is written differently by Python's json. */
