@@ -246,7 +246,8 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
 
 function parseDeclare(list: SList, ctx: ParseContext): number {
   let salience = 0;
-  for (const item of list.items.slice(1)) {
+  for (let k = 1; k < list.items.length; k++) {
+    const item = list.items[k] as SNode;
     if (item.type !== "list" || item.items[0]?.type !== "atom") {
       throw rulesParseError(item.pos, "(salience N)", describe(item), { construct: ctx.construct });
     }
