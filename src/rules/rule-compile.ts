@@ -60,7 +60,14 @@ export function compileRule(
       rhsByBuilt.set(b, compileActions(ast, b));
     }
   } catch (error) {
-    // A disjunct that failed half-built is taken back by the network; the built ones go here.
+    // Nothing is primed yet: the network takes back every disjunct's new nodes.
+    net.abandonRule();
+    throw error;
+  }
+  try {
+    // Every disjunct is primed at once, as CLIPS resets a new rule's disjuncts together.
+    net.primeRule();
+  } catch (error) {
     hooks.discard(entry);
     throw error;
   }

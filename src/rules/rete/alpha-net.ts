@@ -30,6 +30,9 @@ export class AlphaNet {
   private readonly shared = new Map<string, AlphaNode>();
   /** Alpha memories created by the rule being built; filled once it is complete. */
   private freshAlphas: AlphaNode[] = [];
+  /** Shared memories the rule being built added stop nodes to, and those stop nodes. */
+  private grownAlphas: AlphaNode[] = [];
+  private readonly grownStops = new Set<PatternNode>();
 
   constructor(
     /** Facts currently in working memory, oldest first (to fill new alpha memories). */
@@ -41,13 +44,7 @@ export class AlphaNet {
     const net = this.nets.get(fact.relation);
     if (!net) return;
     net.match(fact, deliver);
-    // A shared memory's match has now reached all its stop nodes.
-    for (const am of walked) {
-      am.reached = REACHED_ALL;
-      am.alpha.walkFact = null;
-      am.alpha.walkMatch = null;
-    }
-    walked.length = 0;
+    finishWalk();
   }
 
   /** Removes a fact's matches and everything built on them, newest match first as CLIPS does. */
@@ -101,32 +98,13 @@ export class AlphaNet {
   }
 
   /**
-   * Completes a rule's alpha side: new alpha memories take the facts already in working memory
-   * (oldest first, activating nothing), and the rule's new joins are linked to their stop nodes.
+   * Links a rule's new joins to their stop nodes. The alpha memories the rule created stay empty
+   * until {@link redrive} fills them, as CLIPS leaves a new pattern node's memory to its
+   * incremental reset (incrrset.c).
    */
   commit(joins: readonly AlphaJoin[]): void {
     const fresh = new Set(this.freshAlphas);
-    const relations = new Set(this.freshAlphas.map((a) => a.relation));
-    const store = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode) => {
-      if (!fresh.has(alpha)) return;
-      if (stop.bare !== null && alpha.walkFact === fact) {
-        // A shared memory holds a fact once, with an entry per stop node it reached.
-        revisit(alpha.walkMatch as AlphaMatch);
-        return;
-      }
-      const am = storeMatch(alpha, fact, marks);
-      am.reached = REACHED_ALL;
-      alpha.walkFact = fact;
-      alpha.walkMatch = am;
-    };
-    for (const relation of relations) {
-      const net = this.nets.get(relation);
-      if (net) for (const fact of this.factsOf(relation)) net.match(fact, store);
-    }
-    for (const alpha of this.freshAlphas) {
-      alpha.walkFact = null;
-      alpha.walkMatch = null;
-    }
+    const relations = new Set<string>();
     const grown = new Map<AlphaNode, number>();
     for (const node of joins) {
       const stop = this.stops.get(node) as PatternNode;
@@ -134,6 +112,7 @@ export class AlphaNet {
       if (stop.succ.length === 0 && stop.bare === null) alpha.members.push(stop);
       if (stop.succ.length === 0 && stop.bare !== null && !fresh.has(alpha)) {
         grown.set(alpha, (grown.get(alpha) ?? 0) + 1);
+        this.grownStops.add(stop);
       }
       stop.succ.unshift(node);
       node.rank = stop.rank;
@@ -142,12 +121,58 @@ export class AlphaNet {
     }
     for (const relation of relations) this.rankMembers(relation);
     // A shared memory that gained stop nodes: its matches have reached those too.
+    // Its new stop nodes are new pattern nodes in CLIPS, filled by the re-run (redrive): until
+    // a fact is re-run no join sees its match (only the new rule's nodes run meanwhile).
     for (const [alpha, n] of grown) {
       for (const am of alpha.memory.all()) {
         for (let i = 0; i < n; i++) revisit(am);
+        am.reached = 0;
       }
+      this.grownAlphas.push(alpha);
     }
+  }
+
+  /**
+   * Runs the facts already in working memory, oldest first, through the alpha memories the rule
+   * created (and only those), each entering its memory and reaching the new joins below as a
+   * new fact would: CLIPS's incremental reset (FactsIncrementalReset). A join's memory so holds
+   * only the facts older than the one being re-run, so the new rule's activations come in the
+   * order the facts would have made them.
+   */
+  redrive(): void {
+    const fresh = new Set(this.freshAlphas);
+    const grownStops = this.grownStops;
+    const grown = this.grownAlphas;
     this.freshAlphas = [];
+    if (fresh.size === 0 && grown.length === 0) return;
+    const facts: Fact[] = [];
+    for (const relation of new Set([...fresh, ...grown].map((a) => a.relation))) {
+      for (const fact of this.factsOf(relation)) facts.push(fact);
+    }
+    facts.sort((a, b) => a.factId - b.factId);
+    const only = (alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode) => {
+      if (fresh.has(alpha)) deliver(alpha, fact, marks, stop);
+      else if (grownStops.has(stop)) reach(alpha, fact, stop);
+    };
+    try {
+      for (const fact of facts) {
+        this.nets.get(fact.relation)?.match(fact, only);
+        finishWalk();
+      }
+    } finally {
+      finishWalk();
+      this.forgetFresh();
+    }
+  }
+
+  /** Forgets what {@link commit} kept for the re-run (and shows every hidden match again). */
+  forgetFresh(): void {
+    this.freshAlphas = [];
+    for (const alpha of this.grownAlphas) {
+      for (const am of alpha.memory.all()) am.reached = REACHED_ALL;
+    }
+    this.grownAlphas = [];
+    this.grownStops.clear();
   }
 
   /**
@@ -210,6 +235,16 @@ const NO_MARKS: readonly Mark[] = [];
 /** Shared-memory matches made during the current walk (their reach is completed after it). */
 const walked: AlphaMatch[] = [];
 
+/** A shared memory's matches made by the walk just ended have now reached all its stop nodes. */
+function finishWalk(): void {
+  for (const am of walked) {
+    am.reached = REACHED_ALL;
+    am.alpha.walkFact = null;
+    am.alpha.walkMatch = null;
+  }
+  walked.length = 0;
+}
+
 /** Hands a fact that reached a stop node to its alpha memory, then to its joins in order. */
 function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: PatternNode): void {
   let am: AlphaMatch;
@@ -227,6 +262,23 @@ function deliver(alpha: AlphaNode, fact: Fact, marks: readonly Mark[], stop: Pat
       walked.push(am);
     }
     am.reached = stop.rank + 1;
+  }
+  const succ = stop.succ;
+  for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);
+}
+
+/**
+ * A re-run fact reached a new stop node of a shared memory that already held it: the match
+ * shows to the joins up to that node's rank (the rest of the walk shows it to all) and the
+ * node's joins take it as a new match.
+ */
+function reach(alpha: AlphaNode, fact: Fact, stop: PatternNode): void {
+  const am = (fact.matches as AlphaMatch[]).find((m) => m.alpha === alpha);
+  if (!am) return;
+  if (am.reached < stop.rank + 1) am.reached = stop.rank + 1;
+  if (alpha.walkMatch !== am) {
+    alpha.walkMatch = am;
+    walked.push(am);
   }
   const succ = stop.succ;
   for (let i = 0; i < succ.length; i++) (succ[i] as RightInput).rightActivate(am);

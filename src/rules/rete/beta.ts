@@ -1,4 +1,4 @@
-import type { AlphaMatch, AlphaNode, RightInput } from "./memory.js";
+import type { AlphaMatch, AlphaNode, Primed, RightInput } from "./memory.js";
 import {
   emit,
   type LeftInput,
@@ -92,6 +92,8 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
 
 /** `(test expr)`: passes the tokens for which the expression is not FALSE. */
 export class TestNode extends BetaNode implements LeftInput {
+  /** Set when primed from a sibling (the order it took its tokens). */
+  primed: Primed | null = null;
   constructor(
     readonly key: string,
     readonly test: (t: Token) => boolean,
@@ -106,6 +108,8 @@ export class TestNode extends BetaNode implements LeftInput {
 
 /** The end of a rule: each token reaching it is an activation. */
 export class TerminalNode implements LeftInput {
+  /** Set when primed from a sibling (the order it took its tokens). */
+  primed: Primed | null = null;
   constructor(
     readonly onActivate: (t: Token) => void,
     readonly onRemove: (t: Token) => void,

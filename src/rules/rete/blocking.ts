@@ -152,7 +152,7 @@ export class GroupMatch implements RightMatch<GroupMatch> {
  */
 export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
   /** The child of the group's last node that feeds this node's right memory. */
-  readonly input: LeftInput;
+  readonly input: NandInput;
   /** The group's last node (set by the network when it links the input there). */
   inputParent: TokenSource | null = null;
 
@@ -162,6 +162,7 @@ export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
     const memory = this.memory;
     const rightHash = spec.rightHash;
     this.input = {
+      nand: this,
       leftActivate: (t) => {
         const gm = new GroupMatch(t);
         gm.hash = rightHash === null ? 0 : rightHash(gm);
@@ -178,6 +179,11 @@ export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
       },
     };
   }
+}
+
+/** A nand join's right input, hung below the group's last node. */
+export interface NandInput extends LeftInput {
+  readonly nand: NandNode;
 }
 
 /**

@@ -76,6 +76,21 @@ export function matchAt(t: Token, slot: number): AlphaMatch | null {
 
 let tokenSeq = 0;
 
+/** The `seq` of the newest token so far. */
+export function lastTokenSeq(): number {
+  return tokenSeq;
+}
+
+/**
+ * The tokens a node without a memory of its own (a terminal or test node) was primed with, in
+ * the order it took them, and the newest token `seq` then: it took every later token as it was
+ * made (see prime.ts).
+ */
+export interface Primed {
+  readonly tokens: readonly Token[];
+  readonly upto: number;
+}
+
 /** A token's place in the left memory of a second (third, …) node fed by its parent node. */
 class LeftEntry implements MemEntry {
   next: MemEntry | null = null;

@@ -16,6 +16,7 @@ import { type Negation, nandExternals, nandJoin, negationOf } from "./groups.js"
 import { type LeftInput, outputOf, removeToken, type Token, type TokenSource } from "./memory.js";
 import { compilePattern } from "./pattern.js";
 import { exprVars, type Scope, tokenReader } from "./pattern-context.js";
+import { type PrimeContext, primeFromSibling } from "./prime.js";
 
 type Display = "fact" | "star" | "none";
 
@@ -61,6 +62,8 @@ export class Network {
   private readonly byKey = new Map<TokenSource, Map<string, LeftInput>>();
   /** Nodes created by the rule being built; primed once it is complete. */
   private fresh: PathEntry[] = [];
+  /** The paths of the rule's disjuncts built so far (primed together by primeRule). */
+  private pending: PathEntry[][] = [];
 
   constructor(
     private readonly host: () => EvalHost,
@@ -81,8 +84,9 @@ export class Network {
   }
 
   /**
-   * Compiles one disjunct's conditional elements below the root and attaches a terminal.
-   * New nodes are primed with the tokens and facts that already exist.
+   * Compiles one disjunct's conditional elements below the root and attaches a terminal. The
+   * new nodes stay empty until {@link primeRule}, which fills every disjunct of the rule at
+   * once (CLIPS resets a rule's disjuncts incrementally together).
    */
   buildRule(
     rule: string,
@@ -90,7 +94,6 @@ export class Network {
     onActivate: (t: Token) => void,
     onRemove: (t: Token) => void,
   ): BuiltRule {
-    this.fresh = [];
     const scope: Scope = new Map();
     const display: Display[] = [];
     const b: Build = {
@@ -102,22 +105,43 @@ export class Network {
     };
     const terminal = new TerminalNode(onActivate, onRemove);
     const built = { terminal, scope, display, path: b.path };
-    let primed = false;
     try {
       const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
       link(end.parent, terminal, false);
       this.fresh.push({ node: terminal, parent: end.parent });
       b.path.push({ node: terminal, parent: end.parent });
-      primed = true;
-      this.prime();
     } catch (error) {
-      // Take back what this rule had built, so a failed definition leaves the network as it was.
-      if (primed) this.detach(built);
-      else this.abandon(b.path);
-      this.fresh = [];
+      // Take back what this disjunct had built, so a failed definition leaves the network as it
+      // was (the caller takes back the rule's other disjuncts with abandonRule).
+      this.abandon(b.path);
       throw error;
     }
+    this.pending.push(b.path);
     return built;
+  }
+
+  /**
+   * Fills the new nodes of the disjuncts built since the last call with the tokens and facts
+   * that already exist. When it throws, the caller detaches the rule's disjuncts.
+   */
+  primeRule(): void {
+    const paths = this.pending;
+    this.pending = [];
+    try {
+      this.prime(paths);
+    } finally {
+      this.fresh = [];
+      this.alphas.forgetFresh();
+    }
+  }
+
+  /** Takes back the disjuncts built since the last {@link primeRule} (a rule that failed). */
+  abandonRule(): void {
+    const paths = this.pending;
+    this.pending = [];
+    for (let i = paths.length - 1; i >= 0; i--) this.abandon(paths[i] as PathEntry[]);
+    this.fresh = [];
+    this.alphas.forgetFresh();
   }
 
   /** Unlinks the nodes of a path that was never primed (a rule that failed while being built). */
@@ -193,20 +217,50 @@ export class Network {
     return node;
   }
 
-  private prime(): void {
+  /**
+   * Fills the rule's new nodes with what already exists, in the order CLIPS 6.30's incremental
+   * reset does (incrrset.c), so a rule defined after its facts gets its activations in CLIPS's
+   * order. First the nodes that hang from nodes other rules already fed are primed, walking the
+   * rule from its end upwards (a not/exists group after the join that takes it): a node below
+   * the root takes the root token (a first pattern on an existing alpha memory so meets its
+   * facts oldest first), one below an existing node takes that node's tokens as a sibling holds
+   * them (newest first). Then the facts, oldest first, are re-run through the new alpha memories
+   * only, so the joins below meet them one by one as if they had just been asserted.
+   */
+  private prime(paths: readonly (readonly PathEntry[])[]): void {
+    const fresh = new Set<LeftInput | TokenSource>(this.fresh.map((f) => f.node));
     this.alphas.commit(
       this.fresh
         .map((f) => f.node)
         .filter((n): n is AlphaJoin => n instanceof JoinNode || n instanceof NegativeNode),
     );
-    // Feed existing tokens to the topmost new nodes; the rest is reached through them.
-    const freshSet = new Set(this.fresh.map((f) => f.node));
-    for (const { node, parent } of this.fresh) {
-      if (freshSet.has(parent as unknown as LeftInput)) continue;
-      const tokens = parent === this.root ? [this.root.token] : outputOf(parent, this.root.token);
-      for (const t of tokens) node.leftActivate(t);
-    }
     this.fresh = [];
+    const root = this.root.token;
+    const ctx: PrimeContext = { fresh, root };
+    const done = new Set<LeftInput>();
+    for (const path of paths) this.primePath(path, ctx, done);
+    this.alphas.redrive();
+  }
+
+  /** Primes one disjunct's new nodes, from its end upwards (CheckForPrimableJoins). */
+  private primePath(path: readonly PathEntry[], ctx: PrimeContext, done: Set<LeftInput>): void {
+    const { fresh, root } = ctx;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const { node, parent } = path[i] as PathEntry;
+      if (!fresh.has(node) || done.has(node)) continue;
+      done.add(node);
+      if (node instanceof NandNode) {
+        const end = node.inputParent;
+        const rightReady = end !== null && !fresh.has(end);
+        if (parent === this.root) {
+          // A group first in the rule: its right memory first, then the root token meets it.
+          if (rightReady) primeFromSibling(node.input, end, ctx);
+          node.leftActivate(root);
+        } else if (!fresh.has(parent)) primeFromSibling(node, parent, ctx);
+        else if (rightReady) primeFromSibling(node.input, end, ctx);
+      } else if (parent === this.root) node.leftActivate(root);
+      else if (!fresh.has(parent)) primeFromSibling(node, parent, ctx);
+    }
   }
 
   private chain(

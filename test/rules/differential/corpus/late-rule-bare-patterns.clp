@@ -1,0 +1,17 @@
+; untested ordered patterns each have their own pattern node in CLIPS (Keel shares one memory):
+; a later rule's new node is filled by the re-run of the facts, not from the older node's memory.
+(assert (b 2))
+(defrule r0 (b ?y) (a $?m) => (printout t "r0 " ?y crlf))
+(assert (b 1))
+(assert (a 3))
+(defrule r1 (a ?x) => (printout t "r1 " ?x crlf))
+(defrule r2 (b ?y) (a $?m) (a ?x) => (printout t "r2 " ?y " " ?x crlf))
+(agenda)
+(assert (d))
+(assert (a 4 5))
+(defrule r3 (declare (salience 1)) (b ?y) (a ?x $?) => (printout t "r3 " ?y " " ?x crlf))
+(defrule r4 (declare (salience 1)) (a $?m) (not (d)) => (printout t "r4 " crlf))
+(defrule r5 (declare (salience 1)) (a $?m) (exists (d)) => (printout t "r5 " ?m crlf))
+(agenda)
+(run)
+(exit)

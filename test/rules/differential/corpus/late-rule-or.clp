@@ -1,0 +1,12 @@
+; the disjuncts of an or are primed together, as CLIPS resets a new rule's disjuncts at once.
+(assert (a 1))
+(assert (b 1))
+(assert (a 2))
+(assert (b 2))
+(assert (c 1))
+(defrule o1 (or (and (a ?x) (b ?y)) (and (b ?y) (a ?x))) => (printout t "o1 " ?x ?y crlf))
+(agenda)
+(defrule o2 (or (a ?x) (c ?x)) (b ?y) => (printout t "o2 " ?x ?y crlf))
+(agenda)
+(run)
+(exit)

@@ -1,0 +1,12 @@
+; a one-pattern rule defined after its facts: CLIPS re-runs the facts oldest first through it.
+(assert (a 1))
+(assert (b 7))
+(assert (a 2))
+(assert (a 3))
+(defrule r (a ?x) => (printout t "r " ?x crlf))
+(agenda)
+(defrule s (declare (salience 2)) (a ?x) => (printout t "s " ?x crlf))
+(defrule t (declare (salience 2)) (b ?x) => (printout t "t " ?x crlf))
+(agenda)
+(run)
+(exit)
