@@ -59,7 +59,27 @@ describe("atomic definitions", () => {
     expect(future(engine)).toEqual(future(started()));
   });
 
-  it("a rule refused after its network was primed takes its activations back", () => {
+  it("an or whose second disjunct fails takes back the first (built, not yet primed)", () => {
+    const engine = started();
+    const before = JSON.stringify(engine.snapshot());
+    const error = failure(() =>
+      engine.defineRule({
+        name: "broken-or",
+        // The first disjunct is built (sharing alert's first pattern); the second reads ?y.
+        when: "(or (event (severity ?s&:(>= ?s 4)) (source ?src)) (event (source ?x&:(> ?y 1))))",
+      }),
+    );
+    expect(error.code).toBe("RULES_PARSE");
+    expect(JSON.stringify(engine.snapshot())).toBe(before);
+    expect(engine.agendaEntries().map((a) => a.rule)).toEqual(
+      started()
+        .agendaEntries()
+        .map((a) => a.rule),
+    );
+    expect(future(engine)).toEqual(future(started()));
+  });
+
+  it("a rule refused for its right-hand side leaves no activations behind", () => {
     const engine = started();
     const before = JSON.stringify(engine.snapshot());
     // Matches the events already asserted, then the right-hand side reads an unbound variable.
