@@ -53,8 +53,12 @@ export function dumpsCanonical<M extends ModelName = "IRDocument">(
   model?: M,
 ): string {
   const name = model ?? "IRDocument";
+  return canonicalText(name, parseModel(value, name));
+}
+
+/** The canonical text of `data`, already parsed by `name`'s schema. */
+function canonicalText(name: ModelName, data: unknown): string {
   const schema = MODELS[name];
-  const data = parseModel(value, name);
   // Fast path: wire data with every object's keys inserted in sorted order (one walk of the
   // schema), written by the native JSON.stringify (several times faster than a writer of our
   // own on a large document). Data the native writer would get wrong takes the Python-exact
@@ -87,6 +91,15 @@ function hasPythonOnlyNumber(value: unknown): boolean {
  */
 export function graphHash(doc: ModelInput<"IRDocument">): string {
   return sha256Hex(dumpsCanonical({ ...doc, migrate: [] }));
+}
+
+/**
+ * {@link graphHash} of a document validation has just produced, without parsing it again: only
+ * for a document nothing can have changed since (compileDocument hashes the one validation
+ * handed it before any other code sees it). Same text, same hash.
+ */
+export function graphHashOfValidated(doc: ModelValue<"IRDocument">): string {
+  return sha256Hex(canonicalText("IRDocument", { ...doc, migrate: [] }));
 }
 
 /**

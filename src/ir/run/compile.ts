@@ -6,7 +6,7 @@ import { timeoutMillis } from "../duration.js";
 import { IrValidationError } from "../errors.js";
 import type { Action, IRDocument } from "../models/index.js";
 import type { Problem } from "../problems.js";
-import { graphHash } from "../serialize.js";
+import { graphHashOfValidated } from "../serialize.js";
 import { validateDocument } from "../validate.js";
 import { arrivals, type GraphState } from "./arrival.js";
 import { engineFor, keep, prepareEngine, release } from "./engine-state.js";
@@ -72,6 +72,10 @@ export async function compileDocument(
   const result = validateDocument(input);
   if (!result.ok) throw new IrValidationError("IR document", result.problems);
   const doc = result.document;
+  // The run's graph hash is graphHash's, the one `keel ir hash` prints (migrate left out),
+  // taken now, while the document is still validation's alone (no node factory has seen it):
+  // it cannot have changed since, so it is not parsed again (every run reads the hash).
+  const hash = graphHashOfValidated(doc);
   const state = stateShapeOf(doc, options.stateClasses ?? {});
   const nodes = await resolveNodes(doc, options.nodeKinds ?? {}, options.baseDir ?? process.cwd());
   const problems = [...state.problems, ...nodes.problems];
@@ -80,21 +84,11 @@ export async function compileDocument(
   // The rules are built now, so one the engine refuses fails here, before any run starts.
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
-  // The run's graph hash is graphHash's, the one `keel ir hash` prints (migrate left out).
-  // Computed on first use (a run's first step, or a caller reading it): hashing a large
-  // document costs more than compiling it.
-  let memo: string | undefined;
-  const hash = () => {
-    memo ??= graphHash(doc);
-    return memo;
-  };
   const shape = state.shape;
   const graph = buildGraph(doc, shape, nodes.nodes, packs, hash);
   return {
     graph: graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
-    get graphHash() {
-      return hash();
-    },
+    graphHash: hash,
     document: doc,
     fields: state.shape.fields,
     checkInput: (input, what = "The run's input") => stateProblems(shape, input, what),
@@ -106,7 +100,7 @@ function buildGraph(
   shape: StateShape,
   impls: Map<string, IrNode>,
   packs: string[],
-  hash: () => string,
+  hash: string,
 ) {
   const spec: Record<string, ReturnType<typeof Annotation>> = {};
   for (const field of shape.fields) spec[field] = Annotation<unknown>();
@@ -114,7 +108,7 @@ function buildGraph(
     ...spec,
     __ir: Annotation<IrRunState>({
       reducer: (_old, next) => next,
-      default: () => ({ graph_hash: hash(), rules: null, mirror: {}, pending: null }),
+      default: () => ({ graph_hash: hash, rules: null, mirror: {}, pending: null }),
     }),
     __ir_transitions: Annotation<Transition[]>({
       reducer: (a, b) => a.concat(b),
