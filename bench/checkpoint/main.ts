@@ -23,6 +23,7 @@ import { MemorySaver, PostgresSaver, SqliteSaver } from "../../src/checkpoint/in
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
 import { type Comparison, printTable } from "../lib/report.js";
+import { walFramesOf } from "../runtime/wal-frames.js";
 import { type Figures, measure, postgresFloor, sqliteFloor } from "./floor.js";
 import {
   CHAIN_LENGTH,
@@ -127,6 +128,44 @@ const rows: Comparison[] = [];
 const cpuRows: Comparison[] = [];
 /** Keel's figures next to what one bare commit costs on the same database (see floor.ts). */
 const floors: Array<{ name: string; keel: Figures; floor: Figures }> = [];
+/** What one chain step writes to the WAL, page by page, by owning table or index. */
+let framesLine = "";
+
+/**
+ * Runs `graph` (at synchronous=OFF, to be quick) until its database's WAL file stops growing:
+ * the log has reached its autocheckpoint size once and restarted, so later commits reuse it.
+ */
+async function growWal(database: Database.Database, path: string, graph: Invokable): Promise<void> {
+  const synchronous = database.pragma("synchronous", { simple: true }) as number;
+  database.pragma("synchronous = OFF");
+  try {
+    let previous = -1;
+    for (let runs = 0; runs < 500; runs++) {
+      await microsPerStep(graph, "sync");
+      const size = statSync(`${path}-wal`).size;
+      if (size === previous) return;
+      previous = size;
+    }
+  } finally {
+    database.pragma(`synchronous = ${synchronous}`);
+  }
+}
+
+/**
+ * WAL frames (pages) per step of one chain run on a fresh thread, attributed to the b-tree that
+ * owns each page (the header page counts as `sqlite_schema`): the pages a step's commit writes
+ * and, at synchronous=FULL, fsyncs.
+ */
+async function framesPerStep(store: Store, path: string, graph: Invokable): Promise<string> {
+  if (store.native.dialect !== "sqlite") return "";
+  const frames = await walFramesOf(store.native.database, path, () => microsPerStep(graph, "sync"));
+  const perStep = (n: number) => (n / CHAIN_LENGTH).toFixed(2);
+  const owners = [...frames.byTree]
+    .sort((a, b) => b[1] - a[1])
+    .map(([owner, n]) => `${owner} ${perStep(n)}`)
+    .join(", ");
+  return `WAL frames per step (SQLite, Keel chain): ${perStep(frames.frames)} pages in ${perStep(frames.commits)} commits: ${owners}`;
+}
 
 /** Records one comparison: wall time in the main table, CPU time in the second. */
 function record(row: Omit<Comparison, "keel" | "peer" | "unit">, measured: Measured): void {
@@ -151,11 +190,9 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
   const store = await keelSqliteStore(`keel-chain-${synchronous}`, synchronous);
   const peer = langgraphSqlite(`lg-chain-${synchronous}`, synchronous);
   const bare = langgraphSqlite(`floor-${synchronous}`, synchronous).db;
-  const measured = await alternating(
-    keelChain(SqliteSaver.fromStore(store)),
-    langgraphChain(peer.saver),
-    "sync",
-    async () => sqliteFloor(bare, CHAIN_LENGTH),
+  const keel = keelChain(SqliteSaver.fromStore(store));
+  const measured = await alternating(keel, langgraphChain(peer.saver), "sync", async () =>
+    sqliteFloor(bare, CHAIN_LENGTH),
   );
   floors.push({
     name: `SQLite WAL synchronous=${synchronous}`,
@@ -171,6 +208,23 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
     },
     measured,
   );
+  if (synchronous === "NORMAL")
+    framesLine = await framesPerStep(store, join(workdir, `keel-chain-${synchronous}.db`), keel);
+  if (synchronous === "FULL" && store.native.dialect === "sqlite") {
+    // The same pair once each WAL file has been filled to its autocheckpoint size and restarted
+    // (what a long-lived database sees): commits then overwrite frames in place instead of
+    // growing the file, whose growth makes each fsync also commit the file's new size.
+    await growWal(store.native.database, join(workdir, `keel-chain-${synchronous}.db`), keel);
+    const peerChain = langgraphChain(peer.saver);
+    await growWal(peer.db, join(workdir, `lg-chain-${synchronous}.db`), peerChain);
+    record(
+      {
+        name: "100-node chain, SQLite WAL synchronous=FULL, WAL file grown (steady state)",
+        peerName: "langgraph-checkpoint-sqlite",
+      },
+      await alternating(keel, peerChain, "sync"),
+    );
+  }
   await store.close();
   peer.db.close();
 }
@@ -296,4 +350,5 @@ for (const { name, keel, floor } of floors)
   console.log(
     `${name.padEnd(36)} Keel ${µs(keel.wall)} µs/step (CPU ${µs(keel.cpu)})   bare commit ${µs(floor.wall)} µs (CPU ${µs(floor.cpu)})   Keel above the floor ${µs(keel.wall - floor.wall)} µs`,
   );
+if (framesLine) console.log(`\n${framesLine}`);
 rmSync(workdir, { recursive: true, force: true });
