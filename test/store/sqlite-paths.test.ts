@@ -82,6 +82,8 @@ describe("SQLite settings, read back after open", () => {
     const full = await openStore({ db: path, synchronous: "FULL", busyTimeoutMs: 250 });
     const database = full.native.dialect === "sqlite" ? full.native.database : undefined;
     expect(database?.pragma("synchronous", { simple: true })).toBe(2);
+    // FULL fsyncs every commit: a log reused in place (SQLite's 1,000) beats a growing one.
+    expect(database?.pragma("wal_autocheckpoint", { simple: true })).toBe(1_000);
     expect(database?.pragma("busy_timeout", { simple: true })).toBe(250);
     await full.close();
     // The file stays in WAL mode for every later connection.
