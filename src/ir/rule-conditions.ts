@@ -11,10 +11,12 @@ import { hintFor, type Problem, renderActual } from "./problems.js";
 const HOST_FUNCTIONS = ["ir-action"];
 
 /**
- * The parsed rules of documents that passed validation, for compiling them without parsing the
- * text again (validation parses every rule exactly as the run's engine defines it).
+ * Documents whose rules all passed validation, with whether the check covered every rule
+ * (`ParsedRule.definable`). The parses themselves are not kept: keeping 5,000 syntax trees
+ * alive from validation to the first run cost more in garbage collection (copying them while
+ * validation still allocates) than parsing them again when the engine is built.
  */
-const parsed = new WeakMap<IRDocument, readonly ParsedRule[]>();
+const checked = new WeakMap<IRDocument, boolean>();
 
 /**
  * The rule engine definitions of a document's rules: declaration order is priority (the first
@@ -34,23 +36,29 @@ export function ruleDefinitions(doc: IRDocument): RuleDefinition[] {
  * Parses every rule's `when` as the left-hand side of a CLIPS rule and returns a `rule_invalid`
  * problem at `/rules/<i>/when` for each that does not parse, with the line and column within the
  * `when` text. Run after the id stage (rule ids are slugs, hence valid CLIPS names). When every
- * rule parses, the parse is kept for compiling the document ({@link parsedRulesOf}).
+ * rule parses, whether all are definable is kept for compiling the document ({@link rulesDefinable}).
  *
  * @example
  * checkRuleConditions(doc) // [{ code: "rule_invalid", path: "/rules/0/when", … }]
  */
 export function checkRuleConditions(doc: IRDocument): Problem[] {
-  const check = checkRules(ruleDefinitions(doc), { functions: HOST_FUNCTIONS });
+  const check = checkRules(ruleDefinitions(doc), { functions: HOST_FUNCTIONS, keepParses: false });
   if (check.problems.length === 0) {
-    parsed.set(doc, check.rules as readonly ParsedRule[]);
+    checked.set(
+      doc,
+      (check.rules as readonly ParsedRule[]).every((rule) => rule.definable),
+    );
     return [];
   }
   return check.problems.map((problem) => ruleProblem(doc, problem));
 }
 
-/** The rules of `doc` as validation parsed them, when it did. */
-export function parsedRulesOf(doc: IRDocument): readonly ParsedRule[] | undefined {
-  return parsed.get(doc);
+/**
+ * Whether validation found every rule of `doc` fully checked (defining them cannot fail);
+ * undefined when validation did not check this document's rules.
+ */
+export function rulesDefinable(doc: IRDocument): boolean | undefined {
+  return checked.get(doc);
 }
 
 /** The IR problem for a rule the rule engine refused (at validation or when compiling). */

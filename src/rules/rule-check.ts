@@ -55,6 +55,11 @@ export interface RuleCheck {
 export interface CheckRulesOptions {
   /** Host functions the rules may call besides the built-ins (registered on the engine later). */
   functions?: Iterable<string>;
+  /**
+   * False: do not keep the parses for `defineRule` (it parses the `source` again). A host that
+   * only needs the verdict saves keeping every rule's syntax tree alive (default true).
+   */
+  keepParses?: boolean;
 }
 
 /** What an engine needs to define a parsed rule, kept out of the public type. */
@@ -85,6 +90,7 @@ export function checkRules(
   options: CheckRulesOptions = {},
 ): RuleCheck {
   const functions = new Set(options.functions ?? []);
+  const keep = options.keepParses ?? true;
   const rules: (ParsedRule | null)[] = [];
   const problems: RuleProblem[] = [];
   // One parse context for every definition: the host functions the current one calls are
@@ -130,7 +136,7 @@ export function checkRules(
       const rule: ParsedRule = def.actions
         ? { name: def.name, salience, source, actions: def.actions, definable }
         : { name: def.name, salience, source, definable };
-      parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
+      if (keep) parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
       rules.push(rule);
     } catch (error) {
       problems.push(ruleProblem(error, def, index));

@@ -7,7 +7,7 @@ import {
 } from "../../rules/index.js";
 import type { IRDocument } from "../models/index.js";
 import { type Problem, renderActual } from "../problems.js";
-import { parsedRulesOf, ruleDefinitions, ruleProblem } from "../rule-conditions.js";
+import { ruleDefinitions, ruleProblem, rulesDefinable } from "../rule-conditions.js";
 import { installActionFunction } from "./pack-actions.js";
 
 /**
@@ -77,8 +77,7 @@ export function prepareEngine(doc: IRDocument, packs: readonly string[]): Proble
  * pack templates). Otherwise the rules are built now. See docs/ir.md.
  */
 function deferBuild(doc: IRDocument, packs: readonly string[]): Problem[] | "build now" {
-  const parsed = parsedRulesOf(doc);
-  if (!parsed?.every((rule) => rule.definable)) return "build now";
+  if (rulesDefinable(doc) !== true) return "build now";
   const engine = newEngine(doc);
   for (const [index, source] of packs.entries()) {
     try {
@@ -113,8 +112,7 @@ function buildEngine(doc: IRDocument, packs: readonly string[]): Built {
       return { failed: { pack: index }, error };
     }
   }
-  // Validation parsed the rules exactly as the engine defines them: reuse that parse.
-  const rules = parsedRulesOf(doc) ?? ruleDefinitions(doc);
+  const rules = ruleDefinitions(doc);
   for (const [index, rule] of rules.entries()) {
     try {
       engine.defineRule(rule);
