@@ -1,5 +1,5 @@
-import pc from "picocolors";
 import { toKeelError } from "../core/index.js";
+import { pc } from "./colors.js";
 
 /** Options every verb understands. */
 export interface OutputOptions {

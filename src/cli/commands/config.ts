@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import pc from "picocolors";
 import {
   getPreference,
   listPreferences,
@@ -8,6 +7,7 @@ import {
   settingOrigin,
   unsetPreference,
 } from "../../store/index.js";
+import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import {

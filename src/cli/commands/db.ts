@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import type { Command } from "commander";
-import pc from "picocolors";
 import { KeelError } from "../../core/index.js";
 import {
   backupStore,
@@ -15,6 +14,7 @@ import {
   resetStore,
   restoreStore,
 } from "../../store/index.js";
+import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
 import { printResult, progress, reportError, table } from "../output.js";
 import {

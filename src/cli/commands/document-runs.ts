@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import pc from "picocolors";
 import {
   type DurableSaver,
   type RunDocument,
@@ -30,6 +29,7 @@ import {
   validateDocument,
 } from "../../ir/index.js";
 import type { AuditWriter } from "../../runtime/index.js";
+import { pc } from "../colors.js";
 import { type OutputOptions, printResult, table } from "../output.js";
 
 /** What one `keel run` / `keel runs resume|respond` did, ready to print. */

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import pc from "picocolors";
 import { KeelError } from "../../core/index.js";
 import {
   BUILTIN_NODE_KINDS,
@@ -13,6 +12,7 @@ import {
   validateDocument,
 } from "../../ir/index.js";
 import { discoverStorePlugins } from "../../store/index.js";
+import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
 import { type OutputOptions, printResult, reportError, table } from "../output.js";
 import { openCliStore, outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import pc from "picocolors";
 import {
   type DurableSaver,
   PostgresSaver,
@@ -12,6 +11,7 @@ import { KeelError, toKeelError } from "../../core/index.js";
 import { loadPluginPacks, type PackSource } from "../../ir/index.js";
 import { AuditWriter, continueGovernedRun, loadGrant, runtimeDb } from "../../runtime/index.js";
 import { discoverStorePlugins, type Store } from "../../store/index.js";
+import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import {
