@@ -5,7 +5,7 @@
  * building it tells.
  */
 import type { CE, Expr, FieldConstraint, RuleAst, Term } from "./ast.js";
-import { type Compiled, compileExpr } from "./evaluate.js";
+import { type Compiled, type CompileOptions, compileExpr } from "./evaluate.js";
 import { FALSE } from "./values.js";
 
 const BOUND: Compiled = () => FALSE;
@@ -19,19 +19,21 @@ const BOUND: Compiled = () => FALSE;
 export function buildsSurely(ast: RuleAst): boolean {
   if (ast.actions.length > 0) return false;
   const bound = new Set<string>();
-  for (const ce of ast.ces) if (!ceBuilds(ce, bound)) return false;
+  // One set of compile options per rule, not one closure per expression.
+  const opts: CompileOptions = { resolve: (name) => (bound.has(name) ? BOUND : null), rhs: false };
+  for (const ce of ast.ces) if (!ceBuilds(ce, bound, opts)) return false;
   return true;
 }
 
-function ceBuilds(ce: CE, bound: Set<string>): boolean {
-  if (ce.type === "test") return exprBuilds(ce.expr, bound);
+function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {
+  if (ce.type === "test") return exprBuilds(ce.expr, opts);
   if (ce.type !== "pattern" || ce.addressVar !== null) return false;
   const fields: FieldConstraint[] = ce.template ? [...ce.slots.values()].flat() : ce.fields;
-  for (const fc of fields) if (!fieldBuilds(fc, bound)) return false;
+  for (const fc of fields) if (!fieldBuilds(fc, bound, opts)) return false;
   return true;
 }
 
-function fieldBuilds(fc: FieldConstraint, bound: Set<string>): boolean {
+function fieldBuilds(fc: FieldConstraint, bound: Set<string>, opts: CompileOptions): boolean {
   if (fc.multi) return false;
   // A field led by a new variable binds it (field-plan.ts): the rest of the field may read it.
   const lead = fc.alts[0]?.[0];
@@ -40,27 +42,27 @@ function fieldBuilds(fc: FieldConstraint, bound: Set<string>): boolean {
   for (const alt of fc.alts) {
     for (const t of alt) {
       if (binds && t === lead) continue;
-      if (!termBuilds(t, bound)) return false;
+      if (!termBuilds(t, bound, opts)) return false;
     }
   }
   return true;
 }
 
-function termBuilds(t: Term, bound: ReadonlySet<string>): boolean {
+function termBuilds(t: Term, bound: ReadonlySet<string>, opts: CompileOptions): boolean {
   switch (t.kind) {
     case "lit":
       return true;
     case "var":
       return !t.mf && bound.has(t.name);
     default:
-      return exprBuilds(t.expr, bound);
+      return exprBuilds(t.expr, opts);
   }
 }
 
 /** Compiles `e` as the build would, every bound variable resolving: false where it throws. */
-function exprBuilds(e: Expr, bound: ReadonlySet<string>): boolean {
+function exprBuilds(e: Expr, opts: CompileOptions): boolean {
   try {
-    compileExpr(e, { resolve: (name) => (bound.has(name) ? BOUND : null), rhs: false });
+    compileExpr(e, opts);
     return true;
   } catch {
     return false;

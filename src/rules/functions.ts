@@ -458,11 +458,13 @@ export interface ArityProblem {
   clips: string;
 }
 
+// At module level: arityProblem runs for every call a rule compiles (no closure per call).
+const plural = (n: number) => `${n} argument${n === 1 ? "" : "s"}`;
+
 /** Checks a call's argument count against a function's bounds (CLIPS checks them at parse time). */
 export function arityProblem(name: string, count: number): ArityProblem | null {
   const b = BUILTINS.get(name) ?? SPECIAL_ARITY.get(name);
   if (!b) return null;
-  const plural = (n: number) => `${n} argument${n === 1 ? "" : "s"}`;
   if (count < b.min) {
     return {
       message: `function ${name} expects at least ${plural(b.min)}`,
