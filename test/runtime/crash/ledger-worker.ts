@@ -1,7 +1,7 @@
 /**
  * Child process of the ledger crash test. `start <db> <effects> <trial>` starts a governed run of
- * the crash graph (graph id = the trial); `recover <db> <effects> <run id>` recovers it after a
- * kill. Prints `ready` once the store is open and the outcome as one JSON line at the end.
+ * the crash graph (graph id = the trial); the test recovers it itself after a kill. Prints `ready`
+ * once the store is open and the outcome as one JSON line at the end.
  */
 
 import { GovernedRuntime } from "../../../src/runtime/index.js";
@@ -9,8 +9,8 @@ import { openStore } from "../../../src/store/index.js";
 import { crashGraph, crashTools } from "./ledger-crash-app.js";
 
 const [mode, db, effects, id] = process.argv.slice(2);
-if (!mode || !db || !effects || !id) {
-  console.error("usage: ledger-worker <start|recover> <db> <effects> <trial|run id>");
+if (mode !== "start" || !db || !effects || !id) {
+  console.error("usage: ledger-worker start <db> <effects> <trial>");
   process.exit(2);
 }
 // Bundled, this file cannot find the migrations next to the store's source: the parent says where.
@@ -26,10 +26,7 @@ const runtime = new GovernedRuntime({
 });
 const graph = crashGraph(runtime);
 process.stdout.write("ready\n");
-const outcome =
-  mode === "start"
-    ? await runtime.start({ graph, input: { done: 0 }, autonomy: "A4", graphId: id })
-    : await runtime.recover(id, graph);
+const outcome = await runtime.start({ graph, input: { done: 0 }, autonomy: "A4", graphId: id });
 process.stdout.write(
   `${JSON.stringify({ runId: outcome.run.id, status: outcome.run.status, waitingFor: outcome.waitingFor })}\n`,
 );
