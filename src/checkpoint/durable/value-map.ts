@@ -131,14 +131,7 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
     RowHead & { l: number; h: string }
   >;
   if (typeof head.v === "number" && head.v > CHECKPOINT_FORMAT_VERSION) {
-    throw new KeelError(
-      "CHECKPOINT_FORMAT",
-      `Checkpoint ${row.id} of thread "${row.threadId}" was written in checkpoint format ${head.v}; this Keel reads up to ${CHECKPOINT_FORMAT_VERSION}.`,
-      {
-        details: { threadId: row.threadId, checkpointId: row.id, format: head.v },
-        hint: "Upgrade Keel to read this thread.",
-      },
-    );
+    throw writtenByNewer(row, "checkpoint format", "format", head.v, CHECKPOINT_FORMAT_VERSION);
   }
   if (typeof head.v === "number" && head.l === undefined) {
     // Rows of the first development layout (values and version maps in blobs only).
@@ -152,14 +145,7 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
     );
   }
   if (typeof head.l === "number" && head.l > ROW_LAYOUT) {
-    throw new KeelError(
-      "CHECKPOINT_FORMAT",
-      `Checkpoint ${row.id} of thread "${row.threadId}" was written in row layout ${head.l}; this Keel reads up to ${ROW_LAYOUT}.`,
-      {
-        details: { threadId: row.threadId, checkpointId: row.id, layout: head.l },
-        hint: "Upgrade Keel to read this thread.",
-      },
-    );
+    throw writtenByNewer(row, "row layout", "layout", head.l, ROW_LAYOUT);
   }
   if (head.h !== valueHashOf(row.channelSeqsJson)) {
     throw corruptRow(row, "value map", new Error("its content does not match its hash"));
@@ -169,6 +155,24 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
     throw corruptRow(row, "value map", new Error("it has no channel entries"));
   }
   return { head: { v: head.v as number, ts: head.ts as string }, map };
+}
+
+/** CHECKPOINT_FORMAT for a row written by a newer Keel (a format or layout above this one's). */
+function writtenByNewer(
+  row: CheckpointRow,
+  what: string,
+  key: string,
+  found: number,
+  readable: number,
+): KeelError {
+  return new KeelError(
+    "CHECKPOINT_FORMAT",
+    `Checkpoint ${row.id} of thread "${row.threadId}" was written in ${what} ${found}; this Keel reads up to ${readable}.`,
+    {
+      details: { threadId: row.threadId, checkpointId: row.id, [key]: found },
+      hint: "Upgrade Keel to read this thread.",
+    },
+  );
 }
 
 /** Parses JSON text of a row, or CHECKPOINT_CORRUPT naming what is unreadable. */
