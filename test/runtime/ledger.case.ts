@@ -14,7 +14,7 @@ import {
 import type { Store } from "../../src/store/index.js";
 import { ManualClock } from "./support/clock.js";
 import { breakInserts, type RuntimeHarness } from "./support/harness.js";
-import { ToolFailure, testTools, type World } from "./support/tools.js";
+import { openSpec, ToolFailure, testTools, type World } from "./support/tools.js";
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -61,15 +61,7 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       const { store, clock, world, tools, audit, traceId, request } = await setup("ledger_success");
       const seenDuringEffect: string[] = [];
       tools.register(
-        {
-          name: "observe",
-          namespace: "test",
-          version: "2.0.0",
-          description: "sees the ledger while it runs",
-          input_schema: { type: "object" },
-          output_schema: { type: "object" },
-          side_effects: "write",
-        },
+        openSpec("observe", "write", "sees the ledger while it runs", { version: "2.0.0" }),
         async () => {
           // Read through the store (another pooled connection on Postgres): the row is committed.
           for (const row of await rows(store)) seenDuringEffect.push(row.status);
@@ -217,16 +209,9 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       let runs = 0;
       let release: (() => void) | undefined;
       tools.register(
-        {
-          name: "slow_idem",
-          namespace: "test",
-          version: "1.0.0",
-          description: "times out once, then answers when released",
-          input_schema: { type: "object" },
-          output_schema: { type: "object" },
-          side_effects: "external",
+        openSpec("slow_idem", "external", "times out once, then answers when released", {
           idempotency_key: "request_id",
-        },
+        }),
         () => {
           runs += 1;
           if (runs === 1) throw new Error("timeout");
@@ -260,15 +245,7 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       const { store, world, tools, audit, clock, ledger, request } = await setup("ledger_crash");
       let release: (() => void) | undefined;
       tools.register(
-        {
-          name: "hang",
-          namespace: "test",
-          version: "1.0.0",
-          description: "never answers (the process dies)",
-          input_schema: { type: "object" },
-          output_schema: { type: "object" },
-          side_effects: "external",
-        },
+        openSpec("hang", "external", "never answers (the process dies)"),
         () =>
           new Promise((resolve) => {
             world.lines.push("sent");

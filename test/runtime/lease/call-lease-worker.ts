@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import { isKeelError } from "../../../src/core/index.js";
 import { AuditWriter, ToolLedger, ToolRegistry } from "../../../src/runtime/index.js";
 import { openStore } from "../../../src/store/index.js";
+import { openSpec } from "../support/tools.js";
 
 const [mode, db, task, key, ttl] = process.argv.slice(2);
 if (!mode || !db || !task || !key) {
@@ -28,22 +29,11 @@ const lines = createInterface({ input: process.stdin });
 const go = new Promise<void>((resolve) => lines.on("line", (line) => line === "go" && resolve()));
 const tools = new ToolRegistry();
 let ledger: ToolLedger | undefined;
-tools.register(
-  {
-    name: "hang",
-    namespace: "test",
-    version: "1.0.0",
-    description: "answers when the parent says go",
-    input_schema: { type: "object" },
-    output_schema: { type: "object" },
-    side_effects: "external",
-  },
-  async () => {
-    process.stdout.write(`in-flight ${ledger?.owner}\n`);
-    await go;
-    return { pid: process.pid };
-  },
-);
+tools.register(openSpec("hang", "external", "answers when the parent says go"), async () => {
+  process.stdout.write(`in-flight ${ledger?.owner}\n`);
+  await go;
+  return { pid: process.pid };
+});
 const audit = new AuditWriter(store);
 ledger = new ToolLedger({ store, tools, audit, leaseTtlMs: ttl ? Number(ttl) : undefined });
 const call = () =>

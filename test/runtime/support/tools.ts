@@ -30,6 +30,26 @@ export function spec(name: string, sideEffects: string, extra: Record<string, un
   };
 }
 
+/** A `test.<name>` tool that takes and returns any object, for tests that watch the ledger, not
+ * the schemas. */
+export function openSpec(
+  name: string,
+  sideEffects: string,
+  description: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    name,
+    namespace: "test",
+    version: "1.0.0",
+    description,
+    input_schema: { type: "object" },
+    output_schema: { type: "object" },
+    side_effects: sideEffects,
+    ...extra,
+  };
+}
+
 /** A registry with `test.append` (write, not retry-safe), `test.append_idem` (write, declares
  * idempotency), `test.read` (read), `test.bad_output` (write, returns garbage) and
  * `test.old_append` (write, deprecated), `test.priced_append` (write, costs "0.0025"). */
