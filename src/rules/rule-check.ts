@@ -150,7 +150,7 @@ export function checkRules(
  * The text `defineRule` parses for a definition: `when` on lines of its own (so a `;` comment
  * in it ends there, and its line L is the source's line L + 1).
  */
-export function ruleSource(def: RuleDefinition): string {
+function ruleSource(def: RuleDefinition): string {
   return `(defrule ${def.name} (declare (salience ${def.salience ?? 0}))\n${def.when}\n=> ${def.then ?? ""})`;
 }
 

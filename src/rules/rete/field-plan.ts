@@ -31,7 +31,7 @@ export interface FieldPlan {
   readonly constant: { value: Value } | null;
 }
 
-export function termRefsOuter(t: Term, ctx: Context): boolean {
+function termRefsOuter(t: Term, ctx: Context): boolean {
   if (t.kind === "var") return isOuter(t.name, ctx);
   if (t.kind === "pred" || t.kind === "ret") {
     for (const v of exprVars(t.expr)) if (isOuter(v, ctx)) return true;
@@ -49,7 +49,7 @@ function localSlot(name: string, ctx: Context): number | undefined {
   return ctx.locals.get(name) ?? ctx.refs.get(name);
 }
 
-export function checkBound(t: Term, ctx: Context): void {
+function checkBound(t: Term, ctx: Context): void {
   const names = t.kind === "var" ? [t.name] : t.kind === "lit" ? [] : [...exprVars(t.expr)];
   for (const n of names) {
     if (!ctx.locals.has(n) && !ctx.outer.has(n)) {
@@ -66,7 +66,7 @@ export function checkBound(t: Term, ctx: Context): void {
 }
 
 /** Compiles a term that reads only local bindings into a value test, naming it in `keys`. */
-export function compileLocalTerm(
+function compileLocalTerm(
   t: Term,
   ctx: Context,
   self: FieldPos,

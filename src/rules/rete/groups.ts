@@ -51,7 +51,7 @@ function groupOrPattern(ces: CE[], exists: boolean): Negation {
 }
 
 /** The one conditional element of a list, looking through single-element `and`s. */
-export function singleCE(ces: CE[]): CE | null {
+function singleCE(ces: CE[]): CE | null {
   let list = ces;
   while (list.length === 1 && (list[0] as CE).type === "and") list = (list[0] as { ces: CE[] }).ces;
   return list.length === 1 ? (list[0] as CE) : null;

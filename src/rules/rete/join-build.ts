@@ -102,11 +102,7 @@ export function buildJoin(ctx: Context): JoinSpec {
 export type TermTest = (v: Value, f: Frame) => boolean;
 
 /** True when every term of some alternative holds for `v` (a join's `a&b|c` constraint). */
-export function anyAlternative(
-  alts: readonly (readonly TermTest[])[],
-  v: Value,
-  f: Frame,
-): boolean {
+function anyAlternative(alts: readonly (readonly TermTest[])[], v: Value, f: Frame): boolean {
   for (let i = 0; i < alts.length; i++) {
     const terms = alts[i] as readonly TermTest[];
     let ok = true;
