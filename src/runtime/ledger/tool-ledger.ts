@@ -295,7 +295,7 @@ export class ToolLedger {
     request: ToolCallRequest,
   ): Promise<ToolCallOutcome> {
     const started = this.#clock.now();
-    const leased = this.#holdLease(row);
+    this.#holdLease(row);
     let output: unknown;
     try {
       output = await tool.handler(request.input, {
@@ -304,7 +304,7 @@ export class ToolLedger {
         traceId: row.trace_id,
       });
     } catch (error) {
-      if (leased) this.#inFlight.delete(row.id);
+      this.#inFlight.delete(row.id);
       const latency = Math.max(0, this.#clock.now() - started);
       const definite =
         error instanceof ToolFailure ||
@@ -350,7 +350,7 @@ export class ToolLedger {
           : "Fix the cause; retrying will not help.",
       });
     }
-    if (leased) this.#inFlight.delete(row.id);
+    this.#inFlight.delete(row.id);
     const latency = Math.max(0, this.#clock.now() - started);
     const problems = tool.validateOutput(output);
     if (problems.length > 0) {
@@ -389,9 +389,9 @@ export class ToolLedger {
    * call in flight each third of the lease (a call is renewed within that of its start); it stops
    * itself once nothing is in flight, so a stream of short calls creates no timer per call.
    */
-  #holdLease(row: ToolCallsTable): boolean {
-    if (row.status === "succeeded" || row.status === "failed") return false;
-    if (row.lease_owner !== this.#recorder.owner) return false;
+  #holdLease(row: ToolCallsTable): void {
+    if (row.status === "succeeded" || row.status === "failed") return;
+    if (row.lease_owner !== this.#recorder.owner) return;
     this.#inFlight.set(row.id, row);
     if (this.#renewal === undefined) {
       this.#renewal = setInterval(
@@ -400,7 +400,6 @@ export class ToolLedger {
       );
       this.#renewal.unref();
     }
-    return true;
   }
 
   #renewAll(): void {
