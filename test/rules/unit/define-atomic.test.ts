@@ -42,6 +42,16 @@ function future(engine: RuleEngine) {
   return { first, second, facts: engine.factsText() };
 }
 
+/** The engine's agenda, and what it does from here on, are those of an engine just `started()`. */
+function expectAsStarted(engine: RuleEngine): void {
+  expect(engine.agendaEntries().map((a) => a.rule)).toEqual(
+    started()
+      .agendaEntries()
+      .map((a) => a.rule),
+  );
+  expect(future(engine)).toEqual(future(started()));
+}
+
 describe("atomic definitions", () => {
   it("a rule that fails half-built (second pattern) leaves state and matching unchanged", () => {
     const engine = started();
@@ -71,12 +81,7 @@ describe("atomic definitions", () => {
     );
     expect(error.code).toBe("RULES_PARSE");
     expect(JSON.stringify(engine.snapshot())).toBe(before);
-    expect(engine.agendaEntries().map((a) => a.rule)).toEqual(
-      started()
-        .agendaEntries()
-        .map((a) => a.rule),
-    );
-    expect(future(engine)).toEqual(future(started()));
+    expectAsStarted(engine);
   });
 
   it("a rule refused for its right-hand side leaves no activations behind", () => {
@@ -88,12 +93,7 @@ describe("atomic definitions", () => {
     );
     expect(error).toBeInstanceOf(KeelError);
     expect(JSON.stringify(engine.snapshot())).toBe(before);
-    expect(engine.agendaEntries().map((a) => a.rule)).toEqual(
-      started()
-        .agendaEntries()
-        .map((a) => a.rule),
-    );
-    expect(future(engine)).toEqual(future(started()));
+    expectAsStarted(engine);
   });
 
   it("a failed load undoes the templates, deffacts and rules it had defined", () => {
