@@ -61,7 +61,7 @@ export class Network {
   /** Each node's children by sharing key, so a rule finds a node to share without a scan. */
   private readonly byKey = new Map<TokenSource, Map<string, LeftInput>>();
   /** Nodes created by the rule being built; primed once it is complete. */
-  private fresh: PathEntry[] = [];
+  private fresh: LeftInput[] = [];
   /** The paths of the rule's disjuncts built so far (primed together by primeRule). */
   private pending: PathEntry[][] = [];
 
@@ -108,7 +108,7 @@ export class Network {
     try {
       const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
       link(end.parent, terminal, false);
-      this.fresh.push({ node: terminal, parent: end.parent });
+      this.fresh.push(terminal);
       b.path.push({ node: terminal, parent: end.parent });
     } catch (error) {
       // Take back what this disjunct had built, so a failed definition leaves the network as it
@@ -212,7 +212,7 @@ export class Network {
     node.id = ++nodeIds;
     children.set(key, node);
     link(parent, node, second);
-    this.fresh.push({ node, parent });
+    this.fresh.push(node);
     b.path.push({ node, parent });
     return node;
   }
@@ -228,13 +228,10 @@ export class Network {
    * only, so the joins below meet them one by one as if they had just been asserted.
    */
   private prime(paths: readonly (readonly PathEntry[])[]): void {
-    const fresh = new Set<LeftInput | TokenSource>(this.fresh.map((f) => f.node));
+    const fresh = new Set<LeftInput | TokenSource>(this.fresh);
     this.alphas.commit(
-      this.fresh
-        .map((f) => f.node)
-        .filter((n): n is AlphaJoin => n instanceof JoinNode || n instanceof NegativeNode),
+      this.fresh.filter((n): n is AlphaJoin => n instanceof JoinNode || n instanceof NegativeNode),
     );
-    this.fresh = [];
     const root = this.root.token;
     const ctx: PrimeContext = { fresh, root };
     const done = new Set<LeftInput>();
@@ -424,7 +421,7 @@ export class Network {
       // A new nand join: its right input is primed before its left one.
       node.inputParent = end.parent;
       link(end.parent, node.input, false);
-      this.fresh.splice(before, 0, { node: node.input, parent: end.parent });
+      this.fresh.splice(before, 0, node.input);
     }
     return node;
   }
