@@ -96,15 +96,15 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     const decoded = await decodeRow(this.db, this.serde, row);
     if (id === undefined) {
       // The latest checkpoint is what the next `put` builds on: remember it, unless a write
-      // raced. The highest seq may belong to another branch (a fork from the past), so it is read.
-      const maxSeq = Math.max(row.seq, await readMaxSeq(this.db, place));
+      // raced. The highest seq may belong to another branch (a fork from the past): marked stale,
+      // the next `put` reads it (a reader that never writes pays no query for it).
       if (this.queue.idle) {
         this.places.set(place, {
-          maxSeq,
+          maxSeq: row.seq,
           latestId: row.id,
           latestEntries: decoded.entries,
           lastWritten: decoded.lastWritten,
-          stale: false,
+          stale: true,
         });
       }
     } else {
