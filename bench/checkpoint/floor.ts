@@ -6,6 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import type pg from "pg";
+import { timeMicros } from "../lib/report.js";
 
 /** Microseconds per unit, wall and CPU (CPU excludes waiting for the disk and the scheduler). */
 export interface Figures {
@@ -19,9 +20,7 @@ export async function measure(
   fn: () => Promise<unknown> | unknown,
 ): Promise<Figures> {
   const cpu = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  await fn();
-  const wall = Number(process.hrtime.bigint() - start) / 1000;
+  const wall = await timeMicros(fn);
   const used = process.cpuUsage(cpu);
   return { wall: wall / units, cpu: (used.user + used.system) / units };
 }
