@@ -190,14 +190,15 @@ export class LedgerRecorder {
   }
 
   /**
-   * `attempted` → `unknown`. With `lease` (recovery, or a caller finding another's call), only
-   * while the row's lease is still the lapsed one seen: an owner that renewed it is still running.
+   * `attempted` → `unknown`. With `lapsed` (recovery, or a caller finding another's call), only
+   * while the row's lease is still the lapsed one it was read with: an owner that renewed it is
+   * still running.
    */
   async markUnknown(
     row: ToolCallsTable,
     reason: string,
     latencyMs?: number,
-    lease?: SeenLease,
+    lapsed = false,
   ): Promise<ToolCallsTable> {
     const now = this.#clock.now();
     return this.#transitionRow(
@@ -215,7 +216,7 @@ export class LedgerRecorder {
         summary: `${row.tool_name}: outcome unknown — ${reason}; never assumed to have succeeded`,
         outcome: "failure",
       },
-      lease,
+      lapsed ? seenLease(row) : undefined,
     );
   }
 

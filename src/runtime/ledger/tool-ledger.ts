@@ -16,7 +16,7 @@ import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
 import { assertTransition } from "../policy/transitions.js";
 import { ToolFailure } from "../tools/tool-failure.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
-import { DEFAULT_CALL_LEASE_MS, leaseLapsed, newLedgerOwner, seenLease } from "./call-lease.js";
+import { DEFAULT_CALL_LEASE_MS, leaseLapsed, newLedgerOwner } from "./call-lease.js";
 import { admitToolCall, auditRefusal } from "./ledger-admission.js";
 import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
@@ -150,7 +150,7 @@ export class ToolLedger {
         row,
         "its process stopped before the outcome was recorded",
         undefined,
-        seenLease(row),
+        true,
       );
     }
     // Another worker already runs it again (retry-safe tools): not ours to run twice at once.
@@ -235,7 +235,7 @@ export class ToolLedger {
           row,
           "found without an outcome on recovery, its owner's lease lapsed",
           undefined,
-          seenLease(row),
+          true,
         );
         marked.push(toolCallFromRow(unknown));
       } catch (error) {
