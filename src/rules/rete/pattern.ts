@@ -212,15 +212,18 @@ function finishSteps(pending: PendingStep[], rightHash: string, ordered: boolean
     const endSlot = p.group >= 0 && next?.group !== p.group;
     const h = `|h:${i === pending.length - 1 ? rightHash : ""}`;
     const where = `${p.kind}:${p.slot}:${p.field}:${endSlot ? 1 : 0}`;
+    const place = {
+      kind: p.kind,
+      slot: p.slot,
+      field: p.field,
+      endSlot,
+      leave: p.leave,
+      multislot: p.multislot,
+    };
     if (p.selector) {
       const s = p.selector;
       return {
-        kind: p.kind,
-        slot: p.slot,
-        field: p.field,
-        endSlot,
-        leave: p.leave,
-        multislot: p.multislot,
+        ...place,
         key: `${where}|sel:${s.getter}${s.preKey ? `+${s.preKey}` : ""}${h}`,
         test: null,
         selector: {
@@ -235,12 +238,7 @@ function finishSteps(pending: PendingStep[], rightHash: string, ordered: boolean
     const test = p.keys.length === 1 ? p.keys[0] : `and(${p.keys.join(",")})`;
     const leave = p.kind === "mf" ? `:${p.leave}` : "";
     return {
-      kind: p.kind,
-      slot: p.slot,
-      field: p.field,
-      endSlot,
-      leave: p.leave,
-      multislot: p.multislot,
+      ...place,
       key: `${where}${leave}|${test}${h}`,
       test: p.test,
       selector: null,
