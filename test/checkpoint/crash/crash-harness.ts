@@ -6,41 +6,16 @@
  * and compares the outcome with an uninterrupted run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import type { DurableSaver } from "../../../src/checkpoint/index.js";
+import { buildScript, repoRoot } from "../support/child-script.js";
 import { CRASH_NODES, SENDS } from "./crash-graph.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = join(here, "..", "..", "..");
-
 /**
- * Bundles the worker once into node_modules/.cache (so packages resolve from the repo): a child
- * then starts in a fraction of the time `tsx` needs, which is what lets 50 trials per dialect fit
- * in the test budget.
+ * Bundles the worker once (support/child-script.ts): a child then starts in a fraction of the
+ * time `tsx` needs, which is what lets 50 trials per dialect fit in the test budget.
  */
 export async function buildWorker(): Promise<string> {
-  const outfile = join(
-    repoRoot,
-    "node_modules",
-    ".cache",
-    "keel-crash",
-    `worker-${process.pid}.mjs`,
-  );
-  mkdirSync(dirname(outfile), { recursive: true });
-  await build({
-    entryPoints: [join(here, "worker.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outfile,
-    logLevel: "silent",
-  });
-  return outfile;
+  return (await buildScript("crash/worker.ts")).path;
 }
 
 export interface CrashBackend {
