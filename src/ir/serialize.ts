@@ -90,7 +90,8 @@ function hasPythonOnlyNumber(value: unknown): boolean {
  * order and defaulted fields do not change it; any other edit does.
  */
 export function graphHash(doc: ModelInput<"IRDocument">): string {
-  return sha256Hex(dumpsCanonical({ ...doc, migrate: [] }));
+  const parsed = parseModel({ ...doc, migrate: [] }, "IRDocument") as ModelValue<"IRDocument">;
+  return graphHashOfValidated(parsed);
 }
 
 /**
