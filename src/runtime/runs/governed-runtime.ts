@@ -62,6 +62,16 @@ export interface GovernedRuntimeOptions {
   approvalCapability?: ApprovalCapability;
   /** The ledger's redaction of requests before they are hashed and stored (secrets by default). */
   redact?: Redactor;
+  /**
+   * How long this runtime's leases last without renewal, in milliseconds (default 30 s; each is
+   * renewed every third of it while held). One value sets both: the run's thread lease
+   * (`RunStore`'s `leaseTtlMs`: another process may take over a run whose lease lapsed) and the
+   * lease on each tool call in flight (`ToolLedger`'s `leaseTtlMs`: recovery marks a call
+   * `unknown` only once its lease lapsed). Raise it for tools that may run longer than a lease
+   * term without their process being able to renew (a blocked event loop); lower it to recover
+   * sooner from a worker that stopped. A positive whole number, else `INVALID_ARGUMENT`.
+   */
+  leaseTtlMs?: number;
 }
 
 /** How to start a governed run. */
@@ -142,6 +152,7 @@ export class GovernedRuntime {
     this.#policy = options.policy;
     this.#ttl = options.approvalTtlSeconds ?? DEFAULT_APPROVAL_TTL_SECONDS;
     this.#approvalCapability = options.approvalCapability ?? (({ tool }) => `approve:${tool}`);
+    const leaseTtlMs = checkLeaseTtl(options.leaseTtlMs);
     this.audit = options.audit ?? new AuditWriter(this.store, { clock: this.#clock });
     this.ledger = new ToolLedger({
       store: this.store,
@@ -149,6 +160,7 @@ export class GovernedRuntime {
       audit: this.audit,
       clock: this.#clock,
       redact: options.redact,
+      leaseTtlMs,
     });
     this.approvals = new ApprovalService({
       store: this.store,
@@ -162,7 +174,7 @@ export class GovernedRuntime {
         ? SqliteSaver.fromStore(this.store)
         : PostgresSaver.fromStore(this.store));
     this.#tasks = new TaskRecords(this.store, this.audit);
-    this.runs = new RunStore(this.checkpointer, { writeTransition: this.#tasks.write });
+    this.runs = new RunStore(this.checkpointer, { writeTransition: this.#tasks.write, leaseTtlMs });
   }
 
   /**
@@ -512,6 +524,19 @@ export class GovernedRuntime {
       ...entry,
     });
   }
+}
+
+/** `leaseTtlMs` as given, when it is a positive whole number of milliseconds. */
+function checkLeaseTtl(value: number | undefined): number | undefined {
+  if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return value;
+  throw new KeelError(
+    "INVALID_ARGUMENT",
+    `leaseTtlMs must be a positive whole number of milliseconds, not ${String(value)}.`,
+    {
+      details: { leaseTtlMs: value },
+      hint: "Pass e.g. leaseTtlMs: 30_000 (the default), or leave it out.",
+    },
+  );
 }
 
 /**
