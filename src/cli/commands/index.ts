@@ -6,6 +6,7 @@ import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
+import { ledgerCommands } from "./ledger.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
 
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CliModule[] = [
   runsCommands,
   ingestCommands,
   approvalsCommands,
+  ledgerCommands,
   auditCommands,
   dbCommands,
   configCommands,

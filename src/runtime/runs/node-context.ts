@@ -134,7 +134,7 @@ export class NodeContext {
           tool: toolId,
           step: this.#step.name,
           tool_call_id: details?.toolCallId,
-          how_to_continue: `Check whether the effect happened, settle tool call ${details?.toolCallId ?? "?"} (ToolLedger.resolveUnknown), then resume run ${run.grant.runId}.`,
+          how_to_continue: `Check whether the effect happened, then settle the call: keel ledger resolve ${details?.toolCallId ?? "<tool_call_id>"} --outcome succeeded --output '<json>' --reason "<what you checked>"   (or: --outcome failed --reason "<what you checked>"; ToolLedger.resolveUnknown in code). A run started with its application module (start({ app })) continues then; otherwise resume run ${run.grant.runId}.`,
         });
       }
     }

@@ -1,0 +1,125 @@
+import { sql } from "kysely";
+import { KeelError } from "../../core/index.js";
+import {
+  getArtifact,
+  loadGovernedApp,
+  loadGrant,
+  runtimeDb,
+  type ToolCall,
+  type ToolCallStatus,
+  type ToolLedger,
+  type ToolResult,
+  type ValidationProblem,
+} from "../../runtime/index.js";
+import type { Store } from "../../store/index.js";
+
+/** Which ledger entries `keel ledger list` shows. */
+export interface ToolCallFilter {
+  /** One status, or every status (`undefined`). */
+  status?: ToolCallStatus;
+  traceId?: string;
+  runId?: string;
+  limit: number;
+}
+
+/** A recorded call and its result, as the ledger answers them. */
+export interface LedgerEntry {
+  toolCall: ToolCall;
+  result: ToolResult | null;
+}
+
+/**
+ * The ledger's calls matching `filter`, newest first. Only the ids are read here; each entry
+ * comes from `ToolLedger.get`, so the CLI shows calls exactly as the ledger reports them. A lookup
+ * of calls in doubt repeats the status index's own condition, which SQLite needs to use it.
+ */
+export async function listToolCalls(
+  store: Store,
+  ledger: ToolLedger,
+  filter: ToolCallFilter,
+): Promise<LedgerEntry[]> {
+  let query = runtimeDb(store).selectFrom("state_tool_calls").select("id");
+  if (filter.status !== undefined) {
+    if (filter.status === "attempted" || filter.status === "unknown") {
+      query = query.where(sql<boolean>`status IN ('attempted', 'unknown')`);
+    }
+    query = query.where("status", "=", filter.status);
+  }
+  if (filter.traceId !== undefined) query = query.where("trace_id", "=", filter.traceId);
+  if (filter.runId !== undefined) query = query.where("task_id", "=", filter.runId);
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(filter.limit)
+    .execute();
+  const entries: LedgerEntry[] = [];
+  for (const row of rows) entries.push(await ledger.get(row.id));
+  return entries;
+}
+
+/** What `keel ledger show` prints: the call, its result, the request and the answer recorded. */
+export interface LedgerDetail extends LedgerEntry {
+  /** The request as the ledger stored it (redacted: `{tool, version, action, input}`). */
+  request: unknown;
+  /** The tool's output (succeeded) or the error recorded (failed); null while it has none. */
+  response: unknown;
+}
+
+/** One call with its request and response artifacts; TOOL_CALL_NOT_FOUND for an unknown id. */
+export async function toolCallDetail(
+  store: Store,
+  ledger: ToolLedger,
+  toolCallId: string,
+): Promise<LedgerDetail> {
+  const entry = await ledger.get(toolCallId);
+  const db = runtimeDb(store);
+  const refs = await db
+    .selectFrom("state_tool_calls")
+    .select(["request_artifact_id", "result_artifact_id"])
+    .where("id", "=", toolCallId)
+    .executeTakeFirstOrThrow();
+  return {
+    ...entry,
+    request: await getArtifact(db, refs.request_artifact_id),
+    response:
+      refs.result_artifact_id === null ? null : await getArtifact(db, refs.result_artifact_id),
+  };
+}
+
+/** Whether an operator's output for a call was checked against the tool's output schema. */
+export type OutputCheck =
+  | { checked: true }
+  | { checked: false; reason: "no-run" | "no-app" | "no-tool" };
+
+/**
+ * Checks the output an operator says a call produced against its tool's `output_schema`, with the
+ * tool as the run's recorded application module registers it (the CLI has no registry of its
+ * own). Refused with every problem (`TOOL_OUTPUT_INVALID`): the run goes on with this output as
+ * the call's answer, so it must be what the tool could have returned. A call outside a run, or
+ * of a run without a module, cannot be checked and says so.
+ */
+export async function checkOperatorOutput(
+  store: Store,
+  toolCall: ToolCall,
+  output: unknown,
+): Promise<OutputCheck> {
+  if (toolCall.task_id === null) return { checked: false, reason: "no-run" };
+  const grant = await loadGrant(runtimeDb(store), toolCall.task_id);
+  if (!grant || grant.app === null) return { checked: false, reason: "no-app" };
+  const { runtime } = await loadGovernedApp(grant.app, store);
+  if (!runtime.tools.has(toolCall.tool_name)) return { checked: false, reason: "no-tool" };
+  const problems: ValidationProblem[] = runtime.tools
+    .get(toolCall.tool_name)
+    .validateOutput(output);
+  if (problems.length > 0) {
+    throw new KeelError(
+      "TOOL_OUTPUT_INVALID",
+      `The output given for tool call ${toolCall.tool_call_id} fails the output schema of "${toolCall.tool_name}" (${problems.length} problem${problems.length === 1 ? "" : "s"}: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}).`,
+      {
+        details: { toolCallId: toolCall.tool_call_id, tool: toolCall.tool_name, problems },
+        hint: "Pass --output with the JSON the effect produced, as the tool would have returned it; nothing was recorded.",
+      },
+    );
+  }
+  return { checked: true };
+}
