@@ -4,6 +4,7 @@ import {
   getArtifact,
   loadGovernedApp,
   loadGrant,
+  type RuntimeDb,
   runtimeDb,
   type ToolCall,
   type ToolCallStatus,
@@ -73,17 +74,28 @@ export async function toolCallDetail(
 ): Promise<LedgerDetail> {
   const entry = await ledger.get(toolCallId);
   const db = runtimeDb(store);
-  const refs = await db
+  const row = await db
     .selectFrom("state_tool_calls")
-    .select(["request_artifact_id", "result_artifact_id"])
+    .selectAll()
     .where("id", "=", toolCallId)
     .executeTakeFirstOrThrow();
   return {
     ...entry,
-    request: await getArtifact(db, refs.request_artifact_id),
+    request: await storedRequest(db, row as unknown as Record<string, unknown>),
     response:
-      refs.result_artifact_id === null ? null : await getArtifact(db, refs.result_artifact_id),
+      row.result_artifact_id === null ? null : await getArtifact(db, row.result_artifact_id),
   };
+}
+
+/**
+ * The redacted request of a ledger row: its canonical JSON on the row (`request_json`), or, on
+ * rows written before the ledger kept it there, the artifact `request_artifact_id` names. Read by
+ * column name so that either layout of the row is understood.
+ */
+async function storedRequest(db: RuntimeDb, row: Record<string, unknown>): Promise<unknown> {
+  if (typeof row.request_json === "string") return JSON.parse(row.request_json);
+  if (typeof row.request_artifact_id === "string") return getArtifact(db, row.request_artifact_id);
+  return null;
 }
 
 /** Whether an operator's output for a call was checked against the tool's output schema. */
