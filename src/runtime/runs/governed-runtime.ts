@@ -405,9 +405,16 @@ export class GovernedRuntime {
     const diff = diffTransitions(
       [
         routeTransition(original.routing),
-        ...stepTransitions(await this.steps.list(runId), source.originalCalls()),
+        ...stepTransitions(
+          await this.steps.list(runId),
+          source.originalCalls(),
+          source.originalGates(),
+        ),
       ],
-      [routeTransition(routing), ...stepTransitions(await this.steps.list(run.id), source.asked)],
+      [
+        routeTransition(routing),
+        ...stepTransitions(await this.steps.list(run.id), source.asked, source.gates),
+      ],
     );
     const firstDivergence = diff.find((row) => !row.same) ?? null;
     const report: ReplayReport = {

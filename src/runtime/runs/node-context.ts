@@ -95,12 +95,16 @@ export class NodeContext {
     const key = `${run.grant.runId}:${place}`;
     const tool = run.tools.has(toolId) ? run.tools.get(toolId) : undefined;
     const action = options.action ?? tool?.spec.name ?? toolId;
+    // The run's risk is a floor: node code may raise a call's risk, never lower it.
+    const risk = higherRisk(options.risk ?? run.grant.risk, run.grant.risk);
     if (run.replay && tool) {
+      // A replay's gate is decided, and compared with the original's, but asks nobody.
+      if (tool.spec.side_effects === "write" || tool.spec.side_effects === "external") {
+        run.replay.gate(place, tool, this.#decideGate(risk));
+      }
       const output = await run.replay.answer(place, tool, input, action, run.grant.traceId);
       return { output, outcome: null };
     }
-    // The run's risk is a floor: node code may raise a call's risk, never lower it.
-    const risk = higherRisk(options.risk ?? run.grant.risk, run.grant.risk);
     const request: ToolCallRequest = {
       tool: toolId,
       input,
@@ -148,13 +152,7 @@ export class NodeContext {
     action: string,
   ): Promise<void> {
     const run = this.#run;
-    // Routing's rule demands are applied here, at the run's autonomy: they tighten, never loosen.
-    const gate = decideGate({
-      autonomy: run.grant.autonomy,
-      risk,
-      policy: run.policy,
-      tightenings: run.grant.gateDemands,
-    });
+    const gate = this.#decideGate(risk);
     if (gate.decision === "allow") return;
     if (gate.decision === "block") {
       await this.#auditGate(
@@ -193,6 +191,17 @@ export class NodeContext {
       return;
     }
     await this.#awaitApproval(tool, input, key, risk, action, gate);
+  }
+
+  /** The gate at the run's autonomy × `risk`, with routing's rule demands (they only tighten). */
+  #decideGate(risk: RiskLevel): GateOutcome {
+    const run = this.#run;
+    return decideGate({
+      autonomy: run.grant.autonomy,
+      risk,
+      policy: run.policy,
+      tightenings: run.grant.gateDemands,
+    });
   }
 
   async #awaitApproval(

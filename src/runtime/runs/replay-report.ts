@@ -6,7 +6,10 @@ import type { StepsTable } from "../db/tables.js";
 export interface Transition {
   /** `route`, or `<node>#<visit>`. */
   at: string;
-  /** What happened there, reduced to what must match: status, output hash, calls made. */
+  /**
+   * What happened there, reduced to what must match: status, output hash, calls made, and the
+   * gate each gated call met (`<n>=allow|preview|confirm:<approval decision>|block`).
+   */
   summary: Record<string, unknown>;
 }
 
@@ -51,27 +54,39 @@ export function routeTransition(decision: RoutingDecision | null): Transition {
   };
 }
 
-/** A run's steps as transitions, with the calls each made (`<tool>@<request hash>`). */
+/**
+ * A run's steps as transitions, with the calls each made (`<tool>@<request hash>`) and the gate
+ * decision each gated call met (`allow`, `preview`, `confirm:<approval decision>`, `block`), both
+ * by the call's place in the step. A gate that decides otherwise in a counterfactual (another
+ * autonomy or risk) is a divergence at the step that made the call, even when the call itself is
+ * the same.
+ */
 export function stepTransitions(
   steps: readonly StepsTable[],
   calls: Map<string, string>,
+  gates: Map<string, string>,
 ): Transition[] {
   return steps.map((step) => {
     const at = `${step.name}#${step.visit}`;
-    const made = [...calls.entries()]
-      .filter(([place]) => place.startsWith(`${at}:`))
-      .map(([place, call]) => `${place.slice(at.length + 1)}=${call}`)
-      .sort();
     return {
       at,
       summary: {
         status: step.status,
         output:
           step.output_json === null ? null : hashValue(JSON.parse(step.output_json)).slice(0, 16),
-        calls: made,
+        calls: placedIn(at, calls),
+        gates: placedIn(at, gates),
       },
     };
   });
+}
+
+/** The entries of `byPlace` made in step `at`, as `<n>=<value>`, sorted. */
+function placedIn(at: string, byPlace: Map<string, string>): string[] {
+  return [...byPlace.entries()]
+    .filter(([place]) => place.startsWith(`${at}:`))
+    .map(([place, value]) => `${place.slice(at.length + 1)}=${value}`)
+    .sort();
 }
 
 /** Compares two transition lists position by position. */

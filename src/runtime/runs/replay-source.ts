@@ -1,8 +1,10 @@
 import { KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { getArtifact } from "../artifacts/artifact-store.js";
-import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
+import { type ApprovalsTable, runtimeDb, type ToolCallsTable } from "../db/tables.js";
+import type { GateOutcome } from "../policy/gate-policy.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
+import { loadGrant } from "./run-grants.js";
 
 /** A call a replay asked for that the original run did not make the same way. */
 export interface CallDivergence {
@@ -10,6 +12,14 @@ export interface CallDivergence {
   call: string;
   tool: string;
   kind: "missing" | "different-request";
+}
+
+/** What the original run's gate did at each place, as read back from its records. */
+interface OriginalGates {
+  /** The decision of each approval asked at a place (the latest asked there). */
+  approvals: Map<string, ApprovalsTable["status"]>;
+  /** Places whose call the gate blocked (`gate.blocked`) or previewed (`gate.preview`). */
+  audited: Map<string, "block" | "preview">;
 }
 
 /** The ledger's `request_hash` of a call (`ToolLedger.hashRequest`, with its redaction). */
@@ -27,22 +37,33 @@ export type RequestHasher = (tool: RegisteredTool, input: unknown, action: strin
  *   outside the ledger. A call that differs is still a divergence, but a counterfactual goes on.
  * - `skip`: no call and no check: the node gets what the original call at that place returned
  *   when it succeeded, else null; the diff compares such calls by their place and tool only.
+ *
+ * Gated calls (tools with effects) pass the replay's own gate first (`gate`), at the replay's
+ * autonomy and risk, without asking anyone: `block` stops the call as it would have been
+ * stopped; a call needing a person's confirmation gets the decision the original run's approval
+ * at that place received (approved: answered; denied or expired: the same error), and stops the
+ * replay (`APPROVAL_PENDING`) when the original never had one decided there.
  */
 export class ReplaySource {
   readonly divergences: CallDivergence[] = [];
   /** What the replay asked, by place: `<tool>@<request hash>` (`<tool>@skipped` for skip). */
   readonly asked = new Map<string, string>();
+  /** What the replay's gate decided, by place: `allow`, `preview`, `confirm:<decision>`, `block`. */
+  readonly gates = new Map<string, string>();
   readonly #calls: Map<string, ToolCallsTable>;
+  readonly #original: OriginalGates;
 
   private constructor(
     readonly originalRunId: string,
     readonly mode: "strict" | "counterfactual",
     calls: Map<string, ToolCallsTable>,
+    original: OriginalGates,
     private readonly store: Store,
     private readonly tools: ToolRegistry,
     private readonly hashRequest: RequestHasher,
   ) {
     this.#calls = calls;
+    this.#original = original;
   }
 
   /**
@@ -70,7 +91,80 @@ export class ReplaySource {
       // A failed call retried under the same key: the later row is the one the run went on with.
       calls.set(place, row);
     }
-    return new ReplaySource(runId, mode, calls, store, tools, hashRequest);
+    const original = await originalGates(store, runId);
+    return new ReplaySource(runId, mode, calls, original, store, tools, hashRequest);
+  }
+
+  /**
+   * What the original run's gate did, by place: `block` (audited `gate.blocked`), `confirm:<the
+   * approval's status>`, `preview` (audited `gate.preview`), or `allow` (a gated tool's call
+   * reached the ledger with neither). Calls of tools without effects pass no gate and have none.
+   */
+  originalGates(): Map<string, string> {
+    const gates = new Map<string, string>();
+    const { approvals, audited } = this.#original;
+    for (const place of new Set([...audited.keys(), ...approvals.keys(), ...this.#calls.keys()])) {
+      const event = audited.get(place);
+      const approval = approvals.get(place);
+      const row = this.#calls.get(place);
+      if (event === "block") gates.set(place, "block");
+      else if (approval !== undefined) gates.set(place, `confirm:${approval}`);
+      else if (event === "preview") gates.set(place, "preview");
+      else if (row && this.tools.has(row.tool_name) && gated(this.tools.get(row.tool_name))) {
+        gates.set(place, "allow");
+      }
+    }
+    return gates;
+  }
+
+  /**
+   * The replay's gate for a gated call at `place`, decided at the replay's autonomy and risk
+   * (`outcome`); records it and stops the call as the gate would have, without asking anyone.
+   */
+  gate(place: string, tool: RegisteredTool, outcome: GateOutcome): void {
+    // A tool that cannot dry-run is escalated from preview to confirm, as in a live run.
+    const decision = outcome.decision === "preview" && !tool.dryRun ? "confirm" : outcome.decision;
+    if (decision === "allow" || decision === "preview") {
+      this.gates.set(place, decision);
+      return;
+    }
+    if (decision === "block") {
+      this.gates.set(place, "block");
+      throw new KeelError(
+        "GATE_BLOCKED",
+        `The gate blocks "${tool.id}" at ${place} in the replay: ${outcome.explanation}`,
+        {
+          details: { call: place, tool: tool.id, originalRunId: this.originalRunId },
+          hint: "The replay's autonomy and risk block this call; see the report's first divergence.",
+        },
+      );
+    }
+    const decided = this.#original.approvals.get(place) ?? "pending";
+    this.gates.set(place, `confirm:${decided}`);
+    if (decided === "approved") return;
+    const details = { call: place, tool: tool.id, originalRunId: this.originalRunId };
+    if (decided === "denied") {
+      throw new KeelError(
+        "APPROVAL_DENIED",
+        `"${tool.id}" at ${place} was denied in the original run; the replay gives the same answer.`,
+        { details, hint: "The action must not run." },
+      );
+    }
+    if (decided === "expired") {
+      throw new KeelError(
+        "APPROVAL_EXPIRED",
+        `The approval for "${tool.id}" at ${place} expired in the original run; the replay gives the same answer.`,
+        { details, hint: "Nobody decided it in time; the action did not run." },
+      );
+    }
+    throw new KeelError(
+      "APPROVAL_PENDING",
+      `"${tool.id}" at ${place} needs a person's confirmation in the replay, and the original run has no decision for it there; a replay asks nobody.`,
+      {
+        details,
+        hint: "The replay's gate is stricter than the original's here; see the report's first divergence.",
+      },
+    );
   }
 
   /** What the original run called, by place: `<tool>@<request hash>` (`<tool>@skipped`). */
@@ -180,4 +274,54 @@ export class ReplaySource {
     }
     return output;
   }
+}
+
+/** Tools with effects pass the gate; `none` and `read` tools are not gated. */
+function gated(tool: RegisteredTool): boolean {
+  return tool.spec.side_effects === "write" || tool.spec.side_effects === "external";
+}
+
+/**
+ * Reads back what the original run's gate did: its approvals by the place of the call they gate
+ * (`gate_key` is the call's idempotency key, `<run>:<place>`), and its blocked and previewed calls
+ * from the gate events on its trace (their payload names the key).
+ */
+async function originalGates(store: Store, runId: string): Promise<OriginalGates> {
+  const db = runtimeDb(store);
+  const prefix = `${runId}:`;
+  const placeOf = (key: unknown) =>
+    typeof key === "string" && key.startsWith(prefix) ? key.slice(prefix.length) : undefined;
+  const approvals = new Map<string, ApprovalsTable["status"]>();
+  const asked = await db
+    .selectFrom("state_approvals")
+    .select(["gate_key", "status"])
+    .where("task_id", "=", runId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  for (const approval of asked) {
+    const place = placeOf(approval.gate_key);
+    // Asked again at the same place (an approval of another request): the later one counts.
+    if (place !== undefined) approvals.set(place, approval.status);
+  }
+  const audited = new Map<string, "block" | "preview">();
+  const grant = await loadGrant(db, runId);
+  if (grant) {
+    const events = await db
+      .selectFrom("state_audit_events")
+      .select(["type", "payload_ref"])
+      .where("trace_id", "=", grant.traceId)
+      .where("task_id", "=", runId)
+      .where("type", "in", ["gate.blocked", "gate.preview"])
+      .orderBy("seq")
+      .execute();
+    for (const event of events) {
+      if (event.payload_ref === null) continue;
+      const payload = (await getArtifact(db, event.payload_ref)) as { idempotency_key?: unknown };
+      const place = placeOf(payload?.idempotency_key);
+      if (place !== undefined)
+        audited.set(place, event.type === "gate.blocked" ? "block" : "preview");
+    }
+  }
+  return { approvals, audited };
 }
