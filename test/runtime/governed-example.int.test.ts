@@ -20,7 +20,12 @@ const TSX = import.meta.resolve("tsx");
 type Report = {
   identical: boolean;
   firstDivergence: { at: string } | null;
-  diff: { at: string; same: boolean }[];
+  diff: {
+    at: string;
+    same: boolean;
+    original: Record<string, unknown> | null;
+    replay: Record<string, unknown> | null;
+  }[];
   stoppedBy: { code: string } | null;
 };
 
@@ -161,7 +166,21 @@ function exampleStory(
         original: { risk_level: "high", matched_rule_ids: ["refund", "large-refund"] },
         replay: { risk_level: "medium", matched_rule_ids: ["refund"] },
       });
-      expect(byRules.diff.filter((row) => !row.same).map((row) => row.at)).toEqual(["route"]);
+      // At medium risk the run's gates are looser: the refund no longer waits for a person and
+      // the email is no longer previewed; the calls themselves are the same.
+      expect(byRules.diff.filter((row) => !row.same).map((row) => row.at)).toEqual([
+        "route",
+        "refund#1",
+        "notify#1",
+      ]);
+      expect(
+        byRules.diff.slice(1).map((row) => [row.at, row.original?.gates, row.replay?.gates]),
+      ).toEqual([
+        ["refund#1", ["0=confirm:approved"], ["0=allow"]],
+        ["notify#1", ["0=preview"], ["0=allow"]],
+      ]);
+      for (const row of byRules.diff.slice(1))
+        expect(row.replay?.calls).toEqual(row.original?.calls);
       // A changed input asks the payment provider something else: the replay stops there.
       const input = keel(
         "runs",
