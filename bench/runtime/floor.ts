@@ -1,6 +1,6 @@
 /**
- * The floor of a ledgered call on SQLite: the rows one call writes (the request artifact, the
- * `attempted` ledger row and its audit event with the chain head, committed; then the result
+ * The floor of a ledgered call on SQLite: the rows one call writes (the `attempted` ledger row
+ * with its request and its audit event with the chain head, committed; then the result
  * artifact, the `succeeded` update and its audit event with the head, committed), written by bare
  * better-sqlite3 prepared statements with every value computed beforehand — no ids, hashes, JSON,
  * validation or JavaScript around them. On a store opened with the store's settings and schema,
@@ -13,20 +13,19 @@ const HASH = "5f1c1b3c8e0a4d7e9b2a6c4f0e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d";
 const TRACE = "01a2f0c4-8b1e-7000-8000-000000000000";
 const HEAD = "audit";
 
-const FIND_LIVE =
-  "SELECT * FROM state_tool_calls WHERE tool_name = ? AND idempotency_key = ? AND status <> 'failed'";
+const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_key = ?";
 const INSERT_ARTIFACT =
   "INSERT INTO state_artifacts (id, kind, content_hash, body_json, byte_count, created_at) VALUES (?, ?, ?, ?, ?, ?)";
 const INSERT_CALL = `INSERT INTO state_tool_calls (id, trace_id, task_id, step_id, event_id,
-  connector_id, tool_name, tool_version, action, request_hash, request_artifact_id,
-  idempotency_key, status, latency_ms, risk_level, autonomy_level, result_status, response_hash,
+  connector_id, tool_name, tool_version, action, request_hash, request_json, idempotency_key,
+  live_key, status, latency_ms, risk_level, autonomy_level, result_status, response_hash,
   result_artifact_id, error_json, created_at, updated_at, resolved_at, lease_owner,
   lease_expires_at)
-VALUES (?, ?, NULL, NULL, NULL, 'bench', 'bench.noop', '1.0.0', 'noop', ?, ?, ?, 'attempted',
+VALUES (?, ?, NULL, NULL, NULL, 'bench', 'bench.noop', '1.0.0', 'noop', ?, ?, ?, ?, 'attempted',
   NULL, 'low', 'a4', NULL, NULL, NULL, NULL, ?, ?, NULL, 'bench-host:4242:0a1b2c3d', ?)`;
 const UPDATE_CALL = `UPDATE state_tool_calls SET status = 'succeeded', latency_ms = 0,
   result_status = 'succeeded', response_hash = ?, result_artifact_id = ?, error_json = NULL,
-  updated_at = ?, resolved_at = ?
+  updated_at = ?, resolved_at = ?, lease_expires_at = NULL
 WHERE id = ? AND status = 'attempted'`;
 const SELECT_HEAD = "SELECT last_seq, last_hash FROM state_audit_heads WHERE id = ?";
 const INSERT_HEAD =
@@ -81,8 +80,7 @@ export function writeFloorCalls(database: Database.Database, from: number, calls
     const callId = id(1, n);
     findLive.get("bench.noop", `k-${n}`);
     const request = `{"action":"noop","input":{"i":${n}},"tool":"bench.noop","version":"1.0.0"}`;
-    insertArtifact.run(id(2, n), "tool-request", HASH, request, request.length, now);
-    insertCall.run(callId, TRACE, HASH, id(2, n), `k-${n}`, now, now, now + 30_000);
+    insertCall.run(callId, TRACE, HASH, request, `k-${n}`, `k-${n}`, now, now, now + 30_000);
     audit(n, 3, "tool_call.attempted", callId, now);
   });
   const succeeded = database.transaction((n: number, now: number) => {

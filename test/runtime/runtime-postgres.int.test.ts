@@ -5,6 +5,7 @@ import { runAuditCases } from "./audit.case.js";
 import { runGovernedCases } from "./governed.case.js";
 import { runIngestCases } from "./ingest.case.js";
 import { runLedgerCases } from "./ledger.case.js";
+import { runLedgerMigrationCases } from "./ledger-migration.case.js";
 import { runLedgerWriterCases } from "./ledger-writers.case.js";
 import { postgresRuntimeHarness } from "./support/harness.js";
 
@@ -12,6 +13,7 @@ if (await postgresAvailable()) {
   runAuditCases(postgresRuntimeHarness());
   runLedgerCases(postgresRuntimeHarness());
   runLedgerWriterCases(postgresRuntimeHarness());
+  runLedgerMigrationCases(postgresRuntimeHarness());
   runApprovalCases(postgresRuntimeHarness());
   runIngestCases(postgresRuntimeHarness());
   runGovernedCases(postgresRuntimeHarness());

@@ -342,7 +342,7 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "tool_version TEXT NOT NULL",
     "action TEXT NOT NULL",
     "request_hash TEXT NOT NULL",
-    "request_artifact_id TEXT NOT NULL",
+    "request_artifact_id TEXT",
     "idempotency_key TEXT NOT NULL",
     "status TEXT NOT NULL",
     "latency_ms MS",
@@ -358,6 +358,8 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "cost_estimate TEXT",
     "lease_owner TEXT",
     "lease_expires_at MS",
+    "request_json TEXT",
+    "live_key TEXT",
   ],
 };
 
@@ -510,6 +512,8 @@ const VALID_ROWS: Record<string, Record<string, unknown>> = {
     risk_level: "low",
     autonomy_level: "a1",
     idempotency_key: "k",
+    live_key: "k",
+    request_json: "{}",
   },
 };
 
@@ -605,8 +609,10 @@ export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, un
   {
     table: "state_tool_calls",
     check: "ck_state_tool_calls_idempotency_key",
-    bad: { idempotency_key: "" },
+    bad: { idempotency_key: "", live_key: "" },
   },
+  { table: "state_tool_calls", check: "ck_state_tool_calls_request", bad: { request_json: null } },
+  { table: "state_tool_calls", check: "ck_state_tool_calls_live_key", bad: { live_key: "other" } },
 ];
 
 /** Every CHECK of every kernel table. */

@@ -81,7 +81,8 @@ export interface ToolCallsTable {
   tool_version: string;
   action: string;
   request_hash: string;
-  request_artifact_id: string;
+  /** The redacted request in an artifact: calls recorded before `020_ledger_write_path.sql`. */
+  request_artifact_id: string | null;
   idempotency_key: string;
   status: "attempted" | "succeeded" | "failed" | "unknown";
   latency_ms: number | null;
@@ -102,6 +103,14 @@ export interface ToolCallsTable {
    */
   lease_owner: string | null;
   lease_expires_at: number | null;
+  /** The redacted request's canonical JSON (what `request_hash` hashes); null on older rows. */
+  request_json: string | null;
+  /**
+   * `idempotency_key` while the call is not `failed`, then null: the unique index on
+   * (tool_name, live_key) allows one live call per key without being rewritten on every status
+   * change (`020_ledger_write_path.sql`).
+   */
+  live_key: string | null;
 }
 
 export interface ApprovalsTable {

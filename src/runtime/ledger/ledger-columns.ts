@@ -28,6 +28,8 @@ const COLUMNS = [
   ["cost_estimate", "text"],
   ["lease_owner", "text"],
   ["lease_expires_at", "bigint"],
+  ["request_json", "text"],
+  ["live_key", "text"],
 ] as const satisfies readonly (readonly [keyof ToolCallsTable, "text" | "bigint"])[];
 
 export const TOOL_CALL_COLUMNS = COLUMNS.map(([name]) => name);
@@ -57,6 +59,12 @@ const MUTABLE = [
 
 export const MUTABLE_COLUMNS = MUTABLE.map(([name]) => name);
 export const MUTABLE_TYPES = MUTABLE.map(([, type]) => type);
+
+/**
+ * What a move to `failed` adds to the SET list: the key is freed for a retry. Only then, since
+ * SQLite rewrites an index for every column a SET names, changed or not.
+ */
+export const FREE_LIVE_KEY = ", live_key = NULL";
 
 /** The row's mutable values in `MUTABLE_COLUMNS` order. */
 export function mutableValues(row: ToolCallsTable): (string | number | null)[] {

@@ -1,3 +1,4 @@
+import { KeelError } from "../../core/index.js";
 import { ARTIFACT_COLUMNS, artifactValues } from "../artifacts/artifact-store.js";
 import {
   ARTIFACT_PLACEHOLDERS,
@@ -13,6 +14,7 @@ import { castPlaceholders, numbered, type PostgresPool } from "../db/postgres-na
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
+  FREE_LIVE_KEY,
   MUTABLE_COLUMNS,
   MUTABLE_TYPES,
   mutableValues,
@@ -23,16 +25,14 @@ import {
 import type { LedgerWrites } from "./ledger-writes.js";
 
 /**
- * The live call for the key, if any; otherwise the head is locked and advanced, and the
- * artifact, the call and the event appear (`FROM head`). Returns how many were inserted (0 or 1),
+ * The live call for the key, if any; otherwise the head is locked and advanced, and the call
+ * and the event appear (`FROM head`). Returns how many were inserted (0 or 1),
  * whether the head exists, and the live row as JSON.
  */
 const ATTEMPT_UNLESS_LIVE = numbered(`WITH live AS (
   SELECT * FROM state_tool_calls
-  WHERE tool_name = ?::text AND idempotency_key = ?::text AND status <> 'failed'
-), ${auditLockCte("NOT EXISTS (SELECT 1 FROM live)")}, ${auditAppendCtes()}, art AS (
-  INSERT INTO state_artifacts (${ARTIFACT_COLUMNS}) SELECT ${ARTIFACT_PLACEHOLDERS} FROM head
-), call AS (
+  WHERE tool_name = ?::text AND live_key = ?::text
+), ${auditLockCte("NOT EXISTS (SELECT 1 FROM live)")}, ${auditAppendCtes()}, call AS (
   INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
   SELECT ${castPlaceholders(TOOL_CALL_TYPES)} FROM head
 )
@@ -42,8 +42,10 @@ SELECT (SELECT count(*) FROM head)::int AS inserted, (SELECT row_to_json(live) F
  * The row moves only if the head exists and the status is still the expected one; the head
  * advances (and the event and artifact appear) only if the row moved.
  */
-function transitionSql(withArtifact: boolean, leased: boolean): string {
-  const set = MUTABLE_COLUMNS.map((column, i) => `${column} = ?::${MUTABLE_TYPES[i]}`).join(", ");
+function transitionSql(withArtifact: boolean, leased: boolean, failed = false): string {
+  const set =
+    MUTABLE_COLUMNS.map((column, i) => `${column} = ?::${MUTABLE_TYPES[i]}`).join(", ") +
+    (failed ? FREE_LIVE_KEY : "");
   const art = withArtifact
     ? `, art AS (
   INSERT INTO state_artifacts (${ARTIFACT_COLUMNS}) SELECT ${ARTIFACT_PLACEHOLDERS} FROM head
@@ -66,6 +68,8 @@ const TRANSITION = transitionSql(false, false);
 const TRANSITION_WITH_ARTIFACT = transitionSql(true, false);
 const TRANSITION_LEASED = transitionSql(false, true);
 const TRANSITION_LEASED_WITH_ARTIFACT = transitionSql(true, true);
+// A failure always records its error as an artifact, and recovery never fails a call.
+const TRANSITION_FAILED = transitionSql(true, false, true);
 const RENEW_LEASE = numbered(
   "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status IN ('attempted', 'unknown') AND lease_owner = ?::text",
 );
@@ -74,6 +78,27 @@ const CLAIM_UNKNOWN = numbered(
 WHERE id = ?::text AND status = 'unknown' AND lease_owner IS NOT DISTINCT FROM ?::text
   AND lease_expires_at IS NOT DISTINCT FROM ?::bigint`,
 );
+
+function transitionStatement(
+  to: ToolCallStatus,
+  withArtifact: boolean,
+  leased: boolean,
+): { name: string; text: string } {
+  if (to === "failed") {
+    if (!withArtifact || leased) {
+      throw new KeelError("INTERNAL", "A failed tool call is recorded with its error artifact.");
+    }
+    return { name: "keel_ledger_fail", text: TRANSITION_FAILED };
+  }
+  if (leased) {
+    return withArtifact
+      ? { name: "keel_ledger_recover_artifact", text: TRANSITION_LEASED_WITH_ARTIFACT }
+      : { name: "keel_ledger_recover", text: TRANSITION_LEASED };
+  }
+  return withArtifact
+    ? { name: "keel_ledger_transition_artifact", text: TRANSITION_WITH_ARTIFACT }
+    : { name: "keel_ledger_transition", text: TRANSITION };
+}
 
 /**
  * The ledger on the pg pool: each write is ONE statement (data-modifying CTEs), so one round trip
@@ -91,14 +116,12 @@ export class PostgresLedgerWrites implements LedgerWrites {
 
   async attemptUnlessLive(
     call: ToolCallsTable,
-    request: ArtifactsTable,
     audit: AuditRecord,
   ): Promise<ToolCallsTable | null> {
     const values = [
       call.tool_name,
       call.idempotency_key,
       ...auditParams(audit),
-      ...artifactValues(request),
       ...toolCallValues(call),
     ];
     const query = { name: "keel_ledger_attempt", text: ATTEMPT_UNLESS_LIVE, values };
@@ -129,13 +152,10 @@ export class PostgresLedgerWrites implements LedgerWrites {
       ...auditParams(audit),
       ...(artifact ? artifactValues(artifact) : []),
     ];
-    const query = lease
-      ? artifact
-        ? { name: "keel_ledger_recover_artifact", text: TRANSITION_LEASED_WITH_ARTIFACT, values }
-        : { name: "keel_ledger_recover", text: TRANSITION_LEASED, values }
-      : artifact
-        ? { name: "keel_ledger_transition_artifact", text: TRANSITION_WITH_ARTIFACT, values }
-        : { name: "keel_ledger_transition", text: TRANSITION, values };
+    const query = {
+      ...transitionStatement(next.status, artifact !== null, lease !== undefined),
+      values,
+    };
     let row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
     if (row?.has_head === 0) {
       await this.#audit.ensureHead();

@@ -77,10 +77,10 @@ export class LedgerRecorder {
   }
 
   /**
-   * Commits `attempted` (with the redacted request as an artifact) before the effect — unless a
-   * live (not failed) call with the same tool and key exists, which is returned instead with
-   * nothing written. `requestJson` is the canonical JSON of the redacted request (what
-   * `requestHash` hashes).
+   * Commits `attempted` (with the redacted request on the row) before the effect — unless a live
+   * (not failed) call with the same tool and key exists, which is returned instead with nothing
+   * written. `requestJson` is the canonical JSON of the redacted request (what `requestHash`
+   * hashes).
    */
   async attemptUnlessLive(
     tool: RegisteredTool,
@@ -89,13 +89,6 @@ export class LedgerRecorder {
     requestHash: string,
   ): Promise<{ row: ToolCallsTable; recorded: boolean }> {
     const now = this.#clock.now();
-    const artifact = artifactRow({
-      id: this.#newId(),
-      kind: "tool-request",
-      body: null,
-      canonical: { json: requestJson, sha256: requestHash },
-      now,
-    });
     const row: ToolCallsTable = {
       id: this.#newId(),
       trace_id: request.traceId,
@@ -107,7 +100,7 @@ export class LedgerRecorder {
       tool_version: tool.spec.version,
       action: request.action ?? tool.spec.name,
       request_hash: requestHash,
-      request_artifact_id: artifact.id,
+      request_artifact_id: null,
       idempotency_key: request.idempotencyKey,
       status: "attempted",
       latency_ms: null,
@@ -123,6 +116,8 @@ export class LedgerRecorder {
       cost_estimate: tool.spec.cost_estimate,
       lease_owner: this.#lease.owner,
       lease_expires_at: now + this.#lease.ttlMs,
+      request_json: requestJson,
+      live_key: request.idempotencyKey,
     };
     const record = this.#record(row, {
       type: "tool_call.attempted",
@@ -131,7 +126,7 @@ export class LedgerRecorder {
     });
     let live: ToolCallsTable | null;
     try {
-      live = await this.#writes.attemptUnlessLive(row, artifact, record);
+      live = await this.#writes.attemptUnlessLive(row, record);
     } catch (error) {
       throw ledgerWriteFailed(error, record, row.idempotency_key);
     }
@@ -183,6 +178,8 @@ export class LedgerRecorder {
         resolved_at: now,
         updated_at: now,
         lease_expires_at: null,
+        // A failed call frees its key: a retry may record a new call with it.
+        live_key: null,
       },
       artifact,
       entry,

@@ -1,3 +1,4 @@
+import { KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
 import type { AuditRecord } from "../audit/audit-record.js";
@@ -7,6 +8,7 @@ import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
+  FREE_LIVE_KEY,
   MUTABLE_COLUMNS,
   mutableValues,
   TOOL_CALL_COLUMNS,
@@ -14,13 +16,13 @@ import {
 } from "./ledger-columns.js";
 import type { LedgerWrites } from "./ledger-writes.js";
 
-// `status <> 'failed'` as a literal, so that SQLite can use the partial unique index.
-const FIND_LIVE =
-  "SELECT * FROM state_tool_calls WHERE tool_name = ? AND idempotency_key = ? AND status <> 'failed'";
+// `live_key` is set exactly while the call is not failed (a CHECK): the partial unique index.
+const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_key = ?";
 const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
 VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
-const UPDATE_CALL = `UPDATE state_tool_calls SET ${MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ")}
-WHERE id = ? AND status = ?`;
+const SET_MUTABLE = MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ");
+const UPDATE_CALL = `UPDATE state_tool_calls SET ${SET_MUTABLE} WHERE id = ? AND status = ?`;
+const UPDATE_CALL_FAILED = `UPDATE state_tool_calls SET ${SET_MUTABLE}${FREE_LIVE_KEY} WHERE id = ? AND status = ?`;
 // Recovery's move: only while the lease is the one it saw lapse (`IS` also matches nulls).
 const UPDATE_CALL_LEASED = `${UPDATE_CALL} AND lease_owner IS ? AND lease_expires_at IS ?`;
 const RENEW_LEASE =
@@ -47,7 +49,6 @@ export class SqliteLedgerWrites implements LedgerWrites {
 
   async attemptUnlessLive(
     call: ToolCallsTable,
-    request: ArtifactsTable,
     audit: AuditRecord,
   ): Promise<ToolCallsTable | null> {
     const db = this.#db;
@@ -57,7 +58,6 @@ export class SqliteLedgerWrites implements LedgerWrites {
         | ToolCallsTable
         | undefined;
       if (live) return live;
-      insertArtifactSqlite(db, request);
       prepared(db, INSERT_CALL).run(...toolCallValues(call));
       appendAuditSqlite(db, audit);
       return null;
@@ -72,6 +72,10 @@ export class SqliteLedgerWrites implements LedgerWrites {
     lease?: SeenLease,
   ): Promise<boolean> {
     const db = this.#db;
+    if (lease && next.status === "failed") {
+      // Recovery only ever marks a call unknown; a failure must also free the key.
+      throw new KeelError("INTERNAL", "A lease-checked move of a tool call cannot fail it.");
+    }
     try {
       await sqliteWrite(this.#store, db, () => {
         // The artifact first: the row's foreign key to it is checked at once.
@@ -84,7 +88,11 @@ export class SqliteLedgerWrites implements LedgerWrites {
               lease.owner,
               lease.expiresAt,
             )
-          : prepared(db, UPDATE_CALL).run(...mutableValues(next), next.id, from);
+          : prepared(db, next.status === "failed" ? UPDATE_CALL_FAILED : UPDATE_CALL).run(
+              ...mutableValues(next),
+              next.id,
+              from,
+            );
         if (changes !== 1) throw new Moved();
         appendAuditSqlite(db, audit);
       });

@@ -27,10 +27,10 @@ export function ledgerWriteFailed(error: unknown, record: AuditRecord, key: stri
 function isKeyTaken(error: unknown): boolean {
   if (error === null || typeof error !== "object") return false;
   const e = error as { code?: unknown; constraint?: unknown; message?: unknown };
-  if (e.code === "23505") return e.constraint === "ix_state_tool_calls_tool_name_idempotency_key";
+  if (e.code === "23505") return e.constraint === "ix_state_tool_calls_tool_name_live_key";
   return (
     e.code === "SQLITE_CONSTRAINT_UNIQUE" &&
     typeof e.message === "string" &&
-    e.message.includes("state_tool_calls.idempotency_key")
+    e.message.includes("state_tool_calls.live_key")
   );
 }

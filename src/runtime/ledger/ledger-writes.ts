@@ -10,15 +10,12 @@ import type { SeenLease } from "./call-lease.js";
  */
 export interface LedgerWrites {
   /**
-   * The request artifact, the `attempted` row and its audit event, committed together — unless
-   * a live (not failed) call with the same tool and key exists: then nothing is written and that
-   * row is returned. One write instead of a lookup and a write (one round trip on Postgres).
+   * The `attempted` row (its redacted request on it) and its audit event, committed together —
+   * unless a live (not failed) call with the same tool and key exists: then nothing is written
+   * and that row is returned. One write instead of a lookup and a write (one round trip on
+   * Postgres).
    */
-  attemptUnlessLive(
-    call: ToolCallsTable,
-    request: ArtifactsTable,
-    audit: AuditRecord,
-  ): Promise<ToolCallsTable | null>;
+  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<ToolCallsTable | null>;
   /**
    * Rewrites the row to `next` if its status is still `from` (so a late answer from a process
    * that recovery gave up on cannot overwrite what recovery wrote), with the outcome's artifact

@@ -27,11 +27,11 @@ import type { ToolCallRequest } from "./tool-call-request.js";
 export type { ToolCallRequest } from "./tool-call-request.js";
 
 /**
- * The partial status index's own condition, as literals: SQLite uses a partial index only when
- * the query repeats its WHERE term (it does not infer `status IN (…)` from `status = 'x'`), so
- * every lookup by status carries it. Without it, recovery and `listUnknown` scanned the table.
+ * The partial status index's own condition, as a literal: SQLite uses a partial index only when
+ * the query's WHERE implies the index's, which a bound parameter never does.
  */
-const IN_DOUBT = sql<boolean>`status IN ('attempted', 'unknown')`;
+const UNKNOWN = sql<boolean>`status = 'unknown'`;
+const ATTEMPTED = sql<boolean>`status = 'attempted'`;
 
 /** What a call came to. */
 export interface ToolCallOutcome {
@@ -205,8 +205,7 @@ export class ToolLedger {
     const rows = await runtimeDb(this.#store)
       .selectFrom("state_tool_calls")
       .selectAll()
-      .where(IN_DOUBT)
-      .where(sql<boolean>`status = 'unknown'`)
+      .where(UNKNOWN)
       .orderBy("created_at")
       .execute();
     return rows.map(toolCallFromRow);
@@ -216,14 +215,12 @@ export class ToolLedger {
    * After a crash: the calls still `attempted` (no outcome recorded) whose lease has lapsed — the
    * owner's process died, or the lease expired without renewal — become `unknown` and are
    * audited. A call whose owner still holds its lease is in flight and is left alone. Scope it
-   * to the run being recovered (`{ taskId }`); returns the calls marked.
+   * to the run being recovered (`{ taskId }`, found through the task index); without a task it
+   * reads the whole ledger, since a call is only ever briefly `attempted` and indexing that state
+   * would cost every call two more page writes. Returns the calls marked.
    */
   async recoverInterrupted(scope: RecoveryScope = {}): Promise<ToolCall[]> {
-    let query = runtimeDb(this.#store)
-      .selectFrom("state_tool_calls")
-      .selectAll()
-      .where(IN_DOUBT)
-      .where(sql<boolean>`status = 'attempted'`);
+    let query = runtimeDb(this.#store).selectFrom("state_tool_calls").selectAll().where(ATTEMPTED);
     if (scope.taskId !== undefined) query = query.where("task_id", "=", scope.taskId);
     if (scope.traceId !== undefined) query = query.where("trace_id", "=", scope.traceId);
     const rows = await query.orderBy("created_at").execute();
@@ -324,7 +321,7 @@ export class ToolLedger {
             details: { toolCallId: row.id, tool: tool.id },
             hint: tool.retrySafe
               ? "The tool is retry-safe: calling again with the same idempotency key runs it again."
-              : "An operator must check whether the effect happened and settle the call (ToolLedger.resolveUnknown).",
+              : `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown).`,
           },
         );
       }
@@ -429,7 +426,7 @@ export class ToolLedger {
       `The earlier call of "${row.tool_name}" with idempotency key "${row.idempotency_key}" has an unknown outcome, and the tool is not safe to retry.`,
       {
         details: { toolCallId: row.id, tool: row.tool_name, idempotencyKey: row.idempotency_key },
-        hint: "An operator must check whether the effect happened and settle the call (ToolLedger.resolveUnknown); the run stays paused until then.",
+        hint: `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown); the run stays paused until then.`,
       },
     );
   }

@@ -9,6 +9,8 @@ import { createTestDatabase } from "../../support/postgres.js";
 export interface RuntimeHarness {
   readonly dialect: "sqlite" | "postgres";
   open(label: string): Promise<Store>;
+  /** A fresh store at schema version 0, for migration tests. */
+  openUnmigrated(label: string): Promise<Store>;
   /** Runs SQL as the database owner, bypassing the runtime (to simulate tampering or faults). */
   raw(store: Store, statement: string): Promise<void>;
   cleanup(): Promise<void>;
@@ -17,15 +19,18 @@ export interface RuntimeHarness {
 export function sqliteRuntimeHarness(): RuntimeHarness {
   const dirs: string[] = [];
   const stores: Store[] = [];
+  const openAt = async (label: string, autoMigrate: boolean) => {
+    const dir = mkdtempSync(join(tmpdir(), `keel-runtime-${label}-`));
+    dirs.push(dir);
+    const db = join(dir, "keel.db");
+    const store = await openStore({ db, backupBeforeMigrate: false, autoMigrate });
+    stores.push(store);
+    return store;
+  };
   return {
     dialect: "sqlite",
-    async open(label) {
-      const dir = mkdtempSync(join(tmpdir(), `keel-runtime-${label}-`));
-      dirs.push(dir);
-      const store = await openStore({ db: join(dir, "keel.db"), backupBeforeMigrate: false });
-      stores.push(store);
-      return store;
-    },
+    open: (label) => openAt(label, true),
+    openUnmigrated: (label) => openAt(label, false),
     async raw(store, statement) {
       if (store.native.dialect !== "sqlite") throw new Error("not sqlite");
       store.native.database.exec(statement);
@@ -40,15 +45,17 @@ export function sqliteRuntimeHarness(): RuntimeHarness {
 export function postgresRuntimeHarness(): RuntimeHarness {
   const drops: (() => Promise<void>)[] = [];
   const stores: Store[] = [];
+  const openAt = async (label: string, autoMigrate: boolean) => {
+    const database = await createTestDatabase(`runtime_${label}`);
+    drops.push(database.drop);
+    const store = await openStore({ db: database.url, autoMigrate });
+    stores.push(store);
+    return store;
+  };
   return {
     dialect: "postgres",
-    async open(label) {
-      const database = await createTestDatabase(`runtime_${label}`);
-      drops.push(database.drop);
-      const store = await openStore({ db: database.url });
-      stores.push(store);
-      return store;
-    },
+    open: (label) => openAt(label, true),
+    openUnmigrated: (label) => openAt(label, false),
     async raw(store, statement) {
       await sql.raw(statement).execute(store.kysely);
     },
