@@ -41,7 +41,8 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
               JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = u.attnum) AS referenced_columns,
            CASE WHEN k.contype = 'c' THEN pg_get_constraintdef(k.oid) END AS definition
     FROM pg_constraint k JOIN pg_namespace n ON n.oid = k.connamespace
-    WHERE n.nspname = current_schema() AND k.conrelid <> 0`.execute(db);
+    WHERE n.nspname = current_schema() AND k.conrelid <> 0
+    ORDER BY k.conname`.execute(db);
   const indexes = await sql<{
     table_oid: number;
     name: string;
@@ -57,7 +58,10 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
            EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) AS constraint_backed
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = current_schema()`.execute(db);
+    WHERE n.nspname = current_schema()
+    -- A catalog scan's order changes as rows come and go (a rolled-back DDL leaves dead ones):
+    -- snapshots compare equal only in a fixed order.
+    ORDER BY c.relname`.execute(db);
 
   // tgtype bits: 2 = BEFORE, 8 = DELETE, 32 = TRUNCATE (pg_trigger.h).
   const guarded = await sql<{ table_oid: number }>`
