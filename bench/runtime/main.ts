@@ -43,6 +43,11 @@ const APPENDS = 500;
 const ROUNDS = 5;
 const MILLION = 1_000_000;
 const LEDGER_TARGET_MICROS = 100;
+/**
+ * Callers at once in the concurrent rows, as the branches of a fan-out or several runs in one
+ * process call tools: their ledger writes share commits (`sqliteBatchedWrite`).
+ */
+const CONCURRENT_CALLERS = 8;
 /** Calls whose WAL frames are counted, page by page. */
 const FRAME_CALLS = 500;
 /** Target lines printed under the table. */
@@ -95,7 +100,7 @@ async function ledgerFigures(
   const traceId = newId();
   const calls = CALLS[label];
   let n = 0;
-  const ledgeredCalls = async (count: number) => {
+  const ledgeredCalls = async (count: number): Promise<void> => {
     for (let i = 0; i < count; i++) {
       await ledger.call({
         tool: "bench.noop",
@@ -119,6 +124,11 @@ async function ledgerFigures(
     if (floorDb) writeFloorCalls(floorDb, f, count);
     f += count;
   };
+  /** `count` calls made by `CONCURRENT_CALLERS` callers, each calling one after another. */
+  const atOnce = (calls: (count: number) => Promise<void>) => async (count: number) => {
+    const each = Math.ceil(count / CONCURRENT_CALLERS);
+    await Promise.all(Array.from({ length: CONCURRENT_CALLERS }, () => calls(each)));
+  };
   await ledgeredCalls(WARMUP_CALLS);
   await directCalls(WARMUP_CALLS);
   await floorCalls(WARMUP_CALLS);
@@ -126,9 +136,13 @@ async function ledgerFigures(
   const ledgered: { wall: number; cpu: number }[] = [];
   const direct: { wall: number; cpu: number }[] = [];
   const floor: { wall: number; cpu: number }[] = [];
+  const concurrent: { wall: number; cpu: number }[] = [];
+  const concurrentDirect: { wall: number; cpu: number }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     ledgered.push(await timeWallAndCpu(() => ledgeredCalls(calls)));
     direct.push(await timeWallAndCpu(() => directCalls(calls)));
+    concurrent.push(await timeWallAndCpu(() => atOnce(ledgeredCalls)(calls)));
+    concurrentDirect.push(await timeWallAndCpu(() => atOnce(directCalls)(calls)));
     if (floorDb) floor.push(await timeWallAndCpu(() => floorCalls(calls)));
   }
   if (floorDb && floorSide && store.native.dialect === "sqlite") {
@@ -168,13 +182,27 @@ async function ledgerFigures(
             peerName: "-",
           },
         ];
-  costRows.push({
-    name: `${label}: ledger cost per call, CPU (all threads)`,
-    unit: "µs",
-    keel: cpuOverhead,
-    peer: undefined,
-    peerName: "-",
-  });
+  const concurrentCalls = Math.ceil(calls / CONCURRENT_CALLERS) * CONCURRENT_CALLERS;
+  const concurrentOverhead =
+    (median(concurrent.map((r) => r.wall)) - median(concurrentDirect.map((r) => r.wall))) /
+    concurrentCalls;
+  costRows.push(
+    {
+      name: `${label}: ledger cost per call, CPU (all threads)`,
+      unit: "µs",
+      keel: cpuOverhead,
+      peer: undefined,
+      peerName: "-",
+    },
+    {
+      name: `${label}: ledger cost per call, ${CONCURRENT_CALLERS} callers at once, wall`,
+      unit: "µs",
+      keel: concurrentOverhead,
+      peer: label === "sqlite" ? LEDGER_TARGET_MICROS : undefined,
+      peerName: label === "sqlite" ? "target" : "-",
+      ...(label === "sqlite" ? { target: 1 } : {}),
+    },
+  );
   if (floor.length > 0) {
     const floorWall = median(floor.map((r) => r.wall)) / calls;
     const floorCpu = median(floor.map((r) => r.cpu)) / calls;
@@ -196,6 +224,7 @@ async function ledgerFigures(
     );
     verdicts.push(
       `sqlite: the ledger adds ${overhead.toFixed(0)} µs per call (wall; ${cpuOverhead.toFixed(0)} µs CPU) — target < ${LEDGER_TARGET_MICROS} µs: ${overhead < LEDGER_TARGET_MICROS ? "ok" : "NO"}; ` +
+        `${concurrentOverhead.toFixed(0)} µs with ${CONCURRENT_CALLERS} callers at once (shared commits): ${concurrentOverhead < LEDGER_TARGET_MICROS ? "ok" : "NO"}; ` +
         `writing its rows with nothing around them costs ${floorWall.toFixed(0)} µs (${floorCpu.toFixed(0)} µs CPU)`,
     );
   }

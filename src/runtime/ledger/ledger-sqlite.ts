@@ -4,7 +4,8 @@ import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { appendAuditSqlite } from "../audit/audit-sqlite.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
-import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js";
+import { prepared, type SqliteHandle } from "../db/sqlite-native.js";
+import { sqliteBatchedWrite } from "../db/sqlite-write-batch.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
@@ -34,9 +35,10 @@ WHERE id = ? AND status = 'unknown' AND lease_owner IS ? AND lease_expires_at IS
 class Moved extends Error {}
 
 /**
- * The ledger on SQLite's native connection: cached prepared statements, and each write one
- * `BEGIN IMMEDIATE … COMMIT` (under WAL with `synchronous = NORMAL`, a commit appends the
- * changed pages to the log without an fsync; it survives a killed process).
+ * The ledger on SQLite's native connection: cached prepared statements, and each write committed
+ * before its promise settles (under WAL with `synchronous = NORMAL`, a commit appends the changed
+ * pages to the log without an fsync; it survives a killed process). Writes of concurrent calls
+ * share a commit (`sqliteBatchedWrite`), each under its own savepoint.
  */
 export class SqliteLedgerWrites implements LedgerWrites {
   readonly #store: Store;
@@ -53,7 +55,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
   ): Promise<ToolCallsTable | null> {
     const db = this.#db;
     // Looked up under the write lock: no other process can record the key in between.
-    return sqliteWrite(this.#store, db, () => {
+    return sqliteBatchedWrite(this.#store, db, () => {
       const live = prepared(db, FIND_LIVE).get(call.tool_name, call.idempotency_key) as
         | ToolCallsTable
         | undefined;
@@ -77,7 +79,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
       throw new KeelError("INTERNAL", "A lease-checked move of a tool call cannot fail it.");
     }
     try {
-      await sqliteWrite(this.#store, db, () => {
+      await sqliteBatchedWrite(this.#store, db, () => {
         // The artifact first: the row's foreign key to it is checked at once.
         if (artifact) insertArtifactSqlite(db, artifact);
         const { changes } = lease
@@ -105,7 +107,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
 
   async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
     const db = this.#db;
-    return sqliteWrite(
+    return sqliteBatchedWrite(
       this.#store,
       db,
       () => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1,
@@ -119,7 +121,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
     seen: SeenLease,
   ): Promise<boolean> {
     const db = this.#db;
-    return sqliteWrite(
+    return sqliteBatchedWrite(
       this.#store,
       db,
       () =>
