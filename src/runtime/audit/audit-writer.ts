@@ -6,7 +6,7 @@ import { artifactRow } from "../artifacts/artifact-store.js";
 import type { AuditEvent, AuditEventInput, AuditRefs } from "../contracts/audit-event.js";
 import { validateContract } from "../contracts/catalog.js";
 import type { AuditOutcome, AutonomyLevel, PipelineStage, RiskLevel } from "../contracts/enums.js";
-import { sqliteBatchedWrite } from "../db/sqlite-write-batch.js";
+import { sqliteWrite } from "../db/sqlite-native.js";
 import {
   type ArtifactsTable,
   type AuditEventsTable,
@@ -153,12 +153,12 @@ export class AuditWriter {
     return result.value;
   }
 
-  /** Its own commit (on SQLite shared with concurrent writes: `sqliteBatchedWrite`), native statements there; one CTE statement on Postgres. */
+  /** Its own transaction: native statements on SQLite, one CTE statement on Postgres. */
   async #appendAlone(record: AuditRecord, payload: ArtifactsTable | null): Promise<void> {
     const native = this.#store.native;
     if (native.dialect === "sqlite") {
       const db = native.database;
-      await sqliteBatchedWrite(this.#store, db, () => {
+      await sqliteWrite(this.#store, db, () => {
         if (payload) insertArtifactSqlite(db, payload);
         appendAuditSqlite(db, record);
       });

@@ -4,7 +4,7 @@ import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { appendAuditSqlite } from "../audit/audit-sqlite.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
-import { prepared, type SqliteHandle } from "../db/sqlite-native.js";
+import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js";
 import { sqliteBatchedWrite } from "../db/sqlite-write-batch.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
@@ -37,16 +37,25 @@ class Moved extends Error {}
 /**
  * The ledger on SQLite's native connection: cached prepared statements, and each write committed
  * before its promise settles (under WAL with `synchronous = NORMAL`, a commit appends the changed
- * pages to the log without an fsync; it survives a killed process). Writes of concurrent calls
- * share a commit (`sqliteBatchedWrite`), each under its own savepoint.
+ * pages to the log without an fsync; it survives a killed process). While several calls are
+ * under way, their writes share commits (`sqliteBatchedWrite`), each under its own savepoint.
  */
 export class SqliteLedgerWrites implements LedgerWrites {
   readonly #store: Store;
   readonly #db: SqliteHandle;
+  readonly #concurrent: () => boolean;
 
-  constructor(store: Store, db: SqliteHandle) {
+  constructor(store: Store, db: SqliteHandle, concurrent: () => boolean = () => false) {
     this.#store = store;
     this.#db = db;
+    this.#concurrent = concurrent;
+  }
+
+  /** One commit of its own, or shared with the writes of the other calls under way. */
+  #write<T>(write: () => T): Promise<T> {
+    return this.#concurrent()
+      ? sqliteBatchedWrite(this.#store, this.#db, write)
+      : sqliteWrite(this.#store, this.#db, write);
   }
 
   async attemptUnlessLive(
@@ -55,7 +64,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
   ): Promise<ToolCallsTable | null> {
     const db = this.#db;
     // Looked up under the write lock: no other process can record the key in between.
-    return sqliteBatchedWrite(this.#store, db, () => {
+    return this.#write(() => {
       const live = prepared(db, FIND_LIVE).get(call.tool_name, call.idempotency_key) as
         | ToolCallsTable
         | undefined;
@@ -79,7 +88,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
       throw new KeelError("INTERNAL", "A lease-checked move of a tool call cannot fail it.");
     }
     try {
-      await sqliteBatchedWrite(this.#store, db, () => {
+      await this.#write(() => {
         // The artifact first: the row's foreign key to it is checked at once.
         if (artifact) insertArtifactSqlite(db, artifact);
         const { changes } = lease
@@ -107,11 +116,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
 
   async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
     const db = this.#db;
-    return sqliteBatchedWrite(
-      this.#store,
-      db,
-      () => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1,
-    );
+    return this.#write(() => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1);
   }
 
   async claimUnknown(
@@ -121,9 +126,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
     seen: SeenLease,
   ): Promise<boolean> {
     const db = this.#db;
-    return sqliteBatchedWrite(
-      this.#store,
-      db,
+    return this.#write(
       () =>
         prepared(db, CLAIM_UNKNOWN).run(owner, expiresAt, id, seen.owner, seen.expiresAt)
           .changes === 1,

@@ -4,10 +4,18 @@ import { PostgresLedgerWrites } from "./ledger-postgres.js";
 import { SqliteLedgerWrites } from "./ledger-sqlite.js";
 import type { LedgerWrites } from "./ledger-writes.js";
 
-/** The store's ledger writes, on its native driver. */
-export function ledgerWritesFor(store: Store, audit: AuditWriter): LedgerWrites {
+/**
+ * The store's ledger writes, on its native driver. `concurrent` says whether other calls are
+ * under way: on SQLite their writes then share commits (group commit), while a lone caller
+ * commits at once rather than wait a turn of the event loop for company.
+ */
+export function ledgerWritesFor(
+  store: Store,
+  audit: AuditWriter,
+  concurrent: () => boolean = () => false,
+): LedgerWrites {
   const native = store.native;
   return native.dialect === "sqlite"
-    ? new SqliteLedgerWrites(store, native.database)
+    ? new SqliteLedgerWrites(store, native.database, concurrent)
     : new PostgresLedgerWrites(native.pool, audit);
 }

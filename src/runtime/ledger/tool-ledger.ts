@@ -91,6 +91,8 @@ export class ToolLedger {
   readonly #redact: Redactor;
   readonly #recorder: LedgerRecorder;
   readonly #leaseTtlMs: number;
+  /** Calls of this ledger under way: while there are several, their writes share commits. */
+  #active = 0;
   /** This ledger's calls whose tools are running, by id: their leases are renewed. */
   readonly #inFlight = new Map<string, ToolCallsTable>();
   #renewal: NodeJS.Timeout | undefined;
@@ -104,7 +106,7 @@ export class ToolLedger {
     this.#redact = options.redact ?? redactSecrets;
     this.#leaseTtlMs = options.leaseTtlMs ?? DEFAULT_CALL_LEASE_MS;
     this.#recorder = new LedgerRecorder(
-      ledgerWritesFor(this.#store, this.#audit),
+      ledgerWritesFor(this.#store, this.#audit, () => this.#active > 1),
       this.#audit,
       this.#clock,
       this.#newId,
@@ -119,6 +121,15 @@ export class ToolLedger {
 
   /** Calls a tool through the ledger (see the class comment for what happens when). */
   async call(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    this.#active += 1;
+    try {
+      return await this.#call(request);
+    } finally {
+      this.#active -= 1;
+    }
+  }
+
+  async #call(request: ToolCallRequest): Promise<ToolCallOutcome> {
     const tool = await admitToolCall(this.#tools, this.#audit, request);
     const { json: requestJson, hash: requestHash } = this.hashRequest(
       tool,
