@@ -12,7 +12,7 @@ import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
 import {
   continuationJson,
-  describeContinuation,
+  describeAfterDecision,
   limitFlag,
   withRuntimeStore,
 } from "./runtime-cli.js";
@@ -124,11 +124,7 @@ export const approvalsCommands: CliModule = {
           printResult(options, { ok: true, approval, run: run && continuationJson(run) }, () =>
             [
               `${approval.status} ${approval.approval_id} by ${approval.decision.by} at ${approval.decision.at}`,
-              run
-                ? describeContinuation(run)
-                : runId
-                  ? `run ${runId} continues when it is resumed`
-                  : "",
+              describeAfterDecision(run, runId),
             ]
               .filter(Boolean)
               .join("\n"),

@@ -22,7 +22,7 @@ import {
 } from "./ledger-read.js";
 import {
   continuationJson,
-  describeContinuation,
+  describeAfterDecision,
   limitFlag,
   withRuntimeStore,
 } from "./runtime-cli.js";
@@ -176,11 +176,7 @@ export const ledgerCommands: CliModule = {
               check && !check.checked
                 ? `output not checked against the tool's schema (${check.reason === "no-tool" ? "the run's application does not register the tool" : "no application module recorded"})`
                 : "",
-              run
-                ? describeContinuation(run)
-                : runId
-                  ? `run ${runId} continues when it is resumed`
-                  : "",
+              describeAfterDecision(run, runId),
             ]
               .filter(Boolean)
               .join("\n"),

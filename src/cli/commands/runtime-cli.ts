@@ -109,6 +109,15 @@ export function continuationJson(run: Continuation): Record<string, unknown> {
 }
 
 /** A continuation in words. */
+/**
+ * What became of the run after an operator's decision: how it continued here, that it waits to
+ * be resumed (`--no-resume`), or nothing when the decision belongs to no run.
+ */
+export function describeAfterDecision(run: Continuation | null, runId: string | null): string {
+  if (run) return describeContinuation(run);
+  return runId ? `run ${runId} continues when it is resumed` : "";
+}
+
 export function describeContinuation(run: Continuation): string {
   if (!run.continued) return run.message;
   const { result } = run;
