@@ -6,24 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { timeMicros } from "../lib/report.js";
-
-/** Microseconds per unit, wall and CPU (CPU excludes waiting for the disk and the scheduler). */
-export interface Figures {
-  wall: number;
-  cpu: number;
-}
-
-/** Runs `fn` and returns its wall and CPU microseconds per unit. */
-export async function measure(
-  units: number,
-  fn: () => Promise<unknown> | unknown,
-): Promise<Figures> {
-  const cpu = process.cpuUsage();
-  const wall = await timeMicros(fn);
-  const used = process.cpuUsage(cpu);
-  return { wall: wall / units, cpu: (used.user + used.system) / units };
-}
+import { type Figures, measure } from "../lib/report.js";
 
 /** A row shaped like a Keel chain step (same columns, about the same text lengths). */
 function stepRow(threadId: string, seq: number): unknown[] {

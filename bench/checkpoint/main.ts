@@ -22,9 +22,16 @@ import pg from "pg";
 import { MemorySaver, PostgresSaver, SqliteSaver } from "../../src/checkpoint/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
-import { type Comparison, printTable } from "../lib/report.js";
+import {
+  type Comparison,
+  type Figures,
+  measure,
+  median,
+  medianFigures,
+  printTable,
+} from "../lib/report.js";
 import { walFramesOf } from "../runtime/wal-frames.js";
-import { type Figures, measure, postgresFloor, sqliteFloor } from "./floor.js";
+import { postgresFloor, sqliteFloor } from "./floor.js";
 import {
   CHAIN_LENGTH,
   type Invokable,
@@ -87,9 +94,9 @@ async function alternating(
     if (floor) samples.floor.push(await floor());
   }
   return {
-    keel: medians(samples.keel),
-    peer: medians(samples.peer),
-    floor: floor ? medians(samples.floor) : undefined,
+    keel: medianFigures(samples.keel),
+    peer: medianFigures(samples.peer),
+    floor: floor ? medianFigures(samples.floor) : undefined,
   };
 }
 
@@ -101,15 +108,6 @@ async function warmUp(run: () => Promise<Figures>): Promise<void> {
     runs++
   )
     await run();
-}
-
-function medians(figures: readonly Figures[]): Figures {
-  return { wall: median(figures.map((f) => f.wall)), cpu: median(figures.map((f) => f.cpu)) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function keelSqliteStore(name: string, synchronous: "NORMAL" | "FULL"): Promise<Store> {

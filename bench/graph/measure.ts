@@ -4,7 +4,7 @@
  * warm-up, every round builds fresh graphs, runs a full GC, then repeats runs until a minimum time
  * has passed and records the time per unit of work.
  */
-import { timeMicros } from "../lib/report.js";
+import { type Figures, median, timeMicros } from "../lib/report.js";
 
 export interface MeasureOptions {
   rounds: number;
@@ -21,12 +21,6 @@ export const defaultMeasureOptions: MeasureOptions = {
 /** A contender: builds a fresh graph and returns a function that does one run on it. */
 export type Prepare = () => () => Promise<unknown>;
 
-/** Wall-clock and CPU (user + system, this process) microseconds, each per run. */
-export interface Figures {
-  wall: number;
-  cpu: number;
-}
-
 async function repeatFor(run: () => Promise<unknown>, minMicros: number): Promise<Figures> {
   let runs = 0;
   let wall = 0;
@@ -37,11 +31,6 @@ async function repeatFor(run: () => Promise<unknown>, minMicros: number): Promis
   }
   const cpu = process.cpuUsage(cpuBefore);
   return { wall: wall / runs, cpu: (cpu.user + cpu.system) / runs };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**

@@ -16,6 +16,12 @@ export interface Comparison {
   higherIsBetter?: boolean;
 }
 
+/** The median (the upper one of an even count); NaN for no values. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
 /** Runs `fn` `rounds` times and returns the median of what it returns. */
 export async function medianOf(
   rounds: number,
@@ -23,8 +29,32 @@ export async function medianOf(
 ): Promise<number> {
   const values: number[] = [];
   for (let round = 0; round < rounds; round++) values.push(await fn());
-  values.sort((a, b) => a - b);
-  return values[Math.floor(values.length / 2)] ?? Number.NaN;
+  return median(values);
+}
+
+/**
+ * Microseconds per unit, wall and CPU (user + system of the whole process, every thread; CPU
+ * excludes waiting for the disk and the scheduler, so it moves less with the machine's load).
+ */
+export interface Figures {
+  wall: number;
+  cpu: number;
+}
+
+/** Runs `fn` once and returns its wall and CPU microseconds per unit (`units` of work in it). */
+export async function measure(
+  units: number,
+  fn: () => Promise<unknown> | unknown,
+): Promise<Figures> {
+  const cpu = process.cpuUsage();
+  const wall = await timeMicros(fn);
+  const used = process.cpuUsage(cpu);
+  return { wall: wall / units, cpu: (used.user + used.system) / units };
+}
+
+/** The median wall and the median CPU of several measurements. */
+export function medianFigures(figures: readonly Figures[]): Figures {
+  return { wall: median(figures.map((f) => f.wall)), cpu: median(figures.map((f) => f.cpu)) };
 }
 
 /** Microseconds elapsed while running `fn`. */

@@ -18,7 +18,7 @@
  */
 
 import { RuleEngine, runBatch } from "../../src/rules/index.js";
-import { type Comparison, printTable } from "../lib/report.js";
+import { type Comparison, median, printTable } from "../lib/report.js";
 import { clipsInstalled, startupMillis, timeClips } from "./clips-runner.js";
 import { mannersProgram } from "./manners.js";
 import { routingProgram } from "./routing.js";
@@ -81,11 +81,6 @@ function batchPair(source: string): { keel: number; clips: number; cold: number;
     cold,
     same: !hasClips || keelOutput === clipsOutput,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** Median CLIPS CPU milliseconds for a batch program, start-up subtracted. */

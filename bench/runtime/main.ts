@@ -32,7 +32,15 @@ import {
 } from "../../src/runtime/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
-import { type Comparison, medianOf, printTable, timeMicros } from "../lib/report.js";
+import {
+  type Comparison,
+  type Figures,
+  measure,
+  median,
+  medianOf,
+  printTable,
+  timeMicros,
+} from "../lib/report.js";
 import { writeFloorCalls } from "./floor.js";
 import { type WalFrames, walFramesOf } from "./wal-frames.js";
 
@@ -54,17 +62,7 @@ const FRAME_CALLS = 500;
 const verdicts: string[] = [];
 
 /** Wall and CPU microseconds (the whole process, every thread) spent running `fn`. */
-async function timeWallAndCpu(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
-  const cpu = process.cpuUsage();
-  const wall = await timeMicros(fn);
-  const used = process.cpuUsage(cpu);
-  return { wall, cpu: used.user + used.system };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const timeWallAndCpu = (fn: () => Promise<unknown>): Promise<Figures> => measure(1, fn);
 
 function noopTools(): ToolRegistry {
   const tools = new ToolRegistry();
