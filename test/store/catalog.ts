@@ -401,6 +401,92 @@ export const SEED_CATALOG: Record<string, string[]> = Object.fromEntries(
   ]),
 );
 
+/** An index as the live schema shows it (constraint-backed ones, the keys, are not listed). */
+export interface IndexSpec {
+  name: string;
+  columns: string[];
+  unique?: true;
+  /** Has a WHERE condition (a partial index). */
+  partial?: true;
+}
+
+const ix = (name: string, columns: string[], flags: { unique?: true; partial?: true } = {}) => ({
+  name,
+  columns,
+  ...flags,
+});
+
+/**
+ * Every index of the kernel, the seed's and Keel's, the same on both dialects: an index is a
+ * page written on every commit that touches its table (docs/runtime.md, the ledger's write path),
+ * so one added or lost by a migration must show up here. Tables without one are left out.
+ */
+export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
+  scan_issues: [
+    ix("ix_scan_issues_rule_id", ["rule_id"]),
+    ix("ix_scan_issues_severity", ["severity"]),
+  ],
+  scan_links: [
+    ix("ix_scan_links_normalized_trigger", ["normalized_trigger"]),
+    ix("ix_scan_links_source_path", ["source_path"]),
+    ix("ix_scan_links_target_path", ["target_path"]),
+  ],
+  scan_nodes: [
+    ix("ix_scan_nodes_adapter", ["adapter"]),
+    ix("ix_scan_nodes_body_hash", ["body_hash"]),
+    ix("ix_scan_nodes_kind", ["kind"]),
+  ],
+  state_approvals: [
+    ix("ix_state_approvals_status_expires_at", ["status", "expires_at"]),
+    ix("ix_state_approvals_task_id_gate_key", ["task_id", "gate_key"]),
+    ix("ix_state_approvals_trace_id", ["trace_id"]),
+  ],
+  state_audit_events: [ix("ix_state_audit_events_trace_id_seq", ["trace_id", "seq"])],
+  state_dedupe_keys: [ix("ix_state_dedupe_keys_expires_at", ["expires_at"])],
+  state_enrichment: [ix("ix_state_enrichment_stale_after", ["stale_after"])],
+  state_events: [
+    ix("ix_state_events_ingested_at", ["ingested_at"]),
+    ix("ix_state_events_trace_id", ["trace_id"]),
+  ],
+  state_executions: [
+    ix("ix_state_executions_extension_id", ["extension_id"]),
+    ix("ix_state_executions_job_id", ["job_id"]),
+    ix("ix_state_executions_started_at", ["started_at"]),
+  ],
+  state_jobs: [
+    ix(
+      "ix_state_jobs_action_node_hash",
+      ["action_id", "action_version", "node_id", "content_hash"],
+      {
+        unique: true,
+        partial: true,
+      },
+    ),
+    ix("ix_state_jobs_status", ["status"]),
+  ],
+  state_plugin_kv: [ix("ix_state_plugin_kv_plugin_id", ["plugin_id"])],
+  state_run_grants: [ix("ix_state_run_grants_trace_id", ["trace_id"])],
+  state_runs: [
+    ix("ix_state_runs_created_at", ["created_at"]),
+    ix("ix_state_runs_status_updated_at", ["status", "updated_at"]),
+    ix("ix_state_runs_thread_id_created_at", ["thread_id", "created_at"]),
+  ],
+  state_steps: [
+    ix("ix_state_steps_run_id_name_visit", ["run_id", "name", "visit"]),
+    ix("ix_state_steps_run_id_task_key", ["run_id", "task_key"], { unique: true }),
+  ],
+  state_summaries: [ix("ix_state_summaries_generated_at", ["generated_at"])],
+  state_threads: [ix("ix_state_threads_updated_at_id", ["updated_at", "id"])],
+  state_tool_calls: [
+    ix("ix_state_tool_calls_status", ["status"], { partial: true }),
+    ix("ix_state_tool_calls_task_id", ["task_id"], { partial: true }),
+    ix("ix_state_tool_calls_tool_name_live_key", ["tool_name", "live_key"], {
+      unique: true,
+      partial: true,
+    }),
+  ],
+};
+
 /** The seed's named indexes. */
 export const SEED_INDEXES: Record<string, string[]> = {
   scan_nodes: ["ix_scan_nodes_kind", "ix_scan_nodes_adapter", "ix_scan_nodes_body_hash"],

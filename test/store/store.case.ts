@@ -10,6 +10,7 @@ import {
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
+import { compareCodePoints } from "../../src/store/code-point-order.js";
 import {
   kernelMigrationsDir,
   loadMigrationFiles,
@@ -25,6 +26,7 @@ import {
   expectedColumns,
   job,
   KERNEL_CHECKS,
+  KERNEL_INDEXES,
   KERNEL_TABLES,
   normalizeDefault,
   PARENT_TABLES,
@@ -122,6 +124,21 @@ export function runStoreConformance(harness: DialectHarness): void {
         expect(live?.constraints, `${table}: ${check}`).toContainEqual(
           expect.objectContaining({ name: check, kind: "check" }),
         );
+      }
+      // Every index of every kernel table: name, columns in order, unique, partial.
+      for (const table of Object.keys(KERNEL_TABLES)) {
+        const live = snapshot.tables.find((t) => t.name === table);
+        expect(
+          [...(live?.indexes ?? [])]
+            .sort((a, b) => compareCodePoints(a.name, b.name))
+            .map((i) => ({
+              name: i.name,
+              columns: i.columns,
+              ...(i.unique ? { unique: true } : {}),
+              ...(i.partial ? { partial: true } : {}),
+            })),
+          `${table}: indexes missing from or extra to test/store/catalog.ts (KERNEL_INDEXES)`,
+        ).toEqual(KERNEL_INDEXES[table] ?? []);
       }
       for (const [table, indexes] of Object.entries(SEED_INDEXES)) {
         const live = snapshot.tables.find((t) => t.name === table);
