@@ -1,5 +1,6 @@
 export { canonicalJson } from "./canonical-json.js";
 export { type Clock, systemClock } from "./clock.js";
+export { compareCodePoints } from "./code-point-order.js";
 export { ERROR_CODES, type ErrorCode, exitCodeFor, httpStatusFor } from "./error-codes.js";
 export { isKeelError, KeelError, type KeelErrorOptions, toKeelError } from "./errors.js";
 export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";

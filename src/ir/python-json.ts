@@ -1,4 +1,4 @@
-import { KeelError } from "../core/index.js";
+import { compareCodePoints, KeelError } from "../core/index.js";
 
 /**
  * `pythonCanonicalJson(value)` is byte-identical to Python's
@@ -105,24 +105,6 @@ function writeObject(
     write(record[key], out, seen, options);
   });
   out.push("}");
-}
-
-/** Orders strings by Unicode code point (Python's `str` order) rather than by UTF-16 unit. */
-export function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let index = 0; index < length; index++) {
-    const x = a.charCodeAt(index);
-    const y = b.charCodeAt(index);
-    if (x !== y) return codePointRank(x) - codePointRank(y);
-  }
-  return a.length - b.length;
-}
-
-// Surrogates (U+D800–U+DFFF) encode code points above U+FFFF, so they rank after U+E000–U+FFFF.
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800;
-  if (unit >= 0xd800) return unit + 0x2000;
-  return unit;
 }
 
 const SHORT_ESCAPES: Record<number, string> = {

@@ -1,4 +1,4 @@
-import { compareCodePoints } from "./code-point-order.js";
+import { compareCodePoints } from "../core/index.js";
 import type { TableSnapshot } from "./dialects/schema-snapshot.js";
 
 /** Which zone a table belongs to: the seed's three, plugin-owned tables, or something foreign. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareCodePoints } from "../../src/store/code-point-order.js";
+import { compareCodePoints } from "../../src/core/index.js";
 import {
   checkNamingRules,
   checkSqlKeywordCase,

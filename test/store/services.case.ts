@@ -3,10 +3,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
+import { compareCodePoints } from "../../src/core/index.js";
 import { backupStore } from "../../src/store/backup/backup.js";
 import { resetStore } from "../../src/store/backup/reset.js";
 import { restoreStore } from "../../src/store/backup/restore.js";
-import { compareCodePoints } from "../../src/store/code-point-order.js";
 import {
   type KvStore,
   openStore,

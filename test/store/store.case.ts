@@ -10,7 +10,7 @@ import {
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { compareCodePoints } from "../../src/store/code-point-order.js";
+import { compareCodePoints } from "../../src/core/index.js";
 import {
   kernelMigrationsDir,
   loadMigrationFiles,

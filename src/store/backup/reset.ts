@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from "node:fs";
 import { sql } from "kysely";
-import { compareCodePoints } from "../code-point-order.js";
+import { compareCodePoints } from "../../core/index.js";
 import { MIGRATION_LOCK_SUFFIX } from "../dialects/sqlite/sqlite-backend.js";
 import { internalsOf } from "../open-store.js";
 import type { Store, StoreLocation } from "../types.js";

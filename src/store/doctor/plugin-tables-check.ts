@@ -1,4 +1,4 @@
-import { compareCodePoints } from "../code-point-order.js";
+import { compareCodePoints } from "../../core/index.js";
 import type { SchemaSnapshot, TableSnapshot } from "../dialects/schema-snapshot.js";
 import type { DiscoveredPlugin } from "../plugins/manifest.js";
 import { ownsTable } from "../plugins/plugin-namespace.js";

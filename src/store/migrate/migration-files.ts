@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { KeelError } from "../../core/index.js";
-import { compareCodePoints } from "../code-point-order.js";
+import { compareCodePoints, KeelError } from "../../core/index.js";
 import type { StoreDialectName } from "../types.js";
 import type { MigrationFile } from "./types.js";
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 import { z } from "zod";
-import { compareCodePoints } from "../code-point-order.js";
+import { compareCodePoints } from "../../core/index.js";
 import { normalizePluginId, pluginTablePrefix } from "./plugin-id.js";
 
 /** The storage part of `plugin.json` (plugins-registry.schema.json): exactly one mode. */

@@ -1,7 +1,6 @@
 import { basename } from "node:path";
 import type { Kysely } from "kysely";
-import { type Clock, KeelError, systemClock } from "../../core/index.js";
-import { compareCodePoints } from "../code-point-order.js";
+import { type Clock, compareCodePoints, KeelError, systemClock } from "../../core/index.js";
 import type { StoreBackend } from "../dialects/backend.js";
 import { applyMigration } from "../migrate/apply-migration.js";
 import { highestVersion, readLedger } from "../migrate/ledger.js";

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { type Clock, KeelError, systemClock } from "../../core/index.js";
-import { compareCodePoints } from "../code-point-order.js";
+import { type Clock, compareCodePoints, KeelError, systemClock } from "../../core/index.js";
 import type { Store } from "../types.js";
 
 /** Preferences Keel itself reads, with their defaults and the shape their values must have. */
