@@ -1,24 +1,16 @@
 import { z } from "zod";
 import type { AuditEvent, AuditEventInput } from "../contracts/audit-event.js";
+import { AuditOutcome, AutonomyLevel, PipelineStage, RiskLevel } from "../contracts/enums.js";
 
-// The same patterns the zod contract uses, so that this check never admits what zod refuses.
+// The same patterns and enums the zod contract uses, so that this check never admits what zod
+// refuses.
 const UUID = z.regexes.uuid();
 const TIMESTAMP = z.regexes.datetime({ offset: true });
 const DOTTED = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
-const STAGES = new Set([
-  "normalize",
-  "route",
-  "execute",
-  "tool_call",
-  "gate",
-  "operator",
-  "scheduler",
-  "watcher",
-  "rule",
-]);
-const OUTCOMES = new Set(["success", "failure", "suppressed", "info"]);
-const RISKS = new Set(["low", "medium", "high", "critical"]);
-const AUTONOMY = new Set(["A0", "A1", "A2", "A3", "A4"]);
+const STAGES = new Set<string>(PipelineStage.options);
+const OUTCOMES = new Set<string>(AuditOutcome.options);
+const RISKS = new Set<string>(RiskLevel.options);
+const AUTONOMY = new Set<string>(AutonomyLevel.options);
 const REF_KEYS = new Set(["event_id", "task_id", "step_id", "tool_call_id", "approval_id"]);
 
 /**
