@@ -10,6 +10,8 @@ import {
   type ToolCallStatus,
   type ToolLedger,
   type ToolResult,
+  toolCallFromRow,
+  toolResultFromRow,
   type ValidationProblem,
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
@@ -30,16 +32,12 @@ export interface LedgerEntry {
 }
 
 /**
- * The ledger's calls matching `filter`, newest first. Only the ids are read here; each entry
- * comes from `ToolLedger.get`, so the CLI shows calls exactly as the ledger reports them. A lookup
- * of calls in doubt repeats the status index's own condition, which SQLite needs to use it.
+ * The ledger's calls matching `filter`, newest first, in one query, each row read as
+ * `ToolLedger.get` reads it (`toolCallFromRow`, `toolResultFromRow`). A lookup of calls in doubt
+ * repeats the status index's own condition, which SQLite needs to use it.
  */
-export async function listToolCalls(
-  store: Store,
-  ledger: ToolLedger,
-  filter: ToolCallFilter,
-): Promise<LedgerEntry[]> {
-  let query = runtimeDb(store).selectFrom("state_tool_calls").select("id");
+export async function listToolCalls(store: Store, filter: ToolCallFilter): Promise<LedgerEntry[]> {
+  let query = runtimeDb(store).selectFrom("state_tool_calls").selectAll();
   if (filter.status !== undefined) {
     if (filter.status === "attempted" || filter.status === "unknown") {
       query = query.where(sql<boolean>`status IN ('attempted', 'unknown')`);
@@ -53,9 +51,7 @@ export async function listToolCalls(
     .orderBy("id", "desc")
     .limit(filter.limit)
     .execute();
-  const entries: LedgerEntry[] = [];
-  for (const row of rows) entries.push(await ledger.get(row.id));
-  return entries;
+  return rows.map((row) => ({ toolCall: toolCallFromRow(row), result: toolResultFromRow(row) }));
 }
 
 /** What `keel ledger show` prints: the call, its result, the request and the answer recorded. */
@@ -76,25 +72,27 @@ export async function toolCallDetail(
   const db = runtimeDb(store);
   const row = await db
     .selectFrom("state_tool_calls")
-    .selectAll()
+    .select(["request_json", "request_artifact_id", "result_artifact_id"])
     .where("id", "=", toolCallId)
     .executeTakeFirstOrThrow();
   return {
     ...entry,
-    request: await storedRequest(db, row as unknown as Record<string, unknown>),
+    request: await storedRequest(db, row),
     response:
       row.result_artifact_id === null ? null : await getArtifact(db, row.result_artifact_id),
   };
 }
 
 /**
- * The redacted request of a ledger row: its canonical JSON on the row (`request_json`), or, on
- * rows written before the ledger kept it there, the artifact `request_artifact_id` names. Read by
- * column name so that either layout of the row is understood.
+ * The redacted request of a ledger row: its canonical JSON on the row (`request_json`), or, for
+ * calls recorded before migration 020 put it there, the artifact `request_artifact_id` names.
  */
-async function storedRequest(db: RuntimeDb, row: Record<string, unknown>): Promise<unknown> {
-  if (typeof row.request_json === "string") return JSON.parse(row.request_json);
-  if (typeof row.request_artifact_id === "string") return getArtifact(db, row.request_artifact_id);
+async function storedRequest(
+  db: RuntimeDb,
+  row: { request_json: string | null; request_artifact_id: string | null },
+): Promise<unknown> {
+  if (row.request_json !== null) return JSON.parse(row.request_json);
+  if (row.request_artifact_id !== null) return getArtifact(db, row.request_artifact_id);
   return null;
 }
 

@@ -67,9 +67,9 @@ export const ledgerCommands: CliModule = {
         .option("--run <run_id>", "only the calls of this run")
         .option("--limit <n>", "at most this many (default 100)"),
     ).action((flags: ListFlags) =>
-      withRuntimeStore(flags, async (store, audit, options) => {
+      withRuntimeStore(flags, async (store, _audit, options) => {
         const status = statusFlag(flags.status);
-        const calls = await listToolCalls(store, ledgerOn(store, audit), {
+        const calls = await listToolCalls(store, {
           status: status === "all" ? undefined : status,
           traceId: flags.trace,
           runId: flags.run,
