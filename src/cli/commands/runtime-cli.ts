@@ -108,7 +108,6 @@ export function continuationJson(run: Continuation): Record<string, unknown> {
       };
 }
 
-/** A continuation in words. */
 /**
  * What became of the run after an operator's decision: how it continued here, that it waits to
  * be resumed (`--no-resume`), or nothing when the decision belongs to no run.
@@ -118,6 +117,7 @@ export function describeAfterDecision(run: Continuation | null, runId: string | 
   return runId ? `run ${runId} continues when it is resumed` : "";
 }
 
+/** A continuation in words. */
 export function describeContinuation(run: Continuation): string {
   if (!run.continued) return run.message;
   const { result } = run;
