@@ -1,17 +1,13 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
-import {
-  type Approval,
-  ApprovalService,
-  ApprovalStatus,
-  continueGovernedRun,
-} from "../../runtime/index.js";
+import { type Approval, ApprovalService, ApprovalStatus } from "../../runtime/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
 import {
   continuationJson,
+  continueAfterDecision,
   describeAfterDecision,
   limitFlag,
   withRuntimeStore,
@@ -117,10 +113,7 @@ export const approvalsCommands: CliModule = {
               ? await service.approve(id, decision)
               : await service.deny(id, decision);
           const runId = approval.refs.task_id;
-          const run =
-            runId !== null && flags.resume !== false
-              ? await continueGovernedRun(store, runId)
-              : null;
+          const run = await continueAfterDecision(store, runId, flags.resume);
           printResult(options, { ok: true, approval, run: run && continuationJson(run) }, () =>
             [
               `${approval.status} ${approval.approval_id} by ${approval.decision.by} at ${approval.decision.at}`,

@@ -1,13 +1,7 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
-import {
-  type AuditWriter,
-  continueGovernedRun,
-  ToolCallStatus,
-  ToolLedger,
-  ToolRegistry,
-} from "../../runtime/index.js";
+import { type AuditWriter, ToolCallStatus, ToolLedger, ToolRegistry } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
@@ -22,6 +16,7 @@ import {
 } from "./ledger-read.js";
 import {
   continuationJson,
+  continueAfterDecision,
   describeAfterDecision,
   limitFlag,
   withRuntimeStore,
@@ -160,8 +155,7 @@ export const ledgerCommands: CliModule = {
         const by = flags.by ?? userInfo().username;
         const settled = await toolLedger.resolveUnknown(id, { outcome, output, by, reason });
         const runId = settled.toolCall.task_id;
-        const run =
-          runId !== null && flags.resume !== false ? await continueGovernedRun(store, runId) : null;
+        const run = await continueAfterDecision(store, runId, flags.resume);
         printResult(
           options,
           {

@@ -6,6 +6,7 @@ import {
   type AutonomyLevel,
   AutonomyLevel as AutonomySchema,
   type Continuation,
+  continueGovernedRun,
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { OutputOptions } from "../output.js";
@@ -106,6 +107,18 @@ export function continuationJson(run: Continuation): Record<string, unknown> {
         message: run.message,
         error: run.error ?? null,
       };
+}
+
+/**
+ * After an operator's decision: continues the run waiting for it here, unless it belongs to no
+ * run or `--no-resume` leaves it to be resumed (null; `describeAfterDecision` says which).
+ */
+export async function continueAfterDecision(
+  store: Store,
+  runId: string | null,
+  resume: boolean | undefined,
+): Promise<Continuation | null> {
+  return runId !== null && resume !== false ? continueGovernedRun(store, runId) : null;
 }
 
 /**
