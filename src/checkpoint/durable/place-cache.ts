@@ -10,9 +10,10 @@ export interface PlaceState {
   /** The last blob written per channel: the base of the next delta. */
   lastWritten: Map<string, LastWritten>;
   /**
-   * True when another saver may have written the place since `maxSeq` was read (the run went back
-   * to a checkpoint by id): the next step reads the database's highest seq first, so two savers
-   * never give two checkpoints of a place the same seq.
+   * True when `maxSeq` may be below the place's highest seq: another saver may have written the
+   * place since it was read (the run went back to a checkpoint by id), or it is the seq of the
+   * latest checkpoint `getTuple` read, which a fork's may exceed. The next step reads the
+   * database's highest seq first, so two checkpoints of a place never get the same seq.
    */
   stale: boolean;
 }
