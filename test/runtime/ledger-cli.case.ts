@@ -33,6 +33,8 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
       const { runtime, graph } = await loadGovernedApp(APP, store);
       const keel = (...args: string[]) => keelInProcess([...args, "--db", db]);
       const json = async (...args: string[]) => keel(...args, "--json");
+      const resolve = (toolCallId: string, ...args: string[]) =>
+        json("ledger", "resolve", toolCallId, ...args);
       /** A run of the app whose charge of `order` crashes `when`: paused for an operator. */
       const paused = async (order: string, when: "before" | "after" = "after") => {
         chargeWorld.order = order;
@@ -53,7 +55,7 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
         chargeWorld.order = order;
         return runtime.start({ graph, input: {}, autonomy: "A4", risk: "low", app: APP });
       };
-      return { store, runtime, graph, keel, json, paused, finished };
+      return { store, runtime, graph, keel, json, resolve, paused, finished };
     }
     const ids = (result: { json: Json }) =>
       (result.json.calls as { toolCall: { tool_call_id: string } }[]).map(
@@ -130,12 +132,10 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
     });
 
     it("resolve --outcome succeeded settles the call with the operator's output, audited, and resumes the run to success without redoing the effect", async () => {
-      const { store, runtime, json, paused } = await setup("resolve_ok");
+      const { store, runtime, json, resolve, paused } = await setup("resolve_ok");
       const { started, toolCallId } = await paused("o-ok", "after");
       expect(chargeWorld.charges.filter((o) => o === "o-ok")).toHaveLength(1);
-      const resolved = await json(
-        "ledger",
-        "resolve",
+      const resolved = await resolve(
         toolCallId,
         "--outcome",
         "succeeded",
@@ -163,27 +163,17 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
       const shown = await json("ledger", "show", toolCallId);
       expect(shown.json).toMatchObject({ response: { receipt: "rc-manual", amount: 10 } });
 
-      const again = await json(
-        "ledger",
-        "resolve",
-        toolCallId,
-        "--outcome",
-        "failed",
-        "--reason",
-        "second thoughts",
-      );
+      const again = await resolve(toolCallId, "--outcome", "failed", "--reason", "second thoughts");
       expect(again.exitCode).toBe(2);
       expect(again.json).toMatchObject({ ok: false, error: { code: "ILLEGAL_TRANSITION" } });
       expect((await runtime.ledger.get(toolCallId)).toolCall.status).toBe("succeeded");
     });
 
     it("resolve --outcome failed --no-resume only settles; the resumed run calls the tool again", async () => {
-      const { runtime, graph, json, paused } = await setup("resolve_failed");
+      const { runtime, graph, resolve, paused } = await setup("resolve_failed");
       const { started, toolCallId } = await paused("o-failed", "before");
       expect(chargeWorld.charges).not.toContain("o-failed");
-      const resolved = await json(
-        "ledger",
-        "resolve",
+      const resolved = await resolve(
         toolCallId,
         "--outcome",
         "failed",
@@ -203,26 +193,17 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
       const done = await runtime.resume(started.run.id, graph);
       expect(done.run.status).toBe("succeeded");
       expect(chargeWorld.charges.filter((o) => o === "o-failed")).toHaveLength(1);
-      const twice = await json(
-        "ledger",
-        "resolve",
-        toolCallId,
-        "--outcome",
-        "failed",
-        "--reason",
-        "again",
-      );
+      const twice = await resolve(toolCallId, "--outcome", "failed", "--reason", "again");
       expect(twice.exitCode).toBe(2);
       expect(twice.json).toMatchObject({ error: { code: "ILLEGAL_TRANSITION" } });
     });
 
     it("refuses bad arguments and an output failing the tool's schema with every problem, recording nothing", async () => {
-      const { runtime, json, paused } = await setup("resolve_bad");
+      const { runtime, resolve, paused } = await setup("resolve_bad");
       const { started, toolCallId } = await paused("o-bad");
-      const resolve = (...args: string[]) =>
-        json("ledger", "resolve", toolCallId, "--by", "ops", ...args);
+      const byOps = (...args: string[]) => resolve(toolCallId, "--by", "ops", ...args);
 
-      const invalid = await resolve(
+      const invalid = await byOps(
         "--outcome",
         "succeeded",
         "--output",
@@ -240,7 +221,7 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
         "/receipt schema_type",
       ]);
 
-      const noOutput = await resolve("--outcome", "succeeded", "--reason", "checked");
+      const noOutput = await byOps("--outcome", "succeeded", "--reason", "checked");
       expect(noOutput.exitCode).toBe(2);
       expect(noOutput.json).toMatchObject({ error: { code: "TOOL_OUTPUT_INVALID" } });
 
@@ -252,7 +233,7 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
         ["--outcome", "failed"],
         ["--outcome", "failed", "--reason", "  "],
       ]) {
-        const refused = await resolve(...args);
+        const refused = await byOps(...args);
         expect(refused.exitCode, args.join(" ")).toBe(2);
         expect(refused.json, args.join(" ")).toMatchObject({
           ok: false,
@@ -263,15 +244,7 @@ export function runLedgerCliCases(harness: LedgerCliHarness): void {
       expect((await runtime.ledger.get(toolCallId)).toolCall.status).toBe("unknown");
       expect((await runtime.runs.get(started.run.id)).status).toBe("paused");
 
-      const missing = await json(
-        "ledger",
-        "resolve",
-        MISSING,
-        "--outcome",
-        "failed",
-        "--reason",
-        "checked",
-      );
+      const missing = await resolve(MISSING, "--outcome", "failed", "--reason", "checked");
       expect(missing.exitCode).toBe(5);
       expect(missing.json).toMatchObject({ error: { code: "TOOL_CALL_NOT_FOUND" } });
     });
