@@ -129,26 +129,19 @@ function hashJoin(
   }
   const leftReads = lefts.map(outerRead);
   const n = lefts.length;
-  if (n === 1) {
-    // One value hashes bare, as directHashJoin hashes it: joins of both kinds can share an alpha
-    // memory (hashed by whichever join made it), so their hashes must agree.
-    const read = leftReads[0] as LeftRead;
-    const right = rights[0] as FieldRead;
-    return {
-      leftHash: (t) => valueHash(read(t)),
-      rightHash: (am) => valueHash(right(am.fact, am.marks)),
-      keyEq: (t, am) => valuesEqual(read(t), right(am.fact, am.marks)),
-    };
-  }
+  // Joins of both kinds can share an alpha memory (hashed by whichever join made it), so a key
+  // hashes as directHashJoin hashes it: the first value's hash, the others folded in.
+  const first = leftReads[0] as LeftRead;
+  const firstRight = rights[0] as FieldRead;
   return {
     leftHash: (t) => {
-      let h = 0;
-      for (let i = 0; i < n; i++) h = combineHash(h, valueHash((leftReads[i] as LeftRead)(t)));
+      let h = valueHash(first(t));
+      for (let i = 1; i < n; i++) h = combineHash(h, valueHash((leftReads[i] as LeftRead)(t)));
       return h;
     },
     rightHash: (am) => {
-      let h = 0;
-      for (let i = 0; i < n; i++) {
+      let h = valueHash(firstRight(am.fact, am.marks));
+      for (let i = 1; i < n; i++) {
         h = combineHash(h, valueHash((rights[i] as FieldRead)(am.fact, am.marks)));
       }
       return h;
@@ -206,13 +199,13 @@ function directHashJoin(
         }
         scratch[order[i] as number] = (x.am as AlphaMatch).fact.hashAt(lefts[i] as number);
       }
-      let h = 0;
-      for (let i = 0; i < n; i++) h = combineHash(h, scratch[i] as number);
+      let h = scratch[0] as number;
+      for (let i = 1; i < n; i++) h = combineHash(h, scratch[i] as number);
       return h;
     },
     rightHash: (am) => {
-      let h = 0;
-      for (let i = 0; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
+      let h = am.fact.hashAt(rightAt[0] as number);
+      for (let i = 1; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
       return h;
     },
     keyEq: (t, am) => {
