@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { KeelError } from "../../core/index.js";
 import {
   getArtifact,
@@ -33,17 +32,13 @@ export interface LedgerEntry {
 
 /**
  * The ledger's calls matching `filter`, newest first, in one query, each row read as
- * `ToolLedger.get` reads it (`toolCallFromRow`, `toolResultFromRow`). A lookup of calls in doubt
- * repeats the status index's own condition, which SQLite needs to use it.
+ * `ToolLedger.get` reads it (`toolCallFromRow`, `toolResultFromRow`). SQLite plans with the
+ * status bound, so a lookup of calls in doubt meets the partial status index (`status =
+ * 'unknown'`, migration 020) as it is.
  */
 export async function listToolCalls(store: Store, filter: ToolCallFilter): Promise<LedgerEntry[]> {
   let query = runtimeDb(store).selectFrom("state_tool_calls").selectAll();
-  if (filter.status !== undefined) {
-    if (filter.status === "attempted" || filter.status === "unknown") {
-      query = query.where(sql<boolean>`status IN ('attempted', 'unknown')`);
-    }
-    query = query.where("status", "=", filter.status);
-  }
+  if (filter.status !== undefined) query = query.where("status", "=", filter.status);
   if (filter.traceId !== undefined) query = query.where("trace_id", "=", filter.traceId);
   if (filter.runId !== undefined) query = query.where("task_id", "=", filter.runId);
   const rows = await query
