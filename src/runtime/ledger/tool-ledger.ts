@@ -314,10 +314,7 @@ export class ToolLedger {
     } catch (error) {
       this.#inFlight.delete(row.id);
       const latency = Math.max(0, this.#clock.now() - started);
-      const definite =
-        error instanceof ToolFailure ||
-        tool.spec.side_effects === "none" ||
-        tool.spec.side_effects === "read";
+      const definite = error instanceof ToolFailure || !tool.hasEffects;
       if (!definite) {
         await this.#recorder.markUnknown(
           row,
@@ -332,7 +329,7 @@ export class ToolLedger {
             details: { toolCallId: row.id, tool: tool.id },
             hint: tool.retrySafe
               ? "The tool is retry-safe: calling again with the same idempotency key runs it again."
-              : `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown).`,
+              : settleHint(row),
           },
         );
       }
@@ -363,7 +360,7 @@ export class ToolLedger {
     const problems = tool.validateOutput(output);
     if (problems.length > 0) {
       const reason = `the output fails the tool's output schema (${problems.map((p) => `${p.path}: ${p.message}`).join("; ")})`;
-      if (tool.spec.side_effects === "write" || tool.spec.side_effects === "external") {
+      if (tool.hasEffects) {
         // The effect may well have happened; a bad answer is not a clean failure.
         await this.#recorder.markUnknown(row, reason, latency);
       } else {
@@ -437,7 +434,7 @@ export class ToolLedger {
       `The earlier call of "${row.tool_name}" with idempotency key "${row.idempotency_key}" has an unknown outcome, and the tool is not safe to retry.`,
       {
         details: { toolCallId: row.id, tool: row.tool_name, idempotencyKey: row.idempotency_key },
-        hint: `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown); the run stays paused until then.`,
+        hint: `${settleHint(row)} The run stays paused until then.`,
       },
     );
   }
@@ -472,6 +469,11 @@ function inFlight(row: ToolCallsTable): KeelError {
       hint: "Another worker is handling this call; do not run it twice. Its outcome is recorded when it finishes, or it becomes unknown once its lease lapses.",
     },
   );
+}
+
+/** What an operator does about a call in doubt. */
+function settleHint(row: ToolCallsTable): string {
+  return `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown).`;
 }
 
 function describe(error: unknown): string {

@@ -99,7 +99,7 @@ export class NodeContext {
     const risk = higherRisk(options.risk ?? run.grant.risk, run.grant.risk);
     if (run.replay && tool) {
       // A replay's gate is decided, and compared with the original's, but asks nobody.
-      if (tool.spec.side_effects === "write" || tool.spec.side_effects === "external") {
+      if (tool.hasEffects) {
         run.replay.gate(place, tool, this.#decideGate(risk));
       }
       const output = await run.replay.answer(place, tool, input, action, run.grant.traceId);
@@ -122,7 +122,7 @@ export class NodeContext {
     // Admission before the gate: nobody is asked to approve a call that would be refused anyway
     // (unknown tool, forbidden profile, missing permission, invalid input); refusals are audited.
     const admitted = await admitToolCall(run.tools, run.audit, request, { announce: false });
-    if (admitted.spec.side_effects === "write" || admitted.spec.side_effects === "external") {
+    if (admitted.hasEffects) {
       await this.#passGate(admitted, input, key, risk, action);
     }
     for (;;) {

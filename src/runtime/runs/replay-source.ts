@@ -110,7 +110,7 @@ export class ReplaySource {
       if (event === "block") gates.set(place, "block");
       else if (approval !== undefined) gates.set(place, `confirm:${approval}`);
       else if (event === "preview") gates.set(place, "preview");
-      else if (row && this.tools.has(row.tool_name) && gated(this.tools.get(row.tool_name))) {
+      else if (row && this.tools.has(row.tool_name) && this.tools.get(row.tool_name).hasEffects) {
         gates.set(place, "allow");
       }
     }
@@ -274,11 +274,6 @@ export class ReplaySource {
     }
     return output;
   }
-}
-
-/** Tools with effects pass the gate; `none` and `read` tools are not gated. */
-function gated(tool: RegisteredTool): boolean {
-  return tool.spec.side_effects === "write" || tool.spec.side_effects === "external";
 }
 
 /**

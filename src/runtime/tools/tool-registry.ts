@@ -21,6 +21,11 @@ export interface RegisteredTool {
   readonly spec: ToolSpec;
   readonly handler: ToolHandler;
   /**
+   * Whether the tool acts on the world (`side_effects` `write` or `external`): its calls pass the
+   * gate, and an error or a bad answer leaves their effect in doubt.
+   */
+  readonly hasEffects: boolean;
+  /**
    * Whether a call whose outcome is unknown may be run again: tools without effects (`none`,
    * `read`) and tools that declare an idempotency key (`idempotency_key` in the spec names how
    * they dedupe). Other calls in doubt go to an operator.
@@ -68,8 +73,8 @@ export class ToolRegistry {
     }
     const toolSpec = parsed.data;
     const id = `${toolSpec.namespace}.${toolSpec.name}`;
-    const effectful = toolSpec.side_effects === "write" || toolSpec.side_effects === "external";
-    if (effectful && toolSpec.replay_policy === "rerun") {
+    const hasEffects = toolSpec.side_effects === "write" || toolSpec.side_effects === "external";
+    if (hasEffects && toolSpec.replay_policy === "rerun") {
       // A replay must never act on the world again.
       throw new KeelError(
         "TOOL_SPEC_INVALID",
@@ -102,10 +107,8 @@ export class ToolRegistry {
       spec: toolSpec,
       handler,
       dryRun: options.dryRun ?? null,
-      retrySafe:
-        toolSpec.side_effects === "none" ||
-        toolSpec.side_effects === "read" ||
-        toolSpec.idempotency_key !== null,
+      hasEffects,
+      retrySafe: !hasEffects || toolSpec.idempotency_key !== null,
       validateInput: compile(id, "input_schema", toolSpec.input_schema),
       validateOutput: compile(id, "output_schema", toolSpec.output_schema),
     });
