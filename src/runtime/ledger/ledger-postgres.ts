@@ -1,4 +1,3 @@
-import { KeelError } from "../../core/index.js";
 import { ARTIFACT_COLUMNS, artifactValues } from "../artifacts/artifact-store.js";
 import {
   ARTIFACT_PLACEHOLDERS,
@@ -42,7 +41,7 @@ SELECT (SELECT count(*) FROM head)::int AS inserted, (SELECT row_to_json(live) F
  * The row moves only if the head exists and the status is still the expected one; the head
  * advances (and the event and artifact appear) only if the row moved.
  */
-function transitionSql(withArtifact: boolean, leased: boolean, failed = false): string {
+function transitionSql(withArtifact: boolean, leased: boolean, failed: boolean): string {
   const set =
     MUTABLE_COLUMNS.map((column, i) => `${column} = ?::${MUTABLE_TYPES[i]}`).join(", ") +
     (failed ? FREE_LIVE_KEY : "");
@@ -64,12 +63,6 @@ function transitionSql(withArtifact: boolean, leased: boolean, failed = false): 
 SELECT (SELECT count(*) FROM old)::int AS has_head, (SELECT count(*) FROM head)::int AS applied`);
 }
 
-const TRANSITION = transitionSql(false, false);
-const TRANSITION_WITH_ARTIFACT = transitionSql(true, false);
-const TRANSITION_LEASED = transitionSql(false, true);
-const TRANSITION_LEASED_WITH_ARTIFACT = transitionSql(true, true);
-// A failure always records its error as an artifact, and recovery never fails a call.
-const TRANSITION_FAILED = transitionSql(true, false, true);
 const RENEW_LEASE = numbered(
   "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status IN ('attempted', 'unknown') AND lease_owner = ?::text",
 );
@@ -79,25 +72,21 @@ WHERE id = ?::text AND status = 'unknown' AND lease_owner IS NOT DISTINCT FROM ?
   AND lease_expires_at IS NOT DISTINCT FROM ?::bigint`,
 );
 
+/** The transition statements, by what they do, each prepared once per connection by its name. */
+const transitions = new Map<string, { name: string; text: string }>();
+
 function transitionStatement(
-  to: ToolCallStatus,
   withArtifact: boolean,
   leased: boolean,
+  failed: boolean,
 ): { name: string; text: string } {
-  if (to === "failed") {
-    if (!withArtifact || leased) {
-      throw new KeelError("INTERNAL", "A failed tool call is recorded with its error artifact.");
-    }
-    return { name: "keel_ledger_fail", text: TRANSITION_FAILED };
+  const name = `keel_ledger_transition${withArtifact ? "_artifact" : ""}${leased ? "_leased" : ""}${failed ? "_failed" : ""}`;
+  let statement = transitions.get(name);
+  if (!statement) {
+    statement = { name, text: transitionSql(withArtifact, leased, failed) };
+    transitions.set(name, statement);
   }
-  if (leased) {
-    return withArtifact
-      ? { name: "keel_ledger_recover_artifact", text: TRANSITION_LEASED_WITH_ARTIFACT }
-      : { name: "keel_ledger_recover", text: TRANSITION_LEASED };
-  }
-  return withArtifact
-    ? { name: "keel_ledger_transition_artifact", text: TRANSITION_WITH_ARTIFACT }
-    : { name: "keel_ledger_transition", text: TRANSITION };
+  return statement;
 }
 
 /**
@@ -153,7 +142,7 @@ export class PostgresLedgerWrites implements LedgerWrites {
       ...(artifact ? artifactValues(artifact) : []),
     ];
     const query = {
-      ...transitionStatement(next.status, artifact !== null, lease !== undefined),
+      ...transitionStatement(artifact !== null, lease !== undefined, next.status === "failed"),
       values,
     };
     let row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];

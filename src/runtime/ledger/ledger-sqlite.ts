@@ -1,4 +1,3 @@
-import { KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
 import type { AuditRecord } from "../audit/audit-record.js";
@@ -22,10 +21,24 @@ const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_k
 const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
 VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 const SET_MUTABLE = MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ");
-const UPDATE_CALL = `UPDATE state_tool_calls SET ${SET_MUTABLE} WHERE id = ? AND status = ?`;
-const UPDATE_CALL_FAILED = `UPDATE state_tool_calls SET ${SET_MUTABLE}${FREE_LIVE_KEY} WHERE id = ? AND status = ?`;
-// Recovery's move: only while the lease is the one it saw lapse (`IS` also matches nulls).
-const UPDATE_CALL_LEASED = `${UPDATE_CALL} AND lease_owner IS ? AND lease_expires_at IS ?`;
+
+/** The UPDATE statements of a transition, built once each (the ledger's hot path). */
+const updates = new Map<string, string>();
+
+/**
+ * The row's move to `next` if its status is still `from`; a failure also frees the key; with a
+ * lease, recovery's move: only while the lease is the one it saw lapse (`IS` also matches nulls).
+ */
+function updateCallSql(failed: boolean, leased: boolean): string {
+  const key = `${failed}:${leased}`;
+  let text = updates.get(key);
+  if (text === undefined) {
+    text = `UPDATE state_tool_calls SET ${SET_MUTABLE}${failed ? FREE_LIVE_KEY : ""}
+WHERE id = ? AND status = ?${leased ? " AND lease_owner IS ? AND lease_expires_at IS ?" : ""}`;
+    updates.set(key, text);
+  }
+  return text;
+}
 const RENEW_LEASE =
   "UPDATE state_tool_calls SET lease_expires_at = ? WHERE id = ? AND status IN ('attempted', 'unknown') AND lease_owner = ?";
 const CLAIM_UNKNOWN = `UPDATE state_tool_calls SET lease_owner = ?, lease_expires_at = ?
@@ -83,27 +96,15 @@ export class SqliteLedgerWrites implements LedgerWrites {
     lease?: SeenLease,
   ): Promise<boolean> {
     const db = this.#db;
-    if (lease && next.status === "failed") {
-      // Recovery only ever marks a call unknown; a failure must also free the key.
-      throw new KeelError("INTERNAL", "A lease-checked move of a tool call cannot fail it.");
-    }
+    const seen = lease ? [lease.owner, lease.expiresAt] : [];
     try {
       await this.#write(() => {
         // The artifact first: the row's foreign key to it is checked at once.
         if (artifact) insertArtifactSqlite(db, artifact);
-        const { changes } = lease
-          ? prepared(db, UPDATE_CALL_LEASED).run(
-              ...mutableValues(next),
-              next.id,
-              from,
-              lease.owner,
-              lease.expiresAt,
-            )
-          : prepared(db, next.status === "failed" ? UPDATE_CALL_FAILED : UPDATE_CALL).run(
-              ...mutableValues(next),
-              next.id,
-              from,
-            );
+        const { changes } = prepared(
+          db,
+          updateCallSql(next.status === "failed", lease !== undefined),
+        ).run(...mutableValues(next), next.id, from, ...seen);
         if (changes !== 1) throw new Moved();
         appendAuditSqlite(db, audit);
       });
