@@ -30,17 +30,14 @@ export async function putArtifact(
 
 /**
  * The `state_artifacts` row for a payload, for writers that insert it themselves (the ledger's
- * native paths). `canonical` skips serialising and hashing again when the caller already has the
- * payload's canonical JSON and its sha256 (the ledger's request and `request_hash`).
+ * native paths).
  */
-export function artifactRow(
-  options: PutArtifactOptions & { canonical?: { json: string; sha256: string } },
-): ArtifactsTable {
-  const body = options.canonical?.json ?? canonicalJson(options.body ?? null);
+export function artifactRow(options: PutArtifactOptions): ArtifactsTable {
+  const body = canonicalJson(options.body ?? null);
   return {
     id: options.id,
     kind: options.kind,
-    content_hash: options.canonical?.sha256 ?? sha256Hex(body),
+    content_hash: sha256Hex(body),
     body_json: body,
     byte_count: Buffer.byteLength(body),
     created_at: options.now,

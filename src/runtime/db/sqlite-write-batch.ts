@@ -7,8 +7,6 @@ interface PendingWrite {
   reject: (error: unknown) => void;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
 const queues = new WeakMap<SqliteHandle, PendingWrite[]>();
 const savepoints = new WeakMap<SqliteHandle, (write: () => unknown) => unknown>();
 
@@ -52,26 +50,24 @@ async function flush(store: Store, db: SqliteHandle): Promise<void> {
     return;
   }
   const savepointed = savepointFor(db);
-  let outcomes: Outcome[] = [];
+  let settle: (() => void)[];
   try {
-    await sqliteWrite(store, db, () => {
-      outcomes = batch.map((pending): Outcome => {
+    // Each write's answer waits for the commit: nobody hears of a write that may yet be undone.
+    settle = await sqliteWrite(store, db, () =>
+      batch.map((pending) => {
         try {
-          return { ok: true, value: savepointed(pending.write) };
+          const value = savepointed(pending.write);
+          return () => pending.resolve(value);
         } catch (error) {
-          return { ok: false, error };
+          return () => pending.reject(error);
         }
-      });
-    });
+      }),
+    );
   } catch (error) {
     for (const pending of batch) pending.reject(error);
     return;
   }
-  batch.forEach((pending, i) => {
-    const outcome = outcomes[i];
-    if (outcome?.ok) pending.resolve(outcome.value);
-    else pending.reject(outcome ? outcome.error : new Error("the batched write did not run"));
-  });
+  for (const answer of settle) answer();
 }
 
 /** better-sqlite3 runs a transaction function called inside a transaction as a savepoint. */
