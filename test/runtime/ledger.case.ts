@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { hashValue, isKeelError, newId } from "../../src/core/index.js";
+import { hashValue, isKeelError, type KeelError, newId } from "../../src/core/index.js";
 import { runtimeDb } from "../../src/runtime/db/tables.js";
 import {
   AuditWriter,
@@ -192,6 +192,34 @@ export function runLedgerCases(harness: RuntimeHarness): void {
         }),
       );
       expect(codeOf(refused)).toBe("ILLEGAL_TRANSITION");
+    });
+
+    it("refuses to settle a call that is not in doubt: one still in flight is left to its owner", async () => {
+      const { store, tools, ledger, request } = await setup("ledger_settle_in_flight");
+      let release: (() => void) | undefined;
+      tools.register(openSpec("held", "external", "answers when released"), () => {
+        return new Promise((resolve) => {
+          release = () => resolve({ ok: true });
+        });
+      });
+      const inFlight = ledger.call(
+        request({ tool: "test.held", input: {}, idempotencyKey: "held-1" }),
+      );
+      while (release === undefined) await new Promise((resolve) => setImmediate(resolve));
+      const [attempted] = await rows(store);
+      expect(attempted?.status).toBe("attempted");
+      const refused = await caught(
+        ledger.resolveUnknown(attempted?.id as string, {
+          outcome: "failed",
+          by: "ana",
+          reason: "looked too early",
+        }),
+      );
+      expect(codeOf(refused)).toBe("ILLEGAL_TRANSITION");
+      expect((refused as KeelError).details).toMatchObject({ from: "attempted", to: "failed" });
+      release();
+      expect((await inFlight).toolCall.status).toBe("succeeded");
+      expect((await rows(store)).map((r) => r.status)).toEqual(["succeeded"]);
     });
 
     it("runs a retry-safe tool again when its earlier outcome is unknown, on the same ledger entry", async () => {

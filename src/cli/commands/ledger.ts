@@ -1,7 +1,13 @@
 import { userInfo } from "node:os";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
-import { type AuditWriter, ToolCallStatus, ToolLedger, ToolRegistry } from "../../runtime/index.js";
+import {
+  type AuditWriter,
+  assertSettleable,
+  ToolCallStatus,
+  ToolLedger,
+  ToolRegistry,
+} from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
@@ -137,19 +143,8 @@ export const ledgerCommands: CliModule = {
           flags.output === undefined ? null : parseJsonOption(flags.output, "--output");
         const toolLedger = ledgerOn(store, audit);
         const { toolCall } = await toolLedger.get(id);
-        if (toolCall.status !== "unknown") {
-          throw new KeelError(
-            "ILLEGAL_TRANSITION",
-            `Tool call ${id} is ${toolCall.status}, not unknown; only a call in doubt is settled by an operator.`,
-            {
-              details: { toolCallId: id, from: toolCall.status, to: outcome },
-              hint:
-                toolCall.status === "attempted"
-                  ? "It is in flight, or its process stopped: recovering its run (GovernedRuntime.recover) marks it unknown once its lease lapsed."
-                  : "Its outcome is already recorded; `keel ledger show <id>` shows it.",
-            },
-          );
-        }
+        // Refused before the output is checked against the run's tools (the ledger refuses too).
+        assertSettleable(toolCall, outcome);
         const check =
           outcome === "succeeded" ? await checkOperatorOutput(store, toolCall, output) : null;
         const by = flags.by ?? userInfo().username;

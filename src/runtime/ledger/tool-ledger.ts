@@ -13,7 +13,6 @@ import type { AuditWriter } from "../audit/audit-writer.js";
 import type { ErrorDetail } from "../contracts/primitives.js";
 import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
 import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
-import { assertTransition } from "../policy/transitions.js";
 import { ToolFailure } from "../tools/tool-failure.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
 import { DEFAULT_CALL_LEASE_MS, leaseLapsed, newLedgerOwner } from "./call-lease.js";
@@ -22,6 +21,7 @@ import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWritesFor } from "./ledger-writes-for.js";
 import { type Redactor, redactSecrets } from "./redact.js";
+import { assertSettleable } from "./settle-check.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
 export type { ToolCallRequest } from "./tool-call-request.js";
@@ -202,13 +202,18 @@ export class ToolLedger {
 
   /** A recorded call and its result. */
   async get(toolCallId: string): Promise<{ toolCall: ToolCall; result: ToolResult | null }> {
+    const row = await this.#find(toolCallId);
+    return { toolCall: toolCallFromRow(row), result: toolResultFromRow(row) };
+  }
+
+  async #find(toolCallId: string): Promise<ToolCallsTable> {
     const row = await findCall(runtimeDb(this.#store), toolCallId);
     if (!row) {
       throw new KeelError("TOOL_CALL_NOT_FOUND", `No tool call "${toolCallId}" in the ledger.`, {
         details: { toolCallId },
       });
     }
-    return { toolCall: toolCallFromRow(row), result: toolResultFromRow(row) };
+    return row;
   }
 
   /** Calls whose outcome is unknown: what an operator must look at. */
@@ -257,19 +262,15 @@ export class ToolLedger {
 
   /**
    * An operator settles a call whose outcome was unknown, after checking the world: `succeeded`
-   * (with the output the effect produced) or `failed` (the effect did not happen).
+   * (with the output the effect produced) or `failed` (the effect did not happen). Any other
+   * call is refused (`assertSettleable`): an `attempted` one may still be in flight.
    */
   async resolveUnknown(
     toolCallId: string,
     resolution: { outcome: "succeeded" | "failed"; output?: unknown; by: string; reason: string },
   ): Promise<{ toolCall: ToolCall; result: ToolResult | null }> {
-    const row = await findCall(runtimeDb(this.#store), toolCallId);
-    if (!row) {
-      throw new KeelError("TOOL_CALL_NOT_FOUND", `No tool call "${toolCallId}" in the ledger.`, {
-        details: { toolCallId },
-      });
-    }
-    assertTransition("tool_call", row.status, resolution.outcome, toolCallId);
+    const row = await this.#find(toolCallId);
+    assertSettleable(toolCallFromRow(row), resolution.outcome);
     const latencyMs = null;
     if (resolution.outcome === "succeeded") {
       await this.#recorder.recordSucceeded(row, resolution.output ?? null, latencyMs, {
