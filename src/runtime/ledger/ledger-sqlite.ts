@@ -58,7 +58,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
   readonly #db: SqliteHandle;
   readonly #concurrent: () => boolean;
 
-  constructor(store: Store, db: SqliteHandle, concurrent: () => boolean = () => false) {
+  constructor(store: Store, db: SqliteHandle, concurrent: () => boolean) {
     this.#store = store;
     this.#db = db;
     this.#concurrent = concurrent;

@@ -12,7 +12,7 @@ import type { LedgerWrites } from "./ledger-writes.js";
 export function ledgerWritesFor(
   store: Store,
   audit: AuditWriter,
-  concurrent: () => boolean = () => false,
+  concurrent: () => boolean,
 ): LedgerWrites {
   const native = store.native;
   return native.dialect === "sqlite"
