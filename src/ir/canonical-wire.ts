@@ -27,10 +27,10 @@ const sortedFields = new WeakMap<object, readonly SortedField[]>();
 function sortedFieldsOf(shape: Record<string, SchemaNode>): readonly SortedField[] {
   let fields = sortedFields.get(shape);
   if (fields === undefined) {
-    const byKey = new Map(fieldsOf(shape).map((field) => [field.key, field]));
-    fields = [...byKey.keys()]
-      .sort()
-      .map((key) => ({ ...(byKey.get(key) as FieldPlan), unsafe: unsafeKey(key) }));
+    // Keys are unique within a shape; `<` orders them as the default sort does (UTF-16 units).
+    fields = fieldsOf(shape)
+      .map((field) => ({ ...field, unsafe: unsafeKey(field.key) }))
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
     sortedFields.set(shape, fields);
   }
   return fields;
