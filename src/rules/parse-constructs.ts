@@ -366,16 +366,8 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
   }
   const template = ctx.template(head.text) ?? null;
   if (!template) {
-    return {
-      type: "pattern",
-      relation: head.text,
-      template,
-      addressVar,
-      pos: list.pos,
-      source: list.source,
-      fields: parseFieldSequence(items, 1, items.length, ctx, true),
-      slots: NO_SLOTS,
-    };
+    const fields = parseFieldSequence(items, 1, items.length, ctx, true);
+    return patternCE(list, head.text, template, addressVar, fields, NO_SLOTS);
   }
   const slots = new Map<number, FieldConstraint[]>();
   for (let k = 1; k < items.length; k++) {
@@ -406,14 +398,26 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     }
     slots.set(index, fields);
   }
+  return patternCE(list, head.text, template, addressVar, [], slots);
+}
+
+/** A pattern CE, every field written in one literal (one object shape for both kinds). */
+function patternCE(
+  list: SList,
+  relation: string,
+  template: Template | null,
+  addressVar: string | null,
+  fields: FieldConstraint[],
+  slots: ReadonlyMap<number, FieldConstraint[]>,
+): PatternCE {
   return {
     type: "pattern",
-    relation: head.text,
+    relation,
     template,
     addressVar,
     pos: list.pos,
     source: list.source,
-    fields: [],
+    fields,
     slots,
   };
 }
