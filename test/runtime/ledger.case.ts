@@ -194,6 +194,33 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       expect(codeOf(refused)).toBe("ILLEGAL_TRANSITION");
     });
 
+    it("refuses an operator's output that the tool could not have returned, recording nothing", async () => {
+      const { store, world, ledger, request } = await setup("ledger_settle_output");
+      world.failNext = { error: new Error("socket hang up"), effectThenThrow: true };
+      expect(codeOf(await caught(ledger.call(request())))).toBe("TOOL_CALL_UNKNOWN");
+      const [doubt] = await rows(store);
+      const refused = await caught(
+        ledger.resolveUnknown(doubt?.id as string, {
+          outcome: "succeeded",
+          output: { count: "many" },
+          by: "ana",
+          reason: "the line is in the file",
+        }),
+      );
+      expect(codeOf(refused)).toBe("TOOL_OUTPUT_INVALID");
+      expect((refused as KeelError).details.problems).toEqual([
+        expect.objectContaining({ path: "/count" }),
+      ]);
+      expect((await rows(store)).map((r) => r.status)).toEqual(["unknown"]);
+      const settled = await ledger.resolveUnknown(doubt?.id as string, {
+        outcome: "succeeded",
+        output: { count: 1 },
+        by: "ana",
+        reason: "the line is in the file",
+      });
+      expect(settled.toolCall.status).toBe("succeeded");
+    });
+
     it("refuses to settle a call that is not in doubt: one still in flight is left to its owner", async () => {
       const { store, tools, ledger, request } = await setup("ledger_settle_in_flight");
       let release: (() => void) | undefined;

@@ -1,5 +1,5 @@
-import { KeelError } from "../../core/index.js";
 import {
+  assertSettledOutput,
   getArtifact,
   loadGovernedApp,
   loadGrant,
@@ -11,7 +11,6 @@ import {
   type ToolResult,
   toolCallFromRow,
   toolResultFromRow,
-  type ValidationProblem,
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 
@@ -113,18 +112,6 @@ export async function checkOperatorOutput(
   if (!grant || grant.app === null) return { checked: false, reason: "no-app" };
   const { runtime } = await loadGovernedApp(grant.app, store);
   if (!runtime.tools.has(toolCall.tool_name)) return { checked: false, reason: "no-tool" };
-  const problems: ValidationProblem[] = runtime.tools
-    .get(toolCall.tool_name)
-    .validateOutput(output);
-  if (problems.length > 0) {
-    throw new KeelError(
-      "TOOL_OUTPUT_INVALID",
-      `The output given for tool call ${toolCall.tool_call_id} fails the output schema of "${toolCall.tool_name}" (${problems.length} problem${problems.length === 1 ? "" : "s"}: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}).`,
-      {
-        details: { toolCallId: toolCall.tool_call_id, tool: toolCall.tool_name, problems },
-        hint: "Pass --output with the JSON the effect produced, as the tool would have returned it; nothing was recorded.",
-      },
-    );
-  }
+  assertSettledOutput(runtime.tools.get(toolCall.tool_name), toolCall, output);
   return { checked: true };
 }

@@ -1,6 +1,6 @@
 export { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 export { REDACTED, type Redactor, redactSecrets } from "./redact.js";
-export { assertSettleable } from "./settle-check.js";
+export { assertSettleable, assertSettledOutput } from "./settle-check.js";
 export { type StepScope, type StepTools, stepTools } from "./step-tools.js";
 export {
   type ToolCallOutcome,

@@ -21,7 +21,7 @@ import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWritesFor } from "./ledger-writes-for.js";
 import { type Redactor, redactSecrets } from "./redact.js";
-import { assertSettleable } from "./settle-check.js";
+import { assertSettleable, assertSettledOutput } from "./settle-check.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
 export type { ToolCallRequest } from "./tool-call-request.js";
@@ -262,15 +262,20 @@ export class ToolLedger {
 
   /**
    * An operator settles a call whose outcome was unknown, after checking the world: `succeeded`
-   * (with the output the effect produced) or `failed` (the effect did not happen). Any other
-   * call is refused (`assertSettleable`): an `attempted` one may still be in flight.
+   * (with the output the effect produced, checked against the tool's output schema when this
+   * ledger's registry has the tool) or `failed` (the effect did not happen). Any other call is
+   * refused (`assertSettleable`): an `attempted` one may still be in flight.
    */
   async resolveUnknown(
     toolCallId: string,
     resolution: { outcome: "succeeded" | "failed"; output?: unknown; by: string; reason: string },
   ): Promise<{ toolCall: ToolCall; result: ToolResult | null }> {
     const row = await this.#find(toolCallId);
-    assertSettleable(toolCallFromRow(row), resolution.outcome);
+    const toolCall = toolCallFromRow(row);
+    assertSettleable(toolCall, resolution.outcome);
+    if (resolution.outcome === "succeeded" && this.#tools.has(row.tool_name)) {
+      assertSettledOutput(this.#tools.get(row.tool_name), toolCall, resolution.output ?? null);
+    }
     const latencyMs = null;
     if (resolution.outcome === "succeeded") {
       await this.#recorder.recordSucceeded(row, resolution.output ?? null, latencyMs, {
