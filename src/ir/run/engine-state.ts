@@ -42,51 +42,41 @@ export function engineFor(
   }
   const pooled = pools.get(doc)?.pop();
   if (pooled) return pooled;
-  const built = buildEngine(doc, packs);
-  if ("failed" in built) throw built.error;
-  return built.engine;
+  const loaded = loadPacks(doc, packs);
+  if ("failed" in loaded) throw loaded.error;
+  const failed = defineRules(doc, loaded.engine);
+  if (failed) throw failed.error;
+  return loaded.engine;
 }
 
 /**
  * Makes sure the engine of `doc` builds: returns a problem for the pack or rule the engine
  * refuses — what validation's parse cannot see (a variable a test uses but no pattern binds, a
  * pack's syntax), so such a document fails to compile instead of failing a run. The engine is
- * built now and kept for the first run, or (see deferBuild) built by the first run.
+ * built now and kept for the first run, or (see mayDefer) built by the first run.
  */
 export function prepareEngine(doc: IRDocument, packs: readonly string[]): Problem[] {
-  const deferred = deferBuild(doc, packs);
-  if (deferred !== "build now") return deferred;
-  const built = buildEngine(doc, packs);
-  if ("failed" in built) {
-    const { failed, error } = built;
-    if (failed.rule !== undefined) {
-      const def = ruleDefinitions(doc)[failed.rule] as RuleDefinition;
-      return [ruleProblem(doc, engineRuleProblem(error, def, failed.rule))];
-    }
-    return [packProblem(doc, failed.pack ?? 0, error)];
+  const loaded = loadPacks(doc, packs);
+  if ("failed" in loaded) return [packProblem(doc, loaded.failed, loaded.error)];
+  if (mayDefer(doc, loaded.engine)) return [];
+  const failed = defineRules(doc, loaded.engine);
+  if (failed) {
+    const def = ruleDefinitions(doc)[failed.rule] as RuleDefinition;
+    return [ruleProblem(doc, engineRuleProblem(failed.error, def, failed.rule))];
   }
-  poolOf(doc).push(built.engine);
+  poolOf(doc).push(loaded.engine);
   return [];
 }
 
 /**
  * Building a large document's rules costs far more than validating and compiling the rest of
  * it, so it is put off to the first run that needs the engine — but only when that cannot move
- * an error from compile time to run time: the packs load now, and every rule is one the check
- * at validation fully covered (`ParsedRule.definable`), parsed as the engine will define it (no
- * pack templates). Otherwise the rules are built now. See docs/ir.md.
+ * an error from compile time to run time: the packs have loaded (into `engine`), and every rule
+ * is one the check at validation fully covered (`ParsedRule.definable`), parsed as the engine
+ * will define it (no pack templates). Otherwise the rules are built now. See docs/ir.md.
  */
-function deferBuild(doc: IRDocument, packs: readonly string[]): Problem[] | "build now" {
-  if (rulesDefinable(doc) !== true) return "build now";
-  const engine = newEngine(doc);
-  for (const [index, source] of packs.entries()) {
-    try {
-      engine.load(source);
-    } catch (error) {
-      return [packProblem(doc, index, error)];
-    }
-  }
-  return engine.templateNames().length === 0 ? [] : "build now";
+function mayDefer(doc: IRDocument, engine: RuleEngine): boolean {
+  return rulesDefinable(doc) === true && engine.templateNames().length === 0;
 }
 
 function packProblem(doc: IRDocument, pack: number, error: unknown): Problem {
@@ -101,27 +91,37 @@ function packProblem(doc: IRDocument, pack: number, error: unknown): Problem {
   };
 }
 
-type Built = { engine: RuleEngine } | { failed: { pack?: number; rule?: number }; error: unknown };
-
-function buildEngine(doc: IRDocument, packs: readonly string[]): Built {
+/** A new engine for `doc` with its packs loaded, or the index of the pack that failed. */
+function loadPacks(
+  doc: IRDocument,
+  packs: readonly string[],
+): { engine: RuleEngine } | { failed: number; error: unknown } {
   const engine = newEngine(doc);
   for (const [index, source] of packs.entries()) {
     try {
       engine.load(source);
     } catch (error) {
-      return { failed: { pack: index }, error };
+      return { failed: index, error };
     }
   }
+  return { engine };
+}
+
+/** Defines `doc`'s rules on `engine` and resets it; the index of the rule that failed, if one. */
+function defineRules(
+  doc: IRDocument,
+  engine: RuleEngine,
+): { rule: number; error: unknown } | undefined {
   const rules = ruleDefinitions(doc);
   for (const [index, rule] of rules.entries()) {
     try {
       engine.defineRule(rule);
     } catch (error) {
-      return { failed: { rule: index }, error };
+      return { rule: index, error };
     }
   }
   engine.reset();
-  return { engine };
+  return undefined;
 }
 
 const nodeSets = new WeakMap<IRDocument, ReadonlySet<string>>();
