@@ -54,10 +54,10 @@ const LT = 60;
 const BACKSLASH = 92;
 const BAR = 124;
 const TILDE = 126;
-/** 1 for the codes of DELIMITERS, 2 for `<` (ends a token it does not start), by code below 128. */
+/** 1 for the codes below 128 that end a token: DELIMITERS and `<` (see endsToken). */
 const ENDS = new Uint8Array(128);
 for (const d of DELIMITERS) ENDS[d.charCodeAt(0)] = 1;
-ENDS[LT] = 2;
+ENDS[LT] = 1;
 
 /**
  * Reads CLIPS source text into top-level forms (S-expressions), with positions.
