@@ -137,13 +137,13 @@ export class AlphaNet {
    * created (and only those), each entering its memory and reaching the new joins below as a
    * new fact would: CLIPS's incremental reset (FactsIncrementalReset). A join's memory so holds
    * only the facts older than the one being re-run, so the new rule's activations come in the
-   * order the facts would have made them.
+   * order the facts would have made them. The caller then calls {@link forgetFresh}, as it does
+   * when priming fails before this runs.
    */
   redrive(): void {
     const fresh = new Set(this.freshAlphas);
     const grownStops = this.grownStops;
     const grown = this.grownAlphas;
-    this.freshAlphas = [];
     if (fresh.size === 0 && grown.length === 0) return;
     const facts: Fact[] = [];
     for (const relation of new Set([...fresh, ...grown].map((a) => a.relation))) {
@@ -161,7 +161,6 @@ export class AlphaNet {
       }
     } finally {
       finishWalk();
-      this.forgetFresh();
     }
   }
 
