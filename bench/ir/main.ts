@@ -16,7 +16,7 @@ import { join } from "node:path";
 import * as langgraph from "@langchain/langgraph";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
 import * as keelGraph from "../../src/graph/index.js";
-import { compileDocument, dumps, graphHash, validate } from "../../src/ir/index.js";
+import { compileDocument, compileWhen, dumps, graphHash, validate } from "../../src/ir/index.js";
 import { RuleEngine } from "../../src/rules/index.js";
 import { openStore } from "../../src/store/index.js";
 import { type Comparison, medianOf, printTable, timeMicros } from "../lib/report.js";
@@ -66,7 +66,7 @@ const definitions = (count: number) =>
   (syntheticDocument(count + 1).rules ?? []).map((rule, index) => ({
     name: rule.id,
     salience: count - index,
-    when: rule.when ?? "",
+    when: compileWhen(rule.when ?? ""),
   }));
 const defineRules = (count: number) => {
   const defs = definitions(count);

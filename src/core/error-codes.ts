@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   // ir
   IR_INVALID: { exit: 1, http: 422 },
   IR_VERSION_INVALID: { exit: 2, http: 400 },
+  IR_WHEN_INVALID: { exit: 2, http: 400 },
   IR_INVALID_ID: { exit: 2, http: 400 },
   PACK_INCOMPATIBLE: { exit: 2, http: 409 },
   IR_STATE_TYPE: { exit: 2, http: 422 },

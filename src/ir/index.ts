@@ -70,6 +70,7 @@ export {
   type ModelValue,
   parseJson,
 } from "./serialize.js";
+export { type FactStyle, factStyleOf, templateConstructs } from "./template-facts.js";
 export {
   type ValidateOptions,
   type ValidationResult,
@@ -87,3 +88,11 @@ export {
   PLUGIN_API_VERSION,
   parseVersion,
 } from "./version.js";
+export { documentWarnings } from "./warnings.js";
+export {
+  backfillRuleNodeIds,
+  compileWhen,
+  WHEN_NODE_KEY,
+  type When,
+  whenNodeRef,
+} from "./when.js";
