@@ -19,6 +19,14 @@ export { DEFAULT_JOBS_CONFIG, type JobsConfig, readJobsConfig, resolveTtl } from
 export { type ContentHashParts, contentHash, promptTemplateHash } from "./content-hash.js";
 export { absoluteIn, type JobsContext, openJobsContext } from "./context.js";
 export { type JobEvent, type JobEventSink, type JobEventType, ndjsonSink } from "./events/event.js";
+export {
+  type ExecutionRecord,
+  type HistoryFilter,
+  type HistoryStats,
+  historyStats,
+  listExecutions,
+  parseSince,
+} from "./history.js";
 export { newJobId, newNonce, newRunId } from "./ids.js";
 export { countJobs, type ListJobsFilter, listJobs } from "./list.js";
 export { PREAMBLE_V1 } from "./preamble.js";
@@ -43,3 +51,4 @@ export {
 export { type SubmitRequest, submitJob } from "./submit.js";
 export type { Job, JobFailureReason, JobStatus, JobWithNonce, RunnerKind } from "./types.js";
 export { jobFromRow } from "./types.js";
+export { runWorker, type WorkerOptions, type WorkerSummary } from "./worker.js";

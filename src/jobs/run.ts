@@ -98,7 +98,7 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
         return;
       }
       totals.attempted++;
-      const outcome = await runOne(ctx, job, options, emit);
+      const outcome = await runClaimedJob(ctx, job, options, emit);
       if (outcome.status === "completed") totals.completed++;
       else totals.failed++;
       totals.tokensIn += outcome.tokensIn;
@@ -127,18 +127,28 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
   return summary;
 }
 
-type Emit = (type: JobEventType, jobId: string | null, data: Record<string, unknown>) => void;
+/** Emits one event of the run (its envelope filled in by the caller). */
+export type Emit = (
+  type: JobEventType,
+  jobId: string | null,
+  data: Record<string, unknown>,
+) => void;
 
-interface OneOutcome {
+/** How one claimed job ended. */
+export interface OneOutcome {
   status: "completed" | "failed";
   tokensIn: number;
   tokensOut: number;
 }
 
-async function runOne(
+/**
+ * Runs one claimed job and records it: job-file-missing when its file is gone, otherwise
+ * job.spawning → the runner → job.callback.received → record → job.completed | job.failed.
+ */
+export async function runClaimedJob(
   ctx: JobsContext,
   job: JobWithNonce,
-  options: RunOptions,
+  options: Pick<RunOptions, "runner" | "abort" | "streamOutput">,
   emit: Emit,
 ): Promise<OneOutcome> {
   emit("job.claimed", job.id, {

@@ -6,6 +6,8 @@ import type { JobsDb } from "./db.js";
 export interface ClaimFilter {
   /** Only jobs of these actions. */
   readonly actions?: readonly string[];
+  /** Only these jobs (`job submit --run` runs what it queued). */
+  readonly ids?: readonly string[];
 }
 
 /**
@@ -19,6 +21,7 @@ export function claimJob(
   options: { now: number; runner: RunnerKind; skipLocked: boolean; filter?: ClaimFilter },
 ) {
   const actions = options.filter?.actions;
+  const ids = options.filter?.ids;
   return db
     .updateTable("state_jobs")
     .set({
@@ -35,6 +38,7 @@ export function claimJob(
         .$if(actions !== undefined && actions.length > 0, (q) =>
           q.where("action_id", "in", actions ?? []),
         )
+        .$if(ids !== undefined, (q) => q.where("id", "in", ids && ids.length > 0 ? ids : [""]))
         .orderBy("priority", "desc")
         .orderBy("created_at", "asc")
         .orderBy("id", "asc")
