@@ -286,6 +286,29 @@ export function cliCases(h: JobsHarness, options: { runnerModes: boolean }): voi
       const prune = await keel(p, ["job", "prune", "--orphan-files", "--json"]);
       expect(prune.json.removedFiles).toEqual([orphan]);
       expect(existsSync(orphan)).toBe(false);
+      // A running job past its TTL: doctor warns and names `keel job reap`, which clears it.
+      const claimed = (await keel(p, ["job", "claim", "--json"])).json.job as { id: string };
+      await p.store.kysely
+        .updateTable("state_jobs")
+        .set({ expires_at: 1 })
+        .where("id", "=", claimed.id)
+        .execute();
+      const doctor = await keel(p, ["doctor", "--json"]);
+      const stuck = (
+        doctor.json.checks as { id: string; status: string; remedy: string | null }[]
+      ).find((c) => c.id === "stuck-jobs");
+      expect(stuck).toMatchObject({
+        status: "warn",
+        remedy: expect.stringContaining("`keel job reap`"),
+      });
+      expect((await keel(p, ["job", "reap", "--json"])).json).toMatchObject({
+        reapedIds: [claimed.id],
+      });
+      const healthy = await keel(p, ["doctor", "--json"]);
+      expect(
+        (healthy.json.checks as { id: string; status: string }[]).find((c) => c.id === "stuck-jobs")
+          ?.status,
+      ).toBe("ok");
     });
   });
 }
