@@ -11,7 +11,7 @@ import { loadReportFile } from "./report-file.js";
 import type { JobsDb } from "./sql/db.js";
 import { type FinishedJob, finishJob } from "./sql/finish-job.js";
 import { getJobRow } from "./sql/get-job.js";
-import type { JobFailureReason } from "./types.js";
+import { type JobFailureReason, type JobWithNonce, jobWithNonceFromRow } from "./types.js";
 
 /** What `keel record` (or a runner) reports for a running job. */
 export interface RecordRequest {
@@ -33,6 +33,11 @@ export interface RecordRequest {
   readonly exitCode?: number;
   /** A failure reason other than a plain failed record (runners: runner-error, timeout, …). */
   readonly failureReason?: JobFailureReason;
+  /**
+   * The job as the caller claimed it (runners): saves reading the row first. The write is still
+   * guarded by id, nonce and state, and a refusal is diagnosed as without it.
+   */
+  readonly claimed?: JobWithNonce;
   /** Problems already found with the report (a runner's unparseable output): report-invalid. */
   readonly reportProblems?: readonly ValidationProblem[];
 }
@@ -50,25 +55,10 @@ export interface RecordOutcome {
   readonly finished: FinishedJob;
 }
 
-function nonceMatches(given: string | undefined, stored: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(stored);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+type JobRowOf = Awaited<ReturnType<typeof getJobRow>>;
 
-/**
- * Records a running job's outcome (dispatch-lifecycle.md, "Record"), with the spec's checks in
- * its order: an unknown id is JOB_NOT_FOUND (exit 5); a missing or wrong nonce JOB_NONCE_MISMATCH
- * (exit 4) with nothing changed; a job not running JOB_NOT_RUNNING (exit 2: a late callback after
- * a reap or cancel). A `completed` report is then validated against report-base and the action's
- * schema; one that fails (or is missing, too large, not JSON) fails the job as `report-invalid`.
- * The transition and the execution record are written atomically; a built-in summarizer's valid
- * report also lands in `state_summaries` in the same transaction.
- */
-export async function recordJob(ctx: JobsContext, request: RecordRequest): Promise<RecordOutcome> {
-  const db = ctx.store.kysely;
-  const job = await getJobRow(db, request.id);
+/** The spec's checks, in order: 5 unknown id, 4 nonce mismatch, 2 not running. */
+function diagnose(request: RecordRequest, job: JobRowOf): NonNullable<JobRowOf> {
   if (!job) {
     throw new KeelError("JOB_NOT_FOUND", `No job ${request.id}.`, {
       details: { id: request.id },
@@ -98,8 +88,33 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
       },
     );
   }
+  return job;
+}
+
+function nonceMatches(given: string | undefined, stored: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(stored);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Records a running job's outcome (dispatch-lifecycle.md, "Record"), with the spec's checks in
+ * its order: an unknown id is JOB_NOT_FOUND (exit 5); a missing or wrong nonce JOB_NONCE_MISMATCH
+ * (exit 4) with nothing changed; a job not running JOB_NOT_RUNNING (exit 2: a late callback after
+ * a reap or cancel). A `completed` report is then validated against report-base and the action's
+ * schema; one that fails (or is missing, too large, not JSON) fails the job as `report-invalid`.
+ * The transition and the execution record are written atomically; a built-in summarizer's valid
+ * report also lands in `state_summaries` in the same transaction.
+ */
+export async function recordJob(ctx: JobsContext, request: RecordRequest): Promise<RecordOutcome> {
+  const db = ctx.store.kysely;
+  // A runner recording the job it claimed already knows the row: the guarded write below
+  // re-checks id, nonce and state, and a refusal is diagnosed in the spec's order after it.
+  const job =
+    request.claimed ?? jobWithNonceFromRow(diagnose(request, await getJobRow(db, request.id)));
   const action: Action | undefined = ctx.actions.actions.find(
-    (a) => a.manifest.id === job.action_id,
+    (a) => a.manifest.id === job.actionId,
   );
   let status = request.status;
   let failureReason: JobFailureReason | null =
@@ -133,9 +148,9 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
         problems.push({
           code: "unknown_action",
           path: "/",
-          message: `Action ${job.action_id} is no longer installed, so its report cannot be checked.`,
+          message: `Action ${job.actionId} is no longer installed, so its report cannot be checked.`,
           expected: "an installed action",
-          actual: job.action_id,
+          actual: job.actionId,
           hint: "Re-enable the plugin that provides it.",
         });
       } else {
@@ -159,7 +174,7 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
       status,
       failureReason,
       executionStatus: status,
-      nonce: job.nonce,
+      nonce: request.nonce ?? "",
       now,
       metrics: {
         exitCode: request.exitCode ?? null,
@@ -170,7 +185,7 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
         errorMessage,
       },
     });
-  const kind = status === "completed" ? summarizedKind(job.action_id) : null;
+  const kind = status === "completed" ? summarizedKind(job.actionId) : null;
   const finished =
     ctx.store.dialect === "postgres" && kind === null
       ? await finish(db)
@@ -180,13 +195,14 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
           return done;
         });
   if (!finished) {
-    // The job left `running` between the checks and the write (a reap or a cancel won).
-    const after = await getJobRow(db, request.id);
+    // Refused by the guard: unknown id, wrong nonce, or no longer running (a reap or a cancel
+    // won the race). Diagnosed in the spec's order; nothing was written.
+    diagnose(request, await getJobRow(db, request.id));
     throw new KeelError(
       "JOB_NOT_RUNNING",
-      `job not in running state: ${request.id} became ${after?.status ?? "deleted"} while recording; nothing was recorded.`,
+      `job not in running state: ${request.id} left running while recording; nothing was recorded.`,
       {
-        details: { id: request.id, status: after?.status ?? null },
+        details: { id: request.id },
       },
     );
   }

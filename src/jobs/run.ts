@@ -210,6 +210,7 @@ export async function runClaimedJob(
     const recorded = await recordJob(ctx, {
       id: job.id,
       nonce: job.nonce,
+      claimed: job,
       status: failed ? "failed" : "completed",
       failureReason: result.failureReason,
       report: result.report,

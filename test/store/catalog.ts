@@ -467,7 +467,7 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
       },
     ),
     ix("ix_state_jobs_expires_at", ["expires_at"], { partial: true }),
-    ix("ix_state_jobs_priority_created_at", ["priority", "created_at"], { partial: true }),
+    ix("ix_state_jobs_priority_created_at_id", ["priority", "created_at", "id"], { partial: true }),
     ix("ix_state_jobs_status", ["status"]),
   ],
   state_plugin_kv: [ix("ix_state_plugin_kv_plugin_id", ["plugin_id"])],

@@ -8,7 +8,7 @@ ALTER TABLE state_jobs ADD COLUMN is_forced INTEGER NOT NULL DEFAULT 0 CONSTRAIN
 CREATE UNIQUE INDEX ix_state_jobs_action_node_hash ON state_jobs (action_id, action_version, node_id, content_hash)
   WHERE status IN ('queued', 'running') AND is_forced = 0;
 -- The claim's scan: queued jobs in claim order, so a claim reads one index entry, not the queue.
-CREATE INDEX ix_state_jobs_priority_created_at ON state_jobs (priority DESC, created_at)
+CREATE INDEX ix_state_jobs_priority_created_at_id ON state_jobs (priority DESC, created_at, id)
   WHERE status = 'queued';
 -- The reap's scan: running jobs by expiry.
 CREATE INDEX ix_state_jobs_expires_at ON state_jobs (expires_at)
