@@ -1,6 +1,13 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import {
+  cliRunner,
+  countJobs,
+  type JobEvent,
+  openJobsContext,
+  runWorker,
+} from "../../src/jobs/index.js";
 import { keelInProcess } from "../store/cli-in-process.js";
 import {
   addNode,
@@ -253,6 +260,37 @@ export function cliCases(h: JobsHarness, options: { runnerModes: boolean }): voi
       expect((await keel(p, ["job", "cancel", second.id])).exitCode).toBe(2);
     });
 
+    dialectFree(
+      "a worker stopped (SIGTERM's path) finishes and records its jobs in flight, claims no more",
+      async () => {
+        const p = await h.project("worker");
+        for (const name of ["a", "b", "c", "d"])
+          await addNode(p, `skills/${name}.md`, "skill", name);
+        for (const name of ["a", "b", "c", "d"])
+          await keel(p, ["job", "submit", "skill-summarizer", "-n", `skills/${name}.md`]);
+        const ctx = await openJobsContext(p.store);
+        const stop = new AbortController();
+        const seen: JobEvent[] = [];
+        const summary = await runWorker(ctx, {
+          runner: cliRunner({ command: runner("slow 400") }),
+          concurrency: 2,
+          pollMs: 50,
+          stop: stop.signal,
+          emit: (event) => {
+            seen.push(event);
+            if (
+              event.type === "job.spawning" &&
+              seen.filter((e) => e.type === "job.spawning").length === 2
+            )
+              stop.abort();
+          },
+        });
+        expect(summary).toMatchObject({ jobsCompleted: 2, jobsFailed: 0 });
+        expect(await countJobs(ctx)).toEqual({ queued: 2, running: 0, completed: 2, failed: 0 });
+        expect(seen.at(-1)?.type).toBe("run.summary");
+      },
+    );
+
     dialectFree("actions list/show, job list/preview, prune --orphan-files", async () => {
       const p = await h.project("cli-misc");
       await addNode(p, "notes/n.md", "note", "Note.");
@@ -270,6 +308,35 @@ export function cliCases(h: JobsHarness, options: { runnerModes: boolean }): voi
         manifest: { preconditions: { kinds: ["note"] }, expectedDurationSeconds: 60 },
       });
       expect((await keel(p, ["actions", "show", "nope"])).exitCode).toBe(5);
+      // A plugin's actions: a valid one loads; one interpolating user text outside <user-content> is refused.
+      const plugin = join(p.keelDir, "plugins", "acme");
+      mkdirSync(plugin, { recursive: true });
+      writeFileSync(
+        join(plugin, "plugin.json"),
+        JSON.stringify({ id: "acme", version: "1.0.0", extensions: ["review.json", "bad.json"] }),
+      );
+      const manifest = {
+        kind: "action",
+        id: "acme-review",
+        version: "1.0.0",
+        description: "Reviews.",
+        expectedDurationSeconds: 5,
+        promptTemplate: "Review:\n{{node}}\n",
+      };
+      writeFileSync(join(plugin, "review.json"), JSON.stringify(manifest));
+      writeFileSync(
+        join(plugin, "bad.json"),
+        JSON.stringify({ ...manifest, id: "acme-bad", promptTemplate: "Title: {{title}}" }),
+      );
+      const withPlugin = await keel(p, ["actions", "list", "--json"]);
+      expect(
+        (withPlugin.json.actions as { id: string; source: string }[]).find(
+          (a) => a.id === "acme-review",
+        )?.source,
+      ).toBe("acme");
+      expect(withPlugin.json.failures).toEqual([
+        expect.objectContaining({ source: "acme", message: expect.stringContaining("{{title}}") }),
+      ]);
       const all = await keel(p, ["job", "submit", "note-summarizer", "--all", "--json"]);
       expect(all.json).toMatchObject({ nodes: 1, queued: 1, refused: 0 });
       const again = await keel(p, ["job", "submit", "note-summarizer", "--all", "--json"]);
