@@ -102,6 +102,19 @@ export const ERROR_CODES = {
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
+  // jobs (src/jobs): the dispatch lifecycle, actions, runners
+  JOB_NOT_FOUND: { exit: 5, http: 404 },
+  JOB_DUPLICATE: { exit: 3, http: 409 },
+  JOB_NONCE_MISMATCH: { exit: 4, http: 403 },
+  JOB_NOT_RUNNING: { exit: 2, http: 409 },
+  JOB_ALREADY_TERMINAL: { exit: 2, http: 409 },
+  JOB_INVALID_TRANSITION: { exit: 2, http: 409 },
+  JOB_QUEUE_EMPTY: { exit: 1, http: 404 },
+  JOB_REPORT_INVALID: { exit: 2, http: 422 },
+  JOB_FILE_MISSING: { exit: 2, http: 410 },
+  ACTION_NOT_FOUND: { exit: 5, http: 404 },
+  ACTION_MANIFEST_INVALID: { exit: 2, http: 400 },
+  CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */
