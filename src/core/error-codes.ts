@@ -101,6 +101,8 @@ export const ERROR_CODES = {
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
+  STREAM_MODE_UNKNOWN: { exit: 2, http: 400 },
+  STORE_INVALID: { exit: 2, http: 400 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

@@ -15,7 +15,7 @@ import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
-import type { RunConfig, StateSnapshot, StreamMode } from "./types.js";
+import { type RunConfig, STREAM_MODES, type StateSnapshot, type StreamMode } from "./types.js";
 
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | undefined;
@@ -84,6 +84,17 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   ): Promise<AsyncIterableIterator<unknown>> {
     const modes = config.streamMode ?? "updates";
     const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
+    const unknown = list.filter((mode) => !STREAM_MODES.has(mode));
+    if (unknown.length > 0) {
+      throw new KeelError(
+        "STREAM_MODE_UNKNOWN",
+        `Unknown stream mode ${unknown.map((m) => JSON.stringify(m)).join(", ")}: a stream would never yield it.`,
+        {
+          details: { unknown, supported: [...STREAM_MODES] },
+          hint: `Use one or several of: ${[...STREAM_MODES].join(", ")}.`,
+        },
+      );
+    }
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -217,8 +228,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const loop = this.createLoop(config, {}, saver);
     await loop.load(start);
     const outcome = await loop.run();
-    if (outcome.interrupts && outcome.interrupts.length > 0)
-      throw new GraphInterrupt(outcome.interrupts);
+    // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
+    if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
     return loop.stateView();
   }
 
@@ -264,6 +275,9 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           configurable: { ...config.configurable, checkpoint_ns: childNs },
         };
         delete child.configurable!.checkpoint_id;
+        // The child's nodes write to the parent's custom stream.
+        const writer = hooks.custom ?? config.writer;
+        if (writer) child.writer = writer;
         parentLinks.set(child, { saver, task });
         return child;
       },

@@ -12,6 +12,8 @@ export interface ExecuteContext extends OutputContext {
   readonly checkpointing: boolean;
   /** The config a subgraph node runs with (its own namespace, the parent's checkpointer). */
   subgraphConfig(task: Task): RunConfig;
+  /** The node's `config.writer`. */
+  readonly writer: (chunk: unknown) => void;
 }
 
 const NO_RETRY = new Set([
@@ -102,7 +104,7 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
     );
   }
   const action = node.action as (state: unknown, config: RunConfig) => unknown;
-  const config = nodeConfig(ctx.config, task);
+  const config = nodeConfig(ctx.config, task, ctx.writer);
   // Any function may return a promise and call interrupt() after an await (e.g. a plain arrow
   // wrapping an async helper); it can tell only when it has a checkpointer. Without one, only
   // `async function`s pay for AsyncLocalStorage (interrupt() cannot pause such a run anyway).
@@ -117,7 +119,7 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
  * `<node>:<task id>`), the same when the task is re-run after an interrupt or a crash, so code
  * above the engine (and a node's own side effects) can key work on it.
  */
-function nodeConfig(config: RunConfig, task: Task): RunConfig {
+function nodeConfig(config: RunConfig, task: Task, writer: (chunk: unknown) => void): RunConfig {
   // Copies, then keys set one by one: V8 (Node 20) makes a spread literal that adds a key the
   // source lacks (`{ ...configurable, __pregel_task_id }`) through a slow path costing
   // microseconds, and this runs for every task.
@@ -129,6 +131,7 @@ function nodeConfig(config: RunConfig, task: Task): RunConfig {
   const nodeConfig: RunConfig = Object.assign({}, config);
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
+  nodeConfig.writer = writer;
   return nodeConfig;
 }
 
