@@ -1,4 +1,5 @@
 import type {
+  BaseStore,
   CheckpointConfig,
   CheckpointConfigurable,
   CheckpointMetadata,
@@ -43,6 +44,8 @@ export interface RunConfig extends CheckpointConfig {
    * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
    */
   writer?: (chunk: unknown) => void;
+  /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
+  store?: BaseStore;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

@@ -45,4 +45,8 @@ export interface GraphDeclaration {
   edges: Array<[string, string]>;
   joins: Array<{ sources: string[]; target: string }>;
   branches: BranchDeclaration[];
+  /** Keys `invoke` returns (an `output` schema); undefined: all. */
+  outputKeys?: string[] | undefined;
+  /** Checks a graph input against a `StateSchema`. */
+  validateInput?: ((input: unknown) => Promise<unknown>) | undefined;
 }
