@@ -124,11 +124,20 @@ export class StateGraph<S extends StateDefinition> {
   addNode(name: string, node: GraphNode<S>, options?: AddNodeOptions): this;
   /** Adds several nodes at once: `{ name: fn, … }`. */
   addNode(nodes: Record<string, GraphNode<S>>): this;
+  /** Adds several nodes at once: `[[name, fn, options?], …]`. */
+  addNode(nodes: Array<[string, GraphNode<S>, AddNodeOptions?]>): this;
   addNode(
-    nameOrNodes: string | Record<string, GraphNode<S>>,
+    nameOrNodes:
+      | string
+      | Record<string, GraphNode<S>>
+      | Array<[string, GraphNode<S>, AddNodeOptions?]>,
     node?: GraphNode<S>,
     options: AddNodeOptions = {},
   ): this {
+    if (Array.isArray(nameOrNodes)) {
+      for (const [name, each, eachOptions] of nameOrNodes) this.addNode(name, each, eachOptions);
+      return this;
+    }
     if (typeof nameOrNodes !== "string") {
       for (const [name, each] of Object.entries(nameOrNodes)) this.addNode(name, each);
       return this;

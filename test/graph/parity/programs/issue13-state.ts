@@ -172,3 +172,23 @@ export const issue13StorePrograms = {
     };
   },
 };
+
+/** Builder forms added by issue 13. */
+export const issue13BuilderPrograms = {
+  /** `addNode([[name, fn], …])` adds several nodes in order. */
+  async addNodeArrayForm(api: GraphApi) {
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const builder = new api.StateGraph(State) as unknown as Loose;
+    const graph = builder
+      .addNode([
+        ["a", () => ({ log: ["a"] })],
+        ["b", () => ({ log: ["b"] })],
+      ])
+      .addEdge(api.START, "a")
+      .addEdge("a", "b")
+      .compile();
+    return graph.invoke({ log: [] });
+  },
+};
