@@ -115,6 +115,8 @@ export const ERROR_CODES = {
   ACTION_NOT_FOUND: { exit: 5, http: 404 },
   ACTION_MANIFEST_INVALID: { exit: 2, http: 400 },
   CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
+  STREAM_MODE_UNKNOWN: { exit: 2, http: 400 },
+  STORE_INVALID: { exit: 2, http: 400 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */
