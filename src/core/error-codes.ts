@@ -101,6 +101,9 @@ export const ERROR_CODES = {
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
+  // agents (src/agents, LangChain interop)
+  OPTIONAL_DEPENDENCY_MISSING: { exit: 2, http: 500 },
+  MODEL_ENDPOINT_FAILED: { exit: 2, http: 502 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

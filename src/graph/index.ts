@@ -20,6 +20,7 @@ export type {
   PathMap,
   SubgraphLike,
 } from "./builder/declarations.js";
+export type { RunnableLike } from "./builder/runnable-node.js";
 export {
   type CompileOptions,
   type ConditionalEdgesOptions,
@@ -40,5 +41,11 @@ export {
   isInterrupted,
 } from "./errors.js";
 export { interrupt } from "./interrupt.js";
+export {
+  type Messages,
+  MessagesAnnotation,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
+} from "./messages/index.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

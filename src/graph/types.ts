@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type {
   CheckpointConfig,
   CheckpointConfigurable,
@@ -30,6 +31,8 @@ export interface RunConfig extends CheckpointConfig {
    * `exit` only when the run ends, fails or pauses. See docs/durability.md.
    */
   durability?: Durability;
+  /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
+  callbacks?: Callbacks;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

@@ -1,0 +1,46 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { KeelError } from "./errors.js";
+
+const loaded = new Map<string, unknown>();
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Loads an optional peer dependency (such as `@langchain/core/messages`) synchronously, the
+ * first time something needs it, and caches it. The module is resolved as an ES module and
+ * loaded with `require(esm)` (Node ≥ 20.19), so its classes are the very ones the caller's own
+ * `import` gets — `instanceof` holds between them. A graph that never meets a LangChain value
+ * never loads LangChain.
+ *
+ * @example
+ * const { AIMessage } = loadOptionalPeer<typeof import("@langchain/core/messages")>(
+ *   "@langchain/core/messages",
+ * );
+ */
+export function loadOptionalPeer<T>(specifier: string): T {
+  const cached = loaded.get(specifier);
+  if (cached !== undefined) return cached as T;
+  let module: T;
+  try {
+    // import.meta.resolve picks the package's "import" condition: the ESM build, not the CJS one.
+    const url = import.meta.resolve(specifier);
+    module = requireHere(url.startsWith("file:") ? fileURLToPath(url) : url) as T;
+  } catch (error) {
+    throw new KeelError(
+      "OPTIONAL_DEPENDENCY_MISSING",
+      `This needs the optional peer dependency "${packageOf(specifier)}", which could not be loaded: ${(error as Error).message}`,
+      {
+        cause: error,
+        details: { specifier },
+        hint: `Install it next to Keel: npm install ${packageOf(specifier)} (Node ≥ 20.19 is needed to load it synchronously).`,
+      },
+    );
+  }
+  loaded.set(specifier, module);
+  return module;
+}
+
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);
+}

@@ -1,0 +1,3 @@
+export { isMessageLike, lcMessages } from "./langchain-messages.js";
+export { MessagesAnnotation } from "./messages-annotation.js";
+export { type Messages, messagesStateReducer, REMOVE_ALL_MESSAGES } from "./messages-reducer.js";
