@@ -1,0 +1,6 @@
+/**
+ * Agents (`keel/prebuilt`): LangGraph.js's prebuilt agent and tool node under their names, and
+ * Keel's governed tool node. Loads `@langchain/core` (a peer dependency of this subpath only).
+ * See docs/agents.md.
+ */
+export * from "./prebuilt/index.js";
