@@ -9,6 +9,7 @@ import type { GraphDeclaration } from "./builder/declarations.js";
 import { Command, isCommand } from "./command.js";
 import { END, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
+import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
@@ -94,10 +95,16 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config = { ...config, signal: stopped.signal };
     const tagged = Array.isArray(modes);
     const hooks: LoopHooks = {};
-    for (const mode of list)
-      hooks[mode] = tagged
+    for (const mode of list) {
+      const push = tagged
         ? (chunk: unknown) => queue.push([mode, chunk])
         : (chunk: unknown) => queue.push(chunk);
+      if (mode === "messages") {
+        hooks.messages = new MessagesStream(push, config.tags);
+        config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+      } else if (mode === "custom") config.writer = push;
+      else hooks[mode] = push;
+    }
     const loop = this.createLoop(config, hooks, undefined);
     (async () => {
       await loop.load(input);

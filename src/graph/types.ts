@@ -8,7 +8,7 @@ import type {
 import type { Interrupt } from "./errors.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
-export type StreamMode = "values" | "updates" | "debug";
+export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
 
 /**
  * Per-call options of `invoke`, `stream`, `getState` and `updateState`; shaped like LangGraph's
@@ -31,6 +31,8 @@ export interface RunConfig extends CheckpointConfig {
    * `exit` only when the run ends, fails or pauses. See docs/durability.md.
    */
   durability?: Durability;
+  /** Set by `stream` with `streamMode: "custom"`: a node calls `config.writer?.(chunk)` to stream it. */
+  writer?: (chunk: unknown) => void;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
   callbacks?: Callbacks;
   /** Free-form tags and metadata, passed through to nodes. */
