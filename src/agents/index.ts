@@ -3,4 +3,11 @@
  * Keel's governed tool node. Loads `@langchain/core` (a peer dependency of this subpath only).
  * See docs/agents.md.
  */
+
+export {
+  GovernedToolNode,
+  type GovernedToolNodeOptions,
+  governedToolNode,
+  type ToolDefinition,
+} from "./governed/governed-tool-node.js";
 export * from "./prebuilt/index.js";

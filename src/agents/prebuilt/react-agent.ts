@@ -66,7 +66,7 @@ export interface CreateReactAgentParams<S extends StateDefinition = StateDefinit
   /** A chat model (tools are bound with `bindTools`), or one with tools already bound. */
   llm: BaseChatModel | Runnable<BaseLanguageModelInput, BaseMessage>;
   /** The tools, or a ready `ToolNode` (e.g. a governed one). */
-  tools: ToolLike[] | ToolNode | (Runnable & { tools?: ToolLike[] });
+  tools: ToolLike[] | ToolNode | (Runnable & { tools?: ReadonlyArray<ToolLike | object> });
   prompt?: AgentPrompt;
   /** A state schema with a `messages` key (default: messages + structuredResponse). */
   stateSchema?: AnnotationRoot<S>;
@@ -158,9 +158,12 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
   const { llm, prompt, responseFormat, name, store, version = "v1" } = params;
   const toolNode: Runnable =
     params.tools instanceof Runnable ? params.tools : new ToolNode(params.tools as ToolLike[]);
-  const toolList: ToolLike[] = Array.isArray(params.tools)
-    ? params.tools
-    : ((params.tools as { tools?: ToolLike[] }).tools ?? []);
+  // A tool node's tools: LangChain tools, or definitions a model binds (a governed node's).
+  const toolList = (
+    Array.isArray(params.tools)
+      ? params.tools
+      : ((params.tools as { tools?: unknown[] }).tools ?? [])
+  ) as ToolLike[];
   const model: ModelRunnable =
     toolList.length > 0 && !toolsBound(llm) && hasBindTools(llm)
       ? llm.bindTools(toolList)
@@ -183,11 +186,19 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     }
     return { messages: [response] };
   };
+  // A governed tool node also answers malformed calls (LangGraph's ToolNode leaves them).
+  const answersInvalid =
+    (toolNode as { answersInvalidToolCalls?: boolean }).answersInvalidToolCalls === true;
   const afterModel = (state: AgentState) => {
     const last = state.messages[state.messages.length - 1];
-    if (last === undefined || !isAIMessage(last) || !last.tool_calls?.length)
+    const calls =
+      last !== undefined && isAIMessage(last)
+        ? (last.tool_calls?.length ?? 0) +
+          (answersInvalid ? (last.invalid_tool_calls?.length ?? 0) : 0)
+        : 0;
+    if (last === undefined || !isAIMessage(last) || calls === 0)
       return responseFormat !== undefined ? "generate_structured_response" : END;
-    if (version === "v2")
+    if (version === "v2" && !answersInvalid && last.tool_calls)
       return last.tool_calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
     return "tools";
   };
