@@ -139,9 +139,11 @@ describe("governedToolNode in createReactAgent (SQLite)", () => {
 
     // Each refusal is audited once, on the run's trace.
     const refused = await searchAudit(runtime.store, { type: "tool_call.refused", limit: 50 });
-    expect(
-      refused.map((e) => (e.payload as { code?: string } | null)?.code ?? e.summary).length,
-    ).toBe(3);
+    expect(refused.map((e) => /\((\w+)\)/.exec(e.summary)?.[1]).sort()).toEqual([
+      "TOOL_INPUT_INVALID",
+      "TOOL_INPUT_INVALID",
+      "TOOL_NOT_FOUND",
+    ]);
     expect(refused.every((e) => e.trace_id === started.task.trace_id)).toBe(true);
     // The ledger: one balance read, one payment, keyed by the tool-call ids.
     const native = runtime.store.native;
