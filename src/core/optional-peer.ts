@@ -40,6 +40,26 @@ export function loadOptionalPeer<T>(specifier: string): T {
   return module;
 }
 
+/**
+ * Loads an optional peer with a native `import()` ahead of synchronous use, so that
+ * `loadOptionalPeer` returns the very module instance the application imports even under a
+ * loader that compiles `require`d ES modules apart (tsx). Resolves to false when it is absent.
+ */
+export async function preloadOptionalPeer(specifier: string): Promise<boolean> {
+  if (loaded.has(specifier)) return true;
+  try {
+    loaded.set(specifier, await import(specifier));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True once `specifier` is loaded (by `loadOptionalPeer` or `preloadOptionalPeer`). */
+export function isOptionalPeerLoaded(specifier: string): boolean {
+  return loaded.has(specifier);
+}
+
 function packageOf(specifier: string): string {
   const parts = specifier.split("/");
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);

@@ -9,6 +9,8 @@ import type { GraphDeclaration } from "./builder/declarations.js";
 import { Command, isCommand } from "./command.js";
 import { END, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
+import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
+import { messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
@@ -46,9 +48,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly name: string;
   private readonly interruptBefore: ReadonlySet<string>;
   private readonly interruptAfter: ReadonlySet<string>;
+  /** True when a key holds LangChain messages: LangChain is loaded (natively) before each call. */
+  private readonly usesMessages: boolean;
 
   constructor(declaration: GraphDeclaration, options: CompiledOptions) {
     this.spec = buildSpec(declaration);
+    this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
     this.checkpointer = options.checkpointer;
     this.interruptBefore = new Set(options.interruptBefore);
     this.interruptAfter = new Set(options.interruptAfter);
@@ -68,6 +73,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
+    if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, undefined);
     await loop.load(input);
     const outcome = await loop.run();
@@ -85,6 +91,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   ): Promise<AsyncIterableIterator<unknown>> {
     const modes = config.streamMode ?? "updates";
     const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
+    if (this.usesMessages || list.includes("messages")) await preloadLangChain();
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -121,6 +128,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
   async getState(config: RunConfig): Promise<StateSnapshot<State>> {
     const saver = this.requireSaver("getState");
+    if (this.usesMessages) await preloadLangChain();
     const tuple = await saver.getTuple(config);
     if (!tuple)
       return {
@@ -141,6 +149,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     options: CheckpointListOptions = {},
   ): AsyncGenerator<StateSnapshot<State>> {
     const saver = this.requireSaver("getStateHistory");
+    if (this.usesMessages) await preloadLangChain();
     // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
     const own = {
       ...config,
@@ -166,6 +175,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     asNode?: string,
   ): Promise<CheckpointConfig> {
     const saver = this.requireSaver("updateState");
+    if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);
     if (tuple) loop.restore(tuple);
@@ -201,6 +211,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
   async runAsSubgraph(input: unknown, config: RunConfig): Promise<Record<string, unknown>> {
+    if (this.usesMessages) await preloadLangChain();
     const link = parentLinks.get(config);
     const saver = this.checkpointer ?? link?.saver;
     // The parent passes its whole state (or a Send's args); the child takes the keys it has.
