@@ -117,6 +117,9 @@ export const ERROR_CODES = {
   CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
   STREAM_MODE_UNKNOWN: { exit: 2, http: 400 },
   STORE_INVALID: { exit: 2, http: 400 },
+  // agents (src/agents, LangChain interop)
+  OPTIONAL_DEPENDENCY_MISSING: { exit: 2, http: 500 },
+  MODEL_ENDPOINT_FAILED: { exit: 2, http: 502 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

@@ -12,6 +12,9 @@ import { END, INTERRUPT, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
+import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
+import { messagesStateReducer } from "./messages/messages-reducer.js";
+import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
@@ -56,8 +59,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   private readonly outputKeys: readonly string[] | undefined;
   private readonly validateInput: ((input: unknown) => Promise<unknown>) | undefined;
 
+  /** True when a key holds LangChain messages: LangChain is loaded (natively) before each call. */
+  private readonly usesMessages: boolean;
+
   constructor(declaration: GraphDeclaration, options: CompiledOptions) {
     this.spec = buildSpec(declaration);
+    this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
     const saver = options.checkpointer;
     this.checkpointer = typeof saver === "boolean" ? undefined : saver;
     this.subgraphPersistence = typeof saver === "boolean" ? saver : undefined;
@@ -82,6 +89,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
+    if (this.usesMessages) await preloadLangChain();
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
@@ -113,6 +121,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         },
       );
     }
+    if (this.usesMessages || list.includes("messages")) await preloadLangChain();
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -123,10 +132,16 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config = { ...config, signal: stopped.signal };
     const tagged = Array.isArray(modes);
     const hooks: LoopHooks = {};
-    for (const mode of list)
-      hooks[mode] = tagged
+    for (const mode of list) {
+      const push = tagged
         ? (chunk: unknown) => queue.push([mode, chunk])
         : (chunk: unknown) => queue.push(chunk);
+      if (mode === "messages") {
+        hooks.messages = new MessagesStream(push, config.tags);
+        config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+      } else if (mode === "custom") config.writer = push;
+      else hooks[mode] = push;
+    }
     const loop = this.createLoop(config, hooks, undefined);
     (async () => {
       await loop.load(await this.checkInput(input));
@@ -163,6 +178,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
   async getState(config: RunConfig): Promise<StateSnapshot<State>> {
     const saver = this.requireSaver("getState");
+    if (this.usesMessages) await preloadLangChain();
     const tuple = await saver.getTuple(config);
     if (!tuple)
       return {
@@ -183,6 +199,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     options: CheckpointListOptions = {},
   ): AsyncGenerator<StateSnapshot<State>> {
     const saver = this.requireSaver("getStateHistory");
+    if (this.usesMessages) await preloadLangChain();
     // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
     const own = {
       ...config,
@@ -208,6 +225,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     asNode?: string,
   ): Promise<CheckpointConfig> {
     const saver = this.requireSaver("updateState");
+    if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);
     if (tuple) loop.restore(tuple);
@@ -243,6 +261,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
   async runAsSubgraph(input: unknown, config: RunConfig): Promise<Record<string, unknown>> {
+    if (this.usesMessages) await preloadLangChain();
     const link = parentLinks.get(config);
     const saver =
       this.subgraphPersistence === false ? undefined : (this.checkpointer ?? link?.saver);

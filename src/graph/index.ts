@@ -20,6 +20,7 @@ export type {
   PathMap,
   SubgraphLike,
 } from "./builder/declarations.js";
+export type { RunnableLike } from "./builder/runnable-node.js";
 export {
   type CompileOptions,
   type ConditionalEdgesOptions,
@@ -44,5 +45,11 @@ export {
 export { interrupt } from "./interrupt.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
+export {
+  type Messages,
+  MessagesAnnotation,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
+} from "./messages/index.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

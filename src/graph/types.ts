@@ -1,3 +1,4 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type {
   BaseStore,
   CheckpointConfig,
@@ -8,13 +9,14 @@ import type {
 import type { Interrupt } from "./errors.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
-export type StreamMode = "values" | "updates" | "debug" | "custom";
+export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
 
 /** The stream modes Keel implements; `stream` refuses any other (LangGraph.js yields nothing). */
 export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
   "values",
   "updates",
   "debug",
+  "messages",
   "custom",
 ]);
 
@@ -46,6 +48,8 @@ export interface RunConfig extends CheckpointConfig {
   writer?: (chunk: unknown) => void;
   /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
   store?: BaseStore;
+  /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
+  callbacks?: Callbacks;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

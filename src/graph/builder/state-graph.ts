@@ -14,6 +14,7 @@ import type {
   PathMap,
   SubgraphLike,
 } from "./declarations.js";
+import { isRunnableLike, type RunnableLike, runnableAction } from "./runnable-node.js";
 import { validateGraph } from "./validate.js";
 
 /** What `new StateGraph(…)` takes as its state (see the constructor). */
@@ -57,10 +58,11 @@ export interface CompileOptions {
   name?: string;
 }
 
-/** A node of a graph with state `S`: a function of the state or a compiled subgraph. */
+/** A node of a graph with state `S`: a function of the state, a compiled subgraph or a LangChain Runnable. */
 export type GraphNode<S extends StateDefinition> =
   | ((state: StateType<S>, config: RunConfig) => NodeReturn<S> | Promise<NodeReturn<S>>)
-  | SubgraphLike;
+  | SubgraphLike
+  | RunnableLike;
 
 /** What a node may return: an update, a `Command` (or several), or nothing. */
 export type NodeReturn<S extends StateDefinition> =
@@ -167,11 +169,15 @@ export class StateGraph<S extends StateDefinition> {
       });
     }
     const subgraph = isSubgraph(node) ? node : undefined;
+    if (!subgraph && isRunnableLike(node)) node = runnableAction(node) as GraphNode<S>;
     if (!subgraph && typeof node !== "function") {
-      throw new GraphValueError(`Node "${name}" must be a function or a compiled graph.`, {
-        code: "INVALID_ARGUMENT",
-        details: { node: name },
-      });
+      throw new GraphValueError(
+        `Node "${name}" must be a function, a compiled graph or a LangChain Runnable.`,
+        {
+          code: "INVALID_ARGUMENT",
+          details: { node: name },
+        },
+      );
     }
     this.declaration.nodes.set(name, {
       name,

@@ -139,6 +139,7 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   }
   const metadata: Record<string, unknown> = Object.assign({}, config.metadata);
   metadata.langgraph_node = task.node.name;
+  metadata.langgraph_step = task.step;
   metadata.langgraph_checkpoint_ns = `${task.node.name}:${task.taskId}`;
   const nodeConfig: RunConfig = Object.assign({}, config);
   nodeConfig.configurable = configurable;

@@ -8,10 +8,18 @@ import { KeelError } from "../../core/index.js";
 import { type Command, isCommand } from "../command.js";
 import { INTERRUPT, START } from "../constants.js";
 import { GraphRecursionError, type Interrupt } from "../errors.js";
+import type { MessagesStream } from "../messages/messages-stream.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
-import { debugResult, debugTask, nodeError, raceAbort, writesOf } from "./events.js";
+import {
+  debugResult,
+  debugTask,
+  nodeError,
+  raceAbort,
+  streamNodeMessages,
+  writesOf,
+} from "./events.js";
 import { abortError, type ExecuteContext, executeTask } from "./execute.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
@@ -27,6 +35,8 @@ export interface LoopHooks {
   debug?: (chunk: Record<string, unknown>) => void;
   /** What nodes write with `config.writer(chunk)` (stream mode "custom"). */
   custom?: (chunk: unknown) => void;
+  /** `streamMode: "messages"`: told when nodes start and end (model tokens arrive by callback). */
+  messages?: MessagesStream;
 }
 
 function ignoreChunk(_chunk: unknown): void {}
@@ -263,8 +273,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.resume = undefined;
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+      if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
 
-      const running = this.execute(tasks, hooks.updates !== undefined, signal);
+      const running = this.execute(
+        tasks,
+        hooks.updates !== undefined || hooks.messages !== undefined,
+        signal,
+      );
       if (running) await running;
 
       let failed: Task | undefined;
@@ -294,6 +309,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
+      if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
       if (this.checkpointing) {
