@@ -45,13 +45,31 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly name: string;
   private readonly interruptBefore: ReadonlySet<string>;
   private readonly interruptAfter: ReadonlySet<string>;
+  private readonly declaration: GraphDeclaration;
+  private readonly options: CompiledOptions;
 
   constructor(declaration: GraphDeclaration, options: CompiledOptions) {
+    this.declaration = declaration;
+    this.options = options;
     this.spec = buildSpec(declaration);
     this.checkpointer = options.checkpointer;
     this.interruptBefore = new Set(options.interruptBefore);
     this.interruptAfter = new Set(options.interruptAfter);
     this.name = options.name;
+  }
+
+  /**
+   * The same graph on another checkpointer (interrupts and name kept): how a host such as
+   * `keel serve` runs a graph a module compiled without one on its own durable saver.
+   *
+   * @example
+   * const durable = graph.withCheckpointer(SqliteSaver.fromStore(store));
+   */
+  withCheckpointer(checkpointer: BaseCheckpointSaver): CompiledStateGraph<State, Update> {
+    return new CompiledStateGraph<State, Update>(this.declaration, {
+      ...this.options,
+      checkpointer,
+    });
   }
 
   /** The state keys, in schema order. */

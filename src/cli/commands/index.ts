@@ -9,6 +9,8 @@ import { irCommands } from "./ir.js";
 import { ledgerCommands } from "./ledger.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
+import { serveCommands } from "./serve.js";
+import { tokensCommands } from "./tokens.js";
 
 /**
  * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
@@ -24,4 +26,6 @@ export const COMMANDS: readonly CliModule[] = [
   dbCommands,
   configCommands,
   doctorCommands,
+  serveCommands,
+  tokensCommands,
 ];
