@@ -181,7 +181,7 @@ export function keelRoutes(table: RouteTable, ctx: ServerContext): void {
         const decision = {
           by: caller.name,
           reason: body.reason ?? null,
-          capabilities: [...caller.capabilities],
+          capabilities: assertedCapabilities(caller.capabilities, pending.required_capability),
         };
         const approval =
           verdict === "approve"
@@ -410,4 +410,13 @@ export function keelRoutes(table: RouteTable, ctx: ServerContext): void {
         }
       }),
   );
+}
+
+/**
+ * The capabilities a decision asserts to the approval service: the token's own, and for an
+ * `admin` token also the approval's `required_capability` (admin may decide anything). Any other
+ * token must itself carry what the approval requires (e.g. `approve:payments.refund`).
+ */
+function assertedCapabilities(held: readonly string[], required: string | null): string[] {
+  return required !== null && held.includes("admin") ? [...held, required] : [...held];
 }
