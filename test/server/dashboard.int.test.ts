@@ -143,11 +143,13 @@ describe.skipIf(!existsSync(CHROMIUM))("the dashboard in Chromium", () => {
   it("fits a phone in the dark theme", async () => {
     const page = await open("/ui/runs", { width: 390, height: 844 }, "dark");
     await expect.poll(() => page.locator("#runs table").count()).toBe(1);
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - window.innerWidth,
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - window.innerWidth",
     );
     expect(overflow).toBeLessThanOrEqual(1);
-    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = await page.evaluate<string>(
+      "getComputedStyle(document.body).backgroundColor",
+    );
     expect(background).toBe("rgb(21, 23, 27)");
   }, 30_000);
 });
