@@ -13,6 +13,7 @@ import { EventBus } from "./events.js";
 import { ApiRecords } from "./langgraph/api-records.js";
 import { type Assistant, assistantsFrom, loadAssistants } from "./langgraph/assistants.js";
 import { RunManager } from "./langgraph/run-manager.js";
+import type { RouteDef } from "./route.js";
 
 /** The port `keel serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 4280;
@@ -52,6 +53,8 @@ export interface RunningServer {
   ctx: ServerContext;
   /** Runs taken up at start (left pending or running by a previous process). */
   recovered: string[];
+  /** The routes served, as declared (what /openapi.json describes). */
+  routes: readonly RouteDef[];
   close(): Promise<void>;
 }
 
@@ -72,10 +75,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
   }
   const ctx = await createContext(options);
-  const { app } = createApp(ctx, options);
+  const { app, table } = createApp(ctx, options);
   let ready = false;
   ctx.ready = () => ready;
-  const server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_PORT, hostname: host });
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = serve({
+    fetch: app.fetch,
+    port: options.port ?? DEFAULT_PORT,
+    hostname: host,
+    // Slow clients: a request must send its headers within headersTimeout and its whole body
+    // within requestTimeout (answered 408 and closed); Node checks every connectionsCheckingInterval.
+    serverOptions: {
+      headersTimeout,
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 2))),
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());
     server.once("error", (error) =>
@@ -89,8 +105,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   });
   const httpServer = server as unknown as import("node:http").Server;
-  httpServer.requestTimeout = options.requestTimeoutMs ?? 30_000;
-  httpServer.headersTimeout = options.headersTimeoutMs ?? 10_000;
   // SSE streams stay open: no idle timeout on a socket that is answering a request.
   httpServer.timeout = 0;
   const address = server.address() as AddressInfo;
@@ -109,6 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     launchKey: ctx.authorizer.launchKey,
     ctx,
     recovered,
+    routes: table.routes,
     close: () => {
       closing ??= (async () => {
         ready = false;
