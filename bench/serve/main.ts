@@ -67,9 +67,7 @@ async function keelServer(
   return { child, url, token: secret };
 }
 
-async function langgraphServer(
-  dir: string,
-): Promise<{ child: ChildProcess; url: string } | string> {
+async function langgraphServer(): Promise<{ child: ChildProcess; url: string } | string> {
   const peerDir = process.env.KEEL_BENCH_LANGGRAPH_DIR;
   if (!peerDir)
     return "not run: set KEEL_BENCH_LANGGRAPH_DIR to a folder with @langchain/langgraph-cli installed";
