@@ -107,6 +107,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const httpServer = server as unknown as import("node:http").Server;
   // SSE streams stay open: no idle timeout on a socket that is answering a request.
   httpServer.timeout = 0;
+  // Keep-alive sockets outlive a client's pause between requests (Node's 5 s lets a client
+  // reuse a socket the server is closing: ECONNRESET under load).
+  httpServer.keepAliveTimeout = 65_000;
   const address = server.address() as AddressInfo;
   const recovered = await ctx.manager.recover();
   ready = true;
