@@ -120,6 +120,15 @@ export const ERROR_CODES = {
   // agents (src/agents, LangChain interop)
   OPTIONAL_DEPENDENCY_MISSING: { exit: 2, http: 500 },
   MODEL_ENDPOINT_FAILED: { exit: 2, http: 502 },
+  // server (src/server, `keel serve`, `keel tokens`)
+  UNAUTHENTICATED: { exit: 2, http: 401 },
+  CSRF_REJECTED: { exit: 2, http: 403 },
+  PAYLOAD_TOO_LARGE: { exit: 2, http: 413 },
+  REQUEST_TIMEOUT: { exit: 2, http: 408 },
+  TOKEN_NOT_FOUND: { exit: 5, http: 404 },
+  ASSISTANT_NOT_FOUND: { exit: 5, http: 404 },
+  THREAD_BUSY: { exit: 2, http: 409 },
+  SERVER_BIND_REFUSED: { exit: 2, http: 400 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

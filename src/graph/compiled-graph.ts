@@ -61,8 +61,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   /** True when a key holds LangChain messages: LangChain is loaded (natively) before each call. */
   private readonly usesMessages: boolean;
+  private readonly declaration: GraphDeclaration;
+  private readonly options: CompiledOptions;
 
   constructor(declaration: GraphDeclaration, options: CompiledOptions) {
+    this.declaration = declaration;
+    this.options = options;
     this.spec = buildSpec(declaration);
     this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
     const saver = options.checkpointer;
@@ -74,6 +78,20 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.outputKeys = declaration.outputKeys;
     this.store = options.store;
     this.validateInput = declaration.validateInput;
+  }
+
+  /**
+   * The same graph on another checkpointer (interrupts and name kept): how a host such as
+   * `keel serve` runs a graph a module compiled without one on its own durable saver.
+   *
+   * @example
+   * const durable = graph.withCheckpointer(SqliteSaver.fromStore(store));
+   */
+  withCheckpointer(checkpointer: BaseCheckpointSaver): CompiledStateGraph<State, Update> {
+    return new CompiledStateGraph<State, Update>(this.declaration, {
+      ...this.options,
+      checkpointer,
+    });
   }
 
   /** The state keys, in schema order. */

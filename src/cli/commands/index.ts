@@ -14,6 +14,8 @@ import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
 import { workerCommands } from "./worker.js";
+import { serveCommands } from "./serve.js";
+import { tokensCommands } from "./tokens.js";
 
 /**
  * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
@@ -34,4 +36,6 @@ export const COMMANDS: readonly CliModule[] = [
   recordCommands,
   historyCommands,
   workerCommands,
+  serveCommands,
+  tokensCommands,
 ];

@@ -1,3 +1,10 @@
+export {
+  type LedgerDetail,
+  type LedgerEntry,
+  listToolCalls,
+  type ToolCallFilter,
+  toolCallDetail,
+} from "./ledger-read.js";
 export { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 export { REDACTED, type Redactor, redactSecrets } from "./redact.js";
 export { assertSettleable, assertSettledOutput } from "./settle-check.js";

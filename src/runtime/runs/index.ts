@@ -23,6 +23,7 @@ export {
   type StartGovernedRun,
 } from "./governed-runtime.js";
 export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-context.js";
+export { checkOperatorOutput, type OutputCheck } from "./operator-output.js";
 export type { ReplayReport, Transition, TransitionDiff } from "./replay-report.js";
 export { type CallDivergence, ReplaySource, type RequestHasher } from "./replay-source.js";
 export { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";

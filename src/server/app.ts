@@ -1,0 +1,96 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { KeelError } from "../core/index.js";
+import type { ServerContext } from "./context.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
+import { errorResponse, routeNotFound } from "./errors.js";
+import { openApiDocument } from "./openapi.js";
+import { RouteTable } from "./route.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { healthRoutes } from "./routes/health.js";
+import { keelRoutes } from "./routes/keel-api.js";
+import { runRoutes } from "./routes/runs.js";
+import { threadRoutes } from "./routes/threads.js";
+
+/** Options of the HTTP app. */
+export interface AppOptions {
+  /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * The server's Hono app: the LangGraph-compatible API, Keel's own API under `/api`, the
+ * dashboard, the probes and `/openapi.json`. Testable without sockets (`app.request(…)`).
+ *
+ * @example
+ * const { app } = createApp(ctx);
+ * const res = await app.request("/healthz");
+ */
+export function createApp(
+  ctx: ServerContext,
+  options: AppOptions = {},
+): { app: Hono; table: RouteTable } {
+  const app = new Hono();
+  const maxSize = options.maxBodyBytes ?? 1024 * 1024;
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    ctx.log.debug(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      },
+      "request",
+    );
+  });
+  app.use(
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new KeelError(
+          "PAYLOAD_TOO_LARGE",
+          `The request body is larger than ${maxSize} bytes.`,
+          {
+            details: { maxBytes: maxSize },
+            hint: "Send less, or start keel serve with a larger --max-body.",
+          },
+        );
+      },
+    }),
+  );
+  app.use(async (c, next) => {
+    await next();
+    // The dashboard and API are never framed by another site, and sniffing is off.
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+  });
+  const table = new RouteTable(app, (c, def) => ctx.authorizer.authorize(c, def));
+  healthRoutes(table, ctx);
+  assistantRoutes(table, ctx);
+  threadRoutes(table, ctx);
+  runRoutes(table, ctx);
+  keelRoutes(table, ctx);
+  dashboardRoutes(app, table, ctx);
+  const document = () => openApiDocument(table.routes);
+  table.add(
+    {
+      method: "get",
+      path: "/openapi.json",
+      capability: "public",
+      summary: "This API's OpenAPI 3.1 document.",
+      tag: "health",
+    },
+    (c) => c.json(document()),
+  );
+  app.notFound((c) => errorResponse(c, routeNotFound(c.req.method, c.req.path)));
+  app.onError((error, c) => {
+    const status = (error as { code?: string }).code;
+    if (status === undefined || status === "INTERNAL")
+      ctx.log.error({ err: error, path: c.req.path }, "request failed");
+    return errorResponse(c, error);
+  });
+  return { app, table };
+}
