@@ -9,3 +9,8 @@ export { toJsonPointer as jsonPointerOf } from "../runtime/index.js";
 export * from "./invariants/index.js";
 export * from "./lifecycle/index.js";
 export * from "./models/index.js";
+export * from "./search/embedder.js";
+export { finalScore, fuseRankings, RRF_K } from "./search/fusion.js";
+export { queryTerms } from "./search/query-terms.js";
+export * from "./service/index.js";
+export type { MemoryRecord } from "./store/record-shape.js";
