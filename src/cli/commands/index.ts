@@ -7,6 +7,7 @@ import { doctorCommands } from "./doctor.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
 import { ledgerCommands } from "./ledger.js";
+import { memoryCommands } from "./memory.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
 
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CliModule[] = [
   dbCommands,
   configCommands,
   doctorCommands,
+  memoryCommands,
 ];
