@@ -7,6 +7,7 @@ import { doctorCommands } from "./doctor.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
 import { ledgerCommands } from "./ledger.js";
+import { mcpCommands } from "./mcp.js";
 import { memoryCommands } from "./memory.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
@@ -26,4 +27,5 @@ export const COMMANDS: readonly CliModule[] = [
   configCommands,
   doctorCommands,
   memoryCommands,
+  mcpCommands,
 ];
