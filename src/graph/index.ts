@@ -25,6 +25,8 @@ export {
   type ConditionalEdgesOptions,
   type GraphNode,
   StateGraph,
+  type StateGraphInit,
+  type StateGraphOptions,
 } from "./builder/state-graph.js";
 export { type BinaryOperator, BinaryOperatorAggregate, LastValue } from "./channels/index.js";
 export { Command, type CommandOptions, isCommand } from "./command.js";
@@ -40,5 +42,7 @@ export {
   isInterrupted,
 } from "./errors.js";
 export { interrupt } from "./interrupt.js";
+export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
+export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

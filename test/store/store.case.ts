@@ -146,9 +146,13 @@ export function runStoreConformance(harness: DialectHarness): void {
           ].sort((a, b) => compareCodePoints(a.name, b.name)),
         );
       }
+      // The seed's indexes all exist; Keel's additions to seed tables (the claim and reap scans
+      // of migration 024) are listed in KERNEL_INDEXES, checked above.
       for (const [table, indexes] of Object.entries(SEED_INDEXES)) {
         const live = snapshot.tables.find((t) => t.name === table);
-        expect(live?.indexes.map((i) => i.name).sort(), table).toEqual([...indexes].sort());
+        expect(live?.indexes.map((i) => i.name).sort(), table).toEqual(
+          expect.arrayContaining([...indexes]),
+        );
       }
       const active = snapshot.tables
         .find((t) => t.name === "state_jobs")

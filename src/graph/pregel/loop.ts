@@ -25,7 +25,11 @@ export interface LoopHooks {
   values?: (state: Record<string, unknown>) => void;
   updates?: (chunk: Record<string, unknown>) => void;
   debug?: (chunk: Record<string, unknown>) => void;
+  /** What nodes write with `config.writer(chunk)` (stream mode "custom"). */
+  custom?: (chunk: unknown) => void;
 }
+
+function ignoreChunk(_chunk: unknown): void {}
 
 export interface LoopOptions {
   spec: GraphSpec;
@@ -71,10 +75,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** False when resuming a past checkpoint: its finished tasks run again. */
   private reuseWrites = true;
   private skipInterruptBefore = false;
+  /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
+  readonly writer: (chunk: unknown) => void;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.config = options.config;
+    this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     this.persistence = new RunPersistence(
       options.saver,
       options.config.configurable?.checkpoint_ns ?? "",
@@ -163,7 +170,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       await this.save("fork", null);
     }
     if (command && (command.update !== undefined || command.goto.length > 0))
-      await this.applyInput(command, true);
+      await this.applyInput(command, true, false, resumes);
   }
 
   /** Writes the input (or a Command's update and goto) as the START pseudo-task: step 0 of the run. */
@@ -171,6 +178,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     input: unknown,
     isCommandInput: boolean,
     alreadySaved = false,
+    resuming = false,
   ): Promise<void> {
     if (this.checkpointing && !isCommandInput && !alreadySaved) {
       // A new input on a paused thread starts over from START: the tasks the pause left pending
@@ -199,6 +207,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (routed) await routed;
     }
     applyTasks(this, [task]);
+    // A Command that also resumes updates the state the interrupted tasks run again on, in place,
+    // as LangGraph.js does: a new checkpoint here would give those tasks new ids, and they would
+    // no longer find their resume values (nor the finished tasks their saved writes).
+    if (resuming) return;
     this.step += 1;
     this.options.hooks.values?.(this.stateView());
     if (this.checkpointing)
