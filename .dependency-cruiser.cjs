@@ -3,7 +3,9 @@
  * A layer may import from any layer listed after it in LAYERS (and from itself).
  */
 const LAYERS = [
-  ["cli", "server", "mcp"],
+  // The CLI is the composition root: `keel serve` and `keel mcp` start the other interfaces.
+  ["cli"],
+  ["server", "mcp"],
   ["agents", "jobs", "memory", "catalog"],
   ["runtime"],
   ["ir"],

@@ -102,6 +102,14 @@ export const ERROR_CODES = {
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
+  // decision memory (src/memory, src/mcp)
+  MEMORY_INVALID: { exit: 1, http: 422 },
+  MEMORY_CONFLICT: { exit: 3, http: 409 },
+  MEMORY_NOT_FOUND: { exit: 5, http: 404 },
+  MEMORY_INVARIANT: { exit: 2, http: 409 },
+  MEMORY_TRUST: { exit: 2, http: 403 },
+  MEMORY_GIT_FAILED: { exit: 2, http: 502 },
+  MEMORY_EMBEDDER_FAILED: { exit: 2, http: 502 },
   // jobs (src/jobs): the dispatch lifecycle, actions, runners
   JOB_NOT_FOUND: { exit: 5, http: 404 },
   JOB_DUPLICATE: { exit: 3, http: 409 },

@@ -365,6 +365,62 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "request_json TEXT",
     "live_key TEXT",
   ],
+  // decision memory (025_memory.sql)
+  state_memory_records: [
+    "id TEXT NOT NULL",
+    "seq BIG NOT NULL",
+    "namespace TEXT NOT NULL",
+    "kind TEXT NOT NULL",
+    "source TEXT NOT NULL",
+    "status TEXT NOT NULL",
+    "target TEXT NOT NULL",
+    "title TEXT NOT NULL",
+    "rationale TEXT NOT NULL",
+    "content TEXT NOT NULL",
+    "keywords TEXT NOT NULL DEFAULT ''",
+    "context_json TEXT NOT NULL",
+    "superseded_by_memory_record_id TEXT",
+    "phase TEXT NOT NULL DEFAULT 'pattern'",
+    "vitality TEXT NOT NULL DEFAULT 'active'",
+    "scope TEXT NOT NULL DEFAULT 'local'",
+    "provenance TEXT NOT NULL DEFAULT 'internal'",
+    "confidence FLOAT NOT NULL",
+    "hit_count BIG NOT NULL DEFAULT 0",
+    "stream_json TEXT NOT NULL DEFAULT '{}'",
+    "last_hit_at MS",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+  ],
+  state_memory_revisions: [
+    "id SERIAL NOT NULL",
+    "memory_record_id TEXT NOT NULL",
+    "change TEXT NOT NULL",
+    "status TEXT NOT NULL",
+    "superseded_by_memory_record_id TEXT",
+    "context_json TEXT NOT NULL",
+    "confidence FLOAT NOT NULL",
+    "recorded_at MS NOT NULL",
+  ],
+  state_memory_events: [
+    "id SERIAL NOT NULL",
+    "namespace TEXT NOT NULL",
+    "source TEXT NOT NULL",
+    "kind TEXT NOT NULL",
+    "status TEXT NOT NULL DEFAULT 'active'",
+    "content TEXT NOT NULL",
+    "context_json TEXT NOT NULL",
+    "content_hash TEXT NOT NULL",
+    "memory_record_id TEXT",
+    "occurred_at MS NOT NULL",
+    "created_at MS NOT NULL",
+  ],
+  state_memory_vectors: [
+    "memory_record_id TEXT NOT NULL",
+    "model TEXT NOT NULL",
+    "dimension_count INTEGER NOT NULL",
+    "vector_json TEXT NOT NULL",
+    "created_at MS NOT NULL",
+  ],
 };
 
 /** Every kernel table: the seed's and Keel's. */
@@ -385,7 +441,14 @@ export function expectedColumns(table: string, dialect: "sqlite" | "postgres"): 
     const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
     return {
       name,
-      type: wide ? (dialect === "postgres" ? "BIGINT" : "INTEGER") : seedType,
+      // FLOAT: a double, declared DOUBLE PRECISION on both engines (REAL is 4 bytes on Postgres).
+      type: wide
+        ? dialect === "postgres"
+          ? "BIGINT"
+          : "INTEGER"
+        : seedType === "FLOAT"
+          ? "DOUBLE PRECISION"
+          : seedType,
       notNull: spec.includes("NOT NULL"),
       defaultValue: /DEFAULT (.+)$/.exec(spec)?.[1] ?? null,
     };
@@ -491,6 +554,34 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
       partial: true,
     }),
   ],
+  state_memory_events: [
+    ix("ix_state_memory_events_content_hash", ["content_hash"], { unique: true }),
+    ix("ix_state_memory_events_kind_occurred_at", ["kind", "occurred_at"]),
+    ix("ix_state_memory_events_memory_record_id", ["memory_record_id"]),
+  ],
+  state_memory_records: [
+    ix("ix_state_memory_records_namespace_status", ["namespace", "status"]),
+    ix("ix_state_memory_records_namespace_target", ["namespace", "target"], {
+      unique: true,
+      partial: true,
+    }),
+    ix("ix_state_memory_records_seq", ["seq"], { unique: true }),
+    ix("ix_state_memory_records_superseded_by_memory_record_id", [
+      "superseded_by_memory_record_id",
+    ]),
+  ],
+  state_memory_revisions: [ix("ix_state_memory_revisions_memory_record_id", ["memory_record_id"])],
+};
+
+/**
+ * Indexes one dialect has and the other does not: full text is an FTS5 virtual table on SQLite
+ * (outside the snapshot, like its shadow tables) and a GIN expression index on Postgres.
+ */
+export const DIALECT_INDEXES: Record<"sqlite" | "postgres", Record<string, IndexSpec[]>> = {
+  sqlite: {},
+  postgres: {
+    state_memory_records: [ix("ix_state_memory_records_search", ["<expression>"])],
+  },
 };
 
 /** The seed's named indexes. */
@@ -607,6 +698,16 @@ const VALID_ROWS: Record<string, Record<string, unknown>> = {
     live_key: "k",
     request_json: "{}",
   },
+  state_memory_records: {
+    kind: "decision",
+    source: "agent",
+    status: "active",
+    target: "xyz",
+    context_json: "{}",
+  },
+  state_memory_revisions: { change: "created", context_json: "{}" },
+  state_memory_events: { source: "agent", kind: "error", context_json: "{}" },
+  state_memory_vectors: { vector_json: "[]" },
 };
 
 /** Every CHECK of the seed's catalog, with a value that breaks it. */
@@ -709,13 +810,71 @@ export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, un
 ];
 
 /** Every CHECK of every kernel table. */
-export const KERNEL_CHECKS = [...SEED_CHECKS, ...KEEL_CHECKS];
+/** The decision memory's CHECKs (025_memory.sql), with a value that breaks each. */
+const MEMORY_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
+  { table: "state_memory_records", check: "ck_state_memory_records_kind", bad: { kind: "widget" } },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_source",
+    bad: { source: "robot" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_status",
+    bad: { status: "maybe" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_phase",
+    bad: { phase: "mature" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_vitality",
+    bad: { vitality: "dead" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_scope",
+    bad: { scope: "galaxy" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_provenance",
+    bad: { provenance: "alien" },
+  },
+  {
+    table: "state_memory_records",
+    check: "ck_state_memory_records_superseded_link",
+    bad: { status: "superseded" },
+  },
+  { table: "state_memory_records", check: "ck_state_memory_records_target", bad: { target: "ab" } },
+  {
+    table: "state_memory_revisions",
+    check: "ck_state_memory_revisions_change",
+    bad: { change: "deleted" },
+  },
+  {
+    table: "state_memory_events",
+    check: "ck_state_memory_events_source",
+    bad: { source: "robot" },
+  },
+  { table: "state_memory_events", check: "ck_state_memory_events_kind", bad: { kind: "chat" } },
+  { table: "state_memory_events", check: "ck_state_memory_events_status", bad: { status: "gone" } },
+];
+
+export const KERNEL_CHECKS = [...SEED_CHECKS, ...KEEL_CHECKS, ...MEMORY_CHECKS];
 
 /**
  * Tables whose rows others reference, with the key the filler values of `validRow` point at
  * (`thread_id`, `run_id`, `request_artifact_id` are all "x"): insert these first.
  */
-export const PARENT_TABLES = ["state_threads", "state_runs", "state_artifacts"];
+export const PARENT_TABLES = [
+  "state_threads",
+  "state_runs",
+  "state_artifacts",
+  "state_memory_records",
+];
 
 /**
  * A row of `table` that satisfies its CHECKs, with `overrides` applied: every NOT NULL column

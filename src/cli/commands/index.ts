@@ -10,6 +10,8 @@ import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
 import { jobCommands } from "./jobs.js";
 import { ledgerCommands } from "./ledger.js";
+import { mcpCommands } from "./mcp.js";
+import { memoryCommands } from "./memory.js";
 import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
@@ -31,6 +33,8 @@ export const COMMANDS: readonly CliModule[] = [
   dbCommands,
   configCommands,
   doctorCommands,
+  memoryCommands,
+  mcpCommands,
   actionsCommands,
   jobCommands,
   recordCommands,

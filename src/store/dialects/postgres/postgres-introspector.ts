@@ -53,8 +53,8 @@ export async function introspectPostgres(db: Kysely<KernelDatabase>): Promise<Sc
   }>`
     SELECT i.indrelid::int8 AS table_oid, c.relname::text AS name, i.indisunique AS unique,
            i.indpred IS NOT NULL AS partial,
-           (SELECT array_agg(a.attname::text ORDER BY u.ord) FROM unnest(i.indkey::int2[]) WITH ORDINALITY u(attnum, ord)
-              JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = u.attnum) AS columns,
+           (SELECT array_agg(COALESCE(a.attname::text, '<expression>') ORDER BY u.ord) FROM unnest(i.indkey::int2[]) WITH ORDINALITY u(attnum, ord)
+              LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = u.attnum AND u.attnum <> 0) AS columns,
            EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) AS constraint_backed
     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -13,11 +13,18 @@ interface MasterRow {
   sql: string | null;
 }
 
-/** Reads the live schema from `sqlite_master` and the `pragma_*` table functions. */
+/**
+ * Reads the live schema from `sqlite_master` and the `pragma_*` table functions. Virtual tables
+ * (an FTS5 index such as `state_memory_texts`) and their shadow tables are left out: they are
+ * indexes the engine keeps in step with a real table through triggers, with columns and keys of
+ * the engine's own making (so the naming rules do not apply), and resetting, restoring or copying
+ * the real table rebuilds them.
+ */
 export async function introspectSqlite(db: Kysely<KernelDatabase>): Promise<SchemaSnapshot> {
   const tables = await sql<MasterRow>`
     SELECT name, sql FROM sqlite_master
     WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+      AND name NOT IN (SELECT name FROM pragma_table_list WHERE type IN ('virtual', 'shadow'))
     ORDER BY name`.execute(db);
   const triggers = await sql<{ table: string; sql: string | null }>`
     SELECT tbl_name AS "table", sql FROM sqlite_master WHERE type = 'trigger'`.execute(db);

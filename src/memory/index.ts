@@ -1,0 +1,16 @@
+/**
+ * `keel/memory`: the decision memory of seed 001 on the kernel database — models, lifecycle,
+ * invariants, storage and operations. See docs/memory.md.
+ *
+ * @example
+ * import { validateMemoryModel, promoteStream } from "keel/memory";
+ */
+export { toJsonPointer as jsonPointerOf } from "../runtime/index.js";
+export * from "./invariants/index.js";
+export * from "./lifecycle/index.js";
+export * from "./models/index.js";
+export * from "./search/embedder.js";
+export { finalScore, fuseRankings, RRF_K } from "./search/fusion.js";
+export { queryTerms } from "./search/query-terms.js";
+export * from "./service/index.js";
+export type { MemoryRecord } from "./store/record-shape.js";

@@ -1,0 +1,3 @@
+export * from "./integrity.js";
+export * from "./routing.js";
+export * from "./transitions.js";

@@ -1,0 +1,225 @@
+import { sql } from "kysely";
+import { KeelError } from "../../core/index.js";
+import {
+  SearchDecisionsRequest,
+  type SearchDecisionsRequest as SearchRequest,
+} from "../models/requests.js";
+import { memoryProblems } from "../models/validate.js";
+import { cosine } from "../search/embedder.js";
+import { finalScore, fuseRankings, type RankedCandidate } from "../search/fusion.js";
+import { fts5Match, queryTerms, tsQuery } from "../search/query-terms.js";
+import type { MemoryDb } from "../store/tables.js";
+import type { MemoryContext } from "./context.js";
+
+/** One search result (the seed's `SearchResultItem` fields first). */
+export interface SearchHit {
+  id: string;
+  score: number;
+  status: string;
+  /** The title. */
+  preview: string;
+  kind: string;
+  target: string;
+  title: string;
+  rationale: string;
+  namespace: string;
+  phase: string;
+  vitality: string;
+  /** Episodic events linked to the record as evidence. */
+  evidence_count: number;
+}
+
+interface Candidate extends RankedCandidate {
+  status: string;
+  vitality: string;
+  superseded_by_memory_record_id: string | null;
+  target: string;
+  title: string;
+  rationale: string;
+  namespace: string;
+}
+
+const CANDIDATE_COLUMNS = [
+  "id",
+  "kind",
+  "phase",
+  "status",
+  "vitality",
+  "superseded_by_memory_record_id",
+  "target",
+  "title",
+  "rationale",
+  "namespace",
+] as const;
+
+/**
+ * Searches the records of a namespace: full text (FTS5 bm25 on SQLite, `ts_rank` on Postgres)
+ * fused by reciprocal rank with vector similarity when an embedder is configured, boosted as
+ * the reference does; superseded hits resolve to their active successor (except in `audit`
+ * mode); `strict` keeps active records only. Every returned hit counts as a use (hit count and
+ * last hit time, which semantic decay reads).
+ */
+export async function search(
+  ctx: MemoryContext,
+  input: Partial<SearchRequest> & { query: string },
+): Promise<SearchHit[]> {
+  const parsed = SearchDecisionsRequest.safeParse({ namespace: ctx.namespace, ...input });
+  if (!parsed.success) {
+    const problems = memoryProblems("SearchDecisionsRequest", parsed.error.issues, input);
+    throw new KeelError(
+      "MEMORY_INVALID",
+      `The search request is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}`,
+      { details: { problems } },
+    );
+  }
+  const request = parsed.data;
+  const terms = queryTerms(request.query);
+  const pool = Math.max(200, (request.offset + request.limit) * 10);
+  const db = ctx.db;
+  const lists: Candidate[][] = [];
+  if (terms.length > 0) lists.push(await fullText(ctx, db, terms, request.namespace, pool));
+  if (ctx.embedder) lists.push(await bySimilarity(ctx, db, request.query, request.namespace, pool));
+  const fused = fuseRankings(lists);
+  const byId = new Map(lists.flat().map((c) => [c.id, c]));
+  const resolved = new Map<string, { candidate: Candidate; base: number }>();
+  for (const [id, base] of [...fused].sort((a, b) => b[1] - a[1])) {
+    let candidate = byId.get(id) as Candidate;
+    if (request.mode !== "audit") candidate = await resolveTruth(db, candidate, byId);
+    if (request.mode === "strict" && candidate.status !== "active") continue;
+    const seen = resolved.get(candidate.id);
+    if (seen) seen.base += base;
+    else resolved.set(candidate.id, { candidate, base });
+  }
+  const links = await linkCounts(db, [...resolved.keys()]);
+  const ranked = [...resolved.values()]
+    .map(({ candidate, base }) => ({
+      candidate,
+      score: finalScore({
+        base,
+        links: links.get(candidate.id) ?? 0,
+        phase: candidate.phase,
+        vitality: candidate.vitality,
+        kind: candidate.kind,
+        status: candidate.status,
+      }),
+    }))
+    .sort((a, b) => b.score - a.score)
+    .slice(request.offset, request.offset + request.limit);
+  const hits = ranked.map(({ candidate: c, score }) => ({
+    id: c.id,
+    score,
+    status: c.status,
+    preview: c.title,
+    kind: c.kind,
+    target: c.target,
+    title: c.title,
+    rationale: c.rationale,
+    namespace: c.namespace,
+    phase: c.phase,
+    vitality: c.vitality,
+    evidence_count: links.get(c.id) ?? 0,
+  }));
+  if (hits.length > 0) {
+    // A hit is a use, not a change of meaning: counted, not versioned or audited.
+    await db
+      .updateTable("state_memory_records")
+      .set((eb) => ({ hit_count: eb("hit_count", "+", 1), last_hit_at: ctx.clock.now() }))
+      .where(
+        "id",
+        "in",
+        hits.map((h) => h.id),
+      )
+      .execute();
+  }
+  return hits;
+}
+
+/** The expression of the Postgres GIN index `ix_state_memory_records_search` (025_memory.sql). */
+const SEARCH_VECTOR = sql`to_tsvector('simple'::regconfig, r.title || ' ' || r.target || ' ' || r.rationale || ' ' || left(r.content, 100000) || ' ' || r.keywords)`;
+
+async function fullText(
+  ctx: MemoryContext,
+  db: MemoryDb,
+  terms: string[],
+  namespace: string,
+  pool: number,
+): Promise<Candidate[]> {
+  if (ctx.store.dialect === "sqlite") {
+    const rows = await sql<Candidate>`
+      SELECT r.id, r.kind, r.phase, r.status, r.vitality, r.superseded_by_memory_record_id, r.target, r.title, r.rationale, r.namespace
+      FROM state_memory_texts t JOIN state_memory_records r ON r.seq = t.rowid
+      WHERE state_memory_texts MATCH ${fts5Match(terms)} AND r.namespace = ${namespace}
+      ORDER BY bm25(state_memory_texts) LIMIT ${pool}`.execute(db);
+    return rows.rows;
+  }
+  const rows = await sql<Candidate>`
+    SELECT r.id, r.kind, r.phase, r.status, r.vitality, r.superseded_by_memory_record_id, r.target, r.title, r.rationale, r.namespace
+    FROM state_memory_records r, to_tsquery('simple', ${tsQuery(terms)}) q
+    WHERE ${SEARCH_VECTOR} @@ q AND r.namespace = ${namespace}
+    ORDER BY ts_rank(${SEARCH_VECTOR}, q) DESC LIMIT ${pool}`.execute(db);
+  return rows.rows;
+}
+
+async function bySimilarity(
+  ctx: MemoryContext,
+  db: MemoryDb,
+  query: string,
+  namespace: string,
+  pool: number,
+): Promise<Candidate[]> {
+  const embedder = ctx.embedder;
+  if (!embedder) return [];
+  const [vector] = await embedder.embed([query]);
+  if (!vector) return [];
+  const rows = await db
+    .selectFrom("state_memory_vectors as v")
+    .innerJoin("state_memory_records as r", "r.id", "v.memory_record_id")
+    .select(["v.vector_json", ...CANDIDATE_COLUMNS.map((c) => `r.${c}` as const)])
+    .where("r.namespace", "=", namespace)
+    .where("v.model", "=", embedder.model)
+    .execute();
+  return rows
+    .map((row) => ({ row, similarity: cosine(vector, JSON.parse(row.vector_json) as number[]) }))
+    .filter((entry) => entry.similarity > 0)
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, pool)
+    .map(({ row }) => {
+      const { vector_json: _v, ...candidate } = row;
+      return candidate as Candidate;
+    });
+}
+
+/** Follows `superseded_by` to the record in force (at most 32 hops; chains only ascend). */
+async function resolveTruth(
+  db: MemoryDb,
+  candidate: Candidate,
+  cache: Map<string, Candidate>,
+): Promise<Candidate> {
+  let current = candidate;
+  for (let hop = 0; hop < 32 && current.superseded_by_memory_record_id; hop++) {
+    const next = current.superseded_by_memory_record_id;
+    let found = cache.get(next);
+    if (!found) {
+      found = (await db
+        .selectFrom("state_memory_records")
+        .select([...CANDIDATE_COLUMNS])
+        .where("id", "=", next)
+        .executeTakeFirst()) as Candidate | undefined;
+      if (!found) break;
+      cache.set(next, found);
+    }
+    current = found;
+  }
+  return current;
+}
+
+async function linkCounts(db: MemoryDb, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("state_memory_events")
+    .select(["memory_record_id", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("memory_record_id", "in", ids)
+    .groupBy("memory_record_id")
+    .execute();
+  return new Map(rows.map((row) => [row.memory_record_id as string, Number(row.n)]));
+}

@@ -1,0 +1,4 @@
+import { sqliteRuntimeHarness } from "../runtime/support/harness.js";
+import { runMemoryCases } from "./memory.case.js";
+
+runMemoryCases(sqliteRuntimeHarness());
