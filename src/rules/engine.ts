@@ -654,7 +654,10 @@ export class RuleEngine {
 
   /** Evaluates a top-level command form (batch runner). */
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
-    const expr = parseExpr(form, this.parseContext());
+    const ctx = this.parseContext();
+    // A command belongs to no construct: the last construct parsed must not name its errors.
+    ctx.construct = undefined;
+    const expr = parseExpr(form, ctx);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
     return fn({ tok: null, local: null, rhs, host: this.evalHost });
   }

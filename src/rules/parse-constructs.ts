@@ -210,20 +210,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       continue;
     }
     if (n.type === "atom" && n.kind === "sfvar") {
-      const arrowTok = list.items[i + 1];
-      const pattern = list.items[i + 2];
-      if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
-        throw rulesParseError(
-          arrowTok?.pos ?? n.pos,
-          "'<-' and a pattern after a fact-address variable",
-          describe(arrowTok),
-          {
-            construct: ctx.construct,
-            hint: "Bind a fact with ?f <- (pattern).",
-          },
-        );
-      }
-      ces.push(parsePattern(pattern, ctx, n.text));
+      ces.push(parseBoundPattern(list.items, i, ctx));
       i += 2;
       continue;
     }
@@ -314,7 +301,7 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     }
     case "and":
     case "or":
-      return { type: kw, ces: parseSubCEs(node, ctx), pos: node.pos };
+      return { type: kw, ces: parseSubCEs(node, ctx, true), pos: node.pos };
     case "exists":
       return { type: "exists", ces: parseSubCEs(node, ctx), pos: node.pos };
     case "forall": {
@@ -344,11 +331,41 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
 /** The slot map of every ordered pattern (it has none; read-only, so one map serves all). */
 const NO_SLOTS: ReadonlyMap<number, FieldConstraint[]> = new Map();
 
-/** The conditional elements inside `(not …)`, `(and …)` and the like (after the keyword). */
-function parseSubCEs(list: SList, ctx: ParseContext): CE[] {
+/**
+ * The conditional elements inside `(not …)`, `(and …)` and the like (after the keyword). Inside
+ * `and`/`or` (`bind`), `?f <- (pattern)` binds a fact address as at the top level.
+ */
+function parseSubCEs(list: SList, ctx: ParseContext, bind = false): CE[] {
   const out: CE[] = [];
-  for (let k = 1; k < list.items.length; k++) out.push(parseCE(list.items[k] as SNode, ctx));
+  for (let k = 1; k < list.items.length; k++) {
+    const n = list.items[k] as SNode;
+    if (bind && n.type === "atom" && n.kind === "sfvar") {
+      out.push(parseBoundPattern(list.items, k, ctx));
+      k += 2;
+      continue;
+    }
+    out.push(parseCE(n, ctx));
+  }
   return out;
+}
+
+/** `?f <- (pattern)` starting at `items[i]` (the variable). */
+function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): PatternCE {
+  const n = items[i] as SNode;
+  const arrowTok = items[i + 1];
+  const pattern = items[i + 2];
+  if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
+    throw rulesParseError(
+      arrowTok?.pos ?? n.pos,
+      "'<-' and a pattern after a fact-address variable",
+      describe(arrowTok),
+      {
+        construct: ctx.construct,
+        hint: "Bind a fact with ?f <- (pattern).",
+      },
+    );
+  }
+  return parsePattern(pattern, ctx, n.text);
 }
 
 function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {
