@@ -365,7 +365,7 @@ function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): Patter
       },
     );
   }
-  return parsePattern(pattern, ctx, n.text);
+  return parsePattern(pattern, ctx, (n as SAtom).text);
 }
 
 function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {
