@@ -2,7 +2,7 @@
 import { KeelError } from "../core/index.js";
 import type { Agenda } from "./agenda.js";
 import type { EngineSnapshot, Firing } from "./engine-types.js";
-import { encodeValue } from "./values.js";
+import { encodeValue, type Value } from "./values.js";
 import type { WorkingMemory } from "./working-memory.js";
 
 /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
@@ -11,6 +11,7 @@ export function snapshotOf(
   wm: WorkingMemory,
   agenda: Agenda,
   firings: readonly Firing[],
+  globals: readonly [string, Value][] = [],
 ): EngineSnapshot {
   return {
     format: "keel.rules/1",
@@ -30,6 +31,9 @@ export function snapshotOf(
     })),
     clock: agenda.timetagClock,
     firings: [...firings],
+    ...(globals.length
+      ? { globals: Object.fromEntries(globals.map(([name, v]) => [name, encodeValue(v)])) }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { KeelError } from "../core/index.js";
 import { type Activation, Agenda, type RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
+import { BreakSignal, ReturnSignal } from "./control.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -26,9 +27,12 @@ import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import type { RuleFunction } from "./functions.js";
+import { InputBuffer } from "./input.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
+import { deffunctionName, parseDeffunction, parseDefglobal } from "./parse-procedural.js";
 import { activationFacts, agendaListing, factLine, factsListing } from "./printer.js";
+import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
@@ -45,6 +49,7 @@ import {
 } from "./rule-entry.js";
 import {
   decodeValue,
+  FALSE,
   type FactRef,
   fromHost,
   isFactRef,
@@ -97,18 +102,22 @@ export class RuleEngine {
   private readonly onPrint: (text: string) => void;
   private readonly evalHost: EvalHost;
   private firingLog: Firing[] = [];
+  private procs: Procedures;
+  private readonly input: InputBuffer;
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
     const self = this;
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
+    this.input = new InputBuffer(options.input ?? null);
+    this.procs = new Procedures(() => this.evalHost);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
       this.registerFunction(name, fn);
     this.evalHost = createEvalHost({
       get wm() {
         return self.wm;
       },
-      hostFunction: (name) => this.hostFns.get(name),
+      hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
       enter: (f) => this.net.assertFact(f),
@@ -124,6 +133,9 @@ export class RuleEngine {
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
       agendaText: () => this.agendaText(),
+      global: (name) => this.procs.global(name),
+      setGlobal: (name, value) => this.procs.setGlobal(name, value),
+      input: this.input,
     });
     this.initialise();
   }
@@ -138,10 +150,10 @@ export class RuleEngine {
     const forms = readForms(source);
     for (const f of forms) {
       const head = f.type === "list" && f.items[0]?.type === "atom" ? f.items[0].text : "";
-      if (!["deftemplate", "deffacts", "defrule"].includes(head)) {
+      if (!CONSTRUCT_NAMES.has(head)) {
         throw rulesLoadError(
           f.pos,
-          `load accepts deftemplate, deffacts and defrule, not ${head ? `(${head} …)` : "this form"}`,
+          `load accepts ${[...CONSTRUCT_NAMES].join(", ")}, not ${head ? `(${head} …)` : "this form"}`,
           {
             hint: "Run commands with runBatch() or call the engine's methods.",
           },
@@ -255,7 +267,13 @@ export class RuleEngine {
     if (!section || section.before) return;
     const keys = new Set(section.added.map((a) => a.key));
     section.before = {
-      ...snapshotOf(this.constructLog.listWithout(keys), this.wm, this.agenda, this.firingLog),
+      ...snapshotOf(
+        this.constructLog.listWithout(keys),
+        this.wm,
+        this.agenda,
+        this.firingLog,
+        this.procs.globalValues(),
+      ),
       clock: section.clock,
     };
   }
@@ -271,7 +289,9 @@ export class RuleEngine {
   /** What the parser asks the engine; built once (it reads the current templates). */
   private readonly parsing: ParseContext = {
     template: (name) => this.templates.get(name),
-    hasFunction: (name) => isKnownFunction(name) || this.hostFns.has(name),
+    hasFunction: (name) =>
+      isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
+    hasGlobal: (name) => this.procs.hasGlobal(name),
   };
 
   private parseContext(): ParseContext {
@@ -309,6 +329,25 @@ export class RuleEngine {
       case "defrule":
         this.defineRuleAst(parseDefrule(form, ctx), form.source, hostActions);
         return;
+      case "deffunction": {
+        const name = deffunctionName(form, ctx);
+        const existed = this.procs.hasFunction(name);
+        this.procs.declareFunction(name);
+        try {
+          this.procs.defineFunction(parseDeffunction(form, ctx));
+        } catch (e) {
+          if (!existed) this.procs.forgetFunction(name);
+          throw e;
+        }
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defglobal": {
+        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
+        this.procs.defineGlobals(ast);
+        this.constructLog.other({ source: form.source });
+        return;
+      }
       default:
         throw rulesLoadError(form.pos, `unknown construct '${head}'`, {
           hint: "Use deftemplate, deffacts or defrule.",
@@ -574,6 +613,7 @@ export class RuleEngine {
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.firingLog = [];
+    this.procs = new Procedures(() => this.evalHost);
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
 
@@ -589,6 +629,7 @@ export class RuleEngine {
     for (const entry of this.rules.values()) entry.acts.clear();
     this.net.resetRoot();
     this.wm.nextId = 0;
+    this.procs.resetGlobals();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
@@ -603,7 +644,13 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(this.constructLog.list(), this.wm, this.agenda, this.firingLog);
+    return snapshotOf(
+      this.constructLog.list(),
+      this.wm,
+      this.agenda,
+      this.firingLog,
+      this.procs.globalValues(),
+    );
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -630,6 +677,9 @@ export class RuleEngine {
         }
       }
       this.wm.nextId = s.nextFactId;
+      for (const [name, v] of Object.entries(s.globals ?? {})) {
+        if (this.procs.hasGlobal(name)) this.procs.setGlobal(name, decodeValue(v, factRef));
+      }
       const pending = this.restoring;
       for (const e of s.agenda) {
         const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
@@ -659,9 +709,24 @@ export class RuleEngine {
     ctx.construct = undefined;
     const expr = parseExpr(form, ctx);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
-    return fn({ tok: null, local: null, rhs, host: this.evalHost });
+    try {
+      return fn({ tok: null, local: null, rhs, host: this.evalHost });
+    } catch (signal) {
+      if (signal instanceof ReturnSignal) return signal.value;
+      if (signal instanceof BreakSignal) return FALSE;
+      throw signal;
+    }
   }
 }
+
+/** The constructs load() and the batch runner define. */
+export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
+  "deftemplate",
+  "deffacts",
+  "defrule",
+  "deffunction",
+  "defglobal",
+]);
 
 export { activationFacts, factLine, isMultifield, TRUE };
 

@@ -6,6 +6,7 @@ import { rulesRuntimeError } from "./errors.js";
 import type { EvalHost, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
 import type { RuleFunction } from "./functions.js";
+import type { InputBuffer } from "./input.js";
 import { factsListing } from "./printer.js";
 import { FALSE, isFactRef, isInteger, isSymbol, type Value, VOID } from "./values.js";
 import { changedValues, type WorkingMemory } from "./working-memory.js";
@@ -26,6 +27,9 @@ export interface HostBackend {
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
   agendaText(): string;
+  global(name: string): Value;
+  setGlobal(name: string, value: Value): void;
+  readonly input: InputBuffer;
 }
 
 /** Builds the host compiled expressions evaluate against. */
@@ -67,6 +71,8 @@ export function createEvalHost(b: HostBackend): EvalHost {
     halt: () => {
       b.halt();
     },
+    global: (name) => b.global(name),
+    setGlobal: (name, value) => b.setGlobal(name, value),
     command: (name, args) => command(b, name, args),
   };
 }
@@ -120,6 +126,12 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "exit":
       b.exit();
       return VOID;
+    case "read":
+      return b.input.read();
+    case "readline":
+      return b.input.readLine();
+    case "read-number":
+      return b.input.readNumber();
     default:
       return null;
   }

@@ -13,7 +13,7 @@ import { checkSlot, type ParseContext, parseExpr, parseFactSpec } from "./parse-
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
-function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
+export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
   const n = list.items[index];
   if (n === undefined || n.type !== "atom" || n.kind !== "symbol") {
     throw rulesParseError(n?.pos ?? list.pos, expected, describe(n), { construct: ctx.construct });
@@ -22,7 +22,7 @@ function symbolAt(list: SList, index: number, expected: string, ctx: ParseContex
 }
 
 /** Skips an optional comment string after a construct name; returns the next index. */
-function skipComment(list: SList, index: number): number {
+export function skipComment(list: SList, index: number): number {
   const n = list.items[index];
   return n?.type === "atom" && n.kind === "string" ? index + 1 : index;
 }
