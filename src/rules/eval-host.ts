@@ -5,10 +5,28 @@
 import { rulesRuntimeError } from "./errors.js";
 import type { EvalHost, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
+import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import { factsListing } from "./printer.js";
-import { FALSE, isFactRef, isInteger, isSymbol, type Value, VOID } from "./values.js";
+import {
+  FALSE,
+  isFactRef,
+  isInteger,
+  isString,
+  isSymbol,
+  str,
+  type Value,
+  VOID,
+} from "./values.js";
+
+/** The routers that reach standard output in the CLIPS shell. */
+const STDOUT_ROUTERS = new Set(["t", "stdout", "wdisplay", "wdialog", "wprompt", "wclips"]);
+
+function print(b: HostBackend, router: string, text: string): void {
+  if (STDOUT_ROUTERS.has(router)) b.print(text);
+}
+
 import { changedValues, type WorkingMemory } from "./working-memory.js";
 
 /** The engine internals the evaluation host works through. */
@@ -65,9 +83,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
       b.enter(created);
       return created;
     },
-    print: (router, text) => {
-      if (router === "t" || router === "stdout") b.print(text);
-    },
+    print: (router, text) => print(b, router, text),
     halt: () => {
       b.halt();
     },
@@ -126,6 +142,16 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "exit":
       b.exit();
       return VOID;
+    case "format": {
+      const control = args[1];
+      if (control === undefined || !isString(control)) {
+        throw rulesRuntimeError("format expects a logical name and a control string");
+      }
+      const text = formatText(control.value, args.slice(2));
+      const router = args[0];
+      if (router !== "nil" && typeof router === "string") print(b, router, text);
+      return str(text);
+    }
     case "read":
       return b.input.read();
     case "readline":

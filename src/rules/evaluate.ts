@@ -72,6 +72,7 @@ export const COMMANDS = new Set([
   "read",
   "readline",
   "read-number",
+  "format",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */
