@@ -27,7 +27,6 @@ import {
   isFloat,
   isInteger,
   isMultifield,
-  isNumber,
   isString,
   isSymbol,
   type Multifield,
