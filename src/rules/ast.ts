@@ -134,6 +134,9 @@ export type CE =
 export interface RuleAst {
   readonly name: string;
   readonly salience: number;
+  /** The defmodule the rule belongs to (absent: MAIN). */
+  readonly module?: string;
+  readonly autoFocus?: boolean;
   readonly ces: CE[];
   readonly actions: Expr[];
   readonly pos: SourcePos;

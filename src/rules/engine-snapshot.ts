@@ -1,7 +1,7 @@
 /** The engine's state as plain JSON (for checkpoints), and the checks a restore starts with. */
 import { KeelError } from "../core/index.js";
-import type { Agenda } from "./agenda.js";
 import type { EngineSnapshot, Firing } from "./engine-types.js";
+import type { FocusAgenda } from "./focus-agenda.js";
 import { encodeValue, type Value } from "./values.js";
 import type { WorkingMemory } from "./working-memory.js";
 
@@ -9,7 +9,7 @@ import type { WorkingMemory } from "./working-memory.js";
 export function snapshotOf(
   constructLog: readonly { source: string; actions?: readonly unknown[] }[],
   wm: WorkingMemory,
-  agenda: Agenda,
+  agenda: FocusAgenda,
   firings: readonly Firing[],
   globals: readonly [string, Value][] = [],
 ): EngineSnapshot {
@@ -30,6 +30,9 @@ export function snapshotOf(
       ...(a.rule.disjunct ? { disjunct: a.rule.disjunct } : {}),
     })),
     clock: agenda.timetagClock,
+    ...(agenda.stack.length !== 1 || agenda.stack[0] !== "MAIN"
+      ? { focus: [...agenda.stack] }
+      : {}),
     firings: [...firings],
     ...(globals.length
       ? { globals: Object.fromEntries(globals.map(([name, v]) => [name, encodeValue(v)])) }

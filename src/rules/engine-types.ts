@@ -69,6 +69,8 @@ export interface EngineSnapshot {
   readonly clock: number;
   /** The explanation log (explain()); absent in snapshots written before it was kept. */
   readonly firings?: readonly Firing[];
+  /** The focus stack, bottom first (absent: MAIN alone). */
+  readonly focus?: string[];
   /** The defglobals' current values (absent when there are none). */
   readonly globals?: Record<string, EncodedValue>;
 }

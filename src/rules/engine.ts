@@ -1,5 +1,5 @@
 import { KeelError } from "../core/index.js";
-import { type Activation, Agenda, type RuleInfo } from "./agenda.js";
+import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -26,11 +26,17 @@ import {
 import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
+import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
 import { InputBuffer } from "./input.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
-import { deffunctionName, parseDeffunction, parseDefglobal } from "./parse-procedural.js";
+import {
+  deffunctionName,
+  parseDeffunction,
+  parseDefglobal,
+  parseDefmodule,
+} from "./parse-procedural.js";
 import { activationFacts, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
@@ -56,6 +62,7 @@ import {
   isMultifield,
   TRUE,
   type Value,
+  VOID,
 } from "./values.js";
 import { templateValues, WorkingMemory } from "./working-memory.js";
 
@@ -84,7 +91,10 @@ export class RuleEngine {
   /** Text printed with `printout t` when no onPrint was given. */
   output = "";
   private wm = new WorkingMemory();
-  private agenda = new Agenda();
+  private agenda = new FocusAgenda();
+  /** The current defmodule (constructs without a prefix go there; `(agenda)` lists it). */
+  private module = MAIN;
+  private modules = new Set<string>([MAIN]);
   private net!: Network;
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
@@ -133,6 +143,7 @@ export class RuleEngine {
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
       agendaText: () => this.agendaText(),
+      focusCommand: (name, args) => this.focusCommand(name, args),
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
       input: this.input,
@@ -342,6 +353,13 @@ export class RuleEngine {
         this.constructLog.other({ source: form.source });
         return;
       }
+      case "defmodule": {
+        const name = parseDefmodule(form, ctx);
+        this.modules.add(name);
+        this.setModule(name);
+        this.constructLog.other({ source: form.source });
+        return;
+      }
       case "defglobal": {
         const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
         this.procs.defineGlobals(ast);
@@ -514,6 +532,7 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
+    if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
   private deactivate(entry: RuleEntry, t: Token): void {
@@ -537,7 +556,7 @@ export class RuleEngine {
 
   /** The text of `(agenda)`. */
   agendaText(): string {
-    return agendaListing(this.agenda.list());
+    return agendaListing(this.agenda.listModule(this.module));
   }
 
   /**
@@ -549,10 +568,12 @@ export class RuleEngine {
     if (this.running) return [];
     this.running = true;
     this.halted = false;
+    // CLIPS focuses MAIN when a run starts with an empty focus stack.
+    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
-        const a = this.agenda.peek();
+        const a = this.agenda.next();
         if (!a) break;
         fired.push(this.fire(a));
       }
@@ -588,6 +609,7 @@ export class RuleEngine {
   private fire(a: Activation): Firing {
     const { entry, built } = entryFor(this.rules, a);
     this.agenda.remove(a);
+    this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
     const facts = firedFacts(a);
     const bindings = bindingsOf(built, a, this.evalHost);
@@ -603,7 +625,9 @@ export class RuleEngine {
 
   private initialise(): void {
     this.wm = new WorkingMemory();
-    this.agenda = new Agenda();
+    this.agenda = new FocusAgenda();
+    this.setModule(MAIN);
+    this.modules = new Set([MAIN]);
     this.net = new Network(
       () => this.evalHost,
       (relation) => this.wm.ofRelation(relation),
@@ -626,6 +650,7 @@ export class RuleEngine {
   reset(): void {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
+    this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
     this.net.resetRoot();
     this.wm.nextId = 0;
@@ -693,10 +718,54 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       this.agenda.timetagClock = s.clock;
+      if (s.focus) this.agenda.stack = [...s.focus];
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
     } finally {
       this.restoring = null;
+    }
+  }
+
+  private setModule(name: string): void {
+    this.module = name;
+    this.parsing.currentModule = name;
+  }
+
+  /** The focus and module commands; null when `name` is not one. */
+  private focusCommand(name: string, args: Value[]): Value | null {
+    const known = (m: Value): string => {
+      if (typeof m !== "string" || !this.modules.has(m)) {
+        throw rulesRuntimeError(`unable to find defmodule ${String(m)}`, {
+          clips: `[PRNTUTIL1] Unable to find defmodule ${String(m)}.`,
+        });
+      }
+      return m;
+    };
+    switch (name) {
+      case "focus":
+        this.agenda.pushFocus(args.map(known));
+        return TRUE;
+      case "pop-focus":
+        return this.agenda.popFocus() ?? FALSE;
+      case "get-focus":
+        return this.agenda.focus() ?? FALSE;
+      case "get-focus-stack":
+        return [...this.agenda.stack].reverse();
+      case "clear-focus-stack":
+        this.agenda.stack = [];
+        return VOID;
+      case "list-focus-stack":
+        for (const m of [...this.agenda.stack].reverse()) this.onPrint(`${m}\n`);
+        return VOID;
+      case "get-current-module":
+        return this.module;
+      case "set-current-module": {
+        const before = this.module;
+        this.setModule(known(args[0] as Value));
+        return before;
+      }
+      default:
+        return null;
     }
   }
 
@@ -726,6 +795,7 @@ export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
   "defrule",
   "deffunction",
   "defglobal",
+  "defmodule",
 ]);
 
 export { activationFacts, factLine, isMultifield, TRUE };

@@ -45,6 +45,8 @@ export interface HostBackend {
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
   agendaText(): string;
+  /** focus, pop-focus, get-focus, …; null when `name` is not one of them. */
+  focusCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
   readonly input: InputBuffer;
@@ -159,7 +161,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "read-number":
       return b.input.readNumber();
     default:
-      return null;
+      return b.focusCommand(name, args);
   }
 }
 

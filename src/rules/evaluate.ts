@@ -73,6 +73,14 @@ export const COMMANDS = new Set([
   "readline",
   "read-number",
   "format",
+  "focus",
+  "pop-focus",
+  "get-focus",
+  "get-focus-stack",
+  "clear-focus-stack",
+  "list-focus-stack",
+  "get-current-module",
+  "set-current-module",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */

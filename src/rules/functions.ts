@@ -302,6 +302,26 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       2,
     ),
   ],
+  [
+    "member",
+    B(
+      (args) => {
+        const needle = args[0] as Value;
+        const m = multi("member", args, 1);
+        if (isMultifield(needle)) {
+          for (let i = 0; i + needle.length <= m.length; i++) {
+            // An empty needle is found at once: CLIPS answers (1 0).
+            if (needle.every((x, j) => m[i + j] === x)) return [i + 1, i + needle.length];
+          }
+          return FALSE;
+        }
+        const i = m.indexOf(needle);
+        return i < 0 ? FALSE : i + 1;
+      },
+      2,
+      2,
+    ),
+  ],
   ["first$", B((args) => multi("first$", args, 0).slice(0, 1), 1, 1)],
   ["rest$", B((args) => multi("rest$", args, 0).slice(1), 1, 1)],
   [

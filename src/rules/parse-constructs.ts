@@ -9,7 +9,13 @@ import type {
   Term,
 } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
-import { checkSlot, type ParseContext, parseExpr, parseFactSpec } from "./parse-expr.js";
+import {
+  checkSlot,
+  type ParseContext,
+  parseExpr,
+  parseFactSpec,
+  splitModuleName,
+} from "./parse-expr.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
@@ -50,7 +56,7 @@ const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
-  const name = symbolAt(list, 1, "a deftemplate name", ctx).text;
+  const { name } = splitModuleName(symbolAt(list, 1, "a deftemplate name", ctx).text, ctx);
   ctx.construct = `deftemplate ${name}`;
   const slots: SlotDef[] = [];
   const slotIndex = new Map<string, number>();
@@ -185,7 +191,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
 
 /** `(deffacts name ["comment"] fact…)` */
 export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
-  const name = symbolAt(list, 1, "a deffacts name", ctx).text;
+  const { name } = splitModuleName(symbolAt(list, 1, "a deffacts name", ctx).text, ctx);
   ctx.construct = `deffacts ${name}`;
   const facts = list.items.slice(skipComment(list, 2)).map((n) => parseFactSpec(n, ctx));
   return { name, facts, source: list.source };
@@ -193,10 +199,11 @@ export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
 
 /** `(defrule name ["comment"] [(declare (salience N))] CE… => action…)` */
 export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
-  const name = symbolAt(list, 1, "a rule name", ctx).text;
+  const { module, name } = splitModuleName(symbolAt(list, 1, "a rule name", ctx).text, ctx);
   ctx.construct = `defrule ${name}`;
   let i = skipComment(list, 2);
   let salience = 0;
+  let autoFocus = false;
   const ces: CE[] = [];
   let arrow = -1;
   for (; i < list.items.length; i++) {
@@ -206,7 +213,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       break;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "declare") {
-      salience = parseDeclare(n, ctx);
+      ({ salience, autoFocus } = parseDeclare(n, ctx));
       continue;
     }
     if (n.type === "atom" && n.kind === "sfvar") {
@@ -228,11 +235,21 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     );
   }
   const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
-  return { name, salience, ces, actions, pos: list.pos, source: list.source };
+  return {
+    name,
+    salience,
+    ces,
+    actions,
+    pos: list.pos,
+    source: list.source,
+    ...(module !== "MAIN" ? { module } : {}),
+    ...(autoFocus ? { autoFocus } : {}),
+  };
 }
 
-function parseDeclare(list: SList, ctx: ParseContext): number {
+function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoFocus: boolean } {
   let salience = 0;
+  let autoFocus = false;
   for (let k = 1; k < list.items.length; k++) {
     const item = list.items[k] as SNode;
     if (item.type !== "list" || item.items[0]?.type !== "atom") {
@@ -252,11 +269,13 @@ function parseDeclare(list: SList, ctx: ParseContext): number {
           construct: ctx.construct,
         });
       }
-    } else if (key !== "auto-focus") {
+    } else if (key === "auto-focus") {
+      autoFocus = v?.type === "atom" && v.text === "TRUE";
+    } else {
       throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
     }
   }
-  return salience;
+  return { salience, autoFocus };
 }
 
 /** A conditional element. */

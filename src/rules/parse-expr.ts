@@ -8,6 +8,8 @@ export interface ParseContext {
   hasFunction(name: string): boolean;
   /** Whether a defglobal `?*name*` is defined (absent: globals are refused). */
   hasGlobal?(name: string): boolean;
+  /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
+  currentModule?: string;
   /** Set while parsing a construct, for messages. */
   construct?: string;
 }
@@ -409,4 +411,11 @@ function checkNumericArgs(call: Expr & { k: "call" }, items: SNode[], ctx: Parse
     }
   }
   return call;
+}
+
+/** Splits `MODULE::name` (no prefix: the current module). */
+export function splitModuleName(text: string, ctx: ParseContext): { module: string; name: string } {
+  const at = text.indexOf("::");
+  if (at > 0) return { module: text.slice(0, at), name: text.slice(at + 2) };
+  return { module: ctx.currentModule ?? "MAIN", name: text };
 }

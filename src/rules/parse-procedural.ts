@@ -2,12 +2,12 @@
 import type { DeffunctionAst, DefglobalAst, Expr } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
-import { type ParseContext, parseExpr } from "./parse-expr.js";
+import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { describe, type SList, type SNode } from "./reader.js";
 
 /** The name of `(deffunction name …)`, read before the body so the body may call itself. */
 export function deffunctionName(list: SList, ctx: ParseContext): string {
-  return symbolAt(list, 1, "a deffunction name", ctx).text;
+  return splitModuleName(symbolAt(list, 1, "a deffunction name", ctx).text, ctx).name;
 }
 
 /** `(deffunction name ["comment"] (?a ?b [$?rest]) action…)` */
@@ -78,4 +78,10 @@ export function parseDefglobal(
     k += 3;
   }
   return { globals, source: list.source };
+}
+
+/** `(defmodule NAME ["comment"] (import …) (export …))`: its name (imports and exports are not kept). */
+export function parseDefmodule(list: SList, ctx: ParseContext): string {
+  ctx.construct = "defmodule";
+  return symbolAt(list, 1, "a module name", ctx).text;
 }
