@@ -10,6 +10,7 @@ import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import { factsListing } from "./printer.js";
 import {
+  type Atom,
   FALSE,
   isFactRef,
   isInteger,
@@ -154,6 +155,13 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       if (router !== "nil" && typeof router === "string") print(b, router, text);
       return str(text);
     }
+    case "fact-index":
+    case "fact-relation":
+    case "fact-existp":
+    case "fact-slot-value":
+      return factFunction(b, name, args);
+    case "get-fact-list":
+      return b.wm.all();
     case "read":
       return b.input.read();
     case "readline":
@@ -194,4 +202,33 @@ function factsRange(b: HostBackend, args: Value[]): [number, number, number] | n
     out[k] = v;
   }
   return out;
+}
+
+/** fact-index, fact-relation, fact-existp, fact-slot-value (factfun.c). */
+function factFunction(b: HostBackend, name: string, args: Value[]): Value {
+  const target = args[0] as Value;
+  const fact = isFactRef(target)
+    ? (b.wm.byId.get(target.factId) ?? null)
+    : isInteger(target)
+      ? (b.wm.byId.get(target) ?? null)
+      : null;
+  const live = fact !== null && (!isFactRef(target) || fact === target);
+  switch (name) {
+    case "fact-existp":
+      return live ? "TRUE" : FALSE;
+    case "fact-index":
+      if (!isFactRef(target)) throw rulesRuntimeError("fact-index expects a fact address");
+      return target.factId;
+    case "fact-relation":
+      return live && fact ? fact.relation : FALSE;
+    default: {
+      const slot = args[1];
+      if (!live || !fact || typeof slot !== "string") return FALSE;
+      if (fact.template === null) {
+        return slot === "implied" ? (fact.values as Atom[]) : FALSE;
+      }
+      const index = fact.template.slotIndex.get(slot);
+      return index === undefined ? FALSE : (fact.values[index] as Value);
+    }
+  }
 }
