@@ -283,6 +283,19 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     ),
   ],
   [
+    "nth",
+    B(
+      (args) => {
+        const i = int("nth", args, 0);
+        const m = multi("nth", args, 1);
+        // CLIPS 6.30 answers nil for an index outside the multifield.
+        return i < 1 || i > m.length ? NIL : (m[i - 1] as Atom);
+      },
+      2,
+      2,
+    ),
+  ],
+  [
     "member$",
     B(
       (args) => {
