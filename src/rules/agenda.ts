@@ -25,6 +25,10 @@ export interface RuleInfo {
    * the agenda lists as a leading `*`.
    */
   readonly leadingTest?: boolean;
+  /** The defmodule of the rule (absent: MAIN). */
+  readonly module?: string;
+  /** `(declare (auto-focus TRUE))`: an activation puts the rule's module in focus. */
+  readonly autoFocus?: boolean;
 }
 
 interface SalienceGroup {

@@ -15,7 +15,33 @@ export type Expr =
     }
   | { readonly k: "if"; readonly cond: Expr; readonly thenDo: Expr[]; readonly elseDo: Expr[] }
   | { readonly k: "while"; readonly cond: Expr; readonly body: Expr[] }
-  | { readonly k: "bind"; readonly name: string; readonly value: Expr[]; readonly pos: SourcePos };
+  | {
+      readonly k: "bind";
+      readonly name: string;
+      readonly value: Expr[];
+      readonly pos: SourcePos;
+      /** True for `(bind ?*name* …)`: a defglobal. */
+      readonly global?: boolean;
+    }
+  /** `?*name*`: a defglobal's value. */
+  | { readonly k: "gvar"; readonly name: string; readonly pos: SourcePos }
+  /** `(loop-for-count [(?v from to) | n] [do] action…)`; `v` null without a variable. */
+  | {
+      readonly k: "loop";
+      readonly v: string | null;
+      readonly from: Expr;
+      readonly to: Expr;
+      readonly body: Expr[];
+    }
+  /** `(progn$ (?v list) action…)` and `foreach`: `?v` and `?v-index` each time round. */
+  | { readonly k: "foreach"; readonly v: string; readonly list: Expr; readonly body: Expr[] }
+  /** `(switch value (case x then action…)… [(default action…)])`. */
+  | {
+      readonly k: "switch";
+      readonly value: Expr;
+      readonly cases: { readonly test: Expr; readonly body: Expr[] }[];
+      readonly otherwise: Expr[];
+    };
 
 /** A fact to assert: ordered `(a ?x 1)` or template `(person (name ?n))`. */
 export type FactSpec =
@@ -108,6 +134,9 @@ export type CE =
 export interface RuleAst {
   readonly name: string;
   readonly salience: number;
+  /** The defmodule the rule belongs to (absent: MAIN). */
+  readonly module?: string;
+  readonly autoFocus?: boolean;
   readonly ces: CE[];
   readonly actions: Expr[];
   readonly pos: SourcePos;
@@ -117,5 +146,21 @@ export interface RuleAst {
 export interface DeffactsAst {
   readonly name: string;
   readonly facts: FactSpec[];
+  readonly source: string;
+}
+
+/** `(deffunction name ["comment"] (?a ?b [$?rest]) action…)`. */
+export interface DeffunctionAst {
+  readonly name: string;
+  readonly params: readonly string[];
+  /** The `$?rest` parameter that takes the remaining arguments, or null. */
+  readonly rest: string | null;
+  readonly body: Expr[];
+  readonly source: string;
+}
+
+/** `(defglobal [module] ?*name* = expr …)`. */
+export interface DefglobalAst {
+  readonly globals: { readonly name: string; readonly init: Expr }[];
   readonly source: string;
 }

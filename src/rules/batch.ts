@@ -1,5 +1,11 @@
 import { type KeelError, toKeelError } from "../core/index.js";
-import { type FactData, type Firing, type HostFunction, RuleEngine } from "./engine.js";
+import {
+  CONSTRUCT_NAMES,
+  type FactData,
+  type Firing,
+  type HostFunction,
+  RuleEngine,
+} from "./engine.js";
 import { readFormsUntilError, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
@@ -9,6 +15,10 @@ export const CLIPS_BANNER = "         CLIPS (6.30 3/17/15)\nCLIPS> ";
 export interface BatchOptions {
   /** Host functions callable from the program. */
   functions?: Record<string, HostFunction>;
+  /** Standard input for read/readline (all of it, or a source of chunks); empty by default. */
+  input?: string | (() => string | null);
+  /** Called with each piece of output as it is printed (the result's output has it all too). */
+  onOutput?: (text: string) => void;
 }
 
 /** The result of running a .clp program like `clips -f2 file.clp`. */
@@ -23,8 +33,6 @@ export interface BatchResult {
   error?: KeelError;
 }
 
-const CONSTRUCTS = new Set(["deftemplate", "deffacts", "defrule"]);
-
 /**
  * Executes the top-level forms of a .clp text as `clips -f2 file.clp < /dev/null` does.
  *
@@ -38,7 +46,9 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     ...(options.functions ? { functions: options.functions } : {}),
     onPrint: (text) => {
       output += text;
+      options.onOutput?.(text);
     },
+    ...(options.input !== undefined ? { input: inputSource(options.input) } : {}),
   });
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
   const read = readFormsUntilError(source);
@@ -49,7 +59,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       if (
         form.type === "list" &&
         form.items[0]?.type === "atom" &&
-        CONSTRUCTS.has(form.items[0].text)
+        CONSTRUCT_NAMES.has(form.items[0].text)
       ) {
         engine.defineConstruct(form as SList);
       } else if (form.type === "list") {
@@ -63,11 +73,24 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     if (engine.exited) break;
   }
   if (!error && !engine.exited && read.error !== null) error = toKeelError(read.error);
-  if (!error && !engine.exited) output += CLIPS_BANNER;
+  if (!error && !engine.exited) {
+    output += CLIPS_BANNER;
+    options.onOutput?.(CLIPS_BANNER);
+  }
   return {
     output,
     firings: [...engine.explain()],
     facts: engine.facts(),
     ...(error ? { error } : {}),
+  };
+}
+
+function inputSource(input: string | (() => string | null)): () => string | null {
+  if (typeof input !== "string") return input;
+  let given = false;
+  return () => {
+    if (given) return null;
+    given = true;
+    return input;
   };
 }

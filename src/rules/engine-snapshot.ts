@@ -1,16 +1,17 @@
 /** The engine's state as plain JSON (for checkpoints), and the checks a restore starts with. */
 import { KeelError } from "../core/index.js";
-import type { Agenda } from "./agenda.js";
 import type { EngineSnapshot, Firing } from "./engine-types.js";
-import { encodeValue } from "./values.js";
+import type { FocusAgenda } from "./focus-agenda.js";
+import { encodeValue, type Value } from "./values.js";
 import type { WorkingMemory } from "./working-memory.js";
 
 /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
 export function snapshotOf(
   constructLog: readonly { source: string; actions?: readonly unknown[] }[],
   wm: WorkingMemory,
-  agenda: Agenda,
+  agenda: FocusAgenda,
   firings: readonly Firing[],
+  globals: readonly [string, Value][] = [],
 ): EngineSnapshot {
   return {
     format: "keel.rules/1",
@@ -29,7 +30,13 @@ export function snapshotOf(
       ...(a.rule.disjunct ? { disjunct: a.rule.disjunct } : {}),
     })),
     clock: agenda.timetagClock,
+    ...(agenda.stack.length !== 1 || agenda.stack[0] !== "MAIN"
+      ? { focus: [...agenda.stack] }
+      : {}),
     firings: [...firings],
+    ...(globals.length
+      ? { globals: Object.fromEntries(globals.map(([name, v]) => [name, encodeValue(v)])) }
+      : {}),
   };
 }
 

@@ -69,6 +69,10 @@ export interface EngineSnapshot {
   readonly clock: number;
   /** The explanation log (explain()); absent in snapshots written before it was kept. */
   readonly firings?: readonly Firing[];
+  /** The focus stack, bottom first (absent: MAIN alone). */
+  readonly focus?: string[];
+  /** The defglobals' current values (absent when there are none). */
+  readonly globals?: Record<string, EncodedValue>;
 }
 
 export interface RuleEngineOptions {
@@ -76,4 +80,9 @@ export interface RuleEngineOptions {
   functions?: Record<string, HostFunction>;
   /** Where `printout` goes (router `t`); by default it is collected in `output`. */
   onPrint?: (text: string) => void;
+  /**
+   * Standard input for `read`, `readline` and `read-number`: returns the next chunk of text, or
+   * null at the end. Without it the input is empty (they answer EOF).
+   */
+  input?: () => string | null;
 }

@@ -1,7 +1,8 @@
 import { KeelError } from "../core/index.js";
-import { type Activation, Agenda, type RuleInfo } from "./agenda.js";
+import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
+import { BreakSignal, ReturnSignal } from "./control.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -25,10 +26,19 @@ import {
 import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
+import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
+import { InputBuffer } from "./input.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
+import {
+  deffunctionName,
+  parseDeffunction,
+  parseDefglobal,
+  parseDefmodule,
+} from "./parse-procedural.js";
 import { activationFacts, agendaListing, factLine, factsListing } from "./printer.js";
+import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
@@ -45,12 +55,14 @@ import {
 } from "./rule-entry.js";
 import {
   decodeValue,
+  FALSE,
   type FactRef,
   fromHost,
   isFactRef,
   isMultifield,
   TRUE,
   type Value,
+  VOID,
 } from "./values.js";
 import { templateValues, WorkingMemory } from "./working-memory.js";
 
@@ -79,7 +91,10 @@ export class RuleEngine {
   /** Text printed with `printout t` when no onPrint was given. */
   output = "";
   private wm = new WorkingMemory();
-  private agenda = new Agenda();
+  private agenda = new FocusAgenda();
+  /** The current defmodule (constructs without a prefix go there; `(agenda)` lists it). */
+  private module = MAIN;
+  private modules = new Set<string>([MAIN]);
   private net!: Network;
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
@@ -97,18 +112,22 @@ export class RuleEngine {
   private readonly onPrint: (text: string) => void;
   private readonly evalHost: EvalHost;
   private firingLog: Firing[] = [];
+  private procs: Procedures;
+  private readonly input: InputBuffer;
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
     const self = this;
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
+    this.input = new InputBuffer(options.input ?? null);
+    this.procs = new Procedures(() => this.evalHost);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
       this.registerFunction(name, fn);
     this.evalHost = createEvalHost({
       get wm() {
         return self.wm;
       },
-      hostFunction: (name) => this.hostFns.get(name),
+      hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
       enter: (f) => this.net.assertFact(f),
@@ -124,6 +143,10 @@ export class RuleEngine {
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
       agendaText: () => this.agendaText(),
+      focusCommand: (name, args) => this.focusCommand(name, args),
+      global: (name) => this.procs.global(name),
+      setGlobal: (name, value) => this.procs.setGlobal(name, value),
+      input: this.input,
     });
     this.initialise();
   }
@@ -138,10 +161,10 @@ export class RuleEngine {
     const forms = readForms(source);
     for (const f of forms) {
       const head = f.type === "list" && f.items[0]?.type === "atom" ? f.items[0].text : "";
-      if (!["deftemplate", "deffacts", "defrule"].includes(head)) {
+      if (!CONSTRUCT_NAMES.has(head)) {
         throw rulesLoadError(
           f.pos,
-          `load accepts deftemplate, deffacts and defrule, not ${head ? `(${head} …)` : "this form"}`,
+          `load accepts ${[...CONSTRUCT_NAMES].join(", ")}, not ${head ? `(${head} …)` : "this form"}`,
           {
             hint: "Run commands with runBatch() or call the engine's methods.",
           },
@@ -255,7 +278,13 @@ export class RuleEngine {
     if (!section || section.before) return;
     const keys = new Set(section.added.map((a) => a.key));
     section.before = {
-      ...snapshotOf(this.constructLog.listWithout(keys), this.wm, this.agenda, this.firingLog),
+      ...snapshotOf(
+        this.constructLog.listWithout(keys),
+        this.wm,
+        this.agenda,
+        this.firingLog,
+        this.procs.globalValues(),
+      ),
       clock: section.clock,
     };
   }
@@ -271,7 +300,9 @@ export class RuleEngine {
   /** What the parser asks the engine; built once (it reads the current templates). */
   private readonly parsing: ParseContext = {
     template: (name) => this.templates.get(name),
-    hasFunction: (name) => isKnownFunction(name) || this.hostFns.has(name),
+    hasFunction: (name) =>
+      isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
+    hasGlobal: (name) => this.procs.hasGlobal(name),
   };
 
   private parseContext(): ParseContext {
@@ -309,6 +340,32 @@ export class RuleEngine {
       case "defrule":
         this.defineRuleAst(parseDefrule(form, ctx), form.source, hostActions);
         return;
+      case "deffunction": {
+        const name = deffunctionName(form, ctx);
+        const existed = this.procs.hasFunction(name);
+        this.procs.declareFunction(name);
+        try {
+          this.procs.defineFunction(parseDeffunction(form, ctx));
+        } catch (e) {
+          if (!existed) this.procs.forgetFunction(name);
+          throw e;
+        }
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defmodule": {
+        const name = parseDefmodule(form, ctx);
+        this.modules.add(name);
+        this.setModule(name);
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defglobal": {
+        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
+        this.procs.defineGlobals(ast);
+        this.constructLog.other({ source: form.source });
+        return;
+      }
       default:
         throw rulesLoadError(form.pos, `unknown construct '${head}'`, {
           hint: "Use deftemplate, deffacts or defrule.",
@@ -475,6 +532,7 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
+    if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
   private deactivate(entry: RuleEntry, t: Token): void {
@@ -498,7 +556,7 @@ export class RuleEngine {
 
   /** The text of `(agenda)`. */
   agendaText(): string {
-    return agendaListing(this.agenda.list());
+    return agendaListing(this.agenda.listModule(this.module));
   }
 
   /**
@@ -510,10 +568,12 @@ export class RuleEngine {
     if (this.running) return [];
     this.running = true;
     this.halted = false;
+    // CLIPS focuses MAIN when a run starts with an empty focus stack.
+    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
-        const a = this.agenda.peek();
+        const a = this.agenda.next();
         if (!a) break;
         fired.push(this.fire(a));
       }
@@ -549,6 +609,7 @@ export class RuleEngine {
   private fire(a: Activation): Firing {
     const { entry, built } = entryFor(this.rules, a);
     this.agenda.remove(a);
+    this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
     const facts = firedFacts(a);
     const bindings = bindingsOf(built, a, this.evalHost);
@@ -564,7 +625,9 @@ export class RuleEngine {
 
   private initialise(): void {
     this.wm = new WorkingMemory();
-    this.agenda = new Agenda();
+    this.agenda = new FocusAgenda();
+    this.setModule(MAIN);
+    this.modules = new Set([MAIN]);
     this.net = new Network(
       () => this.evalHost,
       (relation) => this.wm.ofRelation(relation),
@@ -574,6 +637,7 @@ export class RuleEngine {
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.firingLog = [];
+    this.procs = new Procedures(() => this.evalHost);
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
 
@@ -586,9 +650,11 @@ export class RuleEngine {
   reset(): void {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
+    this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
     this.net.resetRoot();
     this.wm.nextId = 0;
+    this.procs.resetGlobals();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
@@ -603,7 +669,13 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(this.constructLog.list(), this.wm, this.agenda, this.firingLog);
+    return snapshotOf(
+      this.constructLog.list(),
+      this.wm,
+      this.agenda,
+      this.firingLog,
+      this.procs.globalValues(),
+    );
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -630,6 +702,9 @@ export class RuleEngine {
         }
       }
       this.wm.nextId = s.nextFactId;
+      for (const [name, v] of Object.entries(s.globals ?? {})) {
+        if (this.procs.hasGlobal(name)) this.procs.setGlobal(name, decodeValue(v, factRef));
+      }
       const pending = this.restoring;
       for (const e of s.agenda) {
         const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
@@ -643,6 +718,7 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       this.agenda.timetagClock = s.clock;
+      if (s.focus) this.agenda.stack = [...s.focus];
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
     } finally {
@@ -650,15 +726,77 @@ export class RuleEngine {
     }
   }
 
+  private setModule(name: string): void {
+    this.module = name;
+    this.parsing.currentModule = name;
+  }
+
+  /** The focus and module commands; null when `name` is not one. */
+  private focusCommand(name: string, args: Value[]): Value | null {
+    const known = (m: Value): string => {
+      if (typeof m !== "string" || !this.modules.has(m)) {
+        throw rulesRuntimeError(`unable to find defmodule ${String(m)}`, {
+          clips: `[PRNTUTIL1] Unable to find defmodule ${String(m)}.`,
+        });
+      }
+      return m;
+    };
+    switch (name) {
+      case "focus":
+        this.agenda.pushFocus(args.map(known));
+        return TRUE;
+      case "pop-focus":
+        return this.agenda.popFocus() ?? FALSE;
+      case "get-focus":
+        return this.agenda.focus() ?? FALSE;
+      case "get-focus-stack":
+        return [...this.agenda.stack].reverse();
+      case "clear-focus-stack":
+        this.agenda.stack = [];
+        return VOID;
+      case "list-focus-stack":
+        for (const m of [...this.agenda.stack].reverse()) this.onPrint(`${m}\n`);
+        return VOID;
+      case "get-current-module":
+        return this.module;
+      case "set-current-module": {
+        const before = this.module;
+        this.setModule(known(args[0] as Value));
+        return before;
+      }
+      default:
+        return null;
+    }
+  }
+
   // ── evaluation host ─────────────────────────────────────────────────────────────────────
 
   /** Evaluates a top-level command form (batch runner). */
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
-    const expr = parseExpr(form, this.parseContext());
+    const ctx = this.parseContext();
+    // A command belongs to no construct: the last construct parsed must not name its errors.
+    ctx.construct = undefined;
+    const expr = parseExpr(form, ctx);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
-    return fn({ tok: null, local: null, rhs, host: this.evalHost });
+    try {
+      return fn({ tok: null, local: null, rhs, host: this.evalHost });
+    } catch (signal) {
+      if (signal instanceof ReturnSignal) return signal.value;
+      if (signal instanceof BreakSignal) return FALSE;
+      throw signal;
+    }
   }
 }
+
+/** The constructs load() and the batch runner define. */
+export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
+  "deftemplate",
+  "deffacts",
+  "defrule",
+  "deffunction",
+  "defglobal",
+  "defmodule",
+]);
 
 export { activationFacts, factLine, isMultifield, TRUE };
 

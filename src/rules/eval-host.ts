@@ -5,9 +5,29 @@
 import { rulesRuntimeError } from "./errors.js";
 import type { EvalHost, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
+import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
+import type { InputBuffer } from "./input.js";
 import { factsListing } from "./printer.js";
-import { FALSE, isFactRef, isInteger, isSymbol, type Value, VOID } from "./values.js";
+import {
+  type Atom,
+  FALSE,
+  isFactRef,
+  isInteger,
+  isString,
+  isSymbol,
+  str,
+  type Value,
+  VOID,
+} from "./values.js";
+
+/** The routers that reach standard output in the CLIPS shell. */
+const STDOUT_ROUTERS = new Set(["t", "stdout", "wdisplay", "wdialog", "wprompt", "wclips"]);
+
+function print(b: HostBackend, router: string, text: string): void {
+  if (STDOUT_ROUTERS.has(router)) b.print(text);
+}
+
 import { changedValues, type WorkingMemory } from "./working-memory.js";
 
 /** The engine internals the evaluation host works through. */
@@ -26,6 +46,11 @@ export interface HostBackend {
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
   agendaText(): string;
+  /** focus, pop-focus, get-focus, …; null when `name` is not one of them. */
+  focusCommand(name: string, args: Value[]): Value | null;
+  global(name: string): Value;
+  setGlobal(name: string, value: Value): void;
+  readonly input: InputBuffer;
 }
 
 /** Builds the host compiled expressions evaluate against. */
@@ -61,12 +86,12 @@ export function createEvalHost(b: HostBackend): EvalHost {
       b.enter(created);
       return created;
     },
-    print: (router, text) => {
-      if (router === "t" || router === "stdout") b.print(text);
-    },
+    print: (router, text) => print(b, router, text),
     halt: () => {
       b.halt();
     },
+    global: (name) => b.global(name),
+    setGlobal: (name, value) => b.setGlobal(name, value),
     command: (name, args) => command(b, name, args),
   };
 }
@@ -120,8 +145,31 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "exit":
       b.exit();
       return VOID;
+    case "format": {
+      const control = args[1];
+      if (control === undefined || !isString(control)) {
+        throw rulesRuntimeError("format expects a logical name and a control string");
+      }
+      const text = formatText(control.value, args.slice(2));
+      const router = args[0];
+      if (router !== "nil" && typeof router === "string") print(b, router, text);
+      return str(text);
+    }
+    case "fact-index":
+    case "fact-relation":
+    case "fact-existp":
+    case "fact-slot-value":
+      return factFunction(b, name, args);
+    case "get-fact-list":
+      return b.wm.all();
+    case "read":
+      return b.input.read();
+    case "readline":
+      return b.input.readLine();
+    case "read-number":
+      return b.input.readNumber();
     default:
-      return null;
+      return b.focusCommand(name, args);
   }
 }
 
@@ -154,4 +202,33 @@ function factsRange(b: HostBackend, args: Value[]): [number, number, number] | n
     out[k] = v;
   }
   return out;
+}
+
+/** fact-index, fact-relation, fact-existp, fact-slot-value (factfun.c). */
+function factFunction(b: HostBackend, name: string, args: Value[]): Value {
+  const target = args[0] as Value;
+  const fact = isFactRef(target)
+    ? (b.wm.byId.get(target.factId) ?? null)
+    : isInteger(target)
+      ? (b.wm.byId.get(target) ?? null)
+      : null;
+  const live = fact !== null && (!isFactRef(target) || fact === target);
+  switch (name) {
+    case "fact-existp":
+      return live ? "TRUE" : FALSE;
+    case "fact-index":
+      if (!isFactRef(target)) throw rulesRuntimeError("fact-index expects a fact address");
+      return target.factId;
+    case "fact-relation":
+      return live && fact ? fact.relation : FALSE;
+    default: {
+      const slot = args[1];
+      if (!live || !fact || typeof slot !== "string") return FALSE;
+      if (fact.template === null) {
+        return slot === "implied" ? (fact.values as Atom[]) : FALSE;
+      }
+      const index = fact.template.slotIndex.get(slot);
+      return index === undefined ? FALSE : (fact.values[index] as Value);
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import type { SourcePos } from "./reader.js";
@@ -7,10 +8,12 @@ import {
   type Atom,
   FALSE,
   formatValue,
+  isInteger,
   isMultifield,
   isSymbol,
   type Value,
   VOID,
+  valuesEqual,
 } from "./values.js";
 
 /** What running an expression can do to the engine (the engine implements it). */
@@ -22,6 +25,9 @@ export interface EvalHost {
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
   halt(): void;
+  /** A defglobal's value (the parser has checked it is defined). */
+  global(name: string): Value;
+  setGlobal(name: string, value: Value): void;
   /** Top-level commands (reset, clear, run, facts, agenda, exit); null when `name` is not one. */
   command(name: string, args: Value[]): Value | null;
 }
@@ -63,12 +69,35 @@ export const COMMANDS = new Set([
   "halt",
   "retract",
   "printout",
+  "read",
+  "readline",
+  "read-number",
+  "format",
+  "fact-index",
+  "fact-relation",
+  "fact-existp",
+  "fact-slot-value",
+  "get-fact-list",
+  "focus",
+  "pop-focus",
+  "get-focus",
+  "get-focus-stack",
+  "clear-focus-stack",
+  "list-focus-stack",
+  "get-current-module",
+  "set-current-module",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */
 export function isKnownFunction(name: string): boolean {
   return (
-    BUILTINS.has(name) || COMMANDS.has(name) || name === "and" || name === "or" || name === "progn"
+    BUILTINS.has(name) ||
+    COMMANDS.has(name) ||
+    name === "and" ||
+    name === "or" ||
+    name === "progn" ||
+    name === "return" ||
+    name === "break"
   );
 }
 
@@ -108,7 +137,20 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       }
       throw unbound(e.name, e.pos, opts);
     }
+    case "gvar": {
+      const name = e.name;
+      return (f) => f.host.global(name);
+    }
     case "bind": {
+      if (e.global) {
+        const parts = e.value.map((x) => compileExpr(x, opts));
+        const name = e.name;
+        return (f) => {
+          const v = slotValue(parts.map((p) => p(f)));
+          f.host.setGlobal(name, v);
+          return v;
+        };
+      }
       if (!opts.rhs)
         throw rulesLoadError(e.pos, "bind is only allowed on the right-hand side of a rule", {
           construct: opts.construct,
@@ -136,8 +178,29 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       const cond = compileExpr(e.cond, opts);
       const body = compileBody(e.body, opts);
       return (f) => {
-        while (cond(f) !== FALSE) body(f);
+        try {
+          while (cond(f) !== FALSE) body(f);
+        } catch (signal) {
+          if (!(signal instanceof BreakSignal)) throw signal;
+        }
         return FALSE;
+      };
+    }
+    case "loop":
+      return compileLoop(e, opts);
+    case "foreach":
+      return compileForeach(e, opts);
+    case "switch": {
+      const value = compileExpr(e.value, opts);
+      const cases = e.cases.map((c) => ({
+        test: compileExpr(c.test, opts),
+        body: compileBody(c.body, opts),
+      }));
+      const otherwise = compileBody(e.otherwise, opts);
+      return (f) => {
+        const v = value(f);
+        for (const c of cases) if (valuesEqual(c.test(f), v)) return c.body(f);
+        return otherwise(f);
       };
     }
     case "assert": {
@@ -158,6 +221,59 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
     case "call":
       return compileCall(e, opts);
   }
+}
+
+/** Sets a loop variable: in the frame's own variables (a rule's or a deffunction's). */
+function setVar(f: Frame, name: string, v: Value): void {
+  if (!f.rhs) f.rhs = new Map();
+  f.rhs.set(name, v);
+}
+
+function compileLoop(e: Expr & { k: "loop" }, opts: CompileOptions): Compiled {
+  const from = compileExpr(e.from, opts);
+  const to = compileExpr(e.to, opts);
+  const body = compileBody(e.body, opts);
+  const name = e.v;
+  return (f) => {
+    const start = from(f);
+    const end = to(f);
+    if (!isInteger(start) || !isInteger(end)) {
+      throw rulesRuntimeError("loop-for-count expects integer bounds", {
+        clips: "[ARGACCES5] Function loop-for-count expected argument #1 to be of type integer",
+      });
+    }
+    try {
+      for (let i = start; i <= end; i++) {
+        if (name !== null) setVar(f, name, i);
+        body(f);
+      }
+    } catch (signal) {
+      if (!(signal instanceof BreakSignal)) throw signal;
+    }
+    return FALSE;
+  };
+}
+
+function compileForeach(e: Expr & { k: "foreach" }, opts: CompileOptions): Compiled {
+  const list = compileExpr(e.list, opts);
+  const body = compileBody(e.body, opts);
+  const name = e.v;
+  const indexName = `${e.v}-index`;
+  return (f) => {
+    const m = list(f);
+    const items = isMultifield(m) ? m : [m];
+    let last: Value = FALSE;
+    try {
+      for (let i = 0; i < items.length; i++) {
+        setVar(f, name, items[i] as Atom);
+        setVar(f, indexName, i + 1);
+        last = body(f);
+      }
+    } catch (signal) {
+      if (!(signal instanceof BreakSignal)) throw signal;
+    }
+    return last;
+  };
 }
 
 function unbound(name: string, pos: SourcePos, opts: CompileOptions): Error {
@@ -276,6 +392,16 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       return (f) => {
         f.host.halt();
         return VOID;
+      };
+    case "return": {
+      const value = args[0];
+      return (f) => {
+        throw new ReturnSignal(value ? value(f) : VOID);
+      };
+    }
+    case "break":
+      return () => {
+        throw new BreakSignal();
       };
   }
   if (COMMANDS.has(name)) {

@@ -1,6 +1,7 @@
 /** Firing an activation: which rule and disjunct, its facts and bindings, its actions. */
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
+import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
 import type { Token } from "./rete/memory.js";
@@ -64,6 +65,10 @@ export function runActions(
       if (stopped()) break;
     }
   } catch (e) {
+    // (return) or a (break) outside any loop ends the rule's actions; return also takes the
+    // rule's module out of focus, as in CLIPS.
+    if (e instanceof ReturnSignal) host.command("pop-focus", []);
+    if (isControlSignal(e)) return;
     if (isKeelError(e) && e.code === "RULES_RUNTIME" && e.details.rule === undefined) {
       throw rulesRuntimeError(e.message.replace(/\.$/, ""), {
         rule: entry.name,

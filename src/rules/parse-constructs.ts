@@ -9,11 +9,17 @@ import type {
   Term,
 } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
-import { checkSlot, type ParseContext, parseExpr, parseFactSpec } from "./parse-expr.js";
+import {
+  checkSlot,
+  type ParseContext,
+  parseExpr,
+  parseFactSpec,
+  splitModuleName,
+} from "./parse-expr.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
-function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
+export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
   const n = list.items[index];
   if (n === undefined || n.type !== "atom" || n.kind !== "symbol") {
     throw rulesParseError(n?.pos ?? list.pos, expected, describe(n), { construct: ctx.construct });
@@ -22,7 +28,7 @@ function symbolAt(list: SList, index: number, expected: string, ctx: ParseContex
 }
 
 /** Skips an optional comment string after a construct name; returns the next index. */
-function skipComment(list: SList, index: number): number {
+export function skipComment(list: SList, index: number): number {
   const n = list.items[index];
   return n?.type === "atom" && n.kind === "string" ? index + 1 : index;
 }
@@ -50,7 +56,7 @@ const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
-  const name = symbolAt(list, 1, "a deftemplate name", ctx).text;
+  const { name } = splitModuleName(symbolAt(list, 1, "a deftemplate name", ctx).text, ctx);
   ctx.construct = `deftemplate ${name}`;
   const slots: SlotDef[] = [];
   const slotIndex = new Map<string, number>();
@@ -185,7 +191,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
 
 /** `(deffacts name ["comment"] fact…)` */
 export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
-  const name = symbolAt(list, 1, "a deffacts name", ctx).text;
+  const { name } = splitModuleName(symbolAt(list, 1, "a deffacts name", ctx).text, ctx);
   ctx.construct = `deffacts ${name}`;
   const facts = list.items.slice(skipComment(list, 2)).map((n) => parseFactSpec(n, ctx));
   return { name, facts, source: list.source };
@@ -193,10 +199,11 @@ export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
 
 /** `(defrule name ["comment"] [(declare (salience N))] CE… => action…)` */
 export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
-  const name = symbolAt(list, 1, "a rule name", ctx).text;
+  const { module, name } = splitModuleName(symbolAt(list, 1, "a rule name", ctx).text, ctx);
   ctx.construct = `defrule ${name}`;
   let i = skipComment(list, 2);
   let salience = 0;
+  let autoFocus = false;
   const ces: CE[] = [];
   let arrow = -1;
   for (; i < list.items.length; i++) {
@@ -206,24 +213,11 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       break;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "declare") {
-      salience = parseDeclare(n, ctx);
+      ({ salience, autoFocus } = parseDeclare(n, ctx));
       continue;
     }
     if (n.type === "atom" && n.kind === "sfvar") {
-      const arrowTok = list.items[i + 1];
-      const pattern = list.items[i + 2];
-      if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
-        throw rulesParseError(
-          arrowTok?.pos ?? n.pos,
-          "'<-' and a pattern after a fact-address variable",
-          describe(arrowTok),
-          {
-            construct: ctx.construct,
-            hint: "Bind a fact with ?f <- (pattern).",
-          },
-        );
-      }
-      ces.push(parsePattern(pattern, ctx, n.text));
+      ces.push(parseBoundPattern(list.items, i, ctx));
       i += 2;
       continue;
     }
@@ -241,11 +235,21 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     );
   }
   const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
-  return { name, salience, ces, actions, pos: list.pos, source: list.source };
+  return {
+    name,
+    salience,
+    ces,
+    actions,
+    pos: list.pos,
+    source: list.source,
+    ...(module !== "MAIN" ? { module } : {}),
+    ...(autoFocus ? { autoFocus } : {}),
+  };
 }
 
-function parseDeclare(list: SList, ctx: ParseContext): number {
+function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoFocus: boolean } {
   let salience = 0;
+  let autoFocus = false;
   for (let k = 1; k < list.items.length; k++) {
     const item = list.items[k] as SNode;
     if (item.type !== "list" || item.items[0]?.type !== "atom") {
@@ -265,11 +269,13 @@ function parseDeclare(list: SList, ctx: ParseContext): number {
           construct: ctx.construct,
         });
       }
-    } else if (key !== "auto-focus") {
+    } else if (key === "auto-focus") {
+      autoFocus = v?.type === "atom" && v.text === "TRUE";
+    } else {
       throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
     }
   }
-  return salience;
+  return { salience, autoFocus };
 }
 
 /** A conditional element. */
@@ -314,7 +320,7 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     }
     case "and":
     case "or":
-      return { type: kw, ces: parseSubCEs(node, ctx), pos: node.pos };
+      return { type: kw, ces: parseSubCEs(node, ctx, true), pos: node.pos };
     case "exists":
       return { type: "exists", ces: parseSubCEs(node, ctx), pos: node.pos };
     case "forall": {
@@ -344,11 +350,41 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
 /** The slot map of every ordered pattern (it has none; read-only, so one map serves all). */
 const NO_SLOTS: ReadonlyMap<number, FieldConstraint[]> = new Map();
 
-/** The conditional elements inside `(not …)`, `(and …)` and the like (after the keyword). */
-function parseSubCEs(list: SList, ctx: ParseContext): CE[] {
+/**
+ * The conditional elements inside `(not …)`, `(and …)` and the like (after the keyword). Inside
+ * `and`/`or` (`bind`), `?f <- (pattern)` binds a fact address as at the top level.
+ */
+function parseSubCEs(list: SList, ctx: ParseContext, bind = false): CE[] {
   const out: CE[] = [];
-  for (let k = 1; k < list.items.length; k++) out.push(parseCE(list.items[k] as SNode, ctx));
+  for (let k = 1; k < list.items.length; k++) {
+    const n = list.items[k] as SNode;
+    if (bind && n.type === "atom" && n.kind === "sfvar") {
+      out.push(parseBoundPattern(list.items, k, ctx));
+      k += 2;
+      continue;
+    }
+    out.push(parseCE(n, ctx));
+  }
   return out;
+}
+
+/** `?f <- (pattern)` starting at `items[i]` (the variable). */
+function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): PatternCE {
+  const n = items[i] as SNode;
+  const arrowTok = items[i + 1];
+  const pattern = items[i + 2];
+  if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
+    throw rulesParseError(
+      arrowTok?.pos ?? n.pos,
+      "'<-' and a pattern after a fact-address variable",
+      describe(arrowTok),
+      {
+        construct: ctx.construct,
+        hint: "Bind a fact with ?f <- (pattern).",
+      },
+    );
+  }
+  return parsePattern(pattern, ctx, (n as SAtom).text);
 }
 
 function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {

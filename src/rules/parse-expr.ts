@@ -6,6 +6,10 @@ import { describe, type SList, type SNode } from "./reader.js";
 export interface ParseContext {
   template(name: string): Template | undefined;
   hasFunction(name: string): boolean;
+  /** Whether a defglobal `?*name*` is defined (absent: globals are refused). */
+  hasGlobal?(name: string): boolean;
+  /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
+  currentModule?: string;
   /** Set while parsing a construct, for messages. */
   construct?: string;
 }
@@ -19,10 +23,8 @@ export function parseExpr(node: SNode, ctx: ParseContext): Expr {
       case "mfvar":
         return { k: "var", name: node.text, mf: true, pos: node.pos };
       case "gvar":
-        throw rulesLoadError(node.pos, `global variable ?*${node.text}* is not supported`, {
-          construct: ctx.construct,
-          hint: "Keep state in facts instead of defglobals.",
-        });
+        if (!ctx.hasGlobal?.(node.text)) throw undefinedGlobal(node, ctx);
+        return { k: "gvar", name: node.text, pos: node.pos };
       case "sfwild":
       case "mfwild":
       case "and":
@@ -92,6 +94,16 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     }
     case "bind": {
       const v = rest[0];
+      if (v?.type === "atom" && v.kind === "gvar") {
+        if (!ctx.hasGlobal?.(v.text)) throw undefinedGlobal(v, ctx);
+        return {
+          k: "bind",
+          name: v.text,
+          value: rest.slice(1).map((n) => parseExpr(n, ctx)),
+          pos: list.pos,
+          global: true,
+        };
+      }
       if (v === undefined || v.type !== "atom" || (v.kind !== "sfvar" && v.kind !== "mfvar")) {
         throw rulesParseError(v?.pos ?? list.pos, "a variable to bind", describe(v), {
           construct: ctx.construct,
@@ -104,13 +116,156 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
         pos: list.pos,
       };
     }
+    case "loop-for-count":
+      return parseLoop(list, ctx);
+    case "progn$":
+    case "foreach":
+      return parseForeach(list, ctx);
+    case "switch":
+      return parseSwitch(list, ctx);
     default:
       return parseFunctionCall(list, fn, ctx);
   }
 }
 
 /** The calls {@link parseCall} reads a shape of their own for (not `(fn arg…)`). */
-const SPECIAL_FORMS = new Set(["assert", "modify", "duplicate", "if", "while", "bind"]);
+const SPECIAL_FORMS = new Set([
+  "assert",
+  "modify",
+  "duplicate",
+  "if",
+  "while",
+  "bind",
+  "loop-for-count",
+  "progn$",
+  "foreach",
+  "switch",
+]);
+
+function undefinedGlobal(node: SNode, ctx: ParseContext): Error {
+  const name = node.type === "atom" ? node.text : "";
+  return rulesLoadError(node.pos, `global variable ?*${name}* is not defined`, {
+    construct: ctx.construct,
+    clips: `[GLOBLPSR1] Global variable ?*${name}* was referenced, but is not defined.`,
+    hint: `Define it first with (defglobal ?*${name}* = <value>).`,
+  });
+}
+
+/** The actions of a loop body, after an optional `do`. */
+function parseBody(items: SNode[], ctx: ParseContext): Expr[] {
+  const first = items[0];
+  const body =
+    first?.type === "atom" && first.kind === "symbol" && first.text === "do"
+      ? items.slice(1)
+      : items;
+  return body.map((n) => parseExpr(n, ctx));
+}
+
+/** `(loop-for-count 3 …)`, `(loop-for-count (?i 5) …)`, `(loop-for-count (?i 2 5) do …)`. */
+function parseLoop(list: SList, ctx: ParseContext): Expr {
+  const spec = list.items[1];
+  if (spec === undefined) {
+    throw rulesParseError(list.pos, "a range after loop-for-count", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const one: Expr = { k: "const", v: 1 };
+  if (spec.type === "list" && spec.items[0]?.type === "atom" && spec.items[0].kind === "sfvar") {
+    const bounds = spec.items.slice(1).map((n) => parseExpr(n, ctx));
+    if (bounds.length < 1 || bounds.length > 2) {
+      throw rulesParseError(spec.pos, "(?var [start] end)", describe(spec), {
+        construct: ctx.construct,
+      });
+    }
+    const [a, b] = bounds as [Expr, Expr | undefined];
+    return {
+      k: "loop",
+      v: spec.items[0].text,
+      from: b ? a : one,
+      to: b ?? a,
+      body: parseBody(list.items.slice(2), ctx),
+    };
+  }
+  return {
+    k: "loop",
+    v: null,
+    from: one,
+    to: parseExpr(spec, ctx),
+    body: parseBody(list.items.slice(2), ctx),
+  };
+}
+
+/** `(progn$ (?v <multifield>) action…)` or `(foreach ?v <multifield> [do] action…)`. */
+function parseForeach(list: SList, ctx: ParseContext): Expr {
+  const spec = list.items[1];
+  if (spec?.type === "list") {
+    const v = spec.items[0];
+    const m = spec.items[1];
+    if (v?.type !== "atom" || v.kind !== "sfvar" || m === undefined) {
+      throw rulesParseError(spec.pos, "(?var <multifield>)", describe(spec), {
+        construct: ctx.construct,
+      });
+    }
+    return {
+      k: "foreach",
+      v: v.text,
+      list: parseExpr(m, ctx),
+      body: parseBody(list.items.slice(2), ctx),
+    };
+  }
+  const m = list.items[2];
+  if (spec?.type !== "atom" || spec.kind !== "sfvar" || m === undefined) {
+    throw rulesParseError(
+      spec?.pos ?? list.pos,
+      "a loop variable and a multifield",
+      describe(spec),
+      {
+        construct: ctx.construct,
+      },
+    );
+  }
+  return {
+    k: "foreach",
+    v: spec.text,
+    list: parseExpr(m, ctx),
+    body: parseBody(list.items.slice(3), ctx),
+  };
+}
+
+/** `(switch <expr> (case <expr> then action…)… [(default action…)])`. */
+function parseSwitch(list: SList, ctx: ParseContext): Expr {
+  const subject = list.items[1];
+  if (subject === undefined) {
+    throw rulesParseError(list.pos, "an expression after switch", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const cases: { test: Expr; body: Expr[] }[] = [];
+  let otherwise: Expr[] = [];
+  for (const item of list.items.slice(2)) {
+    const head = item.type === "list" ? item.items[0] : undefined;
+    if (item.type === "list" && head?.type === "atom" && head.text === "case") {
+      const test = item.items[1];
+      const then = item.items[2];
+      if (test === undefined || then?.type !== "atom" || then.text !== "then") {
+        throw rulesParseError(item.pos, "(case <value> then action…)", describe(item), {
+          construct: ctx.construct,
+        });
+      }
+      cases.push({
+        test: parseExpr(test, ctx),
+        body: item.items.slice(3).map((n) => parseExpr(n, ctx)),
+      });
+    } else if (item.type === "list" && head?.type === "atom" && head.text === "default") {
+      otherwise = item.items.slice(1).map((n) => parseExpr(n, ctx));
+    } else {
+      throw rulesParseError(item.pos, "(case …) or (default …)", describe(item), {
+        construct: ctx.construct,
+      });
+    }
+  }
+  return { k: "switch", value: parseExpr(subject, ctx), cases, otherwise };
+}
 
 /** `(fn arg…)`: a call of a built-in or host function. */
 function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
@@ -256,4 +411,11 @@ function checkNumericArgs(call: Expr & { k: "call" }, items: SNode[], ctx: Parse
     }
   }
   return call;
+}
+
+/** Splits `MODULE::name` (no prefix: the current module). */
+export function splitModuleName(text: string, ctx: ParseContext): { module: string; name: string } {
+  const at = text.indexOf("::");
+  if (at > 0) return { module: text.slice(0, at), name: text.slice(at + 2) };
+  return { module: ctx.currentModule ?? "MAIN", name: text };
 }

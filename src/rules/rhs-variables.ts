@@ -18,7 +18,27 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
         return;
       case "bind":
         e.value.forEach(visit);
-        bound.add(e.name);
+        if (!e.global) bound.add(e.name);
+        return;
+      case "loop":
+        visit(e.from);
+        visit(e.to);
+        if (e.v !== null) bound.add(e.v);
+        e.body.forEach(visit);
+        return;
+      case "foreach":
+        visit(e.list);
+        bound.add(e.v);
+        bound.add(`${e.v}-index`);
+        e.body.forEach(visit);
+        return;
+      case "switch":
+        visit(e.value);
+        for (const c of e.cases) {
+          visit(c.test);
+          c.body.forEach(visit);
+        }
+        e.otherwise.forEach(visit);
         return;
       case "call":
         e.args.forEach(visit);

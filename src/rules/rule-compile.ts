@@ -48,6 +48,8 @@ export function compileRule(
         display,
         disjunct,
         leadingTest,
+        ...(ast.module ? { module: ast.module } : {}),
+        ...(ast.autoFocus ? { autoFocus: true } : {}),
       };
       const b = net.buildRule(
         ast.name,

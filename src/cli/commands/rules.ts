@@ -4,6 +4,7 @@ import { KeelError } from "../../core/index.js";
 import { runBatch } from "../../rules/index.js";
 import type { CliModule } from "../command.js";
 import { type OutputOptions, reportError } from "../output.js";
+import { stdinChunks } from "../stdin-chunks.js";
 
 /** `keel rules run <file.clp>`: runs a CLIPS program and prints what `clips -f2` prints. */
 export const rulesCommands: CliModule = {
@@ -27,7 +28,12 @@ export const rulesCommands: CliModule = {
               hint: "Check the path to the .clp file.",
             });
           }
-          const result = runBatch(source);
+          // Standard input reaches read/readline as with `clips -f2`; the transcript is written as
+          // it is printed, so a prompt shows before the program waits for its answer.
+          const result = runBatch(source, {
+            input: stdinChunks(),
+            ...(options.json ? {} : { onOutput: (text: string) => process.stdout.write(text) }),
+          });
           if (options.json) {
             process.stdout.write(
               `${JSON.stringify({
@@ -40,7 +46,6 @@ export const rulesCommands: CliModule = {
             if (result.error) process.exitCode = result.error.exitCode;
             return;
           }
-          process.stdout.write(result.output);
           if (result.error) reportError({}, result.error);
         } catch (error) {
           reportError(options, error);

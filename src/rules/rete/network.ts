@@ -312,7 +312,8 @@ export class Network {
           } else {
             parent = this.nand(b, negation, parent, depth, scope, external);
           }
-          display.push("star");
+          // CLIPS lists a group of test CEs alone as nothing, not as `*`.
+          display.push(onlyTests(ce) ? "none" : "star");
           depth++;
           break;
         }
@@ -451,4 +452,20 @@ function canMergeAhead(ces: CE[], i: number): boolean {
 
 function refersTo(ce: CE, name: string | null): boolean {
   return name !== null && ce.type === "test" && exprVars(ce.expr).has(name);
+}
+
+/** True when a not/exists/forall holds test CEs and nothing else. */
+function onlyTests(ce: CE): boolean {
+  switch (ce.type) {
+    case "test":
+      return true;
+    case "pattern":
+      return false;
+    case "not":
+      return onlyTests(ce.ce);
+    case "forall":
+      return onlyTests(ce.first) && ce.rest.every(onlyTests);
+    default:
+      return ce.ces.every(onlyTests);
+  }
 }

@@ -143,7 +143,9 @@ describe("RuleEngine", () => {
 
   it("load refuses commands", () => {
     const engine = new RuleEngine();
-    expect(() => engine.load("(reset)")).toThrow(/load accepts deftemplate, deffacts and defrule/);
+    expect(() => engine.load("(reset)")).toThrow(
+      /load accepts deftemplate, deffacts, defrule, deffunction, defglobal/,
+    );
   });
 
   it("run(limit) and halt stop firing", () => {

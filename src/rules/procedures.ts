@@ -1,0 +1,121 @@
+/** Deffunctions and defglobals: the procedural part of an engine's constructs. */
+import type { DeffunctionAst, DefglobalAst } from "./ast.js";
+import { ReturnSignal } from "./control.js";
+import { rulesRuntimeError } from "./errors.js";
+import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import type { RuleFunction } from "./functions.js";
+import { type Atom, FALSE, isMultifield, NIL, type Value } from "./values.js";
+
+interface Global {
+  value: Value;
+  readonly init: Compiled;
+}
+
+/** The deffunctions and defglobals of one engine. */
+export class Procedures {
+  private readonly functions = new Map<string, RuleFunction>();
+  private readonly globals = new Map<string, Global>();
+
+  constructor(private readonly host: () => EvalHost) {}
+
+  hasFunction(name: string): boolean {
+    return this.functions.has(name);
+  }
+
+  callable(name: string): RuleFunction | undefined {
+    return this.functions.get(name);
+  }
+
+  /** Makes `name` callable before its body is parsed (a deffunction may call itself). */
+  declareFunction(name: string): void {
+    if (this.functions.has(name)) return;
+    this.functions.set(name, () => {
+      throw rulesRuntimeError(`deffunction ${name} is still being defined`);
+    });
+  }
+
+  forgetFunction(name: string): void {
+    this.functions.delete(name);
+  }
+
+  /** Defines (or redefines) a deffunction. */
+  defineFunction(ast: DeffunctionAst): void {
+    const construct = `deffunction ${ast.name}`;
+    const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
+    const { params, rest, name } = ast;
+    const arity = params.length;
+    this.functions.set(name, (args) => {
+      if (rest === null ? args.length !== arity : args.length < arity) {
+        const how = rest === null ? "exactly" : "at least";
+        throw rulesRuntimeError(`deffunction ${name} expects ${how} ${arity} argument(s)`, {
+          clips: `[ARGACCES4] Function ${name} expected ${how} ${arity} argument(s)`,
+        });
+      }
+      const vars = new Map<string, Value>();
+      for (let i = 0; i < arity; i++) vars.set(params[i] as string, args[i] as Value);
+      if (rest !== null) {
+        const tail: Atom[] = [];
+        for (let i = arity; i < args.length; i++) {
+          const a = args[i] as Value;
+          if (isMultifield(a)) tail.push(...a);
+          else tail.push(a);
+        }
+        vars.set(rest, tail);
+      }
+      const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+      let last: Value = FALSE;
+      try {
+        for (const action of body) last = action(frame);
+      } catch (signal) {
+        if (signal instanceof ReturnSignal) return signal.value;
+        throw signal;
+      }
+      return last;
+    });
+  }
+
+  hasGlobal(name: string): boolean {
+    return this.globals.has(name);
+  }
+
+  /** Declares a global while its defglobal is parsed (nil until defined). */
+  declareGlobal(name: string): void {
+    if (!this.globals.has(name)) this.globals.set(name, { value: NIL, init: () => NIL });
+  }
+
+  /** Defines the globals of a defglobal, evaluating each initial value in order. */
+  defineGlobals(ast: DefglobalAst): void {
+    for (const g of ast.globals) {
+      const init = compileExpr(g.init, { resolve: () => null, rhs: true, construct: "defglobal" });
+      const entry: Global = { value: NIL, init };
+      this.globals.set(g.name, entry);
+      entry.value = this.evaluate(init);
+    }
+  }
+
+  global(name: string): Value {
+    const g = this.globals.get(name);
+    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    return g.value;
+  }
+
+  setGlobal(name: string, value: Value): void {
+    const g = this.globals.get(name);
+    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    g.value = value;
+  }
+
+  /** `(reset)`: every global takes its initial value again. */
+  resetGlobals(): void {
+    for (const g of this.globals.values()) g.value = this.evaluate(g.init);
+  }
+
+  /** The current values, for snapshots. */
+  globalValues(): [string, Value][] {
+    return [...this.globals].map(([name, g]) => [name, g.value]);
+  }
+
+  private evaluate(init: Compiled): Value {
+    return slotValue([init({ tok: null, local: null, rhs: new Map(), host: this.host() })]);
+  }
+}

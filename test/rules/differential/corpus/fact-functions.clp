@@ -1,0 +1,6 @@
+(deftemplate p (slot name) (multislot tags))
+(assert (p (name bob) (tags a b)))
+(assert (q 1 2))
+(defrule show ?f <- (p (name ?n)) ?g <- (q $?) => (printout t (fact-index ?f) " " (fact-relation ?f) " " (fact-existp ?f) " " (fact-slot-value ?f tags) " " (fact-slot-value ?g implied) crlf) (retract ?g) (printout t (fact-existp ?g) " " (fact-existp 1) " " (length$ (get-fact-list)) crlf))
+(run)
+(exit)

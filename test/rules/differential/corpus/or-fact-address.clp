@@ -1,0 +1,5 @@
+(defrule r (or ?f <- (a ?x) ?f <- (b ?x)) => (printout t "got " ?x " " ?f crlf) (retract ?f))
+(assert (a 1) (b 2))
+(run)
+(facts)
+(exit)
