@@ -7,6 +7,7 @@
  * const problems = validate(text);
  * if (problems.length === 0) console.log(graphHash(loads(text)));
  */
+
 export { DURATION_FORMS, DURATION_PATTERN, durationSeconds, timeoutMillis } from "./duration.js";
 export { IrValidationError } from "./errors.js";
 export { factContentHash } from "./fact-hash.js";
@@ -28,6 +29,7 @@ export {
   type WithId,
 } from "./ids.js";
 export { coerceLegacyToolSpec } from "./legacy.js";
+export { lintDocument } from "./lint.js";
 export * from "./models/index.js";
 export { jsonPointer, type Problem } from "./problems.js";
 export { pythonCanonicalJson } from "./python-json.js";
@@ -39,8 +41,12 @@ export {
   type CompileDocumentOptions,
   type CompiledDocument,
   compileDocument,
+  type FiredRule,
+  type IrGovernance,
   type IrNode,
   type IrRunState,
+  type IrWait,
+  type IrWaitDecision,
   type KindsModule,
   loadKindsModule,
   loadNodeKinds,
@@ -56,6 +62,7 @@ export {
   resumeDocument,
   STATE_TYPES,
   type StateClasses,
+  type ToolCaller,
   type Transition,
   timedOut,
 } from "./run/index.js";
