@@ -181,7 +181,7 @@ describe("governed IR runs", () => {
     expect(done.json.status).toBe("completed");
     const respond = await keel(db, "run", refund, "--thread", "small", "--respond", "{}");
     expect(respond.exitCode).toBe(2);
-    expect((respond.json.error as { code: string }).code).toBe("RUN_NOT_AWAITING_RESPONSE");
+    expect((respond.json.error as { code: string }).code).toBe("RUN_INVALID_TRANSITION");
     const show = await keel(db, "runs", "show", "small");
     expect((show.json.runs as unknown[]).length).toBe(1);
   });

@@ -218,6 +218,16 @@ export async function respondToDocument(
   const question = approvals.find(
     (a) => a.what.kind === "interrupt" && (a.status === "pending" || a.status === "expired"),
   );
+  if (run.status === "succeeded" || run.status === "canceled") {
+    throw new KeelError(
+      "RUN_INVALID_TRANSITION",
+      `Run ${runId} already finished (${run.status}).`,
+      {
+        details: { runId, status: run.status },
+        hint: `Start a new run: keel run <file> --thread ${run.threadId} --input '<json>'.`,
+      },
+    );
+  }
   const live = run.status === "paused" || run.status === "running";
   if (!live || !question) {
     throw new KeelError(
