@@ -31,7 +31,12 @@ export function lintDocument(doc: IRDocument): Problem[] {
   const catchAll = new Set(
     doc.rules
       .filter((rule) => rule.then.some((a) => a.kind !== "assert" && a.kind !== "retract"))
-      .map((rule) => /^\s*\(\s*node-id\s+([^\s()]+)\s*\)\s*$/.exec(rule.when)?.[1])
+      .map(
+        (rule) =>
+          /^\s*\(\s*node-id\s+([^\s()]+)\s*\)\s*$/.exec(
+            typeof rule.when === "string" ? rule.when : "",
+          )?.[1],
+      )
       .filter((id): id is string => id !== undefined),
   );
   doc.rules.forEach((rule, r) => {
@@ -48,7 +53,9 @@ export function lintDocument(doc: IRDocument): Problem[] {
           hint: 'Add "timeout": "PT4H" (and "on_timeout": "halt" or "goto:<node>").',
         });
       }
-      const asker = /\(\s*node-id\s+([^\s()]+)\s*\)/.exec(rule.when)?.[1];
+      const asker = /\(\s*node-id\s+([^\s()]+)\s*\)/.exec(
+        typeof rule.when === "string" ? rule.when : "",
+      )?.[1];
       if (asker === undefined) return;
       // Where the answer lands, then every node an unmatched answer falls through to.
       let landing = after(asker);

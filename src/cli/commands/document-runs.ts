@@ -14,6 +14,7 @@ import {
   assertMigratable,
   type CompiledDocument,
   compileDocument,
+  documentText,
   type IrRunState,
   IrValidationError,
   loadKindsModule,
@@ -153,10 +154,14 @@ export async function continueAnyDocumentRun(
   return ownTransitions(outcome);
 }
 
-/** Reads a document file; NOT_FOUND (exit 5) when it is missing. */
+/**
+ * Reads a document file as IR JSON text (a YAML file, Stargraph's authoring format included, is
+ * converted: see documentText); NOT_FOUND (exit 5) when it is missing.
+ */
 export async function readDocument(file: string): Promise<string> {
+  let text: string;
   try {
-    return await readFile(file, "utf8");
+    text = await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
@@ -171,6 +176,7 @@ export async function readDocument(file: string): Promise<string> {
       details: { file },
     });
   }
+  return documentText(text, file);
 }
 
 /** Parses a JSON flag value, or INVALID_ARGUMENT naming the flag. */

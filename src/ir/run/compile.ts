@@ -15,9 +15,10 @@ import { IrValidationError } from "../errors.js";
 import type { Action, IRDocument } from "../models/index.js";
 import type { Problem } from "../problems.js";
 import { graphHashOfValidated } from "../serialize.js";
+import { factStyleOf } from "../template-facts.js";
 import { validateDocument } from "../validate.js";
 import { arrivals, type GraphState } from "./arrival.js";
-import { engineFor, keep, prepareEngine, release } from "./engine-state.js";
+import { engineFor, keep, prepareEngine, release, setStateFields } from "./engine-state.js";
 import { type Mirror, mirrorState } from "./facts.js";
 import { type FiredRule, type IrGovernance, refuseToolCalls } from "./governance.js";
 import { type IrNode, type NodeFactory, resolveNodes } from "./node-kinds.js";
@@ -97,6 +98,7 @@ export async function compileDocument(
   const problems = [...state.problems, ...nodes.problems];
   const packs = mountPacks(doc, options.packs ?? {}, problems);
   if (problems.length > 0 || !state.shape) throw new IrValidationError("IR document", problems);
+  setStateFields(doc, state.shape.fields);
   // The rules are built now, so one the engine refuses fails here, before any run starts.
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
@@ -280,6 +282,7 @@ function buildGraph(
         { ...current, ...own },
         shape.fields,
         node.id,
+        factStyleOf(doc),
       );
       const fired: FiredRule[] = [];
       const command = await route(node.id, state, update, engine, mirror, fired);
@@ -309,7 +312,8 @@ function buildGraph(
         finishedAt: performance.now(),
       };
     }
-    const join = branch.join === "" ? JOIN : branch.join;
+    // A join naming no node (allowed on top-level blocks, with a warning) ends the block.
+    const join = branch.join === "" || !position.has(branch.join) ? JOIN : branch.join;
     const command = new Command({
       update: {
         __ir_results: [{ ...result, strategy: branch.strategy, after: branch.after }],
