@@ -37,10 +37,53 @@ export function scoreRefund(state) {
   return { fraud_score: Math.min(1, Math.round(score * 100) / 100) };
 }
 
-/** Pays the refund (a payments stub): the refund id says who got how much. */
-export function issueRefund(state) {
-  return { refund_id: `rf-${state.customer_id}-${Math.round(state.amount * 100)}` };
+/**
+ * Pays the refund through the `payments.refund` tool: in a governed run (`keel run`) the call
+ * passes the gate (the tool's risk × the run's autonomy) and the ledger, so it happens once even
+ * if the run is resumed or retried. The refund id says who got how much.
+ */
+export async function issueRefund(state, { call }) {
+  const receipt = await call("payments.refund", {
+    customer_id: state.customer_id,
+    amount_cents: Math.round(state.amount * 100),
+  });
+  return { refund_id: receipt.refund_id };
 }
+
+/**
+ * The tools the documents beside this module may call (they name them in `tools`): seed-000
+ * ToolSpecs with their code. `risk:<level>` tags give each its risk; `dryRun` is what a `preview`
+ * gate shows before the call. The payments stub pays nothing: the refund id it returns is derived
+ * from the request, as a real payment service's idempotent answer would be.
+ */
+export const tools = [
+  {
+    spec: {
+      name: "refund",
+      namespace: "payments",
+      version: "2.0.0",
+      description: "Refund a customer",
+      input_schema: {
+        type: "object",
+        properties: {
+          customer_id: { type: "string" },
+          amount_cents: { type: "integer", minimum: 1 },
+        },
+        required: ["customer_id", "amount_cents"],
+        additionalProperties: false,
+      },
+      output_schema: {
+        type: "object",
+        properties: { refund_id: { type: "string" } },
+        required: ["refund_id"],
+      },
+      side_effects: "external",
+      tags: ["payments", "risk:medium"],
+    },
+    handler: (input) => ({ refund_id: `rf-${input.customer_id}-${input.amount_cents}` }),
+    dryRun: (input) => ({ would_refund: input }),
+  },
+];
 
 /**
  * Mails the customer (a stub of a mail server that is down for the first `mail_outage`

@@ -31,6 +31,7 @@ export {
   type WithId,
 } from "./ids.js";
 export { coerceLegacyToolSpec } from "./legacy.js";
+export { lintDocument } from "./lint.js";
 export * from "./models/index.js";
 export { jsonPointer, type Problem } from "./problems.js";
 export { pythonCanonicalJson } from "./python-json.js";
@@ -42,8 +43,12 @@ export {
   type CompileDocumentOptions,
   type CompiledDocument,
   compileDocument,
+  type FiredRule,
+  type IrGovernance,
   type IrNode,
   type IrRunState,
+  type IrWait,
+  type IrWaitDecision,
   type KindsModule,
   loadKindsModule,
   loadNodeKinds,
@@ -59,6 +64,7 @@ export {
   resumeDocument,
   STATE_TYPES,
   type StateClasses,
+  type ToolCaller,
   type Transition,
   timedOut,
 } from "./run/index.js";

@@ -10,6 +10,7 @@ export * from "./audit/index.js";
 export * from "./contracts/index.js";
 export type { RuntimeDatabase, RuntimeDb, RuntimeTables } from "./db/tables.js";
 export { runtimeDb } from "./db/tables.js";
+export * from "./documents/index.js";
 export * from "./ingest/index.js";
 export * from "./ledger/index.js";
 export * from "./policy/index.js";

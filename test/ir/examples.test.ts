@@ -2,7 +2,6 @@
  * examples/: every IR example is valid, round-trips, and runs end to end — each path through it
  * asserted step by step with its final state — and the README's commands work as written.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +17,7 @@ import {
   validate,
 } from "../../src/ir/index.js";
 import type { Transition } from "../../src/ir/run/routing.js";
+import { keelInProcess } from "../store/cli-in-process.js";
 import { root } from "./cli-support.js";
 
 const examples = join(root, "examples");
@@ -45,15 +45,25 @@ describe("examples/", () => {
   });
 });
 
-/** Compiles an example as `keel run` does: its packs folder, examples/kinds.mjs's node kinds. */
+/**
+ * Compiles an example as `keel run` does (its packs folder, examples/kinds.mjs's node kinds),
+ * without the governed runtime: node code calls the example's tools directly (the governed runs
+ * of the examples are tested in test/runtime/governed-documents.test.ts).
+ */
 async function compileExample(file: string) {
   const text = readFileSync(join(examples, file), "utf8");
   const { nodeKinds } = await loadKindsModule(join(examples, "kinds.mjs"), root);
+  const { tools } = (await import(join(examples, "kinds.mjs"))) as {
+    tools: { spec: { namespace: string; name: string }; handler: (input: unknown) => unknown }[];
+  };
+  const call = async (tool: string, input: unknown) =>
+    tools.find((t) => `${t.spec.namespace}.${t.spec.name}` === tool)?.handler(input);
   return compileDocument(text, {
     baseDir: examples,
     packs: await loadPackFiles(loads(text), join(examples, "packs")),
     nodeKinds,
     checkpointer: new MemorySaver(),
+    governance: { node: (_node, _state, run) => run(call) },
   });
 }
 
@@ -264,20 +274,18 @@ describe("research-fanout.json", () => {
 });
 
 describe("the README's commands", () => {
-  it("run as written (on a scratch database)", () => {
+  it("run as written (on a scratch database)", async () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const commands = readmeCommands(readme);
     expect(commands.length).toBeGreaterThanOrEqual(3);
     const db = join(mkdtempSync(join(tmpdir(), "keel-readme-")), "keel.db");
-    const outs = commands.map((args) => {
-      const result = spawnSync(
-        process.execPath,
-        ["--import", "tsx", join(root, "src/cli/run.ts"), ...args, "--db", db, "--json"],
-        { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
-      );
-      expect(result.status, `${args.join(" ")}: ${result.stdout}${result.stderr}`).toBe(0);
-      return JSON.parse(result.stdout) as { status: string; transitions: Transition[] };
-    });
+    // In process (the CLI's own program), from the repository root as `npm run keel` runs.
+    const outs: { status: string; transitions: Transition[] }[] = [];
+    for (const args of commands) {
+      const result = await keelInProcess([...args, "--db", db, "--json"], { cwd: root });
+      expect(result.exitCode, `${args.join(" ")}: ${result.stdout}${result.stderr}`).toBe(0);
+      outs.push(result.json as { status: string; transitions: Transition[] });
+    }
     const [paused, answered, triage] = outs;
     expect(paused?.status).toBe("interrupted");
     expect(answered?.status).toBe("completed");

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { RunDocumentStore, RunStore, SqliteSaver } from "../../src/checkpoint/index.js";
 import { graphHash, loads } from "../../src/ir/index.js";
 import { openStore, resolveStoreLocation } from "../../src/store/index.js";
+import { keelInProcess } from "../store/cli-in-process.js";
 import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -39,27 +39,16 @@ function refundCopy() {
   return doc;
 }
 
-/** Runs the real CLI in a child process with --json on the test database (or `--db` given). */
-function keel(...args: string[]): Cli {
-  const result = spawnSync(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(root, "src/cli/run.ts"),
-      ...args,
-      ...(args.includes("--db") ? [] : ["--db", db]),
-      "--json",
-    ],
-    { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
+/** Runs the real CLI in process (its own program) with --json on the test database (or `--db` given). */
+async function keel(...args: string[]): Promise<Cli> {
+  const result = await keelInProcess(
+    [...args, ...(args.includes("--db") ? [] : ["--db", db]), "--json"],
+    { cwd: root },
   );
-  let out: Cli["out"];
-  try {
-    out = JSON.parse(result.stdout);
-  } catch {
-    throw new Error(`not JSON (exit ${result.status}): ${result.stdout}\n${result.stderr}`);
+  if (!result.stdout.trim().startsWith("{")) {
+    throw new Error(`not JSON (exit ${result.exitCode}): ${result.stdout}\n${result.stderr}`);
   }
-  return { code: result.status, out, stderr: result.stderr };
+  return { code: result.exitCode, out: result.json as Cli["out"], stderr: result.stderr };
 }
 
 function pathsOf(out: Cli["out"]): string[] {
@@ -67,9 +56,9 @@ function pathsOf(out: Cli["out"]): string[] {
 }
 
 describe("keel runs resume|respond", { timeout: 120_000 }, () => {
-  it("keel run records the document; respond answers the interrupt by run id", () => {
+  it("keel run records the document; respond answers the interrupt by run id", async () => {
     const refund = join(root, "examples/refund-approval.json");
-    const paused = keel("run", refund, "--input", refundInput);
+    const paused = await keel("run", refund, "--input", refundInput);
     expect(paused.code).toBe(0);
     expect(paused.out).toMatchObject({
       ok: true,
@@ -81,22 +70,22 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
     const runId = paused.out.run_id as string;
 
     // A run waiting for an answer is not resumed blindly: it would only ask again.
-    const blind = keel("runs", "resume", runId);
+    const blind = await keel("runs", "resume", runId);
     expect(blind.code).toBe(2);
     expect(blind.out.error?.code).toBe("RUN_AWAITING_RESPONSE");
 
-    const bad = keel("runs", "respond", runId, "--value", "{nope");
+    const bad = await keel("runs", "respond", runId, "--value", "{nope");
     expect(bad.code).toBe(2);
     expect(bad.out.error?.code).toBe("INVALID_ARGUMENT");
 
     // The interrupt asks for refunds:approve (requested_capability): without it, no answer.
-    const unauthorised = keel("runs", "respond", runId, "--value", '{"approved":true}');
+    const unauthorised = await keel("runs", "respond", runId, "--value", '{"approved":true}');
     expect(unauthorised.code).toBe(2);
     expect(unauthorised.out.error?.code).toBe("CAPABILITY_MISSING");
     expect(unauthorised.out.error?.message).toContain("refunds:approve");
-    expect(keel("runs", "resume", runId).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
+    expect((await keel("runs", "resume", runId)).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
 
-    const done = keel(
+    const done = await keel(
       "runs",
       "respond",
       runId,
@@ -124,14 +113,14 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
     ]);
 
     // The run record is the same one, now finished.
-    const shown = keel("runs", "show", paused.out.thread_id as string);
+    const shown = await keel("runs", "show", paused.out.thread_id as string);
     expect((shown.out.runs as { id: string; status: string }[]).map((r) => r.status)).toEqual([
       "succeeded",
     ]);
 
     for (const again of [
-      keel("runs", "resume", runId),
-      keel("runs", "respond", runId, "--value", '{"approved":false}'),
+      await keel("runs", "resume", runId),
+      await keel("runs", "respond", runId, "--value", '{"approved":false}'),
     ]) {
       expect(again.code).toBe(2);
       expect(again.out.error?.code).toBe("RUN_INVALID_TRANSITION");
@@ -139,41 +128,41 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
     }
   });
 
-  it("an unknown run id is RUN_NOT_FOUND, exit 5", () => {
+  it("an unknown run id is RUN_NOT_FOUND, exit 5", async () => {
     for (const missing of [
-      keel("runs", "resume", "no-such-run"),
-      keel("runs", "respond", "no-such-run", "--value", "true"),
+      await keel("runs", "resume", "no-such-run"),
+      await keel("runs", "respond", "no-such-run", "--value", "true"),
     ]) {
       expect(missing.code).toBe(5);
       expect(missing.out.error?.code).toBe("RUN_NOT_FOUND");
     }
   });
 
-  it("refuses a changed document (IR_GRAPH_CHANGED) until a migrate entry allows it", () => {
+  it("refuses a changed document (IR_GRAPH_CHANGED) until a migrate entry allows it", async () => {
     const doc = refundCopy();
     const file = join(dir, "refund.json");
     // The copy has no packs/ folder beside it, so it mounts no governance pack.
     doc.governance = [];
     writeFileSync(file, JSON.stringify(doc));
-    const paused = keel("run", file, "--input", refundInput);
+    const paused = await keel("run", file, "--input", refundInput);
     expect(paused.out.status).toBe("interrupted");
     const runId = paused.out.run_id as string;
     const fromHash = paused.out.graph_hash as string;
 
     doc.nodes.push({ id: "audit", kind: "echo" });
     writeFileSync(file, JSON.stringify(doc));
-    const refused = keel("runs", "respond", runId, "--value", '{"approved":false}');
+    const refused = await keel("runs", "respond", runId, "--value", '{"approved":false}');
     expect(refused.code).toBe(2);
     expect(refused.out.error?.code).toBe("IR_GRAPH_CHANGED");
     expect(refused.out.error?.details).toMatchObject({ from_hash: fromHash });
     const toHash = refused.out.error?.details.to_hash as string;
     // The refusal left the run untouched: still paused at its interrupt.
-    const shown = keel("runs", "show", paused.out.thread_id as string);
+    const shown = await keel("runs", "show", paused.out.thread_id as string);
     expect((shown.out.runs as { status: string }[])[0]?.status).toBe("paused");
 
     doc.migrate = [{ from_hash: fromHash, to_hash: toHash }];
     writeFileSync(file, JSON.stringify(doc));
-    const migrated = keel(
+    const migrated = await keel(
       "runs",
       "respond",
       runId,
@@ -187,18 +176,18 @@ describe("keel runs resume|respond", { timeout: 120_000 }, () => {
     expect(pathsOf(migrated.out).at(-1)).toBe("manual_review>__end__");
   });
 
-  it("a missing document is NOT_FOUND, exit 5", () => {
+  it("a missing document is NOT_FOUND, exit 5", async () => {
     const file = join(dir, "gone.json");
     writeFileSync(file, JSON.stringify({ ...refundCopy(), governance: [] }));
-    const paused = keel("run", file, "--input", refundInput);
+    const paused = await keel("run", file, "--input", refundInput);
     expect(paused.out.status).toBe("interrupted");
     rmSync(file);
-    const missing = keel("runs", "respond", paused.out.run_id as string, "--value", "true");
+    const missing = await keel("runs", "respond", paused.out.run_id as string, "--value", "true");
     expect(missing.code).toBe(5);
     expect(missing.out.error?.code).toBe("NOT_FOUND");
   });
 
-  it("resume retries a failed run from its checkpoint; respond refuses a run waiting for nothing", () => {
+  it("resume retries a failed run from its checkpoint; respond refuses a run waiting for nothing", async () => {
     const marker = join(dir, "payments-down");
     writeFileSync(
       join(dir, "flaky.mjs"),
@@ -224,23 +213,23 @@ export function charge() {
       }),
     );
     writeFileSync(marker, "");
-    const failed = keel("run", file, "--input", '{"charged":false}');
+    const failed = await keel("run", file, "--input", '{"charged":false}');
     expect(failed.code).toBe(2);
     expect(failed.out.error?.message).toContain("payment service down");
     const runId = failed.out.error?.details.run_id as string;
     expect(runId).toEqual(expect.any(String));
     expect(failed.out.error?.message).toContain(`keel runs resume ${runId}`);
 
-    const answer = keel("runs", "respond", runId, "--value", "true");
+    const answer = await keel("runs", "respond", runId, "--value", "true");
     expect(answer.code).toBe(2);
     expect(answer.out.error?.code).toBe("RUN_NOT_AWAITING_RESPONSE");
 
-    const stillDown = keel("runs", "resume", runId);
+    const stillDown = await keel("runs", "resume", runId);
     expect(stillDown.code).toBe(2);
     expect(stillDown.out.error?.details.run_id).toBe(runId);
 
     rmSync(marker);
-    const retried = keel("runs", "resume", runId);
+    const retried = await keel("runs", "resume", runId);
     expect(retried.code).toBe(0);
     expect(retried.out).toMatchObject({
       run_id: runId,
@@ -264,7 +253,7 @@ export function charge() {
     };
     writeFileSync(file, JSON.stringify(doc));
     const hash = graphHash(loads(JSON.stringify(doc)));
-    const earlier = keel("run", file, "--input", '{"n":1}', "--thread", "t-count");
+    const earlier = await keel("run", file, "--input", '{"n":1}', "--thread", "t-count");
     expect(earlier.out).toMatchObject({ run_status: "succeeded", state: { n: 1 } });
     // A process that recorded a second run on the thread and its document, then died before
     // executing it: the thread's checkpoint is the earlier run's, not this one's.
@@ -285,7 +274,7 @@ export function charge() {
     } finally {
       await store.close();
     }
-    const resumed = keel("runs", "resume", runId);
+    const resumed = await keel("runs", "resume", runId);
     expect(resumed.code, JSON.stringify(resumed.out)).toBe(0);
     expect(resumed.out).toMatchObject({
       run_id: runId,
@@ -298,7 +287,12 @@ export function charge() {
   });
 
   it("a run whose process died (still marked running, no lease) can be answered", async () => {
-    const paused = keel("run", join(root, "examples/refund-approval.json"), "--input", refundInput);
+    const paused = await keel(
+      "run",
+      join(root, "examples/refund-approval.json"),
+      "--input",
+      refundInput,
+    );
     const runId = paused.out.run_id as string;
     // What a crash mid-run leaves: the record still says running, and no live lease.
     const store = await openStore({ location: resolveStoreLocation({ db }) });
@@ -308,8 +302,8 @@ export function charge() {
     } finally {
       await store.close();
     }
-    expect(keel("runs", "resume", runId).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
-    const done = keel(
+    expect((await keel("runs", "resume", runId)).out.error?.code).toBe("RUN_AWAITING_RESPONSE");
+    const done = await keel(
       "runs",
       "respond",
       runId,
@@ -326,11 +320,11 @@ export function charge() {
     const database = await createTestDatabase("runs_resume");
     try {
       const refund = join(root, "examples/refund-approval.json");
-      const paused = keel("run", refund, "--input", refundInput, "--db", database.url);
+      const paused = await keel("run", refund, "--input", refundInput, "--db", database.url);
       expect(paused.code, JSON.stringify(paused.out)).toBe(0);
       expect(paused.out).toMatchObject({ status: "interrupted", run_status: "paused" });
       const runId = paused.out.run_id as string;
-      const done = keel(
+      const done = await keel(
         "runs",
         "respond",
         runId,
@@ -347,9 +341,9 @@ export function charge() {
         status: "completed",
         run_status: "succeeded",
       });
-      const again = keel("runs", "resume", runId, "--db", database.url);
+      const again = await keel("runs", "resume", runId, "--db", database.url);
       expect(again.out.error?.code).toBe("RUN_INVALID_TRANSITION");
-      expect(keel("runs", "resume", "no-such-run", "--db", database.url).code).toBe(5);
+      expect((await keel("runs", "resume", "no-such-run", "--db", database.url)).code).toBe(5);
     } finally {
       await database.drop();
     }

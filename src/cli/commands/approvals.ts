@@ -5,11 +5,13 @@ import { type Approval, ApprovalService, ApprovalStatus } from "../../runtime/in
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { parseJsonOption } from "./document-runs.js";
 import {
   continuationJson,
   continueAfterDecision,
   describeAfterDecision,
   limitFlag,
+  prepareContinuation,
   withRuntimeStore,
 } from "./runtime-cli.js";
 
@@ -22,6 +24,7 @@ interface DecideFlags extends StoreCliOptions {
   reason?: string;
   capability?: string[];
   resume?: boolean;
+  value?: string;
 }
 
 /**
@@ -64,7 +67,10 @@ export const approvalsCommands: CliModule = {
                   a.approval_id,
                   a.status,
                   a.risk_level,
-                  String(a.what.tool ?? "-"),
+                  String(
+                    a.what.tool ??
+                      (a.what.kind === "interrupt" ? `question after ${String(a.what.node)}` : "-"),
+                  ),
                   a.expires_at,
                   a.why.length > 60 ? `${a.why.slice(0, 57)}...` : a.why,
                 ]),
@@ -99,7 +105,11 @@ export const approvalsCommands: CliModule = {
             "--capability <name...>",
             "capabilities you hold, as you assert them (Keel has no identity source yet); the approval's required_capability must be among them",
           )
-          .option("--no-resume", "only decide: do not continue the run that waits for it"),
+          .option("--no-resume", "only decide: do not continue the run that waits for it")
+          .option(
+            "--value <json>",
+            "the answer, when the approval stands for a question of an IR document (an interrupt): the state update the run continues with",
+          ),
       ).action((id: string, flags: DecideFlags) =>
         withRuntimeStore(flags, async (store, audit, options) => {
           const service = new ApprovalService({ store, audit });
@@ -107,7 +117,13 @@ export const approvalsCommands: CliModule = {
             by: flags.by ?? userInfo().username,
             reason: flags.reason ?? null,
             capabilities: flags.capability ?? [],
+            ...(flags.value !== undefined
+              ? { answer: parseJsonOption(flags.value, "--value") }
+              : {}),
           };
+          if (flags.resume !== false) {
+            await prepareContinuation(store, await service.get(id), decision.answer);
+          }
           const approval =
             verdict === "approve"
               ? await service.approve(id, decision)

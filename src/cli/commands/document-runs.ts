@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import {
   type DurableSaver,
@@ -22,6 +23,7 @@ import {
   type NodeFactory,
   type PackSource,
   type PendingInterrupt,
+  type Problem,
   pendingInterrupt,
   resumeDocument,
   type StateClasses,
@@ -29,9 +31,20 @@ import {
   timedOut,
   validateDocument,
 } from "../../ir/index.js";
-import type { AuditWriter } from "../../runtime/index.js";
+import {
+  AuditWriter,
+  type AutonomyLevel,
+  continueGovernedDocument,
+  type GovernedPause,
+  loadGrant,
+  respondToDocument,
+  runtimeDb,
+  startGovernedDocument,
+} from "../../runtime/index.js";
+import type { Store } from "../../store/index.js";
 import { pc } from "../colors.js";
 import { type OutputOptions, printResult, table } from "../output.js";
+import { saverFor } from "./saver-for.js";
 
 /** What one `keel run` / `keel runs resume|respond` did, ready to print. */
 export interface DocumentRunOutcome {
@@ -41,6 +54,104 @@ export interface DocumentRunOutcome {
   out: Record<string, unknown>;
   /** The interrupt the run waited at had timed out, so its `on_timeout` was taken. */
   timedOut?: PendingInterrupt;
+  /** What a governed run waits for (approvals, an operator). */
+  waitingFor?: GovernedPause[];
+  /** `keel ir lint`'s warnings about the document. */
+  warnings?: Problem[];
+}
+
+/** Options of a governed `keel run <file>`. */
+export interface GovernedRunOptions {
+  input: unknown;
+  threadId?: string;
+  /** The answer to the interrupt the latest run on `threadId` waits for (`--respond`). */
+  respond?: unknown;
+  packsDir?: string;
+  kinds?: readonly string[];
+  pluginPacks?: Record<string, PackSource>;
+  /** The responder's capabilities (`--capability`). */
+  capabilities?: readonly string[];
+  autonomy?: AutonomyLevel;
+}
+
+/**
+ * `keel run <file>`: a governed run of the document (see `startGovernedDocument`); with
+ * `respond`, the answer to the interrupt the latest run on the thread waits at, refused when it
+ * waits for none (no run record is made).
+ */
+export async function runDocumentGoverned(
+  store: Store,
+  file: string,
+  options: GovernedRunOptions,
+): Promise<DocumentRunOutcome> {
+  const path = resolve(file);
+  const packsDir = options.packsDir === undefined ? undefined : resolve(options.packsDir);
+  const kinds = (options.kinds ?? []).map((module) => moduleTarget(module, process.cwd()));
+  if (options.respond !== undefined) {
+    if (options.threadId === undefined) {
+      throw new KeelError("INVALID_ARGUMENT", "--respond needs --thread <id>.", {
+        hint: "Or answer by run id: keel runs respond <run id> --value <json>.",
+      });
+    }
+    const [latest] = await new RunStore(saverFor(store)).list({
+      threadId: options.threadId,
+      limit: 1,
+    });
+    if (!latest) {
+      throw new KeelError("RUN_NOT_FOUND", `No run on thread "${options.threadId}".`, {
+        details: { thread: options.threadId },
+        hint: `Start one: keel run ${file} --thread ${options.threadId} --input '<json>'.`,
+      });
+    }
+    return continueAnyDocumentRun(
+      store,
+      latest.id,
+      { value: options.respond, capabilities: options.capabilities ?? [] },
+      options.pluginPacks ?? {},
+    );
+  }
+  return ownTransitions(
+    await startGovernedDocument(
+      store,
+      { path, ...(packsDir !== undefined ? { packsDir } : {}), kinds },
+      {
+        input: options.input,
+        ...(options.threadId !== undefined ? { threadId: options.threadId } : {}),
+        ...(options.autonomy !== undefined ? { autonomy: options.autonomy } : {}),
+        ...(options.pluginPacks !== undefined ? { pluginPacks: options.pluginPacks } : {}),
+      },
+    ),
+  );
+}
+
+/**
+ * Continues a run of `keel run` by its id: a governed one (every run since governed IR runs)
+ * through the governed runtime, an older one as before. `answer` answers its interrupt
+ * (`keel runs respond`); null continues it (`keel runs resume`).
+ */
+export async function continueAnyDocumentRun(
+  store: Store,
+  runId: string,
+  answer: { value: unknown; capabilities?: readonly string[] } | null,
+  pluginPacks: Record<string, PackSource>,
+): Promise<DocumentRunOutcome> {
+  if (!(await loadGrant(runtimeDb(store), runId))) {
+    return continueDocumentRun(saverFor(store), runId, answer, pluginPacks, new AuditWriter(store));
+  }
+  const outcome =
+    answer === null
+      ? await continueGovernedDocument(store, runId, pluginPacks)
+      : await respondToDocument(
+          store,
+          runId,
+          {
+            value: answer.value,
+            by: userInfo().username,
+            capabilities: answer.capabilities ?? [],
+          },
+          pluginPacks,
+        );
+  return ownTransitions(outcome);
 }
 
 /**
@@ -477,10 +588,13 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
   const transitions = (out.__ir_transitions as Transition[] | undefined) ?? [];
   const state = Object.fromEntries(compiled.fields.filter((f) => f in out).map((f) => [f, out[f]]));
   const status = interrupts.length > 0 ? "interrupted" : "completed";
+  const waitingFor = outcome.waitingFor ?? [];
+  const warnings = outcome.warnings ?? [];
   const result = {
     ok: true,
     run_id: run.id,
     thread_id: run.threadId,
+    trace_id: run.traceId,
     run_status: run.status,
     document: document.documentPath,
     graph_hash: compiled.graphHash,
@@ -488,6 +602,8 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
     state,
     transitions,
     ...(interrupts.length > 0 ? { interrupt: interrupts[0]?.value } : {}),
+    waiting_for: waitingFor,
+    warnings,
     ...(expired
       ? {
           timed_out: {
@@ -500,9 +616,20 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
         }
       : {}),
   };
+  if (!options.json && !options.quiet) {
+    for (const w of warnings) {
+      process.stderr.write(`${pc.yellow("warning")} ${w.path} ${w.code}: ${w.message}\n`);
+    }
+  }
+  const question = interrupts[0]?.value as
+    | { prompt?: string; requested_capability?: string | null }
+    | undefined;
+  const capability = question?.requested_capability
+    ? ` --capability ${question.requested_capability}`
+    : "";
   printResult(options, result, () =>
     [
-      `${status === "completed" ? pc.green(status) : pc.yellow(status)} ${compiled.document.id}: run ${run.id} on thread ${run.threadId}`,
+      `${status === "completed" ? pc.green(status) : pc.yellow(status)} ${compiled.document.id}: run ${run.id} (${run.status}) on thread ${run.threadId}, trace ${run.traceId}`,
       table(
         ["from", "to", "rule", "reason"],
         transitions.map((t) => [t.from, t.to, t.rule ?? "-", t.reason]),
@@ -513,8 +640,12 @@ export function printDocumentRun(options: OutputOptions, outcome: DocumentRunOut
           )
         : "",
       `state: ${JSON.stringify(state)}`,
-      status === "interrupted"
-        ? `waiting: ${JSON.stringify(interrupts[0]?.value)}\nanswer with: keel runs respond ${run.id} --value '<json>'`
+      ...waitingFor.map(
+        (w) =>
+          `waiting for ${w.kind}${w.approval_id ? ` ${w.approval_id}` : ""}${w.tool_call_id ? ` (call ${w.tool_call_id})` : ""}: ${w.how_to_continue}`,
+      ),
+      status === "interrupted" && question?.prompt !== undefined
+        ? `waiting: ${JSON.stringify(interrupts[0]?.value)}\nanswer with: keel runs respond ${run.id} --value '<json>'${capability}`
         : "",
     ]
       .filter(Boolean)

@@ -1,3 +1,4 @@
+import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
 import {
@@ -6,13 +7,16 @@ import {
   graphHash,
   isModelName,
   jsonSchemaFor,
+  lintDocument,
   loadNodeKinds,
   loadPluginPacks,
   modelNames,
+  moduleTarget,
   type Problem,
   structuralHash,
   validateDocument,
 } from "../../ir/index.js";
+import { lintTools, loadDocumentTools, toolModules } from "../../runtime/index.js";
 import { discoverStorePlugins } from "../../store/index.js";
 import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
@@ -22,9 +26,9 @@ import {
   parseJsonOption,
   printDocumentRun,
   readDocument,
-  startDocumentRun,
+  runDocumentGoverned,
 } from "./document-runs.js";
-import { saverFor } from "./runs.js";
+import { autonomyFlag } from "./runtime-cli.js";
 
 /** `keel ir validate|hash|schema`: checking, hashing and describing IR documents. */
 export const irCommands: CliModule = {
@@ -68,6 +72,10 @@ export const irCommands: CliModule = {
           "with --respond: capabilities you hold (the interrupt may require one)",
         )
         .option(
+          "--autonomy <level>",
+          "the run's autonomy level, A0-A4 (default A2): with a tool's risk it decides the tool's gate",
+        )
+        .option(
           "--packs <dir>",
           "where governance packs are (<id>.clp); default: packs/ beside the file",
         )
@@ -78,6 +86,51 @@ export const irCommands: CliModule = {
           [],
         ),
     ).action((file: string, flags: RunFlags) => runDocument(file, outputOptions(flags)));
+
+    ir.command("lint <file>")
+      .description(
+        "Warn where a valid document is not fail-closed: an unmatched answer falling into a node with effects, tools without a risk level, approvals without an expiry. Exit 0 clean, 1 warnings or problems, 5 missing.",
+      )
+      .option(
+        "--kinds <module>",
+        "a kinds module the document's runs use (its `tools` too); repeatable",
+        collect,
+        [],
+      )
+      .option("--json", "print the result as JSON")
+      .option("-q, --quiet", "print nothing; use the exit code")
+      .action(async (file: string, options: ValidateFlags) => {
+        try {
+          const result = validateDocument(await readDocument(file));
+          if (!result.ok) {
+            printResult(options, { ok: false, file, problems: result.problems }, () =>
+              renderProblems(file, result.problems),
+            );
+            process.exitCode = 1;
+            return;
+          }
+          const doc = result.document;
+          const kinds = options.kinds.map((module) => moduleTarget(module, process.cwd()));
+          const tools = await loadDocumentTools(toolModules(doc, dirname(resolve(file)), kinds));
+          const warnings = [...lintDocument(doc), ...lintTools(doc, tools)];
+          printResult(options, { ok: warnings.length === 0, file, warnings }, () =>
+            warnings.length === 0
+              ? `${pc.green("clean")} ${file}`
+              : [
+                  `${pc.yellow("warnings")} ${file}: ${warnings.length}`,
+                  table(
+                    ["path", "code", "warning"],
+                    warnings.map((w) => [w.path, w.code, w.message]),
+                  ),
+                  "",
+                  pc.dim([...new Set(warnings.map((w) => `${w.code}: ${w.hint}`))].join("\n")),
+                ].join("\n"),
+          );
+          if (warnings.length > 0) process.exitCode = 1;
+        } catch (error) {
+          reportError(options, error);
+        }
+      });
 
     ir.command("hash <file>")
       .description(
@@ -182,6 +235,7 @@ interface RunFlags extends StoreCliOptions {
   packs?: string;
   kinds: string[];
   capability?: string[];
+  autonomy?: string;
 }
 
 interface ValidateFlags extends OutputOptions {
@@ -206,11 +260,9 @@ async function kindsToCheck(options: ValidateFlags): Promise<{ nodeKinds?: strin
 
 async function runDocument(file: string, options: RunFlags): Promise<void> {
   try {
-    await readDocument(file);
     const store = await openCliStore(options);
     try {
-      const saver = saverFor(store);
-      const outcome = await startDocumentRun(saver, file, {
+      const outcome = await runDocumentGoverned(store, file, {
         input: parseJsonOption(options.input, "--input"),
         ...(options.thread !== undefined ? { threadId: options.thread } : {}),
         ...(options.respond !== undefined
@@ -219,9 +271,9 @@ async function runDocument(file: string, options: RunFlags): Promise<void> {
         ...(options.packs !== undefined ? { packsDir: options.packs } : {}),
         kinds: options.kinds,
         capabilities: options.capability ?? [],
+        autonomy: autonomyFlag(options.autonomy, "A2"),
         pluginPacks: await loadPluginPacks(await discoverStorePlugins(store)),
       });
-      await saver.flush();
       printDocumentRun(options, outcome);
     } finally {
       await store.close();

@@ -1,15 +1,13 @@
 import type { Command } from "commander";
 import {
   type DurableSaver,
-  PostgresSaver,
   type RunRecord,
   RunStore,
-  SqliteSaver,
   type ThreadSummary,
 } from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import { loadPluginPacks, type PackSource } from "../../ir/index.js";
-import { AuditWriter, continueGovernedRun, loadGrant, runtimeDb } from "../../runtime/index.js";
+import { continueGovernedRun, loadGrant, runtimeDb } from "../../runtime/index.js";
 import { discoverStorePlugins, type Store } from "../../store/index.js";
 import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
@@ -21,9 +19,10 @@ import {
   type StoreCliOptions,
   withStoreOptions,
 } from "../scope.js";
-import { continueDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
+import { continueAnyDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
 import { registerRunsReplay } from "./runs-replay.js";
 import { continuationJson, describeContinuation } from "./runtime-cli.js";
+import { saverFor } from "./saver-for.js";
 
 interface ListFlags extends StoreCliOptions {
   limit?: string;
@@ -207,7 +206,7 @@ export const runsCommands: CliModule = {
         ),
     ).action((runId: string, flags: StoreCliOptions) =>
       withSaver(flags, async ({ saver, store }, options) => {
-        if (await loadGrant(runtimeDb(store), runId)) {
+        if ((await loadGrant(runtimeDb(store), runId)) && !(await hasDocument(saver, runId))) {
           const run = await continueGovernedRun(store, runId);
           printResult(options, { ok: true, run: continuationJson(run) }, () =>
             describeContinuation(run),
@@ -216,13 +215,7 @@ export const runsCommands: CliModule = {
         }
         printDocumentRun(
           options,
-          await continueDocumentRun(
-            saver,
-            runId,
-            null,
-            await pluginPacksOf(store),
-            new AuditWriter(store),
-          ),
+          await continueAnyDocumentRun(store, runId, null, await pluginPacksOf(store)),
         );
       }),
     );
@@ -239,12 +232,12 @@ export const runsCommands: CliModule = {
           "capabilities you hold (the interrupt's requested_capability must be among them)",
         ),
     ).action((runId: string, flags: RespondFlags) =>
-      withSaver(flags, async ({ saver, store }, options) => {
+      withSaver(flags, async ({ store }, options) => {
         const value = parseJsonOption(flags.value, "--value");
         printDocumentRun(
           options,
-          await continueDocumentRun(
-            saver,
+          await continueAnyDocumentRun(
+            store,
             runId,
             { value, capabilities: flags.capability ?? [] },
             await pluginPacksOf(store),
@@ -276,7 +269,7 @@ export const runsCommands: CliModule = {
           [];
         for (const run of due) {
           try {
-            const outcome = await continueDocumentRun(saver, run.id, null, packs);
+            const outcome = await continueAnyDocumentRun(store, run.id, null, packs);
             woken.push({ runId: run.id, threadId: run.threadId, status: outcome.run.status });
           } catch (error) {
             const failure = toKeelError(error);
@@ -428,8 +421,15 @@ async function pluginPacksOf(store: Store): Promise<Record<string, PackSource>> 
 }
 
 /** A saver on the store of the verb's scope. */
-export function saverFor(store: Store): DurableSaver {
-  return store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
+export { saverFor };
+
+/** Whether a run was started from a document (`keel run`). */
+async function hasDocument(saver: DurableSaver, runId: string): Promise<boolean> {
+  const rows = await saver.sql.all<{ run_id: string }>(
+    "SELECT run_id FROM state_run_documents WHERE run_id = ?",
+    [runId],
+  );
+  return rows.length > 0;
 }
 
 async function withSaver(

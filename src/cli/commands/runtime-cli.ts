@@ -1,12 +1,18 @@
 import { readFile } from "node:fs/promises";
 import { KeelError } from "../../core/index.js";
+import { IrValidationError } from "../../ir/index.js";
 import {
+  type Approval,
   type AuditEvent,
   AuditWriter,
   type AutonomyLevel,
   AutonomyLevel as AutonomySchema,
   type Continuation,
   continueGovernedRun,
+  loadGovernedApp,
+  loadGrant,
+  loadRunDocument,
+  runtimeDb,
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { OutputOptions } from "../output.js";
@@ -107,6 +113,30 @@ export function continuationJson(run: Continuation): Record<string, unknown> {
         message: run.message,
         error: run.error ?? null,
       };
+}
+
+/**
+ * Before an operator's decision on approval `id`: loads what continuing its run will need (the
+ * application module it recorded, or its IR document) and checks an answer against the
+ * document's state, so that a module that cannot be loaded or a bad answer is refused BEFORE
+ * anything is decided, not after.
+ */
+export async function prepareContinuation(
+  store: Store,
+  approval: Approval,
+  answer: unknown,
+): Promise<void> {
+  const runId = approval.refs.task_id;
+  if (runId === null || approval.status !== "pending") return;
+  const grant = await loadGrant(runtimeDb(store), runId);
+  if (grant?.app) {
+    await loadGovernedApp(grant.app, store);
+    return;
+  }
+  if (approval.what.kind !== "interrupt") return;
+  const { compiled } = await loadRunDocument(store, runId);
+  const problems = compiled.checkInput(answer ?? {}, "The answer");
+  if (problems.length > 0) throw new IrValidationError("The answer", problems);
 }
 
 /**

@@ -1,6 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BaseCheckpointSaver } from "../../checkpoint/base/index.js";
-import { Annotation, Command, END, type RunConfig, START, StateGraph } from "../../graph/index.js";
+import {
+  Annotation,
+  Command,
+  END,
+  isGraphInterrupt,
+  type RunConfig,
+  START,
+  StateGraph,
+} from "../../graph/index.js";
 import type { RuleEngine } from "../../rules/index.js";
 import { timeoutMillis } from "../duration.js";
 import { IrValidationError } from "../errors.js";
@@ -12,6 +20,7 @@ import { validateDocument } from "../validate.js";
 import { arrivals, type GraphState } from "./arrival.js";
 import { engineFor, keep, prepareEngine, release, setStateFields } from "./engine-state.js";
 import { type Mirror, mirrorState } from "./facts.js";
+import { type FiredRule, type IrGovernance, refuseToolCalls } from "./governance.js";
 import { type IrNode, type NodeFactory, resolveNodes } from "./node-kinds.js";
 import { mountPacks, type PackSource } from "./packs.js";
 import { type BranchResult, resolveJoin } from "./parallel.js";
@@ -38,6 +47,13 @@ export interface CompileDocumentOptions {
   /** Where `module/path:Export` node kinds are resolved from (the document's folder). */
   baseDir?: string;
   checkpointer?: BaseCheckpointSaver;
+  /**
+   * What governs the document's runs (the governed runtime of `keel/runtime`): each node
+   * execution is a step whose tool calls pass the gates and the ledger, every transition and rule
+   * firing is audited, and an interrupt asks a person through an Approval. Without it runs are
+   * ungoverned (library use, tests), and a node's tool call is refused.
+   */
+  governance?: IrGovernance;
 }
 
 const JOIN = "__ir_join__";
@@ -87,7 +103,7 @@ export async function compileDocument(
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
   const shape = state.shape;
-  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash);
+  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance);
   return {
     graph: graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     graphHash: hash,
@@ -103,6 +119,7 @@ function buildGraph(
   impls: Map<string, IrNode>,
   packs: string[],
   hash: string,
+  governance: IrGovernance | undefined,
 ) {
   const spec: Record<string, ReturnType<typeof Annotation>> = {};
   for (const field of shape.fields) spec[field] = Annotation<unknown>();
@@ -137,15 +154,46 @@ function buildGraph(
     doc.parallel.filter((b) => b.targets[0] !== undefined).map((b) => [b.targets[0] as string, b]),
   );
   const { arrive, fanOut } = arrivals({ order, indexOf, blocks, userState });
+  // A node's own code: a governed step (tool calls through gates and ledger) when governed.
+  const execute = async (
+    impl: IrNode,
+    node: IRDocument["nodes"][number],
+    current: Record<string, unknown>,
+    config: RunConfig,
+  ): Promise<Record<string, unknown>> => {
+    const own = governance
+      ? await governance.node(
+          node,
+          current,
+          async (call) => impl(current, { node, config, call }),
+          config,
+        )
+      : await impl(current, { node, config, call: refuseToolCalls });
+    return (own ?? {}) as Record<string, unknown>;
+  };
+  // Every transition (and the rules that decided it) is audited when governed.
+  const observed = async (
+    command: Command,
+    config: RunConfig,
+    fired: readonly FiredRule[] = [],
+  ): Promise<Command> => {
+    if (!governance?.transitions) return command;
+    const update = command.update as { __ir_transitions?: Transition[] } | undefined;
+    await governance.transitions(update?.__ir_transitions ?? [], fired, config);
+    return command;
+  };
 
+  // `fired` receives the rules that fired (what the audit records beside the transition).
   const route = async (
     from: string,
     state: GraphState,
     update: Record<string, unknown>,
     engine: RuleEngine,
     mirror: Mirror,
+    fired: FiredRule[],
   ): Promise<Command> => {
     const decision = runRules(engine);
+    if (decision.fired) fired.push(...decision.fired);
     const ir = (pending: IrRunState["pending"] = null): IrRunState => ({
       graph_hash: state.__ir.graph_hash,
       rules: keep(engine),
@@ -207,7 +255,7 @@ function buildGraph(
       let joined: Record<string, unknown> = {};
       if (state.__ir_results.length > 0) joined = resolveJoin(state.__ir_results, shape);
       const current = { ...userState(state), ...joined };
-      const own = ((await impl(current, { node, config })) ?? {}) as Record<string, unknown>;
+      const own = await execute(impl, node, current, config);
       assertStateUpdate(shape, own, `node "${node.id}"`);
       const update = {
         ...joined,
@@ -216,13 +264,16 @@ function buildGraph(
       };
       if (node.kind === "halt") {
         release(doc, state.__ir.rules);
-        return new Command({
-          update: {
-            ...update,
-            __ir_transitions: [{ from: node.id, to: END, rule: null, reason: "halt node" }],
-          },
-          goto: END,
-        });
+        return observed(
+          new Command({
+            update: {
+              ...update,
+              __ir_transitions: [{ from: node.id, to: END, rule: null, reason: "halt node" }],
+            },
+            goto: END,
+          }),
+          config,
+        );
       }
       const engine = engineFor(doc, packs, state.__ir.rules);
       const mirror = mirrorState(
@@ -233,12 +284,13 @@ function buildGraph(
         node.id,
         factStyleOf(doc),
       );
-      const command = await route(node.id, state, update, engine, mirror);
+      const fired: FiredRule[] = [];
+      const command = await route(node.id, state, update, engine, mirror, fired);
       // A run that ends here hands its engine back for the next run of this document.
       if (command.goto.includes(END)) {
         release(doc, (command.update as { __ir?: IrRunState } | undefined)?.__ir?.rules ?? null);
       }
-      return command;
+      return observed(command, config, fired);
     });
   }
 
@@ -247,13 +299,12 @@ function buildGraph(
     const node = specs.get(id) as IRDocument["nodes"][number];
     let result: BranchResult;
     try {
-      const own = ((await impl(userState(state), { node, config })) ?? {}) as Record<
-        string,
-        unknown
-      >;
+      const own = await execute(impl, node, userState(state), config);
       assertStateUpdate(shape, own, `node "${id}"`);
       result = { target: id, ok: true, update: own, finishedAt: performance.now() };
     } catch (error) {
+      // A branch paused for a person (an approval of its tool call) pauses the run, not fails.
+      if (isGraphInterrupt(error)) throw error;
       result = {
         target: id,
         ok: false,
@@ -263,7 +314,7 @@ function buildGraph(
     }
     // A join naming no node (allowed on top-level blocks, with a warning) ends the block.
     const join = branch.join === "" || !position.has(branch.join) ? JOIN : branch.join;
-    return new Command({
+    const command = new Command({
       update: {
         __ir_results: [{ ...result, strategy: branch.strategy, after: branch.after }],
         __ir_transitions: [
@@ -277,12 +328,13 @@ function buildGraph(
       },
       goto: join,
     });
+    return observed(command, config);
   };
 
-  graph.addNode(JOIN, (raw: unknown) => {
+  graph.addNode(JOIN, (raw: unknown, config: RunConfig) => {
     const state = raw as GraphState;
     const joined = resolveJoin(state.__ir_results, shape);
-    return arrive({
+    const command = arrive({
       from: JOIN,
       to: state.__ir_results[0]?.after ?? END,
       rule: null,
@@ -291,17 +343,18 @@ function buildGraph(
       update: { ...joined, __ir_results: [] },
       ir: state.__ir,
     });
+    return observed(command, config);
   });
 
-  graph.addNode(WAIT, waitNode(shape, after, arrive));
+  graph.addNode(WAIT, waitNode(shape, after, arrive, governance, observed));
 
   const first = order[0] ?? END;
   if (blocks.has(first)) {
     // The first node opens a parallel block: an entry step fans out (the input checked first).
-    graph.addNode(ENTRY, (raw: unknown) => {
+    graph.addNode(ENTRY, (raw: unknown, config: RunConfig) => {
       const state = raw as GraphState;
       assertStateUpdate(shape, userState(state), "the run's input");
-      return arrive({
+      const command = arrive({
         from: START,
         to: first,
         rule: null,
@@ -310,6 +363,7 @@ function buildGraph(
         update: {},
         ir: state.__ir,
       });
+      return observed(command, config);
     });
     graph.addEdge(START, ENTRY);
   } else {

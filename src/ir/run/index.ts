@@ -3,6 +3,13 @@ export {
   type CompiledDocument,
   compileDocument,
 } from "./compile.js";
+export type {
+  FiredRule,
+  IrGovernance,
+  IrWait,
+  IrWaitDecision,
+  ToolCaller,
+} from "./governance.js";
 export {
   BUILTIN_NODE_KINDS,
   type IrNode,

@@ -6,12 +6,18 @@ import type { RunConfig } from "../../graph/index.js";
 import type { IRDocument, NodeSpec } from "../models/index.js";
 import { hintFor, type Problem, renderActual } from "../problems.js";
 import { USER_CODE_KIND } from "../references.js";
+import type { ToolCaller } from "./governance.js";
 import type { StateClasses } from "./state.js";
 
 /** What a node implementation gets besides the state. */
 export interface NodeContext {
   node: NodeSpec;
   config: RunConfig;
+  /**
+   * Calls a tool the document names (`tools`), through the gates and the ledger of the governed
+   * run; outside one it refuses.
+   */
+  call: ToolCaller;
 }
 
 /**

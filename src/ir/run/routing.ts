@@ -26,6 +26,8 @@ export interface Decision {
   overridden: Overridden[];
   /** The `assert` and `retract` actions of every firing, with the rule they come from. */
   effects: { rule: string; action: Extract<Action, { kind: "assert" } | { kind: "retract" }> }[];
+  /** Every firing of the step, in order, with its actions (what a governed run audits). */
+  fired?: { rule: string; actions: readonly unknown[] }[];
 }
 
 /**

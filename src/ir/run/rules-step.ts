@@ -9,10 +9,12 @@ const MAX_ROUNDS = 100;
 
 /** Runs the engine to quiescence, applying `assert`/`retract` effects as they come. */
 export function runRules(engine: RuleEngine): Decision {
-  const total: Decision = { overridden: [], effects: [] };
+  const total: Decision = { overridden: [], effects: [], fired: [] };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const firings = withQueuedActions(engine, engine.run());
     if (firings.length === 0) break;
+    for (const firing of firings)
+      total.fired?.push({ rule: firing.rule, actions: firing.actions ?? [] });
     const decision = decide(firings);
     if (!total.winner && decision.winner) total.winner = decision.winner;
     else if (decision.winner) total.overridden.push(decision.winner);

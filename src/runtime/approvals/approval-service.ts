@@ -32,6 +32,8 @@ export interface ApprovalRequest {
   gateKey?: string | null;
   /** The ledger's `request_hash` of the gated call: the approval allows exactly this request. */
   requestHash?: string | null;
+  /** The instruction stored as `how_to_approve`, when the service's default does not fit. */
+  howToApprove?: string;
 }
 
 /** A person's decision. */
@@ -41,6 +43,11 @@ export interface ApprovalDecisionInput {
   reason?: string | null;
   /** The capabilities the decider holds. */
   capabilities?: readonly string[];
+  /**
+   * What the decider answers, for an approval that stands for a question (an IR interrupt): the
+   * state update the run continues with. Stored with the decision (`answerOf`).
+   */
+  answer?: unknown;
 }
 
 /** What an ApprovalService needs. */
@@ -112,7 +119,9 @@ export class ApprovalService {
       autonomy_level: autonomyToDb(request.autonomyLevel),
       what_json: canonicalJson(request.what),
       why: request.why,
-      how_to_approve: this.#howToApprove(id, request.requiredCapability ?? null),
+      how_to_approve:
+        request.howToApprove?.replaceAll("<approval_id>", id) ??
+        this.#howToApprove(id, request.requiredCapability ?? null),
       required_capability: request.requiredCapability ?? null,
       decided_by: null,
       decided_at: null,
@@ -180,6 +189,14 @@ export class ApprovalService {
       .limit(options.limit ?? 100)
       .execute();
     return rows.map(approvalFromRow);
+  }
+
+  /** The answer recorded with an approval's decision (`decision.answer`), or undefined. */
+  async answerOf(id: string): Promise<unknown> {
+    const row = await this.#current(id);
+    return row.answer_json === null || row.answer_json === undefined
+      ? undefined
+      : (JSON.parse(row.answer_json) as unknown);
   }
 
   /** Approves: the gated action may run. */
@@ -279,7 +296,13 @@ export class ApprovalService {
       throw new KeelError(
         "APPROVAL_ALREADY_DECIDED",
         `Approval ${id} was already ${row.status} by ${row.decided_by ?? "someone"} at ${row.decided_at === null ? "an unknown time" : isoFromMs(Number(row.decided_at))}; it cannot be ${to === "approved" ? "approved" : "denied"} now.`,
-        { details: { approvalId: id, status: row.status, decidedBy: row.decided_by } },
+        {
+          details: { approvalId: id, status: row.status, decidedBy: row.decided_by },
+          hint:
+            row.task_id === null
+              ? "Nothing is left to decide."
+              : `If its run did not continue, continue it with: keel runs resume ${row.task_id}`,
+        },
       );
     }
     const required = row.required_capability;
@@ -307,6 +330,9 @@ export class ApprovalService {
             decided_at: now,
             decision_reason: decision.reason ?? null,
             decision_capability: required,
+            ...(decision.answer === undefined
+              ? {}
+              : { answer_json: canonicalJson(decision.answer) }),
           })
           .where("id", "=", id)
           .where("status", "=", "pending")

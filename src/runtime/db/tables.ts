@@ -136,6 +136,8 @@ export interface ApprovalsTable {
   gate_key?: string | null;
   /** The gated call's request hash (`009_runtime_approval_requests.sql`): what was approved. */
   request_hash?: string | null;
+  /** The answer the decider gave an IR interrupt (`021_trust.sql`), JSON text; null otherwise. */
+  answer_json?: string | null;
 }
 
 export interface StepsTable {

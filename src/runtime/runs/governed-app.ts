@@ -3,6 +3,7 @@ import type { Store } from "../../store/index.js";
 import type { AutonomyLevel, RiskLevel } from "../contracts/enums.js";
 import type { MessageEvent } from "../contracts/message-event.js";
 import { runtimeDb } from "../db/tables.js";
+import { loadRunDocument } from "../documents/governed-documents.js";
 import { Router } from "../routing/router.js";
 import type { RoutingConfigInput } from "../routing/routing-config.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
@@ -53,7 +54,7 @@ export interface LoadedGovernedApp {
 export async function loadGovernedApp(module: string, store: Store): Promise<LoadedGovernedApp> {
   let exported: Record<string, unknown>;
   try {
-    exported = (await import(module)) as Record<string, unknown>;
+    exported = await importApp(module);
   } catch (cause) {
     throw new KeelError("APP_MODULE_INVALID", `Cannot import the application module ${module}.`, {
       cause,
@@ -71,6 +72,34 @@ export async function loadGovernedApp(module: string, store: Store): Promise<Loa
   const app = (await (factory as GovernedAppFactory)({ store })) as GovernedApp;
   const runtime = new GovernedRuntime({ ...app.runtime, store, tools: app.tools });
   return { runtime, graph: app.graph(runtime) };
+}
+
+/** The runtime and graph of a governed IR document run (the document it recorded). */
+async function documentApp(store: Store, runId: string): Promise<LoadedGovernedApp> {
+  const { runtime, compiled } = await loadRunDocument(store, runId);
+  return { runtime, graph: compiled.graph };
+}
+
+/**
+ * Imports an application module. A TypeScript module (`.ts`, `.mts`, `.cts`) that this process
+ * cannot import on its own (the built `keel` bin runs without a TypeScript loader) is imported
+ * through tsx when it is installed; otherwise the import's error stands.
+ */
+async function importApp(module: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(module)) as Record<string, unknown>;
+  } catch (error) {
+    if (!/\.[mc]?ts$/.test(module)) throw error;
+    // A variable specifier: tsx is an optional helper, not a dependency of the package.
+    const api = "tsx/esm/api";
+    let tsx: { tsImport(specifier: string, parent: string): Promise<Record<string, unknown>> };
+    try {
+      tsx = (await import(api)) as typeof tsx;
+    } catch {
+      throw error;
+    }
+    return tsx.tsImport(module, import.meta.url);
+  }
 }
 
 /** What continuing a governed run came to, for an operator. */
@@ -101,7 +130,17 @@ export async function continueGovernedRun(store: Store, runId: string): Promise<
       message: `Run ${runId} is not a governed run.`,
     };
   }
-  if (grant.app === null) {
+  const loaded =
+    grant.app !== null
+      ? await loadGovernedApp(grant.app, store)
+      : await documentApp(store, runId).catch((error: unknown) => {
+          // No recorded document (as opposed to a document file that went missing).
+          const keel = toKeelError(error);
+          const details = keel.details as { runId?: string } | undefined;
+          if (keel.code === "NOT_FOUND" && details?.runId === runId) return null;
+          throw error;
+        });
+  if (loaded === null) {
     return {
       continued: false,
       reason: "no-app",
@@ -109,7 +148,7 @@ export async function continueGovernedRun(store: Store, runId: string): Promise<
       message: `Run ${runId} recorded no application module; the process that started it must resume it (GovernedRuntime.resume).`,
     };
   }
-  const { runtime, graph } = await loadGovernedApp(grant.app, store);
+  const { runtime, graph } = loaded;
   const run = await runtime.runs.get(runId);
   if (run.status !== "paused") {
     return {

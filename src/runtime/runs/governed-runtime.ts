@@ -101,6 +101,13 @@ export interface StartGovernedRun {
    * resume|replay`), e.g. `import.meta.url` of the module that builds the graph.
    */
   app?: string;
+  /** The thread to run on (default: a new one). */
+  threadId?: string;
+  /**
+   * Called once the run is recorded and before it executes: what must be stored with the run
+   * for it to be continued elsewhere (an IR run's document) is stored here.
+   */
+  onCreated?: (run: RunRecord) => Promise<void>;
 }
 
 /** Where a governed run stands after `start` or `resume`. */
@@ -229,6 +236,7 @@ export class GovernedRuntime {
       autonomyLevelAtStart: options.autonomy,
       graphId: options.graphId,
       labels: options.labels,
+      ...(options.threadId !== undefined ? { threadId: options.threadId } : {}),
     });
     const grant: RunGrant = {
       runId: run.id,
@@ -252,7 +260,27 @@ export class GovernedRuntime {
       summary: `run ${run.id} created at autonomy ${grant.autonomy} (risk ${grant.risk})${grant.handler ? ` for ${grant.handler}` : ""}`,
       outcome: "info",
     });
+    await options.onCreated?.(run);
     return this.#execute(run, grant, options.graph, options.input, undefined);
+  }
+
+  /**
+   * Retries a failed run from its last checkpoint (from its input when it has none), on
+   * purpose: the run goes `failed → running`, audited `task.retried`. For runs whose failure a
+   * fix can cure (an IR document's rule that ran away, a store that was down); a denial or an
+   * expiry is not undone by it, since the step that met it meets it again.
+   */
+  async retry(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
+    const run = await this.runs.get(runId);
+    const grant = await this.grantOf(runId);
+    if (run.status !== "failed") {
+      throw new KeelError("RUN_INVALID_TRANSITION", `Run ${runId} is ${run.status}, not failed.`, {
+        details: { runId, from: run.status, to: "running" },
+        hint: `Continue it with: keel runs resume ${runId}`,
+      });
+    }
+    const saved = await this.checkpointer.getTuple({ configurable: { thread_id: run.threadId } });
+    return this.#execute(run, grant, graph, saved ? null : grant.input, undefined, true);
   }
 
   /**
@@ -456,6 +484,7 @@ export class GovernedRuntime {
     graph: GovernedGraph,
     input: unknown,
     replay: ReplaySource | undefined,
+    retry = false,
   ): Promise<GovernedRunResult> {
     const context: RunContext = {
       grant,
@@ -472,11 +501,14 @@ export class GovernedRuntime {
       replay,
     };
     // Each status change is committed with its task.* audit event (TaskRecords.write).
-    const outcome = await this.runs.execute(run.id, (config) =>
-      graph.invoke(input, {
-        ...config,
-        configurable: { ...config.configurable, [GOVERNANCE_KEY]: context },
-      }),
+    const outcome = await this.runs.execute(
+      run.id,
+      (config) =>
+        graph.invoke(input, {
+          ...config,
+          configurable: { ...config.configurable, [GOVERNANCE_KEY]: context },
+        }),
+      { retry },
     );
     const waitingFor = pausesOf(outcome.result);
     return {
