@@ -101,6 +101,14 @@ export const ERROR_CODES = {
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
+  // catalog (src/catalog): scans, browse verbs, extensions
+  CATALOG_EXTENSION_INVALID: { exit: 2, http: 400 },
+  CATALOG_ROOT_INVALID: { exit: 2, http: 400 },
+  CATALOG_SCAN_FAILED: { exit: 2, http: 500 },
+  CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
+  CATALOG_DUMP_INVALID: { exit: 2, http: 400 },
+  CATALOG_FORMAT_UNKNOWN: { exit: 2, http: 400 },
+  CATALOG_QUERY_INVALID: { exit: 2, http: 400 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

@@ -1,6 +1,7 @@
 import type { CliModule } from "../command.js";
 import { approvalsCommands } from "./approvals.js";
 import { auditCommands } from "./audit.js";
+import { catalogScanCommands } from "./catalog-scan.js";
 import { configCommands } from "./config.js";
 import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CliModule[] = [
   dbCommands,
   configCommands,
   doctorCommands,
+  catalogScanCommands,
 ];
