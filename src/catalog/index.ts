@@ -19,13 +19,18 @@ export type {
   Rule,
   RuleContext,
 } from "./extensions.js";
+export { type Finding, listFindings } from "./findings.js";
 export { frontmatterSchema } from "./frontmatter/schemas.js";
 export { type SplitFile, splitFrontmatter } from "./frontmatter/split.js";
 export { type FrontmatterProblem, validateFrontmatter } from "./frontmatter/validate.js";
 export { DEFAULT_IGNORES, IGNORE_FILES } from "./fs/ignore-filter.js";
 export { DEFAULT_MAX_FILE_BYTES } from "./fs/read-file.js";
+export { renderMarkdown } from "./markdown.js";
 export * from "./model.js";
+export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
+export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
+export { diagramOf } from "./render.js";
 export type { ScanTimings } from "./scan/phases.js";
 export type { PriorScan } from "./scan/prior.js";
 export { runScan, type ScanMode, type ScanOptions, type ScanOutcome } from "./scan/run-scan.js";

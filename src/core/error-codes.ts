@@ -109,6 +109,8 @@ export const ERROR_CODES = {
   CATALOG_DUMP_INVALID: { exit: 2, http: 400 },
   CATALOG_FORMAT_UNKNOWN: { exit: 2, http: 400 },
   CATALOG_QUERY_INVALID: { exit: 2, http: 400 },
+  CATALOG_NOT_SCANNED: { exit: 2, http: 409 },
+  CATALOG_ORPHAN_NOT_FOUND: { exit: 5, http: 404 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

@@ -113,19 +113,26 @@ export async function invokeInProcess(
   return { exitCode: run.exitCode, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** Runs the verb as a child process, as the spec's runner does: `sm <verb> …` from source. */
-export function invokeChild(testCase: ConformanceCase, scope: string, bin = "sm"): Invocation {
+/**
+ * Runs the verb as a child process, as the spec's runner does with `sm <verb> …`: the package's
+ * bin (bin/keel.js, which `sm` and `skill-map` name too) running the build in dist/.
+ */
+export function invokeChild(testCase: ConformanceCase, scope: string): Invocation {
+  if (!existsSync(join(REPO, "dist/cli/commands/catalog-scan.js"))) {
+    throw new Error("dist/ has no catalog: run `npm run build` (npm install runs it).");
+  }
   const env: Record<string, string | undefined> = {
     ...process.env,
     NO_COLOR: "1",
     ...caseEnv(testCase),
   };
-  for (const key of Object.keys(env)) if (key.startsWith("KEEL_")) delete env[key];
-  const result = spawnSync(
-    join(REPO, "node_modules/.bin/tsx"),
-    [join(REPO, "src/cli/run.ts"), ...caseArgs(testCase)],
-    { cwd: scope, encoding: "utf8", env: { ...env, KEEL_BIN_NAME: bin } },
-  );
+  for (const key of Object.keys(env))
+    if (key.startsWith("KEEL_") || key.startsWith("SKILL_MAP_DB")) delete env[key];
+  const result = spawnSync(process.execPath, [join(REPO, "bin/keel.js"), ...caseArgs(testCase)], {
+    cwd: scope,
+    encoding: "utf8",
+    env: { ...env, ...caseEnv(testCase) },
+  });
   return { exitCode: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -8,6 +8,8 @@ export interface PriorScan {
   readonly stamps: ReadonlyMap<string, FileStamp>;
   readonly links: readonly CatalogLink[];
   readonly issues: readonly CatalogIssue[];
+  /** When the prior scan started (Unix ms); stamps this close to it are not trusted. */
+  readonly scannedAt: number;
   /** What the scan ran (extensions and settings); a different one makes every node stale. */
   readonly settingsHash: string | null;
 }

@@ -21,6 +21,9 @@ import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 
+/** How close to a scan's start a file's modification time must not be for its stamp to be trusted. */
+const RACY_MS = 2000;
+
 /** Which files a scan reads. */
 export type ScanMode =
   | { readonly kind: "full" }
@@ -188,6 +191,9 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
         stamp &&
         priorStamp &&
         stamp.modifiedAt === priorStamp.modifiedAt &&
+        // A file modified within RACY_MS of the prior scan's start may have changed again in
+        // the same clock tick after it was read (git's "racily clean" case): read it again.
+        stamp.modifiedAt < (prior?.scannedAt ?? 0) - RACY_MS &&
         stamp.size === priorStamp.size &&
         priorNode.kind === kind &&
         priorNode.adapter === adapterId

@@ -67,6 +67,7 @@ export async function loadPriorScan(store: Store): Promise<PriorScan | null> {
     stamps,
     links: result.links,
     issues: result.issues,
+    scannedAt: result.scannedAt,
     settingsHash: meta?.settings_hash ?? null,
   };
 }

@@ -1,15 +1,20 @@
 import type { CliModule } from "../command.js";
 import { approvalsCommands } from "./approvals.js";
 import { auditCommands } from "./audit.js";
+import { catalogBrowseCommands } from "./catalog-browse.js";
+import { catalogGraphCommands } from "./catalog-graph.js";
+import { catalogOrphansCommands } from "./catalog-orphans.js";
 import { catalogScanCommands } from "./catalog-scan.js";
 import { configCommands } from "./config.js";
 import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
+import { helpCommands } from "./help.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
 import { ledgerCommands } from "./ledger.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
+import { versionCommands } from "./version.js";
 
 /**
  * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
@@ -26,4 +31,9 @@ export const COMMANDS: readonly CliModule[] = [
   configCommands,
   doctorCommands,
   catalogScanCommands,
+  catalogBrowseCommands,
+  catalogGraphCommands,
+  catalogOrphansCommands,
+  versionCommands,
+  helpCommands,
 ];
