@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { compareCodePoints, KeelError, VERSION } from "../../core/index.js";
 import type { Detector, FrontmatterDiagnostic, Rule } from "../extensions.js";
@@ -12,6 +13,7 @@ import {
   type CatalogIssue,
   type CatalogLink,
   type CatalogNode,
+  NODE_KINDS,
   type ScanResult,
 } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
@@ -92,10 +94,23 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const detectors = registry.detectors();
   const diagnostic = options.onDiagnostic ?? (() => {});
 
+  if (!isDirectory(options.root)) {
+    throw new KeelError(
+      "CATALOG_ROOT_INVALID",
+      `The scope root ${options.root} does not exist or is not a folder.`,
+      {
+        hint: "Run the command in the project folder, or pass -g for the global scope.",
+        details: { root: options.root },
+      },
+    );
+  }
   const files = clock.measure("walk", () => {
     if (mode.kind === "node") {
       const paths = new Set(options.prior ? options.prior.nodes.keys() : []);
-      paths.add(mode.path);
+      // A node deleted since the prior scan leaves the graph; a path never seen is an error.
+      if (existsSync(join(options.root, mode.path))) paths.add(mode.path);
+      else if (paths.has(mode.path)) paths.delete(mode.path);
+      else throw nodeNotFound(mode.path, options.root);
       return {
         files: [...paths]
           .sort(compareCodePoints)
@@ -178,6 +193,13 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
       skipped += 1;
       continue;
     }
+    if (!(NODE_KINDS as readonly string[]).includes(kind)) {
+      diagnostic(
+        `adapter ${adapterId} classified ${file.path} as "${kind}", which is not a node kind; skipped`,
+      );
+      skipped += 1;
+      continue;
+    }
     const priorNode = prior?.nodes.get(file.path);
     if (priorNode && mode.kind !== "full") {
       if (mode.kind === "node" && file.path !== mode.path) {
@@ -257,18 +279,13 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   for (const problem of files.problems) {
     kernelIssues.push(unreadable(problem.path, problem.reason, problem.message));
   }
-  if (mode.kind === "node" && !nodes.some((n) => n.path === mode.path)) {
-    const unreadableHere = kernelIssues.find((i) => i.nodeIds[0] === mode.path);
-    if (!unreadableHere) {
-      throw new KeelError(
-        "CATALOG_NODE_NOT_FOUND",
-        `${mode.path} is not a file any adapter claims under ${options.root}.`,
-        {
-          hint: "Give the node's path relative to the scope root (as `keel list` prints it).",
-          details: { path: mode.path },
-        },
-      );
-    }
+  if (
+    mode.kind === "node" &&
+    existsSync(join(options.root, mode.path)) &&
+    !nodes.some((n) => n.path === mode.path) &&
+    !kernelIssues.some((i) => i.nodeIds[0] === mode.path)
+  ) {
+    throw nodeNotFound(mode.path, options.root);
   }
   if (mode.kind === "node" && prior) {
     // Files that could not be read last time stay reported until a full scan looks again.
@@ -308,6 +325,25 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     },
   };
   return { result, stamps, timings: clock.timings, reused, settingsHash };
+}
+
+function nodeNotFound(path: string, root: string): KeelError {
+  return new KeelError(
+    "CATALOG_NODE_NOT_FOUND",
+    `${path} is not a file any adapter claims under ${root}.`,
+    {
+      hint: "Give the node's path relative to the scope root (as `keel list` prints it).",
+      details: { path },
+    },
+  );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 // A detector's links: external ones counted, the rest checked against what it declared.
