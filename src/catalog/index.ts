@@ -35,6 +35,6 @@ export type { ScanTimings } from "./scan/phases.js";
 export type { PriorScan } from "./scan/prior.js";
 export { runScan, type ScanMode, type ScanOptions, type ScanOutcome } from "./scan/run-scan.js";
 export { type ScanScopeOptions, scanScope } from "./scan-scope.js";
-export { loadPriorScan, loadScan } from "./store/load.js";
+export { loadIssues, loadPriorScan, loadScan } from "./store/load.js";
 export { persistScan } from "./store/persist.js";
 export { normalizeTrigger } from "./trigger.js";

@@ -1,6 +1,6 @@
 import type { Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
-import type { CatalogNode, ScanResult } from "../model.js";
+import type { CatalogIssue, CatalogNode, ScanResult } from "../model.js";
 import type { PriorScan } from "../scan/prior.js";
 import { rowIssue, rowLink, rowNode } from "./rows.js";
 
@@ -70,4 +70,16 @@ export async function loadPriorScan(store: Store): Promise<PriorScan | null> {
     scannedAt: result.scannedAt,
     settingsHash: meta?.settings_hash ?? null,
   };
+}
+
+/** Only the stored issues (what `keel check` prints), or null when never scanned. */
+export async function loadIssues(store: Store): Promise<CatalogIssue[] | null> {
+  const meta = await store.kysely
+    .selectFrom("scan_results")
+    .select("id")
+    .where("id", "=", 1)
+    .executeTakeFirst();
+  if (!meta) return null;
+  const rows = await store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute();
+  return rows.map(rowIssue);
 }

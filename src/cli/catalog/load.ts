@@ -1,4 +1,4 @@
-import { loadScan, type ScanResult } from "../../catalog/index.js";
+import { type CatalogIssue, loadIssues, loadScan, type ScanResult } from "../../catalog/index.js";
 import { KeelError } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 
@@ -11,4 +11,15 @@ export async function requireScan(store: Store): Promise<ScanResult> {
     });
   }
   return scan;
+}
+
+/** The stored issues alone (no nodes or links read), or CATALOG_NOT_SCANNED. */
+export async function requireIssues(store: Store): Promise<CatalogIssue[]> {
+  const issues = await loadIssues(store);
+  if (!issues) {
+    throw new KeelError("CATALOG_NOT_SCANNED", "This scope has not been scanned yet.", {
+      hint: "Run `keel scan` first.",
+    });
+  }
+  return issues;
 }

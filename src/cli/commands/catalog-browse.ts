@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { type CatalogNode, listFindings, NODE_KINDS } from "../../catalog/index.js";
 import { compareCodePoints, KeelError } from "../../core/index.js";
 import { withStore } from "../catalog/context.js";
-import { requireScan } from "../catalog/load.js";
+import { requireIssues, requireScan } from "../catalog/load.js";
 import { issuesExitCode, issuesTable } from "../catalog/print.js";
 import type { CliModule } from "../command.js";
 import { declareExitCodes } from "../exit-codes.js";
@@ -182,7 +182,7 @@ export const catalogBrowseCommands: CliModule = {
     ).action(async (raw: StoreCliOptions) => {
       const flags = outputOptions(raw);
       try {
-        const issues = await withStore(flags, async (store) => (await requireScan(store)).issues);
+        const issues = await withStore(flags, requireIssues);
         printResult(flags, issues, () => issuesTable(issues));
         process.exitCode = issuesExitCode(issues);
       } catch (error) {
