@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { KernelDatabase, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { ScanResult } from "../model.js";
+import { persistScanSqlite } from "./persist-sqlite.js";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
 
 const CHUNK = 400;
@@ -30,6 +31,10 @@ export async function persistScan(
   stamps: ReadonlyMap<string, FileStamp>,
   settingsHash: string,
 ): Promise<void> {
+  if (store.native.dialect === "sqlite") {
+    persistScanSqlite(store.native.database, result, stamps, settingsHash);
+    return;
+  }
   await store.transaction((tx) => writeScan(tx, result, stamps, settingsHash));
 }
 
