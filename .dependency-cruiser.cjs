@@ -4,7 +4,7 @@
  */
 const LAYERS = [
   ["cli", "server", "mcp"],
-  ["jobs", "memory", "catalog"],
+  ["agents", "jobs", "memory", "catalog"],
   ["runtime"],
   ["ir"],
   ["graph", "rules"],

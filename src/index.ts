@@ -6,9 +6,12 @@
 
 export {
   BaseCheckpointSaver,
+  BaseStore,
   type Checkpoint,
   type CheckpointMetadata,
   type CheckpointTuple,
+  InMemoryStore,
+  type Item,
   MemorySaver,
 } from "./checkpoint/base/index.js";
 export { type ErrorCode, isKeelError, KeelError } from "./core/index.js";
@@ -34,12 +37,18 @@ export {
   isInterrupted,
   isSend,
   LastValue,
+  ReducedValue,
+  type Messages,
+  MessagesAnnotation,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
   type RetryPolicy,
   type RunConfig,
   Send,
   START,
   type StateDefinition,
   StateGraph,
+  StateSchema,
   type StateSnapshot,
   type StateType,
   type StreamMode,

@@ -3,11 +3,18 @@ import type { IRDocumentInput } from "../../src/ir/index.js";
 /**
  * A synthetic IR document of `size` nodes shaped like a real one: a chain of echo nodes, a rule
  * per node routing on state, and every few nodes a retry, a parallel fan-out or an interrupt.
+ * At IR 1.1.0 it is written as Stargraph writes documents: `when` mapping sugar over template
+ * facts, each rule's `node_id`, node `config`.
  */
-export function syntheticDocument(size: number): IRDocumentInput {
+export function syntheticDocument(
+  size: number,
+  version: "1.0.0" | "1.1.0" = "1.0.0",
+): IRDocumentInput {
+  const v11 = version === "1.1.0";
   const nodes = Array.from({ length: size }, (_, index) => ({
     id: `step_${index}`,
     kind: index === size - 1 ? "halt" : "echo",
+    ...(v11 ? { config: { label: `Step ${index}` } } : {}),
   }));
   const rules = nodes.slice(0, -1).map((node, index) => {
     const next = `step_${index + 1}`;
@@ -32,6 +39,10 @@ export function syntheticDocument(size: number): IRDocumentInput {
           : index % 10 === 0
             ? [{ kind: "retry" as const, target: node.id, backoff_ms: 100 }]
             : [{ kind: "goto" as const, target: next }];
+    if (v11) {
+      const when = index % 5 === 0 ? { node: node.id, severity: 5 } : { node: node.id };
+      return { id: `rule.${node.id}`, when, then, node_id: node.id };
+    }
     return {
       id: `rule.${node.id}`,
       when: `(node-id ${node.id}) (severity ?s&:(>= ?s ${index % 5}))`,
@@ -39,7 +50,7 @@ export function syntheticDocument(size: number): IRDocumentInput {
     };
   });
   return {
-    ir_version: "1.0.0",
+    ir_version: version,
     id: `graph:synthetic-${size}`,
     nodes,
     rules,

@@ -63,6 +63,7 @@ export const ERROR_CODES = {
   // ir
   IR_INVALID: { exit: 1, http: 422 },
   IR_VERSION_INVALID: { exit: 2, http: 400 },
+  IR_WHEN_INVALID: { exit: 2, http: 400 },
   IR_INVALID_ID: { exit: 2, http: 400 },
   PACK_INCOMPATIBLE: { exit: 2, http: 409 },
   IR_STATE_TYPE: { exit: 2, http: 422 },
@@ -105,12 +106,29 @@ export const ERROR_CODES = {
   CATALOG_EXTENSION_INVALID: { exit: 2, http: 400 },
   CATALOG_ROOT_INVALID: { exit: 2, http: 400 },
   CATALOG_SCAN_FAILED: { exit: 2, http: 500 },
-  CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
   CATALOG_DUMP_INVALID: { exit: 2, http: 400 },
   CATALOG_FORMAT_UNKNOWN: { exit: 2, http: 400 },
   CATALOG_QUERY_INVALID: { exit: 2, http: 400 },
   CATALOG_NOT_SCANNED: { exit: 2, http: 409 },
   CATALOG_ORPHAN_NOT_FOUND: { exit: 5, http: 404 },
+  // jobs (src/jobs): the dispatch lifecycle, actions, runners
+  JOB_NOT_FOUND: { exit: 5, http: 404 },
+  JOB_DUPLICATE: { exit: 3, http: 409 },
+  JOB_NONCE_MISMATCH: { exit: 4, http: 403 },
+  JOB_NOT_RUNNING: { exit: 2, http: 409 },
+  JOB_ALREADY_TERMINAL: { exit: 2, http: 409 },
+  JOB_INVALID_TRANSITION: { exit: 2, http: 409 },
+  JOB_QUEUE_EMPTY: { exit: 1, http: 404 },
+  JOB_REPORT_INVALID: { exit: 2, http: 422 },
+  JOB_FILE_MISSING: { exit: 2, http: 410 },
+  ACTION_NOT_FOUND: { exit: 5, http: 404 },
+  ACTION_MANIFEST_INVALID: { exit: 2, http: 400 },
+  CATALOG_NODE_NOT_FOUND: { exit: 5, http: 404 },
+  STREAM_MODE_UNKNOWN: { exit: 2, http: 400 },
+  STORE_INVALID: { exit: 2, http: 400 },
+  // agents (src/agents, LangChain interop)
+  OPTIONAL_DEPENDENCY_MISSING: { exit: 2, http: 500 },
+  MODEL_ENDPOINT_FAILED: { exit: 2, http: 502 },
 } as const satisfies Record<string, { exit: number; http: number }>;
 
 /** A stable, machine-readable error code. */

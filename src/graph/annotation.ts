@@ -1,3 +1,4 @@
+import { KeelError } from "../core/index.js";
 import {
   type BinaryOperator,
   BinaryOperatorAggregate,
@@ -18,14 +19,34 @@ export interface StateChannel<Value = unknown, Update = Value> {
   readonly hasReducer: boolean;
 }
 
-/** A state schema: key → channel spec. */
-export type StateDefinition = Record<string, StateChannel<unknown, unknown>>;
+/**
+ * `Annotation<T>` passed uncalled, as LangGraph's docs write it: a last-value key. Its type is the
+ * `Annotation` function instantiated at `T`, whose last overload (no arguments) returns the channel.
+ */
+export type UncalledAnnotation<Value = unknown> = () => StateChannel<Value, Value>;
+
+/** A state schema: key → channel spec (or an uncalled `Annotation<T>`). */
+export type StateDefinition = Record<
+  string,
+  StateChannel<unknown, unknown> | UncalledAnnotation<unknown>
+>;
+
+type ChannelOf<C> =
+  C extends StateChannel<infer V, infer U>
+    ? StateChannel<V, U>
+    : C extends () => StateChannel<infer V, infer U>
+      ? StateChannel<V, U>
+      : never;
 
 /** The full state a node reads. */
-export type StateType<SD extends StateDefinition> = { [K in keyof SD]: SD[K]["ValueType"] };
+export type StateType<SD extends StateDefinition> = {
+  [K in keyof SD]: ChannelOf<SD[K]>["ValueType"];
+};
 
 /** The partial state a node returns. */
-export type UpdateType<SD extends StateDefinition> = { [K in keyof SD]?: SD[K]["UpdateType"] };
+export type UpdateType<SD extends StateDefinition> = {
+  [K in keyof SD]?: ChannelOf<SD[K]>["UpdateType"];
+};
 
 /** Options of the reducer form: `Annotation<T>({ reducer, default })`. */
 export interface ReducerOptions<Value, Update> {
@@ -63,7 +84,37 @@ export class AnnotationRoot<SD extends StateDefinition> {
   /** Type only: a node function of this schema. */
   declare Node: NodeFunction<StateType<SD>, UpdateType<SD>>;
 
-  constructor(readonly spec: SD) {}
+  /** Every key as a channel spec (an uncalled `Annotation<T>` becomes `Annotation<T>()`). */
+  readonly spec: Record<string, StateChannel>;
+
+  constructor(spec: SD) {
+    this.spec = toChannels(spec);
+  }
+}
+
+/** Turns a state definition's entries into channel specs; refuses what is neither. */
+export function toChannels(spec: StateDefinition): Record<string, StateChannel> {
+  const out: Record<string, StateChannel> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (isStateChannel(value)) out[key] = value;
+    else if (value === (Annotation as unknown)) out[key] = Annotation();
+    else
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        `State key "${key}" is not an Annotation: write Annotation<T>() or Annotation<T>({ reducer, default }).`,
+        { details: { key } },
+      );
+  }
+  return out;
+}
+
+/** True for a channel spec made by `Annotation(...)` (or any object with `createChannel`). */
+export function isStateChannel(value: unknown): value is StateChannel {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as StateChannel).createChannel === "function"
+  );
 }
 
 function makeChannel<Value, Update>(
@@ -81,7 +132,6 @@ function makeChannel<Value, Update>(
  * Annotation<string[]>((a, b) => a.concat(b));                       // reducer (seed 002 form)
  * Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }); // LangGraph form
  */
-export function Annotation<Value>(): StateChannel<Value, Value>;
 export function Annotation<Value, Update = Value>(
   reducer: BinaryOperator<Value, Update>,
 ): StateChannel<Value, Update>;
@@ -92,6 +142,8 @@ export function Annotation<Value, Update = Value>(
   options: LegacyReducerOptions<Value, Update>,
 ): StateChannel<Value, Update>;
 export function Annotation<Value>(options: DefaultOptions<Value>): StateChannel<Value, Value>;
+// Last, so that the type of an uncalled `Annotation<T>` infers `T` from it (see UncalledAnnotation).
+export function Annotation<Value>(): StateChannel<Value, Value>;
 export function Annotation<Value, Update = Value>(
   arg?:
     | BinaryOperator<Value, Update>

@@ -24,6 +24,8 @@ export interface CommandOptions<Update = Record<string, unknown>, Resume = unkno
  */
 export class Command<Update = Record<string, unknown>, Resume = unknown> {
   readonly lg_name = "Command";
+  /** Tells LangChain's tools to return this as it is, not wrapped in a ToolMessage. */
+  readonly lc_direct_tool_output = true;
   /** Route a subgraph's command to its parent graph. */
   static readonly PARENT = "__parent__";
 

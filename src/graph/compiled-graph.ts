@@ -1,5 +1,6 @@
 import type {
   BaseCheckpointSaver,
+  BaseStore,
   CheckpointConfig,
   CheckpointListOptions,
   CheckpointTuple,
@@ -7,27 +8,33 @@ import type {
 import { KeelError } from "../core/index.js";
 import type { GraphDeclaration } from "./builder/declarations.js";
 import { Command, isCommand } from "./command.js";
-import { END, START } from "./constants.js";
+import { END, INTERRUPT, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
+import { currentScope, type InterruptScope } from "./interrupt.js";
+import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
+import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
+import { messagesStateReducer } from "./messages/messages-reducer.js";
+import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
-import type { RunConfig, StateSnapshot, StreamMode } from "./types.js";
+import { type RunConfig, STREAM_MODES, type StateSnapshot, type StreamMode } from "./types.js";
 
 interface CompiledOptions {
-  checkpointer: BaseCheckpointSaver | undefined;
+  checkpointer: BaseCheckpointSaver | boolean | undefined;
   interruptBefore: string[];
   interruptAfter: string[];
   name: string;
+  store?: BaseStore | undefined;
 }
 
 /** What a parent run hands the subgraph it calls (kept off the user-visible config object). */
 interface ParentLink {
   saver: BaseCheckpointSaver | undefined;
-  task: Task;
+  task: InterruptScope;
 }
 const parentLinks = new WeakMap<RunConfig, ParentLink>();
 
@@ -42,16 +49,31 @@ const parentLinks = new WeakMap<RunConfig, ParentLink>();
 export class CompiledStateGraph<State = Record<string, unknown>, Update = Partial<State>> {
   readonly spec: GraphSpec;
   readonly checkpointer: BaseCheckpointSaver | undefined;
+  /** As a subgraph: `true` keeps its own state across calls, `false` never checkpoints. */
+  private readonly subgraphPersistence: boolean | undefined;
   readonly name: string;
+  /** The long-term store given to `compile`, handed to nodes as `config.store`. */
+  readonly store: BaseStore | undefined;
   private readonly interruptBefore: ReadonlySet<string>;
   private readonly interruptAfter: ReadonlySet<string>;
+  private readonly outputKeys: readonly string[] | undefined;
+  private readonly validateInput: ((input: unknown) => Promise<unknown>) | undefined;
+
+  /** True when a key holds LangChain messages: LangChain is loaded (natively) before each call. */
+  private readonly usesMessages: boolean;
 
   constructor(declaration: GraphDeclaration, options: CompiledOptions) {
     this.spec = buildSpec(declaration);
-    this.checkpointer = options.checkpointer;
+    this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
+    const saver = options.checkpointer;
+    this.checkpointer = typeof saver === "boolean" ? undefined : saver;
+    this.subgraphPersistence = typeof saver === "boolean" ? saver : undefined;
     this.interruptBefore = new Set(options.interruptBefore);
     this.interruptAfter = new Set(options.interruptAfter);
     this.name = options.name;
+    this.outputKeys = declaration.outputKeys;
+    this.store = options.store;
+    this.validateInput = declaration.validateInput;
   }
 
   /** The state keys, in schema order. */
@@ -67,10 +89,14 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
+    if (this.usesMessages) await preloadLangChain();
+    const nested = nestedConfig(config);
+    if (nested)
+      return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
     const loop = this.createLoop(config, {}, undefined);
-    await loop.load(input);
+    await loop.load(await this.checkInput(input));
     const outcome = await loop.run();
-    return loop.output(outcome) as State & { __interrupt__?: Interrupt[] };
+    return this.pickOutput(loop.output(outcome)) as State & { __interrupt__?: Interrupt[] };
   }
 
   /**
@@ -84,6 +110,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   ): Promise<AsyncIterableIterator<unknown>> {
     const modes = config.streamMode ?? "updates";
     const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
+    const unknown = list.filter((mode) => !STREAM_MODES.has(mode));
+    if (unknown.length > 0) {
+      throw new KeelError(
+        "STREAM_MODE_UNKNOWN",
+        `Unknown stream mode ${unknown.map((m) => JSON.stringify(m)).join(", ")}: a stream would never yield it.`,
+        {
+          details: { unknown, supported: [...STREAM_MODES] },
+          hint: `Use one or several of: ${[...STREAM_MODES].join(", ")}.`,
+        },
+      );
+    }
+    if (this.usesMessages || list.includes("messages")) await preloadLangChain();
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -94,13 +132,19 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config = { ...config, signal: stopped.signal };
     const tagged = Array.isArray(modes);
     const hooks: LoopHooks = {};
-    for (const mode of list)
-      hooks[mode] = tagged
+    for (const mode of list) {
+      const push = tagged
         ? (chunk: unknown) => queue.push([mode, chunk])
         : (chunk: unknown) => queue.push(chunk);
+      if (mode === "messages") {
+        hooks.messages = new MessagesStream(push, config.tags);
+        config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+      } else if (mode === "custom") config.writer = push;
+      else hooks[mode] = push;
+    }
     const loop = this.createLoop(config, hooks, undefined);
     (async () => {
-      await loop.load(input);
+      await loop.load(await this.checkInput(input));
       await loop.run();
     })()
       .finally(() => outer?.removeEventListener("abort", forward))
@@ -111,9 +155,30 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     return queue;
   }
 
+  /** A new input checked against the graph's `StateSchema` (when it has one). */
+  private checkInput(input: unknown): unknown {
+    if (!this.validateInput || input === null || input === undefined || isCommand(input))
+      return input;
+    return this.validateInput(input);
+  }
+
+  /**
+   * `invoke`'s result restricted to the output schema's keys (and `__interrupt__`); the values
+   * stream shows the whole state, as LangGraph.js's does.
+   */
+  private pickOutput(state: Record<string, unknown>): Record<string, unknown> {
+    const keys = this.outputKeys;
+    if (!keys) return state;
+    const out: Record<string, unknown> = {};
+    for (const key of keys) if (Object.hasOwn(state, key)) out[key] = state[key];
+    if (Object.hasOwn(state, INTERRUPT)) out[INTERRUPT] = state[INTERRUPT];
+    return out;
+  }
+
   /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
   async getState(config: RunConfig): Promise<StateSnapshot<State>> {
     const saver = this.requireSaver("getState");
+    if (this.usesMessages) await preloadLangChain();
     const tuple = await saver.getTuple(config);
     if (!tuple)
       return {
@@ -134,6 +199,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     options: CheckpointListOptions = {},
   ): AsyncGenerator<StateSnapshot<State>> {
     const saver = this.requireSaver("getStateHistory");
+    if (this.usesMessages) await preloadLangChain();
     // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
     const own = {
       ...config,
@@ -159,6 +225,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     asNode?: string,
   ): Promise<CheckpointConfig> {
     const saver = this.requireSaver("updateState");
+    if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);
     if (tuple) loop.restore(tuple);
@@ -194,8 +261,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
   async runAsSubgraph(input: unknown, config: RunConfig): Promise<Record<string, unknown>> {
+    if (this.usesMessages) await preloadLangChain();
     const link = parentLinks.get(config);
-    const saver = this.checkpointer ?? link?.saver;
+    const saver =
+      this.subgraphPersistence === false ? undefined : (this.checkpointer ?? link?.saver);
+    if (this.subgraphPersistence === false) config = withoutParentSaver(config);
+    else if (this.subgraphPersistence === true) config = ownNamespace(config, link);
     // The parent passes its whole state (or a Send's args); the child takes the keys it has.
     let start: unknown = input;
     if (typeof input === "object" && input !== null && !Array.isArray(input) && !isCommand(input)) {
@@ -208,7 +279,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       // The namespace is unique to the parent task, so an existing checkpoint means this task ran
       // before and paused: continue it, with the resume value the parent received.
       const existing = await saver.getTuple(config);
-      if (existing) {
+      if (
+        existing &&
+        (this.subgraphPersistence !== true || (await this.isPaused(config, existing)))
+      ) {
         const fresh = link?.task.fresh;
         if (link) link.task.fresh = undefined;
         start = fresh ? new Command({ resume: fresh.value }) : null;
@@ -217,9 +291,16 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const loop = this.createLoop(config, {}, saver);
     await loop.load(start);
     const outcome = await loop.run();
-    if (outcome.interrupts && outcome.interrupts.length > 0)
-      throw new GraphInterrupt(outcome.interrupts);
+    // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
+    if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
     return loop.stateView();
+  }
+
+  /** True when the thread's checkpoint has tasks left to run (it paused). */
+  private isPaused(config: RunConfig, tuple: CheckpointTuple): boolean {
+    const loop = this.createLoop(config, {}, this.checkpointer ?? parentLinks.get(config)?.saver);
+    loop.restore(tuple);
+    return loop.nextTasks().length > 0;
   }
 
   private createLoop(
@@ -228,6 +309,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     saverOverride: BaseCheckpointSaver | undefined,
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
+    // After the parent link was read: it is keyed by the config object.
+    if (this.store && config.store === undefined) config = { ...config, store: this.store };
     if (saver && !config.configurable?.thread_id) {
       throw new KeelError(
         "INVALID_ARGUMENT",
@@ -264,6 +347,9 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           configurable: { ...config.configurable, checkpoint_ns: childNs },
         };
         delete child.configurable!.checkpoint_id;
+        // The child's nodes write to the parent's custom stream.
+        const writer = hooks.custom ?? config.writer;
+        if (writer) child.writer = writer;
         parentLinks.set(child, { saver, task });
         return child;
       },
@@ -278,6 +364,53 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     }
     return this.checkpointer;
   }
+}
+
+/**
+ * A graph invoked inside a running node with the node's config (nested invoke) runs as that
+ * task's subgraph, as in LangGraph.js: on the parent's checkpointer, in the task's namespace, and
+ * an `interrupt()` inside it pauses the parent. Undefined for an ordinary call.
+ */
+function nestedConfig(config: RunConfig): RunConfig | undefined {
+  const configurable = config.configurable;
+  if (!configurable || !(CONFIG_KEY_CHECKPOINTER in configurable) || parentLinks.has(config))
+    return undefined;
+  const task = currentScope();
+  if (!task) return undefined;
+  const child: RunConfig = { ...config, configurable: { ...configurable } };
+  delete child.configurable![CONFIG_KEY_CHECKPOINTER];
+  delete child.configurable!.checkpoint_id;
+  parentLinks.set(child, {
+    saver: configurable[CONFIG_KEY_CHECKPOINTER] as BaseCheckpointSaver | undefined,
+    task,
+  });
+  return child;
+}
+
+/** A subgraph's config without the parent's checkpointer (`compile({ checkpointer: false })`). */
+function withoutParentSaver(config: RunConfig): RunConfig {
+  const child: RunConfig = { ...config };
+  const link = parentLinks.get(config);
+  if (link) parentLinks.set(child, { saver: undefined, task: link.task });
+  return child;
+}
+
+/**
+ * `compile({ checkpointer: true })`: the namespace drops the parent task's id (`node:<id>` →
+ * `node`), so every call of the node continues the same subgraph thread.
+ */
+function ownNamespace(config: RunConfig, link: ParentLink | undefined): RunConfig {
+  const ns = config.configurable?.checkpoint_ns ?? "";
+  const segments = ns.split("|");
+  const last = segments.pop() ?? "";
+  const colon = last.indexOf(":");
+  segments.push(colon === -1 ? last : last.slice(0, colon));
+  const child: RunConfig = {
+    ...config,
+    configurable: { ...config.configurable, checkpoint_ns: segments.join("|") },
+  };
+  if (link) parentLinks.set(child, link);
+  return child;
 }
 
 /**

@@ -20,11 +20,14 @@ export type {
   PathMap,
   SubgraphLike,
 } from "./builder/declarations.js";
+export type { RunnableLike } from "./builder/runnable-node.js";
 export {
   type CompileOptions,
   type ConditionalEdgesOptions,
   type GraphNode,
   StateGraph,
+  type StateGraphInit,
+  type StateGraphOptions,
 } from "./builder/state-graph.js";
 export { type BinaryOperator, BinaryOperatorAggregate, LastValue } from "./channels/index.js";
 export { Command, type CommandOptions, isCommand } from "./command.js";
@@ -40,5 +43,13 @@ export {
   isInterrupted,
 } from "./errors.js";
 export { interrupt } from "./interrupt.js";
+export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
+export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
+export {
+  type Messages,
+  MessagesAnnotation,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
+} from "./messages/index.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

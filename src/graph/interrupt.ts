@@ -38,6 +38,11 @@ export function withAsyncScope<T>(scope: InterruptScope, fn: () => T): T {
   return asyncScope.run(scope, fn);
 }
 
+/** The scope of the node running now (the task), if any: a graph invoked inside it links to it. */
+export function currentScope(): InterruptScope | undefined {
+  return syncScope ?? asyncScope.getStore();
+}
+
 /** The stable id of the `index`-th interrupt of a task. */
 export function interruptId(taskId: string, index: number): string {
   return sha256Hex(`${taskId}:${index}`).slice(0, 32);

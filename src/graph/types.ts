@@ -1,4 +1,6 @@
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type {
+  BaseStore,
   CheckpointConfig,
   CheckpointConfigurable,
   CheckpointMetadata,
@@ -7,7 +9,16 @@ import type {
 import type { Interrupt } from "./errors.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
-export type StreamMode = "values" | "updates" | "debug";
+export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
+
+/** The stream modes Keel implements; `stream` refuses any other (LangGraph.js yields nothing). */
+export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
+  "values",
+  "updates",
+  "debug",
+  "messages",
+  "custom",
+]);
 
 /**
  * Per-call options of `invoke`, `stream`, `getState` and `updateState`; shaped like LangGraph's
@@ -30,6 +41,15 @@ export interface RunConfig extends CheckpointConfig {
    * `exit` only when the run ends, fails or pauses. See docs/durability.md.
    */
   durability?: Durability;
+  /**
+   * Set on the config a node receives: sends a chunk to the `"custom"` stream (does nothing when
+   * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
+   */
+  writer?: (chunk: unknown) => void;
+  /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
+  store?: BaseStore;
+  /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
+  callbacks?: Callbacks;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

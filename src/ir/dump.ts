@@ -3,7 +3,8 @@ import type { z } from "zod";
 /**
  * Turns a parsed model into plain JSON data in the model's declaration order, leaving out every
  * field whose value equals its default (Pydantic's `model_dump(mode="json", exclude_defaults=True)`).
- * Discriminators (`kind`) have no default, so they are always written.
+ * An action's `kind` is always written, although IR 1.1.0 gives each variant a default one: it
+ * is the union's discriminator, and a document without it would not load back.
  *
  * It walks the zod schema itself, so models and serialisation cannot drift apart.
  */
@@ -47,7 +48,13 @@ export function fieldsOf(shape: Record<string, SchemaNode>): readonly FieldPlan[
   if (plan === undefined) {
     plan = Object.entries(shape).map(([key, schema]) => {
       const def = schema._zod.def;
-      return { key, schema, hasDefault: def.type === "default", defaultValue: def.defaultValue };
+      const tag = key === "kind" && def.innerType?._zod.def.type === "literal";
+      return {
+        key,
+        schema,
+        hasDefault: def.type === "default" && !tag,
+        defaultValue: def.defaultValue,
+      };
     });
     fieldPlans.set(shape, plan);
   }
@@ -68,7 +75,9 @@ export function unionOption(def: SchemaDef, value: unknown): SchemaNode | undefi
     byTag = new Map();
     // The first option listing a tag wins, as a search in option order would find it.
     for (const option of def.options ?? []) {
-      for (const tag of option._zod.def.shape?.[key]?._zod.def.values ?? []) {
+      const field = option._zod.def.shape?.[key]?._zod.def;
+      const literal = field?.type === "default" ? field.innerType?._zod.def : field;
+      for (const tag of literal?.values ?? []) {
         if (!byTag.has(tag)) byTag.set(tag, option);
       }
     }

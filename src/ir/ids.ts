@@ -91,7 +91,7 @@ export function slug(text: string): string {
   return collapsed.slice(0, SLUG_MAX_LENGTH).replace(/-+$/, "");
 }
 
-/** An item that may lack an id; `name` (or, failing that, the kind) seeds the generated one. */
+/** An item that may lack an id; `name` (or, failing that, its first field) seeds the generated one. */
 export interface Identifiable {
   id?: string | null | undefined;
   name?: string | null | undefined;
@@ -100,17 +100,26 @@ export interface Identifiable {
 /** An item with its id filled in. */
 export type WithId<T> = Omit<T, "id"> & { id: string };
 
-function autogenIds<T extends Identifiable>(items: readonly T[], kind: IdKind): WithId<T>[] {
+function autogenIds<T extends Identifiable>(items: readonly T[]): WithId<T>[] {
   const taken = new Set<string>();
   for (const item of items) if (item.id) taken.add(item.id);
   return items.map((item) => {
     if (item.id) return { ...item, id: item.id };
-    const base = slug(item.name ?? "") || kind;
+    const base = slug(seedText(item));
     let candidate = base;
-    for (let suffix = 2; taken.has(candidate); suffix++) candidate = `${base}-${suffix}`;
+    for (let suffix = 2; candidate === "" || taken.has(candidate); suffix++) {
+      candidate = base === "" ? `item-${suffix}` : `${base}-${suffix}`;
+    }
     taken.add(candidate);
     return { ...item, id: candidate };
   });
+}
+
+/** The text an id is made from: the `name`, else the item's first field (as Stargraph does). */
+function seedText(item: Identifiable): string {
+  if (item.name) return item.name;
+  const first = Object.values(item)[0];
+  return first === undefined || first === null ? "" : String(first);
 }
 
 /**
@@ -121,15 +130,15 @@ function autogenIds<T extends Identifiable>(items: readonly T[], kind: IdKind): 
  * autogenNodeIds([{ name: "Fetch" }, { name: "fetch" }]) // ids "fetch", "fetch-2"
  */
 export function autogenNodeIds<T extends Identifiable>(items: readonly T[]): WithId<T>[] {
-  return autogenIds(items, "node");
+  return autogenIds(items);
 }
 
 /** Fills missing rule ids like {@link autogenNodeIds}. */
 export function autogenRuleIds<T extends Identifiable>(items: readonly T[]): WithId<T>[] {
-  return autogenIds(items, "rule");
+  return autogenIds(items);
 }
 
 /** Fills missing pack ids like {@link autogenNodeIds}. */
 export function autogenPackIds<T extends Identifiable>(items: readonly T[]): WithId<T>[] {
-  return autogenIds(items, "pack");
+  return autogenIds(items);
 }

@@ -7,6 +7,9 @@
  * const problems = validate(text);
  * if (problems.length === 0) console.log(graphHash(loads(text)));
  */
+
+export { AUTHORING_DONE, compileAuthoring, isAuthoringFormat } from "./authoring.js";
+export { documentText } from "./document-text.js";
 export { DURATION_FORMS, DURATION_PATTERN, durationSeconds, timeoutMillis } from "./duration.js";
 export { IrValidationError } from "./errors.js";
 export { factContentHash } from "./fact-hash.js";
@@ -70,6 +73,8 @@ export {
   type ModelValue,
   parseJson,
 } from "./serialize.js";
+export { type StructuralHashOptions, structuralHash } from "./structural-hash.js";
+export { type FactStyle, factStyleOf, templateConstructs } from "./template-facts.js";
 export {
   type ValidateOptions,
   type ValidationResult,
@@ -87,3 +92,11 @@ export {
   PLUGIN_API_VERSION,
   parseVersion,
 } from "./version.js";
+export { documentWarnings } from "./warnings.js";
+export {
+  backfillRuleNodeIds,
+  compileWhen,
+  WHEN_NODE_KEY,
+  type When,
+  whenNodeRef,
+} from "./when.js";

@@ -74,6 +74,8 @@ const HINTS: Record<string, string> = {
   unknown_strategy: "Use all, any, race or quorum.",
   rule_invalid:
     "Write `when` as CLIPS conditions: patterns over the state's facts, such as (severity ?s&:(>= ?s 4)) or (node-id triage), and (test …) expressions (docs/rules.md).",
+  when_invalid:
+    "Write the `when` mapping as {node: <node-id>, <state-field>: <value>} with string, number or boolean values, or write CLIPS conditions as a string.",
   invalid_slots:
     'Write slots as the JSON text of an object (`"{\\"queue\\":\\"refunds\\"}"`), or "" for a fact without fields.',
 };
@@ -123,7 +125,8 @@ function problem(
   path: readonly PropertyKey[],
   fields: Omit<Problem, "code" | "path" | "hint">,
 ): Problem {
-  return { code, path: jsonPointer(path), ...fields, hint: hintFor(code) };
+  // The whole document is "" (RFC 6901), as Pydantic's loc () renders.
+  return { code, path: path.length === 0 ? "" : jsonPointer(path), ...fields, hint: hintFor(code) };
 }
 
 function describeValues(values: readonly unknown[]): string {
@@ -185,8 +188,9 @@ function fromIssue(issue: z.core.$ZodIssue, input: unknown): Problem[] {
             }),
           ];
         }
+        // At the action, as Pydantic places it: the whole variant is what is unknown.
         return [
-          problem("union_tag_invalid", path, {
+          problem("union_tag_invalid", objectPath, {
             message: `Unknown ${issue.discriminator} ${renderActual(tag)}.`,
             expected: options,
             actual,

@@ -35,12 +35,14 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
       hint: hintFor("unknown_node"),
     });
   };
-  const checkBlock = (block: ParallelShape, base: string) => {
+  // A top-level block's join may name no node: the run then joins at the end of the block, as
+  // Stargraph runs such documents (documentWarnings reports it).
+  const checkBlock = (block: ParallelShape, base: string, joinMayDangle = false) => {
     for (let i = 0; i < block.targets.length; i++) {
       const id = block.targets[i] as string;
       if (!nodes.has(id)) unknownNode(id, `${base}/targets/${i}`, "Parallel target");
     }
-    if (block.join !== "" && !nodes.has(block.join))
+    if (block.join !== "" && !nodes.has(block.join) && !joinMayDangle)
       unknownNode(block.join, `${base}/join`, "Join node");
     if (!(PARALLEL_STRATEGIES as readonly string[]).includes(block.strategy)) {
       problems.push({
@@ -98,6 +100,8 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
           break;
         }
         case "interrupt": {
+          // Without a timeout, on_timeout never acts: a value no run can use is only a warning.
+          if (action.timeout === null) break;
           const problem = onTimeoutProblem(action.on_timeout, nodes);
           if (problem === "unknown")
             unknownNode(
@@ -115,7 +119,7 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
     }
   }
   for (let b = 0; b < doc.parallel.length; b++) {
-    checkBlock(doc.parallel[b] as ParallelShape, `/parallel/${b}`);
+    checkBlock(doc.parallel[b] as ParallelShape, `/parallel/${b}`, true);
   }
   return problems;
 }
@@ -123,7 +127,7 @@ export function checkReferences(doc: IRDocument, options: ReferenceOptions = {})
 type ParallelShape = Pick<ParallelAction, "targets" | "join" | "strategy">;
 
 /** What is wrong with an `on_timeout` value: nothing, a goto to an unknown node, or its form. */
-function onTimeoutProblem(
+export function onTimeoutProblem(
   value: string,
   nodes: ReadonlySet<string>,
 ): "unknown" | "invalid" | undefined {

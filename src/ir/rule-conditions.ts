@@ -6,6 +6,8 @@ import {
 } from "../rules/index.js";
 import type { IRDocument } from "./models/index.js";
 import { hintFor, type Problem, renderActual } from "./problems.js";
+import { templateConstructs } from "./template-facts.js";
+import { compileWhen, whenNodeRef, whenProblem } from "./when.js";
 
 /** Host functions a run's engine has besides the built-ins (see run/pack-actions.ts). */
 const HOST_FUNCTIONS = ["ir-action"];
@@ -27,7 +29,7 @@ export function ruleDefinitions(doc: IRDocument): RuleDefinition[] {
   return doc.rules.map((rule, index) => ({
     name: rule.id,
     salience: count - index,
-    when: rule.when,
+    when: compileWhen(rule.when),
     actions: rule.then,
   }));
 }
@@ -42,7 +44,13 @@ export function ruleDefinitions(doc: IRDocument): RuleDefinition[] {
  * checkRuleConditions(doc) // [{ code: "rule_invalid", path: "/rules/0/when", … }]
  */
 export function checkRuleConditions(doc: IRDocument): Problem[] {
-  const check = checkRules(ruleDefinitions(doc), { functions: HOST_FUNCTIONS, keepParses: false });
+  const sugar = checkWhenMappings(doc);
+  if (sugar.length > 0) return sugar;
+  const check = checkRules(ruleDefinitions(doc), {
+    functions: HOST_FUNCTIONS,
+    keepParses: false,
+    templates: templateConstructs(doc, Object.keys(doc.state_schema)),
+  });
   if (check.problems.length === 0) {
     checked.set(
       doc,
@@ -51,6 +59,42 @@ export function checkRuleConditions(doc: IRDocument): Problem[] {
     return [];
   }
   return check.problems.map((problem) => ruleProblem(doc, problem));
+}
+
+/**
+ * The `when` mapping sugar's problems: one that cannot compile (`when_invalid`), or whose `node`
+ * is not a node of the document (`unknown_node`: such a rule could never fire).
+ */
+function checkWhenMappings(doc: IRDocument): Problem[] {
+  const nodes = new Set(doc.nodes.map((node) => node.id));
+  const problems: Problem[] = [];
+  doc.rules.forEach((rule, index) => {
+    const path = `/rules/${index}/when`;
+    const problem = whenProblem(rule.when);
+    if (problem !== undefined) {
+      problems.push({
+        code: "when_invalid",
+        path,
+        message: problem,
+        expected: "{node: <node-id>, <state-field>: <string|number|boolean>}",
+        actual: renderActual(rule.when),
+        hint: hintFor("when_invalid"),
+      });
+      return;
+    }
+    const node = whenNodeRef(rule.when);
+    if (node !== null && !nodes.has(node)) {
+      problems.push({
+        code: "unknown_node",
+        path,
+        message: `when.node names ${JSON.stringify(node)}, which is not a node of this document.`,
+        expected: "a declared node id",
+        actual: renderActual(node),
+        hint: hintFor("unknown_node"),
+      });
+    }
+  });
+  return problems;
 }
 
 /**

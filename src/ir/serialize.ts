@@ -114,7 +114,7 @@ export function graphHashOfValidated(doc: ModelValue<"IRDocument">): string {
  */
 export function loads<M extends ModelName = "IRDocument">(text: string, model?: M): ModelValue<M> {
   const name = model ?? "IRDocument";
-  const data = parseJson(text);
+  const data = parseJson(text, "");
   if (!data.ok) throw new IrValidationError(name, [data.problem]);
   const parsed = MODELS[name].safeParse(data.value, PARSE_PARAMS);
   if (!parsed.success) {
@@ -126,8 +126,11 @@ export function loads<M extends ModelName = "IRDocument">(text: string, model?: 
 /** The outcome of parsing JSON text: the value, or the one problem saying where it broke. */
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; problem: Problem };
 
-/** Parses JSON text without throwing; a syntax error becomes a `json_invalid` problem at `/`. */
-export function parseJson(text: string): JsonParseResult {
+/**
+ * Parses JSON text without throwing; a syntax error becomes a `json_invalid` problem at `path`:
+ * `/` for `validate` (the seed's choice), `""` (the whole document) for the structural stage.
+ */
+export function parseJson(text: string, path = "/"): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
@@ -139,7 +142,7 @@ export function parseJson(text: string): JsonParseResult {
       ok: false,
       problem: {
         code: "json_invalid",
-        path: "/",
+        path,
         message: `IR JSON parse error${where}: ${reason}`,
         expected: "a JSON document",
         actual: offset === undefined ? excerpt(text, 0) : excerpt(text, offset),

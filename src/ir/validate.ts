@@ -11,7 +11,7 @@ import {
 import { checkReferences, type ReferenceOptions } from "./references.js";
 import { checkRuleConditions } from "./rule-conditions.js";
 import { parseJson } from "./serialize.js";
-import { checkVersion } from "./version.js";
+import { versionProblems } from "./version.js";
 
 /** Options of {@link validate}. */
 export type ValidateOptions = ReferenceOptions;
@@ -79,7 +79,7 @@ function runStages(input: unknown, options: ValidateOptions): ValidationResult {
   const ids = checkIds(doc);
   if (ids.length > 0) return fail(ids);
 
-  const version = checkVersion(doc);
+  const version = versionProblems(doc);
   if (version.length > 0) return fail(version);
 
   const references = [...checkReferences(doc, options), ...checkRuleConditions(doc)];
@@ -161,7 +161,7 @@ function checkIds(doc: IRDocument): Problem[] {
 export function validateModel(model: ModelName, input: unknown): Problem[] {
   let data = input;
   if (typeof input === "string") {
-    const parsed = parseJson(input);
+    const parsed = parseJson(input, "");
     if (!parsed.ok) return [parsed.problem];
     data = parsed.value;
   }

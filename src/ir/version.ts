@@ -3,7 +3,7 @@ import type { PackMount } from "./models/index.js";
 import type { Problem } from "./problems.js";
 
 /** The MAJOR.MINOR.PATCH IR version this build understands; any `1.x.y` document loads. */
-export const IR_VERSION = "1.0.0";
+export const IR_VERSION = "1.1.0";
 
 /** The facts schema version Keel's rule engine provides to governance packs. */
 export const FACTS_VERSION = "1.0";
@@ -36,7 +36,7 @@ export function parseVersion(text: string): [number, number, number] {
  * problem when the string is malformed, and nothing otherwise. A missing or non-string
  * `ir_version` is the structural stage's business and is skipped here.
  */
-export function checkVersion(doc: { ir_version?: unknown }): Problem[] {
+export function versionProblems(doc: { ir_version?: unknown }): Problem[] {
   const version = doc.ir_version;
   if (typeof version !== "string") return [];
   const path = "/ir_version";
@@ -71,6 +71,22 @@ export function checkVersion(doc: { ir_version?: unknown }): Problem[] {
 }
 
 /** A governance pack's `requires` does not match what this build provides. */
+/**
+ * The major-version gate alone: a `version_mismatch` problem when the document's major differs
+ * from this build's, else none. A missing, non-string or malformed `ir_version` is not this
+ * check's business (the structure stage reports it), so it returns [] for those, as Stargraph's
+ * `check_version` does.
+ *
+ * @example
+ * checkVersion({ ir_version: "2.0.0" })[0]?.code // "version_mismatch"
+ * checkVersion({ ir_version: "banana" }) // []
+ */
+export function checkVersion(doc: { ir_version?: unknown }): Problem[] {
+  const version = doc.ir_version;
+  if (typeof version !== "string" || !VERSION_PATTERN.test(version)) return [];
+  return versionProblems(doc);
+}
+
 export class PackCompatError extends KeelError {
   constructor(message: string, details: Record<string, unknown>, hint: string) {
     super("PACK_INCOMPATIBLE", message, { details, hint });

@@ -4,12 +4,12 @@
  * later without parsing the text again.
  */
 import { toKeelError } from "../core/index.js";
-import type { RuleAst } from "./ast.js";
+import type { RuleAst, Template } from "./ast.js";
 import { buildsSurely } from "./build-check.js";
 import type { RuleDefinition } from "./engine-types.js";
 import { rulesLoadError } from "./errors.js";
 import { isKnownFunction } from "./evaluate.js";
-import { parseDefrule } from "./parse-constructs.js";
+import { parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import type { ParseContext } from "./parse-expr.js";
 import { readForms, type SList } from "./reader.js";
 
@@ -60,6 +60,11 @@ export interface CheckRulesOptions {
    * only needs the verdict saves keeping every rule's syntax tree alive (default true).
    */
   keepParses?: boolean;
+  /**
+   * `deftemplate` constructs the rules are parsed against (the engine defines them before the
+   * rules); without them every pattern is an ordered fact.
+   */
+  templates?: string;
 }
 
 /** What an engine needs to define a parsed rule, kept out of the public type. */
@@ -76,7 +81,8 @@ const NO_FUNCTIONS: ReadonlySet<string> = new Set();
 
 /**
  * Parses rule definitions as `RuleEngine.defineRule` would, without building them, and returns
- * every problem (never throws). Rules are parsed with no templates defined (ordered facts only).
+ * every problem (never throws; `templates` must be valid deftemplates). Patterns are ordered facts
+ * unless `templates` defines their relation.
  * What only building a rule finds (a variable a test reads but no pattern binds) is not checked
  * here: `defineRule` reports it.
  *
@@ -96,8 +102,9 @@ export function checkRules(
   // One parse context for every definition: the host functions the current one calls are
   // collected in `hostFunctions` (reset per definition; most call none, so most share one set).
   let hostFunctions: Set<string> | null = null;
+  const templates = new Map<string, Template>();
   const ctx: ParseContext = {
-    template: () => undefined,
+    template: (name) => templates.get(name),
     hasFunction: (name) => {
       if (isKnownFunction(name)) return true;
       if (!functions.has(name)) return false;
@@ -106,6 +113,11 @@ export function checkRules(
       return true;
     },
   };
+  for (const form of readForms(options.templates ?? "")) {
+    if (form.type !== "list") continue;
+    const template = parseDeftemplate(form, ctx);
+    templates.set(template.name, template);
+  }
   for (let index = 0; index < definitions.length; index++) {
     const def = definitions[index] as RuleDefinition;
     const unbalanced = parenthesisProblem(def.when);

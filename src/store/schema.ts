@@ -131,6 +131,8 @@ export interface StateJobsTable {
   finished_at: number | null;
   expires_at: number | null;
   submitted_by: string | null;
+  /** 1 for a `--force` submit (migration 024): outside the unique index on live jobs. */
+  is_forced: Generated<number>;
 }
 
 export interface StateExecutionsTable {
@@ -151,6 +153,8 @@ export interface StateExecutionsTable {
   tokens_out: number | null;
   report_path: string | null;
   job_id: string | null;
+  /** `keel record --error` text, verbatim (migration 024). */
+  error_message: string | null;
 }
 
 export interface StateSummariesTable {

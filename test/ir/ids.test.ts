@@ -111,11 +111,16 @@ describe("id autogeneration", () => {
     ]);
   });
 
-  it("falls back to the kind when a name has no letters or digits, and copies items", () => {
+  it("falls back to item-N when a name has no letters or digits, and copies items", () => {
     const items = [{ name: "???" }, {}, { id: null, name: null }];
     const result = autogenPackIds(items);
-    expect(result.map((item) => item.id)).toEqual(["pack", "pack-2", "pack-3"]);
+    expect(result.map((item) => item.id)).toEqual(["item-2", "item-3", "item-4"]);
     expect(items[0]).toEqual({ name: "???" });
-    expect(autogenNodeIds([{}]).map((item) => item.id)).toEqual(["node"]);
+    expect(autogenNodeIds([{}]).map((item) => item.id)).toEqual(["item-2"]);
+  });
+
+  it("makes an id from the first field when there is no name, as Stargraph does", () => {
+    const items: { id?: string; name?: string; label: string }[] = [{ label: "Pretty Label" }];
+    expect(autogenNodeIds(items).map((item) => item.id)).toEqual(["pretty-label"]);
   });
 });

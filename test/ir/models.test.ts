@@ -7,7 +7,11 @@ import {
   storeRefCapabilities,
 } from "../../src/ir/index.js";
 
-/** Each model's fields in the seed's order, with the default of every optional one. */
+/**
+ * Each model's fields in the seed's order, with the default of every optional one; IR 1.1.0
+ * adds node `spec`/`config`, rule `node_id`, `checkpoints`, `lm`, and a default `kind` on each
+ * action variant (the union still needs it to tell the variants apart).
+ */
 const SEED: Record<
   Exclude<ModelName, "Action">,
   { required: string[]; defaults: Record<string, unknown> }
@@ -24,20 +28,26 @@ const SEED: Record<
       parallel: [],
       governance: [],
       migrate: [],
+      checkpoints: null,
+      lm: null,
     },
   },
-  NodeSpec: { required: ["id", "kind"], defaults: {} },
+  NodeSpec: { required: ["id", "kind"], defaults: { spec: null, config: {} } },
   // biome-ignore lint/suspicious/noThenProperty: `then` is the IR's wire name.
-  RuleSpec: { required: ["id"], defaults: { when: "", then: [] } },
-  GotoAction: { required: ["kind", "target"], defaults: {} },
-  HaltAction: { required: ["kind"], defaults: { reason: "" } },
-  ParallelAction: { required: ["kind", "targets"], defaults: { join: "", strategy: "all" } },
-  RetryAction: { required: ["kind", "target"], defaults: { backoff_ms: 0 } },
-  AssertAction: { required: ["kind", "fact"], defaults: { slots: "" } },
-  RetractAction: { required: ["kind", "pattern"], defaults: {} },
+  RuleSpec: { required: ["id"], defaults: { when: "", then: [], node_id: null } },
+  GotoAction: { required: ["target"], defaults: { kind: "goto" } },
+  HaltAction: { required: [], defaults: { kind: "halt", reason: "" } },
+  ParallelAction: {
+    required: ["targets"],
+    defaults: { kind: "parallel", join: "", strategy: "all" },
+  },
+  RetryAction: { required: ["target"], defaults: { kind: "retry", backoff_ms: 0 } },
+  AssertAction: { required: ["fact"], defaults: { kind: "assert", slots: "" } },
+  RetractAction: { required: ["pattern"], defaults: { kind: "retract" } },
   InterruptAction: {
-    required: ["kind", "prompt"],
+    required: ["prompt"],
     defaults: {
+      kind: "interrupt",
       interrupt_payload: {},
       requested_capability: null,
       timeout: null,
@@ -83,6 +93,20 @@ const SEED: Record<
   PackRequires: { required: [], defaults: { stargraph_facts_version: null, api_version: null } },
   ParallelBlock: { required: ["targets"], defaults: { join: "", strategy: "all" } },
   MigrateBlock: { required: ["from_hash", "to_hash"], defaults: {} },
+  CheckpointBlock: {
+    required: [],
+    defaults: { every: "node-exit", store: "sqlite:./.stargraph/run.sqlite" },
+  },
+  SGLangServer: {
+    required: ["model"],
+    defaults: {
+      provider: "sglang",
+      host: "127.0.0.1",
+      port: 30000,
+      args: [],
+      startup_timeout_s: 600,
+    },
+  },
   FactTemplate: { required: ["name"], defaults: { slots: [] } },
   SlotDef: { required: ["name", "type"], defaults: { default: null } },
 };
@@ -124,6 +148,8 @@ describe("models match the seed", () => {
       "parallel",
       "governance",
       "migrate",
+      "checkpoints",
+      "lm",
     ]);
   });
 

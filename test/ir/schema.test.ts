@@ -26,6 +26,7 @@ describe("JSON Schema export", () => {
       [
         "Action",
         "AssertAction",
+        "CheckpointBlock",
         "FactTemplate",
         "GotoAction",
         "HaltAction",
@@ -41,6 +42,7 @@ describe("JSON Schema export", () => {
         "RetractAction",
         "RetryAction",
         "RuleSpec",
+        "SGLangServer",
         "SkillRef",
         "SkillSpec",
         "SlotDef",
@@ -83,7 +85,7 @@ describe("JSON Schema export", () => {
     });
   });
 
-  it("describes actions as a oneOf discriminated on kind, with strict variants", () => {
+  it("describes actions as a oneOf on kind, with strict variants whose kind defaults", () => {
     const schema = jsonSchemaFor("Action") as Schema;
     const defs = schema.$defs ?? {};
     const action = defs.Action ?? schema;
@@ -98,7 +100,11 @@ describe("JSON Schema export", () => {
       "InterruptAction",
     ]) {
       expect(defs[variant]?.additionalProperties).toBe(false);
-      expect(defs[variant]?.required).toContain("kind");
+      // IR 1.1.0: a variant given alone may leave out its kind; in the union it tells them apart.
+      expect(defs[variant]?.required ?? []).not.toContain("kind");
+      expect(defs[variant]?.properties?.kind?.default).toBe(
+        variant.replace("Action", "").toLowerCase(),
+      );
     }
     expect(defs.InterruptAction?.properties?.on_timeout?.default).toBe("halt");
   });

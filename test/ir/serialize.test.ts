@@ -167,6 +167,8 @@ describe("loads", () => {
       parallel: [],
       governance: [],
       migrate: [],
+      checkpoints: null,
+      lm: null,
     });
   });
 
@@ -190,6 +192,7 @@ describe("loads", () => {
         },
         { kind: "retry", target: "a", backoff_ms: 0 },
       ],
+      node_id: null,
     });
   });
 

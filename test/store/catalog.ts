@@ -74,6 +74,8 @@ export const SEED_TABLES: Record<string, string[]> = {
     "finished_at MS",
     "expires_at MS",
     "submitted_by TEXT",
+    // Keel's (migration 024): a --force submit stays outside the unique index on live jobs.
+    "is_forced INTEGER NOT NULL DEFAULT 0",
   ],
   state_executions: [
     "id TEXT NOT NULL",
@@ -93,6 +95,8 @@ export const SEED_TABLES: Record<string, string[]> = {
     "tokens_out INTEGER",
     "report_path TEXT",
     "job_id TEXT",
+    // Keel's (migration 024): `keel record --error` text.
+    "error_message TEXT",
   ],
   state_summaries: [
     "node_id TEXT NOT NULL",
@@ -482,6 +486,8 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
         partial: true,
       },
     ),
+    ix("ix_state_jobs_expires_at", ["expires_at"], { partial: true }),
+    ix("ix_state_jobs_priority_created_at_id", ["priority", "created_at", "id"], { partial: true }),
     ix("ix_state_jobs_status", ["status"]),
   ],
   state_plugin_kv: [ix("ix_state_plugin_kv_plugin_id", ["plugin_id"])],
@@ -648,6 +654,7 @@ export const SEED_CHECKS: { table: string; check: string; bad: Record<string, un
 
 /** Every CHECK of Keel's own kernel tables, with a value that breaks it. */
 export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
+  { table: "state_jobs", check: "ck_state_jobs_is_forced", bad: { is_forced: 2 } },
   { table: "state_approvals", check: "ck_state_approvals_status", bad: { status: "maybe" } },
   { table: "state_approvals", check: "ck_state_approvals_risk_level", bad: { risk_level: "dire" } },
   {

@@ -275,7 +275,7 @@ export function runDoctorCases(harness: DialectHarness): void {
         message: expect.stringMatching(/ghost's\.md/),
       });
       expect(rows).toMatchObject({ status: "warn", message: expect.stringMatching(/it's-queued/) });
-      expect(`${files?.remedy} ${rows?.remedy}`).not.toMatch(/keel job/);
+      expect(files?.remedy).toContain("`keel job prune --orphan-files`");
       expectRealCommands(report);
 
       // Do what the remedies say, as written.

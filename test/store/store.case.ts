@@ -140,9 +140,13 @@ export function runStoreConformance(harness: DialectHarness): void {
           `${table}: indexes missing from or extra to test/store/catalog.ts (KERNEL_INDEXES)`,
         ).toEqual(KERNEL_INDEXES[table] ?? []);
       }
+      // The seed's indexes all exist; Keel's additions to seed tables (the claim and reap scans
+      // of migration 024) are listed in KERNEL_INDEXES, checked above.
       for (const [table, indexes] of Object.entries(SEED_INDEXES)) {
         const live = snapshot.tables.find((t) => t.name === table);
-        expect(live?.indexes.map((i) => i.name).sort(), table).toEqual([...indexes].sort());
+        expect(live?.indexes.map((i) => i.name).sort(), table).toEqual(
+          expect.arrayContaining([...indexes]),
+        );
       }
       const active = snapshot.tables
         .find((t) => t.name === "state_jobs")

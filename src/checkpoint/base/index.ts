@@ -19,6 +19,14 @@ export { jsonNumber, jsonOf, jsonString } from "./json-text.js";
 export { MemorySaver } from "./memory-saver.js";
 export { BaseCheckpointSaver } from "./saver.js";
 export { assertReadableFormat, jsonSerde, SERDE_FORMAT, type Serializer } from "./serde.js";
+export {
+  BaseStore,
+  InMemoryStore,
+  type Item,
+  type ListNamespacesOptions,
+  type SearchItem,
+  type SearchOptions,
+} from "./store/index.js";
 export { isoNow } from "./timestamp.js";
 export type {
   ChannelVersion,

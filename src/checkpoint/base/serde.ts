@@ -1,5 +1,6 @@
 import { KeelError } from "../../core/index.js";
 import { jsonNumber, jsonString } from "./json-text.js";
+import { isLcDocument, isLcSerializable, reviveLc, reviveLcDocument } from "./langchain-values.js";
 
 /**
  * How savers turn channel values, writes and metadata into text and back.
@@ -39,7 +40,8 @@ const TAG = "$keel";
 
 /**
  * The default serializer: JSON text. Values JSON cannot carry (undefined, Date, BigInt, Map, Set,
- * Uint8Array, NaN/±Infinity) are written as `{"$keel": tag, "v": …}`. Plain JSON data, the common
+ * Uint8Array, NaN/±Infinity) are written as `{"$keel": tag, "v": …}`, and so are LangChain's
+ * serialisable objects (messages), which are read back as instances of their classes. Plain JSON data, the common
  * case, takes one `JSON.stringify` with no per-key callback.
  */
 export const jsonSerde: Serializer = {
@@ -131,6 +133,9 @@ function encodeObject(value: object): unknown {
   if (value instanceof Set) return { [TAG]: "set", v: [...value].map(encode) };
   if (value instanceof Uint8Array)
     return { [TAG]: "bytes", v: Buffer.from(value).toString("base64") };
+  // LangChain messages and documents come back as instances of their classes (see langchain-values).
+  if (isLcSerializable(value)) return { [TAG]: "lc", v: encode(value.toJSON()) };
+  if (isLcDocument(value)) return { [TAG]: "lcdoc", v: encode({ ...value }) };
   const withToJson = value as { toJSON?: () => unknown };
   if (typeof withToJson.toJSON === "function") return encode(withToJson.toJSON());
   const out: Record<string, unknown> = {};
@@ -171,6 +176,10 @@ function decode(value: unknown): unknown {
         out[key] = decode(item);
       return out;
     }
+    case "lc":
+      return reviveLc(decode(v));
+    case "lcdoc":
+      return reviveLcDocument(decode(v));
     default:
       throw new KeelError("CHECKPOINT_FORMAT", `Unknown value tag "${tag}" in a checkpoint.`, {
         hint: "The checkpoint was written by a newer Keel; upgrade to read it.",

@@ -13,6 +13,7 @@ import {
   assertMigratable,
   type CompiledDocument,
   compileDocument,
+  documentText,
   type IrRunState,
   IrValidationError,
   loadKindsModule,
@@ -42,10 +43,14 @@ export interface DocumentRunOutcome {
   timedOut?: PendingInterrupt;
 }
 
-/** Reads a document file; NOT_FOUND (exit 5) when it is missing. */
+/**
+ * Reads a document file as IR JSON text (a YAML file, Stargraph's authoring format included, is
+ * converted: see documentText); NOT_FOUND (exit 5) when it is missing.
+ */
 export async function readDocument(file: string): Promise<string> {
+  let text: string;
   try {
-    return await readFile(file, "utf8");
+    text = await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
@@ -60,6 +65,7 @@ export async function readDocument(file: string): Promise<string> {
       details: { file },
     });
   }
+  return documentText(text, file);
 }
 
 /** Parses a JSON flag value, or INVALID_ARGUMENT naming the flag. */

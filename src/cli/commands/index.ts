@@ -1,4 +1,5 @@
 import type { CliModule } from "../command.js";
+import { actionsCommands } from "./actions.js";
 import { approvalsCommands } from "./approvals.js";
 import { auditCommands } from "./audit.js";
 import { catalogBrowseCommands } from "./catalog-browse.js";
@@ -9,12 +10,16 @@ import { configCommands } from "./config.js";
 import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
 import { helpCommands } from "./help.js";
+import { historyCommands } from "./history.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
+import { jobCommands } from "./jobs.js";
 import { ledgerCommands } from "./ledger.js";
+import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
 import { versionCommands } from "./version.js";
+import { workerCommands } from "./worker.js";
 
 /**
  * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
@@ -36,4 +41,9 @@ export const COMMANDS: readonly CliModule[] = [
   catalogOrphansCommands,
   versionCommands,
   helpCommands,
+  actionsCommands,
+  jobCommands,
+  recordCommands,
+  historyCommands,
+  workerCommands,
 ];

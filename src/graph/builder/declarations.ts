@@ -1,4 +1,4 @@
-import type { StateDefinition } from "../annotation.js";
+import type { StateChannel } from "../annotation.js";
 import type { RetryPolicy, RunConfig } from "../types.js";
 
 /** A node function: reads the state (or a `Send`'s args), returns an update, a `Command`, or nothing. */
@@ -40,9 +40,13 @@ export interface BranchDeclaration {
 
 /** Everything the builder collected, handed to `compile`. */
 export interface GraphDeclaration {
-  schema: StateDefinition;
+  schema: Record<string, StateChannel>;
   nodes: Map<string, NodeDeclaration>;
   edges: Array<[string, string]>;
   joins: Array<{ sources: string[]; target: string }>;
   branches: BranchDeclaration[];
+  /** Keys `invoke` returns (an `output` schema); undefined: all. */
+  outputKeys?: string[] | undefined;
+  /** Checks a graph input against a `StateSchema`. */
+  validateInput?: ((input: unknown) => Promise<unknown>) | undefined;
 }

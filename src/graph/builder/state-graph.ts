@@ -1,9 +1,10 @@
-import type { BaseCheckpointSaver } from "../../checkpoint/base/index.js";
+import type { BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
 import type { AnnotationRoot, StateDefinition, StateType, UpdateType } from "../annotation.js";
 import type { Command } from "../command.js";
 import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
 import { GraphValueError } from "../errors.js";
+import { resolveSchemas } from "../schema/resolve.js";
 import type { RunConfig } from "../types.js";
 import type {
   AddNodeOptions,
@@ -13,24 +14,55 @@ import type {
   PathMap,
   SubgraphLike,
 } from "./declarations.js";
+import { isRunnableLike, type RunnableLike, runnableAction } from "./runnable-node.js";
 import { validateGraph } from "./validate.js";
+
+/** What `new StateGraph(…)` takes as its state (see the constructor). */
+export type StateGraphInit<S extends StateDefinition> =
+  | AnnotationRoot<S>
+  | { readonly Definition: S }
+  | S
+  | {
+      stateSchema?: AnnotationRoot<S> | { readonly Definition: S };
+      state?: AnnotationRoot<S> | { readonly Definition: S };
+      input?: unknown;
+      output?: unknown;
+    }
+  | { channels: Record<string, unknown> };
+
+/** The second argument of `new StateGraph(state, options)`: separate input and output schemas. */
+export interface StateGraphOptions {
+  /** The keys a caller may pass in (added to the state when they are not in it). */
+  input?: unknown;
+  /** The keys `invoke` returns (added to the state when they are not in it). */
+  output?: unknown;
+}
 
 /** Options of `compile`. */
 export interface CompileOptions {
   /** Saves a checkpoint per super-step; required for interrupts, history and `updateState`. */
-  checkpointer?: BaseCheckpointSaver;
+  /**
+   * Saves a checkpoint per super-step; required for interrupts, history and `updateState`. On a
+   * graph used as a subgraph: omitted, it uses the parent's per call; `true`, it keeps its own
+   * state across the parent's calls (a namespace per node, not per task); `false`, it runs
+   * without checkpoints even under a parent that has them.
+   */
+  checkpointer?: BaseCheckpointSaver | boolean;
   /** Pause before these nodes run (`"*"`: before every node). */
   interruptBefore?: string[] | "*";
   /** Pause after these nodes ran (`"*"`: after every node). */
   interruptAfter?: string[] | "*";
+  /** Long-term memory handed to every node as `config.store` (e.g. `new InMemoryStore()`). */
+  store?: BaseStore;
   /** A name for the graph (used in errors and by subgraph namespaces). */
   name?: string;
 }
 
-/** A node of a graph with state `S`: a function of the state or a compiled subgraph. */
+/** A node of a graph with state `S`: a function of the state, a compiled subgraph or a LangChain Runnable. */
 export type GraphNode<S extends StateDefinition> =
   | ((state: StateType<S>, config: RunConfig) => NodeReturn<S> | Promise<NodeReturn<S>>)
-  | SubgraphLike;
+  | SubgraphLike
+  | RunnableLike;
 
 /** What a node may return: an update, a `Command` (or several), or nothing. */
 export type NodeReturn<S extends StateDefinition> =
@@ -72,29 +104,42 @@ export class StateGraph<S extends StateDefinition> {
   private readonly declaration: GraphDeclaration;
   private compiled = false;
 
-  constructor(schema: AnnotationRoot<S> | { stateSchema: AnnotationRoot<S> }) {
-    const root = "stateSchema" in schema ? schema.stateSchema : schema;
-    if (!root || typeof root !== "object" || !("spec" in root)) {
-      throw new GraphValueError(
-        "new StateGraph() needs a state schema made with Annotation.Root({...}).",
-        {
-          code: "INVALID_ARGUMENT",
-          hint: "Pass Annotation.Root({...}) or { stateSchema: Annotation.Root({...}) }.",
-        },
-      );
-    }
-    this.declaration = { schema: root.spec, nodes: new Map(), edges: [], joins: [], branches: [] };
+  /**
+   * `state` is any state form LangGraph.js accepts: `Annotation.Root({...})`, a `StateSchema`, a
+   * plain object of annotations, `{ stateSchema | state, input?, output? }` or the legacy
+   * `{ channels }`; `options` may give `{ input, output }` schemas.
+   */
+  constructor(state: StateGraphInit<S>, options?: StateGraphOptions) {
+    const resolved = resolveSchemas(state, options);
+    this.declaration = {
+      schema: resolved.channels,
+      nodes: new Map(),
+      edges: [],
+      joins: [],
+      branches: [],
+      outputKeys: resolved.outputKeys,
+      validateInput: resolved.validateInput,
+    };
   }
 
   /** Adds a node: a function `(state, config) => update` or a compiled graph (a subgraph). */
   addNode(name: string, node: GraphNode<S>, options?: AddNodeOptions): this;
   /** Adds several nodes at once: `{ name: fn, … }`. */
   addNode(nodes: Record<string, GraphNode<S>>): this;
+  /** Adds several nodes at once: `[[name, fn, options?], …]`. */
+  addNode(nodes: Array<[string, GraphNode<S>, AddNodeOptions?]>): this;
   addNode(
-    nameOrNodes: string | Record<string, GraphNode<S>>,
+    nameOrNodes:
+      | string
+      | Record<string, GraphNode<S>>
+      | Array<[string, GraphNode<S>, AddNodeOptions?]>,
     node?: GraphNode<S>,
     options: AddNodeOptions = {},
   ): this {
+    if (Array.isArray(nameOrNodes)) {
+      for (const [name, each, eachOptions] of nameOrNodes) this.addNode(name, each, eachOptions);
+      return this;
+    }
     if (typeof nameOrNodes !== "string") {
       for (const [name, each] of Object.entries(nameOrNodes)) this.addNode(name, each);
       return this;
@@ -124,11 +169,15 @@ export class StateGraph<S extends StateDefinition> {
       });
     }
     const subgraph = isSubgraph(node) ? node : undefined;
+    if (!subgraph && isRunnableLike(node)) node = runnableAction(node) as GraphNode<S>;
     if (!subgraph && typeof node !== "function") {
-      throw new GraphValueError(`Node "${name}" must be a function or a compiled graph.`, {
-        code: "INVALID_ARGUMENT",
-        details: { node: name },
-      });
+      throw new GraphValueError(
+        `Node "${name}" must be a function, a compiled graph or a LangChain Runnable.`,
+        {
+          code: "INVALID_ARGUMENT",
+          details: { node: name },
+        },
+      );
     }
     this.declaration.nodes.set(name, {
       name,
@@ -227,6 +276,7 @@ export class StateGraph<S extends StateDefinition> {
       interruptBefore: before,
       interruptAfter: after,
       name: options.name ?? "LangGraph",
+      store: options.store,
     });
   }
 

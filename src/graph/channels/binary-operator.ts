@@ -24,6 +24,11 @@ export class BinaryOperatorAggregate implements Channel {
     }
   }
 
+  /** The reducer (how the graph tells a messages key, whose values need LangChain loaded). */
+  get operator(): BinaryOperator<unknown, unknown> {
+    return this.reducer;
+  }
+
   has(): boolean {
     return this.present;
   }

@@ -1,4 +1,5 @@
 import { KeelError } from "../../core/index.js";
+import type { MessagesStream } from "../messages/messages-stream.js";
 import { abortError } from "./execute.js";
 import type { GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -29,6 +30,26 @@ export function debugResult(step: number, task: Task): Record<string, unknown> {
       error: null,
     },
   };
+}
+
+/** `streamMode: "messages"`: the messages a step's nodes returned, in the order they finished. */
+export function streamNodeMessages(
+  spec: GraphSpec,
+  stream: MessagesStream,
+  step: number,
+  tasks: Task[],
+): void {
+  const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
+  for (const task of inOrder) {
+    const triggers =
+      task.kind === "push"
+        ? ["__pregel_push"]
+        : task.node.triggers.map((c) => spec.channelNames[c]!);
+    stream.nodeEnd(
+      { node: task.node.name, step, taskId: task.taskId, triggers, path: task.path },
+      task.update,
+    );
+  }
 }
 
 /** `metadata.writes` of a step: node → its update (an array when a node ran several times). */

@@ -12,7 +12,14 @@ export interface ExecuteContext extends OutputContext {
   readonly checkpointing: boolean;
   /** The config a subgraph node runs with (its own namespace, the parent's checkpointer). */
   subgraphConfig(task: Task): RunConfig;
+  /** The node's `config.writer`. */
+  readonly writer: (chunk: unknown) => void;
+  /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
+  readonly persistence: { readonly saver: unknown; readonly ns: string };
 }
+
+/** Where a node's config carries the run's checkpointer, as LangGraph.js's does. */
+export const CONFIG_KEY_CHECKPOINTER = "__pregel_checkpointer";
 
 const NO_RETRY = new Set([
   "TypeError",
@@ -102,7 +109,7 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
     );
   }
   const action = node.action as (state: unknown, config: RunConfig) => unknown;
-  const config = nodeConfig(ctx.config, task);
+  const config = nodeConfig(ctx, task);
   // Any function may return a promise and call interrupt() after an await (e.g. a plain arrow
   // wrapping an async helper); it can tell only when it has a checkpointer. Without one, only
   // `async function`s pay for AsyncLocalStorage (interrupt() cannot pause such a run anyway).
@@ -117,18 +124,27 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
  * `<node>:<task id>`), the same when the task is re-run after an interrupt or a crash, so code
  * above the engine (and a node's own side effects) can key work on it.
  */
-function nodeConfig(config: RunConfig, task: Task): RunConfig {
+function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
+  const config = ctx.config;
   // Copies, then keys set one by one: V8 (Node 20) makes a spread literal that adds a key the
   // source lacks (`{ ...configurable, __pregel_task_id }`) through a slow path costing
   // microseconds, and this runs for every task.
   const configurable = Object.assign({}, config.configurable);
   configurable.__pregel_task_id = task.taskId;
+  if (ctx.checkpointing) {
+    // A graph the node invokes with this config runs in the task's namespace on the same saver.
+    const ns = ctx.persistence.ns;
+    configurable.checkpoint_ns = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
+    configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
+  }
   const metadata: Record<string, unknown> = Object.assign({}, config.metadata);
   metadata.langgraph_node = task.node.name;
+  metadata.langgraph_step = task.step;
   metadata.langgraph_checkpoint_ns = `${task.node.name}:${task.taskId}`;
   const nodeConfig: RunConfig = Object.assign({}, config);
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
+  nodeConfig.writer = ctx.writer;
   return nodeConfig;
 }
 

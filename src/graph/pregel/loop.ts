@@ -8,10 +8,18 @@ import { KeelError } from "../../core/index.js";
 import { type Command, isCommand } from "../command.js";
 import { INTERRUPT, START } from "../constants.js";
 import { GraphRecursionError, type Interrupt } from "../errors.js";
+import type { MessagesStream } from "../messages/messages-stream.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
-import { debugResult, debugTask, nodeError, raceAbort, writesOf } from "./events.js";
+import {
+  debugResult,
+  debugTask,
+  nodeError,
+  raceAbort,
+  streamNodeMessages,
+  writesOf,
+} from "./events.js";
 import { abortError, type ExecuteContext, executeTask } from "./execute.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
@@ -25,7 +33,13 @@ export interface LoopHooks {
   values?: (state: Record<string, unknown>) => void;
   updates?: (chunk: Record<string, unknown>) => void;
   debug?: (chunk: Record<string, unknown>) => void;
+  /** What nodes write with `config.writer(chunk)` (stream mode "custom"). */
+  custom?: (chunk: unknown) => void;
+  /** `streamMode: "messages"`: told when nodes start and end (model tokens arrive by callback). */
+  messages?: MessagesStream;
 }
+
+function ignoreChunk(_chunk: unknown): void {}
 
 export interface LoopOptions {
   spec: GraphSpec;
@@ -71,10 +85,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** False when resuming a past checkpoint: its finished tasks run again. */
   private reuseWrites = true;
   private skipInterruptBefore = false;
+  /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
+  readonly writer: (chunk: unknown) => void;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.config = options.config;
+    this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     this.persistence = new RunPersistence(
       options.saver,
       options.config.configurable?.checkpoint_ns ?? "",
@@ -163,7 +180,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       await this.save("fork", null);
     }
     if (command && (command.update !== undefined || command.goto.length > 0))
-      await this.applyInput(command, true);
+      await this.applyInput(command, true, false, resumes);
   }
 
   /** Writes the input (or a Command's update and goto) as the START pseudo-task: step 0 of the run. */
@@ -171,6 +188,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     input: unknown,
     isCommandInput: boolean,
     alreadySaved = false,
+    resuming = false,
   ): Promise<void> {
     if (this.checkpointing && !isCommandInput && !alreadySaved) {
       // A new input on a paused thread starts over from START: the tasks the pause left pending
@@ -199,6 +217,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (routed) await routed;
     }
     applyTasks(this, [task]);
+    // A Command that also resumes updates the state the interrupted tasks run again on, in place,
+    // as LangGraph.js does: a new checkpoint here would give those tasks new ids, and they would
+    // no longer find their resume values (nor the finished tasks their saved writes).
+    if (resuming) return;
     this.step += 1;
     this.options.hooks.values?.(this.stateView());
     if (this.checkpointing)
@@ -251,8 +273,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.resume = undefined;
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+      if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
 
-      const running = this.execute(tasks, hooks.updates !== undefined, signal);
+      const running = this.execute(
+        tasks,
+        hooks.updates !== undefined || hooks.messages !== undefined,
+        signal,
+      );
       if (running) await running;
 
       let failed: Task | undefined;
@@ -282,6 +309,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
+      if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
       if (this.checkpointing) {

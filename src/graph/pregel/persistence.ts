@@ -52,6 +52,11 @@ export class RunPersistence {
   /** The metadata and timestamp of the checkpoint saved last (for the debug stream). */
   savedMetadata: CheckpointMetadata | undefined;
   savedTs = "";
+  /**
+   * The caller's `configurable` (less the checkpoint it names): every config handed to the saver
+   * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
+   */
+  private readonly base: CheckpointConfigurable;
 
   constructor(
     readonly saver: BaseCheckpointSaver | undefined,
@@ -61,6 +66,7 @@ export class RunPersistence {
     const configurable: CheckpointConfigurable = { ...run.configurable, checkpoint_ns: ns };
     delete configurable.checkpoint_id;
     delete configurable.durability;
+    this.base = configurable;
     this.config = { configurable };
     this.mode = checkMode(run.durability);
     this.hint = this.mode ?? checkMode(run.configurable?.durability);
@@ -97,7 +103,7 @@ export class RunPersistence {
   /** Continues from a loaded checkpoint. */
   adopt(tuple: CheckpointTuple): void {
     this.checkpointId = tuple.checkpoint.id;
-    this.setConfig(tuple.config);
+    this.setConfig({ configurable: { ...this.base, ...tuple.config.configurable } });
     this.persisted = true;
   }
 
@@ -232,11 +238,7 @@ export class RunPersistence {
     const saver = this.saver!;
     // The saved checkpoint's config is known without waiting for the saver.
     this.setConfig({
-      configurable: {
-        thread_id: this.config.configurable?.thread_id,
-        checkpoint_ns: this.ns,
-        checkpoint_id: checkpoint.id,
-      },
+      configurable: { ...this.base, checkpoint_ns: this.ns, checkpoint_id: checkpoint.id },
     });
     this.checkpointId = checkpoint.id;
     this.persisted = true;

@@ -124,6 +124,11 @@ export class Task implements InterruptScope {
     return this.id;
   }
 
+  /** The super-step this task runs in. */
+  get step(): number {
+    return this.idSource.step;
+  }
+
   interruptIdFor(index: number): string {
     return interruptId(this.taskId, index);
   }

@@ -11,21 +11,21 @@ import { DURATION_FORMS, DURATION_PATTERN } from "../duration.js";
 
 export const GotoActionSchema = z
   .strictObject({
-    kind: z.literal("goto"),
+    kind: z.literal("goto").default("goto"),
     target: z.string().describe("Node id to transition to."),
   })
   .meta({ id: "GotoAction", description: "Transition to `target`." });
 
 export const HaltActionSchema = z
   .strictObject({
-    kind: z.literal("halt"),
+    kind: z.literal("halt").default("halt"),
     reason: z.string().default("").describe("Why the run stops; recorded on the transition."),
   })
   .meta({ id: "HaltAction", description: "Stop the run." });
 
 export const ParallelActionSchema = z
   .strictObject({
-    kind: z.literal("parallel"),
+    kind: z.literal("parallel").default("parallel"),
     targets: z.array(z.string()).describe("Node ids fanned out in parallel."),
     join: z.string().default("").describe("Join node id (empty = end of block)."),
     strategy: z.string().default("all").describe("all / any / race / quorum."),
@@ -34,7 +34,7 @@ export const ParallelActionSchema = z
 
 export const RetryActionSchema = z
   .strictObject({
-    kind: z.literal("retry"),
+    kind: z.literal("retry").default("retry"),
     target: z.string().describe("Node id to run again."),
     backoff_ms: z.int().default(0).describe("Delay before the retry, in milliseconds."),
   })
@@ -42,7 +42,7 @@ export const RetryActionSchema = z
 
 export const AssertActionSchema = z
   .strictObject({
-    kind: z.literal("assert"),
+    kind: z.literal("assert").default("assert"),
     fact: z.string().describe("Fact (template) name to assert."),
     slots: z.string().default("").describe("JSON-encoded slot dict."),
   })
@@ -50,14 +50,14 @@ export const AssertActionSchema = z
 
 export const RetractActionSchema = z
   .strictObject({
-    kind: z.literal("retract"),
+    kind: z.literal("retract").default("retract"),
     pattern: z.string().describe("CLIPS pattern selecting the facts to retract."),
   })
   .meta({ id: "RetractAction", description: "Retract the facts matching `pattern`." });
 
 export const InterruptActionSchema = z
   .strictObject({
-    kind: z.literal("interrupt"),
+    kind: z.literal("interrupt").default("interrupt"),
     prompt: z.string().describe("Operator-facing prompt surfaced on the wait event."),
     interrupt_payload: z
       .record(z.string(), z.unknown())

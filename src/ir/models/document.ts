@@ -15,18 +15,37 @@ export const NodeSpecSchema = z
       .describe(
         "Node factory key (echo, halt, …) or a user-code reference `module/path:ExportName`.",
       ),
+    spec: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe("IR 1.1.0: a subgraph file path, relative to the document, for `subgraph` nodes."),
+    config: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("IR 1.1.0: settings handed to the node's factory."),
   })
   .meta({ id: "NodeSpec", description: "A graph node." });
 
 export const RuleSpecSchema = z
   .strictObject({
     id: z.string().describe("Stable slug."),
-    when: z.string().default("").describe("CLIPS-pattern condition string."),
+    when: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .default("")
+      .describe(
+        "CLIPS-pattern condition string, or (IR 1.1.0) the mapping sugar `{node: <id>, <field>: <value>}`.",
+      ),
     // biome-ignore lint/suspicious/noThenProperty: `then` is the seed's wire name for a rule's actions.
     then: z
       .array(ActionSchema)
       .default([])
       .describe("Actions, a discriminated union on `kind`; nested actions are forbidden (FR-11)."),
+    node_id: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe("IR 1.1.0: the node the rule belongs to (see backfillRuleNodeIds)."),
   })
   .meta({ id: "RuleSpec", description: "A rule: a `when` pattern and the actions it fires." });
 
@@ -91,6 +110,34 @@ export const MigrateBlockSchema = z
   })
   .meta({ id: "MigrateBlock", description: "Allows resuming a run across a graph-hash change." });
 
+export const CheckpointBlockSchema = z
+  .strictObject({
+    every: z
+      .enum(["node-exit", "never"])
+      .default("node-exit")
+      .describe("Checkpoint cadence: after every node, or never."),
+    store: z
+      .string()
+      .default("sqlite:./.stargraph/run.sqlite")
+      .describe("Where checkpoints go, as `sqlite:<path>` or `postgres:<dsn>`."),
+  })
+  .meta({ id: "CheckpointBlock", description: "IR 1.1.0: the document's checkpoint policy." });
+
+export const SGLangServerSchema = z
+  .strictObject({
+    provider: z.literal("sglang").default("sglang").describe("The model server's kind."),
+    model: z.string().describe("The model the server serves (its `--model-path`)."),
+    host: z.string().default("127.0.0.1").describe("Host the server listens on."),
+    port: z.int().default(30000).describe("Port the server listens on."),
+    args: z.array(z.string()).default([]).describe("Extra server arguments (operator-only)."),
+    startup_timeout_s: z.int().default(600).describe("Seconds to wait for the server to answer."),
+  })
+  .meta({
+    id: "SGLangServer",
+    description:
+      "IR 1.1.0: a model endpoint bound to the graph (an environment binding, not topology).",
+  });
+
 export const IRDocumentSchema = z
   .strictObject({
     ir_version: z
@@ -114,6 +161,12 @@ export const IRDocumentSchema = z
     parallel: z.array(ParallelBlockSchema).default([]).describe("Top-level parallel blocks."),
     governance: z.array(PackMountSchema).default([]).describe("Mounted governance packs."),
     migrate: z.array(MigrateBlockSchema).default([]).describe("Hash-to-hash migrations."),
+    checkpoints: CheckpointBlockSchema.nullable()
+      .default(null)
+      .describe("IR 1.1.0: checkpoint policy; null means the runner's defaults."),
+    lm: SGLangServerSchema.nullable()
+      .default(null)
+      .describe("IR 1.1.0: a model endpoint for the run; not part of the structural hash."),
   })
   .meta({
     id: "IRDocument",
@@ -129,6 +182,8 @@ export type PackRequires = z.output<typeof PackRequiresSchema>;
 export type PackMount = z.output<typeof PackMountSchema>;
 export type ParallelBlock = z.output<typeof ParallelBlockSchema>;
 export type MigrateBlock = z.output<typeof MigrateBlockSchema>;
+export type CheckpointBlock = z.output<typeof CheckpointBlockSchema>;
+export type SGLangServer = z.output<typeof SGLangServerSchema>;
 /** A parsed IR document: every section present, defaults filled in. */
 export type IRDocument = z.output<typeof IRDocumentSchema>;
 /** An IR document as authored: only `ir_version`, `id` and `nodes` are required. */

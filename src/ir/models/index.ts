@@ -10,6 +10,7 @@ import {
   RetryActionSchema,
 } from "./actions.js";
 import {
+  CheckpointBlockSchema,
   IRDocumentSchema,
   MigrateBlockSchema,
   NodeSpecSchema,
@@ -17,6 +18,7 @@ import {
   PackRequiresSchema,
   ParallelBlockSchema,
   RuleSpecSchema,
+  SGLangServerSchema,
   SkillRefSchema,
   StoreRefSchema,
   ToolRefSchema,
@@ -61,6 +63,8 @@ export const MODELS = {
   PackRequires: PackRequiresSchema,
   ParallelBlock: ParallelBlockSchema,
   MigrateBlock: MigrateBlockSchema,
+  CheckpointBlock: CheckpointBlockSchema,
+  SGLangServer: SGLangServerSchema,
   FactTemplate: FactTemplateSchema,
   SlotDef: SlotDefSchema,
 } as const satisfies Record<string, z.ZodType>;

@@ -87,7 +87,9 @@ export const PluginManifestSchema = z
     version: z.string().describe("Plugin semver."),
     api_version: z.literal("1").describe('Pinned to "1".'),
     namespaces: z.array(z.string()).describe("Namespaces the plugin claims."),
-    provides: z.array(z.enum(["tool", "skill", "store", "pack"])).describe("Entity kinds."),
+    provides: z
+      .array(z.enum(["tool", "skill", "store", "pack", "trigger", "mcp_adapter"]))
+      .describe("Entity kinds."),
     order: z.int().min(0).max(10000).default(5000).describe("Load priority (0..10000)."),
   })
   .meta({ id: "PluginManifest", description: "A plugin's identity and what it provides." });

@@ -7,9 +7,10 @@ import { IrValidationError } from "../errors.js";
 import type { Action, IRDocument } from "../models/index.js";
 import type { Problem } from "../problems.js";
 import { graphHashOfValidated } from "../serialize.js";
+import { factStyleOf } from "../template-facts.js";
 import { validateDocument } from "../validate.js";
 import { arrivals, type GraphState } from "./arrival.js";
-import { engineFor, keep, prepareEngine, release } from "./engine-state.js";
+import { engineFor, keep, prepareEngine, release, setStateFields } from "./engine-state.js";
 import { type Mirror, mirrorState } from "./facts.js";
 import { type IrNode, type NodeFactory, resolveNodes } from "./node-kinds.js";
 import { mountPacks, type PackSource } from "./packs.js";
@@ -81,6 +82,7 @@ export async function compileDocument(
   const problems = [...state.problems, ...nodes.problems];
   const packs = mountPacks(doc, options.packs ?? {}, problems);
   if (problems.length > 0 || !state.shape) throw new IrValidationError("IR document", problems);
+  setStateFields(doc, state.shape.fields);
   // The rules are built now, so one the engine refuses fails here, before any run starts.
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
@@ -229,6 +231,7 @@ function buildGraph(
         { ...current, ...own },
         shape.fields,
         node.id,
+        factStyleOf(doc),
       );
       const command = await route(node.id, state, update, engine, mirror);
       // A run that ends here hands its engine back for the next run of this document.
@@ -258,7 +261,8 @@ function buildGraph(
         finishedAt: performance.now(),
       };
     }
-    const join = branch.join === "" ? JOIN : branch.join;
+    // A join naming no node (allowed on top-level blocks, with a warning) ends the block.
+    const join = branch.join === "" || !position.has(branch.join) ? JOIN : branch.join;
     return new Command({
       update: {
         __ir_results: [{ ...result, strategy: branch.strategy, after: branch.after }],

@@ -8,6 +8,7 @@ import {
 import type { IRDocument } from "../models/index.js";
 import { type Problem, renderActual } from "../problems.js";
 import { ruleDefinitions, ruleProblem, rulesDefinable } from "../rule-conditions.js";
+import { templateConstructs } from "../template-facts.js";
 import { installActionFunction } from "./pack-actions.js";
 
 /**
@@ -125,8 +126,20 @@ function defineRules(
 }
 
 const nodeSets = new WeakMap<IRDocument, ReadonlySet<string>>();
+const templateSources = new WeakMap<IRDocument, string>();
 
-/** An empty engine for a run of `doc`, with `(ir-action …)` for pack rules (pack-actions.ts). */
+/**
+ * Records the state fields of a compiled document: a template-style document's engine defines
+ * a template per field (template-facts.ts). Called by compileDocument before the first engine.
+ */
+export function setStateFields(doc: IRDocument, fields: readonly string[]): void {
+  templateSources.set(doc, templateConstructs(doc, fields));
+}
+
+/**
+ * An empty engine for a run of `doc`, with `(ir-action …)` for pack rules (pack-actions.ts) and,
+ * for a template-style document, the templates its state and rules need.
+ */
 function newEngine(doc: IRDocument): RuleEngine {
   let nodes = nodeSets.get(doc);
   if (!nodes) {
@@ -135,6 +148,12 @@ function newEngine(doc: IRDocument): RuleEngine {
   }
   const engine = new RuleEngine();
   installActionFunction(engine, nodes);
+  let templates = templateSources.get(doc);
+  if (templates === undefined) {
+    templates = templateConstructs(doc, Object.keys(doc.state_schema));
+    templateSources.set(doc, templates);
+  }
+  if (templates !== "") engine.load(templates);
   return engine;
 }
 

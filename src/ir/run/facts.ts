@@ -1,5 +1,8 @@
-import { type RuleEngine, str } from "../../rules/index.js";
+import { type FactInput, type RuleEngine, str } from "../../rules/index.js";
 import { deepEqual } from "../dump.js";
+import { type FactStyle, NODE_ID_SLOT, VALUE_SLOT } from "../template-facts.js";
+import { templateName } from "../when.js";
+import { pythonStr } from "./python-str.js";
 
 /**
  * Mirrors the run's state into the rule engine's working memory: each state field `f` with value
@@ -11,6 +14,10 @@ import { deepEqual } from "../dump.js";
  * Values: strings are CLIPS strings (`(message "disk full")`), integers and floats numbers,
  * booleans the symbols TRUE/FALSE, lists multifields (`(tags a b)`), null `nil`, objects their
  * JSON text as a string.
+ *
+ * In the `template` fact style (IR 1.1.0, Stargraph's documents) the same facts are template
+ * facts: `(f (value "<text>"))`, the value as Python's `str()` writes it, and
+ * `(node-id (id <id>))`.
  */
 export type Mirror = Record<string, { id: number | null; value: unknown }>;
 
@@ -23,20 +30,34 @@ export function mirrorState(
   state: Record<string, unknown>,
   fields: readonly string[],
   nodeId: string,
+  style: FactStyle = "ordered",
 ): Mirror {
   const next: Mirror = { ...previous };
-  const put = (relation: string, value: unknown, fieldsOf: () => unknown[], always = false) => {
+  const put = (relation: string, value: unknown, fact: () => FactInput, always = false) => {
     const before = previous[relation];
     if (!always && before && deepEqual(before.value, value)) return;
     if (before?.id != null) engine.retract(before.id);
-    next[relation] = { id: engine.assert({ relation, fields: fieldsOf() }), value };
+    next[relation] = { id: engine.assert(fact()), value };
   };
+  const templates = style === "template";
   for (const field of fields) {
     const value = state[field];
     if (value === undefined) continue;
-    put(field, value, () => toFields(value));
+    put(field, value, () =>
+      templates
+        ? { template: templateName(field), slots: { [VALUE_SLOT]: str(pythonStr(value)) } }
+        : { relation: field, fields: toFields(value) },
+    );
   }
-  put(NODE_ID_RELATION, nodeId, () => [nodeId], true);
+  put(
+    NODE_ID_RELATION,
+    nodeId,
+    () =>
+      templates
+        ? { template: NODE_ID_RELATION, slots: { [NODE_ID_SLOT]: nodeId } }
+        : { relation: NODE_ID_RELATION, fields: [nodeId] },
+    true,
+  );
   return next;
 }
 

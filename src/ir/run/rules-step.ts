@@ -1,5 +1,5 @@
 import { KeelError } from "../../core/index.js";
-import type { RuleEngine } from "../../rules/index.js";
+import type { FactInput, RuleEngine } from "../../rules/index.js";
 import { parseSlots } from "../slots.js";
 import { retractMatching, toAtom } from "./facts.js";
 import { withQueuedActions } from "./pack-actions.js";
@@ -31,7 +31,7 @@ export function runRules(engine: RuleEngine): Decision {
             },
           );
         }
-        engine.assert({ relation: effect.fact, fields: Object.values(slots.slots).map(toAtom) });
+        engine.assert(assertedFact(engine, effect.fact, slots.slots));
       } else {
         retractMatching(engine, effect.pattern);
       }
@@ -39,4 +39,17 @@ export function runRules(engine: RuleEngine): Decision {
     if (decision.effects.length === 0) break;
   }
   return total;
+}
+
+/**
+ * The fact an `assert` action adds: a template fact when the engine has a template of that name
+ * (template-style documents, packs), else the ordered fact of the slot values in order.
+ */
+function assertedFact(engine: RuleEngine, fact: string, slots: Record<string, unknown>): FactInput {
+  if (engine.templateNames().includes(fact)) {
+    const values: Record<string, unknown> = {};
+    for (const [slot, value] of Object.entries(slots)) values[slot] = toAtom(value);
+    return { template: fact, slots: values };
+  }
+  return { relation: fact, fields: Object.values(slots).map(toAtom) };
 }

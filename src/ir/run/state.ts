@@ -12,6 +12,8 @@ const CHECKS: Record<string, (value: unknown) => boolean> = {
   int: (v) => Number.isSafeInteger(v),
   float: (v) => typeof v === "number" && Number.isFinite(v),
   bool: (v) => typeof v === "boolean",
+  // Stargraph's `bytes`: JSON has no bytes, so the value travels as text (base64 by convention).
+  bytes: (v) => typeof v === "string",
   list: (v) => Array.isArray(v),
   dict: (v) => v !== null && typeof v === "object" && !Array.isArray(v),
   any: () => true,

@@ -120,6 +120,7 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
       const jobs = await jobChecks(backend, location.keelDir, now);
       add("orphan-job-files", jobs.files.status, jobs.files.message, jobs.files.remedy);
       add("orphan-job-rows", jobs.rows.status, jobs.rows.message, jobs.rows.remedy);
+      add("stuck-jobs", jobs.stuck.status, jobs.stuck.message, jobs.stuck.remedy);
     }
     const pluginState = await pluginCheck(backend, found, now);
     add("plugins", pluginState.status, pluginState.message, pluginState.remedy);

@@ -20,16 +20,16 @@ function shellWord(value: string): string {
 }
 
 /**
- * The seed's two job-integrity checks: job files in `<.keel>/jobs/*.md` that no job row names,
- * and job rows whose `file_path` does not exist. Keel has no `keel job` verbs yet (jobs are a
- * later issue), so the remedies are the exact file and SQL operations that do what
- * `keel job prune --orphan-files` and a job-file-missing failure will do.
+ * The seed's job-integrity checks: job files in `<.keel>/jobs/*.md` that no job row names, job
+ * rows whose `file_path` does not exist, and running jobs past their TTL that no reap has failed
+ * yet. The remedies name `keel job prune --orphan-files` and `keel job reap`, and spell out the
+ * exact file and SQL operations for a single file or a job whose file is gone.
  */
 export async function jobChecks(
   backend: StoreBackend,
   keelDir: string,
   now: number,
-): Promise<{ files: CheckOutcome; rows: CheckOutcome }> {
+): Promise<{ files: CheckOutcome; rows: CheckOutcome; stuck: CheckOutcome }> {
   const jobs = await backend.kysely
     .selectFrom("state_jobs")
     .select(["id", "file_path", "status"])
@@ -48,6 +48,13 @@ export async function jobChecks(
       !existsSync(isAbsolute(job.file_path) ? job.file_path : join(keelDir, "..", job.file_path)),
   );
   const ids = orphanRows.map((job) => sqlString(job.id)).join(", ");
+  const stuck = await backend.kysely
+    .selectFrom("state_jobs")
+    .select(["id", "expires_at"])
+    .where("status", "=", "running")
+    .where("expires_at", "<", now)
+    .orderBy("expires_at")
+    .execute();
   return {
     files:
       orphanFiles.length === 0
@@ -55,7 +62,7 @@ export async function jobChecks(
         : {
             status: "warn",
             message: `${orphanFiles.length} job file(s) in ${jobsDir} have no job: ${orphanFiles.slice(0, 5).join(", ")}.`,
-            remedy: `Keel never deletes job files itself: delete the ones you do not need, e.g. all of them with \`rm ${orphanFiles.map((name) => shellWord(join(jobsDir, name))).join(" ")}\`.`,
+            remedy: `Keel never deletes job files unasked: \`keel job prune --orphan-files\` (with the --db or -g you gave doctor) deletes all of them, or delete the ones you do not need, e.g. \`rm ${orphanFiles.map((name) => shellWord(join(jobsDir, name))).join(" ")}\`.`,
           },
     rows:
       orphanRows.length === 0
@@ -67,6 +74,21 @@ export async function jobChecks(
               .map((job) => `${job.id} (${job.status})`)
               .join(", ")}.`,
             remedy: `In \`keel db shell\` (with the --db or -g you gave doctor), fail the unfinished ones as the seed says and clear the missing paths: \`UPDATE state_jobs SET status = 'failed', failure_reason = 'job-file-missing', finished_at = ${now} WHERE id IN (${ids}) AND status IN ('queued', 'running');\` then \`UPDATE state_jobs SET file_path = NULL WHERE id IN (${ids});\``,
+          },
+    stuck:
+      stuck.length === 0
+        ? { status: "ok", message: "No running job is past its TTL.", remedy: null }
+        : {
+            status: "warn",
+            message: `${stuck.length} running job(s) are past their TTL: ${stuck
+              .slice(0, 5)
+              .map(
+                (job) =>
+                  `${job.id} (expired ${Math.round((now - Number(job.expires_at)) / 1000)} s ago)`,
+              )
+              .join(", ")}.`,
+            remedy:
+              "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
           },
   };
 }

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench agents`: Keel's `createReactAgent` against LangGraph.js's in the same process,
+ * same fake model (instant, no I/O), same LangChain tool.
+ *
+ * - Per tool round, 10 rounds per run: the whole round, and the loop's overhead — the round less
+ *   its floor, the same model and tool invocations made directly (both agents pay them: the
+ *   chat model's and the tool's own LangChain machinery). No checkpointer, then each library's
+ *   SQLite saver at equal settings (WAL, synchronous=NORMAL).
+ * - Storage: a 500-message conversation (125 turns of question, tool call, tool answer, answer)
+ *   on each library's SQLite saver; database bytes after a WAL checkpoint.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createReactAgent as lgCreateReactAgent } from "@langchain/langgraph/prebuilt";
+import { SqliteSaver as LgSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { createReactAgent } from "../../src/agents/index.js";
+import { SqliteSaver } from "../../src/checkpoint/index.js";
+import { openStore } from "../../src/store/index.js";
+import {
+  type Comparison,
+  type Figures,
+  measure,
+  medianFigures,
+  printTable,
+} from "../lib/report.js";
+import { RoundsModel } from "./fake-model.js";
+
+const ROUNDS = 10;
+const RUNS_PER_ROUND = 20;
+const MEASURED_ROUNDS = 7;
+const TURNS = 125;
+
+const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
+  name: "add",
+  description: "Adds two numbers.",
+  schema: z.object({ a: z.number(), b: z.number() }),
+});
+const model = new RoundsModel(ROUNDS);
+const workdir = mkdtempSync(join(tmpdir(), "keel-bench-agents-"));
+
+interface Agent {
+  invoke(input: unknown, config?: Record<string, unknown>): Promise<unknown>;
+}
+let thread = 0;
+const input = () => ({ messages: [new HumanMessage("count to ten")] });
+async function runAgent(agent: Agent, checkpointed: boolean): Promise<void> {
+  thread += 1;
+  await agent.invoke(input(), {
+    recursionLimit: 100,
+    ...(checkpointed ? { configurable: { thread_id: `t${thread}` } } : {}),
+  });
+}
+
+/** The floor of one round: the model's and the tool's invocations, made directly. */
+async function floorRound(): Promise<void> {
+  const messages = [new HumanMessage("count to ten")];
+  const call = (await model.invoke(messages)) as AIMessageLike;
+  const toolCall = call.tool_calls?.[0];
+  if (toolCall) await add.invoke({ ...toolCall, type: "tool_call" });
+}
+interface AIMessageLike {
+  tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+}
+
+async function alternate(
+  contenders: Array<() => Promise<void>>,
+  unitsPerRun: number,
+): Promise<Figures[]> {
+  const figures: Figures[][] = contenders.map(() => []);
+  for (const run of contenders) for (let i = 0; i < 5; i += 1) await run();
+  for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
+    for (const [index, run] of contenders.entries()) {
+      figures[index]!.push(
+        await measure(RUNS_PER_ROUND * unitsPerRun, async () => {
+          for (let i = 0; i < RUNS_PER_ROUND; i += 1) await run();
+        }),
+      );
+    }
+  }
+  return figures.map(medianFigures);
+}
+
+async function sqliteAgents() {
+  const store = await openStore({
+    db: join(workdir, "keel.db"),
+    synchronous: "NORMAL",
+    backupBeforeMigrate: false,
+  });
+  const db = new Database(join(workdir, "langgraph.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  return {
+    keel: createReactAgent({
+      llm: model,
+      tools: [add],
+      checkpointer: SqliteSaver.fromStore(store),
+    }),
+    langgraph: lgCreateReactAgent({
+      llm: model,
+      tools: [add],
+      checkpointer: new LgSqliteSaver(db),
+    }),
+    close: async () => {
+      await store.close();
+      db.close();
+    },
+  };
+}
+
+const wall: Comparison[] = [];
+const cpu: Comparison[] = [];
+const overhead: Comparison[] = [];
+{
+  const keel = createReactAgent({ llm: model, tools: [add] });
+  const langgraph = lgCreateReactAgent({ llm: model, tools: [add] });
+  const sqlite = await sqliteAgents();
+  const [k, l, ks, ls, floor] = await alternate(
+    [
+      () => runAgent(keel, false),
+      () => runAgent(langgraph, false),
+      () => runAgent(sqlite.keel, true),
+      () => runAgent(sqlite.langgraph, true),
+      async () => {
+        for (let i = 0; i < ROUNDS; i += 1) await floorRound();
+      },
+    ],
+    ROUNDS,
+  );
+  await sqlite.close();
+  const row = (name: string, keelF: Figures, peerF: Figures, peerName: string, target?: number) => {
+    wall.push({ name, unit: "µs/round", keel: keelF.wall, peer: peerF.wall, peerName, target });
+    cpu.push({ name, unit: "µs/round", keel: keelF.cpu, peer: peerF.cpu, peerName, target });
+    overhead.push({
+      name,
+      unit: "µs/round",
+      keel: Math.max(keelF.wall - floor!.wall, 0.01),
+      peer: peerF.wall - floor!.wall,
+      peerName,
+      target,
+    });
+  };
+  row("agent round, no checkpointer", k!, l!, "langgraph");
+  row("agent round, SQLite saver", ks!, ls!, "langgraph-checkpoint-sqlite");
+  printTable(
+    `agents: wall time per tool round, ${ROUNDS} rounds per run (median of ${MEASURED_ROUNDS} alternating rounds)`,
+    wall,
+  );
+  printTable("agents: CPU time per tool round, same rounds", cpu);
+  console.log(
+    `\nfloor (the model's and the tool's invocations alone): ${floor!.wall.toFixed(1)} µs/round wall, ${floor!.cpu.toFixed(1)} µs CPU`,
+  );
+  printTable(
+    "agents: loop overhead per round = round - floor (wall; the issue's targets)",
+    overhead.map((r) => ({ ...r, target: 10 })),
+  );
+}
+
+{
+  // A 500-message conversation: 125 turns of human, AI tool call, tool answer, AI answer.
+  const turnModel = new RoundsModel(1);
+  const store = await openStore({
+    db: join(workdir, "keel-conv.db"),
+    synchronous: "NORMAL",
+    backupBeforeMigrate: false,
+  });
+  const db = new Database(join(workdir, "lg-conv.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  const agents = [
+    createReactAgent({ llm: turnModel, tools: [add], checkpointer: SqliteSaver.fromStore(store) }),
+    lgCreateReactAgent({ llm: turnModel, tools: [add], checkpointer: new LgSqliteSaver(db) }),
+  ] as Agent[];
+  let messages = 0;
+  for (const agent of agents) {
+    for (let turn = 0; turn < TURNS; turn += 1) {
+      const result = (await agent.invoke(
+        { messages: [new HumanMessage(`question ${turn}`)] },
+        { configurable: { thread_id: "conversation" } },
+      )) as { messages: unknown[] };
+      messages = result.messages.length;
+    }
+  }
+  if (store.native.dialect === "sqlite") store.native.database.pragma("wal_checkpoint(TRUNCATE)");
+  await store.close();
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  const kib = (name: string) => statSync(join(workdir, `${name}.db`)).size / 1024;
+  printTable(
+    `agents: storage of a ${messages}-message conversation (SQLite, after a WAL checkpoint)`,
+    [
+      {
+        name: `${TURNS} turns, ${messages} messages`,
+        unit: "KiB",
+        keel: kib("keel-conv"),
+        peer: kib("lg-conv"),
+        peerName: "langgraph-checkpoint-sqlite",
+        target: 10,
+      },
+    ],
+  );
+}
+rmSync(workdir, { recursive: true, force: true });

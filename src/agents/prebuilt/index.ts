@@ -1,0 +1,16 @@
+export {
+  type AgentPrompt,
+  type AgentState,
+  type CreateReactAgentParams,
+  createReactAgent,
+  createReactAgentAnnotation,
+  type ResponseFormat,
+} from "./react-agent.js";
+export {
+  pendingToolCalls,
+  type ToolLike,
+  ToolNode,
+  type ToolNodeInput,
+  type ToolNodeOptions,
+} from "./tool-node.js";
+export { toolsCondition } from "./tools-condition.js";

@@ -1,0 +1,73 @@
+import type { Command } from "commander";
+import { cliRunner, ndjsonSink, runWorker } from "../../jobs/index.js";
+import type { CliModule } from "../command.js";
+import { printResult, progress, reportError } from "../output.js";
+import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { intFlag, progressSink, stdoutNdjson, withJobs } from "./jobs-cli.js";
+
+interface WorkerFlags extends StoreCliOptions {
+  concurrency?: string;
+  filter?: string[];
+  command?: string;
+  pollMs?: string;
+}
+
+/**
+ * `keel worker [--concurrency N]`: claims and runs jobs until SIGTERM or SIGINT. The first signal
+ * stops claiming and lets the jobs in flight finish and be recorded; a second one kills their
+ * runners (those jobs fail as runner-error) so the worker exits at once.
+ */
+export const workerCommands: CliModule = {
+  register(program: Command): void {
+    withStoreOptions(
+      program
+        .command("worker")
+        .description(
+          "Run jobs until stopped (SIGTERM: finish the jobs in flight, then exit); run many against one Postgres database.",
+        )
+        .option("--concurrency <n>", "parallel claim/run loops (default 1)")
+        .option("--filter <action...>", "only jobs of these actions")
+        .option("--command <line>", "the cli runner command (default: jobs.runner.command)")
+        .option("--poll-ms <n>", "idle wait between claims (default 1000)"),
+    ).action((flags: WorkerFlags) =>
+      withJobs(flags, async (ctx, options) => {
+        const stop = new AbortController();
+        const abort = new AbortController();
+        const onSignal = () => {
+          if (stop.signal.aborted) {
+            abort.abort();
+            return;
+          }
+          progress(
+            options,
+            "stopping: finishing the jobs in flight (signal again to stop them now)",
+          );
+          stop.abort();
+        };
+        process.on("SIGTERM", onSignal);
+        process.on("SIGINT", onSignal);
+        try {
+          const summary = await runWorker(ctx, {
+            runner: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+            concurrency: intFlag("--concurrency", flags.concurrency, 1),
+            filter: flags.filter ? { actions: flags.filter } : undefined,
+            pollMs: intFlag("--poll-ms", flags.pollMs, 1),
+            emit: options.json ? ndjsonSink(stdoutNdjson()) : progressSink(options),
+            stop: stop.signal,
+            abort: abort.signal,
+          });
+          if (!options.json)
+            printResult(
+              options,
+              summary,
+              () =>
+                `worker stopped: ${summary.jobsCompleted} completed, ${summary.jobsFailed} failed`,
+            );
+        } finally {
+          process.off("SIGTERM", onSignal);
+          process.off("SIGINT", onSignal);
+        }
+      }).catch((error: unknown) => reportError(flags, error)),
+    );
+  },
+};

@@ -1,0 +1,8 @@
+export {
+  isMessageLike,
+  lcMessages,
+  preloadLangChain,
+  schemaUsesReducer,
+} from "./langchain-messages.js";
+export { MessagesAnnotation } from "./messages-annotation.js";
+export { type Messages, messagesStateReducer, REMOVE_ALL_MESSAGES } from "./messages-reducer.js";

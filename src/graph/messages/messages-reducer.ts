@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { BaseMessage, BaseMessageLike } from "@langchain/core/messages";
+import { InvalidUpdateError } from "../errors.js";
+import { lcMessages } from "./langchain-messages.js";
+
+/** The id of a `RemoveMessage` that clears every message before it (LangGraph's constant). */
+export const REMOVE_ALL_MESSAGES = "__remove_all__";
+
+/** What a node may write to a messages key: one message-like value or a list of them. */
+export type Messages = BaseMessageLike | BaseMessageLike[];
+
+const CHUNK_TYPES = new Set(["human", "ai", "system", "tool", "function", "generic"]);
+
+/** A message instance for a message-like value; a chunk becomes its whole-message class. */
+function toMessage(value: BaseMessageLike): BaseMessage {
+  const lc = lcMessages();
+  const message = lc.coerceMessageLikeToMessage(value);
+  if (!lc.BaseMessageChunk.isInstance(message)) return message;
+  const type = message.getType();
+  if (!CHUNK_TYPES.has(type)) return message;
+  // A streamed chunk is stored as the message it amounts to (what a model's invoke returns).
+  const fields: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(message))
+    if (key !== "type" && key !== "tool_call_chunks" && !key.startsWith("lc_")) fields[key] = field;
+  const classes: Record<string, new (fields: never) => BaseMessage> = {
+    human: lc.HumanMessage,
+    ai: lc.AIMessage,
+    system: lc.SystemMessage,
+    tool: lc.ToolMessage,
+    function: lc.FunctionMessage,
+    generic: lc.ChatMessage,
+  };
+  return new (classes[type] as new (fields: Record<string, unknown>) => BaseMessage)(fields);
+}
+
+/** A write as a list (as LangGraph.js: an array is a list of message-likes). */
+function listOf(value: Messages): BaseMessageLike[] {
+  return (Array.isArray(value) ? value : [value]) as BaseMessageLike[];
+}
+
+function ensureId(message: BaseMessage): void {
+  if (message.id === undefined || message.id === null) {
+    message.id = randomUUID();
+    // lc_kwargs is what toJSON (and so a checkpoint) writes.
+    message.lc_kwargs.id = message.id;
+  }
+}
+
+/**
+ * The reducer of a messages key, with LangGraph's `addMessages` semantics: message-likes
+ * (`{ role, content }`, `["user", "hi"]`, strings) become message instances, every message gets
+ * an id, a message whose id is already in the list replaces it, a `RemoveMessage` removes the
+ * message with its id (an unknown id is an `INVALID_UPDATE`), and a `RemoveMessage` with id
+ * `REMOVE_ALL_MESSAGES` drops everything before it. Loads `@langchain/core` on first use.
+ *
+ * @example
+ * const State = Annotation.Root({
+ *   messages: Annotation<BaseMessage[], Messages>({ reducer: messagesStateReducer, default: () => [] }),
+ * });
+ */
+export function messagesStateReducer(left: Messages, right: Messages): BaseMessage[] {
+  const lc = lcMessages();
+  const leftMessages = listOf(left).map(toMessage);
+  const rightMessages = listOf(right).map(toMessage);
+  for (const message of leftMessages) ensureId(message);
+  let clearAt = -1;
+  for (const [index, message] of rightMessages.entries()) {
+    ensureId(message);
+    if (lc.RemoveMessage.isInstance(message) && message.id === REMOVE_ALL_MESSAGES) clearAt = index;
+  }
+  if (clearAt >= 0) return rightMessages.slice(clearAt + 1);
+  const merged = leftMessages.slice();
+  const at = new Map<string, number>();
+  for (const [index, message] of merged.entries()) at.set(message.id as string, index);
+  const removed = new Set<string>();
+  for (const message of rightMessages) {
+    const id = message.id as string;
+    const index = at.get(id);
+    const removal = lc.RemoveMessage.isInstance(message);
+    if (index === undefined) {
+      if (removal) {
+        throw new InvalidUpdateError(
+          `A RemoveMessage names message id "${id}", which is not in the list.`,
+          { details: { id }, hint: "Remove only messages that are in the state (by their id)." },
+        );
+      }
+      at.set(id, merged.length);
+      merged.push(message);
+    } else if (removal) {
+      removed.add(id);
+    } else {
+      removed.delete(id);
+      merged[index] = message;
+    }
+  }
+  return removed.size === 0 ? merged : merged.filter((m) => !removed.has(m.id as string));
+}

@@ -1,0 +1,115 @@
+import {
+  Annotation,
+  AnnotationRoot,
+  isStateChannel,
+  type StateChannel,
+  toChannels,
+} from "../annotation.js";
+import { GraphValueError } from "../errors.js";
+import { StateSchema } from "./state-schema.js";
+
+/** What `new StateGraph(…)` was given, made uniform. */
+export interface ResolvedSchemas {
+  /** Every key of the state, input and output schemas, as channel specs. */
+  channels: Record<string, StateChannel>;
+  /** Keys `invoke` returns and the values stream shows (undefined: all). */
+  outputKeys: string[] | undefined;
+  /** Checks and coerces a graph input (StateSchema graphs only). */
+  validateInput: ((input: unknown) => Promise<unknown>) | undefined;
+}
+
+const INIT_KEYS = ["state", "stateSchema", "input"] as const;
+
+/**
+ * Accepts every state form LangGraph.js does: `Annotation.Root`, `StateSchema`, a plain object of
+ * annotations, `{ state | stateSchema, input?, output? }`, the legacy `{ channels }`, and options
+ * `{ input, output }` as the second argument.
+ */
+export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchemas {
+  if (!isObject(state)) throw invalidSchema();
+  let main: unknown = state;
+  let input: unknown;
+  let output: unknown;
+  if ("channels" in state && isObject(state.channels) && !isChannelMap(state)) {
+    return {
+      channels: legacyChannels(state.channels),
+      outputKeys: undefined,
+      validateInput: undefined,
+    };
+  }
+  if (INIT_KEYS.some((key) => key in state && isSchemaLike(state[key]))) {
+    main = state.state ?? state.stateSchema ?? state.input;
+    input = state.input;
+    output = state.output;
+  }
+  if (isObject(options) && !isSchemaLike(options)) {
+    input ??= options.input;
+    output ??= options.output;
+  }
+  const channels = { ...channelsOf(main) };
+  for (const extra of [input, output]) {
+    if (extra === undefined) continue;
+    for (const [key, channel] of Object.entries(channelsOf(extra))) channels[key] ??= channel;
+  }
+  const validator = StateSchema.isInstance(input)
+    ? input
+    : StateSchema.isInstance(main)
+      ? main
+      : undefined;
+  return {
+    channels,
+    outputKeys: output === undefined ? undefined : Object.keys(channelsOf(output)),
+    validateInput: validator ? (value) => validator.validateInput(value) : undefined,
+  };
+}
+
+function channelsOf(schema: unknown): Record<string, StateChannel> {
+  if (schema instanceof AnnotationRoot) return schema.spec;
+  if (StateSchema.isInstance(schema)) return schema.getChannels();
+  if (isObject(schema) && isChannelMap(schema)) return toChannels(schema as never);
+  if (isObject(schema) && "spec" in schema && isObject(schema.spec))
+    return toChannels(schema.spec as never);
+  throw invalidSchema();
+}
+
+/** `{ channels: { key: null | { reducer | value, default } } }`, LangGraph's first state API. */
+function legacyChannels(spec: Record<string, unknown>): Record<string, StateChannel> {
+  const channels: Record<string, StateChannel> = {};
+  for (const [key, value] of Object.entries(spec)) {
+    if (value === null || value === undefined) channels[key] = Annotation();
+    else if (isStateChannel(value)) channels[key] = value;
+    else if (isObject(value)) channels[key] = Annotation(value as never);
+    else throw invalidSchema(`channel "${key}" must be null or { reducer, default }`);
+  }
+  return channels;
+}
+
+function isSchemaLike(value: unknown): boolean {
+  return (
+    value instanceof AnnotationRoot ||
+    StateSchema.isInstance(value) ||
+    (isObject(value) && isChannelMap(value))
+  );
+}
+
+/** A non-empty object whose every value is a channel spec or an uncalled `Annotation`. */
+function isChannelMap(value: Record<string, unknown>): boolean {
+  const values = Object.values(value);
+  return (
+    values.length > 0 && values.every((v) => isStateChannel(v) || v === (Annotation as unknown))
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalidSchema(detail?: string): GraphValueError {
+  return new GraphValueError(
+    `new StateGraph() needs a state schema${detail ? `: ${detail}` : ""}.`,
+    {
+      code: "INVALID_ARGUMENT",
+      hint: "Pass Annotation.Root({...}), a StateSchema, { stateSchema, input?, output? } or { channels }.",
+    },
+  );
+}

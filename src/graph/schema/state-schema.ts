@@ -1,0 +1,124 @@
+import { KeelError } from "../../core/index.js";
+import { Annotation, type StateChannel } from "../annotation.js";
+import { ReducedValue } from "./reduced-value.js";
+import { defaultOf, isStandardSchema, type StandardSchemaLike } from "./standard-schema.js";
+
+const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
+
+/** A field of a `StateSchema`: a schema (last value wins) or a `ReducedValue`. */
+export type StateSchemaField = StandardSchemaLike | ReducedValue<never, never>;
+
+type OutputOf<S> = S extends StandardSchemaLike<infer O> ? O : unknown;
+type FieldValue<F> = F extends ReducedValue<infer V, infer _I> ? V : OutputOf<F>;
+type FieldUpdate<F> = F extends ReducedValue<infer _V, infer I> ? I : OutputOf<F>;
+
+/** The state definition (key → channel) a `StateSchema`'s fields stand for. */
+export type FieldsToDefinition<F> = {
+  [K in keyof F]: StateChannel<FieldValue<F[K]>, FieldUpdate<F[K]>>;
+};
+
+/**
+ * A state schema written with schemas (zod 4 or any Standard Schema), LangGraph 1.x's state API.
+ * A plain schema is a last-value key (its `.default()` is the starting value); a `ReducedValue`
+ * folds writes with a reducer. Graph input is validated against the fields' schemas.
+ *
+ * @example
+ * const State = new StateSchema({
+ *   topic: z.string(),
+ *   log: new ReducedValue(z.array(z.string()).default(() => []), { reducer: (a, b) => a.concat(b) }),
+ * });
+ * const graph = new StateGraph(State).addNode("a", (s) => ({ log: [s.topic] })) …
+ */
+export class StateSchema<F extends Record<string, unknown> = Record<string, unknown>> {
+  readonly [STATE_SCHEMA] = true as const;
+  /** Type only: the state definition these fields stand for. */
+  declare readonly Definition: FieldsToDefinition<F>;
+  /** Type only: the state nodes read. */
+  declare State: { [K in keyof F]: FieldValue<F[K]> };
+  /** Type only: the update nodes return. */
+  declare Update: { [K in keyof F]?: FieldUpdate<F[K]> };
+
+  constructor(readonly fields: F) {
+    for (const [key, field] of Object.entries(fields)) {
+      if (!ReducedValue.isInstance(field) && !isStandardSchema(field))
+        throw new KeelError(
+          "INVALID_ARGUMENT",
+          `StateSchema field "${key}" must be a schema (e.g. z.string()) or a ReducedValue.`,
+          { details: { key } },
+        );
+    }
+  }
+
+  /** Each field as a channel spec. */
+  getChannels(): Record<string, StateChannel> {
+    const channels: Record<string, StateChannel> = {};
+    for (const [key, field] of Object.entries(this.fields)) {
+      if (ReducedValue.isInstance(field)) {
+        const initial = defaultOf(field.valueSchema);
+        const reducer = field.reducer as (a: unknown, b: unknown) => unknown;
+        channels[key] = initial
+          ? Annotation({ reducer, default: initial })
+          : Annotation<unknown, unknown>(reducer);
+      } else {
+        const initial = defaultOf(field as StandardSchemaLike);
+        channels[key] = initial ? Annotation({ default: initial }) : Annotation();
+      }
+    }
+    return channels;
+  }
+
+  /**
+   * Checks each key of an input (or update) against its field's schema (a `ReducedValue`'s input
+   * schema) and returns it with the schemas' coercions; every problem is reported at once.
+   */
+  async validateInput<T>(data: T): Promise<T> {
+    if (data === null || typeof data !== "object" || Array.isArray(data)) return data;
+    const out: Record<string, unknown> = {};
+    const problems: Array<{ path: string; message: string }> = [];
+    for (const [key, value] of Object.entries(data)) {
+      const field = this.fields[key];
+      const schema = ReducedValue.isInstance(field)
+        ? field.inputSchema
+        : isStandardSchema(field)
+          ? field
+          : undefined;
+      if (!schema) {
+        out[key] = value;
+        continue;
+      }
+      const result = await schema["~standard"].validate(value);
+      if (result.issues) {
+        for (const issue of result.issues)
+          problems.push({
+            path: `/${[key, ...(issue.path ?? []).map(pathKey)].join("/")}`,
+            message: issue.message,
+          });
+      } else out[key] = result.value;
+    }
+    if (problems.length > 0)
+      throw new KeelError(
+        "INVALID_UPDATE",
+        `The input does not match the state schema: ${problems.map((p) => `${p.path}: ${p.message}`).join("; ")}.`,
+        { details: { problems } },
+      );
+    return out as T;
+  }
+
+  /** The keys of the schema. */
+  getAllKeys(): string[] {
+    return Object.keys(this.fields);
+  }
+
+  /** True for a `StateSchema`. */
+  static isInstance(value: unknown): value is StateSchema {
+    return typeof value === "object" && value !== null && STATE_SCHEMA in value;
+  }
+}
+
+function pathKey(segment: unknown): string {
+  const key =
+    typeof segment === "object" && segment !== null && "key" in segment
+      ? (segment as { key: unknown }).key
+      : segment;
+  return String(key).replaceAll("~", "~0").replaceAll("/", "~1");
+}

@@ -1,0 +1,4 @@
+import { lifecycleCases } from "./lifecycle.case.js";
+import { sqliteJobs } from "./support/harness.js";
+
+lifecycleCases(sqliteJobs());
