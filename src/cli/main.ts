@@ -4,6 +4,11 @@ import { buildProgram } from "./program.js";
 /** Runs the CLI with `argv` (as in process.argv) and resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
+  // `keel` alone prints the top-level help and succeeds (the CLI contract's rule for `sm`).
+  if (argv.length <= 2) {
+    process.stdout.write(program.helpInformation());
+    return 0;
+  }
   try {
     await program.parseAsync([...argv]);
   } catch (error) {

@@ -30,17 +30,24 @@ export function withStoreOptions(command: Command): Command {
     .option("-q, --quiet", "print nothing but errors");
 }
 
-/** `--json` also comes from KEEL_JSON=1. */
+/** `--json` also comes from KEEL_JSON=1 (or the spec's SKILL_MAP_JSON=1). */
 export function outputOptions<T extends OutputOptions>(options: T): T {
-  return { ...options, json: options.json ?? process.env.KEEL_JSON === "1" };
+  const env = process.env.KEEL_JSON === "1" || process.env.SKILL_MAP_JSON === "1";
+  return { ...options, json: options.json ?? env };
 }
 
 /** The database a verb works on: `--db` > KEEL_DATABASE_URL > config file > scope default. */
 export function locationFor(options: StoreCliOptions): StoreLocation {
+  // The spec's SKILL_MAP_DB and SKILL_MAP_SCOPE are aliases; a flag still wins.
+  const global = options.global || process.env.SKILL_MAP_SCOPE === "global";
   return resolveStoreLocation({
-    db: options.db,
-    scope: options.global ? "global" : undefined,
+    db: options.db ?? nonEmpty(process.env.SKILL_MAP_DB),
+    scope: global ? "global" : undefined,
   });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 /** Opens the verb's store, with migration progress on stderr (silent under --json and -q). */

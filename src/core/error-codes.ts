@@ -110,6 +110,15 @@ export const ERROR_CODES = {
   MEMORY_TRUST: { exit: 2, http: 403 },
   MEMORY_GIT_FAILED: { exit: 2, http: 502 },
   MEMORY_EMBEDDER_FAILED: { exit: 2, http: 502 },
+  // catalog (src/catalog): scans, browse verbs, extensions
+  CATALOG_EXTENSION_INVALID: { exit: 2, http: 400 },
+  CATALOG_ROOT_INVALID: { exit: 2, http: 400 },
+  CATALOG_SCAN_FAILED: { exit: 2, http: 500 },
+  CATALOG_DUMP_INVALID: { exit: 2, http: 400 },
+  CATALOG_FORMAT_UNKNOWN: { exit: 2, http: 400 },
+  CATALOG_QUERY_INVALID: { exit: 2, http: 400 },
+  CATALOG_NOT_SCANNED: { exit: 2, http: 409 },
+  CATALOG_ORPHAN_NOT_FOUND: { exit: 5, http: 404 },
   // jobs (src/jobs): the dispatch lifecycle, actions, runners
   JOB_NOT_FOUND: { exit: 5, http: 404 },
   JOB_DUPLICATE: { exit: 3, http: 409 },

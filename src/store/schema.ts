@@ -12,6 +12,8 @@ export interface KernelDatabase {
   scan_nodes: ScanNodesTable;
   scan_links: ScanLinksTable;
   scan_issues: ScanIssuesTable;
+  scan_files: ScanFilesTable;
+  scan_results: ScanResultsTable;
   state_jobs: StateJobsTable;
   state_executions: StateExecutionsTable;
   state_summaries: StateSummariesTable;
@@ -75,6 +77,28 @@ export interface ScanIssuesTable {
   detail: string | null;
   fix_json: string | null;
   data_json: string | null;
+}
+
+/** The stamp a node's file was read at (migration 023): `keel scan --changed` compares it. */
+export interface ScanFilesTable {
+  id: Generated<number>;
+  path: string;
+  modified_at: number;
+  file_bytes: number;
+}
+
+/** The last scan's own facts (migration 023); one row, `id` 1. */
+export interface ScanResultsTable {
+  id: number;
+  scanned_at: number;
+  scope: "project" | "global";
+  roots_json: string;
+  adapters_json: string;
+  scanned_by_json: string | null;
+  files_walked_count: number;
+  files_skipped_count: number;
+  duration_ms: number;
+  settings_hash: string;
 }
 
 /** The job states of the dispatch lifecycle. */

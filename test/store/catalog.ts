@@ -421,6 +421,25 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "vector_json TEXT NOT NULL",
     "created_at MS NOT NULL",
   ],
+  // the catalog's (migration 023): file stamps for `scan --changed`, the last scan's facts
+  scan_files: [
+    "id SERIAL NOT NULL",
+    "path TEXT NOT NULL",
+    "modified_at MS NOT NULL",
+    "file_bytes BIG NOT NULL",
+  ],
+  scan_results: [
+    "id INTEGER NOT NULL",
+    "scanned_at MS NOT NULL",
+    "scope TEXT NOT NULL",
+    "roots_json TEXT NOT NULL",
+    "adapters_json TEXT NOT NULL",
+    "scanned_by_json TEXT",
+    "files_walked_count INTEGER NOT NULL",
+    "files_skipped_count INTEGER NOT NULL",
+    "duration_ms MS NOT NULL",
+    "settings_hash TEXT NOT NULL",
+  ],
 };
 
 /** Every kernel table: the seed's and Keel's. */
@@ -498,6 +517,7 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
     ix("ix_scan_links_source_path", ["source_path"]),
     ix("ix_scan_links_target_path", ["target_path"]),
   ],
+  scan_files: [ix("ix_scan_files_path", ["path"], { unique: true })],
   scan_nodes: [
     ix("ix_scan_nodes_adapter", ["adapter"]),
     ix("ix_scan_nodes_body_hash", ["body_hash"]),
@@ -621,6 +641,7 @@ export function job(id: string, status: string, overrides: Record<string, unknow
 
 /** The values a valid row needs beyond the filler `validRow` makes: each CHECK accepts them. */
 const VALID_ROWS: Record<string, Record<string, unknown>> = {
+  scan_results: { id: 1, scope: "project" },
   scan_nodes: {
     path: "skills/a.md",
     kind: "skill",
@@ -807,6 +828,8 @@ export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, un
   },
   { table: "state_tool_calls", check: "ck_state_tool_calls_request", bad: { request_json: null } },
   { table: "state_tool_calls", check: "ck_state_tool_calls_live_key", bad: { live_key: "other" } },
+  { table: "scan_results", check: "ck_scan_results_id", bad: { id: 2 } },
+  { table: "scan_results", check: "ck_scan_results_scope", bad: { scope: "team" } },
 ];
 
 /** Every CHECK of every kernel table. */

@@ -232,9 +232,11 @@ export function runStoreConformance(harness: DialectHarness): void {
         const columns = (KERNEL_TABLES[table] ?? []).map((spec) => spec.split(" "));
         for (const [name = "", type] of columns.filter((c) => c.join(" ").includes("NOT NULL"))) {
           // NULL asks for the next id: SERIAL columns, and on SQLite an INTEGER primary key of
-          // one column (a rowid alias), which the audit log's seq is (migration 011).
+          // one column (a rowid alias), which the audit log's seq is (migration 011), as is the
+          // one-row scan_results' id (migration 023).
           const rowid =
-            harness.dialect === "sqlite" && `${table}.${name}` === "state_audit_events.seq";
+            harness.dialect === "sqlite" &&
+            ["state_audit_events.seq", "scan_results.id"].includes(`${table}.${name}`);
           if (type === "SERIAL" || rowid) continue;
           await expect(
             insert(table, validRow(table, { [name]: null })),

@@ -2,9 +2,14 @@ import type { CliModule } from "../command.js";
 import { actionsCommands } from "./actions.js";
 import { approvalsCommands } from "./approvals.js";
 import { auditCommands } from "./audit.js";
+import { catalogBrowseCommands } from "./catalog-browse.js";
+import { catalogGraphCommands } from "./catalog-graph.js";
+import { catalogOrphansCommands } from "./catalog-orphans.js";
+import { catalogScanCommands } from "./catalog-scan.js";
 import { configCommands } from "./config.js";
 import { dbCommands } from "./db.js";
 import { doctorCommands } from "./doctor.js";
+import { helpCommands } from "./help.js";
 import { historyCommands } from "./history.js";
 import { ingestCommands } from "./ingest.js";
 import { irCommands } from "./ir.js";
@@ -15,6 +20,7 @@ import { memoryCommands } from "./memory.js";
 import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
+import { versionCommands } from "./version.js";
 import { workerCommands } from "./worker.js";
 import { serveCommands } from "./serve.js";
 import { tokensCommands } from "./tokens.js";
@@ -35,6 +41,12 @@ export const COMMANDS: readonly CliModule[] = [
   doctorCommands,
   memoryCommands,
   mcpCommands,
+  catalogScanCommands,
+  catalogBrowseCommands,
+  catalogGraphCommands,
+  catalogOrphansCommands,
+  versionCommands,
+  helpCommands,
   actionsCommands,
   jobCommands,
   recordCommands,

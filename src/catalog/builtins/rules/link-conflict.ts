@@ -1,0 +1,59 @@
+import { compareCodePoints } from "../../../core/index.js";
+import type { Rule } from "../../extensions.js";
+import type { CatalogIssue, CatalogLink, Confidence, LinkKind } from "../../model.js";
+
+const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
+
+/**
+ * Links between the same two nodes that disagree on their kind (one says `supersedes`, another
+ * `references`) are a warning naming each kind with the detectors behind it.
+ */
+export const linkConflictRule: Rule = {
+  kind: "rule",
+  id: "link-conflict",
+  version: "1.0.0",
+  description: "The same source and target linked with different kinds: warn.",
+  evaluate({ links }) {
+    const pairs = new Map<string, CatalogLink[]>();
+    for (const link of links) {
+      const key = `${link.source}\u0000${link.target}`;
+      const list = pairs.get(key);
+      if (list) list.push(link);
+      else pairs.set(key, [link]);
+    }
+    const issues: CatalogIssue[] = [];
+    for (const group of pairs.values()) {
+      const variants = new Map<
+        LinkKind,
+        { kind: LinkKind; sources: string[]; confidence: Confidence }
+      >();
+      for (const link of group) {
+        const variant = variants.get(link.kind);
+        if (!variant) {
+          variants.set(link.kind, {
+            kind: link.kind,
+            sources: [...link.sources],
+            confidence: link.confidence,
+          });
+          continue;
+        }
+        for (const source of link.sources)
+          if (!variant.sources.includes(source)) variant.sources.push(source);
+        if (RANK[link.confidence] > RANK[variant.confidence]) variant.confidence = link.confidence;
+      }
+      if (variants.size < 2) continue;
+      const first = group[0] as CatalogLink;
+      const sorted = [...variants.values()]
+        .map((v) => ({ ...v, sources: v.sources.sort(compareCodePoints) }))
+        .sort((a, b) => compareCodePoints(a.kind, b.kind));
+      issues.push({
+        ruleId: "link-conflict",
+        severity: "warn",
+        nodeIds: [first.source, first.target],
+        message: `${first.source} → ${first.target} is linked as ${sorted.map((v) => v.kind).join(" and ")}; keep one.`,
+        data: { source: first.source, target: first.target, variants: sorted },
+      });
+    }
+    return issues;
+  },
+};

@@ -1,0 +1,126 @@
+import type {
+  CatalogIssue,
+  CatalogLink,
+  CatalogNode,
+  Confidence,
+  LinkKind,
+  NodeKind,
+} from "./model.js";
+
+/** What every extension declares: who it is and where it came from. */
+export interface ExtensionBase {
+  /** Kebab-case id, unique within its kind (`claude`, `slash`, `broken-ref`). */
+  readonly id: string;
+  readonly version: string;
+  readonly description: string;
+  /** The plugin that supplied it; absent for the built-ins. */
+  readonly pluginId?: string;
+}
+
+/**
+ * Recognises a platform: decides which walked files are nodes and of which kind.
+ *
+ * @example
+ * const obsidian: Adapter = {
+ *   kind: "adapter", id: "obsidian", version: "1.0.0", description: "Obsidian vault notes",
+ *   classify: (path) => (path.startsWith("vault/") && path.endsWith(".md") ? "note" : null),
+ * };
+ */
+export interface Adapter extends ExtensionBase {
+  readonly kind: "adapter";
+  /**
+   * The node kind of `path` (POSIX, relative to the scope root), or null when the file is not
+   * this adapter's. Only files some adapter claims are read.
+   */
+  classify(path: string): NodeKind | null;
+}
+
+/** What a detector sees of one node. */
+export interface DetectContext {
+  readonly node: Readonly<CatalogNode>;
+  /** The body; empty for a detector whose scope is `frontmatter`. */
+  readonly body: string;
+  /** The parsed frontmatter; empty for a detector whose scope is `body`. */
+  readonly frontmatter: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Extracts links from one node. A link whose target carries a URL scheme (`https:`) is counted
+ * into the node's `externalRefsCount` and never enters the graph.
+ *
+ * @example
+ * const wiki: Detector = {
+ *   kind: "detector", id: "wikilink", version: "1.0.0", description: "[[page]] links",
+ *   scope: "body", emitsLinkKinds: ["references"], defaultConfidence: "high",
+ *   detect: ({ node, body }) => [...body.matchAll(/\[\[([^\]]+)\]\]/g)].map((m) => ({
+ *     source: node.path, target: `${m[1]}.md`, kind: "references", confidence: "high", sources: ["wikilink"],
+ *   })),
+ * };
+ */
+export interface Detector extends ExtensionBase {
+  readonly kind: "detector";
+  readonly scope: "body" | "frontmatter" | "both";
+  /** A link of any other kind is dropped (and reported on stderr). */
+  readonly emitsLinkKinds: readonly LinkKind[];
+  readonly defaultConfidence: Confidence;
+  detect(context: DetectContext): CatalogLink[];
+}
+
+/** Parse diagnostics of a node's frontmatter, for the frontmatter rules. */
+export interface FrontmatterDiagnostic {
+  /** The block is missing or unusable: `byte-order-mark`, `paste-with-indent`, `missing-close`, `yaml-syntax`, `not-a-mapping`. */
+  readonly malformed?: { hint: string; message: string };
+  /** JSON Schema problems of a parsed block (JSON Pointer paths). */
+  readonly invalid?: readonly { path: string; message: string }[];
+}
+
+/** What a rule sees: the whole graph. */
+export interface RuleContext {
+  readonly nodes: readonly CatalogNode[];
+  readonly links: readonly CatalogLink[];
+  /** `--strict` / `scan.strict`: frontmatter findings become errors. */
+  readonly strict: boolean;
+  /** Frontmatter diagnostics by node path (only nodes that have some). */
+  readonly frontmatter: ReadonlyMap<string, FrontmatterDiagnostic>;
+}
+
+/**
+ * Evaluates the graph and reports issues.
+ *
+ * @example
+ * const noDescription: Rule = {
+ *   kind: "rule", id: "no-description", version: "1.0.0", description: "nodes without a description",
+ *   evaluate: ({ nodes }) => nodes.filter((n) => !n.description).map((n) => ({
+ *     ruleId: "no-description", severity: "info", nodeIds: [n.path], message: `${n.path} has no description`,
+ *   })),
+ * };
+ */
+export interface Rule extends ExtensionBase {
+  readonly kind: "rule";
+  evaluate(context: RuleContext): CatalogIssue[];
+}
+
+/** The graph a renderer draws. */
+export interface RenderGraph {
+  readonly nodes: readonly CatalogNode[];
+  readonly links: readonly CatalogLink[];
+  readonly issues: readonly CatalogIssue[];
+}
+
+/**
+ * Serialises the graph in one format (`keel graph --format <format>`).
+ *
+ * @example
+ * const count: Renderer = {
+ *   kind: "renderer", id: "count", version: "1.0.0", description: "node count", format: "count",
+ *   render: ({ nodes }) => `${nodes.length}\n`,
+ * };
+ */
+export interface Renderer extends ExtensionBase {
+  readonly kind: "renderer";
+  readonly format: string;
+  render(graph: RenderGraph): string;
+}
+
+export type Extension = Adapter | Detector | Rule | Renderer;
+export type ExtensionKind = Extension["kind"];

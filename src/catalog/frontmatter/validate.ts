@@ -1,0 +1,53 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { NodeKind } from "../model.js";
+import { frontmatterSchema } from "./schemas.js";
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as (ajv: Ajv2020) => void;
+
+/** One problem of a frontmatter block: where (JSON Pointer) and what. */
+export interface FrontmatterProblem {
+  path: string;
+  message: string;
+}
+
+let validators: Map<NodeKind, ValidateFunction> | undefined;
+
+function validatorFor(kind: NodeKind): ValidateFunction {
+  if (!validators) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    validators = new Map();
+    for (const k of ["skill", "agent", "command", "hook", "note"] as const) {
+      validators.set(k, ajv.compile(frontmatterSchema(k)));
+    }
+  }
+  const validate = validators.get(kind);
+  if (!validate) throw new Error(`no frontmatter schema for kind ${kind}`);
+  return validate;
+}
+
+/**
+ * Checks a parsed frontmatter block against its kind's schema and returns every problem
+ * (empty when valid).
+ *
+ * @example
+ * validateFrontmatter("note", { name: "x" });
+ * // [{ path: "", message: "must have required property 'description'" }, …]
+ */
+export function validateFrontmatter(
+  kind: NodeKind,
+  frontmatter: Readonly<Record<string, unknown>>,
+): FrontmatterProblem[] {
+  const validate = validatorFor(kind);
+  if (validate(frontmatter)) return [];
+  return (validate.errors ?? [])
+    .filter((error: ErrorObject) => error.keyword !== "allOf" && error.keyword !== "anyOf")
+    .map((error: ErrorObject) => ({
+      path: error.instancePath,
+      message: error.message ?? error.keyword,
+    }));
+}

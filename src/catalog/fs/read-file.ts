@@ -1,0 +1,93 @@
+import { isUtf8 } from "node:buffer";
+import { readFileSync, statSync } from "node:fs";
+
+/** Files larger than this are not read (a 50 MB "markdown" file is not a skill). */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+/** Why a file is not a node even though an adapter claimed it. */
+export type UnreadableReason =
+  | "vanished"
+  | "permission-denied"
+  | "too-large"
+  | "binary"
+  | "invalid-utf8"
+  | "io-error";
+
+export type ReadOutcome =
+  | { readonly ok: true; readonly text: string; readonly modifiedAt: number; readonly size: number }
+  | { readonly ok: false; readonly reason: UnreadableReason; readonly message: string };
+
+/** A file's modification time (ms) and size, or null when it is gone. */
+export interface FileStamp {
+  readonly modifiedAt: number;
+  readonly size: number;
+}
+
+/** Stats a file; null when it no longer exists or cannot be statted. */
+export function stampOf(path: string): FileStamp | null {
+  try {
+    const stat = statSync(path);
+    return { modifiedAt: Math.trunc(stat.mtimeMs), size: stat.size };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Reads a file as UTF-8 text, refusing what is not: a file gone since the walk, unreadable, over
+ * `maxBytes`, binary (a NUL byte in its first 8 KB) or not valid UTF-8. Never throws.
+ */
+export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): ReadOutcome {
+  let size: number;
+  let modifiedAt: number;
+  let bytes: Buffer;
+  try {
+    const stat = statSync(path);
+    size = stat.size;
+    modifiedAt = Math.trunc(stat.mtimeMs);
+    if (size > maxBytes) {
+      return {
+        ok: false,
+        reason: "too-large",
+        message: `is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} a catalog file may be; it was not read`,
+      };
+    }
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      return { ok: false, reason: "vanished", message: "was deleted while the scan ran" };
+    }
+    if (code === "EACCES" || code === "EPERM") {
+      return {
+        ok: false,
+        reason: "permission-denied",
+        message: "cannot be read (permission denied); fix its permissions or ignore it",
+      };
+    }
+    return {
+      ok: false,
+      reason: "io-error",
+      message: `could not be read: ${(error as Error).message}`,
+    };
+  }
+  if (bytes.subarray(0, 8192).includes(0)) {
+    return {
+      ok: false,
+      reason: "binary",
+      message: "is a binary file, not markdown text; rename it or ignore it",
+    };
+  }
+  if (!isUtf8(bytes)) {
+    return {
+      ok: false,
+      reason: "invalid-utf8",
+      message: "is not valid UTF-8 text; re-save it as UTF-8",
+    };
+  }
+  return { ok: true, text: bytes.toString("utf8"), modifiedAt, size };
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${bytes} bytes`;
+}

@@ -1,0 +1,40 @@
+/**
+ * The skill catalog (seed 004's scan zone): adapters classify files into nodes, detectors find
+ * links, rules report issues, renderers draw the graph; `scanScope` stores a scan in `scan_*`.
+ */
+export { builtInRegistry } from "./builtin-registry.js";
+export { BUILT_IN_EXTENSIONS } from "./builtins/index.js";
+export { CATALOG_CONFIG_FILES, CatalogConfig, readCatalogConfig } from "./config.js";
+export { diffScans, parseScanDump, type ScanDelta } from "./delta.js";
+export type {
+  Adapter,
+  DetectContext,
+  Detector,
+  Extension,
+  ExtensionBase,
+  ExtensionKind,
+  FrontmatterDiagnostic,
+  Renderer,
+  RenderGraph,
+  Rule,
+  RuleContext,
+} from "./extensions.js";
+export { type Finding, listFindings } from "./findings.js";
+export { frontmatterSchema } from "./frontmatter/schemas.js";
+export { type SplitFile, splitFrontmatter } from "./frontmatter/split.js";
+export { type FrontmatterProblem, validateFrontmatter } from "./frontmatter/validate.js";
+export { DEFAULT_IGNORES, IGNORE_FILES } from "./fs/ignore-filter.js";
+export { DEFAULT_MAX_FILE_BYTES } from "./fs/read-file.js";
+export { renderMarkdown } from "./markdown.js";
+export * from "./model.js";
+export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
+export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
+export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
+export { diagramOf } from "./render.js";
+export type { ScanTimings } from "./scan/phases.js";
+export type { PriorScan } from "./scan/prior.js";
+export { runScan, type ScanMode, type ScanOptions, type ScanOutcome } from "./scan/run-scan.js";
+export { type ScanScopeOptions, scanScope } from "./scan-scope.js";
+export { loadIssues, loadPriorScan, loadScan } from "./store/load.js";
+export { persistScan } from "./store/persist.js";
+export { normalizeTrigger } from "./trigger.js";

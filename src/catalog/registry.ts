@@ -1,0 +1,87 @@
+import { KeelError } from "../core/index.js";
+import type { Adapter, Detector, Extension, ExtensionKind, Renderer, Rule } from "./extensions.js";
+
+/** Which kinds to leave out (the conformance suite's `disableAll*` switches). */
+export interface DisabledKinds {
+  adapters?: boolean;
+  detectors?: boolean;
+  rules?: boolean;
+}
+
+/**
+ * The kernel's extension registry. Built-ins register here exactly as plugins do; the scan asks
+ * the registry, never a concrete extension.
+ *
+ * @example
+ * const registry = new ExtensionRegistry();
+ * registry.register(myDetector);
+ * registry.detectors(); // [myDetector]
+ */
+export class ExtensionRegistry {
+  readonly #byKind: Record<ExtensionKind, Extension[]> = {
+    adapter: [],
+    detector: [],
+    rule: [],
+    renderer: [],
+  };
+  #disabled: DisabledKinds = {};
+
+  /** Adds an extension; a second one of the same kind and id is refused. */
+  register(extension: Extension): this {
+    const list = this.#byKind[extension.kind];
+    if (list === undefined) {
+      throw new KeelError(
+        "CATALOG_EXTENSION_INVALID",
+        `Unknown extension kind "${String((extension as { kind: unknown }).kind)}".`,
+        { hint: "An extension's kind is adapter, detector, rule or renderer." },
+      );
+    }
+    if (list.some((existing) => existing.id === extension.id)) {
+      throw new KeelError(
+        "CATALOG_EXTENSION_INVALID",
+        `A ${extension.kind} with id "${extension.id}" is already registered.`,
+        { hint: "Give the plugin's extension another id, or disable the plugin it clashes with." },
+      );
+    }
+    list.push(extension);
+    return this;
+  }
+
+  /** Turns whole kinds off (adapters off: nothing is a node; rules off: no issues). */
+  disable(kinds: DisabledKinds): this {
+    this.#disabled = { ...this.#disabled, ...kinds };
+    return this;
+  }
+
+  adapters(): readonly Adapter[] {
+    return this.#disabled.adapters ? [] : (this.#byKind.adapter as Adapter[]);
+  }
+  detectors(): readonly Detector[] {
+    return this.#disabled.detectors ? [] : (this.#byKind.detector as Detector[]);
+  }
+  rules(): readonly Rule[] {
+    return this.#disabled.rules ? [] : (this.#byKind.rule as Rule[]);
+  }
+  renderers(): readonly Renderer[] {
+    return this.#byKind.renderer as Renderer[];
+  }
+
+  /** Every registered extension, enabled or not (for `keel plugins` / help). */
+  all(): readonly Extension[] {
+    return [
+      ...this.#byKind.adapter,
+      ...this.#byKind.detector,
+      ...this.#byKind.rule,
+      ...this.#byKind.renderer,
+    ];
+  }
+
+  /**
+   * A fingerprint of what a scan would run: ids and versions of the enabled adapters, detectors
+   * and rules. `--changed` reuses a stored node only when this is unchanged.
+   */
+  fingerprint(): string {
+    const part = (list: readonly Extension[]) => list.map((e) => `${e.id}@${e.version}`).join(",");
+    return [part(this.adapters()), part(this.detectors()), part(this.rules())].join("|");
+  }
+}

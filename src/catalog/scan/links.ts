@@ -1,0 +1,48 @@
+import type { CatalogLink, CatalogNode, Confidence } from "../model.js";
+
+const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
+// A target with a URL scheme (`https:`, `mailto:`) is outside the graph. Two letters at least, so
+// a Windows drive (`C:`) is not taken for one.
+const SCHEME = /^[a-z][a-z0-9+.-]+:/i;
+
+/** Whether a link leaves the graph (its target is a URL). */
+export function isExternal(link: CatalogLink): boolean {
+  return SCHEME.test(link.target);
+}
+
+/**
+ * Merges links that say the same thing (same source, target, kind and trigger) found by several
+ * detectors into one whose `sources` lists them all, at the highest confidence given.
+ */
+export function mergeLinks(links: readonly CatalogLink[]): CatalogLink[] {
+  const merged = new Map<string, CatalogLink>();
+  for (const link of links) {
+    const key = `${link.source}\u0000${link.target}\u0000${link.kind}\u0000${link.trigger?.normalizedTrigger ?? ""}`;
+    const existing = merged.get(key);
+    if (!existing) {
+      merged.set(key, { ...link, sources: [...link.sources] });
+      continue;
+    }
+    for (const source of link.sources) {
+      if (!existing.sources.includes(source)) existing.sources.push(source);
+    }
+    if (RANK[link.confidence] > RANK[existing.confidence]) existing.confidence = link.confidence;
+  }
+  return [...merged.values()];
+}
+
+/** Sets each node's in/out link counts from the graph's links (targets resolved verbatim). */
+export function countLinks(nodes: readonly CatalogNode[], links: readonly CatalogLink[]): void {
+  const byPath = new Map<string, CatalogNode>();
+  for (const node of nodes) {
+    node.linksOutCount = 0;
+    node.linksInCount = 0;
+    byPath.set(node.path, node);
+  }
+  for (const link of links) {
+    const source = byPath.get(link.source);
+    if (source) source.linksOutCount += 1;
+    const target = byPath.get(link.target);
+    if (target) target.linksInCount += 1;
+  }
+}

@@ -1,0 +1,15 @@
+import type { FileStamp } from "../fs/read-file.js";
+import type { CatalogIssue, CatalogLink, CatalogNode } from "../model.js";
+
+/** The last scan, as stored: what `--changed` and `-n` start from. */
+export interface PriorScan {
+  readonly nodes: ReadonlyMap<string, CatalogNode>;
+  /** The file stamp each node was read at (absent for rows written without one). */
+  readonly stamps: ReadonlyMap<string, FileStamp>;
+  readonly links: readonly CatalogLink[];
+  readonly issues: readonly CatalogIssue[];
+  /** When the prior scan started (Unix ms); stamps this close to it are not trusted. */
+  readonly scannedAt: number;
+  /** What the scan ran (extensions and settings); a different one makes every node stale. */
+  readonly settingsHash: string | null;
+}

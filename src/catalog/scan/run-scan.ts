@@ -1,0 +1,424 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { compareCodePoints, KeelError, VERSION } from "../../core/index.js";
+import type { Detector, FrontmatterDiagnostic, Rule } from "../extensions.js";
+import { malformedHint } from "../frontmatter/malformed.js";
+import { splitFrontmatter } from "../frontmatter/split.js";
+import { validateFrontmatter } from "../frontmatter/validate.js";
+import { buildIgnoreFilter } from "../fs/ignore-filter.js";
+import { DEFAULT_MAX_FILE_BYTES, type FileStamp, readTextFile, stampOf } from "../fs/read-file.js";
+import { walkFiles } from "../fs/walk.js";
+import {
+  CATALOG_SPEC_VERSION,
+  type CatalogIssue,
+  type CatalogLink,
+  type CatalogNode,
+  NODE_KINDS,
+  type ScanResult,
+} from "../model.js";
+import type { ExtensionRegistry } from "../registry.js";
+import { buildNode } from "./build-node.js";
+import { countLinks, isExternal, mergeLinks } from "./links.js";
+import { PhaseClock, type ScanTimings } from "./phases.js";
+import type { PriorScan } from "./prior.js";
+import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+
+/** How close to a scan's start a file's modification time must not be for its stamp to be trusted. */
+const RACY_MS = 2000;
+
+/** Which files a scan reads. */
+export type ScanMode =
+  | { readonly kind: "full" }
+  /** Only files whose modification time or size moved since the prior scan (then by hash). */
+  | { readonly kind: "changed" }
+  /** One node re-read; every other node kept from the prior scan. */
+  | { readonly kind: "node"; readonly path: string };
+
+export interface ScanOptions {
+  /** Absolute path of the scope root; node paths are relative to it. */
+  readonly root: string;
+  readonly registry: ExtensionRegistry;
+  readonly scope?: "project" | "global";
+  readonly mode?: ScanMode;
+  /** Count tokens (default true); false leaves `tokens` absent. */
+  readonly tokenize?: boolean;
+  /** Frontmatter findings are errors (default false). */
+  readonly strict?: boolean;
+  readonly followSymlinks?: boolean;
+  /** Extra gitignore-syntax patterns (config `ignore`). */
+  readonly ignore?: readonly string[];
+  readonly maxFileBytes?: number;
+  /** The stored scan; required by the `changed` and `node` modes (without one they read everything). */
+  readonly prior?: PriorScan | null;
+  readonly now?: () => number;
+  /** Called as files are processed: (done, total). */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Receives notes about extensions that misbehaved (dropped links or issues). */
+  readonly onDiagnostic?: (message: string) => void;
+}
+
+/** A finished scan: the result, the file stamps to store, and where the time went. */
+export interface ScanOutcome {
+  readonly result: ScanResult;
+  readonly stamps: Map<string, FileStamp>;
+  readonly timings: ScanTimings;
+  /** Nodes taken from the prior scan without running detectors. */
+  readonly reused: number;
+  /** The settings fingerprint the result was made under. */
+  readonly settingsHash: string;
+}
+
+/**
+ * Walks the scope, classifies files through the adapters, reads and parses the claimed ones,
+ * runs the detectors per node and the rules over the whole graph. Touches no database: the caller
+ * persists the result (see `persistScan`). A file that cannot be read is an `unreadable-file`
+ * issue, never a failed scan.
+ *
+ * @example
+ * const registry = builtInRegistry();
+ * const { result } = await runScan({ root: process.cwd(), registry });
+ * console.log(result.stats.nodesCount);
+ */
+export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
+  const now = options.now ?? Date.now;
+  const scannedAt = now();
+  const clock = new PhaseClock();
+  const registry = options.registry;
+  const tokenize = options.tokenize !== false;
+  const strict = options.strict === true;
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const mode = options.mode ?? { kind: "full" };
+  const settingsHash = `${registry.fingerprint()}|tokenize=${tokenize}|max=${maxFileBytes}`;
+  const prior = options.prior && options.prior.settingsHash === settingsHash ? options.prior : null;
+  const adapters = registry.adapters();
+  const detectors = registry.detectors();
+  const diagnostic = options.onDiagnostic ?? (() => {});
+
+  if (!isDirectory(options.root)) {
+    throw new KeelError(
+      "CATALOG_ROOT_INVALID",
+      `The scope root ${options.root} does not exist or is not a folder.`,
+      {
+        hint: "Run the command in the project folder, or pass -g for the global scope.",
+        details: { root: options.root },
+      },
+    );
+  }
+  const files = clock.measure("walk", () => {
+    if (mode.kind === "node") {
+      const paths = new Set(options.prior ? options.prior.nodes.keys() : []);
+      // A node deleted since the prior scan leaves the graph; a path never seen is an error.
+      if (existsSync(join(options.root, mode.path))) paths.add(mode.path);
+      else if (paths.has(mode.path)) paths.delete(mode.path);
+      else throw nodeNotFound(mode.path, options.root);
+      return {
+        files: [...paths]
+          .sort(compareCodePoints)
+          .map((path) => ({ path, absolutePath: join(options.root, path) })),
+        problems: [],
+      };
+    }
+    return walkFiles(
+      options.root,
+      buildIgnoreFilter(options.root, options.ignore ?? []),
+      options.followSymlinks === true,
+    );
+  });
+
+  const countTokens: TokenCounter | null = tokenize
+    ? await clock.measureAsync("tokenize", loadTokenCounter)
+    : null;
+  const nodes: CatalogNode[] = [];
+  const links: CatalogLink[] = [];
+  const frontmatter = new Map<string, FrontmatterDiagnostic>();
+  const stamps = new Map<string, FileStamp>();
+  const kernelIssues: CatalogIssue[] = [];
+  const external = new Map<string, number>();
+  let skipped = 0;
+  let reused = 0;
+  const bodyDetectorIds = new Set(
+    detectors.filter((d) => d.scope !== "frontmatter").map((d) => d.id),
+  );
+  const frontmatterDetectors = detectors.filter((d) => d.scope === "frontmatter");
+  const priorLinksBySource = indexLinks(prior?.links ?? []);
+  const priorMalformed = indexMalformed(prior?.issues ?? []);
+
+  const reuse = (node: CatalogNode, stamp: FileStamp | null) => {
+    const copy: CatalogNode = { ...node, bytes: { ...node.bytes } };
+    if (node.tokens) copy.tokens = { ...node.tokens };
+    nodes.push(copy);
+    if (stamp) stamps.set(node.path, stamp);
+    external.set(node.path, node.externalRefsCount);
+    for (const link of priorLinksBySource.get(node.path) ?? []) {
+      const sources = link.sources.filter((id) => bodyDetectorIds.has(id));
+      if (sources.length > 0) links.push({ ...link, sources });
+    }
+    clock.measure("detect", () => {
+      for (const detector of frontmatterDetectors) {
+        collect(
+          detector,
+          detector.detect({ node: copy, body: "", frontmatter: copy.frontmatter }),
+          copy,
+          links,
+          external,
+          diagnostic,
+        );
+      }
+    });
+    const malformed = priorMalformed.get(node.path);
+    if (malformed) frontmatter.set(node.path, { malformed });
+    else if (node.bytes.frontmatter > 0) {
+      const invalid = clock.measure("parse", () =>
+        validateFrontmatter(node.kind, node.frontmatter),
+      );
+      if (invalid.length > 0) frontmatter.set(node.path, { invalid });
+    }
+    reused += 1;
+  };
+
+  let done = 0;
+  for (const file of files.files) {
+    done += 1;
+    if (options.onProgress && done % 250 === 0) options.onProgress(done, files.files.length);
+    let kind: ReturnType<(typeof adapters)[number]["classify"]> = null;
+    let adapterId = "";
+    for (const adapter of adapters) {
+      kind = adapter.classify(file.path);
+      if (kind) {
+        adapterId = adapter.id;
+        break;
+      }
+    }
+    if (!kind) {
+      skipped += 1;
+      continue;
+    }
+    if (!(NODE_KINDS as readonly string[]).includes(kind)) {
+      diagnostic(
+        `adapter ${adapterId} classified ${file.path} as "${kind}", which is not a node kind; skipped`,
+      );
+      skipped += 1;
+      continue;
+    }
+    const priorNode = prior?.nodes.get(file.path);
+    if (priorNode && mode.kind !== "full") {
+      if (mode.kind === "node" && file.path !== mode.path) {
+        reuse(priorNode, prior?.stamps.get(file.path) ?? null);
+        continue;
+      }
+      const stamp = clock.measure("walk", () => stampOf(file.absolutePath));
+      const priorStamp = prior?.stamps.get(file.path);
+      if (
+        mode.kind === "changed" &&
+        stamp &&
+        priorStamp &&
+        stamp.modifiedAt === priorStamp.modifiedAt &&
+        // A file modified within RACY_MS of the prior scan's start may have changed again in
+        // the same clock tick after it was read (git's "racily clean" case): read it again.
+        stamp.modifiedAt < (prior?.scannedAt ?? 0) - RACY_MS &&
+        stamp.size === priorStamp.size &&
+        priorNode.kind === kind &&
+        priorNode.adapter === adapterId
+      ) {
+        reuse(priorNode, stamp);
+        continue;
+      }
+    }
+    const read = clock.measure("parse", () => readTextFile(file.absolutePath, maxFileBytes));
+    if (!read.ok) {
+      skipped += 1;
+      kernelIssues.push(unreadable(file.path, read.reason, read.message));
+      continue;
+    }
+    const split = clock.measure("parse", () => splitFrontmatter(read.text));
+    const node = clock.measure("parse", () => buildNode(file.path, kind, adapterId, split));
+    const stamp = { modifiedAt: read.modifiedAt, size: read.size };
+    if (
+      priorNode &&
+      mode.kind !== "full" &&
+      priorNode.bodyHash === node.bodyHash &&
+      priorNode.frontmatterHash === node.frontmatterHash &&
+      priorNode.kind === kind &&
+      priorNode.adapter === adapterId
+    ) {
+      reuse(priorNode, stamp);
+      continue;
+    }
+    stamps.set(file.path, stamp);
+    clock.measure("parse", () => {
+      if (split.parseError) {
+        frontmatter.set(file.path, { malformed: split.parseError });
+      } else if (split.frontmatterRaw.length > 0) {
+        const invalid = validateFrontmatter(kind, split.frontmatter);
+        if (invalid.length > 0) frontmatter.set(file.path, { invalid });
+      } else {
+        const hint = malformedHint(read.text);
+        if (hint) frontmatter.set(file.path, { malformed: { hint, message: "" } });
+      }
+    });
+    if (countTokens) {
+      node.tokens = clock.measure("tokenize", () => {
+        const fm = countTokens(split.frontmatterRaw);
+        const body = countTokens(split.body);
+        return { frontmatter: fm, body, total: fm + body };
+      });
+    }
+    nodes.push(node);
+    external.set(node.path, 0);
+    clock.measure("detect", () => {
+      for (const detector of detectors) {
+        const context = {
+          node,
+          body: detector.scope === "frontmatter" ? "" : split.body,
+          frontmatter: detector.scope === "body" ? {} : split.frontmatter,
+        };
+        collect(detector, detector.detect(context), node, links, external, diagnostic);
+      }
+    });
+  }
+  for (const problem of files.problems) {
+    kernelIssues.push(unreadable(problem.path, problem.reason, problem.message));
+  }
+  if (
+    mode.kind === "node" &&
+    existsSync(join(options.root, mode.path)) &&
+    !nodes.some((n) => n.path === mode.path) &&
+    !kernelIssues.some((i) => i.nodeIds[0] === mode.path)
+  ) {
+    throw nodeNotFound(mode.path, options.root);
+  }
+  if (mode.kind === "node" && prior) {
+    // Files that could not be read last time stay reported until a full scan looks again.
+    for (const issue of prior.issues) {
+      if (issue.ruleId === "unreadable-file" && issue.nodeIds[0] !== mode.path)
+        kernelIssues.push(issue);
+    }
+  }
+
+  nodes.sort((a, b) => compareCodePoints(a.path, b.path));
+  const graphLinks = mergeLinks(links);
+  countLinks(nodes, graphLinks);
+  for (const node of nodes) node.externalRefsCount = external.get(node.path) ?? 0;
+
+  const issues = clock.measure("rules", () =>
+    runRules(registry.rules(), { nodes, links: graphLinks, strict, frontmatter }, diagnostic),
+  );
+  issues.push(...kernelIssues);
+
+  const result: ScanResult = {
+    schemaVersion: 1,
+    scannedAt,
+    scannedBy: { name: "keel", version: VERSION, specVersion: CATALOG_SPEC_VERSION },
+    scope: options.scope ?? "project",
+    roots: ["."],
+    adapters: adapters.map((a) => a.id),
+    nodes,
+    links: graphLinks,
+    issues,
+    stats: {
+      filesWalked: files.files.length,
+      filesSkipped: skipped,
+      nodesCount: nodes.length,
+      linksCount: graphLinks.length,
+      issuesCount: issues.length,
+      durationMs: Math.max(0, Math.round(now() - scannedAt)),
+    },
+  };
+  return { result, stamps, timings: clock.timings, reused, settingsHash };
+}
+
+function nodeNotFound(path: string, root: string): KeelError {
+  return new KeelError(
+    "CATALOG_NODE_NOT_FOUND",
+    `${path} is not a file any adapter claims under ${root}.`,
+    {
+      hint: "Give the node's path relative to the scope root (as `keel list` prints it).",
+      details: { path },
+    },
+  );
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+// A detector's links: external ones counted, the rest checked against what it declared.
+function collect(
+  detector: Detector,
+  emitted: CatalogLink[],
+  node: CatalogNode,
+  links: CatalogLink[],
+  external: Map<string, number>,
+  diagnostic: (message: string) => void,
+): void {
+  for (const link of emitted) {
+    if (!detector.emitsLinkKinds.includes(link.kind)) {
+      diagnostic(
+        `detector ${detector.id} emitted a ${link.kind} link it does not declare (${link.source} → ${link.target}); dropped`,
+      );
+      continue;
+    }
+    if (isExternal(link)) {
+      if (link.source === node.path) external.set(node.path, (external.get(node.path) ?? 0) + 1);
+      continue;
+    }
+    links.push({ ...link, confidence: link.confidence ?? detector.defaultConfidence });
+  }
+}
+
+function runRules(
+  rules: readonly Rule[],
+  context: Parameters<Rule["evaluate"]>[0],
+  diagnostic: (message: string) => void,
+): CatalogIssue[] {
+  const issues: CatalogIssue[] = [];
+  for (const rule of rules) {
+    for (const issue of rule.evaluate(context)) {
+      if (!["error", "warn", "info"].includes(issue.severity) || issue.nodeIds.length === 0) {
+        diagnostic(
+          `rule ${rule.id} emitted an issue without a valid severity or node ids ("${issue.message}"); dropped`,
+        );
+        continue;
+      }
+      issues.push({ ...issue, ruleId: issue.ruleId || rule.id });
+    }
+  }
+  return issues;
+}
+
+function unreadable(path: string, reason: string, message: string): CatalogIssue {
+  return {
+    ruleId: "unreadable-file",
+    severity: "warn",
+    nodeIds: [path],
+    message: `${path} ${message}.`,
+    data: { reason },
+  };
+}
+
+function indexLinks(links: readonly CatalogLink[]): Map<string, CatalogLink[]> {
+  const bySource = new Map<string, CatalogLink[]>();
+  for (const link of links) {
+    const list = bySource.get(link.source);
+    if (list) list.push(link);
+    else bySource.set(link.source, [link]);
+  }
+  return bySource;
+}
+
+function indexMalformed(
+  issues: readonly CatalogIssue[],
+): Map<string, { hint: string; message: string }> {
+  const byPath = new Map<string, { hint: string; message: string }>();
+  for (const issue of issues) {
+    if (issue.ruleId !== "frontmatter-malformed") continue;
+    const path = issue.nodeIds[0];
+    const hint = issue.data?.hint;
+    if (path !== undefined && typeof hint === "string") byPath.set(path, { hint, message: "" });
+  }
+  return byPath;
+}

@@ -1,0 +1,61 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import {
+  builtInRegistry,
+  type CatalogConfig,
+  type DisabledKinds,
+  type ExtensionRegistry,
+  readCatalogConfig,
+} from "../../catalog/index.js";
+import type { Store } from "../../store/index.js";
+import { openCliStore, type StoreCliOptions } from "../scope.js";
+
+/** `SKILL_MAP_DISABLE_ALL_<KIND>=1` (or `KEEL_DISABLE_ALL_<KIND>=1`) switches a kind off. */
+export function disabledKindsFromEnv(env: NodeJS.ProcessEnv = process.env): DisabledKinds {
+  const on = (kind: string) =>
+    env[`SKILL_MAP_DISABLE_ALL_${kind}`] === "1" || env[`KEEL_DISABLE_ALL_${kind}`] === "1";
+  return { adapters: on("ADAPTERS"), detectors: on("DETECTORS"), rules: on("RULES") };
+}
+
+/** The folder a scope's node paths are relative to: the project (cwd) or the home folder (`-g`). */
+export function scopeRoot(options: StoreCliOptions): string {
+  return isGlobal(options) ? homedir() : resolve(process.cwd());
+}
+
+/** `-g`, or `SKILL_MAP_SCOPE=global` / `KEEL_SCOPE=global`. */
+export function isGlobal(options: StoreCliOptions): boolean {
+  return (
+    options.global === true ||
+    process.env.SKILL_MAP_SCOPE === "global" ||
+    process.env.KEEL_SCOPE === "global"
+  );
+}
+
+/** What a catalog verb works with: the scope root, its config, the registry, the store. */
+export interface CatalogContext {
+  readonly root: string;
+  readonly config: CatalogConfig;
+  readonly registry: ExtensionRegistry;
+  readonly scope: "project" | "global";
+}
+
+/** Reads the scope's catalog config and builds the registry (built-ins, minus disabled kinds). */
+export function catalogContext(options: StoreCliOptions): CatalogContext {
+  const root = scopeRoot(options);
+  const config = readCatalogConfig(root);
+  const registry = builtInRegistry(disabledKindsFromEnv());
+  return { root, config, registry, scope: isGlobal(options) ? "global" : "project" };
+}
+
+/** Runs `fn` with the verb's store open, closing it after. */
+export async function withStore<T>(
+  options: StoreCliOptions,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
+  const store = await openCliStore(options);
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}

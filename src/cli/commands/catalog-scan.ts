@@ -1,0 +1,185 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import {
+  diffScans,
+  parseScanDump,
+  type ScanMode,
+  type ScanOutcome,
+  scanScope,
+} from "../../catalog/index.js";
+import { KeelError } from "../../core/index.js";
+import { catalogContext, withStore } from "../catalog/context.js";
+import { issuesExitCode, issuesTable, scanSummary } from "../catalog/print.js";
+import type { CliModule } from "../command.js";
+import { declareExitCodes } from "../exit-codes.js";
+import { printResult, progress, reportError } from "../output.js";
+import { outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
+
+interface ScanFlags extends StoreCliOptions {
+  node?: string;
+  changed?: boolean;
+  compareWith?: string;
+  strict?: boolean;
+  verbose?: number;
+}
+
+/** Runs one scan for a verb, with a progress line on stderr once it has taken over a second. */
+export async function runCliScan(
+  flags: ScanFlags,
+  mode: ScanMode,
+  write = true,
+): Promise<ScanOutcome> {
+  const context = catalogContext(flags);
+  const started = performance.now();
+  return withStore(flags, (store) =>
+    scanScope(store, {
+      root: context.root,
+      registry: context.registry,
+      config: context.config,
+      scope: context.scope,
+      mode,
+      strict: flags.strict,
+      write,
+      onProgress: (done, total) => {
+        if (performance.now() - started > 1000) progress(flags, `scanning… ${done}/${total} files`);
+      },
+      onDiagnostic: (message) => progress(flags, `warning: ${message}`),
+    }),
+  );
+}
+
+function timingLine(outcome: ScanOutcome): string {
+  const t = outcome.timings;
+  const ms = (v: number) => `${Math.round(v)}ms`;
+  return `walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
+}
+
+/** `keel init` and `keel scan`. */
+export const catalogScanCommands: CliModule = {
+  register(program: Command): void {
+    const scan = withStoreOptions(
+      program
+        .command("scan")
+        .description(
+          "Scan the scope's agent files into nodes, links and issues (exit 1 on error issues).",
+        )
+        .option("-n, --node <path>", "re-scan one node (path relative to the scope root)")
+        .option("--changed", "re-read only files changed since the last scan")
+        .option(
+          "--compare-with <dump>",
+          "compare a fresh scan with a saved `scan --json` dump; the database is not touched",
+        )
+        .option("--strict", "frontmatter warnings become errors")
+        .option(
+          "-v, --verbose",
+          "print per-phase times on stderr",
+          (_v, total: number) => total + 1,
+          0,
+        ),
+    ).action(async (raw: ScanFlags) => {
+      const flags = outputOptions(raw);
+      try {
+        if (
+          [flags.node !== undefined, flags.changed, flags.compareWith !== undefined].filter(Boolean)
+            .length > 1
+        ) {
+          throw new KeelError(
+            "INVALID_ARGUMENT",
+            "Use one of -n, --changed and --compare-with at a time.",
+          );
+        }
+        if (flags.compareWith !== undefined) {
+          const file = flags.compareWith;
+          if (!existsSync(file)) {
+            throw new KeelError("NOT_FOUND", `${file} does not exist.`, {
+              hint: "Save a dump with `keel scan --json > scan.json`.",
+            });
+          }
+          const before = parseScanDump(readFileSync(file, "utf8"), file);
+          const outcome = await runCliScan(flags, { kind: "full" }, false);
+          const delta = diffScans(before, outcome.result);
+          printResult(flags, { comparedWith: file, stats: outcome.result.stats, ...delta }, () =>
+            [
+              `compared with ${file}: ${scanSummary(outcome.result)}`,
+              `nodes: +${delta.nodes.added.length} -${delta.nodes.removed.length} ~${delta.nodes.changed.length}`,
+              ...delta.nodes.added.map((p) => `  + ${p}`),
+              ...delta.nodes.removed.map((p) => `  - ${p}`),
+              ...delta.nodes.changed.map((p) => `  ~ ${p}`),
+              `links: +${delta.links.added.length} -${delta.links.removed.length}`,
+              `issues: +${delta.issues.added.length} -${delta.issues.removed.length}`,
+              ...delta.issues.added.map((i) => `  + [${i.severity}] ${i.ruleId}: ${i.message}`),
+              ...delta.issues.removed.map((i) => `  - [${i.severity}] ${i.ruleId}: ${i.message}`),
+            ].join("\n"),
+          );
+          process.exitCode = issuesExitCode(outcome.result.issues);
+          return;
+        }
+        const mode: ScanMode =
+          flags.node !== undefined
+            ? { kind: "node", path: flags.node.replace(/\\/g, "/").replace(/^\.\//, "") }
+            : flags.changed
+              ? { kind: "changed" }
+              : { kind: "full" };
+        const outcome = await runCliScan(flags, mode);
+        if (flags.verbose && !flags.quiet) process.stderr.write(`${timingLine(outcome)}\n`);
+        printResult(flags, outcome.result, () =>
+          [
+            scanSummary(outcome.result),
+            ...(outcome.result.issues.length ? [issuesTable(outcome.result.issues)] : []),
+          ].join("\n"),
+        );
+        process.exitCode = issuesExitCode(outcome.result.issues);
+      } catch (error) {
+        reportError(flags, error);
+      }
+    });
+    declareExitCodes(scan, [0, 1, 2, 5]);
+
+    const init = withStoreOptions(
+      program
+        .command("init")
+        .description(
+          "Set up the scope: the .keel folder, the database, its migrations, a first scan.",
+        )
+        .option("--no-scan", "skip the first scan")
+        .option("--force", "rewrite an existing .keel/catalog.json"),
+    ).action(async (raw: StoreCliOptions & { scan?: boolean; force?: boolean }) => {
+      const flags = outputOptions(raw);
+      try {
+        const context = catalogContext(flags);
+        const keelDir = join(context.root, ".keel");
+        mkdirSync(keelDir, { recursive: true });
+        const configFile = join(keelDir, "catalog.json");
+        const wroteConfig = flags.force === true || !existsSync(configFile);
+        if (wroteConfig) {
+          writeFileSync(
+            configFile,
+            `${JSON.stringify({ schemaVersion: 1, scan: { tokenize: true, strict: false } }, null, 2)}\n`,
+          );
+        }
+        let summary: ReturnType<typeof scanSummary> | null = null;
+        let stats = null;
+        if (flags.scan !== false) {
+          const outcome = await runCliScan(flags, { kind: "full" });
+          summary = scanSummary(outcome.result);
+          stats = outcome.result.stats;
+        } else {
+          await withStore(flags, async () => {});
+        }
+        printResult(
+          flags,
+          { ok: true, root: context.root, config: configFile, wroteConfig, stats },
+          () =>
+            [
+              `initialised ${keelDir}${wroteConfig ? " (wrote catalog.json)" : ""}`,
+              ...(summary ? [summary] : []),
+            ].join("\n"),
+        );
+      } catch (error) {
+        reportError(flags, error);
+      }
+    });
+    declareExitCodes(init, [0, 2]);
+  },
+};

@@ -1,0 +1,170 @@
+import type { Command, Option } from "commander";
+import { CATALOG_SPEC_VERSION } from "../catalog/index.js";
+import { VERSION } from "../core/index.js";
+import { exitCodesOf } from "./exit-codes.js";
+
+/** One flag as `keel help --format json` describes it. */
+export interface FlagSurface {
+  name: string;
+  short?: string;
+  type: "boolean" | "string" | "count";
+  argument?: string;
+  description: string;
+  default?: unknown;
+  required?: boolean;
+}
+
+export interface VerbSurface {
+  name: string;
+  description: string;
+  arguments: { name: string; required: boolean; variadic: boolean; description: string }[];
+  flags: FlagSurface[];
+  subcommands: VerbSurface[];
+  exitCodes: number[];
+}
+
+export interface CliSurface {
+  cliVersion: string;
+  specVersion: string;
+  globalFlags: FlagSurface[];
+  verbs: VerbSurface[];
+}
+
+// Flags every verb that touches a database takes (scope.ts's withStoreOptions); listed once.
+const GLOBAL = new Set(["--db", "--global", "--json", "--quiet"]);
+
+function flagOf(option: Option): FlagSurface {
+  const argument = /[<[][^>\]]+[>\]]/.exec(option.flags)?.[0];
+  const flag: FlagSurface = {
+    name: option.long ?? option.short ?? option.flags,
+    type: argument ? "string" : option.defaultValue === 0 ? "count" : "boolean",
+    description: option.description,
+  };
+  if (option.short) flag.short = option.short;
+  if (argument) flag.argument = argument;
+  if (option.defaultValue !== undefined && !(option.negate && option.defaultValue === true))
+    flag.default = option.defaultValue;
+  if (option.mandatory) flag.required = true;
+  return flag;
+}
+
+function verbOf(command: Command): VerbSurface {
+  return {
+    name: command.name(),
+    description: command.description(),
+    arguments: command.registeredArguments.map((a) => ({
+      name: a.name(),
+      required: a.required,
+      variadic: a.variadic,
+      description: a.description,
+    })),
+    flags: command.options.filter((o) => !GLOBAL.has(o.long ?? "")).map(flagOf),
+    subcommands: command.commands.map(verbOf),
+    exitCodes: [...exitCodesOf(command)],
+  };
+}
+
+/** The CLI's surface, read from the program's own definitions (commander). */
+export function cliSurface(program: Command): CliSurface {
+  const globalFlags: FlagSurface[] = [
+    {
+      name: "--json",
+      type: "boolean",
+      description: "print the result as JSON (also KEEL_JSON=1 / SKILL_MAP_JSON=1)",
+    },
+    { name: "--quiet", short: "-q", type: "boolean", description: "print nothing but errors" },
+    {
+      name: "--global",
+      short: "-g",
+      type: "boolean",
+      description: "use the global scope (~/.keel) instead of the project (./.keel)",
+    },
+    {
+      name: "--db",
+      type: "string",
+      argument: "<path|url>",
+      description: "database file or postgres:// URL (also KEEL_DATABASE_URL / SKILL_MAP_DB)",
+    },
+    { name: "--help", short: "-h", type: "boolean", description: "print help for the verb" },
+    ...program.options.map(flagOf),
+  ];
+  return {
+    cliVersion: VERSION,
+    specVersion: CATALOG_SPEC_VERSION,
+    globalFlags,
+    verbs: program.commands.map(verbOf),
+  };
+}
+
+function flagLine(flag: FlagSurface): string {
+  const names = [flag.short, flag.name].filter(Boolean).join(", ");
+  const argument = flag.argument ? ` ${flag.argument}` : "";
+  const defaulted =
+    flag.default !== undefined ? ` (default: \`${JSON.stringify(flag.default)}\`)` : "";
+  const required = flag.required ? " (required)" : "";
+  return `| \`${`${names}${argument}`.replace(/\|/g, "\\|")}\` | ${flag.description.replace(/\|/g, "\\|")}${required}${defaulted} |`;
+}
+
+function verbMarkdown(verb: VerbSurface, prefix: string, depth: number): string[] {
+  const name = `${prefix}${verb.name}`;
+  const usage = [
+    name,
+    ...verb.arguments.map((a) =>
+      a.required
+        ? `<${a.name}${a.variadic ? "..." : ""}>`
+        : `[${a.name}${a.variadic ? "..." : ""}]`,
+    ),
+  ].join(" ");
+  const lines = [
+    `${"#".repeat(depth)} \`keel ${name}\``,
+    "",
+    verb.description,
+    "",
+    "```",
+    `keel ${usage}${verb.flags.length ? " [flags]" : ""}`,
+    "```",
+    "",
+  ];
+  if (verb.arguments.length > 0) {
+    lines.push("| argument | description |", "|---|---|");
+    for (const a of verb.arguments)
+      lines.push(`| \`${a.name}\` | ${a.description}${a.required ? "" : " (optional)"} |`);
+    lines.push("");
+  }
+  if (verb.flags.length > 0) {
+    lines.push("| flag | description |", "|---|---|", ...verb.flags.map(flagLine), "");
+  }
+  lines.push(`Exit codes: ${verb.exitCodes.join(", ")}.`, "");
+  for (const sub of verb.subcommands)
+    lines.push(...verbMarkdown(sub, `${name} `, Math.min(depth + 1, 6)));
+  return lines;
+}
+
+/** The surface as markdown (docs/cli-reference.md is this text, regenerated, never hand-edited). */
+export function cliMarkdown(surface: CliSurface, only?: VerbSurface): string {
+  const lines: string[] = [];
+  if (!only) {
+    lines.push(
+      "# CLI reference",
+      "",
+      "<!-- Generated by `keel help --format md` (npm run docs:cli). Do not edit by hand. -->",
+      "",
+      `keel ${surface.cliVersion}, skill-map spec ${surface.specVersion}. \`sm\` and \`skill-map\` are the same program.`,
+      "",
+      "Exit codes: 0 ok, 1 issues found, 2 operational error, 3 duplicate, 4 nonce mismatch, 5 not found.",
+      "",
+      "## Global flags",
+      "",
+      "| flag | description |",
+      "|---|---|",
+      ...surface.globalFlags.map(flagLine),
+      "",
+      "## Verbs",
+      "",
+    );
+    for (const verb of surface.verbs) lines.push(...verbMarkdown(verb, "", 3));
+  } else {
+    lines.push(...verbMarkdown(only, "", 2));
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}

@@ -1,0 +1,149 @@
+/**
+ * `keel scan --changed` (and `-n`) against a full scan: over random sequences of edits, adds,
+ * deletes, renames and touches, the incremental result stored in the database equals what a
+ * full scan of the same tree finds (nodes, links and issues as sets).
+ */
+import {
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtInRegistry, runScan, type ScanResult, scanScope } from "../../src/catalog/index.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { makeTree, writeTree } from "./tree.js";
+
+/** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FOLDERS = [".claude/agents", ".claude/commands", ".claude/skills/x", "notes"];
+const NAMES = ["deploy", "review", "plan", "Deploy", "build deploy"];
+
+function randomFile(random: () => number, paths: readonly string[]): string {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const body = [
+    `Run /${pick(["deploy", "review", "plan", "Deploy", "build-deploy"])} then ask @${pick(["reviewer", "plan", "ghost"])}.`,
+    random() < 0.5 ? `See https://example.com/${Math.floor(random() * 3)}.` : "",
+    random() < 0.3 ? "mail me@example.com" : "",
+  ].join("\n");
+  if (random() < 0.15) return `${body}\n`;
+  if (random() < 0.1) return `  ---\n  name: broken\n  ---\n${body}\n`;
+  const meta: string[] = ["  version: 1.0.0"];
+  if (random() < 0.3 && paths.length > 0) meta.push(`  supersededBy: ${pick(paths)}`);
+  if (random() < 0.3 && paths.length > 0) meta.push(`  related:\n    - ${pick(paths)}`);
+  const description = random() < 0.1 ? "" : "description: something\n";
+  return `---\nname: ${pick(NAMES)}\n${description}metadata:\n${meta.join("\n")}\n---\n${body}\n`;
+}
+
+function listFiles(root: string): string[] {
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+    .filter((e) => e.isFile() && e.name.endsWith(".md"))
+    .map((e) => join(e.parentPath, e.name).slice(root.length + 1))
+    .filter((p) => !p.startsWith(".keel/"));
+}
+
+/** A scan as comparable sets: scan times and durations set aside. */
+function comparable(result: ScanResult) {
+  const sorted = (items: unknown[]) => items.map((item) => JSON.stringify(item)).sort();
+  return {
+    nodes: sorted(result.nodes),
+    links: sorted(result.links.map((l) => ({ ...l, sources: [...l.sources].sort() }))),
+    issues: sorted(result.issues),
+  };
+}
+
+let root: string;
+let store: Store;
+let clock = Date.parse("2024-01-01T00:00:00Z");
+// Every write gets a distinct modification time well before the scans (so stamps are trusted).
+function write(path: string, text: string) {
+  writeTree(root, { [path]: text });
+  clock += 1000;
+  utimesSync(join(root, path), clock / 1000, clock / 1000);
+}
+
+beforeAll(async () => {
+  root = makeTree({});
+  store = await openStore({ db: join(root, ".keel/keel.db") });
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("incremental scans equal full scans", () => {
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: 10 rounds of random edits, --changed after each`, async () => {
+      for (const path of listFiles(root)) unlinkSync(join(root, path));
+      const random = prng(seed);
+      const registry = builtInRegistry();
+      for (let i = 0; i < 6; i++)
+        write(`${FOLDERS[i % FOLDERS.length]}/f${i}.md`, randomFile(random, []));
+      await scanScope(store, { root, registry, mode: { kind: "full" } });
+      let reused = 0;
+      for (let round = 0; round < 10; round++) {
+        const ops = 1 + Math.floor(random() * 3);
+        for (let op = 0; op < ops; op++) {
+          const paths = listFiles(root);
+          const choice = random();
+          const target = paths[Math.floor(random() * paths.length)];
+          if (choice < 0.3 || !target) {
+            write(
+              `${FOLDERS[Math.floor(random() * FOLDERS.length)]}/n${round}-${op}.md`,
+              randomFile(random, paths),
+            );
+          } else if (choice < 0.55) {
+            write(target, randomFile(random, paths));
+          } else if (choice < 0.7) {
+            unlinkSync(join(root, target));
+          } else if (choice < 0.85) {
+            const to = `${FOLDERS[Math.floor(random() * FOLDERS.length)]}/r${round}-${op}.md`;
+            renameSync(join(root, target), join(root, to));
+          } else {
+            // Same content, new modification time: re-read, found unchanged by hash.
+            write(target, readFileSync(join(root, target), "utf8"));
+          }
+        }
+        const incremental = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+        reused += incremental.reused;
+        const full = await runScan({ root, registry });
+        expect(comparable(incremental.result), `seed ${seed} round ${round}`).toEqual(
+          comparable(full.result),
+        );
+      }
+    });
+  }
+
+  it("-n <path> re-reads one node and keeps the others", async () => {
+    const registry = builtInRegistry();
+    for (const path of listFiles(root)) unlinkSync(join(root, path));
+    write("notes/a.md", "---\nname: a\ndescription: A\nmetadata:\n  version: 1.0.0\n---\nsee /b\n");
+    write("notes/b.md", "---\nname: b\ndescription: B\nmetadata:\n  version: 1.0.0\n---\nbody\n");
+    await scanScope(store, { root, registry, mode: { kind: "full" } });
+    write("notes/a.md", "---\nname: a\ndescription: A\nmetadata:\n  version: 1.0.0\n---\nsee /c\n");
+    const one = await scanScope(store, {
+      root,
+      registry,
+      mode: { kind: "node", path: "notes/a.md" },
+    });
+    expect(one.reused).toBe(1);
+    expect(one.result.links.map((l) => l.target)).toEqual(["/c"]);
+    expect(comparable(one.result)).toEqual(comparable((await runScan({ root, registry })).result));
+    await expect(
+      scanScope(store, { root, registry, mode: { kind: "node", path: "notes/zzz.md" } }),
+    ).rejects.toThrow(/not a file any adapter claims/);
+  });
+});
