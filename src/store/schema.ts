@@ -79,7 +79,7 @@ export interface ScanIssuesTable {
   data_json: string | null;
 }
 
-/** The stamp a node's file was read at (migration 023): `keel scan --changed` compares it. */
+/** The stamp a node's file was read at (migration 022): `keel scan --changed` compares it. */
 export interface ScanFilesTable {
   id: Generated<number>;
   path: string;
@@ -87,7 +87,7 @@ export interface ScanFilesTable {
   file_bytes: number;
 }
 
-/** The last scan's own facts (migration 023); one row, `id` 1. */
+/** The last scan's own facts (migration 022); one row, `id` 1. */
 export interface ScanResultsTable {
   id: number;
   scanned_at: number;
@@ -131,7 +131,7 @@ export interface StateJobsTable {
   finished_at: number | null;
   expires_at: number | null;
   submitted_by: string | null;
-  /** 1 for a `--force` submit (migration 024): outside the unique index on live jobs. */
+  /** 1 for a `--force` submit (migration 023): outside the unique index on live jobs. */
   is_forced: Generated<number>;
 }
 
@@ -153,7 +153,7 @@ export interface StateExecutionsTable {
   tokens_out: number | null;
   report_path: string | null;
   job_id: string | null;
-  /** `keel record --error` text, verbatim (migration 024). */
+  /** `keel record --error` text, verbatim (migration 023). */
   error_message: string | null;
 }
 

@@ -74,7 +74,7 @@ export const SEED_TABLES: Record<string, string[]> = {
     "finished_at MS",
     "expires_at MS",
     "submitted_by TEXT",
-    // Keel's (migration 024): a --force submit stays outside the unique index on live jobs.
+    // Keel's (migration 023): a --force submit stays outside the unique index on live jobs.
     "is_forced INTEGER NOT NULL DEFAULT 0",
   ],
   state_executions: [
@@ -95,7 +95,7 @@ export const SEED_TABLES: Record<string, string[]> = {
     "tokens_out INTEGER",
     "report_path TEXT",
     "job_id TEXT",
-    // Keel's (migration 024): `keel record --error` text.
+    // Keel's (migration 023): `keel record --error` text.
     "error_message TEXT",
   ],
   state_summaries: [
@@ -365,7 +365,7 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "request_json TEXT",
     "live_key TEXT",
   ],
-  // decision memory (025_memory.sql)
+  // decision memory (024_memory.sql)
   state_memory_records: [
     "id TEXT NOT NULL",
     "seq BIG NOT NULL",
@@ -421,7 +421,7 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "vector_json TEXT NOT NULL",
     "created_at MS NOT NULL",
   ],
-  // the catalog's (migration 023): file stamps for `scan --changed`, the last scan's facts
+  // the catalog's (migration 022): file stamps for `scan --changed`, the last scan's facts
   scan_files: [
     "id SERIAL NOT NULL",
     "path TEXT NOT NULL",
@@ -833,7 +833,7 @@ export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, un
 ];
 
 /** Every CHECK of every kernel table. */
-/** The decision memory's CHECKs (025_memory.sql), with a value that breaks each. */
+/** The decision memory's CHECKs (024_memory.sql), with a value that breaks each. */
 const MEMORY_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
   { table: "state_memory_records", check: "ck_state_memory_records_kind", bad: { kind: "widget" } },
   {

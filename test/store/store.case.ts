@@ -147,7 +147,7 @@ export function runStoreConformance(harness: DialectHarness): void {
         );
       }
       // The seed's indexes all exist; Keel's additions to seed tables (the claim and reap scans
-      // of migration 024) are listed in KERNEL_INDEXES, checked above.
+      // of migration 023) are listed in KERNEL_INDEXES, checked above.
       for (const [table, indexes] of Object.entries(SEED_INDEXES)) {
         const live = snapshot.tables.find((t) => t.name === table);
         expect(live?.indexes.map((i) => i.name).sort(), table).toEqual(
@@ -233,7 +233,7 @@ export function runStoreConformance(harness: DialectHarness): void {
         for (const [name = "", type] of columns.filter((c) => c.join(" ").includes("NOT NULL"))) {
           // NULL asks for the next id: SERIAL columns, and on SQLite an INTEGER primary key of
           // one column (a rowid alias), which the audit log's seq is (migration 011), as is the
-          // one-row scan_results' id (migration 023).
+          // one-row scan_results' id (migration 022).
           const rowid =
             harness.dialect === "sqlite" &&
             ["state_audit_events.seq", "scan_results.id"].includes(`${table}.${name}`);

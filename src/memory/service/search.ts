@@ -134,7 +134,7 @@ export async function search(
   return hits;
 }
 
-/** The expression of the Postgres GIN index `ix_state_memory_records_search` (025_memory.sql). */
+/** The expression of the Postgres GIN index `ix_state_memory_records_search` (024_memory.sql). */
 const SEARCH_VECTOR = sql`to_tsvector('simple'::regconfig, r.title || ' ' || r.target || ' ' || r.rationale || ' ' || left(r.content, 100000) || ' ' || r.keywords)`;
 
 async function fullText(

@@ -2,7 +2,7 @@ import type { Generated, Kysely, Transaction } from "kysely";
 import type { RuntimeDatabase, RuntimeTables } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 
-/** Row types of the memory's tables (`025_memory.sql`). */
+/** Row types of the memory's tables (`024_memory.sql`). */
 export type MemoryTables = {
   state_memory_records: MemoryRecordsTable;
   state_memory_revisions: MemoryRevisionsTable;

@@ -32,7 +32,7 @@ export function tokenHash(secret: string): string {
 }
 
 /**
- * Bearer tokens in `config_api_tokens` (migration 026): created with capabilities and an optional
+ * Bearer tokens in `config_api_tokens` (migration 025): created with capabilities and an optional
  * expiry, stored as the sha256 of the secret, revocable.
  *
  * @example

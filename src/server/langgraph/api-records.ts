@@ -48,7 +48,7 @@ type Tables = {
   };
 };
 
-/** Reads and writes `state_api_threads` and `state_api_runs` (migration 026). */
+/** Reads and writes `state_api_threads` and `state_api_runs` (migration 025). */
 export class ApiRecords {
   constructor(private readonly store: Store) {}
 
