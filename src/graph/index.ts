@@ -43,13 +43,13 @@ export {
   isInterrupted,
 } from "./errors.js";
 export { interrupt } from "./interrupt.js";
-export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
-export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export {
   type Messages,
   MessagesAnnotation,
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
+export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
+export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";

@@ -20,10 +20,10 @@ import { memoryCommands } from "./memory.js";
 import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
-import { versionCommands } from "./version.js";
-import { workerCommands } from "./worker.js";
 import { serveCommands } from "./serve.js";
 import { tokensCommands } from "./tokens.js";
+import { versionCommands } from "./version.js";
+import { workerCommands } from "./worker.js";
 
 /**
  * Every verb group of the `keel` CLI, in help order. Add a module here to mount it.
