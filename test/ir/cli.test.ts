@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { graphHash, loads } from "../../src/ir/index.js";
+import { graphHash, loads, structuralHash } from "../../src/ir/index.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const triage = join(root, "examples/triage.json");
@@ -80,7 +80,8 @@ describe("keel ir", () => {
 
   it("hash: prints the graph hash of a valid document, refuses an invalid one", async () => {
     const { readFileSync } = await import("node:fs");
-    const expected = graphHash(loads(readFileSync(triage, "utf8")));
+    const triageDoc = loads(readFileSync(triage, "utf8"));
+    const expected = graphHash(triageDoc);
     const run = keel("ir", "hash", triage);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(expected);
@@ -89,6 +90,7 @@ describe("keel ir", () => {
       file: triage,
       id: "graph:triage",
       hash: expected,
+      structural_hash: structuralHash(triageDoc),
     });
     // A document with a migrate entry: the hash printed is the one its runs record (the
     // graph hash leaves migrate out), so it can be a later document's to_hash.
