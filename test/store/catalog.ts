@@ -168,6 +168,8 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "expires_at MS NOT NULL",
     "gate_key TEXT",
     "request_hash TEXT",
+    // the decider's answer to an IR interrupt (021_trust.sql)
+    "answer_json TEXT",
   ],
   state_artifacts: [
     "id TEXT NOT NULL",
@@ -440,6 +442,30 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "duration_ms MS NOT NULL",
     "settings_hash TEXT NOT NULL",
   ],
+  // keel serve (025_server.sql): API tokens, and the LangGraph-compatible API's threads and runs
+  config_api_tokens: [
+    "id TEXT NOT NULL",
+    "name TEXT NOT NULL",
+    "token_hash TEXT NOT NULL",
+    "capabilities_json TEXT NOT NULL",
+    "created_at MS NOT NULL",
+    "expires_at MS",
+    "revoked_at MS",
+  ],
+  state_api_threads: [
+    "id TEXT NOT NULL",
+    "metadata_json TEXT NOT NULL",
+    "created_at MS NOT NULL",
+    "updated_at MS NOT NULL",
+  ],
+  state_api_runs: [
+    "id TEXT NOT NULL",
+    "thread_id TEXT NOT NULL",
+    "assistant_id TEXT NOT NULL",
+    "kwargs_json TEXT NOT NULL",
+    "metadata_json TEXT NOT NULL",
+    "created_at MS NOT NULL",
+  ],
 };
 
 /** Every kernel table: the seed's and Keel's. */
@@ -518,6 +544,9 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
     ix("ix_scan_links_target_path", ["target_path"]),
   ],
   scan_files: [ix("ix_scan_files_path", ["path"], { unique: true })],
+  config_api_tokens: [ix("ix_config_api_tokens_token_hash", ["token_hash"], { unique: true })],
+  state_api_threads: [ix("ix_state_api_threads_updated_at_id", ["updated_at", "id"])],
+  state_api_runs: [ix("ix_state_api_runs_thread_id_created_at", ["thread_id", "created_at"])],
   scan_nodes: [
     ix("ix_scan_nodes_adapter", ["adapter"]),
     ix("ix_scan_nodes_body_hash", ["body_hash"]),
