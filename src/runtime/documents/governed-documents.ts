@@ -294,9 +294,14 @@ export async function continueGovernedDocument(
   const asking = questions.find((a) => a.status === "pending");
   // A run still marked running whose process died waits all the same.
   if ((run.status === "paused" || run.status === "running") && asking) {
+    // The interrupt's own deadline, when it has one: the approval's expiry is rounded up to seconds.
+    const until =
+      typeof pending?.deadline === "number"
+        ? new Date(pending.deadline).toISOString()
+        : asking.expires_at;
     throw new KeelError(
       "RUN_AWAITING_RESPONSE",
-      `Run ${runId} is waiting for an answer (approval ${asking.approval_id}, until ${asking.expires_at}; then resuming takes its on_timeout, ${pending?.onTimeout ?? "halt"}); resuming now would only ask again.`,
+      `Run ${runId} is waiting for an answer (approval ${asking.approval_id}, until ${until}; then resuming takes its on_timeout, ${pending?.onTimeout ?? "halt"}); resuming now would only ask again.`,
       {
         details: {
           runId,
