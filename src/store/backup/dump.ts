@@ -16,11 +16,20 @@ export function* dumpSqlite(
   database: BetterSqlite3.Database,
   tables?: readonly string[],
 ): Generator<string> {
+  // A virtual table (an FTS5 index) is dumped as its CREATE and rebuilt from its content table
+  // after the data; its shadow tables are the engine's own and cannot be created by hand.
   const all = database
     .prepare(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid",
+      `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         AND name NOT IN (SELECT name FROM pragma_table_list WHERE type = 'shadow') ORDER BY rowid`,
     )
     .all() as { name: string; sql: string }[];
+  const virtual = new Set(
+    database
+      .prepare("SELECT name FROM pragma_table_list WHERE type = 'virtual'")
+      .pluck()
+      .all() as string[],
+  );
   const chosen = selectTables(
     all.map((table) => table.name),
     tables,
@@ -30,6 +39,7 @@ export function* dumpSqlite(
   for (const table of all) {
     if (!chosen.has(table.name)) continue;
     yield `${table.sql};`;
+    if (virtual.has(table.name)) continue;
     const columns = (
       database.prepare("SELECT name FROM pragma_table_info(?)").pluck().all(table.name) as string[]
     ).map((name) => `quote("${name.replaceAll('"', '""')}")`);
@@ -46,6 +56,9 @@ export function* dumpSqlite(
     )
     .all() as { tbl_name: string; sql: string }[];
   for (const extra of extras) if (chosen.has(extra.tbl_name)) yield `${extra.sql};`;
+  for (const name of virtual) {
+    if (chosen.has(name)) yield `INSERT INTO "${name}"("${name}") VALUES('rebuild');`;
+  }
   yield "COMMIT;";
 }
 
