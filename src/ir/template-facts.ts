@@ -70,6 +70,31 @@ interface TemplateNeed {
  */
 export function templateConstructs(doc: IRDocument, fields: readonly string[]): string {
   if (factStyleOf(doc) === "ordered") return "";
+  // Validation and compilation ask for the same document's templates: read its rules once.
+  const key = fields.join("\u0000");
+  let byFields = constructs.get(doc);
+  const known = byFields?.get(key);
+  if (known !== undefined) return known;
+  const source = buildConstructs(doc, fields);
+  if (!byFields) {
+    byFields = new Map();
+    constructs.set(doc, byFields);
+  }
+  byFields.set(key, source);
+  return source;
+}
+
+const constructs = new WeakMap<IRDocument, Map<string, string>>();
+
+/**
+ * Whether `doc`'s validation parsed its rules against exactly the templates a run with these
+ * state fields defines (so an engine holding only those may put off defining the rules).
+ */
+export function templatesMatchValidation(doc: IRDocument, fields: readonly string[]): boolean {
+  return templateConstructs(doc, fields) === templateConstructs(doc, Object.keys(doc.state_schema));
+}
+
+function buildConstructs(doc: IRDocument, fields: readonly string[]): string {
   const needs = new Map<string, TemplateNeed>();
   const need = (name: string, slot: string, multi = false) => {
     let entry = needs.get(name);

@@ -8,7 +8,7 @@ import {
 import type { IRDocument } from "../models/index.js";
 import { type Problem, renderActual } from "../problems.js";
 import { ruleDefinitions, ruleProblem, rulesDefinable } from "../rule-conditions.js";
-import { templateConstructs } from "../template-facts.js";
+import { templateConstructs, templatesMatchValidation } from "../template-facts.js";
 import { installActionFunction } from "./pack-actions.js";
 
 /**
@@ -77,7 +77,13 @@ export function prepareEngine(doc: IRDocument, packs: readonly string[]): Proble
  * will define it (no pack templates). Otherwise the rules are built now. See docs/ir.md.
  */
 function mayDefer(doc: IRDocument, engine: RuleEngine): boolean {
-  return rulesDefinable(doc) === true && engine.templateNames().length === 0;
+  if (rulesDefinable(doc) !== true) return false;
+  // A template-style document's own templates are the ones validation parsed its rules
+  // against; any other template (a pack's) could change how a rule parses.
+  const own = templateSources.get(doc) ?? "";
+  if (own !== "" && templatesValidated.get(doc) !== true) return false;
+  const ownCount = own === "" ? 0 : own.split("\n").length;
+  return engine.templateNames().length === ownCount;
 }
 
 function packProblem(doc: IRDocument, pack: number, error: unknown): Problem {
@@ -134,7 +140,10 @@ const templateSources = new WeakMap<IRDocument, string>();
  */
 export function setStateFields(doc: IRDocument, fields: readonly string[]): void {
   templateSources.set(doc, templateConstructs(doc, fields));
+  templatesValidated.set(doc, templatesMatchValidation(doc, fields));
 }
+
+const templatesValidated = new WeakMap<IRDocument, boolean>();
 
 /**
  * An empty engine for a run of `doc`, with `(ir-action …)` for pack rules (pack-actions.ts) and,
