@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { KeelError } from "../core/index.js";
+import { readJsonConfigFile } from "../store/index.js";
 
 /**
  * The catalog's settings (the spec's project config): `.keel/catalog.json`, or the spec's
@@ -46,36 +46,10 @@ export function readCatalogConfig(root: string): CatalogConfig {
   for (const name of CATALOG_CONFIG_FILES) {
     const file = join(root, name);
     if (!existsSync(file)) continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, "utf8"));
-    } catch (error) {
-      throw new KeelError(
-        "CONFIG_INVALID",
-        `${file} is not valid JSON: ${(error as Error).message}.`,
-        {
-          cause: error,
-          details: { file },
-          hint: "Fix the JSON, or delete the file to scan with the defaults.",
-        },
-      );
-    }
-    const parsed = CatalogConfig.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => ({
-        path: `/${issue.path.join("/")}`,
-        message: issue.message,
-      }));
-      throw new KeelError(
-        "CONFIG_INVALID",
-        `${file} is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}.`,
-        {
-          details: { file, problems },
-          hint: 'See docs/catalog.md, "Configuration", for the keys.',
-        },
-      );
-    }
-    return parsed.data;
+    return readJsonConfigFile(file, CatalogConfig, {
+      syntax: "Fix the JSON, or delete the file to scan with the defaults.",
+      shape: 'See docs/catalog.md, "Configuration", for the keys.',
+    });
   }
   return {};
 }

@@ -64,7 +64,7 @@ export {
   settingOrigin,
 } from "./preferences/setting-source.js";
 export * from "./schema.js";
-export { readScopeConfig, type ScopeConfig } from "./scope-config.js";
+export { readJsonConfigFile, readScopeConfig, type ScopeConfig } from "./scope-config.js";
 export type {
   NativeHandle,
   OpenStoreOptions,

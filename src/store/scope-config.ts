@@ -21,6 +21,24 @@ export type ScopeConfig = z.infer<typeof ScopeConfig>;
 export function readScopeConfig(keelDir: string): ScopeConfig {
   const file = join(keelDir, SCOPE_CONFIG_FILE);
   if (!existsSync(file)) return {};
+  return readJsonConfigFile(file, ScopeConfig, {
+    syntax: "Fix the file or delete it (it only holds `database` and `auto_migrate`).",
+    shape: "`database` is a string, `auto_migrate` a boolean.",
+  });
+}
+
+/**
+ * A JSON config file parsed by `schema`: CONFIG_INVALID when it is not JSON (hint `hints.syntax`)
+ * or breaks the schema (every problem as a JSON Pointer, hint `hints.shape`).
+ *
+ * @example
+ * readJsonConfigFile(".keel/catalog.json", CatalogConfig, { syntax: "Fix the JSON.", shape: "See docs." })
+ */
+export function readJsonConfigFile<T>(
+  file: string,
+  schema: z.ZodType<T>,
+  hints: { syntax: string; shape: string },
+): T {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
@@ -31,11 +49,11 @@ export function readScopeConfig(keelDir: string): ScopeConfig {
       {
         cause: error,
         details: { file },
-        hint: "Fix the file or delete it (it only holds `database` and `auto_migrate`).",
+        hint: hints.syntax,
       },
     );
   }
-  const parsed = ScopeConfig.safeParse(raw);
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => ({
       path: `/${issue.path.join("/")}`,
@@ -44,7 +62,7 @@ export function readScopeConfig(keelDir: string): ScopeConfig {
     throw new KeelError(
       "CONFIG_INVALID",
       `${file} is invalid: ${problems.map((p) => `${p.path} ${p.message}`).join("; ")}.`,
-      { details: { file, problems }, hint: "`database` is a string, `auto_migrate` a boolean." },
+      { details: { file, problems }, hint: hints.shape },
     );
   }
   return parsed.data;
