@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Names the run; drops the run's Postgres databases together at its end (see docs/testing.md).
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

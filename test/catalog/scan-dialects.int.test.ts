@@ -9,7 +9,8 @@ import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { builtInRegistry, loadScan, runScan, scanScope } from "../../src/catalog/index.js";
 import { openStore } from "../../src/store/index.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 import { makeTree, md, writeTree } from "./tree.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -32,7 +33,7 @@ async function dialects(): Promise<{ name: string; db: () => Promise<string> }[]
     list.push({
       name: "postgres",
       db: async () => {
-        const created = await createTestDatabase("catalog_scan");
+        const created = await createMigratedDatabase("catalog_scan");
         cleanups.push(created.drop);
         return created.url;
       },

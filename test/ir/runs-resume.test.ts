@@ -6,7 +6,8 @@ import { RunDocumentStore, RunStore, SqliteSaver } from "../../src/checkpoint/in
 import { graphHash, loads } from "../../src/ir/index.js";
 import { openStore, resolveStoreLocation } from "../../src/store/index.js";
 import { keelInProcess } from "../store/cli-in-process.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "keel-runs-resume-"));
@@ -317,7 +318,7 @@ export function charge() {
 
   it("works the same on Postgres through --db", async () => {
     if (!(await postgresAvailable())) return;
-    const database = await createTestDatabase("runs_resume");
+    const database = await createMigratedDatabase("runs_resume");
     try {
       const refund = join(root, "examples/refund-approval.json");
       const paused = await keel("run", refund, "--input", refundInput, "--db", database.url);

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/run.ts", import.meta.url));
 const EXAMPLE = fileURLToPath(new URL("../../examples/governed-refund.ts", import.meta.url));
@@ -214,7 +215,7 @@ describe("the governed refund example, end to end", { timeout: 300_000 }, () => 
   });
   if (postgres) {
     exampleStory("postgres", async () => {
-      const database = await createTestDatabase("governed_example");
+      const database = await createMigratedDatabase("governed_example");
       return { db: database.url, drop: database.drop };
     });
   }

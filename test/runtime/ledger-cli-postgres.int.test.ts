@@ -1,6 +1,7 @@
 import { describe, it } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 import { runLedgerCliCases } from "./ledger-cli.case.js";
 
 if (await postgresAvailable()) {
@@ -9,7 +10,7 @@ if (await postgresAvailable()) {
   runLedgerCliCases({
     dialect: "postgres",
     async open(label) {
-      const database = await createTestDatabase(`ledger_cli_${label}`);
+      const database = await createMigratedDatabase(`ledger_cli_${label}`);
       drops.push(database.drop);
       const store = await openStore({ db: database.url });
       stores.push(store);

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 import { ledgerCrashTest } from "./crash/ledger-crash.case.js";
 
 const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 50);
@@ -22,7 +23,7 @@ if (await postgresAvailable()) {
     ledgerCrashTest(
       "postgres",
       async () => {
-        const database = await createTestDatabase("ledger_crash");
+        const database = await createMigratedDatabase("ledger_crash");
         drop = database.drop;
         store = await openStore({ db: database.url });
         return { db: database.url, store, dir };

@@ -10,7 +10,8 @@ import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { discoverPlugins, SPEC_VERSION } from "../../src/store/index.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 import { keelInProcess } from "./cli-in-process.js";
 import { tempDir } from "./harness.js";
 
@@ -85,7 +86,7 @@ describe("keel db dump / shell", { timeout: 120_000 }, () => {
 
   it("dumps and opens psql on Postgres", async () => {
     if (!(await postgresAvailable())) return;
-    const database = await createTestDatabase("cli_extras_dump");
+    const database = await createMigratedDatabase("cli_extras_dump");
     drops.push(database.drop);
     expect(keel(["config", "set", "theme", "dark", "--db", database.url]).code).toBe(0);
     const dump = keel(["db", "dump", "--db", database.url, "--tables", "config_preferences"]);

@@ -39,17 +39,45 @@ export function postgresAvailable(): Promise<boolean> {
 }
 
 /**
+ * The test run this process belongs to (set by test/support/global-setup.ts): databases created
+ * under a run are dropped together when the run ends rather than one by one in `afterAll`.
+ * On Postgres 15 every `DROP DATABASE` forces an immediate checkpoint (seconds under load, with
+ * every other test's dirty pages to flush); back to back at the end, all but the first are cheap.
+ */
+export const TEST_RUN_ID = process.env.KEEL_TEST_RUN_ID;
+
+/** The prefix of every database a test run creates (`keel_<run>_`), for the run's teardown. */
+export function runDatabasePrefix(run: string): string {
+  return `keel_${run}_`;
+}
+
+let created = 0;
+
+/**
  * Creates a fresh database for one test file and returns its URL and a `drop` to call in
  * `afterAll`. A database (not a schema) per file keeps migrations and advisory locks isolated.
+ * With `template` (see templates.ts: `createMigratedDatabase`) the database starts as a copy of
+ * that one; otherwise it is empty.
  */
 export async function createTestDatabase(
   label: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `keel_${label.replace(/[^a-z0-9_]/gi, "_").toLowerCase()}_${process.pid}_${Date.now().toString(36)}`;
+  options: { template?: string } = {},
+): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+  // Postgres cuts identifiers at 63 bytes: a short label, then what makes the name unique.
+  const slug = label
+    .replace(/[^a-z0-9_]/gi, "_")
+    .toLowerCase()
+    .slice(0, 24);
+  const unique = `${process.pid}_${(++created).toString(36)}_${Date.now().toString(36)}`;
+  const name = `${TEST_RUN_ID ? runDatabasePrefix(TEST_RUN_ID) : "keel_"}${slug}_${unique}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {
-    await admin.query(`create database "${name}"`);
+    await admin.query(
+      options.template === undefined
+        ? `create database "${name}"`
+        : `create database "${name}" template "${options.template}"`,
+    );
   } finally {
     await admin.end();
   }
@@ -57,14 +85,28 @@ export async function createTestDatabase(
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     drop: async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await client.end();
-      }
+      // Under a run, the run's teardown drops it (with everything else the run made).
+      if (TEST_RUN_ID) return;
+      await dropDatabases([name]);
     },
   };
+}
+
+/** Drops databases (closing any session still in them), a few at a time. */
+export async function dropDatabases(names: readonly string[]): Promise<void> {
+  const queue = [...names];
+  const dropOne = async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        await client.query(`drop database if exists "${name}" with (force)`);
+      }
+    } finally {
+      await client.end();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, queue.length) }, dropOne));
 }

@@ -1,12 +1,12 @@
 /**
  * Real databases for the saver suites: a migrated SQLite file in a temp dir, or a fresh Postgres
- * database per file (through test/support/postgres.ts).
+ * database per file, each copied from the migrated template (test/support/templates.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Store } from "../../../src/store/index.js";
-import { createTestDatabase } from "../../support/postgres.js";
+import { createMigratedDatabase, migratedSqliteFile } from "../../support/templates.js";
 
 export interface TestStore {
   store: Store;
@@ -21,6 +21,7 @@ export async function sqliteTestStore(
 ): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), "keel-ck-"));
   const db = join(dir, "keel.db");
+  await migratedSqliteFile(db);
   const store = await openStore({ db, backupBeforeMigrate: false, ...options });
   return {
     store,
@@ -34,7 +35,7 @@ export async function sqliteTestStore(
 
 /** A migrated Postgres store on a fresh database (call only when postgresAvailable()). */
 export async function postgresTestStore(label: string): Promise<TestStore> {
-  const database = await createTestDatabase(label);
+  const database = await createMigratedDatabase(label);
   const store = await openStore({ db: database.url, poolSize: 4 });
   return {
     store,

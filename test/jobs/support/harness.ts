@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import pg from "pg";
 import { sha256Hex } from "../../../src/core/index.js";
 import { type JobsContext, openJobsContext } from "../../../src/jobs/index.js";
 import {
@@ -10,7 +9,7 @@ import {
   type Store,
   type StoreLocation,
 } from "../../../src/store/index.js";
-import { createTestDatabase, TEST_DATABASE_URL } from "../../support/postgres.js";
+import { createMigratedDatabase, migratedSqliteFile } from "../../support/templates.js";
 
 /** One project with a store: its folder (the root), its `.keel`, the `--db` value. */
 export interface JobsProject {
@@ -33,8 +32,6 @@ function harness(dialect: "sqlite" | "postgres"): JobsHarness {
   const dirs: string[] = [];
   const stores: Store[] = [];
   const drops: (() => Promise<void>)[] = [];
-  let template: Promise<string> | undefined;
-  let clones = 0;
   return {
     dialect,
     async project(label) {
@@ -46,37 +43,13 @@ function harness(dialect: "sqlite" | "postgres"): JobsHarness {
       let db: string;
       if (dialect === "sqlite") {
         db = join(keelDir, "keel.db");
+        await migratedSqliteFile(db);
         location = { dialect, path: db, keelDir };
       } else {
-        // One migrated database per file, cloned per project (a clone costs a fraction of a migration).
-        template ??= (async () => {
-          const database = await createTestDatabase("jobs_template");
-          drops.push(database.drop);
-          const store = await openStore({ db: database.url });
-          await store.close();
-          return database.url;
-        })();
-        const templateUrl = new URL(await template);
-        const name = `${templateUrl.pathname.slice(1)}_${++clones}`;
-        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-        await admin.connect();
-        try {
-          await admin.query(
-            `create database "${name}" template "${templateUrl.pathname.slice(1)}"`,
-          );
-        } finally {
-          await admin.end();
-        }
-        const url = new URL(templateUrl);
-        url.pathname = `/${name}`;
-        db = url.toString();
-        drops.unshift(async () => {
-          const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-          await client.connect();
-          await client
-            .query(`drop database if exists "${name}" with (force)`)
-            .finally(() => client.end());
-        });
+        // A copy of the migrated template (test/support/templates.ts) per project.
+        const database = await createMigratedDatabase(`jobs_${label}`);
+        drops.push(database.drop);
+        db = database.url;
         location = { dialect, url: db, keelDir };
       }
       const store = await openStore({ location, backupBeforeMigrate: false });

@@ -4,8 +4,12 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { openStore, type Store } from "../../../src/store/index.js";
 import { createTestDatabase } from "../../support/postgres.js";
+import { createMigratedDatabase, migratedSqliteFile } from "../../support/templates.js";
 
-/** A dialect as the runtime's database suites drive it: fresh migrated stores, cleaned up after. */
+/**
+ * A dialect as the runtime's database suites drive it: fresh migrated stores (copies of the
+ * migrated template), cleaned up after.
+ */
 export interface RuntimeHarness {
   readonly dialect: "sqlite" | "postgres";
   open(label: string): Promise<Store>;
@@ -23,6 +27,8 @@ export function sqliteRuntimeHarness(): RuntimeHarness {
     const dir = mkdtempSync(join(tmpdir(), `keel-runtime-${label}-`));
     dirs.push(dir);
     const db = join(dir, "keel.db");
+    // A migrated store starts as a copy of the template; an unmigrated one as an empty file.
+    if (autoMigrate) await migratedSqliteFile(db);
     const store = await openStore({ db, backupBeforeMigrate: false, autoMigrate });
     stores.push(store);
     return store;
@@ -46,7 +52,9 @@ export function postgresRuntimeHarness(): RuntimeHarness {
   const drops: (() => Promise<void>)[] = [];
   const stores: Store[] = [];
   const openAt = async (label: string, autoMigrate: boolean) => {
-    const database = await createTestDatabase(`runtime_${label}`);
+    const database = autoMigrate
+      ? await createMigratedDatabase(`runtime_${label}`)
+      : await createTestDatabase(`runtime_${label}`);
     drops.push(database.drop);
     const store = await openStore({ db: database.url, autoMigrate });
     stores.push(store);
