@@ -9,6 +9,7 @@ import {
   isModelName,
   jsonSchemaFor,
   lintDocument,
+  loadKindsModule,
   loadNodeKinds,
   loadPluginPacks,
   modelNames,
@@ -116,7 +117,13 @@ export const irCommands: CliModule = {
           }
           const doc = result.document;
           const kinds = options.kinds.map((module) => moduleTarget(module, process.cwd()));
-          const tools = await loadDocumentTools(toolModules(doc, dirname(resolve(file)), kinds));
+          const provided: Record<string, unknown> = {};
+          for (const module of options.kinds) {
+            Object.assign(provided, (await loadKindsModule(module, ".")).nodeKinds);
+          }
+          const tools = await loadDocumentTools(
+            toolModules(doc, dirname(resolve(file)), kinds, provided),
+          );
           const warnings = [
             ...documentWarnings(doc),
             ...lintDocument(doc),
