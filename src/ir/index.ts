@@ -9,6 +9,7 @@
  */
 
 export { AUTHORING_DONE, compileAuthoring, isAuthoringFormat } from "./authoring.js";
+export { type CypherViolation, cypherProblems, cypherViolation } from "./cypher-lint.js";
 export { documentText } from "./document-text.js";
 export { DURATION_FORMS, DURATION_PATTERN, durationSeconds, timeoutMillis } from "./duration.js";
 export { IrValidationError } from "./errors.js";
@@ -93,6 +94,7 @@ export {
   checkVersion,
   FACTS_VERSION,
   IR_VERSION,
+  isAtLeast11,
   PackCompatError,
   type PackCompatOptions,
   PLUGIN_API_VERSION,

@@ -76,6 +76,8 @@ const HINTS: Record<string, string> = {
     "Write `when` as CLIPS conditions: patterns over the state's facts, such as (severity ?s&:(>= ?s 4)) or (node-id triage), and (test …) expressions (docs/rules.md).",
   when_invalid:
     "Write the `when` mapping as {node: <node-id>, <state-field>: <value>} with string, number or boolean values, or write CLIPS conditions as a string.",
+  cypher_unportable:
+    "Keep to the portable Cypher subset (docs/ir.md): no apoc/gds/db procedures, an upper bound on every variable-length path (*1..5), named YIELD columns, no CALL subqueries, pattern comprehensions, map projections, shortestPath or LOAD CSV.",
   invalid_slots:
     'Write slots as the JSON text of an object (`"{\\"queue\\":\\"refunds\\"}"`), or "" for a fact without fields.',
 };

@@ -7,6 +7,7 @@ import {
 import type { IRDocument } from "./models/index.js";
 import { hintFor, type Problem, renderActual } from "./problems.js";
 import { templateConstructs } from "./template-facts.js";
+import { isAtLeast11 } from "./version.js";
 import { compileWhen, whenNodeRef, whenProblem } from "./when.js";
 
 /** Host functions a run's engine has besides the built-ins (see run/pack-actions.ts). */
@@ -46,6 +47,17 @@ export function ruleDefinitions(doc: IRDocument): RuleDefinition[] {
 export function checkRuleConditions(doc: IRDocument): Problem[] {
   const sugar = checkWhenMappings(doc);
   if (sugar.length > 0) return sugar;
+  const problems = conditionProblems(doc);
+  // IR 1.1.0 (Stargraph 0.8) leaves a condition's text to the engine that runs it: such a
+  // document validates, and compiling it refuses the rule (documentWarnings reports it first).
+  return isAtLeast11(doc.ir_version) ? [] : problems;
+}
+
+/**
+ * The `rule_invalid` problems of a document's `when` texts (mapping sugar compiled first). At
+ * IR 1.1.0 these are warnings of a valid document and errors when it is compiled.
+ */
+export function conditionProblems(doc: IRDocument): Problem[] {
   const check = checkRules(ruleDefinitions(doc), {
     functions: HOST_FUNCTIONS,
     keepParses: false,

@@ -29,12 +29,18 @@ import { NODE_SPEC_SIGNATURE } from "./node-signature.js";
  * structuralHash(loads(text)) // "3f0c…" — equal to Stargraph's Graph(doc).graph_hash
  */
 export function structuralHash(doc: IRDocument, options: StructuralHashOptions = {}): string {
-  const payload: Record<string, unknown> = {
-    topology: topology(doc),
-    node_signatures: Object.fromEntries(doc.nodes.map((node) => [node.id, NODE_SPEC_SIGNATURE])),
-    state_schema: options.stateClassSchema ?? stateSchemaSignature(doc),
-    rule_pack_versions: [],
-  };
+  // The payload's text is written straight into the hash, keys in JCS order, so that the node
+  // model's schema (one copy per node: megabytes for a large graph) is serialised once, never
+  // built as one string.
+  const hash = createHash("sha256");
+  hash.update('{"node_signatures":{');
+  const ids = doc.nodes.map((node) => node.id).sort();
+  const signature = nodeSignatureBytes();
+  for (let i = 0; i < ids.length; i++) {
+    hash.update(`${i === 0 ? "" : ","}${JSON.stringify(ids[i])}:`);
+    hash.update(signature);
+  }
+  hash.update("}");
   const requires = doc.governance
     .filter((pack) => pack.requires !== null)
     .map((pack) => [
@@ -43,8 +49,18 @@ export function structuralHash(doc: IRDocument, options: StructuralHashOptions =
       pack.requires?.api_version ?? null,
     ])
     .sort((a, b) => compareText(String(a[0]), String(b[0])));
-  if (requires.length > 0) payload.pack_requires = requires;
-  return createHash("sha256").update(jcs(payload), "utf8").digest("hex");
+  if (requires.length > 0) hash.update(`,"pack_requires":${jcs(requires)}`);
+  hash.update(',"rule_pack_versions":[]');
+  hash.update(`,"state_schema":${jcs(options.stateClassSchema ?? stateSchemaSignature(doc))}`);
+  hash.update(`,"topology":${jcs(topology(doc))}}`);
+  return hash.digest("hex");
+}
+
+let signatureBytes: Buffer | undefined;
+/** The node model's JCS text as UTF-8, encoded once rather than once per node. */
+function nodeSignatureBytes(): Buffer {
+  signatureBytes ??= Buffer.from(jcs(NODE_SPEC_SIGNATURE), "utf8");
+  return signatureBytes;
 }
 
 /** Options of {@link structuralHash}. */
@@ -144,15 +160,25 @@ function safeId(id: string): string {
   return out || "graph";
 }
 
-/** Orders text as Python orders `str` (by code point). */
+/**
+ * Orders text as Python orders `str` (by code point). UTF-16 order is the same except where a
+ * surrogate meets a unit at U+E000 or above, so only the first differing unit needs fixing up.
+ */
 function compareText(a: string, b: string): number {
-  const left = [...a];
-  const right = [...b];
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const difference = (left[i]?.codePointAt(0) ?? 0) - (right[i]?.codePointAt(0) ?? 0);
-    if (difference !== 0) return difference;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const left = a.charCodeAt(i);
+    const right = b.charCodeAt(i);
+    if (left !== right) return codePointRank(left) - codePointRank(right);
   }
-  return left.length - right.length;
+  return a.length - b.length;
+}
+
+/** Lifts surrogates above U+E000–U+FFFF, as the code points they begin are. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
 }
 
 const SAFE_INTEGER = 2 ** 53 - 1;

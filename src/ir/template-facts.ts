@@ -1,6 +1,6 @@
 import { readForms } from "../rules/index.js";
 import type { IRDocument } from "./models/index.js";
-import { parseVersion } from "./version.js";
+import { isAtLeast11 } from "./version.js";
 import { compileWhen, templateName } from "./when.js";
 
 /**
@@ -42,15 +42,6 @@ function templateStyle(doc: IRDocument): boolean {
   return doc.rules.some(
     (rule) => typeof rule.when !== "string" || slotPatterns(rule.when).length > 0,
   );
-}
-
-function isAtLeast11(version: string): boolean {
-  try {
-    const [major, minor] = parseVersion(version);
-    return major > 1 || (major === 1 && minor >= 1);
-  } catch {
-    return false;
-  }
 }
 
 /** A template a document's rules need: its name and slot names (multislot when used so). */

@@ -1,3 +1,4 @@
+import { cypherProblems } from "./cypher-lint.js";
 import { slugProblem } from "./ids.js";
 import { type IRDocument, IRDocumentSchema, MODELS, type ModelName } from "./models/index.js";
 import { findNestedActions } from "./nested-actions.js";
@@ -33,7 +34,9 @@ export type ValidationResult =
  * 4. Version: `version_invalid` / `version_mismatch` at `/ir_version`.
  * 5. References: goto, retry, parallel and `on_timeout` targets are declared nodes; strategies
  *    are known; node kinds are registered when `options.nodeKinds` is given; every rule's `when`
- *    parses as CLIPS conditions (`rule_invalid` at `/rules/<i>/when`).
+ *    parses as CLIPS conditions (`rule_invalid` at `/rules/<i>/when`; at IR 1.1.0 a warning of
+ *    {@link documentWarnings}, refused when the document is compiled); a node's Cypher queries
+ *    (`cypher`, `*_cypher` config keys) keep to the portable subset (`cypher_unportable`).
  *
  * @example
  * validate('{"ir_version":"2.0.0","id":"g","nodes":[]}')[0]?.code // "version_mismatch"
@@ -82,7 +85,11 @@ function runStages(input: unknown, options: ValidateOptions): ValidationResult {
   const version = versionProblems(doc);
   if (version.length > 0) return fail(version);
 
-  const references = [...checkReferences(doc, options), ...checkRuleConditions(doc)];
+  const references = [
+    ...checkReferences(doc, options),
+    ...checkRuleConditions(doc),
+    ...cypherProblems(doc),
+  ];
   if (references.length > 0) return fail(references);
 
   return { ok: true, document: doc, problems: [] };

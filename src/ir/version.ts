@@ -31,6 +31,20 @@ export function parseVersion(text: string): [number, number, number] {
 }
 
 /**
+ * True when `version` is IR 1.1.0 or later (Stargraph 0.8's IR): template facts mirror the state,
+ * and a rule condition is checked when the run builds its rules, as Stargraph does. False for a
+ * malformed version (validation reports it).
+ *
+ * @example
+ * isAtLeast11("1.1.0") // true
+ */
+export function isAtLeast11(version: string): boolean {
+  if (!VERSION_PATTERN.test(version)) return false;
+  const [major, minor] = parseVersion(version);
+  return major > 1 || (major === 1 && minor >= 1);
+}
+
+/**
  * Checks a document's `ir_version` against {@link IR_VERSION}: returns one `version_mismatch`
  * problem when the major differs (a refusal to interpret, not a warning), one `version_invalid`
  * problem when the string is malformed, and nothing otherwise. A missing or non-string

@@ -1,6 +1,8 @@
 import type { IRDocument } from "./models/index.js";
 import { type Problem, renderActual } from "./problems.js";
 import { onTimeoutProblem } from "./references.js";
+import { conditionProblems } from "./rule-conditions.js";
+import { isAtLeast11 } from "./version.js";
 
 /**
  * What a valid document may do that is probably a mistake but does not stop a run — documents
@@ -9,7 +11,9 @@ import { onTimeoutProblem } from "./references.js";
  * - `dangling_join`: a top-level parallel block whose `join` names no node (the run joins at the
  *   end of the block instead);
  * - `on_timeout_unused`: an interrupt without a `timeout` whose `on_timeout` is neither `halt` nor
- *   `goto:<node>` (it never acts, since the wait never times out).
+ *   `goto:<node>` (it never acts, since the wait never times out);
+ * - `rule_invalid`, at IR 1.1.0 only: a `when` text that is not valid CLIPS. Stargraph hands it
+ *   to its engine when the run starts, so the document validates; compiling it fails.
  *
  * @example
  * documentWarnings(doc) // [{ code: "dangling_join", path: "/parallel/0/join", … }]
@@ -42,5 +46,6 @@ export function documentWarnings(doc: IRDocument): Problem[] {
       });
     });
   });
+  if (isAtLeast11(doc.ir_version)) warnings.push(...conditionProblems(doc));
   return warnings;
 }

@@ -28,8 +28,10 @@ export function buildsSurely(ast: RuleAst): boolean {
 function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {
   if (ce.type === "test") return exprBuilds(ce.expr, opts);
   if (ce.type !== "pattern" || ce.addressVar !== null) return false;
-  const fields: FieldConstraint[] = ce.template ? [...ce.slots.values()].flat() : ce.fields;
-  for (const fc of fields) if (!fieldBuilds(fc, bound, opts)) return false;
+  if (!ce.template) return ce.fields.every((fc) => fieldBuilds(fc, bound, opts));
+  for (const slot of ce.slots.values()) {
+    for (const fc of slot) if (!fieldBuilds(fc, bound, opts)) return false;
+  }
   return true;
 }
 

@@ -295,7 +295,7 @@ async function startRun(
   const run = await newRun(runStore, documents, compiled, { path, packsDir, kinds }, options);
   const document = await documents.get(run.id);
   const { run: after, result } = await executeRun(saver, run, (config) =>
-    compiled.graph.invoke(options.input, config),
+    compiled.graph.invoke(options.input, { recursionLimit: compiled.recursionLimit, ...config }),
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };
 }
@@ -495,7 +495,8 @@ async function continueRun(
   const { run: after, result } = await executeRun(
     saver,
     run,
-    (runConfig) => compiled.graph.invoke(input, runConfig),
+    (runConfig) =>
+      compiled.graph.invoke(input, { recursionLimit: compiled.recursionLimit, ...runConfig }),
     retry,
   );
   return { run: after, document, compiled, out: result as Record<string, unknown> };

@@ -3,11 +3,13 @@ import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
 import {
   BUILTIN_NODE_KINDS,
+  documentWarnings,
   dumps,
   graphHash,
   isModelName,
   jsonSchemaFor,
   lintDocument,
+  loadKindsModule,
   loadNodeKinds,
   loadPluginPacks,
   modelNames,
@@ -49,9 +51,13 @@ export const irCommands: CliModule = {
       .action(async (file: string, options: ValidateFlags) => {
         try {
           const result = validateDocument(await readDocument(file), await kindsToCheck(options));
-          printResult(options, { ok: result.ok, file, problems: result.problems }, () =>
+          const warnings = result.ok ? documentWarnings(result.document) : [];
+          printResult(options, { ok: result.ok, file, problems: result.problems, warnings }, () =>
             result.ok
-              ? `${pc.green("valid")} ${file}: ${result.document.id}, ${result.document.nodes.length} node(s), IR ${result.document.ir_version}`
+              ? [
+                  `${pc.green("valid")} ${file}: ${result.document.id}, ${result.document.nodes.length} node(s), IR ${result.document.ir_version}`,
+                  ...(warnings.length > 0 ? [renderWarnings(file, warnings)] : []),
+                ].join("\n")
               : renderProblems(file, result.problems),
           );
           if (!result.ok) process.exitCode = 1;
@@ -89,7 +95,7 @@ export const irCommands: CliModule = {
 
     ir.command("lint <file>")
       .description(
-        "Warn where a valid document is not fail-closed: an unmatched answer falling into a node with effects, tools without a risk level, approvals without an expiry. Exit 0 clean, 1 warnings or problems, 5 missing.",
+        "Warn where a valid document is not fail-closed (an unmatched answer falling into a node with effects, tools without a risk level, approvals without an expiry) or is probably a mistake (a join naming no node, an on_timeout that never acts, at IR 1.1.0 a condition that is not CLIPS). Exit 0 clean, 1 warnings or problems, 5 missing.",
       )
       .option(
         "--kinds <module>",
@@ -111,20 +117,20 @@ export const irCommands: CliModule = {
           }
           const doc = result.document;
           const kinds = options.kinds.map((module) => moduleTarget(module, process.cwd()));
-          const tools = await loadDocumentTools(toolModules(doc, dirname(resolve(file)), kinds));
-          const warnings = [...lintDocument(doc), ...lintTools(doc, tools)];
+          const provided: Record<string, unknown> = {};
+          for (const module of options.kinds) {
+            Object.assign(provided, (await loadKindsModule(module, ".")).nodeKinds);
+          }
+          const tools = await loadDocumentTools(
+            toolModules(doc, dirname(resolve(file)), kinds, provided),
+          );
+          const warnings = [
+            ...documentWarnings(doc),
+            ...lintDocument(doc),
+            ...lintTools(doc, tools),
+          ];
           printResult(options, { ok: warnings.length === 0, file, warnings }, () =>
-            warnings.length === 0
-              ? `${pc.green("clean")} ${file}`
-              : [
-                  `${pc.yellow("warnings")} ${file}: ${warnings.length}`,
-                  table(
-                    ["path", "code", "warning"],
-                    warnings.map((w) => [w.path, w.code, w.message]),
-                  ),
-                  "",
-                  pc.dim([...new Set(warnings.map((w) => `${w.code}: ${w.hint}`))].join("\n")),
-                ].join("\n"),
+            warnings.length === 0 ? `${pc.green("clean")} ${file}` : renderWarnings(file, warnings),
           );
           if (warnings.length > 0) process.exitCode = 1;
         } catch (error) {
@@ -216,6 +222,18 @@ export const irCommands: CliModule = {
       });
   },
 };
+
+function renderWarnings(file: string, warnings: readonly Problem[]): string {
+  return [
+    `${pc.yellow("warnings")} ${file}: ${warnings.length}`,
+    table(
+      ["path", "code", "warning"],
+      warnings.map((w) => [w.path, w.code, w.message]),
+    ),
+    "",
+    pc.dim([...new Set(warnings.map((w) => `${w.code}: ${w.hint}`))].join("\n")),
+  ].join("\n");
+}
 
 function renderProblems(file: string, problems: readonly Problem[]): string {
   const rows = problems.map((p) => [p.path, p.code, p.message]);

@@ -67,6 +67,12 @@ export interface CompiledDocument {
   document: IRDocument;
   fields: readonly string[];
   /**
+   * The super-steps a run of the document may take before it is stopped as a runaway loop: ten
+   * per node, at least 25 (the graph engine's default, which a long chain of nodes outgrows).
+   * `keel run` passes it to every run of the document; a caller of `graph.invoke` may too.
+   */
+  recursionLimit: number;
+  /**
    * Every problem with `input` as a run's input or an interrupt's answer (`what` names it in
    * messages): not an object, undeclared fields, values of the wrong type. Check before starting
    * or resuming a run, so a bad input is refused instead of failing the run.
@@ -109,6 +115,7 @@ export async function compileDocument(
     graphHash: hash,
     document: doc,
     fields: state.shape.fields,
+    recursionLimit: Math.max(25, 10 * doc.nodes.length),
     checkInput: (input, what = "The run's input") => stateProblems(shape, input, what),
   };
 }

@@ -34,7 +34,10 @@ export async function resumeDocument(
   }
   assertMigratable(started, compiled.graphHash, compiled.document.migrate);
   await assertMayRespond(compiled, threadId, options);
-  return compiled.graph.invoke(new Command({ resume: value }), config);
+  return compiled.graph.invoke(new Command({ resume: value }), {
+    recursionLimit: compiled.recursionLimit,
+    ...config,
+  });
 }
 
 /** Who answers an interrupt: the capabilities they hold (omitted: a trusted in-process caller). */

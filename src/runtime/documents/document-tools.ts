@@ -12,11 +12,19 @@ export interface ToolExport {
 
 /**
  * The modules whose `tools` export an IR document's runs may call: its `module:Export` node
- * modules (resolved beside the document) and its kinds modules (as recorded).
+ * modules (resolved beside the document) that no kinds module provides (`provided`: the kinds
+ * modules' `nodeKinds`), and its kinds modules (as recorded).
  */
-export function toolModules(doc: IRDocument, baseDir: string, kinds: readonly string[]): string[] {
+export function toolModules(
+  doc: IRDocument,
+  baseDir: string,
+  kinds: readonly string[],
+  provided: Readonly<Record<string, unknown>> = {},
+): string[] {
   const modules = new Set<string>();
   for (const node of doc.nodes) {
+    // A kind a kinds module provides (a port of a Python class reference, say) names no module.
+    if (Object.hasOwn(provided, node.kind)) continue;
     const colon = node.kind.lastIndexOf(":");
     if (colon > 0) modules.add(moduleTarget(node.kind.slice(0, colon), baseDir));
   }

@@ -22,7 +22,11 @@ import {
 } from "../../ir/index.js";
 import { discoverStorePlugins, type Store } from "../../store/index.js";
 import type { AutonomyLevel } from "../contracts/enums.js";
-import { type GovernedRunResult, GovernedRuntime } from "../runs/governed-runtime.js";
+import {
+  type GovernedGraph,
+  type GovernedRunResult,
+  GovernedRuntime,
+} from "../runs/governed-runtime.js";
 import type { GovernedPause } from "../runs/node-context.js";
 import { lintTools, loadDocumentTools, toolModules } from "./document-tools.js";
 import { documentGovernance } from "./ir-governance.js";
@@ -86,7 +90,7 @@ export async function loadGovernedDocument(
     Object.assign(stateClasses, loaded.stateClasses);
   }
   const baseDir = dirname(sources.path);
-  const tools = await loadDocumentTools(toolModules(doc, baseDir, sources.kinds ?? []));
+  const tools = await loadDocumentTools(toolModules(doc, baseDir, sources.kinds ?? [], nodeKinds));
   const runtime = new GovernedRuntime({ store, tools });
   const compiled = await compileDocument(text, {
     checkpointer: runtime.checkpointer,
@@ -137,7 +141,7 @@ export async function startGovernedDocument(
     () => created,
     () =>
       runtime.start({
-        graph: compiled.graph,
+        graph: boundedGraph(compiled),
         input: options.input,
         autonomy: options.autonomy ?? "A2",
         capabilities: options.capabilities ?? [],
@@ -257,7 +261,7 @@ export async function respondToDocument(
   const resumed = await failureNamesRun(
     runtime,
     () => run,
-    () => runtime.resume(runId, compiled.graph),
+    () => runtime.resume(runId, boundedGraph(compiled)),
   );
   const timedOut = question.status === "expired" && pending ? { timedOut: pending } : {};
   return { ...(await outcome(resumed, loaded.document, loaded)), ...timedOut };
@@ -319,10 +323,10 @@ export async function continueGovernedDocument(
     () => run,
     () =>
       run.status === "failed"
-        ? runtime.retry(runId, compiled.graph)
+        ? runtime.retry(runId, boundedGraph(compiled))
         : run.status === "paused"
-          ? runtime.resume(runId, compiled.graph)
-          : runtime.recover(runId, compiled.graph),
+          ? runtime.resume(runId, boundedGraph(compiled))
+          : runtime.recover(runId, boundedGraph(compiled)),
   );
   const took = expired && pending ? { timedOut: pending } : {};
   return { ...(await outcome(result, loaded.document, loaded)), ...took };
@@ -395,4 +399,12 @@ async function readDocumentFile(path: string): Promise<string> {
       { cause, details: { file: path }, hint: "Check the path." },
     );
   }
+}
+
+/** The document's graph as the runtime drives it, each run bounded by the document's step limit. */
+function boundedGraph(compiled: CompiledDocument): GovernedGraph {
+  return {
+    invoke: (input, config) =>
+      compiled.graph.invoke(input, { recursionLimit: compiled.recursionLimit, ...config }),
+  };
 }
