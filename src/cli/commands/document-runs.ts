@@ -165,11 +165,15 @@ export async function readDocument(file: string): Promise<string> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
-      throw new KeelError("NOT_FOUND", `No file at ${file}.`, {
-        cause: error,
-        details: { file },
-        hint: "Check the path.",
-      });
+      throw new KeelError(
+        "NOT_FOUND",
+        `No file at ${resolve(file)} (looked for "${file}" from ${process.cwd()}).`,
+        {
+          cause: error,
+          details: { file, looked_at: resolve(file) },
+          hint: "Check the path.",
+        },
+      );
     }
     throw new KeelError("INVALID_ARGUMENT", `Cannot read ${file}: ${(error as Error).message}`, {
       cause: error,
