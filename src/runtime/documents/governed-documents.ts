@@ -127,7 +127,7 @@ export async function startGovernedDocument(
 ): Promise<DocumentRunResult> {
   const loaded = await loadGovernedDocument(store, sources, options.pluginPacks);
   const { runtime, compiled } = loaded;
-  const problems = compiled.checkInput(options.input, "The run's input");
+  const problems = compiled.checkInput(options.input, "The run's input", { start: true });
   if (problems.length > 0) throw new IrValidationError("The run's input", problems);
   const documents = new RunDocumentStore(runtime.checkpointer);
   let document: RunDocument | undefined;
