@@ -113,7 +113,10 @@ async function ledgerFigures(
   const directCalls = async (count: number) => {
     for (let i = 0; i < count; i++) {
       tool.validateInput({ i });
-      await tool.handler({ i }, { idempotencyKey: "k", toolCallId: "t", traceId });
+      await tool.handler(
+        { i },
+        { idempotencyKey: "k", toolCallId: "t", traceId, checkClaim: async () => {} },
+      );
     }
   };
   const floorDb = floorStore?.native.dialect === "sqlite" ? floorStore.native.database : null;

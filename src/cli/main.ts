@@ -1,8 +1,11 @@
 import { CommanderError } from "commander";
+import { exitQuietlyOnBrokenPipe } from "./broken-pipe.js";
 import { buildProgram } from "./program.js";
 
 /** Runs the CLI with `argv` (as in process.argv) and resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  exitQuietlyOnBrokenPipe(process.stdout);
+  exitQuietlyOnBrokenPipe(process.stderr);
   const program = buildProgram();
   // `keel` alone prints the top-level help and succeeds (the CLI contract's rule for `sm`).
   if (argv.length <= 2) {

@@ -85,6 +85,7 @@ export const ERROR_CODES = {
   TOOL_FORBIDDEN: { exit: 2, http: 403 },
   TOOL_CALL_FAILED: { exit: 2, http: 502 },
   TOOL_CALL_UNKNOWN: { exit: 2, http: 409 },
+  TOOL_CALL_LATE: { exit: 2, http: 409 },
   TOOL_CALL_NOT_FOUND: { exit: 5, http: 404 },
   IDEMPOTENCY_CONFLICT: { exit: 3, http: 409 },
   APPROVAL_NOT_FOUND: { exit: 5, http: 404 },

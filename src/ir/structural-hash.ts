@@ -119,7 +119,10 @@ function stateSchemaSignature(doc: IRDocument): Record<string, unknown> {
   }
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  for (const [field, type] of Object.entries(doc.state_schema)) {
+  for (const [field, written] of Object.entries(doc.state_schema)) {
+    // Keel's optional field ("str?") is Pydantic's `Optional[str] = None`.
+    const optional = written.endsWith("?");
+    const type = optional ? written.slice(0, -1) : written;
     const schema = FIELD_SCHEMAS[TYPE_ALIASES[type] ?? type];
     if (schema === undefined) {
       throw new KeelError(
@@ -130,6 +133,14 @@ function stateSchemaSignature(doc: IRDocument): Record<string, unknown> {
           hint: `Use one of ${Object.keys(FIELD_SCHEMAS).join(", ")}.`,
         },
       );
+    }
+    if (optional) {
+      properties[field] = {
+        anyOf: [schema, { type: "null" }],
+        default: null,
+        title: pydanticTitle(field),
+      };
+      continue;
     }
     properties[field] = { ...schema, title: pydanticTitle(field) };
     required.push(field);

@@ -19,6 +19,12 @@ export interface BatchOptions {
   input?: string | (() => string | null);
   /** Called with each piece of output as it is printed (the result's output has it all too). */
   onOutput?: (text: string) => void;
+  /**
+   * Print CLIPS's banner and prompt when the file ends without `(exit)`, as `clips -f2` does
+   * (default true: the transcript matches CLIPS byte for byte). `keel rules run` turns it off
+   * unless asked for the exact transcript, since the prompt means nothing outside CLIPS.
+   */
+  banner?: boolean;
 }
 
 /** The result of running a .clp program like `clips -f2 file.clp`. */
@@ -73,7 +79,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     if (engine.exited) break;
   }
   if (!error && !engine.exited && read.error !== null) error = toKeelError(read.error);
-  if (!error && !engine.exited) {
+  if (!error && !engine.exited && options.banner !== false) {
     output += CLIPS_BANNER;
     options.onOutput?.(CLIPS_BANNER);
   }

@@ -24,6 +24,7 @@ export { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor/doctor.
 export {
   DATABASE_FILE,
   describeLocation,
+  findProjectDir,
   KEEL_DIR,
   locationOf,
   type ResolveLocationOptions,

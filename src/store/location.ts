@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { KeelError } from "../core/index.js";
@@ -40,8 +41,11 @@ export function resolveStoreLocation(options: ResolveLocationOptions = {}): Stor
       `KEEL_SCOPE must be "project" or "global", not "${env.KEEL_SCOPE}".`,
     );
   }
+  const home = options.home ?? homedir();
   const keelDir =
-    scope === "global" ? join(options.home ?? homedir(), KEEL_DIR) : join(resolve(cwd), KEEL_DIR);
+    scope === "global"
+      ? join(home, KEEL_DIR)
+      : join(findProjectDir(cwd, home) ?? resolve(cwd), KEEL_DIR);
   const given = nonEmpty(options.db) ?? nonEmpty(env.KEEL_DATABASE_URL);
   if (given !== undefined) return locationOf(given, cwd, keelDir);
   const configured = readScopeConfig(keelDir).database;
@@ -52,6 +56,33 @@ export function resolveStoreLocation(options: ResolveLocationOptions = {}): Stor
   // (the project, or the home directory), wherever the command runs; and the scope's folder
   // stays its settings' (config.json, plugins) and its backups' home.
   return { ...locationOf(configured, dirname(keelDir), keelDir), keelDir };
+}
+
+/**
+ * The project a directory belongs to: the nearest folder, from `cwd` upwards, holding a `.keel/`
+ * folder (as git finds `.git/`), so a command run in `examples/` uses the project's database.
+ * The home folder's `.keel/` is the global scope, never a project; undefined when none is found
+ * (the project is then `cwd` itself, and its `.keel/` is created on first use).
+ *
+ * @example
+ * findProjectDir("/work/app/examples"); // "/work/app" when /work/app/.keel exists
+ */
+export function findProjectDir(cwd: string, home: string = homedir()): string | undefined {
+  const stop = resolve(home);
+  for (let dir = resolve(cwd); ; ) {
+    if (dir !== stop && isDirectory(join(dir, KEEL_DIR))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Interprets one `--db` value: a `postgres://` URL, `:memory:`, or a file path. */

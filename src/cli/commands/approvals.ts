@@ -5,6 +5,7 @@ import { type Approval, ApprovalService, ApprovalStatus } from "../../runtime/in
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { humanTime } from "../when.js";
 import { parseJsonOption } from "./document-runs.js";
 import {
   continuationJson,
@@ -71,7 +72,7 @@ export const approvalsCommands: CliModule = {
                     a.what.tool ??
                       (a.what.kind === "interrupt" ? `question after ${String(a.what.node)}` : "-"),
                   ),
-                  a.expires_at,
+                  humanTime(a.expires_at),
                   a.why.length > 60 ? `${a.why.slice(0, 57)}...` : a.why,
                 ]),
               ),
@@ -152,7 +153,7 @@ function describe(a: Approval): string {
     `run        ${a.refs.task_id ?? "-"}   step ${a.refs.step_id ?? "-"}`,
     `risk       ${a.risk_level} at autonomy ${a.autonomy_level}`,
     `requires   ${a.required_capability ?? "(any operator)"}`,
-    `created    ${a.created_at}   expires ${a.expires_at}`,
+    `created    ${humanTime(a.created_at)}   expires ${humanTime(a.expires_at)}`,
     `why        ${a.why}`,
     `what       ${JSON.stringify(a.what)}`,
     a.status === "pending"

@@ -25,6 +25,7 @@ import {
   type StoreCliOptions,
   withStoreOptions,
 } from "../scope.js";
+import { humanTime } from "../when.js";
 import { pluginMigrationsFor, pluginStatusRows } from "./db-plugins.js";
 
 interface MigrateFlags extends StoreCliOptions {
@@ -303,7 +304,7 @@ function renderStatus(
       String(m.version).padStart(3, "0"),
       m.description,
       "applied",
-      new Date(m.appliedAt).toISOString(),
+      humanTime(m.appliedAt),
     ]),
     ...kernel.pending.map((m) => [
       "kernel",

@@ -165,11 +165,15 @@ export async function readDocument(file: string): Promise<string> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
-      throw new KeelError("NOT_FOUND", `No file at ${file}.`, {
-        cause: error,
-        details: { file },
-        hint: "Check the path.",
-      });
+      throw new KeelError(
+        "NOT_FOUND",
+        `No file at ${resolve(file)} (looked for "${file}" from ${process.cwd()}).`,
+        {
+          cause: error,
+          details: { file, looked_at: resolve(file) },
+          hint: "Check the path.",
+        },
+      );
     }
     throw new KeelError("INVALID_ARGUMENT", `Cannot read ${file}: ${(error as Error).message}`, {
       cause: error,
@@ -291,7 +295,7 @@ async function startRun(
     return { run: after, document, compiled, out: result, ...expired };
   }
   // Checked before the run record exists: a bad input is refused, not a failed run.
-  assertInput(compiled, options.input, "The run's input");
+  assertInput(compiled, options.input, "The run's input", { start: true });
   const run = await newRun(runStore, documents, compiled, { path, packsDir, kinds }, options);
   const document = await documents.get(run.id);
   const { run: after, result } = await executeRun(saver, run, (config) =>
@@ -322,8 +326,13 @@ async function ownTransitions(outcome: DocumentRunOutcome): Promise<DocumentRunO
 }
 
 /** Throws `IR_INVALID` (exit 1) with every problem when `value` does not fit the run's state. */
-function assertInput(compiled: CompiledDocument, value: unknown, what: string): void {
-  const problems = compiled.checkInput(value, what);
+function assertInput(
+  compiled: CompiledDocument,
+  value: unknown,
+  what: string,
+  options: { start?: boolean } = {},
+): void {
+  const problems = compiled.checkInput(value, what, options);
   if (problems.length > 0) throw new IrValidationError(what, problems);
 }
 

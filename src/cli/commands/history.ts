@@ -4,6 +4,7 @@ import { historyStats, listExecutions, parseSince } from "../../jobs/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { humanTime } from "../when.js";
 import { withJobs } from "./jobs-cli.js";
 import { limitFlag } from "./runtime-cli.js";
 
@@ -55,7 +56,7 @@ export const historyCommands: CliModule = {
                   r.failureReason ? `${r.status} (${r.failureReason})` : r.status,
                   r.extensionId,
                   r.nodeIds.join(","),
-                  new Date(r.startedAt).toISOString(),
+                  humanTime(r.startedAt),
                   String(r.durationMs ?? "-"),
                   `${r.tokensIn ?? "-"}/${r.tokensOut ?? "-"}`,
                 ]),

@@ -12,6 +12,7 @@ import {
 } from "../../jobs/index.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { humanTime } from "../when.js";
 import { withJobs } from "./jobs-cli.js";
 import { limitFlag } from "./runtime-cli.js";
 
@@ -46,7 +47,7 @@ async function loadJob(ctx: Parameters<Parameters<typeof withJobs>[1]>[0], id: s
   return jobFromRow(row);
 }
 
-const when = (ms: number | null) => (ms === null ? "-" : new Date(ms).toISOString());
+const when = (ms: number | null) => humanTime(ms);
 
 /** `keel job list|show|preview|status`. */
 export function registerJobRead(job: Command): void {

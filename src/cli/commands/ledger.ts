@@ -12,6 +12,7 @@ import type { Store } from "../../store/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { humanTime } from "../when.js";
 import { parseJsonOption } from "./document-runs.js";
 import {
   checkOperatorOutput,
@@ -87,7 +88,7 @@ export const ledgerCommands: CliModule = {
                   c.tool_name,
                   c.action,
                   c.task_id ?? "-",
-                  c.created_at,
+                  humanTime(c.created_at),
                   c.idempotency_key,
                 ]),
               ),
@@ -217,7 +218,7 @@ function describe(d: LedgerDetail): string {
     `run        ${c.task_id ?? "-"}   step ${c.step_id ?? "-"}`,
     `key        ${c.idempotency_key}`,
     `risk       ${c.risk_level} at autonomy ${c.autonomy_level}`,
-    `created    ${c.created_at}`,
+    `created    ${humanTime(c.created_at)}`,
     `request    ${JSON.stringify(d.request)}`,
     resultLine(d),
     c.status === "unknown"

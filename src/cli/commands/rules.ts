@@ -17,7 +17,11 @@ export const rulesCommands: CliModule = {
         "Run a .clp file's top-level forms like `clips -f2 <file>`; --json prints firings and final facts.",
       )
       .option("--json", "print the firings and the final facts as JSON")
-      .action(async (file: string, options: OutputOptions) => {
+      .option(
+        "--transcript",
+        "print exactly what `clips -f2` prints, with its banner and prompt when the file has no (exit)",
+      )
+      .action(async (file: string, options: OutputOptions & { transcript?: boolean }) => {
         try {
           let source: string;
           try {
@@ -32,6 +36,7 @@ export const rulesCommands: CliModule = {
           // it is printed, so a prompt shows before the program waits for its answer.
           const result = runBatch(source, {
             input: stdinChunks(),
+            banner: options.transcript === true,
             ...(options.json ? {} : { onOutput: (text: string) => process.stdout.write(text) }),
           });
           if (options.json) {

@@ -19,6 +19,7 @@ import {
   type StoreCliOptions,
   withStoreOptions,
 } from "../scope.js";
+import { humanTime } from "../when.js";
 import { continueAnyDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
 import { registerRunsReplay } from "./runs-replay.js";
 import { continuationJson, describeContinuation } from "./runtime-cli.js";
@@ -97,8 +98,11 @@ export const runsCommands: CliModule = {
     );
 
     withStoreOptions(
-      runs.command("show <thread>").description("One thread: its latest state and its runs."),
-    ).action((threadId: string, flags: StoreCliOptions) =>
+      runs
+        .command("show <thread>")
+        .description("One thread: its latest state and its runs.")
+        .option("--internal", "also show the runtime's own channels (`__ir…`) in the state"),
+    ).action((threadId: string, flags: StoreCliOptions & { internal?: boolean }) =>
       withSaver(flags, async ({ saver, runStore }, options) => {
         const thread = await saver.getThread(threadId);
         const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
@@ -112,7 +116,9 @@ export const runsCommands: CliModule = {
               step: latest.metadata.step,
               source: latest.metadata.source,
               createdAt: latest.checkpoint.ts,
-              values: latest.checkpoint.channel_values,
+              values: flags.internal
+                ? latest.checkpoint.channel_values
+                : withoutInternalChannels(latest.checkpoint.channel_values),
               pendingWrites: latest.pendingWrites.length,
               interrupted: latest.pendingWrites.some(([, channel]) => channel === "__interrupt__"),
             }
@@ -190,7 +196,7 @@ export const runsCommands: CliModule = {
               h.checkpointNs || "-",
               String(h.step),
               h.source,
-              h.createdAt,
+              humanTime(h.createdAt),
               h.wrote.join(", "),
             ]),
           ),
@@ -518,8 +524,19 @@ export function parseAge(text: string): number {
   return Number(match[1]) * (AGE_UNITS[match[2] ?? "ms"] ?? 1);
 }
 
+/**
+ * The state as its author wrote it: an IR run's bookkeeping channels (`__ir`, `__ir_transitions`,
+ * …) and the engine's branch channels (`branch:to:<node>`) are the runtime's, shown with
+ * `--internal`.
+ */
+export function withoutInternalChannels(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([key]) => !key.startsWith("__") && !key.startsWith("branch:")),
+  );
+}
+
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  return humanTime(ms);
 }
 
 function leaseText(thread: ThreadSummary): string {

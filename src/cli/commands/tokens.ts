@@ -4,6 +4,7 @@ import { ROUTE_CAPABILITIES, TokenStore } from "../../server/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
+import { humanTime } from "../when.js";
 import { withRuntimeStore } from "./runtime-cli.js";
 
 interface CreateFlags extends StoreCliOptions {
@@ -83,7 +84,7 @@ export const tokensCommands: CliModule = {
                     t.name,
                     t.capabilities.join(","),
                     state(t),
-                    t.expiresAt ? new Date(t.expiresAt).toISOString() : "-",
+                    humanTime(t.expiresAt),
                   ]),
                 ),
         );

@@ -75,9 +75,10 @@ export interface CompiledDocument {
   /**
    * Every problem with `input` as a run's input or an interrupt's answer (`what` names it in
    * messages): not an object, undeclared fields, values of the wrong type. Check before starting
-   * or resuming a run, so a bad input is refused instead of failing the run.
+   * or resuming a run, so a bad input is refused instead of failing the run. With `start` (a new
+   * run's input) a required field it leaves out is a problem too (`missing`).
    */
-  checkInput(input: unknown, what?: string): Problem[];
+  checkInput(input: unknown, what?: string, options?: { start?: boolean }): Problem[];
 }
 
 /**
@@ -116,7 +117,8 @@ export async function compileDocument(
     document: doc,
     fields: state.shape.fields,
     recursionLimit: Math.max(25, 10 * doc.nodes.length),
-    checkInput: (input, what = "The run's input") => stateProblems(shape, input, what),
+    checkInput: (input, what = "The run's input", options = {}) =>
+      stateProblems(shape, input, what, options),
   };
 }
 

@@ -27,8 +27,22 @@ const ALIASES: Record<string, string> = {
   object: "dict",
 };
 
-/** The state type strings `state_schema` accepts. */
+/** The state type strings `state_schema` accepts (each also with a trailing `?`: optional). */
 export const STATE_TYPES: readonly string[] = [...Object.keys(CHECKS), ...Object.keys(ALIASES)];
+
+/**
+ * A `state_schema` type string read: its primitive type and whether a new run's input must give
+ * the field. Every field is required, as in the Pydantic model the seed compiles the schema to;
+ * a trailing `?` (`"str?"`) makes it optional (absent or null), for a field a node fills in.
+ *
+ * @example
+ * stateFieldType("float?"); // { type: "float", optional: true }
+ */
+export function stateFieldType(text: string): { type: string; optional: boolean } {
+  const optional = text.endsWith("?");
+  const base = optional ? text.slice(0, -1) : text;
+  return { type: ALIASES[base] ?? base, optional };
+}
 
 /** Checks one field's value; returns the expected type when it does not fit. */
 export type FieldCheck = (field: string, value: unknown) => string | undefined;
@@ -36,6 +50,8 @@ export type FieldCheck = (field: string, value: unknown) => string | undefined;
 /** How a compiled document checks its state: the declared fields and a check per field. */
 export interface StateShape {
   fields: readonly string[];
+  /** The fields a new run's input must give. */
+  required: readonly string[];
   check: FieldCheck;
 }
 
@@ -83,6 +99,9 @@ export function stateShapeOf(
     return {
       shape: {
         fields: Object.keys(shape),
+        required: Object.keys(shape).filter(
+          (field) => !(shape[field] as z.ZodType).safeParse(undefined).success,
+        ),
         check: (field, value) => {
           const fieldSchema = shape[field];
           if (!fieldSchema) return "a declared field";
@@ -96,15 +115,20 @@ export function stateShapeOf(
   }
   const problems: Problem[] = [];
   const types = new Map<string, string>();
+  const required: string[] = [];
+  const optional = new Set<string>();
   for (const [field, type] of schemaFields) {
-    const canonical = ALIASES[type] ?? type;
+    const read = stateFieldType(type);
+    const canonical = read.type;
+    if (read.optional) optional.add(field);
+    else required.push(field);
     if (!(canonical in CHECKS)) {
       problems.push(
         problem(
           "unknown_state_type",
           `/state_schema/${field.replaceAll("~", "~0").replaceAll("/", "~1")}`,
           `State field "${field}" has unknown type "${type}".`,
-          STATE_TYPES.join(" | "),
+          `${STATE_TYPES.join(" | ")} (optional with a trailing ?)`,
           type,
         ),
       );
@@ -115,9 +139,11 @@ export function stateShapeOf(
   return {
     shape: {
       fields: [...types.keys()],
+      required,
       check: (field, value) => {
         const type = types.get(field);
         if (type === undefined) return "a field declared in state_schema";
+        if (value === null && optional.has(field)) return undefined;
         return CHECKS[type]?.(value) ? undefined : type;
       },
     },
@@ -141,7 +167,12 @@ const TYPE_CODES: Record<string, string> = {
  * (`extra_forbidden` at `/<field>`), a value of the wrong type (`int_type`, … or `state_type` for
  * a state class, at `/<field>`). Empty when it fits.
  */
-export function stateProblems(shape: StateShape, input: unknown, what: string): Problem[] {
+export function stateProblems(
+  shape: StateShape,
+  input: unknown,
+  what: string,
+  options: { start?: boolean } = {},
+): Problem[] {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     return [
       {
@@ -156,6 +187,21 @@ export function stateProblems(shape: StateShape, input: unknown, what: string): 
   }
   const declared = new Set(shape.fields);
   const problems: Problem[] = [];
+  // A new run starts from its input alone: a required field it leaves out would reach the rules
+  // and nodes as undefined (a refund of "rf-undefined-NaN"), so it is refused up front.
+  if (options.start) {
+    for (const field of shape.required) {
+      if (Object.hasOwn(input, field)) continue;
+      problems.push({
+        code: "missing",
+        path: `/${field.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+        message: `${what} lacks "${field}", a required state field.`,
+        expected: `a value for ${field}`,
+        actual: "(absent)",
+        hint: 'Give the field, or mark it optional in state_schema with a trailing "?" (e.g. "str?") when a node fills it in.',
+      });
+    }
+  }
   for (const [field, value] of Object.entries(input)) {
     const path = `/${field.replaceAll("~", "~0").replaceAll("/", "~1")}`;
     if (!declared.has(field)) {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type RunDocument, RunDocumentStore, type RunRecord } from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import {
@@ -131,7 +131,7 @@ export async function startGovernedDocument(
 ): Promise<DocumentRunResult> {
   const loaded = await loadGovernedDocument(store, sources, options.pluginPacks);
   const { runtime, compiled } = loaded;
-  const problems = compiled.checkInput(options.input, "The run's input");
+  const problems = compiled.checkInput(options.input, "The run's input", { start: true });
   if (problems.length > 0) throw new IrValidationError("The run's input", problems);
   const documents = new RunDocumentStore(runtime.checkpointer);
   let document: RunDocument | undefined;
@@ -395,8 +395,10 @@ async function readDocumentFile(path: string): Promise<string> {
     const missing = (cause as NodeJS.ErrnoException).code === "ENOENT";
     throw new KeelError(
       missing ? "NOT_FOUND" : "INVALID_ARGUMENT",
-      missing ? `No file at ${path}.` : `Cannot read ${path}: ${(cause as Error).message}`,
-      { cause, details: { file: path }, hint: "Check the path." },
+      missing
+        ? `No file at ${resolve(path)} (looked for "${path}" from ${process.cwd()}).`
+        : `Cannot read ${path}: ${(cause as Error).message}`,
+      { cause, details: { file: path, looked_at: resolve(path) }, hint: "Check the path." },
     );
   }
 }

@@ -15,7 +15,7 @@ import { ledgerWriteFailed } from "./ledger-write-errors.js";
 import type { LedgerWrites } from "./ledger-writes.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
-type Entry = Pick<AuditEntry, "type" | "summary" | "outcome">;
+type Entry = Pick<AuditEntry, "type" | "summary" | "outcome" | "payload">;
 
 /**
  * Writes the ledger: each status change is one commit that checks the row is still where it

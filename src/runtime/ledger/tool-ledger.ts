@@ -316,16 +316,21 @@ export class ToolLedger {
         idempotencyKey: row.idempotency_key,
         toolCallId: row.id,
         traceId: row.trace_id,
+        checkClaim: () => this.#checkClaim(row),
       });
     } catch (error) {
       this.#inFlight.delete(row.id);
+      // The tool found its claim lost before acting (already audited): nothing to record.
+      if (error instanceof KeelError && error.code === "TOOL_CALL_LATE") throw error;
       const latency = Math.max(0, this.#clock.now() - started);
       const definite = error instanceof ToolFailure || !tool.hasEffects;
       if (!definite) {
-        await this.#recorder.markUnknown(
-          row,
-          `the tool threw without saying whether the effect happened: ${describe(error)}`,
-          latency,
+        await this.#orLate(row, { outcome: "unknown", error: describe(error) }, () =>
+          this.#recorder.markUnknown(
+            row,
+            `the tool threw without saying whether the effect happened: ${describe(error)}`,
+            latency,
+          ),
         );
         throw new KeelError(
           "TOOL_CALL_UNKNOWN",
@@ -348,11 +353,13 @@ export class ToolLedger {
               details: error.details,
             }
           : { code: "TOOL_ERROR", message: describe(error), retryable: true, details: {} };
-      await this.#recorder.recordFailed(row, detail, latency, {
-        type: "tool_call.failed",
-        summary: `${tool.id}: ${row.action} failed (${detail.code}): ${detail.message}`,
-        outcome: "failure",
-      });
+      await this.#orLate(row, { outcome: "failed", error: detail }, () =>
+        this.#recorder.recordFailed(row, detail, latency, {
+          type: "tool_call.failed",
+          summary: `${tool.id}: ${row.action} failed (${detail.code}): ${detail.message}`,
+          outcome: "failure",
+        }),
+      );
       throw new KeelError("TOOL_CALL_FAILED", `Tool "${tool.id}" failed: ${detail.message}`, {
         cause: error,
         details: { toolCallId: row.id, tool: tool.id, error: detail },
@@ -368,13 +375,22 @@ export class ToolLedger {
       const reason = `the output fails the tool's output schema (${problems.map((p) => `${p.path}: ${p.message}`).join("; ")})`;
       if (tool.hasEffects) {
         // The effect may well have happened; a bad answer is not a clean failure.
-        await this.#recorder.markUnknown(row, reason, latency);
+        await this.#orLate(row, { outcome: "unknown", error: reason }, () =>
+          this.#recorder.markUnknown(row, reason, latency),
+        );
       } else {
-        await this.#recorder.recordFailed(
-          row,
-          { code: "TOOL_OUTPUT_INVALID", message: reason, retryable: false, details: { problems } },
-          latency,
-          { type: "tool_call.failed", summary: `${tool.id}: ${reason}`, outcome: "failure" },
+        await this.#orLate(row, { outcome: "failed", error: reason }, () =>
+          this.#recorder.recordFailed(
+            row,
+            {
+              code: "TOOL_OUTPUT_INVALID",
+              message: reason,
+              retryable: false,
+              details: { problems },
+            },
+            latency,
+            { type: "tool_call.failed", summary: `${tool.id}: ${reason}`, outcome: "failure" },
+          ),
         );
       }
       throw new KeelError(
@@ -386,12 +402,75 @@ export class ToolLedger {
         },
       );
     }
-    const recorded = await this.#recorder.recordSucceeded(row, output, latency, {
-      type: "tool_call.succeeded",
-      summary: `${tool.id}: ${row.action} succeeded in ${latency} ms`,
-      outcome: "success",
-    });
+    const recorded = await this.#orLate(row, { outcome: "succeeded", output }, () =>
+      this.#recorder.recordSucceeded(row, output, latency, {
+        type: "tool_call.succeeded",
+        summary: `${tool.id}: ${row.action} succeeded in ${latency} ms`,
+        outcome: "success",
+      }),
+    );
     return { ...recorded, output, replayed: false };
+  }
+
+  /**
+   * Records an outcome — unless the call moved on while the tool ran (an operator settled it,
+   * recovery marked it unknown, another worker took it over): then the outcome is late. It is
+   * never written over what is there, nor dropped: it is audited as `tool_call.late` (with the
+   * outcome as payload) and the caller gets `TOOL_CALL_LATE`.
+   */
+  async #orLate<T>(row: ToolCallsTable, late: LateOutcome, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      const moved =
+        error instanceof KeelError &&
+        error.code === "ILLEGAL_TRANSITION" &&
+        (error.details as { expected?: unknown } | undefined)?.expected === row.status;
+      if (!moved) throw error;
+      throw await this.#late(row, late);
+    }
+  }
+
+  /** The tool's claim check (`ToolCallContext.checkClaim`): still ours, still leased? */
+  async #checkClaim(row: ToolCallsTable): Promise<void> {
+    const current = await findCall(runtimeDb(this.#store), row.id);
+    const held =
+      current !== undefined &&
+      current.status === row.status &&
+      current.lease_owner === this.#recorder.owner &&
+      current.lease_expires_at !== null &&
+      Number(current.lease_expires_at) > this.#clock.now();
+    if (!held) throw await this.#late(row, { outcome: "not-performed" });
+  }
+
+  /** Audits a late outcome (`tool_call.late`) and returns the TOOL_CALL_LATE to throw. */
+  async #late(row: ToolCallsTable, late: LateOutcome): Promise<KeelError> {
+    this.#inFlight.delete(row.id);
+    const current = await findCall(runtimeDb(this.#store), row.id);
+    const now = current?.status ?? "missing";
+    const what =
+      late.outcome === "not-performed"
+        ? "checked its claim before the effect and found it lost: the effect was not performed"
+        : `reported ${late.outcome} after the call had moved on`;
+    const contradicts =
+      (late.outcome === "succeeded" && now === "failed") ||
+      (late.outcome !== "succeeded" && late.outcome !== "not-performed" && now === "succeeded");
+    await this.#recorder.audited(row, {
+      type: "tool_call.late",
+      summary: `${row.tool_name}: a late worker (${this.#recorder.owner}) ${what}; the ledger says ${now}${contradicts ? " — the two disagree: check the world" : ""}`,
+      outcome: late.outcome === "not-performed" ? "info" : "failure",
+      payload: { late_outcome: late.outcome, ledger_status: now, ...late },
+    });
+    return new KeelError(
+      "TOOL_CALL_LATE",
+      `The call of "${row.tool_name}" (${row.id}) is no longer this worker's: its lease lapsed and the call is now ${now}. ${late.outcome === "not-performed" ? "The effect was not performed." : `Its late outcome (${late.outcome}) is audited, not recorded over the ledger.`}`,
+      {
+        details: { toolCallId: row.id, tool: row.tool_name, ledgerStatus: now, late: late.outcome },
+        hint: contradicts
+          ? `The late outcome contradicts the ledger: check the world, then see \`keel audit ${row.trace_id}\` and \`keel ledger show ${row.id}\`.`
+          : `Nothing to do here; \`keel ledger show ${row.id}\` shows the call.`,
+      },
+    );
   }
 
   /**
@@ -460,6 +539,13 @@ export class ToolLedger {
     return { toolCall: toolCallFromRow(row), result, output, replayed: true };
   }
 }
+
+/** What a worker learned after its call moved on. */
+type LateOutcome =
+  | { outcome: "succeeded"; output: unknown }
+  | { outcome: "failed"; error: unknown }
+  | { outcome: "unknown"; error: string }
+  | { outcome: "not-performed" };
 
 function inFlight(row: ToolCallsTable): KeelError {
   return new KeelError(

@@ -175,6 +175,8 @@ export class NodeContext {
         idempotencyKey: key,
         toolCallId: "",
         traceId: run.grant.traceId,
+        // A preview acts on nothing: there is no claim to lose.
+        checkClaim: async () => {},
       });
       await this.#auditGate(
         "gate.preview",

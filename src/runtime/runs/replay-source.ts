@@ -263,6 +263,8 @@ export class ReplaySource {
       idempotencyKey: `replay:${place}`,
       toolCallId: "",
       traceId,
+      // A counterfactual replay's call is not on the ledger: no claim to lose.
+      checkClaim: async () => {},
     });
     const invalid = tool.validateOutput(output);
     if (invalid.length > 0) {

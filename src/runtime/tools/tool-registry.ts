@@ -9,6 +9,16 @@ export interface ToolCallContext {
   idempotencyKey: string;
   toolCallId: string;
   traceId: string;
+  /**
+   * Re-checks, against the ledger, that this call is still this worker's: not settled by an
+   * operator, not taken over by recovery, its lease unexpired. Call it as the last thing before
+   * the effect commits (inside your own transaction when the effect is one): a worker frozen
+   * past its lease gets `TOOL_CALL_LATE` (audited `tool_call.late`) instead of acting twice.
+   *
+   * @example
+   * await db.transaction(async (tx) => { await context.checkClaim(); await tx.pay(input); });
+   */
+  checkClaim(): Promise<void>;
 }
 
 /** The code behind a tool. Throw `ToolFailure` when the effect certainly did not happen. */

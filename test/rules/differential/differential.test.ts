@@ -86,11 +86,15 @@ describe("keel rules run <file.clp> prints the CLIPS transcript", () => {
     it(sample, () => {
       expect(program, `${sample} is in the corpus`).toBeDefined();
       if (!program) return;
-      const child = spawnSync("npx", ["tsx", "src/cli/run.ts", "rules", "run", program.clpPath], {
-        cwd: ROOT,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const child = spawnSync(
+        "npx",
+        ["tsx", "src/cli/run.ts", "rules", "run", "--transcript", program.clpPath],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+          timeout: 60_000,
+        },
+      );
       const expected = expectedOf(program);
       expect(child.stdout, firstDifference(expected, child.stdout)).toBe(expected);
       expect(child.status, child.stderr).toBe(0);
