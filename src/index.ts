@@ -5,11 +5,14 @@
  */
 
 export {
+  BaseCache,
   BaseCheckpointSaver,
   BaseStore,
+  type CacheFullKey,
   type Checkpoint,
   type CheckpointMetadata,
   type CheckpointTuple,
+  InMemoryCache,
   InMemoryStore,
   type Item,
   MemorySaver,
