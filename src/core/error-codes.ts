@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   GRAPH_INTERRUPT: { exit: 2, http: 500 },
   INTERRUPT_OUTSIDE_NODE: { exit: 2, http: 500 },
   NODE_NOT_FOUND: { exit: 5, http: 404 },
+  EMPTY_CHANNEL: { exit: 2, http: 500 },
   // durable savers and runs (src/checkpoint/{sqlite,postgres,runs})
   CHECKPOINT_CORRUPT: { exit: 2, http: 500 },
   THREAD_NOT_FOUND: { exit: 5, http: 404 },

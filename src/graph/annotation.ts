@@ -5,6 +5,7 @@ import {
   type Channel,
   LastValue,
 } from "./channels/index.js";
+import { type BaseChannel, isBaseChannel } from "./channels/public/index.js";
 
 /**
  * One key of a graph's state: how to make its channel, plus phantom types for its value and the
@@ -97,6 +98,7 @@ export function toChannels(spec: StateDefinition): Record<string, StateChannel> 
   const out: Record<string, StateChannel> = {};
   for (const [key, value] of Object.entries(spec)) {
     if (isStateChannel(value)) out[key] = value;
+    else if (isBaseChannel(value)) out[key] = fromBaseChannel(value);
     else if (value === (Annotation as unknown)) out[key] = Annotation();
     else
       throw new KeelError(
@@ -115,6 +117,11 @@ export function isStateChannel(value: unknown): value is StateChannel {
     value !== null &&
     typeof (value as StateChannel).createChannel === "function"
   );
+}
+
+/** A LangGraph-style channel object used as a state key: each run gets an empty copy of it. */
+function fromBaseChannel(channel: BaseChannel): StateChannel {
+  return makeChannel((key) => channel.createChannel(key), channel.hasReducer);
 }
 
 function makeChannel<Value, Update>(

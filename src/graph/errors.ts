@@ -87,3 +87,19 @@ export function isInterrupted<Value = unknown>(
     Array.isArray((values as { __interrupt__?: unknown }).__interrupt__)
   );
 }
+
+/**
+ * Reading a channel that holds no value (LangGraph.js's `EmptyChannelError`), e.g. a
+ * `LastValue` nothing has written and that has no default.
+ *
+ * @example
+ * try { new LastValue<number>().get(); } catch (e) { e instanceof EmptyChannelError; } // true
+ */
+export class EmptyChannelError extends KeelError {
+  constructor(message = "The channel holds no value yet.") {
+    super("EMPTY_CHANNEL", message, {
+      hint: "Check isAvailable() before get(), or give the channel a default.",
+    });
+    this.name = "EmptyChannelError";
+  }
+}

@@ -29,11 +29,23 @@ export {
   type StateGraphInit,
   type StateGraphOptions,
 } from "./builder/state-graph.js";
-export { type BinaryOperator, BinaryOperatorAggregate, LastValue } from "./channels/index.js";
+export type { BinaryOperator } from "./channels/index.js";
+export {
+  AnyValue,
+  BaseChannel,
+  BinaryOperatorAggregate,
+  EphemeralValue,
+  LastValue,
+  Topic,
+  type TopicOptions,
+  UntrackedValueChannel,
+  type UntrackedValueOptions,
+} from "./channels/public/index.js";
 export { Command, type CommandOptions, isCommand } from "./command.js";
 export { CompiledStateGraph } from "./compiled-graph.js";
 export { END, INTERRUPT, START } from "./constants.js";
 export {
+  EmptyChannelError,
   GraphInterrupt,
   GraphRecursionError,
   GraphValueError,
@@ -49,6 +61,7 @@ export {
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
+export { OVERWRITE, Overwrite } from "./overwrite.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";

@@ -2,6 +2,8 @@
  * The checkpointer port: the types, the saver contract every backend implements, the default
  * serializer and the in-memory saver. The graph engine depends on this folder only.
  */
+
+export { BaseCache, type CacheEntry, type CacheFullKey, InMemoryCache } from "./cache.js";
 export {
   assertCheckpointFormat,
   CHECKPOINT_FORMAT_VERSION,
@@ -18,7 +20,13 @@ export { newCheckpointId } from "./checkpoint-id.js";
 export { jsonNumber, jsonOf, jsonString } from "./json-text.js";
 export { MemorySaver } from "./memory-saver.js";
 export { BaseCheckpointSaver } from "./saver.js";
-export { assertReadableFormat, jsonSerde, SERDE_FORMAT, type Serializer } from "./serde.js";
+export {
+  assertReadableFormat,
+  jsonSerde,
+  SERDE_FORMAT,
+  type Serializer,
+  type TypedSerializer,
+} from "./serde.js";
 export {
   BaseStore,
   InMemoryStore,

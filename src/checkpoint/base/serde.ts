@@ -22,6 +22,15 @@ export interface Serializer {
   loads(text: string): unknown;
 }
 
+/**
+ * LangGraph.js's serializer methods (`saver.serde.dumpsTyped(value)` → `[type, bytes]`), which
+ * code written against `@langchain/langgraph-checkpoint` calls, e.g. to copy a checkpoint.
+ */
+export interface TypedSerializer {
+  dumpsTyped(value: unknown): Promise<[string, Uint8Array]>;
+  loadsTyped(type: string, data: Uint8Array | string): Promise<unknown>;
+}
+
 /** The format the default serializer writes. */
 export const SERDE_FORMAT = 1;
 
@@ -44,7 +53,7 @@ const TAG = "$keel";
  * serialisable objects (messages), which are read back as instances of their classes. Plain JSON data, the common
  * case, takes one `JSON.stringify` with no per-key callback.
  */
-export const jsonSerde: Serializer = {
+export const jsonSerde: Serializer & TypedSerializer = {
   format: SERDE_FORMAT,
   dumps(value: unknown): string {
     // Primitives, most of a checkpoint's values, without JSON.stringify's cost per call.
@@ -77,6 +86,17 @@ export const jsonSerde: Serializer = {
   loads(text: string): unknown {
     const parsed: unknown = JSON.parse(text);
     return text.includes(`"${TAG}"`) ? decode(parsed) : parsed;
+  },
+  async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    return ["json", new TextEncoder().encode(jsonSerde.dumps(value))];
+  },
+  async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+    if (type !== "json")
+      throw new KeelError("CHECKPOINT_FORMAT", `Cannot read a value of type "${type}".`, {
+        details: { type },
+        hint: 'Keel\'s serializer reads values it wrote itself, of type "json".',
+      });
+    return jsonSerde.loads(typeof data === "string" ? data : new TextDecoder().decode(data));
   },
 };
 

@@ -1,4 +1,6 @@
 import { KeelError } from "../../core/index.js";
+import { InvalidUpdateError } from "../errors.js";
+import { overwriteOf } from "../overwrite.js";
 import type { Channel } from "./channel.js";
 
 /** A reducer: combines the current value with one written value. */
@@ -12,6 +14,8 @@ export type BinaryOperator<Value, Update = Value> = (current: Value, update: Upd
 export class BinaryOperatorAggregate implements Channel {
   private value: unknown;
   private present = false;
+  /** An `Overwrite` was written in the current step: it wins, later writes of the step drop. */
+  private overwritten = false;
 
   constructor(
     private readonly key: string,
@@ -37,7 +41,17 @@ export class BinaryOperatorAggregate implements Channel {
     return this.value;
   }
 
-  write(value: unknown, _firstInStep: boolean, writer: string): void {
+  write(value: unknown, firstInStep: boolean, writer: string): void {
+    if (firstInStep) this.overwritten = false;
+    const over = overwriteOf(value);
+    if (over) {
+      if (this.overwritten) throw this.twoOverwrites(writer);
+      this.overwritten = true;
+      this.value = over.value;
+      this.present = true;
+      return;
+    }
+    if (this.overwritten) return;
     if (!this.present) {
       this.value = value;
       this.present = true;
@@ -47,6 +61,8 @@ export class BinaryOperatorAggregate implements Channel {
   }
 
   fold(current: unknown, hasCurrent: boolean, value: unknown, writer: string): unknown {
+    const over = overwriteOf(value);
+    if (over) return over.value;
     return hasCurrent ? this.reduce(current, value, writer) : value;
   }
 
@@ -61,6 +77,16 @@ export class BinaryOperatorAggregate implements Channel {
   restore(value: unknown): void {
     this.value = value;
     this.present = true;
+  }
+
+  private twoOverwrites(writer: string): InvalidUpdateError {
+    return new InvalidUpdateError(
+      `State key "${this.key}" was overwritten twice in one step (the second time by node "${writer}").`,
+      {
+        details: { key: this.key, node: writer },
+        hint: "Let one node return Overwrite(...) for this key per step.",
+      },
+    );
   }
 
   private reduce(current: unknown, value: unknown, writer: string): unknown {

@@ -5,6 +5,7 @@
  * shape without either one's generics leaking into the programs.
  */
 import * as langgraphModule from "@langchain/langgraph";
+import * as langgraphChannels from "@langchain/langgraph/channels";
 
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
 export type Values = Record<string, unknown>;
@@ -142,7 +143,11 @@ export function toGraphApi(label: string, module: object): GraphApi {
   return { label, ...exported } as unknown as GraphApi;
 }
 
-export const langgraph: GraphApi = toGraphApi("langgraph", langgraphModule);
+// LangGraph.js exports its channel classes from a subpath; Keel from its root.
+export const langgraph: GraphApi = toGraphApi("langgraph", {
+  ...langgraphChannels,
+  ...langgraphModule,
+});
 
 /** Keel's package root, loaded lazily so that one missing export fails tests, not the import. */
 export async function loadKeel(): Promise<GraphApi> {
