@@ -101,7 +101,9 @@ describe("createReactAgent", () => {
         preModelHook: (state) => ({ llmInputMessages: state.messages.slice(-1), hooked: 1 }),
         postModelHook: (state) => {
           const last = state.messages.at(-1) as AIMessage;
-          return { messages: [new AIMessage({ ...last, id: last.id, content: `${last.content}!` })] };
+          return {
+            messages: [new AIMessage({ ...last, id: last.id, content: `${last.content}!` })],
+          };
         },
       });
       return { llm, agent };
@@ -110,7 +112,10 @@ describe("createReactAgent", () => {
     const theirs = build(langgraphReactAgent, langgraph as never);
     const input = () => ({ messages: [new HumanMessage("add things")] });
     const ours = (await keel.agent.invoke(input())) as { messages: BaseMessage[]; hooked: number };
-    const peer = (await theirs.agent.invoke(input())) as { messages: BaseMessage[]; hooked: number };
+    const peer = (await theirs.agent.invoke(input())) as {
+      messages: BaseMessage[];
+      hooked: number;
+    };
     expect(comparable(ours.messages)).toEqual(comparable(peer.messages));
     expect(ours.hooked).toBe(3);
     expect(peer.hooked).toBe(3);
