@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
+import * as langgraph from "@langchain/langgraph";
 import { createReactAgent as langgraphReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -80,6 +81,49 @@ describe("createReactAgent", () => {
     expect(tools[1]?.content).toContain("the warehouse is closed");
     expect(tools[2]?.content).toContain('Tool "missing_tool" not found.');
     expect(keel.messages.at(-1)?.content).toBe("The answer is 10.");
+  });
+
+  it("runs preModelHook and postModelHook as LangGraph.js does (same messages, same model input)", async () => {
+    // The pre-hook trims what the model sees to the last message (llmInputMessages, not kept) and
+    // counts its runs; the post-hook tags each AI answer.
+    const build = (
+      create: typeof createReactAgent | typeof langgraphReactAgent,
+      lib: { Annotation: typeof Annotation; MessagesAnnotation: typeof MessagesAnnotation },
+    ) => {
+      const llm = new ScriptedChatModel(SCRIPT);
+      const agent = (create as typeof createReactAgent)({
+        llm,
+        tools: [add, explode],
+        stateSchema: lib.Annotation.Root({
+          ...lib.MessagesAnnotation.spec,
+          hooked: lib.Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }),
+        }),
+        preModelHook: (state) => ({ llmInputMessages: state.messages.slice(-1), hooked: 1 }),
+        postModelHook: (state) => {
+          const last = state.messages.at(-1) as AIMessage;
+          return {
+            messages: [new AIMessage({ ...last, id: last.id, content: `${last.content}!` })],
+          };
+        },
+      });
+      return { llm, agent };
+    };
+    const keel = build(createReactAgent, { Annotation, MessagesAnnotation });
+    const theirs = build(langgraphReactAgent, langgraph as never);
+    const input = () => ({ messages: [new HumanMessage("add things")] });
+    const ours = (await keel.agent.invoke(input())) as { messages: BaseMessage[]; hooked: number };
+    const peer = (await theirs.agent.invoke(input())) as {
+      messages: BaseMessage[];
+      hooked: number;
+    };
+    expect(comparable(ours.messages)).toEqual(comparable(peer.messages));
+    expect(ours.hooked).toBe(3);
+    expect(peer.hooked).toBe(3);
+    expect(ours.messages.at(-1)?.content).toBe("The answer is 10.!");
+    expect("llmInputMessages" in ours).toBe(false);
+    // The model saw only what the pre-hook gave it.
+    expect(keel.llm.seen.map((m) => m.length)).toEqual(theirs.llm.seen.map((m) => m.length));
+    expect(keel.llm.seen.map((m) => m.length)).toEqual([1, 1, 1]);
   });
 
   it("puts the prompt first and binds the tools", async () => {

@@ -1,4 +1,5 @@
 export {
+  type AgentHook,
   type AgentPrompt,
   type AgentState,
   type CreateReactAgentParams,

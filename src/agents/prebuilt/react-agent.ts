@@ -8,6 +8,7 @@ import {
   isToolMessage,
   SystemMessage,
 } from "@langchain/core/messages";
+import type { ToolCall } from "@langchain/core/messages/tool";
 import { Runnable, type RunnableConfig } from "@langchain/core/runnables";
 import type { InteropZodType } from "@langchain/core/utils/types";
 import type { BaseCheckpointSaver } from "../../checkpoint/base/index.js";
@@ -25,6 +26,7 @@ import {
   type StateDefinition,
   StateGraph,
 } from "../../graph/index.js";
+import { modelEndpointError } from "./model-errors.js";
 import { type ToolLike, ToolNode } from "./tool-node.js";
 
 /** The state of `createReactAgent`'s graph: the conversation and the structured answer. */
@@ -36,6 +38,21 @@ export const createReactAgentAnnotation = () =>
     }),
     structuredResponse: Annotation<Record<string, unknown>>(),
   });
+
+/** The channel a pre-model hook sets for one model call (replaced, never accumulated). */
+const PreHookAnnotation = Annotation.Root({
+  llmInputMessages: Annotation<BaseMessage[], Messages>({
+    reducer: (_current, update) => messagesStateReducer([], update),
+    default: () => [],
+  }),
+});
+
+/** A hook as a node: a Runnable gets the run's config like any Runnable node. */
+function hookNode(hook: AgentHook): (state: AgentState, config: RunConfig) => unknown {
+  if (Runnable.isRunnable(hook))
+    return (state, config) => hook.invoke(state, config as RunnableConfig);
+  return hook;
+}
 
 /** What the model sees first: a system prompt, a function of the state, or a Runnable. */
 export type AgentPrompt =
@@ -83,7 +100,19 @@ export interface CreateReactAgentParams<S extends StateDefinition = StateDefinit
   name?: string;
   /** `v1`: one tools step for all calls; `v2`: one `Send` per call. */
   version?: "v1" | "v2";
+  /**
+   * A node run before every model call (`pre_model_hook`): it may update the state, or return
+   * `llmInputMessages` — what the model sees this time instead of `messages` (not kept).
+   */
+  preModelHook?: AgentHook;
+  /** A node run after every model call (`post_model_hook`), before the tools are routed to. */
+  postModelHook?: AgentHook;
 }
+
+/** A pre- or post-model hook: a node function or a Runnable (a graph, a RunnableLambda). */
+export type AgentHook =
+  | ((state: AgentState, config: RunConfig) => unknown)
+  | Runnable<AgentState, unknown>;
 
 type ModelRunnable = Runnable<BaseLanguageModelInput, BaseMessage>;
 
@@ -176,10 +205,16 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     (store === undefined ? config : { ...config, store }) as RunnableConfig;
 
   const callModel = async (state: AgentState, config: RunConfig) => {
-    const response = (await model.invoke(
-      await input(state, config),
-      withStore(config),
-    )) as AIMessage;
+    // What a pre-model hook gave for this call only replaces the conversation the model sees.
+    const llmInput = state.llmInputMessages as BaseMessage[] | undefined;
+    const seen =
+      llmInput !== undefined && llmInput.length > 0 ? { ...state, messages: llmInput } : state;
+    let response: AIMessage;
+    try {
+      response = (await model.invoke(await input(seen, config), withStore(config))) as AIMessage;
+    } catch (error) {
+      throw modelEndpointError(error, llm);
+    }
     if (name !== undefined) {
       response.name = name;
       response.lc_kwargs.name = name;
@@ -189,6 +224,7 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
   // A governed tool node also answers malformed calls (LangGraph's ToolNode leaves them).
   const answersInvalid =
     (toolNode as { answersInvalidToolCalls?: boolean }).answersInvalidToolCalls === true;
+  const entrypoint = params.preModelHook !== undefined ? "pre_model_hook" : "agent";
   const afterModel = (state: AgentState) => {
     const last = state.messages[state.messages.length - 1];
     const calls =
@@ -202,6 +238,32 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
       return last.tool_calls.map((call) => new Send("tools", { ...state, lg_tool_call: call }));
     return "tools";
   };
+  // After a post-model hook (as LangGraph.js): the last AI message's unanswered calls go to the
+  // tools; a hook that answered them itself (a tool message last) sends the run back to the model.
+  const afterPostHook = (state: AgentState) => {
+    const { messages } = state;
+    const answered = new Set(messages.filter(isToolMessage).map((m) => m.tool_call_id));
+    let ai: AIMessage | undefined;
+    for (let i = messages.length - 1; i >= 0 && !ai; i -= 1) {
+      const message = messages[i]!;
+      if (isAIMessage(message)) ai = message;
+    }
+    const open = (id: string | undefined) => id === undefined || !answered.has(id);
+    const pending = [
+      ...(ai?.tool_calls ?? []).filter((c) => open(c.id)),
+      ...(answersInvalid ? (ai?.invalid_tool_calls ?? []).filter((c) => open(c.id)) : []),
+    ];
+    if (pending.length > 0) {
+      if (version === "v2" && !answersInvalid)
+        return (pending as ToolCall[]).map(
+          (call) => new Send("tools", { ...state, lg_tool_call: call }),
+        );
+      return "tools";
+    }
+    const last = messages[messages.length - 1];
+    if (last !== undefined && isToolMessage(last)) return entrypoint;
+    return responseFormat !== undefined ? "generate_structured_response" : END;
+  };
 
   const schema = (params.stateSchema ??
     createReactAgentAnnotation()) as unknown as AnnotationRoot<StateDefinition>;
@@ -209,17 +271,39 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     throw new KeelError("INVALID_ARGUMENT", "The agent's state schema has no `messages` key.", {
       hint: "Extend MessagesAnnotation: Annotation.Root({ ...MessagesAnnotation.spec, … }).",
     });
-  const builder = new StateGraph(schema);
+  // A pre-model hook's `llmInputMessages` is a channel of the graph, not of its output.
+  const builder =
+    params.preModelHook !== undefined
+      ? new StateGraph(
+          Annotation.Root({
+            ...schema.spec,
+            ...PreHookAnnotation.spec,
+          }) as unknown as typeof schema,
+          { output: schema },
+        )
+      : new StateGraph(schema);
+  const ends = responseFormat !== undefined ? "generate_structured_response" : END;
   builder
     .addNode("tools", ((state: unknown, config: RunConfig) =>
       toolNode.invoke(state, withStore(config))) as never)
     .addNode("agent", callModel as never)
-    .addEdge(START, "agent")
-    .addConditionalEdges(
-      "agent",
-      afterModel as never,
-      responseFormat !== undefined ? ["tools", "generate_structured_response"] : ["tools", END],
-    );
+    .addEdge(START, entrypoint);
+  if (params.preModelHook !== undefined)
+    builder
+      .addNode("pre_model_hook", hookNode(params.preModelHook) as never)
+      .addEdge("pre_model_hook", "agent");
+  if (params.postModelHook !== undefined) {
+    builder
+      .addNode("post_model_hook", hookNode(params.postModelHook) as never)
+      .addEdge("agent", "post_model_hook")
+      .addConditionalEdges("post_model_hook", afterPostHook as never, [
+        "tools",
+        ends,
+        ...(entrypoint === "agent" ? ["agent"] : [entrypoint]),
+      ]);
+  } else {
+    builder.addConditionalEdges("agent", afterModel as never, ["tools", ends]);
+  }
   if (responseFormat !== undefined) {
     builder
       .addNode("generate_structured_response", (async (state: AgentState, config: RunConfig) => {
@@ -251,12 +335,12 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
           if (!isToolMessage(message)) break;
           if (message.name !== undefined && returnDirect.has(message.name)) return END;
         }
-        return "agent";
+        return entrypoint;
       }) as never,
-      ["agent", END],
+      [entrypoint, END],
     );
   } else {
-    builder.addEdge("tools", "agent");
+    builder.addEdge("tools", entrypoint);
   }
   return builder.compile({
     checkpointer: params.checkpointer ?? params.checkpointSaver,

@@ -33,6 +33,7 @@ import {
   stepTransitions,
 } from "./replay-report.js";
 import { ReplaySource } from "./replay-source.js";
+import { decideFromCommand } from "./resume-decision.js";
 import { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";
 import { loadGrant, type RunGrant } from "./run-grants.js";
 import { stepFromRow } from "./step-rows.js";
@@ -286,14 +287,23 @@ export class GovernedRuntime {
   /**
    * Continues a paused run once what it waited for is settled. Refuses (`APPROVAL_PENDING`) while
    * an approval of the run is still pending; an approval that expired meanwhile is marked
-   * `expired` and the step waiting for it fails with `APPROVAL_EXPIRED`.
+   * `expired` and the step waiting for it fails with `APPROVAL_EXPIRED`. With
+   * `new Command({ resume: { decision: "approve", by: "ana", capabilities } })` it decides the
+   * pending approval first (an {@link ApprovalResume}: checked and audited as any decision).
+   *
+   * @example
+   * await runtime.resume(runId, graph, new Command({ resume: { decision: "deny", by: "ana", reason: "no" } }));
    */
-  async resume(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
+  async resume(runId: string, graph: GovernedGraph, command?: Command): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
     assertResumable(run);
-    const approvals = await this.approvals.listForTask(runId);
-    const pending = approvals.filter((approval) => approval.status === "pending");
+    let approvals = await this.approvals.listForTask(runId);
+    let pending = approvals.filter((approval) => approval.status === "pending");
+    if (command !== undefined) {
+      pending = await decideFromCommand(this.approvals, runId, pending, command);
+      approvals = await this.approvals.listForTask(runId);
+    }
     if (pending.length > 0) {
       throw new KeelError(
         "APPROVAL_PENDING",

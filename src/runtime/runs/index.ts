@@ -26,6 +26,7 @@ export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-co
 export { checkOperatorOutput, type OutputCheck } from "./operator-output.js";
 export type { ReplayReport, Transition, TransitionDiff } from "./replay-report.js";
 export { type CallDivergence, ReplaySource, type RequestHasher } from "./replay-source.js";
+export { type ApprovalResume, decideFromCommand } from "./resume-decision.js";
 export { type ApprovalCapability, GOVERNANCE_KEY, type RunContext } from "./run-context.js";
 export { loadGrant, type RunGrant } from "./run-grants.js";
 export { stepFromRow } from "./step-rows.js";

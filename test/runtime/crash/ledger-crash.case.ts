@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { sql } from "kysely";
@@ -21,17 +21,23 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, "..", "..", "..");
 
 /** Bundles the worker once (a bundled child starts in a fraction of tsx's time). */
-export async function buildLedgerWorker(): Promise<string> {
+export function buildLedgerWorker(): Promise<string> {
+  return buildCrashWorker(join(here, "ledger-worker.ts"));
+}
+
+/** Bundles a crash test's worker (`entry`, a .ts file) into an .mjs a child process runs. */
+export async function buildCrashWorker(entry: string): Promise<string> {
+  const name = basename(entry, ".ts");
   const outfile = join(
     repoRoot,
     "node_modules",
     ".cache",
     "keel-crash",
-    `ledger-worker-${process.pid}.mjs`,
+    `${name}-${process.pid}.mjs`,
   );
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
-    entryPoints: [join(here, "ledger-worker.ts")],
+    entryPoints: [entry],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -43,7 +49,7 @@ export async function buildLedgerWorker(): Promise<string> {
   return outfile;
 }
 
-interface Outcome {
+export interface Outcome {
   signal: NodeJS.Signals | null;
   result: {
     runId: string;
@@ -58,12 +64,16 @@ interface Outcome {
  * Where a trial's kill lands: `delayMs` after the `phase`-th phase line of the child's calls
  * (`before` or `after` an effect; 0 means after `ready`, before any call).
  */
-interface KillAim {
+export interface KillAim {
   phase: number;
   delayMs: number;
 }
 
-function runWorker(worker: string, args: string[], aim?: KillAim): Promise<Outcome> {
+/**
+ * Runs `worker` with `args` in a child process (args[1] is the database), killing it with SIGKILL
+ * as `aim` says; resolves with how it ended and the JSON line it printed last.
+ */
+export function runWorker(worker: string, args: string[], aim?: KillAim): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const dialect = args[1]?.startsWith("postgres") ? "postgres" : "sqlite";
     const child: ChildProcess = spawn(process.execPath, [worker, ...args], {
@@ -220,7 +230,8 @@ export function ledgerCrashTest(
   });
 }
 
-function lines(file: string): string[] {
+/** The lines of an effects file (none when it does not exist). */
+export function lines(file: string): string[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8").split("\n").filter(Boolean);
 }

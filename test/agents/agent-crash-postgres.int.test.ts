@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, it } from "vitest";
+import { openStore, type Store } from "../../src/store/index.js";
+import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { agentCrashTest } from "./crash/agent-crash.case.js";
+
+// See agent-crash.test.ts: KEEL_CRASH_TRIALS=30 for the count.
+const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 12);
+const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
+
+if (await postgresAvailable()) {
+  describe("governed agent crash test: Postgres", { timeout: 900_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-agent-crash-pg-"));
+    let store: Store | undefined;
+    let drop: (() => Promise<void>) | undefined;
+    afterAll(async () => {
+      await store?.close();
+      await drop?.().catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    });
+    agentCrashTest(
+      "postgres",
+      async () => {
+        const database = await createTestDatabase("agent_crash");
+        drop = database.drop;
+        store = await openStore({ db: database.url });
+        return { db: database.url, store, dir };
+      },
+      TRIALS,
+      FIRST_SEED,
+    );
+  });
+} else {
+  describe.skip("governed agent crash test: Postgres (server unreachable)", () => {
+    it("skipped", () => {});
+  });
+}

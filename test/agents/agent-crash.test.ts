@@ -1,0 +1,30 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe } from "vitest";
+import { openStore, type Store } from "../../src/store/index.js";
+import { agentCrashTest } from "./crash/agent-crash.case.js";
+
+// 12 aimed trials in the suite (each is a process start with LangChain loaded); the 30
+// per dialect: KEEL_CRASH_TRIALS=30.
+const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 12);
+const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
+
+describe("governed agent crash test: SQLite", { timeout: 600_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "keel-agent-crash-"));
+  let store: Store | undefined;
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  agentCrashTest(
+    "sqlite",
+    async () => {
+      const db = join(dir, "keel.db");
+      store = await openStore({ db, backupBeforeMigrate: false });
+      return { db, store, dir };
+    },
+    TRIALS,
+    FIRST_SEED,
+  );
+});

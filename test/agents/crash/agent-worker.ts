@@ -1,0 +1,36 @@
+/**
+ * Child process of the agent crash test. `start <db> <effects> <trial>` starts a governed run of
+ * the paying agent (graph id = the trial). Prints `ready` once the store is open, each payment's
+ * phases, and the outcome as one JSON line at the end.
+ */
+import { HumanMessage } from "@langchain/core/messages";
+import { GovernedRuntime } from "../../../src/runtime/index.js";
+import { openStore } from "../../../src/store/index.js";
+import { payingAgent, paymentTools } from "./agent-crash-app.js";
+
+const [mode, db, effects, id] = process.argv.slice(2);
+if (mode !== "start" || !db || !effects || !id) {
+  console.error("usage: agent-worker start <db> <effects> <trial>");
+  process.exit(2);
+}
+const store = await openStore({
+  db,
+  backupBeforeMigrate: false,
+  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
+});
+const runtime = new GovernedRuntime({
+  store,
+  tools: paymentTools(effects, (phase) => process.stdout.write(`${phase}\n`)),
+});
+const agent = payingAgent(runtime);
+process.stdout.write("ready\n");
+const outcome = await runtime.start({
+  graph: agent,
+  input: { messages: [new HumanMessage("pay bob three times")] },
+  autonomy: "A4",
+  graphId: id,
+});
+process.stdout.write(
+  `${JSON.stringify({ runId: outcome.run.id, status: outcome.run.status, waitingFor: outcome.waitingFor })}\n`,
+);
+await store.close();
