@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { parseSimpleYaml } from "./simple-yaml.js";
 
 /** A file's text cut into its frontmatter block and body, with the block parsed. */
 export interface SplitFile {
@@ -32,6 +33,8 @@ export function splitFrontmatter(text: string): SplitFile {
   if (!match) return { frontmatterRaw: "", frontmatter: {}, body: text };
   const frontmatterRaw = match[1] ?? "";
   const body = text.slice(match[0].length);
+  const simple = parseSimpleYaml(frontmatterRaw);
+  if (simple !== undefined) return { frontmatterRaw, frontmatter: simple, body };
   try {
     // uniqueKeys off: a repeated key keeps its last value, as most YAML readers do.
     const parsed: unknown = parseYaml(frontmatterRaw, { uniqueKeys: false, maxAliasCount: 100 });

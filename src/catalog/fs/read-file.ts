@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 
 /** Files larger than this are not read (a 50 MB "markdown" file is not a skill). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -41,8 +41,12 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
   let size: number;
   let modifiedAt: number;
   let bytes: Buffer;
+  let fd: number | undefined;
   try {
-    const stat = statSync(path);
+    // One open, one fstat, reads, one close: no separate stat by path (a 10,000-file scan
+    // makes 10,000 fewer system calls).
+    fd = openSync(path, "r");
+    const stat = fstatSync(fd);
     size = stat.size;
     modifiedAt = Math.trunc(stat.mtimeMs);
     if (size > maxBytes) {
@@ -52,7 +56,15 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
         message: `is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} a catalog file may be; it was not read`,
       };
     }
-    bytes = readFileSync(path);
+    bytes = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const read = readSync(fd, bytes, filled, size - filled, null);
+      if (read === 0) break;
+      filled += read;
+    }
+    // A file truncated since the fstat is read as it now is.
+    if (filled < size) bytes = bytes.subarray(0, filled);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {
@@ -70,6 +82,8 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
       reason: "io-error",
       message: `could not be read: ${(error as Error).message}`,
     };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   if (bytes.subarray(0, 8192).includes(0)) {
     return {
