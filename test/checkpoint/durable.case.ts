@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listThreadsSql } from "../../src/checkpoint/durable/queries.js";
+import { ROW_LAYOUT } from "../../src/checkpoint/durable/value-map.js";
 import {
   acquireLease,
   type DurableSaver,
@@ -149,7 +150,7 @@ export function runDurableSuite(options: {
         await setHead(JSON.stringify({ ...head, v: 2 }));
         await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
         // A newer row layout.
-        await setHead(JSON.stringify({ ...head, l: 3 }));
+        await setHead(JSON.stringify({ ...head, l: ROW_LAYOUT + 1 }));
         await expect(latest()).rejects.toMatchObject(refused("Upgrade Keel"));
         // Every path that reads the row refuses it with the same error and hint: the latest,
         // a listing of the thread or of every thread (rather than skip it), its parent (whose
@@ -321,7 +322,7 @@ export function runDurableSuite(options: {
       // A newer serde format, a newer row layout, a newer checkpoint format, on one old row.
       const newer = {
         "newer-serde": "format_version = 99",
-        "newer-layout": `checkpoint_json = replace(checkpoint_json, '"l":2', '"l":3')`,
+        "newer-layout": `checkpoint_json = replace(checkpoint_json, '"l":${ROW_LAYOUT}', '"l":${ROW_LAYOUT + 1}')`,
         "newer-format": `checkpoint_json = replace(checkpoint_json, '"v":1', '"v":2')`,
       };
       for (const [threadId, change] of Object.entries(newer)) {

@@ -12,6 +12,11 @@ function hex(byte: number): string {
 }
 
 /** The 48-bit time and 12-bit counter of a UUIDv7 id, or undefined for any other id. */
+/** The millisecond time a UUIDv7 checkpoint id carries, or undefined for another kind of id. */
+export function checkpointIdTime(id: string): number | undefined {
+  return positionOf(id)?.ms;
+}
+
 function positionOf(id: string): { ms: number; sequence: number } | undefined {
   if (id.length !== 36 || id.charCodeAt(14) !== 0x37 /* "7" */) return undefined;
   const ms = Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);

@@ -31,8 +31,7 @@ import {
 import type { CheckpointRow, Place, ThreadSummary, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
 import { type EncodedStep, encodeStep } from "./step-encoder.js";
-import { decodeRow } from "./tuple-decoder.js";
-import { parseJson } from "./value-map.js";
+import { decodeRow, readRowFormat, rowMetadata } from "./tuple-decoder.js";
 import { WriteQueue } from "./write-queue.js";
 
 /** Options every durable saver accepts. */
@@ -82,6 +81,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
       () => this.ownerId,
       () => this.clock.now(),
       Math.max(1, options.maxQueuedSteps ?? 64),
+      this.serde,
     );
     // What failed to commit must not be used as the base of a delta or an inherited entry.
     this.queue.onFailure = (threadIds) => this.places.forget(threadIds);
@@ -139,7 +139,8 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     for (const row of rows) {
       if (options.limit !== undefined && yielded >= options.limit) return;
       if (options.filter) {
-        const metadata = parseJson(row, "metadata", row.metadataJson) as Record<string, unknown>;
+        const { head, map } = readRowFormat(this.serde, row);
+        const metadata = rowMetadata(this.serde, row, head, map) as Record<string, unknown>;
         if (!matchesFilter(metadata, options.filter)) continue;
       }
       const own = children ? (children.get(childKey(row, row.id)) ?? []) : undefined;

@@ -52,7 +52,7 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
   const { place, checkpoint, newVersions, parentEntries } = input;
   const seq = state.maxSeq + 1;
   const entries = input.inPlace ? parentEntries : new Map<string, string>();
-  const stored: StoredValues = { blobs: [], remembered: [] };
+  const stored: StoredValues = { blobs: [], remembered: [], inline: undefined };
   const values = checkpoint.channel_values;
   const versions = checkpoint.channel_versions;
   // No closure here: this runs every step (and tsx would rename a closure at every call).
@@ -99,7 +99,8 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
       formatVersion: serde.format,
       step: metadata.step,
       source: metadata.source,
-      metadataJson: serde.dumps(metadata),
+      metadata,
+      inline: stored.inline,
       createdAt: input.now,
       v: checkpoint.v,
       ts: checkpoint.ts,
@@ -116,6 +117,8 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
 interface StoredValues {
   blobs: PlacedBlobRow[];
   remembered: Array<[string, LastWritten]>;
+  /** Channel → text of the values stored inline (made at the first). */
+  inline: Map<string, string> | undefined;
 }
 
 /** The entry of a channel whose value changed: inline when small, else a blob (maybe a delta). */
@@ -137,7 +140,11 @@ function changedEntry(
   let text: string | undefined;
   if (!base || !(Array.isArray(value) || isRecord(value))) {
     text = serde.dumps(value);
-    if (text.length <= INLINE_MAX) return inlineEntry(version, text);
+    if (text.length <= INLINE_MAX) {
+      stored.inline ??= new Map();
+      stored.inline.set(channel, text);
+      return inlineEntry(version, text);
+    }
   }
   // A delta on the previous blob is usually far smaller than the value.
   const delta = text === undefined ? base : undefined;

@@ -1,11 +1,12 @@
 import { KeelError } from "../../core/index.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple, Serializer } from "../base/index.js";
 import { decodeBlob, type LastWritten, rememberValue, type StoredBlob } from "./blob-codec.js";
+import { expandMetadata } from "./compact-row.js";
 import { readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
 import type { CheckpointRow, Place } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { corruptRow, type MapEntry, parseRow } from "./value-map.js";
+import { corruptRow, type MapEntry, parseRow, type RowHead, type ValueMap } from "./value-map.js";
 
 /** A tuple read back, with what a saver caches to write the next step without reading. */
 export interface DecodedRow {
@@ -110,7 +111,7 @@ async function decodeRowUnplaced(
   const tuple: CheckpointTuple = {
     config: { configurable },
     checkpoint,
-    metadata: parseMetadata(serde, row),
+    metadata: rowMetadata(serde, row, head, map),
     pendingWrites,
   };
   if (row.parentId) {
@@ -159,8 +160,15 @@ function loadInline(
   }
 }
 
-function parseMetadata(serde: Serializer, row: CheckpointRow): CheckpointMetadata {
+/** A row's metadata: stored whole, or rebuilt from its columns and writes (layout 3). */
+export function rowMetadata(
+  serde: Serializer,
+  row: CheckpointRow,
+  head: RowHead,
+  map: ValueMap,
+): CheckpointMetadata {
   try {
+    if (head.compactMetadata) return expandMetadata(serde, row, map.w ?? []);
     return serde.loads(row.metadataJson) as CheckpointMetadata;
   } catch (cause) {
     if (cause instanceof KeelError) throw cause;

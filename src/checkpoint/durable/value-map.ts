@@ -2,7 +2,8 @@
  * The layout of a `state_checkpoints` row: most of a step lives in the row itself, so a chain
  * step commits one row instead of one per channel, version map and write.
  *
- * - `checkpoint_json`: `{"v", "ts", "l": ROW_LAYOUT, "h": hash of channel_seqs_json}`.
+ * - `checkpoint_json`: `{"v", "ts", "l": ROW_LAYOUT, "m": 1 when the metadata is compact, "h": hash
+ *   of channel_seqs_json}`; `ts` is left out when the checkpoint id carries it (`compact-row.ts`).
  * - `channel_seqs_json`: `{"c": {channel: entry}, "s": versions_seen, "w": [write, …]}` where an
  *   entry is `[version, 0, valueText]` (a small value, inline), `[version, seq]` (a value stored in
  *   `state_checkpoint_blobs` by the checkpoint `seq`, possibly as a delta), or `[version]` (a
@@ -10,33 +11,41 @@
  * - `w` holds the pending writes of the *parent* checkpoint that were committed in the same
  *   transaction as this row (the common case: a task's writes and the checkpoint of its step).
  *   Writes committed on their own (a parallel task that finished early, an interrupt) stay in
- *   `state_checkpoint_writes`. A checkpoint's pending writes are the union of both.
+ *   `state_checkpoint_writes`. A checkpoint's pending writes are the union of both. A write
+ *   `[task, idx, channel]` without a value wrote the text of the row's inline entry for `channel`.
+ * - Layout 3 writes each value once (see `compact-row.ts`); rows of layout 2 read as before.
  */
 import { KeelError } from "../../core/index.js";
 import {
   CHECKPOINT_FORMAT_VERSION,
   type ChannelVersions,
+  type CheckpointMetadata,
   jsonNumber,
   jsonOf,
   jsonString,
+  type Serializer,
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
+import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
 import type { CheckpointRow, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
 
 /** The row layout this code writes and reads. */
-export const ROW_LAYOUT = 2;
+export const ROW_LAYOUT = 3;
 
 /** Values whose serialised text is at most this long are stored inline in the checkpoint row. */
 export const INLINE_MAX = 96;
 
 /** A checkpoint queued for commit, before its parent's writes are folded in (`sealCheckpoint`). */
 export interface QueuedCheckpoint
-  extends Omit<CheckpointRow, "checkpointJson" | "channelSeqsJson"> {
+  extends Omit<CheckpointRow, "checkpointJson" | "channelSeqsJson" | "metadataJson"> {
   v: number;
   ts: string;
   /** The JSON members of the entry map, without braces: `"a":[1,0,"x"],"b":[2,7]`. */
   entries: string;
   seenJson: string;
+  metadata: CheckpointMetadata;
+  /** Channel → value text of the values this step stores inline (those its writes may share). */
+  inline: Map<string, string> | undefined;
 }
 
 /** A value inline: `[version, 0, text]`. */
@@ -76,6 +85,7 @@ export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): s
 
 /** The final row: the map with the parent's writes that commit with it, and its hash. */
 export function sealCheckpoint(
+  serde: Serializer,
   queued: QueuedCheckpoint,
   writes: readonly WriteRow[],
 ): CheckpointRow {
@@ -84,12 +94,20 @@ export function sealCheckpoint(
     map += ',"w":[';
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i]!;
-      const value = w.valueJson === null ? "null" : jsonString(w.valueJson);
-      map += `${i === 0 ? "" : ","}[${jsonString(w.taskId)},${w.idx},${jsonString(w.channel)},${value}]`;
+      // The value this write gave its channel is in the channel's entry: not written again.
+      const value =
+        w.valueJson === null
+          ? ",null"
+          : queued.inline?.get(w.channel) === w.valueJson
+            ? ""
+            : `,${jsonString(w.valueJson)}`;
+      map += `${i === 0 ? "" : ","}[${jsonString(w.taskId)},${w.idx},${jsonString(w.channel)}${value}]`;
     }
     map += "]";
   }
   map += "}";
+  const compact = compactMetadata(serde, queued.metadata, queued, writes);
+  const ts = tsOfIdIs(queued.id, queued.ts) ? "" : `"ts":${jsonOf(queued.ts)},`;
   return {
     threadId: queued.threadId,
     checkpointNs: queued.checkpointNs,
@@ -99,9 +117,9 @@ export function sealCheckpoint(
     formatVersion: queued.formatVersion,
     step: queued.step,
     source: queued.source,
-    checkpointJson: `{"v":${jsonNumber(queued.v)},"ts":${jsonOf(queued.ts)},"l":${ROW_LAYOUT},"h":"${valueHashOf(map)}"}`,
+    checkpointJson: `{"v":${jsonNumber(queued.v)},${ts}"l":${ROW_LAYOUT},${compact === undefined ? "" : '"m":1,'}"h":"${valueHashOf(map)}"}`,
     channelSeqsJson: map,
-    metadataJson: queued.metadataJson,
+    metadataJson: compact ?? serde.dumps(queued.metadata),
     createdAt: queued.createdAt,
   };
 }
@@ -110,12 +128,17 @@ export function sealCheckpoint(
 export interface RowHead {
   v: number;
   ts: string;
+  /** True when the metadata is stored compact (`compact-row.ts`). */
+  compactMetadata: boolean;
 }
 
 /** One entry of the map, as parsed. */
 export type MapEntry = [version: unknown, seq?: number, text?: string];
 
-/** A pending write folded into a child row: `[taskId, idx, channel, valueText]`. */
+/**
+ * A pending write folded into a child row: `[taskId, idx, channel, valueText]` (as `parseRow`
+ * returns it; layout 3 stores `[taskId, idx, channel]` when the text is the channel's entry's).
+ */
 export type InlineWrite = [taskId: string, idx: number, channel: string, valueText: string | null];
 
 /** What a row's `channel_seqs_json` holds. */
@@ -127,9 +150,13 @@ export interface ValueMap {
 
 /** Parses and checks a row's head and map; CHECKPOINT_FORMAT or CHECKPOINT_CORRUPT on failure. */
 export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
-  const head = parseJson(row, "header", row.checkpointJson) as Partial<
-    RowHead & { l: number; h: string }
-  >;
+  const head = parseJson(row, "header", row.checkpointJson) as Partial<{
+    v: number;
+    ts: string;
+    l: number;
+    m: number;
+    h: string;
+  }>;
   if (typeof head.v === "number" && head.v > CHECKPOINT_FORMAT_VERSION) {
     throw writtenByNewer(row, "checkpoint format", "format", head.v, CHECKPOINT_FORMAT_VERSION);
   }
@@ -154,7 +181,25 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
   if (typeof map !== "object" || map === null || typeof map.c !== "object" || map.c === null) {
     throw corruptRow(row, "value map", new Error("it has no channel entries"));
   }
-  return { head: { v: head.v as number, ts: head.ts as string }, map };
+  if (map.w !== undefined) shareEntryTexts(row, map);
+  const ts = head.ts ?? isoOfId(row.id);
+  if (typeof ts !== "string") throw corruptRow(row, "header", new Error("it has no timestamp"));
+  return { head: { v: head.v as number, ts, compactMetadata: head.m === 1 }, map };
+}
+
+/** Gives each write stored without a value (layout 3) the text of its channel's inline entry. */
+function shareEntryTexts(row: CheckpointRow, map: ValueMap): void {
+  const writes = map.w;
+  if (!Array.isArray(writes)) throw corruptRow(row, "pending writes", undefined);
+  for (const write of writes as unknown[][]) {
+    if (!Array.isArray(write)) throw corruptRow(row, "pending writes", undefined);
+    if (write.length !== 3) continue;
+    const channel = String(write[2]);
+    const entry = Object.hasOwn(map.c, channel) ? map.c[channel] : undefined;
+    if (!Array.isArray(entry) || entry[1] !== 0 || typeof entry[2] !== "string")
+      throw corruptRow(row, `pending write of channel "${channel}"`, undefined);
+    write.push(entry[2]);
+  }
 }
 
 /** CHECKPOINT_FORMAT for a row written by a newer Keel (a format or layout above this one's). */
@@ -215,7 +260,7 @@ export interface QueuedThread {
  * table. A repeated ordinary write keeps the first; a repeated special write (negative index,
  * which replaces) keeps the last.
  */
-export function sealThread(queued: QueuedThread): ThreadBatch {
+export function sealThread(serde: Serializer, queued: QueuedThread): ThreadBatch {
   const writes = queued.repeated ? dedupeWrites(queued.writes) : queued.writes;
   const loose: WriteRow[] = [];
   const checkpoints: CheckpointRow[] = [];
@@ -232,7 +277,7 @@ export function sealThread(queued: QueuedThread): ThreadBatch {
         inline.push(write);
       else loose.push(write);
     }
-    if (only !== undefined) checkpoints.push(sealCheckpoint(only, inline));
+    if (only !== undefined) checkpoints.push(sealCheckpoint(serde, only, inline));
   } else {
     const byParent = new Map<string, WriteRow[]>();
     for (const checkpoint of queued.checkpoints) {
@@ -249,7 +294,7 @@ export function sealThread(queued: QueuedThread): ThreadBatch {
       const inline = checkpoint.parentId === null ? undefined : byParent.get(key);
       // Only the first child of a parent in this batch carries the parent's writes.
       if (inline) byParent.delete(key);
-      checkpoints.push(sealCheckpoint(checkpoint, inline ?? []));
+      checkpoints.push(sealCheckpoint(serde, checkpoint, inline ?? []));
     }
   }
   // Rows of the writes table carry their own hash (folded ones are covered by the row's). The

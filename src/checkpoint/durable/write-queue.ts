@@ -1,5 +1,5 @@
 import { KeelError } from "../../core/index.js";
-import type { Durability } from "../base/index.js";
+import type { Durability, Serializer } from "../base/index.js";
 import type { CommitBatch, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
 import { type QueuedCheckpoint, type QueuedThread, sealThread } from "./value-map.js";
 
@@ -34,6 +34,7 @@ export class WriteQueue {
     private readonly ownerId: () => string,
     private readonly now: () => number,
     private readonly maxQueued: number,
+    private readonly serde: Serializer,
   ) {}
 
   /** True when nothing is queued or being committed. */
@@ -167,7 +168,7 @@ export class WriteQueue {
    */
   private drainNow(): void {
     const threads: ThreadBatch[] = [];
-    for (const queued of this.pending.values()) threads.push(sealThread(queued));
+    for (const queued of this.pending.values()) threads.push(sealThread(this.serde, queued));
     const steps = this.pendingSteps;
     this.pending.clear();
     this.pendingSteps = 0;

@@ -1,0 +1,147 @@
+/**
+ * Row layout 3: each value written once in a step's row. Layout 2 repeated a changed value up to
+ * three times — in the channel's entry, in the pending write that produced it and in
+ * `metadata.writes` — and stored `thread_id`, `source`, `step` and the timestamp both in columns
+ * (or the id) and in the JSON. Layout 3 leaves out what the row already holds:
+ *
+ * - a pending write `[task, idx, channel]` without a value: its value is the text of the row's
+ *   inline entry for `channel` (it wrote it);
+ * - metadata of the engine's own shape (`{source, step, parents: {}, writes, thread_id}`) as
+ *   `{node: [task, n]}` (head `"m":1`): each node's update is the object of the first `n` of the
+ *   row's writes of its `task`-th task (by first appearance; the engine's own trigger writes
+ *   follow the update's), checked text for text when written;
+ * - `ts` when it is the time the checkpoint id (UUIDv7) carries.
+ *
+ * Rows of layout 2 (and earlier compact-less rows of layout 3) read as before.
+ */
+
+import { checkpointIdTime } from "../base/checkpoint-id.js";
+import { type CheckpointMetadata, jsonString, type Serializer } from "../base/index.js";
+import type { CheckpointRow, WriteRow } from "./rows.js";
+
+/** The engine's metadata keys, in the order it makes them. */
+const ENGINE_KEYS = ["source", "step", "parents", "writes", "thread_id"] as const;
+
+/**
+ * `metadata` as layout 3 stores it when it has the engine's shape and each node's update is
+ * the object of one task's `writes` (text for text); undefined otherwise (stored whole).
+ */
+export function compactMetadata(
+  serde: Serializer,
+  metadata: CheckpointMetadata,
+  row: { threadId: string; step: number; source: string },
+  writes: readonly WriteRow[],
+): string | undefined {
+  let index = 0;
+  for (const key in metadata) {
+    if (key !== ENGINE_KEYS[index++]) return undefined;
+  }
+  if (
+    index !== ENGINE_KEYS.length ||
+    metadata.thread_id !== row.threadId ||
+    metadata.step !== row.step ||
+    metadata.source !== row.source ||
+    !Number.isInteger(row.step) ||
+    !isEmptyRecord(metadata.parents)
+  )
+    return undefined;
+  const updates = metadata.writes;
+  if (updates === null) return "null";
+  if (typeof updates !== "object" || Array.isArray(updates)) return undefined;
+  const groups = taskMembers(writes);
+  if (groups === undefined) return undefined;
+  let text = "{";
+  for (const node in updates) {
+    const ref = refOf(groups, serde.dumps(updates[node]));
+    if (ref === undefined) return undefined;
+    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:${ref}`;
+  }
+  return `${text}}`;
+}
+
+/** `[task, n]` when `update` is the object of the first n writes of a task. */
+function refOf(groups: readonly string[][], update: string): string | undefined {
+  for (let task = 0; task < groups.length; task++) {
+    const members = groups[task] as string[];
+    let text = "{";
+    for (let n = 1; n <= members.length && text.length < update.length; n++) {
+      text += `${n === 1 ? "" : ","}${members[n - 1]}`;
+      if (text.length + 1 === update.length && `${text}}` === update) return `[${task},${n}]`;
+    }
+  }
+  return undefined;
+}
+
+/** The metadata of a layout-3 row stored compact: rebuilt from its columns and its writes. */
+export function expandMetadata(
+  serde: Serializer,
+  row: CheckpointRow,
+  writes: ReadonlyArray<readonly [string, number, string, string | null]>,
+): CheckpointMetadata {
+  const refs = JSON.parse(row.metadataJson) as Record<string, [number, number]> | null;
+  let updates: Record<string, unknown> | null = null;
+  if (refs !== null) {
+    const groups = taskMembers(
+      writes.map(([taskId, idx, channel, valueJson]) => ({ taskId, idx, channel, valueJson })),
+    );
+    updates = {};
+    for (const node in refs) {
+      const [task, n] = refs[node] ?? [];
+      const members = groups?.[task ?? -1];
+      if (members === undefined || n === undefined || n < 1 || n > members.length)
+        throw new Error(`node "${node}" names writes the row does not have`);
+      updates[node] = serde.loads(`{${members.slice(0, n).join(",")}}`);
+    }
+  }
+  return {
+    source: row.source as CheckpointMetadata["source"],
+    step: row.step,
+    parents: {},
+    writes: updates,
+    thread_id: row.threadId,
+  };
+}
+
+/** `"channel":value` texts of each task's writes, tasks in order of first appearance. */
+function taskMembers(
+  writes: ReadonlyArray<Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">>,
+): string[][] | undefined {
+  const tasks: string[] = [];
+  const members: string[][] = [];
+  for (const write of writes) {
+    // A special write (error, interrupt) is no part of a node's update.
+    if (write.idx < 0) return undefined;
+    let task = tasks.indexOf(write.taskId);
+    if (task < 0) {
+      task = tasks.push(write.taskId) - 1;
+      members.push([]);
+    }
+    (members[task] as string[]).push(`${jsonString(write.channel)}:${write.valueJson ?? "null"}`);
+  }
+  return members;
+}
+
+function isEmptyRecord(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  for (const _ in value) return false;
+  return true;
+}
+
+let lastMs = -1;
+let lastIso = "";
+
+/** True when `ts` is the time the checkpoint id carries (then layout 3 leaves it out). */
+export function tsOfIdIs(id: string, ts: string): boolean {
+  return isoOfId(id) === ts;
+}
+
+/** The ISO time a UUIDv7 checkpoint id carries, or undefined for another kind of id. */
+export function isoOfId(id: string): string | undefined {
+  const ms = checkpointIdTime(id);
+  if (ms === undefined) return undefined;
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}

@@ -1,0 +1,157 @@
+/**
+ * Row layout 3 (each value written once in a step's row) and the rows of layout 2 it still
+ * reads. Run by each durable saver's test file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { valueHashOf } from "../../src/checkpoint/durable/blob-codec.js";
+import { ROW_LAYOUT } from "../../src/checkpoint/durable/value-map.js";
+import {
+  type CheckpointTuple,
+  type DurableSaver,
+  PostgresSaver,
+  SqliteSaver,
+} from "../../src/checkpoint/index.js";
+import { Annotation, END, START, StateGraph } from "../../src/index.js";
+import type { Store } from "../../src/store/index.js";
+import type { TestStore } from "./support/databases.js";
+
+function saverOn(store: Store): DurableSaver {
+  return store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
+}
+
+/** A chain whose nodes set a counter (last value) and a word (small values: inline). */
+function chain(saver: DurableSaver) {
+  const State = Annotation.Root({ count: Annotation<number>(), word: Annotation<string>() });
+  let builder = new StateGraph(State) as unknown as {
+    addNode(name: string, fn: unknown): typeof builder;
+    addEdge(from: string, to: string): typeof builder;
+    compile(options: { checkpointer: DurableSaver }): {
+      invoke(input: unknown, config: unknown): Promise<unknown>;
+    };
+  };
+  const names = ["a", "b", "c"];
+  for (const name of names)
+    builder = builder.addNode(name, (s: { count: number }) => ({
+      count: s.count + 1,
+      word: `${name}-wrote-${s.count + 1}`,
+    }));
+  builder = builder.addEdge(START, "a").addEdge("a", "b").addEdge("b", "c").addEdge("c", END);
+  return builder.compile({ checkpointer: saver });
+}
+
+interface RawRow {
+  id: string;
+  checkpoint_json: string;
+  channel_seqs_json: string;
+  metadata_json: string;
+}
+
+async function rowsOf(saver: DurableSaver, threadId: string): Promise<RawRow[]> {
+  return saver.sql.all<RawRow>(
+    "SELECT id, checkpoint_json, channel_seqs_json, metadata_json FROM state_checkpoints WHERE thread_id = ? ORDER BY id",
+    [threadId],
+  );
+}
+
+async function history(saver: DurableSaver, threadId: string): Promise<CheckpointTuple[]> {
+  const tuples: CheckpointTuple[] = [];
+  for await (const tuple of saver.list({ configurable: { thread_id: threadId } }))
+    tuples.push(tuple);
+  return tuples;
+}
+
+export function runRowLayoutSuite(options: {
+  name: string;
+  available?: () => Promise<boolean>;
+  open(): Promise<TestStore>;
+}): void {
+  describe(`row layout: ${options.name}`, async () => {
+    const available = options.available ? await options.available() : true;
+    let test: TestStore;
+    beforeAll(async () => {
+      if (available) test = await options.open();
+    });
+    afterAll(async () => {
+      if (available) await test.cleanup();
+    });
+    const it_ = available ? it : it.skip;
+
+    it_("a step's row holds each value once; rows of layout 2 read the same", async () => {
+      const saver = saverOn(test.store);
+      const config = { configurable: { thread_id: "compact" }, durability: "sync" as const };
+      await chain(saver).invoke({ count: 0, word: "start" }, config);
+      const before = await history(saver, "compact");
+      const rows = await rowsOf(saver, "compact");
+      expect(rows).toHaveLength(before.length);
+      // The step of node b: its value text appears once in the whole row (its entry), not in
+      // its write or its metadata too; the thread id, source and step only in their columns.
+      const stepB = rows.find((row) => row.channel_seqs_json.includes("b-wrote-2"));
+      if (!stepB) throw new Error("no row for node b's step");
+      const whole = stepB.checkpoint_json + stepB.channel_seqs_json + stepB.metadata_json;
+      expect(whole.split("b-wrote-2")).toHaveLength(2);
+      expect(whole).not.toContain("compact");
+      expect(JSON.parse(stepB.checkpoint_json)).toMatchObject({ l: ROW_LAYOUT, m: 1 });
+      expect(JSON.parse(stepB.metadata_json)).toEqual({ b: [0, 2] });
+      const tupleB = before.find((tuple) => tuple.metadata.writes?.b !== undefined);
+      expect(tupleB?.metadata).toEqual({
+        source: "loop",
+        step: tupleB?.metadata.step,
+        parents: {},
+        writes: { b: { count: 2, word: "b-wrote-2" } },
+        thread_id: "compact",
+      });
+      expect(tupleB?.checkpoint.ts).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+      // The same thread as layout 2 wrote it: every value in full, the metadata whole.
+      const byId = new Map(before.map((tuple) => [tuple.checkpoint.id, tuple]));
+      for (const row of rows) {
+        const tuple = byId.get(row.id);
+        if (!tuple) throw new Error(`no tuple for ${row.id}`);
+        const map = JSON.parse(row.channel_seqs_json) as {
+          c: Record<string, unknown[]>;
+          w?: unknown[][];
+        };
+        for (const write of map.w ?? [])
+          if (write.length === 3) write.push(map.c[write[2] as string]?.[2]);
+        const text = JSON.stringify(map);
+        const head = { v: 1, ts: tuple.checkpoint.ts, l: 2, h: valueHashOf(text) };
+        await saver.sql.run(
+          "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ?, metadata_json = ? WHERE thread_id = ? AND id = ?",
+          [JSON.stringify(head), text, JSON.stringify(tuple.metadata), "compact", row.id],
+        );
+      }
+      const old = await rowsOf(saver, "compact");
+      expect(old.every((row) => JSON.parse(row.checkpoint_json).l === 2)).toBe(true);
+      const reader = saverOn(test.store);
+      expect(await history(reader, "compact")).toEqual(before);
+      // A run goes on from a layout-2 checkpoint; its new rows are layout 3.
+      await chain(reader).invoke({ count: 10, word: "again" }, config);
+      const latest = await reader.getTuple(config);
+      expect(latest?.checkpoint.channel_values).toEqual({ count: 13, word: "c-wrote-13" });
+      const newest = (await rowsOf(reader, "compact")).at(-1);
+      expect(JSON.parse(newest?.checkpoint_json ?? "{}").l).toBe(ROW_LAYOUT);
+    });
+
+    it_("a write stored without its value needs its channel's inline entry", async () => {
+      const saver = saverOn(test.store);
+      const config = { configurable: { thread_id: "broken-ref" }, durability: "sync" as const };
+      await chain(saver).invoke({ count: 0, word: "start" }, config);
+      const rows = await rowsOf(saver, "broken-ref");
+      const last = rows.at(-1);
+      if (!last) throw new Error("no rows");
+      // The entry of `word` gone (hash recomputed): the write that shares its text is unreadable.
+      const map = JSON.parse(last.channel_seqs_json) as { c: Record<string, unknown> };
+      delete map.c.word;
+      const text = JSON.stringify(map);
+      const head = { ...JSON.parse(last.checkpoint_json), h: valueHashOf(text) };
+      await saver.sql.run(
+        "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
+        [JSON.stringify(head), text, "broken-ref", last.id],
+      );
+      await expect(saverOn(test.store).getTuple(config)).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+        message: expect.stringContaining('pending write of channel "word"'),
+      });
+    });
+  });
+}
