@@ -39,7 +39,7 @@ function problemsOf(fn: () => unknown) {
 }
 
 describe("the authoring format", () => {
-  it("compiles to a valid IR document whose rules use the when mapping sugar", () => {
+  it("compiles to a valid IR document whose rules use the when mapping sugar", async () => {
     const doc = JSON.parse(documentText(REVIEW, "review.yaml"));
     expect(validate(doc)).toEqual([]);
     expect(doc.id).toBe("graph:review");
@@ -75,7 +75,7 @@ describe("the authoring format", () => {
     expect(path).toEqual(["write>check", "check>write", "write>check", "check>__end__"]);
   });
 
-  it("reports every problem at its place", () => {
+  it("reports every problem at its place", async () => {
     expect(
       problemsOf(() =>
         compileAuthoring({
@@ -105,7 +105,7 @@ describe("the authoring format", () => {
     expect(problemsOf(() => compileAuthoring({ nodes: {} }))).toEqual(["authoring_invalid@/nodes"]);
   });
 
-  it("tells the formats apart, and passes JSON and YAML IR documents through", () => {
+  it("tells the formats apart, and passes JSON and YAML IR documents through", async () => {
     expect(isAuthoringFormat({ nodes: {} })).toBe(true);
     expect(isAuthoringFormat({ ir_version: "1.1.0", nodes: [] })).toBe(false);
     const json = '{"ir_version":"1.1.0","id":"g","nodes":[]}';
@@ -121,10 +121,10 @@ describe("keel ir compile-authoring and keel run of YAML", () => {
   const dir = mkdtempSync(join(tmpdir(), "keel-authoring-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("prints the IR of an authoring file", () => {
+  it("prints the IR of an authoring file", async () => {
     const file = join(dir, "hello.yaml");
     writeFileSync(file, "id: hello\nnodes: { a: { kind: echo } }\nroutes: { a: done }\n");
-    const { code, out } = keelJson(["ir", "compile-authoring", file]);
+    const { code, out } = await keelJson(["ir", "compile-authoring", file]);
     expect(code).toBe(0);
     expect(out.document).toMatchObject({ ir_version: "1.0.0", id: "graph:hello" });
   });

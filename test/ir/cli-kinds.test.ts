@@ -35,13 +35,18 @@ const INPUTS: Record<string, Record<string, unknown>> = {
 };
 
 describe("keel run --kinds", { timeout: 180_000 }, () => {
-  it("runs the seed's triage example, whose dspy node comes from a kinds module", () => {
-    const without = keel("run", "examples/triage.json", "--input", '{"message":"m","severity":5}');
+  it("runs the seed's triage example, whose dspy node comes from a kinds module", async () => {
+    const without = await keel(
+      "run",
+      "examples/triage.json",
+      "--input",
+      '{"message":"m","severity":5}',
+    );
     expect(without.code).toBe(1);
     expect(without.out.error?.code).toBe("IR_INVALID");
     expect(JSON.stringify(without.out.error)).toContain("--kinds");
 
-    const run = keel(
+    const run = await keel(
       "run",
       "examples/triage.json",
       "--kinds",
@@ -58,7 +63,7 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
     expect(pathsOf(run.out)).toEqual(["node_a>node_b", "node_b>halt", "halt>__end__"]);
   });
 
-  it("every example in examples/ runs from the CLI", () => {
+  it("every example in examples/ runs from the CLI", async () => {
     // The IR documents among the examples (other JSON files there configure other demos).
     const examples = readdirSync(join(root, "examples")).filter(
       (f) =>
@@ -67,7 +72,7 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
     );
     expect(examples.sort()).toEqual(Object.keys(INPUTS).sort());
     for (const example of examples) {
-      const run = keel(
+      const run = await keel(
         "run",
         `examples/${example}`,
         "--kinds",
@@ -80,7 +85,7 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
     }
   });
 
-  it("a run keeps its kinds: respond by run id from another directory loads them again", () => {
+  it("a run keeps its kinds: respond by run id from another directory loads them again", async () => {
     const doc = file("ask-then-dspy.json", {
       ir_version: "1.0.0",
       id: "graph:ask-then-dspy",
@@ -95,10 +100,17 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
       ],
       state_schema: { message: "str", severity: "int" },
     });
-    const paused = keel("run", doc, "--kinds", kinds, "--input", '{"message":"m","severity":1}');
+    const paused = await keel(
+      "run",
+      doc,
+      "--kinds",
+      kinds,
+      "--input",
+      '{"message":"m","severity":1}',
+    );
     expect(paused.code).toBe(0);
     expect(paused.out.status).toBe("interrupted");
-    const done = keelJson(
+    const done = await keelJson(
       ["runs", "respond", paused.out.run_id as string, "--value", '{"severity":4}', "--db", db],
       dir,
     );
@@ -109,7 +121,7 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
     });
   });
 
-  it("a kinds module registers state classes too, recorded with the run like its node kinds", () => {
+  it("a kinds module registers state classes too, recorded with the run like its node kinds", async () => {
     const zod = import.meta.resolve("zod");
     const module = file(
       "ticket-state.mjs",
@@ -133,45 +145,52 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
       ],
       state_class: "Ticket",
     });
-    const without = keel("run", doc, "--input", '{"message":"m","severity":1}');
+    const without = await keel("run", doc, "--input", '{"message":"m","severity":1}');
     expect(without.out.error?.details.problems).toEqual([
       expect.objectContaining({ code: "unknown_state_class", path: "/state_class" }),
     ]);
-    const paused = keel("run", doc, "--kinds", module, "--input", '{"message":"m","severity":1}');
+    const paused = await keel(
+      "run",
+      doc,
+      "--kinds",
+      module,
+      "--input",
+      '{"message":"m","severity":1}',
+    );
     expect(paused.out.status).toBe("interrupted");
     // Another directory, no --kinds: the run's recorded module gives the class (severity <= 5),
     // so the answer is refused before the run is touched; a good one then finishes it.
     const respond = (value: string) =>
       keelJson(["runs", "respond", paused.out.run_id as string, "--value", value, "--db", db], dir);
-    const refused = respond('{"severity":9}');
+    const refused = await respond('{"severity":9}');
     expect(refused.code).toBe(1);
     expect(refused.out.error?.details.problems).toEqual([
       expect.objectContaining({ code: "state_type", path: "/severity" }),
     ]);
-    expect(respond('{"severity":4}').out).toMatchObject({
+    expect((await respond('{"severity":4}')).out).toMatchObject({
       status: "completed",
       state: { message: "m", severity: 4 },
     });
   });
 
-  it("a module without node kinds is IR_NODE_KINDS_INVALID, exit 2; validate --kinds checks kinds", () => {
+  it("a module without node kinds is IR_NODE_KINDS_INVALID, exit 2; validate --kinds checks kinds", async () => {
     const empty = file("empty.mjs", "export const other = 1;\n");
     for (const module of [empty, join(dir, "missing.mjs")]) {
-      const run = keel("run", "examples/triage.json", "--kinds", module);
+      const run = await keel("run", "examples/triage.json", "--kinds", module);
       expect(run.code).toBe(2);
       expect(run.out.error?.code).toBe("IR_NODE_KINDS_INVALID");
     }
-    const ok = keelJson(["ir", "validate", "examples/triage.json", "--kinds", kinds]);
+    const ok = await keelJson(["ir", "validate", "examples/triage.json", "--kinds", kinds]);
     expect(ok.code).toBe(0);
     const other = file("other-kinds.mjs", "export const nodeKinds = { llm: () => () => ({}) };\n");
-    const missing = keelJson(["ir", "validate", "examples/triage.json", "--kinds", other]);
+    const missing = await keelJson(["ir", "validate", "examples/triage.json", "--kinds", other]);
     expect(missing.code).toBe(1);
     expect(missing.out.problems).toEqual([
       expect.objectContaining({ code: "unknown_node_kind", path: "/nodes/1/kind" }),
     ]);
   });
 
-  it("mounts a governance pack a plugin provides; its rules route with (ir-action …)", () => {
+  it("mounts a governance pack a plugin provides; its rules route with (ir-action …)", async () => {
     const plugin = join(dir, "plugins", "refund-policy");
     mkdirSync(plugin, { recursive: true });
     writeFileSync(
@@ -204,10 +223,10 @@ describe("keel run --kinds", { timeout: 180_000 }, () => {
       state_schema: { amount: "int" },
       governance: [{ id: "pack.hard-limits", version: "2.0.0", requires: { api_version: "1" } }],
     });
-    const small = keel("run", doc, "--input", '{"amount":10}');
+    const small = await keel("run", doc, "--input", '{"amount":10}');
     expect(small.code).toBe(0);
     expect(pathsOf(small.out)).toEqual(["check>pay", "pay>end", "end>__end__"]);
-    const big = keel("run", doc, "--input", '{"amount":5000}');
+    const big = await keel("run", doc, "--input", '{"amount":5000}');
     expect(big.code).toBe(0);
     expect(big.out.transitions).toEqual([
       {

@@ -1,10 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { keelInProcess } from "../support/cli.js";
 
 export const root = new URL("../../", import.meta.url).pathname;
-// tsx by file URL, so the CLI also starts from a directory outside the repository.
-const tsx = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href;
 
 /** What a `keel … --json` call printed and its exit code. */
 export interface CliJson {
@@ -15,17 +11,16 @@ export interface CliJson {
   stderr: string;
 }
 
-/** Runs the real CLI in a child process with `--json` (from the repository root), as a user would. */
-export function keelJson(args: string[], cwd = root): CliJson {
-  const result = spawnSync(
-    process.execPath,
-    ["--import", tsx, join(root, "src/cli/run.ts"), ...args, "--json"],
-    { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
-  );
+/**
+ * Runs the real CLI with `--json` (from the repository root unless `cwd`), in this process
+ * (test/support/cli.ts): the program bin/keel.js runs, without a process start per call.
+ */
+export async function keelJson(args: string[], cwd = root): Promise<CliJson> {
+  const result = await keelInProcess([...args, "--json"], { cwd });
   try {
-    return { code: result.status, out: JSON.parse(result.stdout), stderr: result.stderr };
+    return { code: result.exitCode, out: JSON.parse(result.stdout), stderr: result.stderr };
   } catch {
-    throw new Error(`not JSON (exit ${result.status}): ${result.stdout}\n${result.stderr}`);
+    throw new Error(`not JSON (exit ${result.exitCode}): ${result.stdout}\n${result.stderr}`);
   }
 }
 

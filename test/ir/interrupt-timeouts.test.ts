@@ -8,8 +8,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { keelJson, pathsOf } from "./cli-support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "keel-ir-timeouts-"));
@@ -54,29 +53,39 @@ interface RunJson {
 }
 
 describe("interrupt timeouts", { timeout: 180_000 }, () => {
-  it("before the deadline: list/show give the wake time, resume refuses and names the deadline", () => {
-    const paused = keel("run", document("long.json", "PT1H"), "--input", '{"ok":false}');
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("before the deadline: list/show give the wake time, resume refuses and names the deadline", async () => {
+    const paused = await keel("run", document("long.json", "PT1H"), "--input", '{"ok":false}');
     expect(paused.code).toBe(0);
     const deadline = (paused.out.interrupt as { deadline_at: number }).deadline_at;
     expect(deadline).toBeGreaterThan(Date.now() + 3_500_000);
 
-    const shown = keel("runs", "show", paused.out.thread_id as string);
+    const shown = await keel("runs", "show", paused.out.thread_id as string);
     expect((shown.out.runs as RunJson[])[0]).toMatchObject({
       status: "paused",
       nextWakeAt: deadline,
       timedOut: false,
     });
-    const resumed = keel("runs", "resume", paused.out.run_id as string);
+    const resumed = await keel("runs", "resume", paused.out.run_id as string);
     expect(resumed.code).toBe(2);
     expect(resumed.out.error?.code).toBe("RUN_AWAITING_RESPONSE");
     expect(resumed.out.error?.message).toContain(new Date(deadline).toISOString());
 
     // An answer in time is taken, and the wake time is cleared.
-    const answered = keel("runs", "respond", paused.out.run_id as string, "--value", '{"ok":true}');
+    const answered = await keel(
+      "runs",
+      "respond",
+      paused.out.run_id as string,
+      "--value",
+      '{"ok":true}',
+    );
     expect(answered.out).toMatchObject({ status: "completed", state: { ok: true } });
     expect(answered.out.timed_out).toBeUndefined();
     expect(pathsOf(answered.out)).toContain("__ir_wait__>work");
-    const after = keel("runs", "show", paused.out.thread_id as string);
+    const after = await keel("runs", "show", paused.out.thread_id as string);
     expect((after.out.runs as RunJson[])[0]).toMatchObject({
       status: "succeeded",
       nextWakeAt: null,
@@ -85,19 +94,21 @@ describe("interrupt timeouts", { timeout: 180_000 }, () => {
 
   it("after the deadline: flagged by list/show; resume takes on_timeout; a late answer is refused by the wait", async () => {
     const doc = document("short.json", 1);
-    const first = keel("run", doc, "--input", '{"ok":false}');
-    const second = keel("run", doc, "--input", '{"ok":false}');
-    const halting = keel("run", document("halt.json", 1, "halt"), "--input", '{"ok":false}');
+    const first = await keel("run", doc, "--input", '{"ok":false}');
+    const second = await keel("run", doc, "--input", '{"ok":false}');
+    const halting = await keel("run", document("halt.json", 1, "halt"), "--input", '{"ok":false}');
     for (const run of [first, second, halting]) expect(run.out.run_status).toBe("paused");
-    await sleep(1100);
+    // The CLI runs in this process (test/support/cli.ts): the clock moves past the 1 s deadlines
+    // instead of the test waiting for them.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 1100, shouldAdvanceTime: true });
 
-    const listed = keel("runs", "list");
+    const listed = await keel("runs", "list");
     const latest = (listed.out.threads as { threadId: string; latestRun: RunJson }[]).find(
       (t) => t.threadId === first.out.thread_id,
     )?.latestRun;
     expect(latest).toMatchObject({ status: "paused", timedOut: true });
 
-    const resumed = keel("runs", "resume", first.out.run_id as string);
+    const resumed = await keel("runs", "resume", first.out.run_id as string);
     expect(resumed.code).toBe(0);
     expect(resumed.out).toMatchObject({
       status: "completed",
@@ -111,7 +122,13 @@ describe("interrupt timeouts", { timeout: 180_000 }, () => {
       "end>__end__",
     ]);
 
-    const late = keel("runs", "respond", second.out.run_id as string, "--value", '{"ok":true}');
+    const late = await keel(
+      "runs",
+      "respond",
+      second.out.run_id as string,
+      "--value",
+      '{"ok":true}',
+    );
     expect(late.code).toBe(0);
     expect(late.out).toMatchObject({
       timed_out: { on_timeout: "goto:expired" },
@@ -119,12 +136,12 @@ describe("interrupt timeouts", { timeout: 180_000 }, () => {
     });
 
     // `keel runs wake` continues whatever else is due: here the run whose on_timeout is halt.
-    const woken = keel("runs", "wake");
+    const woken = await keel("runs", "wake");
     expect(woken.code).toBe(0);
     expect(woken.out.runs).toEqual([
       { runId: halting.out.run_id, threadId: halting.out.thread_id, status: "succeeded" },
     ]);
-    const again = keel("runs", "wake");
+    const again = await keel("runs", "wake");
     expect(again.out.runs).toEqual([]);
   });
 });

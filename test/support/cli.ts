@@ -10,7 +10,9 @@
  *
  * Calls must not overlap (the globals they swap are the process's): await each one.
  */
+import { spawnSync } from "node:child_process";
 import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { buildProgram } from "../../src/cli/program.js";
 
 /** What one in-process `keel` run printed and the exit code it set. */
@@ -105,4 +107,45 @@ function capture(into: string[]): typeof process.stdout.write {
     if (typeof done === "function") queueMicrotask(() => done());
     return true;
   }) as typeof process.stdout.write;
+}
+
+const RUN = fileURLToPath(new URL("../../src/cli/run.ts", import.meta.url));
+// tsx by file URL: a child may start in a folder outside the repository.
+const TSX = import.meta.resolve("tsx");
+
+/** What a child-process `keel` run printed and how it ended. */
+export interface KeelChildRun extends Omit<KeelRun, "exitCode"> {
+  /** The exit code, or null when a signal ended the process. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * Runs `keel` from source in a child process (node + tsx: seconds of CPU per call). Only for
+ * what needs a process of its own: its exit as the OS sees it, or state that must not survive in
+ * memory between two calls. Same options as `keelInProcess`.
+ */
+export function keelChild(args: readonly string[], options: KeelRunOptions = {}): KeelChildRun {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("KEEL_")) delete env[key];
+  for (const [key, value] of Object.entries({ NO_COLOR: "1", ...options.env })) env[key] = value;
+  const result = spawnSync(process.execPath, ["--import", TSX, RUN, ...args], {
+    cwd: options.cwd,
+    input: options.input,
+    encoding: "utf8",
+    env,
+  });
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}");
+  } catch {
+    // human output
+  }
+  return {
+    exitCode: result.status,
+    signal: result.signal,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    json,
+  };
 }
