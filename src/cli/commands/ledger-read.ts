@@ -4,6 +4,7 @@ export {
   checkOperatorOutput,
   type LedgerDetail,
   type LedgerEntry,
+  listLapsedCalls,
   listToolCalls,
   type OutputCheck,
   type ToolCallFilter,

@@ -21,6 +21,7 @@ import {
 } from "../scope.js";
 import { humanTime } from "../when.js";
 import { continueAnyDocumentRun, parseJsonOption, printDocumentRun } from "./document-runs.js";
+import { registerRunsRecover } from "./runs-recover.js";
 import { registerRunsReplay } from "./runs-replay.js";
 import { continuationJson, describeContinuation } from "./runtime-cli.js";
 import { saverFor } from "./saver-for.js";
@@ -227,6 +228,7 @@ export const runsCommands: CliModule = {
     );
 
     registerRunsReplay(runs);
+    registerRunsRecover(runs);
 
     withStoreOptions(
       runs

@@ -1,6 +1,7 @@
 export {
   type LedgerDetail,
   type LedgerEntry,
+  listLapsedCalls,
   listToolCalls,
   type ToolCallFilter,
   toolCallDetail,

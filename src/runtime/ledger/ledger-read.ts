@@ -3,6 +3,7 @@ import { getArtifact } from "../artifacts/artifact-store.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
 import { type RuntimeDb, runtimeDb } from "../db/tables.js";
+import { leaseLapsed } from "./call-lease.js";
 import { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import type { ToolLedger } from "./tool-ledger.js";
 
@@ -38,6 +39,30 @@ export async function listToolCalls(store: Store, filter: ToolCallFilter): Promi
     .limit(filter.limit)
     .execute();
   return rows.map((row) => ({ toolCall: toolCallFromRow(row), result: toolResultFromRow(row) }));
+}
+
+/**
+ * The calls left `attempted` whose lease lapsed: their process died (or froze) before recording
+ * an outcome. Nothing settles them until their run is recovered (`keel runs recover`), which
+ * marks them `unknown` for an operator. A call whose owner still holds its lease is in flight
+ * and not listed. Newest first.
+ */
+export async function listLapsedCalls(
+  store: Store,
+  filter: Omit<ToolCallFilter, "status">,
+  now = Date.now(),
+): Promise<LedgerEntry[]> {
+  let query = runtimeDb(store)
+    .selectFrom("state_tool_calls")
+    .selectAll()
+    .where("status", "=", "attempted");
+  if (filter.traceId !== undefined) query = query.where("trace_id", "=", filter.traceId);
+  if (filter.runId !== undefined) query = query.where("task_id", "=", filter.runId);
+  const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").execute();
+  return rows
+    .filter((row) => leaseLapsed(row, now))
+    .slice(0, filter.limit)
+    .map((row) => ({ toolCall: toolCallFromRow(row), result: null }));
 }
 
 /** What `keel ledger show` prints: the call, its result, the request and the answer recorded. */

@@ -14,7 +14,7 @@ import {
   type GovernedRuntimeOptions,
 } from "./governed-runtime.js";
 import type { ReplayReport } from "./replay-report.js";
-import { loadGrant } from "./run-grants.js";
+import { loadGrant, type RunGrant } from "./run-grants.js";
 
 /**
  * What a governed application gives operators' tools so they can continue and replay its runs
@@ -102,6 +102,25 @@ async function importApp(module: string): Promise<Record<string, unknown>> {
   }
 }
 
+/**
+ * The runtime and graph a governed run recorded: its application module, or its IR document;
+ * null when it recorded neither (its starter's process alone can continue it).
+ */
+export async function loadRunApp(
+  store: Store,
+  runId: string,
+  grant: RunGrant,
+): Promise<LoadedGovernedApp | null> {
+  if (grant.app !== null) return loadGovernedApp(grant.app, store);
+  return documentApp(store, runId).catch((error: unknown) => {
+    // No recorded document (as opposed to a document file that went missing).
+    const keel = toKeelError(error);
+    const details = keel.details as { runId?: string } | undefined;
+    if (keel.code === "NOT_FOUND" && details?.runId === runId) return null;
+    throw error;
+  });
+}
+
 /** What continuing a governed run came to, for an operator. */
 export type Continuation =
   | { continued: true; result: GovernedRunResult }
@@ -130,16 +149,7 @@ export async function continueGovernedRun(store: Store, runId: string): Promise<
       message: `Run ${runId} is not a governed run.`,
     };
   }
-  const loaded =
-    grant.app !== null
-      ? await loadGovernedApp(grant.app, store)
-      : await documentApp(store, runId).catch((error: unknown) => {
-          // No recorded document (as opposed to a document file that went missing).
-          const keel = toKeelError(error);
-          const details = keel.details as { runId?: string } | undefined;
-          if (keel.code === "NOT_FOUND" && details?.runId === runId) return null;
-          throw error;
-        });
+  const loaded = await loadRunApp(store, runId, grant);
   if (loaded === null) {
     return {
       continued: false,

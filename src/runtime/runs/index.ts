@@ -24,6 +24,12 @@ export {
 } from "./governed-runtime.js";
 export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-context.js";
 export { checkOperatorOutput, type OutputCheck } from "./operator-output.js";
+export {
+  abandonedRuns,
+  type Recovery,
+  recoverAbandonedRuns,
+  recoverGovernedRun,
+} from "./recover-runs.js";
 export type { ReplayReport, Transition, TransitionDiff } from "./replay-report.js";
 export { type CallDivergence, ReplaySource, type RequestHasher } from "./replay-source.js";
 export { type ApprovalResume, decideFromCommand } from "./resume-decision.js";
