@@ -46,6 +46,7 @@ export {
   LastValue,
   type Messages,
   MessagesAnnotation,
+  MessagesZodState,
   messagesStateReducer,
   OVERWRITE,
   Overwrite,

@@ -66,3 +66,4 @@ export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
 export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";
+export { MessagesZodState } from "./zod/messages.js";

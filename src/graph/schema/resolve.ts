@@ -6,6 +6,7 @@ import {
   toChannels,
 } from "../annotation.js";
 import { GraphValueError } from "../errors.js";
+import { isZodObject, stateSchemaFromZod } from "../zod/zod-state.js";
 import { StateSchema } from "./state-schema.js";
 
 /** What `new StateGraph(…)` was given, made uniform. */
@@ -26,6 +27,9 @@ const INIT_KEYS = ["state", "stateSchema", "input"] as const;
  * `{ input, output }` as the second argument.
  */
 export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchemas {
+  state = fromZod(state);
+  if (isObject(options))
+    options = { ...options, input: fromZod(options.input), output: fromZod(options.output) };
   if (!isObject(state)) throw invalidSchema();
   let main: unknown = state;
   let input: unknown;
@@ -37,10 +41,10 @@ export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchem
       validateInput: undefined,
     };
   }
-  if (INIT_KEYS.some((key) => key in state && isSchemaLike(state[key]))) {
-    main = state.state ?? state.stateSchema ?? state.input;
-    input = state.input;
-    output = state.output;
+  if (INIT_KEYS.some((key) => key in state && isSchemaLike(fromZod(state[key])))) {
+    main = fromZod(state.state ?? state.stateSchema ?? state.input);
+    input = fromZod(state.input);
+    output = fromZod(state.output);
   }
   if (isObject(options) && !isSchemaLike(options)) {
     input ??= options.input;
@@ -82,6 +86,11 @@ function legacyChannels(spec: Record<string, unknown>): Record<string, StateChan
     else throw invalidSchema(`channel "${key}" must be null or { reducer, default }`);
   }
   return channels;
+}
+
+/** A zod object becomes a StateSchema; anything else is kept. */
+function fromZod(schema: unknown): unknown {
+  return isZodObject(schema) ? stateSchemaFromZod(schema) : schema;
 }
 
 function isSchemaLike(value: unknown): boolean {

@@ -6,6 +6,7 @@
  */
 import * as langgraphModule from "@langchain/langgraph";
 import * as langgraphChannels from "@langchain/langgraph/channels";
+import * as langgraphZod from "@langchain/langgraph/zod";
 
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
 export type Values = Record<string, unknown>;
@@ -146,11 +147,13 @@ export function toGraphApi(label: string, module: object): GraphApi {
 // LangGraph.js exports its channel classes from a subpath; Keel from its root.
 export const langgraph: GraphApi = toGraphApi("langgraph", {
   ...langgraphChannels,
+  ...langgraphZod,
   ...langgraphModule,
 });
 
 /** Keel's package root, loaded lazily so that one missing export fails tests, not the import. */
 export async function loadKeel(): Promise<GraphApi> {
   const keelModule: object = await import("../../../src/index.js");
-  return toGraphApi("keel", keelModule);
+  const keelZod: object = await import("../../../src/graph/zod/index.js");
+  return toGraphApi("keel", { ...keelZod, ...keelModule });
 }

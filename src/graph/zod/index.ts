@@ -1,0 +1,15 @@
+/**
+ * `keel/zod`: zod objects as graph state, as `@langchain/langgraph/zod` offers them.
+ *
+ * @example
+ * import { z } from "zod";
+ * import { registry } from "keel/zod";
+ * const State = z.object({
+ *   topic: z.string(),
+ *   log: z.array(z.string()).register(registry, { reducer: { fn: (a, b) => a.concat(b) }, default: () => [] }),
+ * });
+ * const graph = new StateGraph(State).addNode(…).compile();
+ */
+
+export { MessagesZodState } from "./messages.js";
+export { MessagesZodMeta, registry, type SchemaMeta, withLangGraph } from "./meta.js";

@@ -1,0 +1,68 @@
+/** zod objects as graph state (`keel/zod` / `@langchain/langgraph/zod`). */
+import { z } from "zod";
+import { z as z3 } from "zod/v3";
+import type { GraphApi, Values } from "../api.js";
+import { outcome } from "../harness.js";
+import { concat } from "./common.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: both libraries' helpers, called the same way.
+type Loose = Record<string, any>;
+const lib = (api: GraphApi): Loose => api as unknown as Loose;
+
+export const issue13ZodPrograms = {
+  /** A zod 4 object is a state: plain fields are last values, registry metadata adds reducers and defaults. */
+  async zodObjectWithRegistry(api: GraphApi) {
+    const { registry } = lib(api);
+    const State = z.object({
+      topic: z.string(),
+      log: z.array(z.string()).register(registry, { reducer: { fn: concat }, default: () => [] }),
+      mode: z.string().register(registry, { default: () => "draft" }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("a", (s: Values) => ({ log: [`a:${String(s.topic)}:${String(s.mode)}`] }))
+      .addNode("b", () => ({ log: ["b"], mode: "final" }))
+      .addEdge(api.START, "a")
+      .addEdge("a", "b")
+      .compile();
+    return graph.invoke({ topic: "cats" });
+  },
+
+  /** withLangGraph on a zod 3 schema; the input is checked against the fields' schemas. */
+  async zod3WithLangGraphAndBadInput(api: GraphApi) {
+    const { withLangGraph } = lib(api);
+    const State = z3.object({
+      n: z3.number(),
+      total: withLangGraph(z3.number(), {
+        reducer: { fn: (a: number, b: number) => a + b },
+        default: () => 0,
+      }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("a", (s: Values) => ({ total: Number(s.n) }))
+      .addNode("b", () => ({ total: 10 }))
+      .addEdge(api.START, "a")
+      .addEdge(api.START, "b")
+      .compile();
+    const bad = await outcome(api, () => graph.invoke({ n: "one" }));
+    return { good: await graph.invoke({ n: 5 }), failed: Object.hasOwn(bad as object, "error") };
+  },
+
+  /** MessagesZodState.extend: messages append through the messages reducer. */
+  async messagesZodState(api: GraphApi) {
+    const { MessagesZodState } = lib(api);
+    const State = MessagesZodState.extend({ turns: z3.number() });
+    const graph = new api.StateGraph(State)
+      .addNode("reply", (s: Values) => ({
+        messages: [{ role: "ai", content: "hi", id: "2" }],
+        turns: Number(s.turns) + 1,
+      }))
+      .addEdge(api.START, "reply")
+      .compile();
+    const out = await graph.invoke({
+      messages: [{ role: "user", content: "hello", id: "1" }],
+      turns: 0,
+    });
+    const messages = out.messages as Array<{ content: unknown; id?: unknown }>;
+    return { turns: out.turns, messages: messages.map((m) => [m.id, m.content]) };
+  },
+};
