@@ -29,6 +29,7 @@ import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
 import { InputBuffer } from "./input.js";
+import { TruthMaintenance } from "./logical.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
@@ -126,6 +127,7 @@ export class RuleEngine {
   private readonly input: InputBuffer;
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
+  private tms = new TruthMaintenance();
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
@@ -503,8 +505,13 @@ export class RuleEngine {
         templateValues(r.template, r.slots, this.evalHost),
       );
     }
+    if (!fact) {
+      const existing = this.wm.duplicateOf;
+      if (existing) this.tms.asserted(existing, true);
+    }
     if (fact) {
       this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
+      this.tms.asserted(fact, false);
       try {
         this.net.assertFact(fact);
       } catch (error) {
@@ -514,15 +521,20 @@ export class RuleEngine {
         this.wm.nextId = fact.factId;
         throw error;
       }
+      this.tms.flush(this.retractLost);
     }
     return fact;
   }
+
+  private readonly retractLost = (f: Fact): void => this.retractFact(f);
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
     this.trace("facts", () => factTrace(false, factLine(fact)));
     this.wm.remove(fact);
+    this.tms.retracted(fact);
     this.net.retractFact(fact);
+    this.tms.flush(this.retractLost);
   }
 
   // ── agenda and run ──────────────────────────────────────────────────────────────────────
@@ -642,7 +654,12 @@ export class RuleEngine {
       ? { rule: entry.name, facts, bindings, actions: entry.hostActions }
       : { rule: entry.name, facts, bindings };
     this.firingLog.push(firing);
-    runActions(entry, built, a, this.evalHost, () => this.exited);
+    this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    try {
+      runActions(entry, built, a, this.evalHost, () => this.exited);
+    } finally {
+      this.tms.current = null;
+    }
     return firing;
   }
 
@@ -666,6 +683,7 @@ export class RuleEngine {
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.firingLog = [];
+    this.tms = new TruthMaintenance();
     this.procs = this.newProcedures();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
@@ -851,6 +869,13 @@ export class RuleEngine {
       throw signal;
     }
   }
+}
+
+/** The partial match of a rule's first `logical` CEs: the activation's ancestor covering them. */
+function logicalToken(t: Token, logical: number): Token {
+  let x = t;
+  while (x.depth > logical && x.parent) x = x.parent;
+  return x;
 }
 
 /** The constructs load() and the batch runner define. */

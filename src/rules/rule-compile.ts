@@ -39,6 +39,7 @@ export function compileRule(
     hostActions,
     acts,
     source: ast.source,
+    ...(ast.logical ? { logical: ast.logical } : {}),
   };
   try {
     for (const [disjunct, ces] of disjuncts.entries()) {
