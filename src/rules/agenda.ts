@@ -1,4 +1,5 @@
 import type { Token } from "./rete/memory.js";
+import { goesAfter, type Strategy } from "./strategy.js";
 
 /** A rule instance ready to fire. */
 export interface Activation {
@@ -10,6 +11,10 @@ export interface Activation {
   prev: Activation | null;
   next: Activation | null;
   group: SalienceGroup | null;
+  /** Cached by the lex and mea strategies: the matched facts' timetags, most recent first. */
+  basis?: number[];
+  /** The random strategy's draw. */
+  randomId?: number;
 }
 
 /** What the agenda and firings need to know about a rule. */
@@ -29,6 +34,8 @@ export interface RuleInfo {
   readonly module?: string;
   /** `(declare (auto-focus TRUE))`: an activation puts the rule's module in focus. */
   readonly autoFocus?: boolean;
+  /** The rule's complexity (the complexity, simplicity, lex and mea strategies). */
+  readonly complexity?: number;
 }
 
 interface SalienceGroup {
@@ -56,8 +63,8 @@ export class Agenda {
     return ++this.clock;
   }
 
-  /** Adds an activation as the newest of its salience. */
-  add(a: Activation): void {
+  /** Adds an activation at its place under `strategy` (default depth) within its salience. */
+  add(a: Activation, strategy: Strategy = "depth"): void {
     let g = this.groups.get(a.salience);
     if (!g) {
       g = { salience: a.salience, head: null, tail: null, size: 0 };
@@ -65,12 +72,19 @@ export class Agenda {
       this.order.push(g);
       this.order.sort((x, y) => y.salience - x.salience);
     }
-    // Newest first; a restored activation may carry an older timetag, so walk to its place.
+    // Depth: newest first; a restored activation may carry an older timetag, so walk to its place.
     let after: Activation | null = null;
     let cur = g.head;
-    while (cur && cur.timetag > a.timetag) {
-      after = cur;
-      cur = cur.next;
+    if (strategy === "depth") {
+      while (cur && cur.timetag > a.timetag) {
+        after = cur;
+        cur = cur.next;
+      }
+    } else {
+      while (cur && goesAfter(cur, a, strategy)) {
+        after = cur;
+        cur = cur.next;
+      }
     }
     a.prev = after;
     a.next = cur;
@@ -114,6 +128,8 @@ export class Agenda {
   }
 
   clear(): void {
+    // An activation removed later (reset renews the root token after clearing) must not count.
+    for (const g of this.order) for (let a = g.head; a; a = a.next) a.group = null;
     this.groups.clear();
     this.order = [];
     this.size = 0;

@@ -137,6 +137,8 @@ export interface RuleAst {
   /** The defmodule the rule belongs to (absent: MAIN). */
   readonly module?: string;
   readonly autoFocus?: boolean;
+  /** How many leading CEs the `(logical …)` CE held (absent: none). */
+  readonly logical?: number;
   readonly ces: CE[];
   readonly actions: Expr[];
   readonly pos: SourcePos;

@@ -29,6 +29,7 @@ import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
 import { InputBuffer } from "./input.js";
+import { TruthMaintenance } from "./logical.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
@@ -37,7 +38,7 @@ import {
   parseDefglobal,
   parseDefmodule,
 } from "./parse-procedural.js";
-import { activationFacts, agendaListing, factLine, factsListing } from "./printer.js";
+import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
 import type { Token } from "./rete/memory.js";
@@ -53,6 +54,7 @@ import {
   setAct,
   snapshotEntryKey,
 } from "./rule-entry.js";
+import { isStrategy, STRATEGIES } from "./strategy.js";
 import {
   decodeValue,
   FALSE,
@@ -64,6 +66,15 @@ import {
   type Value,
   VOID,
 } from "./values.js";
+import {
+  activationTrace,
+  factTrace,
+  fireTrace,
+  globalTrace,
+  RunStatistics,
+  Watches,
+  type WatchItem,
+} from "./watch.js";
 import { templateValues, WorkingMemory } from "./working-memory.js";
 
 export type {
@@ -114,13 +125,16 @@ export class RuleEngine {
   private firingLog: Firing[] = [];
   private procs: Procedures;
   private readonly input: InputBuffer;
+  /** `(watch …)`: kept by clear, as in CLIPS. */
+  private readonly watches = new Watches();
+  private tms = new TruthMaintenance();
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
     const self = this;
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
-    this.procs = new Procedures(() => this.evalHost);
+    this.procs = this.newProcedures();
     for (const [name, fn] of Object.entries(options.functions ?? {}))
       this.registerFunction(name, fn);
     this.evalHost = createEvalHost({
@@ -142,8 +156,8 @@ export class RuleEngine {
       reset: () => this.reset(),
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
-      agendaText: () => this.agendaText(),
-      focusCommand: (name, args) => this.focusCommand(name, args),
+      agendaText: (module) => this.agendaText(module),
+      engineCommand: (name, args) => this.engineCommand(name, args),
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
       input: this.input,
@@ -491,7 +505,13 @@ export class RuleEngine {
         templateValues(r.template, r.slots, this.evalHost),
       );
     }
+    if (!fact) {
+      const existing = this.wm.duplicateOf;
+      if (existing) this.tms.asserted(existing, true);
+    }
     if (fact) {
+      this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
+      this.tms.asserted(fact, false);
       try {
         this.net.assertFact(fact);
       } catch (error) {
@@ -501,14 +521,20 @@ export class RuleEngine {
         this.wm.nextId = fact.factId;
         throw error;
       }
+      this.tms.flush(this.retractLost);
     }
     return fact;
   }
 
+  private readonly retractLost = (f: Fact): void => this.retractFact(f);
+
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
+    this.trace("facts", () => factTrace(false, factLine(fact)));
     this.wm.remove(fact);
+    this.tms.retracted(fact);
     this.net.retractFact(fact);
+    this.tms.flush(this.retractLost);
   }
 
   // ── agenda and run ──────────────────────────────────────────────────────────────────────
@@ -532,6 +558,7 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
+    this.trace("activations", () => activationTrace(true, agendaLine(a)));
     if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
@@ -540,6 +567,7 @@ export class RuleEngine {
     if (!a) return;
     delAct(entry, t);
     this.agenda.remove(a);
+    this.trace("activations", () => activationTrace(false, agendaLine(a)));
   }
 
   /** The agenda in firing order, as data. */
@@ -555,8 +583,8 @@ export class RuleEngine {
   }
 
   /** The text of `(agenda)`. */
-  agendaText(): string {
-    return agendaListing(this.agenda.listModule(this.module));
+  agendaText(module?: string): string {
+    return agendaListing(this.agenda.listModule(module ?? this.module));
   }
 
   /**
@@ -571,16 +599,24 @@ export class RuleEngine {
     // CLIPS focuses MAIN when a run starts with an empty focus stack.
     if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
+    const stats = this.watches.has("statistics") ? new RunStatistics(this.counts()) : null;
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
         const a = this.agenda.next();
         if (!a) break;
-        fired.push(this.fire(a));
+        fired.push(this.fire(a, fired.length + 1));
+        stats?.add(this.counts());
       }
     } finally {
       this.running = false;
     }
+    if (stats && this.watches.has("statistics")) this.onPrint(stats.text(fired.length));
     return fired;
+  }
+
+  /** Facts and activations now, for `(watch statistics)`. */
+  private counts(): { facts: number; activations: number } {
+    return { facts: this.wm.byId.size, activations: this.agenda.size };
   }
 
   /** Every firing since the engine was created or last cleared (the explanation log). */
@@ -606,8 +642,9 @@ export class RuleEngine {
     return bindingsOf(entryFor(this.rules, a).built, a, this.evalHost);
   }
 
-  private fire(a: Activation): Firing {
+  private fire(a: Activation, n: number): Firing {
     const { entry, built } = entryFor(this.rules, a);
+    this.trace("rules", () => fireTrace(n, a.rule.name, activationFacts(a)));
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
@@ -617,7 +654,12 @@ export class RuleEngine {
       ? { rule: entry.name, facts, bindings, actions: entry.hostActions }
       : { rule: entry.name, facts, bindings };
     this.firingLog.push(firing);
-    runActions(entry, built, a, this.evalHost, () => this.exited);
+    this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    try {
+      runActions(entry, built, a, this.evalHost, () => this.exited);
+    } finally {
+      this.tms.current = null;
+    }
     return firing;
   }
 
@@ -625,7 +667,11 @@ export class RuleEngine {
 
   private initialise(): void {
     this.wm = new WorkingMemory();
+    // The strategy is a setting of the environment: clear keeps it, as in CLIPS.
+    const strategy = this.agenda.strategy;
     this.agenda = new FocusAgenda();
+    this.agenda.strategy = strategy;
+    this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
     this.net = new Network(
@@ -637,7 +683,8 @@ export class RuleEngine {
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.firingLog = [];
-    this.procs = new Procedures(() => this.evalHost);
+    this.tms = new TruthMaintenance();
+    this.procs = this.newProcedures();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
 
@@ -726,13 +773,32 @@ export class RuleEngine {
     }
   }
 
+  /** The focus stack's trace printer, or null while focus is not watched. */
+  private get focusTrace(): ((text: string) => void) | null {
+    return this.watches.has("focus") ? this.onPrint : null;
+  }
+
+  private newProcedures(): Procedures {
+    return new Procedures(
+      () => this.evalHost,
+      (name, now, before) => {
+        if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
+      },
+    );
+  }
+
+  /** Prints a trace message when `item` is watched. */
+  private trace(item: WatchItem, text: () => string): void {
+    if (this.watches.has(item)) this.onPrint(text());
+  }
+
   private setModule(name: string): void {
     this.module = name;
     this.parsing.currentModule = name;
   }
 
   /** The focus and module commands; null when `name` is not one. */
-  private focusCommand(name: string, args: Value[]): Value | null {
+  private engineCommand(name: string, args: Value[]): Value | null {
     const known = (m: Value): string => {
       if (typeof m !== "string" || !this.modules.has(m)) {
         throw rulesRuntimeError(`unable to find defmodule ${String(m)}`, {
@@ -752,7 +818,12 @@ export class RuleEngine {
       case "get-focus-stack":
         return [...this.agenda.stack].reverse();
       case "clear-focus-stack":
-        this.agenda.stack = [];
+        this.agenda.clearStack();
+        return VOID;
+      case "watch":
+      case "unwatch":
+        this.watches.set(args, name === "watch");
+        this.agenda.trace = this.focusTrace;
         return VOID;
       case "list-focus-stack":
         for (const m of [...this.agenda.stack].reverse()) this.onPrint(`${m}\n`);
@@ -763,6 +834,18 @@ export class RuleEngine {
         const before = this.module;
         this.setModule(known(args[0] as Value));
         return before;
+      }
+      case "get-strategy":
+        return this.agenda.strategy;
+      case "set-strategy": {
+        const s = args[0];
+        if (!isStrategy(s)) {
+          throw rulesRuntimeError(`set-strategy expects one of ${STRATEGIES.join(", ")}`, {
+            clips:
+              "[ARGACCES5] Function set-strategy expected argument #1 to be of type symbol with value depth, breadth, lex, mea, complexity, simplicity, or random",
+          });
+        }
+        return this.agenda.setStrategy(s);
       }
       default:
         return null;
@@ -786,6 +869,13 @@ export class RuleEngine {
       throw signal;
     }
   }
+}
+
+/** The partial match of a rule's first `logical` CEs: the activation's ancestor covering them. */
+function logicalToken(t: Token, logical: number): Token {
+  let x = t;
+  while (x.depth > logical && x.parent) x = x.parent;
+  return x;
 }
 
 /** The constructs load() and the batch runner define. */

@@ -45,9 +45,10 @@ export interface HostBackend {
   clear(): void;
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
-  agendaText(): string;
-  /** focus, pop-focus, get-focus, …; null when `name` is not one of them. */
-  focusCommand(name: string, args: Value[]): Value | null;
+  /** `(agenda [module])`: the current module's agenda when none is named. */
+  agendaText(module?: string): string;
+  /** The engine's own commands (focus stack, strategy, watch); null when `name` is not one. */
+  engineCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
   readonly input: InputBuffer;
@@ -140,7 +141,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       return VOID;
     }
     case "agenda":
-      b.print(b.agendaText());
+      b.print(b.agendaText(typeof args[0] === "string" ? args[0] : undefined));
       return VOID;
     case "exit":
       b.exit();
@@ -169,7 +170,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "read-number":
       return b.input.readNumber();
     default:
-      return b.focusCommand(name, args);
+      return b.engineCommand(name, args);
   }
 }
 

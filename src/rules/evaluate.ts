@@ -86,6 +86,10 @@ export const COMMANDS = new Set([
   "list-focus-stack",
   "get-current-module",
   "set-current-module",
+  "set-strategy",
+  "get-strategy",
+  "watch",
+  "unwatch",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */

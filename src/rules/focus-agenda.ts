@@ -4,6 +4,8 @@
  * focus stack, and pops a module whose agenda is empty. Without defmodules everything is MAIN.
  */
 import { type Activation, Agenda } from "./agenda.js";
+import type { Strategy } from "./strategy.js";
+import { focusTrace } from "./watch.js";
 
 export const MAIN = "MAIN";
 
@@ -12,6 +14,12 @@ export class FocusAgenda {
   /** The focus stack, top last. */
   stack: string[] = [MAIN];
   private clock = 0;
+  /** The conflict resolution strategy (`set-strategy`); CLIPS keeps it across reset and clear. */
+  strategy: Strategy = "depth";
+  /** Prints `(watch focus)` messages; null when focus is not watched. */
+  trace: ((text: string) => void) | null = null;
+  /** The random strategy's generator state (a fixed seed: runs are reproducible). */
+  private seed = 1;
 
   private agendaOf(module: string): Agenda {
     let a = this.agendas.get(module);
@@ -27,7 +35,27 @@ export class FocusAgenda {
   }
 
   add(a: Activation): void {
-    this.agendaOf(a.rule.module ?? MAIN).add(a);
+    if (this.strategy === "random" && a.randomId === undefined) a.randomId = this.draw();
+    this.agendaOf(a.rule.module ?? MAIN).add(a, this.strategy);
+  }
+
+  /** `(set-strategy s)`: every agenda is re-placed under the new strategy; returns the old one. */
+  setStrategy(strategy: Strategy): Strategy {
+    const old = this.strategy;
+    this.strategy = strategy;
+    if (old === strategy) return old;
+    for (const agenda of this.agendas.values()) {
+      const acts = agenda.list();
+      agenda.clear();
+      for (const a of acts) this.add(a);
+    }
+    return old;
+  }
+
+  /** A 31-bit linear congruential draw (CLIPS's numbers come from C's rand and cannot match). */
+  private draw(): number {
+    this.seed = (this.seed * 1103515245 + 12345) % 2147483648;
+    return this.seed;
   }
 
   remove(a: Activation): void {
@@ -44,7 +72,7 @@ export class FocusAgenda {
       if (top === undefined) return null;
       const a = this.agendaOf(top).peek();
       if (a) return a;
-      this.stack.pop();
+      this.popFocus();
     }
   }
 
@@ -57,17 +85,34 @@ export class FocusAgenda {
   pushFocus(modules: readonly string[]): void {
     for (let i = modules.length - 1; i >= 0; i--) {
       const m = modules[i] as string;
-      if (this.focus() !== m) this.stack.push(m);
+      const top = this.focus();
+      if (top === m) continue;
+      this.trace?.(focusTrace(true, m, top));
+      this.stack.push(m);
     }
   }
 
   popFocus(): string | null {
-    return this.stack.pop() ?? null;
+    const m = this.stack.pop() ?? null;
+    if (m !== null) this.trace?.(focusTrace(false, m, this.focus()));
+    return m;
+  }
+
+  /** `(clear-focus-stack)`: pops every module. */
+  clearStack(): void {
+    while (this.stack.length > 0) this.popFocus();
   }
 
   /** One module's activations in firing order. */
   listModule(module: string): Activation[] {
     return this.agendas.get(module)?.list() ?? [];
+  }
+
+  /** How many activations every agenda holds. */
+  get size(): number {
+    let n = 0;
+    for (const a of this.agendas.values()) n += a.size;
+    return n;
   }
 
   /** Every activation, module by module (for snapshots). */
@@ -80,7 +125,8 @@ export class FocusAgenda {
   /** Empties every agenda; the focus stack becomes MAIN alone (as reset leaves it). */
   clear(): void {
     for (const a of this.agendas.values()) a.clear();
-    this.stack = [MAIN];
+    this.clearStack();
+    this.pushFocus([MAIN]);
   }
 
   get timetagClock(): number {

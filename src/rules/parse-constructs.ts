@@ -205,6 +205,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
   let salience = 0;
   let autoFocus = false;
   const ces: CE[] = [];
+  let logical = 0;
   let arrow = -1;
   for (; i < list.items.length; i++) {
     const n = list.items[i] as SNode;
@@ -219,6 +220,19 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     if (n.type === "atom" && n.kind === "sfvar") {
       ces.push(parseBoundPattern(list.items, i, ctx));
       i += 2;
+      continue;
+    }
+    if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "logical") {
+      // Logical CEs must come first (CLIPS's [RULELHS1]); their CEs join the rule's as an and.
+      if (ces.length !== logical) {
+        throw rulesLoadError(n.pos, "the logical CE must be the first conditional elements", {
+          construct: ctx.construct,
+          clips: "[RULELHS1] The logical CE cannot be used with the CEs that precede it.",
+          hint: "Move (logical …) before the other conditional elements.",
+        });
+      }
+      ces.push(...parseSubCEs(n, ctx, true));
+      logical = ces.length;
       continue;
     }
     ces.push(parseCE(n, ctx));
@@ -244,6 +258,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     source: list.source,
     ...(module !== "MAIN" ? { module } : {}),
     ...(autoFocus ? { autoFocus } : {}),
+    ...(logical ? { logical } : {}),
   };
 }
 
@@ -339,8 +354,9 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
       return { type: "forall", first, rest: inner.slice(1), pos: node.pos };
     }
     case "logical":
-      throw rulesLoadError(node.pos, "the logical conditional element is not supported", {
+      throw rulesLoadError(node.pos, "a logical CE can only be among a rule's first CEs", {
         construct: ctx.construct,
+        hint: "Write (logical …) at the top of the rule's conditions, not inside another CE.",
       });
     default:
       return parsePattern(node, ctx, null);

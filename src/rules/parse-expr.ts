@@ -316,9 +316,24 @@ export function parseSlotSpec(node: SNode, ctx: ParseContext): SlotSpec {
   }
   return {
     name: node.items[0].text,
-    values: node.items.slice(1).map((n) => parseExpr(n, ctx)),
+    values: parseFieldExprs(node.items.slice(1), ctx),
     pos: node.pos,
   };
+}
+
+/**
+ * A fact's field expressions. CLIPS still reads the old `=(expr)` form on the right-hand side:
+ * an `=` symbol directly before a call is dropped, the call is the value.
+ */
+function parseFieldExprs(items: SNode[], ctx: ParseContext): Expr[] {
+  const out: Expr[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const n = items[i] as SNode;
+    if (n.type === "atom" && n.kind === "symbol" && n.text === "=" && items[i + 1]?.type === "list")
+      continue;
+    out.push(parseExpr(n, ctx));
+  }
+  return out;
 }
 
 /** A fact in `assert` or `deffacts`: ordered, or template when the relation names a deftemplate. */
@@ -343,7 +358,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   return {
     kind: "ordered",
     relation: head.text,
-    fields: node.items.slice(1).map((n) => parseExpr(n, ctx)),
+    fields: parseFieldExprs(node.items.slice(1), ctx),
     pos: node.pos,
   };
 }

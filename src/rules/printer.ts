@@ -29,11 +29,14 @@ export function activationFacts(a: Activation): string {
   return parts.length ? parts.join(",") : "*";
 }
 
+/** One activation as `(agenda)` lists it: `0      r: f-1,f-2`. */
+export function agendaLine(a: Activation): string {
+  return `${String(a.salience).padEnd(6)} ${a.rule.name}: ${activationFacts(a)}`;
+}
+
 /** The output of `(agenda)`. */
 export function agendaListing(acts: readonly Activation[]): string {
   if (acts.length === 0) return "";
-  const lines = acts.map(
-    (a) => `${String(a.salience).padEnd(6)} ${a.rule.name}: ${activationFacts(a)}`,
-  );
+  const lines = acts.map(agendaLine);
   return `${lines.join("\n")}\n${total(acts.length, "activation")}\n`;
 }

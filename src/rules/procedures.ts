@@ -16,7 +16,11 @@ export class Procedures {
   private readonly functions = new Map<string, RuleFunction>();
   private readonly globals = new Map<string, Global>();
 
-  constructor(private readonly host: () => EvalHost) {}
+  constructor(
+    private readonly host: () => EvalHost,
+    /** Told each time a global changes (`(watch globals)`). */
+    private readonly onSet?: (name: string, now: Value, before: Value) => void,
+  ) {}
 
   hasFunction(name: string): boolean {
     return this.functions.has(name);
@@ -102,12 +106,17 @@ export class Procedures {
   setGlobal(name: string, value: Value): void {
     const g = this.globals.get(name);
     if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    this.onSet?.(name, value, g.value);
     g.value = value;
   }
 
   /** `(reset)`: every global takes its initial value again. */
   resetGlobals(): void {
-    for (const g of this.globals.values()) g.value = this.evaluate(g.init);
+    for (const [name, g] of this.globals) {
+      const value = this.evaluate(g.init);
+      this.onSet?.(name, value, g.value);
+      g.value = value;
+    }
   }
 
   /** The current values, for snapshots. */

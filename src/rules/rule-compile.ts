@@ -1,4 +1,5 @@
 /** Compiles a parsed defrule into the network and its right-hand side into closures. */
+
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
@@ -8,6 +9,7 @@ import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
 import { checkRhsVariables } from "./rhs-variables.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
+import { ruleComplexity } from "./strategy.js";
 
 /** What the engine does when a rule's terminal gains or loses a token. */
 export interface ActivationHooks {
@@ -37,9 +39,11 @@ export function compileRule(
     hostActions,
     acts,
     source: ast.source,
+    ...(ast.logical ? { logical: ast.logical } : {}),
   };
   try {
     for (const [disjunct, ces] of disjuncts.entries()) {
+      const complexity = ruleComplexity(ces);
       const display: ("fact" | "star" | "none")[] = [];
       const leadingTest = ces[0]?.type === "test";
       const info: RuleInfo = {
@@ -48,6 +52,7 @@ export function compileRule(
         display,
         disjunct,
         leadingTest,
+        complexity,
         ...(ast.module ? { module: ast.module } : {}),
         ...(ast.autoFocus ? { autoFocus: true } : {}),
       };

@@ -12,6 +12,8 @@ export interface RuleEntry {
   readonly hostActions: readonly unknown[] | undefined;
   readonly acts: Map<Token, Activation>;
   readonly source: string;
+  /** How many leading CEs are logical: facts the rule asserts depend on their match. */
+  readonly logical?: number;
 }
 
 // A token's activation lives on the token itself (no map traffic per activation) unless another

@@ -35,14 +35,20 @@ export class WorkingMemory {
   private byContent = new HashChains<Fact>();
   private readonly byRelation = new Map<string, Set<Fact>>();
   nextId = 0;
+  /** The existing fact the last create() found identical (null when it created one). */
+  duplicateOf: Fact | null = null;
 
   /** A new fact, or null when an identical fact exists. */
   create(relation: string, template: Template | null, values: Value[], id?: number): Fact | null {
     const hashes = valueHashes(values);
     const hash = contentHash(relation, hashes);
     for (let f = this.byContent.first(hash); f !== null; f = f.next) {
-      if (f.hash === hash && f.holds(relation, values)) return null;
+      if (f.hash === hash && f.holds(relation, values)) {
+        this.duplicateOf = f;
+        return null;
+      }
     }
+    this.duplicateOf = null;
     const fact = new Fact(id ?? this.nextId, relation, template, values, hashes, hash);
     this.byContent.append(fact);
     this.nextId = Math.max(this.nextId, fact.factId + 1);

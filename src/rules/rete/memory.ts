@@ -18,6 +18,11 @@ export interface MemEntry extends ChainEntry<MemEntry> {
   readonly token: Token;
 }
 
+/** What a token that gives logical support tells when it is removed. */
+export interface TokenDependents {
+  lost(t: Token): void;
+}
+
 /**
  * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
  * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
@@ -43,6 +48,8 @@ export class Token implements MemEntry {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
   aux: unknown = null;
+  /** Facts this partial match logically supports (the logical CE); told when it goes. */
+  dependents: TokenDependents | null = null;
   constructor(
     readonly parent: Token | null,
     readonly am: AlphaMatch | null,
@@ -161,6 +168,11 @@ export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null):
 export function removeToken(t: Token): void {
   if (t.dead) return;
   t.dead = true;
+  const dependents = t.dependents;
+  if (dependents !== null) {
+    t.dependents = null;
+    dependents.lost(t);
+  }
   const source = t.source;
   const kids = source.children;
   for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);

@@ -38,4 +38,37 @@ describe("bugs found by real CLIPS programs", () => {
     expect(r.error?.message).not.toContain("defrule r");
     expect(r.error?.details.line).toBe(2);
   });
+
+  it("reads the old =(expr) form of a fact field on the right-hand side as the call's value", () => {
+    const r = runBatch(
+      [
+        "(deftemplate s (slot d))",
+        "(defrule r ?f <- (s (d ?n&:(< ?n 2))) => (duplicate ?f (d =(+ 1 ?n))) (assert (o =(* 2 ?n))))",
+        "(assert (s (d 1)))",
+        "(run)",
+        "(facts)",
+        "(exit)",
+      ].join("\n"),
+    );
+    expect(r.error).toBeUndefined();
+    expect(r.output).toBe(
+      "f-0     (initial-fact)\nf-1     (s (d 1))\nf-2     (s (d 2))\nf-3     (o 2)\nFor a total of 4 facts.\n",
+    );
+  });
+
+  it("counts an activation removed after reset cleared the agenda only once", () => {
+    const r = runBatch(
+      [
+        "(defmodule A (export ?ALL))",
+        "(defrule A::ra => )",
+        "(defmodule MAIN)",
+        "(watch statistics)",
+        "(reset)",
+        "(focus A)",
+        "(run)",
+        "(exit)",
+      ].join("\n"),
+    );
+    expect(r.output).toContain("1 mean number of activations (1 maximum).");
+  });
 });

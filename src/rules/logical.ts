@@ -1,0 +1,81 @@
+/**
+ * Truth maintenance for the `logical` conditional element (CLIPS 6.30 lgcldpnd.c). A fact a
+ * logical rule asserts is supported by the partial match of the rule's logical patterns; when
+ * every partial match supporting it is gone, the fact is retracted. A fact asserted without
+ * logical support (or already there without it) is unconditional and stays.
+ */
+import type { Fact } from "./facts.js";
+import type { Token, TokenDependents } from "./rete/memory.js";
+
+/** The facts one partial match supports, newest first (CLIPS's dependents list). */
+class Support implements TokenDependents {
+  readonly facts: Fact[] = [];
+  constructor(private readonly tm: TruthMaintenance) {}
+  lost(t: Token): void {
+    this.tm.lost(t, this.facts);
+  }
+}
+
+export class TruthMaintenance {
+  /** Facts with logical support, and the partial matches giving it. */
+  private readonly supports = new Map<Fact, Set<Token>>();
+  /** Facts that lost their last support, in the order CLIPS retracts them. */
+  private pending: Fact[] = [];
+  private flushing = false;
+  /** The logical partial match of the rule firing now, or null. */
+  current: Token | null = null;
+
+  /** A fact was asserted (`existing`: it was already there) while `current` fires. */
+  asserted(fact: Fact, existing: boolean): void {
+    const t = this.current;
+    if (t === null) {
+      // An unconditional assert of a supported fact makes it unconditional (AddLogicalDependencies).
+      if (existing) this.supports.delete(fact);
+      return;
+    }
+    if ((existing && !this.supports.has(fact)) || t.dead) return;
+    let set = this.supports.get(fact);
+    if (!set) {
+      set = new Set();
+      this.supports.set(fact, set);
+    }
+    if (set.has(t)) return;
+    set.add(t);
+    let d = t.dependents as Support | null;
+    if (!d) {
+      d = new Support(this);
+      t.dependents = d;
+    }
+    d.facts.unshift(fact);
+  }
+
+  /** A fact was retracted: it needs no support any more. */
+  retracted(fact: Fact): void {
+    this.supports.delete(fact);
+  }
+
+  lost(t: Token, facts: readonly Fact[]): void {
+    for (const f of facts) {
+      const set = this.supports.get(f);
+      if (!set?.delete(t) || set.size > 0) continue;
+      this.supports.delete(f);
+      this.pending.unshift(f);
+    }
+  }
+
+  /** Retracts the facts left without support (ForceLogicalRetractions); not re-entered. */
+  flush(retract: (f: Fact) => void): void {
+    if (this.flushing || this.pending.length === 0) return;
+    this.flushing = true;
+    try {
+      for (let f = this.pending.shift(); f; f = this.pending.shift()) if (!f.retracted) retract(f);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Whether a fact has logical support (for explanations and tests). */
+  isSupported(fact: Fact): boolean {
+    return this.supports.has(fact);
+  }
+}

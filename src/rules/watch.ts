@@ -1,0 +1,117 @@
+/**
+ * `watch` / `unwatch` (CLIPS 6.30 watch.c): which trace messages the engine prints, and their
+ * text. The engine calls these at the moments CLIPS prints them.
+ */
+import { rulesRuntimeError } from "./errors.js";
+import { formatValue, type Value } from "./values.js";
+
+/** The items CLIPS 6.30 can watch (without COOL). */
+export const WATCH_ITEMS = [
+  "facts",
+  "rules",
+  "activations",
+  "focus",
+  "globals",
+  "statistics",
+  "deffunctions",
+  "compilations",
+  "generic-functions",
+  "methods",
+  "instances",
+  "slots",
+  "messages",
+  "message-handlers",
+] as const;
+
+export type WatchItem = (typeof WATCH_ITEMS)[number];
+
+export class Watches {
+  private readonly on = new Set<string>();
+
+  /** `(watch item…)` (`on` true) or `(unwatch item…)`; `all` is every item. */
+  set(items: readonly Value[], on: boolean): void {
+    const names = items.map((v) => {
+      if (v === "all") return v;
+      if (typeof v !== "string" || !(WATCH_ITEMS as readonly string[]).includes(v)) {
+        const fn = on ? "watch" : "unwatch";
+        throw rulesRuntimeError(`${fn} does not know the item ${formatValue(v)}`, {
+          clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type watchable symbol`,
+          hint: `Watch one of: all, ${WATCH_ITEMS.join(", ")}.`,
+        });
+      }
+      return v;
+    });
+    for (const n of names) {
+      const list = n === "all" ? WATCH_ITEMS : [n];
+      for (const item of list) {
+        if (on) this.on.add(item);
+        else this.on.delete(item);
+      }
+    }
+  }
+
+  has(item: WatchItem): boolean {
+    return this.on.size > 0 && this.on.has(item);
+  }
+}
+
+/** `==> f-1     (a 1)` / `<== f-1     (a 1)`. */
+export function factTrace(asserted: boolean, line: string): string {
+  return `${asserted ? "==>" : "<=="} ${line}\n`;
+}
+
+/** `==> Activation 0      r: f-1` / `<== Activation …`: the agenda line after the arrow. */
+export function activationTrace(added: boolean, agendaLine: string): string {
+  return `${added ? "==>" : "<=="} Activation ${agendaLine}\n`;
+}
+
+/** `FIRE    1 r: f-1,f-2`: the firing's number within the run. */
+export function fireTrace(n: number, rule: string, facts: string): string {
+  return `FIRE ${String(n).padStart(4)} ${rule}: ${facts}\n`;
+}
+
+/** `==> Focus B from A` / `<== Focus B to A`. */
+export function focusTrace(pushed: boolean, module: string, other: string | null): string {
+  if (pushed) return `==> Focus ${module}${other ? ` from ${other}` : ""}\n`;
+  return `<== Focus ${module}${other ? ` to ${other}` : ""}\n`;
+}
+
+/** `:== ?*g* ==> 4 <== 1`. */
+export function globalTrace(name: string, now: Value, before: Value): string {
+  return `:== ?*${name}* ==> ${formatValue(now)} <== ${formatValue(before)}\n`;
+}
+
+/**
+ * What `(watch statistics)` prints after a run (engine.c Run): sums and maxima taken before the
+ * first firing and after each. CLIPS adds its run time when its clock moved; Keel never does
+ * (a time cannot be reproduced), so it prints the line CLIPS prints for an instant run.
+ */
+export class RunStatistics {
+  private sumFacts: number;
+  private maxFacts: number;
+  private sumActs: number;
+  private maxActs: number;
+
+  constructor(start: { facts: number; activations: number }) {
+    this.sumFacts = this.maxFacts = start.facts;
+    this.sumActs = this.maxActs = start.activations;
+  }
+
+  add(now: { facts: number; activations: number }): void {
+    this.sumFacts += now.facts;
+    this.maxFacts = Math.max(this.maxFacts, now.facts);
+    this.sumActs += now.activations;
+    this.maxActs = Math.max(this.maxActs, now.activations);
+  }
+
+  text(fired: number): string {
+    const mean = (sum: number) => Math.floor(sum / (fired + 1) + 0.5);
+    return (
+      `${fired} rules fired\n` +
+      `${mean(this.sumFacts)} mean number of facts (${this.maxFacts} maximum).\n` +
+      // COOL's initial-object is the one instance CLIPS 6.30 counts.
+      "1 mean number of instances (1 maximum).\n" +
+      `${mean(this.sumActs)} mean number of activations (${this.maxActs} maximum).\n`
+    );
+  }
+}
