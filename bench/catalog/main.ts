@@ -9,12 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import {
-  builtInRegistry,
-  loadIssues,
-  type ScanOutcome,
-  scanScope,
-} from "../../src/catalog/index.js";
+import { builtInRegistry, loadIssues, type ScopeScan, scanScope } from "../../src/catalog/index.js";
 import { openStore } from "../../src/store/index.js";
 
 const FILES = Number(process.env.FILES ?? 10_000);
@@ -48,6 +43,9 @@ const nodeOfSlot = (slot: number): number =>
   Math.min(FILES - 1, slot + FOLDERS.length * Math.floor((random() * FILES) / FOLDERS.length));
 // Links mostly resolve, as in a maintained repository; BROKEN of them point nowhere.
 const BROKEN = 0.02;
+const SLASH = 0.15;
+const MENTION = 0.15;
+const URL_RATE = 0.05;
 
 function file(i: number): [string, string] {
   const path = pathOf(i);
@@ -58,11 +56,11 @@ function file(i: number): [string, string] {
     const sentence = Array.from({ length: 12 }, () => pick(WORDS)).join(" ");
     const broken = random() < BROKEN;
     const extra =
-      random() < 0.3
+      random() < SLASH
         ? ` Run /${broken ? `gone-${i}` : nameOf(nodeOfSlot(1))}.`
-        : random() < 0.3
+        : random() < MENTION
           ? ` Ask @${broken ? `nobody-${i}` : nameOf(nodeOfSlot(0))}.`
-          : random() < 0.1
+          : random() < URL_RATE
             ? ` See https://example.com/p/${i}.`
             : "";
     body += `${sentence[0]?.toUpperCase()}${sentence.slice(1)}.${extra}\n`;
@@ -92,8 +90,8 @@ const median = <T>(runs: Timed<T>[]): Timed<T> =>
   [...runs].sort((a, b) => a.wall - b.wall)[Math.floor(runs.length / 2)] as Timed<T>;
 const verdict = (value: number, target: number) => (value <= target ? "met" : "MISSED");
 
-function report(label: string, run: Timed<ScanOutcome | unknown>, target?: number) {
-  const outcome = run.value as ScanOutcome | null;
+function report(label: string, run: Timed<ScopeScan | unknown>, target?: number) {
+  const outcome = run.value as ScopeScan | null;
   const t = outcome?.timings;
   const phases = t
     ? `walk ${t.walk.toFixed(0)} · parse ${t.parse.toFixed(0)} · tokenize ${t.tokenize.toFixed(0)} · detect ${t.detect.toFixed(0)} · rules ${t.rules.toFixed(0)} · write ${t.write.toFixed(0)} · reused ${outcome?.reused}`
@@ -132,14 +130,14 @@ try {
     await timed(() => scanScope(store, { root, registry, config: { scan: { tokenize: false } } })),
   );
   await scanScope(store, { root, registry });
-  const unchanged: Timed<ScanOutcome>[] = [];
+  const unchanged: Timed<ScopeScan>[] = [];
   for (let round = 0; round < 5; round++) {
     unchanged.push(
       await timed(() => scanScope(store, { root, registry, mode: { kind: "changed" } })),
     );
   }
   report("--changed, nothing changed (median)", median(unchanged), 150);
-  const changedRuns: Timed<ScanOutcome>[] = [];
+  const changedRuns: Timed<ScopeScan>[] = [];
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < 10; i++) {
       const [path, text] = file((i * 997 + round) % FILES);
@@ -158,7 +156,7 @@ try {
   for (let round = 0; round < 5; round++) checks.push(await timed(() => loadIssues(store)));
   report("keel check from the database (median)", median(checks), 50);
   console.log(
-    `nodes ${unchanged[0]?.value.result.stats.nodesCount} · links ${unchanged[0]?.value.result.stats.linksCount} · issues stored ${(await loadIssues(store))?.length}; load average now ${loadavg()
+    `nodes ${unchanged[0]?.value.stats.nodesCount} · links ${unchanged[0]?.value.stats.linksCount} · issues stored ${(await loadIssues(store))?.length}; load average now ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")}`,
   );

@@ -33,8 +33,14 @@ export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";
 export type { ScanTimings } from "./scan/phases.js";
 export type { PriorScan } from "./scan/prior.js";
-export { runScan, type ScanMode, type ScanOptions, type ScanOutcome } from "./scan/run-scan.js";
-export { type ScanScopeOptions, scanScope } from "./scan-scope.js";
-export { loadIssues, loadPriorScan, loadScan } from "./store/load.js";
+export {
+  runScan,
+  type ScanMode,
+  type ScanOptions,
+  type ScanOutcome,
+  scanSettingsHash,
+} from "./scan/run-scan.js";
+export { type ScanScopeOptions, type ScopeScan, scanScope } from "./scan-scope.js";
+export { loadIssues, loadPriorScan, loadScan, loadScanHead, type ScanHead } from "./store/load.js";
 export { persistScan } from "./store/persist.js";
 export { normalizeTrigger } from "./trigger.js";

@@ -1,8 +1,13 @@
 import type { Store } from "../store/index.js";
 import type { CatalogConfig } from "./config.js";
+import { DEFAULT_MAX_FILE_BYTES } from "./fs/read-file.js";
+import type { CatalogIssue, ScanResult, ScanStats } from "./model.js";
 import type { ExtensionRegistry } from "./registry.js";
-import { runScan, type ScanMode, type ScanOutcome } from "./scan/run-scan.js";
-import { loadPriorScan } from "./store/load.js";
+import { listScope } from "./scan/listing.js";
+import { PhaseClock, type ScanTimings } from "./scan/phases.js";
+import { nothingChanged, stampListing } from "./scan/probe.js";
+import { runScan, type ScanMode, scanSettingsHash } from "./scan/run-scan.js";
+import { loadPriorScan, loadScan, loadScanHead, touchScan } from "./store/load.js";
 import { persistScan } from "./store/persist.js";
 
 export interface ScanScopeOptions {
@@ -15,28 +20,90 @@ export interface ScanScopeOptions {
   readonly strict?: boolean;
   /** Build the result without writing it (`--compare-with`, dry runs). */
   readonly write?: boolean;
+  readonly now?: () => number;
   readonly onProgress?: (done: number, total: number) => void;
   readonly onDiagnostic?: (message: string) => void;
 }
 
+/** A scan of a scope, stored (unless `write: false`). */
+export interface ScopeScan {
+  /** True when `--changed` found nothing to re-read: the stored scan stands, unrewritten. */
+  readonly unchanged: boolean;
+  readonly stats: ScanStats;
+  readonly issues: readonly CatalogIssue[];
+  readonly timings: ScanTimings;
+  /** Nodes taken from the prior scan without being read. */
+  readonly reused: number;
+  /**
+   * The whole result: in memory after a scan that read something; read back from the database
+   * after one that found nothing changed (so call it while the store is open).
+   */
+  result(): Promise<ScanResult>;
+}
+
 /**
- * Scans a scope and stores the result: the prior scan is loaded for `--changed` / `-n`, the scan
- * runs, and `scan_*` is replaced in one transaction (unless `write: false`).
+ * Scans a scope and stores the result in one transaction. `--changed` first lists the scope and
+ * compares file stamps with the stored ones: when nothing moved it only records the scan's time;
+ * otherwise it reads the changed files, reuses the rest, and writes only the rows that differ.
  *
  * @example
  * const store = await openStore();
- * const { result } = await scanScope(store, { root: process.cwd(), registry: builtInRegistry() });
+ * const scan = await scanScope(store, { root: process.cwd(), registry: builtInRegistry() });
+ * console.log(scan.stats.nodesCount, (await scan.result()).nodes[0]?.path);
  */
-export async function scanScope(store: Store, options: ScanScopeOptions): Promise<ScanOutcome> {
+export async function scanScope(store: Store, options: ScanScopeOptions): Promise<ScopeScan> {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
   const mode = options.mode ?? { kind: "full" };
   const config = options.config ?? {};
-  const prior = mode.kind === "full" ? null : await loadPriorScan(store);
+  const write = options.write !== false;
+  const tokenize = config.scan?.tokenize !== false;
+  const clock = new PhaseClock();
+  const head = mode.kind === "full" ? null : await loadScanHead(store);
+  let listing: ReturnType<typeof listScope> | undefined;
+  let probed: ReturnType<typeof stampListing> | undefined;
+  if (mode.kind === "changed" && head) {
+    listing = clock.measure("walk", () =>
+      listScope(options.root, options.registry, {
+        ignore: config.ignore,
+        followSymlinks: config.scan?.followSymlinks,
+        onDiagnostic: options.onDiagnostic,
+      }),
+    );
+    const claimed = listing;
+    probed = clock.measure("walk", () => stampListing(claimed));
+    const settings = scanSettingsHash(options.registry, tokenize, DEFAULT_MAX_FILE_BYTES);
+    if (head.settingsHash === settings && nothingChanged(claimed, probed, head)) {
+      const durationMs = Math.max(0, Math.round(now() - startedAt));
+      const stats = { ...head.stats, filesWalked: claimed.walked, durationMs };
+      if (write) {
+        const start = performance.now();
+        await touchScan(store, head, startedAt, stats);
+        clock.timings.write += performance.now() - start;
+      }
+      return {
+        unchanged: true,
+        stats,
+        issues: head.issues,
+        timings: clock.timings,
+        reused: claimed.files.length,
+        result: async () => {
+          const stored = (await loadScan(store)) as ScanResult;
+          return write ? stored : { ...stored, scannedAt: startedAt, stats };
+        },
+      };
+    }
+  }
+  const prior = head ? await loadPriorScan(store, head) : null;
   const outcome = await runScan({
     root: options.root,
     registry: options.registry,
     scope: options.scope,
     mode,
     prior,
+    listing,
+    probed,
+    now: options.now,
     tokenize: config.scan?.tokenize,
     strict: options.strict ?? config.scan?.strict,
     followSymlinks: config.scan?.followSymlinks,
@@ -44,10 +111,19 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
     onProgress: options.onProgress,
     onDiagnostic: options.onDiagnostic,
   });
-  if (options.write !== false) {
+  for (const phase of Object.keys(clock.timings) as (keyof ScanTimings)[])
+    outcome.timings[phase] += clock.timings[phase];
+  if (write) {
     const start = performance.now();
-    await persistScan(store, outcome.result, outcome.stamps, outcome.settingsHash);
+    await persistScan(store, outcome.result, outcome.stamps, outcome.settingsHash, prior);
     outcome.timings.write += performance.now() - start;
   }
-  return outcome;
+  return {
+    unchanged: false,
+    stats: outcome.result.stats,
+    issues: outcome.result.issues,
+    timings: outcome.timings,
+    reused: outcome.reused,
+    result: async () => outcome.result,
+  };
 }

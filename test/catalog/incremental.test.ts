@@ -120,12 +120,62 @@ describe("incremental scans equal full scans", () => {
         const incremental = await scanScope(store, { root, registry, mode: { kind: "changed" } });
         reused += incremental.reused;
         const full = await runScan({ root, registry });
-        expect(comparable(incremental.result), `seed ${seed} round ${round}`).toEqual(
+        expect(comparable(await incremental.result()), `seed ${seed} round ${round}`).toEqual(
           comparable(full.result),
         );
       }
     });
   }
+
+  it("--changed with nothing changed rewrites no row; with one file changed, only its rows", async () => {
+    const registry = builtInRegistry();
+    for (const path of listFiles(root)) unlinkSync(join(root, path));
+    for (const name of ["a", "b", "c"]) {
+      write(
+        `notes/${name}.md`,
+        `---\nname: ${name}\ndescription: ${name}\n---\nsee /a and /b, ask @c\n`,
+      );
+    }
+    await scanScope(store, { root, registry, mode: { kind: "full" } });
+    if (store.native.dialect !== "sqlite") throw new Error("this test reads SQLite row ids");
+    const db = store.native.database;
+    const rows = () => ({
+      nodes: db.prepare("SELECT rowid, path FROM scan_nodes ORDER BY rowid").all(),
+      links: db.prepare("SELECT id, source_path FROM scan_links ORDER BY id").all(),
+      files: db.prepare("SELECT id, path FROM scan_files ORDER BY id").all(),
+    });
+    const before = rows();
+    const quiet = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+    expect(quiet.unchanged).toBe(true);
+    expect(quiet.reused).toBe(3);
+    expect(rows()).toEqual(before);
+    expect((await quiet.result()).nodes.map((n) => n.path)).toEqual([
+      "notes/a.md",
+      "notes/b.md",
+      "notes/c.md",
+    ]);
+
+    write("notes/b.md", "---\nname: b\ndescription: b\n---\nsee /a only\n");
+    const edited = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+    expect(edited.unchanged).toBe(false);
+    expect(edited.reused).toBe(2);
+    const after = rows() as { links: { id: number; source_path: string }[] } & ReturnType<
+      typeof rows
+    >;
+    const kept = (list: unknown[]) =>
+      list.filter((row) =>
+        (before.links as unknown[]).some((b) => JSON.stringify(b) === JSON.stringify(row)),
+      );
+    // a.md and c.md's links keep their rows; b.md lost two links and kept one.
+    expect(kept(after.links)).toHaveLength(after.links.length);
+    expect(after.links).toHaveLength(before.links.length - 2);
+    expect(after.files.filter((f) => (f as { path: string }).path !== "notes/b.md")).toEqual(
+      before.files.filter((f) => (f as { path: string }).path !== "notes/b.md"),
+    );
+    expect(comparable(await edited.result())).toEqual(
+      comparable((await runScan({ root, registry })).result),
+    );
+  });
 
   it("-n <path> re-reads one node and keeps the others", async () => {
     const registry = builtInRegistry();
@@ -140,8 +190,9 @@ describe("incremental scans equal full scans", () => {
       mode: { kind: "node", path: "notes/a.md" },
     });
     expect(one.reused).toBe(1);
-    expect(one.result.links.map((l) => l.target)).toEqual(["/c"]);
-    expect(comparable(one.result)).toEqual(comparable((await runScan({ root, registry })).result));
+    const oneResult = await one.result();
+    expect(oneResult.links.map((l) => l.target)).toEqual(["/c"]);
+    expect(comparable(oneResult)).toEqual(comparable((await runScan({ root, registry })).result));
     await expect(
       scanScope(store, { root, registry, mode: { kind: "node", path: "notes/zzz.md" } }),
     ).rejects.toThrow(/not a file any adapter claims/);

@@ -57,7 +57,9 @@ for (const dialect of await dialects()) {
       cleanups.push(() => rmSync(root, { recursive: true, force: true }));
       const store = await openStore({ db: await dialect.db() });
       try {
-        const { result } = await scanScope(store, { root, registry: builtInRegistry() });
+        const result = await (
+          await scanScope(store, { root, registry: builtInRegistry() })
+        ).result();
         const loaded = await loadScan(store);
         expect(loaded?.nodes).toEqual(result.nodes);
         expect(loaded?.links).toEqual(result.links);
@@ -76,7 +78,7 @@ for (const dialect of await dialects()) {
       const reader = await openStore({ db });
       try {
         const registry = builtInRegistry();
-        const first = await scanScope(writer, { root, registry });
+        const first = await (await scanScope(writer, { root, registry })).result();
         writeTree(root, files(250, "b"));
         const next = await runScan({ root, registry, tokenize: false });
         const seen = new Set<string>();
@@ -99,7 +101,7 @@ for (const dialect of await dialects()) {
         await persistScan(writer, next.result, next.stamps, next.settingsHash);
         writing = false;
         await poll;
-        const before = `${first.result.nodes.length}/${first.result.links.length}`;
+        const before = `${first.nodes.length}/${first.links.length}`;
         const after = `${next.result.nodes.length}/${next.result.links.length}`;
         expect([before, after]).toEqual(["150/300", "400/800"]);
         expect(seen.has(before)).toBe(true);

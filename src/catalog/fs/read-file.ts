@@ -15,7 +15,13 @@ export type UnreadableReason =
 
 export type ReadOutcome =
   | { readonly ok: true; readonly text: string; readonly modifiedAt: number; readonly size: number }
-  | { readonly ok: false; readonly reason: UnreadableReason; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly reason: UnreadableReason;
+      readonly message: string;
+      /** The file's stamp when it could be taken (the file exists but is not text). */
+      readonly stamp?: FileStamp;
+    };
 
 /** A file's modification time (ms) and size, or null when it is gone. */
 export interface FileStamp {
@@ -53,6 +59,7 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
       return {
         ok: false,
         reason: "too-large",
+        stamp: { modifiedAt, size },
         message: `is ${formatBytes(size)}, over the ${formatBytes(maxBytes)} a catalog file may be; it was not read`,
       };
     }
@@ -89,6 +96,7 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
     return {
       ok: false,
       reason: "binary",
+      stamp: { modifiedAt, size },
       message: "is a binary file, not markdown text; rename it or ignore it",
     };
   }
@@ -96,6 +104,7 @@ export function readTextFile(path: string, maxBytes = DEFAULT_MAX_FILE_BYTES): R
     return {
       ok: false,
       reason: "invalid-utf8",
+      stamp: { modifiedAt, size },
       message: "is not valid UTF-8 text; re-save it as UTF-8",
     };
   }

@@ -1,6 +1,5 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { compareCodePoints } from "../../core/index.js";
+import { sep } from "node:path";
 import type { IgnoreFilter } from "./ignore-filter.js";
 
 /** A file the walk found. */
@@ -23,7 +22,7 @@ export interface WalkResult {
 }
 
 /**
- * Lists every file under `root` the filter keeps, in code-point order of path. Symbolic links
+ * Lists every file under `root` the filter keeps, in no particular order. Symbolic links
  * are skipped unless `followSymlinks`; when followed, a directory reached twice (a loop, or two
  * links to one place) is entered once and the repeat reported.
  */
@@ -57,10 +56,14 @@ export function walkFiles(root: string, filter: IgnoreFilter, followSymlinks: bo
       problems.push(problem(relative, error));
       return;
     }
-    entries.sort((a, b) => compareCodePoints(a.name, b.name));
+    // No sorting here: callers order what they keep (nodes by path, links by compareLinks).
     for (const entry of entries) {
       const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      const childAbsolute = join(absolute, entry.name);
+      // Concatenation, not path.join: the parts are already normal, and join's normalising
+      // is a measurable share of walking 10,000 files.
+      const childAbsolute = absolute.endsWith(sep)
+        ? `${absolute}${entry.name}`
+        : `${absolute}${sep}${entry.name}`;
       let isDirectory = entry.isDirectory();
       let isFile = entry.isFile();
       if (entry.isSymbolicLink()) {

@@ -5,26 +5,38 @@ import type { Detector, FrontmatterDiagnostic, Rule } from "../extensions.js";
 import { malformedHint } from "../frontmatter/malformed.js";
 import { splitFrontmatter } from "../frontmatter/split.js";
 import { validateFrontmatter } from "../frontmatter/validate.js";
-import { buildIgnoreFilter } from "../fs/ignore-filter.js";
 import { DEFAULT_MAX_FILE_BYTES, type FileStamp, readTextFile, stampOf } from "../fs/read-file.js";
-import { walkFiles } from "../fs/walk.js";
 import {
   CATALOG_SPEC_VERSION,
   type CatalogIssue,
   type CatalogLink,
   type CatalogNode,
-  NODE_KINDS,
   type ScanResult,
 } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
 import { buildNode } from "./build-node.js";
 import { countLinks, isExternal, mergeLinks } from "./links.js";
+import { type Listing, listForNode, listScope, nodeNotFound } from "./listing.js";
+import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
 import { loadTokenCounter, type TokenCounter } from "./tokens.js";
 
-/** How close to a scan's start a file's modification time must not be for its stamp to be trusted. */
+/**
+ * A file modified this close to the moment it is read may change again within the same clock
+ * tick after the read (git's "racily clean" case). Its stamp is stored smudged (size -1), so the
+ * next `--changed` scan reads it again instead of trusting it.
+ */
 const RACY_MS = 2000;
+
+/** The fingerprint of what a scan runs; a stored scan made under another one is not reused. */
+export function scanSettingsHash(
+  registry: ExtensionRegistry,
+  tokenize: boolean,
+  maxFileBytes: number,
+): string {
+  return `${registry.fingerprint()}|tokenize=${tokenize}|max=${maxFileBytes}`;
+}
 
 /** Which files a scan reads. */
 export type ScanMode =
@@ -51,6 +63,10 @@ export interface ScanOptions {
   /** The stored scan; required by the `changed` and `node` modes (without one they read everything). */
   readonly prior?: PriorScan | null;
   readonly now?: () => number;
+  /** The walk's result when the caller already listed the scope (it is not walked again). */
+  readonly listing?: Listing;
+  /** Stamps the caller already took (`--changed` probes them before deciding to scan). */
+  readonly probed?: ReadonlyMap<string, FileStamp | null>;
   /** Called as files are processed: (done, total). */
   readonly onProgress?: (done: number, total: number) => void;
   /** Receives notes about extensions that misbehaved (dropped links or issues). */
@@ -88,7 +104,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const strict = options.strict === true;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const mode = options.mode ?? { kind: "full" };
-  const settingsHash = `${registry.fingerprint()}|tokenize=${tokenize}|max=${maxFileBytes}`;
+  const settingsHash = scanSettingsHash(registry, tokenize, maxFileBytes);
   const prior = options.prior && options.prior.settingsHash === settingsHash ? options.prior : null;
   const adapters = registry.adapters();
   const detectors = registry.detectors();
@@ -104,26 +120,24 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
       },
     );
   }
-  const files = clock.measure("walk", () => {
-    if (mode.kind === "node") {
-      const paths = new Set(options.prior ? options.prior.nodes.keys() : []);
-      // A node deleted since the prior scan leaves the graph; a path never seen is an error.
-      if (existsSync(join(options.root, mode.path))) paths.add(mode.path);
-      else if (paths.has(mode.path)) paths.delete(mode.path);
-      else throw nodeNotFound(mode.path, options.root);
-      return {
-        files: [...paths]
-          .sort(compareCodePoints)
-          .map((path) => ({ path, absolutePath: join(options.root, path) })),
-        problems: [],
-      };
-    }
-    return walkFiles(
-      options.root,
-      buildIgnoreFilter(options.root, options.ignore ?? []),
-      options.followSymlinks === true,
-    );
-  });
+  const listing = clock.measure(
+    "walk",
+    () =>
+      options.listing ??
+      (mode.kind === "node"
+        ? listForNode(
+            options.root,
+            registry,
+            options.prior ? options.prior.nodes.keys() : [],
+            mode.path,
+            diagnostic,
+          )
+        : listScope(options.root, registry, {
+            ignore: options.ignore,
+            followSymlinks: options.followSymlinks,
+            onDiagnostic: diagnostic,
+          })),
+  );
 
   const countTokens: TokenCounter | null = tokenize
     ? await clock.measureAsync("tokenize", loadTokenCounter)
@@ -134,7 +148,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const stamps = new Map<string, FileStamp>();
   const kernelIssues: CatalogIssue[] = [];
   const external = new Map<string, number>();
-  let skipped = 0;
+  let skipped = listing.skipped;
   let reused = 0;
   const bodyDetectorIds = new Set(
     detectors.filter((d) => d.scope !== "frontmatter").map((d) => d.id),
@@ -142,6 +156,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const frontmatterDetectors = detectors.filter((d) => d.scope === "frontmatter");
   const priorLinksBySource = indexLinks(prior?.links ?? []);
   const priorMalformed = indexMalformed(prior?.issues ?? []);
+  const priorUnreadable = indexUnreadable(prior?.issues ?? []);
 
   const reuse = (node: CatalogNode, stamp: FileStamp | null) => {
     const copy: CatalogNode = { ...node, bytes: { ...node.bytes } };
@@ -177,62 +192,50 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   };
 
   let done = 0;
-  for (const file of files.files) {
+  for (const file of listing.files) {
     done += 1;
-    if (options.onProgress && done % 250 === 0) options.onProgress(done, files.files.length);
-    let kind: ReturnType<(typeof adapters)[number]["classify"]> = null;
-    let adapterId = "";
-    for (const adapter of adapters) {
-      kind = adapter.classify(file.path);
-      if (kind) {
-        adapterId = adapter.id;
-        break;
-      }
-    }
-    if (!kind) {
-      skipped += 1;
-      continue;
-    }
-    if (!(NODE_KINDS as readonly string[]).includes(kind)) {
-      diagnostic(
-        `adapter ${adapterId} classified ${file.path} as "${kind}", which is not a node kind; skipped`,
-      );
-      skipped += 1;
-      continue;
-    }
+    if (options.onProgress && done % 250 === 0) options.onProgress(done, listing.files.length);
+    const { kind, adapter: adapterId } = file;
     const priorNode = prior?.nodes.get(file.path);
-    if (priorNode && mode.kind !== "full") {
-      if (mode.kind === "node" && file.path !== mode.path) {
-        reuse(priorNode, prior?.stamps.get(file.path) ?? null);
-        continue;
-      }
-      const stamp = clock.measure("walk", () => stampOf(file.absolutePath));
-      const priorStamp = prior?.stamps.get(file.path);
+    if (priorNode && mode.kind === "node" && file.path !== mode.path) {
+      reuse(priorNode, prior?.stamps.get(file.path) ?? null);
+      continue;
+    }
+    if (prior && mode.kind === "changed") {
+      const stamp = options.probed?.has(file.path)
+        ? (options.probed.get(file.path) ?? null)
+        : clock.measure("walk", () => stampOf(file.absolutePath));
+      const priorStamp = prior.stamps.get(file.path);
       if (
-        mode.kind === "changed" &&
         stamp &&
         priorStamp &&
         stamp.modifiedAt === priorStamp.modifiedAt &&
-        // A file modified within RACY_MS of the prior scan's start may have changed again in
-        // the same clock tick after it was read (git's "racily clean" case): read it again.
-        stamp.modifiedAt < (prior?.scannedAt ?? 0) - RACY_MS &&
-        stamp.size === priorStamp.size &&
-        priorNode.kind === kind &&
-        priorNode.adapter === adapterId
+        stamp.size === priorStamp.size
       ) {
-        reuse(priorNode, stamp);
-        continue;
+        if (priorNode && priorNode.kind === kind && priorNode.adapter === adapterId) {
+          reuse(priorNode, stamp);
+          continue;
+        }
+        // A file that was not text last time and has not moved still is not.
+        const unreadableIssue = priorNode ? undefined : priorUnreadable.get(file.path);
+        if (unreadableIssue) {
+          skipped += 1;
+          kernelIssues.push(unreadableIssue);
+          stamps.set(file.path, stamp);
+          continue;
+        }
       }
     }
     const read = clock.measure("parse", () => readTextFile(file.absolutePath, maxFileBytes));
     if (!read.ok) {
       skipped += 1;
       kernelIssues.push(unreadable(file.path, read.reason, read.message));
+      if (read.stamp) stamps.set(file.path, smudgeIfRacy(read.stamp, scannedAt));
       continue;
     }
     const split = clock.measure("parse", () => splitFrontmatter(read.text));
     const node = clock.measure("parse", () => buildNode(file.path, kind, adapterId, split));
-    const stamp = { modifiedAt: read.modifiedAt, size: read.size };
+    const stamp = smudgeIfRacy({ modifiedAt: read.modifiedAt, size: read.size }, scannedAt);
     if (
       priorNode &&
       mode.kind !== "full" &&
@@ -276,7 +279,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
       }
     });
   }
-  for (const problem of files.problems) {
+  for (const problem of listing.problems) {
     kernelIssues.push(unreadable(problem.path, problem.reason, problem.message));
   }
   if (
@@ -296,7 +299,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   }
 
   nodes.sort((a, b) => compareCodePoints(a.path, b.path));
-  const graphLinks = mergeLinks(links);
+  const graphLinks = mergeLinks(links).sort(compareLinks);
   countLinks(nodes, graphLinks);
   for (const node of nodes) node.externalRefsCount = external.get(node.path) ?? 0;
 
@@ -316,7 +319,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     links: graphLinks,
     issues,
     stats: {
-      filesWalked: files.files.length,
+      filesWalked: listing.walked,
       filesSkipped: skipped,
       nodesCount: nodes.length,
       linksCount: graphLinks.length,
@@ -327,15 +330,8 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   return { result, stamps, timings: clock.timings, reused, settingsHash };
 }
 
-function nodeNotFound(path: string, root: string): KeelError {
-  return new KeelError(
-    "CATALOG_NODE_NOT_FOUND",
-    `${path} is not a file any adapter claims under ${root}.`,
-    {
-      hint: "Give the node's path relative to the scope root (as `keel list` prints it).",
-      details: { path },
-    },
-  );
+function smudgeIfRacy(stamp: FileStamp, readAt: number): FileStamp {
+  return stamp.modifiedAt >= readAt - RACY_MS ? { modifiedAt: stamp.modifiedAt, size: -1 } : stamp;
 }
 
 function isDirectory(path: string): boolean {
@@ -390,7 +386,8 @@ function runRules(
   return issues;
 }
 
-function unreadable(path: string, reason: string, message: string): CatalogIssue {
+/** The kernel's issue for a file or folder the scan could not read. */
+export function unreadable(path: string, reason: string, message: string): CatalogIssue {
   return {
     ruleId: "unreadable-file",
     severity: "warn",
@@ -419,6 +416,15 @@ function indexMalformed(
     const path = issue.nodeIds[0];
     const hint = issue.data?.hint;
     if (path !== undefined && typeof hint === "string") byPath.set(path, { hint, message: "" });
+  }
+  return byPath;
+}
+
+function indexUnreadable(issues: readonly CatalogIssue[]): Map<string, CatalogIssue> {
+  const byPath = new Map<string, CatalogIssue>();
+  for (const issue of issues) {
+    const path = issue.nodeIds[0];
+    if (issue.ruleId === "unreadable-file" && path !== undefined) byPath.set(path, issue);
   }
   return byPath;
 }

@@ -1,74 +1,121 @@
 import type { Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
-import type { CatalogIssue, CatalogNode, ScanResult } from "../model.js";
+import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, ScanStats } from "../model.js";
+import { compareLinks } from "../scan/order.js";
 import type { PriorScan } from "../scan/prior.js";
 import { rowIssue, rowLink, rowNode } from "./rows.js";
 
-/** The stored scan as a ScanResult, or null when the scope was never scanned. */
-export async function loadScan(store: Store): Promise<ScanResult | null> {
+/** The stored scan's facts without its nodes and links: what `--changed` decides on. */
+export interface ScanHead {
+  readonly scannedAt: number;
+  readonly settingsHash: string;
+  readonly result: Omit<ScanResult, "nodes" | "links" | "issues" | "stats">;
+  readonly stats: ScanStats;
+  readonly stamps: ReadonlyMap<string, FileStamp>;
+  readonly issues: readonly CatalogIssue[];
+  readonly issueIds: readonly number[];
+}
+
+/** The stored scan's head (meta row, counts, stamps, issues), or null when never scanned. */
+export async function loadScanHead(store: Store): Promise<ScanHead | null> {
   const meta = await store.kysely
     .selectFrom("scan_results")
     .selectAll()
     .where("id", "=", 1)
     .executeTakeFirst();
   if (!meta) return null;
-  const [nodeRows, linkRows, issueRows] = await Promise.all([
-    store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute(),
-    store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute(),
+  const [files, issueRows, nodeCount, linkCount] = await Promise.all([
+    store.kysely.selectFrom("scan_files").select(["path", "modified_at", "file_bytes"]).execute(),
     store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
-  ]);
-  const nodes = nodeRows
-    .map(rowNode)
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const links = linkRows.map(rowLink);
-  const issues = issueRows.map(rowIssue);
-  return {
-    schemaVersion: 1,
-    scannedAt: Number(meta.scanned_at),
-    scannedBy: meta.scanned_by_json
-      ? (JSON.parse(meta.scanned_by_json) as ScanResult["scannedBy"])
-      : null,
-    scope: meta.scope,
-    roots: JSON.parse(meta.roots_json) as string[],
-    adapters: JSON.parse(meta.adapters_json) as string[],
-    nodes,
-    links,
-    issues,
-    stats: {
-      filesWalked: Number(meta.files_walked_count),
-      filesSkipped: Number(meta.files_skipped_count),
-      nodesCount: nodes.length,
-      linksCount: links.length,
-      issuesCount: issues.length,
-      durationMs: Number(meta.duration_ms),
-    },
-  };
-}
-
-/** The stored scan with its file stamps and settings, for `--changed` and `-n`. */
-export async function loadPriorScan(store: Store): Promise<PriorScan | null> {
-  const result = await loadScan(store);
-  if (!result) return null;
-  const [meta, files] = await Promise.all([
     store.kysely
-      .selectFrom("scan_results")
-      .select("settings_hash")
-      .where("id", "=", 1)
-      .executeTakeFirst(),
-    store.kysely.selectFrom("scan_files").selectAll().execute(),
+      .selectFrom("scan_nodes")
+      .select((eb) => eb.fn.countAll<number | string>().as("count"))
+      .executeTakeFirstOrThrow(),
+    store.kysely
+      .selectFrom("scan_links")
+      .select((eb) => eb.fn.countAll<number | string>().as("count"))
+      .executeTakeFirstOrThrow(),
   ]);
   const stamps = new Map<string, FileStamp>();
   for (const row of files)
     stamps.set(row.path, { modifiedAt: Number(row.modified_at), size: Number(row.file_bytes) });
+  const issues = issueRows.map(rowIssue);
+  return {
+    scannedAt: Number(meta.scanned_at),
+    settingsHash: meta.settings_hash,
+    result: {
+      schemaVersion: 1,
+      scannedAt: Number(meta.scanned_at),
+      scannedBy: meta.scanned_by_json
+        ? (JSON.parse(meta.scanned_by_json) as ScanResult["scannedBy"])
+        : null,
+      scope: meta.scope,
+      roots: JSON.parse(meta.roots_json) as string[],
+      adapters: JSON.parse(meta.adapters_json) as string[],
+    },
+    stats: {
+      filesWalked: Number(meta.files_walked_count),
+      filesSkipped: Number(meta.files_skipped_count),
+      nodesCount: Number(nodeCount.count),
+      linksCount: Number(linkCount.count),
+      issuesCount: issues.length,
+      durationMs: Number(meta.duration_ms),
+    },
+    stamps,
+    issues,
+    issueIds: issueRows.map((row) => Number(row.id)),
+  };
+}
+
+async function loadNodes(store: Store): Promise<CatalogNode[]> {
+  const rows = await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
+  return rows.map(rowNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+// Links in the graph's one order (see compareLinks), with their row ids alongside.
+async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: number[] }> {
+  const rows = await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
+  const pairs = rows.map((row) => ({ link: rowLink(row), id: Number(row.id) }));
+  pairs.sort((a, b) => compareLinks(a.link, b.link) || a.id - b.id);
+  return { links: pairs.map((p) => p.link), ids: pairs.map((p) => p.id) };
+}
+
+/** The stored scan as a ScanResult, or null when the scope was never scanned. */
+export async function loadScan(store: Store): Promise<ScanResult | null> {
+  const head = await loadScanHead(store);
+  if (!head) return null;
+  const [nodes, { links }] = await Promise.all([loadNodes(store), loadLinks(store)]);
+  return {
+    ...head.result,
+    nodes,
+    links,
+    issues: [...head.issues],
+    stats: { ...head.stats, nodesCount: nodes.length, linksCount: links.length },
+  };
+}
+
+/**
+ * The stored scan with its file stamps, settings and row ids, for `--changed` and `-n` (and
+ * for writing only what they change). `head` saves reading the head twice.
+ */
+export async function loadPriorScan(
+  store: Store,
+  head?: ScanHead | null,
+): Promise<PriorScan | null> {
+  const known = head === undefined ? await loadScanHead(store) : head;
+  if (!known) return null;
+  const [nodeList, { links, ids }] = await Promise.all([loadNodes(store), loadLinks(store)]);
   const nodes = new Map<string, CatalogNode>();
-  for (const node of result.nodes) nodes.set(node.path, node);
+  for (const node of nodeList) nodes.set(node.path, node);
   return {
     nodes,
-    stamps,
-    links: result.links,
-    issues: result.issues,
-    scannedAt: result.scannedAt,
-    settingsHash: meta?.settings_hash ?? null,
+    stamps: known.stamps,
+    links,
+    linkIds: ids,
+    issues: known.issues,
+    issueIds: known.issueIds,
+    scannedAt: known.scannedAt,
+    settingsHash: known.settingsHash,
   };
 }
 
@@ -82,4 +129,27 @@ export async function loadIssues(store: Store): Promise<CatalogIssue[] | null> {
   if (!meta) return null;
   const rows = await store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute();
   return rows.map(rowIssue);
+}
+
+/**
+ * Records a `--changed` scan that found nothing to re-read: only `scan_results` (when and how
+ * long) changes, in one statement; no node, link, issue or stamp row is touched.
+ */
+export async function touchScan(
+  store: Store,
+  head: ScanHead,
+  scannedAt: number,
+  stats: ScanStats,
+): Promise<boolean> {
+  const updated = await store.kysely
+    .updateTable("scan_results")
+    .set({
+      scanned_at: scannedAt,
+      duration_ms: stats.durationMs,
+      files_walked_count: stats.filesWalked,
+    })
+    .where("id", "=", 1)
+    .where("scanned_at", "=", head.scannedAt)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
 }

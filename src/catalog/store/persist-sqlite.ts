@@ -1,7 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
-import type { FileStamp } from "../fs/read-file.js";
 import type { ScanResult } from "../model.js";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
+import type { WritePlan } from "./write-plan.js";
 
 // Prepared statements per database: a scan of 10,000 nodes writes through them in one
 // transaction (the query builder's multi-row INSERTs cost far more to compile than to run).
@@ -23,6 +23,10 @@ function prepared(db: BetterSqlite3.Database): Record<string, BetterSqlite3.Stat
       link: db.prepare(insertSql("scan_links", LINK_COLUMNS)),
       issue: db.prepare(insertSql("scan_issues", ISSUE_COLUMNS)),
       file: db.prepare("INSERT INTO scan_files (path, modified_at, file_bytes) VALUES (?, ?, ?)"),
+      deleteNode: db.prepare("DELETE FROM scan_nodes WHERE path = ?"),
+      deleteLink: db.prepare("DELETE FROM scan_links WHERE id = ?"),
+      deleteIssue: db.prepare("DELETE FROM scan_issues WHERE id = ?"),
+      deleteFile: db.prepare("DELETE FROM scan_files WHERE path = ?"),
       result: db.prepare(
         "INSERT INTO scan_results (id, scanned_at, scope, roots_json, adapters_json, scanned_by_json, files_walked_count, files_skipped_count, duration_ms, settings_hash) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
@@ -32,23 +36,32 @@ function prepared(db: BetterSqlite3.Database): Record<string, BetterSqlite3.Stat
   return found;
 }
 
-/** The SQLite fast path of `persistScan`: the same rows, one IMMEDIATE transaction. */
+/** The SQLite fast path of `persistScan`: the plan's rows, one IMMEDIATE transaction. */
 export function persistScanSqlite(
   db: BetterSqlite3.Database,
   result: ScanResult,
-  stamps: ReadonlyMap<string, FileStamp>,
+  planFor: (storedScannedAt: number | null) => WritePlan,
   settingsHash: string,
 ): void {
-  const s = prepared(db);
+  const s = prepared(db) as Record<string, BetterSqlite3.Statement>;
+  const run = (name: string, ...args: unknown[]) => s[name]?.run(...args);
   db.transaction(() => {
-    for (const table of ["scan_links", "scan_issues", "scan_nodes", "scan_files", "scan_results"]) {
-      db.prepare(`DELETE FROM ${table}`).run();
-    }
-    for (const node of result.nodes) s.node?.run(nodeRow(node, result.scannedAt));
-    for (const link of result.links) s.link?.run(linkRow(link));
-    for (const issue of result.issues) s.issue?.run(issueRow(issue));
-    for (const [path, stamp] of stamps) s.file?.run(path, stamp.modifiedAt, stamp.size);
-    s.result?.run(
+    const stored = db.prepare("SELECT scanned_at FROM scan_results WHERE id = 1").pluck().get();
+    const plan = planFor(stored === undefined ? null : Number(stored));
+    const tables = plan.replaceAll
+      ? ["scan_links", "scan_issues", "scan_nodes", "scan_files", "scan_results"]
+      : ["scan_results"];
+    for (const table of tables) db.prepare(`DELETE FROM ${table}`).run();
+    for (const id of plan.deleteLinkIds) run("deleteLink", id);
+    for (const id of plan.deleteIssueIds) run("deleteIssue", id);
+    for (const path of plan.deleteNodes) run("deleteNode", path);
+    for (const path of plan.deleteFiles) run("deleteFile", path);
+    for (const node of plan.insertNodes) run("node", nodeRow(node, result.scannedAt));
+    for (const link of plan.insertLinks) run("link", linkRow(link));
+    for (const issue of plan.insertIssues) run("issue", issueRow(issue));
+    for (const [path, stamp] of plan.insertFiles) run("file", path, stamp.modifiedAt, stamp.size);
+    run(
+      "result",
       result.scannedAt,
       result.scope,
       JSON.stringify(result.roots),

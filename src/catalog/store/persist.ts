@@ -1,25 +1,28 @@
-import type { Kysely, Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import type { KernelDatabase, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { ScanResult } from "../model.js";
+import type { PriorScan } from "../scan/prior.js";
 import { persistScanSqlite } from "./persist-sqlite.js";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
+import { deltaPlan, fullPlan, type WritePlan } from "./write-plan.js";
 
 const CHUNK = 400;
 
-async function insertChunked<T>(
+async function chunked<T>(
   rows: readonly T[],
-  insert: (chunk: T[]) => Promise<unknown>,
+  write: (chunk: T[]) => Promise<unknown>,
 ): Promise<void> {
   for (let start = 0; start < rows.length; start += CHUNK) {
-    await insert(rows.slice(start, start + CHUNK));
+    await write(rows.slice(start, start + CHUNK));
   }
 }
 
 /**
- * Replaces the stored scan (`scan_nodes`, `scan_links`, `scan_issues`, `scan_files`,
- * `scan_results`) with `result`, in one transaction: a reader sees the previous scan or this
- * one, never half of either, and a failed write leaves the previous scan as it was.
+ * Stores `result` in `scan_*` in one transaction: a reader sees the previous scan or this one,
+ * never half of either, and a failed write leaves the previous scan as it was. Given the stored
+ * scan the result started from (`prior`, as `loadPriorScan` returns it), only the rows that
+ * differ are deleted and inserted; without it every row is replaced.
  *
  * @example
  * const outcome = await runScan({ root, registry });
@@ -30,41 +33,73 @@ export async function persistScan(
   result: ScanResult,
   stamps: ReadonlyMap<string, FileStamp>,
   settingsHash: string,
+  prior?: PriorScan | null,
 ): Promise<void> {
+  // The delta holds only if the stored scan is still the one it was computed against (another
+  // scan may have been stored meanwhile); otherwise every row is replaced.
+  const planFor = (storedScannedAt: number | null): WritePlan =>
+    prior && storedScannedAt === prior.scannedAt
+      ? deltaPlan(prior, result, stamps)
+      : fullPlan(result, stamps);
   if (store.native.dialect === "sqlite") {
-    persistScanSqlite(store.native.database, result, stamps, settingsHash);
+    persistScanSqlite(store.native.database, result, planFor, settingsHash);
     return;
   }
-  await store.transaction((tx) => writeScan(tx, result, stamps, settingsHash));
+  await store.transaction(async (tx) => {
+    const stored = await tx
+      .selectFrom("scan_results")
+      .select("scanned_at")
+      .where("id", "=", 1)
+      .forUpdate()
+      .executeTakeFirst();
+    const plan = planFor(stored ? Number(stored.scanned_at) : null);
+    await writePlan(tx, result, plan, settingsHash);
+  });
 }
 
-async function writeScan(
-  tx: Transaction<KernelDatabase> | Kysely<KernelDatabase>,
+async function writePlan(
+  tx: Transaction<KernelDatabase>,
   result: ScanResult,
-  stamps: ReadonlyMap<string, FileStamp>,
+  plan: WritePlan,
   settingsHash: string,
 ): Promise<void> {
-  await tx.deleteFrom("scan_links").execute();
-  await tx.deleteFrom("scan_issues").execute();
-  await tx.deleteFrom("scan_nodes").execute();
-  await tx.deleteFrom("scan_files").execute();
+  if (plan.replaceAll) {
+    await tx.deleteFrom("scan_links").execute();
+    await tx.deleteFrom("scan_issues").execute();
+    await tx.deleteFrom("scan_nodes").execute();
+    await tx.deleteFrom("scan_files").execute();
+  }
   await tx.deleteFrom("scan_results").execute();
-  await insertChunked(
-    result.nodes.map((node) => nodeRow(node, result.scannedAt)),
-    (chunk) => tx.insertInto("scan_nodes").values(chunk).execute(),
+  await chunked(plan.deleteLinkIds, (ids) =>
+    tx.deleteFrom("scan_links").where("id", "in", ids).execute(),
   );
-  await insertChunked(result.links.map(linkRow), (chunk) =>
-    tx.insertInto("scan_links").values(chunk).execute(),
+  await chunked(plan.deleteIssueIds, (ids) =>
+    tx.deleteFrom("scan_issues").where("id", "in", ids).execute(),
   );
-  await insertChunked(result.issues.map(issueRow), (chunk) =>
-    tx.insertInto("scan_issues").values(chunk).execute(),
+  await chunked(plan.deleteNodes, (paths) =>
+    tx.deleteFrom("scan_nodes").where("path", "in", paths).execute(),
   );
-  const files = [...stamps].map(([path, stamp]) => ({
-    path,
-    modified_at: stamp.modifiedAt,
-    file_bytes: stamp.size,
-  }));
-  await insertChunked(files, (chunk) => tx.insertInto("scan_files").values(chunk).execute());
+  await chunked(plan.deleteFiles, (paths) =>
+    tx.deleteFrom("scan_files").where("path", "in", paths).execute(),
+  );
+  await chunked(
+    plan.insertNodes.map((node) => nodeRow(node, result.scannedAt)),
+    (rows) => tx.insertInto("scan_nodes").values(rows).execute(),
+  );
+  await chunked(plan.insertLinks.map(linkRow), (rows) =>
+    tx.insertInto("scan_links").values(rows).execute(),
+  );
+  await chunked(plan.insertIssues.map(issueRow), (rows) =>
+    tx.insertInto("scan_issues").values(rows).execute(),
+  );
+  await chunked(
+    plan.insertFiles.map(([path, stamp]) => ({
+      path,
+      modified_at: stamp.modifiedAt,
+      file_bytes: stamp.size,
+    })),
+    (rows) => tx.insertInto("scan_files").values(rows).execute(),
+  );
   await tx
     .insertInto("scan_results")
     .values({

@@ -18,7 +18,10 @@ export function issuesTable(issues: readonly CatalogIssue[]): string {
 }
 
 /** `3 nodes, 5 links, 3 issues (0 errors, 2 warnings, 1 info)`. */
-export function scanSummary(result: ScanResult): string {
+export function scanSummary(result: {
+  readonly stats: ScanResult["stats"];
+  readonly issues: readonly CatalogIssue[];
+}): string {
   const count = (s: string) => result.issues.filter((i) => i.severity === s).length;
   return `${result.stats.nodesCount} nodes, ${result.stats.linksCount} links, ${result.stats.issuesCount} issues (${count("error")} errors, ${count("warn")} warnings, ${count("info")} info)`;
 }

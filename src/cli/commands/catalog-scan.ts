@@ -5,7 +5,8 @@ import {
   diffScans,
   parseScanDump,
   type ScanMode,
-  type ScanOutcome,
+  type ScanResult,
+  type ScopeScan,
   scanScope,
 } from "../../catalog/index.js";
 import { KeelError } from "../../core/index.js";
@@ -24,16 +25,21 @@ interface ScanFlags extends StoreCliOptions {
   verbose?: number;
 }
 
-/** Runs one scan for a verb, with a progress line on stderr once it has taken over a second. */
+/**
+ * Runs one scan for a verb, with a progress line on stderr once it has taken over a second.
+ * `withResult` also reads the whole result (nodes and links) when the scan left it in the
+ * database (`--changed` with nothing changed); the summary and issues never need it.
+ */
 export async function runCliScan(
   flags: ScanFlags,
   mode: ScanMode,
   write = true,
-): Promise<ScanOutcome> {
+  withResult = true,
+): Promise<{ scan: ScopeScan; result: ScanResult | null }> {
   const context = catalogContext(flags);
   const started = performance.now();
-  return withStore(flags, (store) =>
-    scanScope(store, {
+  return withStore(flags, async (store) => {
+    const scan = await scanScope(store, {
       root: context.root,
       registry: context.registry,
       config: context.config,
@@ -45,11 +51,12 @@ export async function runCliScan(
         if (performance.now() - started > 1000) progress(flags, `scanning… ${done}/${total} files`);
       },
       onDiagnostic: (message) => progress(flags, `warning: ${message}`),
-    }),
-  );
+    });
+    return { scan, result: withResult ? await scan.result() : null };
+  });
 }
 
-function timingLine(outcome: ScanOutcome): string {
+function timingLine(outcome: ScopeScan): string {
   const t = outcome.timings;
   const ms = (v: number) => `${Math.round(v)}ms`;
   return `walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
@@ -97,11 +104,11 @@ export const catalogScanCommands: CliModule = {
             });
           }
           const before = parseScanDump(readFileSync(file, "utf8"), file);
-          const outcome = await runCliScan(flags, { kind: "full" }, false);
-          const delta = diffScans(before, outcome.result);
-          printResult(flags, { comparedWith: file, stats: outcome.result.stats, ...delta }, () =>
+          const { scan, result } = await runCliScan(flags, { kind: "full" }, false);
+          const delta = diffScans(before, result as ScanResult);
+          printResult(flags, { comparedWith: file, stats: scan.stats, ...delta }, () =>
             [
-              `compared with ${file}: ${scanSummary(outcome.result)}`,
+              `compared with ${file}: ${scanSummary(scan)}`,
               `nodes: +${delta.nodes.added.length} -${delta.nodes.removed.length} ~${delta.nodes.changed.length}`,
               ...delta.nodes.added.map((p) => `  + ${p}`),
               ...delta.nodes.removed.map((p) => `  - ${p}`),
@@ -112,7 +119,7 @@ export const catalogScanCommands: CliModule = {
               ...delta.issues.removed.map((i) => `  - [${i.severity}] ${i.ruleId}: ${i.message}`),
             ].join("\n"),
           );
-          process.exitCode = issuesExitCode(outcome.result.issues);
+          process.exitCode = issuesExitCode(scan.issues);
           return;
         }
         const mode: ScanMode =
@@ -121,15 +128,12 @@ export const catalogScanCommands: CliModule = {
             : flags.changed
               ? { kind: "changed" }
               : { kind: "full" };
-        const outcome = await runCliScan(flags, mode);
-        if (flags.verbose && !flags.quiet) process.stderr.write(`${timingLine(outcome)}\n`);
-        printResult(flags, outcome.result, () =>
-          [
-            scanSummary(outcome.result),
-            ...(outcome.result.issues.length ? [issuesTable(outcome.result.issues)] : []),
-          ].join("\n"),
+        const { scan, result } = await runCliScan(flags, mode, true, flags.json === true);
+        if (flags.verbose && !flags.quiet) process.stderr.write(`${timingLine(scan)}\n`);
+        printResult(flags, result, () =>
+          [scanSummary(scan), ...(scan.issues.length ? [issuesTable(scan.issues)] : [])].join("\n"),
         );
-        process.exitCode = issuesExitCode(outcome.result.issues);
+        process.exitCode = issuesExitCode(scan.issues);
       } catch (error) {
         reportError(flags, error);
       }
@@ -161,9 +165,9 @@ export const catalogScanCommands: CliModule = {
         let summary: ReturnType<typeof scanSummary> | null = null;
         let stats = null;
         if (flags.scan !== false) {
-          const outcome = await runCliScan(flags, { kind: "full" });
-          summary = scanSummary(outcome.result);
-          stats = outcome.result.stats;
+          const { scan } = await runCliScan(flags, { kind: "full" }, true, false);
+          summary = scanSummary(scan);
+          stats = scan.stats;
         } else {
           await withStore(flags, async () => {});
         }
