@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256Hex } from "../../src/core/index.js";
-import { claimNextJob, type JobsContext, recordJob } from "../../src/jobs/index.js";
+import { claimNextJob, type JobsContext, recordAndClaimNext } from "../../src/jobs/index.js";
 
 /** A no-op job's report: the smallest that meets report-base and the skill summary. */
 const REPORT = {
@@ -68,18 +68,18 @@ export async function drainWithKeel(
 ): Promise<number> {
   let done = 0;
   const start = performance.now();
+  // A runner's loop: claim, run (nothing), then record the job and claim the next in one step.
   const loop = async () => {
-    for (;;) {
-      const job = await claimNextJob(ctx, { runner: "in-process" });
-      if (!job) return;
-      await recordJob(ctx, {
-        id: job.id,
-        nonce: job.nonce,
-        claimed: job,
-        status: "completed",
-        report: REPORT,
-      });
+    let job = await claimNextJob(ctx, { runner: "in-process" });
+    while (job) {
+      const step = await recordAndClaimNext(
+        ctx,
+        { id: job.id, nonce: job.nonce, claimed: job, status: "completed", report: REPORT },
+        { runner: "in-process" },
+      );
+      if (!step.result.ok) throw step.result.error;
       done++;
+      job = step.next;
     }
   };
   await Promise.all(Array.from({ length: loops }, loop));

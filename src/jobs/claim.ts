@@ -1,11 +1,13 @@
+import { queueSteps } from "./batch/queue-batches.js";
 import type { JobsContext } from "./context.js";
-import { type ClaimFilter, claimJob } from "./sql/claim-job.js";
+import type { ClaimFilter } from "./sql/claim-jobs.js";
 import { type JobWithNonce, jobWithNonceFromRow, type RunnerKind } from "./types.js";
 
 /**
  * Claims the next queued job (highest priority, then oldest) in one atomic statement and marks
  * it running with `expires_at = now + ttl`. Resolves undefined on an empty queue (the CLI's
- * exit 1). The nonce comes back with the job: whoever claims must record.
+ * exit 1). The nonce comes back with the job: whoever claims must record. Claims made at the same
+ * moment through one context share one statement (each still gets its own job, or none).
  *
  * @example
  * const job = await claimNextJob(ctx, { runner: "skill" });
@@ -15,11 +17,8 @@ export async function claimNextJob(
   ctx: JobsContext,
   options: { runner?: RunnerKind; filter?: ClaimFilter } = {},
 ): Promise<JobWithNonce | undefined> {
-  const row = await claimJob(ctx.store.kysely, {
-    now: ctx.now(),
-    runner: options.runner ?? "skill",
-    skipLocked: ctx.store.supportsSkipLocked,
-    filter: options.filter,
+  const { claimed } = await queueSteps(ctx).submit({
+    claim: { runner: options.runner ?? "skill", filter: options.filter },
   });
-  return row ? jobWithNonceFromRow(row) : undefined;
+  return claimed ? jobWithNonceFromRow(claimed) : undefined;
 }

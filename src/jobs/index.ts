@@ -13,6 +13,7 @@ export {
 } from "./actions/registry.js";
 export { REPORT_BASE_SCHEMA } from "./actions/report-base.js";
 export { SUMMARY_SCHEMAS } from "./actions/summary-schemas.js";
+export type { ClaimRequest } from "./batch/queue-batches.js";
 export { cancelJob } from "./cancel.js";
 export { claimNextJob } from "./claim.js";
 export { DEFAULT_JOBS_CONFIG, type JobsConfig, readJobsConfig, resolveTtl } from "./config.js";
@@ -32,13 +33,19 @@ export { countJobs, type ListJobsFilter, listJobs } from "./list.js";
 export { PREAMBLE_V1 } from "./preamble.js";
 export { type PruneResult, pruneJobFiles } from "./prune.js";
 export { reapExpired } from "./reap.js";
-export { type RecordOutcome, type RecordRequest, recordJob } from "./record.js";
+export {
+  type RecordAndClaim,
+  type RecordOutcome,
+  type RecordRequest,
+  recordAndClaimNext,
+  recordJob,
+} from "./record.js";
 export { renderJobFile, userContentBlock } from "./render-job-file.js";
 export { type RunOptions, type RunSummary, runJobs } from "./run.js";
 export { parseCliOutput } from "./runners/cli-output.js";
 export { type CliRunnerOptions, cliRunner } from "./runners/cli-runner.js";
 export type { JobRunner, RunnerJob, RunnerResult } from "./runners/runner.js";
-export type { ClaimFilter } from "./sql/claim-job.js";
+export type { ClaimFilter } from "./sql/claim-jobs.js";
 export { transitionJob } from "./sql/transition-job.js";
 export {
   assertTransition,

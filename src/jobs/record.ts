@@ -4,6 +4,8 @@ import { KeelError } from "../core/index.js";
 import type { ValidationProblem } from "../runtime/index.js";
 import type { Action } from "./actions/action.js";
 import { summarizedKind } from "./actions/builtins.js";
+import { type ClaimRequest, queueSteps } from "./batch/queue-batches.js";
+import { claimNextJob } from "./claim.js";
 import { contentHash } from "./content-hash.js";
 import { type JobsContext, storedPath } from "./context.js";
 import { newExecutionId } from "./ids.js";
@@ -107,7 +109,53 @@ function nonceMatches(given: string | undefined, stored: string): boolean {
  * The transition and the execution record are written atomically; a built-in summarizer's valid
  * report also lands in `state_summaries` in the same transaction.
  */
-export async function recordJob(ctx: JobsContext, request: RecordRequest): Promise<RecordOutcome> {
+export function recordJob(ctx: JobsContext, request: RecordRequest): Promise<RecordOutcome> {
+  return recordCore(ctx, request, undefined, {});
+}
+
+/** A record together with the claim of the next job, as a runner's loop makes them. */
+export interface RecordAndClaim {
+  /** The record's outcome, or what refused it (the error recordJob would have thrown). */
+  readonly result: { ok: true; outcome: RecordOutcome } | { ok: false; error: unknown };
+  /** The next job, claimed in the same commit (undefined: nothing queued matched). */
+  readonly next: JobWithNonce | undefined;
+}
+
+/**
+ * Records a job and claims the next one in the same commit — one commit per job for a loop,
+ * shared with the other loops of the process that step at the same moment. The next job is
+ * handed back even when the record is refused, so it is never left claimed and unrun.
+ *
+ * @example
+ * let job = await claimNextJob(ctx, { runner: "in-process" });
+ * while (job) {
+ *   const report = await work(job);
+ *   const step = await recordAndClaimNext(ctx, { id: job.id, nonce: job.nonce, claimed: job, status: "completed", report }, { runner: "in-process" });
+ *   job = step.next;
+ * }
+ */
+export async function recordAndClaimNext(
+  ctx: JobsContext,
+  request: RecordRequest,
+  claim: ClaimRequest,
+): Promise<RecordAndClaim> {
+  const got: { next?: JobWithNonce; claimed?: boolean } = {};
+  try {
+    const outcome = await recordCore(ctx, request, claim, got);
+    return { result: { ok: true, outcome }, next: got.next };
+  } catch (error) {
+    // Refused before the step ran (an unknown id, a wrong nonce): claim on its own.
+    if (!got.claimed) got.next = await claimNextJob(ctx, claim);
+    return { result: { ok: false, error }, next: got.next };
+  }
+}
+
+async function recordCore(
+  ctx: JobsContext,
+  request: RecordRequest,
+  claimNext: ClaimRequest | undefined,
+  got: { next?: JobWithNonce; claimed?: boolean },
+): Promise<RecordOutcome> {
   const db = ctx.store.kysely;
   // A runner recording the job it claimed already knows the row: the guarded write below
   // re-checks id, nonce and state, and a refusal is diagnosed in the spec's order after it.
@@ -166,34 +214,44 @@ export async function recordJob(ctx: JobsContext, request: RecordRequest): Promi
   const errorMessage =
     request.error ??
     (problems.length > 0 ? problems.map((p) => `${p.path} ${p.message}`).join("; ") : null);
-  const finish = (tx: JobsDb) =>
-    finishJob(tx, ctx.store.dialect, {
-      id: request.id,
-      executionId: newExecutionId(now),
-      from: ["running"],
-      status,
-      failureReason,
-      executionStatus: status,
-      nonce: request.nonce ?? "",
-      now,
-      metrics: {
-        exitCode: request.exitCode ?? null,
-        durationMs: request.durationMs ?? null,
-        tokensIn: request.tokensIn ?? null,
-        tokensOut: request.tokensOut ?? null,
-        reportPath,
-        errorMessage,
-      },
-    });
+  const transition = {
+    id: request.id,
+    executionId: newExecutionId(now),
+    status,
+    failureReason,
+    executionStatus: status,
+    nonce: request.nonce ?? "",
+    now,
+    metrics: {
+      exitCode: request.exitCode ?? null,
+      durationMs: request.durationMs ?? null,
+      tokensIn: request.tokensIn ?? null,
+      tokensOut: request.tokensOut ?? null,
+      reportPath,
+      errorMessage,
+    },
+  };
   const kind = status === "completed" ? summarizedKind(job.actionId) : null;
-  const finished =
-    ctx.store.dialect === "postgres" && kind === null
-      ? await finish(db)
-      : await ctx.store.transaction(async (tx) => {
-          const done = await finish(tx);
-          if (done && kind && action) await writeSummary(tx, action, done, report, now);
-          return done;
-        });
+  // A summary is written in the record's own transaction; any other record joins the context's
+  // group commit (one statement on Postgres, one transaction on SQLite, for every record that
+  // lands at the same moment).
+  let finished: FinishedJob | undefined;
+  if (kind === null || !action) {
+    const step = await queueSteps(ctx).submit({ record: transition, claim: claimNext });
+    finished = step.recorded;
+    got.claimed = claimNext !== undefined;
+    if (step.claimed) got.next = jobWithNonceFromRow(step.claimed);
+  } else {
+    finished = await ctx.store.transaction(async (tx) => {
+      const done = await finishJob(tx, ctx.store.dialect, { ...transition, from: ["running"] });
+      if (done) await writeSummary(tx, action, done, report, now);
+      return done;
+    });
+    if (claimNext) {
+      got.claimed = true;
+      got.next = await claimNextJob(ctx, claimNext);
+    }
+  }
   if (!finished) {
     // Refused by the guard: unknown id, wrong nonce, or no longer running (a reap or a cancel
     // won the race). Diagnosed in the spec's order; nothing was written.

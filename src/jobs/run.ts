@@ -1,13 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isKeelError } from "../core/index.js";
+import type { ClaimRequest } from "./batch/queue-batches.js";
 import { claimNextJob } from "./claim.js";
 import { absoluteIn, type JobsContext, storedPath } from "./context.js";
 import type { JobEvent, JobEventSink, JobEventType } from "./events/event.js";
 import { newExecutionId, newRunId } from "./ids.js";
 import { reapExpired } from "./reap.js";
-import { recordJob } from "./record.js";
+import {
+  type RecordAndClaim,
+  type RecordRequest,
+  recordAndClaimNext,
+  recordJob,
+} from "./record.js";
 import type { JobRunner } from "./runners/runner.js";
-import type { ClaimFilter } from "./sql/claim-job.js";
+import type { ClaimFilter } from "./sql/claim-jobs.js";
 import { finishJob } from "./sql/finish-job.js";
 import { getJobRow } from "./sql/get-job.js";
 import type { JobFailureReason, JobWithNonce } from "./types.js";
@@ -83,26 +89,52 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
   const started = Date.now();
   let claimed = 0;
   let skippedEmitted = false;
+  const claim: ClaimRequest = { runner: options.runner.kind, filter: options.filter };
+  const wantMore = () => claimed < limit && !options.stop?.aborted;
+  const queueEmpty = () => {
+    if (skippedEmitted) return;
+    skippedEmitted = true;
+    emit("job.skipped", null, {
+      reason: options.filter?.actions ? "filter-excluded-all" : "queue-empty",
+    });
+  };
+  // A claim stays counted only when it found a job.
+  const claimOne = async () => {
+    claimed++;
+    const job = await claimNextJob(ctx, claim);
+    if (!job) {
+      claimed--;
+      queueEmpty();
+    }
+    return job;
+  };
   const loop = async () => {
-    while (claimed < limit && !options.stop?.aborted) {
-      claimed++;
-      const job = await claimNextJob(ctx, { runner: options.runner.kind, filter: options.filter });
-      if (!job) {
-        claimed--;
-        if (!skippedEmitted) {
-          skippedEmitted = true;
-          emit("job.skipped", null, {
-            reason: options.filter?.actions ? "filter-excluded-all" : "queue-empty",
-          });
-        }
-        return;
-      }
+    let job = wantMore() ? await claimOne() : undefined;
+    while (job) {
       totals.attempted++;
-      const outcome = await runClaimedJob(ctx, job, options, emit);
+      // Decided once the job has run: record it and claim the next in one commit if more are
+      // wanted then.
+      let counted = false;
+      const outcome = await runClaimedJob(ctx, job, options, emit, () => {
+        if (!wantMore()) return undefined;
+        claimed++;
+        counted = true;
+        return claim;
+      });
       if (outcome.status === "completed") totals.completed++;
       else totals.failed++;
       totals.tokensIn += outcome.tokensIn;
       totals.tokensOut += outcome.tokensOut;
+      if (counted && outcome.claimTried) {
+        job = outcome.next;
+        if (!job) {
+          claimed--;
+          queueEmpty();
+        }
+      } else {
+        if (counted) claimed--;
+        job = wantMore() ? await claimOne() : undefined;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, loop));
@@ -134,22 +166,27 @@ export type Emit = (
   data: Record<string, unknown>,
 ) => void;
 
-/** How one claimed job ended. */
+/** How one claimed job ended, and the next job when one was claimed with its record. */
 export interface OneOutcome {
   status: "completed" | "failed";
   tokensIn: number;
   tokensOut: number;
+  /** Whether the next job was claimed with the record (then `next` is it, or none queued). */
+  claimTried?: boolean;
+  next?: JobWithNonce;
 }
 
 /**
  * Runs one claimed job and records it: job-file-missing when its file is gone, otherwise
- * job.spawning → the runner → job.callback.received → record → job.completed | job.failed.
+ * job.spawning → the runner → job.callback.received → record → job.completed | job.failed. With
+ * `claimNext` (asked once the job has run), the record also claims the next job, in one commit.
  */
 export async function runClaimedJob(
   ctx: JobsContext,
   job: JobWithNonce,
   options: Pick<RunOptions, "runner" | "abort" | "streamOutput">,
   emit: Emit,
+  claimNext?: () => ClaimRequest | undefined,
 ): Promise<OneOutcome> {
   emit("job.claimed", job.id, {
     actionId: job.actionId,
@@ -206,23 +243,32 @@ export async function runClaimedJob(
     model: result.model ?? null,
     reportPath,
   });
-  try {
-    const recorded = await recordJob(ctx, {
-      id: job.id,
-      nonce: job.nonce,
-      claimed: job,
-      status: failed ? "failed" : "completed",
-      failureReason: result.failureReason,
-      report: result.report,
-      reportPath: reportPath ?? undefined,
-      reportProblems: result.reportProblems,
-      error: result.error,
-      exitCode: result.exitCode ?? undefined,
-      tokensIn: result.tokensIn,
-      tokensOut: result.tokensOut,
-      durationMs: result.durationMs,
-      model: result.model,
-    });
+  const request: RecordRequest = {
+    id: job.id,
+    nonce: job.nonce,
+    claimed: job,
+    status: failed ? "failed" : "completed",
+    failureReason: result.failureReason,
+    report: result.report,
+    reportPath: reportPath ?? undefined,
+    reportProblems: result.reportProblems,
+    error: result.error,
+    exitCode: result.exitCode ?? undefined,
+    tokensIn: result.tokensIn,
+    tokensOut: result.tokensOut,
+    durationMs: result.durationMs,
+    model: result.model,
+  };
+  const nextClaim = claimNext?.();
+  const step: RecordAndClaim = nextClaim
+    ? await recordAndClaimNext(ctx, request, nextClaim)
+    : await recordJob(ctx, request).then(
+        (outcome) => ({ result: { ok: true, outcome }, next: undefined }) as const,
+        (error: unknown) => ({ result: { ok: false, error }, next: undefined }) as const,
+      );
+  const next = nextClaim ? { claimTried: true, next: step.next } : {};
+  if (step.result.ok) {
+    const recorded = step.result.outcome;
     const tokens = { tokensIn: result.tokensIn ?? 0, tokensOut: result.tokensOut ?? 0 };
     if (recorded.status === "completed") {
       emit("job.completed", job.id, {
@@ -232,7 +278,7 @@ export async function runClaimedJob(
         model: result.model ?? null,
         reportPath,
       });
-      return { status: "completed", ...tokens };
+      return { status: "completed", ...tokens, ...next };
     }
     emit("job.failed", job.id, {
       reason: recorded.failureReason,
@@ -240,19 +286,21 @@ export async function runClaimedJob(
       exitCode: result.exitCode ?? null,
       durationMs: result.durationMs,
     });
-    return { status: "failed", ...tokens };
-  } catch (error) {
-    // Cancelled or reaped while it ran: the job is already failed; say so and go on.
-    if (isKeelError(error) && error.code === "JOB_NOT_RUNNING") {
-      const row = await getJobRow(ctx.store.kysely, job.id);
-      emit("job.failed", job.id, {
-        reason: (row?.failure_reason ?? "abandoned") satisfies JobFailureReason,
-        message: error.message,
-        exitCode: result.exitCode ?? null,
-        durationMs: result.durationMs,
-      });
-      return { status: "failed", tokensIn: 0, tokensOut: 0 };
-    }
-    throw error;
+    return { status: "failed", ...tokens, ...next };
   }
+  const error = step.result.error;
+  // Cancelled or reaped while it ran: the job is already failed; say so and go on.
+  if (isKeelError(error) && error.code === "JOB_NOT_RUNNING") {
+    const row = await getJobRow(ctx.store.kysely, job.id);
+    emit("job.failed", job.id, {
+      reason: (row?.failure_reason ?? "abandoned") satisfies JobFailureReason,
+      message: error.message,
+      exitCode: result.exitCode ?? null,
+      durationMs: result.durationMs,
+    });
+    return { status: "failed", tokensIn: 0, tokensOut: 0, ...next };
+  }
+  // Anything else (the database gone) ends the run; a next job claimed with this record stays
+  // running until the reap fails it as abandoned after its TTL.
+  throw error;
 }

@@ -1,3 +1,4 @@
+import type { ClaimRequest } from "./batch/queue-batches.js";
 import { claimNextJob } from "./claim.js";
 import type { JobsContext } from "./context.js";
 import type { JobEvent, JobEventSink, JobEventType } from "./events/event.js";
@@ -5,7 +6,8 @@ import { newRunId } from "./ids.js";
 import { reapExpired } from "./reap.js";
 import { type Emit, runClaimedJob } from "./run.js";
 import type { JobRunner } from "./runners/runner.js";
-import type { ClaimFilter } from "./sql/claim-job.js";
+import type { ClaimFilter } from "./sql/claim-jobs.js";
+import type { JobWithNonce } from "./types.js";
 
 /** How a long-running worker behaves. */
 export interface WorkerOptions {
@@ -78,20 +80,26 @@ export async function runWorker(ctx: JobsContext, options: WorkerOptions): Promi
     totals.reaped += ids.length;
     emit("run.reap.completed", null, { reapedCount: ids.length, reapedIds: ids });
   };
+  const claim: ClaimRequest = { runner: options.runner.kind, filter: options.filter };
   const loop = async () => {
-    while (!options.stop.aborted) {
-      await reap();
-      const job = await claimNextJob(ctx, { runner: options.runner.kind, filter: options.filter });
+    let job: JobWithNonce | undefined;
+    // A job claimed with the last record is run even when the stop came meanwhile.
+    while (job !== undefined || !options.stop.aborted) {
+      if (!options.stop.aborted) await reap();
+      job ??= await claimNextJob(ctx, claim);
       if (!job) {
         await sleep(pollMs * (0.75 + Math.random() / 2), options.stop);
         continue;
       }
+      // Record this job and claim the next in one commit, unless told to stop meanwhile.
       const outcome = await runClaimedJob(
         ctx,
         job,
         { runner: options.runner, abort: options.abort },
         emit,
+        () => (options.stop.aborted ? undefined : claim),
       );
+      job = outcome.next;
       if (outcome.status === "completed") totals.completed++;
       else totals.failed++;
     }
