@@ -14,13 +14,24 @@ export const linkConflictRule: Rule = {
   version: "1.0.0",
   description: "The same source and target linked with different kinds: warn.",
   evaluate({ links }) {
+    // Most pairs carry one link (or one kind): remember the first link per pair and open a
+    // group only when a second one of another kind turns up.
+    const first = new Map<string, CatalogLink>();
     const pairs = new Map<string, CatalogLink[]>();
     for (const link of links) {
       const key = `${link.source}\u0000${link.target}`;
+      const seen = first.get(key);
+      if (!seen) {
+        first.set(key, link);
+        continue;
+      }
       const list = pairs.get(key);
       if (list) list.push(link);
-      else pairs.set(key, [link]);
+      else if (seen.kind !== link.kind) pairs.set(key, [seen, link]);
     }
+    // A pair whose later links repeated the first kind before another kind appeared: collect all.
+    for (const key of pairs.keys()) pairs.set(key, []);
+    for (const link of links) pairs.get(`${link.source}\u0000${link.target}`)?.push(link);
     const issues: CatalogIssue[] = [];
     for (const group of pairs.values()) {
       const variants = new Map<
