@@ -10,13 +10,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isKeelError, sha256Hex } from "../../src/core/index.js";
 import {
   contentHash,
+  countJobs,
   openJobsContext,
   reapExpired,
   recordJob,
   submitJob,
 } from "../../src/jobs/index.js";
 import { seededRandom } from "../checkpoint/crash/crash-harness.js";
-import { buildJobWorker, workerEnv } from "./support/build-worker.js";
+import { buildJobWorker, buildKeelCli, workerEnv } from "./support/build-worker.js";
 import { addNode, type JobsHarness, type JobsProject } from "./support/harness.js";
 
 const FAKE = join(import.meta.dirname, "support", "fake-runner.mjs");
@@ -83,10 +84,99 @@ async function queue(p: JobsProject, n: number): Promise<void> {
 export function processCases(h: JobsHarness): void {
   describe(`jobs across processes on ${h.dialect}`, () => {
     let worker: string;
+    let cli: string;
     afterAll(async () => {
       await h.cleanup();
       if (worker) rmSync(worker, { force: true });
+      if (cli) rmSync(cli, { force: true });
     });
+
+    it("a real `keel worker` process: SIGTERM drains its job, SIGTERM twice kills the runner, SIGKILL leaves it to the reap", async () => {
+      cli ??= await buildKeelCli();
+      const p = await h.project("signals");
+      const ctx = await openJobsContext(p.store);
+      const jobs = [];
+      for (const name of ["a", "b", "c", "d"]) {
+        await addNode(p, `skills/${name}.md`, "skill", name);
+        jobs.push(
+          await submitJob(ctx, { actionId: "skill-summarizer", nodePath: `skills/${name}.md` }),
+        );
+      }
+      /** Starts `keel worker`; resolves once its first job's runner is spawning. */
+      const start = async () => {
+        const child = spawn(
+          process.execPath,
+          [
+            cli,
+            "worker",
+            "--json",
+            "--db",
+            p.db,
+            "--poll-ms",
+            "50",
+            "--command",
+            `"${process.execPath}" ${FAKE} slow 1500`,
+          ],
+          { cwd: p.dir, env: workerEnv(h.dialect), stdio: ["ignore", "pipe", "pipe"] },
+        );
+        const done = collect(child);
+        let stdout = "";
+        await new Promise<void>((resolve, reject) => {
+          child.on("exit", () => reject(new Error(`worker exited early: ${stdout}`)));
+          child.stdout?.on("data", (c: Buffer) => {
+            stdout += c.toString();
+            if (stdout.includes('"job.spawning"')) resolve();
+          });
+        });
+        const spawning = stdout
+          .split("\n")
+          .map((line) => (line ? (JSON.parse(line) as { type: string; jobId: string }) : null))
+          .find((event) => event?.type === "job.spawning");
+        return { child, done, jobId: spawning?.jobId ?? "" };
+      };
+      const state = async (id: string) => {
+        const row = await p.store.kysely
+          .selectFrom("state_jobs")
+          .select(["status", "failure_reason"])
+          .where("id", "=", id)
+          .executeTakeFirstOrThrow();
+        return [row.status, row.failure_reason];
+      };
+
+      // SIGTERM: the job in flight finishes and is recorded, nothing more is claimed, exit 0.
+      const drained = await start();
+      drained.child.kill("SIGTERM");
+      const first = await drained.done;
+      expect([first.code, first.signal], first.stderr).toEqual([0, null]);
+      expect(await state(drained.jobId)).toEqual(["completed", null]);
+      const lines = first.stdout.trim().split("\n");
+      expect(JSON.parse(lines.at(-1) ?? "{}").type).toBe("run.summary");
+      expect(lines.filter((line) => line.includes('"job.claimed"'))).toHaveLength(1);
+
+      // SIGTERM twice: the runner is killed, the job fails as runner-error, the worker exits.
+      const killed = await start();
+      killed.child.kill("SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      killed.child.kill("SIGTERM");
+      const second = await killed.done;
+      expect(second.code, second.stderr).toBe(0);
+      expect(await state(killed.jobId)).toEqual(["failed", "runner-error"]);
+
+      // SIGKILL: the job stays running until its TTL passes; the reap fails it as abandoned and
+      // a resubmit is accepted and claimed (by the next worker to come).
+      const lost = await start();
+      lost.child.kill("SIGKILL");
+      expect((await lost.done).signal).toBe("SIGKILL");
+      expect(await state(lost.jobId)).toEqual(["running", null]);
+      expect(await reapExpired(ctx)).toEqual([]);
+      const later = await openJobsContext(p.store, { now: () => Date.now() + 3_600_000 });
+      expect(await reapExpired(later)).toEqual([lost.jobId]);
+      expect(await state(lost.jobId)).toEqual(["failed", "abandoned"]);
+      const lostNode = jobs.find((job) => job.id === lost.jobId)?.nodeId ?? "";
+      const again = await submitJob(ctx, { actionId: "skill-summarizer", nodePath: lostNode });
+      expect(again.status).toBe("queued");
+      expect(await countJobs(ctx)).toEqual({ queued: 2, running: 0, completed: 1, failed: 2 });
+    }, 120_000);
 
     it(
       `${PROCS} processes × ${LOOPS} loops claim ${JOBS} jobs: each exactly once`,
