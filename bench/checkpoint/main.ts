@@ -9,10 +9,12 @@
  *   step's save overlaps the next step).
  * - Storage: 500 steps appending one message each; database bytes after a WAL checkpoint.
  * - The floor (floor.ts), in the same rounds: one bare prepared INSERT + commit of a row the
- *   size of Keel's step row, on each database; a `sync` step cannot cost less.
+ *   size of Keel's step row, on each database; a `sync` step cannot cost less. Printed with
+ *   Keel's ratio to it and issue 21's target.
+ * - Postgres under load (pool.ts): 32 threads stepping at once, steps/s and p99 step latency.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver as LgMemorySaver } from "@langchain/langgraph";
 import { PostgresSaver as LgPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
@@ -41,6 +43,7 @@ import {
   langgraphMessages,
   MESSAGE_STEPS,
 } from "./graphs.js";
+import { CONCURRENT_THREADS, poolUnderLoad } from "./pool.js";
 
 const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 7);
 /**
@@ -125,7 +128,7 @@ const rows: Comparison[] = [];
 /** The same rounds in CPU time. */
 const cpuRows: Comparison[] = [];
 /** Keel's figures next to what one bare commit costs on the same database (see floor.ts). */
-const floors: Array<{ name: string; keel: Figures; floor: Figures }> = [];
+const floors: Array<{ name: string; keel: Figures; floor: Figures; target: number }> = [];
 /** What one chain step writes to the WAL, page by page, by owning table or index. */
 let framesLine = "";
 
@@ -196,6 +199,7 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
     name: `SQLite WAL synchronous=${synchronous}`,
     keel: measured.keel,
     floor: measured.floor!,
+    target: synchronous === "NORMAL" ? 1.5 : 1.15,
   });
   bare.close();
   record(
@@ -242,7 +246,7 @@ if (await postgresAvailable()) {
       durability === "sync" ? () => postgresFloor(bare, CHAIN_LENGTH) : undefined,
     );
     if (measured.floor)
-      floors.push({ name: "Postgres", keel: measured.keel, floor: measured.floor });
+      floors.push({ name: "Postgres", keel: measured.keel, floor: measured.floor, target: 1.3 });
     record(
       {
         name: `100-node chain, Postgres, durability ${durability}`,
@@ -252,6 +256,27 @@ if (await postgresAvailable()) {
       measured,
     );
   }
+  const pool = await poolUnderLoad(
+    PostgresSaver.fromStore(store),
+    peerSaver,
+    Number(process.env.KEEL_BENCH_POOL_ROUNDS ?? 3),
+  );
+  const poolName = `Postgres under load: ${CONCURRENT_THREADS} threads stepping at once, sync`;
+  rows.push({
+    name: `${poolName}, throughput`,
+    unit: "steps/s",
+    keel: pool.keel.stepsPerSecond,
+    peer: pool.peer.stepsPerSecond,
+    peerName: "langgraph-checkpoint-postgres",
+    higherIsBetter: true,
+  });
+  rows.push({
+    name: `${poolName}, p99 step latency`,
+    unit: "ms",
+    keel: pool.keel.p99Ms,
+    peer: pool.peer.p99Ms,
+    peerName: "langgraph-checkpoint-postgres",
+  });
   await store.close();
   await bare.end();
   await peerSaver.end();
@@ -344,9 +369,14 @@ console.log(
   "\n## the floor: one bare commit of a row the size of Keel's step row (prepared INSERT, autocommit), same database settings, measured in the same rounds\n",
 );
 const µs = (value: number) => value.toFixed(1).padStart(7);
-for (const { name, keel, floor } of floors)
+for (const { name, keel, floor, target } of floors)
   console.log(
-    `${name.padEnd(36)} Keel ${µs(keel.wall)} µs/step (CPU ${µs(keel.cpu)})   bare commit ${µs(floor.wall)} µs (CPU ${µs(floor.cpu)})   Keel above the floor ${µs(keel.wall - floor.wall)} µs`,
+    `${name.padEnd(36)} Keel ${µs(keel.wall)} µs/step (CPU ${µs(keel.cpu)})   bare commit ${µs(floor.wall)} µs (CPU ${µs(floor.cpu)})   Keel / floor ${(keel.wall / floor.wall).toFixed(2)}x (CPU ${(keel.cpu / floor.cpu).toFixed(2)}x), target ≤ ${target}x: ${keel.wall / floor.wall <= target ? "met" : "NOT met"}`,
   );
+console.log(
+  `\nload average at the end: ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ")}`,
+);
 if (framesLine) console.log(`\n${framesLine}`);
 rmSync(workdir, { recursive: true, force: true });

@@ -594,7 +594,15 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
     ix("ix_state_steps_run_id_task_key", ["run_id", "task_key"], { unique: true }),
   ],
   state_summaries: [ix("ix_state_summaries_generated_at", ["generated_at"])],
-  state_threads: [ix("ix_state_threads_updated_at_id", ["updated_at", "id"])],
+  state_threads: [
+    ix("ix_state_threads_updated_at_id_covering", [
+      "updated_at",
+      "id",
+      "lease_owner",
+      "lease_expires_at",
+      "created_at",
+    ]),
+  ],
   state_tool_calls: [
     ix("ix_state_tool_calls_status", ["status"], { partial: true }),
     ix("ix_state_tool_calls_task_id", ["task_id"], { partial: true }),

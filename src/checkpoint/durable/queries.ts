@@ -257,19 +257,17 @@ export async function readThread(
 }
 
 /**
- * The statement `listThreads` runs (exported for the plan test). The page is found on
- * ix_state_threads_updated_at alone (a covering-index walk: the cursor and the order are its
- * columns); then each thread of the page is one primary-key lookup, and its latest checkpoint one
- * seek. Nothing counts checkpoints: a page costs the same with 10 or 100,000 checkpoints a thread.
- * The outer ORDER BY sorts the page's rows only (at most `limit`), in the database's collation,
- * which the next page's cursor comparison uses too.
+ * The statement `listThreads` runs (exported for the plan test). Index-only: every column it
+ * reads from `state_threads` is in ix_state_threads_updated_at_id_covering (migration 026), so
+ * the page is a walk of that index from the cursor, never a read of the table; each thread's
+ * latest checkpoint is one primary-key seek. Nothing counts checkpoints: a page costs the same
+ * with 10 or 100,000 checkpoints a thread.
  */
 export function listThreadsSql(limit: number, after: boolean): string {
-  const where = after ? " WHERE (p.updated_at, p.id) < (?, ?)" : "";
+  const where = after ? " WHERE (t.updated_at, t.id) < (?, ?)" : "";
   return (
-    `SELECT ${THREAD_COLUMNS} FROM (SELECT p.id FROM state_threads p${where} ` +
-    `ORDER BY p.updated_at DESC, p.id DESC LIMIT ${Math.max(0, Math.floor(limit))}) page ` +
-    "JOIN state_threads t ON t.id = page.id ORDER BY t.updated_at DESC, t.id DESC"
+    `SELECT ${THREAD_COLUMNS} FROM state_threads t${where} ` +
+    `ORDER BY t.updated_at DESC, t.id DESC LIMIT ${Math.max(0, Math.floor(limit))}`
   );
 }
 

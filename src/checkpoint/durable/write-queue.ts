@@ -20,7 +20,10 @@ import { type QueuedCheckpoint, type QueuedThread, sealThread } from "./value-ma
  * wait longer than one turn: a flush is scheduled with `process.nextTick` whenever writes are
  * queued (it runs once the current run of promise callbacks is done, before any I/O or timer, so
  * the checkpoint a step's code puts next still shares the commit).
- * Commits run one at a time, in order.
+ * Commits run one at a time, in order. On a database whose driver is asynchronous (Postgres), a
+ * `sync` step that arrives while a commit is running waits for the next commit, which takes
+ * every step queued meanwhile, of every thread (group commit: 32 threads stepping at once share
+ * one commit instead of 32); a lone step commits at once.
  */
 export class WriteQueue {
   private pending = new Map<string, QueuedThread>();
@@ -28,6 +31,10 @@ export class WriteQueue {
   private running: Promise<void> | undefined;
   private scheduled = false;
   private failure: unknown;
+  /** The `sync` callers waiting for the commit of what is pending (made at the first). */
+  private pendingWaiters: Waiters | undefined;
+  /** True when something pending is not waited for (async or exit steps, lone writes). */
+  private pendingUnwaited = false;
 
   constructor(
     private readonly commit: (batch: CommitBatch) => string[] | Promise<string[]>,
@@ -62,6 +69,7 @@ export class WriteQueue {
       if (row.idx < 0) batch.repeated = true;
       batch.writes.push(row);
     }
+    this.pendingUnwaited = true;
     if (durability !== "exit") this.schedule();
   }
 
@@ -80,9 +88,30 @@ export class WriteQueue {
     batch.checkpoints.push(checkpoint);
     for (const blob of blobs) batch.blobs.push(blob);
     this.pendingSteps++;
-    if (durability === "sync") return this.flushNow();
+    if (durability === "sync")
+      return this.running === undefined ? this.flushNow() : this.nextCommit(threadId);
+    this.pendingUnwaited = true;
     if (durability === "async") this.schedule();
     return this.pendingSteps >= this.maxQueued ? this.drainToBound() : undefined;
+  }
+
+  /** Resolves when the commit that takes the pending steps is done (it starts after the running one). */
+  private nextCommit(threadId: string): Promise<void> {
+    this.pendingWaiters ??= waiters();
+    // Like every call, a waiter also reports a background commit's failure (one error at a time).
+    return this.pendingWaiters.promise.then(
+      (leased) => {
+        if (leased.includes(threadId)) {
+          this.failure = undefined;
+          throw leasedError([threadId]);
+        }
+        this.throwIfFailed();
+      },
+      (error: unknown) => {
+        this.failure = undefined;
+        throw error;
+      },
+    );
   }
 
   /**
@@ -170,27 +199,40 @@ export class WriteQueue {
     const threads: ThreadBatch[] = [];
     for (const queued of this.pending.values()) threads.push(sealThread(this.serde, queued));
     const steps = this.pendingSteps;
+    const waiting = this.pendingWaiters;
+    // A failure nobody waits for is reported by the next call; a waiter gets its own.
+    const report = this.pendingUnwaited || waiting === undefined;
     this.pending.clear();
     this.pendingSteps = 0;
+    this.pendingWaiters = undefined;
+    this.pendingUnwaited = false;
     const batch: CommitBatch = { threads, ownerId: this.ownerId(), now: this.now() };
     let result: string[] | Promise<string[]>;
     try {
       result = this.commit(batch);
     } catch (error) {
-      throw this.fail(error, steps, threads);
+      const failure = this.fail(error, steps, threads, report);
+      waiting?.reject(failure);
+      throw failure;
     }
     if (Array.isArray(result)) {
-      if (result.length > 0) throw this.fail(leasedError(result), steps, threads);
+      waiting?.resolve(result);
+      if (result.length > 0) throw this.fail(leasedError(result), steps, threads, report);
       return;
     }
     const running = result.then(
       (leased) => {
         this.running = undefined;
-        if (leased.length > 0) throw this.fail(leasedError(leased), steps, threads);
+        waiting?.resolve(leased);
+        this.startWaitedCommit();
+        if (leased.length > 0) throw this.fail(leasedError(leased), steps, threads, report);
       },
       (error: unknown) => {
         this.running = undefined;
-        throw this.fail(error, steps, threads);
+        const failure = this.fail(error, steps, threads, report);
+        waiting?.reject(failure);
+        this.startWaitedCommit();
+        throw failure;
       },
     );
     // Reported through `failure` and whoever awaits it.
@@ -198,11 +240,30 @@ export class WriteQueue {
     this.running = running;
   }
 
-  /** Records a failed commit (reported by the next call) and what it means for the caches. */
-  private fail(error: unknown, steps: number, threads: readonly ThreadBatch[]): unknown {
-    this.failure ??= wrapFailure(error, steps);
+  /** Starts the commit `sync` callers wait for, as soon as the one before it is done. */
+  private startWaitedCommit(): void {
+    if (this.pendingWaiters === undefined || this.running !== undefined) return;
+    try {
+      this.drainNow();
+    } catch {
+      // Delivered to its waiters (and, if unwaited, to the next call) by drainNow.
+    }
+  }
+
+  /**
+   * Records a failed commit (with `report`, raised by the next call) and what it means for the
+   * caches; returns the error to raise.
+   */
+  private fail(
+    error: unknown,
+    steps: number,
+    threads: readonly ThreadBatch[],
+    report: boolean,
+  ): unknown {
+    const failure = wrapFailure(error, steps);
+    if (report) this.failure ??= failure;
     this.onFailure?.(threads.map((thread) => thread.threadId));
-    return this.failure;
+    return report ? this.failure : failure;
   }
 
   private readonly scheduledDrain = (): void => {
@@ -230,6 +291,25 @@ export class WriteQueue {
 }
 
 const DONE: Promise<void> = Promise.resolve();
+
+/** A commit's waiters: resolved with the threads its lease check refused. */
+interface Waiters {
+  promise: Promise<string[]>;
+  resolve(leased: string[]): void;
+  reject(error: unknown): void;
+}
+
+function waiters(): Waiters {
+  let resolve!: (leased: string[]) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<string[]>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A rejection is delivered through `nextCommit`'s promises.
+  promise.catch(ignore);
+  return { promise, resolve, reject };
+}
 
 function ignore(): void {}
 

@@ -56,8 +56,15 @@ const SEED_PRIMARY_KEYS: Readonly<Record<string, string>> = {
 /** …table names the seed gives in the singular (mass nouns)… */
 const SEED_SINGULAR_TABLES = new Set(["state_enrichment", "state_plugin_kv"]);
 
-/** …and the seed's index named for what it detects, not its four columns. */
-const SEED_INDEX_NAMES = new Set(["ix_state_jobs_action_node_hash"]);
+/**
+ * …and the seed's index named for what it detects, not its four columns; and the thread
+ * listing's covering index (migration 026), whose five column names pass Postgres's
+ * 63-character identifier limit.
+ */
+const SEED_INDEX_NAMES = new Set([
+  "ix_state_jobs_action_node_hash",
+  "ix_state_threads_updated_at_id_covering",
+]);
 
 const SNAKE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -1,0 +1,6 @@
+-- Thread listing from one index (issue 21): the page of `listThreads` (latest activity first)
+-- reads every column it returns from the index (an index-only scan), never the table. It
+-- replaces the index on (updated_at, id), its key. The name stays under Postgres's 63
+-- characters; SQLite's index has the same name.
+DROP INDEX ix_state_threads_updated_at_id;
+CREATE INDEX ix_state_threads_updated_at_id_covering ON state_threads (updated_at, id) INCLUDE (lease_owner, lease_expires_at, created_at);

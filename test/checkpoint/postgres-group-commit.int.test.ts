@@ -1,0 +1,101 @@
+/**
+ * Group commit on Postgres: `sync` steps of several threads that arrive while a commit is under
+ * way share the next commit, each step still durable before its thread goes on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquireLease, PostgresSaver } from "../../src/checkpoint/index.js";
+import { Annotation, END, START, StateGraph } from "../../src/index.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { postgresTestStore, type TestStore } from "./support/databases.js";
+
+const available = await postgresAvailable();
+const it_ = available ? it : it.skip;
+
+function chain(saver: PostgresSaver, length: number) {
+  const State = Annotation.Root({ count: Annotation<number>() });
+  let builder = new StateGraph(State) as unknown as {
+    addNode(name: string, fn: unknown): typeof builder;
+    addEdge(from: string, to: string): typeof builder;
+    compile(options: { checkpointer: PostgresSaver }): {
+      invoke(input: unknown, config: unknown): Promise<{ count: number }>;
+    };
+  };
+  for (let i = 0; i < length; i++)
+    builder = builder.addNode(`n${i}`, (s: { count: number }) => ({ count: s.count + 1 }));
+  builder = builder.addEdge(START, "n0");
+  for (let i = 1; i < length; i++) builder = builder.addEdge(`n${i - 1}`, `n${i}`);
+  return builder.addEdge(`n${length - 1}`, END).compile({ checkpointer: saver });
+}
+
+describe("Postgres saver: group commit", () => {
+  let test: TestStore;
+  beforeAll(async () => {
+    if (available) test = await postgresTestStore("group_commit");
+  });
+  afterAll(async () => {
+    if (available) await test.cleanup();
+  });
+
+  it_("8 threads stepping at once share commits; every step of each is saved", async () => {
+    const native = test.store.native;
+    if (native.dialect !== "postgres") throw new Error("expected Postgres");
+    let commits = 0;
+    const saver = new PostgresSaver({
+      pool: {
+        query: ((...args: unknown[]) => {
+          const first = args[0] as string | { text: string };
+          if (/^\s*WITH thr AS/.test(typeof first === "string" ? first : first.text)) commits++;
+          return (native.pool.query as (...a: unknown[]) => unknown)(...args);
+        }) as typeof native.pool.query,
+      },
+    });
+    const length = 20;
+    const threads = Array.from({ length: 8 }, (_, i) => `group-${i}`);
+    const results = await Promise.all(
+      threads.map((thread) =>
+        chain(saver, length).invoke(
+          { count: 0 },
+          { configurable: { thread_id: thread }, durability: "sync", recursionLimit: 100 },
+        ),
+      ),
+    );
+    expect(results.map((result) => result.count)).toEqual(threads.map(() => length));
+    const rows = await native.pool.query<{ thread_id: string; n: string }>(
+      "SELECT thread_id, COUNT(*) AS n FROM state_checkpoints WHERE thread_id LIKE 'group-%' GROUP BY thread_id",
+    );
+    // The input checkpoint and one per node, for every thread.
+    expect(rows.rows.map((row) => Number(row.n))).toEqual(threads.map(() => length + 2));
+    const steps = threads.length * (length + 2);
+    expect(commits).toBeLessThan(steps / 2);
+  });
+
+  it_("a thread refused by its lease fails alone; the others of its commit go on", async () => {
+    const native = test.store.native;
+    if (native.dialect !== "postgres") throw new Error("expected Postgres");
+    const saver = PostgresSaver.fromStore(test.store);
+    const other = PostgresSaver.fromStore(test.store, { ownerId: "other-host:1:abc" });
+    // The leased thread has a first checkpoint, so its saver has touched it (the lease-check path).
+    await chain(saver, 1).invoke(
+      { count: 0 },
+      { configurable: { thread_id: "leased-in-group" }, durability: "sync" },
+    );
+    await acquireLease(other.sql, "leased-in-group", other.ownerId, {
+      now: Date.now(),
+      ttlMs: 60_000,
+    });
+    const outcomes = await Promise.allSettled(
+      ["free-a", "leased-in-group", "free-b"].map((thread) =>
+        chain(saver, 10).invoke(
+          { count: 0 },
+          { configurable: { thread_id: thread }, durability: "sync", recursionLimit: 100 },
+        ),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(outcomes[1]).toMatchObject({ reason: { code: "THREAD_LEASED" } });
+  });
+});
