@@ -1,27 +1,21 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { graphHash, loads, structuralHash } from "../../src/ir/index.js";
+import { keelChild, keelInProcess } from "../support/cli.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const triage = join(root, "examples/triage.json");
 const dir = mkdtempSync(join(tmpdir(), "keel-ir-cli-"));
 const THEN = "then";
 
-/** Runs the real CLI in a child process, as a user would. */
-function keel(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(
-    process.execPath,
-    ["--import", "tsx", join(root, "src/cli/run.ts"), ...args],
-    {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1" },
-    },
-  );
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** Runs the real CLI from the repository root, in this process (test/support/cli.ts). */
+async function keel(
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const result = await keelInProcess(args, { cwd: root });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 }
 
 function file(name: string, text: string): string {
@@ -31,13 +25,13 @@ function file(name: string, text: string): string {
 }
 
 describe("keel ir", () => {
-  it("validate: exit 0 for a valid document", () => {
-    const run = keel("ir", "validate", triage);
+  it("validate: exit 0 for a valid document", async () => {
+    const run = await keel("ir", "validate", triage);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/valid .*graph:triage, 3 node\(s\)/);
   });
 
-  it("validate: exit 1 with every problem; --json prints them", () => {
+  it("validate: exit 1 with every problem; --json prints them", async () => {
     const bad = file(
       "bad.json",
       JSON.stringify({
@@ -46,17 +40,17 @@ describe("keel ir", () => {
         nodes: [{ id: "A", kind: "echo" }, { id: "b" }],
       }),
     );
-    const human = keel("ir", "validate", bad);
+    const human = await keel("ir", "validate", bad);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain("/nodes/1/kind");
-    const json = keel("ir", "validate", bad, "--json");
+    const json = await keel("ir", "validate", bad, "--json");
     expect(json.code).toBe(1);
     const out = JSON.parse(json.stdout);
     expect(out.ok).toBe(false);
     expect(out.problems).toEqual([
       expect.objectContaining({ code: "missing", path: "/nodes/1/kind", hint: expect.any(String) }),
     ]);
-    const broken = keel("ir", "validate", file("broken.json", "{"), "--json");
+    const broken = await keel("ir", "validate", file("broken.json", "{"), "--json");
     expect(broken.code).toBe(1);
     expect(JSON.parse(broken.stdout).problems[0]).toMatchObject({
       code: "json_invalid",
@@ -64,16 +58,16 @@ describe("keel ir", () => {
     });
   });
 
-  it("validate: --node-kinds reports kinds outside the list", () => {
-    const run = keel("ir", "validate", triage, "--node-kinds", "echo,halt", "--json");
+  it("validate: --node-kinds reports kinds outside the list", async () => {
+    const run = await keel("ir", "validate", triage, "--node-kinds", "echo,halt", "--json");
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).problems).toEqual([
       expect.objectContaining({ code: "unknown_node_kind", path: "/nodes/1/kind" }),
     ]);
   });
 
-  it("validate: exit 5 for a missing file", () => {
-    const run = keel("ir", "validate", join(dir, "nope.json"), "--json");
+  it("validate: exit 5 for a missing file", async () => {
+    const run = await keel("ir", "validate", join(dir, "nope.json"), "--json");
     expect(run.code).toBe(5);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, error: { code: "NOT_FOUND" } });
   });
@@ -82,10 +76,10 @@ describe("keel ir", () => {
     const { readFileSync } = await import("node:fs");
     const triageDoc = loads(readFileSync(triage, "utf8"));
     const expected = graphHash(triageDoc);
-    const run = keel("ir", "hash", triage);
+    const run = await keel("ir", "hash", triage);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(expected);
-    expect(JSON.parse(keel("ir", "hash", triage, "--json").stdout)).toEqual({
+    expect(JSON.parse((await keel("ir", "hash", triage, "--json")).stdout)).toEqual({
       ok: true,
       file: triage,
       id: "graph:triage",
@@ -103,22 +97,24 @@ describe("keel ir", () => {
         migrate: [{ from_hash: "f".repeat(64), to_hash: "e".repeat(64) }],
       }),
     );
-    const printed = keel("ir", "hash", migrating).stdout.trim();
-    const ran = JSON.parse(keel("run", migrating, "--db", join(dir, "hash.db"), "--json").stdout);
+    const printed = (await keel("ir", "hash", migrating)).stdout.trim();
+    const ran = JSON.parse(
+      (await keel("run", migrating, "--db", join(dir, "hash.db"), "--json")).stdout,
+    );
     expect(ran.graph_hash).toBe(printed);
     const mismatch = file("v2.json", '{"ir_version":"2.0.0","id":"g","nodes":[]}');
-    const refused = keel("ir", "hash", mismatch, "--json");
+    const refused = await keel("ir", "hash", mismatch, "--json");
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).problems[0].code).toBe("version_mismatch");
   });
 
-  it("schema: prints a model's JSON Schema, lists models, refuses unknown ones", () => {
-    const doc = keel("ir", "schema");
+  it("schema: prints a model's JSON Schema, lists models, refuses unknown ones", async () => {
+    const doc = await keel("ir", "schema");
     expect(doc.code).toBe(0);
     expect(JSON.parse(doc.stdout).title).toBe("IRDocument");
-    expect(JSON.parse(keel("ir", "schema", "ToolSpec").stdout).title).toBe("ToolSpec");
-    expect(keel("ir", "schema", "--list").stdout).toContain("InterruptAction");
-    const unknown = keel("ir", "schema", "Nope");
+    expect(JSON.parse((await keel("ir", "schema", "ToolSpec")).stdout).title).toBe("ToolSpec");
+    expect((await keel("ir", "schema", "--list")).stdout).toContain("InterruptAction");
+    const unknown = await keel("ir", "schema", "Nope");
     expect(unknown.code).toBe(5);
     expect(unknown.stderr).toContain("No IR model named");
   });
@@ -135,8 +131,18 @@ describe("keel run", () => {
     approved: false,
   });
 
-  it("runs a document durably, pauses on its interrupt and resumes with --respond", () => {
-    const paused = keel("run", refund, "--db", db, "--input", input, "--thread", "t1", "--json");
+  it("runs a document durably, pauses on its interrupt and resumes with --respond", async () => {
+    const paused = await keel(
+      "run",
+      refund,
+      "--db",
+      db,
+      "--input",
+      input,
+      "--thread",
+      "t1",
+      "--json",
+    );
     expect(paused.code).toBe(0);
     const first = JSON.parse(paused.stdout);
     expect(first).toMatchObject({ ok: true, thread_id: "t1", status: "interrupted" });
@@ -145,18 +151,20 @@ describe("keel run", () => {
       requested_capability: "refunds:approve",
     });
     const done = JSON.parse(
-      keel(
-        "run",
-        refund,
-        "--db",
-        db,
-        "--thread",
-        "t1",
-        "--respond",
-        '{"approved":true}',
-        "--capability",
-        "refunds:approve",
-        "--json",
+      (
+        await keel(
+          "run",
+          refund,
+          "--db",
+          db,
+          "--thread",
+          "t1",
+          "--respond",
+          '{"approved":true}',
+          "--capability",
+          "refunds:approve",
+          "--json",
+        )
       ).stdout,
     );
     expect(done.status).toBe("completed");
@@ -171,7 +179,7 @@ describe("keel run", () => {
     ]);
   });
 
-  it("refuses a document whose rule does not parse before any run exists", () => {
+  it("refuses a document whose rule does not parse before any run exists", async () => {
     const fresh = join(dir, "bad-rule.db");
     const bad = file(
       "bad-rule.json",
@@ -182,18 +190,21 @@ describe("keel run", () => {
         rules: [{ id: "r", when: "(a ?x&:(>== ?x 1))" }],
       }),
     );
-    const run = keel("run", bad, "--db", fresh, "--json");
+    const run = await keel("run", bad, "--db", fresh, "--json");
     expect(run.code).toBe(1);
     const out = JSON.parse(run.stdout);
     expect(out.error.code).toBe("IR_INVALID");
     expect(out.error.details.problems).toEqual([
       expect.objectContaining({ code: "rule_invalid", path: "/rules/0/when" }),
     ]);
-    const listed = JSON.parse(keel("runs", "list", "--db", fresh, "--json").stdout);
+    const listed = JSON.parse((await keel("runs", "list", "--db", fresh, "--json")).stdout);
     expect(listed.threads).toEqual([]);
   });
 
-  it("keeps asserted facts in the checkpoint: a rule matches them after respond in a new process", () => {
+  // One child process (node + tsx: tens of seconds on a loaded box), hence the timeout.
+  it("keeps asserted facts in the checkpoint: a rule matches them after respond in a new process", {
+    timeout: 120_000,
+  }, async () => {
     const facts = join(dir, "facts.db");
     const doc = file(
       "facts.json",
@@ -224,12 +235,14 @@ describe("keel run", () => {
         state_schema: { ok: "bool" },
       }),
     );
-    const paused = JSON.parse(keel("run", doc, "--db", facts, "--json").stdout);
+    const paused = JSON.parse((await keel("run", doc, "--db", facts, "--json")).stdout);
     expect(paused.status).toBe("interrupted");
     // A new process: only the checkpoint carries the (flagged "a" 2) fact to the rule.
     const done = JSON.parse(
-      keel("runs", "respond", paused.run_id, "--value", '{"ok":true}', "--db", facts, "--json")
-        .stdout,
+      keelChild(
+        ["runs", "respond", paused.run_id, "--value", '{"ok":true}', "--db", facts, "--json"],
+        { cwd: root },
+      ).stdout,
     );
     expect(
       done.transitions.map(
@@ -238,9 +251,9 @@ describe("keel run", () => {
     ).toEqual(["a>__ir_wait__@mark", "__ir_wait__>b@mark", "b>d@use", "d>__end__@null"]);
   });
 
-  it("refuses a bad input with every problem, exit 1, before any run exists", () => {
+  it("refuses a bad input with every problem, exit 1, before any run exists", async () => {
     const fresh = join(dir, "bad-input.db");
-    const run = keel(
+    const run = await keel(
       "run",
       refund,
       "--db",
@@ -259,12 +272,12 @@ describe("keel run", () => {
     // Nothing about internal channels, nothing suggesting a resume that cannot succeed.
     expect(run.stdout).not.toMatch(/__ir|__start__|runs resume/);
     const notObject = JSON.parse(
-      keel("run", refund, "--db", fresh, "--input", "[1]", "--json").stdout,
+      (await keel("run", refund, "--db", fresh, "--input", "[1]", "--json")).stdout,
     );
     expect(notObject.error.details.problems).toEqual([
       expect.objectContaining({ code: "dict_type", path: "/" }),
     ]);
-    const listed = JSON.parse(keel("runs", "list", "--db", fresh, "--json").stdout);
+    const listed = JSON.parse((await keel("runs", "list", "--db", fresh, "--json")).stdout);
     expect(listed.threads).toEqual([]);
   });
 });

@@ -1,13 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { keelInProcess } from "../support/cli.js";
 
-const RUN = fileURLToPath(new URL("../../src/cli/run.ts", import.meta.url));
-// Resolved here: the children run in a temporary folder where a bare "tsx" would not resolve.
-const TSX = import.meta.resolve("tsx");
 const dir = mkdtempSync(join(tmpdir(), "keel-runtime-cli-"));
 const db = join(dir, "keel.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,35 +14,25 @@ interface Result {
   json: Record<string, unknown>;
 }
 
-/** The real CLI in a child process, on this file's database, answering in JSON. */
-function keel(...args: string[]): Result {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("KEEL_")),
-  ) as Record<string, string>;
-  const result = spawnSync(
-    process.execPath,
-    ["--import", TSX, RUN, ...args, "--db", db, "--json"],
-    {
-      cwd: dir,
-      encoding: "utf8",
-      env: { ...clean, HOME: dir, NO_COLOR: "1" },
-    },
-  );
-  return {
-    status: result.status,
-    stderr: result.stderr,
-    json: JSON.parse(result.stdout.trim().split("\n").pop() || "{}") as Record<string, unknown>,
-  };
+/**
+ * The real CLI on this file's database, answering in JSON, run in this process
+ * (test/support/cli.ts) from the file's folder with HOME there.
+ */
+async function keel(...args: string[]): Promise<Result> {
+  const result = await keelInProcess([...args, "--db", db, "--json"], {
+    cwd: dir,
+    env: { HOME: dir },
+  });
+  return { status: result.exitCode, stderr: result.stderr, json: result.json };
 }
 
 type Problem = { path: string; code: string; message: string };
 
-// Each case starts the CLI from source; on a loaded 2-core machine that takes seconds.
 describe("runtime CLI: bad input is refused with every problem, and audited", {
   timeout: 120_000,
 }, () => {
-  it("keel ingest rejects an event failing the contract with every problem (exit 1), audited on its trace", () => {
-    const rejected = keel(
+  it("keel ingest rejects an event failing the contract with every problem (exit 1), audited on its trace", async () => {
+    const rejected = await keel(
       "ingest",
       "--text",
       "refund order 7",
@@ -62,13 +48,13 @@ describe("runtime CLI: bad input is refused with every problem, and audited", {
     // not just the first one found.
     expect(problems.map((p) => p.path).sort()).toEqual(["/actor/actor_id", "/source/connector_id"]);
     for (const problem of problems) expect(problem.code).toBe("string_too_short");
-    const trace = keel("audit", String(rejected.json.traceId));
+    const trace = await keel("audit", String(rejected.json.traceId));
     expect(trace.status, trace.stderr).toBe(0);
     const events = trace.json.events as { type: string; outcome: string }[];
     expect(events.map((e) => [e.type, e.outcome])).toEqual([["event.rejected", "failure"]]);
   });
 
-  it("keel ingest refuses a routing configuration with every problem (exit 2) before storing anything", () => {
+  it("keel ingest refuses a routing configuration with every problem (exit 2) before storing anything", async () => {
     const routing = join(dir, "bad-routing.json");
     writeFileSync(
       routing,
@@ -78,22 +64,24 @@ describe("runtime CLI: bad input is refused with every problem, and audited", {
         default_risk: "none",
       }),
     );
-    const refused = keel("ingest", "--text", "hello", "--routing", routing);
+    const refused = await keel("ingest", "--text", "hello", "--routing", routing);
     expect(refused.status, refused.stderr).toBe(2);
     const error = refused.json.error as { code: string; details: { problems: Problem[] } };
     expect(error.code).toBe("ROUTING_INVALID");
     const paths = error.details.problems.map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(["/fast_paths/0/risk_level", "/default_risk"]));
     expect(paths.length).toBeGreaterThanOrEqual(3);
-    const search = keel("audit", "search", "--type", "event.ingested");
+    const search = await keel("audit", "search", "--type", "event.ingested");
     expect(search.json.events).toEqual([]);
   });
 
-  it("refuses unknown flags' values and unknown records with the exit-code contract", () => {
-    expect(keel("ingest", "--text", "x", "--channel", "pigeon").status).toBe(2);
-    expect(keel("approvals", "list", "--status", "maybe").status).toBe(2);
-    expect(keel("approvals", "show", "01a20271-0000-7000-8000-000000000000").status).toBe(5);
-    const verify = keel("audit", "verify");
+  it("refuses unknown flags' values and unknown records with the exit-code contract", async () => {
+    expect((await keel("ingest", "--text", "x", "--channel", "pigeon")).status).toBe(2);
+    expect((await keel("approvals", "list", "--status", "maybe")).status).toBe(2);
+    expect((await keel("approvals", "show", "01a20271-0000-7000-8000-000000000000")).status).toBe(
+      5,
+    );
+    const verify = await keel("audit", "verify");
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.json).toMatchObject({ ok: true });
   });
