@@ -1,5 +1,8 @@
 import { KeelError } from "../../core/index.js";
+import { openStore, type Store } from "../../store/index.js";
 import { DurableSaver, type DurableSaverOptions } from "../durable/durable-saver.js";
+import { OpeningRunner } from "../durable/opening-runner.js";
+import type { SqlRunner } from "../durable/sql-runner.js";
 import { type PostgresPool, PostgresRunner } from "./postgres-runner.js";
 
 /** Where a `PostgresSaver` writes: an open store, or a pg pool you manage. */
@@ -25,8 +28,67 @@ export interface PostgresStoreLike {
  * await graph.invoke(input, { configurable: { thread_id: "t1" } });
  */
 export class PostgresSaver extends DurableSaver {
-  constructor(options: PostgresSaverOptions) {
-    super(new PostgresRunner(options.pool), options);
+  constructor(options: PostgresSaverOptions);
+  /** @internal a saver on a database being opened (`fromConnString`). */
+  constructor(options: DurableSaverOptions, runner: SqlRunner);
+  constructor(options: PostgresSaverOptions | DurableSaverOptions, runner?: SqlRunner) {
+    super(runner ?? new PostgresRunner((options as PostgresSaverOptions).pool), options);
+  }
+
+  /**
+   * A saver on a Postgres database, as LangGraph users write it: opens the kernel store at
+   * `url` and migrates it (in the background: every call waits for it; `setup()` awaits it and
+   * reports a failure). `close()` closes the store.
+   *
+   * @example
+   * const checkpointer = PostgresSaver.fromConnString("postgres://user:pw@localhost:5432/app");
+   * await checkpointer.setup();
+   * const graph = builder.compile({ checkpointer });
+   */
+  static fromConnString(
+    url: string,
+    options: DurableSaverOptions & { autoMigrate?: boolean } = {},
+  ): PostgresSaver {
+    const opening = openStore({
+      db: url,
+      backupBeforeMigrate: false,
+      autoMigrate: options.autoMigrate ?? true,
+    }).then((store) => {
+      if (store.native.dialect !== "postgres") {
+        void store.close();
+        throw new KeelError(
+          "INVALID_ARGUMENT",
+          `PostgresSaver.fromConnString needs a postgres:// URL, not ${JSON.stringify(url)}.`,
+          { hint: "Use SqliteSaver.fromConnString for the other database." },
+        );
+      }
+      return store;
+    });
+    const saver = new PostgresSaver(
+      options,
+      new OpeningRunner(
+        "postgres",
+        opening.then(
+          (store) => new PostgresRunner((store.native as { readonly pool: PostgresPool }).pool),
+        ),
+      ),
+    );
+    saver.#opening = opening;
+    return saver;
+  }
+
+  #opening: Promise<Store> | undefined;
+
+  /** Waits until the store behind `fromConnString` is open and migrated (a no-op otherwise). */
+  async setup(): Promise<void> {
+    await this.#opening;
+  }
+
+  /** Closes the store `fromConnString` opened (a no-op for a saver on your own pool). */
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    this.#opening = undefined;
+    if (opening) await (await opening).close();
   }
 
   /** A saver on an open Postgres store. */

@@ -1,5 +1,8 @@
 import { KeelError } from "../../core/index.js";
+import { openStore, type Store } from "../../store/index.js";
 import { DurableSaver, type DurableSaverOptions } from "../durable/durable-saver.js";
+import { OpeningRunner } from "../durable/opening-runner.js";
+import type { SqlRunner } from "../durable/sql-runner.js";
 import { type SqliteDatabase, SqliteRunner } from "./sqlite-runner.js";
 
 /** Where a `SqliteSaver` writes: an open store, or a better-sqlite3 database you manage. */
@@ -28,8 +31,80 @@ export interface SqliteStoreLike {
  * await graph.invoke(input, { configurable: { thread_id: "t1" } });
  */
 export class SqliteSaver extends DurableSaver {
-  constructor(options: SqliteSaverOptions) {
-    super(new SqliteRunner(options.database), options);
+  constructor(options: SqliteSaverOptions);
+  /** @internal a saver on a database being opened (`fromConnString`). */
+  constructor(options: DurableSaverOptions, runner: SqlRunner);
+  constructor(options: SqliteSaverOptions | DurableSaverOptions, runner?: SqlRunner) {
+    super(runner ?? new SqliteRunner((options as SqliteSaverOptions).database), options);
+  }
+
+  /**
+   * A saver on a SQLite file, as LangGraph users write it: opens the kernel store at
+   * `path` and migrates it (in the background: every call waits for it; `setup()` awaits it and
+   * reports a failure). `close()` closes the store.
+   *
+   * @example
+   * const checkpointer = SqliteSaver.fromConnString("./checkpoints.db");
+   * await checkpointer.setup();
+   * const graph = builder.compile({ checkpointer });
+   */
+  static fromConnString(
+    path: string,
+    options: DurableSaverOptions & { autoMigrate?: boolean } = {},
+  ): SqliteSaver {
+    // A URL is refused before anything connects to it.
+    if (/^postgres(ql)?:\/\//i.test(path)) {
+      const refused = new KeelError(
+        "INVALID_ARGUMENT",
+        `SqliteSaver.fromConnString needs a SQLite path, not ${JSON.stringify(path)}.`,
+        { hint: "Use PostgresSaver.fromConnString for a postgres:// URL." },
+      );
+      const saver = new SqliteSaver(options, new OpeningRunner("sqlite", Promise.reject(refused)));
+      saver.#opening = Promise.reject(refused);
+      saver.#opening.catch(() => {});
+      return saver;
+    }
+    const opening = openStore({
+      db: path,
+      backupBeforeMigrate: false,
+      autoMigrate: options.autoMigrate ?? true,
+    }).then((store) => {
+      if (store.native.dialect !== "sqlite") {
+        void store.close();
+        throw new KeelError(
+          "INVALID_ARGUMENT",
+          `SqliteSaver.fromConnString needs a SQLite path, not ${JSON.stringify(path)}.`,
+          { hint: "Use PostgresSaver.fromConnString for the other database." },
+        );
+      }
+      return store;
+    });
+    const saver = new SqliteSaver(
+      options,
+      new OpeningRunner(
+        "sqlite",
+        opening.then(
+          (store) =>
+            new SqliteRunner((store.native as { readonly database: SqliteDatabase }).database),
+        ),
+      ),
+    );
+    saver.#opening = opening;
+    return saver;
+  }
+
+  #opening: Promise<Store> | undefined;
+
+  /** Waits until the store behind `fromConnString` is open and migrated (a no-op otherwise). */
+  async setup(): Promise<void> {
+    await this.#opening;
+  }
+
+  /** Closes the store `fromConnString` opened (a no-op for a saver on your own database). */
+  async close(): Promise<void> {
+    const opening = this.#opening;
+    this.#opening = undefined;
+    if (opening) await (await opening).close();
   }
 
   /** A saver on an open SQLite store. */
