@@ -666,7 +666,9 @@ export class RuleEngine {
   // ── reset, clear, snapshot ──────────────────────────────────────────────────────────────
 
   private initialise(): void {
+    const duplication = this.wm.duplication;
     this.wm = new WorkingMemory();
+    this.wm.duplication = duplication;
     // The strategy is a setting of the environment: clear keeps it, as in CLIPS.
     const strategy = this.agenda.strategy;
     this.agenda = new FocusAgenda();
@@ -834,6 +836,13 @@ export class RuleEngine {
         const before = this.module;
         this.setModule(known(args[0] as Value));
         return before;
+      }
+      case "get-fact-duplication":
+        return this.wm.duplication ? TRUE : FALSE;
+      case "set-fact-duplication": {
+        const before = this.wm.duplication;
+        this.wm.duplication = args[0] !== FALSE;
+        return before ? TRUE : FALSE;
       }
       case "get-strategy":
         return this.agenda.strategy;

@@ -87,6 +87,8 @@ export const COMMANDS = new Set([
   "get-current-module",
   "set-current-module",
   "set-strategy",
+  "set-fact-duplication",
+  "get-fact-duplication",
   "get-strategy",
   "watch",
   "unwatch",

@@ -204,6 +204,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   ["floatp", predicate(isFloat)],
   ["stringp", predicate(isString)],
   ["symbolp", predicate(isSymbol)],
+  // CLIPS 6.30 still knows wordp, the old name of symbolp.
+  ["wordp", predicate(isSymbol)],
   ["lexemep", predicate((v) => isSymbol(v) || isString(v))],
   ["multifieldp", predicate(isMultifield)],
   ["evenp", B((args) => bool(int("evenp", args, 0) % 2 === 0), 1, 1)],

@@ -51,7 +51,7 @@ export class TruthMaintenance {
 
   /** A fact was retracted: it needs no support any more. */
   retracted(fact: Fact): void {
-    this.supports.delete(fact);
+    if (this.supports.size !== 0) this.supports.delete(fact);
   }
 
   lost(t: Token, facts: readonly Fact[]): void {

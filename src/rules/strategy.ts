@@ -3,7 +3,7 @@
  * salience, a new activation goes. Every strategy here is a total order, so placing by walking
  * from the head of the salience group gives CLIPS's place.
  */
-import type { CE, FieldConstraint } from "./ast.js";
+import type { CE, Expr, FieldConstraint } from "./ast.js";
 import type { Token } from "./rete/memory.js";
 
 /** What placing reads of an activation (agenda.ts's Placed has these fields). */
@@ -134,7 +134,8 @@ export function ruleComplexity(ces: readonly CE[]): number {
         if (t.kind === "var") {
           if (seen.has(t.name) || t.neg) n++;
           else seen.add(t.name);
-        } else n++;
+        } else if (t.kind === "lit") n++;
+        else n += exprComplexity(t.expr);
       }
     }
   };
@@ -146,7 +147,7 @@ export function ruleComplexity(ces: readonly CE[]): number {
         for (const fs of ce.slots.values()) for (const f of fs) field(f);
         return;
       case "test":
-        n++;
+        n += exprComplexity(ce.expr);
         return;
       case "not":
         walk(ce.ce);
@@ -167,4 +168,15 @@ export function ruleComplexity(ces: readonly CE[]): number {
   const first = ces[0]?.type;
   if (first === "test" || first === "not" || first === "exists" || first === "forall") n++;
   return n;
+}
+
+/** ExpressionComplexity: a call counts one, except and/or/not, whose arguments count instead. */
+function exprComplexity(e: Expr): number {
+  if (e.k !== "call") return 0;
+  if (e.fn === "and" || e.fn === "or" || e.fn === "not") {
+    let n = 0;
+    for (const a of e.args) n += exprComplexity(a);
+    return n;
+  }
+  return 1;
 }

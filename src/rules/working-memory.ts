@@ -35,6 +35,8 @@ export class WorkingMemory {
   private byContent = new HashChains<Fact>();
   private readonly byRelation = new Map<string, Set<Fact>>();
   nextId = 0;
+  /** `(set-fact-duplication TRUE)`: an identical fact is asserted again with its own index. */
+  duplication = false;
   /** The existing fact the last create() found identical (null when it created one). */
   duplicateOf: Fact | null = null;
 
@@ -42,7 +44,7 @@ export class WorkingMemory {
   create(relation: string, template: Template | null, values: Value[], id?: number): Fact | null {
     const hashes = valueHashes(values);
     const hash = contentHash(relation, hashes);
-    for (let f = this.byContent.first(hash); f !== null; f = f.next) {
+    for (let f = this.duplication ? null : this.byContent.first(hash); f !== null; f = f.next) {
       if (f.hash === hash && f.holds(relation, values)) {
         this.duplicateOf = f;
         return null;
