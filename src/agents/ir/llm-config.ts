@@ -1,3 +1,4 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { KeelError } from "../../core/index.js";
 
@@ -76,4 +77,20 @@ export function apiKeyOf(nodeId: string, config: LlmNodeConfig, env: NodeJS.Proc
       hint: `Export ${config.api_key_env}=<key>, or remove api_key_env for a server that needs no key.`,
     },
   );
+}
+
+/** How an `llm` node gets its chat model (tests and applications may give their own). */
+export type ChatModelFactory = (options: {
+  baseURL: string;
+  model: string;
+  apiKey: string;
+  temperature?: number;
+  timeoutMs: number;
+}) => BaseChatModel | Promise<BaseChatModel>;
+
+export interface LlmNodeKindOptions {
+  /** Where `base_url_env` and `api_key_env` are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Default: `@langchain/openai`'s ChatOpenAI, its own retries off (the node retries). */
+  chatModel?: ChatModelFactory;
 }

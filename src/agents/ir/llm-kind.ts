@@ -1,22 +1,7 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { IrNode, NodeFactory } from "../../ir/index.js";
-import { parseLlmConfig } from "./llm-config.js";
+import { type LlmNodeKindOptions, parseLlmConfig } from "./llm-config.js";
 
-/** How an `llm` node gets its chat model (tests and applications may give their own). */
-export type ChatModelFactory = (options: {
-  baseURL: string;
-  model: string;
-  apiKey: string;
-  temperature?: number;
-  timeoutMs: number;
-}) => BaseChatModel | Promise<BaseChatModel>;
-
-export interface LlmNodeKindOptions {
-  /** Where `base_url_env` and `api_key_env` are read (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
-  /** Default: `@langchain/openai`'s ChatOpenAI, its own retries off (the node retries). */
-  chatModel?: ChatModelFactory;
-}
+export type { ChatModelFactory, LlmNodeKindOptions } from "./llm-config.js";
 
 /**
  * The IR node kind `llm`: a model on an OpenAI-compatible endpoint (through `@langchain/openai`)

@@ -12,8 +12,13 @@ import { isGraphInterrupt } from "../../graph/index.js";
 import type { IrNode, NodeContext, NodeSpec, ToolDescriber } from "../../ir/index.js";
 import { ANSWERED } from "../governed/governed-tool-node.js";
 import { modelEndpointError } from "../prebuilt/model-errors.js";
-import { apiKeyOf, endpointOf, type LlmNodeConfig } from "./llm-config.js";
-import type { ChatModelFactory, LlmNodeKindOptions } from "./llm-kind.js";
+import {
+  apiKeyOf,
+  type ChatModelFactory,
+  endpointOf,
+  type LlmNodeConfig,
+  type LlmNodeKindOptions,
+} from "./llm-config.js";
 
 const openAIChatModel: ChatModelFactory = async (options) => {
   let openai: typeof import("@langchain/openai");
