@@ -10,4 +10,10 @@ export {
   governedToolNode,
   type ToolDefinition,
 } from "./governed/governed-tool-node.js";
+export {
+  type ChatModelFactory,
+  LlmNodeConfig,
+  type LlmNodeKindOptions,
+  llmNodeKind,
+} from "./ir/index.js";
 export * from "./prebuilt/index.js";

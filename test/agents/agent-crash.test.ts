@@ -10,7 +10,7 @@ import { agentCrashTest } from "./crash/agent-crash.case.js";
 const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 12);
 const FIRST_SEED = Number(process.env.KEEL_CRASH_SEED ?? 1);
 
-describe("governed agent crash test: SQLite", { timeout: 600_000 }, () => {
+describe("governed agent crash test: SQLite", { timeout: 900_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "keel-agent-crash-"));
   let store: Store | undefined;
   afterAll(async () => {

@@ -30,7 +30,7 @@ export interface ToolDefinition {
 }
 
 /** Errors that are the model's to read (the call did not happen), not the run's to fail on. */
-const ANSWERED = new Set([
+export const ANSWERED = new Set([
   "APPROVAL_DENIED",
   "APPROVAL_EXPIRED",
   "GATE_BLOCKED",

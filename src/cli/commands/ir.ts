@@ -2,12 +2,12 @@ import { dirname, resolve } from "node:path";
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
 import {
-  BUILTIN_NODE_KINDS,
   documentWarnings,
   dumps,
   graphHash,
   isModelName,
   jsonSchemaFor,
+  knownNodeKinds,
   lintDocument,
   loadKindsModule,
   loadNodeKinds,
@@ -270,7 +270,7 @@ function collect(value: string, previous: string[]): string[] {
 async function kindsToCheck(options: ValidateFlags): Promise<{ nodeKinds?: string[] }> {
   if (options.nodeKinds === undefined && options.kinds.length === 0) return {};
   const kinds = new Set(options.nodeKinds?.split(",").map((kind) => kind.trim()) ?? []);
-  if (options.kinds.length > 0) for (const kind of Object.keys(BUILTIN_NODE_KINDS)) kinds.add(kind);
+  if (options.kinds.length > 0) for (const kind of Object.keys(knownNodeKinds())) kinds.add(kind);
   for (const module of options.kinds)
     for (const kind of Object.keys(await loadNodeKinds(module, process.cwd()))) kinds.add(kind);
   return { nodeKinds: [...kinds] };

@@ -174,7 +174,8 @@ function buildGraph(
       ? await governance.node(
           node,
           current,
-          async (call) => impl(current, { node, config, call }),
+          async (call, describeTool) =>
+            impl(current, { node, config, call, ...(describeTool ? { describeTool } : {}) }),
           config,
         )
       : await impl(current, { node, config, call: refuseToolCalls });

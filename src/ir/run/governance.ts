@@ -13,6 +13,11 @@ export type ToolCaller = (
   options?: { key?: string; risk?: "low" | "medium" | "high" | "critical" },
 ) => Promise<unknown>;
 
+/** What a model is told about a tool it may call (the registered ToolSpec's), or undefined. */
+export type ToolDescriber = (
+  tool: string,
+) => { name: string; description: string; input_schema: Record<string, unknown> } | undefined;
+
 /** An interrupt a run waits at, as the governance layer sees it. */
 export interface IrWait {
   /** Stable for this wait across re-executions of the wait step (a run's n-th transition). */
@@ -52,7 +57,10 @@ export interface IrGovernance {
   node(
     node: NodeSpec,
     state: Record<string, unknown>,
-    run: (call: ToolCaller) => Promise<Record<string, unknown> | undefined>,
+    run: (
+      call: ToolCaller,
+      describe?: ToolDescriber,
+    ) => Promise<Record<string, unknown> | undefined>,
     config: RunConfig,
   ): Promise<Record<string, unknown> | undefined>;
   /** Records a step's transitions and the rules that fired to decide them (the audit trail). */

@@ -9,16 +9,19 @@ export type {
   IrWait,
   IrWaitDecision,
   ToolCaller,
+  ToolDescriber,
 } from "./governance.js";
 export {
   BUILTIN_NODE_KINDS,
   type IrNode,
   type KindsModule,
+  knownNodeKinds,
   loadKindsModule,
   loadNodeKinds,
   moduleTarget,
   type NodeContext,
   type NodeFactory,
+  registerNodeKinds,
 } from "./node-kinds.js";
 export { loadPackFiles, loadPluginPacks, type PackSource } from "./packs.js";
 export type { BranchResult } from "./parallel.js";

@@ -6,7 +6,7 @@ import type { RunConfig } from "../../graph/index.js";
 import type { IRDocument, NodeSpec } from "../models/index.js";
 import { hintFor, type Problem, renderActual } from "../problems.js";
 import { USER_CODE_KIND } from "../references.js";
-import type { ToolCaller } from "./governance.js";
+import type { ToolCaller, ToolDescriber } from "./governance.js";
 import type { StateClasses } from "./state.js";
 
 /** What a node implementation gets besides the state. */
@@ -18,6 +18,8 @@ export interface NodeContext {
    * run; outside one it refuses.
    */
   call: ToolCaller;
+  /** In a governed run: what the registered tool a document names is (for binding to a model). */
+  describeTool?: ToolDescriber;
 }
 
 /**
@@ -41,8 +43,28 @@ export const BUILTIN_NODE_KINDS: Readonly<Record<string, NodeFactory>> = {
   halt: () => () => undefined,
 };
 
+const registered: Record<string, NodeFactory> = {};
+
 /**
- * Resolves every node's implementation: the registry first (built-ins plus `kinds`), then
+ * Adds node kinds every document may use, beside the built-ins (`echo`, `halt`): how a layer
+ * above the IR provides its own (the CLI registers `keel/prebuilt`'s `llm`). Explicit, never a
+ * side effect of an import; `kinds` given to a compile still win.
+ *
+ * @example
+ * registerNodeKinds({ llm: llmNodeKind() });
+ */
+export function registerNodeKinds(kinds: Record<string, NodeFactory>): void {
+  Object.assign(registered, kinds);
+}
+
+/** The built-in and registered node kinds (what a document may use without `--kinds`). */
+export function knownNodeKinds(): Readonly<Record<string, NodeFactory>> {
+  return { ...BUILTIN_NODE_KINDS, ...registered };
+}
+
+/**
+ * Resolves every node's implementation: the registry first (built-ins, registered kinds, then
+ * `kinds`), then
  * `module/path:ExportName` user code (paths relative to `baseDir`, or package names), whose
  * export must be a function. Unknown kinds and failing imports are problems.
  */
@@ -51,14 +73,26 @@ export async function resolveNodes(
   kinds: Record<string, NodeFactory>,
   baseDir: string,
 ): Promise<{ nodes: Map<string, IrNode>; problems: Problem[] }> {
-  const registry = { ...BUILTIN_NODE_KINDS, ...kinds };
+  const registry = { ...BUILTIN_NODE_KINDS, ...registered, ...kinds };
   const nodes = new Map<string, IrNode>();
   const problems: Problem[] = [];
   for (const [index, node] of doc.nodes.entries()) {
     const path = `/nodes/${index}/kind`;
     const factory = Object.hasOwn(registry, node.kind) ? registry[node.kind] : undefined;
     if (factory) {
-      nodes.set(node.id, factory(node));
+      try {
+        nodes.set(node.id, factory(node));
+      } catch (error) {
+        // A factory refusing the node's config: a problem at the node, like an unknown kind.
+        problems.push({
+          code: "node_config_invalid",
+          path: `/nodes/${index}/config`,
+          message: `Node "${node.id}" (${node.kind}): ${(error as Error).message}`,
+          expected: `a config the "${node.kind}" kind accepts`,
+          actual: renderActual(node.config),
+          hint: (error as { hint?: string }).hint ?? "Fix the node's config.",
+        });
+      }
       continue;
     }
     if (!USER_CODE_KIND.test(node.kind)) {

@@ -1,10 +1,12 @@
 import { KeelError } from "../../core/index.js";
+import type { RunConfig } from "../../graph/index.js";
 import type {
   FiredRule,
   IRDocument,
   IrGovernance,
   IrWait,
   IrWaitDecision,
+  ToolDescriber,
   Transition,
 } from "../../ir/index.js";
 import { RiskLevel } from "../contracts/enums.js";
@@ -36,29 +38,56 @@ export function documentGovernance(doc: IRDocument): IrGovernance {
   return {
     node: (node, state, run, config) =>
       governedNode<Record<string, unknown>, Record<string, unknown> | undefined>((_, ctx) =>
-        run((tool, input, options) => {
-          if (!named.has(tool)) {
-            throw new KeelError(
-              "TOOL_FORBIDDEN",
-              `Node "${node.id}" called the tool "${tool}", which ${doc.id} does not name in its tools.`,
-              {
-                details: { node: node.id, tool, named: [...named] },
-                hint: `Add {"id":"${tool}"} to the document's tools, so reviewers see what it may call.`,
-              },
-            );
-          }
-          const registered = runContextOf(config).tools;
-          const declared = registered.has(tool) ? toolRisk(registered.get(tool).spec) : null;
-          const risk = options?.risk ?? declared ?? undefined;
-          return ctx.call(tool, input, {
-            ...(options?.key !== undefined ? { key: options.key } : {}),
-            ...(risk !== undefined ? { risk } : {}),
-          });
-        }),
+        run(
+          async (tool, input, options) => {
+            if (!named.has(tool)) {
+              // Refused before admission, and audited as admission's refusals are.
+              await runContextOf(config).audit.write(ctx.traceId, {
+                stage: "tool_call",
+                type: "tool_call.refused",
+                summary: `${tool}: refused (TOOL_FORBIDDEN): not among ${doc.id}'s tools`,
+                outcome: "failure",
+                refs: { task_id: ctx.runId, step_id: ctx.step.id, event_id: null },
+                toolName: tool,
+                payload: { code: "TOOL_FORBIDDEN", node: node.id, key: options?.key ?? null },
+              });
+              throw new KeelError(
+                "TOOL_FORBIDDEN",
+                `Node "${node.id}" called the tool "${tool}", which ${doc.id} does not name in its tools.`,
+                {
+                  details: { node: node.id, tool, named: [...named] },
+                  hint: `Add {"id":"${tool}"} to the document's tools, so reviewers see what it may call.`,
+                },
+              );
+            }
+            const registered = runContextOf(config).tools;
+            const declared = registered.has(tool) ? toolRisk(registered.get(tool).spec) : null;
+            const risk = options?.risk ?? declared ?? undefined;
+            return ctx.call(tool, input, {
+              ...(options?.key !== undefined ? { key: options.key } : {}),
+              ...(risk !== undefined ? { risk } : {}),
+            });
+          },
+          describer(named, config),
+        ),
       )(state, config),
     transitions: (transitions, fired, config) =>
       auditStep(runContextOf(config), transitions, fired),
     wait: (wait, config) => decideWait(runContextOf(config), wait),
+  };
+}
+
+/** Describes the registered tools the document names (what a model node binds). */
+function describer(named: ReadonlySet<string>, config: RunConfig): ToolDescriber {
+  return (tool) => {
+    const registered = runContextOf(config).tools;
+    if (!named.has(tool) || !registered.has(tool)) return undefined;
+    const { spec } = registered.get(tool);
+    return {
+      name: spec.name,
+      description: spec.description,
+      input_schema: spec.input_schema as Record<string, unknown>,
+    };
   };
 }
 
