@@ -80,6 +80,23 @@ const EXPECTED = new Map<string, number>([
   ],
 ]);
 
+/** The empty value of each state type, for a run's input. */
+const EMPTY: Record<string, unknown> = {
+  str: "",
+  string: "",
+  int: 0,
+  integer: 0,
+  float: 0,
+  number: 0,
+  bool: false,
+  boolean: false,
+  bytes: "",
+  list: [],
+  array: [],
+  dict: {},
+  object: {},
+};
+
 describe.skipIf(!present)("Stargraph 0.8 interop", () => {
   it("the checker finds no disagreement beyond the deliberate and named ones", () => {
     // The checker imports <checkout>/dist/ir; a scratch checkout whose dist/ir is this source.
@@ -169,9 +186,15 @@ describe.skipIf(!present)("Stargraph 0.8 interop", () => {
             `export const stateClasses = ${doc.state_class ? `{ ${JSON.stringify(doc.state_class)}: z.object({}) }` : "{}"};`,
           ].join("\n"),
         );
+        // Every state field is required in a run's input: each gets its type's empty value.
+        const input = Object.fromEntries(
+          Object.entries(doc.state_schema).map(([field, type]) => [field, EMPTY[type] ?? null]),
+        );
         const run = await keelInProcess([
           "run",
           file,
+          "--input",
+          JSON.stringify(input),
           "--kinds",
           kinds,
           "--packs",
