@@ -479,25 +479,40 @@ export interface ExpectedColumn {
   defaultValue: string | null;
 }
 
+/**
+ * Columns one dialect has and the other does not: Postgres stores the full-text vector of a
+ * memory record (a generated column); SQLite keeps it in the FTS5 table.
+ */
+export const DIALECT_COLUMNS: Record<"sqlite" | "postgres", Record<string, string[]>> = {
+  sqlite: {},
+  postgres: {
+    state_memory_records: [
+      "search_vector TSVECTOR DEFAULT to_tsvector('simple'::regconfig, ((((((((title || ' '::text) || target) || ' '::text) || rationale) || ' '::text) || \"left\"(content, 100000)) || ' '::text) || keywords))",
+    ],
+  },
+};
+
 /** The columns of a seed table as `dialect` stores them. */
 export function expectedColumns(table: string, dialect: "sqlite" | "postgres"): ExpectedColumn[] {
-  return (KERNEL_TABLES[table] ?? []).map((spec) => {
-    const [name = "", seedType = ""] = spec.split(" ");
-    const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
-    return {
-      name,
-      // FLOAT: a double, declared DOUBLE PRECISION on both engines (REAL is 4 bytes on Postgres).
-      type: wide
-        ? dialect === "postgres"
-          ? "BIGINT"
-          : "INTEGER"
-        : seedType === "FLOAT"
-          ? "DOUBLE PRECISION"
-          : seedType,
-      notNull: spec.includes("NOT NULL"),
-      defaultValue: /DEFAULT (.+)$/.exec(spec)?.[1] ?? null,
-    };
-  });
+  return [...(KERNEL_TABLES[table] ?? []), ...(DIALECT_COLUMNS[dialect][table] ?? [])].map(
+    (spec) => {
+      const [name = "", seedType = ""] = spec.split(" ");
+      const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
+      return {
+        name,
+        // FLOAT: a double, declared DOUBLE PRECISION on both engines (REAL is 4 bytes on Postgres).
+        type: wide
+          ? dialect === "postgres"
+            ? "BIGINT"
+            : "INTEGER"
+          : seedType === "FLOAT"
+            ? "DOUBLE PRECISION"
+            : seedType,
+        notNull: spec.includes("NOT NULL"),
+        defaultValue: /DEFAULT (.+)$/.exec(spec)?.[1] ?? null,
+      };
+    },
+  );
 }
 
 /** A default as the engine reports it, without Postgres's casts (`'[]'::text` → `'[]'`). */
@@ -632,12 +647,12 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
 
 /**
  * Indexes one dialect has and the other does not: full text is an FTS5 virtual table on SQLite
- * (outside the snapshot, like its shadow tables) and a GIN expression index on Postgres.
+ * (outside the snapshot, like its shadow tables) and a GIN index on a stored vector on Postgres.
  */
 export const DIALECT_INDEXES: Record<"sqlite" | "postgres", Record<string, IndexSpec[]>> = {
   sqlite: {},
   postgres: {
-    state_memory_records: [ix("ix_state_memory_records_search", ["<expression>"])],
+    state_memory_records: [ix("ix_state_memory_records_search_vector", ["search_vector"])],
   },
 };
 

@@ -134,9 +134,6 @@ export async function search(
   return hits;
 }
 
-/** The expression of the Postgres GIN index `ix_state_memory_records_search` (024_memory.sql). */
-const SEARCH_VECTOR = sql`to_tsvector('simple'::regconfig, r.title || ' ' || r.target || ' ' || r.rationale || ' ' || left(r.content, 100000) || ' ' || r.keywords)`;
-
 async function fullText(
   ctx: MemoryContext,
   db: MemoryDb,
@@ -155,8 +152,8 @@ async function fullText(
   const rows = await sql<Candidate>`
     SELECT r.id, r.kind, r.phase, r.status, r.vitality, r.superseded_by_memory_record_id, r.target, r.title, r.rationale, r.namespace
     FROM state_memory_records r, to_tsquery('simple', ${tsQuery(terms)}) q
-    WHERE ${SEARCH_VECTOR} @@ q AND r.namespace = ${namespace}
-    ORDER BY ts_rank(${SEARCH_VECTOR}, q) DESC LIMIT ${pool}`.execute(db);
+    WHERE r.search_vector @@ q AND r.namespace = ${namespace}
+    ORDER BY ts_rank(r.search_vector, q) DESC LIMIT ${pool}`.execute(db);
   return rows.rows;
 }
 
