@@ -144,7 +144,7 @@ describe("the IR llm node", () => {
         ],
         rules: [],
         tools: [],
-        state_schema: { ticket: "str", customer: "str", category: "str", urgent: "bool" },
+        state_schema: { ticket: "str", customer: "str", category: "str?", urgent: "bool?" },
       }),
     );
     const before = server.requests.length;
@@ -178,7 +178,7 @@ describe("the IR llm node", () => {
         ],
         rules: [],
         tools: [],
-        state_schema: { q: "str", a: "str" },
+        state_schema: { q: "str", a: "str?" },
       });
     writeFileSync(
       doc,

@@ -232,7 +232,7 @@ describe("keel run", () => {
             [THEN]: [{ kind: "goto", target: "d" }],
           },
         ],
-        state_schema: { ok: "bool" },
+        state_schema: { ok: "bool?" },
       }),
     );
     const paused = JSON.parse((await keel("run", doc, "--db", facts, "--json")).stdout);
@@ -266,6 +266,7 @@ describe("keel run", () => {
     const out = JSON.parse(run.stdout);
     expect(out.error.code).toBe("IR_INVALID");
     expect(out.error.details.problems).toEqual([
+      expect.objectContaining({ code: "missing", path: "/customer_id" }),
       expect.objectContaining({ code: "float_type", path: "/amount", expected: "float" }),
       expect.objectContaining({ code: "extra_forbidden", path: "/bogus" }),
     ]);
