@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { type Clock, KeelError, newRandomId, systemClock } from "../../core/index.js";
+import type { Store } from "../../store/index.js";
 import {
   BaseCheckpointSaver,
   type ChannelVersions,
@@ -67,6 +68,8 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
   private readonly defaultDurability: Durability;
   private readonly queue: WriteQueue;
   private readonly places = new PlaceCache();
+  /** The store `fromConnString` is opening, which this saver owns and closes. */
+  protected storeOpening: Promise<Store> | undefined;
 
   protected constructor(
     protected readonly db: SqlRunner,
@@ -85,6 +88,17 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     );
     // What failed to commit must not be used as the base of a delta or an inherited entry.
     this.queue.onFailure = (threadIds) => this.places.forget(threadIds);
+  }
+  /** Waits until the store behind `fromConnString` is open and migrated (a no-op otherwise). */
+  async setup(): Promise<void> {
+    if (this.storeOpening) await this.storeOpening;
+  }
+
+  /** Closes the store `fromConnString` opened (a no-op for a saver on your own database). */
+  async close(): Promise<void> {
+    const opening = this.storeOpening;
+    this.storeOpening = undefined;
+    if (opening) await (await opening).close();
   }
 
   async getTuple(config: CheckpointConfig): Promise<CheckpointTuple | undefined> {

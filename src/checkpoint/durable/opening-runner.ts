@@ -1,3 +1,5 @@
+import { KeelError } from "../../core/index.js";
+import { openStore, type Store } from "../../store/index.js";
 import type { CommitBatch } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
 
@@ -32,4 +34,32 @@ export class OpeningRunner implements SqlRunner {
   ): Promise<number[]> {
     return (await this.opening).atomic(statements);
   }
+}
+
+/**
+ * Opens and migrates the kernel store at `target` for `SqliteSaver.fromConnString` or
+ * `PostgresSaver.fromConnString`, refusing a target of the other dialect (a postgres URL given
+ * to the SQLite saver is refused before anything connects to it).
+ */
+export function openSaverStore(
+  dialect: "sqlite" | "postgres",
+  target: string,
+  autoMigrate: boolean,
+): Promise<Store> {
+  const saver = dialect === "sqlite" ? "SqliteSaver" : "PostgresSaver";
+  const other = dialect === "sqlite" ? "PostgresSaver" : "SqliteSaver";
+  const refused = () =>
+    new KeelError(
+      "INVALID_ARGUMENT",
+      `${saver}.fromConnString needs ${dialect === "sqlite" ? "a SQLite path" : "a postgres:// URL"}, not ${JSON.stringify(target)}.`,
+      { hint: `Use ${other}.fromConnString for the other database.` },
+    );
+  if (dialect === "sqlite" && /^postgres(ql)?:\/\//i.test(target)) {
+    return Promise.reject(refused());
+  }
+  return openStore({ db: target, backupBeforeMigrate: false, autoMigrate }).then((store) => {
+    if (store.native.dialect === dialect) return store;
+    void store.close();
+    throw refused();
+  });
 }

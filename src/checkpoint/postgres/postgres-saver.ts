@@ -1,7 +1,6 @@
 import { KeelError } from "../../core/index.js";
-import { openStore, type Store } from "../../store/index.js";
 import { DurableSaver, type DurableSaverOptions } from "../durable/durable-saver.js";
-import { OpeningRunner } from "../durable/opening-runner.js";
+import { OpeningRunner, openSaverStore } from "../durable/opening-runner.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 import { type PostgresPool, PostgresRunner } from "./postgres-runner.js";
 
@@ -49,21 +48,7 @@ export class PostgresSaver extends DurableSaver {
     url: string,
     options: DurableSaverOptions & { autoMigrate?: boolean } = {},
   ): PostgresSaver {
-    const opening = openStore({
-      db: url,
-      backupBeforeMigrate: false,
-      autoMigrate: options.autoMigrate ?? true,
-    }).then((store) => {
-      if (store.native.dialect !== "postgres") {
-        void store.close();
-        throw new KeelError(
-          "INVALID_ARGUMENT",
-          `PostgresSaver.fromConnString needs a postgres:// URL, not ${JSON.stringify(url)}.`,
-          { hint: "Use SqliteSaver.fromConnString for the other database." },
-        );
-      }
-      return store;
-    });
+    const opening = openSaverStore("postgres", url, options.autoMigrate ?? true);
     const saver = new PostgresSaver(
       options,
       new OpeningRunner(
@@ -73,22 +58,8 @@ export class PostgresSaver extends DurableSaver {
         ),
       ),
     );
-    saver.#opening = opening;
+    saver.storeOpening = opening;
     return saver;
-  }
-
-  #opening: Promise<Store> | undefined;
-
-  /** Waits until the store behind `fromConnString` is open and migrated (a no-op otherwise). */
-  async setup(): Promise<void> {
-    await this.#opening;
-  }
-
-  /** Closes the store `fromConnString` opened (a no-op for a saver on your own pool). */
-  async close(): Promise<void> {
-    const opening = this.#opening;
-    this.#opening = undefined;
-    if (opening) await (await opening).close();
   }
 
   /** A saver on an open Postgres store. */

@@ -1,7 +1,6 @@
 import { KeelError } from "../../core/index.js";
-import { openStore, type Store } from "../../store/index.js";
 import { DurableSaver, type DurableSaverOptions } from "../durable/durable-saver.js";
-import { OpeningRunner } from "../durable/opening-runner.js";
+import { OpeningRunner, openSaverStore } from "../durable/opening-runner.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 import { type SqliteDatabase, SqliteRunner } from "./sqlite-runner.js";
 
@@ -52,33 +51,7 @@ export class SqliteSaver extends DurableSaver {
     path: string,
     options: DurableSaverOptions & { autoMigrate?: boolean } = {},
   ): SqliteSaver {
-    // A URL is refused before anything connects to it.
-    if (/^postgres(ql)?:\/\//i.test(path)) {
-      const refused = new KeelError(
-        "INVALID_ARGUMENT",
-        `SqliteSaver.fromConnString needs a SQLite path, not ${JSON.stringify(path)}.`,
-        { hint: "Use PostgresSaver.fromConnString for a postgres:// URL." },
-      );
-      const saver = new SqliteSaver(options, new OpeningRunner("sqlite", Promise.reject(refused)));
-      saver.#opening = Promise.reject(refused);
-      saver.#opening.catch(() => {});
-      return saver;
-    }
-    const opening = openStore({
-      db: path,
-      backupBeforeMigrate: false,
-      autoMigrate: options.autoMigrate ?? true,
-    }).then((store) => {
-      if (store.native.dialect !== "sqlite") {
-        void store.close();
-        throw new KeelError(
-          "INVALID_ARGUMENT",
-          `SqliteSaver.fromConnString needs a SQLite path, not ${JSON.stringify(path)}.`,
-          { hint: "Use PostgresSaver.fromConnString for the other database." },
-        );
-      }
-      return store;
-    });
+    const opening = openSaverStore("sqlite", path, options.autoMigrate ?? true);
     const saver = new SqliteSaver(
       options,
       new OpeningRunner(
@@ -89,22 +62,8 @@ export class SqliteSaver extends DurableSaver {
         ),
       ),
     );
-    saver.#opening = opening;
+    saver.storeOpening = opening;
     return saver;
-  }
-
-  #opening: Promise<Store> | undefined;
-
-  /** Waits until the store behind `fromConnString` is open and migrated (a no-op otherwise). */
-  async setup(): Promise<void> {
-    await this.#opening;
-  }
-
-  /** Closes the store `fromConnString` opened (a no-op for a saver on your own database). */
-  async close(): Promise<void> {
-    const opening = this.#opening;
-    this.#opening = undefined;
-    if (opening) await (await opening).close();
   }
 
   /** A saver on an open SQLite store. */
