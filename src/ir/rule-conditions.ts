@@ -58,11 +58,25 @@ export function checkRuleConditions(doc: IRDocument): Problem[] {
  * IR 1.1.0 these are warnings of a valid document and errors when it is compiled.
  */
 export function conditionProblems(doc: IRDocument): Problem[] {
-  const check = checkRules(ruleDefinitions(doc), {
-    functions: HOST_FUNCTIONS,
-    keepParses: false,
-    templates: templateConstructs(doc, Object.keys(doc.state_schema)),
+  // Mapping sugar compiles to conditions over templates its own keys declare (templateConstructs
+  // defines them), so once checkWhenMappings passed it it parses by construction: only rules
+  // written as CLIPS text are parsed here (a 5,000-rule document written in sugar parses none).
+  const written: number[] = [];
+  doc.rules.forEach((rule, index) => {
+    if (typeof rule.when === "string") written.push(index);
   });
+  const count = doc.rules.length;
+  const check = checkRules(
+    written.map((index) => {
+      const rule = doc.rules[index] as IRDocument["rules"][number];
+      return { name: rule.id, salience: count - index, when: rule.when as string };
+    }),
+    {
+      functions: HOST_FUNCTIONS,
+      keepParses: false,
+      templates: templateConstructs(doc, Object.keys(doc.state_schema)),
+    },
+  );
   if (check.problems.length === 0) {
     checked.set(
       doc,
@@ -70,7 +84,9 @@ export function conditionProblems(doc: IRDocument): Problem[] {
     );
     return [];
   }
-  return check.problems.map((problem) => ruleProblem(doc, problem));
+  return check.problems.map((problem) =>
+    ruleProblem(doc, { ...problem, index: written[problem.index] ?? problem.index }),
+  );
 }
 
 /**

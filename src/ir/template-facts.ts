@@ -1,7 +1,7 @@
 import { readForms } from "../rules/index.js";
 import type { IRDocument } from "./models/index.js";
 import { isAtLeast11 } from "./version.js";
-import { compileWhen, templateName } from "./when.js";
+import { templateName, WHEN_NODE_KEY, whenProblem } from "./when.js";
 
 /**
  * How a document's rules see the run's state.
@@ -98,13 +98,17 @@ function buildConstructs(doc: IRDocument, fields: readonly string[]): string {
   need("node-id", NODE_ID_SLOT);
   for (const field of fields) need(templateName(field), VALUE_SLOT);
   for (const rule of doc.rules) {
-    let text: string;
-    try {
-      text = compileWhen(rule.when);
-    } catch {
-      continue; // validation reports a bad mapping; it needs no template
+    if (typeof rule.when !== "string") {
+      // The mapping sugar's patterns are its keys (what compileWhen writes), read without
+      // writing and parsing the text; a bad mapping is validation's to report.
+      if (whenProblem(rule.when) !== undefined) continue;
+      for (const key of Object.keys(rule.when)) {
+        if (key === WHEN_NODE_KEY) need("node-id", NODE_ID_SLOT);
+        else need(templateName(key), VALUE_SLOT);
+      }
+      continue;
     }
-    for (const pattern of slotPatterns(text)) {
+    for (const pattern of slotPatterns(rule.when)) {
       for (const slot of pattern.slots) need(pattern.relation, slot.name, slot.multi);
     }
   }
