@@ -22,7 +22,7 @@ export function runLeaseProcessSuite(options: {
   describe(`leases between processes: ${options.name}`, async () => {
     const available = options.available ? await options.available() : true;
     let test: TestStore;
-    let worker: { path: string; remove(): void };
+    let worker: { path: string };
     beforeAll(async () => {
       if (!available) return;
       worker = await buildScript("lease/lease-worker.ts");
@@ -34,7 +34,6 @@ export function runLeaseProcessSuite(options: {
       else await db.pool.query(ddl);
     });
     afterAll(async () => {
-      worker?.remove();
       if (available) await test.cleanup();
     });
     const it_ = available ? it : it.skip;

@@ -29,14 +29,13 @@ describe("ingestion between processes: SQLite", { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "keel-ingest-processes-"));
   const db = join(dir, "keel.db");
   let store: Store;
-  let worker: { path: string; remove(): void };
+  let worker: { path: string };
   beforeAll(async () => {
     worker = await buildScript("../runtime/ingest/ingest-worker.ts");
     store = await openStore({ db, backupBeforeMigrate: false });
     process.env.KEEL_MIGRATIONS_DIR = join(repoRoot, "src", "store", "migrations", "sqlite");
   });
   afterAll(async () => {
-    worker?.remove();
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -4,39 +4,16 @@
  * through lines on stdout and stdin.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleChild } from "../../support/child-bundle.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = join(here, "..", "..", "..");
 
-/**
- * Bundles `entry` (a path under test/checkpoint) into node_modules/.cache, so packages resolve
- * from the repo; returns the bundle's path and a function that deletes it.
- */
-export async function buildScript(entry: string): Promise<{ path: string; remove(): void }> {
-  const name = entry.replace(/[^a-z0-9]+/gi, "-");
-  const outfile = join(
-    repoRoot,
-    "node_modules",
-    ".cache",
-    "keel-tests",
-    `${name}-${process.pid}.mjs`,
-  );
-  mkdirSync(dirname(outfile), { recursive: true });
-  await build({
-    entryPoints: [join(here, "..", entry)],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outfile,
-    logLevel: "silent",
-  });
-  return { path: outfile, remove: () => rmSync(outfile, { force: true }) };
+/** Bundles `entry` (a path under test/checkpoint) once per test process (see child-bundle.ts). */
+export async function buildScript(entry: string): Promise<{ path: string }> {
+  return { path: await bundleChild(join(here, "..", entry)) };
 }
 
 /** How a child ended, with everything it printed. */

@@ -6,15 +6,15 @@
  * exactly once: never twice for a call the ledger recorded `succeeded`, and every doubt surfaced.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { GovernedRuntime, readAuditTrace } from "../../../src/runtime/index.js";
 import type { Store } from "../../../src/store/index.js";
 import { seededRandom } from "../../checkpoint/crash/crash-harness.js";
+import { bundleChild } from "../../support/child-bundle.js";
 import { CALLS, crashGraph, crashTools, NODES } from "./ledger-crash-app.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -26,27 +26,8 @@ export function buildLedgerWorker(): Promise<string> {
 }
 
 /** Bundles a crash test's worker (`entry`, a .ts file) into an .mjs a child process runs. */
-export async function buildCrashWorker(entry: string): Promise<string> {
-  const name = basename(entry, ".ts");
-  const outfile = join(
-    repoRoot,
-    "node_modules",
-    ".cache",
-    "keel-crash",
-    `${name}-${process.pid}.mjs`,
-  );
-  mkdirSync(dirname(outfile), { recursive: true });
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    outfile,
-    logLevel: "silent",
-  });
-  return outfile;
+export function buildCrashWorker(entry: string): Promise<string> {
+  return bundleChild(entry);
 }
 
 export interface Outcome {

@@ -26,7 +26,7 @@ export function callLeaseProcessCases(
   open: () => Promise<{ db: string; store: Store; cleanup(): Promise<void> }>,
 ): void {
   describe(`ledger leases between processes: ${dialect}`, { timeout: 60_000 }, () => {
-    let worker: { path: string; remove(): void };
+    let worker: { path: string };
     let db: string;
     let store: Store;
     let cleanup: () => Promise<void>;
@@ -36,7 +36,6 @@ export function callLeaseProcessCases(
       process.env.KEEL_MIGRATIONS_DIR = join(repoRoot, "src", "store", "migrations", dialect);
     });
     afterAll(async () => {
-      worker?.remove();
       await cleanup?.();
     });
 
