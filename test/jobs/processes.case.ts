@@ -17,7 +17,8 @@ import {
   submitJob,
 } from "../../src/jobs/index.js";
 import { seededRandom } from "../checkpoint/crash/crash-harness.js";
-import { buildJobWorker, buildKeelCli, workerEnv } from "./support/build-worker.js";
+import { bundleKeelCli } from "../support/child-bundle.js";
+import { buildJobWorker, workerEnv } from "./support/build-worker.js";
 import { addNode, type JobsHarness, type JobsProject } from "./support/harness.js";
 
 const FAKE = join(import.meta.dirname, "support", "fake-runner.mjs");
@@ -92,7 +93,7 @@ export function processCases(h: JobsHarness): void {
     });
 
     it("a real `keel worker` process: SIGTERM drains its job, SIGTERM twice kills the runner, SIGKILL leaves it to the reap", async () => {
-      cli ??= await buildKeelCli();
+      cli ??= await bundleKeelCli();
       const p = await h.project("signals");
       const ctx = await openJobsContext(p.store);
       const jobs = [];

@@ -43,6 +43,14 @@ export function bundleChild(entry: string, options: ChildBundleOptions = {}): Pr
   return bundle;
 }
 
+/**
+ * The real CLI (src/cli/run.ts) bundled, for tests where `keel` must be a process of its own
+ * (signals, fd 0 read synchronously): `node <bundle> <args>` as `bin/keel.js <args>`.
+ */
+export function bundleKeelCli(): Promise<string> {
+  return bundleChild(join(repoRoot, "src", "cli", "run.ts"), { ownImportMetaUrl: true });
+}
+
 async function bundleOnce(entry: string, options: ChildBundleOptions): Promise<string> {
   const name = `${basename(entry, ".ts")}-${bundles.size}-${process.pid}.mjs`;
   const outfile = join(repoRoot, "node_modules", ".cache", "keel-tests", name);

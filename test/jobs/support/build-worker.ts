@@ -8,14 +8,6 @@ export function buildJobWorker(): Promise<string> {
   return bundleChild(join(import.meta.dirname, "job-worker.ts"));
 }
 
-/**
- * Bundles the real CLI (src/cli/run.ts) for the tests that signal a `keel worker` process. Each
- * source file keeps its own `import.meta.url`, so the migrations and assets are found in src/.
- */
-export function buildKeelCli(): Promise<string> {
-  return bundleChild(join(repoRoot, "src", "cli", "run.ts"), { ownImportMetaUrl: true });
-}
-
 /** The environment a bundled worker needs to find the kernel migrations. */
 export function workerEnv(dialect: "sqlite" | "postgres"): NodeJS.ProcessEnv {
   return {

@@ -5,13 +5,11 @@
  * Keel need not word its errors like CLIPS, but it must fail clearly — a RULES_* code, the
  * line, the offending name — and a failed load must leave the engine exactly as it was.
  */
-import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { KeelError } from "../../../src/core/index.js";
 import { RuleEngine, runBatch } from "../../../src/rules/index.js";
+import { keelInProcess } from "../../support/cli.js";
 import { listPrograms, type Program, recordedOutput, sourceOf } from "./programs.js";
-
-const ROOT = new URL("../../../", import.meta.url).pathname;
 
 interface BadCase {
   /** The program in bad/. */
@@ -144,14 +142,10 @@ describe("errors outside loading", () => {
     expect(error.message).toMatch(/runtime-symbol/);
   });
 
-  it("keel rules run on a bad file exits non-zero with the error on stderr", () => {
-    const child = spawnSync(
-      "npx",
-      ["tsx", "src/cli/run.ts", "rules", "run", program("unknown-function").clpPath],
-      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
-    );
-    expect(child.status).toBe(2);
-    expect(child.stderr).toMatch(/RULES_PARSE/);
-    expect(child.stderr).toMatch(/frobnicate/);
+  it("keel rules run on a bad file exits non-zero with the error on stderr", async () => {
+    const run = await keelInProcess(["rules", "run", program("unknown-function").clpPath]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/RULES_PARSE/);
+    expect(run.stderr).toMatch(/frobnicate/);
   });
 });

@@ -6,8 +6,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runBatch } from "../../../src/rules/index.js";
+import { bundleKeelCli } from "../../support/child-bundle.js";
 import { BAD_INPUT_TIMEOUT_MS, clipsAvailable, hasExitLine, runClipsFile } from "./clips-oracle.js";
 import { firstDifference } from "./compare.js";
 import { generatedCorpus } from "./generate.js";
@@ -81,14 +82,20 @@ const CLI_SAMPLES = [
 ];
 
 describe("keel rules run <file.clp> prints the CLIPS transcript", () => {
+  // A process of its own: `rules run` reads a program's input from fd 0 synchronously.
+  let keel: string;
+  beforeAll(async () => {
+    keel = await bundleKeelCli();
+  });
+
   for (const sample of CLI_SAMPLES) {
     const program = PROGRAMS.find((candidate) => `${candidate.kind}/${candidate.name}` === sample);
     it(sample, () => {
       expect(program, `${sample} is in the corpus`).toBeDefined();
       if (!program) return;
       const child = spawnSync(
-        "npx",
-        ["tsx", "src/cli/run.ts", "rules", "run", "--transcript", program.clpPath],
+        process.execPath,
+        [keel, "rules", "run", "--transcript", program.clpPath],
         {
           cwd: ROOT,
           encoding: "utf8",
@@ -104,11 +111,11 @@ describe("keel rules run <file.clp> prints the CLIPS transcript", () => {
   it("--json prints the run's firings and final facts as data", () => {
     const program = PROGRAMS.find((candidate) => candidate.name === "governance-pack");
     if (!program) throw new Error("governance-pack is missing from the corpus");
-    const child = spawnSync(
-      "npx",
-      ["tsx", "src/cli/run.ts", "rules", "run", "--json", program.clpPath],
-      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
-    );
+    const child = spawnSync(process.execPath, [keel, "rules", "run", "--json", program.clpPath], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(child.status, child.stderr).toBe(0);
     const data = JSON.parse(child.stdout) as Record<string, unknown>;
     const batch = runBatch(readFileSync(program.clpPath, "utf8"));
