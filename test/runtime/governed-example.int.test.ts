@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { keelInProcess } from "../support/cli.js";
 import { postgresAvailable } from "../support/postgres.js";
 import { createMigratedDatabase } from "../support/templates.js";
 
-const CLI = fileURLToPath(new URL("../../src/cli/run.ts", import.meta.url));
 const EXAMPLE = fileURLToPath(new URL("../../examples/governed-refund.ts", import.meta.url));
 const ROUTING = fileURLToPath(new URL("../../examples/governed-routing.json", import.meta.url));
 const TSX = import.meta.resolve("tsx");
@@ -103,21 +103,28 @@ function exampleStory(
       expect(started.status, started.stderr).toBe(0);
       const { runId, traceId, approvalId } = started.json as Record<string, string>;
       expect(approvalId).toBeTruthy();
-      const keel = (...args: string[]) => run(dir, CLI, [...args, "--db", db, "--json"]);
+      // The real CLI, in this process (a child each would cost seconds of CPU apiece).
+      const keel = async (...args: string[]) => {
+        const done = await keelInProcess([...args, "--db", db, "--json"], {
+          cwd: dir,
+          env: { HOME: dir },
+        });
+        return { status: done.exitCode, stderr: done.stderr, json: done.json };
+      };
 
       // The approval says how to approve it; followed literally (with a reason), it works.
-      const shown = keel("approvals", "show", approvalId as string);
+      const shown = await keel("approvals", "show", approvalId as string);
       const approval = shown.json.approval as { how_to_approve: string; status: string };
       expect(approval.status).toBe("pending");
       const command = shellWords(approval.how_to_approve.split("(or:")[0] ?? "");
       expect(command.slice(0, 4)).toEqual(["keel", "approvals", "approve", approvalId]);
       const argv = command.slice(1).map((word) => (word === "<why>" ? "checked the order" : word));
-      const approved = keel(...argv, "--by", "ana");
+      const approved = await keel(...argv, "--by", "ana");
       expect(approved.status, approved.stderr).toBe(0);
       expect(approved.json.approval).toMatchObject({ status: "approved" });
       expect(approved.json.run).toMatchObject({ id: runId, continued: true, status: "succeeded" });
 
-      const story = keel("audit", traceId as string);
+      const story = await keel("audit", traceId as string);
       expect(story.status, story.stderr).toBe(0);
       const events = story.json.events as { type: string; trace_id: string }[];
       expect(new Set(events.map((e) => e.trace_id))).toEqual(new Set([traceId]));
@@ -132,14 +139,14 @@ function exampleStory(
       const log = join(db.startsWith("postgres") ? join(dir, ".keel") : dirname(db), "refunds.log");
       expect(existsSync(log)).toBe(true);
       expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
-      expect(keel("audit", "verify").json).toMatchObject({ ok: true });
+      expect((await keel("audit", "verify")).json).toMatchObject({ ok: true });
 
       // keel runs replay: every call answered from the ledger, so nothing is refunded again.
-      const strict = keel("runs", "replay", runId as string);
+      const strict = await keel("runs", "replay", runId as string);
       expect(strict.status, strict.stderr).toBe(0);
       expect(strict.json.report).toMatchObject({ mode: "strict", identical: true });
       // --counterfactual with nothing changed: the same transitions, reported side by side.
-      const same = keel("runs", "replay", runId as string, "--counterfactual");
+      const same = await keel("runs", "replay", runId as string, "--counterfactual");
       expect(same.status, same.stderr).toBe(0);
       const bySame = same.json.report as Report;
       expect(bySame).toMatchObject({
@@ -150,7 +157,7 @@ function exampleStory(
       expect(bySame.diff.length).toBeGreaterThan(1);
       expect(bySame.diff.every((row) => row.same)).toBe(true);
       // An unknown run: exit 5, said as JSON.
-      const unknown = keel("runs", "replay", "0192f5e0-7c1a-7000-8000-0000000000ff");
+      const unknown = await keel("runs", "replay", "0192f5e0-7c1a-7000-8000-0000000000ff");
       expect(unknown.status).toBe(5);
       expect(unknown.json).toMatchObject({ ok: false });
       // Changed rules: without the large-refund rule the work routes at medium risk.
@@ -158,7 +165,7 @@ function exampleStory(
       routing.rules = routing.rules.filter((rule) => rule.id !== "large-refund");
       const changed = join(dir, "routing-without-large-refunds.json");
       writeFileSync(changed, JSON.stringify(routing));
-      const rules = keel("runs", "replay", runId as string, "--routing", changed);
+      const rules = await keel("runs", "replay", runId as string, "--routing", changed);
       expect(rules.status, rules.stderr).toBe(1);
       const byRules = rules.json.report as Report;
       expect(byRules).toMatchObject({ mode: "counterfactual", identical: false, stoppedBy: null });
@@ -183,7 +190,7 @@ function exampleStory(
       for (const row of byRules.diff.slice(1))
         expect(row.replay?.calls).toEqual(row.original?.calls);
       // A changed input asks the payment provider something else: the replay stops there.
-      const input = keel(
+      const input = await keel(
         "runs",
         "replay",
         runId as string,
