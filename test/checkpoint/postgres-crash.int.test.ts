@@ -1,10 +1,3 @@
-/**
- * Crash test, Postgres: as the SQLite one (50 seeded SIGKILL trials at kill points, mid-commit
- * included, reproducible with KEEL_CRASH_SEED), on the real server. Effects are counted in a table of the same database,
- * written by the node in its own statement before it returns. Three trials run at a time: a
- * child mostly waits for the server.
- */
-import { rmSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSaver } from "../../src/checkpoint/index.js";
@@ -54,7 +47,6 @@ describe.skipIf(!available)("crash test: Postgres", () => {
   afterAll(async () => {
     await pool?.end();
     await test?.cleanup();
-    if (worker) rmSync(worker, { force: true });
   });
 
   it(`${TRIALS} seeded SIGKILL trials end in the uninterrupted state, no durable step lost, each completed step run once`, async () => {

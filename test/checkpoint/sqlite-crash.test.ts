@@ -1,12 +1,3 @@
-/**
- * Crash test, SQLite: the crash graph (chains, a parallel step, a Send fan-out, an interrupt, a
- * log stored as a blob with append deltas) runs in a child process that kills itself with SIGKILL
- * at a seeded kill point (50 trials, one or two kills each, reproducible: KEEL_CRASH_SEED moves
- * the window, KEEL_CRASH_TRIALS sizes it), then resumes in a fresh process. Every trial must end
- * in the reference state; every checkpoint a child saw saved must be there after the kill; no
- * task whose writes were durable at a kill may run again; every checkpoint must stay readable.
- */
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +49,6 @@ describe("crash test: SQLite", () => {
   afterAll(async () => {
     effects?.close();
     await test?.cleanup();
-    if (worker) rmSync(worker, { force: true });
   });
 
   it(`${TRIALS} seeded SIGKILL trials end in the uninterrupted state, no durable step lost, each completed step run once`, async () => {

@@ -4,7 +4,6 @@
  * is refused (exit 2) and whose resubmit is accepted.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isKeelError, sha256Hex } from "../../src/core/index.js";
@@ -88,8 +87,6 @@ export function processCases(h: JobsHarness): void {
     let cli: string;
     afterAll(async () => {
       await h.cleanup();
-      if (worker) rmSync(worker, { force: true });
-      if (cli) rmSync(cli, { force: true });
     });
 
     it("a real `keel worker` process: SIGTERM drains its job, SIGTERM twice kills the runner, SIGKILL leaves it to the reap", async () => {

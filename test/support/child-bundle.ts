@@ -5,6 +5,7 @@
  * to load: about half the CPU of resolving the same packages from node_modules (0.2 s against
  * 0.4 s a child here), which counts in suites that start a hundred children or more.
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -52,7 +53,10 @@ export function bundleKeelCli(): Promise<string> {
 }
 
 async function bundleOnce(entry: string, options: ChildBundleOptions): Promise<string> {
-  const name = `${basename(entry, ".ts")}-${bundles.size}-${process.pid}.mjs`;
+  // Named by entry and options: a file that reloads this module (an isolated test file) rebuilds
+  // the same bundle in place instead of colliding with another entry's.
+  const key = createHash("sha1").update(`${entry}\u0000${options.ownImportMetaUrl === true}`);
+  const name = `${basename(entry, ".ts")}-${key.digest("hex").slice(0, 8)}-${process.pid}.mjs`;
   const outfile = join(repoRoot, "node_modules", ".cache", "keel-tests", name);
   mkdirSync(dirname(outfile), { recursive: true });
   await build({

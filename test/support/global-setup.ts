@@ -9,6 +9,9 @@ import { dropDatabases, runDatabasePrefix, TEST_DATABASE_URL } from "./postgres.
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function setup(): () => Promise<void> {
+  // Vitest calls this for the root config and again for each test project, in one process: the
+  // first call names the run and its teardown (the last to run) drops the run's databases.
+  if (process.env.KEEL_TEST_RUN_ID !== undefined) return async () => {};
   // The run id starts with its start time (base 36), which is how a later run tells a stale one.
   const run = `r${Date.now().toString(36)}${process.pid.toString(36)}`;
   process.env.KEEL_TEST_RUN_ID = run;
