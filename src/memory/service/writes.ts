@@ -230,6 +230,8 @@ export interface SupersedeInput {
   namespace?: string;
   keywords?: string[];
   source?: EventSource;
+  /** The event content; defaults to the title. */
+  content?: string;
 }
 
 /**
@@ -249,7 +251,12 @@ export async function supersede(
     namespace: input.namespace ?? ctx.namespace,
   });
   if (!request.success) throw invalid("supersede request", request.error.issues, input);
-  checkText({ title: input.title, target: input.target, rationale: input.rationale });
+  checkText({
+    title: input.title,
+    target: input.target,
+    rationale: input.rationale,
+    content: input.content,
+  });
   const decision = parseDecision(
     { ...request.data, keywords: input.keywords ?? [] },
     request.data.namespace,
@@ -298,7 +305,7 @@ export async function supersede(
         kind: "decision",
         source,
         status: "draft",
-        content: decision.title,
+        content: input.content ?? decision.title,
         decision,
         context: { ...decision, supersedes: request.data.old_decision_ids },
         confidence: 1,
@@ -513,6 +520,39 @@ export async function forget(
     await audit({
       type: "memory.record_forgotten",
       summary: `Forgot ${record.kind} ${id} on target '${record.target}' in namespace '${record.namespace}'`,
+    });
+  });
+}
+
+/**
+ * Retires an active record without a successor: it becomes `deprecated` (kept, with its
+ * history; search damps it, and its target is free for a new decision). MEMORY_INVARIANT when
+ * the record is not active.
+ */
+export async function deprecate(
+  ctx: MemoryContext,
+  id: string,
+  source: EventSource = "user",
+): Promise<void> {
+  ctx.checkTrust(source);
+  const record = await loadRecord(ctx.db, id);
+  await ctx.write(async (tx, audit) => {
+    const changed = await tx
+      .updateTable("state_memory_records")
+      .set({ status: "deprecated", updated_at: ctx.clock.now() })
+      .where("id", "=", id)
+      .where("status", "=", "active")
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) {
+      throw new KeelError(
+        "MEMORY_INVARIANT",
+        `Only an active record can be deprecated; ${id} is ${record.status}.`,
+        { details: { id, status: record.status } },
+      );
+    }
+    await audit({
+      type: "memory.record_deprecated",
+      summary: `Deprecated ${record.kind} ${id} on target '${record.target}' in namespace '${record.namespace}'`,
     });
   });
 }
