@@ -7,6 +7,12 @@
  */
 export { toJsonPointer as jsonPointerOf } from "../runtime/index.js";
 export {
+  type MemoryContextNodeOptions,
+  memoryContextKind,
+  memoryContextNode,
+  memoryStoreProvider,
+} from "./graph/context-node.js";
+export {
   DecisionMemoryStore,
   type DecisionMemoryStoreOptions,
   STORE_ITEM_TARGET_PREFIX,
