@@ -407,10 +407,11 @@ export function runMemoryCases(harness: RuntimeHarness): void {
     it("ranks the newest matches of common words and every match of rare words", async () => {
       const store = await shared();
       const memory = new DecisionMemory(store, { namespace: "scan" });
+      // Rich in its rare word, so it ranks first on both engines (ts_rank weighs no IDF).
       const old = await memory.record({
-        title: "Quasar outage runbook",
+        title: "Quasar outage: quasar runbook for quasar pages",
         target: "quasar-runbook",
-        rationale: "Pages go to the platform rota",
+        rationale: "Quasar pages go to the quasar platform rota",
       });
       // More common-word matches than FULL_TEXT_SCAN, all newer than the rare-word record.
       const n = FULL_TEXT_SCAN + 100;

@@ -123,18 +123,11 @@ export async function search(
     vitality: c.vitality,
     evidence_count: links.get(c.id) ?? 0,
   }));
-  if (hits.length > 0) {
-    // A hit is a use, not a change of meaning: counted, not versioned or audited.
-    await db
-      .updateTable("state_memory_records")
-      .set((eb) => ({ hit_count: eb("hit_count", "+", 1), last_hit_at: ctx.clock.now() }))
-      .where(
-        "id",
-        "in",
-        hits.map((h) => h.id),
-      )
-      .execute();
-  }
+  if (hits.length > 0)
+    await countUses(
+      ctx,
+      hits.map((h) => h.id),
+    );
   return hits;
 }
 
@@ -168,10 +161,8 @@ async function fullText(
   const dialect = ctx.store.dialect === "sqlite" ? sqliteText : postgresText;
   const newest = await dialect.newest(db, terms, namespace, FULL_TEXT_SCAN, window);
   if (Number(newest[0]?.scanned ?? 0) < FULL_TEXT_SCAN) return best(newest, window);
-  const rare: string[] = [];
-  for (const term of terms) {
-    if ((await dialect.count(db, term, FULL_TEXT_SCAN)) < FULL_TEXT_SCAN) rare.push(term);
-  }
+  const counts = await dialect.counts(db, terms, FULL_TEXT_SCAN);
+  const rare = terms.filter((_term, i) => (counts[i] ?? 0) < FULL_TEXT_SCAN);
   if (rare.length === 0) return best(newest, window);
   const ranked = await dialect.all(db, rare, namespace, window);
   const merged = new Map(ranked.map((c) => [c.id, c]));
@@ -200,8 +191,8 @@ interface TextDialect {
   ): Promise<Scored[]>;
   /** The `window` best matches of any of the words in the namespace (ranks every match). */
   all(db: MemoryDb, terms: string[], namespace: string, window: number): Promise<Scored[]>;
-  /** How many records hold the word, counting at most `cap`. */
-  count(db: MemoryDb, term: string, cap: number): Promise<number>;
+  /** How many records hold each word, counting at most `cap` (one statement). */
+  counts(db: MemoryDb, terms: string[], cap: number): Promise<number[]>;
 }
 
 const COLUMNS = sql.raw(CANDIDATE_COLUMNS.map((c) => `r.${c}`).join(", "));
@@ -229,23 +220,25 @@ const sqliteText: TextDialect = {
       ORDER BY bm25(state_memory_texts) LIMIT ${window}`.execute(db);
     return rows.rows;
   },
-  async count(db, term, cap) {
-    const row = await sql<{ n: number }>`
-      SELECT count(*) AS n FROM (SELECT rowid FROM state_memory_texts
-        WHERE state_memory_texts MATCH ${fts5Match([term])} LIMIT ${cap})`.execute(db);
-    return Number(row.rows[0]?.n ?? 0);
+  async counts(db, terms, cap) {
+    const each = terms.map(
+      (term) => sql`(SELECT count(*) FROM (SELECT rowid FROM state_memory_texts
+        WHERE state_memory_texts MATCH ${fts5Match([term])} LIMIT ${cap}))`,
+    );
+    const row = await sql<{ n: string }>`SELECT json_array(${sql.join(each)}) AS n`.execute(db);
+    return JSON.parse(row.rows[0]?.n ?? "[]") as number[];
   },
 };
 
 const postgresText: TextDialect = {
-  async newest(db, terms, namespace, scan) {
+  async newest(db, terms, namespace, scan, window) {
     const rows = await sql<Scored>`
-      SELECT ${sql.raw(CANDIDATE_COLUMNS.join(", "))}, ts_rank(search_vector, q) AS score
+      SELECT ${sql.raw(CANDIDATE_COLUMNS.join(", "))}, ts_rank(search_vector, q) AS score,
+        count(*) OVER () AS scanned
       FROM (SELECT ${COLUMNS}, r.search_vector FROM state_memory_records r
         WHERE r.search_vector @@ to_tsquery('simple', ${tsQuery(terms)}) AND r.namespace = ${namespace}
-        ORDER BY r.seq DESC LIMIT ${scan}) r, to_tsquery('simple', ${tsQuery(terms)}) q`.execute(
-      db,
-    );
+        ORDER BY r.seq DESC LIMIT ${scan}) r, to_tsquery('simple', ${tsQuery(terms)}) q
+      ORDER BY score DESC LIMIT ${window}`.execute(db);
     return rows.rows.map((row) => ({ ...row, score: Number(row.score) }));
   },
   async all(db, terms, namespace, window) {
@@ -256,13 +249,13 @@ const postgresText: TextDialect = {
       ORDER BY ts_rank(r.search_vector, q) DESC LIMIT ${window}`.execute(db);
     return rows.rows.map((row) => ({ ...row, score: Number(row.score) }));
   },
-  async count(db, term, cap) {
-    const row = await sql<{ n: string }>`
-      SELECT count(*) AS n FROM (SELECT 1 FROM state_memory_records
-        WHERE search_vector @@ to_tsquery('simple', ${tsQuery([term])}) LIMIT ${cap}) x`.execute(
-      db,
+  async counts(db, terms, cap) {
+    const each = terms.map(
+      (term) => sql`(SELECT count(*) FROM (SELECT 1 FROM state_memory_records
+        WHERE search_vector @@ to_tsquery('simple', ${tsQuery([term])}) LIMIT ${cap}) x)`,
     );
-    return Number(row.rows[0]?.n ?? 0);
+    const row = await sql<{ n: string[] }>`SELECT ARRAY[${sql.join(each)}] AS n`.execute(db);
+    return (row.rows[0]?.n ?? []).map(Number);
   },
 };
 
@@ -328,4 +321,27 @@ async function linkCounts(db: MemoryDb, ids: string[]): Promise<Map<string, numb
     .groupBy("memory_record_id")
     .execute();
   return new Map(rows.map((row) => [row.memory_record_id as string, Number(row.n)]));
+}
+
+/**
+ * Counts returned hits as uses: not a change of meaning (not versioned or audited), and on
+ * Postgres committed without waiting for the WAL flush (a crash may lose the last few counts,
+ * never a record): a search does not pay a disk flush.
+ */
+async function countUses(ctx: MemoryContext, ids: string[]): Promise<void> {
+  const now = ctx.clock.now();
+  const update = (db: MemoryDb) =>
+    db
+      .updateTable("state_memory_records")
+      .set((eb) => ({ hit_count: eb("hit_count", "+", 1), last_hit_at: now }))
+      .where("id", "in", ids)
+      .execute();
+  if (ctx.store.dialect === "sqlite") {
+    await update(ctx.db);
+    return;
+  }
+  await ctx.store.transaction(async (tx) => {
+    await sql`SET LOCAL synchronous_commit TO OFF`.execute(tx);
+    await update(tx as unknown as MemoryDb);
+  });
 }
