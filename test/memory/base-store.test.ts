@@ -1,7 +1,13 @@
+import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createReactAgent } from "../../src/agents/index.js";
+import type { BaseStore } from "../../src/checkpoint/base/index.js";
 import { InMemoryStore } from "../../src/checkpoint/base/index.js";
 import { DecisionMemory, DecisionMemoryStore } from "../../src/memory/index.js";
 import { verifyAuditLog } from "../../src/runtime/index.js";
+import { ScriptedChatModel } from "../agents/support/scripted-model.js";
 import { postgresRuntimeHarness, sqliteRuntimeHarness } from "../runtime/support/harness.js";
 import { postgresAvailable } from "../support/postgres.js";
 import { runBaseStoreCases } from "./base-store.case.js";
@@ -53,5 +59,43 @@ describe("DecisionMemoryStore as decision memory", () => {
     await expect(items.put([" padded"], "k", { v: 1 })).rejects.toMatchObject({
       code: "STORE_INVALID",
     });
+  });
+});
+
+describe("the prebuilt agent with the memory as its store", () => {
+  it("gives its tools long-term memory through config.store", async () => {
+    const store = await sqlite.open("agent-store");
+    const remember = tool(
+      async ({ fact }: { fact: string }, config) => {
+        const memory = (config as { store?: BaseStore }).store;
+        await memory?.put(["users", "ada"], "fact", { fact });
+        return "remembered";
+      },
+      {
+        name: "remember",
+        description: "Keeps a fact about the user.",
+        schema: z.object({ fact: z.string() }),
+      },
+    );
+    const agent = await createReactAgent({
+      llm: new ScriptedChatModel([
+        {
+          content: "",
+          tool_calls: [{ id: "c1", name: "remember", args: { fact: "prefers green tea" } }],
+        },
+        { content: "Noted." },
+      ]),
+      tools: [remember],
+      store: new DecisionMemoryStore(store),
+    });
+    await agent.invoke({ messages: [new HumanMessage("I prefer green tea")] });
+    // Another process (a new store on the same database) finds it, and so does search.
+    const later = new DecisionMemoryStore(store);
+    expect((await later.get(["users", "ada"], "fact"))?.value).toEqual({
+      fact: "prefers green tea",
+    });
+    expect((await later.search(["users"], { query: "green tea" })).map((i) => i.key)).toEqual([
+      "fact",
+    ]);
   });
 });
