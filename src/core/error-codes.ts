@@ -112,6 +112,7 @@ export const ERROR_CODES = {
   MEMORY_TRUST: { exit: 2, http: 403 },
   MEMORY_GIT_FAILED: { exit: 2, http: 502 },
   MEMORY_EMBEDDER_FAILED: { exit: 2, http: 502 },
+  MEMORY_UNAVAILABLE: { exit: 2, http: 500 },
   // catalog (src/catalog): scans, browse verbs, extensions
   CATALOG_EXTENSION_INVALID: { exit: 2, http: 400 },
   CATALOG_ROOT_INVALID: { exit: 2, http: 400 },

@@ -6,6 +6,17 @@
  * import { validateMemoryModel, promoteStream } from "keel/memory";
  */
 export { toJsonPointer as jsonPointerOf } from "../runtime/index.js";
+export {
+  type MemoryContextNodeOptions,
+  memoryContextKind,
+  memoryContextNode,
+  memoryStoreProvider,
+} from "./graph/context-node.js";
+export {
+  DecisionMemoryStore,
+  type DecisionMemoryStoreOptions,
+  STORE_ITEM_TARGET_PREFIX,
+} from "./graph/memory-store.js";
 export * from "./invariants/index.js";
 export * from "./lifecycle/index.js";
 export * from "./models/index.js";

@@ -2,9 +2,15 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { isKeelError } from "../../src/core/index.js";
-import { DecisionMemory, hashingEmbedder, type MemoryRecord } from "../../src/memory/index.js";
+import {
+  DecisionMemory,
+  FULL_TEXT_SCAN,
+  hashingEmbedder,
+  type MemoryRecord,
+} from "../../src/memory/index.js";
 import { verifyAuditLog } from "../../src/runtime/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import type { RuntimeHarness } from "../runtime/support/harness.js";
@@ -396,6 +402,40 @@ export function runMemoryCases(harness: RuntimeHarness): void {
       expect(
         (await failure(memory.search({ query: "db", limit: 51 }))).details.problems,
       ).toMatchObject([{ path: "/limit", code: "less_than_equal" }]);
+    });
+
+    it("ranks the newest matches of common words and every match of rare words", async () => {
+      const store = await shared();
+      const memory = new DecisionMemory(store, { namespace: "scan" });
+      // Rich in its rare word, so it ranks first on both engines (ts_rank weighs no IDF).
+      const old = await memory.record({
+        title: "Quasar outage: quasar runbook for quasar pages",
+        target: "quasar-runbook",
+        rationale: "Quasar pages go to the quasar platform rota",
+      });
+      // More common-word matches than FULL_TEXT_SCAN, all newer than the rare-word record.
+      const n = FULL_TEXT_SCAN + 100;
+      const columns =
+        "id, namespace, kind, source, status, target, title, rationale, content, context_json, confidence, created_at, updated_at";
+      const values = (i: string, ns: string) =>
+        `'scan-' || '${ns}' || ${i}, '${ns}', 'decision', 'agent', 'active', 'widget-' || ${i}, 'Widget ' || ${i}, 'Widget widget widget rationale', '', '{}', 1, 0, 0`;
+      const series = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n})`;
+      for (const ns of ["scan", "scan-other"]) {
+        await sql
+          .raw(
+            harness.dialect === "sqlite"
+              ? `${series} INSERT INTO state_memory_records (seq, ${columns}) SELECT (SELECT MAX(seq) FROM state_memory_records) + i, ${values("i", ns)} FROM n`
+              : `${series} INSERT INTO state_memory_records (${columns}) SELECT ${values("i", ns)} FROM n`,
+          )
+          .execute(store.kysely);
+      }
+      const hits = await memory.search({ query: "widget quasar", limit: 10 });
+      expect(hits[0]?.id).toBe(old.id);
+      expect(hits).toHaveLength(10);
+      expect(hits.every((h) => h.namespace === "scan")).toBe(true);
+      // Only common words: the newest matches are the candidates.
+      const common = await memory.search({ query: "widget", limit: 3 });
+      expect(common.map((h) => h.target).every((t) => Number(t.slice(7)) > 100)).toBe(true);
     });
 
     it("fuses vectors from a pluggable embedder with full text", async () => {

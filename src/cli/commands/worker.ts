@@ -1,5 +1,8 @@
 import type { Command } from "commander";
+import { KeelError } from "../../core/index.js";
+import { durationSeconds } from "../../ir/index.js";
 import { cliRunner, ndjsonSink, runWorker } from "../../jobs/index.js";
+import { DecisionMemory, runMaintenanceSchedule } from "../../memory/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, progress, reportError } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
@@ -10,6 +13,21 @@ interface WorkerFlags extends StoreCliOptions {
   filter?: string[];
   command?: string;
   pollMs?: string;
+  maintainEvery?: string;
+}
+
+/** `--maintain-every`: seconds, or a duration (PT6H, 06:00:00, 1 day); `off` turns it off. */
+function maintenanceInterval(text: string | undefined): number | null {
+  if (text === "off") return null;
+  const seconds = durationSeconds(text ?? "PT6H") ?? Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `--maintain-every ${JSON.stringify(text)} is not a duration.`,
+      { hint: "Give seconds (3600), a duration (PT6H, 06:00:00, 1 day) or off." },
+    );
+  }
+  return seconds * 1000;
 }
 
 /**
@@ -28,9 +46,14 @@ export const workerCommands: CliModule = {
         .option("--concurrency <n>", "parallel claim/run loops (default 1)")
         .option("--filter <action...>", "only jobs of these actions")
         .option("--command <line>", "the cli runner command (default: jobs.runner.command)")
-        .option("--poll-ms <n>", "idle wait between claims (default 1000)"),
+        .option("--poll-ms <n>", "idle wait between claims (default 1000)")
+        .option(
+          "--maintain-every <duration>",
+          "decision-memory maintenance pass interval: seconds, PT6H, 06:00:00, 1 day, or off (default PT6H; one pass at start)",
+        ),
     ).action((flags: WorkerFlags) =>
       withJobs(flags, async (ctx, options) => {
+        const maintainEveryMs = maintenanceInterval(flags.maintainEvery);
         const stop = new AbortController();
         const abort = new AbortController();
         const onSignal = () => {
@@ -46,6 +69,24 @@ export const workerCommands: CliModule = {
         };
         process.on("SIGTERM", onSignal);
         process.on("SIGINT", onSignal);
+        // The memory's lifecycle runs beside the job loops and stops with them.
+        const maintenance =
+          maintainEveryMs === null
+            ? Promise.resolve(0)
+            : runMaintenanceSchedule(new DecisionMemory(ctx.store), {
+                everyMs: maintainEveryMs,
+                signal: stop.signal,
+                onPass: (report, ms) =>
+                  progress(
+                    options,
+                    `memory maintenance: ${report.decayed} decayed, ${report.forgotten.length} forgotten, ${report.vitalityChanged} vitality changes, ${report.archivedEvents} events archived, ${report.prunedEvents} pruned (${ms} ms)`,
+                  ),
+                onError: (error) =>
+                  progress(
+                    options,
+                    `memory maintenance failed: ${error instanceof Error ? error.message : String(error)}`,
+                  ),
+              });
         try {
           const summary = await runWorker(ctx, {
             runner: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
@@ -56,6 +97,7 @@ export const workerCommands: CliModule = {
             stop: stop.signal,
             abort: abort.signal,
           });
+
           if (!options.json)
             printResult(
               options,
@@ -64,6 +106,8 @@ export const workerCommands: CliModule = {
                 `worker stopped: ${summary.jobsCompleted} completed, ${summary.jobsFailed} failed`,
             );
         } finally {
+          stop.abort();
+          await maintenance;
           process.off("SIGTERM", onSignal);
           process.off("SIGINT", onSignal);
         }

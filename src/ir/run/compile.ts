@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BaseCheckpointSaver } from "../../checkpoint/base/index.js";
+import type { BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
 import {
   Annotation,
   Command,
@@ -34,6 +34,7 @@ import {
   stateProblems,
   stateShapeOf,
 } from "./state.js";
+import { bindStores, type StoreBindingContext, type StoreProvider } from "./store-bindings.js";
 import { WAIT, waitNode } from "./wait-node.js";
 
 /** Options of {@link compileDocument}. */
@@ -54,6 +55,10 @@ export interface CompileDocumentOptions {
    * ungoverned (library use, tests), and a node's tool call is refused.
    */
   governance?: IrGovernance;
+  /** Store providers by id, beside the registered ones (`registerStoreProviders`). */
+  storeProviders?: Record<string, StoreProvider>;
+  /** What providers build the document's `stores` on (the run's kernel database). */
+  storeContext?: StoreBindingContext;
 }
 
 const JOIN = "__ir_join__";
@@ -66,6 +71,8 @@ export interface CompiledDocument {
   graphHash: string;
   document: IRDocument;
   fields: readonly string[];
+  /** The document's `stores` bindings, by name (one binding is also the graph's store). */
+  stores: Readonly<Record<string, BaseStore>>;
   /**
    * The super-steps a run of the document may take before it is stopped as a runaway loop: ten
    * per node, at least 25 (the graph engine's default, which a long chain of nodes outgrows).
@@ -104,15 +111,28 @@ export async function compileDocument(
   const nodes = await resolveNodes(doc, options.nodeKinds ?? {}, options.baseDir ?? process.cwd());
   const problems = [...state.problems, ...nodes.problems];
   const packs = mountPacks(doc, options.packs ?? {}, problems);
+  const stores = bindStores(
+    doc,
+    options.storeProviders ?? {},
+    options.storeContext ?? {},
+    problems,
+  );
   if (problems.length > 0 || !state.shape) throw new IrValidationError("IR document", problems);
   setStateFields(doc, state.shape.fields);
   // The rules are built now, so one the engine refuses fails here, before any run starts.
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
   const shape = state.shape;
-  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance);
+  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance, stores);
+  // One binding is the graph's `config.store`; with several, nodes pick from `context.stores`.
+  const bound = Object.values(stores);
+  const store = bound.length === 1 ? bound[0] : undefined;
   return {
-    graph: graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+    graph: graph.compile({
+      ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
+      ...(store ? { store } : {}),
+    }),
+    stores,
     graphHash: hash,
     document: doc,
     fields: state.shape.fields,
@@ -129,6 +149,7 @@ function buildGraph(
   packs: string[],
   hash: string,
   governance: IrGovernance | undefined,
+  stores: Record<string, BaseStore>,
 ) {
   const spec: Record<string, ReturnType<typeof Annotation>> = {};
   for (const field of shape.fields) spec[field] = Annotation<unknown>();
@@ -175,10 +196,16 @@ function buildGraph(
           node,
           current,
           async (call, describeTool) =>
-            impl(current, { node, config, call, ...(describeTool ? { describeTool } : {}) }),
+            impl(current, {
+              node,
+              config,
+              call,
+              stores,
+              ...(describeTool ? { describeTool } : {}),
+            }),
           config,
         )
-      : await impl(current, { node, config, call: refuseToolCalls });
+      : await impl(current, { node, config, call: refuseToolCalls, stores });
     return (own ?? {}) as Record<string, unknown>;
   };
   // Every transition (and the rules that decided it) is audited when governed.

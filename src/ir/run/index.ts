@@ -36,3 +36,9 @@ export {
 export type { Transition } from "./routing.js";
 export { type IrRunState, timedOut } from "./run-state.js";
 export { STATE_TYPES, type StateClasses } from "./state.js";
+export {
+  registeredStoreProviders,
+  registerStoreProviders,
+  type StoreBindingContext,
+  type StoreProvider,
+} from "./store-bindings.js";

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { BaseStore } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
 import type { RunConfig } from "../../graph/index.js";
 import type { IRDocument, NodeSpec } from "../models/index.js";
@@ -20,6 +21,8 @@ export interface NodeContext {
   call: ToolCaller;
   /** In a governed run: what the registered tool a document names is (for binding to a model). */
   describeTool?: ToolDescriber;
+  /** The document's `stores` bindings by name (a sole binding is also `config.store`). */
+  stores: Readonly<Record<string, BaseStore>>;
 }
 
 /**

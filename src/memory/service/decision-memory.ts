@@ -12,10 +12,11 @@ import { syncGit } from "./git-sync.js";
 import { type ContextOptions, type InjectedMemory, relevantContext } from "./inject.js";
 import { type MaintenanceReport, maintain } from "./maintain.js";
 import { exportMarkdown } from "./markdown.js";
-import { loadRecord, loadRecords } from "./rows.js";
+import { activeDecisionIds, loadRecord, loadRecords } from "./rows.js";
 import { type SearchHit, search } from "./search.js";
 import {
   acceptProposal,
+  deprecate,
   forget,
   linkEvent,
   type ProposeInput,
@@ -99,6 +100,18 @@ export class DecisionMemory {
   /** Forgets a record for good. */
   forget(id: string, source?: EventSource): Promise<void> {
     return forget(this.#ctx, id, source);
+  }
+
+  /** Retires an active record without a successor (status `deprecated`; history kept). */
+  deprecate(id: string, source?: EventSource): Promise<void> {
+    return deprecate(this.#ctx, id, source);
+  }
+
+  /** The active decision on a target of a namespace (default: the memory's), or null. */
+  async active(target: string, namespace?: string): Promise<MemoryRecord | null> {
+    const ids = await activeDecisionIds(this.#ctx.db, namespace ?? this.#ctx.namespace, target);
+    const [record] = await loadRecords(this.#ctx.db, ids.slice(0, 1));
+    return record ?? null;
   }
 
   /** Links an episodic event to a record as evidence. */

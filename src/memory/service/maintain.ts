@@ -1,6 +1,7 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql, type Transaction } from "kysely";
 import { evaluateEpisodicDecay, evaluateSemanticDecay } from "../lifecycle/decay.js";
 import { DAY_MS } from "../lifecycle/time.js";
+import type { MemoryDatabase } from "../store/tables.js";
 import type { MemoryContext } from "./context.js";
 
 /** What a maintenance pass did. */
@@ -23,7 +24,7 @@ interface Row {
   vitality: string;
   created_at: number;
   last_hit_at: number | null;
-  stream_json: string;
+  decayed_at: number | null;
   referenced: number;
 }
 
@@ -32,7 +33,9 @@ interface Row {
  * since the last use, or since the last pass that decayed the record, so a week is never
  * counted twice), forgetting under the threshold, vitality by days since the last use, and
  * episodic decay (archive, then prune, events older than 30 days that nothing links to).
- * One transaction, one audit event.
+ * One transaction, one audit event. The functions decide in memory; each kind of change is
+ * then written by one set-based statement (the ids and values passed as one JSON array), so a
+ * pass over 100,000 records is a handful of statements, not 100,000 round trips.
  *
  * @example
  * const report = await memory.maintain();
@@ -41,20 +44,24 @@ export async function maintain(
   ctx: MemoryContext,
   now = ctx.clock.now(),
 ): Promise<MaintenanceReport> {
+  const sqlite = ctx.store.dialect === "sqlite";
+  const decayedAt = sqlite
+    ? sql`json_extract(r.stream_json, '$.decayed_at')`
+    : sql`(r.stream_json::jsonb ->> 'decayed_at')::bigint`;
   const rows = await sql<Row>`
-    SELECT r.id, r.kind, r.status, r.confidence, r.vitality, r.created_at, r.last_hit_at, r.stream_json,
+    SELECT r.id, r.kind, r.status, r.confidence, r.vitality, r.created_at, r.last_hit_at, ${decayedAt} AS decayed_at,
       CASE WHEN EXISTS (SELECT 1 FROM state_memory_records s WHERE s.superseded_by_memory_record_id = r.id) THEN 1 ELSE 0 END AS referenced
     FROM state_memory_records r WHERE r.status IN ('active', 'deprecated', 'draft')`.execute(
     ctx.db,
   );
-  const streams = new Map<string, Row & { decayedAt: number | null }>();
-  for (const row of rows.rows) {
-    const stream = JSON.parse(row.stream_json) as { decayed_at?: number };
-    streams.set(row.id, { ...row, decayedAt: stream.decayed_at ?? null });
-  }
+  const streams = new Map<string, Row>();
+  for (const row of rows.rows) streams.set(row.id, row);
   const decays = evaluateSemanticDecay(
-    [...streams.values()].map((row) => {
-      const lastUse = Math.max(Number(row.last_hit_at ?? row.created_at), row.decayedAt ?? 0);
+    rows.rows.map((row) => {
+      const lastUse = Math.max(
+        Number(row.last_hit_at ?? row.created_at),
+        Number(row.decayed_at ?? 0),
+      );
       return {
         id: row.id,
         kind: row.kind,
@@ -67,7 +74,7 @@ export async function maintain(
     now,
   );
   const forgotten = decays
-    .filter((d) => d.shouldForget && !streams.get(d.id)?.referenced)
+    .filter((d) => d.shouldForget && !Number(streams.get(d.id)?.referenced))
     .map((d) => d.id);
   const forget = new Set(forgotten);
   const decayed = decays.filter((d) => !forget.has(d.id));
@@ -110,51 +117,33 @@ export async function maintain(
   )
     return report;
   await ctx.write(async (tx, audit) => {
-    for (const d of decayed) {
-      const row = streams.get(d.id) as Row;
-      const stream = { ...(JSON.parse(row.stream_json) as object), decayed_at: now };
-      await tx
-        .updateTable("state_memory_records")
-        .set({
-          confidence: d.newConfidence,
-          stream_json: JSON.stringify(stream),
-          updated_at: now,
-          ...(vitality.has(d.id) ? { vitality: vitality.get(d.id) as string } : {}),
-        })
-        .where("id", "=", d.id)
-        .execute();
-      vitality.delete(d.id);
-    }
+    const set = sqlite ? sqliteSet : postgresSet;
+    await set.decay(
+      tx,
+      decayed.map((d) => ({ id: d.id, c: d.newConfidence, v: vitality.get(d.id) ?? null })),
+      now,
+    );
+    for (const d of decayed) vitality.delete(d.id);
     const byVitality = new Map<string, string[]>();
     for (const [id, value] of vitality)
       byVitality.set(value, [...(byVitality.get(value) ?? []), id]);
     for (const [value, ids] of byVitality) {
-      for (let i = 0; i < ids.length; i += 500) {
-        await tx
-          .updateTable("state_memory_records")
-          .set({ vitality: value })
-          .where("id", "in", ids.slice(i, i + 500))
-          .execute();
-      }
+      await sql`UPDATE state_memory_records SET vitality = ${value} WHERE id IN (${set.ids(ids)})`.execute(
+        tx,
+      );
     }
-    for (let i = 0; i < forgotten.length; i += 500) {
-      await tx
-        .deleteFrom("state_memory_records")
-        .where("id", "in", forgotten.slice(i, i + 500))
-        .execute();
+    if (forgotten.length > 0) {
+      await sql`DELETE FROM state_memory_records WHERE id IN (${set.ids(forgotten)})`.execute(tx);
     }
-    for (let i = 0; i < episodic.toArchive.length; i += 500) {
-      await tx
-        .updateTable("state_memory_events")
-        .set({ status: "archived" })
-        .where("id", "in", episodic.toArchive.slice(i, i + 500))
-        .execute();
+    if (episodic.toArchive.length > 0) {
+      await sql`UPDATE state_memory_events SET status = 'archived' WHERE id IN (${set.numbers(episodic.toArchive)})`.execute(
+        tx,
+      );
     }
-    for (let i = 0; i < episodic.toPrune.length; i += 500) {
-      await tx
-        .deleteFrom("state_memory_events")
-        .where("id", "in", episodic.toPrune.slice(i, i + 500))
-        .execute();
+    if (episodic.toPrune.length > 0) {
+      await sql`DELETE FROM state_memory_events WHERE id IN (${set.numbers(episodic.toPrune)})`.execute(
+        tx,
+      );
     }
     await audit({
       type: "memory.maintained",
@@ -164,3 +153,48 @@ export async function maintain(
   });
   return report;
 }
+
+interface Decayed {
+  id: string;
+  /** The new confidence. */
+  c: number;
+  /** The new vitality, when it changes too. */
+  v: string | null;
+}
+
+/** The set-based writes of a pass, per dialect: a list is one JSON parameter. */
+interface SetWrites {
+  /** A subquery over the ids of a JSON array (for `id IN (…)`). */
+  ids(ids: readonly string[]): RawBuilder<unknown>;
+  numbers(ids: readonly number[]): RawBuilder<unknown>;
+  decay(tx: Transaction<MemoryDatabase>, rows: readonly Decayed[], now: number): Promise<void>;
+}
+
+const sqliteSet: SetWrites = {
+  ids: (ids) => sql`SELECT value FROM json_each(${JSON.stringify(ids)})`,
+  numbers: (ids) => sql`SELECT value FROM json_each(${JSON.stringify(ids)})`,
+  async decay(tx, rows, now) {
+    if (rows.length === 0) return;
+    await sql`
+      UPDATE state_memory_records AS r
+      SET confidence = j.c, vitality = COALESCE(j.v, r.vitality), updated_at = ${now},
+        stream_json = json_set(r.stream_json, '$.decayed_at', ${now})
+      FROM (SELECT value ->> 'id' AS id, value ->> 'c' AS c, value ->> 'v' AS v
+        FROM json_each(${JSON.stringify(rows)})) AS j
+      WHERE r.id = j.id`.execute(tx);
+  },
+};
+
+const postgresSet: SetWrites = {
+  ids: (ids) => sql`SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)`,
+  numbers: (ids) => sql`SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint`,
+  async decay(tx, rows, now) {
+    if (rows.length === 0) return;
+    await sql`
+      UPDATE state_memory_records AS r
+      SET confidence = j.c, vitality = COALESCE(j.v, r.vitality), updated_at = ${now},
+        stream_json = (r.stream_json::jsonb || jsonb_build_object('decayed_at', ${now}::bigint))::text
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS j(id text, c double precision, v text)
+      WHERE r.id = j.id`.execute(tx);
+  },
+};

@@ -11,7 +11,7 @@ import { MemoryEvent, type MemoryEventInput } from "../models/event.js";
 import { SupersedeDecisionRequest } from "../models/requests.js";
 import { memoryProblems } from "../models/validate.js";
 import { isActiveTargetTaken, isDuplicateEvent } from "../store/db-errors.js";
-import type { MemoryRecord } from "../store/record-shape.js";
+import { type MemoryRecord, recordFromRow } from "../store/record-shape.js";
 import { toDbEnum } from "../store/tables.js";
 import { conflictError } from "./conflict.js";
 import type { MemoryContext } from "./context.js";
@@ -163,34 +163,31 @@ export async function recordDecision(
   const id = newId();
   const vectorText = `${decision.title}\n${decision.rationale}`;
   const vector = await embedOne(ctx, vectorText);
+  let written: ReturnType<typeof recordRow> | undefined;
   try {
     await ctx.write(async (tx, audit) => {
-      if (kind === "decision") {
-        const active = await activeDecisionIds(tx, decision.namespace, decision.target);
-        if (active.length > 0) throw await conflict(ctx, tx, decision, active);
-      }
+      // No read before the insert: the partial unique index refuses a second active decision
+      // on the target (caught below and turned into MEMORY_CONFLICT with the active ids).
       const now = ctx.clock.now();
-      await insertRecord(
-        tx,
-        ctx.store.dialect,
-        recordRow(ctx, {
-          id,
-          kind,
-          source,
-          status: decision.status === "draft" ? "draft" : "active",
-          content: input.content ?? decision.title,
-          decision,
-          context: decision,
-          scope: input.scope,
-          confidence: input.confidence ?? (kind === "intervention" ? 0.7 : 1),
-          now,
-        }),
-      );
+      const row = recordRow(ctx, {
+        id,
+        kind,
+        source,
+        status: decision.status === "draft" ? "draft" : "active",
+        content: input.content ?? decision.title,
+        decision,
+        context: decision,
+        scope: input.scope,
+        confidence: input.confidence ?? (kind === "intervention" ? 0.7 : 1),
+        now,
+      });
+      await insertRecord(tx, ctx.store.dialect, row);
       if (vector) await storeVector(tx, ctx, id, vector);
       await audit({
         type: `memory.${kind}_recorded`,
         summary: `Recorded ${kind} ${id} on target '${decision.target}' in namespace '${decision.namespace}': ${decision.title}`,
       });
+      written = row;
     });
   } catch (error) {
     if (isActiveTargetTaken(error)) {
@@ -199,7 +196,8 @@ export async function recordDecision(
     }
     throw error;
   }
-  return loadRecord(ctx.db, id);
+  // The row as written is the record (a new record supersedes nothing yet).
+  return recordFromRow(written as ReturnType<typeof recordRow>);
 }
 
 async function conflict(
@@ -232,6 +230,8 @@ export interface SupersedeInput {
   namespace?: string;
   keywords?: string[];
   source?: EventSource;
+  /** The event content; defaults to the title. */
+  content?: string;
 }
 
 /**
@@ -251,7 +251,12 @@ export async function supersede(
     namespace: input.namespace ?? ctx.namespace,
   });
   if (!request.success) throw invalid("supersede request", request.error.issues, input);
-  checkText({ title: input.title, target: input.target, rationale: input.rationale });
+  checkText({
+    title: input.title,
+    target: input.target,
+    rationale: input.rationale,
+    content: input.content,
+  });
   const decision = parseDecision(
     { ...request.data, keywords: input.keywords ?? [] },
     request.data.namespace,
@@ -300,7 +305,7 @@ export async function supersede(
         kind: "decision",
         source,
         status: "draft",
-        content: decision.title,
+        content: input.content ?? decision.title,
         decision,
         context: { ...decision, supersedes: request.data.old_decision_ids },
         confidence: 1,
@@ -515,6 +520,39 @@ export async function forget(
     await audit({
       type: "memory.record_forgotten",
       summary: `Forgot ${record.kind} ${id} on target '${record.target}' in namespace '${record.namespace}'`,
+    });
+  });
+}
+
+/**
+ * Retires an active record without a successor: it becomes `deprecated` (kept, with its
+ * history; search damps it, and its target is free for a new decision). MEMORY_INVARIANT when
+ * the record is not active.
+ */
+export async function deprecate(
+  ctx: MemoryContext,
+  id: string,
+  source: EventSource = "user",
+): Promise<void> {
+  ctx.checkTrust(source);
+  const record = await loadRecord(ctx.db, id);
+  await ctx.write(async (tx, audit) => {
+    const changed = await tx
+      .updateTable("state_memory_records")
+      .set({ status: "deprecated", updated_at: ctx.clock.now() })
+      .where("id", "=", id)
+      .where("status", "=", "active")
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) !== 1) {
+      throw new KeelError(
+        "MEMORY_INVARIANT",
+        `Only an active record can be deprecated; ${id} is ${record.status}.`,
+        { details: { id, status: record.status } },
+      );
+    }
+    await audit({
+      type: "memory.record_deprecated",
+      summary: `Deprecated ${record.kind} ${id} on target '${record.target}' in namespace '${record.namespace}'`,
     });
   });
 }

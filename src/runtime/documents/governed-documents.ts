@@ -99,6 +99,7 @@ export async function loadGovernedDocument(
     nodeKinds,
     stateClasses,
     governance: documentGovernance(doc),
+    storeContext: { kernel: store },
   });
   return { runtime, compiled, warnings: [...lintDocument(doc), ...lintTools(doc, tools)] };
 }

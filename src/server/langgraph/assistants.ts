@@ -157,6 +157,7 @@ async function loadEntry(
       checkpointer: options.checkpointer,
       baseDir: dirname(path),
       packs,
+      storeContext: { kernel: options.store },
     });
     return { kind: "ir", graph: compiled.graph as HostedGraph };
   }
