@@ -47,7 +47,7 @@ interface Block {
 }
 
 /** The runnable fenced blocks of a chapter, in order. */
-export function runnableBlocks(markdown: string): Block[] {
+function runnableBlocks(markdown: string): Block[] {
   const blocks: Block[] = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -70,7 +70,7 @@ export function runnableBlocks(markdown: string): Block[] {
 }
 
 /** Shell words: single and double quotes, `$NAME` and `${NAME}` outside single quotes. */
-export function shellWords(line: string, vars: Record<string, string>): string[] {
+function shellWords(line: string, vars: Record<string, string>): string[] {
   const words: string[] = [];
   let word = "";
   let inWord = false;
