@@ -127,7 +127,7 @@ export function runLateWorkerCases(harness: RuntimeHarness): void {
   describe(`a frozen worker process: ${harness.dialect}`, { timeout: 60_000 }, () => {
     const LEASE_MS = 400;
     const dir = mkdtempSync(join(tmpdir(), "keel-frozen-"));
-    let worker: { path: string; remove(): void };
+    let worker: { path: string; remove?: () => void };
     beforeAll(async () => {
       worker = await buildScript("../runtime/lease/late-worker-child.ts");
       process.env.KEEL_MIGRATIONS_DIR = join(
@@ -139,7 +139,7 @@ export function runLateWorkerCases(harness: RuntimeHarness): void {
       );
     });
     afterAll(() => {
-      worker?.remove();
+      worker?.remove?.();
       rmSync(dir, { recursive: true, force: true });
     });
 

@@ -29,13 +29,13 @@ export function runTransitionCrashCases(harness: RuntimeHarness): void {
   describe(`transition audit across kill -9: ${harness.dialect}`, { timeout: 120_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), "keel-transition-crash-"));
     const document = join(dir, "doc.json");
-    let worker: { path: string; remove(): void };
+    let worker: { path: string; remove?: () => void };
     beforeAll(async () => {
       writeFileSync(document, JSON.stringify(DOCUMENT));
       worker = await buildScript("../runtime/crash/transition-worker.ts");
     });
     afterAll(async () => {
-      worker?.remove();
+      worker?.remove?.();
       rmSync(dir, { recursive: true, force: true });
       await harness.cleanup();
     });
