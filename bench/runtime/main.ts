@@ -115,7 +115,7 @@ async function ledgerFigures(
       tool.validateInput({ i });
       await tool.handler(
         { i },
-        { idempotencyKey: "k", toolCallId: "t", traceId, checkClaim: async () => {} },
+        { idempotencyKey: "k", toolCallId: "t", traceId, fence: 0, checkClaim: async () => {} },
       );
     }
   };

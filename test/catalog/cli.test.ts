@@ -173,6 +173,22 @@ describe("keel scan and the browse verbs", () => {
     await keel("scan");
   });
 
+  it("a verb run in a subfolder works on the project found by walking up to .keel/", async () => {
+    const inside = (...args: string[]) =>
+      keelInProcess([...args, "--json"], { cwd: join(root, "notes") });
+    const atRoot = JSON.parse((await keel("list", "--json")).stdout) as { path: string }[];
+    const below = await inside("list");
+    expect(below.exitCode, below.stderr).toBe(0);
+    const paths = (JSON.parse(below.stdout) as { path: string }[]).map((n) => n.path);
+    expect(paths).toEqual(atRoot.map((n) => n.path));
+    expect(paths).toContain(".claude/agents/architect.md");
+    // A scan from below scans the whole project, with paths relative to its root.
+    const scan = await inside("scan");
+    expect(scan.exitCode, scan.stderr).toBe(0);
+    const show = await inside("show", "notes/new.md");
+    expect(show.exitCode, show.stderr).toBe(0);
+  });
+
   it("version prints the matrix; SKILL_MAP_JSON=1 means --json", async () => {
     const run = await keelInProcess(["version"], { cwd: root, env: { SKILL_MAP_JSON: "1" } });
     expect(JSON.parse(run.stdout)).toMatchObject({

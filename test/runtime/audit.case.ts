@@ -201,6 +201,43 @@ export function runAuditCases(harness: RuntimeHarness): void {
       expect(result).toEqual({ ok: true, checked: 25, findings: [] });
     });
 
+    it("appends a keyed event once: alone, with a payload, in a caller's transaction, and at once", async () => {
+      const store = await harness.open("audit_keyed");
+      const audit = new AuditWriter(store);
+      const trace = newId();
+      const entry = (key: string, summary = key) => ({
+        stage: "route" as const,
+        type: "ir.transition",
+        summary,
+        outcome: "info" as const,
+        payload: { key },
+        key,
+      });
+      const first = await audit.write(trace, entry("k1"));
+      const again = await audit.write(trace, entry("k1", "a second try"));
+      expect(again.audit_id).toBe(first.audit_id);
+      await runtimeDb(store)
+        .transaction()
+        .execute(async (tx) => {
+          await audit.write(trace, entry("k1"), tx);
+          await audit.write(trace, entry("k2"), tx);
+        });
+      // Ten appenders of one key at once (Postgres: racing connections) leave one event.
+      await Promise.all(Array.from({ length: 10 }, () => audit.write(trace, entry("k3"))));
+      await audit.write(trace, { ...entry("k4"), payload: undefined });
+      await audit.write(trace, { ...entry("k4"), payload: undefined });
+      const events = await readAuditTrace(store, trace);
+      expect(events.map((e) => e.summary)).toEqual(["k1", "k2", "k3", "k4"]);
+      // One payload artifact per appended event: a skipped append leaves no orphan.
+      const artifacts = await runtimeDb(store)
+        .selectFrom("state_artifacts")
+        .select("id")
+        .where("kind", "=", "audit-payload")
+        .execute();
+      expect(artifacts).toHaveLength(3);
+      expect(await verifyAuditLog(store)).toEqual({ ok: true, checked: 4, findings: [] });
+    });
+
     it("stores a payload as an artifact referenced by payload_ref", async () => {
       const store = await harness.open("audit_payload");
       const event = await new AuditWriter(store).write(newId(), {

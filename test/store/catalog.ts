@@ -366,6 +366,7 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "lease_expires_at MS",
     "request_json TEXT",
     "live_key TEXT",
+    "fence BIG",
   ],
   // decision memory (024_memory.sql)
   state_memory_records: [

@@ -7,7 +7,7 @@ import {
   type ExtensionRegistry,
   readCatalogConfig,
 } from "../../catalog/index.js";
-import type { Store } from "../../store/index.js";
+import { findProjectDir, type Store } from "../../store/index.js";
 import { openCliStore, type StoreCliOptions } from "../scope.js";
 
 /** `SKILL_MAP_DISABLE_ALL_<KIND>=1` (or `KEEL_DISABLE_ALL_<KIND>=1`) switches a kind off. */
@@ -17,9 +17,15 @@ export function disabledKindsFromEnv(env: NodeJS.ProcessEnv = process.env): Disa
   return { adapters: on("ADAPTERS"), detectors: on("DETECTORS"), rules: on("RULES") };
 }
 
-/** The folder a scope's node paths are relative to: the project (cwd) or the home folder (`-g`). */
+/**
+ * The folder a scope's node paths are relative to: the home folder (`-g`), or the project — the
+ * nearest folder from the working directory upwards holding `.keel/` (where the other verbs find
+ * the database), else the working directory itself.
+ */
 export function scopeRoot(options: StoreCliOptions): string {
-  return isGlobal(options) ? homedir() : resolve(process.cwd());
+  if (isGlobal(options)) return homedir();
+  const cwd = resolve(process.cwd());
+  return findProjectDir(cwd) ?? cwd;
 }
 
 /** `-g`, or `SKILL_MAP_SCOPE=global` / `KEEL_SCOPE=global`. */

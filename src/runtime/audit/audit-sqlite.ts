@@ -11,6 +11,13 @@ const UPDATE_HEAD =
 const INSERT_EVENT = `INSERT INTO state_audit_events (${AUDIT_RECORD_COLUMNS.join(", ")}, seq, prev_hash, event_hash)
 VALUES (${AUDIT_RECORD_COLUMNS.map(() => "?").join(", ")}, ?, ?, ?)`;
 
+const SELECT_ID = "SELECT 1 FROM state_audit_events WHERE id = ?";
+
+/** Whether an event with this id is in the log (an idempotent append looks before it writes). */
+export function auditIdTakenSqlite(db: SqliteHandle, id: string): boolean {
+  return prepared(db, SELECT_ID).get(id) !== undefined;
+}
+
 interface Head {
   last_seq: number;
   last_hash: string;

@@ -15,14 +15,15 @@ import {
 } from "../db/tables.js";
 import { AUDIT_HEAD_ID, chainHashOf, GENESIS_HASH } from "./audit-chain.js";
 import { checkAuditEvent } from "./audit-event-check.js";
-import { appendAuditPostgres } from "./audit-postgres.js";
+import { keyedAuditId } from "./audit-key.js";
+import { appendAuditPostgres, auditIdTakenPostgres } from "./audit-postgres.js";
 import {
   AUDIT_RECORD_COLUMNS,
   type AuditRecord,
   auditRecord,
   auditRowValues,
 } from "./audit-record.js";
-import { appendAuditSqlite } from "./audit-sqlite.js";
+import { appendAuditSqlite, auditIdTakenSqlite } from "./audit-sqlite.js";
 
 /** What a caller says about a stage; the writer adds the id, the timestamp and the chain. */
 export interface AuditEntry {
@@ -40,6 +41,12 @@ export interface AuditEntry {
   autonomyLevel?: AutonomyLevel | null;
   /** A payload to keep with the event; stored as an artifact and referenced by `payload_ref`. */
   payload?: unknown;
+  /**
+   * An idempotency key: the event's id is derived from it (`keyedAuditId`), and an event already
+   * appended under the same key is not appended again. Work that may be redone after a crash
+   * (a graph step re-run from its checkpoint) audits what it did exactly once this way.
+   */
+  key?: string;
 }
 
 /** Options of an AuditWriter. */
@@ -78,16 +85,20 @@ export class AuditWriter {
     return this.#store;
   }
 
-  /** Appends one event; inside `tx` when given, else in a transaction of its own. */
+  /**
+   * Appends one event; inside `tx` when given, else in a transaction of its own. An entry with
+   * a `key` already in the log is not appended again (the event as this call built it is returned).
+   */
   async write(
     traceId: string,
     entry: AuditEntry,
     tx?: Transaction<RuntimeDatabase>,
   ): Promise<AuditEvent> {
     const { record, payload } = this.prepare(traceId, entry);
+    const keyed = entry.key !== undefined;
     try {
-      if (tx) await this.#appendIn(tx, record, payload);
-      else await this.#appendAlone(record, payload);
+      if (tx) await this.#appendIn(tx, record, payload, keyed);
+      else await this.#appendAlone(record, payload, keyed);
       return record.event;
     } catch (error) {
       throw auditWriteFailed(error, traceId, entry.type);
@@ -125,7 +136,7 @@ export class AuditWriter {
     payloadRef: string | null,
   ): AuditEvent {
     const candidate: AuditEventInput = {
-      audit_id: this.#newId(),
+      audit_id: entry.key === undefined ? this.#newId() : keyedAuditId(entry.key),
       timestamp: new Date(recordedAt).toISOString(),
       trace_id: traceId,
       stage: entry.stage,
@@ -153,20 +164,41 @@ export class AuditWriter {
     return result.value;
   }
 
-  /** Its own transaction: native statements on SQLite, one CTE statement on Postgres. */
-  async #appendAlone(record: AuditRecord, payload: ArtifactsTable | null): Promise<void> {
+  /**
+   * Its own transaction: native statements on SQLite, one CTE statement on Postgres. `keyed`:
+   * nothing is appended when an event with the record's id is already in the log.
+   */
+  async #appendAlone(
+    record: AuditRecord,
+    payload: ArtifactsTable | null,
+    keyed: boolean,
+  ): Promise<void> {
     const native = this.#store.native;
+    const id = record.event.audit_id;
     if (native.dialect === "sqlite") {
       const db = native.database;
       await sqliteWrite(this.#store, db, () => {
+        // Inside BEGIN IMMEDIATE: no other writer can append the same id between look and write.
+        if (keyed && auditIdTakenSqlite(db, id)) return;
         if (payload) insertArtifactSqlite(db, payload);
         appendAuditSqlite(db, record);
       });
       return;
     }
-    if (await appendAuditPostgres(native.pool, record, payload)) return;
+    const pool = native.pool;
+    const append = async (): Promise<boolean> => {
+      if (!keyed) return appendAuditPostgres(pool, record, payload);
+      try {
+        if (await appendAuditPostgres(pool, record, payload, id)) return true;
+      } catch (error) {
+        // Two appenders of one key at once: the loser's look predates the winner's commit.
+        if ((error as { code?: string }).code !== "23505") throw error;
+      }
+      return auditIdTakenPostgres(pool, id);
+    };
+    if (await append()) return;
     await this.ensureHead();
-    if (!(await appendAuditPostgres(native.pool, record, payload))) {
+    if (!(await append())) {
       throw new KeelError("INTERNAL", "The audit chain head vanished while appending.");
     }
   }
@@ -182,9 +214,19 @@ export class AuditWriter {
     tx: Transaction<RuntimeDatabase>,
     record: AuditRecord,
     payload: ArtifactsTable | null,
+    keyed: boolean,
   ): Promise<void> {
-    if (payload) await tx.insertInto("state_artifacts").values(payload).execute();
+    // The head is locked first, so the look below sees every append committed before ours.
     const head = await this.#lockHead(tx, record.recordedAt);
+    if (keyed) {
+      const taken = await tx
+        .selectFrom("state_audit_events")
+        .select("id")
+        .where("id", "=", record.event.audit_id)
+        .executeTakeFirst();
+      if (taken) return;
+    }
+    if (payload) await tx.insertInto("state_artifacts").values(payload).execute();
     const seq = Number(head.last_seq) + 1;
     const eventHash = chainHashOf(head.last_hash, record.canonical);
     const values = auditRowValues(record);

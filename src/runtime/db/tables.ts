@@ -111,6 +111,11 @@ export interface ToolCallsTable {
    * change (`020_ledger_write_path.sql`).
    */
   live_key: string | null;
+  /**
+   * The fencing token of the call's current claim: the audit sequence number of the event that
+   * recorded it (`029_tool_call_fence.sql`); null on older rows.
+   */
+  fence: number | null;
 }
 
 export interface ApprovalsTable {

@@ -1,4 +1,4 @@
-import { KeelError } from "../../core/index.js";
+import { canonicalJson, KeelError } from "../../core/index.js";
 import type { RunConfig } from "../../graph/index.js";
 import type {
   FiredRule,
@@ -11,7 +11,7 @@ import type {
 } from "../../ir/index.js";
 import { RiskLevel } from "../contracts/enums.js";
 import { governedNode } from "../runs/governed-node.js";
-import { type RunContext, runContextOf } from "../runs/run-context.js";
+import { type RunContext, runContextOf, taskIdentityOf } from "../runs/run-context.js";
 
 /**
  * The risk a tool declares with a `risk:<level>` tag (the ToolSpec has no risk field), or null.
@@ -72,7 +72,7 @@ export function documentGovernance(doc: IRDocument): IrGovernance {
         ),
       )(state, config),
     transitions: (transitions, fired, config) =>
-      auditStep(runContextOf(config), transitions, fired),
+      auditStep(runContextOf(config), stepKeyOf(config), transitions, fired),
     wait: (wait, config) => decideWait(runContextOf(config), wait),
   };
 }
@@ -91,13 +91,31 @@ function describer(named: ReadonlySet<string>, config: RunConfig): ToolDescriber
   };
 }
 
+/**
+ * What names one execution of a step across re-runs: the thread and the engine's task (its
+ * deterministic id is the same when the step is re-run from the same checkpoint after a crash).
+ */
+function stepKeyOf(config: RunConfig): string {
+  const thread = String(config.configurable?.thread_id ?? "");
+  return `${thread}|${taskIdentityOf(config).taskKey}`;
+}
+
+/**
+ * Audits a step's rule firings and transitions. The step's checkpoint is written after this, so
+ * a crash in between re-runs the step: each event is keyed by the step, its position and its
+ * content, and the re-run's identical events are not appended twice (a re-run that decided
+ * differently is audited too: both happened).
+ */
 async function auditStep(
   run: RunContext,
+  step: string,
   transitions: readonly Transition[],
   fired: readonly FiredRule[],
 ): Promise<void> {
   const refs = { task_id: run.grant.runId, event_id: run.grant.eventId };
-  for (const firing of fired) {
+  const keyOf = (type: string, index: number, body: unknown) =>
+    `${type}|${step}|${index}|${canonicalJson(body)}`;
+  for (const [index, firing] of fired.entries()) {
     const kinds = firing.actions.map((a) => (a as { kind?: string }).kind ?? "?").join(", ");
     await run.audit.write(run.grant.traceId, {
       stage: "rule",
@@ -106,9 +124,10 @@ async function auditStep(
       outcome: "info",
       refs,
       payload: { rule: firing.rule, actions: firing.actions },
+      key: keyOf("rule.fired", index, firing),
     });
   }
-  for (const t of transitions) {
+  for (const [index, t] of transitions.entries()) {
     await run.audit.write(run.grant.traceId, {
       stage: "route",
       type: "ir.transition",
@@ -116,6 +135,7 @@ async function auditStep(
       outcome: "info",
       refs,
       payload: t,
+      key: keyOf("ir.transition", index, t),
     });
   }
 }

@@ -21,21 +21,21 @@ import {
   TOOL_CALL_TYPES,
   toolCallValues,
 } from "./ledger-columns.js";
-import type { LedgerWrites } from "./ledger-writes.js";
+import type { AttemptWrite, LedgerWrites, UnknownClaim } from "./ledger-writes.js";
 
 /**
  * The live call for the key, if any; otherwise the head is locked and advanced, and the call
- * and the event appear (`FROM head`). Returns how many were inserted (0 or 1),
- * whether the head exists, and the live row as JSON.
+ * and the event appear (`FROM head`), the call fenced by the event's sequence number. Returns
+ * the fence when inserted, and the live row as JSON (neither: no chain head yet).
  */
 const ATTEMPT_UNLESS_LIVE = numbered(`WITH live AS (
   SELECT * FROM state_tool_calls
   WHERE tool_name = ?::text AND live_key = ?::text
 ), ${auditLockCte("NOT EXISTS (SELECT 1 FROM live)")}, ${auditAppendCtes()}, call AS (
-  INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
-  SELECT ${castPlaceholders(TOOL_CALL_TYPES)} FROM head
+  INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, fence)
+  SELECT ${castPlaceholders(TOOL_CALL_TYPES)}, head.seq FROM head
 )
-SELECT (SELECT count(*) FROM head)::int AS inserted, (SELECT row_to_json(live) FROM live) AS live`);
+SELECT (SELECT seq FROM head) AS fence, (SELECT row_to_json(live) FROM live) AS live`);
 
 /**
  * The row moves only if the head exists and the status is still the expected one; the head
@@ -66,11 +66,18 @@ SELECT (SELECT count(*) FROM old)::int AS has_head, (SELECT count(*) FROM head):
 const RENEW_LEASE = numbered(
   "UPDATE state_tool_calls SET lease_expires_at = ?::bigint WHERE id = ?::text AND status IN ('attempted', 'unknown') AND lease_owner = ?::text",
 );
-const CLAIM_UNKNOWN = numbered(
-  `UPDATE state_tool_calls SET lease_owner = ?::text, lease_expires_at = ?::bigint
-WHERE id = ?::text AND status = 'unknown' AND lease_owner IS NOT DISTINCT FROM ?::text
-  AND lease_expires_at IS NOT DISTINCT FROM ?::bigint`,
-);
+/**
+ * The claim moves the row only if the head exists and the lease is the lapsed one seen; the
+ * event is appended only if the row moved, and its sequence number is the row's new fence.
+ */
+const CLAIM_UNKNOWN = numbered(`WITH ${AUDIT_LOCK_CTE}, upd AS (
+  UPDATE state_tool_calls
+  SET lease_owner = ?::text, lease_expires_at = ?::bigint, fence = (SELECT last_seq + 1 FROM old)
+  WHERE id = ?::text AND status = 'unknown' AND lease_owner IS NOT DISTINCT FROM ?::text
+    AND lease_expires_at IS NOT DISTINCT FROM ?::bigint AND EXISTS (SELECT 1 FROM old)
+  RETURNING fence
+), ${auditAppendCtes("EXISTS (SELECT 1 FROM upd)")}
+SELECT (SELECT count(*) FROM old)::int AS has_head, (SELECT seq FROM head) AS fence`);
 
 /** The transition statements, by what they do, each prepared once per connection by its name. */
 const transitions = new Map<string, { name: string; text: string }>();
@@ -103,10 +110,7 @@ export class PostgresLedgerWrites implements LedgerWrites {
     this.#audit = audit;
   }
 
-  async attemptUnlessLive(
-    call: ToolCallsTable,
-    audit: AuditRecord,
-  ): Promise<ToolCallsTable | null> {
+  async attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
     const values = [
       call.tool_name,
       call.idempotency_key,
@@ -114,15 +118,15 @@ export class PostgresLedgerWrites implements LedgerWrites {
       ...toolCallValues(call),
     ];
     const query = { name: "keel_ledger_attempt", text: ATTEMPT_UNLESS_LIVE, values };
-    type Answer = { inserted: number; live: ToolCallsTable | null };
+    type Answer = { fence: string | number | null; live: ToolCallsTable | null };
     let answer = (await this.#pool.query<Answer>(query)).rows[0];
-    if (answer?.inserted === 0 && answer.live === null) {
+    if (answer?.fence === null && answer.live === null) {
       // No chain head yet (new database, or after `keel db reset`): create it and write again.
       await this.#audit.ensureHead();
       answer = (await this.#pool.query<Answer>(query)).rows[0];
     }
-    if (answer?.inserted === 1) return null;
-    if (answer?.live) return answer.live;
+    if (answer?.fence != null) return { fence: Number(answer.fence) };
+    if (answer?.live) return { live: answer.live };
     throw new Error("the audit chain head vanished while the call was being recorded");
   }
 
@@ -158,14 +162,16 @@ export class PostgresLedgerWrites implements LedgerWrites {
     return ((await this.#pool.query(query)).rowCount ?? 0) === 1;
   }
 
-  async claimUnknown(
-    id: string,
-    owner: string,
-    expiresAt: number,
-    seen: SeenLease,
-  ): Promise<boolean> {
-    const values = [owner, expiresAt, id, seen.owner, seen.expiresAt];
+  async claimUnknown(claim: UnknownClaim, audit: AuditRecord): Promise<number | null> {
+    const { id, owner, expiresAt, seen } = claim;
+    const values = [owner, expiresAt, id, seen.owner, seen.expiresAt, ...auditParams(audit)];
     const query = { name: "keel_ledger_claim", text: CLAIM_UNKNOWN, values };
-    return ((await this.#pool.query(query)).rowCount ?? 0) === 1;
+    type Answer = { has_head: number; fence: string | number | null };
+    let answer = (await this.#pool.query<Answer>(query)).rows[0];
+    if (answer?.has_head === 0) {
+      await this.#audit.ensureHead();
+      answer = (await this.#pool.query<Answer>(query)).rows[0];
+    }
+    return answer?.fence == null ? null : Number(answer.fence);
   }
 }

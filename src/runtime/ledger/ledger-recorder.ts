@@ -12,7 +12,7 @@ import type { RegisteredTool } from "../tools/tool-registry.js";
 import { type SeenLease, seenLease } from "./call-lease.js";
 import { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWriteFailed } from "./ledger-write-errors.js";
-import type { LedgerWrites } from "./ledger-writes.js";
+import type { AttemptWrite, LedgerWrites } from "./ledger-writes.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
 type Entry = Pick<AuditEntry, "type" | "summary" | "outcome" | "payload">;
@@ -49,22 +49,32 @@ export class LedgerRecorder {
   }
 
   /**
-   * Takes the lease of an `unknown` call whose lease has lapsed, to run it again; null when
+   * Takes the lease of an `unknown` call whose lease has lapsed, to run it again, audited by
+   * `entry` in the same commit (whose sequence number is the claim's new fence); null when
    * another worker took it first (or it was settled meanwhile).
    */
-  async claimUnknown(row: ToolCallsTable): Promise<ToolCallsTable | null> {
+  async claimUnknown(row: ToolCallsTable, entry: Entry): Promise<ToolCallsTable | null> {
     const claimed = {
       ...row,
       lease_owner: this.#lease.owner,
       lease_expires_at: this.#clock.now() + this.#lease.ttlMs,
     };
-    const won = await this.#writes.claimUnknown(
-      row.id,
-      this.#lease.owner,
-      claimed.lease_expires_at,
-      seenLease(row),
-    );
-    return won ? claimed : null;
+    const record = this.#record(claimed, entry);
+    let fence: number | null;
+    try {
+      fence = await this.#writes.claimUnknown(
+        {
+          id: row.id,
+          owner: this.#lease.owner,
+          expiresAt: claimed.lease_expires_at,
+          seen: seenLease(row),
+        },
+        record,
+      );
+    } catch (error) {
+      throw ledgerWriteFailed(error, record, row.idempotency_key);
+    }
+    return fence === null ? null : { ...claimed, fence };
   }
 
   /** Extends this ledger's lease on a call it runs; false once the call moved on. */
@@ -118,19 +128,22 @@ export class LedgerRecorder {
       lease_expires_at: now + this.#lease.ttlMs,
       request_json: requestJson,
       live_key: request.idempotencyKey,
+      fence: null,
     };
     const record = this.#record(row, {
       type: "tool_call.attempted",
       summary: `${tool.id}: ${row.action} attempted${row.cost_estimate === null ? "" : ` (cost estimate ${row.cost_estimate})`}`,
       outcome: "info",
     });
-    let live: ToolCallsTable | null;
+    let written: AttemptWrite;
     try {
-      live = await this.#writes.attemptUnlessLive(row, record);
+      written = await this.#writes.attemptUnlessLive(row, record);
     } catch (error) {
       throw ledgerWriteFailed(error, record, row.idempotency_key);
     }
-    return live ? { row: live, recorded: false } : { row, recorded: true };
+    return "live" in written
+      ? { row: written.live, recorded: false }
+      : { row: { ...row, fence: written.fence }, recorded: true };
   }
 
   async recordSucceeded(

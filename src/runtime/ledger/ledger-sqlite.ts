@@ -14,12 +14,12 @@ import {
   TOOL_CALL_COLUMNS,
   toolCallValues,
 } from "./ledger-columns.js";
-import type { LedgerWrites } from "./ledger-writes.js";
+import type { AttemptWrite, LedgerWrites, UnknownClaim } from "./ledger-writes.js";
 
 // `live_key` is set exactly while the call is not failed (a CHECK): the partial unique index.
 const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_key = ?";
-const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")})
-VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
+const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, fence)
+VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")}, ?)`;
 const SET_MUTABLE = MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ");
 
 /** The UPDATE statements of a transition, built once each (the ledger's hot path). */
@@ -41,7 +41,7 @@ WHERE id = ? AND status = ?${leased ? " AND lease_owner IS ? AND lease_expires_a
 }
 const RENEW_LEASE =
   "UPDATE state_tool_calls SET lease_expires_at = ? WHERE id = ? AND status IN ('attempted', 'unknown') AND lease_owner = ?";
-const CLAIM_UNKNOWN = `UPDATE state_tool_calls SET lease_owner = ?, lease_expires_at = ?
+const CLAIM_UNKNOWN = `UPDATE state_tool_calls SET lease_owner = ?, lease_expires_at = ?, fence = ?
 WHERE id = ? AND status = 'unknown' AND lease_owner IS ? AND lease_expires_at IS ?`;
 
 /** Thrown inside a transition to roll it back when the row had moved on. */
@@ -71,20 +71,18 @@ export class SqliteLedgerWrites implements LedgerWrites {
       : sqliteWrite(this.#store, this.#db, write);
   }
 
-  async attemptUnlessLive(
-    call: ToolCallsTable,
-    audit: AuditRecord,
-  ): Promise<ToolCallsTable | null> {
+  async attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
     const db = this.#db;
     // Looked up under the write lock: no other process can record the key in between.
     return this.#write(() => {
       const live = prepared(db, FIND_LIVE).get(call.tool_name, call.idempotency_key) as
         | ToolCallsTable
         | undefined;
-      if (live) return live;
-      prepared(db, INSERT_CALL).run(...toolCallValues(call));
-      appendAuditSqlite(db, audit);
-      return null;
+      if (live) return { live };
+      // The event first: its sequence number is the call's fence.
+      const { seq } = appendAuditSqlite(db, audit);
+      prepared(db, INSERT_CALL).run(...toolCallValues(call), seq);
+      return { fence: seq };
     });
   }
 
@@ -120,17 +118,26 @@ export class SqliteLedgerWrites implements LedgerWrites {
     return this.#write(() => prepared(db, RENEW_LEASE).run(expiresAt, id, owner).changes === 1);
   }
 
-  async claimUnknown(
-    id: string,
-    owner: string,
-    expiresAt: number,
-    seen: SeenLease,
-  ): Promise<boolean> {
+  async claimUnknown(claim: UnknownClaim, audit: AuditRecord): Promise<number | null> {
     const db = this.#db;
-    return this.#write(
-      () =>
-        prepared(db, CLAIM_UNKNOWN).run(owner, expiresAt, id, seen.owner, seen.expiresAt)
-          .changes === 1,
-    );
+    const { id, owner, expiresAt, seen } = claim;
+    try {
+      return await this.#write(() => {
+        const { seq } = appendAuditSqlite(db, audit);
+        const { changes } = prepared(db, CLAIM_UNKNOWN).run(
+          owner,
+          expiresAt,
+          seq,
+          id,
+          seen.owner,
+          seen.expiresAt,
+        );
+        if (changes !== 1) throw new Moved();
+        return seq;
+      });
+    } catch (error) {
+      if (error instanceof Moved) return null;
+      throw error;
+    }
   }
 }

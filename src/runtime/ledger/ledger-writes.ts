@@ -15,7 +15,7 @@ export interface LedgerWrites {
    * and that row is returned. One write instead of a lookup and a write (one round trip on
    * Postgres).
    */
-  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<ToolCallsTable | null>;
+  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite>;
   /**
    * Rewrites the row to `next` if its status is still `from` (so a late answer from a process
    * that recovery gave up on cannot overwrite what recovery wrote), with the outcome's artifact
@@ -36,7 +36,20 @@ export interface LedgerWrites {
   renewLease(id: string, owner: string, expiresAt: number): Promise<boolean>;
   /**
    * Takes the lease of an `unknown` call to run it again (retry-safe tools), if its lease is still
-   * the lapsed one seen: false when another worker claimed it first, or it was settled.
+   * the lapsed one seen, with the audit event recording the claim in the same commit: the new
+   * fence (that event's sequence number), or null when another worker claimed it first, or it
+   * was settled.
    */
-  claimUnknown(id: string, owner: string, expiresAt: number, seen: SeenLease): Promise<boolean>;
+  claimUnknown(claim: UnknownClaim, audit: AuditRecord): Promise<number | null>;
+}
+
+/** What recording `attempted` came to: the live call found instead, or the new call's fence. */
+export type AttemptWrite = { live: ToolCallsTable } | { fence: number };
+
+/** A claim of an `unknown` call: who takes it, until when, and the lapsed lease it saw. */
+export interface UnknownClaim {
+  id: string;
+  owner: string;
+  expiresAt: number;
+  seen: SeenLease;
 }

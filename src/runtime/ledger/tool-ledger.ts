@@ -167,18 +167,16 @@ export class ToolLedger {
     // Another worker already runs it again (retry-safe tools): not ours to run twice at once.
     if (!leaseLapsed(row, this.#clock.now())) throw inFlight(row);
     if (!tool.retrySafe) await this.#holdForOperator(row);
-    const claimed = await this.#recorder.claimUnknown(row);
-    if (!claimed) {
-      const current = await findCall(runtimeDb(this.#store), row.id);
-      throw inFlight(current ?? row);
-    }
-    row = claimed;
-    await this.#recorder.audited(row, {
+    const claimed = await this.#recorder.claimUnknown(row, {
       type: "tool_call.retried",
       summary: `${tool.id}: retrying a call whose outcome was unknown (the tool is retry-safe)`,
       outcome: "info",
     });
-    return this.#run(tool, row, request);
+    if (!claimed) {
+      const current = await findCall(runtimeDb(this.#store), row.id);
+      throw inFlight(current ?? row);
+    }
+    return this.#run(tool, claimed, request);
   }
 
   /**
@@ -309,6 +307,10 @@ export class ToolLedger {
     request: ToolCallRequest,
   ): Promise<ToolCallOutcome> {
     const started = this.#clock.now();
+    // A worker frozen between its claim and here (a stopped process, a long pause) does not act:
+    // once half its lease may have passed, the claim is re-checked against the ledger first
+    // (`TOOL_CALL_LATE`, audited, when it is lost). Sooner, nobody can have taken the call.
+    if (tool.hasEffects && this.#claimMayHaveLapsed(row, started)) await this.#checkClaim(row);
     this.#holdLease(row);
     let output: unknown;
     try {
@@ -316,6 +318,7 @@ export class ToolLedger {
         idempotencyKey: row.idempotency_key,
         toolCallId: row.id,
         traceId: row.trace_id,
+        fence: row.fence === null ? 0 : Number(row.fence),
         checkClaim: () => this.#checkClaim(row),
       });
     } catch (error) {
@@ -431,13 +434,20 @@ export class ToolLedger {
     }
   }
 
-  /** The tool's claim check (`ToolCallContext.checkClaim`): still ours, still leased? */
+  /** Whether the claim on `row` may have lapsed by `now`: past half its lease, or leaseless. */
+  #claimMayHaveLapsed(row: ToolCallsTable, now: number): boolean {
+    if (row.lease_expires_at === null) return true;
+    return now >= Number(row.lease_expires_at) - this.#leaseTtlMs / 2;
+  }
+
+  /** The claim check (`ToolCallContext.checkClaim`): still ours, same fence, still leased? */
   async #checkClaim(row: ToolCallsTable): Promise<void> {
     const current = await findCall(runtimeDb(this.#store), row.id);
     const held =
       current !== undefined &&
       current.status === row.status &&
       current.lease_owner === this.#recorder.owner &&
+      (row.fence === null || Number(current.fence) === Number(row.fence)) &&
       current.lease_expires_at !== null &&
       Number(current.lease_expires_at) > this.#clock.now();
     if (!held) throw await this.#late(row, { outcome: "not-performed" });

@@ -175,7 +175,8 @@ export class NodeContext {
         idempotencyKey: key,
         toolCallId: "",
         traceId: run.grant.traceId,
-        // A preview acts on nothing: there is no claim to lose.
+        // A preview acts on nothing: there is no claim to lose, nor a fence to pass.
+        fence: 0,
         checkClaim: async () => {},
       });
       await this.#auditGate(

@@ -264,6 +264,7 @@ export class ReplaySource {
       toolCallId: "",
       traceId,
       // A counterfactual replay's call is not on the ledger: no claim to lose.
+      fence: 0,
       checkClaim: async () => {},
     });
     const invalid = tool.validateOutput(output);

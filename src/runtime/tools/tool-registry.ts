@@ -10,10 +10,23 @@ export interface ToolCallContext {
   toolCallId: string;
   traceId: string;
   /**
+   * The fencing token of this claim on the call: larger than the token of every earlier claim
+   * of the same tool and idempotency key (a retry after a lapse, a new call after an operator
+   * settled the old one `failed`). Pass it with the effect to a system that keeps the largest
+   * token it has seen per key and refuses a smaller one: a worker that wakes up after its call
+   * was taken over is then refused by the system itself, whatever the time on its clock.
+   *
+   * @example
+   * await bank.pay({ ...input, idempotencyKey: context.idempotencyKey, fence: context.fence });
+   * // bank side: UPDATE fences SET fence = $fence WHERE key = $key AND fence < $fence → 0 rows: refuse
+   */
+  fence: number;
+  /**
    * Re-checks, against the ledger, that this call is still this worker's: not settled by an
-   * operator, not taken over by recovery, its lease unexpired. Call it as the last thing before
-   * the effect commits (inside your own transaction when the effect is one): a worker frozen
-   * past its lease gets `TOOL_CALL_LATE` (audited `tool_call.late`) instead of acting twice.
+   * operator, not taken over by recovery, its lease unexpired. The ledger does this itself
+   * before calling a tool with effects whose claim may have lapsed; call it as the last thing
+   * before the effect commits (inside your own transaction when the effect is one): a worker
+   * frozen past its lease gets `TOOL_CALL_LATE` (audited `tool_call.late`) instead of acting twice.
    *
    * @example
    * await db.transaction(async (tx) => { await context.checkClaim(); await tx.pay(input); });

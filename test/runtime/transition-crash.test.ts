@@ -1,0 +1,4 @@
+import { sqliteRuntimeHarness } from "./support/harness.js";
+import { runTransitionCrashCases } from "./transition-crash.case.js";
+
+runTransitionCrashCases(sqliteRuntimeHarness());
