@@ -113,7 +113,7 @@ export interface ToolCallsTable {
   live_key: string | null;
   /**
    * The fencing token of the call's current claim: the audit sequence number of the event that
-   * recorded it (`029_tool_call_fence.sql`); null on older rows.
+   * recorded it (`028_tool_call_fence.sql`); null on older rows.
    */
   fence: number | null;
 }
