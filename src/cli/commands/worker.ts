@@ -1,5 +1,11 @@
 import type { Command } from "commander";
-import { cliRunner, ndjsonSink, runWorker } from "../../jobs/index.js";
+import {
+  actionRunner,
+  cliRunner,
+  inProcessRunner,
+  ndjsonSink,
+  runWorker,
+} from "../../jobs/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, progress, reportError } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
@@ -48,7 +54,10 @@ export const workerCommands: CliModule = {
         process.on("SIGINT", onSignal);
         try {
           const summary = await runWorker(ctx, {
-            runner: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+            runner: actionRunner({
+              cli: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+              inProcess: inProcessRunner(),
+            }),
             concurrency: intFlag("--concurrency", flags.concurrency, 1),
             filter: flags.filter ? { actions: flags.filter } : undefined,
             pollMs: intFlag("--poll-ms", flags.pollMs, 1),

@@ -37,6 +37,11 @@ export interface RunnerJob {
 /** Executes jobs of one runner kind (`cli`, `in-process`). */
 export interface JobRunner {
   readonly kind: RunnerKind;
+  /**
+   * Runs the jobs of in-process actions in this process (a durable run each): its loops claim
+   * those jobs as runner `in-process` and take over such jobs whose worker died.
+   */
+  readonly runsInProcess?: boolean;
   /** What `job.spawning` shows as `command` (descriptive, not invokable). */
   describe(job: JobWithNonce): string;
   run(input: RunnerJob): Promise<RunnerResult>;
