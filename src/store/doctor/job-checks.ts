@@ -50,7 +50,7 @@ export async function jobChecks(
   const ids = orphanRows.map((job) => sqlString(job.id)).join(", ");
   const stuck = await backend.kysely
     .selectFrom("state_jobs")
-    .select(["id", "expires_at"])
+    .select(["id", "expires_at", "runner"])
     .where("status", "=", "running")
     .where("expires_at", "<", now)
     .orderBy("expires_at")
@@ -88,7 +88,9 @@ export async function jobChecks(
               )
               .join(", ")}.`,
             remedy:
-              "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
+              stuck.some((job) => job.runner === "in-process")
+                ? "Their runners are gone or stuck: `keel job run` or a `keel worker` (with the --db or -g you gave doctor) resumes the in-process ones from their checkpoints (up to jobs.max_resumes) and fails the rest as abandoned; `keel job reap` only fails; submit failed ones again to retry."
+                : "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
           },
   };
 }
