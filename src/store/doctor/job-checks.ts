@@ -87,10 +87,9 @@ export async function jobChecks(
                   `${job.id} (expired ${Math.round((now - Number(job.expires_at)) / 1000)} s ago)`,
               )
               .join(", ")}.`,
-            remedy:
-              stuck.some((job) => job.runner === "in-process")
-                ? "Their runners are gone or stuck: `keel job run` or a `keel worker` (with the --db or -g you gave doctor) resumes the in-process ones from their checkpoints (up to jobs.max_resumes) and fails the rest as abandoned; `keel job reap` only fails; submit failed ones again to retry."
-                : "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
+            remedy: stuck.some((job) => job.runner === "in-process")
+              ? "Their runners are gone or stuck: `keel job run` or a `keel worker` (with the --db or -g you gave doctor) resumes the in-process ones from their checkpoints (up to jobs.max_resumes) and fails the rest as abandoned; `keel job reap` only fails; submit failed ones again to retry."
+              : "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
           },
   };
 }
