@@ -164,7 +164,9 @@ async function submitOne(ctx: JobsContext, p: JobsProject, name: string, ttlSeco
 }
 
 export function inProcessCases(h: JobsHarness): void {
-  describe(`the in-process runner on ${h.dialect}`, { timeout: 120_000 }, () => {
+  describe(`the in-process runner on ${h.dialect}`, {
+    timeout: 60_000 * Math.max(2, TRIALS),
+  }, () => {
     let cli: string | undefined;
     const children: ChildProcess[] = [];
     afterAll(async () => {
