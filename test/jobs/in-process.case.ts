@@ -207,7 +207,7 @@ export function inProcessCases(h: JobsHarness): void {
       expect(runs.map((r) => r.status)).toEqual(["succeeded"]);
     });
 
-    it("a run that fails fails the job as runner-error (naming the run); a final state that fails the report schema, as report-invalid", async () => {
+    it("a run that fails or waits for an approval fails the job as runner-error (naming the run); a final state that fails the report schema, as report-invalid", async () => {
       const p = await h.project("inproc-fail");
       durableAction(p);
       // The document's second step now throws.
@@ -242,6 +242,23 @@ export function inProcessCases(h: JobsHarness): void {
       });
       const [invalid] = await executionsOf(q, bad.id);
       expect(invalid).toMatchObject({ status: "failed", failure_reason: "report-invalid" });
+      // A gated effect (high risk at A2: confirm) pauses the run for an approval: a job cannot
+      // wait for a person, so it fails as runner-error naming what the run waits for.
+      const g = await h.project("inproc-gated");
+      const gfx = durableAction(g);
+      const gKinds = join(g.keelDir, "plugins", "durable", "kinds.mjs");
+      writeFileSync(gKinds, readFileSync(gKinds, "utf8").replace("risk:low", "risk:high"));
+      const gctx = await openJobsContext(g.store);
+      const gated = await submitOne(gctx, g, "g");
+      expect(await runJobs(gctx, { mode: "all", runner: runner() })).toMatchObject({
+        jobsFailed: 1,
+      });
+      const [paused] = await executionsOf(g, gated.id);
+      expect(paused).toMatchObject({ status: "failed", failure_reason: "runner-error" });
+      expect(paused?.error_message).toContain("paused");
+      expect(paused?.error_message).toContain("keel approvals approve");
+      expect(effectLines(gfx.effects)).toEqual([]);
+      expect((await runsOf(g, gated.id)).map((r) => r.status)).toEqual(["paused"]);
     });
 
     it("resume budget: an expired in-process job is taken over (new nonce, resume_count + 1) until jobs.max_resumes, then reaped as abandoned", async () => {
