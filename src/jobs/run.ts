@@ -254,6 +254,16 @@ export async function runClaimedJob(
       ? (text) => emit("model.delta", job.id, { text, channel: "assistant" })
       : undefined,
   });
+  if (result.released) {
+    // Left running for a take-over: nothing is recorded; this worker's part of it ends here.
+    emit("job.failed", job.id, {
+      reason: "abandoned",
+      message: result.error ?? `Job ${job.id} was released unrecorded.`,
+      exitCode: null,
+      durationMs: result.durationMs,
+    });
+    return { status: "failed", tokensIn: 0, tokensOut: 0 };
+  }
   const failed = result.failureReason !== undefined;
   const reportPath = result.reportFile ? storedPath(ctx, result.reportFile) : null;
   emit("job.callback.received", job.id, {

@@ -22,6 +22,7 @@ import {
   recordJob,
   resumeExpiredJob,
   runJobs,
+  runWorker,
   submitJob,
 } from "../../src/jobs/index.js";
 import { GovernedRuntime, loadDocumentTools } from "../../src/runtime/index.js";
@@ -37,7 +38,7 @@ const ACTION = "durable-summary";
  * Puts a plugin with an in-process action in the project: an IR document of three steps — an
  * effect, a wait, another effect and the report — whose tool appends every call it runs to
  * `effects.log` (not idempotent: a second run of it shows). While `slow` exists, the wait step
- * writes `entered` and sleeps, so a test can kill the worker inside it.
+ * writes `entered` and waits, so a test can kill or stop the worker inside it.
  */
 function durableAction(p: JobsProject): { effects: string; slow: string; entered: string } {
   const dir = join(p.keelDir, "plugins", "durable");
@@ -99,7 +100,7 @@ export async function first(state, { call }) {
 export async function wait() {
   if (existsSync(${JSON.stringify(slow)})) {
     writeFileSync(${JSON.stringify(entered)}, String(process.pid));
-    await new Promise((resolve) => setTimeout(resolve, 60_000));
+    while (existsSync(${JSON.stringify(slow)})) await new Promise((r) => setTimeout(r, 20));
   }
   return {};
 }
@@ -340,6 +341,43 @@ export function inProcessCases(h: JobsHarness): void {
       expect(await jobRow(p, job.id)).toMatchObject({ status: "completed", resume_count: 1 });
       expect(effectLines(fx.effects)).toEqual([`first ${job.id}`, `second ${job.id}`]);
       expect((await runsOf(p, job.id)).map((r) => r.status)).toEqual(["succeeded"]);
+    });
+
+    it("a forced stop (a worker's second signal) releases an in-process job: left running, unrecorded, then taken over and recorded once", async () => {
+      const p = await h.project("inproc-release");
+      const fx = durableAction(p);
+      const ctx = await openJobsContext(p.store);
+      const job = await submitOne(ctx, p, "r", 10);
+      writeFileSync(fx.slow, "");
+      const stop = new AbortController();
+      const abort = new AbortController();
+      const events: { type: string; data: Record<string, unknown> }[] = [];
+      const worker = runWorker(ctx, {
+        runner: runner(),
+        stop: stop.signal,
+        abort: abort.signal,
+        pollMs: 20,
+        emit: (e) => events.push({ type: e.type, data: e.data }),
+      });
+      while (!existsSync(fx.entered)) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop.abort();
+      abort.abort();
+      await worker;
+      const released = events.find((e) => e.type === "job.failed");
+      expect(released?.data.message).toContain("left running for the next worker");
+      expect(await jobRow(p, job.id)).toMatchObject({ status: "running", finished_at: null });
+      expect(await executionsOf(p, job.id)).toEqual([]);
+      // The run itself goes on in this process (nothing interrupts a step) and ends.
+      rmSync(fx.slow);
+      for (let i = 0; i < 500; i++) {
+        if ((await runsOf(p, job.id))[0]?.status === "succeeded") break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const summary = await runJobs(await later(p, 11_000), { mode: "all", runner: runner() });
+      expect(summary).toMatchObject({ jobsCompleted: 1, reapedIds: [] });
+      expect(await jobRow(p, job.id)).toMatchObject({ status: "completed", resume_count: 1 });
+      expect((await executionsOf(p, job.id)).map((e) => e.status)).toEqual(["completed"]);
+      expect(effectLines(fx.effects)).toEqual([`first ${job.id}`, `second ${job.id}`]);
     });
 
     it(`kill -9 of a \`keel worker\` mid-job (${TRIALS} seeded trials): the next worker resumes the run from its checkpoint; the job completes once, no effect twice`, async () => {

@@ -53,7 +53,8 @@ function jobInput(job: JobWithNonce, jobFileText: string): Record<string, unknow
  * and no effect the ledger recorded, runs twice. A run that waits for a person (an approval, a
  * call in doubt) or fails fails the job as `runner-error`, naming the run; at the TTL the job
  * fails as `timeout` (the run itself is not interrupted: a step in flight finishes, in this
- * process).
+ * process). Stopped by `signal` (a worker's forced shutdown), it releases the job: left running,
+ * unrecorded, for a take-over after its TTL.
  *
  * @example
  * await runWorker(ctx, { runner: actionRunner({ cli: cliRunner({ command }), inProcess: inProcessRunner() }), stop });
@@ -82,9 +83,16 @@ export function inProcessRunner(options: InProcessRunnerOptions = {}): JobRunner
             }),
           Math.max(0, input.timeoutMs),
         );
+        // Stopped now (a second SIGTERM): the run is durable, so the job is not failed but left
+        // running, unrecorded, for the next worker to take over after its TTL.
         input.signal?.addEventListener(
           "abort",
-          () => done(failed("The worker was stopped; the run was left where it stood.")),
+          () =>
+            done({
+              released: true,
+              error: `The worker was stopped: job ${input.job.id} is left running for the next worker, which resumes its run after the TTL.`,
+              durationMs: Date.now() - started,
+            }),
           { once: true },
         );
       });

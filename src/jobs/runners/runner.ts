@@ -13,6 +13,11 @@ export interface RunnerResult {
   /** Set when the run itself failed: runner-error (non-zero exit, missing binary) or timeout. */
   readonly failureReason?: JobFailureReason;
   readonly error?: string;
+  /**
+   * The job is left running, unrecorded, for a take-over after its TTL (an in-process job whose
+   * worker was stopped: its run is durable, so the next worker resumes it).
+   */
+  readonly released?: boolean;
   readonly exitCode?: number | null;
   readonly tokensIn?: number;
   readonly tokensOut?: number;
