@@ -343,6 +343,108 @@ export function inProcessCases(h: JobsHarness): void {
       expect((await runsOf(p, job.id)).map((r) => r.status)).toEqual(["succeeded"]);
     });
 
+    it("an action implemented by a keelApp module (a graph and its tools): run, and a take-over after the run ended records it without running again", async () => {
+      const p = await h.project("inproc-module");
+      const dir = join(p.keelDir, "plugins", "graphs");
+      mkdirSync(dir, { recursive: true });
+      const effects = join(p.dir, "effects.log");
+      const src = join(import.meta.dirname, "..", "..", "src");
+      writeFileSync(
+        join(dir, "plugin.json"),
+        JSON.stringify({ id: "graphs", version: "1.0.0", extensions: ["action.json"] }),
+      );
+      writeFileSync(
+        join(dir, "action.json"),
+        JSON.stringify({
+          kind: "action",
+          id: "graph-summary",
+          version: "1.0.0",
+          description: "Summarises a skill with a StateGraph.",
+          expectedDurationSeconds: 5,
+          promptTemplate: "Summarise:\n{{node}}\n",
+          reportSchema: { type: "object", required: ["whatItDoes"] },
+          runner: "in-process",
+          implementation: { kind: "module", module: "app.ts" },
+        }),
+      );
+      writeFileSync(
+        join(dir, "app.ts"),
+        `import { appendFileSync } from "node:fs";
+import { Annotation, END, START, StateGraph } from ${JSON.stringify(join(src, "graph", "index.ts"))};
+import { governedNode, ToolRegistry } from ${JSON.stringify(join(src, "runtime", "index.ts"))};
+const State = Annotation.Root({
+  job_id: Annotation(), action_id: Annotation(), action_version: Annotation(),
+  node_path: Annotation(), prompt: Annotation(),
+  whatItDoes: Annotation(), confidence: Annotation(), safety: Annotation(),
+});
+export const keelApp = () => {
+  const tools = new ToolRegistry();
+  tools.register({ name: "append", namespace: "fx", version: "1.0.0", description: "Appends",
+    input_schema: { type: "object" }, output_schema: { type: "object" },
+    side_effects: "write", tags: ["risk:low"] },
+    (input) => { appendFileSync(${JSON.stringify(effects)}, input.mark + "\\n"); return {}; });
+  return {
+    tools,
+    graph: (runtime) => new StateGraph(State)
+      .addNode("first", governedNode(async (s, ctx) => { await ctx.call("fx.append", { mark: "first " + s.job_id }); return {}; }))
+      .addNode("second", governedNode(async (s, ctx) => {
+        await ctx.call("fx.append", { mark: "second " + s.job_id });
+        return { whatItDoes: "Graph of " + s.node_path, confidence: 0.7,
+          safety: { injectionDetected: false, contentQuality: "clean" } };
+      }))
+      .addEdge(START, "first").addEdge("first", "second").addEdge("second", END)
+      .compile({ checkpointer: runtime.checkpointer }),
+  };
+};
+`,
+      );
+      const ctx = await openJobsContext(p.store);
+      expect(ctx.actions.failures).toEqual([]);
+      await addNode(p, "skills/m.md", "skill", "M");
+      await addNode(p, "skills/n.md", "skill", "N");
+      const one = await submitJob(ctx, { actionId: "graph-summary", nodePath: "skills/m.md" });
+      expect(await runJobs(ctx, { mode: "all", runner: runner() })).toMatchObject({
+        jobsCompleted: 1,
+      });
+      const [execution] = await executionsOf(p, one.id);
+      expect(execution?.status).toBe("completed");
+      expect(JSON.parse(readFileSync(join(p.dir, execution?.report_path ?? ""), "utf8"))).toEqual({
+        whatItDoes: "Graph of skills/m.md",
+        confidence: 0.7,
+        safety: { injectionDetected: false, contentQuality: "clean" },
+      });
+      // The worker "dies" after the run ended: the take-over reads the final checkpoint.
+      const two = await submitJob(ctx, {
+        actionId: "graph-summary",
+        nodePath: "skills/n.md",
+        ttlSeconds: 10,
+      });
+      const claimed = await claimNextJob(ctx, {
+        runner: "cli",
+        inProcessActions: inProcessActionIds(ctx),
+      });
+      if (!claimed) throw new Error("nothing claimed");
+      await inProcessRunner().run({
+        job: claimed,
+        jobFileText: "",
+        jobFilePath: "",
+        ctx,
+        timeoutMs: 10_000,
+      });
+      expect(
+        await runJobs(await later(p, 11_000), { mode: "all", runner: runner() }),
+      ).toMatchObject({
+        jobsCompleted: 1,
+      });
+      expect(await jobRow(p, two.id)).toMatchObject({ status: "completed", resume_count: 1 });
+      expect(effectLines(effects)).toEqual([
+        `first ${one.id}`,
+        `second ${one.id}`,
+        `first ${two.id}`,
+        `second ${two.id}`,
+      ]);
+    });
+
     it("a forced stop (a worker's second signal) releases an in-process job: left running, unrecorded, then taken over and recorded once", async () => {
       const p = await h.project("inproc-release");
       const fx = durableAction(p);

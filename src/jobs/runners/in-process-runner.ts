@@ -1,13 +1,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { toKeelError } from "../../core/index.js";
 import { validateDocument } from "../../ir/index.js";
 import {
   type AutonomyLevel,
   continueGovernedDocument,
   type DocumentRunResult,
+  type GovernedRunResult,
   GovernedRuntime,
   loadDocumentTools,
+  loadGovernedApp,
   loadRunDocument,
   startGovernedDocument,
 } from "../../runtime/index.js";
@@ -123,6 +126,9 @@ async function runJob(input: RunnerJob, options: InProcessRunnerOptions): Promis
       error: `Action ${job.actionId} has no implementation for the in-process runner.`,
     };
   }
+  if (implementation.kind === "module") {
+    return runModuleJob(input, options, resolve(action.dir ?? ctx.root, implementation.module));
+  }
   const path = resolve(action.dir ?? ctx.root, implementation.document);
   const threadId = jobThreadId(job.id);
   const store = ctx.store;
@@ -155,14 +161,65 @@ async function runJob(input: RunnerJob, options: InProcessRunnerOptions): Promis
           ...(options.capabilities !== undefined ? { capabilities: options.capabilities } : {}),
         },
       );
-  if (result.run.status !== "succeeded") {
-    const waiting = result.waitingFor.map((w) => w.how_to_continue).join("; ");
+  if (result.run.status !== "succeeded") return notEnded(result);
+  return reportOf(ctx, job, result.out, given);
+}
+
+/** A run that did not end: the job fails as runner-error, naming the run and what it waits for. */
+function notEnded(result: Pick<GovernedRunResult, "run" | "waitingFor">): Outcome {
+  const waiting = result.waitingFor.map((w) => w.how_to_continue).join("; ");
+  return {
+    failureReason: "runner-error",
+    error: `Run ${result.run.id} of this job is ${result.run.status}${waiting ? `, waiting: ${waiting}` : ""}; a job cannot wait for a person (docs/jobs.md).`,
+  };
+}
+
+/**
+ * A job whose action is a `keelApp` module (a graph and its tools, see `GovernedApp`): started
+ * with the whole job as its input and the module recorded (`app`), so operators' tools can
+ * continue it too; a take-over recovers it from its checkpoint, or reads the final state of a run
+ * that had ended.
+ */
+async function runModuleJob(
+  input: RunnerJob,
+  options: InProcessRunnerOptions,
+  modulePath: string,
+): Promise<Outcome> {
+  const { job, ctx } = input;
+  const app = pathToFileURL(modulePath).href;
+  const { runtime, graph } = await loadGovernedApp(app, ctx.store);
+  const threadId = jobThreadId(job.id);
+  const given = jobInput(job, input.jobFileText);
+  const [latest] = await runtime.runs.list({ threadId, limit: 1 });
+  if (latest?.status === "succeeded") {
+    const tuple = await runtime.checkpointer.getTuple({ configurable: { thread_id: threadId } });
+    return reportOf(
+      ctx,
+      job,
+      (tuple?.checkpoint.channel_values ?? {}) as Record<string, unknown>,
+      given,
+    );
+  }
+  if (latest?.status === "failed" || latest?.status === "canceled") {
     return {
       failureReason: "runner-error",
-      error: `Run ${result.run.id} of this job is ${result.run.status}${waiting ? `, waiting: ${waiting}` : ""}; a job cannot wait for a person (docs/jobs.md).`,
+      error: `Run ${latest.id} of this job ${latest.status}${latest.error ? `: ${latest.error.message}` : ""}.`,
     };
   }
-  return reportOf(ctx, job, result.out, given);
+  if (latest?.status === "paused") return notEnded({ run: latest, waitingFor: [] });
+  const result = latest
+    ? await runtime.recover(latest.id, graph)
+    : await runtime.start({
+        graph,
+        input: given,
+        threadId,
+        app,
+        graphId: job.actionId,
+        autonomy: options.autonomy ?? "A2",
+        ...(options.capabilities !== undefined ? { capabilities: options.capabilities } : {}),
+      });
+  if (result.run.status !== "succeeded") return notEnded(result);
+  return reportOf(ctx, job, (result.result ?? {}) as Record<string, unknown>, given);
 }
 
 /** The job's input cut to the fields the document declares (all of them with a state class). */
