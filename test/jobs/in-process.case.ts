@@ -26,6 +26,8 @@ import {
   submitJob,
 } from "../../src/jobs/index.js";
 import { GovernedRuntime, loadDocumentTools } from "../../src/runtime/index.js";
+import type { StoreBackend } from "../../src/store/dialects/backend.js";
+import { jobChecks } from "../../src/store/doctor/job-checks.js";
 import { seededRandom } from "../checkpoint/crash/crash-harness.js";
 import { buildKeelCli, workerEnv } from "./support/build-worker.js";
 import { addNode, type JobsHarness, type JobsProject } from "./support/harness.js";
@@ -272,6 +274,14 @@ export function inProcessCases(h: JobsHarness): void {
         inProcessActions: inProcessActionIds(ctx),
       });
       expect(claimed?.runner).toBe("in-process");
+      // Past its TTL, doctor names the workers that resume it, not only the reap.
+      const doctor = await jobChecks(
+        { kysely: p.store.kysely } as unknown as StoreBackend,
+        p.keelDir,
+        Date.now() + 11_000,
+      );
+      expect(doctor.stuck.status).toBe("warn");
+      expect(doctor.stuck.remedy).toContain("resumes the in-process ones");
       // Not yet expired: nothing to take over, nothing to reap.
       expect(await resumeExpiredJob(ctx)).toBeUndefined();
       const t1 = await openJobsContext(p.store, {

@@ -22,7 +22,8 @@ function shellWord(value: string): string {
 /**
  * The seed's job-integrity checks: job files in `<.keel>/jobs/*.md` that no job row names, job
  * rows whose `file_path` does not exist, and running jobs past their TTL that no reap has failed
- * yet. The remedies name `keel job prune --orphan-files` and `keel job reap`, and spell out the
+ * yet. The remedies name `keel job prune --orphan-files` and `keel job reap` (`keel job run` or a
+ * worker when in-process jobs, which they resume, are among the expired), and spell out the
  * exact file and SQL operations for a single file or a job whose file is gone.
  */
 export async function jobChecks(
