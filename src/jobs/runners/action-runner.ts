@@ -20,7 +20,12 @@ export function actionRunner(runners: { cli: JobRunner; inProcess: JobRunner }):
   };
 }
 
-/** The ids of the actions that run in-process (their jobs are claimed as runner `in-process`). */
+/**
+ * The ids of the actions that run in-process (their jobs are claimed as runner `in-process`).
+ *
+ * @example
+ * const job = await claimNextJob(ctx, { runner: "cli", inProcessActions: inProcessActionIds(ctx) });
+ */
 export function inProcessActionIds(ctx: Pick<JobsContext, "actions">): string[] {
   return ctx.actions.actions
     .filter((action) => action.manifest.runner === "in-process")

@@ -16,7 +16,12 @@ export interface InProcessRunnerOptions {
 /** What an in-process run of a job came to (the runner adds the duration). */
 export type InProcessOutcome = Omit<RunnerResult, "durationMs">;
 
-/** The thread a job's run lives on: one per job, so a take-over finds the run it continues. */
+/**
+ * The thread a job's run lives on: one per job, so a take-over finds the run it continues.
+ *
+ * @example
+ * const [run] = await runtime.runs.list({ threadId: jobThreadId(job.id), limit: 1 });
+ */
 export function jobThreadId(jobId: string): string {
   return `job:${jobId}`;
 }
