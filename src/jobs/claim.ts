@@ -1,4 +1,4 @@
-import { queueSteps } from "./batch/queue-batches.js";
+import { type ClaimRequest, queueSteps } from "./batch/queue-batches.js";
 import type { JobsContext } from "./context.js";
 import type { ClaimFilter } from "./sql/claim-jobs.js";
 import { type JobWithNonce, jobWithNonceFromRow, type RunnerKind } from "./types.js";
@@ -15,10 +15,13 @@ import { type JobWithNonce, jobWithNonceFromRow, type RunnerKind } from "./types
  */
 export async function claimNextJob(
   ctx: JobsContext,
-  options: { runner?: RunnerKind; filter?: ClaimFilter } = {},
+  options: { runner?: RunnerKind; filter?: ClaimFilter; inProcessActions?: readonly string[] } = {},
 ): Promise<JobWithNonce | undefined> {
-  const { claimed } = await queueSteps(ctx).submit({
-    claim: { runner: options.runner ?? "skill", filter: options.filter },
-  });
+  const claim: ClaimRequest = {
+    runner: options.runner ?? "skill",
+    filter: options.filter,
+    ...(options.inProcessActions?.length ? { inProcessActions: options.inProcessActions } : {}),
+  };
+  const { claimed } = await queueSteps(ctx).submit({ claim });
   return claimed ? jobWithNonceFromRow(claimed) : undefined;
 }

@@ -17,6 +17,11 @@ export interface JobsConfig {
   readonly retentionFailedSeconds: number | null;
   /** `jobs.max_report_bytes`: a larger report is refused as report-invalid (default 8 MiB). */
   readonly maxReportBytes: number;
+  /**
+   * `jobs.max_resumes`: how many times a crashed in-process job is taken over by the next worker
+   * (default 3); once spent, the reap fails it as abandoned. 0: never resume.
+   */
+  readonly maxResumes: number;
 }
 
 export const DEFAULT_JOBS_CONFIG: JobsConfig = {
@@ -27,10 +32,14 @@ export const DEFAULT_JOBS_CONFIG: JobsConfig = {
   retentionCompletedSeconds: 2_592_000,
   retentionFailedSeconds: null,
   maxReportBytes: 8 * 1024 * 1024,
+  maxResumes: 3,
 };
 
 const positive = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
+
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : undefined;
 
 /** Reads the `jobs.*` preferences over the defaults; a value of the wrong type is ignored. */
 export async function readJobsConfig(db: Kysely<KernelDatabase>): Promise<JobsConfig> {
@@ -77,6 +86,7 @@ export async function readJobsConfig(db: Kysely<KernelDatabase>): Promise<JobsCo
     ),
     maxReportBytes:
       positive(values.get("jobs.max_report_bytes")) ?? DEFAULT_JOBS_CONFIG.maxReportBytes,
+    maxResumes: count(values.get("jobs.max_resumes")) ?? DEFAULT_JOBS_CONFIG.maxResumes,
   };
 }
 

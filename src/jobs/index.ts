@@ -41,9 +41,16 @@ export {
   recordJob,
 } from "./record.js";
 export { renderJobFile, userContentBlock } from "./render-job-file.js";
+export { resumeExpiredJob } from "./resume.js";
 export { type RunOptions, type RunSummary, runJobs } from "./run.js";
+export { actionRunner, inProcessActionIds } from "./runners/action-runner.js";
 export { parseCliOutput } from "./runners/cli-output.js";
 export { type CliRunnerOptions, cliRunner } from "./runners/cli-runner.js";
+export {
+  type InProcessRunnerOptions,
+  inProcessRunner,
+  jobThreadId,
+} from "./runners/in-process-runner.js";
 export type { JobRunner, RunnerJob, RunnerResult } from "./runners/runner.js";
 export type { ClaimFilter } from "./sql/claim-jobs.js";
 export { transitionJob } from "./sql/transition-job.js";

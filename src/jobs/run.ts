@@ -5,13 +5,15 @@ import { claimNextJob } from "./claim.js";
 import { absoluteIn, type JobsContext, storedPath } from "./context.js";
 import type { JobEvent, JobEventSink, JobEventType } from "./events/event.js";
 import { newExecutionId, newRunId } from "./ids.js";
-import { reapExpired } from "./reap.js";
+import { reapAndCount } from "./reap.js";
 import {
   type RecordAndClaim,
   type RecordRequest,
   recordAndClaimNext,
   recordJob,
 } from "./record.js";
+import { resumeExpiredJob } from "./resume.js";
+import { inProcessActionIds } from "./runners/action-runner.js";
 import type { JobRunner } from "./runners/runner.js";
 import type { ClaimFilter } from "./sql/claim-jobs.js";
 import { finishJob } from "./sql/finish-job.js";
@@ -75,7 +77,10 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
     filter: options.filter?.actions ? { action: options.filter.actions } : {},
   });
   emit("run.reap.started", null, {});
-  const reapedIds = await reapExpired(ctx);
+  const reaped = await reapAndCount(ctx);
+  const reapedIds = reaped.reaped;
+  // Expired in-process jobs left for a take-over (their workers died): run before new claims.
+  let resumable = options.runner.runsInProcess === true ? reaped.resumable : 0;
   emit("run.reap.completed", null, { reapedCount: reapedIds.length, reapedIds });
   for (const id of reapedIds) {
     emit("job.failed", id, {
@@ -89,7 +94,12 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
   const started = Date.now();
   let claimed = 0;
   let skippedEmitted = false;
-  const claim: ClaimRequest = { runner: options.runner.kind, filter: options.filter };
+  const inProcessActions = options.runner.runsInProcess === true ? inProcessActionIds(ctx) : [];
+  const claim: ClaimRequest = {
+    runner: options.runner.kind,
+    filter: options.filter,
+    ...(inProcessActions.length > 0 ? { inProcessActions } : {}),
+  };
   const wantMore = () => claimed < limit && !options.stop?.aborted;
   const queueEmpty = () => {
     if (skippedEmitted) return;
@@ -101,7 +111,12 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
   // A claim stays counted only when it found a job.
   const claimOne = async () => {
     claimed++;
-    const job = await claimNextJob(ctx, claim);
+    let job: JobWithNonce | undefined;
+    if (resumable > 0) {
+      job = await resumeExpiredJob(ctx, { filter: options.filter });
+      resumable = job ? resumable - 1 : 0;
+    }
+    job ??= await claimNextJob(ctx, claim);
     if (!job) {
       claimed--;
       queueEmpty();
@@ -116,7 +131,8 @@ export async function runJobs(ctx: JobsContext, options: RunOptions): Promise<Ru
       // wanted then.
       let counted = false;
       const outcome = await runClaimedJob(ctx, job, options, emit, () => {
-        if (!wantMore()) return undefined;
+        // A take-over waiting goes first: claimed on its own, not with this record.
+        if (!wantMore() || resumable > 0) return undefined;
         claimed++;
         counted = true;
         return claim;
@@ -194,6 +210,8 @@ export async function runClaimedJob(
     nodeId: job.nodeId,
     ttlSeconds: job.ttlSeconds,
     priority: job.priority,
+    // Keel's: a take-over of a running in-process job whose worker died (its run resumes).
+    ...(job.resumeCount > 0 ? { resumeCount: job.resumeCount } : {}),
   });
   const file = job.filePath ? absoluteIn(ctx, job.filePath) : null;
   if (!file || !existsSync(file)) {
@@ -221,7 +239,7 @@ export async function runClaimedJob(
     return { status: "failed", tokensIn: 0, tokensOut: 0 };
   }
   emit("job.spawning", job.id, {
-    runner: options.runner.kind,
+    runner: job.runner ?? options.runner.kind,
     command: options.runner.describe(job),
     jobFilePath: job.filePath,
   });
@@ -236,6 +254,16 @@ export async function runClaimedJob(
       ? (text) => emit("model.delta", job.id, { text, channel: "assistant" })
       : undefined,
   });
+  if (result.released) {
+    // Left running for a take-over: nothing is recorded; this worker's part of it ends here.
+    emit("job.failed", job.id, {
+      reason: "abandoned",
+      message: result.error ?? `Job ${job.id} was released unrecorded.`,
+      exitCode: null,
+      durationMs: result.durationMs,
+    });
+    return { status: "failed", tokensIn: 0, tokensOut: 0 };
+  }
   const failed = result.failureReason !== undefined;
   const reportPath = result.reportFile ? storedPath(ctx, result.reportFile) : null;
   emit("job.callback.received", job.id, {
@@ -289,6 +317,16 @@ export async function runClaimedJob(
     return { status: "failed", ...tokens, ...next };
   }
   const error = step.result.error;
+  // Taken over by another worker after its TTL (a new nonce): that worker records it.
+  if (isKeelError(error) && error.code === "JOB_NONCE_MISMATCH") {
+    emit("job.failed", job.id, {
+      reason: "abandoned",
+      message: `Job ${job.id} outlived its TTL here and was taken over by another worker, which records it; this worker's result was dropped.`,
+      exitCode: result.exitCode ?? null,
+      durationMs: result.durationMs,
+    });
+    return { status: "failed", tokensIn: 0, tokensOut: 0, ...next };
+  }
   // Cancelled or reaped while it ran: the job is already failed; say so and go on.
   if (isKeelError(error) && error.code === "JOB_NOT_RUNNING") {
     const row = await getJobRow(ctx.store.kysely, job.id);

@@ -26,6 +26,8 @@ export interface Job {
   readonly finishedAt: number | null;
   readonly expiresAt: number | null;
   readonly submittedBy: string | null;
+  /** Times a worker took this in-process job over after its TTL, resuming its run (0: never). */
+  readonly resumeCount: number;
 }
 
 /** A job together with its nonce: what submit and claim hand to the one who must record it. */
@@ -51,6 +53,7 @@ type RowLike = {
   finished_at: number | null;
   expires_at: number | null;
   submitted_by: string | null;
+  resume_count?: number;
 };
 
 const num = (value: number | null): number | null => (value === null ? null : Number(value));
@@ -74,6 +77,7 @@ export function jobFromRow(row: RowLike): Job {
     finishedAt: num(row.finished_at),
     expiresAt: num(row.expires_at),
     submittedBy: row.submitted_by,
+    resumeCount: Number(row.resume_count ?? 0),
   };
 }
 

@@ -3,8 +3,10 @@ import { claimNextJob } from "./claim.js";
 import type { JobsContext } from "./context.js";
 import type { JobEvent, JobEventSink, JobEventType } from "./events/event.js";
 import { newRunId } from "./ids.js";
-import { reapExpired } from "./reap.js";
+import { reapAndCount } from "./reap.js";
+import { resumeExpiredJob } from "./resume.js";
 import { type Emit, runClaimedJob } from "./run.js";
+import { inProcessActionIds } from "./runners/action-runner.js";
 import type { JobRunner } from "./runners/runner.js";
 import type { ClaimFilter } from "./sql/claim-jobs.js";
 import type { JobWithNonce } from "./types.js";
@@ -72,20 +74,39 @@ export async function runWorker(ctx: JobsContext, options: WorkerOptions): Promi
     concurrency: options.concurrency ?? 1,
   });
   let lastReap = Number.NEGATIVE_INFINITY;
+  // Expired in-process jobs the last reap left for a take-over (their workers died).
+  let resumable = 0;
+  const inProcess = options.runner.runsInProcess === true;
   const reap = async () => {
     if (Date.now() - lastReap < reapEveryMs) return;
     lastReap = Date.now();
     emit("run.reap.started", null, {});
-    const ids = await reapExpired(ctx);
-    totals.reaped += ids.length;
-    emit("run.reap.completed", null, { reapedCount: ids.length, reapedIds: ids });
+    const reaped = await reapAndCount(ctx);
+    totals.reaped += reaped.reaped.length;
+    if (inProcess) resumable = reaped.resumable;
+    emit("run.reap.completed", null, {
+      reapedCount: reaped.reaped.length,
+      reapedIds: reaped.reaped,
+    });
   };
-  const claim: ClaimRequest = { runner: options.runner.kind, filter: options.filter };
+  const inProcessActions = inProcess ? inProcessActionIds(ctx) : [];
+  const claim: ClaimRequest = {
+    runner: options.runner.kind,
+    filter: options.filter,
+    ...(inProcessActions.length > 0 ? { inProcessActions } : {}),
+  };
+  const resume = async (): Promise<JobWithNonce | undefined> => {
+    if (resumable <= 0) return undefined;
+    const job = await resumeExpiredJob(ctx, { filter: options.filter });
+    resumable = job ? resumable - 1 : 0;
+    return job;
+  };
   const loop = async () => {
     let job: JobWithNonce | undefined;
     // A job claimed with the last record is run even when the stop came meanwhile.
     while (job !== undefined || !options.stop.aborted) {
       if (!options.stop.aborted) await reap();
+      if (!options.stop.aborted) job ??= await resume();
       job ??= await claimNextJob(ctx, claim);
       if (!job) {
         await sleep(pollMs * (0.75 + Math.random() / 2), options.stop);
@@ -97,7 +118,8 @@ export async function runWorker(ctx: JobsContext, options: WorkerOptions): Promi
         job,
         { runner: options.runner, abort: options.abort },
         emit,
-        () => (options.stop.aborted ? undefined : claim),
+        // A take-over waiting goes first: no next claim with this record then.
+        () => (options.stop.aborted || resumable > 0 ? undefined : claim),
       );
       job = outcome.next;
       if (outcome.status === "completed") totals.completed++;

@@ -133,6 +133,8 @@ export interface StateJobsTable {
   submitted_by: string | null;
   /** 1 for a `--force` submit (migration 023): outside the unique index on live jobs. */
   is_forced: Generated<number>;
+  /** How many times a worker took the job over after its TTL (migration 029, in-process jobs). */
+  resume_count: Generated<number>;
 }
 
 export interface StateExecutionsTable {

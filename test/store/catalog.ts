@@ -76,6 +76,8 @@ export const SEED_TABLES: Record<string, string[]> = {
     "submitted_by TEXT",
     // Keel's (migration 023): a --force submit stays outside the unique index on live jobs.
     "is_forced INTEGER NOT NULL DEFAULT 0",
+    // Keel's (migration 029): take-overs of a crashed in-process job.
+    "resume_count INTEGER NOT NULL DEFAULT 0",
   ],
   state_executions: [
     "id TEXT NOT NULL",
@@ -809,6 +811,7 @@ export const SEED_CHECKS: { table: string; check: string; bad: Record<string, un
 /** Every CHECK of Keel's own kernel tables, with a value that breaks it. */
 export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
   { table: "state_jobs", check: "ck_state_jobs_is_forced", bad: { is_forced: 2 } },
+  { table: "state_jobs", check: "ck_state_jobs_resume_count", bad: { resume_count: -1 } },
   { table: "state_approvals", check: "ck_state_approvals_status", bad: { status: "maybe" } },
   { table: "state_approvals", check: "ck_state_approvals_risk_level", bad: { risk_level: "dire" } },
   {

@@ -1,6 +1,13 @@
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
-import { claimNextJob, cliRunner, ndjsonSink, runJobs } from "../../jobs/index.js";
+import {
+  actionRunner,
+  claimNextJob,
+  cliRunner,
+  inProcessRunner,
+  ndjsonSink,
+  runJobs,
+} from "../../jobs/index.js";
 import { printResult, reportError } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
 import { intFlag, progressSink, stdoutNdjson, withJobs } from "./jobs-cli.js";
@@ -24,7 +31,7 @@ export function registerJobRun(job: Command): void {
     job
       .command("run")
       .description(
-        "Reap expired jobs, then claim → run (cli runner) → record: one job, --max N, or --all.",
+        "Reap expired jobs, then claim → run (the action's runner: cli, or in-process for a durable run, resuming jobs whose worker died) → record: one job, --max N, or --all.",
       )
       .option("--all", "drain the queue")
       .option("--max <n>", "run at most n jobs")
@@ -41,7 +48,10 @@ export function registerJobRun(job: Command): void {
         mode: flags.all ? "all" : max !== undefined ? "max" : "single",
         max,
         filter: flags.filter ? { actions: flags.filter } : undefined,
-        runner: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+        runner: actionRunner({
+          cli: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+          inProcess: inProcessRunner(),
+        }),
         concurrency: intFlag("--concurrency", flags.concurrency, 1),
         streamOutput: flags.streamOutput === true,
         emit: options.json ? ndjsonSink(stdoutNdjson()) : progressSink(options),

@@ -1,7 +1,13 @@
 import type { Command } from "commander";
 import { KeelError } from "../../core/index.js";
 import { durationSeconds } from "../../ir/index.js";
-import { cliRunner, ndjsonSink, runWorker } from "../../jobs/index.js";
+import {
+  actionRunner,
+  cliRunner,
+  inProcessRunner,
+  ndjsonSink,
+  runWorker,
+} from "../../jobs/index.js";
 import { DecisionMemory, runMaintenanceSchedule } from "../../memory/index.js";
 import type { CliModule } from "../command.js";
 import { printResult, progress, reportError } from "../output.js";
@@ -89,7 +95,10 @@ export const workerCommands: CliModule = {
               });
         try {
           const summary = await runWorker(ctx, {
-            runner: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+            runner: actionRunner({
+              cli: cliRunner({ command: flags.command ?? ctx.config.runnerCommand }),
+              inProcess: inProcessRunner(),
+            }),
             concurrency: intFlag("--concurrency", flags.concurrency, 1),
             filter: flags.filter ? { actions: flags.filter } : undefined,
             pollMs: intFlag("--poll-ms", flags.pollMs, 1),

@@ -31,12 +31,15 @@ export const ActionManifestSchema = z
     /** The runner `keel job run` uses unless told otherwise. */
     runner: z.enum(["cli", "skill", "in-process"]).default("cli"),
     /**
-     * For the in-process runner: a Keel IR document (path relative to the manifest) run as a
-     * durable governed run whose final state is the report.
+     * For the in-process runner: a Keel IR document (`ir`), or a module exporting `keelApp` — a
+     * TypeScript/JavaScript graph with its tools (`module`) — path relative to the manifest, run
+     * as a durable governed run whose final state is the report.
      */
     implementation: z
-      .object({ kind: z.literal("ir"), document: z.string().min(1) })
-      .strict()
+      .discriminatedUnion("kind", [
+        z.object({ kind: z.literal("ir"), document: z.string().min(1) }).strict(),
+        z.object({ kind: z.literal("module"), module: z.string().min(1) }).strict(),
+      ])
       .optional(),
   })
   .strict();

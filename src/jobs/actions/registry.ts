@@ -53,10 +53,11 @@ export function parseActionManifest(raw: unknown, source: string, dir: string | 
       problems.push({
         code: "missing",
         path: "/implementation",
-        message: "An in-process action needs an implementation (an IR document).",
-        expected: '{"kind":"ir","document":"<path>"}',
+        message:
+          "An in-process action needs an implementation (an IR document or a keelApp module).",
+        expected: '{"kind":"ir","document":"<path>"} or {"kind":"module","module":"<path>"}',
         actual: "nothing",
-        hint: "Point implementation.document at the IR document the action runs.",
+        hint: "Point implementation at the IR document (document) or the module exporting keelApp (module) the action runs.",
       });
     }
   }

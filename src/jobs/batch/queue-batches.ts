@@ -9,6 +9,8 @@ import { Coalescer } from "./coalescer.js";
 export interface ClaimRequest {
   readonly runner: RunnerKind;
   readonly filter?: ClaimFilter;
+  /** Actions the claimer runs in-process (their jobs get runner `in-process`). */
+  readonly inProcessActions?: readonly string[];
 }
 
 /** One loop's part of a step: a record, a claim, or both (record this job, claim the next). */
@@ -54,7 +56,11 @@ export function queueSteps(ctx: JobsContext): Coalescer<StepRequest, StepResult>
       },
       (request) =>
         request.claim
-          ? JSON.stringify([request.claim.runner, request.claim.filter ?? null])
+          ? JSON.stringify([
+              request.claim.runner,
+              request.claim.filter ?? null,
+              request.claim.inProcessActions ?? [],
+            ])
           : undefined,
     );
     steps.set(ctx, found);

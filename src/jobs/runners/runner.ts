@@ -13,6 +13,11 @@ export interface RunnerResult {
   /** Set when the run itself failed: runner-error (non-zero exit, missing binary) or timeout. */
   readonly failureReason?: JobFailureReason;
   readonly error?: string;
+  /**
+   * The job is left running, unrecorded, for a take-over after its TTL (an in-process job whose
+   * worker was stopped: its run is durable, so the next worker resumes it).
+   */
+  readonly released?: boolean;
   readonly exitCode?: number | null;
   readonly tokensIn?: number;
   readonly tokensOut?: number;
@@ -37,6 +42,11 @@ export interface RunnerJob {
 /** Executes jobs of one runner kind (`cli`, `in-process`). */
 export interface JobRunner {
   readonly kind: RunnerKind;
+  /**
+   * Runs the jobs of in-process actions in this process (a durable run each): its loops claim
+   * those jobs as runner `in-process` and take over such jobs whose worker died.
+   */
+  readonly runsInProcess?: boolean;
   /** What `job.spawning` shows as `command` (descriptive, not invokable). */
   describe(job: JobWithNonce): string;
   run(input: RunnerJob): Promise<RunnerResult>;

@@ -20,6 +20,11 @@ export interface ClaimJobs {
   readonly runner: RunnerKind;
   readonly limit: number;
   readonly filter?: ClaimFilter;
+  /**
+   * Actions this claimer runs in-process: their jobs are claimed with runner `in-process` (which
+   * the reap and the resume read), every other job with `runner`.
+   */
+  readonly inProcessActions?: readonly string[];
 }
 
 /**
@@ -34,7 +39,16 @@ export interface ClaimJobs {
  * queued; a guard there only tempted the planner (before statistics exist) to read every queued
  * job through the claim index and hash-join them against the few picked.
  */
-export function postgresClaimCtes(filter: ClaimFilter | undefined, values: unknown[]): string {
+export function postgresClaimCtes(
+  filter: ClaimFilter | undefined,
+  values: unknown[],
+  inProcessActions: readonly string[] = [],
+): string {
+  let runner = "$2::text";
+  if (inProcessActions.length > 0) {
+    values.push(inProcessActions);
+    runner = `CASE WHEN j.action_id = ANY($${values.length}::text[]) THEN 'in-process' ELSE $2::text END`;
+  }
   let where = "";
   if (filter?.actions !== undefined && filter.actions.length > 0) {
     values.push(filter.actions);
@@ -52,7 +66,7 @@ export function postgresClaimCtes(filter: ClaimFilter | undefined, values: unkno
      FOR UPDATE SKIP LOCKED
   ), claimed AS (
     UPDATE state_jobs AS j
-       SET status = 'running', claimed_at = $1::bigint, runner = $2::text,
+       SET status = 'running', claimed_at = $1::bigint, runner = ${runner},
            expires_at = $1::bigint + j.ttl_seconds::bigint * 1000
       FROM next
      WHERE j.id = next.id
@@ -71,9 +85,14 @@ export function postgresClaimCtes(filter: ClaimFilter | undefined, values: unkno
 export async function claimOnSqlite(db: JobsDb, c: ClaimJobs): Promise<ClaimedRow[]> {
   const actions = c.filter?.actions ?? [];
   const ids = c.filter?.ids;
+  const inProcess = c.inProcessActions ?? [];
+  const runner =
+    inProcess.length > 0
+      ? sql`CASE WHEN action_id IN (${sql.join(inProcess)}) THEN 'in-process' ELSE ${c.runner} END`
+      : sql`${c.runner}`;
   const result = await sql<ClaimedRow>`
     UPDATE state_jobs
-       SET status = 'running', claimed_at = ${c.now}, runner = ${c.runner},
+       SET status = 'running', claimed_at = ${c.now}, runner = ${runner},
            expires_at = ${c.now} + ttl_seconds * 1000
      WHERE id IN (
        SELECT id FROM state_jobs INDEXED BY ix_state_jobs_priority_created_at_id

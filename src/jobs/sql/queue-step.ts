@@ -88,7 +88,7 @@ export async function queueStep(store: Store, step: QueueStep): Promise<QueueSte
     column((t) => t.metrics.errorMessage ?? null),
     column((t) => t.now),
   ];
-  const text = `WITH ${RECORD_CTES}, ${postgresClaimCtes(claim?.filter, values)}
+  const text = `WITH ${RECORD_CTES}, ${postgresClaimCtes(claim?.filter, values, claim?.inProcessActions)}
 SELECT (SELECT COALESCE(json_agg(recorded), '[]') FROM recorded) AS recorded,
        (SELECT COALESCE(json_agg(claimed), '[]') FROM claimed) AS claimed`;
   const [row] = await queryPrepared<{

@@ -22,7 +22,8 @@ function shellWord(value: string): string {
 /**
  * The seed's job-integrity checks: job files in `<.keel>/jobs/*.md` that no job row names, job
  * rows whose `file_path` does not exist, and running jobs past their TTL that no reap has failed
- * yet. The remedies name `keel job prune --orphan-files` and `keel job reap`, and spell out the
+ * yet. The remedies name `keel job prune --orphan-files` and `keel job reap` (`keel job run` or a
+ * worker when in-process jobs, which they resume, are among the expired), and spell out the
  * exact file and SQL operations for a single file or a job whose file is gone.
  */
 export async function jobChecks(
@@ -50,7 +51,7 @@ export async function jobChecks(
   const ids = orphanRows.map((job) => sqlString(job.id)).join(", ");
   const stuck = await backend.kysely
     .selectFrom("state_jobs")
-    .select(["id", "expires_at"])
+    .select(["id", "expires_at", "runner"])
     .where("status", "=", "running")
     .where("expires_at", "<", now)
     .orderBy("expires_at")
@@ -87,8 +88,9 @@ export async function jobChecks(
                   `${job.id} (expired ${Math.round((now - Number(job.expires_at)) / 1000)} s ago)`,
               )
               .join(", ")}.`,
-            remedy:
-              "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
+            remedy: stuck.some((job) => job.runner === "in-process")
+              ? "Their runners are gone or stuck: `keel job run` or a `keel worker` (with the --db or -g you gave doctor) resumes the in-process ones from their checkpoints (up to jobs.max_resumes) and fails the rest as abandoned; `keel job reap` only fails; submit failed ones again to retry."
+              : "Their runners are gone or stuck: `keel job reap` (with the --db or -g you gave doctor) fails them as abandoned, as every `keel job run` does first; submit them again to retry.",
           },
   };
 }
