@@ -17,9 +17,11 @@ import type {
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
+  type Compiled,
   compileExpr,
   type EvalHost,
   isKnownFunction,
+  type ObjectOps,
   type ResolvedFact,
   type SlotChange,
 } from "./evaluate.js";
@@ -28,9 +30,19 @@ import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
+import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { TruthMaintenance } from "./logical.js";
+import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
+import {
+  defmethodName,
+  parseDefclass,
+  parseDefgeneric,
+  parseDefinstances,
+  parseDefmethod,
+  parseHandler,
+} from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
   deffunctionName,
@@ -128,6 +140,35 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private tms = new TruthMaintenance();
+  private readonly objects = new ObjectSystem(() => this.evalHost);
+  private readonly generics = new Generics(
+    () => this.evalHost,
+    (v) => this.objects.classOf(v),
+  );
+  /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
+  private readonly objectOps: ObjectOps = {
+    slotOf: (target, slot) => {
+      if (!isFactRef(target)) return this.objects.slotOf(target, slot);
+      const fact = this.wm.byId.get(target.factId);
+      const index = fact?.template?.slotIndex.get(slot);
+      if (!fact || index === undefined) {
+        throw rulesRuntimeError(`fact f-${target.factId} has no slot ${slot}`);
+      }
+      return fact.values[index] as Value;
+    },
+    setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
+    makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
+    candidates: (facts, among) => {
+      if (!facts) return this.objects.candidates(among);
+      const out: Value[] = [];
+      for (const t of among) {
+        for (const f of this.wm.all()) if (f.relation === t) out.push(f);
+      }
+      return out;
+    },
+    exists: (v) => (isFactRef(v) ? !v.retracted : this.objects.find(v) !== null),
+    call: (name, args) => this.generics.call(name, args) ?? this.objects.call(name, args),
+  };
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
@@ -161,6 +202,7 @@ export class RuleEngine {
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
       input: this.input,
+      objects: this.objectOps,
     });
     this.initialise();
   }
@@ -371,6 +413,39 @@ export class RuleEngine {
         const name = parseDefmodule(form, ctx);
         this.modules.add(name);
         this.setModule(name);
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defclass":
+        this.objects.defineClass(parseDefclass(form, ctx));
+        this.constructLog.other({ source: form.source });
+        return;
+      case "defmessage-handler":
+        this.objects.defineHandler(parseHandler(form, ctx));
+        this.constructLog.other({ source: form.source });
+        return;
+      case "definstances": {
+        const ast = parseDefinstances(form, ctx);
+        const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
+        this.objects.defineInstances(
+          ast.name,
+          ast.instances.map((i) => ({
+            name: i.name ? constantOf(compileExpr(i.name, opts)) : null,
+            cls: i.cls,
+            slots: i.slots.map((x) => ({
+              name: x.name,
+              values: x.values.map((v) => compileExpr(v, opts)),
+            })),
+          })),
+        );
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defgeneric":
+      case "defmethod": {
+        const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
+        if (!this.generics.has(name)) this.procs.defineCallable(name, this.generics.declare(name));
+        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
         this.constructLog.other({ source: form.source });
         return;
       }
@@ -687,6 +762,8 @@ export class RuleEngine {
     this.firingLog = [];
     this.tms = new TruthMaintenance();
     this.procs = this.newProcedures();
+    this.objects.clear();
+    this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
 
@@ -704,6 +781,7 @@ export class RuleEngine {
     this.net.resetRoot();
     this.wm.nextId = 0;
     this.procs.resetGlobals();
+    this.objects.reset();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
@@ -895,7 +973,17 @@ export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
   "deffunction",
   "defglobal",
   "defmodule",
+  "defclass",
+  "defmessage-handler",
+  "definstances",
+  "defgeneric",
+  "defmethod",
 ]);
+
+/** A definstances name is evaluated once, when the construct is defined. */
+function constantOf(c: Compiled): Value {
+  return c({ tok: null, local: null, rhs: new Map(), host: undefined as unknown as EvalHost });
+}
 
 export { activationFacts, factLine, isMultifield, TRUE };
 

@@ -8,7 +8,14 @@
  * - multifield: a frozen array of atoms
  * - fact address: a {@link FactRef}
  */
-export type Atom = string | number | ClipsFloat | ClipsString | FactRef;
+export type Atom =
+  | string
+  | number
+  | ClipsFloat
+  | ClipsString
+  | FactRef
+  | InstanceName
+  | InstanceRef;
 export type Value = Atom | Multifield;
 export type Multifield = readonly Atom[];
 
@@ -20,6 +27,36 @@ export class ClipsFloat {
 /** A CLIPS string. Interned: create with {@link str}. */
 export class ClipsString {
   constructor(readonly value: string) {}
+}
+
+/** A COOL instance name, `[name]`. Interned: create with {@link instanceName}. */
+export class InstanceName {
+  constructor(readonly name: string) {}
+}
+
+/** A COOL instance address (`instance-address`); `deleted` once the instance is gone. */
+export interface InstanceRef {
+  readonly instanceName: InstanceName;
+  deleted: boolean;
+}
+
+const instanceNames = new Map<string, InstanceName>();
+
+/** The interned instance name `[name]`. */
+export function instanceName(name: string): InstanceName {
+  let v = instanceNames.get(name);
+  if (v === undefined) {
+    v = new InstanceName(name);
+    instanceNames.set(name, v);
+  }
+  return v;
+}
+
+export function isInstanceName(v: Value): v is InstanceName {
+  return v instanceof InstanceName;
+}
+export function isInstanceRef(v: Value): v is InstanceRef {
+  return typeof v === "object" && v !== null && "instanceName" in v;
 }
 
 /** What a fact-address variable (`?f <- (…)`) holds. */
@@ -192,6 +229,8 @@ export function formatValue(v: Value, forPrintout = false): string {
   if (Array.isArray(v)) {
     return v === VOID ? "" : `(${v.map((x) => formatValue(x, false)).join(" ")})`;
   }
+  if (v instanceof InstanceName) return `[${v.name}]`;
+  if (isInstanceRef(v)) return `<Instance-${v.instanceName.name}>`;
   return `<Fact-${(v as FactRef).factId}>`;
 }
 
