@@ -74,6 +74,7 @@ import {
   fromHost,
   isFactRef,
   isMultifield,
+  isString,
   TRUE,
   type Value,
   VOID,
@@ -430,7 +431,7 @@ export class RuleEngine {
         this.objects.defineInstances(
           ast.name,
           ast.instances.map((i) => ({
-            name: i.name ? constantOf(compileExpr(i.name, opts)) : null,
+            name: i.name ? compileExpr(i.name, opts) : null,
             cls: i.cls,
             slots: i.slots.map((x) => ({
               name: x.name,
@@ -888,6 +889,46 @@ export class RuleEngine {
       return m;
     };
     switch (name) {
+      case "eval":
+      case "build":
+        return this.evalOrBuild(name, args[0] as Value);
+      case "undefrule": {
+        const target = args[0];
+        const names = target === "*" ? [...this.rules.keys()] : [String(target)];
+        for (const n of names) {
+          if (!this.rules.has(n)) {
+            throw rulesRuntimeError(`unable to find defrule ${n}`, {
+              clips: `[PRNTUTIL1] Unable to find defrule ${n}.`,
+            });
+          }
+          this.removeRule(n);
+          this.constructLog.delete(`defrule ${n}`);
+        }
+        return VOID;
+      }
+      case "list-defrules":
+      case "list-deftemplates":
+      case "list-deffacts":
+      case "list-defmodules": {
+        const names =
+          name === "list-defrules"
+            ? [...this.rules.keys()]
+            : name === "list-deftemplates"
+              ? ["initial-fact", ...this.templates.keys()].filter((n, i, a) => a.indexOf(n) === i)
+              : name === "list-deffacts"
+                ? [...this.deffacts.keys()]
+                : [...this.modules];
+        const noun = name.slice("list-".length);
+        let text = names.map((n) => `${n}\n`).join("");
+        if (name !== "list-defmodules")
+          text +=
+            `For a total of ${names.length} ${noun}${names.length === 1 ? "" : "s"}.\n`.replace(
+              /defs\./,
+              "defs.",
+            );
+        this.onPrint(text);
+        return VOID;
+      }
       case "focus":
         this.agenda.pushFocus(args.map(known));
         return TRUE;
@@ -942,6 +983,33 @@ export class RuleEngine {
   // ── evaluation host ─────────────────────────────────────────────────────────────────────
 
   /** Evaluates a top-level command form (batch runner). */
+  /** `(eval "expr")` evaluates the text; `(build "(defrule …)")` defines the construct. */
+  private evalOrBuild(fn: string, text: Value): Value {
+    if (!isString(text) && typeof text !== "string") {
+      throw rulesRuntimeError(`${fn} expects a string`, {
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type string or symbol`,
+      });
+    }
+    const forms = readForms(typeof text === "string" ? text : text.value);
+    const form = forms[0];
+    if (forms.length !== 1 || form === undefined) {
+      throw rulesRuntimeError(`${fn} expects exactly one form, not ${forms.length}`);
+    }
+    if (fn === "build") {
+      const head = form.type === "list" && form.items[0]?.type === "atom" ? form.items[0].text : "";
+      if (!CONSTRUCT_NAMES.has(head)) return FALSE;
+      this.atomically(() => this.defineConstruct(form as SList));
+      return TRUE;
+    }
+    if (form.type === "atom") {
+      if (form.kind === "sfvar" || form.kind === "mfvar") {
+        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`);
+      }
+      if (form.kind !== "gvar") return form.value;
+    }
+    return this.evalTopLevel(form, new Map());
+  }
+
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
@@ -979,11 +1047,6 @@ export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
   "defgeneric",
   "defmethod",
 ]);
-
-/** A definstances name is evaluated once, when the construct is defined. */
-function constantOf(c: Compiled): Value {
-  return c({ tok: null, local: null, rhs: new Map(), host: undefined as unknown as EvalHost });
-}
 
 export { activationFacts, factLine, isMultifield, TRUE };
 

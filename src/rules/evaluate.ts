@@ -141,6 +141,18 @@ export const COMMANDS = new Set([
   "get-strategy",
   "watch",
   "unwatch",
+  "eval",
+  "build",
+  "undefrule",
+  "list-defrules",
+  "list-deftemplates",
+  "list-deffacts",
+  "list-deffunctions",
+  "list-defglobals",
+  "list-defmodules",
+  "list-defclasses",
+  "list-definstances",
+  "list-defgenerics",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */

@@ -99,7 +99,7 @@ export class ObjectSystem {
   private readonly byName = new Map<string, Instance>();
   private readonly definstances = new Map<
     string,
-    { name: Value | null; cls: string; slots: { name: string; values: Compiled[] }[] }[]
+    { name: Compiled | null; cls: string; slots: { name: string; values: Compiled[] }[] }[]
   >();
   private readonly stack: Dispatch[] = [];
   /** gensym's counter, shared with generated instance names. */
@@ -239,7 +239,7 @@ export class ObjectSystem {
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
   defineInstances(
     name: string,
-    specs: { name: Value | null; cls: string; slots: { name: string; values: Compiled[] }[] }[],
+    specs: { name: Compiled | null; cls: string; slots: { name: string; values: Compiled[] }[] }[],
   ): void {
     this.definstances.set(name, specs);
   }
@@ -252,7 +252,7 @@ export class ObjectSystem {
     for (const specs of this.definstances.values()) {
       for (const s of specs) {
         this.makeInstance(
-          s.name,
+          s.name ? s.name(f) : null,
           s.cls,
           s.slots.map((x) => ({ name: x.name, values: x.values.map((c) => c(f)) })),
         );
