@@ -199,7 +199,8 @@ export interface ClassSlotAst {
 export interface DefclassAst {
   readonly name: string;
   readonly supers: readonly string[];
-  readonly abstract: boolean;
+  /** `(role abstract)`: true; `(role concrete)`: false; null: inherited. */
+  readonly abstract: boolean | null;
   readonly slots: readonly ClassSlotAst[];
   readonly source: string;
 }

@@ -916,16 +916,13 @@ export class RuleEngine {
             : name === "list-deftemplates"
               ? ["initial-fact", ...this.templates.keys()].filter((n, i, a) => a.indexOf(n) === i)
               : name === "list-deffacts"
-                ? [...this.deffacts.keys()]
+                ? ["initial-fact", ...this.deffacts.keys()]
                 : [...this.modules];
-        const noun = name.slice("list-".length);
-        let text = names.map((n) => `${n}\n`).join("");
-        if (name !== "list-defmodules")
-          text +=
-            `For a total of ${names.length} ${noun}${names.length === 1 ? "" : "s"}.\n`.replace(
-              /defs\./,
-              "defs.",
-            );
+        // CLIPS prints nothing at all for an empty list; deffacts is its own plural.
+        if (names.length === 0) return VOID;
+        const noun = name.slice("list-".length, name === "list-deffacts" ? undefined : -1);
+        const plural = names.length === 1 || noun === "deffacts" ? noun : `${noun}s`;
+        const text = `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} ${plural}.\n`;
         this.onPrint(text);
         return VOID;
       }

@@ -198,7 +198,10 @@ export class ObjectSystem {
         write: s.access !== "read",
       };
     });
-    const cls = this.newClass(ast.name, supers, ast.abstract, own);
+    // Without a role, a class takes its first superclass's (the system classes' excepted).
+    const first = supers[0];
+    const inherited = first !== undefined && !SYSTEM_CLASSES.includes(first.name) && first.abstract;
+    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, own);
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 

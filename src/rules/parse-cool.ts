@@ -34,7 +34,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
     return n.text;
   });
   at++;
-  let abstract = false;
+  let abstract: boolean | null = null;
   const slots: ClassSlotAst[] = [];
   for (const n of list.items.slice(at)) {
     const head = n.type === "list" ? n.items[0] : undefined;
