@@ -22,8 +22,10 @@ import { type Comparison, median, printTable } from "../lib/report.js";
 import { clipsInstalled, startupMillis, timeClips } from "./clips-runner.js";
 import { mannersProgram } from "./manners.js";
 import { routingProgram } from "./routing.js";
+import { waltzDir, waltzProgram } from "./waltz.js";
 
-const MANNERS_SIZES = [16, 32, 64, 128];
+const MANNERS_SIZES = (process.env.KEEL_BENCH_MANNERS ?? "16,32,64,128").split(",").map(Number);
+const WALTZ_SIZES = [25, 50];
 const ROUTING_EVENTS = 10_000;
 const ROUTING_DECISIONS = 10_000;
 const MANNERS_TARGET = 3;
@@ -186,5 +188,30 @@ function routing(): void {
   );
 }
 
-manners();
-routing();
+/** Waltz at two sizes, when KEEL_BENCH_WALTZ_DIR names CLIPS's examples/waltz (see waltz.ts). */
+function waltz(): void {
+  const dir = waltzDir();
+  if (!dir) {
+    console.log("waltz: skipped (set KEEL_BENCH_WALTZ_DIR to CLIPS's examples/waltz directory)");
+    return;
+  }
+  const rows: Comparison[] = [];
+  for (const size of WALTZ_SIZES) {
+    const pair = batchPair(waltzProgram(dir, size));
+    rows.push({
+      name: `waltz ${size}`,
+      unit: "ms CPU",
+      keel: pair.keel,
+      peer: hasClips ? pair.clips : undefined,
+      peerName: "clips 6.30",
+    });
+    if (!pair.same) console.log(`waltz ${size}: Keel's output DIFFERS from CLIPS's`);
+  }
+  printTable("Waltz (ratio = clips/keel; < 1 means Keel is slower)", rows);
+}
+
+// KEEL_BENCH_RULES=manners,waltz runs only those parts (bench/run.ts passes no arguments).
+const only = (process.env.KEEL_BENCH_RULES ?? "").split(",").filter((s) => s !== "");
+if (only.length === 0 || only.includes("manners")) manners();
+if (only.length === 0 || only.includes("waltz")) waltz();
+if (only.length === 0 || only.includes("routing")) routing();

@@ -151,6 +151,8 @@ export type CE =
 export interface RuleAst {
   readonly name: string;
   readonly salience: number;
+  /** `(salience <global or call>)`: evaluated as set-salience-evaluation says. */
+  readonly salienceExpr?: Expr;
   /** The defmodule the rule belongs to (absent: MAIN). */
   readonly module?: string;
   readonly autoFocus?: boolean;

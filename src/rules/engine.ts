@@ -141,6 +141,8 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private tms = new TruthMaintenance();
+  /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
+  private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   private readonly generics = new Generics(
     () => this.evalHost,
@@ -481,7 +483,29 @@ export class RuleEngine {
   private addRule(ast: RuleAst, hostActions: readonly unknown[] | undefined): void {
     if (this.rules.has(ast.name)) this.removeRule(ast.name);
     // A rule that fails to compile takes back what it had built (compileRule calls discard).
-    const entry = compileRule(ast, hostActions, this.net, this.hooks);
+    let rule = ast;
+    let dynamic: (() => number) | undefined;
+    if (ast.salienceExpr) {
+      const salience = compileExpr(ast.salienceExpr, {
+        resolve: () => null,
+        rhs: true,
+        construct: `defrule ${ast.name}`,
+      });
+      dynamic = () => {
+        const v = salience({ tok: null, local: null, rhs: new Map(), host: this.evalHost });
+        if (typeof v !== "number" || v < -10000 || v > 10000) {
+          throw rulesRuntimeError(
+            `the salience of ${ast.name} must be an integer in -10000..10000`,
+            {
+              clips: "[PRCDRPSR3] Salience value must be an integer value.",
+            },
+          );
+        }
+        return v;
+      };
+      rule = { ...ast, salience: dynamic() };
+    }
+    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
     this.rules.set(ast.name, entry);
   }
 
@@ -619,7 +643,10 @@ export class RuleEngine {
     const a: Activation = {
       rule: info,
       token: t,
-      salience: info.salience,
+      salience:
+        info.dynamicSalience && this.salienceEvaluation !== "when-defined"
+          ? info.dynamicSalience()
+          : info.salience,
       timetag: this.agenda.nextTimetag(),
       prev: null,
       next: null,
@@ -681,6 +708,8 @@ export class RuleEngine {
         const a = this.agenda.next();
         if (!a) break;
         fired.push(this.fire(a, fired.length + 1));
+        // CLIPS evaluates every dynamic salience again after each firing.
+        if (this.salienceEvaluation === "every-cycle") this.refreshSaliences();
         stats?.add(this.counts());
       }
     } finally {
@@ -779,9 +808,11 @@ export class RuleEngine {
     this.agenda.clear();
     this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
+    // Globals first: the root token activates rules without patterns, whose dynamic salience
+    // may read them.
+    this.procs.resetGlobals();
     this.net.resetRoot();
     this.wm.nextId = 0;
-    this.procs.resetGlobals();
     this.objects.reset();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     for (const d of this.deffacts.values()) {
@@ -892,6 +923,26 @@ export class RuleEngine {
       case "eval":
       case "build":
         return this.evalOrBuild(name, args[0] as Value);
+      case "set-salience-evaluation": {
+        const mode = args[0];
+        if (mode !== "when-defined" && mode !== "when-activated" && mode !== "every-cycle") {
+          throw rulesRuntimeError(
+            "set-salience-evaluation expects when-defined, when-activated or every-cycle",
+            {
+              clips:
+                "[ARGACCES5] Function set-salience-evaluation expected argument #1 to be of type symbol with value when-defined, when-activated, or every-cycle",
+            },
+          );
+        }
+        const before = this.salienceEvaluation;
+        this.salienceEvaluation = mode;
+        return before;
+      }
+      case "get-salience-evaluation":
+        return this.salienceEvaluation;
+      case "refresh-agenda":
+        this.refreshSaliences();
+        return VOID;
       case "undefrule": {
         const target = args[0];
         const names = target === "*" ? [...this.rules.keys()] : [String(target)];
@@ -980,6 +1031,22 @@ export class RuleEngine {
   // ── evaluation host ─────────────────────────────────────────────────────────────────────
 
   /** Evaluates a top-level command form (batch runner). */
+  /**
+   * Evaluates every dynamic salience again and re-places the activations whose salience changed
+   * (every-cycle evaluation before each firing, and refresh-agenda).
+   */
+  private refreshSaliences(): void {
+    for (const a of this.agenda.list()) {
+      const dynamic = a.rule.dynamicSalience;
+      if (!dynamic) continue;
+      const now = dynamic();
+      if (now === a.salience) continue;
+      this.agenda.remove(a);
+      a.salience = now;
+      this.agenda.add(a);
+    }
+  }
+
   /** `(eval "expr")` evaluates the text; `(build "(defrule …)")` defines the construct. */
   private evalOrBuild(fn: string, text: Value): Value {
     if (!isString(text) && typeof text !== "string") {

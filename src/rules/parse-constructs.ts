@@ -1,6 +1,7 @@
 import type {
   CE,
   DeffactsAst,
+  Expr,
   FieldConstraint,
   PatternCE,
   RuleAst,
@@ -203,6 +204,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
   ctx.construct = `defrule ${name}`;
   let i = skipComment(list, 2);
   let salience = 0;
+  let salienceExpr: Expr | undefined;
   let autoFocus = false;
   const ces: CE[] = [];
   let logical = 0;
@@ -214,7 +216,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       break;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "declare") {
-      ({ salience, autoFocus } = parseDeclare(n, ctx));
+      ({ salience, autoFocus, salienceExpr } = parseDeclare(n, ctx));
       continue;
     }
     if (n.type === "atom" && n.kind === "sfvar") {
@@ -259,11 +261,16 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     ...(module !== "MAIN" ? { module } : {}),
     ...(autoFocus ? { autoFocus } : {}),
     ...(logical ? { logical } : {}),
+    ...(salienceExpr ? { salienceExpr } : {}),
   };
 }
 
-function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoFocus: boolean } {
+function parseDeclare(
+  list: SList,
+  ctx: ParseContext,
+): { salience: number; autoFocus: boolean; salienceExpr: Expr | undefined } {
   let salience = 0;
+  let salienceExpr: Expr | undefined;
   let autoFocus = false;
   for (let k = 1; k < list.items.length; k++) {
     const item = list.items[k] as SNode;
@@ -272,7 +279,10 @@ function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoF
     }
     const key = item.items[0].text;
     const v = item.items[1];
-    if (key === "salience") {
+    if (key === "salience" && v !== undefined && (v.type === "list" || v.kind === "gvar")) {
+      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says.
+      salienceExpr = parseExpr(v, ctx);
+    } else if (key === "salience") {
       if (v?.type !== "atom" || v.kind !== "integer") {
         throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
           construct: ctx.construct,
@@ -290,7 +300,7 @@ function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoF
       throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
     }
   }
-  return { salience, autoFocus };
+  return { salience, autoFocus, salienceExpr };
 }
 
 /** A conditional element. */
