@@ -224,6 +224,17 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       i += 2;
       continue;
     }
+    const orLogical = ces.length === logical ? logicalBranches(n, ctx) : null;
+    if (orLogical) {
+      // (or (logical A…) (logical B…)) first: each disjunct starts with its logical CEs.
+      ces.push({
+        type: "or",
+        ces: orLogical.map((b) => ({ type: "and", ces: b, pos: n.pos })),
+        pos: n.pos,
+      });
+      logical += (orLogical[0] as CE[]).length;
+      continue;
+    }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "logical") {
       // Logical CEs must come first (CLIPS's [RULELHS1]); their CEs join the rule's as an and.
       if (ces.length !== logical) {
@@ -233,8 +244,9 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
           hint: "Move (logical …) before the other conditional elements.",
         });
       }
-      ces.push(...parseSubCEs(n, ctx, true));
-      logical = ces.length;
+      const sub = parseSubCEs(n, ctx, true);
+      ces.push(...sub);
+      logical += sub.length;
       continue;
     }
     ces.push(parseCE(n, ctx));
@@ -263,6 +275,21 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     ...(logical ? { logical } : {}),
     ...(salienceExpr ? { salienceExpr } : {}),
   };
+}
+
+/**
+ * The branches of `(or (logical …) (logical …)…)` when each is a logical CE of the same number
+ * of CEs (CLIPS accepts logical CEs as the first CEs of each disjunct); null otherwise.
+ */
+function logicalBranches(n: SNode, ctx: ParseContext): CE[][] | null {
+  if (n.type !== "list" || n.items[0]?.type !== "atom" || n.items[0].text !== "or") return null;
+  const branches = n.items.slice(1);
+  const isLogical = (b: SNode) =>
+    b.type === "list" && b.items[0]?.type === "atom" && b.items[0].text === "logical";
+  if (branches.length === 0 || !branches.every(isLogical)) return null;
+  const parsed = branches.map((b) => parseSubCEs(b as SList, ctx, true));
+  const size = (parsed[0] as CE[]).length;
+  return parsed.every((p) => p.length === size) ? parsed : null;
 }
 
 function parseDeclare(
