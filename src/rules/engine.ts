@@ -188,7 +188,11 @@ export class RuleEngine {
       hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
-      enter: (f) => this.net.assertFact(f),
+      enter: (f) => {
+        // modify and duplicate create the fact themselves; it is traced and matched here.
+        this.trace("facts", () => factTrace(true, factLine(f)));
+        this.net.assertFact(f);
+      },
       print: (text) => this.onPrint(text),
       halt: () => {
         this.halted = true;

@@ -42,6 +42,10 @@ const TYPE_NAMES = new Set([
   "FLOAT",
   "NUMBER",
   "FACT-ADDRESS",
+  "INSTANCE",
+  "INSTANCE-NAME",
+  "INSTANCE-ADDRESS",
+  "EXTERNAL-ADDRESS",
   "?VARIABLE",
 ]);
 
