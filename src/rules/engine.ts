@@ -804,6 +804,9 @@ export class RuleEngine {
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
   clear(): void {
     this.initialise();
+    // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
+    // pushed again.
+    this.agenda.clear();
   }
 
   /** Retracts every fact, then asserts `(initial-fact)` as f-0 and the deffacts (CLIPS `reset`). */
