@@ -347,6 +347,7 @@ export class RuleEngine {
         this.agenda,
         this.firingLog,
         this.procs.globalValues(),
+        this.objectState(),
       ),
       clock: section.clock,
     };
@@ -841,6 +842,7 @@ export class RuleEngine {
       this.agenda,
       this.firingLog,
       this.procs.globalValues(),
+      this.objectState(),
     );
   }
 
@@ -871,6 +873,16 @@ export class RuleEngine {
       for (const [name, v] of Object.entries(s.globals ?? {})) {
         if (this.procs.hasGlobal(name)) this.procs.setGlobal(name, decodeValue(v, factRef));
       }
+      if (s.instances) {
+        this.objects.restoreInstances(
+          s.instances.map((i) => ({
+            name: i.name,
+            cls: i.cls,
+            slots: Object.entries(i.slots).map(([k, v]) => [k, decodeValue(v, factRef)]),
+          })),
+        );
+      }
+      this.objects.gensymCounter = s.gensym ?? 1;
       const pending = this.restoring;
       for (const e of s.agenda) {
         const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
@@ -1052,6 +1064,14 @@ export class RuleEngine {
       a.salience = now;
       this.agenda.add(a);
     }
+  }
+
+  /** COOL's part of a snapshot. */
+  private objectState(): {
+    instances: { name: string; cls: string; slots: [string, Value][] }[];
+    gensym: number;
+  } {
+    return { instances: this.objects.saved(), gensym: this.objects.gensymCounter };
   }
 
   /** `(eval "expr")` evaluates the text; `(build "(defrule …)")` defines the construct. */

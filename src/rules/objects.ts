@@ -517,6 +517,29 @@ export class ObjectSystem {
     return out;
   }
 
+  /** Every instance, oldest first, as snapshots keep them. */
+  saved(): { name: string; cls: string; slots: [string, Value][] }[] {
+    return [...this.byName.values()].map((i) => ({
+      name: i.instanceName.name,
+      cls: i.cls.name,
+      slots: [...i.slots],
+    }));
+  }
+
+  /** Puts back the instances of a snapshot (their classes defined already); no message is sent. */
+  restoreInstances(list: readonly { name: string; cls: string; slots: [string, Value][] }[]): void {
+    for (const i of [...this.byName.values()]) this.remove(i);
+    for (const saved of list) {
+      const cls = this.classes.get(saved.cls);
+      if (!cls)
+        throw rulesRuntimeError(`snapshot instance [${saved.name}] of unknown class ${saved.cls}`);
+      const inst = new Instance(instanceName(saved.name), cls);
+      for (const [k, v] of saved.slots) inst.slots.set(k, v);
+      this.byName.set(saved.name, inst);
+      cls.instances.push(inst);
+    }
+  }
+
   /** `(instances)`: every instance, oldest first. */
   listing(): string {
     let out = "";

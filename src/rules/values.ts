@@ -255,13 +255,17 @@ export type EncodedValue =
   | { s: string }
   | { f: number }
   | { m: EncodedValue[] }
-  | { a: number };
+  | { a: number }
+  /** An instance name (an instance address is kept as its name). */
+  | { i: string };
 
 export function encodeValue(v: Value): EncodedValue {
   if (typeof v === "string" || typeof v === "number") return v;
   if (v instanceof ClipsFloat) return { f: v.value };
   if (v instanceof ClipsString) return { s: v.value };
   if (Array.isArray(v)) return { m: v.map(encodeValue) };
+  if (v instanceof InstanceName) return { i: v.name };
+  if (isInstanceRef(v)) return { i: v.instanceName.name };
   return { a: (v as FactRef).factId };
 }
 
@@ -270,6 +274,7 @@ export function decodeValue(e: EncodedValue, factRef: (id: number) => FactRef): 
   if ("f" in e) return float(e.f);
   if ("s" in e) return str(e.s);
   if ("m" in e) return e.m.map((x) => decodeValue(x, factRef) as Atom);
+  if ("i" in e) return instanceName(e.i);
   return factRef(e.a);
 }
 

@@ -104,6 +104,29 @@ describe("COOL in the engine", () => {
   });
 });
 
+describe("COOL in snapshots", () => {
+  it("restore puts back the instances, their slots, gensym's counter and instance names in facts", () => {
+    const engine = new RuleEngine();
+    engine.load(
+      `${CLASSES}\n(deftemplate owns (slot who))\n(defrule note (owns (who ?w)) => (printout t (send ?w twice) crlf))`,
+    );
+    engine.reset();
+    const run = (text: string) => engine.evalTopLevel(readOne(text), new Map());
+    run("(make-instance a1 of A (x 21))");
+    run("(make-instance of A)");
+    run("(assert (owns (who [a1])))");
+    const saved = JSON.parse(JSON.stringify(engine.snapshot()));
+    const copy = new RuleEngine();
+    copy.restore(saved);
+    const again = (text: string) => copy.evalTopLevel(readOne(text), new Map());
+    expect(again("(send [a1] twice)")).toBe(42);
+    expect(again("(instance-existp [gen1])")).toBe("TRUE");
+    expect(again("(gensym)")).toBe("gen2");
+    copy.run();
+    expect(copy.output).toBe("42\n");
+  });
+});
+
 function readOne(text: string) {
   const form = readForms(text)[0];
   if (!form) throw new Error("no form");
