@@ -812,6 +812,19 @@ export class RuleEngine {
 
   /** Retracts every fact, then asserts `(initial-fact)` as f-0 and the deffacts (CLIPS `reset`). */
   reset(): void {
+    // A reset called while resetting (a deffacts field `=(reset)`) does nothing, as in CLIPS.
+    if (this.resetting) return;
+    this.resetting = true;
+    try {
+      this.resetOnce();
+    } finally {
+      this.resetting = false;
+    }
+  }
+
+  private resetting = false;
+
+  private resetOnce(): void {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.setModule(MAIN);

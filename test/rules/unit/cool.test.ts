@@ -132,3 +132,11 @@ function readOne(text: string) {
   if (!form) throw new Error("no form");
   return form;
 }
+
+describe("reset inside reset", () => {
+  it("a deffacts field =(reset) does nothing (CLIPS 6.30 prints f-0 (initial-fact), f-1 (fact1))", () => {
+    const r = runBatch("(deffacts first (fact1 =(reset)))\n(reset)\n(facts)\n(exit)");
+    expect(r.error).toBeUndefined();
+    expect(r.output).toBe("f-0     (initial-fact)\nf-1     (fact1)\nFor a total of 2 facts.\n");
+  });
+});
