@@ -955,6 +955,21 @@ export class RuleEngine {
       case "eval":
       case "build":
         return this.evalOrBuild(name, args[0] as Value);
+      case "assert-string": {
+        const text = args[0];
+        if (text === undefined || !isString(text)) {
+          throw rulesRuntimeError("assert-string expects a string", {
+            clips: "[ARGACCES5] Function assert-string expected argument #1 to be of type string",
+          });
+        }
+        const resolved = resolveFactInput(
+          text.value,
+          this.templates,
+          this.parseContext(),
+          this.evalHost,
+        );
+        return this.assertResolved(resolved) ?? FALSE;
+      }
       case "set-salience-evaluation": {
         const mode = args[0];
         if (mode !== "when-defined" && mode !== "when-activated" && mode !== "every-cycle") {

@@ -143,6 +143,7 @@ export const COMMANDS = new Set([
   "unwatch",
   "eval",
   "build",
+  "assert-string",
   "set-salience-evaluation",
   "get-salience-evaluation",
   "refresh-agenda",
