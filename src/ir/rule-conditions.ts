@@ -74,6 +74,8 @@ export function conditionProblems(doc: IRDocument): Problem[] {
     {
       functions: HOST_FUNCTIONS,
       keepParses: false,
+      // A governance pack loaded before the rules may define the globals a rule reads.
+      globals: "any",
       templates: templateConstructs(doc, Object.keys(doc.state_schema)),
     },
   );

@@ -5,7 +5,8 @@ import { goesAfter, type Strategy } from "./strategy.js";
 export interface Activation {
   readonly rule: RuleInfo;
   readonly token: Token;
-  readonly salience: number;
+  /** Changes only when every-cycle salience evaluation re-places the activation. */
+  salience: number;
   /** Creation order: larger is newer. The depth strategy fires the newest first within a salience. */
   timetag: number;
   prev: Activation | null;
@@ -20,7 +21,10 @@ export interface Activation {
 /** What the agenda and firings need to know about a rule. */
 export interface RuleInfo {
   readonly name: string;
-  readonly salience: number;
+  /** The salience; for a dynamic salience, its value when the rule was defined. */
+  salience: number;
+  /** A dynamic salience: evaluates it (when-activated and every-cycle evaluation). */
+  readonly dynamicSalience?: () => number;
   /** Per token position: how the agenda lists it (fact index, `*`, or nothing for test). */
   readonly display: readonly ("fact" | "star" | "none")[];
   /** Which of the rule's `or` disjuncts (network paths) the activation comes from. */

@@ -35,6 +35,23 @@ export type Expr =
     }
   /** `(progn$ (?v list) action…)` and `foreach`: `?v` and `?v-index` each time round. */
   | { readonly k: "foreach"; readonly v: string; readonly list: Expr; readonly body: Expr[] }
+  /** `(make-instance [name] of CLASS (slot value…)…)`; `name` null for a generated one. */
+  | {
+      readonly k: "make-instance";
+      readonly name: Expr | null;
+      readonly cls: Expr;
+      readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];
+      readonly pos: SourcePos;
+    }
+  /** An instance-set or fact-set query: `(do-for-all-instances ((?v CLASS…)…) query action…)`. */
+  | {
+      readonly k: "query";
+      readonly fn: string;
+      readonly vars: readonly { readonly name: string; readonly among: Expr[] }[];
+      readonly query: Expr;
+      readonly body: Expr[];
+      readonly pos: SourcePos;
+    }
   /** `(switch value (case x then action…)… [(default action…)])`. */
   | {
       readonly k: "switch";
@@ -134,6 +151,8 @@ export type CE =
 export interface RuleAst {
   readonly name: string;
   readonly salience: number;
+  /** `(salience <global or call>)`: evaluated as set-salience-evaluation says. */
+  readonly salienceExpr?: Expr;
   /** The defmodule the rule belongs to (absent: MAIN). */
   readonly module?: string;
   readonly autoFocus?: boolean;
@@ -164,5 +183,64 @@ export interface DeffunctionAst {
 /** `(defglobal [module] ?*name* = expr …)`. */
 export interface DefglobalAst {
   readonly globals: { readonly name: string; readonly init: Expr }[];
+  readonly source: string;
+}
+
+/** One slot of a defclass. */
+export interface ClassSlotAst {
+  readonly name: string;
+  readonly multi: boolean;
+  readonly defaults: Expr[];
+  /** True for `(default-dynamic …)`: evaluated for each new instance. */
+  readonly dynamic: boolean;
+  /** The accessors `create-accessor` asks for (`none` for ?NONE). */
+  readonly access: "read" | "write" | "read-write" | "none";
+}
+
+/** `(defclass NAME (is-a SUPER…) [(role concrete|abstract)] (slot …)…)`. */
+export interface DefclassAst {
+  readonly name: string;
+  readonly supers: readonly string[];
+  /** `(role abstract)`: true; `(role concrete)`: false; null: inherited. */
+  readonly abstract: boolean | null;
+  readonly slots: readonly ClassSlotAst[];
+  readonly source: string;
+}
+
+/** `(defmessage-handler CLASS name [primary|before|after|around] (?a… [$?rest]) action…)`. */
+export interface HandlerAst {
+  readonly cls: string;
+  readonly name: string;
+  readonly type: "primary" | "before" | "after" | "around";
+  readonly params: readonly string[];
+  readonly rest: string | null;
+  readonly body: Expr[];
+  readonly source: string;
+}
+
+/** One parameter restriction of a defmethod: `(?x INTEGER FLOAT (> ?x 0))` or `?x`. */
+export interface MethodParam {
+  readonly name: string;
+  readonly types: readonly string[];
+  readonly query: Expr | null;
+}
+
+/** `(defmethod name [index] (param… [$?rest]) action…)`. */
+export interface MethodAst {
+  readonly name: string;
+  readonly params: readonly MethodParam[];
+  readonly rest: MethodParam | null;
+  readonly body: Expr[];
+  readonly source: string;
+}
+
+/** `(definstances name [active] (inst of CLASS (slot v…)…)…)`. */
+export interface DefinstancesAst {
+  readonly name: string;
+  readonly instances: readonly {
+    readonly name: Expr | null;
+    readonly cls: string;
+    readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];
+  }[];
   readonly source: string;
 }

@@ -12,6 +12,13 @@ export function snapshotOf(
   agenda: FocusAgenda,
   firings: readonly Firing[],
   globals: readonly [string, Value][] = [],
+  objects: {
+    instances: { name: string; cls: string; slots: [string, Value][] }[];
+    gensym: number;
+  } = {
+    instances: [],
+    gensym: 1,
+  },
 ): EngineSnapshot {
   return {
     format: "keel.rules/1",
@@ -37,6 +44,16 @@ export function snapshotOf(
     ...(globals.length
       ? { globals: Object.fromEntries(globals.map(([name, v]) => [name, encodeValue(v)])) }
       : {}),
+    ...(objects.instances.length
+      ? {
+          instances: objects.instances.map((i) => ({
+            name: i.name,
+            cls: i.cls,
+            slots: Object.fromEntries(i.slots.map(([k, v]) => [k, encodeValue(v)])),
+          })),
+        }
+      : {}),
+    ...(objects.gensym !== 1 ? { gensym: objects.gensym } : {}),
   };
 }
 

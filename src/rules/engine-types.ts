@@ -73,6 +73,13 @@ export interface EngineSnapshot {
   readonly focus?: string[];
   /** The defglobals' current values (absent when there are none). */
   readonly globals?: Record<string, EncodedValue>;
+  /** COOL instances, oldest first (absent: none besides `[initial-object]`), and gensym's counter. */
+  readonly instances?: readonly {
+    readonly name: string;
+    readonly cls: string;
+    readonly slots: Record<string, EncodedValue>;
+  }[];
+  readonly gensym?: number;
 }
 
 export interface RuleEngineOptions {

@@ -17,9 +17,11 @@ import type {
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
+  type Compiled,
   compileExpr,
   type EvalHost,
   isKnownFunction,
+  type ObjectOps,
   type ResolvedFact,
   type SlotChange,
 } from "./evaluate.js";
@@ -28,9 +30,19 @@ import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
+import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { TruthMaintenance } from "./logical.js";
+import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
+import {
+  defmethodName,
+  parseDefclass,
+  parseDefgeneric,
+  parseDefinstances,
+  parseDefmethod,
+  parseHandler,
+} from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
   deffunctionName,
@@ -62,6 +74,7 @@ import {
   fromHost,
   isFactRef,
   isMultifield,
+  isString,
   TRUE,
   type Value,
   VOID,
@@ -128,6 +141,37 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private tms = new TruthMaintenance();
+  /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
+  private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
+  private readonly objects = new ObjectSystem(() => this.evalHost);
+  private readonly generics = new Generics(
+    () => this.evalHost,
+    (v) => this.objects.classOf(v),
+  );
+  /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
+  private readonly objectOps: ObjectOps = {
+    slotOf: (target, slot) => {
+      if (!isFactRef(target)) return this.objects.slotOf(target, slot);
+      const fact = this.wm.byId.get(target.factId);
+      const index = fact?.template?.slotIndex.get(slot);
+      if (!fact || index === undefined) {
+        throw rulesRuntimeError(`fact f-${target.factId} has no slot ${slot}`);
+      }
+      return fact.values[index] as Value;
+    },
+    setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
+    makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
+    candidates: (facts, among) => {
+      if (!facts) return this.objects.candidates(among);
+      const out: Value[] = [];
+      for (const t of among) {
+        for (const f of this.wm.all()) if (f.relation === t) out.push(f);
+      }
+      return out;
+    },
+    exists: (v) => (isFactRef(v) ? !v.retracted : this.objects.find(v) !== null),
+    call: (name, args) => this.generics.call(name, args) ?? this.objects.call(name, args),
+  };
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
@@ -144,7 +188,11 @@ export class RuleEngine {
       hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
-      enter: (f) => this.net.assertFact(f),
+      enter: (f) => {
+        // modify and duplicate create the fact themselves; it is traced and matched here.
+        this.trace("facts", () => factTrace(true, factLine(f)));
+        this.net.assertFact(f);
+      },
       print: (text) => this.onPrint(text),
       halt: () => {
         this.halted = true;
@@ -161,6 +209,7 @@ export class RuleEngine {
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
       input: this.input,
+      objects: this.objectOps,
     });
     this.initialise();
   }
@@ -298,6 +347,7 @@ export class RuleEngine {
         this.agenda,
         this.firingLog,
         this.procs.globalValues(),
+        this.objectState(),
       ),
       clock: section.clock,
     };
@@ -374,6 +424,39 @@ export class RuleEngine {
         this.constructLog.other({ source: form.source });
         return;
       }
+      case "defclass":
+        this.objects.defineClass(parseDefclass(form, ctx));
+        this.constructLog.other({ source: form.source });
+        return;
+      case "defmessage-handler":
+        this.objects.defineHandler(parseHandler(form, ctx));
+        this.constructLog.other({ source: form.source });
+        return;
+      case "definstances": {
+        const ast = parseDefinstances(form, ctx);
+        const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
+        this.objects.defineInstances(
+          ast.name,
+          ast.instances.map((i) => ({
+            name: i.name ? compileExpr(i.name, opts) : null,
+            cls: i.cls,
+            slots: i.slots.map((x) => ({
+              name: x.name,
+              values: x.values.map((v) => compileExpr(v, opts)),
+            })),
+          })),
+        );
+        this.constructLog.other({ source: form.source });
+        return;
+      }
+      case "defgeneric":
+      case "defmethod": {
+        const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
+        if (!this.generics.has(name)) this.procs.defineCallable(name, this.generics.declare(name));
+        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
+        this.constructLog.other({ source: form.source });
+        return;
+      }
       case "defglobal": {
         const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
         this.procs.defineGlobals(ast);
@@ -405,7 +488,29 @@ export class RuleEngine {
   private addRule(ast: RuleAst, hostActions: readonly unknown[] | undefined): void {
     if (this.rules.has(ast.name)) this.removeRule(ast.name);
     // A rule that fails to compile takes back what it had built (compileRule calls discard).
-    const entry = compileRule(ast, hostActions, this.net, this.hooks);
+    let rule = ast;
+    let dynamic: (() => number) | undefined;
+    if (ast.salienceExpr) {
+      const salience = compileExpr(ast.salienceExpr, {
+        resolve: () => null,
+        rhs: true,
+        construct: `defrule ${ast.name}`,
+      });
+      dynamic = () => {
+        const v = salience({ tok: null, local: null, rhs: new Map(), host: this.evalHost });
+        if (typeof v !== "number" || v < -10000 || v > 10000) {
+          throw rulesRuntimeError(
+            `the salience of ${ast.name} must be an integer in -10000..10000`,
+            {
+              clips: "[PRCDRPSR3] Salience value must be an integer value.",
+            },
+          );
+        }
+        return v;
+      };
+      rule = { ...ast, salience: dynamic() };
+    }
+    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
     this.rules.set(ast.name, entry);
   }
 
@@ -543,7 +648,10 @@ export class RuleEngine {
     const a: Activation = {
       rule: info,
       token: t,
-      salience: info.salience,
+      salience:
+        info.dynamicSalience && this.salienceEvaluation !== "when-defined"
+          ? info.dynamicSalience()
+          : info.salience,
       timetag: this.agenda.nextTimetag(),
       prev: null,
       next: null,
@@ -605,6 +713,8 @@ export class RuleEngine {
         const a = this.agenda.next();
         if (!a) break;
         fired.push(this.fire(a, fired.length + 1));
+        // CLIPS evaluates every dynamic salience again after each firing.
+        if (this.salienceEvaluation === "every-cycle") this.refreshSaliences();
         stats?.add(this.counts());
       }
     } finally {
@@ -687,23 +797,44 @@ export class RuleEngine {
     this.firingLog = [];
     this.tms = new TruthMaintenance();
     this.procs = this.newProcedures();
+    this.objects.clear();
+    this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
   }
 
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
   clear(): void {
     this.initialise();
+    // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
+    // pushed again.
+    this.agenda.clear();
   }
 
   /** Retracts every fact, then asserts `(initial-fact)` as f-0 and the deffacts (CLIPS `reset`). */
   reset(): void {
+    // A reset called while resetting (a deffacts field `=(reset)`) does nothing, as in CLIPS.
+    if (this.resetting) return;
+    this.resetting = true;
+    try {
+      this.resetOnce();
+    } finally {
+      this.resetting = false;
+    }
+  }
+
+  private resetting = false;
+
+  private resetOnce(): void {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
+    // Globals first: the root token activates rules without patterns, whose dynamic salience
+    // may read them.
+    this.procs.resetGlobals();
     this.net.resetRoot();
     this.wm.nextId = 0;
-    this.procs.resetGlobals();
+    this.objects.reset();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
@@ -724,6 +855,7 @@ export class RuleEngine {
       this.agenda,
       this.firingLog,
       this.procs.globalValues(),
+      this.objectState(),
     );
   }
 
@@ -754,6 +886,16 @@ export class RuleEngine {
       for (const [name, v] of Object.entries(s.globals ?? {})) {
         if (this.procs.hasGlobal(name)) this.procs.setGlobal(name, decodeValue(v, factRef));
       }
+      if (s.instances) {
+        this.objects.restoreInstances(
+          s.instances.map((i) => ({
+            name: i.name,
+            cls: i.cls,
+            slots: Object.entries(i.slots).map(([k, v]) => [k, decodeValue(v, factRef)]),
+          })),
+        );
+      }
+      this.objects.gensymCounter = s.gensym ?? 1;
       const pending = this.restoring;
       for (const e of s.agenda) {
         const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
@@ -810,6 +952,78 @@ export class RuleEngine {
       return m;
     };
     switch (name) {
+      case "eval":
+      case "build":
+        return this.evalOrBuild(name, args[0] as Value);
+      case "assert-string": {
+        const text = args[0];
+        if (text === undefined || !isString(text)) {
+          throw rulesRuntimeError("assert-string expects a string", {
+            clips: "[ARGACCES5] Function assert-string expected argument #1 to be of type string",
+          });
+        }
+        const resolved = resolveFactInput(
+          text.value,
+          this.templates,
+          this.parseContext(),
+          this.evalHost,
+        );
+        return this.assertResolved(resolved) ?? FALSE;
+      }
+      case "set-salience-evaluation": {
+        const mode = args[0];
+        if (mode !== "when-defined" && mode !== "when-activated" && mode !== "every-cycle") {
+          throw rulesRuntimeError(
+            "set-salience-evaluation expects when-defined, when-activated or every-cycle",
+            {
+              clips:
+                "[ARGACCES5] Function set-salience-evaluation expected argument #1 to be of type symbol with value when-defined, when-activated, or every-cycle",
+            },
+          );
+        }
+        const before = this.salienceEvaluation;
+        this.salienceEvaluation = mode;
+        return before;
+      }
+      case "get-salience-evaluation":
+        return this.salienceEvaluation;
+      case "refresh-agenda":
+        this.refreshSaliences();
+        return VOID;
+      case "undefrule": {
+        const target = args[0];
+        const names = target === "*" ? [...this.rules.keys()] : [String(target)];
+        for (const n of names) {
+          if (!this.rules.has(n)) {
+            throw rulesRuntimeError(`unable to find defrule ${n}`, {
+              clips: `[PRNTUTIL1] Unable to find defrule ${n}.`,
+            });
+          }
+          this.removeRule(n);
+          this.constructLog.delete(`defrule ${n}`);
+        }
+        return VOID;
+      }
+      case "list-defrules":
+      case "list-deftemplates":
+      case "list-deffacts":
+      case "list-defmodules": {
+        const names =
+          name === "list-defrules"
+            ? [...this.rules.keys()]
+            : name === "list-deftemplates"
+              ? ["initial-fact", ...this.templates.keys()].filter((n, i, a) => a.indexOf(n) === i)
+              : name === "list-deffacts"
+                ? ["initial-fact", ...this.deffacts.keys()]
+                : [...this.modules];
+        // CLIPS prints nothing at all for an empty list; deffacts is its own plural.
+        if (names.length === 0) return VOID;
+        const noun = name.slice("list-".length, name === "list-deffacts" ? undefined : -1);
+        const plural = names.length === 1 || noun === "deffacts" ? noun : `${noun}s`;
+        const text = `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} ${plural}.\n`;
+        this.onPrint(text);
+        return VOID;
+      }
       case "focus":
         this.agenda.pushFocus(args.map(known));
         return TRUE;
@@ -864,6 +1078,57 @@ export class RuleEngine {
   // ── evaluation host ─────────────────────────────────────────────────────────────────────
 
   /** Evaluates a top-level command form (batch runner). */
+  /**
+   * Evaluates every dynamic salience again and re-places the activations whose salience changed
+   * (every-cycle evaluation before each firing, and refresh-agenda).
+   */
+  private refreshSaliences(): void {
+    for (const a of this.agenda.list()) {
+      const dynamic = a.rule.dynamicSalience;
+      if (!dynamic) continue;
+      const now = dynamic();
+      if (now === a.salience) continue;
+      this.agenda.remove(a);
+      a.salience = now;
+      this.agenda.add(a);
+    }
+  }
+
+  /** COOL's part of a snapshot. */
+  private objectState(): {
+    instances: { name: string; cls: string; slots: [string, Value][] }[];
+    gensym: number;
+  } {
+    return { instances: this.objects.saved(), gensym: this.objects.gensymCounter };
+  }
+
+  /** `(eval "expr")` evaluates the text; `(build "(defrule …)")` defines the construct. */
+  private evalOrBuild(fn: string, text: Value): Value {
+    if (!isString(text) && typeof text !== "string") {
+      throw rulesRuntimeError(`${fn} expects a string`, {
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type string or symbol`,
+      });
+    }
+    const forms = readForms(typeof text === "string" ? text : text.value);
+    const form = forms[0];
+    if (forms.length !== 1 || form === undefined) {
+      throw rulesRuntimeError(`${fn} expects exactly one form, not ${forms.length}`);
+    }
+    if (fn === "build") {
+      const head = form.type === "list" && form.items[0]?.type === "atom" ? form.items[0].text : "";
+      if (!CONSTRUCT_NAMES.has(head)) return FALSE;
+      this.atomically(() => this.defineConstruct(form as SList));
+      return TRUE;
+    }
+    if (form.type === "atom") {
+      if (form.kind === "sfvar" || form.kind === "mfvar") {
+        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`);
+      }
+      if (form.kind !== "gvar") return form.value;
+    }
+    return this.evalTopLevel(form, new Map());
+  }
+
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
@@ -895,6 +1160,11 @@ export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
   "deffunction",
   "defglobal",
   "defmodule",
+  "defclass",
+  "defmessage-handler",
+  "definstances",
+  "defgeneric",
+  "defmethod",
 ]);
 
 export { activationFacts, factLine, isMultifield, TRUE };

@@ -3,7 +3,7 @@
  * a top-level command. The engine supplies a backend of its internals.
  */
 import { rulesRuntimeError } from "./errors.js";
-import type { EvalHost, ResolvedFact } from "./evaluate.js";
+import type { EvalHost, ObjectOps, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
 import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
@@ -52,6 +52,7 @@ export interface HostBackend {
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
   readonly input: InputBuffer;
+  readonly objects: ObjectOps;
 }
 
 /** Builds the host compiled expressions evaluate against. */
@@ -94,6 +95,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
     global: (name) => b.global(name),
     setGlobal: (name, value) => b.setGlobal(name, value),
     command: (name, args) => command(b, name, args),
+    objects: b.objects,
   };
 }
 

@@ -30,7 +30,56 @@ export interface EvalHost {
   setGlobal(name: string, value: Value): void;
   /** Top-level commands (reset, clear, run, facts, agenda, exit); null when `name` is not one. */
   command(name: string, args: Value[]): Value | null;
+  /** COOL, generic functions and the query functions' access to facts and instances. */
+  readonly objects: ObjectOps;
 }
+
+/** What COOL's functions and the fact-set and instance-set queries ask the engine. */
+export interface ObjectOps {
+  /** `?x:slot`: a slot of an instance (name or address) or of a template fact. */
+  slotOf(target: Value, slot: string): Value;
+  /** `(bind ?self:slot value)`. */
+  setSlotOf(target: Value, slot: string, value: Value): Value;
+  makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** The facts of the templates (`facts`) or the instances of the classes named, in query order. */
+  candidates(facts: boolean, among: Value[]): Value[];
+  /** Whether a fact or instance a query visits still exists. */
+  exists(v: Value): boolean;
+  /** {@link OBJECT_CALLS}; null when `name` is not one. */
+  call(name: string, args: Value[]): Value | null;
+}
+
+/** The COOL and generic-function functions the evaluator hands to {@link ObjectOps.call}. */
+export const OBJECT_CALLS: ReadonlySet<string> = new Set([
+  "send",
+  "call-next-handler",
+  "override-next-handler",
+  "next-handlerp",
+  "instance-name",
+  "instance-address",
+  "instancep",
+  "instance-namep",
+  "instance-addressp",
+  "instance-existp",
+  "class",
+  "unmake-instance",
+  "delete-instance",
+  "symbol-to-instance-name",
+  "instance-name-to-symbol",
+  "class-existp",
+  "subclassp",
+  "superclassp",
+  "dynamic-get",
+  "dynamic-put",
+  "instances",
+  "ppinstance",
+  "gensym",
+  "gensym*",
+  "setgen",
+  "call-next-method",
+  "override-next-method",
+  "next-methodp",
+]);
 
 /** A slot change of modify or duplicate, before its name is checked. */
 export interface SlotChange {
@@ -92,6 +141,22 @@ export const COMMANDS = new Set([
   "get-strategy",
   "watch",
   "unwatch",
+  "eval",
+  "build",
+  "assert-string",
+  "set-salience-evaluation",
+  "get-salience-evaluation",
+  "refresh-agenda",
+  "undefrule",
+  "list-defrules",
+  "list-deftemplates",
+  "list-deffacts",
+  "list-deffunctions",
+  "list-defglobals",
+  "list-defmodules",
+  "list-defclasses",
+  "list-definstances",
+  "list-defgenerics",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */
@@ -99,6 +164,7 @@ export function isKnownFunction(name: string): boolean {
   return (
     BUILTINS.has(name) ||
     COMMANDS.has(name) ||
+    OBJECT_CALLS.has(name) ||
     name === "and" ||
     name === "or" ||
     name === "progn" ||
@@ -133,6 +199,12 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
     case "var": {
       const r = opts.resolve(e.name);
       if (r) return r;
+      const colon = e.name.indexOf(":");
+      if (colon > 0 && !e.mf) {
+        const base = compileExpr({ ...e, name: e.name.slice(0, colon) }, opts);
+        const slot = e.name.slice(colon + 1);
+        return (f) => f.host.objects.slotOf(base(f), slot);
+      }
       if (opts.rhs) {
         const name = e.name;
         return (f) => {
@@ -156,6 +228,16 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           f.host.setGlobal(name, v);
           return v;
         };
+      }
+      const colon = e.name.indexOf(":");
+      if (colon > 0) {
+        const base = compileExpr(
+          { k: "var", name: e.name.slice(0, colon), mf: false, pos: e.pos },
+          opts,
+        );
+        const slot = e.name.slice(colon + 1);
+        const parts = e.value.map((x) => compileExpr(x, opts));
+        return (f) => f.host.objects.setSlotOf(base(f), slot, slotValue(parts.map((p) => p(f))));
       }
       if (!opts.rhs)
         throw rulesLoadError(e.pos, "bind is only allowed on the right-hand side of a rule", {
@@ -226,7 +308,98 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
     }
     case "call":
       return compileCall(e, opts);
+    case "make-instance": {
+      const name = e.name ? compileExpr(e.name, opts) : null;
+      const cls = compileExpr(e.cls, opts);
+      const slots = e.slots.map((s) => ({
+        name: s.name,
+        values: s.values.map((v) => compileExpr(v, opts)),
+      }));
+      return (f) =>
+        f.host.objects.makeInstance(
+          name ? name(f) : null,
+          cls(f),
+          slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+        );
+    }
+    case "query":
+      return compileQuery(e, opts);
   }
+}
+
+/**
+ * The fact-set and instance-set queries: every combination of one fact (or instance) per
+ * variable, the first variable varying slowest, as CLIPS's query.c and factqury.c visit them.
+ */
+function compileQuery(e: Expr & { k: "query" }, opts: CompileOptions): Compiled {
+  const facts = e.fn.includes("fact");
+  const vars = e.vars.map((v) => ({
+    name: v.name,
+    among: v.among.map((a) => compileExpr(a, opts)),
+  }));
+  const query = compileExpr(e.query, opts);
+  const body = compileBody(e.body, opts);
+  const fn = e.fn.replace(/-facts?$|-instances?$|-factp$|-instancep$/, "");
+  return (f) => {
+    const lists = vars.map((v) =>
+      f.host.objects.candidates(
+        facts,
+        v.among.map((a) => a(f)),
+      ),
+    );
+    const saved = vars.map((v) => f.rhs?.get(v.name));
+    const found: Value[][] = [];
+    let last: Value = FALSE;
+    const tuple: Value[] = [];
+    const collectAll = fn === "find-all" || fn === "delayed-do-for-all";
+    const runBody = fn === "do-for" || fn === "do-for-all";
+    let stop = false;
+    const visit = (i: number): void => {
+      if (stop) return;
+      if (i === vars.length) {
+        if (query(f) === FALSE) return;
+        if (runBody) last = body(f);
+        else found.push([...tuple]);
+        if (!collectAll && fn !== "do-for-all") stop = true;
+        return;
+      }
+      for (const c of lists[i] as Value[]) {
+        if (!f.host.objects.exists(c)) continue;
+        tuple[i] = c;
+        setVar(f, (vars[i] as { name: string }).name, c);
+        visit(i + 1);
+        if (stop) return;
+      }
+    };
+    try {
+      visit(0);
+      if (fn === "delayed-do-for-all") {
+        for (const t of found) {
+          for (let i = 0; i < t.length; i++)
+            setVar(f, (vars[i] as { name: string }).name, t[i] as Value);
+          last = body(f);
+        }
+      }
+    } finally {
+      vars.forEach((v, i) => {
+        const old = saved[i];
+        if (old === undefined) {
+          f.rhs?.delete(v.name);
+        } else {
+          f.rhs?.set(v.name, old);
+        }
+      });
+    }
+    switch (fn) {
+      case "any":
+        return found.length > 0 ? "TRUE" : FALSE;
+      case "find":
+      case "find-all":
+        return found.flat() as Atom[];
+      default:
+        return last;
+    }
+  };
 }
 
 /** Sets a loop variable: in the frame's own variables (a rule's or a deffunction's). */
@@ -409,6 +582,13 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       return () => {
         throw new BreakSignal();
       };
+  }
+  if (OBJECT_CALLS.has(name)) {
+    return (f) =>
+      f.host.objects.call(
+        name,
+        args.map((a) => a(f)),
+      ) ?? FALSE;
   }
   if (COMMANDS.has(name)) {
     return (f) =>

@@ -6,6 +6,8 @@ import {
   FALSE,
   float,
   formatValue,
+  isInstanceName,
+  isInstanceRef,
   isInteger,
   isMultifield,
   isNumber,
@@ -52,6 +54,7 @@ export function lexeme(name: string, args: Value[], i: number): string {
   const v = args[i] as Value;
   if (isSymbol(v)) return v;
   if (isString(v)) return v.value;
+  if (isInstanceName(v)) return v.name;
   throw typeError(name, i + 1, "symbol, string, or instance name");
 }
 
@@ -109,10 +112,10 @@ export function catText(name: string, args: Value[]): string {
   let text = "";
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as Value;
-    if (isMultifield(a)) {
+    if (isMultifield(a) || isInstanceRef(a)) {
       throw typeError(name, i + 1, "string, instance name, symbol, float, or integer");
     }
-    text += formatValue(a, true);
+    text += isInstanceName(a) ? a.name : formatValue(a, true);
   }
   return text;
 }

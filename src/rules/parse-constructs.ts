@@ -1,6 +1,7 @@
 import type {
   CE,
   DeffactsAst,
+  Expr,
   FieldConstraint,
   PatternCE,
   RuleAst,
@@ -41,6 +42,10 @@ const TYPE_NAMES = new Set([
   "FLOAT",
   "NUMBER",
   "FACT-ADDRESS",
+  "INSTANCE",
+  "INSTANCE-NAME",
+  "INSTANCE-ADDRESS",
+  "EXTERNAL-ADDRESS",
   "?VARIABLE",
 ]);
 
@@ -203,6 +208,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
   ctx.construct = `defrule ${name}`;
   let i = skipComment(list, 2);
   let salience = 0;
+  let salienceExpr: Expr | undefined;
   let autoFocus = false;
   const ces: CE[] = [];
   let logical = 0;
@@ -214,12 +220,23 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       break;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "declare") {
-      ({ salience, autoFocus } = parseDeclare(n, ctx));
+      ({ salience, autoFocus, salienceExpr } = parseDeclare(n, ctx));
       continue;
     }
     if (n.type === "atom" && n.kind === "sfvar") {
       ces.push(parseBoundPattern(list.items, i, ctx));
       i += 2;
+      continue;
+    }
+    const orLogical = ces.length === logical ? logicalBranches(n, ctx) : null;
+    if (orLogical) {
+      // (or (logical A…) (logical B…)) first: each disjunct starts with its logical CEs.
+      ces.push({
+        type: "or",
+        ces: orLogical.map((b) => ({ type: "and", ces: b, pos: n.pos })),
+        pos: n.pos,
+      });
+      logical += (orLogical[0] as CE[]).length;
       continue;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "logical") {
@@ -231,8 +248,9 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
           hint: "Move (logical …) before the other conditional elements.",
         });
       }
-      ces.push(...parseSubCEs(n, ctx, true));
-      logical = ces.length;
+      const sub = parseSubCEs(n, ctx, true);
+      ces.push(...sub);
+      logical += sub.length;
       continue;
     }
     ces.push(parseCE(n, ctx));
@@ -259,11 +277,31 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     ...(module !== "MAIN" ? { module } : {}),
     ...(autoFocus ? { autoFocus } : {}),
     ...(logical ? { logical } : {}),
+    ...(salienceExpr ? { salienceExpr } : {}),
   };
 }
 
-function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoFocus: boolean } {
+/**
+ * The branches of `(or (logical …) (logical …)…)` when each is a logical CE of the same number
+ * of CEs (CLIPS accepts logical CEs as the first CEs of each disjunct); null otherwise.
+ */
+function logicalBranches(n: SNode, ctx: ParseContext): CE[][] | null {
+  if (n.type !== "list" || n.items[0]?.type !== "atom" || n.items[0].text !== "or") return null;
+  const branches = n.items.slice(1);
+  const isLogical = (b: SNode) =>
+    b.type === "list" && b.items[0]?.type === "atom" && b.items[0].text === "logical";
+  if (branches.length === 0 || !branches.every(isLogical)) return null;
+  const parsed = branches.map((b) => parseSubCEs(b as SList, ctx, true));
+  const size = (parsed[0] as CE[]).length;
+  return parsed.every((p) => p.length === size) ? parsed : null;
+}
+
+function parseDeclare(
+  list: SList,
+  ctx: ParseContext,
+): { salience: number; autoFocus: boolean; salienceExpr: Expr | undefined } {
   let salience = 0;
+  let salienceExpr: Expr | undefined;
   let autoFocus = false;
   for (let k = 1; k < list.items.length; k++) {
     const item = list.items[k] as SNode;
@@ -272,7 +310,10 @@ function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoF
     }
     const key = item.items[0].text;
     const v = item.items[1];
-    if (key === "salience") {
+    if (key === "salience" && v !== undefined && (v.type === "list" || v.kind === "gvar")) {
+      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says.
+      salienceExpr = parseExpr(v, ctx);
+    } else if (key === "salience") {
       if (v?.type !== "atom" || v.kind !== "integer") {
         throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
           construct: ctx.construct,
@@ -290,7 +331,7 @@ function parseDeclare(list: SList, ctx: ParseContext): { salience: number; autoF
       throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
     }
   }
-  return { salience, autoFocus };
+  return { salience, autoFocus, salienceExpr };
 }
 
 /** A conditional element. */

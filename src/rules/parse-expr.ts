@@ -123,7 +123,10 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
       return parseForeach(list, ctx);
     case "switch":
       return parseSwitch(list, ctx);
+    case "make-instance":
+      return parseMakeInstance(list, ctx);
     default:
+      if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx);
       return parseFunctionCall(list, fn, ctx);
   }
 }
@@ -140,7 +143,103 @@ const SPECIAL_FORMS = new Set([
   "progn$",
   "foreach",
   "switch",
+  "make-instance",
+  "any-instancep",
+  "find-instance",
+  "find-all-instances",
+  "do-for-instance",
+  "do-for-all-instances",
+  "delayed-do-for-all-instances",
+  "any-factp",
+  "find-fact",
+  "find-all-facts",
+  "do-for-fact",
+  "do-for-all-facts",
+  "delayed-do-for-all-facts",
 ]);
+
+/** The instance-set and fact-set query functions (CLIPS BPG 9.7 and 12.9.12). */
+export const QUERY_FUNCTIONS: ReadonlySet<string> = new Set([
+  "any-instancep",
+  "find-instance",
+  "find-all-instances",
+  "do-for-instance",
+  "do-for-all-instances",
+  "delayed-do-for-all-instances",
+  "any-factp",
+  "find-fact",
+  "find-all-facts",
+  "do-for-fact",
+  "do-for-all-facts",
+  "delayed-do-for-all-facts",
+]);
+
+/** `(make-instance [name] of CLASS (slot value…)…)`, the name may be an expression or absent. */
+function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
+  const items = list.items;
+  let k = 1;
+  let name: Expr | null = null;
+  const isOf = (n: SNode | undefined) =>
+    n?.type === "atom" && n.kind === "symbol" && n.text === "of";
+  if (!isOf(items[1])) {
+    const n = items[1];
+    if (n === undefined) {
+      throw rulesParseError(list.pos, "an instance name and 'of'", "')'", {
+        construct: ctx.construct,
+      });
+    }
+    name = parseExpr(n, ctx);
+    k = 2;
+  }
+  if (!isOf(items[k])) {
+    throw rulesParseError(items[k]?.pos ?? list.pos, "'of' and a class name", describe(items[k]), {
+      construct: ctx.construct,
+      hint: "Write (make-instance name of CLASS (slot value)…).",
+    });
+  }
+  const clsNode = items[k + 1];
+  if (clsNode === undefined)
+    throw rulesParseError(list.pos, "a class name", "')'", { construct: ctx.construct });
+  const cls = parseExpr(clsNode, ctx);
+  const slots = items.slice(k + 2).map((n) => {
+    const head = n.type === "list" ? n.items[0] : undefined;
+    if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
+      throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
+        construct: ctx.construct,
+      });
+    }
+    return { name: head.text, values: n.items.slice(1).map((v) => parseExpr(v, ctx)) };
+  });
+  return { k: "make-instance", name, cls, slots, pos: list.pos };
+}
+
+/** `(fn ((?v CLASS-or-TEMPLATE…)…) query action…)`. */
+function parseQuery(list: SList, fn: string, ctx: ParseContext): Expr {
+  const spec = list.items[1];
+  if (spec?.type !== "list" || spec.items.length === 0) {
+    throw rulesParseError(spec?.pos ?? list.pos, "a list of ((?var CLASS…)…)", describe(spec), {
+      construct: ctx.construct,
+    });
+  }
+  const vars = spec.items.map((v) => {
+    const head = v.type === "list" ? v.items[0] : undefined;
+    if (v.type !== "list" || head?.type !== "atom" || head.kind !== "sfvar" || v.items.length < 2) {
+      throw rulesParseError(v.pos, "(?var CLASS…)", describe(v), { construct: ctx.construct });
+    }
+    return { name: head.text, among: v.items.slice(1).map((n) => parseExpr(n, ctx)) };
+  });
+  const queryNode = list.items[2];
+  if (queryNode === undefined)
+    throw rulesParseError(list.pos, "a query", "')'", { construct: ctx.construct });
+  return {
+    k: "query",
+    fn,
+    vars,
+    query: parseExpr(queryNode, ctx),
+    body: list.items.slice(3).map((n) => parseExpr(n, ctx)),
+    pos: list.pos,
+  };
+}
 
 function undefinedGlobal(node: SNode, ctx: ParseContext): Error {
   const name = node.type === "atom" ? node.text : "";

@@ -38,6 +38,11 @@ export class Procedures {
     });
   }
 
+  /** Makes `name` call `fn` (a generic function's dispatcher). */
+  defineCallable(name: string, fn: RuleFunction): void {
+    this.functions.set(name, fn);
+  }
+
   forgetFunction(name: string): void {
     this.functions.delete(name);
   }

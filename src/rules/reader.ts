@@ -1,6 +1,6 @@
 import { rulesParseError } from "./errors.js";
 import type { SourcePos } from "./source-pos.js";
-import { type Atom, float, str } from "./values.js";
+import { type Atom, float, instanceName, str } from "./values.js";
 
 export type { SourcePos };
 
@@ -11,6 +11,7 @@ export type AtomKind =
   | "integer"
   | "float"
   | "sfvar" // ?x
+  | "instance" // [name]
   | "mfvar" // $?x
   | "sfwild" // ?
   | "mfwild" // $?
@@ -266,6 +267,9 @@ function classify(text: string, pos: SourcePos): SAtom {
   if (first === 36 /* $ */ && text.charCodeAt(1) === 63) {
     if (text.length === 2) return { type: "atom", kind: "mfwild", text, value: text, pos };
     return { type: "atom", kind: "mfvar", text: text.slice(2), value: text, pos };
+  }
+  if (first === 91 /* [ */ && text.length > 2 && text.endsWith("]")) {
+    return { type: "atom", kind: "instance", text, value: instanceName(text.slice(1, -1)), pos };
   }
   return { type: "atom", kind: "symbol", text, value: text, pos };
 }

@@ -8,7 +8,7 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
   const visit = (e: Expr): void => {
     switch (e.k) {
       case "var":
-        if (!bound.has(e.name)) {
+        if (!bound.has(e.name) && !bound.has(e.name.slice(0, Math.max(0, e.name.indexOf(":"))))) {
           throw rulesLoadError(e.pos, `variable ?${e.name} is not bound`, {
             construct: `defrule ${ast.name}`,
             clips: `[PRCCODE3] Undefined variable ${e.name} referenced in RHS of defrule.`,
@@ -42,6 +42,19 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
         return;
       case "call":
         e.args.forEach(visit);
+        return;
+      case "make-instance":
+        if (e.name) visit(e.name);
+        visit(e.cls);
+        for (const s of e.slots) s.values.forEach(visit);
+        return;
+      case "query":
+        for (const v of e.vars) {
+          v.among.forEach(visit);
+          bound.add(v.name);
+        }
+        visit(e.query);
+        e.body.forEach(visit);
         return;
       case "if":
         visit(e.cond);

@@ -65,6 +65,12 @@ export interface CheckRulesOptions {
    * rules); without them every pattern is an ordered fact.
    */
   templates?: string;
+  /**
+   * The defglobals the rules may read (`?*name*`), or `"any"` when they are defined elsewhere
+   * (a pack loaded before the rules): then a rule reading a global is parsed again, and checked,
+   * when it is defined. `defglobal` constructs in `templates` are known too.
+   */
+  globals?: Iterable<string> | "any";
 }
 
 /** What an engine needs to define a parsed rule, kept out of the public type. */
@@ -103,7 +109,16 @@ export function checkRules(
   // collected in `hostFunctions` (reset per definition; most call none, so most share one set).
   let hostFunctions: Set<string> | null = null;
   const templates = new Map<string, Template>();
+  const anyGlobal = options.globals === "any";
+  const globals = new Set(options.globals === "any" ? [] : (options.globals ?? []));
+  // Set when the current definition reads a global the check cannot vouch for.
+  let unknownGlobal = false;
   const ctx: ParseContext = {
+    hasGlobal: (name) => {
+      if (globals.has(name)) return true;
+      if (anyGlobal) unknownGlobal = true;
+      return anyGlobal;
+    },
     template: (name) => templates.get(name),
     hasFunction: (name) => {
       if (isKnownFunction(name)) return true;
@@ -115,6 +130,11 @@ export function checkRules(
   };
   for (const form of readForms(options.templates ?? "")) {
     if (form.type !== "list") continue;
+    if (form.items[0]?.type === "atom" && form.items[0].text === "defglobal") {
+      for (const item of form.items)
+        if (item.type === "atom" && item.kind === "gvar") globals.add(item.text);
+      continue;
+    }
     const template = parseDeftemplate(form, ctx);
     templates.set(template.name, template);
   }
@@ -127,6 +147,7 @@ export function checkRules(
       continue;
     }
     hostFunctions = null;
+    unknownGlobal = false;
     ctx.construct = undefined;
     try {
       const { ast, source } = parseRuleDefinition(def, ctx);
@@ -144,11 +165,14 @@ export function checkRules(
         continue;
       }
       const salience = def.salience ?? 0;
-      const definable = buildsSurely(ast);
+      const definable = buildsSurely(ast) && !unknownGlobal;
       const rule: ParsedRule = def.actions
         ? { name: def.name, salience, source, actions: def.actions, definable }
         : { name: def.name, salience, source, definable };
-      if (keep) parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
+      // A rule reading a global defined elsewhere is parsed again against the engine's globals.
+      if (keep && !unknownGlobal) {
+        parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
+      }
       rules.push(rule);
     } catch (error) {
       problems.push(ruleProblem(error, def, index));

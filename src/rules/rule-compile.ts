@@ -28,13 +28,20 @@ export function compileRule(
   hostActions: readonly unknown[] | undefined,
   net: Network,
   hooks: ActivationHooks,
+  dynamicSalience?: () => number,
 ): RuleEntry {
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
   const acts = new Map<Token, Activation>();
   const entry: RuleEntry = {
     name: ast.name,
-    info: { name: ast.name, salience: ast.salience, display: [], disjunct: 0 },
+    info: {
+      name: ast.name,
+      salience: ast.salience,
+      display: [],
+      disjunct: 0,
+      ...(dynamicSalience ? { dynamicSalience } : {}),
+    },
     built,
     hostActions,
     acts,
@@ -49,6 +56,7 @@ export function compileRule(
       const info: RuleInfo = {
         name: ast.name,
         salience: ast.salience,
+        ...(dynamicSalience ? { dynamicSalience } : {}),
         display,
         disjunct,
         leadingTest,

@@ -8,7 +8,14 @@
  * - multifield: a frozen array of atoms
  * - fact address: a {@link FactRef}
  */
-export type Atom = string | number | ClipsFloat | ClipsString | FactRef;
+export type Atom =
+  | string
+  | number
+  | ClipsFloat
+  | ClipsString
+  | FactRef
+  | InstanceName
+  | InstanceRef;
 export type Value = Atom | Multifield;
 export type Multifield = readonly Atom[];
 
@@ -20,6 +27,36 @@ export class ClipsFloat {
 /** A CLIPS string. Interned: create with {@link str}. */
 export class ClipsString {
   constructor(readonly value: string) {}
+}
+
+/** A COOL instance name, `[name]`. Interned: create with {@link instanceName}. */
+export class InstanceName {
+  constructor(readonly name: string) {}
+}
+
+/** A COOL instance address (`instance-address`); `deleted` once the instance is gone. */
+export interface InstanceRef {
+  readonly instanceName: InstanceName;
+  deleted: boolean;
+}
+
+const instanceNames = new Map<string, InstanceName>();
+
+/** The interned instance name `[name]`. */
+export function instanceName(name: string): InstanceName {
+  let v = instanceNames.get(name);
+  if (v === undefined) {
+    v = new InstanceName(name);
+    instanceNames.set(name, v);
+  }
+  return v;
+}
+
+export function isInstanceName(v: Value): v is InstanceName {
+  return v instanceof InstanceName;
+}
+export function isInstanceRef(v: Value): v is InstanceRef {
+  return typeof v === "object" && v !== null && "instanceName" in v;
 }
 
 /** What a fact-address variable (`?f <- (…)`) holds. */
@@ -192,6 +229,8 @@ export function formatValue(v: Value, forPrintout = false): string {
   if (Array.isArray(v)) {
     return v === VOID ? "" : `(${v.map((x) => formatValue(x, false)).join(" ")})`;
   }
+  if (v instanceof InstanceName) return `[${v.name}]`;
+  if (isInstanceRef(v)) return `<Instance-${v.instanceName.name}>`;
   return `<Fact-${(v as FactRef).factId}>`;
 }
 
@@ -216,13 +255,17 @@ export type EncodedValue =
   | { s: string }
   | { f: number }
   | { m: EncodedValue[] }
-  | { a: number };
+  | { a: number }
+  /** An instance name (an instance address is kept as its name). */
+  | { i: string };
 
 export function encodeValue(v: Value): EncodedValue {
   if (typeof v === "string" || typeof v === "number") return v;
   if (v instanceof ClipsFloat) return { f: v.value };
   if (v instanceof ClipsString) return { s: v.value };
   if (Array.isArray(v)) return { m: v.map(encodeValue) };
+  if (v instanceof InstanceName) return { i: v.name };
+  if (isInstanceRef(v)) return { i: v.instanceName.name };
   return { a: (v as FactRef).factId };
 }
 
@@ -231,6 +274,7 @@ export function decodeValue(e: EncodedValue, factRef: (id: number) => FactRef): 
   if ("f" in e) return float(e.f);
   if ("s" in e) return str(e.s);
   if ("m" in e) return e.m.map((x) => decodeValue(x, factRef) as Atom);
+  if ("i" in e) return instanceName(e.i);
   return factRef(e.a);
 }
 

@@ -13,6 +13,8 @@ import {
   type Atom,
   float,
   isFloat,
+  isInstanceName,
+  isInstanceRef,
   isInteger,
   isMultifield,
   isNumber,
@@ -154,6 +156,8 @@ function typeOk(v: Value, types: readonly string[]): boolean {
     if (t === "FLOAT" && isFloat(v)) return true;
     if (t === "NUMBER" && (isInteger(v) || isFloat(v))) return true;
     if (t === "FACT-ADDRESS" && typeof v === "object" && v !== null && "factId" in v) return true;
+    if ((t === "INSTANCE-NAME" || t === "INSTANCE") && isInstanceName(v)) return true;
+    if ((t === "INSTANCE-ADDRESS" || t === "INSTANCE") && isInstanceRef(v)) return true;
   }
   return false;
 }

@@ -126,3 +126,33 @@ describe("checkRules", () => {
     });
   });
 });
+
+describe("checkRules and ?*globals*", () => {
+  const def = { name: "over", when: "(amount ?a&:(> ?a ?*limit*))" };
+
+  it("refuses a global nothing defines", () => {
+    const check = checkRules([def]);
+    expect(check.problems).toHaveLength(1);
+    expect(check.problems[0]?.message).toContain("?*limit*");
+  });
+
+  it("knows the globals named, and those of defglobal constructs given with the templates", () => {
+    expect(checkRules([def], { globals: ["limit"] }).problems).toEqual([]);
+    expect(checkRules([def], { templates: "(defglobal ?*limit* = 10)" }).problems).toEqual([]);
+  });
+
+  it('with globals "any" accepts the rule, marks it not definable, and the engine checks it', () => {
+    const check = checkRules([def], { globals: "any" });
+    expect(check.problems).toEqual([]);
+    const rule = check.rules[0];
+    expect(rule?.definable).toBe(false);
+    const engine = new RuleEngine();
+    expect(() => engine.defineRule(rule as NonNullable<typeof rule>)).toThrow(/\?\*limit\*/);
+    engine.load("(defglobal ?*limit* = 10)");
+    engine.defineRule(rule as NonNullable<typeof rule>);
+    engine.reset();
+    engine.assert("(amount 11)");
+    engine.assert("(amount 9)");
+    expect(engine.run().map((f) => f.facts)).toEqual([[1]]);
+  });
+});

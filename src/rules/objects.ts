@@ -1,0 +1,698 @@
+/**
+ * COOL, CLIPS's object language (Basic Programming Guide, section 9), procedural part: classes
+ * with multiple inheritance, instances, message passing with before/after/around/primary
+ * handlers, slot accessors and definstances. Object patterns on a rule's left-hand side are not
+ * matched (docs/rules.md).
+ */
+import type { DefclassAst, HandlerAst } from "./ast.js";
+import { rulesRuntimeError } from "./errors.js";
+import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import {
+  type Atom,
+  FALSE,
+  formatValue,
+  type InstanceName,
+  type InstanceRef,
+  instanceName,
+  isInstanceName,
+  isInstanceRef,
+  isMultifield,
+  isString,
+  isSymbol,
+  NIL,
+  TRUE,
+  type Value,
+  VOID,
+} from "./values.js";
+
+/** A slot of a class, after inheritance. */
+interface ClassSlot {
+  readonly name: string;
+  readonly multi: boolean;
+  /** Static default (computed once), or a dynamic one (per instance). */
+  readonly value: Value;
+  readonly dynamic: Compiled | null;
+  readonly read: boolean;
+  readonly write: boolean;
+}
+
+type HandlerType = "primary" | "before" | "after" | "around";
+
+interface Handler {
+  readonly cls: ClassDef;
+  readonly name: string;
+  readonly type: HandlerType;
+  readonly call: (self: Instance, args: Value[]) => Value;
+}
+
+/** A class: its direct superclasses, precedence list, slots and message handlers. */
+export interface ClassDef {
+  readonly name: string;
+  readonly supers: readonly ClassDef[];
+  readonly abstract: boolean;
+  readonly ownSlots: readonly ClassSlot[];
+  /** The class precedence list: this class first, OBJECT last. */
+  cpl: ClassDef[];
+  /** Every slot, inherited ones first (CLIPS's order). */
+  slots: ClassSlot[];
+  readonly handlers: Map<string, Handler>;
+  readonly subclasses: ClassDef[];
+  /** Instances of exactly this class, oldest first. */
+  readonly instances: Instance[];
+}
+
+/** One instance of a user class. */
+export class Instance implements InstanceRef {
+  deleted = false;
+  readonly slots = new Map<string, Value>();
+  constructor(
+    readonly instanceName: InstanceName,
+    readonly cls: ClassDef,
+  ) {}
+}
+
+/** Raised by a handler's or method's failure to find the next one (messages as CLIPS's). */
+function noPrimary(msg: string, target: string): Error {
+  return rulesRuntimeError(`no primary message-handler for ${msg} applies to ${target}`, {
+    clips: `[MSGFUN1] No applicable primary message-handlers found for ${msg}.`,
+  });
+}
+
+interface Dispatch {
+  readonly self: Instance;
+  readonly args: Value[];
+  readonly arounds: Handler[];
+  readonly befores: Handler[];
+  readonly primaries: Handler[];
+  readonly afters: Handler[];
+  /** Next around (index into arounds), then the core. */
+  around: number;
+  primary: number;
+}
+
+const SYSTEM_CLASSES = ["OBJECT", "USER", "INITIAL-OBJECT"];
+
+/** The classes and instances of one engine. */
+export class ObjectSystem {
+  private readonly classes = new Map<string, ClassDef>();
+  /** Every live instance by name, in creation order. */
+  private readonly byName = new Map<string, Instance>();
+  private readonly definstances = new Map<
+    string,
+    { name: Compiled | null; cls: string; slots: { name: string; values: Compiled[] }[] }[]
+  >();
+  private readonly stack: Dispatch[] = [];
+  /** gensym's counter, shared with generated instance names. */
+  gensymCounter = 1;
+
+  constructor(private readonly host: () => EvalHost) {
+    this.clear();
+  }
+
+  /** `(clear)`: the system classes only, no instances. */
+  clear(): void {
+    for (const i of this.byName.values()) i.deleted = true;
+    this.byName.clear();
+    this.classes.clear();
+    this.definstances.clear();
+    const object = this.newClass("OBJECT", [], true, []);
+    const user = this.newClass("USER", [object], true, []);
+    this.newClass("INITIAL-OBJECT", [user], false, []);
+  }
+
+  hasClass(name: string): boolean {
+    return this.classes.has(name);
+  }
+
+  classNamed(name: string): ClassDef | undefined {
+    return this.classes.get(name);
+  }
+
+  private newClass(
+    name: string,
+    supers: ClassDef[],
+    abstract: boolean,
+    own: ClassSlot[],
+  ): ClassDef {
+    const cls: ClassDef = {
+      name,
+      supers,
+      abstract,
+      ownSlots: own,
+      cpl: [],
+      slots: [],
+      handlers: new Map(),
+      subclasses: [],
+      instances: [],
+    };
+    cls.cpl = precedenceList(cls);
+    // Inherited slots first; a slot a more specific class defines again moves to its place.
+    const slots: ClassSlot[] = [];
+    for (let i = cls.cpl.length - 1; i >= 0; i--) {
+      for (const s of (cls.cpl[i] as ClassDef).ownSlots) {
+        const at = slots.findIndex((x) => x.name === s.name);
+        if (at >= 0) slots.splice(at, 1);
+        slots.push(s);
+      }
+    }
+    cls.slots = slots;
+    for (const s of supers) s.subclasses.push(cls);
+    this.classes.set(name, cls);
+    return cls;
+  }
+
+  /** `(defclass …)`. */
+  defineClass(ast: DefclassAst): void {
+    if (SYSTEM_CLASSES.includes(ast.name)) {
+      throw rulesRuntimeError(`class ${ast.name} is a system class and cannot be redefined`);
+    }
+    const supers = ast.supers.map((n) => {
+      const c = this.classes.get(n);
+      if (!c) {
+        throw rulesRuntimeError(`class ${n} is not defined (in defclass ${ast.name})`, {
+          clips: `[PRNTUTIL1] Unable to find class ${n}.`,
+        });
+      }
+      return c;
+    });
+    const old = this.classes.get(ast.name);
+    if (old) {
+      for (const s of old.supers) s.subclasses.splice(s.subclasses.indexOf(old), 1);
+    }
+    const construct = `defclass ${ast.name}`;
+    const own = ast.slots.map((s): ClassSlot => {
+      const exprs = s.defaults.map((e) =>
+        compileExpr(e, { resolve: () => null, rhs: true, construct }),
+      );
+      const compute = (f: Frame): Value => {
+        const vals = exprs.map((c) => c(f));
+        return s.multi ? flatten(vals) : vals.length === 0 ? NIL : slotValue(vals);
+      };
+      const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
+      return {
+        name: s.name,
+        multi: s.multi,
+        value: s.dynamic ? NIL : s.defaults.length === 0 ? (s.multi ? [] : NIL) : compute(frame()),
+        dynamic: s.dynamic ? (f) => compute(f) : null,
+        read: s.access !== "write",
+        write: s.access !== "read",
+      };
+    });
+    // Without a role, a class takes its first superclass's (the system classes' excepted).
+    const first = supers[0];
+    const inherited = first !== undefined && !SYSTEM_CLASSES.includes(first.name) && first.abstract;
+    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, own);
+    if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
+  }
+
+  /** `(defmessage-handler CLASS name [type] (?a…) action…)`. */
+  defineHandler(ast: HandlerAst): void {
+    const cls = this.classes.get(ast.cls);
+    if (!cls) {
+      throw rulesRuntimeError(
+        `class ${ast.cls} is not defined (in defmessage-handler ${ast.name})`,
+        {
+          clips: `[PRNTUTIL1] Unable to find class ${ast.cls}.`,
+        },
+      );
+    }
+    const construct = `defmessage-handler ${ast.cls} ${ast.name}`;
+    const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
+    const { params, rest } = ast;
+    const call = (self: Instance, args: Value[]): Value => {
+      if (rest === null ? args.length !== params.length : args.length < params.length) {
+        throw rulesRuntimeError(
+          `message-handler ${ast.name} expects ${params.length} argument(s)`,
+          {
+            clips: `[MSGFUN2] Message-handler ${ast.name} ${ast.type} in class ${ast.cls} expected ${rest === null ? "exactly" : "at least"} ${params.length} argument(s).`,
+          },
+        );
+      }
+      const vars = new Map<string, Value>([["self", self]]);
+      for (let i = 0; i < params.length; i++) vars.set(params[i] as string, args[i] as Value);
+      if (rest !== null) vars.set(rest, flatten(args.slice(params.length)));
+      const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+      let last: Value = FALSE;
+      for (const action of body) last = action(frame);
+      return last;
+    };
+    cls.handlers.set(`${ast.name} ${ast.type}`, { cls, name: ast.name, type: ast.type, call });
+  }
+
+  /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
+  defineInstances(
+    name: string,
+    specs: { name: Compiled | null; cls: string; slots: { name: string; values: Compiled[] }[] }[],
+  ): void {
+    this.definstances.set(name, specs);
+  }
+
+  /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
+  reset(): void {
+    for (const i of [...this.byName.values()]) this.remove(i);
+    this.makeInstance(instanceName("initial-object"), "INITIAL-OBJECT", []);
+    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
+    for (const specs of this.definstances.values()) {
+      for (const s of specs) {
+        this.makeInstance(
+          s.name ? s.name(f) : null,
+          s.cls,
+          s.slots.map((x) => ({ name: x.name, values: x.values.map((c) => c(f)) })),
+        );
+      }
+    }
+  }
+
+  /** `(make-instance name of CLASS (slot v…)…)`: the new instance's name. */
+  makeInstance(
+    name: Value | null,
+    clsName: Value,
+    overrides: { name: string; values: Value[] }[],
+  ): Value {
+    const cls = isSymbol(clsName) ? this.classes.get(clsName) : undefined;
+    if (!cls) {
+      throw rulesRuntimeError(`class ${formatValue(clsName)} is not defined (make-instance)`, {
+        clips: `[PRNTUTIL1] Unable to find class ${formatValue(clsName)}.`,
+      });
+    }
+    if (cls.abstract) {
+      throw rulesRuntimeError(`class ${cls.name} is abstract: it cannot have instances`, {
+        clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
+      });
+    }
+    const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
+    const old = this.byName.get(iname.name);
+    if (old) this.send(old, "delete", []);
+    const inst = new Instance(iname, cls);
+    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
+    for (const s of cls.slots) {
+      inst.slots.set(s.name, s.dynamic ? s.dynamic(f) : s.value);
+    }
+    this.byName.set(iname.name, inst);
+    cls.instances.push(inst);
+    for (const o of overrides) {
+      const slot = cls.slots.find((s) => s.name === o.name);
+      if (!slot) {
+        this.remove(inst);
+        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
+          clips: `[MSGFUN3] ${o.name} slot in [${iname.name}] of ${cls.name}: write access denied.`,
+        });
+      }
+      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+    }
+    this.send(inst, "init", []);
+    return iname;
+  }
+
+  private remove(inst: Instance): void {
+    inst.deleted = true;
+    this.byName.delete(inst.instanceName.name);
+    const list = inst.cls.instances;
+    const at = list.indexOf(inst);
+    if (at >= 0) list.splice(at, 1);
+  }
+
+  /** The live instance a name, symbol or address designates, or null. */
+  find(v: Value): Instance | null {
+    if (v instanceof Instance) return v.deleted ? null : v;
+    if (isInstanceName(v)) return this.byName.get(v.name) ?? null;
+    if (isSymbol(v)) return this.byName.get(v) ?? null;
+    return null;
+  }
+
+  private need(v: Value, fn: string): Instance {
+    const inst = this.find(v);
+    if (!inst) {
+      const name = isInstanceName(v)
+        ? v.name
+        : isInstanceRef(v)
+          ? v.instanceName.name
+          : formatValue(v);
+      throw rulesRuntimeError(`no instance ${name} (${fn})`, {
+        clips: `[MSGPASS2] No such instance ${name} in function ${fn}.`,
+      });
+    }
+    return inst;
+  }
+
+  /** `(send target message arg…)`. */
+  sendTo(target: Value, msg: Value, args: Value[]): Value {
+    if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
+    return this.send(this.need(target, "send"), msg, args);
+  }
+
+  send(self: Instance, msg: string, args: Value[]): Value {
+    const arounds: Handler[] = [];
+    const befores: Handler[] = [];
+    const primaries: Handler[] = [];
+    const afters: Handler[] = [];
+    for (const c of self.cls.cpl) {
+      const around = c.handlers.get(`${msg} around`);
+      if (around) arounds.push(around);
+      const before = c.handlers.get(`${msg} before`);
+      if (before) befores.push(before);
+      const primary = c.handlers.get(`${msg} primary`) ?? this.systemHandler(c, msg);
+      if (primary) primaries.push(primary);
+      const after = c.handlers.get(`${msg} after`);
+      if (after) afters.unshift(after);
+    }
+    if (primaries.length === 0 && arounds.length === 0) {
+      throw noPrimary(msg, `[${self.instanceName.name}]`);
+    }
+    const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
+    this.stack.push(d);
+    try {
+      return this.next(d, args);
+    } finally {
+      this.stack.pop();
+    }
+  }
+
+  /** Runs the next around handler, or the core (befores, the primaries, afters). */
+  private next(d: Dispatch, args: Value[]): Value {
+    const around = d.arounds[d.around];
+    if (around) {
+      d.around++;
+      return around.call(d.self, args);
+    }
+    if (d.primary === 0) {
+      for (const b of d.befores) b.call(d.self, args);
+      const result = this.nextPrimary(d, args);
+      for (const a of d.afters) a.call(d.self, args);
+      return result;
+    }
+    return this.nextPrimary(d, args);
+  }
+
+  private nextPrimary(d: Dispatch, args: Value[]): Value {
+    const p = d.primaries[d.primary];
+    if (!p) return FALSE;
+    d.primary++;
+    return p.call(d.self, args);
+  }
+
+  /** `(call-next-handler)` and `(override-next-handler arg…)`. */
+  callNextHandler(args: Value[] | null): Value {
+    const d = this.stack[this.stack.length - 1];
+    if (!d) throw rulesRuntimeError("call-next-handler is only allowed inside a message-handler");
+    const use = args ?? d.args;
+    if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
+    if (d.primary >= d.primaries.length)
+      throw noPrimary("call-next-handler", `[${d.self.instanceName.name}]`);
+    return this.nextPrimary(d, use);
+  }
+
+  nextHandlerp(): boolean {
+    const d = this.stack[this.stack.length - 1];
+    return d !== undefined && (d.around < d.arounds.length || d.primary < d.primaries.length);
+  }
+
+  /** The handlers every USER instance answers: init, delete, print, get-/put- accessors. */
+  private systemHandler(c: ClassDef, msg: string): Handler | undefined {
+    if (c.name === "USER") {
+      switch (msg) {
+        case "init":
+          return { cls: c, name: msg, type: "primary", call: () => TRUE };
+        case "delete":
+          return {
+            cls: c,
+            name: msg,
+            type: "primary",
+            call: (self) => {
+              this.remove(self);
+              return TRUE;
+            },
+          };
+        case "print":
+          return {
+            cls: c,
+            name: msg,
+            type: "primary",
+            call: (self) => {
+              this.host().print("t", this.printText(self));
+              return VOID;
+            },
+          };
+      }
+      return undefined;
+    }
+    const get = msg.startsWith("get-");
+    if (!get && !msg.startsWith("put-")) return undefined;
+    const slotName = msg.slice(4);
+    const slot = c.ownSlots.find((s) => s.name === slotName);
+    if (!slot || (get ? !slot.read : !slot.write)) return undefined;
+    return {
+      cls: c,
+      name: msg,
+      type: "primary",
+      call: get
+        ? (self) => this.slotOf(self, slotName)
+        : (self, args) =>
+            this.setSlot(
+              self,
+              slotName,
+              slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args),
+            ),
+    };
+  }
+
+  private printText(self: Instance): string {
+    let out = `[${self.instanceName.name}] of ${self.cls.name}\n`;
+    for (const s of self.cls.slots) {
+      const v = self.slots.get(s.name) as Value;
+      if (isMultifield(v)) {
+        const inner = v.map((x) => formatValue(x)).join(" ");
+        out += inner ? `(${s.name} ${inner})\n` : `(${s.name})\n`;
+      } else out += `(${s.name} ${formatValue(v)})\n`;
+    }
+    return out;
+  }
+
+  /** `?x:slot`, `?self:slot` and `(send ?x get-slot)` without handlers. */
+  slotOf(target: Value, slot: string): Value {
+    const inst = this.need(target, "slot access");
+    const v = inst.slots.get(slot);
+    if (v === undefined) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] has no slot ${slot}`, {
+        clips: `[MSGPASS3] Static reference to slot ${slot} of class ${inst.cls.name} does not apply to [${inst.instanceName.name}] of ${inst.cls.name}`,
+      });
+    }
+    return v;
+  }
+
+  setSlot(target: Value, slot: string, value: Value): Value {
+    const inst = this.need(target, "slot access");
+    if (!inst.slots.has(slot))
+      throw rulesRuntimeError(`[${inst.instanceName.name}] has no slot ${slot}`);
+    const def = inst.cls.slots.find((s) => s.name === slot);
+    const v = def?.multi && !isMultifield(value) ? [value as Atom] : value;
+    inst.slots.set(slot, v);
+    return v;
+  }
+
+  /** The instance whose handler is running (dynamic-get, dynamic-put). */
+  currentSelf(): Instance {
+    const d = this.stack[this.stack.length - 1];
+    if (!d)
+      throw rulesRuntimeError(
+        "dynamic-get and dynamic-put are only allowed inside a message-handler",
+      );
+    return d.self;
+  }
+
+  /** The instances of the named classes and their subclasses, as the query functions visit them. */
+  candidates(among: Value[]): InstanceName[] {
+    const out: InstanceName[] = [];
+    const visit = (c: ClassDef, seen: Set<ClassDef>) => {
+      if (seen.has(c)) return;
+      seen.add(c);
+      for (const i of c.instances) out.push(i.instanceName);
+      for (const s of c.subclasses) visit(s, seen);
+    };
+    for (const n of among) {
+      const c = isSymbol(n) ? this.classes.get(n) : undefined;
+      if (!c) throw rulesRuntimeError(`class ${formatValue(n)} is not defined (instance query)`);
+      visit(c, new Set());
+    }
+    return out;
+  }
+
+  /** Every instance, oldest first, as snapshots keep them. */
+  saved(): { name: string; cls: string; slots: [string, Value][] }[] {
+    return [...this.byName.values()].map((i) => ({
+      name: i.instanceName.name,
+      cls: i.cls.name,
+      slots: [...i.slots],
+    }));
+  }
+
+  /** Puts back the instances of a snapshot (their classes defined already); no message is sent. */
+  restoreInstances(list: readonly { name: string; cls: string; slots: [string, Value][] }[]): void {
+    for (const i of [...this.byName.values()]) this.remove(i);
+    for (const saved of list) {
+      const cls = this.classes.get(saved.cls);
+      if (!cls)
+        throw rulesRuntimeError(`snapshot instance [${saved.name}] of unknown class ${saved.cls}`);
+      const inst = new Instance(instanceName(saved.name), cls);
+      for (const [k, v] of saved.slots) inst.slots.set(k, v);
+      this.byName.set(saved.name, inst);
+      cls.instances.push(inst);
+    }
+  }
+
+  /** `(instances)`: every instance, oldest first. */
+  listing(): string {
+    let out = "";
+    for (const i of this.byName.values()) out += `[${i.instanceName.name}] of ${i.cls.name}\n`;
+    const n = this.byName.size;
+    return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
+  }
+
+  /** The class of an instance, for generic-function dispatch (null: not an instance). */
+  classOf(v: Value): ClassDef | null {
+    return this.find(v)?.cls ?? null;
+  }
+
+  /** instance-name, instance-address, instancep, class, unmake-instance, …; null when not one. */
+  call(name: string, args: Value[]): Value | null {
+    const a0 = args[0] as Value;
+    switch (name) {
+      case "send":
+        return this.sendTo(a0, args[1] as Value, args.slice(2));
+      case "call-next-handler":
+        return this.callNextHandler(null);
+      case "override-next-handler":
+        return this.callNextHandler(args);
+      case "next-handlerp":
+        return this.nextHandlerp() ? TRUE : FALSE;
+      case "instance-name":
+        return this.need(a0, name).instanceName;
+      case "instance-address":
+        return this.need(a0, name);
+      case "instancep":
+        return isInstanceName(a0) || isInstanceRef(a0) ? TRUE : FALSE;
+      case "instance-namep":
+        return isInstanceName(a0) ? TRUE : FALSE;
+      case "instance-addressp":
+        return isInstanceRef(a0) ? TRUE : FALSE;
+      case "instance-existp":
+        return this.find(a0) ? TRUE : FALSE;
+      case "class":
+        return this.need(a0, name).cls.name;
+      case "unmake-instance":
+      case "delete-instance": {
+        const targets = name === "delete-instance" ? [this.currentSelf()] : args;
+        let ok = true;
+        for (const t of targets) {
+          if (t === "*") {
+            for (const i of [...this.byName.values()]) this.send(i, "delete", []);
+            continue;
+          }
+          const inst = this.find(t);
+          if (inst) this.send(inst, "delete", []);
+          else ok = false;
+        }
+        return ok ? TRUE : FALSE;
+      }
+      case "symbol-to-instance-name":
+        return isSymbol(a0) ? instanceName(a0) : FALSE;
+      case "instance-name-to-symbol":
+        return isInstanceName(a0) ? a0.name : isSymbol(a0) ? a0 : FALSE;
+      case "class-existp":
+        return isSymbol(a0) && this.classes.has(a0) ? TRUE : FALSE;
+      case "subclassp":
+      case "superclassp": {
+        const a = isSymbol(a0) ? this.classes.get(a0) : undefined;
+        const b = isSymbol(args[1] as Value) ? this.classes.get(args[1] as string) : undefined;
+        if (!a || !b) return FALSE;
+        const [sub, sup] = name === "subclassp" ? [a, b] : [b, a];
+        return sub !== sup && sub.cpl.includes(sup) ? TRUE : FALSE;
+      }
+      case "dynamic-get":
+        return this.slotOf(this.currentSelf(), String(a0));
+      case "dynamic-put":
+        return this.setSlot(this.currentSelf(), String(a0), slotValue(args.slice(1)));
+      case "instances":
+        this.host().print("t", this.listing());
+        return VOID;
+      case "ppinstance":
+        this.host().print("t", this.printText(this.currentSelf()));
+        return VOID;
+      case "gensym":
+        return `gen${this.gensymCounter++}`;
+      case "gensym*": {
+        let s = `gen${this.gensymCounter++}`;
+        while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
+        return s;
+      }
+      case "setgen":
+        if (typeof a0 === "number") this.gensymCounter = a0;
+        return a0;
+      default:
+        return null;
+    }
+  }
+}
+
+function toInstanceName(v: Value): InstanceName {
+  if (isInstanceName(v)) return v;
+  if (isSymbol(v)) return instanceName(v);
+  if (isString(v)) return instanceName(v.value);
+  throw rulesRuntimeError(`an instance name must be a symbol, not ${formatValue(v)}`);
+}
+
+function flatten(vals: Value[]): Atom[] {
+  const out: Atom[] = [];
+  for (const v of vals) {
+    if (isMultifield(v)) out.push(...v);
+    else out.push(v);
+  }
+  return out;
+}
+
+/**
+ * CLIPS's class precedence list: a class before its superclasses, the direct superclasses in
+ * the order given; among several candidates, the one that is a direct superclass of the class
+ * placed most recently (as CLOS and CLIPS's BPG appendix describe).
+ */
+function precedenceList(cls: ClassDef): ClassDef[] {
+  const all: ClassDef[] = [];
+  const collect = (c: ClassDef) => {
+    if (all.includes(c)) return;
+    all.push(c);
+    for (const s of c.supers) collect(s);
+  };
+  collect(cls);
+  // Pairs (a before b): each class before its first direct superclass, and each direct
+  // superclass before the next.
+  const before = new Map<ClassDef, Set<ClassDef>>();
+  for (const c of all) before.set(c, new Set());
+  for (const c of all) {
+    let prev = c;
+    for (const s of c.supers) {
+      before.get(s)?.add(prev);
+      prev = s;
+    }
+  }
+  const out: ClassDef[] = [];
+  const left = new Set(all);
+  while (left.size > 0) {
+    const ready = [...left].filter((c) => [...(before.get(c) ?? [])].every((p) => !left.has(p)));
+    if (ready.length === 0)
+      throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
+    let pick = ready[0] as ClassDef;
+    if (ready.length > 1) {
+      outer: for (let i = out.length - 1; i >= 0; i--) {
+        for (const s of (out[i] as ClassDef).supers) {
+          if (ready.includes(s)) {
+            pick = s;
+            break outer;
+          }
+        }
+      }
+    }
+    out.push(pick);
+    left.delete(pick);
+  }
+  return out;
+}

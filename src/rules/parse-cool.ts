@@ -1,0 +1,258 @@
+/** Parsing of COOL's constructs and generic functions: defclass, defmessage-handler, definstances, defgeneric, defmethod. */
+import type {
+  ClassSlotAst,
+  DefclassAst,
+  DefinstancesAst,
+  Expr,
+  HandlerAst,
+  MethodAst,
+  MethodParam,
+} from "./ast.js";
+import { rulesParseError } from "./errors.js";
+import { skipComment, symbolAt } from "./parse-constructs.js";
+import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
+import { describe, type SList, type SNode } from "./reader.js";
+
+const isSym = (n: SNode | undefined, text?: string): boolean =>
+  n?.type === "atom" && n.kind === "symbol" && (text === undefined || n.text === text);
+
+/** `(defclass NAME ["comment"] (is-a SUPER…) [(role …)] [(pattern-match …)] (slot …)… (message-handler …)…)` */
+export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
+  const name = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
+  ctx.construct = `defclass ${name}`;
+  let at = skipComment(list, 2);
+  const isa = list.items[at];
+  if (isa?.type !== "list" || !isSym(isa.items[0], "is-a") || isa.items.length < 2) {
+    throw rulesParseError(isa?.pos ?? list.pos, "(is-a SUPERCLASS…)", describe(isa), {
+      construct: ctx.construct,
+      hint: "A class names its superclasses first: (defclass A (is-a USER) …).",
+    });
+  }
+  const supers = isa.items.slice(1).map((n) => {
+    if (n.type !== "atom" || n.kind !== "symbol")
+      throw rulesParseError(n.pos, "a class name", describe(n), { construct: ctx.construct });
+    return n.text;
+  });
+  at++;
+  let abstract: boolean | null = null;
+  const slots: ClassSlotAst[] = [];
+  for (const n of list.items.slice(at)) {
+    const head = n.type === "list" ? n.items[0] : undefined;
+    if (n.type !== "list" || head?.type !== "atom") {
+      throw rulesParseError(n.pos, "a slot, role or pattern-match list", describe(n), {
+        construct: ctx.construct,
+      });
+    }
+    switch (head.text) {
+      case "role":
+        abstract = isSym(n.items[1], "abstract");
+        break;
+      case "pattern-match":
+      case "message-handler":
+        break;
+      case "slot":
+      case "single-slot":
+      case "multislot":
+        slots.push(parseClassSlot(n, head.text === "multislot", ctx));
+        break;
+      default:
+        throw rulesParseError(
+          head.pos,
+          "slot, multislot, role, pattern-match or message-handler",
+          describe(head),
+          {
+            construct: ctx.construct,
+          },
+        );
+    }
+  }
+  return { name, supers, abstract, slots, source: list.source };
+}
+
+function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSlotAst {
+  const name = symbolAt(list, 1, "a slot name", ctx).text;
+  let defaults: Expr[] = [];
+  let dynamic = false;
+  let access: ClassSlotAst["access"] = "read-write";
+  for (const f of list.items.slice(2)) {
+    const head = f.type === "list" ? f.items[0] : undefined;
+    if (f.type !== "list" || head?.type !== "atom") {
+      throw rulesParseError(
+        f.pos,
+        "a slot facet (default …), (create-accessor …), …",
+        describe(f),
+        {
+          construct: ctx.construct,
+        },
+      );
+    }
+    const args = f.items.slice(1);
+    switch (head.text) {
+      case "default":
+      case "default-dynamic": {
+        const only = args[0];
+        const special =
+          args.length === 1 &&
+          only?.type === "atom" &&
+          only.kind === "sfvar" &&
+          (only.text === "NONE" || only.text === "DERIVE");
+        defaults = special ? [] : args.map((a) => parseExpr(a, ctx));
+        dynamic = head.text === "default-dynamic";
+        break;
+      }
+      case "create-accessor": {
+        const a = args[0];
+        const t = a?.type === "atom" ? a.text : "";
+        access =
+          t === "read" ? "read" : t === "write" ? "write" : t === "NONE" ? "none" : "read-write";
+        break;
+      }
+      default:
+        // type, allowed-…, range, cardinality, access, storage, propagation, source,
+        // pattern-match, visibility, override-message: accepted, not enforced.
+        break;
+    }
+  }
+  return { name, multi, defaults, dynamic, access };
+}
+
+/** The parameters `(?a ?b [$?rest])` of a handler. */
+function parseParams(
+  node: SNode | undefined,
+  ctx: ParseContext,
+): { params: string[]; rest: string | null } {
+  if (node?.type !== "list") {
+    throw rulesParseError(
+      node?.pos ?? { line: 0, column: 0 },
+      "a parameter list (?a …)",
+      describe(node),
+      {
+        construct: ctx.construct,
+      },
+    );
+  }
+  const params: string[] = [];
+  let rest: string | null = null;
+  node.items.forEach((p, k) => {
+    if (p.type === "atom" && p.kind === "sfvar") params.push(p.text);
+    else if (p.type === "atom" && p.kind === "mfvar" && k === node.items.length - 1) rest = p.text;
+    else
+      throw rulesParseError(p.pos, "a parameter ?name", describe(p), { construct: ctx.construct });
+  });
+  return { params, rest };
+}
+
+const HANDLER_TYPES = new Set(["primary", "before", "after", "around"]);
+
+/** `(defmessage-handler CLASS name [type] ["comment"] (?a…) action…)` */
+export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
+  const cls = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
+  const name = symbolAt(list, 2, "a message name", ctx).text;
+  ctx.construct = `defmessage-handler ${cls} ${name}`;
+  let at = 3;
+  let type: HandlerAst["type"] = "primary";
+  const t = list.items[3];
+  if (t?.type === "atom" && t.kind === "symbol" && HANDLER_TYPES.has(t.text)) {
+    type = t.text as HandlerAst["type"];
+    at = 4;
+  }
+  at = skipComment(list, at);
+  const { params, rest } = parseParams(list.items[at], ctx);
+  const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  return { cls, name, type, params, rest, body, source: list.source };
+}
+
+/** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */
+export function parseDefinstances(list: SList, ctx: ParseContext): DefinstancesAst {
+  const name = symbolAt(list, 1, "a definstances name", ctx).text;
+  ctx.construct = `definstances ${name}`;
+  let at = 2;
+  if (isSym(list.items[at], "active")) at++;
+  at = skipComment(list, at);
+  const instances = list.items.slice(at).map((n) => {
+    if (n.type !== "list") {
+      throw rulesParseError(n.pos, "(name of CLASS (slot value)…)", describe(n), {
+        construct: ctx.construct,
+      });
+    }
+    let k = 0;
+    let iname: Expr | null = null;
+    if (!isSym(n.items[0], "of")) {
+      iname = parseExpr(n.items[0] as SNode, ctx);
+      k = 1;
+    }
+    if (!isSym(n.items[k], "of") || !isSym(n.items[k + 1])) {
+      throw rulesParseError(
+        n.items[k]?.pos ?? n.pos,
+        "'of' and a class name",
+        describe(n.items[k]),
+        {
+          construct: ctx.construct,
+        },
+      );
+    }
+    const cls = (n.items[k + 1] as SNode & { text: string }).text;
+    const slots = n.items.slice(k + 2).map((s) => {
+      const head = s.type === "list" ? s.items[0] : undefined;
+      if (s.type !== "list" || head?.type !== "atom") {
+        throw rulesParseError(s.pos, "a slot override (slot value…)", describe(s), {
+          construct: ctx.construct,
+        });
+      }
+      return { name: head.text, values: s.items.slice(1).map((v) => parseExpr(v, ctx)) };
+    });
+    return { name: iname, cls, slots };
+  });
+  return { name, instances, source: list.source };
+}
+
+/** `(defgeneric name ["comment"])`: the generic's name. */
+export function parseDefgeneric(list: SList, ctx: ParseContext): string {
+  ctx.construct = "defgeneric";
+  return splitModuleName(symbolAt(list, 1, "a generic function name", ctx).text, ctx).name;
+}
+
+/** The name of `(defmethod name …)`, read before the body (a method may call its generic). */
+export function defmethodName(list: SList, ctx: ParseContext): string {
+  return splitModuleName(symbolAt(list, 1, "a generic function name", ctx).text, ctx).name;
+}
+
+/** `(defmethod name [index] ["comment"] (param… [$?rest]) action…)` */
+export function parseDefmethod(list: SList, ctx: ParseContext): MethodAst {
+  const name = defmethodName(list, ctx);
+  ctx.construct = `defmethod ${name}`;
+  let at = 2;
+  const idx = list.items[at];
+  if (idx?.type === "atom" && idx.kind === "integer") at++;
+  at = skipComment(list, at);
+  const plist = list.items[at];
+  if (plist?.type !== "list") {
+    throw rulesParseError(plist?.pos ?? list.pos, "a parameter list", describe(plist), {
+      construct: ctx.construct,
+    });
+  }
+  const params: MethodParam[] = [];
+  let rest: MethodParam | null = null;
+  plist.items.forEach((p, k) => {
+    const last = k === plist.items.length - 1;
+    const v = p.type === "list" ? p.items[0] : p;
+    if (v?.type !== "atom" || (v.kind !== "sfvar" && !(v.kind === "mfvar" && last))) {
+      throw rulesParseError(p.pos, "a parameter ?name or (?name TYPE… [query])", describe(p), {
+        construct: ctx.construct,
+      });
+    }
+    const types: string[] = [];
+    let query: Expr | null = null;
+    if (p.type === "list") {
+      for (const r of p.items.slice(1)) {
+        if (r.type === "atom" && r.kind === "symbol") types.push(r.text);
+        else query = parseExpr(r, ctx);
+      }
+    }
+    const param = { name: v.text, types, query };
+    if (v.kind === "mfvar") rest = param;
+    else params.push(param);
+  });
+  const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  return { name, params, rest, body, source: list.source };
+}

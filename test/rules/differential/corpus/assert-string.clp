@@ -1,0 +1,6 @@
+(deftemplate p (slot a))
+(printout t (assert-string "(x 1 \"s\" 2.5)") crlf)
+(printout t (assert-string "(p (a 3))") crlf)
+(printout t (assert-string "(x 1 \"s\" 2.5)") crlf)
+(facts)
+(exit)
