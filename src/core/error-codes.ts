@@ -49,6 +49,8 @@ export const ERROR_CODES = {
   STORE_BUSY: { exit: 2, http: 503 },
   STORE_BACKUP_FAILED: { exit: 2, http: 500 },
   STORE_UNSUPPORTED: { exit: 2, http: 501 },
+  /** A restore or reset refused while runs hold live thread leases. */
+  STORE_IN_USE: { exit: 2, http: 409 },
   MIGRATION_PENDING: { exit: 2, http: 503 },
   CONFIG_INVALID: { exit: 2, http: 400 },
   CONFIRMATION_REQUIRED: { exit: 2, http: 400 },
