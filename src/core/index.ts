@@ -5,5 +5,6 @@ export { ERROR_CODES, type ErrorCode, exitCodeFor, httpStatusFor } from "./error
 export { isKeelError, KeelError, type KeelErrorOptions, toKeelError } from "./errors.js";
 export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";
 export { newId, newRandomId } from "./ids.js";
+export { jsonTooDeepAt, MAX_JSON_DEPTH } from "./json-depth.js";
 export { isOptionalPeerLoaded, loadOptionalPeer, preloadOptionalPeer } from "./optional-peer.js";
 export { VERSION } from "./version.js";

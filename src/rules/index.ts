@@ -18,7 +18,7 @@ export {
   RuleEngine,
   type RuleEngineOptions,
 } from "./engine.js";
-export { readForms, type SourcePos } from "./reader.js";
+export { MAX_FORM_DEPTH, readForms, type SourcePos } from "./reader.js";
 export {
   type CheckRulesOptions,
   checkRules,
