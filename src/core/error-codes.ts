@@ -63,6 +63,8 @@ export const ERROR_CODES = {
   // rules
   RULES_PARSE: { exit: 2, http: 400 },
   RULES_RUNTIME: { exit: 2, http: 500 },
+  /** A bound of rule evaluation reached (firings, loop iterations, facts, wall time). */
+  RULES_LIMIT: { exit: 2, http: 500 },
   // ir
   IR_INVALID: { exit: 1, http: 422 },
   IR_VERSION_INVALID: { exit: 2, http: 400 },

@@ -8,6 +8,7 @@ import type { Fact } from "./facts.js";
 import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
+import type { RuleLimits } from "./limits.js";
 import { factsListing } from "./printer.js";
 import {
   type Atom,
@@ -52,6 +53,10 @@ export interface HostBackend {
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
   readonly input: InputBuffer;
+  /** The engine's bounds (read per loop, so a change applies at once). */
+  readonly limits: RuleLimits;
+  /** RULES_LIMIT when the current run or top-level command is past its wall time. */
+  checkDeadline(): void;
 }
 
 /** Builds the host compiled expressions evaluate against. */
@@ -94,6 +99,10 @@ export function createEvalHost(b: HostBackend): EvalHost {
     global: (name) => b.global(name),
     setGlobal: (name, value) => b.setGlobal(name, value),
     command: (name, args) => command(b, name, args),
+    get limits() {
+      return b.limits;
+    },
+    checkDeadline: () => b.checkDeadline(),
   };
 }
 

@@ -9,7 +9,12 @@ import {
   START,
   StateGraph,
 } from "../../graph/index.js";
-import type { RuleEngine } from "../../rules/index.js";
+import {
+  IR_RULE_LIMITS,
+  type RuleEngine,
+  type RuleLimits,
+  resolveRuleLimits,
+} from "../../rules/index.js";
 import { timeoutMillis } from "../duration.js";
 import { IrValidationError } from "../errors.js";
 import type { Action, IRDocument } from "../models/index.js";
@@ -54,6 +59,11 @@ export interface CompileDocumentOptions {
    * ungoverned (library use, tests), and a node's tool call is refused.
    */
   governance?: IrGovernance;
+  /**
+   * Bounds on the rules of each step (document rules and packs) over `IR_RULE_LIMITS`: a rule
+   * that does not settle fails the step with RULES_LIMIT naming it (the run is left `failed`).
+   */
+  ruleLimits?: Partial<RuleLimits>;
 }
 
 const JOIN = "__ir_join__";
@@ -110,7 +120,8 @@ export async function compileDocument(
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
   const shape = state.shape;
-  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance);
+  const limits = resolveRuleLimits(options.ruleLimits, IR_RULE_LIMITS);
+  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance, limits);
   return {
     graph: graph.compile(options.checkpointer ? { checkpointer: options.checkpointer } : {}),
     graphHash: hash,
@@ -129,6 +140,7 @@ function buildGraph(
   packs: string[],
   hash: string,
   governance: IrGovernance | undefined,
+  limits: RuleLimits,
 ) {
   const spec: Record<string, ReturnType<typeof Annotation>> = {};
   for (const field of shape.fields) spec[field] = Annotation<unknown>();
@@ -286,6 +298,8 @@ function buildGraph(
         );
       }
       const engine = engineFor(doc, packs, state.__ir.rules);
+      // Pooled and restored engines are shared by runs: each step sets this run's bounds.
+      engine.setLimits(limits, limits);
       const mirror = mirrorState(
         engine,
         state.__ir.mirror,
