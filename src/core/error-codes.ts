@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   PLUGIN_STORAGE: { exit: 2, http: 400 },
   STORE_NOT_A_DATABASE: { exit: 2, http: 500 },
   STORE_BUSY: { exit: 2, http: 503 },
+  /** The database server stopped answering within the configured timeouts, or dropped the connection. */
+  STORE_UNAVAILABLE: { exit: 2, http: 503 },
   STORE_BACKUP_FAILED: { exit: 2, http: 500 },
   STORE_UNSUPPORTED: { exit: 2, http: 501 },
   /** A restore or reset refused while runs hold live thread leases. */

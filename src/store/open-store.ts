@@ -113,6 +113,7 @@ export function openBackend(
   }
   return openPostgresBackend(location, {
     poolSize: options.poolSize ?? 10,
+    ...(options.postgresTimeouts ? { timeouts: options.postgresTimeouts } : {}),
     readOnly: options.readOnly === true,
   });
 }
