@@ -49,6 +49,10 @@ export const ERROR_CODES = {
   STORE_BUSY: { exit: 2, http: 503 },
   /** The database server stopped answering within the configured timeouts, or dropped the connection. */
   STORE_UNAVAILABLE: { exit: 2, http: 503 },
+  /** The disk (or the database's size limit) is full: nothing more can be written. */
+  STORE_FULL: { exit: 2, http: 507 },
+  /** The operating system failed a read or write of the database file. */
+  STORE_IO_FAILED: { exit: 2, http: 500 },
   STORE_BACKUP_FAILED: { exit: 2, http: 500 },
   STORE_UNSUPPORTED: { exit: 2, http: 501 },
   /** A restore or reset refused while runs hold live thread leases. */

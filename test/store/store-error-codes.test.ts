@@ -93,4 +93,129 @@ describe("store failures have STORE_* codes", () => {
       await store.close();
     }
   });
+  it("a disk that fills during an IR run is STORE_FULL (real SQLite, max_page_count), the run failed", async () => {
+    const { dir, db } = await workspace();
+    const doc = bigDocument(dir, 2_000_000);
+    const store = await openStore({ db, backupBeforeMigrate: false });
+    try {
+      if (store.native.dialect !== "sqlite") throw new Error("sqlite expected");
+      const pages = Number(store.native.database.pragma("page_count", { simple: true }));
+      // The file may grow by 20 pages (80 KiB): the 2 MB step cannot be written.
+      store.native.database.pragma(`max_page_count = ${pages + 20}`);
+      await expect(
+        startGovernedDocument(store, { path: doc }, { input: {} }),
+      ).rejects.toMatchObject({
+        code: "STORE_FULL",
+        message: expect.stringContaining("keel runs resume"),
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a read-only database file is STORE_READ_ONLY for a writer, and read-only verbs leave no -wal/-shm", async (context) => {
+    const { dir, db } = await workspace();
+    const doc = bigDocument(dir, 10);
+    // As root, permissions do not stop writes: the immutable attribute does (ext4); elsewhere, 0444.
+    const root = process.getuid?.() === 0;
+    try {
+      if (root) execFileSync("chattr", ["+i", db], { stdio: "ignore" });
+      else execFileSync("chmod", ["0444", db]);
+    } catch {
+      context.skip("cannot make the database file read-only here (chattr needs ext4 and root)");
+    }
+    try {
+      for (const verb of [
+        ["runs", "list"],
+        ["runs", "show", "nope"],
+        ["audit", "list"],
+        ["audit", "search", "--type", "task."],
+        ["ledger", "list"],
+      ]) {
+        const read = await keelInProcess([...verb, "--db", db, "--json"], { cwd: dir });
+        expect(read.exitCode, `${verb.join(" ")}: ${read.stdout}`).not.toBe(2);
+        expect(readdirSync(dir).sort(), verb.join(" ")).toEqual(
+          ["keel.db", "kinds.mjs", "big.json"].sort(),
+        );
+      }
+      const write = await keelInProcess(["run", doc, "--input", "{}", "--db", db, "--json"], {
+        cwd: dir,
+      });
+      expect(write.exitCode, write.stdout).toBe(2);
+      expect((write.json.error as { code: string }).code).toBe("STORE_READ_ONLY");
+    } finally {
+      if (root) execFileSync("chattr", ["-i", db]);
+      else execFileSync("chmod", ["0644", db]);
+    }
+    expect(existsSync(db)).toBe(true);
+  });
+
+  it("a corrupt audit page: audit verify exits 1 with an unreadable finding; audit list is STORE_CORRUPT", async () => {
+    const { dir, db } = await workspace();
+    const doc = bigDocument(dir, 10);
+    const ran = await keelInProcess(["run", doc, "--input", "{}", "--db", db, "--json"], {
+      cwd: dir,
+    });
+    expect(ran.exitCode, ran.stdout).toBe(0);
+    const store = await openStore({ db, backupBeforeMigrate: false });
+    let rootPage = 0;
+    let pageSize = 0;
+    if (store.native.dialect === "sqlite") {
+      const database = store.native.database;
+      expect(
+        Number(database.prepare("SELECT count(*) FROM state_audit_events").pluck().get()),
+      ).toBeGreaterThan(0);
+      rootPage = Number(
+        database
+          .prepare("SELECT rootpage FROM sqlite_master WHERE name = 'state_audit_events'")
+          .pluck()
+          .get(),
+      );
+      pageSize = Number(database.pragma("page_size", { simple: true }));
+    }
+    await store.close();
+    // Garbage over the table's root page, as a bad sector would leave it.
+    const fd = openSync(db, "r+");
+    writeSync(fd, Buffer.alloc(pageSize, 0x41), 0, pageSize, (rootPage - 1) * pageSize);
+    closeSync(fd);
+
+    const verify = await keelInProcess(["audit", "verify", "--db", db, "--json"], { cwd: dir });
+    expect(verify.exitCode, verify.stdout).toBe(1);
+    expect(verify.json.ok).toBe(false);
+    expect(verify.json.findings).toEqual([
+      expect.objectContaining({
+        kind: "unreadable",
+        message: expect.stringContaining("STORE_CORRUPT"),
+      }),
+    ]);
+    const list = await keelInProcess(["audit", "list", "--db", db, "--json"], { cwd: dir });
+    expect(list.exitCode).toBe(2);
+    expect((list.json.error as { code: string }).code).toBe("STORE_CORRUPT");
+  });
+
+  it("control characters in ids are escaped when printed", async () => {
+    const { dir, db } = await workspace();
+    const hostile = "t\u001b]0;owned\u0007\u001b[2J\r\nfake";
+    const shown = await keelInProcess(["runs", "show", hostile, "--db", db], { cwd: dir });
+    expect(shown.exitCode).toBe(5);
+    expect(shown.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    // Messages may span lines (a line break stays); every other control is shown escaped.
+    expect(shown.stderr).toContain("t\\x1b]0;owned\\x07\\x1b[2J\\r");
+    // A thread with such an id, listed in a table: one line, escaped.
+    const doc = bigDocument(dir, 10);
+    const ran = await keelInProcess(
+      ["run", doc, "--thread", hostile, "--input", "{}", "--db", db, "--json"],
+      { cwd: dir },
+    );
+    expect(ran.exitCode, ran.stdout).toBe(0);
+    const listed = await keelInProcess(["runs", "list", "--db", db], { cwd: dir });
+    expect(listed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    expect(listed.stdout).toContain("t\\x1b]0;owned");
+    expect(listed.stdout.trim().split("\n")).toHaveLength(2);
+    // JSON output keeps the id exact (JSON escapes it).
+    const json = await keelInProcess(["runs", "list", "--db", db, "--json"], { cwd: dir });
+    expect((json.json.threads as { threadId: string }[])[0]?.threadId).toBe(
+      "t\u001b]0;owned\u0007\u001b[2J\r\nfake",
+    );
+  });
 });
