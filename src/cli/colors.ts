@@ -8,7 +8,7 @@ const paints = picocolors.createColors(true);
  * program that runs the CLI in its own process — take effect, and piped output (a script, CI)
  * stays plain unless forced.
  */
-function colourful(): boolean {
+export function colourful(): boolean {
   const { env } = process;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;

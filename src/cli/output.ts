@@ -1,5 +1,6 @@
 import { toKeelError } from "../core/index.js";
-import { pc } from "./colors.js";
+import { colourful, pc } from "./colors.js";
+import { escapeControls } from "./escape.js";
 
 /** Options every verb understands. */
 export interface OutputOptions {
@@ -14,7 +15,8 @@ export function printResult(options: OutputOptions, data: unknown, human: () => 
     return;
   }
   if (options.quiet) return;
-  const text = human();
+  // Ids and messages come from users: their control characters are shown, never obeyed.
+  const text = escapeControls(human(), { keep: "\n", colours: colourful() });
   if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 }
 
@@ -33,13 +35,17 @@ export function reportError(options: OutputOptions, thrown: unknown): void {
   if (options.json) {
     process.stdout.write(`${JSON.stringify(error.toJSON())}\n`);
   } else {
-    process.stderr.write(`${pc.red("error")} ${pc.dim(`[${error.code}]`)} ${error.message}\n`);
+    const message = escapeControls(error.message, { keep: "\n" });
+    process.stderr.write(`${pc.red("error")} ${pc.dim(`[${error.code}]`)} ${message}\n`);
   }
   process.exitCode = error.exitCode;
 }
 
 /** Renders rows as an aligned table with a header. */
-export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(headers: readonly string[], given: readonly (readonly string[])[]): string {
+  // A cell is one line: a line break or tab inside an id would break the columns.
+  const colours = colourful();
+  const rows = given.map((row) => row.map((cell) => escapeControls(cell, { colours })));
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? "").length)),
   );

@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { KeelError } from "../core/index.js";
 import {
+  kernelMigrationStatus,
   type OpenStoreOptions,
   openStore,
   resolveStoreLocation,
@@ -60,6 +62,32 @@ export function openCliStore(
     onProgress: (message) => progress(options, message),
     ...extra,
   });
+}
+
+/**
+ * Opens the store for a verb that only reads (`runs list`, `audit list`, …): read-only, so it
+ * writes nothing — no journal-mode switch, and no `-wal`/`-shm` left beside a file Keel may not
+ * write. A database that does not exist yet or has migrations pending is opened as usual
+ * (created and migrated), since a read-only open could not show it.
+ */
+export async function openReadCliStore(options: StoreCliOptions): Promise<Store> {
+  const location = locationFor(options);
+  if (location.dialect === "sqlite" && (location.path === ":memory:" || !existsSync(location.path)))
+    return openCliStore(options);
+  let store: Store;
+  try {
+    store = await openCliStore(options, { readOnly: true });
+  } catch {
+    // Whatever the read-only open met (a file to migrate first, …), the usual open reports.
+    return openCliStore(options);
+  }
+  try {
+    if ((await kernelMigrationStatus(store)).pending.length === 0) return store;
+  } catch {
+    // An empty or foreign schema: the usual open says what is wrong.
+  }
+  await store.close();
+  return openCliStore(options);
 }
 
 /**

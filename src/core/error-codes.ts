@@ -47,8 +47,16 @@ export const ERROR_CODES = {
   PLUGIN_STORAGE: { exit: 2, http: 400 },
   STORE_NOT_A_DATABASE: { exit: 2, http: 500 },
   STORE_BUSY: { exit: 2, http: 503 },
+  /** The database server stopped answering within the configured timeouts, or dropped the connection. */
+  STORE_UNAVAILABLE: { exit: 2, http: 503 },
+  /** The disk (or the database's size limit) is full: nothing more can be written. */
+  STORE_FULL: { exit: 2, http: 507 },
+  /** The operating system failed a read or write of the database file. */
+  STORE_IO_FAILED: { exit: 2, http: 500 },
   STORE_BACKUP_FAILED: { exit: 2, http: 500 },
   STORE_UNSUPPORTED: { exit: 2, http: 501 },
+  /** A restore or reset refused while runs hold live thread leases. */
+  STORE_IN_USE: { exit: 2, http: 409 },
   MIGRATION_PENDING: { exit: 2, http: 503 },
   CONFIG_INVALID: { exit: 2, http: 400 },
   CONFIRMATION_REQUIRED: { exit: 2, http: 400 },
@@ -61,6 +69,8 @@ export const ERROR_CODES = {
   // rules
   RULES_PARSE: { exit: 2, http: 400 },
   RULES_RUNTIME: { exit: 2, http: 500 },
+  /** A bound of rule evaluation reached (firings, loop iterations, facts, wall time). */
+  RULES_LIMIT: { exit: 2, http: 500 },
   // ir
   IR_INVALID: { exit: 1, http: 422 },
   IR_VERSION_INVALID: { exit: 2, http: 400 },

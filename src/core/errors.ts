@@ -65,12 +65,34 @@ export function isKeelError(value: unknown): value is KeelError {
   );
 }
 
+/** Turns a foreign error Keel recognises (a database driver's) into a KeelError, or undefined. */
+export type ErrorTranslator = (value: unknown) => KeelError | undefined;
+
+const translators: ErrorTranslator[] = [];
+
+/**
+ * Lets a lower layer name the errors of its own drivers for `toKeelError`: the store registers
+ * SQLite's (a full disk is STORE_FULL, a corrupt page STORE_CORRUPT, …), so whatever boundary
+ * meets such an error — the CLI, the server, a run recording why it failed — reports its code,
+ * not INTERNAL. Core cannot import the store (layers go downward), hence the registration.
+ *
+ * @example
+ * registerErrorTranslator((e) => (isDiskFull(e) ? new KeelError("STORE_FULL", "…") : undefined));
+ */
+export function registerErrorTranslator(translator: ErrorTranslator): void {
+  if (!translators.includes(translator)) translators.push(translator);
+}
+
 /**
  * Normalises anything thrown into a KeelError, once, at an interface boundary.
- * Known Keel errors pass through untouched.
+ * Known Keel errors pass through untouched; errors a registered translator knows get its code.
  */
 export function toKeelError(value: unknown): KeelError {
   if (isKeelError(value)) return value;
+  for (const translate of translators) {
+    const known = translate(value);
+    if (known) return known;
+  }
   const message = value instanceof Error ? value.message : String(value);
   return new KeelError("INTERNAL", `Unexpected error: ${message}`, { cause: value });
 }

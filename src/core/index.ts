@@ -2,8 +2,16 @@ export { canonicalJson } from "./canonical-json.js";
 export { type Clock, systemClock } from "./clock.js";
 export { compareCodePoints } from "./code-point-order.js";
 export { ERROR_CODES, type ErrorCode, exitCodeFor, httpStatusFor } from "./error-codes.js";
-export { isKeelError, KeelError, type KeelErrorOptions, toKeelError } from "./errors.js";
+export {
+  type ErrorTranslator,
+  isKeelError,
+  KeelError,
+  type KeelErrorOptions,
+  registerErrorTranslator,
+  toKeelError,
+} from "./errors.js";
 export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";
 export { newId, newRandomId } from "./ids.js";
+export { jsonTooDeepAt, MAX_JSON_DEPTH } from "./json-depth.js";
 export { isOptionalPeerLoaded, loadOptionalPeer, preloadOptionalPeer } from "./optional-peer.js";
 export { VERSION } from "./version.js";

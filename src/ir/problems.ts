@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from "../core/index.js";
 
 /**
  * One validation problem, as data (the CLI formats it). `path` is an RFC 6901 JSON Pointer into
@@ -28,6 +29,27 @@ export function jsonPointer(path: readonly PropertyKey[]): string {
     .join("");
 }
 
+/**
+ * The `too_deep` problem for a value nested deeper than `MAX_JSON_DEPTH` (its path under
+ * `base`), or undefined. Checked before anything walks the value recursively.
+ *
+ * @example
+ * tooDeepProblem(JSON.parse("[".repeat(5000) + "]".repeat(5000)), "The run's input")?.code // "too_deep"
+ */
+export function tooDeepProblem(value: unknown, what: string, base = ""): Problem | undefined {
+  const at = jsonTooDeepAt(value);
+  if (at === undefined) return undefined;
+  const path = at === "/" ? base || "/" : `${base}${at}`;
+  return {
+    code: "too_deep",
+    path,
+    message: `${what} is nested more than ${MAX_JSON_DEPTH} levels deep (at ${path}).`,
+    expected: `arrays and objects nested at most ${MAX_JSON_DEPTH} levels deep`,
+    actual: `deeper than ${MAX_JSON_DEPTH} levels`,
+    hint: "Flatten the value (or pass the deep part as a string).",
+  };
+}
+
 /** A short rendering of a value for `actual`: JSON, cut at 60 characters; `missing` when absent. */
 export function renderActual(value: unknown): string {
   if (value === undefined) return "missing";
@@ -35,7 +57,8 @@ export function renderActual(value: unknown): string {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    // A cycle or a value too deep to render: String() of a deep array would overflow too.
+    text = Array.isArray(value) ? "[…]" : typeof value === "object" ? "{…}" : typeof value;
   }
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -8,6 +8,7 @@ import {
   type Problem,
   problemsFromIssues,
   renderActual,
+  tooDeepProblem,
 } from "./problems.js";
 import { checkReferences, type ReferenceOptions } from "./references.js";
 import { checkRuleConditions } from "./rule-conditions.js";
@@ -72,6 +73,8 @@ function runStages(input: unknown, options: ValidateOptions): ValidationResult {
     if (!parsed.ok) return fail([parsed.problem]);
     data = parsed.value;
   }
+  const deep = tooDeepProblem(data, "The document");
+  if (deep) return fail([deep]);
 
   const structure = checkStructure(data);
   if (structure.problems.length > 0 || structure.document === undefined) {

@@ -6,6 +6,7 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
+import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
@@ -25,13 +26,15 @@ export interface BatchOptions {
    * unless asked for the exact transcript, since the prompt means nothing outside CLIPS.
    */
   banner?: boolean;
+  /** Bounds on evaluation over `DEFAULT_RULE_LIMITS`. */
+  limits?: Partial<RuleLimits>;
 }
 
 /** The result of running a .clp program like `clips -f2 file.clp`. */
 export interface BatchResult {
   /** Exactly what `clips -f2` prints for the supported subset (up to an error, if any). */
   output: string;
-  /** Every rule firing, in order. */
+  /** The rule firings, in order: the latest `maxFiringLog` of them (10,000 by default). */
   firings: Firing[];
   /** The facts at the end, in index order. */
   facts: FactData[];
@@ -55,6 +58,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       options.onOutput?.(text);
     },
     ...(options.input !== undefined ? { input: inputSource(options.input) } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
   const read = readFormsUntilError(source);

@@ -1,3 +1,4 @@
+import type { RuleLimits } from "./limits.js";
 /** The rule engine's public data types: what the host passes in and gets back. */
 import type { EncodedValue, Value } from "./values.js";
 
@@ -92,4 +93,6 @@ export interface RuleEngineOptions {
    * null at the end. Without it the input is empty (they answer EOF).
    */
   input?: () => string | null;
+  /** Bounds on evaluation over `DEFAULT_RULE_LIMITS` (firings, loops, facts, wall time, log). */
+  limits?: Partial<RuleLimits>;
 }

@@ -32,6 +32,12 @@ import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
+import {
+  DEFAULT_RULE_LIMITS,
+  type RuleLimits,
+  resolveRuleLimits,
+  ruleLimitError,
+} from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
@@ -172,6 +178,11 @@ export class RuleEngine {
     exists: (v) => (isFactRef(v) ? !v.retracted : this.objects.find(v) !== null),
     call: (name, args) => this.generics.call(name, args) ?? this.objects.call(name, args),
   };
+  private limits: RuleLimits = DEFAULT_RULE_LIMITS;
+  /** When the current run or top-level command must end (ms since the epoch); none outside one. */
+  private deadline = Number.POSITIVE_INFINITY;
+  /** The rule whose actions are running, for the wall-time error. */
+  private firingRule: string | undefined;
 
   constructor(options: RuleEngineOptions = {}) {
     // The host reads the current working memory, which reset and clear replace.
@@ -179,6 +190,7 @@ export class RuleEngine {
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
     this.procs = this.newProcedures();
+    this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
       this.registerFunction(name, fn);
     this.evalHost = createEvalHost({
@@ -210,6 +222,10 @@ export class RuleEngine {
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
       input: this.input,
       objects: this.objectOps,
+      get limits() {
+        return self.limits;
+      },
+      checkDeadline: () => this.checkDeadline(),
     });
     this.initialise();
   }
@@ -597,6 +613,8 @@ export class RuleEngine {
   }
 
   private assertResolved(r: ResolvedFact): Fact | null {
+    if (this.wm.byId.size >= this.limits.maxFacts)
+      throw ruleLimitError("maxFacts", this.limits.maxFacts);
     let fact: Fact | null;
     if (r.kind === "ordered") {
       if (this.templates.has(r.relation)) {
@@ -704,14 +722,22 @@ export class RuleEngine {
     if (this.running) return [];
     this.running = true;
     this.halted = false;
+    // A run inside a top-level command keeps the command's deadline.
+    const outermost = this.deadline === Number.POSITIVE_INFINITY;
+    if (outermost) this.deadline = Date.now() + this.limits.maxRunMs;
     // CLIPS focuses MAIN when a run starts with an empty focus stack.
     if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
     const stats = this.watches.has("statistics") ? new RunStatistics(this.counts()) : null;
+    const maxFirings = this.limits.maxFirings;
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
         const a = this.agenda.next();
         if (!a) break;
+        if (fired.length >= maxFirings)
+          throw ruleLimitError("maxFirings", maxFirings, mostFired(fired) ?? a.rule.name);
+        if (Date.now() > this.deadline)
+          throw ruleLimitError("maxRunMs", this.limits.maxRunMs, mostFired(fired) ?? a.rule.name);
         fired.push(this.fire(a, fired.length + 1));
         // CLIPS evaluates every dynamic salience again after each firing.
         if (this.salienceEvaluation === "every-cycle") this.refreshSaliences();
@@ -719,6 +745,7 @@ export class RuleEngine {
       }
     } finally {
       this.running = false;
+      if (outermost) this.deadline = Number.POSITIVE_INFINITY;
     }
     if (stats && this.watches.has("statistics")) this.onPrint(stats.text(fired.length));
     return fired;
@@ -727,6 +754,29 @@ export class RuleEngine {
   /** Facts and activations now, for `(watch statistics)`. */
   private counts(): { facts: number; activations: number } {
     return { facts: this.wm.byId.size, activations: this.agenda.size };
+  }
+
+  /** The engine's bounds on evaluation. */
+  get ruleLimits(): RuleLimits {
+    return this.limits;
+  }
+
+  /**
+   * Sets bounds over `DEFAULT_RULE_LIMITS` (each a whole number of at least 1); what is left out
+   * goes back to its default. The bounds are the host's, not the program's: clear, reset and
+   * restore keep them.
+   *
+   * @example
+   * engine.setLimits({ maxFirings: 10_000, maxRunMs: 5_000 });
+   */
+  setLimits(limits: Partial<RuleLimits>, base: RuleLimits = DEFAULT_RULE_LIMITS): void {
+    this.limits = resolveRuleLimits(limits, base);
+  }
+
+  /** RULES_LIMIT (naming the rule firing, if any) once the current run is past its wall time. */
+  private checkDeadline(): void {
+    if (Date.now() > this.deadline)
+      throw ruleLimitError("maxRunMs", this.limits.maxRunMs, this.firingRule);
   }
 
   /** Every firing since the engine was created or last cleared (the explanation log). */
@@ -764,11 +814,16 @@ export class RuleEngine {
       ? { rule: entry.name, facts, bindings, actions: entry.hostActions }
       : { rule: entry.name, facts, bindings };
     this.firingLog.push(firing);
+    // The log keeps the latest firings; dropping half at a time keeps the cost per firing flat.
+    if (this.firingLog.length > this.limits.maxFiringLog)
+      this.firingLog.splice(0, this.firingLog.length - Math.ceil(this.limits.maxFiringLog / 2));
     this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    this.firingRule = entry.name;
     try {
       runActions(entry, built, a, this.evalHost, () => this.exited);
     } finally {
       this.tms.current = null;
+      this.firingRule = undefined;
     }
     return firing;
   }
@@ -1135,14 +1190,33 @@ export class RuleEngine {
     ctx.construct = undefined;
     const expr = parseExpr(form, ctx);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
+    this.deadline = Date.now() + this.limits.maxRunMs;
     try {
       return fn({ tok: null, local: null, rhs, host: this.evalHost });
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       if (signal instanceof BreakSignal) return FALSE;
       throw signal;
+    } finally {
+      this.deadline = Number.POSITIVE_INFINITY;
     }
   }
+}
+
+/** The rule that fired most often among `fired` (the one that does not settle), if any. */
+function mostFired(fired: readonly Firing[]): string | undefined {
+  const counts = new Map<string, number>();
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const { rule } of fired) {
+    const n = (counts.get(rule) ?? 0) + 1;
+    counts.set(rule, n);
+    if (n > bestCount) {
+      best = rule;
+      bestCount = n;
+    }
+  }
+  return best;
 }
 
 /** The partial match of a rule's first `logical` CEs: the activation's ancestor covering them. */

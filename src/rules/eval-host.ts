@@ -8,6 +8,7 @@ import type { Fact } from "./facts.js";
 import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
+import type { RuleLimits } from "./limits.js";
 import { factsListing } from "./printer.js";
 import {
   type Atom,
@@ -53,6 +54,10 @@ export interface HostBackend {
   setGlobal(name: string, value: Value): void;
   readonly input: InputBuffer;
   readonly objects: ObjectOps;
+  /** The engine's bounds (read per loop, so a change applies at once). */
+  readonly limits: RuleLimits;
+  /** RULES_LIMIT when the current run or top-level command is past its wall time. */
+  checkDeadline(): void;
 }
 
 /** Builds the host compiled expressions evaluate against. */
@@ -96,6 +101,10 @@ export function createEvalHost(b: HostBackend): EvalHost {
     setGlobal: (name, value) => b.setGlobal(name, value),
     command: (name, args) => command(b, name, args),
     objects: b.objects,
+    get limits() {
+      return b.limits;
+    },
+    checkDeadline: () => b.checkDeadline(),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
+import { type RuleLimits, ruleLimitError } from "./limits.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import {
@@ -32,6 +33,10 @@ export interface EvalHost {
   command(name: string, args: Value[]): Value | null;
   /** COOL, generic functions and the query functions' access to facts and instances. */
   readonly objects: ObjectOps;
+  /** The engine's bounds: loops count their iterations against `maxLoopIterations`. */
+  readonly limits: RuleLimits;
+  /** RULES_LIMIT when the current run or command is past its wall time (loops call it). */
+  checkDeadline(): void;
 }
 
 /** What COOL's functions and the fact-set and instance-set queries ask the engine. */
@@ -266,8 +271,15 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       const cond = compileExpr(e.cond, opts);
       const body = compileBody(e.body, opts);
       return (f) => {
+        const max = f.host.limits.maxLoopIterations;
+        let n = 0;
         try {
-          while (cond(f) !== FALSE) body(f);
+          while (cond(f) !== FALSE) {
+            if (++n > max) throw ruleLimitError("maxLoopIterations", max, undefined, "while");
+            // The clock is read every 1024 iterations: a loop of cheap bodies stays cheap.
+            if ((n & 1023) === 0) f.host.checkDeadline();
+            body(f);
+          }
         } catch (signal) {
           if (!(signal instanceof BreakSignal)) throw signal;
         }
@@ -421,9 +433,13 @@ function compileLoop(e: Expr & { k: "loop" }, opts: CompileOptions): Compiled {
         clips: "[ARGACCES5] Function loop-for-count expected argument #1 to be of type integer",
       });
     }
+    const max = f.host.limits.maxLoopIterations;
+    if (end - start + 1 > max)
+      throw ruleLimitError("maxLoopIterations", max, undefined, "loop-for-count");
     try {
       for (let i = start; i <= end; i++) {
         if (name !== null) setVar(f, name, i);
+        if (((i - start + 1) & 1023) === 0) f.host.checkDeadline();
         body(f);
       }
     } catch (signal) {

@@ -4,6 +4,7 @@ import type { Activation } from "./agenda.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
+import { type RuleLimits, ruleLimitError } from "./limits.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
@@ -69,6 +70,14 @@ export function runActions(
     // rule's module out of focus, as in CLIPS.
     if (e instanceof ReturnSignal) host.command("pop-focus", []);
     if (isControlSignal(e)) return;
+    if (isKeelError(e) && e.code === "RULES_LIMIT" && e.details.rule === undefined) {
+      throw ruleLimitError(
+        e.details.limit as keyof RuleLimits,
+        e.details.value as number,
+        entry.name,
+        e.details.context as string | undefined,
+      );
+    }
     if (isKeelError(e) && e.code === "RULES_RUNTIME" && e.details.rule === undefined) {
       throw rulesRuntimeError(e.message.replace(/\.$/, ""), {
         rule: entry.name,

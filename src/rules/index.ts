@@ -18,7 +18,14 @@ export {
   RuleEngine,
   type RuleEngineOptions,
 } from "./engine.js";
-export { readForms, type SourcePos } from "./reader.js";
+export {
+  DEFAULT_RULE_LIMITS,
+  IR_RULE_LIMITS,
+  type RuleLimits,
+  resolveRuleLimits,
+  ruleLimitError,
+} from "./limits.js";
+export { MAX_FORM_DEPTH, readForms, type SourcePos } from "./reader.js";
 export {
   type CheckRulesOptions,
   checkRules,

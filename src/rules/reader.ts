@@ -61,6 +61,13 @@ for (const d of DELIMITERS) ENDS[d.charCodeAt(0)] = 1;
 ENDS[LT] = 1;
 
 /**
+ * The deepest nesting of parentheses the reader accepts. Real programs nest a few dozen levels;
+ * the parser and the evaluator recurse once per level, so a deeper form (100k parentheses) is
+ * refused here with RULES_PARSE rather than overflow the stack later.
+ */
+export const MAX_FORM_DEPTH = 256;
+
+/**
  * Reads CLIPS source text into top-level forms (S-expressions), with positions.
  * Fails with RULES_PARSE on unbalanced parentheses and unterminated strings.
  *
@@ -91,6 +98,8 @@ class Reader {
   private line = 1;
   /** Index in `src` of the current line's first character: a column is `i - lineStart + 1`. */
   private lineStart = 0;
+  /** How many lists are open at this point. */
+  private depth = 0;
   private readonly end: number;
   constructor(private readonly src: string) {
     this.end = src.length;
@@ -138,6 +147,25 @@ class Reader {
 
   private readList(): SList {
     const pos = this.pos();
+    if (this.depth >= MAX_FORM_DEPTH) {
+      throw rulesParseError(
+        pos,
+        `a form nested at most ${MAX_FORM_DEPTH} levels deep`,
+        "deeper nesting",
+        {
+          hint: "Split the expression into smaller ones (a deffunction, or intermediate bindings).",
+        },
+      );
+    }
+    this.depth++;
+    try {
+      return this.readListItems(pos);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private readListItems(pos: SourcePos): SList {
     const start = this.i;
     this.i++;
     const items: SNode[] = [];

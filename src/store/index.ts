@@ -66,6 +66,7 @@ export {
 } from "./preferences/setting-source.js";
 export * from "./schema.js";
 export { readJsonConfigFile, readScopeConfig, type ScopeConfig } from "./scope-config.js";
+export { storeErrorOf } from "./store-errors.js";
 export type {
   NativeHandle,
   OpenStoreOptions,

@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+// Registers the SQLite error translator with core (toKeelError) wherever a store is opened.
+import "./store-errors.js";
 import { join } from "node:path";
 import type { Transaction } from "kysely";
 import { KeelError } from "../core/index.js";
@@ -113,6 +115,7 @@ export function openBackend(
   }
   return openPostgresBackend(location, {
     poolSize: options.poolSize ?? 10,
+    ...(options.postgresTimeouts ? { timeouts: options.postgresTimeouts } : {}),
     readOnly: options.readOnly === true,
   });
 }

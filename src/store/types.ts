@@ -1,6 +1,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Kysely, Transaction } from "kysely";
 import type pg from "pg";
+import type { PostgresTimeouts } from "./dialects/postgres/postgres-timeouts.js";
 import type { MigrationReport } from "./migrate/types.js";
 import type { KernelDatabase } from "./schema.js";
 
@@ -79,6 +80,12 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Postgres only: pool size (default 10). */
   poolSize?: number;
+  /**
+   * Postgres only: statement, query, connection-wait and keepalive timeouts in ms (defaults
+   * 60 s, 75 s, 10 s, 10 s; env `KEEL_PG_STATEMENT_TIMEOUT_MS`, `KEEL_PG_QUERY_TIMEOUT_MS`,
+   * `KEEL_PG_CONNECT_TIMEOUT_MS`). Past them a call fails with STORE_UNAVAILABLE.
+   */
+  postgresTimeouts?: Partial<PostgresTimeouts>;
   /**
    * Where kernel migrations are read from (a folder per dialect holding `NNN_name.sql`).
    * Defaults to the bundled `src/store/migrations/<dialect>/`; tests point it elsewhere.

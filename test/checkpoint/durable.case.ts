@@ -920,10 +920,18 @@ export function runDurableSuite(options: {
         release();
         expect((await running).run.status).toBe("succeeded");
         expect(effects).toBe(1);
-        expect((await runs.get(second.id)).status).toBe("pending");
-        // Released at the end: the next execution of the thread may run.
+        // The loser is not left pending (it would look queued forever): failed, saying why.
+        expect(await runs.get(second.id)).toMatchObject({
+          status: "failed",
+          error: { code: "THREAD_LEASED" },
+        });
+        // Released at the end: the thread may run again (the loser by an explicit retry).
         expect(
-          (await runs.execute(second.id, (config) => graph.invoke(null, config))).run.status,
+          (
+            await runs.execute(second.id, (config) => graph.invoke(null, config), {
+              retry: true,
+            })
+          ).run.status,
         ).toBe("succeeded");
         expect((await saver.getThread("one-thread")).leaseOwner).toBeNull();
       },

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { valueHashOf } from "../../src/checkpoint/durable/blob-codec.js";
-import { ROW_LAYOUT } from "../../src/checkpoint/durable/value-map.js";
+import { ROW_LAYOUT, rowHashOf } from "../../src/checkpoint/durable/value-map.js";
 import {
   type CheckpointTuple,
   type DurableSaver,
@@ -44,11 +44,14 @@ interface RawRow {
   checkpoint_json: string;
   channel_seqs_json: string;
   metadata_json: string;
+  step: number;
+  source: string;
+  parent_checkpoint_id: string | null;
 }
 
 async function rowsOf(saver: DurableSaver, threadId: string): Promise<RawRow[]> {
   return saver.sql.all<RawRow>(
-    "SELECT id, checkpoint_json, channel_seqs_json, metadata_json FROM state_checkpoints WHERE thread_id = ? ORDER BY id",
+    "SELECT id, checkpoint_json, channel_seqs_json, metadata_json, step, source, parent_checkpoint_id FROM state_checkpoints WHERE thread_id = ? ORDER BY id",
     [threadId],
   );
 }
@@ -132,6 +135,59 @@ export function runRowLayoutSuite(options: {
       expect(JSON.parse(newest?.checkpoint_json ?? "{}").l).toBe(ROW_LAYOUT);
     });
 
+    it_(
+      "the row hash covers the metadata and the step, source and parent columns; rows of layout 3 (map only) still read",
+      async () => {
+        const saver = saverOn(test.store);
+        const config = { configurable: { thread_id: "meta-hash" }, durability: "sync" as const };
+        await chain(saver).invoke({ count: 0, word: "start" }, config);
+        const before = await history(saver, "meta-hash");
+        const rows = await rowsOf(saver, "meta-hash");
+        const last = rows.at(-1);
+        if (!last) throw new Error("no rows");
+        const reader = () => saverOn(test.store).getTuple(config);
+        const corrupt = {
+          code: "CHECKPOINT_CORRUPT",
+          details: expect.objectContaining({ checkpointId: last.id }),
+        };
+        // An edited metadata (a node's update pointing at other writes) is refused, not read.
+        await saver.sql.run("UPDATE state_checkpoints SET metadata_json = ? WHERE id = ?", [
+          JSON.stringify({ c: [0, 1] }),
+          last.id,
+        ]);
+        await expect(reader()).rejects.toMatchObject(corrupt);
+        await saver.sql.run("UPDATE state_checkpoints SET metadata_json = ? WHERE id = ?", [
+          last.metadata_json,
+          last.id,
+        ]);
+        expect((await reader())?.checkpoint.id).toBe(last.id);
+        // So are an edited step and source (the compact metadata is rebuilt from them).
+        await saver.sql.run("UPDATE state_checkpoints SET step = step + 5 WHERE id = ?", [last.id]);
+        await expect(reader()).rejects.toMatchObject(corrupt);
+        await saver.sql.run("UPDATE state_checkpoints SET step = step - 5 WHERE id = ?", [last.id]);
+        await saver.sql.run("UPDATE state_checkpoints SET source = 'update' WHERE id = ?", [
+          last.id,
+        ]);
+        await expect(reader()).rejects.toMatchObject(corrupt);
+        await saver.sql.run("UPDATE state_checkpoints SET source = 'loop' WHERE id = ?", [last.id]);
+        expect((await reader())?.checkpoint.id).toBe(last.id);
+
+        // A row of layout 3 hashed its map only: it still reads.
+        for (const row of rows) {
+          const head = {
+            ...JSON.parse(row.checkpoint_json),
+            l: 3,
+            h: valueHashOf(row.channel_seqs_json),
+          };
+          await saver.sql.run("UPDATE state_checkpoints SET checkpoint_json = ? WHERE id = ?", [
+            JSON.stringify(head),
+            row.id,
+          ]);
+        }
+        expect(await history(saverOn(test.store), "meta-hash")).toEqual(before);
+      },
+    );
+
     it_("a write stored without its value needs its channel's inline entry", async () => {
       const saver = saverOn(test.store);
       const config = { configurable: { thread_id: "broken-ref" }, durability: "sync" as const };
@@ -143,7 +199,16 @@ export function runRowLayoutSuite(options: {
       const map = JSON.parse(last.channel_seqs_json) as { c: Record<string, unknown> };
       delete map.c.word;
       const text = JSON.stringify(map);
-      const head = { ...JSON.parse(last.checkpoint_json), h: valueHashOf(text) };
+      const head = {
+        ...JSON.parse(last.checkpoint_json),
+        h: rowHashOf({
+          channelSeqsJson: text,
+          metadataJson: last.metadata_json,
+          step: last.step,
+          source: last.source,
+          parentId: last.parent_checkpoint_id,
+        }),
+      };
       await saver.sql.run(
         "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
         [JSON.stringify(head), text, "broken-ref", last.id],

@@ -233,6 +233,10 @@ export function runStoreServices(harness: DialectHarness): void {
         "alpha",
         "auto_migrate",
         "beta",
+        "rules.max_facts",
+        "rules.max_firings",
+        "rules.max_loop_iterations",
+        "rules.max_run_ms",
       ]);
       await sql`CREATE TABLE state_a_items (id TEXT PRIMARY KEY)`.execute(store.kysely);
       await sql`CREATE TABLE state_a2_items (id TEXT PRIMARY KEY)`.execute(store.kysely);
@@ -278,6 +282,10 @@ export function runStoreServices(harness: DialectHarness): void {
       expect(list.map((e) => [e.key, e.value, e.source])).toEqual([
         ["auto_migrate", false, "set"],
         ["jobs.minimum_ttl_seconds", 120, "set"],
+        ["rules.max_facts", 100_000, "default"],
+        ["rules.max_firings", 10_000, "default"],
+        ["rules.max_loop_iterations", 1_000_000, "default"],
+        ["rules.max_run_ms", 5_000, "default"],
       ]);
       expect(await unsetPreference(store, "auto_migrate")).toBe(true);
       expect(await unsetPreference(store, "auto_migrate")).toBe(false);

@@ -3,3 +3,4 @@ export { DurableSaver, type DurableSaverOptions, threadNotFound } from "./durabl
 export type { PruneOptions, PruneResult } from "./prune.js";
 export type { ThreadSummary } from "./rows.js";
 export type { SqlRunner } from "./sql-runner.js";
+export { type UnreadableThread, unreadableThreads } from "./unreadable-threads.js";

@@ -51,8 +51,8 @@ export async function pruneThread(
       `--keep-last must be a whole number of at least 1, not ${keepLast}.`,
     );
   }
-  const rows = await db.all<RawPruneRow & { parent_checkpoint_id: string | null }>(
-    `SELECT ${PRUNE_COLUMNS}, parent_checkpoint_id FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC`,
+  const rows = await db.all<RawPruneRow>(
+    `SELECT ${PRUNE_COLUMNS} FROM state_checkpoints WHERE thread_id = ? ORDER BY checkpoint_ns, id DESC`,
     [threadId],
   );
   const maps = new Map<RawPruneRow, Partial<ValueMap>>();
@@ -100,16 +100,21 @@ export async function pruneThread(
   return { threadId, checkpointsDeleted, writesDeleted, blobsDeleted };
 }
 
+/** Every column the row hash covers (layout 4), so prune verifies a row as a read does. */
 const PRUNE_COLUMNS =
-  "checkpoint_ns, id, created_at, format_version, checkpoint_json, channel_seqs_json";
+  "checkpoint_ns, id, parent_checkpoint_id, step, source, created_at, format_version, checkpoint_json, channel_seqs_json, metadata_json";
 
 interface RawPruneRow {
   checkpoint_ns: string;
   id: string;
   created_at: number | string;
   format_version: number | string;
+  parent_checkpoint_id: string | null;
+  step: number | string;
+  source: string;
   checkpoint_json: string;
   channel_seqs_json: string;
+  metadata_json: string;
 }
 
 /** A row's value map, or the error that says why this Keel cannot read the row. */
@@ -123,13 +128,13 @@ function readable(
     checkpointNs: raw.checkpoint_ns,
     id: raw.id,
     seq: 0,
-    parentId: null,
+    parentId: raw.parent_checkpoint_id,
     formatVersion: toInt(raw.format_version),
-    step: 0,
-    source: "loop",
+    step: toInt(raw.step),
+    source: raw.source,
     checkpointJson: raw.checkpoint_json,
     channelSeqsJson: raw.channel_seqs_json,
-    metadataJson: "",
+    metadataJson: raw.metadata_json,
     createdAt: toInt(raw.created_at),
   };
   try {

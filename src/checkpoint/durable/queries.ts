@@ -158,6 +158,9 @@ interface RawWriteOrChild {
   parent_checkpoint_id: string | null;
   checkpoint_json: string | null;
   channel_seqs_json: string | null;
+  metadata_json: string | null;
+  step: number | string | null;
+  source: string | null;
 }
 
 /**
@@ -172,13 +175,13 @@ export async function readWritesAndChildren(
   withChildren: boolean,
 ): Promise<{ writes: WriteRow[]; children: CheckpointRow[] }> {
   const writesSql =
-    "SELECT task_id, idx, channel, value_json, value_hash, NULL AS child, NULL AS parent_checkpoint_id, NULL AS checkpoint_json, NULL AS channel_seqs_json " +
+    "SELECT task_id, idx, channel, value_json, value_hash, NULL AS child, NULL AS parent_checkpoint_id, NULL AS checkpoint_json, NULL AS channel_seqs_json, NULL AS metadata_json, NULL AS step, NULL AS source " +
     "FROM state_checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?";
   const params: unknown[] = [place.threadId, place.checkpointNs, checkpointId];
   let sql = writesSql;
   if (withChildren) {
     sql +=
-      " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, id, parent_checkpoint_id, checkpoint_json, channel_seqs_json " +
+      " UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, id, parent_checkpoint_id, checkpoint_json, channel_seqs_json, metadata_json, step, source " +
       "FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND id > ? AND parent_checkpoint_id = ?";
     params.push(place.threadId, place.checkpointNs, checkpointId, checkpointId);
   }
@@ -193,11 +196,11 @@ export async function readWritesAndChildren(
         seq: 0,
         parentId: raw.parent_checkpoint_id,
         formatVersion: 0,
-        step: 0,
-        source: "loop",
+        step: toInt(raw.step ?? 0),
+        source: raw.source ?? "loop",
         checkpointJson: raw.checkpoint_json ?? "",
         channelSeqsJson: raw.channel_seqs_json ?? "",
-        metadataJson: "",
+        metadataJson: raw.metadata_json ?? "",
         createdAt: 0,
       });
       continue;

@@ -29,8 +29,28 @@ import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
 import type { CheckpointRow, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
 
-/** The row layout this code writes and reads. */
-export const ROW_LAYOUT = 3;
+/**
+ * The row layout this code writes and reads. Layout 4 is layout 3 with a row hash `h` that
+ * covers the metadata and the step, source and parent columns as well as the value map (an
+ * edited metadata could otherwise drop a node's update unnoticed); rows of layouts 2 and 3
+ * hashed the map only and are verified that way.
+ */
+export const ROW_LAYOUT = 4;
+
+/** The first layout whose hash covers the whole row (`rowHashOf`). */
+const WHOLE_ROW_HASH_LAYOUT = 4;
+
+/**
+ * The hash of a layout-4 row: its value map, metadata, step, source and parent, separated by
+ * NUL (which JSON text never holds raw), so no edit of one part can be moved into another.
+ */
+export function rowHashOf(
+  row: Pick<CheckpointRow, "channelSeqsJson" | "metadataJson" | "step" | "source" | "parentId">,
+): string {
+  return valueHashOf(
+    `${row.channelSeqsJson}\u0000${row.metadataJson}\u0000${row.step}\u0000${row.source}\u0000${row.parentId ?? ""}`,
+  );
+}
 
 /** Values whose serialised text is at most this long are stored inline in the checkpoint row. */
 export const INLINE_MAX = 96;
@@ -108,6 +128,14 @@ export function sealCheckpoint(
   map += "}";
   const compact = compactMetadata(serde, queued.metadata, queued, writes);
   const ts = tsOfIdIs(queued.id, queued.ts) ? "" : `"ts":${jsonOf(queued.ts)},`;
+  const metadataJson = compact ?? serde.dumps(queued.metadata);
+  const h = rowHashOf({
+    channelSeqsJson: map,
+    metadataJson,
+    step: queued.step,
+    source: queued.source,
+    parentId: queued.parentId,
+  });
   return {
     threadId: queued.threadId,
     checkpointNs: queued.checkpointNs,
@@ -117,9 +145,9 @@ export function sealCheckpoint(
     formatVersion: queued.formatVersion,
     step: queued.step,
     source: queued.source,
-    checkpointJson: `{"v":${jsonNumber(queued.v)},${ts}"l":${ROW_LAYOUT},${compact === undefined ? "" : '"m":1,'}"h":"${valueHashOf(map)}"}`,
+    checkpointJson: `{"v":${jsonNumber(queued.v)},${ts}"l":${ROW_LAYOUT},${compact === undefined ? "" : '"m":1,'}"h":"${h}"}`,
     channelSeqsJson: map,
-    metadataJson: compact ?? serde.dumps(queued.metadata),
+    metadataJson,
     createdAt: queued.createdAt,
   };
 }
@@ -174,7 +202,15 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
   if (typeof head.l === "number" && head.l > ROW_LAYOUT) {
     throw writtenByNewer(row, "row layout", "layout", head.l, ROW_LAYOUT);
   }
-  if (head.h !== valueHashOf(row.channelSeqsJson)) {
+  if (typeof head.l === "number" && head.l >= WHOLE_ROW_HASH_LAYOUT) {
+    if (head.h !== rowHashOf(row)) {
+      throw corruptRow(
+        row,
+        "row (value map, metadata, step, source or parent)",
+        new Error("its content does not match its hash"),
+      );
+    }
+  } else if (head.h !== valueHashOf(row.channelSeqsJson)) {
     throw corruptRow(row, "value map", new Error("its content does not match its hash"));
   }
   const map = parseJson(row, "value map", row.channelSeqsJson) as ValueMap;

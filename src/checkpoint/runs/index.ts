@@ -1,4 +1,5 @@
 export { acquireLease, ownerIsDead, releaseLease, renewLease } from "./lease.js";
+export { assertNoLiveRuns, type LiveLease, liveLeases } from "./live-leases.js";
 export { type RunDocument, RunDocumentStore } from "./run-documents.js";
 export {
   assertTransition,

@@ -209,7 +209,23 @@ export class RunStore {
     const retry = options.retry === true;
     if (run.status !== "running") assertTransition(run, "running", { retry });
     const owner = this.saver.ownerId;
-    await acquireLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs });
+    try {
+      await acquireLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs });
+    } catch (error) {
+      // A run that never started because another process holds its thread must not stay
+      // `pending` (it would look queued forever): it failed, saying why.
+      if (run.status === "pending") {
+        const keel = toKeelError(error);
+        await this.transition(
+          run,
+          "failed",
+          { error: { code: keel.code, message: keel.message }, finishedAt: this.now() },
+          {},
+          { error },
+        ).catch(() => {});
+      }
+      throw error;
+    }
     const heartbeat = setInterval(
       () => {
         renewLease(this.db, run.threadId, owner, { now: this.now(), ttlMs: this.leaseTtlMs }).catch(

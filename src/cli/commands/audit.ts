@@ -34,28 +34,32 @@ export const auditCommands: CliModule = {
         .description("The audit log: a trace's timeline, search, and tamper verification.")
         .argument("[trace_id]", "print this trace's timeline"),
     ).action((traceId: string | undefined, flags: StoreCliOptions) =>
-      withRuntimeStore(flags, async (store, _audit, options) => {
-        if (traceId === undefined) {
-          throw new KeelError("INVALID_ARGUMENT", "Name a trace id, or a subcommand.", {
-            hint: "keel audit <trace_id> | keel audit search … | keel audit verify",
-          });
-        }
-        const started = performance.now();
-        const events = await readAuditTrace(store, traceId);
-        if (events.length === 0) {
-          throw new KeelError("NOT_FOUND", `No audit events for trace ${traceId}.`, {
-            details: { traceId },
-            hint: "Find traces with `keel audit search`.",
-          });
-        }
-        const ms = performance.now() - started;
-        printResult(options, { ok: true, traceId, events }, () =>
-          [
-            `trace ${traceId}: ${events.length} events (read in ${ms.toFixed(1)} ms)`,
-            ...events.map(timelineLine),
-          ].join("\n"),
-        );
-      }).catch((error: unknown) => reportError(flags, error)),
+      withRuntimeStore(
+        flags,
+        async (store, _audit, options) => {
+          if (traceId === undefined) {
+            throw new KeelError("INVALID_ARGUMENT", "Name a trace id, or a subcommand.", {
+              hint: "keel audit <trace_id> | keel audit search … | keel audit verify",
+            });
+          }
+          const started = performance.now();
+          const events = await readAuditTrace(store, traceId);
+          if (events.length === 0) {
+            throw new KeelError("NOT_FOUND", `No audit events for trace ${traceId}.`, {
+              details: { traceId },
+              hint: "Find traces with `keel audit search`.",
+            });
+          }
+          const ms = performance.now() - started;
+          printResult(options, { ok: true, traceId, events }, () =>
+            [
+              `trace ${traceId}: ${events.length} events (read in ${ms.toFixed(1)} ms)`,
+              ...events.map(timelineLine),
+            ].join("\n"),
+          );
+        },
+        { readOnly: true },
+      ).catch((error: unknown) => reportError(flags, error)),
     );
 
     for (const name of ["search", "list"]) {
@@ -75,22 +79,26 @@ export const auditCommands: CliModule = {
       ).action((_flags: SearchFlags, command: Command) => {
         // `--db`, `--json`… are also options of `keel audit`, which parses them first.
         const flags = command.optsWithGlobals<SearchFlags>();
-        return withRuntimeStore(flags, async (store, _audit, options) => {
-          const events = await searchAudit(store, {
-            type: flags.type,
-            stage: enumFlag(PipelineStage.options, flags.stage, "--stage"),
-            outcome: enumFlag(AuditOutcome.options, flags.outcome, "--outcome"),
-            text: flags.text,
-            since: instant(flags.since, "--since"),
-            until: instant(flags.until, "--until"),
-            limit: limitFlag(flags.limit, 50),
-          });
-          printResult(options, { ok: true, events }, () =>
-            events.length === 0
-              ? "no events"
-              : events.map((e) => `${timelineLine(e)}  trace=${e.trace_id}`).join("\n"),
-          );
-        }).catch((error: unknown) => reportError(flags, error));
+        return withRuntimeStore(
+          flags,
+          async (store, _audit, options) => {
+            const events = await searchAudit(store, {
+              type: flags.type,
+              stage: enumFlag(PipelineStage.options, flags.stage, "--stage"),
+              outcome: enumFlag(AuditOutcome.options, flags.outcome, "--outcome"),
+              text: flags.text,
+              since: instant(flags.since, "--since"),
+              until: instant(flags.until, "--until"),
+              limit: limitFlag(flags.limit, 50),
+            });
+            printResult(options, { ok: true, events }, () =>
+              events.length === 0
+                ? "no events"
+                : events.map((e) => `${timelineLine(e)}  trace=${e.trace_id}`).join("\n"),
+            );
+          },
+          { readOnly: true },
+        ).catch((error: unknown) => reportError(flags, error));
       });
     }
 

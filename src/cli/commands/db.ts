@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import { assertNoLiveRuns } from "../../checkpoint/index.js";
 import { KeelError } from "../../core/index.js";
 import {
   backupStore,
@@ -13,6 +15,8 @@ import {
   migrate,
   resetStore,
   restoreStore,
+  type Store,
+  type StoreLocation,
 } from "../../store/index.js";
 import { pc } from "../colors.js";
 import type { CliModule } from "../command.js";
@@ -197,6 +201,7 @@ export const dbCommands: CliModule = {
       try {
         const location = locationFor(options);
         const inspected = inspectBackup(path);
+        await refuseWhileRunsLive(options, location, "restore the database");
         await confirm(
           options,
           `Replace ${describeLocation(location)} with ${path} (schema v${inspected.version})?`,
@@ -238,6 +243,7 @@ export const dbCommands: CliModule = {
               "`db reset --hard` deletes a SQLite file; on Postgres drop the database instead.",
             );
           }
+          await refuseWhileRunsLive(options, location, "delete the database");
           await confirm(options, `Delete ${location.path} and everything in it?`);
           const removed = deleteSqliteDatabase(location);
           printResult(
@@ -247,6 +253,7 @@ export const dbCommands: CliModule = {
           );
           return;
         }
+        await refuseWhileRunsLive(options, location, "reset the database");
         await confirm(
           options,
           `Empty the scan and state zones (jobs, runs, checkpoints, plugin data) of ${describeLocation(location)}?`,
@@ -272,6 +279,31 @@ export const dbCommands: CliModule = {
     });
   },
 };
+
+/**
+ * STORE_IN_USE while a run holds a live thread lease: a restore or reset under a live run
+ * corrupts its thread (or, on SQLite, sends its writes to the file moved aside), and --force
+ * only skips the question. A database that does not exist or does not open (a damaged file
+ * being restored over) has no run we could see, and is let through.
+ */
+async function refuseWhileRunsLive(
+  options: StoreCliOptions,
+  location: StoreLocation,
+  action: string,
+): Promise<void> {
+  if (location.dialect === "sqlite" && !existsSync(location.path)) return;
+  let store: Store;
+  try {
+    store = await openCliStore(options, { autoMigrate: false, readOnly: true });
+  } catch {
+    return;
+  }
+  try {
+    await assertNoLiveRuns(store, action, Date.now());
+  } finally {
+    await store.close();
+  }
+}
 
 function parseVersion(text: string): number {
   const value = Number(text);

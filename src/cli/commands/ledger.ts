@@ -73,54 +73,60 @@ export const ledgerCommands: CliModule = {
         .option("--run <run_id>", "only the calls of this run")
         .option("--limit <n>", "at most this many (default 100)"),
     ).action((flags: ListFlags) =>
-      withRuntimeStore(flags, async (store, _audit, options) => {
-        const status = statusFlag(flags.status);
-        const filter = {
-          traceId: flags.trace,
-          runId: flags.run,
-          limit: limitFlag(flags.limit, 100),
-        };
-        const calls = await listToolCalls(store, {
-          status: status === "all" ? undefined : status,
-          ...filter,
-        });
-        // By default (the calls an operator must act on), and with --status attempted, the calls
-        // whose process died before their outcome: `keel runs recover` makes them unknown.
-        const lapsed =
-          flags.status === undefined || status === "attempted" || status === "all"
-            ? await listLapsedCalls(store, filter)
-            : [];
-        const lapsedIds = new Set(lapsed.map((entry) => entry.toolCall.tool_call_id));
-        const listed =
-          flags.status === undefined ? [...lapsed, ...calls] : calls.map((entry) => ({ ...entry }));
-        const rows = listed.map((entry) => ({
-          ...entry,
-          leaseLapsed: lapsedIds.has(entry.toolCall.tool_call_id),
-        }));
-        printResult(options, { ok: true, calls: rows }, () =>
-          rows.length === 0
-            ? `no ${flags.status === undefined ? "unknown or lapsed" : status === "all" ? "" : `${status} `}tool calls`
-            : [
-                table(
-                  ["call", "status", "tool", "action", "run", "created", "key"],
-                  rows.map(({ toolCall: c, leaseLapsed }) => [
-                    c.tool_call_id,
-                    leaseLapsed ? `${c.status} (lease lapsed)` : c.status,
-                    c.tool_name,
-                    c.action,
-                    c.task_id ?? "-",
-                    humanTime(c.created_at),
-                    c.idempotency_key,
-                  ]),
-                ),
-                lapsed.length > 0
-                  ? `calls with a lapsed lease: their process stopped; \`keel runs recover ${lapsed[0]?.toolCall.task_id ?? "--all"}\` marks them unknown, then settle them with \`keel ledger resolve\``
-                  : "",
-              ]
-                .filter(Boolean)
-                .join("\n"),
-        );
-      }).catch((error: unknown) => reportError(flags, error)),
+      withRuntimeStore(
+        flags,
+        async (store, _audit, options) => {
+          const status = statusFlag(flags.status);
+          const filter = {
+            traceId: flags.trace,
+            runId: flags.run,
+            limit: limitFlag(flags.limit, 100),
+          };
+          const calls = await listToolCalls(store, {
+            status: status === "all" ? undefined : status,
+            ...filter,
+          });
+          // By default (the calls an operator must act on), and with --status attempted, the calls
+          // whose process died before their outcome: `keel runs recover` makes them unknown.
+          const lapsed =
+            flags.status === undefined || status === "attempted" || status === "all"
+              ? await listLapsedCalls(store, filter)
+              : [];
+          const lapsedIds = new Set(lapsed.map((entry) => entry.toolCall.tool_call_id));
+          const listed =
+            flags.status === undefined
+              ? [...lapsed, ...calls]
+              : calls.map((entry) => ({ ...entry }));
+          const rows = listed.map((entry) => ({
+            ...entry,
+            leaseLapsed: lapsedIds.has(entry.toolCall.tool_call_id),
+          }));
+          printResult(options, { ok: true, calls: rows }, () =>
+            rows.length === 0
+              ? `no ${flags.status === undefined ? "unknown or lapsed" : status === "all" ? "" : `${status} `}tool calls`
+              : [
+                  table(
+                    ["call", "status", "tool", "action", "run", "created", "key"],
+                    rows.map(({ toolCall: c, leaseLapsed }) => [
+                      c.tool_call_id,
+                      leaseLapsed ? `${c.status} (lease lapsed)` : c.status,
+                      c.tool_name,
+                      c.action,
+                      c.task_id ?? "-",
+                      humanTime(c.created_at),
+                      c.idempotency_key,
+                    ]),
+                  ),
+                  lapsed.length > 0
+                    ? `calls with a lapsed lease: their process stopped; \`keel runs recover ${lapsed[0]?.toolCall.task_id ?? "--all"}\` marks them unknown, then settle them with \`keel ledger resolve\``
+                    : "",
+                ]
+                  .filter(Boolean)
+                  .join("\n"),
+          );
+        },
+        { readOnly: true },
+      ).catch((error: unknown) => reportError(flags, error)),
     );
 
     withStoreOptions(

@@ -15,6 +15,7 @@ import { printResult, reportError, table } from "../output.js";
 import {
   confirm,
   openCliStore,
+  openReadCliStore,
   outputOptions,
   type StoreCliOptions,
   withStoreOptions,
@@ -63,39 +64,44 @@ export const runsCommands: CliModule = {
         .option("--limit <n>", "threads per page (default 50)")
         .option("--after <cursor>", "the `next` cursor a previous page printed"),
     ).action((flags: ListFlags) =>
-      withSaver(flags, async ({ saver, runStore }, options) => {
-        const limit = positiveInt(flags.limit ?? "50", "--limit");
-        const threads = await saver.listThreads({ limit, ...afterCursor(flags.after) });
-        const latest = await runStore.latestByThread(threads.map((t) => t.threadId));
-        const now = Date.now();
-        const rows = threads.map((thread) => {
-          const run = latest.get(thread.threadId);
-          return { ...thread, latestRun: run ? withWake(run, now) : null };
-        });
-        const last = threads.at(-1);
-        const next = last && threads.length === limit ? `${last.updatedAt}:${last.threadId}` : null;
-        printResult(options, { ok: true, threads: rows, next }, () =>
-          [
-            table(
-              ["thread", "run status", "latest checkpoint", "updated", "lease", "wakes"],
-              rows.map((row) => [
-                row.threadId,
-                row.latestRun?.status ?? "-",
-                row.latestCheckpointId ?? "-",
-                iso(row.updatedAt),
-                leaseText(row),
-                wakeText(row.latestRun),
-              ]),
-            ),
-            rows.some((row) => row.latestRun?.timedOut)
-              ? pc.yellow("timed-out interrupts: `keel runs wake` applies their on_timeout")
-              : "",
-            next ? pc.dim(`next page: keel runs list --after ${next}`) : "",
-          ]
-            .filter(Boolean)
-            .join("\n"),
-        );
-      }),
+      withSaver(
+        flags,
+        async ({ saver, runStore }, options) => {
+          const limit = positiveInt(flags.limit ?? "50", "--limit");
+          const threads = await saver.listThreads({ limit, ...afterCursor(flags.after) });
+          const latest = await runStore.latestByThread(threads.map((t) => t.threadId));
+          const now = Date.now();
+          const rows = threads.map((thread) => {
+            const run = latest.get(thread.threadId);
+            return { ...thread, latestRun: run ? withWake(run, now) : null };
+          });
+          const last = threads.at(-1);
+          const next =
+            last && threads.length === limit ? `${last.updatedAt}:${last.threadId}` : null;
+          printResult(options, { ok: true, threads: rows, next }, () =>
+            [
+              table(
+                ["thread", "run status", "latest checkpoint", "updated", "lease", "wakes"],
+                rows.map((row) => [
+                  row.threadId,
+                  row.latestRun?.status ?? "-",
+                  row.latestCheckpointId ?? "-",
+                  iso(row.updatedAt),
+                  leaseText(row),
+                  wakeText(row.latestRun),
+                ]),
+              ),
+              rows.some((row) => row.latestRun?.timedOut)
+                ? pc.yellow("timed-out interrupts: `keel runs wake` applies their on_timeout")
+                : "",
+              next ? pc.dim(`next page: keel runs list --after ${next}`) : "",
+            ]
+              .filter(Boolean)
+              .join("\n"),
+          );
+        },
+        { readOnly: true },
+      ),
     );
 
     withStoreOptions(
@@ -104,57 +110,63 @@ export const runsCommands: CliModule = {
         .description("One thread: its latest state and its runs.")
         .option("--internal", "also show the runtime's own channels (`__ir…`) in the state"),
     ).action((threadId: string, flags: StoreCliOptions & { internal?: boolean }) =>
-      withSaver(flags, async ({ saver, runStore }, options) => {
-        const thread = await saver.getThread(threadId);
-        const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
-        const now = Date.now();
-        const runList = (await runStore.list({ threadId, limit: 20 })).map((run) =>
-          withWake(run, now),
-        );
-        const state = latest
-          ? {
-              checkpointId: latest.checkpoint.id,
-              step: latest.metadata.step,
-              source: latest.metadata.source,
-              createdAt: latest.checkpoint.ts,
-              values: flags.internal
-                ? latest.checkpoint.channel_values
-                : withoutInternalChannels(latest.checkpoint.channel_values),
-              pendingWrites: latest.pendingWrites.length,
-              interrupted: latest.pendingWrites.some(([, channel]) => channel === "__interrupt__"),
-            }
-          : null;
-        printResult(options, { ok: true, thread, state, runs: runList }, () =>
-          [
-            `${pc.bold("thread")} ${thread.threadId}  ${pc.dim(`${thread.checkpointCount} checkpoints, updated ${iso(thread.updatedAt)}, lease ${leaseText(thread)}`)}`,
-            state
-              ? `${pc.bold("latest")} step ${state.step} (${state.source}) ${state.checkpointId}${state.interrupted ? pc.yellow(" — paused at an interrupt") : ""}`
-              : "no checkpoint yet",
-            state ? `${pc.bold("state")} ${truncate(JSON.stringify(state.values), 400)}` : "",
-            runList.length
-              ? table(
-                  ["run", "status", "trace", "started", "finished", "wakes", "error"],
-                  runList.map((run) => [
-                    run.id,
-                    run.status,
-                    run.traceId,
-                    run.startedAt ? iso(run.startedAt) : "-",
-                    run.finishedAt ? iso(run.finishedAt) : "-",
-                    wakeText(run),
-                    run.error ? truncate(`${run.error.code}: ${run.error.message}`, 60) : "",
-                  ]),
-                )
-              : "no run records",
-            runList.some((run) => run.timedOut)
-              ? pc.yellow(
-                  `the interrupt timed out: \`keel runs resume ${runList.find((run) => run.timedOut)?.id}\` takes its on_timeout`,
-                )
-              : "",
-          ]
-            .filter(Boolean)
-            .join("\n"),
-        );
-      }),
+      withSaver(
+        flags,
+        async ({ saver, runStore }, options) => {
+          const thread = await saver.getThread(threadId);
+          const latest = await saver.getTuple({ configurable: { thread_id: threadId } });
+          const now = Date.now();
+          const runList = (await runStore.list({ threadId, limit: 20 })).map((run) =>
+            withWake(run, now),
+          );
+          const state = latest
+            ? {
+                checkpointId: latest.checkpoint.id,
+                step: latest.metadata.step,
+                source: latest.metadata.source,
+                createdAt: latest.checkpoint.ts,
+                values: flags.internal
+                  ? latest.checkpoint.channel_values
+                  : withoutInternalChannels(latest.checkpoint.channel_values),
+                pendingWrites: latest.pendingWrites.length,
+                interrupted: latest.pendingWrites.some(
+                  ([, channel]) => channel === "__interrupt__",
+                ),
+              }
+            : null;
+          printResult(options, { ok: true, thread, state, runs: runList }, () =>
+            [
+              `${pc.bold("thread")} ${thread.threadId}  ${pc.dim(`${thread.checkpointCount} checkpoints, updated ${iso(thread.updatedAt)}, lease ${leaseText(thread)}`)}`,
+              state
+                ? `${pc.bold("latest")} step ${state.step} (${state.source}) ${state.checkpointId}${state.interrupted ? pc.yellow(" — paused at an interrupt") : ""}`
+                : "no checkpoint yet",
+              state ? `${pc.bold("state")} ${truncate(JSON.stringify(state.values), 400)}` : "",
+              runList.length
+                ? table(
+                    ["run", "status", "trace", "started", "finished", "wakes", "error"],
+                    runList.map((run) => [
+                      run.id,
+                      run.status,
+                      run.traceId,
+                      run.startedAt ? iso(run.startedAt) : "-",
+                      run.finishedAt ? iso(run.finishedAt) : "-",
+                      wakeText(run),
+                      run.error ? truncate(`${run.error.code}: ${run.error.message}`, 60) : "",
+                    ]),
+                  )
+                : "no run records",
+              runList.some((run) => run.timedOut)
+                ? pc.yellow(
+                    `the interrupt timed out: \`keel runs resume ${runList.find((run) => run.timedOut)?.id}\` takes its on_timeout`,
+                  )
+                : "",
+            ]
+              .filter(Boolean)
+              .join("\n"),
+          );
+        },
+        { readOnly: true },
+      ),
     );
 
     withStoreOptions(
@@ -446,10 +458,12 @@ async function withSaver(
     ctx: { saver: DurableSaver; runStore: RunStore; store: Store },
     options: StoreCliOptions,
   ) => Promise<void>,
+  mode: { readOnly?: boolean } = {},
 ): Promise<void> {
   const options = outputOptions(flags);
   try {
-    const store = await openCliStore(options);
+    // A verb that only reads opens read-only: it leaves nothing behind (see openReadCliStore).
+    const store = mode.readOnly ? await openReadCliStore(options) : await openCliStore(options);
     try {
       const saver = saverFor(store);
       await fn({ saver, runStore: new RunStore(saver), store }, options);

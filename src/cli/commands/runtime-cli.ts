@@ -16,15 +16,17 @@ import {
 } from "../../runtime/index.js";
 import type { Store } from "../../store/index.js";
 import type { OutputOptions } from "../output.js";
-import { openCliStore, outputOptions, type StoreCliOptions } from "../scope.js";
+import { openCliStore, openReadCliStore, outputOptions, type StoreCliOptions } from "../scope.js";
 
 /** Opens the store and hands the verb an audit writer on it; closes the store after. */
 export async function withRuntimeStore<F extends StoreCliOptions>(
   flags: F,
   work: (store: Store, audit: AuditWriter, options: F & OutputOptions) => Promise<void>,
+  mode: { readOnly?: boolean } = {},
 ): Promise<void> {
   const options = outputOptions(flags);
-  const store = await openCliStore(options);
+  // A verb that only reads opens read-only: it leaves nothing behind (see openReadCliStore).
+  const store = mode.readOnly ? await openReadCliStore(options) : await openCliStore(options);
   try {
     await work(store, new AuditWriter(store), options);
   } finally {

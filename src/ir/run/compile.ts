@@ -9,7 +9,12 @@ import {
   START,
   StateGraph,
 } from "../../graph/index.js";
-import type { RuleEngine } from "../../rules/index.js";
+import {
+  IR_RULE_LIMITS,
+  type RuleEngine,
+  type RuleLimits,
+  resolveRuleLimits,
+} from "../../rules/index.js";
 import { timeoutMillis } from "../duration.js";
 import { IrValidationError } from "../errors.js";
 import type { Action, IRDocument } from "../models/index.js";
@@ -59,6 +64,11 @@ export interface CompileDocumentOptions {
   storeProviders?: Record<string, StoreProvider>;
   /** What providers build the document's `stores` on (the run's kernel database). */
   storeContext?: StoreBindingContext;
+  /**
+   * Bounds on the rules of each step (document rules and packs) over `IR_RULE_LIMITS`: a rule
+   * that does not settle fails the step with RULES_LIMIT naming it (the run is left `failed`).
+   */
+  ruleLimits?: Partial<RuleLimits>;
 }
 
 const JOIN = "__ir_join__";
@@ -123,7 +133,17 @@ export async function compileDocument(
   const refused = prepareEngine(doc, packs);
   if (refused.length > 0) throw new IrValidationError("IR document", refused);
   const shape = state.shape;
-  const graph = buildGraph(doc, shape, nodes.nodes, packs, hash, options.governance, stores);
+  const limits = resolveRuleLimits(options.ruleLimits, IR_RULE_LIMITS);
+  const graph = buildGraph(
+    doc,
+    shape,
+    nodes.nodes,
+    packs,
+    hash,
+    options.governance,
+    stores,
+    limits,
+  );
   // One binding is the graph's `config.store`; with several, nodes pick from `context.stores`.
   const bound = Object.values(stores);
   const store = bound.length === 1 ? bound[0] : undefined;
@@ -150,6 +170,7 @@ function buildGraph(
   hash: string,
   governance: IrGovernance | undefined,
   stores: Record<string, BaseStore>,
+  limits: RuleLimits,
 ) {
   const spec: Record<string, ReturnType<typeof Annotation>> = {};
   for (const field of shape.fields) spec[field] = Annotation<unknown>();
@@ -313,6 +334,8 @@ function buildGraph(
         );
       }
       const engine = engineFor(doc, packs, state.__ir.rules);
+      // Pooled and restored engines are shared by runs: each step sets this run's bounds.
+      engine.setLimits(limits, limits);
       const mirror = mirrorState(
         engine,
         state.__ir.mirror,

@@ -5,14 +5,30 @@ import { retractMatching, toAtom } from "./facts.js";
 import { withQueuedActions } from "./pack-actions.js";
 import { type Decision, decide } from "./routing.js";
 
-const MAX_ROUNDS = 100;
+/** Rounds of firings whose `assert`/`retract` actions wake more rules, before the step fails. */
+export const MAX_ROUNDS = 100;
 
-/** Runs the engine to quiescence, applying `assert`/`retract` effects as they come. */
+/**
+ * Runs the engine to quiescence, applying `assert`/`retract` effects as they come. Rules whose
+ * effects still wake rules after MAX_ROUNDS rounds (two rules undoing each other) fail the step
+ * with RULES_LIMIT naming them, rather than stop silently as if they had settled.
+ */
 export function runRules(engine: RuleEngine): Decision {
   const total: Decision = { overridden: [], effects: [], fired: [] };
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; ; round++) {
     const firings = withQueuedActions(engine, engine.run());
     if (firings.length === 0) break;
+    if (round >= MAX_ROUNDS) {
+      const rules = [...new Set(firings.map((f) => f.rule))];
+      throw new KeelError(
+        "RULES_LIMIT",
+        `Rules ${rules.join(", ")} still assert or retract facts that wake rules after ${MAX_ROUNDS} rounds: they undo each other and never settle.`,
+        {
+          details: { rule: rules[0], rules, limit: "rounds", value: MAX_ROUNDS },
+          hint: "Guard the assert/retract actions so each rule's effect happens once (a fact that records it, or a condition its own effect makes false).",
+        },
+      );
+    }
     for (const firing of firings)
       total.fired?.push({ rule: firing.rule, actions: firing.actions ?? [] });
     const decision = decide(firings);

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { KeelError } from "../../core/index.js";
 import type { IRDocument } from "../models/index.js";
-import { hintFor, type Problem, renderActual } from "../problems.js";
+import { hintFor, type Problem, renderActual, tooDeepProblem } from "../problems.js";
 
 /**
  * Run-time types of state fields. `state_schema` maps a field to one of these primitive type
@@ -185,6 +185,9 @@ export function stateProblems(
       },
     ];
   }
+  // Before anything walks it: a value deeper than the limit would overflow the stack later.
+  const deep = tooDeepProblem(input, what);
+  if (deep) return [deep];
   const declared = new Set(shape.fields);
   const problems: Problem[] = [];
   // A new run starts from its input alone: a required field it leaves out would reach the rules

@@ -9,14 +9,16 @@ export interface AuditTamperFinding {
   /** `hash-mismatch`: a recorded field changed. `broken-link`: an event was removed, inserted or
    * reordered. `sequence-gap`: numbering skips. `head-mismatch`: the newest events are missing
    * or the head was altered. `payload-altered`: an event's payload artifact is not the one it
-   * was written with. `payload-missing`: the payload artifact is gone. */
+   * was written with. `payload-missing`: the payload artifact is gone. `unreadable`: the
+   * database cannot read the log past this point (a damaged page): what follows is unchecked. */
   kind:
     | "hash-mismatch"
     | "broken-link"
     | "sequence-gap"
     | "head-mismatch"
     | "payload-altered"
-    | "payload-missing";
+    | "payload-missing"
+    | "unreadable";
   seq: number | null;
   auditId: string | null;
   message: string;
@@ -91,6 +93,16 @@ async function recordTampering(
   }
 }
 
+function readPage(db: RuntimeDb, after: number) {
+  return db
+    .selectFrom("state_audit_events")
+    .selectAll()
+    .where("seq", ">", after)
+    .orderBy("seq")
+    .limit(PAGE)
+    .execute();
+}
+
 async function checkAuditLog(store: Store): Promise<AuditVerification> {
   const db = runtimeDb(store);
   const findings: AuditTamperFinding[] = [];
@@ -99,14 +111,24 @@ async function checkAuditLog(store: Store): Promise<AuditVerification> {
   let checked = 0;
   let after = 0;
   for (;;) {
-    const rows = await db
-      .selectFrom("state_audit_events")
-      .selectAll()
-      .where("seq", ">", after)
-      .orderBy("seq")
-      .limit(PAGE)
-      .execute();
-    const payloads = await payloadsOf(db, rows);
+    let rows: Awaited<ReturnType<typeof readPage>>;
+    let payloads: Awaited<ReturnType<typeof payloadsOf>>;
+    try {
+      rows = await readPage(db, after);
+      payloads = await payloadsOf(db, rows);
+    } catch (error) {
+      // A damaged page is a finding of the log (exit 1), not an operational error: the events
+      // it held cannot be shown to be the ones written.
+      const keel = toKeelError(error);
+      if (keel.code !== "STORE_CORRUPT" && keel.code !== "STORE_IO_FAILED") throw error;
+      findings.push({
+        kind: "unreadable",
+        seq: expectedSeq,
+        auditId: null,
+        message: `The audit log cannot be read from event #${expectedSeq} on (${keel.code}: the database page holding it is damaged); the events after it are unchecked.`,
+      });
+      return { ok: false, checked, findings };
+    }
     for (const row of rows) {
       const seq = Number(row.seq);
       if (seq !== expectedSeq) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tooDeepProblem } from "../../ir/problems.js";
 import { problemsFromZodIssues, type ValidationResult } from "../validation/problems.js";
 import { Approval } from "./approval.js";
 import { AuditEvent } from "./audit-event.js";
@@ -45,6 +46,8 @@ export function validateContract<N extends ContractName>(
   name: N,
   value: unknown,
 ): ValidationResult<ContractOf<N>> {
+  const deep = tooDeepProblem(value, `The ${name}`);
+  if (deep) return { ok: false, problems: [deep] };
   const schema: z.ZodType = CONTRACTS[name];
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data as ContractOf<N>, problems: [] };

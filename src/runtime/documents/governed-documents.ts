@@ -30,6 +30,7 @@ import {
 import type { GovernedPause } from "../runs/node-context.js";
 import { lintTools, loadDocumentTools, toolModules } from "./document-tools.js";
 import { documentGovernance } from "./ir-governance.js";
+import { ruleLimitsOf } from "./rule-limits.js";
 
 /** Where a document run's document, packs and node kinds come from (all resolved). */
 export interface DocumentSources {
@@ -93,6 +94,7 @@ export async function loadGovernedDocument(
   const tools = await loadDocumentTools(toolModules(doc, baseDir, sources.kinds ?? [], nodeKinds));
   const runtime = new GovernedRuntime({ store, tools });
   const compiled = await compileDocument(text, {
+    ruleLimits: await ruleLimitsOf(store),
     checkpointer: runtime.checkpointer,
     baseDir,
     packs,

@@ -1,4 +1,5 @@
 import { type Clock, newId } from "../../core/index.js";
+import { tooDeepProblem } from "../../ir/problems.js";
 import { validateContract } from "../contracts/catalog.js";
 import type { Sensitivity } from "../contracts/enums.js";
 import {
@@ -51,6 +52,9 @@ export function normalizeInput(
   raw: RawInput,
   options: NormalizeOptions,
 ): ValidationResult<MessageEvent> {
+  // Before the dedupe key hashes it (recursively): a deeper input would overflow the stack.
+  const deep = tooDeepProblem(raw, "The input");
+  if (deep) return { ok: false, problems: [deep] };
   const ingestedAt = options.clock.now();
   const draft = draftFor(raw, ingestedAt);
   if ("problems" in draft) return { ok: false, problems: draft.problems };

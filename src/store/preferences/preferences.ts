@@ -9,6 +9,28 @@ export const KNOWN_PREFERENCES = {
     default: true,
     schema: z.boolean(),
   },
+  // The rules' bounds for IR runs, per step (the defaults are src/rules' IR_RULE_LIMITS, which
+  // this layer cannot import; a test checks they agree).
+  "rules.max_firings": {
+    description: "Rules an IR run step may fire before it fails with RULES_LIMIT.",
+    default: 10_000,
+    schema: z.number().int().min(1),
+  },
+  "rules.max_loop_iterations": {
+    description: "Iterations of one while / loop-for-count in an IR run's rules.",
+    default: 1_000_000,
+    schema: z.number().int().min(1),
+  },
+  "rules.max_facts": {
+    description: "Facts an IR run's working memory may hold.",
+    default: 100_000,
+    schema: z.number().int().min(1),
+  },
+  "rules.max_run_ms": {
+    description: "Wall time of one IR run step's rules, in milliseconds.",
+    default: 5_000,
+    schema: z.number().int().min(1),
+  },
 } as const satisfies Record<string, { description: string; default: unknown; schema: z.ZodType }>;
 
 /** One preference as `keel config get|list` shows it. */

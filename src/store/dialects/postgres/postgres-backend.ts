@@ -7,6 +7,12 @@ import type { StoreBackend } from "../backend.js";
 import type { SchemaObject, SchemaSnapshot } from "../schema-snapshot.js";
 import { introspectPostgres } from "./postgres-introspector.js";
 import { postgresSchemaObjects } from "./postgres-schema-objects.js";
+import {
+  guardPool,
+  type PostgresTimeouts,
+  poolTimeoutSettings,
+  resolvePostgresTimeouts,
+} from "./postgres-timeouts.js";
 
 const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsSkipLocked: true,
@@ -41,6 +47,8 @@ const types: pg.CustomTypesConfig = {
 
 export interface PostgresOpenOptions {
   poolSize: number;
+  /** Statement, query and connection timeouts (defaults: `DEFAULT_POSTGRES_TIMEOUTS` and env). */
+  timeouts?: Partial<PostgresTimeouts>;
   /** Every transaction read-only, enforced by the server (dry runs, status, doctor). */
   readOnly?: boolean;
 }
@@ -50,15 +58,17 @@ export async function openPostgresBackend(
   location: Extract<StoreLocation, { dialect: "postgres" }>,
   options: PostgresOpenOptions,
 ): Promise<StoreBackend> {
+  const timeouts = resolvePostgresTimeouts(options.timeouts);
   const pool = new pg.Pool({
     connectionString: location.url,
     max: options.poolSize,
     types,
     ...(options.readOnly ? { options: "-c default_transaction_read_only=on" } : {}),
-    connectionTimeoutMillis: 10_000,
+    ...poolTimeoutSettings(timeouts),
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  guardPool(pool, redactUrl(location.url), timeouts);
   try {
     const client = await pool.connect();
     client.release();
@@ -81,7 +91,10 @@ export function redactUrl(url: string): string {
   }
 }
 
-function postgresOpenError(error: unknown, url: string): KeelError {
+function postgresOpenError(given: unknown, url: string): KeelError {
+  // The pool's guard already made a timeout STORE_UNAVAILABLE; at open it is a failed open.
+  const error =
+    given instanceof KeelError && given.code === "STORE_UNAVAILABLE" ? given.cause : given;
   const code = (error as { code?: unknown } | null)?.code;
   const shown = redactUrl(url);
   const reason = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, sql } from "kysely";
@@ -127,6 +136,23 @@ function removeReadOnlyLeftovers(path: string): void {
     }
   } catch {
     // A read-only folder: nothing could have been created there either.
+  }
+  // A database file nobody may write (0444, immutable): the cleaner's connection was read-only
+  // too and could not delete them. Its log is empty and no process can write the file, so no
+  // connection depends on them: remove them here.
+  if (existsSync(`${path}-wal`) && !writable(path) && statSync(`${path}-wal`).size === 0) {
+    for (const suffix of ["-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    // access() ignores the immutable attribute for root; opening for writing does not.
+    closeSync(openSync(path, "r+"));
+    return true;
+  } catch {
+    return false;
   }
 }
 
