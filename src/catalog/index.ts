@@ -32,6 +32,7 @@ export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
 export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";
+export { linkResolver } from "./resolve.js";
 export type { ScanTimings } from "./scan/phases.js";
 export type { PriorScan } from "./scan/prior.js";
 export {

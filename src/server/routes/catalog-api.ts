@@ -4,6 +4,7 @@ import {
   type CatalogNode,
   diagramOf,
   LINK_KINDS,
+  linkResolver,
   loadScanHead,
   NODE_KINDS,
   nodeDetail,
@@ -173,7 +174,7 @@ export function catalogRoutes(table: RouteTable, ctx: ServerContext): void {
       path: "/api/graph",
       capability: "read",
       summary:
-        "The catalog graph (`keel graph` / `keel export`): json gives nodes, links and issues; ascii, mermaid and dot give the renderer's text.",
+        "The catalog graph (`keel graph` / `keel export`): json gives nodes, links (each with the node it resolves to, resolvedTarget) and issues; ascii, mermaid and dot give the renderer's text.",
       tag: "catalog",
       query: z.looseObject({
         format: z.string().max(40).default("json"),
@@ -185,10 +186,12 @@ export function catalogRoutes(table: RouteTable, ctx: ServerContext): void {
       const scan = await requireScan(ctx.store);
       const graph = query.q ? selectScan(scan, parseNodeQuery(query.q, scan)) : scan;
       if (query.format === "json") {
+        // Each link says which node it lands on (null: none), as broken-ref decides it.
+        const resolve = linkResolver(scan.nodes);
         return c.json({
           ok: true,
           nodes: graph.nodes,
-          links: graph.links,
+          links: graph.links.map((link) => ({ ...link, resolvedTarget: resolve(link) })),
           issues: graph.issues,
         });
       }
