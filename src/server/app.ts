@@ -14,6 +14,7 @@ import { keelRoutes } from "./routes/keel-api.js";
 import { memoryRoutes } from "./routes/memory-api.js";
 import { runRoutes } from "./routes/runs.js";
 import { threadRoutes } from "./routes/threads.js";
+import { webSocketRoute } from "./ws.js";
 
 /** Options of the HTTP app. */
 export interface AppOptions {
@@ -79,6 +80,7 @@ export function createApp(
   catalogRoutes(table, ctx);
   jobRoutes(table, ctx);
   memoryRoutes(table, ctx);
+  webSocketRoute(table);
   dashboardRoutes(app, table, ctx);
   const document = () => openApiDocument(table.routes);
   table.add(

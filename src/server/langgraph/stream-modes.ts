@@ -30,14 +30,13 @@ export function eventFilter(modes: readonly string[]): (event: string) => boolea
   return (event) => wanted.has(event);
 }
 
-/** The engine modes a run must stream to serve `modes` (values always: the run's result). */
+/**
+ * The engine modes a run must stream to serve `modes`: values always (the run's result), and
+ * updates always (each is a `run.step` on the server's event channel).
+ */
 export function engineModes(modes: readonly string[]): Array<"values" | "updates" | "debug"> {
-  const engine = new Set<"values" | "updates" | "debug">(["values"]);
-  for (const mode of modes) {
-    if (mode === "updates" || mode === "messages" || mode === "messages-tuple")
-      engine.add("updates");
-    if (mode === "debug") engine.add("debug");
-  }
+  const engine = new Set<"values" | "updates" | "debug">(["values", "updates"]);
+  for (const mode of modes) if (mode === "debug") engine.add("debug");
   return [...engine];
 }
 

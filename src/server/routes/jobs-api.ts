@@ -125,7 +125,8 @@ export function jobRoutes(table: RouteTable, ctx: ServerContext): void {
         ...(body.priority !== undefined ? { priority: body.priority } : {}),
         submittedBy: caller?.name ?? null,
       });
-      ctx.bus.publish("job.queued", { job_id: job.id, action: job.actionId, node: job.nodeId });
+      // The watcher publishes job.queued (once, whoever queued it).
+      void ctx.watcher.poke();
       return c.json({ ok: true, job }, 201);
     },
   );
@@ -142,7 +143,7 @@ export function jobRoutes(table: RouteTable, ctx: ServerContext): void {
     },
     async (c, { params }) => {
       const job = await cancelJob(await jobs(), params.job_id ?? "");
-      ctx.bus.publish("job.cancelled", { job_id: job.id, status: job.status });
+      void ctx.watcher.poke();
       return c.json({ ok: true, job });
     },
   );
