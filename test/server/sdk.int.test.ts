@@ -13,7 +13,7 @@ describe("the LangGraph SDK Client against keel serve", () => {
   it("lists the config's assistants and draws a graph", async () => {
     const client = t.client();
     const assistants = await client.assistants.search();
-    expect(assistants.map((a) => a.graph_id).sort()).toEqual(["agent", "noop", "slow"]);
+    expect(assistants.map((a) => a.graph_id).sort()).toEqual(["agent", "chat", "noop", "slow"]);
     const graph = await client.assistants.getGraph("agent");
     expect(graph.nodes.map((n) => n.id)).toEqual(
       expect.arrayContaining(["__start__", "model", "tools", "human", "__end__"]),
@@ -72,6 +72,53 @@ describe("the LangGraph SDK Client against keel serve", () => {
 
     const runs = await client.runs.list(thread.thread_id);
     expect(runs.map((r) => r.status)).toEqual(["success", "interrupted"]);
+  });
+
+  it("streams a chat model's tokens (messages-tuple and messages), tasks and checkpoints", async () => {
+    const client = t.client();
+    const thread = await client.threads.create();
+    const events: Array<{ event: string; data: unknown }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, "chat", {
+      input: { messages: [{ type: "human", content: "hi", id: "h1" }] },
+      streamMode: ["messages-tuple", "messages", "tasks", "checkpoints"],
+    })) {
+      events.push(part as { event: string; data: unknown });
+    }
+    type Chunk = { type: string; content: string; id: string };
+    const tuples = events
+      .filter((e) => e.event === "messages")
+      .map((e) => e.data as [Chunk, { langgraph_node: string }]);
+    // One chunk per character as the fake model streams them, then nothing more for that message.
+    expect(tuples.map(([chunk]) => chunk.content).join("")).toBe("hello there");
+    expect(tuples.length).toBe("hello there".length);
+    expect(tuples.every(([chunk]) => chunk.type === "AIMessageChunk")).toBe(true);
+    expect(tuples[0]?.[1].langgraph_node).toBe("model");
+    const partials = events.filter((e) => e.event === "messages/partial");
+    expect((partials.at(-1)?.data as Chunk[] | undefined)?.[0]?.content).toBe("hello there");
+    const complete = events.filter((e) => e.event === "messages/complete");
+    expect(complete).toHaveLength(1);
+    expect((complete[0]?.data as Chunk[] | undefined)?.[0]).toMatchObject({
+      type: "ai",
+      content: "hello there",
+    });
+    expect(events.filter((e) => e.event === "messages/metadata")).toHaveLength(1);
+
+    const tasks = events
+      .filter((e) => e.event === "tasks")
+      .map((e) => e.data as { name: string; result?: unknown });
+    expect(tasks.map((task) => task.name)).toEqual(["model", "model"]);
+    expect(tasks[1]?.result).toBeDefined();
+    const checkpoints = events
+      .filter((e) => e.event === "checkpoints")
+      .map(
+        (e) => e.data as { next: string[]; config: { configurable: { checkpoint_id: string } } },
+      );
+    expect(checkpoints.map((c) => c.next)).toEqual([["__start__"], ["model"], []]);
+    expect(checkpoints.at(-1)?.config.configurable.checkpoint_id).toBe(
+      (await client.threads.getState(thread.thread_id)).checkpoint.checkpoint_id,
+    );
+    // Modes not asked for are not sent.
+    expect(events.some((e) => e.event === "debug" || e.event === "values")).toBe(false);
   });
 
   it("updates state, forks from the past, copies, searches and deletes threads", async () => {

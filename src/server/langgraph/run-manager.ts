@@ -5,7 +5,8 @@ import type { EventBus } from "../events.js";
 import type { ApiRecords, ApiRun, RunKwargs } from "./api-records.js";
 import type { Assistant } from "./assistants.js";
 import { LiveRun } from "./live-run.js";
-import { engineModes, messagesOfUpdate } from "./stream-modes.js";
+import { MessageEvents } from "./message-events.js";
+import { debugDerived, engineModes } from "./stream-modes.js";
 import { toWire } from "./wire.js";
 
 /** How a finished run ended, as `wait` and `join` answer it. */
@@ -216,14 +217,23 @@ export class RunManager {
             writer: (chunk: unknown) => live.emit("custom", toWire(chunk)),
           };
           const stream = await graph.stream(input, runConfig);
+          const messages = new MessageEvents(live, meta);
           for await (const item of stream) {
             const [mode, chunk] = item as [string, Record<string, unknown>];
+            if (mode === "messages") {
+              messages.fromEngine(chunk);
+              continue;
+            }
             if (mode === "values") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
               else last = chunk;
             }
-            if (mode === "updates") this.emitMessages(live, chunk, meta);
+            if (mode === "updates") messages.fromUpdate(chunk);
             live.emit(mode, toWire(chunk));
+            if (mode === "debug") {
+              const derived = debugDerived(chunk);
+              if (derived) live.emit(derived[0], toWire(derived[1]));
+            }
             if (mode === "updates")
               this.options.bus.publish("run.step", { ...meta, nodes: Object.keys(chunk) });
           }
@@ -262,19 +272,6 @@ export class RunManager {
     if (kwargs.delete_thread) {
       await this.options.saver.deleteThreadAndRuns(api.threadId).catch(() => {});
       await this.options.records.deleteThread(api.threadId).catch(() => {});
-    }
-  }
-
-  private emitMessages(
-    live: LiveRun,
-    update: Record<string, unknown>,
-    meta: Record<string, unknown>,
-  ): void {
-    for (const { message, metadata } of messagesOfUpdate(update, meta)) {
-      const wire = toWire(message) as { id?: string };
-      live.emit("messages", [wire, metadata]);
-      live.emit("messages/metadata", { [wire.id ?? ""]: { metadata } });
-      live.emit("messages/complete", [wire]);
     }
   }
 
