@@ -146,9 +146,9 @@ export class RunStore {
     return toRun(rows[0]);
   }
 
-  /** Runs newest first, optionally of one thread or with one status. */
+  /** Runs newest first, optionally of one thread or with one status (or any of several). */
   async list(
-    query: { threadId?: string; status?: RunStatus; limit?: number } = {},
+    query: { threadId?: string; status?: RunStatus | readonly RunStatus[]; limit?: number } = {},
   ): Promise<RunRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -157,13 +157,16 @@ export class RunStore {
       params.push(query.threadId);
     }
     if (query.status !== undefined) {
-      if (!RUN_STATUSES.includes(query.status)) {
-        throw new KeelError("INVALID_ARGUMENT", `Unknown run status "${query.status}".`, {
+      const statuses: readonly RunStatus[] =
+        typeof query.status === "string" ? [query.status] : query.status;
+      const bad = statuses.filter((status) => !RUN_STATUSES.includes(status));
+      if (bad.length > 0 || statuses.length === 0) {
+        throw new KeelError("INVALID_ARGUMENT", `Unknown run status "${bad.join(", ")}".`, {
           hint: `Use one of ${RUN_STATUSES.join(", ")}.`,
         });
       }
-      where.push("status = ?");
-      params.push(query.status);
+      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      params.push(...statuses);
     }
     const limit = Math.max(1, Math.floor(query.limit ?? 50));
     const rows = await this.db.all<RawRun>(
@@ -199,13 +202,23 @@ export class RunStore {
    * before its next step; `execute` then rejects with ABORTED and the run stays `canceled`.
    */
   async execute<T>(
-    runId: string,
+    runOrId: string | RunRecord,
     invoke: (
       config: CheckpointConfig & { configurable: { thread_id: string }; signal: AbortSignal },
     ) => Promise<T>,
-    options: { durability?: Durability; retry?: boolean } = {},
+    options: {
+      durability?: Durability;
+      retry?: boolean;
+      /**
+       * Says from `invoke`'s result whether the run paused at an interrupt, for a caller that
+       * knows (else the latest checkpoint's interrupt writes are read).
+       */
+      paused?: (result: T) => boolean;
+    } = {},
   ): Promise<{ run: RunRecord; result: T }> {
-    const run = await this.get(runId);
+    // A record the caller just created saves reading it again; a stale one is caught by the
+    // compare-and-set of the first transition.
+    const run = typeof runOrId === "string" ? await this.get(runOrId) : runOrId;
     const retry = options.retry === true;
     if (run.status !== "running") assertTransition(run, "running", { retry });
     const owner = this.saver.ownerId;
@@ -264,7 +277,9 @@ export class RunStore {
         );
         throw thrown;
       }
-      const paused = await this.pausedAfter(run.threadId, result);
+      const paused = options.paused
+        ? options.paused(result)
+        : await this.pausedAfter(run.threadId, result);
       let finished: RunRecord;
       try {
         finished = await this.transition(

@@ -92,7 +92,7 @@ export class RunManager {
       };
       await this.options.records.createRun(api);
       await this.options.records.touchThread(threadId);
-      const live = this.start(api, assistant, false);
+      const live = this.start(api, assistant, false, record);
       return { record, api, live };
     } catch (error) {
       this.busy.delete(threadId);
@@ -153,14 +153,20 @@ export class RunManager {
   }
 
   private async activeRun(threadId: string): Promise<boolean> {
-    const [pending, running] = await Promise.all([
-      this.options.runs.list({ threadId, status: "pending", limit: 1 }),
-      this.options.runs.list({ threadId, status: "running", limit: 1 }),
-    ]);
-    return pending.length > 0 || running.length > 0;
+    const active = await this.options.runs.list({
+      threadId,
+      status: ["pending", "running"],
+      limit: 1,
+    });
+    return active.length > 0;
   }
 
-  private start(api: ApiRun, assistant: Assistant, recovering: boolean): LiveRun {
+  private start(
+    api: ApiRun,
+    assistant: Assistant,
+    recovering: boolean,
+    record?: RunRecord,
+  ): LiveRun {
     const live = new LiveRun(api.runId, api.threadId);
     this.live.set(api.runId, live);
     live.emit("metadata", { run_id: api.runId, thread_id: api.threadId, attempt: 1 });
@@ -169,7 +175,7 @@ export class RunManager {
       thread_id: api.threadId,
       assistant_id: api.assistantId,
     });
-    const job = this.execute(api, assistant, live, recovering).finally(() => {
+    const job = this.execute(api, assistant, live, recovering, record).finally(() => {
       this.busy.delete(api.threadId);
       this.inFlight.delete(job);
       live.finish();
@@ -184,6 +190,7 @@ export class RunManager {
     assistant: Assistant,
     live: LiveRun,
     recovering: boolean,
+    record?: RunRecord,
   ): Promise<void> {
     const { kwargs } = api;
     const graph = assistant.graph;
@@ -192,7 +199,7 @@ export class RunManager {
     const meta = { run_id: api.runId, thread_id: api.threadId, assistant_id: api.assistantId };
     try {
       const { run } = await this.options.runs.execute(
-        api.runId,
+        record ?? api.runId,
         async (config) => {
           const input = recovering && (await this.inputApplied(api)) ? null : inputOf(kwargs);
           const runConfig = {
@@ -228,7 +235,10 @@ export class RunManager {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
               else last = chunk;
             }
-            if (mode === "updates") messages.fromUpdate(chunk);
+            if (mode === "updates") {
+              if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
+              messages.fromUpdate(chunk);
+            }
             live.emit(mode, toWire(chunk));
             if (mode === "debug") {
               const derived = debugDerived(chunk);
@@ -241,7 +251,12 @@ export class RunManager {
             interrupts ? { ...(last as object), __interrupt__: interrupts } : (last ?? {})
           ) as Record<string, unknown>;
         },
-        kwargs.durability ? { durability: kwargs.durability } : {},
+        {
+          ...(kwargs.durability ? { durability: kwargs.durability } : {}),
+          // The engine reports every pause in the updates stream (`__interrupt__`), so the
+          // result says whether the run paused: no checkpoint read after the run.
+          paused: (result) => "__interrupt__" in result,
+        },
       );
       const values = toWire(
         interrupts
