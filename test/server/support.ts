@@ -26,14 +26,18 @@ export async function startTestServer(
     extra?: Partial<Parameters<typeof startServer>[0]>;
     /** A project scope: the database in `<dir>/.keel/` (job files go beside it), not `<dir>/`. */
     project?: boolean;
+    /** A Postgres database URL instead of a SQLite file. */
+    db?: string;
   } = {},
 ): Promise<TestServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "keel-serve-"));
   if (options.project) mkdirSync(join(dir, ".keel"), { recursive: true });
   const store = await openStore(
-    options.project
-      ? { db: join(dir, ".keel", "keel.db"), cwd: dir }
-      : { db: join(dir, "keel.db") },
+    options.db
+      ? { db: options.db, poolSize: 4, cwd: dir }
+      : options.project
+        ? { db: join(dir, ".keel", "keel.db"), cwd: dir }
+        : { db: join(dir, "keel.db") },
   );
   const tokenStore = new TokenStore(store);
   const make = async (name: string, capabilities: string[]) =>
