@@ -3,7 +3,7 @@ import type { CheckpointConfig, Durability } from "../base/index.js";
 import type { DurableSaver } from "../durable/durable-saver.js";
 import { toInt, toIntOrNull } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
-import { acquireLease, releaseLease, renewLease } from "./lease.js";
+import { acquireLease, releaseLease, releaseLeaseStatement, renewLease } from "./lease.js";
 import {
   assertTransition,
   RUN_STATUSES,
@@ -236,6 +236,8 @@ export class RunStore {
     heartbeat.unref();
     const controller = new AbortController();
     executing.set(run.id, controller);
+    let released = false;
+    let committedLast = false;
     // A cancel from another process is seen by reading the run's status.
     const watch = setInterval(() => {
       this.get(run.id)
@@ -282,12 +284,16 @@ export class RunStore {
         : await this.pausedAfter(run.threadId, result);
       let finished: RunRecord;
       try {
+        // The run's last status and the lease's release make one commit (when no hook writes
+        // the transition): a crash between them would only leave a lease to expire.
+        released = this.writeTransition === undefined;
         finished = await this.transition(
           running,
           paused ? "paused" : "succeeded",
           paused ? {} : { finishedAt: this.now() },
           {},
           { result },
+          released ? [releaseLeaseStatement(run.threadId, owner)] : [],
         );
       } catch (error) {
         // Canceled after its last step: the run ended, but the record keeps the cancel.
@@ -295,12 +301,15 @@ export class RunStore {
         if (current.status === "canceled") return { run: current, result };
         throw error;
       }
+      committedLast = true;
       return { run: finished, result };
     } finally {
       clearInterval(heartbeat);
       clearInterval(watch);
       if (executing.get(run.id) === controller) executing.delete(run.id);
-      await releaseLease(this.db, run.threadId, owner).catch(() => {});
+      // Released with the last status unless that commit failed (then the lease is released here).
+      if (!released || !committedLast)
+        await releaseLease(this.db, run.threadId, owner).catch(() => {});
     }
   }
 
@@ -353,6 +362,8 @@ export class RunStore {
     },
     options: { retry?: boolean } = {},
     cause: RunTransition["cause"] = {},
+    /** Statements committed with the change (only without a `writeTransition` hook). */
+    alongside: ReadonlyArray<{ sql: string; params: readonly unknown[] }> = [],
   ): Promise<RunRecord> {
     // A crashed run resumed stays `running`: not a move, only its lease changed hands.
     if (!(run.status === "running" && to === "running")) assertTransition(run, to, options);
@@ -370,7 +381,9 @@ export class RunStore {
     const statement = runUpdateStatement(next, run.status);
     const changed = this.writeTransition
       ? Number(await this.writeTransition({ previous: run, next, cause, statement }))
-      : await this.db.run(statement.sql, statement.params);
+      : alongside.length > 0
+        ? ((await this.db.atomic([statement, ...alongside]))[0] ?? 0)
+        : await this.db.run(statement.sql, statement.params);
     if (changed === 0) {
       const current = await this.get(run.id);
       throw new KeelError(

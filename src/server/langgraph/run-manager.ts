@@ -91,7 +91,6 @@ export class RunManager {
         createdAt: record.createdAt,
       };
       await this.options.records.createRun(api);
-      await this.options.records.touchThread(threadId);
       const live = this.start(api, assistant, false, record);
       return { record, api, live };
     } catch (error) {
