@@ -2,6 +2,7 @@ import { KeelError } from "../core/index.js";
 import type { Store } from "../store/index.js";
 import { type Finding, listFindings } from "./findings.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, TripleSplit } from "./model.js";
+import { linkResolver } from "./resolve.js";
 
 /** One node of the stored scan with everything about it (what `keel show` and the inspector print). */
 export interface NodeDetail {
@@ -9,7 +10,10 @@ export interface NodeDetail {
   weight: { bytes: TripleSplit; tokens: TripleSplit | null };
   frontmatter: Record<string, unknown>;
   linksOut: CatalogLink[];
+  /** Links whose target is this path verbatim (what the scan's `linksInCount` counts). */
   linksIn: CatalogLink[];
+  /** Links that land on this node by path or by trigger name (`/deploy`), as broken-ref resolves them. */
+  linksInResolved: CatalogLink[];
   issues: CatalogIssue[];
   findings: Finding[];
   summary: Record<string, unknown> | null;
@@ -41,12 +45,14 @@ export async function nodeDetail(
     .execute();
   const findings = (await listFindings(store)).filter((f) => f.nodeId === path);
   const first = summaries[0];
+  const resolve = linkResolver(scan.nodes);
   return {
     node,
     weight: { bytes: node.bytes, tokens: node.tokens ?? null },
     frontmatter: node.frontmatter,
     linksOut: scan.links.filter((l) => l.source === path),
     linksIn: scan.links.filter((l) => l.target === path),
+    linksInResolved: scan.links.filter((l) => resolve(l) === path),
     issues: scan.issues.filter((i) => i.nodeIds.includes(path)),
     findings,
     summary: first

@@ -172,6 +172,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the dashboard in Chromium", () => {
       .poll(() => page.locator("#inspected").textContent())
       .toBe(".claude/commands/review.md");
     expect(new URL(page.url()).searchParams.get("node")).toBe(".claude/commands/review.md");
+    // The skill's /review lands on this command (by its name): a link in.
+    expect(await page.locator("#links-in li").allTextContents()).toEqual([
+      expect.stringContaining(".claude/skills/deploy/SKILL.md (/review)"),
+    ]);
   }, 30_000);
 
   it("shows the job queue live and cancels a job", async () => {

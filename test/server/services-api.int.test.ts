@@ -103,6 +103,16 @@ describe("the catalog API", () => {
       "/review",
       "@reviewer",
     ]);
+    const review = await call(
+      "GET",
+      `/api/nodes/show?path=${encodeURIComponent(".claude/commands/review.md")}`,
+      t.tokens.read,
+    );
+    // Nothing links to the command's path verbatim; the skill's /review lands on it by name.
+    expect(review.body.linksIn).toEqual([]);
+    expect(review.body.linksInResolved.map((l: { source: string }) => l.source)).toEqual([
+      ".claude/skills/deploy/SKILL.md",
+    ]);
     const missing = await call("GET", "/api/nodes/show?path=nope.md", t.tokens.read);
     expect([missing.status, missing.body.error?.code]).toEqual([404, "CATALOG_NODE_NOT_FOUND"]);
     expect((await call("GET", "/api/nodes/show", t.tokens.read)).status).toBe(422);

@@ -776,11 +776,11 @@ async function catalogPage() {
         { id: "links-out" },
         d.linksOut.map((l) => link(l, l.target)),
       ),
-      h("h4", {}, `links in (${d.linksIn.length})`),
+      h("h4", {}, `links in (${d.linksInResolved.length})`),
       h(
         "ul",
-        {},
-        d.linksIn.map((l) => link(l, l.source)),
+        { id: "links-in" },
+        d.linksInResolved.map((l) => link(l, `${l.source} (${l.target})`)),
       ),
       h("h4", {}, `issues (${d.issues.length})`),
       h(
