@@ -164,7 +164,12 @@ export function sdkCases(
       const client = t.client();
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, "slow", { input: { n: 0 } });
-      await new Promise((r) => setTimeout(r, 120));
+      // Cancel once it has made a step (a loaded machine may take longer than a step to start it).
+      for (let i = 0; i < 100; i++) {
+        const state = await client.threads.getState(thread.thread_id);
+        if (((state.values as { n?: number }).n ?? 0) > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await client.runs.cancel(thread.thread_id, run.run_id, true);
       const after = await client.runs.get(thread.thread_id, run.run_id);
       expect(after.status).toBe("interrupted");
