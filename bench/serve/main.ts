@@ -11,8 +11,8 @@
  * the reason printed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TokenStore } from "../../src/server/auth/token-store.js";
@@ -123,15 +123,51 @@ export const noop = new StateGraph(State).addNode("noop", () => ({})).addEdge(ST
   return "not run: the LangGraph.js dev server did not answer within 120 s";
 }
 
-function row(name: string, f: LoadFigures): string {
-  return `${name.padEnd(26)} ${String(f.runs).padStart(5)}  ${f.runsPerSecond.toFixed(0).padStart(7)}  ${f.p50.toFixed(2).padStart(8)}  ${f.p99.toFixed(2).padStart(8)}`;
+/**
+ * The CPU time a process and its descendants have used, in ms (Linux /proc; NaN elsewhere). The
+ * server's CPU per run is the figure a loaded machine distorts least: wall times queue behind
+ * other processes. (The LangGraph.js dev server runs its graphs in child processes.)
+ */
+function cpuMs(root: number | undefined): number {
+  try {
+    const stats = new Map<number, { ppid: number; ms: number }>();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        // ppid, utime and stime (fields 4, 14 and 15 of the whole line); ticks of 10 ms.
+        stats.set(Number(entry), {
+          ppid: Number(fields[1]),
+          ms: (Number(fields[11]) + Number(fields[12])) * 10,
+        });
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    let total = 0;
+    for (const [pid, stat] of stats) {
+      for (let p: number | undefined = pid; p !== undefined && p > 1; p = stats.get(p)?.ppid) {
+        if (p === root) {
+          total += stat.ms;
+          break;
+        }
+      }
+    }
+    return root === undefined ? Number.NaN : total;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function row(name: string, f: LoadFigures, cpu: number): string {
+  return `${name.padEnd(26)} ${String(f.runs).padStart(5)}  ${f.runsPerSecond.toFixed(0).padStart(7)}  ${f.p50.toFixed(2).padStart(8)}  ${f.p99.toFixed(2).padStart(8)}  ${(cpu / f.runs).toFixed(2).padStart(9)}`;
 }
 
 console.log(
   `\n## no-op run, create + wait over HTTP (${CLIENTS} concurrent clients × ${PER_CLIENT} runs)\n`,
 );
 console.log(
-  `${"server".padEnd(26)} ${"runs".padStart(5)}  ${"runs/s".padStart(7)}  ${"p50 ms".padStart(8)}  ${"p99 ms".padStart(8)}`,
+  `${"server".padEnd(26)} ${"runs".padStart(5)}  ${"runs/s".padStart(7)}  ${"p50 ms".padStart(8)}  ${"p99 ms".padStart(8)}  ${"CPU ms/run".padStart(9)}`,
 );
 
 /** Measures one server: 32 clients, 1 client, the first SSE event. */
@@ -139,11 +175,16 @@ async function measureServer(
   name: string,
   url: string,
   headers: Record<string, string>,
+  pid: number | undefined,
 ): Promise<string> {
   const load = { url, headers, assistant: "noop" };
   await runLoad({ ...load, clients: CLIENTS, perClient: 5 }); // warm-up
-  console.log(row(name, await runLoad({ ...load, clients: CLIENTS, perClient: PER_CLIENT })));
-  console.log(row(`${name}, 1 client`, await runLoad({ ...load, clients: 1, perClient: 100 })));
+  let cpu = cpuMs(pid);
+  const many = await runLoad({ ...load, clients: CLIENTS, perClient: PER_CLIENT });
+  console.log(row(name, many, cpuMs(pid) - cpu));
+  cpu = cpuMs(pid);
+  const one = await runLoad({ ...load, clients: 1, perClient: 100 });
+  console.log(row(`${name}, 1 client`, one, cpuMs(pid) - cpu));
   const sse = await firstEvent({ ...load, rounds: 30 });
   return `${name}: first SSE event ${sse.first.toFixed(2)} ms after the request, first values event ${sse.values.toFixed(2)} ms (median of 30)`;
 }
@@ -154,10 +195,12 @@ try {
   const keel = await keelServer(dir);
   try {
     notes.push(
-      await measureServer("keel serve (SQLite)", keel.url, {
-        "content-type": "application/json",
-        authorization: `Bearer ${keel.token}`,
-      }),
+      await measureServer(
+        "keel serve (SQLite)",
+        keel.url,
+        { "content-type": "application/json", authorization: `Bearer ${keel.token}` },
+        keel.child.pid,
+      ),
     );
   } finally {
     keel.child.kill("SIGTERM");
@@ -167,9 +210,12 @@ try {
   else {
     try {
       notes.push(
-        await measureServer("langgraphjs dev (memory)", peer.url, {
-          "content-type": "application/json",
-        }),
+        await measureServer(
+          "langgraphjs dev (memory)",
+          peer.url,
+          { "content-type": "application/json" },
+          peer.child.pid,
+        ),
       );
     } catch (error) {
       notes.push(
@@ -185,3 +231,8 @@ try {
 console.log("");
 for (const line of notes) console.log(line);
 console.log("targets: p50 ≤ 2 ms (SQLite, no-op run); first SSE event ≤ 5 ms after run start");
+console.log(
+  `load average: ${loadavg()
+    .map((n) => n.toFixed(1))
+    .join(", ")}`,
+);

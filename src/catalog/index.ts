@@ -27,10 +27,12 @@ export { DEFAULT_IGNORES, IGNORE_FILES } from "./fs/ignore-filter.js";
 export { DEFAULT_MAX_FILE_BYTES } from "./fs/read-file.js";
 export { renderMarkdown } from "./markdown.js";
 export * from "./model.js";
+export { type NodeDetail, nodeDetail } from "./node-detail.js";
 export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
 export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";
+export { linkResolver } from "./resolve.js";
 export type { ScanTimings } from "./scan/phases.js";
 export type { PriorScan } from "./scan/prior.js";
 export {
@@ -43,4 +45,5 @@ export {
 export { type ScanScopeOptions, type ScopeScan, scanScope } from "./scan-scope.js";
 export { loadIssues, loadPriorScan, loadScan, loadScanHead, type ScanHead } from "./store/load.js";
 export { persistScan } from "./store/persist.js";
+export { notScanned, requireIssues, requireScan } from "./store/require.js";
 export { normalizeTrigger } from "./trigger.js";

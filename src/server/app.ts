@@ -7,10 +7,14 @@ import { errorResponse, routeNotFound } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { RouteTable } from "./route.js";
 import { assistantRoutes } from "./routes/assistants.js";
+import { catalogRoutes } from "./routes/catalog-api.js";
 import { healthRoutes } from "./routes/health.js";
+import { jobRoutes } from "./routes/jobs-api.js";
 import { keelRoutes } from "./routes/keel-api.js";
+import { memoryRoutes } from "./routes/memory-api.js";
 import { runRoutes } from "./routes/runs.js";
 import { threadRoutes } from "./routes/threads.js";
+import { webSocketRoute } from "./ws.js";
 
 /** Options of the HTTP app. */
 export interface AppOptions {
@@ -73,6 +77,10 @@ export function createApp(
   threadRoutes(table, ctx);
   runRoutes(table, ctx);
   keelRoutes(table, ctx);
+  catalogRoutes(table, ctx);
+  jobRoutes(table, ctx);
+  memoryRoutes(table, ctx);
+  webSocketRoute(table);
   dashboardRoutes(app, table, ctx);
   const document = () => openApiDocument(table.routes);
   table.add(

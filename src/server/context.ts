@@ -8,6 +8,7 @@ import type { EventBus } from "./events.js";
 import type { ApiRecords } from "./langgraph/api-records.js";
 import type { Assistant } from "./langgraph/assistants.js";
 import type { RunManager } from "./langgraph/run-manager.js";
+import type { ChangeWatcher } from "./watcher.js";
 
 /** Everything the routes use: the services the server is a thin layer over. */
 export interface ServerContext {
@@ -18,6 +19,8 @@ export interface ServerContext {
   assistants: Map<string, Assistant>;
   manager: RunManager;
   bus: EventBus;
+  /** Publishes changes made on the database by any process (jobs, approvals, scans). */
+  watcher: ChangeWatcher;
   audit: AuditWriter;
   tokens: TokenStore;
   authorizer: Authorizer;

@@ -14,6 +14,8 @@ import { ApiRecords } from "./langgraph/api-records.js";
 import { type Assistant, assistantsFrom, loadAssistants } from "./langgraph/assistants.js";
 import { RunManager } from "./langgraph/run-manager.js";
 import type { RouteDef } from "./route.js";
+import { ChangeWatcher } from "./watcher.js";
+import { attachWebSocket } from "./ws.js";
 
 /** The port `keel serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 4280;
@@ -41,6 +43,8 @@ export interface ServeOptions extends AppOptions {
   /** Slow-client limits: whole request (default 30 s) and headers (default 10 s). */
   requestTimeoutMs?: number;
   headersTimeoutMs?: number;
+  /** How often the database is looked at for changes made by other processes (default 1 s). */
+  watchIntervalMs?: number;
 }
 
 /** A running server. */
@@ -105,6 +109,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   });
   const httpServer = server as unknown as import("node:http").Server;
+  const closeSockets = attachWebSocket(httpServer, app, ctx);
   // SSE streams stay open: no idle timeout on a socket that is answering a request.
   httpServer.timeout = 0;
   // Keep-alive sockets outlive a client's pause between requests (Node's 5 s lets a client
@@ -112,6 +117,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   httpServer.keepAliveTimeout = 65_000;
   const address = server.address() as AddressInfo;
   const recovered = await ctx.manager.recover();
+  await ctx.watcher.start();
   ready = true;
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   ctx.log.info(
@@ -132,7 +138,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         ready = false;
         const stopped = new Promise<void>((resolve) => httpServer.close(() => resolve()));
         await ctx.manager.close(options.shutdownGraceMs ?? 10_000);
-        // Streams still open (SSE followers) are ended so close() can finish.
+        await ctx.watcher.stop();
+        // Streams still open (SSE followers, WebSockets) are ended so close() can finish.
+        await closeSockets();
         httpServer.closeAllConnections();
         await stopped;
         await ctx.saver.flush().catch(() => {});
@@ -154,6 +162,7 @@ async function createContext(options: ServeOptions): Promise<ServerContext> {
   const tokens = new TokenStore(store);
   const records = new ApiRecords(store);
   const bus = new EventBus();
+  const watcher = new ChangeWatcher(store, bus, options.watchIntervalMs ?? 1000);
   const assistants: Map<string, Assistant> = new Map();
   if (options.configPath)
     for (const [k, v] of await loadAssistants(options.configPath, { checkpointer: saver, store }))
@@ -170,6 +179,7 @@ async function createContext(options: ServeOptions): Promise<ServerContext> {
     assistants,
     manager,
     bus,
+    watcher,
     audit,
     tokens,
     authorizer,

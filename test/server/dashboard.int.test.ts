@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { builtInRegistry, scanScope } from "../../src/catalog/index.js";
 import { loadGovernedApp } from "../../src/runtime/index.js";
 import { startTestServer, type TestServer } from "./support.js";
 
@@ -18,7 +19,7 @@ let browser: Browser;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ project: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -139,6 +140,95 @@ describe.skipIf(!existsSync(CHROMIUM))("the dashboard in Chromium", () => {
       .poll(() => page.locator("#run-status .status").textContent(), { timeout: 15_000 })
       .toMatch(/paused|succeeded/);
   }, 60_000);
+
+  it("opens a node of the catalog graph in the inspector", async () => {
+    const files: Record<string, string> = {
+      ".claude/skills/deploy/SKILL.md":
+        "---\nname: deploy\ndescription: Ship the service.\n---\nRun /review first, then /vanish.\n",
+      ".claude/commands/review.md":
+        "---\nname: review\ndescription: Review a change.\n---\nRead the diff.\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(t.dir, path, ".."), { recursive: true });
+      writeFileSync(join(t.dir, path), text);
+    }
+    await scanScope(t.store, { root: t.dir, registry: builtInRegistry() });
+    const page = await open("/ui/catalog");
+    const skill = page.locator('svg.graph g.node[data-node=".claude/skills/deploy/SKILL.md"]');
+    await skill.click();
+    await expect
+      .poll(() => page.locator("#inspected").textContent())
+      .toBe(".claude/skills/deploy/SKILL.md");
+    expect(await page.locator("#links-out li").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("/review")]),
+    );
+    // The link to /vanish lands on no node: drawn apart and reported as an issue of the skill.
+    expect(await page.locator('svg.graph g.external[data-node="/vanish"]').count()).toBe(1);
+    expect(await page.locator("#node-issues li").first().textContent()).toContain("broken-ref");
+    // The keyboard opens a node too, and the choice is kept in the address.
+    await page.locator('svg.graph g.node[data-node=".claude/commands/review.md"]').focus();
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.locator("#inspected").textContent())
+      .toBe(".claude/commands/review.md");
+    expect(new URL(page.url()).searchParams.get("node")).toBe(".claude/commands/review.md");
+    // The skill's /review lands on this command (by its name): a link in.
+    expect(await page.locator("#links-in li").allTextContents()).toEqual([
+      expect.stringContaining(".claude/skills/deploy/SKILL.md (/review)"),
+    ]);
+  }, 30_000);
+
+  it("shows the job queue live and cancels a job", async () => {
+    const page = await open("/ui/jobs");
+    await expect.poll(() => page.locator("#jobs").textContent()).toContain("empty");
+    const submitted = await fetch(`${t.server.url}/api/jobs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.tokens.jobs}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "skill-summarizer", node: ".claude/skills/deploy/SKILL.md" }),
+    });
+    const { job } = (await submitted.json()) as { job: { id: string } };
+    // The queued job appears without a reload (job.queued on the event channel).
+    const row = page.locator(`tr[data-job="${job.id}"]`);
+    await expect.poll(() => row.locator(".status").textContent()).toBe("queued");
+    await row.getByRole("button", { name: "cancel" }).click();
+    await expect.poll(() => row.locator(".status").textContent()).toBe("failed");
+    expect(await row.textContent()).toContain("user-cancelled");
+  }, 30_000);
+
+  it("searches the decision memory and opens a decision", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${t.server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.tokens.admin}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ record: { id: string } }>);
+    const first = await post("/api/memory", {
+      title: "Queue refunds through the ledger",
+      target: "refund-path",
+      rationale: "Every refund must be idempotent and audited.",
+    });
+    await post("/api/memory/supersede", {
+      title: "Refunds go through the ledger with approval",
+      target: "refund-path",
+      rationale: "High amounts need a person to approve them first.",
+      old_decision_ids: [first.record.id],
+    });
+    const page = await open("/ui/memory");
+    await page.locator("#memory-query").fill("refunds ledger");
+    await page.getByRole("button", { name: "search" }).click();
+    const hit = page.locator("#memory-hits tr[data-record]").first();
+    await expect.poll(() => hit.locator(".status").textContent()).toBe("active");
+    await hit.getByRole("link").click();
+    await expect
+      .poll(() => page.locator("#memory-record").textContent())
+      .toContain(first.record.id);
+    // The audit mode shows the superseded decision itself.
+    await page.locator("#memory-mode").selectOption("audit");
+    await page.getByRole("button", { name: "search" }).click();
+    await expect
+      .poll(() => page.locator("#memory-hits .status.superseded").count())
+      .toBeGreaterThan(0);
+  }, 30_000);
 
   it("fits a phone in the dark theme", async () => {
     const page = await open("/ui/runs", { width: 390, height: 844 }, "dark");

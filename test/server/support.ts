@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,16 +15,30 @@ export interface TestServer {
   server: RunningServer;
   store: Store;
   dir: string;
-  tokens: Record<"admin" | "read" | "runs" | "approver", string>;
+  tokens: Record<"admin" | "read" | "runs" | "approver" | "jobs" | "memory", string>;
   client(token?: string): Client;
   close(): Promise<void>;
 }
 
 export async function startTestServer(
-  options: { dir?: string; extra?: Partial<Parameters<typeof startServer>[0]> } = {},
+  options: {
+    dir?: string;
+    extra?: Partial<Parameters<typeof startServer>[0]>;
+    /** A project scope: the database in `<dir>/.keel/` (job files go beside it), not `<dir>/`. */
+    project?: boolean;
+    /** A Postgres database URL instead of a SQLite file. */
+    db?: string;
+  } = {},
 ): Promise<TestServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "keel-serve-"));
-  const store = await openStore({ db: join(dir, "keel.db") });
+  if (options.project) mkdirSync(join(dir, ".keel"), { recursive: true });
+  const store = await openStore(
+    options.db
+      ? { db: options.db, poolSize: 4, cwd: dir }
+      : options.project
+        ? { db: join(dir, ".keel", "keel.db"), cwd: dir }
+        : { db: join(dir, "keel.db") },
+  );
   const tokenStore = new TokenStore(store);
   const make = async (name: string, capabilities: string[]) =>
     (await tokenStore.create({ name, capabilities })).secret;
@@ -33,6 +47,8 @@ export async function startTestServer(
     read: await make("reader", ["read"]),
     runs: await make("runner", ["read", "runs"]),
     approver: await make("approver", ["read", "approve"]),
+    jobs: await make("operator", ["read", "jobs"]),
+    memory: await make("memory", ["read", "memory"]),
   };
   const server = await startServer({
     store,

@@ -108,11 +108,23 @@ export async function renewLease(
 
 /** Gives a lease back (a no-op when this owner no longer holds it). */
 export async function releaseLease(db: SqlRunner, threadId: string, owner: string): Promise<void> {
+  const statement = releaseLeaseStatement(threadId, owner);
+  await db.run(statement.sql, statement.params);
+}
+
+/**
+ * The statement that releases a thread's lease, for a caller that commits it with another (a
+ * run's last status): this process stops counting the lease as its own at once.
+ */
+export function releaseLeaseStatement(
+  threadId: string,
+  owner: string,
+): { sql: string; params: unknown[] } {
   heldHere.delete(heldKey(threadId, owner));
-  await db.run(
-    "UPDATE state_threads SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
-    [threadId, owner],
-  );
+  return {
+    sql: "UPDATE state_threads SET lease_owner = NULL, lease_expires_at = NULL WHERE id = ? AND lease_owner = ?",
+    params: [threadId, owner],
+  };
 }
 
 /** True when `owner` names a process of this host that no longer exists. */

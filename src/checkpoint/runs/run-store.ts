@@ -3,7 +3,7 @@ import type { CheckpointConfig, Durability } from "../base/index.js";
 import type { DurableSaver } from "../durable/durable-saver.js";
 import { toInt, toIntOrNull } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
-import { acquireLease, releaseLease, renewLease } from "./lease.js";
+import { acquireLease, releaseLease, releaseLeaseStatement, renewLease } from "./lease.js";
 import {
   assertTransition,
   RUN_STATUSES,
@@ -146,9 +146,9 @@ export class RunStore {
     return toRun(rows[0]);
   }
 
-  /** Runs newest first, optionally of one thread or with one status. */
+  /** Runs newest first, optionally of one thread or with one status (or any of several). */
   async list(
-    query: { threadId?: string; status?: RunStatus; limit?: number } = {},
+    query: { threadId?: string; status?: RunStatus | readonly RunStatus[]; limit?: number } = {},
   ): Promise<RunRecord[]> {
     const where: string[] = [];
     const params: unknown[] = [];
@@ -157,13 +157,16 @@ export class RunStore {
       params.push(query.threadId);
     }
     if (query.status !== undefined) {
-      if (!RUN_STATUSES.includes(query.status)) {
-        throw new KeelError("INVALID_ARGUMENT", `Unknown run status "${query.status}".`, {
+      const statuses: readonly RunStatus[] =
+        typeof query.status === "string" ? [query.status] : query.status;
+      const bad = statuses.filter((status) => !RUN_STATUSES.includes(status));
+      if (bad.length > 0 || statuses.length === 0) {
+        throw new KeelError("INVALID_ARGUMENT", `Unknown run status "${bad.join(", ")}".`, {
           hint: `Use one of ${RUN_STATUSES.join(", ")}.`,
         });
       }
-      where.push("status = ?");
-      params.push(query.status);
+      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      params.push(...statuses);
     }
     const limit = Math.max(1, Math.floor(query.limit ?? 50));
     const rows = await this.db.all<RawRun>(
@@ -199,13 +202,23 @@ export class RunStore {
    * before its next step; `execute` then rejects with ABORTED and the run stays `canceled`.
    */
   async execute<T>(
-    runId: string,
+    runOrId: string | RunRecord,
     invoke: (
       config: CheckpointConfig & { configurable: { thread_id: string }; signal: AbortSignal },
     ) => Promise<T>,
-    options: { durability?: Durability; retry?: boolean } = {},
+    options: {
+      durability?: Durability;
+      retry?: boolean;
+      /**
+       * Says from `invoke`'s result whether the run paused at an interrupt, for a caller that
+       * knows (else the latest checkpoint's interrupt writes are read).
+       */
+      paused?: (result: T) => boolean;
+    } = {},
   ): Promise<{ run: RunRecord; result: T }> {
-    const run = await this.get(runId);
+    // A record the caller just created saves reading it again; a stale one is caught by the
+    // compare-and-set of the first transition.
+    const run = typeof runOrId === "string" ? await this.get(runOrId) : runOrId;
     const retry = options.retry === true;
     if (run.status !== "running") assertTransition(run, "running", { retry });
     const owner = this.saver.ownerId;
@@ -239,6 +252,8 @@ export class RunStore {
     heartbeat.unref();
     const controller = new AbortController();
     executing.set(run.id, controller);
+    let released = false;
+    let committedLast = false;
     // A cancel from another process is seen by reading the run's status.
     const watch = setInterval(() => {
       this.get(run.id)
@@ -280,15 +295,21 @@ export class RunStore {
         );
         throw thrown;
       }
-      const paused = await this.pausedAfter(run.threadId, result);
+      const paused = options.paused
+        ? options.paused(result)
+        : await this.pausedAfter(run.threadId, result);
       let finished: RunRecord;
       try {
+        // The run's last status and the lease's release make one commit (when no hook writes
+        // the transition): a crash between them would only leave a lease to expire.
+        released = this.writeTransition === undefined;
         finished = await this.transition(
           running,
           paused ? "paused" : "succeeded",
           paused ? {} : { finishedAt: this.now() },
           {},
           { result },
+          released ? [releaseLeaseStatement(run.threadId, owner)] : [],
         );
       } catch (error) {
         // Canceled after its last step: the run ended, but the record keeps the cancel.
@@ -296,12 +317,15 @@ export class RunStore {
         if (current.status === "canceled") return { run: current, result };
         throw error;
       }
+      committedLast = true;
       return { run: finished, result };
     } finally {
       clearInterval(heartbeat);
       clearInterval(watch);
       if (executing.get(run.id) === controller) executing.delete(run.id);
-      await releaseLease(this.db, run.threadId, owner).catch(() => {});
+      // Released with the last status unless that commit failed (then the lease is released here).
+      if (!released || !committedLast)
+        await releaseLease(this.db, run.threadId, owner).catch(() => {});
     }
   }
 
@@ -354,6 +378,8 @@ export class RunStore {
     },
     options: { retry?: boolean } = {},
     cause: RunTransition["cause"] = {},
+    /** Statements committed with the change (only without a `writeTransition` hook). */
+    alongside: ReadonlyArray<{ sql: string; params: readonly unknown[] }> = [],
   ): Promise<RunRecord> {
     // A crashed run resumed stays `running`: not a move, only its lease changed hands.
     if (!(run.status === "running" && to === "running")) assertTransition(run, to, options);
@@ -371,7 +397,9 @@ export class RunStore {
     const statement = runUpdateStatement(next, run.status);
     const changed = this.writeTransition
       ? Number(await this.writeTransition({ previous: run, next, cause, statement }))
-      : await this.db.run(statement.sql, statement.params);
+      : alongside.length > 0
+        ? ((await this.db.atomic([statement, ...alongside]))[0] ?? 0)
+        : await this.db.run(statement.sql, statement.params);
     if (changed === 0) {
       const current = await this.get(run.id);
       throw new KeelError(

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type CatalogNode, listFindings, NODE_KINDS } from "../../catalog/index.js";
+import { type CatalogNode, listFindings, NODE_KINDS, nodeDetail } from "../../catalog/index.js";
 import { compareCodePoints, KeelError } from "../../core/index.js";
 import { withStore } from "../catalog/context.js";
 import { requireIssues, requireScan } from "../catalog/load.js";
@@ -104,42 +104,9 @@ export const catalogBrowseCommands: CliModule = {
     ).action(async (path: string, raw: StoreCliOptions) => {
       const flags = outputOptions(raw);
       try {
-        const detail = await withStore(flags, async (store) => {
-          const scan = await requireScan(store);
-          const node = scan.nodes.find((n) => n.path === path);
-          if (!node) {
-            throw new KeelError(
-              "CATALOG_NODE_NOT_FOUND",
-              `${path} is not a node of the last scan.`,
-              {
-                hint: "`keel list` prints the node paths; `keel scan` refreshes them.",
-                details: { path },
-              },
-            );
-          }
-          const summaries = await store.kysely
-            .selectFrom("state_summaries")
-            .selectAll()
-            .where("node_id", "=", path)
-            .execute();
-          const findings = (await listFindings(store)).filter((f) => f.nodeId === path);
-          return {
-            node,
-            weight: { bytes: node.bytes, tokens: node.tokens ?? null },
-            frontmatter: node.frontmatter,
-            linksOut: scan.links.filter((l) => l.source === path),
-            linksIn: scan.links.filter((l) => l.target === path),
-            issues: scan.issues.filter((i) => i.nodeIds.includes(path)),
-            findings,
-            summary: summaries[0]
-              ? {
-                  action: summaries[0].summarizer_action_id,
-                  generatedAt: Number(summaries[0].generated_at),
-                  ...JSON.parse(summaries[0].summary_json),
-                }
-              : null,
-          };
-        });
+        const detail = await withStore(flags, async (store) =>
+          nodeDetail(store, await requireScan(store), path),
+        );
         printResult(flags, detail, () => {
           const { node } = detail;
           const tokens = node.tokens

@@ -133,7 +133,14 @@ export class MessagesStream {
         run.streamed = true;
         const message = (fields?.chunk as { message?: unknown } | undefined)?.message;
         const chunk = isMessageLike(message) ? message : new lc.AIMessageChunk({ content: token });
-        if (chunk.id) stream.seen.add(chunk.id);
+        // A chunk without an id gets the model call's (`run-<runId>`, the id LangChain gives the
+        // whole message), as LangGraph.js does: a client can join the chunks to the message.
+        if (chunk.id == null) {
+          chunk.id = `run-${runId}`;
+          (chunk as { lc_kwargs?: Record<string, unknown> }).lc_kwargs ??= {};
+          (chunk as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs.id = chunk.id;
+        }
+        stream.seen.add(chunk.id);
         stream.push([chunk, run.metadata]);
       }
 

@@ -12,7 +12,7 @@ import { TOKEN_PREFIX, type TokenStore } from "./token-store.js";
 export const SESSION_COOKIE = "keel_session";
 
 /** Capabilities whose every granted use is audited (reads and runs are not: see docs/server.md). */
-const AUDITED_GRANTS = new Set(["approve", "ledger", "jobs", "admin"]);
+const AUDITED_GRANTS = new Set(["approve", "ledger", "jobs", "memory", "admin"]);
 
 /**
  * Decides who may call a route: a bearer token (`Authorization: Bearer …` or the LangGraph SDK's

@@ -3,9 +3,18 @@ import { KeelError } from "../../core/index.js";
 /**
  * What a route may need. `read` sees everything; `runs` creates and changes threads and runs;
  * `approve` decides approvals (`approve:<tool>` only those of one tool); `ledger` settles calls
- * in doubt; `jobs` operates the job queue; `admin` may do all of it.
+ * in doubt; `jobs` operates the job queue; `memory` records and supersedes decisions; `admin` may
+ * do all of it.
  */
-export const ROUTE_CAPABILITIES = ["read", "runs", "approve", "ledger", "jobs", "admin"] as const;
+export const ROUTE_CAPABILITIES = [
+  "read",
+  "runs",
+  "approve",
+  "ledger",
+  "jobs",
+  "memory",
+  "admin",
+] as const;
 export type RouteCapability = (typeof ROUTE_CAPABILITIES)[number];
 
 /** A capability a token may carry: a route capability or `approve:<tool name>`. */

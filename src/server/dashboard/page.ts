@@ -9,6 +9,9 @@ export const PAGES = [
   { id: "approvals", title: "Approvals", href: "/ui/approvals" },
   { id: "audit", title: "Audit", href: "/ui/audit" },
   { id: "ledger", title: "Ledger", href: "/ui/ledger" },
+  { id: "jobs", title: "Jobs", href: "/ui/jobs" },
+  { id: "catalog", title: "Catalog", href: "/ui/catalog" },
+  { id: "memory", title: "Memory", href: "/ui/memory" },
 ] as const;
 
 const BODIES: Record<string, string> = {
@@ -35,6 +38,24 @@ const BODIES: Record<string, string> = {
 <div id="verify-result"></div><div id="timeline">loading…</div></section>`,
   ledger: `<h1>Tool calls in doubt</h1><div id="ledger-result"></div>
 <section class="panel"><div id="ledger">loading…</div></section>`,
+  jobs: `<h1>Job queue</h1><div id="jobs-result"></div>
+<section class="panel"><div class="row"><label>status <select id="job-status">
+<option value="">all</option><option>queued</option><option>running</option><option>completed</option>
+<option>failed</option></select></label><span id="job-counts" class="muted"></span></div>
+<div id="jobs" aria-live="polite">loading…</div></section>`,
+  catalog: `<h1>Catalog</h1>
+<section class="panel"><form id="catalog-form" class="row">
+<input id="catalog-query" placeholder='query, e.g. kind:skill issue:any' aria-label="query" size="40">
+<button type="submit">filter</button><span id="catalog-stats" class="muted"></span></form></section>
+<div class="grid2"><section class="panel"><h2>Graph</h2><div id="catalog-graph">loading…</div></section>
+<section class="panel" id="inspector-panel"><h2>Node</h2><div id="inspector"><p class="muted">Select a node in the graph.</p></div></section></div>`,
+  memory: `<h1>Decision memory</h1>
+<section class="panel"><form id="memory-form" class="row">
+<input id="memory-query" placeholder="search decisions" aria-label="search decisions" size="40" required>
+<select id="memory-mode" aria-label="mode"><option>balanced</option><option>strict</option><option>audit</option></select>
+<button type="submit" class="primary">search</button></form>
+<div id="memory-hits" aria-live="polite"></div></section>
+<section class="panel"><div id="memory-record"></div></section>`,
 };
 
 /** A dashboard page: the shell (menu, theme switch, live indicator) and the page's containers. */

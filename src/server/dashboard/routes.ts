@@ -96,4 +96,7 @@ export function dashboardRoutes(app: Hono, _table: RouteTable, ctx: ServerContex
   app.get("/ui/approvals", page("approvals"));
   app.get("/ui/audit", page("audit"));
   app.get("/ui/ledger", page("ledger"));
+  app.get("/ui/jobs", page("jobs"));
+  app.get("/ui/catalog", page("catalog"));
+  app.get("/ui/memory", page("memory"));
 }

@@ -145,18 +145,27 @@ export class ApiRecords {
     await this.db().deleteFrom("state_api_threads").where("id", "=", threadId).execute();
   }
 
+  /** Stores what a run was asked, and marks its thread active, in one commit. */
   async createRun(run: ApiRun): Promise<void> {
-    await this.db()
-      .insertInto("state_api_runs")
-      .values({
-        id: run.runId,
-        thread_id: run.threadId,
-        assistant_id: run.assistantId,
-        kwargs_json: JSON.stringify(run.kwargs),
-        metadata_json: JSON.stringify(run.metadata),
-        created_at: run.createdAt,
-      })
-      .execute();
+    await this.store.transaction(async (tx) => {
+      const db = tx.withTables<Tables>();
+      await db
+        .insertInto("state_api_runs")
+        .values({
+          id: run.runId,
+          thread_id: run.threadId,
+          assistant_id: run.assistantId,
+          kwargs_json: JSON.stringify(run.kwargs),
+          metadata_json: JSON.stringify(run.metadata),
+          created_at: run.createdAt,
+        })
+        .execute();
+      await db
+        .updateTable("state_api_threads")
+        .set({ updated_at: Date.now() })
+        .where("id", "=", run.threadId)
+        .execute();
+    });
   }
 
   async findRun(runId: string): Promise<ApiRun | undefined> {

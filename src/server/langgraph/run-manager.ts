@@ -5,7 +5,8 @@ import type { EventBus } from "../events.js";
 import type { ApiRecords, ApiRun, RunKwargs } from "./api-records.js";
 import type { Assistant } from "./assistants.js";
 import { LiveRun } from "./live-run.js";
-import { engineModes, messagesOfUpdate } from "./stream-modes.js";
+import { MessageEvents } from "./message-events.js";
+import { debugDerived, engineModes } from "./stream-modes.js";
 import { toWire } from "./wire.js";
 
 /** How a finished run ended, as `wait` and `join` answer it. */
@@ -90,8 +91,7 @@ export class RunManager {
         createdAt: record.createdAt,
       };
       await this.options.records.createRun(api);
-      await this.options.records.touchThread(threadId);
-      const live = this.start(api, assistant, false);
+      const live = this.start(api, assistant, false, record);
       return { record, api, live };
     } catch (error) {
       this.busy.delete(threadId);
@@ -152,14 +152,20 @@ export class RunManager {
   }
 
   private async activeRun(threadId: string): Promise<boolean> {
-    const [pending, running] = await Promise.all([
-      this.options.runs.list({ threadId, status: "pending", limit: 1 }),
-      this.options.runs.list({ threadId, status: "running", limit: 1 }),
-    ]);
-    return pending.length > 0 || running.length > 0;
+    const active = await this.options.runs.list({
+      threadId,
+      status: ["pending", "running"],
+      limit: 1,
+    });
+    return active.length > 0;
   }
 
-  private start(api: ApiRun, assistant: Assistant, recovering: boolean): LiveRun {
+  private start(
+    api: ApiRun,
+    assistant: Assistant,
+    recovering: boolean,
+    record?: RunRecord,
+  ): LiveRun {
     const live = new LiveRun(api.runId, api.threadId);
     this.live.set(api.runId, live);
     live.emit("metadata", { run_id: api.runId, thread_id: api.threadId, attempt: 1 });
@@ -168,7 +174,7 @@ export class RunManager {
       thread_id: api.threadId,
       assistant_id: api.assistantId,
     });
-    const job = this.execute(api, assistant, live, recovering).finally(() => {
+    const job = this.execute(api, assistant, live, recovering, record).finally(() => {
       this.busy.delete(api.threadId);
       this.inFlight.delete(job);
       live.finish();
@@ -183,6 +189,7 @@ export class RunManager {
     assistant: Assistant,
     live: LiveRun,
     recovering: boolean,
+    record?: RunRecord,
   ): Promise<void> {
     const { kwargs } = api;
     const graph = assistant.graph;
@@ -191,7 +198,7 @@ export class RunManager {
     const meta = { run_id: api.runId, thread_id: api.threadId, assistant_id: api.assistantId };
     try {
       const { run } = await this.options.runs.execute(
-        api.runId,
+        record ?? api.runId,
         async (config) => {
           const input = recovering && (await this.inputApplied(api)) ? null : inputOf(kwargs);
           const runConfig = {
@@ -216,14 +223,26 @@ export class RunManager {
             writer: (chunk: unknown) => live.emit("custom", toWire(chunk)),
           };
           const stream = await graph.stream(input, runConfig);
+          const messages = new MessageEvents(live, meta);
           for await (const item of stream) {
             const [mode, chunk] = item as [string, Record<string, unknown>];
+            if (mode === "messages") {
+              messages.fromEngine(chunk);
+              continue;
+            }
             if (mode === "values") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
               else last = chunk;
             }
-            if (mode === "updates") this.emitMessages(live, chunk, meta);
+            if (mode === "updates") {
+              if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
+              messages.fromUpdate(chunk);
+            }
             live.emit(mode, toWire(chunk));
+            if (mode === "debug") {
+              const derived = debugDerived(chunk);
+              if (derived) live.emit(derived[0], toWire(derived[1]));
+            }
             if (mode === "updates")
               this.options.bus.publish("run.step", { ...meta, nodes: Object.keys(chunk) });
           }
@@ -231,7 +250,12 @@ export class RunManager {
             interrupts ? { ...(last as object), __interrupt__: interrupts } : (last ?? {})
           ) as Record<string, unknown>;
         },
-        kwargs.durability ? { durability: kwargs.durability } : {},
+        {
+          ...(kwargs.durability ? { durability: kwargs.durability } : {}),
+          // The engine reports every pause in the updates stream (`__interrupt__`), so the
+          // result says whether the run paused: no checkpoint read after the run.
+          paused: (result) => "__interrupt__" in result,
+        },
       );
       const values = toWire(
         interrupts
@@ -262,19 +286,6 @@ export class RunManager {
     if (kwargs.delete_thread) {
       await this.options.saver.deleteThreadAndRuns(api.threadId).catch(() => {});
       await this.options.records.deleteThread(api.threadId).catch(() => {});
-    }
-  }
-
-  private emitMessages(
-    live: LiveRun,
-    update: Record<string, unknown>,
-    meta: Record<string, unknown>,
-  ): void {
-    for (const { message, metadata } of messagesOfUpdate(update, meta)) {
-      const wire = toWire(message) as { id?: string };
-      live.emit("messages", [wire, metadata]);
-      live.emit("messages/metadata", { [wire.id ?? ""]: { metadata } });
-      live.emit("messages/complete", [wire]);
     }
   }
 

@@ -1,3 +1,5 @@
+import { loadOptionalPeer } from "../../core/index.js";
+
 /** The stream modes the server implements (LangGraph's names). */
 export const STREAM_MODES = [
   "values",
@@ -6,6 +8,8 @@ export const STREAM_MODES = [
   "messages-tuple",
   "custom",
   "debug",
+  "tasks",
+  "checkpoints",
 ] as const;
 export type ApiStreamMode = (typeof STREAM_MODES)[number];
 
@@ -13,10 +17,12 @@ export type ApiStreamMode = (typeof STREAM_MODES)[number];
 const EVENTS_OF: Record<ApiStreamMode, readonly string[]> = {
   values: ["values"],
   updates: ["updates"],
-  messages: ["messages/metadata", "messages/complete"],
+  messages: ["messages/metadata", "messages/partial", "messages/complete"],
   "messages-tuple": ["messages"],
   custom: ["custom"],
   debug: ["debug"],
+  tasks: ["tasks"],
+  checkpoints: ["checkpoints"],
 };
 
 /** Events every stream carries whatever its modes. */
@@ -30,15 +36,44 @@ export function eventFilter(modes: readonly string[]): (event: string) => boolea
   return (event) => wanted.has(event);
 }
 
-/** The engine modes a run must stream to serve `modes` (values always: the run's result). */
-export function engineModes(modes: readonly string[]): Array<"values" | "updates" | "debug"> {
-  const engine = new Set<"values" | "updates" | "debug">(["values"]);
+type EngineMode = "values" | "updates" | "debug" | "messages";
+
+/**
+ * The engine modes a run must stream to serve `modes`: values always (the run's result), updates
+ * always (each is a `run.step` on the server's event channel), debug for `debug`, `tasks` and
+ * `checkpoints` (which are its task and checkpoint events), and the engine's `messages` (tokens
+ * as a LangChain chat model streams them) for both message modes when LangChain is installed.
+ */
+export function engineModes(modes: readonly string[]): EngineMode[] {
+  const engine = new Set<EngineMode>(["values", "updates"]);
   for (const mode of modes) {
-    if (mode === "updates" || mode === "messages" || mode === "messages-tuple")
-      engine.add("updates");
-    if (mode === "debug") engine.add("debug");
+    if (mode === "debug" || mode === "tasks" || mode === "checkpoints") engine.add("debug");
+    if ((mode === "messages" || mode === "messages-tuple") && langChainInstalled())
+      engine.add("messages");
   }
   return [...engine];
+}
+
+let langChain: boolean | undefined;
+function langChainInstalled(): boolean {
+  if (langChain === undefined) {
+    try {
+      loadOptionalPeer("@langchain/core/messages");
+      langChain = true;
+    } catch {
+      langChain = false;
+    }
+  }
+  return langChain;
+}
+
+/** The `tasks` and `checkpoints` events a `debug` event stands for (LangGraph's payloads). */
+export function debugDerived(
+  chunk: Record<string, unknown>,
+): ["tasks" | "checkpoints", unknown] | null {
+  if (chunk.type === "task" || chunk.type === "task_result") return ["tasks", chunk.payload];
+  if (chunk.type === "checkpoint") return ["checkpoints", chunk.payload];
+  return null;
 }
 
 /**

@@ -187,11 +187,8 @@ export function keelRoutes(table: RouteTable, ctx: ServerContext): void {
           verdict === "approve"
             ? await service.approve(pending.approval_id, decision)
             : await service.deny(pending.approval_id, decision);
-        ctx.bus.publish(`approval.${approval.status}`, {
-          approval_id: approval.approval_id,
-          run_id: approval.refs.task_id,
-          by: caller.name,
-        });
+        // The watcher publishes approval.<status> (once, whoever decided it).
+        void ctx.watcher.poke();
         const runId = approval.refs.task_id;
         const continued =
           runId !== null && body.resume !== false

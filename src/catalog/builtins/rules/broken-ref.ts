@@ -1,6 +1,6 @@
 import type { Rule } from "../../extensions.js";
 import type { CatalogIssue } from "../../model.js";
-import { normalizeTrigger } from "../../trigger.js";
+import { linkResolver } from "../../resolve.js";
 
 /**
  * A link whose target is no node is a warning. A trigger link (`/deploy`, `@architect`) resolves
@@ -13,17 +13,11 @@ export const brokenRefRule: Rule = {
   version: "1.0.0",
   description: "Links whose target resolves to no node (by path, or a trigger by name): warn.",
   evaluate({ nodes, links }) {
-    const paths = new Set(nodes.map((node) => node.path));
-    const names = new Set<string>();
-    for (const node of nodes) {
-      const name = node.frontmatter.name;
-      if (typeof name === "string" && name !== "") names.add(normalizeTrigger(name));
-    }
+    const resolve = linkResolver(nodes);
     const issues: CatalogIssue[] = [];
     for (const link of links) {
+      if (resolve(link) !== null) continue;
       const normalized = link.trigger?.normalizedTrigger;
-      if (normalized && names.has(normalized.replace(/^[/@]/, "").trim())) continue;
-      if (paths.has(link.target)) continue;
       issues.push({
         ruleId: "broken-ref",
         severity: "warn",

@@ -554,12 +554,366 @@ async function ledgerPage() {
   await load();
 }
 
+// ---------------------------------------------------------------------------------------------
+// Jobs: the queue, live
+
+async function jobsPage() {
+  const filter = document.getElementById("job-status");
+  const load = async () => {
+    const { jobs, counts } = await api(
+      "GET",
+      `/api/jobs?limit=200${filter.value ? `&status=${filter.value}` : ""}`,
+    );
+    fill(
+      "job-counts",
+      Object.entries(counts)
+        .map(([s, n]) => `${s} ${n}`)
+        .join(" · "),
+    );
+    fill(
+      "jobs",
+      jobs.length === 0
+        ? h("p", { class: "muted" }, "The queue is empty.")
+        : table(
+            ["job", "status", "action", "node", "created", "finished", ""],
+            jobs.map((j) =>
+              h(
+                "tr",
+                { "data-job": j.id },
+                h("td", { class: "mono" }, j.id),
+                h(
+                  "td",
+                  {},
+                  status(j.status),
+                  j.failureReason ? h("span", { class: "muted" }, ` ${j.failureReason}`) : "",
+                ),
+                h("td", { class: "mono" }, `${j.actionId}@${j.actionVersion}`),
+                h("td", { class: "mono" }, j.nodeId),
+                h("td", { class: "hide-narrow" }, when(j.createdAt)),
+                h("td", { class: "hide-narrow" }, when(j.finishedAt)),
+                h(
+                  "td",
+                  {},
+                  j.status === "queued" || j.status === "running"
+                    ? h(
+                        "button",
+                        {
+                          type: "button",
+                          class: "danger",
+                          onclick: async () => {
+                            try {
+                              await api("POST", `/api/jobs/${j.id}/cancel`);
+                              await load();
+                            } catch (error) {
+                              banner("jobs-result", false, error.message);
+                            }
+                          },
+                        },
+                        "cancel",
+                      )
+                    : "",
+                ),
+              ),
+            ),
+          ),
+    );
+  };
+  filter.addEventListener("change", load);
+  await load();
+  const reload = debounce(load, 150);
+  live((event) => {
+    if (event.type.startsWith("job.")) reload();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog: the graph of the last scan and a node inspector
+
+const KIND_ORDER = ["agent", "command", "skill", "hook", "note"];
+
+/** Lays the catalog out in columns by kind (links that land on no node in a last column). */
+function drawCatalog(graph, selected, onSelect) {
+  const ns = "http://www.w3.org/2000/svg";
+  const issueNodes = new Set(graph.issues.flatMap((i) => i.nodeIds));
+  const columns = new Map(KIND_ORDER.map((k) => [k, []]));
+  for (const node of graph.nodes) {
+    if (!columns.has(node.kind)) columns.set(node.kind, []);
+    columns.get(node.kind).push({ id: node.path, label: node.title || node.path, node });
+  }
+  const external = new Map();
+  for (const link of graph.links)
+    if (link.resolvedTarget === null && !external.has(link.target))
+      external.set(link.target, { id: `?${link.target}`, label: link.target, node: null });
+  columns.set("unresolved", [...external.values()]);
+  const used = [...columns.entries()].filter(([, items]) => items.length > 0);
+  const W = 190;
+  const H = 48;
+  const pos = new Map();
+  let rows = 0;
+  for (const [c, [, items]] of used.entries()) {
+    for (const [r, item] of items.entries()) pos.set(item.id, { x: 10 + c * W, y: 30 + r * H });
+    rows = Math.max(rows, items.length);
+  }
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "graph");
+  svg.setAttribute("viewBox", `0 0 ${10 + used.length * W} ${40 + rows * H}`);
+  svg.setAttribute("role", "group");
+  svg.setAttribute("aria-label", "catalog graph");
+  const defs = document.createElementNS(ns, "defs");
+  const marker = document.createElementNS(ns, "marker");
+  for (const [k, v] of Object.entries({
+    id: "arrow",
+    viewBox: "0 0 10 10",
+    refX: "10",
+    refY: "5",
+    markerWidth: "6",
+    markerHeight: "6",
+    orient: "auto",
+  }))
+    marker.setAttribute(k, v);
+  const tip = document.createElementNS(ns, "path");
+  tip.setAttribute("d", "M0,0 L10,5 L0,10 z");
+  marker.append(tip);
+  defs.append(marker);
+  svg.append(defs);
+  for (const [c, [kind]] of used.entries()) {
+    const title = document.createElementNS(ns, "text");
+    title.setAttribute("x", String(10 + c * W));
+    title.setAttribute("y", "16");
+    title.setAttribute("class", "muted");
+    title.textContent = kind;
+    svg.append(title);
+  }
+  for (const link of graph.links) {
+    const a = pos.get(link.source);
+    const b = pos.get(link.resolvedTarget ?? `?${link.target}`);
+    if (!a || !b) continue;
+    const line = document.createElementNS(ns, "line");
+    const back = b.x <= a.x;
+    line.setAttribute("x1", String(back ? a.x : a.x + 150));
+    line.setAttribute("y1", String(a.y + 16));
+    line.setAttribute("x2", String(back ? b.x + 150 : b.x));
+    line.setAttribute("y2", String(b.y + 16));
+    line.setAttribute("class", `catalog ${link.kind}`);
+    svg.append(line);
+  }
+  for (const items of columns.values()) {
+    for (const item of items) {
+      const p = pos.get(item.id);
+      const g = document.createElementNS(ns, "g");
+      const classes = ["node"];
+      if (!item.node) classes.push("external");
+      if (issueNodes.has(item.id)) classes.push("has-issue");
+      if (item.id === selected) classes.push("selected");
+      g.setAttribute("class", classes.join(" "));
+      g.setAttribute("data-node", item.node ? item.id : item.label);
+      if (item.node) {
+        g.setAttribute("tabindex", "0");
+        g.setAttribute("role", "button");
+        g.setAttribute("aria-label", `${item.node.kind} ${item.id}`);
+        g.addEventListener("click", () => onSelect(item.id));
+        g.addEventListener("keydown", (e) => {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            onSelect(item.id);
+          }
+        });
+      }
+      const rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("x", String(p.x));
+      rect.setAttribute("y", String(p.y));
+      rect.setAttribute("width", "150");
+      rect.setAttribute("height", "32");
+      rect.setAttribute("rx", item.node ? "6" : "16");
+      const text = document.createElementNS(ns, "text");
+      text.setAttribute("x", String(p.x + 8));
+      text.setAttribute("y", String(p.y + 20));
+      text.textContent = item.label.length > 22 ? `${item.label.slice(0, 21)}…` : item.label;
+      const hover = document.createElementNS(ns, "title");
+      hover.textContent = item.id;
+      g.append(rect, text, hover);
+      svg.append(g);
+    }
+  }
+  return svg;
+}
+
+function definitions(pairs) {
+  return h(
+    "dl",
+    { class: "inspector" },
+    pairs.flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)]),
+  );
+}
+
+async function catalogPage() {
+  const query = document.getElementById("catalog-query");
+  query.value = new URLSearchParams(location.search).get("q") ?? "";
+  let selected = new URLSearchParams(location.search).get("node");
+  let graph = null;
+  const inspect = async (path) => {
+    selected = path;
+    const d = await api("GET", `/api/nodes/show?path=${encodeURIComponent(path)}`);
+    const link = (l, end) =>
+      h("li", {}, h("span", { class: "muted" }, `${l.kind} `), h("span", { class: "mono" }, end));
+    fill(
+      "inspector",
+      h("h3", { class: "mono", id: "inspected" }, d.node.path),
+      definitions([
+        ["kind", `${d.node.kind} (${d.node.adapter})`],
+        ["title", d.node.title ?? "-"],
+        ["description", d.node.description ?? "-"],
+        ["version", d.node.version ?? "-"],
+        [
+          "weight",
+          `${d.weight.bytes.total} bytes${d.weight.tokens ? `, ${d.weight.tokens.total} tokens` : ""}`,
+        ],
+        ["summary", d.summary ? JSON.stringify(d.summary) : "-"],
+      ]),
+      h("h4", {}, `links out (${d.linksOut.length})`),
+      h(
+        "ul",
+        { id: "links-out" },
+        d.linksOut.map((l) => link(l, l.target)),
+      ),
+      h("h4", {}, `links in (${d.linksInResolved.length})`),
+      h(
+        "ul",
+        { id: "links-in" },
+        d.linksInResolved.map((l) => link(l, `${l.source} (${l.target})`)),
+      ),
+      h("h4", {}, `issues (${d.issues.length})`),
+      h(
+        "ul",
+        { id: "node-issues" },
+        d.issues.map((i) => h("li", {}, status(i.severity), ` ${i.ruleId}: ${i.message}`)),
+      ),
+      h("h4", {}, "frontmatter"),
+      h("pre", { class: "mono" }, JSON.stringify(d.frontmatter, null, 2)),
+    );
+    if (graph) fill("catalog-graph", drawCatalog(graph, selected, select));
+  };
+  const select = (path) => {
+    const url = new URL(location.href);
+    url.searchParams.set("node", path);
+    history.replaceState(null, "", url);
+    inspect(path).catch((error) => banner("inspector", false, error.message));
+  };
+  const load = async () => {
+    try {
+      const q = query.value.trim();
+      graph = await api("GET", `/api/graph${q ? `?q=${encodeURIComponent(q)}` : ""}`);
+      const scan = await api("GET", "/api/scan");
+      fill(
+        "catalog-stats",
+        `${scan.scan.stats.nodesCount} nodes, ${scan.scan.stats.linksCount} links, ${scan.scan.issuesCount} issues; scanned ${when(scan.scan.scannedAt)}`,
+      );
+      fill(
+        "catalog-graph",
+        graph.nodes.length === 0
+          ? h("p", { class: "muted" }, "No node matches.")
+          : drawCatalog(graph, selected, select),
+      );
+      if (selected) await inspect(selected);
+    } catch (error) {
+      fill("catalog-graph", h("p", { class: "muted" }, error.message));
+    }
+  };
+  document.getElementById("catalog-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    load();
+  });
+  await load();
+  const reload = debounce(load, 300);
+  live((event) => {
+    if (event.type === "scan.changed") reload();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: search the decisions
+
+async function memoryPage() {
+  const query = document.getElementById("memory-query");
+  const mode = document.getElementById("memory-mode");
+  const show = async (id) => {
+    const { record } = await api("GET", `/api/memory/${encodeURIComponent(id)}`);
+    fill(
+      "memory-record",
+      h("h2", {}, record.title),
+      definitions([
+        ["id", record.id],
+        ["status", status(record.status)],
+        ["kind", record.kind],
+        ["target", record.target],
+        ["namespace", record.namespace],
+        ["rationale", record.rationale],
+        ["superseded by", record.superseded_by ?? "-"],
+        ["supersedes", record.supersedes.join(", ") || "-"],
+        ["created", when(record.created_at)],
+        ["hits", String(record.hit_count)],
+      ]),
+    );
+  };
+  const search = async () => {
+    const { hits } = await api(
+      "GET",
+      `/api/memory/search?limit=50&mode=${mode.value}&query=${encodeURIComponent(query.value)}`,
+    );
+    fill(
+      "memory-hits",
+      hits.length === 0
+        ? h("p", { class: "muted" }, "Nothing found.")
+        : table(
+            ["decision", "status", "target", "score", "evidence"],
+            hits.map((hit) =>
+              h(
+                "tr",
+                { "data-record": hit.id },
+                h(
+                  "td",
+                  {},
+                  h(
+                    "a",
+                    {
+                      href: "#",
+                      onclick: (e) => {
+                        e.preventDefault();
+                        show(hit.id);
+                      },
+                    },
+                    hit.title,
+                  ),
+                ),
+                h("td", {}, status(hit.status)),
+                h("td", { class: "mono" }, hit.target),
+                h("td", {}, hit.score.toFixed(3)),
+                h("td", {}, String(hit.evidence_count)),
+              ),
+            ),
+          ),
+    );
+  };
+  document.getElementById("memory-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    search().catch((error) => banner("memory-hits", false, error.message));
+  });
+  const initial = new URLSearchParams(location.search).get("q");
+  if (initial) {
+    query.value = initial;
+    await search();
+  }
+}
+
 const pages = {
   runs: runsPage,
   run: runPage,
   approvals: approvalsPage,
   audit: auditPage,
   ledger: ledgerPage,
+  jobs: jobsPage,
+  catalog: catalogPage,
+  memory: memoryPage,
 };
 pages[page]?.().catch((error) => {
   fill("error", h("div", { class: "banner bad", role: "alert" }, error.message));
