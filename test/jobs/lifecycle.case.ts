@@ -172,7 +172,13 @@ export function lifecycleCases(h: JobsHarness): void {
       await addNode(p, "skills/a.md", "skill", "A");
       await addNode(p, "skills/b.md", "skill", "B");
       const ctx = await p.ctx();
-      const a = await submitJob(ctx, { actionId: "skill-summarizer", nodePath: "skills/a.md" });
+      // `a` outranks `b`, so the claim below takes `a` even when both share a millisecond (the
+      // claim then orders by id, whose suffix is random).
+      const a = await submitJob(ctx, {
+        actionId: "skill-summarizer",
+        nodePath: "skills/a.md",
+        priority: 1,
+      });
       const b = await submitJob(ctx, { actionId: "skill-summarizer", nodePath: "skills/b.md" });
       const report = join(p.dir, "report.json");
       writeFileSync(report, JSON.stringify(GOOD_SKILL_REPORT));
