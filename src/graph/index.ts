@@ -54,6 +54,16 @@ export {
   isGraphInterrupt,
   isInterrupted,
 } from "./errors.js";
+export {
+  type CachePolicy,
+  EntrypointGraph,
+  type EntrypointOptions,
+  entrypoint,
+  getPreviousState,
+  PREVIOUS,
+  type TaskOptions,
+  task,
+} from "./func/index.js";
 export { interrupt } from "./interrupt.js";
 export {
   type Messages,

@@ -47,7 +47,8 @@ export function defaultRetryOn(error: unknown): boolean {
   return true;
 }
 
-function retryDelay(policy: RetryPolicy, attempt: number): number {
+/** The wait before retry `attempt + 1`, as LangGraph.js computes it. */
+export function retryDelay(policy: RetryPolicy, attempt: number): number {
   const base = Math.min(
     (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1),
     policy.maxInterval ?? 128_000,
@@ -55,7 +56,8 @@ function retryDelay(policy: RetryPolicy, attempt: number): number {
   return policy.jitter === false ? base : base * (0.75 + Math.random() * 0.5);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects when `signal` aborts first. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
     const timer = setTimeout(() => {

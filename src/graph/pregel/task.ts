@@ -100,6 +100,8 @@ export class Task implements InterruptScope {
   resumes: unknown[] = [];
   fresh: { value: unknown } | undefined = undefined;
   calls = 0;
+  /** Functional-API task results (see InterruptScope.memo); undefined unless an entrypoint runs. */
+  memo: Record<string, unknown> | undefined = undefined;
   private id: string | undefined;
 
   constructor(

@@ -11,7 +11,7 @@ import * as langgraphZod from "@langchain/langgraph/zod";
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
 export type Values = Record<string, unknown>;
 
-export type StreamMode = "values" | "updates" | "debug";
+export type StreamMode = "values" | "updates" | "debug" | "custom";
 
 export interface RunConfig {
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
