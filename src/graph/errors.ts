@@ -9,6 +9,13 @@ export class InvalidUpdateError extends KeelError {
   constructor(message: string, options: KeelErrorOptions & { code?: ErrorCode } = {}) {
     super(options.code ?? "INVALID_UPDATE", message, options);
   }
+
+  /** LangGraph.js's troubleshooting code for this error, as it sets it. */
+  get lc_error_code(): string {
+    return this.code === "INVALID_CONCURRENT_GRAPH_UPDATE"
+      ? "INVALID_CONCURRENT_GRAPH_UPDATE"
+      : "INVALID_GRAPH_NODE_RETURN_VALUE";
+  }
 }
 
 /** The graph ran `recursionLimit` super-steps without finishing. Named as in LangGraph.js. */
@@ -22,6 +29,28 @@ export class GraphRecursionError extends KeelError {
         hint: "If the loop is intended, raise it: graph.invoke(input, { recursionLimit: 100 }); otherwise check the conditional edges for a cycle that never exits.",
       },
     );
+  }
+
+  /** LangGraph.js's troubleshooting code for this error. */
+  get lc_error_code(): string {
+    return "GRAPH_RECURSION_LIMIT";
+  }
+}
+
+/**
+ * The run stopped between steps because its `RunControl` asked it to drain (e.g. on SIGTERM).
+ * With a checkpointer the last finished step is saved: `invoke(null, config)` continues it.
+ */
+export class GraphDrained extends KeelError {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super("GRAPH_DRAINED", `Graph drained: ${reason}`, {
+      details: { reason },
+      hint: "The run can be continued from its last checkpoint: invoke(null, { configurable: { thread_id } }).",
+    });
+    this.name = "GraphDrained";
+    this.reason = reason;
   }
 }
 

@@ -46,6 +46,7 @@ export { CompiledStateGraph } from "./compiled-graph.js";
 export { END, INTERRUPT, START } from "./constants.js";
 export {
   EmptyChannelError,
+  GraphDrained,
   GraphInterrupt,
   GraphRecursionError,
   GraphValueError,
@@ -72,6 +73,7 @@ export {
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
 export { OVERWRITE, Overwrite } from "./overwrite.js";
+export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";

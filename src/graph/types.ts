@@ -7,6 +7,7 @@ import type {
   Durability,
 } from "../checkpoint/base/index.js";
 import type { Interrupt } from "./errors.js";
+import type { RunControl } from "./run-control.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
 export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
@@ -46,6 +47,11 @@ export interface RunConfig extends CheckpointConfig {
    * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
    */
   writer?: (chunk: unknown) => void;
+  /**
+   * Asks the run to stop at the next step boundary (`control.requestDrain()`); nodes get the
+   * run's control here, a fresh one when the caller gave none.
+   */
+  control?: RunControl;
   /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
   store?: BaseStore;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */

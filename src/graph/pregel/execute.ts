@@ -2,6 +2,7 @@ import { isKeelError, KeelError } from "../../core/index.js";
 import { Command } from "../command.js";
 import { isGraphInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
+import type { RunControl } from "../run-control.js";
 import type { RetryPolicy, RunConfig } from "../types.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
 import type { Task } from "./task.js";
@@ -14,6 +15,8 @@ export interface ExecuteContext extends OutputContext {
   subgraphConfig(task: Task): RunConfig;
   /** The node's `config.writer`. */
   readonly writer: (chunk: unknown) => void;
+  /** The run's drain switch, handed to nodes as `config.control`. */
+  readonly control: RunControl;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
   readonly persistence: { readonly saver: unknown; readonly ns: string };
 }
@@ -147,6 +150,7 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
   nodeConfig.writer = ctx.writer;
+  nodeConfig.control = ctx.control;
   return nodeConfig;
 }
 

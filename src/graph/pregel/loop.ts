@@ -7,8 +7,9 @@ import type {
 import { KeelError } from "../../core/index.js";
 import { type Command, isCommand } from "../command.js";
 import { INTERRUPT, START } from "../constants.js";
-import { GraphRecursionError, type Interrupt } from "../errors.js";
+import { GraphDrained, GraphRecursionError, type Interrupt } from "../errors.js";
 import type { MessagesStream } from "../messages/messages-stream.js";
+import { RunControl } from "../run-control.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
@@ -87,10 +88,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
   private skipInterruptBefore = false;
   /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
   readonly writer: (chunk: unknown) => void;
+  readonly control: RunControl;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.config = options.config;
+    this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     this.persistence = new RunPersistence(
       options.saver,
@@ -258,6 +261,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (next > this.stop) throw new GraphRecursionError(this.config.recursionLimit ?? 25);
       const tasks = this.nextTasks();
       if (tasks.length === 0) return { interrupts: undefined };
+      // Drained between steps: what finished is saved (see run), nothing new starts.
+      if (this.control.drainRequested) throw new GraphDrained(this.control.drainReason!);
       if (
         before.size > 0 &&
         !this.skipInterruptBefore &&

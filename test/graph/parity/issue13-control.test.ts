@@ -1,0 +1,4 @@
+import { describeParity } from "./describe-parity.js";
+import { issue13ControlPrograms } from "./programs/issue13-control.js";
+
+describeParity("issue 13 run control and error codes", issue13ControlPrograms);

@@ -1,0 +1,118 @@
+/** Run control (draining) and the `lc_error_code` of errors users catch, on both libraries. */
+import type { GraphApi, RunConfig, Values } from "../api.js";
+import { thread } from "../harness.js";
+import { concat } from "./common.js";
+
+interface RunControlLike {
+  requestDrain(reason?: string): void;
+  readonly drainRequested: boolean;
+  readonly drainReason: string | undefined;
+}
+
+interface ControlApi {
+  RunControl: new () => RunControlLike;
+  GraphDrained: abstract new (...args: never[]) => Error;
+}
+
+function control(api: GraphApi): ControlApi {
+  return api as unknown as ControlApi;
+}
+
+function chainOf(api: GraphApi, first: (s: Values, c: RunConfig) => unknown) {
+  const State = api.Annotation.Root({
+    log: api.Annotation({ reducer: concat, default: () => [] }),
+  });
+  return new api.StateGraph(State)
+    .addNode("a", first)
+    .addNode("b", () => ({ log: ["b"] }))
+    .addEdge(api.START, "a")
+    .addEdge("a", "b");
+}
+
+async function caught(api: GraphApi, run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: await run() };
+  } catch (error) {
+    const e = error as Error & { reason?: string; lc_error_code?: string };
+    return {
+      // Keel's message goes on with a hint after LangGraph.js's text.
+      message: e.message.startsWith(`Graph drained: ${e.reason}`),
+      isGraphDrained: error instanceof control(api).GraphDrained,
+      reason: e.reason,
+      lcErrorCode: e.lc_error_code,
+    };
+  }
+}
+
+export const issue13ControlPrograms = {
+  /** A drain asked for in a node stops the run before the next step; the thread then resumes. */
+  async drainStopsAndResumes(api: GraphApi) {
+    const { RunControl } = control(api);
+    const runControl = new RunControl();
+    const before = [runControl.drainRequested, runControl.drainReason];
+    let sawControl = false;
+    const graph = chainOf(api, (_s, config) => {
+      const given = (config as { control?: RunControlLike }).control;
+      sawControl = given === runControl;
+      given?.requestDrain("sigterm");
+      return { log: ["a"] };
+    }).compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("drain");
+    const drained = await caught(api, () =>
+      graph.invoke({ log: [] }, { ...config, control: runControl } as RunConfig),
+    );
+    const resumed = await graph.invoke(null, config);
+    return { before, sawControl, drained, resumed, reason: runControl.drainReason };
+  },
+
+  /** Nodes get a fresh control when the caller gave none; a pre-drained control runs nothing. */
+  async freshAndPreDrainedControl(api: GraphApi) {
+    const { RunControl } = control(api);
+    let fresh: unknown;
+    const graph = chainOf(api, (_s, config) => {
+      const given = (config as { control?: RunControlLike }).control;
+      fresh = given instanceof RunControl && !given.drainRequested;
+      return { log: ["a"] };
+    }).compile();
+    const plain = await graph.invoke({ log: [] });
+    const preDrained = new RunControl();
+    preDrained.requestDrain();
+    const stopped = await caught(api, () =>
+      graph.invoke({ log: [] }, { control: preDrained } as RunConfig),
+    );
+    return { plain, fresh, stopped };
+  },
+
+  /** LangGraph.js's `lc_error_code` on the errors a user catches. */
+  async lcErrorCodes(api: GraphApi) {
+    const State = api.Annotation.Root({ key: api.Annotation() });
+    const twoWriters = new api.StateGraph(State)
+      .addNode("x", () => ({ key: "x" }))
+      .addNode("y", () => ({ key: "y" }))
+      .addEdge(api.START, "x")
+      .addEdge(api.START, "y")
+      .compile();
+    const badReturn = new api.StateGraph(State)
+      .addNode("x", () => "not an object")
+      .addEdge(api.START, "x")
+      .compile();
+    const loop = new api.StateGraph(State)
+      .addNode("x", () => ({ key: "x" }))
+      .addEdge(api.START, "x")
+      .addEdge("x", "x")
+      .compile();
+    const code = async (run: () => Promise<unknown>) => {
+      try {
+        await run();
+        return "no error";
+      } catch (error) {
+        return (error as { lc_error_code?: string }).lc_error_code;
+      }
+    };
+    return {
+      concurrent: await code(() => twoWriters.invoke({ key: "in" })),
+      badReturn: await code(() => badReturn.invoke({ key: "in" })),
+      recursion: await code(() => loop.invoke({ key: "in" }, { recursionLimit: 3 })),
+    };
+  },
+};
