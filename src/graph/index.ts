@@ -77,5 +77,13 @@ export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
-export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";
+export type {
+  ExecutionInfo,
+  RetryPolicy,
+  RunConfig,
+  ServerInfo,
+  StateSnapshot,
+  StateTask,
+  StreamMode,
+} from "./types.js";
 export { MessagesZodState } from "./zod/messages.js";

@@ -52,6 +52,10 @@ export interface RunConfig extends CheckpointConfig {
    * run's control here, a fresh one when the caller gave none.
    */
   control?: RunControl;
+  /** Set on the config a node receives: which task and attempt this is (see `ExecutionInfo`). */
+  executionInfo?: ExecutionInfo;
+  /** Set on the config a node receives when the run came through LangGraph Platform ids. */
+  serverInfo?: ServerInfo;
   /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
   store?: BaseStore;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
@@ -59,6 +63,25 @@ export interface RunConfig extends CheckpointConfig {
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;
+}
+
+/** What a node is told about its own execution (`config.executionInfo`), as LangGraph.js. */
+export interface ExecutionInfo {
+  threadId: string | undefined;
+  taskId: string;
+  checkpointId: string;
+  checkpointNs: string;
+  /** 1 on the first attempt, 2 on the first retry, … */
+  nodeAttempt: number;
+  /** When the first attempt started (ms since the epoch); the same on every retry. */
+  nodeFirstAttemptTime: number;
+}
+
+/** The LangGraph Platform ids of a run (`config.serverInfo`), as LangGraph.js. */
+export interface ServerInfo {
+  assistantId: string | undefined;
+  graphId: string | undefined;
+  user: { identity: string; [key: string]: unknown } | undefined;
 }
 
 /** When and how a node is retried after it throws. Same fields and defaults as LangGraph.js. */

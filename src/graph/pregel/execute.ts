@@ -3,7 +3,7 @@ import { Command } from "../command.js";
 import { isGraphInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
 import type { RunControl } from "../run-control.js";
-import type { RetryPolicy, RunConfig } from "../types.js";
+import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
 import type { Task } from "./task.js";
 
@@ -18,7 +18,11 @@ export interface ExecuteContext extends OutputContext {
   /** The run's drain switch, handed to nodes as `config.control`. */
   readonly control: RunControl;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
-  readonly persistence: { readonly saver: unknown; readonly ns: string };
+  readonly persistence: {
+    readonly saver: unknown;
+    readonly ns: string;
+    readonly checkpointId: string;
+  };
 }
 
 /** Where a node's config carries the run's checkpointer, as LangGraph.js's does. */
@@ -151,7 +155,36 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.metadata = metadata;
   nodeConfig.writer = ctx.writer;
   nodeConfig.control = ctx.control;
+  nodeConfig.executionInfo = {
+    threadId: configurable.thread_id,
+    taskId: task.taskId,
+    checkpointId: ctx.persistence.checkpointId,
+    checkpointNs: (configurable.checkpoint_ns ?? metadata.langgraph_checkpoint_ns) as string,
+    nodeAttempt: task.attempt,
+    nodeFirstAttemptTime: task.firstAttemptTime,
+  };
+  const server = serverInfoOf(configurable, config.metadata);
+  if (server) nodeConfig.serverInfo = server;
   return nodeConfig;
+}
+
+/**
+ * LangGraph Platform's ids as a node sees them (`config.serverInfo`): from `configurable`, else
+ * `metadata`; undefined when the run was not started by a server.
+ */
+function serverInfoOf(
+  configurable: Record<string, unknown>,
+  metadata: Record<string, unknown> | undefined,
+): ServerInfo | undefined {
+  const assistantId = configurable.assistant_id ?? metadata?.assistant_id;
+  const graphId = configurable.graph_id ?? metadata?.graph_id;
+  const user = configurable.langgraph_auth_user;
+  if (assistantId === undefined && graphId === undefined && user === undefined) return undefined;
+  return {
+    assistantId: assistantId as string | undefined,
+    graphId: graphId as string | undefined,
+    user: user as ServerInfo["user"],
+  };
 }
 
 function fail(
@@ -187,6 +220,8 @@ function fail(
 }
 
 function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Promise<void> {
+  task.attempt = attempt;
+  if (attempt === 1) task.firstAttemptTime = Date.now();
   let result: unknown;
   try {
     result = callNode(ctx, task);

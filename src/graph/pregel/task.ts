@@ -100,6 +100,9 @@ export class Task implements InterruptScope {
   resumes: unknown[] = [];
   fresh: { value: unknown } | undefined = undefined;
   calls = 0;
+  /** The attempt running now (1 first) and when the first began, for `config.executionInfo`. */
+  attempt = 1;
+  firstAttemptTime = 0;
   /** Functional-API task results (see InterruptScope.memo); undefined unless an entrypoint runs. */
   memo: Record<string, unknown> | undefined = undefined;
   private id: string | undefined;

@@ -1,4 +1,8 @@
 import { describeParity } from "./describe-parity.js";
-import { issue13ControlPrograms } from "./programs/issue13-control.js";
+import {
+  issue13ControlPrograms,
+  issue13ExecutionInfoPrograms,
+} from "./programs/issue13-control.js";
 
 describeParity("issue 13 run control and error codes", issue13ControlPrograms);
+describeParity("issue 13 execution info", issue13ExecutionInfoPrograms);

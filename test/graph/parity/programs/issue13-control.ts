@@ -116,3 +116,40 @@ export const issue13ControlPrograms = {
     };
   },
 };
+
+/** `config.executionInfo` and `config.serverInfo` as nodes see them. */
+export const issue13ExecutionInfoPrograms = {
+  async executionInfoAcrossRetries(api: GraphApi) {
+    const seen: unknown[] = [];
+    let firstTimes = new Set<unknown>();
+    const State = api.Annotation.Root({ n: api.Annotation() });
+    const graph = new api.StateGraph(State)
+      .addNode(
+        "flaky",
+        (_s, config) => {
+          const info = (config as { executionInfo?: Record<string, unknown> }).executionInfo;
+          const server = (config as { serverInfo?: unknown }).serverInfo;
+          seen.push({
+            threadId: info?.threadId,
+            nodeAttempt: info?.nodeAttempt,
+            hasTaskId: typeof info?.taskId === "string",
+            hasCheckpointId: typeof info?.checkpointId === "string",
+            nsNamesNode: String(info?.checkpointNs).startsWith("flaky:"),
+            server,
+          });
+          firstTimes.add(info?.nodeFirstAttemptTime);
+          if (seen.length < 2) throw new Error("once");
+          return { n: 1 };
+        },
+        { retryPolicy: { maxAttempts: 2, initialInterval: 1, jitter: false } },
+      )
+      .addEdge(api.START, "flaky")
+      .compile({ checkpointer: new api.MemorySaver() });
+    await graph.invoke({ n: 0 }, {
+      configurable: { thread_id: "info", assistant_id: "asst", graph_id: "g" },
+    } as RunConfig);
+    const oneFirstTime = firstTimes.size === 1;
+    firstTimes = new Set();
+    return { seen, oneFirstTime };
+  },
+};
