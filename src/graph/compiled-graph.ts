@@ -1,4 +1,5 @@
 import type {
+  BaseCache,
   BaseCheckpointSaver,
   BaseStore,
   CheckpointConfig,
@@ -21,10 +22,18 @@ import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
-import { type RunConfig, STREAM_MODES, type StateSnapshot, type StreamMode } from "./types.js";
+import {
+  type CachePolicy,
+  type RetryPolicy,
+  type RunConfig,
+  STREAM_MODES,
+  type StateSnapshot,
+  type StreamMode,
+} from "./types.js";
 
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | boolean | undefined;
+  cache?: BaseCache | undefined;
   interruptBefore: string[];
   interruptAfter: string[];
   name: string;
@@ -68,6 +77,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.declaration = declaration;
     this.options = options;
     this.spec = buildSpec(declaration);
+    if (options.cache) cacheNodes(this.spec, options.cache);
     this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
     const saver = options.checkpointer;
     this.checkpointer = typeof saver === "boolean" ? undefined : saver;
@@ -92,6 +102,25 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       ...this.options,
       checkpointer,
     });
+  }
+
+  /** The nodes with the policies they run with (`setNodeDefaults` applied). */
+  get nodes(): Record<
+    string,
+    { retryPolicy: RetryPolicy | undefined; cachePolicy: CachePolicy | undefined }
+  > {
+    const out: Record<
+      string,
+      { retryPolicy: RetryPolicy | undefined; cachePolicy: CachePolicy | undefined }
+    > = {};
+    for (const node of this.spec.nodes)
+      out[node.name] = { retryPolicy: node.retryPolicy, cachePolicy: node.cachePolicy };
+    return out;
+  }
+
+  /** Drops every cached node result (`compile({ cache })`). */
+  async clearCache(): Promise<void> {
+    await this.options.cache?.clear(this.spec.nodes.map((node) => [NODE_CACHE_NS, node.name]));
   }
 
   /** The state keys, in schema order. */
@@ -403,6 +432,33 @@ function nestedConfig(config: RunConfig): RunConfig | undefined {
     task,
   });
   return child;
+}
+
+/** The cache namespace of a node's results: `[NODE_CACHE_NS, node name]`. */
+const NODE_CACHE_NS = "__pregel_node";
+
+/**
+ * Wraps the action of every node with a `cachePolicy` so that the same input returns the saved
+ * result without running it: done once at compile time, so nodes without one pay nothing.
+ */
+function cacheNodes(spec: GraphSpec, cache: BaseCache): void {
+  for (const node of spec.nodes) {
+    const policy = node.cachePolicy;
+    const action = node.action as ((input: unknown, config: RunConfig) => unknown) | undefined;
+    if (!policy || !action) continue;
+    const ns = [NODE_CACHE_NS, node.name];
+    node.isAsync = true;
+    node.action = async (input: unknown, config: RunConfig) => {
+      const key: [string[], string] = [ns, policy.keyFunc?.(input) ?? JSON.stringify(input) ?? ""];
+      const [hit] = await cache.get([key]);
+      if (hit) return hit.value;
+      const result = await action(input, config);
+      await cache.set([
+        policy.ttl === undefined ? { key, value: result } : { key, value: result, ttl: policy.ttl },
+      ]);
+      return result;
+    };
+  }
 }
 
 /** A subgraph's config without the parent's checkpointer (`compile({ checkpointer: false })`). */

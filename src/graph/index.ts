@@ -56,7 +56,6 @@ export {
   isInterrupted,
 } from "./errors.js";
 export {
-  type CachePolicy,
   EntrypointGraph,
   type EntrypointOptions,
   entrypoint,
@@ -78,6 +77,7 @@ export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
 export type {
+  CachePolicy,
   ExecutionInfo,
   RetryPolicy,
   RunConfig,

@@ -84,6 +84,17 @@ export interface ServerInfo {
   user: { identity: string; [key: string]: unknown } | undefined;
 }
 
+/**
+ * Reuse a node's (or task's) result for the same input, as LangGraph.js's `CachePolicy` (needs
+ * `compile({ cache })` or `entrypoint({ cache })`).
+ */
+export interface CachePolicy {
+  /** Seconds an entry lives (none: until `clearCache()`). */
+  ttl?: number;
+  /** The cache key of an input (default: the input as JSON). */
+  keyFunc?: (input: unknown) => string;
+}
+
 /** When and how a node is retried after it throws. Same fields and defaults as LangGraph.js. */
 export interface RetryPolicy {
   /** Milliseconds before the first retry (default 500). */

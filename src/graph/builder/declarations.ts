@@ -1,5 +1,5 @@
 import type { StateChannel } from "../annotation.js";
-import type { RetryPolicy, RunConfig } from "../types.js";
+import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 
 /** A node function: reads the state (or a `Send`'s args), returns an update, a `Command`, or nothing. */
 export type NodeAction<State = never> = (state: State, config: RunConfig) => unknown;
@@ -14,6 +14,8 @@ export interface SubgraphLike {
 /** Options of `addNode`. */
 export interface AddNodeOptions {
   retryPolicy?: RetryPolicy;
+  /** Reuse the node's result for the same input (`true`: default policy; `false`: never). */
+  cachePolicy?: CachePolicy | boolean;
   /** The nodes this node may `goto` with a `Command` (checked by `compile`). */
   ends?: string[];
 }
@@ -29,7 +31,14 @@ export interface NodeDeclaration {
   action: NodeAction<never> | undefined;
   subgraph: SubgraphLike | undefined;
   retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | boolean | undefined;
   ends: string[] | undefined;
+}
+
+/** `setNodeDefaults`: what a node without its own gets. */
+export interface NodeDefaults {
+  retryPolicy?: RetryPolicy;
+  cachePolicy?: CachePolicy | boolean;
 }
 
 export interface BranchDeclaration {

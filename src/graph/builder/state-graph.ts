@@ -1,15 +1,17 @@
-import type { BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
+import type { BaseCache, BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
 import type { AnnotationRoot, StateDefinition, StateType, UpdateType } from "../annotation.js";
 import type { Command } from "../command.js";
 import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
 import { GraphValueError } from "../errors.js";
 import { resolveSchemas } from "../schema/resolve.js";
-import type { RunConfig } from "../types.js";
+import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 import type {
   AddNodeOptions,
   GraphDeclaration,
   NodeAction,
+  NodeDeclaration,
+  NodeDefaults,
   PathFunction,
   PathMap,
   SubgraphLike,
@@ -56,6 +58,28 @@ export interface CompileOptions {
   store?: BaseStore;
   /** A name for the graph (used in errors and by subgraph namespaces). */
   name?: string;
+  /** Where nodes with a `cachePolicy` keep their results (e.g. `new InMemoryCache()`). */
+  cache?: BaseCache;
+}
+
+/** A node's policies as `builder.nodes` / `graph.nodes` show them. */
+export interface NodePolicies {
+  retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | boolean | undefined;
+}
+
+/** The declaration with `setNodeDefaults` applied (a copy: the builder's own stays as added). */
+function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults): GraphDeclaration {
+  if (defaults.retryPolicy === undefined && defaults.cachePolicy === undefined) return declaration;
+  const nodes = new Map<string, NodeDeclaration>();
+  for (const [name, decl] of declaration.nodes) {
+    nodes.set(name, {
+      ...decl,
+      retryPolicy: decl.retryPolicy ?? defaults.retryPolicy,
+      cachePolicy: decl.cachePolicy ?? defaults.cachePolicy,
+    });
+  }
+  return { ...declaration, nodes };
 }
 
 /** A node of a graph with state `S`: a function of the state, a compiled subgraph or a LangChain Runnable. */
@@ -103,6 +127,7 @@ function isSubgraph(value: unknown): value is SubgraphLike {
 export class StateGraph<S extends StateDefinition> {
   private readonly declaration: GraphDeclaration;
   private compiled = false;
+  private nodeDefaults: NodeDefaults = {};
 
   /**
    * `state` is any state form LangGraph.js accepts: `Annotation.Root({...})`, a `StateSchema`, a
@@ -184,6 +209,7 @@ export class StateGraph<S extends StateDefinition> {
       action: subgraph ? undefined : (node as NodeAction<never>),
       subgraph,
       retryPolicy: options.retryPolicy,
+      cachePolicy: options.cachePolicy,
       ends: options.ends,
     });
     return this;
@@ -264,6 +290,27 @@ export class StateGraph<S extends StateDefinition> {
     return this.addEdge(name, END);
   }
 
+  /**
+   * Policies every node gets unless it has its own (whenever the nodes were added); several
+   * calls merge, the later winning per field. Subgraphs keep their own.
+   *
+   * @example
+   * builder.setNodeDefaults({ retryPolicy: { maxAttempts: 3 }, cachePolicy: { ttl: 60 } });
+   */
+  setNodeDefaults(defaults: NodeDefaults): this {
+    this.assertOpen();
+    this.nodeDefaults = { ...this.nodeDefaults, ...defaults };
+    return this;
+  }
+
+  /** The nodes as added (their own policies, without `setNodeDefaults`'). */
+  get nodes(): Record<string, NodePolicies> {
+    const out: Record<string, NodePolicies> = {};
+    for (const [name, decl] of this.declaration.nodes)
+      out[name] = { retryPolicy: decl.retryPolicy, cachePolicy: decl.cachePolicy };
+    return out;
+  }
+
   /** Checks the graph (every problem at once) and makes it runnable. */
   compile(options: CompileOptions = {}): CompiledStateGraph<StateType<S>, UpdateType<S>> {
     const names = [...this.declaration.nodes.keys()];
@@ -271,7 +318,9 @@ export class StateGraph<S extends StateDefinition> {
     const after = options.interruptAfter === "*" ? names : (options.interruptAfter ?? []);
     validateGraph(this.declaration, { before, after });
     this.compiled = true;
-    return new CompiledStateGraph<StateType<S>, UpdateType<S>>(this.declaration, {
+    const declaration = withNodeDefaults(this.declaration, this.nodeDefaults);
+    return new CompiledStateGraph<StateType<S>, UpdateType<S>>(declaration, {
+      cache: options.cache,
       checkpointer: options.checkpointer,
       interruptBefore: before,
       interruptAfter: after,

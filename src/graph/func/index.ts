@@ -6,4 +6,4 @@ export {
   entrypoint,
   PREVIOUS,
 } from "./entrypoint.js";
-export { type CachePolicy, getPreviousState, type TaskOptions, task } from "./task.js";
+export { getPreviousState, type TaskOptions, task } from "./task.js";

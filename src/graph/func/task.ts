@@ -4,15 +4,7 @@ import { KeelError } from "../../core/index.js";
 import { isGraphInterrupt } from "../errors.js";
 import { currentScope, type InterruptScope, interruptId, withAsyncScope } from "../interrupt.js";
 import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
-import type { RetryPolicy } from "../types.js";
-
-/** A task's cache settings, as LangGraph.js's `CachePolicy`. */
-export interface CachePolicy {
-  /** Seconds an entry lives (none: until `clearCache()`). */
-  ttl?: number;
-  /** The cache key of a call (default: its arguments as JSON). */
-  keyFunc?: (args: unknown[]) => string;
-}
+import type { CachePolicy, RetryPolicy } from "../types.js";
 
 /** `task({ name, retry, cachePolicy }, fn)`. */
 export interface TaskOptions {

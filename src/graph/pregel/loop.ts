@@ -67,6 +67,7 @@ export function startNode(spec: GraphSpec): NodeSpec {
     subgraph: undefined,
     isAsync: false,
     retryPolicy: undefined,
+    cachePolicy: undefined,
     triggers: [],
     edgeWrites: spec.start.edgeWrites,
     branches: spec.start.branches,
