@@ -52,6 +52,7 @@ export {
   type Messages,
   MessagesAnnotation,
   MessagesZodState,
+  NodeError,
   messagesStateReducer,
   OVERWRITE,
   Overwrite,

@@ -107,14 +107,26 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   /** The nodes with the policies they run with (`setNodeDefaults` applied). */
   get nodes(): Record<
     string,
-    { retryPolicy: RetryPolicy | undefined; cachePolicy: CachePolicy | undefined }
+    {
+      retryPolicy: RetryPolicy | undefined;
+      cachePolicy: CachePolicy | undefined;
+      errorHandlerNode: string | undefined;
+    }
   > {
     const out: Record<
       string,
-      { retryPolicy: RetryPolicy | undefined; cachePolicy: CachePolicy | undefined }
+      {
+        retryPolicy: RetryPolicy | undefined;
+        cachePolicy: CachePolicy | undefined;
+        errorHandlerNode: string | undefined;
+      }
     > = {};
     for (const node of this.spec.nodes)
-      out[node.name] = { retryPolicy: node.retryPolicy, cachePolicy: node.cachePolicy };
+      out[node.name] = {
+        retryPolicy: node.retryPolicy,
+        cachePolicy: node.cachePolicy,
+        errorHandlerNode: node.errorHandlerNode,
+      };
     return out;
   }
 

@@ -38,6 +38,25 @@ export class GraphRecursionError extends KeelError {
 }
 
 /**
+ * What a node's `errorHandler` receives: which node failed (after its retries) and the error.
+ * Named and shaped as in LangGraph.js.
+ */
+export class NodeError extends KeelError {
+  readonly node: string;
+  readonly error: Error;
+
+  constructor(node: string, error: Error) {
+    super("NODE_FAILED", `Node "${node}" failed: ${error.message}`, {
+      details: { node },
+      cause: error,
+    });
+    this.name = "NodeError";
+    this.node = node;
+    this.error = error;
+  }
+}
+
+/**
  * The run stopped between steps because its `RunControl` asked it to drain (e.g. on SIGTERM).
  * With a checkpointer the last finished step is saved: `invoke(null, config)` continues it.
  */

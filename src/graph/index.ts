@@ -15,6 +15,7 @@ export {
 } from "./annotation.js";
 export type {
   AddNodeOptions,
+  ErrorHandler,
   NodeAction,
   PathFunction,
   PathMap,
@@ -53,6 +54,7 @@ export {
   type Interrupt,
   InvalidUpdateError,
   isGraphInterrupt,
+  NodeError,
   isInterrupted,
 } from "./errors.js";
 export {

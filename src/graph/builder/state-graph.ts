@@ -3,11 +3,12 @@ import type { AnnotationRoot, StateDefinition, StateType, UpdateType } from "../
 import type { Command } from "../command.js";
 import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
-import { GraphValueError } from "../errors.js";
+import { GraphValueError, NodeError } from "../errors.js";
 import { resolveSchemas } from "../schema/resolve.js";
 import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 import type {
   AddNodeOptions,
+  ErrorHandler,
   GraphDeclaration,
   NodeAction,
   NodeDeclaration,
@@ -68,18 +69,77 @@ export interface NodePolicies {
   cachePolicy: CachePolicy | boolean | undefined;
 }
 
-/** The declaration with `setNodeDefaults` applied (a copy: the builder's own stays as added). */
+/** The shared handler node of `setNodeDefaults({ errorHandler })` (LangGraph.js's name). */
+export const DEFAULT_ERROR_HANDLER = "__default_error_handler__";
+const ERROR_HANDLER_PREFIX = "__error_handler__";
+
+/**
+ * The declaration with `setNodeDefaults` applied and a node per error handler (a copy: the
+ * builder's own stays as added). A failed node is sent to its handler node, which runs next step.
+ */
 function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults): GraphDeclaration {
-  if (defaults.retryPolicy === undefined && defaults.cachePolicy === undefined) return declaration;
+  const hasHandlers =
+    defaults.errorHandler !== undefined ||
+    [...declaration.nodes.values()].some((decl) => decl.errorHandler !== undefined);
+  if (defaults.retryPolicy === undefined && defaults.cachePolicy === undefined && !hasHandlers)
+    return declaration;
+  if (defaults.errorHandler && declaration.nodes.has(DEFAULT_ERROR_HANDLER)) {
+    throw new GraphValueError(
+      `Node name "${DEFAULT_ERROR_HANDLER}" is reserved for the default error handler.`,
+      { details: { node: DEFAULT_ERROR_HANDLER }, hint: "Rename the node." },
+    );
+  }
   const nodes = new Map<string, NodeDeclaration>();
+  const handlers = new Map<string, NodeDeclaration>();
   for (const [name, decl] of declaration.nodes) {
+    const handler = decl.errorHandler ?? defaults.errorHandler;
+    let errorHandlerNode: string | undefined;
+    if (handler) {
+      errorHandlerNode = decl.errorHandler
+        ? `${ERROR_HANDLER_PREFIX}${name}`
+        : DEFAULT_ERROR_HANDLER;
+      if (!handlers.has(errorHandlerNode)) {
+        handlers.set(errorHandlerNode, {
+          name: errorHandlerNode,
+          action: handlerAction(handler),
+          subgraph: undefined,
+          retryPolicy: defaults.retryPolicy,
+          // A handler's result depends on the failure, never cached.
+          cachePolicy: undefined,
+          ends: undefined,
+        });
+      }
+    }
     nodes.set(name, {
       ...decl,
       retryPolicy: decl.retryPolicy ?? defaults.retryPolicy,
       cachePolicy: decl.cachePolicy ?? defaults.cachePolicy,
+      errorHandlerNode,
     });
   }
+  for (const [name, handler] of handlers) nodes.set(name, handler);
   return { ...declaration, nodes };
+}
+
+/** What a failed node sends its handler node (kept plain: it may be checkpointed). */
+interface FailurePayload {
+  node: string;
+  input: unknown;
+  error: unknown;
+  message: string;
+  errorName: string;
+}
+
+function handlerAction(handler: ErrorHandler): NodeAction<never> {
+  const run = (payload: FailurePayload, config: RunConfig) => {
+    // After a checkpoint round trip the Error is a plain object: rebuild one with its text.
+    const error =
+      payload.error instanceof Error
+        ? payload.error
+        : Object.assign(new Error(payload.message), { name: payload.errorName });
+    return handler(payload.input as never, new NodeError(payload.node, error), config);
+  };
+  return run as unknown as NodeAction<never>;
 }
 
 /** A node of a graph with state `S`: a function of the state, a compiled subgraph or a LangChain Runnable. */
@@ -210,6 +270,7 @@ export class StateGraph<S extends StateDefinition> {
       subgraph,
       retryPolicy: options.retryPolicy,
       cachePolicy: options.cachePolicy,
+      errorHandler: options.errorHandler,
       ends: options.ends,
     });
     return this;
@@ -316,9 +377,9 @@ export class StateGraph<S extends StateDefinition> {
     const names = [...this.declaration.nodes.keys()];
     const before = options.interruptBefore === "*" ? names : (options.interruptBefore ?? []);
     const after = options.interruptAfter === "*" ? names : (options.interruptAfter ?? []);
-    validateGraph(this.declaration, { before, after });
-    this.compiled = true;
     const declaration = withNodeDefaults(this.declaration, this.nodeDefaults);
+    validateGraph(declaration, { before, after });
+    this.compiled = true;
     return new CompiledStateGraph<StateType<S>, UpdateType<S>>(declaration, {
       cache: options.cache,
       checkpointer: options.checkpointer,

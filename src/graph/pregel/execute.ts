@@ -215,8 +215,41 @@ function fail(
       },
     );
   }
+  if (
+    task.node.errorHandlerNode !== undefined &&
+    !(error instanceof ParentCommand) &&
+    !(isKeelError(error) && (error.code === "GRAPH_DRAINED" || error.code === "ABORTED"))
+  ) {
+    sendToErrorHandler(ctx, task, task.node.errorHandlerNode, error);
+    return;
+  }
   task.failed = true;
   task.error = error;
+}
+
+/**
+ * A node with an error handler does not fail the run: its writes are dropped and its failure is
+ * sent (as a `Send`) to the handler node, which runs in the next step with the node's input.
+ */
+function sendToErrorHandler(
+  ctx: ExecuteContext,
+  task: Task,
+  handler: string,
+  error: unknown,
+): void {
+  task.resetForRetry();
+  const asError = error instanceof Error ? error : new Error(String(error));
+  task.writeChannels.push(ctx.spec.sendsChannel);
+  task.writeValues.push({
+    node: handler,
+    args: {
+      node: task.node.name,
+      input: task.input,
+      error: asError,
+      message: asError.message,
+      errorName: asError.name,
+    },
+  });
 }
 
 function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Promise<void> {

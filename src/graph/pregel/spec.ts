@@ -37,6 +37,8 @@ export interface NodeSpec {
   retryPolicy: RetryPolicy | undefined;
   /** Reuse results for the same input (with `compile({ cache })`); `true` was normalised to `{}`. */
   cachePolicy: CachePolicy | undefined;
+  /** Where the node's failures go (a node of this graph), if it has an error handler. */
+  errorHandlerNode?: string | undefined;
   /** Channels that make this node run (its trigger channel and its joins). */
   triggers: number[];
   /** Channel writes made every time this node finishes: `[channel, value]` (edges and joins). */
@@ -109,6 +111,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       retryPolicy: decl.retryPolicy,
       cachePolicy:
         decl.cachePolicy === true ? {} : decl.cachePolicy === false ? undefined : decl.cachePolicy,
+      errorHandlerNode: decl.errorHandlerNode,
       triggers: [trigger],
       edgeWrites: [],
       branches: [],

@@ -89,3 +89,111 @@ export const issue13DefaultsPrograms = {
     };
   },
 };
+
+type Handler = (state: Values, error: { node: string; error: Error }, config: unknown) => unknown;
+
+/** Node error handlers (per node and by default) and `NodeError`, on both libraries. */
+export const issue13ErrorHandlerPrograms = {
+  async handlersRecoverAndRoute(api: GraphApi) {
+    const State = api.Annotation.Root({
+      route: api.Annotation(),
+      log: api.Annotation({
+        reducer: (a: string[], b: string[]) => a.concat(b),
+        default: () => [],
+      }),
+    });
+    const seen: unknown[] = [];
+    const NodeErrorClass = (api as unknown as { NodeError: new (...a: never[]) => Error })
+      .NodeError;
+    const graph = (
+      new api.StateGraph(State) as unknown as {
+        setNodeDefaults(d: { errorHandler: Handler }): {
+          addNode(name: string, fn: (s: Values) => unknown, o?: { errorHandler?: Handler }): never;
+        };
+      }
+    ).setNodeDefaults({
+      errorHandler: (state, error) => {
+        seen.push({
+          by: "default",
+          node: error.node,
+          message: error.error.message,
+          input: state.route,
+        });
+        return { log: [`default handled ${error.node}`] };
+      },
+    }) as unknown as {
+      addNode(
+        name: string,
+        fn: (s: Values) => unknown,
+        o?: { errorHandler?: Handler },
+      ): typeof graph;
+      addEdge(a: string, b: string): typeof graph;
+      addConditionalEdges(a: string, f: (s: Values) => unknown, m: string[]): typeof graph;
+      compile(): { invoke(i: Values): Promise<Values> };
+    };
+    graph
+      .addNode("router", () => ({ log: ["router"] }))
+      .addNode("failA", () => {
+        throw new Error("a failed");
+      })
+      .addNode(
+        "failB",
+        () => {
+          throw new Error("b failed");
+        },
+        {
+          errorHandler: (_state, error) => {
+            seen.push({
+              by: "own",
+              isNodeError: error instanceof NodeErrorClass,
+              node: error.node,
+            });
+            return new api.Command({ update: { log: ["b handled"] }, goto: "after" });
+          },
+        },
+      )
+      .addNode("after", () => ({ log: ["after"] }))
+      .addEdge(api.START, "router")
+      .addConditionalEdges("router", (s) => s.route, ["failA", "failB"]);
+    const compiled = graph.compile();
+    return {
+      a: await compiled.invoke({ route: "failA" }),
+      b: await compiled.invoke({ route: "failB" }),
+      seen,
+    };
+  },
+
+  async handlerThatThrowsFailsTheRun(api: GraphApi) {
+    const State = api.Annotation.Root({ foo: api.Annotation() });
+    const graph = (
+      new api.StateGraph(State) as unknown as {
+        addNode(
+          n: string,
+          f: () => unknown,
+          o: { errorHandler: Handler },
+        ): {
+          addEdge(a: string, b: string): { compile(): { invoke(i: Values): Promise<Values> } };
+        };
+      }
+    )
+      .addNode(
+        "boom",
+        () => {
+          throw new Error("node boom");
+        },
+        {
+          errorHandler: () => {
+            throw new Error("handler boom");
+          },
+        },
+      )
+      .addEdge(api.START, "boom")
+      .compile();
+    try {
+      await graph.invoke({ foo: "" });
+      return "no error";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  },
+};
