@@ -54,8 +54,8 @@ export {
   type Interrupt,
   InvalidUpdateError,
   isGraphInterrupt,
-  NodeError,
   isInterrupted,
+  NodeError,
 } from "./errors.js";
 export {
   EntrypointGraph,
