@@ -63,6 +63,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly name: string;
   /** The long-term store given to `compile`, handed to nodes as `config.store`. */
   readonly store: BaseStore | undefined;
+  /** Most milliseconds a step may take; its nodes' `config.signal` fires and the run rejects. */
+  stepTimeout: number | undefined = undefined;
   private readonly interruptBefore: ReadonlySet<string>;
   private readonly interruptAfter: ReadonlySet<string>;
   private readonly outputKeys: readonly string[] | undefined;
@@ -149,6 +151,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
     if (this.usesMessages) await preloadLangChain();
+    config = runConfig(config);
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
@@ -181,6 +184,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     if (this.usesMessages || list.includes("messages")) await preloadLangChain();
+    config = runConfig(config);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -399,6 +403,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       interruptBefore: before,
       interruptAfter: after,
       hooks,
+      stepTimeout: this.stepTimeout,
       subgraphConfig: (task) => {
         const childNs = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
         const child: RunConfig = {
@@ -423,6 +428,26 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     }
     return this.checkpointer;
   }
+}
+
+/**
+ * The config a call runs with: inside a running node, a call without one inherits the node's
+ * (LangGraph.js passes it implicitly), so the graph runs as that task's subgraph and sees its
+ * signal; `timeout` (ms) becomes part of the run's signal.
+ */
+function runConfig(config: RunConfig): RunConfig {
+  if (config.configurable === undefined && config.signal === undefined) {
+    const scope = currentScope();
+    const inherited = scope instanceof Task ? scope.config : undefined;
+    if (inherited) config = { ...inherited, ...config, configurable: inherited.configurable };
+  }
+  if (config.timeout !== undefined) {
+    const timeout = AbortSignal.timeout(config.timeout);
+    const signal = config.signal ? AbortSignal.any([config.signal, timeout]) : timeout;
+    config = { ...config, signal };
+    delete config.timeout;
+  }
+  return config;
 }
 
 /**

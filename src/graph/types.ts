@@ -31,6 +31,8 @@ export interface RunConfig extends CheckpointConfig {
   recursionLimit?: number;
   /** Cancels the run: the current step is abandoned and the call rejects with `ABORTED`. */
   signal?: AbortSignal;
+  /** Most milliseconds the whole run may take (it is then cancelled as by `signal`). */
+  timeout?: number;
   /** What `stream` yields (default `"updates"`, as LangGraph.js's compiled state graphs). */
   streamMode?: StreamMode | StreamMode[];
   /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */

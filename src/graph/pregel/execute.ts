@@ -17,6 +17,8 @@ export interface ExecuteContext extends OutputContext {
   readonly writer: (chunk: unknown) => void;
   /** The run's drain switch, handed to nodes as `config.control`. */
   readonly control: RunControl;
+  /** The signal of the running step when the graph has a `stepTimeout`. */
+  readonly stepSignal: AbortSignal | undefined;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
   readonly persistence: {
     readonly saver: unknown;
@@ -155,6 +157,9 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.metadata = metadata;
   nodeConfig.writer = ctx.writer;
   nodeConfig.control = ctx.control;
+  if (ctx.stepSignal) nodeConfig.signal = ctx.stepSignal;
+  // A graph the node invokes without a config inherits this one (as LangGraph.js's do).
+  task.config = nodeConfig;
   nodeConfig.executionInfo = {
     threadId: configurable.thread_id,
     taskId: task.taskId,

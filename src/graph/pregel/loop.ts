@@ -50,6 +50,8 @@ export interface LoopOptions {
   interruptAfter: ReadonlySet<string>;
   hooks: LoopHooks;
   subgraphConfig: (task: Task) => RunConfig;
+  /** Most milliseconds one step may take (`graph.stepTimeout`); its nodes' signal then fires. */
+  stepTimeout?: number | undefined;
 }
 
 /** How a run ended: `interrupts` is set (possibly empty, for interruptBefore/After) when it paused. */
@@ -90,6 +92,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
   readonly writer: (chunk: unknown) => void;
   readonly control: RunControl;
+  /** The signal nodes get while a step with a `stepTimeout` runs (undefined otherwise). */
+  stepSignal: AbortSignal | undefined = undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
@@ -253,10 +257,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
   }
 
   private async steps(): Promise<LoopOutcome> {
-    const { signal } = this.config;
+    const runSignal = this.config.signal;
+    const { stepTimeout } = this.options;
+    let signal = runSignal;
     const { hooks, interruptBefore: before, interruptAfter: after } = this.options;
     for (;;) {
-      if (signal?.aborted) throw abortError(signal);
+      if (runSignal?.aborted) throw abortError(runSignal);
       const next = this.step + 1;
       // Checked before looking for work, as LangGraph.js does: a chain of N nodes needs N + 1.
       if (next > this.stop) throw new GraphRecursionError(this.config.recursionLimit ?? 25);
@@ -280,6 +286,11 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
+      if (stepTimeout !== undefined) {
+        const timeout = AbortSignal.timeout(stepTimeout);
+        signal = runSignal ? AbortSignal.any([runSignal, timeout]) : timeout;
+        this.stepSignal = signal;
+      }
 
       const running = this.execute(
         tasks,

@@ -153,3 +153,75 @@ export const issue13ExecutionInfoPrograms = {
     return { seen, oneFirstTime };
   },
 };
+
+/** `config.timeout`, `graph.stepTimeout`, and a graph invoked in a node without a config. */
+export const issue13TimeoutPrograms = {
+  async timeoutsAbortNodes(api: GraphApi) {
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const make = () => {
+      const seen = { signalGiven: false, aborted: false, secondRan: false };
+      const graph = new api.StateGraph(State)
+        .addNode("slow", (_s, config) => {
+          const signal = config.signal;
+          seen.signalGiven = signal !== undefined;
+          return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => resolve({ log: ["slow"] }), 300);
+            signal?.addEventListener("abort", () => {
+              clearTimeout(timer);
+              seen.aborted = true;
+              reject(new Error("Aborted"));
+            });
+          });
+        })
+        .addNode("second", () => {
+          seen.secondRan = true;
+          return { log: ["second"] };
+        })
+        .addEdge(api.START, "slow")
+        .addEdge("slow", "second")
+        .compile();
+      return { graph, seen };
+    };
+    const abortRe = /abort/i;
+    const run = async (prepare: (g: unknown) => void, config: RunConfig) => {
+      const { graph, seen } = make();
+      prepare(graph);
+      try {
+        await graph.invoke({ log: [] }, config);
+        return { rejected: false, seen };
+      } catch (error) {
+        return { rejected: abortRe.test(String((error as Error).message ?? error)), seen };
+      }
+    };
+    return {
+      runTimeout: await run(() => {}, { timeout: 20 } as RunConfig),
+      stepTimeout: await run((g) => {
+        (g as { stepTimeout?: number }).stepTimeout = 20;
+      }, {}),
+    };
+  },
+
+  /** A graph invoked inside a node without a config runs as that node's subgraph. */
+  async nestedInvokeInheritsConfig(api: GraphApi) {
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const saver = new api.MemorySaver();
+    const child = new api.StateGraph(State)
+      .addNode("c", () => ({ log: ["c"] }))
+      .addEdge(api.START, "c")
+      .compile({ checkpointer: saver });
+    const parent = new api.StateGraph(State)
+      .addNode("p", async () => {
+        const out = await child.invoke({ log: ["in"] });
+        return { log: (out.log as string[]).map((x) => `child:${x}`) };
+      })
+      .addEdge(api.START, "p")
+      .compile({ checkpointer: saver });
+    const config = thread("nested");
+    const result = await parent.invoke({ log: [] }, config);
+    return { result, childOwnThread: (await child.getState(config)).values };
+  },
+};
