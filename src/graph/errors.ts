@@ -1,6 +1,26 @@
 import { type ErrorCode, isKeelError, KeelError, type KeelErrorOptions } from "../core/index.js";
 
 /**
+ * Thrown in a node to pause it with `value`, as `interrupt(value)` would without its resume
+ * value (LangGraph.js's older API, kept there for compatibility). Needs a checkpointer.
+ *
+ * @example
+ * if (!state.approved) throw new NodeInterrupt("needs approval");
+ */
+export class NodeInterrupt extends KeelError {
+  readonly interrupts: Interrupt[];
+
+  constructor(value: unknown) {
+    super("GRAPH_INTERRUPT", `The node interrupted: ${JSON.stringify(value) ?? "undefined"}`, {
+      details: { value },
+    });
+    this.name = "NodeInterrupt";
+    // The id is the task's (filled in when the engine catches it).
+    this.interrupts = [{ id: "", value }];
+  }
+}
+
+/**
  * A node or input wrote a value the state cannot take: two writes to a last-value key in one
  * step (`INVALID_CONCURRENT_GRAPH_UPDATE`), a key the state does not have, or an update that is
  * not an object (`INVALID_UPDATE`). Named as in LangGraph.js.

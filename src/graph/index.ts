@@ -56,6 +56,7 @@ export {
   isGraphInterrupt,
   isInterrupted,
   NodeError,
+  NodeInterrupt,
 } from "./errors.js";
 export {
   EntrypointGraph,
@@ -78,6 +79,7 @@ export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
+export { getCurrentTaskInput } from "./task-input.js";
 export type {
   CachePolicy,
   ExecutionInfo,

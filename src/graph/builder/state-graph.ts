@@ -69,6 +69,14 @@ export interface NodePolicies {
   cachePolicy: CachePolicy | boolean | undefined;
 }
 
+/** `addNode([])` / `addNode({})`: LangGraph.js's message. */
+function noNodes(): GraphValueError {
+  return new GraphValueError("No nodes provided in `addNode`.", {
+    code: "INVALID_ARGUMENT",
+    hint: "Pass at least one node: addNode({ name: fn }) or addNode([[name, fn]]).",
+  });
+}
+
 /** The shared handler node of `setNodeDefaults({ errorHandler })` (LangGraph.js's name). */
 export const DEFAULT_ERROR_HANDLER = "__default_error_handler__";
 const ERROR_HANDLER_PREFIX = "__error_handler__";
@@ -222,10 +230,12 @@ export class StateGraph<S extends StateDefinition> {
     options: AddNodeOptions = {},
   ): this {
     if (Array.isArray(nameOrNodes)) {
+      if (nameOrNodes.length === 0) throw noNodes();
       for (const [name, each, eachOptions] of nameOrNodes) this.addNode(name, each, eachOptions);
       return this;
     }
     if (typeof nameOrNodes !== "string") {
+      if (Object.keys(nameOrNodes).length === 0) throw noNodes();
       for (const [name, each] of Object.entries(nameOrNodes)) this.addNode(name, each);
       return this;
     }

@@ -199,7 +199,10 @@ function fail(
   attempt: number,
 ): void | Promise<void> {
   if (isGraphInterrupt(error)) {
-    task.interrupts = error.interrupts;
+    // A NodeInterrupt carries no id: it is the task's first interrupt.
+    task.interrupts = error.interrupts.map((item, index) =>
+      item.id === "" ? { id: task.interruptIdFor(index), value: item.value } : item,
+    );
     return;
   }
   const policy = task.node.retryPolicy;

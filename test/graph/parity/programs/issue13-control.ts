@@ -225,3 +225,39 @@ export const issue13TimeoutPrograms = {
     return { result, childOwnThread: (await child.getState(config)).values };
   },
 };
+
+/** NodeInterrupt, getCurrentTaskInput and an empty addNode list, on both libraries. */
+export const issue13SmallApiPrograms = {
+  async nodeInterruptAndTaskInput(api: GraphApi) {
+    const extra = api as unknown as {
+      NodeInterrupt: new (value: unknown) => Error;
+      getCurrentTaskInput: () => unknown;
+    };
+    const State = api.Annotation.Root({ n: api.Annotation(), ok: api.Annotation() });
+    const inputs: unknown[] = [];
+    const helper = () => inputs.push(extra.getCurrentTaskInput());
+    const graph = new api.StateGraph(State)
+      .addNode("gate", (s) => {
+        helper();
+        if (!s.ok) throw new extra.NodeInterrupt({ need: "ok" });
+        return { n: (s.n as number) + 1 };
+      })
+      .addEdge(api.START, "gate")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("node-interrupt");
+    const paused = await graph.invoke({ n: 1, ok: false }, config);
+    await graph.updateState(config, { ok: true });
+    const resumed = await graph.invoke(null, config);
+    let empty = "accepted";
+    try {
+      (new api.StateGraph(State) as unknown as { addNode(list: unknown[]): unknown }).addNode([]);
+    } catch (error) {
+      empty = (error as Error).message.startsWith("No nodes provided in `addNode`")
+        ? "refused with LangGraph.js's message"
+        : String(error);
+    }
+    // LangGraph.js gives a NodeInterrupt no id; Keel gives every interrupt one (resume by id).
+    const pausedValues = (paused.__interrupt__ as { value: unknown }[]).map((i) => i.value);
+    return { pausedValues, resumed, inputs, empty };
+  },
+};
