@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   CHECKPOINT_FORMAT: { exit: 2, http: 500 },
   CHECKPOINT_NOT_SERIALIZABLE: { exit: 2, http: 500 },
   GRAPH_INTERRUPT: { exit: 2, http: 500 },
+  GRAPH_DRAINED: { exit: 2, http: 503 },
   INTERRUPT_OUTSIDE_NODE: { exit: 2, http: 500 },
   NODE_NOT_FOUND: { exit: 5, http: 404 },
   EMPTY_CHANNEL: { exit: 2, http: 500 },

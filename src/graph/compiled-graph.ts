@@ -1,4 +1,5 @@
 import type {
+  BaseCache,
   BaseCheckpointSaver,
   BaseStore,
   CheckpointConfig,
@@ -21,10 +22,18 @@ import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
-import { type RunConfig, STREAM_MODES, type StateSnapshot, type StreamMode } from "./types.js";
+import {
+  type CachePolicy,
+  type RetryPolicy,
+  type RunConfig,
+  STREAM_MODES,
+  type StateSnapshot,
+  type StreamMode,
+} from "./types.js";
 
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | boolean | undefined;
+  cache?: BaseCache | undefined;
   interruptBefore: string[];
   interruptAfter: string[];
   name: string;
@@ -54,6 +63,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly name: string;
   /** The long-term store given to `compile`, handed to nodes as `config.store`. */
   readonly store: BaseStore | undefined;
+  /** Most milliseconds a step may take; its nodes' `config.signal` fires and the run rejects. */
+  stepTimeout: number | undefined = undefined;
   private readonly interruptBefore: ReadonlySet<string>;
   private readonly interruptAfter: ReadonlySet<string>;
   private readonly outputKeys: readonly string[] | undefined;
@@ -68,6 +79,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.declaration = declaration;
     this.options = options;
     this.spec = buildSpec(declaration);
+    if (options.cache) cacheNodes(this.spec, options.cache);
     this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
     const saver = options.checkpointer;
     this.checkpointer = typeof saver === "boolean" ? undefined : saver;
@@ -94,6 +106,37 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     });
   }
 
+  /** The nodes with the policies they run with (`setNodeDefaults` applied). */
+  get nodes(): Record<
+    string,
+    {
+      retryPolicy: RetryPolicy | undefined;
+      cachePolicy: CachePolicy | undefined;
+      errorHandlerNode: string | undefined;
+    }
+  > {
+    const out: Record<
+      string,
+      {
+        retryPolicy: RetryPolicy | undefined;
+        cachePolicy: CachePolicy | undefined;
+        errorHandlerNode: string | undefined;
+      }
+    > = {};
+    for (const node of this.spec.nodes)
+      out[node.name] = {
+        retryPolicy: node.retryPolicy,
+        cachePolicy: node.cachePolicy,
+        errorHandlerNode: node.errorHandlerNode,
+      };
+    return out;
+  }
+
+  /** Drops every cached node result (`compile({ cache })`). */
+  async clearCache(): Promise<void> {
+    await this.options.cache?.clear(this.spec.nodes.map((node) => [NODE_CACHE_NS, node.name]));
+  }
+
   /** The state keys, in schema order. */
   get stateKeys(): readonly string[] {
     return this.spec.stateKeys;
@@ -108,6 +151,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
     if (this.usesMessages) await preloadLangChain();
+    config = runConfig(config);
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
@@ -140,6 +184,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     if (this.usesMessages || list.includes("messages")) await preloadLangChain();
+    config = runConfig(config);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -358,6 +403,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       interruptBefore: before,
       interruptAfter: after,
       hooks,
+      stepTimeout: this.stepTimeout,
       subgraphConfig: (task) => {
         const childNs = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
         const child: RunConfig = {
@@ -385,6 +431,26 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 }
 
 /**
+ * The config a call runs with: inside a running node, a call without one inherits the node's
+ * (LangGraph.js passes it implicitly), so the graph runs as that task's subgraph and sees its
+ * signal; `timeout` (ms) becomes part of the run's signal.
+ */
+function runConfig(config: RunConfig): RunConfig {
+  if (config.configurable === undefined && config.signal === undefined) {
+    const scope = currentScope();
+    const inherited = scope instanceof Task ? scope.config : undefined;
+    if (inherited) config = { ...inherited, ...config, configurable: inherited.configurable };
+  }
+  if (config.timeout !== undefined) {
+    const timeout = AbortSignal.timeout(config.timeout);
+    const signal = config.signal ? AbortSignal.any([config.signal, timeout]) : timeout;
+    config = { ...config, signal };
+    delete config.timeout;
+  }
+  return config;
+}
+
+/**
  * A graph invoked inside a running node with the node's config (nested invoke) runs as that
  * task's subgraph, as in LangGraph.js: on the parent's checkpointer, in the task's namespace, and
  * an `interrupt()` inside it pauses the parent. Undefined for an ordinary call.
@@ -403,6 +469,33 @@ function nestedConfig(config: RunConfig): RunConfig | undefined {
     task,
   });
   return child;
+}
+
+/** The cache namespace of a node's results: `[NODE_CACHE_NS, node name]`. */
+const NODE_CACHE_NS = "__pregel_node";
+
+/**
+ * Wraps the action of every node with a `cachePolicy` so that the same input returns the saved
+ * result without running it: done once at compile time, so nodes without one pay nothing.
+ */
+function cacheNodes(spec: GraphSpec, cache: BaseCache): void {
+  for (const node of spec.nodes) {
+    const policy = node.cachePolicy;
+    const action = node.action as ((input: unknown, config: RunConfig) => unknown) | undefined;
+    if (!policy || !action) continue;
+    const ns = [NODE_CACHE_NS, node.name];
+    node.isAsync = true;
+    node.action = async (input: unknown, config: RunConfig) => {
+      const key: [string[], string] = [ns, policy.keyFunc?.(input) ?? JSON.stringify(input) ?? ""];
+      const [hit] = await cache.get([key]);
+      if (hit) return hit.value;
+      const result = await action(input, config);
+      await cache.set([
+        policy.ttl === undefined ? { key, value: result } : { key, value: result, ttl: policy.ttl },
+      ]);
+      return result;
+    };
+  }
 }
 
 /** A subgraph's config without the parent's checkpointer (`compile({ checkpointer: false })`). */

@@ -26,5 +26,7 @@ export const INTERRUPT_WRITE = "__interrupt__";
 export const RESUME_WRITE = "__resume__";
 /** Marks a task that finished after an interrupt (its `__interrupt__` write stays, for history). */
 export const DONE_WRITE = "__done__";
+/** Results of functional-API tasks a paused entrypoint already ran (reused when it resumes). */
+export const MEMO_WRITE = "__memo__";
 /** Marks a task that finished without writing anything, so a resumed run does not run it again. */
 export const NO_WRITES = "__no_writes__";

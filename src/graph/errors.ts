@@ -1,6 +1,26 @@
 import { type ErrorCode, isKeelError, KeelError, type KeelErrorOptions } from "../core/index.js";
 
 /**
+ * Thrown in a node to pause it with `value`, as `interrupt(value)` would without its resume
+ * value (LangGraph.js's older API, kept there for compatibility). Needs a checkpointer.
+ *
+ * @example
+ * if (!state.approved) throw new NodeInterrupt("needs approval");
+ */
+export class NodeInterrupt extends KeelError {
+  readonly interrupts: Interrupt[];
+
+  constructor(value: unknown) {
+    super("GRAPH_INTERRUPT", `The node interrupted: ${JSON.stringify(value) ?? "undefined"}`, {
+      details: { value },
+    });
+    this.name = "NodeInterrupt";
+    // The id is the task's (filled in when the engine catches it).
+    this.interrupts = [{ id: "", value }];
+  }
+}
+
+/**
  * A node or input wrote a value the state cannot take: two writes to a last-value key in one
  * step (`INVALID_CONCURRENT_GRAPH_UPDATE`), a key the state does not have, or an update that is
  * not an object (`INVALID_UPDATE`). Named as in LangGraph.js.
@@ -8,6 +28,13 @@ import { type ErrorCode, isKeelError, KeelError, type KeelErrorOptions } from ".
 export class InvalidUpdateError extends KeelError {
   constructor(message: string, options: KeelErrorOptions & { code?: ErrorCode } = {}) {
     super(options.code ?? "INVALID_UPDATE", message, options);
+  }
+
+  /** LangGraph.js's troubleshooting code for this error, as it sets it. */
+  get lc_error_code(): string {
+    return this.code === "INVALID_CONCURRENT_GRAPH_UPDATE"
+      ? "INVALID_CONCURRENT_GRAPH_UPDATE"
+      : "INVALID_GRAPH_NODE_RETURN_VALUE";
   }
 }
 
@@ -22,6 +49,47 @@ export class GraphRecursionError extends KeelError {
         hint: "If the loop is intended, raise it: graph.invoke(input, { recursionLimit: 100 }); otherwise check the conditional edges for a cycle that never exits.",
       },
     );
+  }
+
+  /** LangGraph.js's troubleshooting code for this error. */
+  get lc_error_code(): string {
+    return "GRAPH_RECURSION_LIMIT";
+  }
+}
+
+/**
+ * What a node's `errorHandler` receives: which node failed (after its retries) and the error.
+ * Named and shaped as in LangGraph.js.
+ */
+export class NodeError extends KeelError {
+  readonly node: string;
+  readonly error: Error;
+
+  constructor(node: string, error: Error) {
+    super("NODE_FAILED", `Node "${node}" failed: ${error.message}`, {
+      details: { node },
+      cause: error,
+    });
+    this.name = "NodeError";
+    this.node = node;
+    this.error = error;
+  }
+}
+
+/**
+ * The run stopped between steps because its `RunControl` asked it to drain (e.g. on SIGTERM).
+ * With a checkpointer the last finished step is saved: `invoke(null, config)` continues it.
+ */
+export class GraphDrained extends KeelError {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super("GRAPH_DRAINED", `Graph drained: ${reason}`, {
+      details: { reason },
+      hint: "The run can be continued from its last checkpoint: invoke(null, { configurable: { thread_id } }).",
+    });
+    this.name = "GraphDrained";
+    this.reason = reason;
   }
 }
 

@@ -15,6 +15,7 @@ export {
 } from "./annotation.js";
 export type {
   AddNodeOptions,
+  ErrorHandler,
   NodeAction,
   PathFunction,
   PathMap,
@@ -46,6 +47,7 @@ export { CompiledStateGraph } from "./compiled-graph.js";
 export { END, INTERRUPT, START } from "./constants.js";
 export {
   EmptyChannelError,
+  GraphDrained,
   GraphInterrupt,
   GraphRecursionError,
   GraphValueError,
@@ -53,7 +55,18 @@ export {
   InvalidUpdateError,
   isGraphInterrupt,
   isInterrupted,
+  NodeError,
+  NodeInterrupt,
 } from "./errors.js";
+export {
+  EntrypointGraph,
+  type EntrypointOptions,
+  entrypoint,
+  getPreviousState,
+  PREVIOUS,
+  type TaskOptions,
+  task,
+} from "./func/index.js";
 export { interrupt } from "./interrupt.js";
 export {
   type Messages,
@@ -62,8 +75,19 @@ export {
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
 export { OVERWRITE, Overwrite } from "./overwrite.js";
+export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
-export type { RetryPolicy, RunConfig, StateSnapshot, StateTask, StreamMode } from "./types.js";
+export { getCurrentTaskInput } from "./task-input.js";
+export type {
+  CachePolicy,
+  ExecutionInfo,
+  RetryPolicy,
+  RunConfig,
+  ServerInfo,
+  StateSnapshot,
+  StateTask,
+  StreamMode,
+} from "./types.js";
 export { MessagesZodState } from "./zod/messages.js";

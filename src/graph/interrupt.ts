@@ -12,6 +12,11 @@ export interface InterruptScope {
   fresh: { value: unknown } | undefined;
   /** How many times this attempt has called `interrupt()`. */
   calls: number;
+  /**
+   * Results of functional-API `task()` calls made by this task, by call path: saved with its
+   * interrupt so that a resumed entrypoint does not run finished tasks again. Unused otherwise.
+   */
+  memo?: Record<string, unknown> | undefined;
 }
 
 /**

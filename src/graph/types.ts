@@ -7,6 +7,7 @@ import type {
   Durability,
 } from "../checkpoint/base/index.js";
 import type { Interrupt } from "./errors.js";
+import type { RunControl } from "./run-control.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
 export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
@@ -30,6 +31,8 @@ export interface RunConfig extends CheckpointConfig {
   recursionLimit?: number;
   /** Cancels the run: the current step is abandoned and the call rejects with `ABORTED`. */
   signal?: AbortSignal;
+  /** Most milliseconds the whole run may take (it is then cancelled as by `signal`). */
+  timeout?: number;
   /** What `stream` yields (default `"updates"`, as LangGraph.js's compiled state graphs). */
   streamMode?: StreamMode | StreamMode[];
   /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */
@@ -46,6 +49,15 @@ export interface RunConfig extends CheckpointConfig {
    * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
    */
   writer?: (chunk: unknown) => void;
+  /**
+   * Asks the run to stop at the next step boundary (`control.requestDrain()`); nodes get the
+   * run's control here, a fresh one when the caller gave none.
+   */
+  control?: RunControl;
+  /** Set on the config a node receives: which task and attempt this is (see `ExecutionInfo`). */
+  executionInfo?: ExecutionInfo;
+  /** Set on the config a node receives when the run came through LangGraph Platform ids. */
+  serverInfo?: ServerInfo;
   /** Long-term memory for nodes (set by `compile({ store })` unless the call gives one). */
   store?: BaseStore;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
@@ -53,6 +65,36 @@ export interface RunConfig extends CheckpointConfig {
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;
+}
+
+/** What a node is told about its own execution (`config.executionInfo`), as LangGraph.js. */
+export interface ExecutionInfo {
+  threadId: string | undefined;
+  taskId: string;
+  checkpointId: string;
+  checkpointNs: string;
+  /** 1 on the first attempt, 2 on the first retry, … */
+  nodeAttempt: number;
+  /** When the first attempt started (ms since the epoch); the same on every retry. */
+  nodeFirstAttemptTime: number;
+}
+
+/** The LangGraph Platform ids of a run (`config.serverInfo`), as LangGraph.js. */
+export interface ServerInfo {
+  assistantId: string | undefined;
+  graphId: string | undefined;
+  user: { identity: string; [key: string]: unknown } | undefined;
+}
+
+/**
+ * Reuse a node's (or task's) result for the same input, as LangGraph.js's `CachePolicy` (needs
+ * `compile({ cache })` or `entrypoint({ cache })`).
+ */
+export interface CachePolicy {
+  /** Seconds an entry lives (none: until `clearCache()`). */
+  ttl?: number;
+  /** The cache key of an input (default: the input as JSON). */
+  keyFunc?: (input: unknown) => string;
 }
 
 /** When and how a node is retried after it throws. Same fields and defaults as LangGraph.js. */

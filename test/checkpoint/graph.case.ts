@@ -9,11 +9,14 @@ import {
   type BaseCheckpointSaver,
   Command,
   END,
+  entrypoint,
+  getPreviousState,
   interrupt,
   MemorySaver,
   Send,
   START,
   StateGraph,
+  task,
 } from "../../src/index.js";
 import type { SaverFixture } from "./saver.case.js";
 
@@ -93,6 +96,35 @@ const PROGRAMS: Record<string, Program> = {
       done,
       after: stable(await graph.getState(config)),
     });
+  },
+  "a functional entrypoint resumes with its finished tasks' results and previous state": async (
+    saver,
+    thread,
+  ) => {
+    let doubles = 0;
+    const double = task("double", async (x: number) => {
+      doubles += 1;
+      return { doubled: 2 * x };
+    });
+    const ask = task("ask", (question: string) => interrupt(question) as string);
+    const graph = entrypoint({ name: "flow", checkpointer: saver }, async (x: number) => {
+      const previous = getPreviousState<{ total: number } | undefined>();
+      const { doubled } = await double(x);
+      const answer = await ask(`keep ${doubled}?`);
+      return { total: (previous?.total ?? 0) + doubled, answer };
+    });
+    const config = { configurable: { thread_id: thread } };
+    const paused = await graph.invoke(3, config);
+    const done = await graph.invoke(new Command({ resume: "yes" }), config);
+    await graph.invoke(1, config);
+    const next = await graph.invoke(new Command({ resume: "no" }), config);
+    // Each resumed run reused double's saved result; the next run read the previous total.
+    expect({ doubles, done, next }).toEqual({
+      doubles: 2,
+      done: { total: 6, answer: "yes" },
+      next: { total: 8, answer: "no" },
+    });
+    return withoutInterruptIds({ paused, done, next });
   },
   "interruptBefore stops before a node and null input resumes": async (saver, thread) => {
     const graph = new StateGraph(State)

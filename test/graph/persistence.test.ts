@@ -564,7 +564,7 @@ describe("task writes and task ids", () => {
     const puts: Array<[number, string[]]> = [];
     class Spy extends MemorySaver {
       override async put(...args: Parameters<MemorySaver["put"]>) {
-        puts.push([args[2].step, Object.keys(args[3]).sort()]);
+        puts.push([args[2].step, Object.keys(args[3] ?? {}).sort()]);
         return super.put(...args);
       }
     }

@@ -15,6 +15,7 @@ export const SPECIAL_WRITE_INDEX: Readonly<Record<string, number>> = {
   __error__: -1,
   __interrupt__: -2,
   __resume__: -3,
+  __memo__: -4,
 };
 
 /** The storage index of the `position`-th write of a task to `channel`. */
@@ -28,6 +29,8 @@ export function writeIndex(channel: string, position: number): number {
       return -2;
     case "__resume__":
       return -3;
+    case "__memo__":
+      return -4;
     default:
       return position;
   }

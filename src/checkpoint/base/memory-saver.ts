@@ -116,9 +116,12 @@ export class MemorySaver extends BaseCheckpointSaver {
     config: CheckpointConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
+    newVersionsArg?: ChannelVersions,
   ): Promise<CheckpointConfig> {
     const threadId = requireThreadId(config, "save a checkpoint");
+    // A subclass written for LangGraph often overrides `put(config, checkpoint, metadata)` and
+    // forwards three arguments; without the changed versions every channel counts as changed.
+    const newVersions = newVersionsArg ?? checkpoint.channel_versions;
     const ns = namespaceOf(config);
     assertCheckpointFormat(checkpoint);
     const store = this.namespace(threadId, ns);

@@ -1,5 +1,6 @@
 import type { StateChannel } from "../annotation.js";
-import type { RetryPolicy, RunConfig } from "../types.js";
+import type { NodeError } from "../errors.js";
+import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 
 /** A node function: reads the state (or a `Send`'s args), returns an update, a `Command`, or nothing. */
 export type NodeAction<State = never> = (state: State, config: RunConfig) => unknown;
@@ -11,9 +12,19 @@ export interface SubgraphLike {
   readonly stateKeys: readonly string[];
 }
 
+/**
+ * Runs when a node failed after its retries, in the next step, with the node's input; what it
+ * returns (an update, a `Command` with `goto`) is that step's result. If it throws, the run fails.
+ */
+export type ErrorHandler = (state: never, error: NodeError, config: RunConfig) => unknown;
+
 /** Options of `addNode`. */
 export interface AddNodeOptions {
   retryPolicy?: RetryPolicy;
+  /** Reuse the node's result for the same input (`true`: default policy; `false`: never). */
+  cachePolicy?: CachePolicy | boolean;
+  /** Turns the node's failure into a recovery step instead of failing the run. */
+  errorHandler?: ErrorHandler;
   /** The nodes this node may `goto` with a `Command` (checked by `compile`). */
   ends?: string[];
 }
@@ -29,7 +40,19 @@ export interface NodeDeclaration {
   action: NodeAction<never> | undefined;
   subgraph: SubgraphLike | undefined;
   retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | boolean | undefined;
+  errorHandler?: ErrorHandler | undefined;
+  /** The node its failures are sent to (set by `compile`). */
+  errorHandlerNode?: string | undefined;
   ends: string[] | undefined;
+}
+
+/** `setNodeDefaults`: what a node without its own gets. */
+export interface NodeDefaults {
+  retryPolicy?: RetryPolicy;
+  cachePolicy?: CachePolicy | boolean;
+  /** The handler of every node without its own (one shared `__default_error_handler__` node). */
+  errorHandler?: ErrorHandler;
 }
 
 export interface BranchDeclaration {

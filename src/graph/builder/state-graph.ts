@@ -1,15 +1,18 @@
-import type { BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
+import type { BaseCache, BaseCheckpointSaver, BaseStore } from "../../checkpoint/base/index.js";
 import type { AnnotationRoot, StateDefinition, StateType, UpdateType } from "../annotation.js";
 import type { Command } from "../command.js";
 import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
-import { GraphValueError } from "../errors.js";
+import { GraphValueError, NodeError } from "../errors.js";
 import { resolveSchemas } from "../schema/resolve.js";
-import type { RunConfig } from "../types.js";
+import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 import type {
   AddNodeOptions,
+  ErrorHandler,
   GraphDeclaration,
   NodeAction,
+  NodeDeclaration,
+  NodeDefaults,
   PathFunction,
   PathMap,
   SubgraphLike,
@@ -56,6 +59,95 @@ export interface CompileOptions {
   store?: BaseStore;
   /** A name for the graph (used in errors and by subgraph namespaces). */
   name?: string;
+  /** Where nodes with a `cachePolicy` keep their results (e.g. `new InMemoryCache()`). */
+  cache?: BaseCache;
+}
+
+/** A node's policies as `builder.nodes` / `graph.nodes` show them. */
+export interface NodePolicies {
+  retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | boolean | undefined;
+}
+
+/** `addNode([])` / `addNode({})`: LangGraph.js's message. */
+function noNodes(): GraphValueError {
+  return new GraphValueError("No nodes provided in `addNode`.", {
+    code: "INVALID_ARGUMENT",
+    hint: "Pass at least one node: addNode({ name: fn }) or addNode([[name, fn]]).",
+  });
+}
+
+/** The shared handler node of `setNodeDefaults({ errorHandler })` (LangGraph.js's name). */
+export const DEFAULT_ERROR_HANDLER = "__default_error_handler__";
+const ERROR_HANDLER_PREFIX = "__error_handler__";
+
+/**
+ * The declaration with `setNodeDefaults` applied and a node per error handler (a copy: the
+ * builder's own stays as added). A failed node is sent to its handler node, which runs next step.
+ */
+function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults): GraphDeclaration {
+  const hasHandlers =
+    defaults.errorHandler !== undefined ||
+    [...declaration.nodes.values()].some((decl) => decl.errorHandler !== undefined);
+  if (defaults.retryPolicy === undefined && defaults.cachePolicy === undefined && !hasHandlers)
+    return declaration;
+  if (defaults.errorHandler && declaration.nodes.has(DEFAULT_ERROR_HANDLER)) {
+    throw new GraphValueError(
+      `Node name "${DEFAULT_ERROR_HANDLER}" is reserved for the default error handler.`,
+      { details: { node: DEFAULT_ERROR_HANDLER }, hint: "Rename the node." },
+    );
+  }
+  const nodes = new Map<string, NodeDeclaration>();
+  const handlers = new Map<string, NodeDeclaration>();
+  for (const [name, decl] of declaration.nodes) {
+    const handler = decl.errorHandler ?? defaults.errorHandler;
+    let errorHandlerNode: string | undefined;
+    if (handler) {
+      errorHandlerNode = decl.errorHandler
+        ? `${ERROR_HANDLER_PREFIX}${name}`
+        : DEFAULT_ERROR_HANDLER;
+      if (!handlers.has(errorHandlerNode)) {
+        handlers.set(errorHandlerNode, {
+          name: errorHandlerNode,
+          action: handlerAction(handler),
+          subgraph: undefined,
+          retryPolicy: defaults.retryPolicy,
+          // A handler's result depends on the failure, never cached.
+          cachePolicy: undefined,
+          ends: undefined,
+        });
+      }
+    }
+    nodes.set(name, {
+      ...decl,
+      retryPolicy: decl.retryPolicy ?? defaults.retryPolicy,
+      cachePolicy: decl.cachePolicy ?? defaults.cachePolicy,
+      errorHandlerNode,
+    });
+  }
+  for (const [name, handler] of handlers) nodes.set(name, handler);
+  return { ...declaration, nodes };
+}
+
+/** What a failed node sends its handler node (kept plain: it may be checkpointed). */
+interface FailurePayload {
+  node: string;
+  input: unknown;
+  error: unknown;
+  message: string;
+  errorName: string;
+}
+
+function handlerAction(handler: ErrorHandler): NodeAction<never> {
+  const run = (payload: FailurePayload, config: RunConfig) => {
+    // After a checkpoint round trip the Error is a plain object: rebuild one with its text.
+    const error =
+      payload.error instanceof Error
+        ? payload.error
+        : Object.assign(new Error(payload.message), { name: payload.errorName });
+    return handler(payload.input as never, new NodeError(payload.node, error), config);
+  };
+  return run as unknown as NodeAction<never>;
 }
 
 /** A node of a graph with state `S`: a function of the state, a compiled subgraph or a LangChain Runnable. */
@@ -103,6 +195,7 @@ function isSubgraph(value: unknown): value is SubgraphLike {
 export class StateGraph<S extends StateDefinition> {
   private readonly declaration: GraphDeclaration;
   private compiled = false;
+  private nodeDefaults: NodeDefaults = {};
 
   /**
    * `state` is any state form LangGraph.js accepts: `Annotation.Root({...})`, a `StateSchema`, a
@@ -137,10 +230,12 @@ export class StateGraph<S extends StateDefinition> {
     options: AddNodeOptions = {},
   ): this {
     if (Array.isArray(nameOrNodes)) {
+      if (nameOrNodes.length === 0) throw noNodes();
       for (const [name, each, eachOptions] of nameOrNodes) this.addNode(name, each, eachOptions);
       return this;
     }
     if (typeof nameOrNodes !== "string") {
+      if (Object.keys(nameOrNodes).length === 0) throw noNodes();
       for (const [name, each] of Object.entries(nameOrNodes)) this.addNode(name, each);
       return this;
     }
@@ -184,6 +279,8 @@ export class StateGraph<S extends StateDefinition> {
       action: subgraph ? undefined : (node as NodeAction<never>),
       subgraph,
       retryPolicy: options.retryPolicy,
+      cachePolicy: options.cachePolicy,
+      errorHandler: options.errorHandler,
       ends: options.ends,
     });
     return this;
@@ -264,14 +361,37 @@ export class StateGraph<S extends StateDefinition> {
     return this.addEdge(name, END);
   }
 
+  /**
+   * Policies every node gets unless it has its own (whenever the nodes were added); several
+   * calls merge, the later winning per field. Subgraphs keep their own.
+   *
+   * @example
+   * builder.setNodeDefaults({ retryPolicy: { maxAttempts: 3 }, cachePolicy: { ttl: 60 } });
+   */
+  setNodeDefaults(defaults: NodeDefaults): this {
+    this.assertOpen();
+    this.nodeDefaults = { ...this.nodeDefaults, ...defaults };
+    return this;
+  }
+
+  /** The nodes as added (their own policies, without `setNodeDefaults`'). */
+  get nodes(): Record<string, NodePolicies> {
+    const out: Record<string, NodePolicies> = {};
+    for (const [name, decl] of this.declaration.nodes)
+      out[name] = { retryPolicy: decl.retryPolicy, cachePolicy: decl.cachePolicy };
+    return out;
+  }
+
   /** Checks the graph (every problem at once) and makes it runnable. */
   compile(options: CompileOptions = {}): CompiledStateGraph<StateType<S>, UpdateType<S>> {
     const names = [...this.declaration.nodes.keys()];
     const before = options.interruptBefore === "*" ? names : (options.interruptBefore ?? []);
     const after = options.interruptAfter === "*" ? names : (options.interruptAfter ?? []);
-    validateGraph(this.declaration, { before, after });
+    const declaration = withNodeDefaults(this.declaration, this.nodeDefaults);
+    validateGraph(declaration, { before, after });
     this.compiled = true;
-    return new CompiledStateGraph<StateType<S>, UpdateType<S>>(this.declaration, {
+    return new CompiledStateGraph<StateType<S>, UpdateType<S>>(declaration, {
+      cache: options.cache,
       checkpointer: options.checkpointer,
       interruptBefore: before,
       interruptAfter: after,

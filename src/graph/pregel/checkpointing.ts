@@ -5,7 +5,14 @@ import type {
 } from "../../checkpoint/base/index.js";
 import { CHECKPOINT_FORMAT_VERSION, isoNow, newCheckpointId } from "../../checkpoint/base/index.js";
 import type { Channel, JoinBarrier } from "../channels/index.js";
-import { DONE_WRITE, ERROR_WRITE, INTERRUPT_WRITE, NO_WRITES, RESUME_WRITE } from "../constants.js";
+import {
+  DONE_WRITE,
+  ERROR_WRITE,
+  INTERRUPT_WRITE,
+  MEMO_WRITE,
+  NO_WRITES,
+  RESUME_WRITE,
+} from "../constants.js";
 import type { Interrupt } from "../errors.js";
 import { ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -83,6 +90,7 @@ export function taskPendingWrites(spec: GraphSpec, task: Task): PendingWrite[] {
   if (task.interrupts) {
     const writes: PendingWrite[] = [[INTERRUPT_WRITE, task.interrupts]];
     if (task.resumes.length > 0) writes.push([RESUME_WRITE, task.resumes]);
+    if (task.memo !== undefined) writes.push([MEMO_WRITE, task.memo]);
     return writes;
   }
   if (task.failed) {
@@ -109,6 +117,8 @@ export function taskPendingWrites(spec: GraphSpec, task: Task): PendingWrite[] {
 export interface SavedTaskOutcome {
   interrupts: Interrupt[] | undefined;
   resumes: unknown[];
+  /** Functional-API task results of an interrupted entrypoint. */
+  memo?: Record<string, unknown>;
   error: unknown;
   writes: Array<[string, unknown]>;
   /** True when the task finished (its writes can be reused instead of running it again). */
@@ -141,6 +151,8 @@ export function groupPendingWrites(
       // The task's record exists: it finished, with nothing to reuse.
     } else if (channel === INTERRUPT_WRITE) {
       outcome.interrupts = value as Interrupt[];
+    } else if (channel === MEMO_WRITE) {
+      outcome.memo = value as Record<string, unknown>;
     } else if (channel === RESUME_WRITE) {
       outcome.resumes = value as unknown[];
     } else if (channel === ERROR_WRITE) {

@@ -2,7 +2,8 @@ import { isKeelError, KeelError } from "../../core/index.js";
 import { Command } from "../command.js";
 import { isGraphInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
-import type { RetryPolicy, RunConfig } from "../types.js";
+import type { RunControl } from "../run-control.js";
+import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
 import type { Task } from "./task.js";
 
@@ -14,8 +15,16 @@ export interface ExecuteContext extends OutputContext {
   subgraphConfig(task: Task): RunConfig;
   /** The node's `config.writer`. */
   readonly writer: (chunk: unknown) => void;
+  /** The run's drain switch, handed to nodes as `config.control`. */
+  readonly control: RunControl;
+  /** The signal of the running step when the graph has a `stepTimeout`. */
+  readonly stepSignal: AbortSignal | undefined;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
-  readonly persistence: { readonly saver: unknown; readonly ns: string };
+  readonly persistence: {
+    readonly saver: unknown;
+    readonly ns: string;
+    readonly checkpointId: string;
+  };
 }
 
 /** Where a node's config carries the run's checkpointer, as LangGraph.js's does. */
@@ -47,7 +56,8 @@ export function defaultRetryOn(error: unknown): boolean {
   return true;
 }
 
-function retryDelay(policy: RetryPolicy, attempt: number): number {
+/** The wait before retry `attempt + 1`, as LangGraph.js computes it. */
+export function retryDelay(policy: RetryPolicy, attempt: number): number {
   const base = Math.min(
     (policy.initialInterval ?? 500) * (policy.backoffFactor ?? 2) ** (attempt - 1),
     policy.maxInterval ?? 128_000,
@@ -55,7 +65,8 @@ function retryDelay(policy: RetryPolicy, attempt: number): number {
   return policy.jitter === false ? base : base * (0.75 + Math.random() * 0.5);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects when `signal` aborts first. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
     const timer = setTimeout(() => {
@@ -145,7 +156,40 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
   nodeConfig.writer = ctx.writer;
+  nodeConfig.control = ctx.control;
+  if (ctx.stepSignal) nodeConfig.signal = ctx.stepSignal;
+  // A graph the node invokes without a config inherits this one (as LangGraph.js's do).
+  task.config = nodeConfig;
+  nodeConfig.executionInfo = {
+    threadId: configurable.thread_id,
+    taskId: task.taskId,
+    checkpointId: ctx.persistence.checkpointId,
+    checkpointNs: (configurable.checkpoint_ns ?? metadata.langgraph_checkpoint_ns) as string,
+    nodeAttempt: task.attempt,
+    nodeFirstAttemptTime: task.firstAttemptTime,
+  };
+  const server = serverInfoOf(configurable, config.metadata);
+  if (server) nodeConfig.serverInfo = server;
   return nodeConfig;
+}
+
+/**
+ * LangGraph Platform's ids as a node sees them (`config.serverInfo`): from `configurable`, else
+ * `metadata`; undefined when the run was not started by a server.
+ */
+function serverInfoOf(
+  configurable: Record<string, unknown>,
+  metadata: Record<string, unknown> | undefined,
+): ServerInfo | undefined {
+  const assistantId = configurable.assistant_id ?? metadata?.assistant_id;
+  const graphId = configurable.graph_id ?? metadata?.graph_id;
+  const user = configurable.langgraph_auth_user;
+  if (assistantId === undefined && graphId === undefined && user === undefined) return undefined;
+  return {
+    assistantId: assistantId as string | undefined,
+    graphId: graphId as string | undefined,
+    user: user as ServerInfo["user"],
+  };
 }
 
 function fail(
@@ -155,7 +199,10 @@ function fail(
   attempt: number,
 ): void | Promise<void> {
   if (isGraphInterrupt(error)) {
-    task.interrupts = error.interrupts;
+    // A NodeInterrupt carries no id: it is the task's first interrupt.
+    task.interrupts = error.interrupts.map((item, index) =>
+      item.id === "" ? { id: task.interruptIdFor(index), value: item.value } : item,
+    );
     return;
   }
   const policy = task.node.retryPolicy;
@@ -176,11 +223,46 @@ function fail(
       },
     );
   }
+  if (
+    task.node.errorHandlerNode !== undefined &&
+    !(error instanceof ParentCommand) &&
+    !(isKeelError(error) && (error.code === "GRAPH_DRAINED" || error.code === "ABORTED"))
+  ) {
+    sendToErrorHandler(ctx, task, task.node.errorHandlerNode, error);
+    return;
+  }
   task.failed = true;
   task.error = error;
 }
 
+/**
+ * A node with an error handler does not fail the run: its writes are dropped and its failure is
+ * sent (as a `Send`) to the handler node, which runs in the next step with the node's input.
+ */
+function sendToErrorHandler(
+  ctx: ExecuteContext,
+  task: Task,
+  handler: string,
+  error: unknown,
+): void {
+  task.resetForRetry();
+  const asError = error instanceof Error ? error : new Error(String(error));
+  task.writeChannels.push(ctx.spec.sendsChannel);
+  task.writeValues.push({
+    node: handler,
+    args: {
+      node: task.node.name,
+      input: task.input,
+      error: asError,
+      message: asError.message,
+      errorName: asError.name,
+    },
+  });
+}
+
 function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Promise<void> {
+  task.attempt = attempt;
+  if (attempt === 1) task.firstAttemptTime = Date.now();
   let result: unknown;
   try {
     result = callNode(ctx, task);

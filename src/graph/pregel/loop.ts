@@ -7,8 +7,9 @@ import type {
 import { KeelError } from "../../core/index.js";
 import { type Command, isCommand } from "../command.js";
 import { INTERRUPT, START } from "../constants.js";
-import { GraphRecursionError, type Interrupt } from "../errors.js";
+import { GraphDrained, GraphRecursionError, type Interrupt } from "../errors.js";
 import type { MessagesStream } from "../messages/messages-stream.js";
+import { RunControl } from "../run-control.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
@@ -49,6 +50,8 @@ export interface LoopOptions {
   interruptAfter: ReadonlySet<string>;
   hooks: LoopHooks;
   subgraphConfig: (task: Task) => RunConfig;
+  /** Most milliseconds one step may take (`graph.stepTimeout`); its nodes' signal then fires. */
+  stepTimeout?: number | undefined;
 }
 
 /** How a run ended: `interrupts` is set (possibly empty, for interruptBefore/After) when it paused. */
@@ -66,6 +69,7 @@ export function startNode(spec: GraphSpec): NodeSpec {
     subgraph: undefined,
     isAsync: false,
     retryPolicy: undefined,
+    cachePolicy: undefined,
     triggers: [],
     edgeWrites: spec.start.edgeWrites,
     branches: spec.start.branches,
@@ -87,10 +91,14 @@ export class GraphLoop extends RunState implements ExecuteContext {
   private skipInterruptBefore = false;
   /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
   readonly writer: (chunk: unknown) => void;
+  readonly control: RunControl;
+  /** The signal nodes get while a step with a `stepTimeout` runs (undefined otherwise). */
+  stepSignal: AbortSignal | undefined = undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.config = options.config;
+    this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     this.persistence = new RunPersistence(
       options.saver,
@@ -249,15 +257,19 @@ export class GraphLoop extends RunState implements ExecuteContext {
   }
 
   private async steps(): Promise<LoopOutcome> {
-    const { signal } = this.config;
+    const runSignal = this.config.signal;
+    const { stepTimeout } = this.options;
+    let signal = runSignal;
     const { hooks, interruptBefore: before, interruptAfter: after } = this.options;
     for (;;) {
-      if (signal?.aborted) throw abortError(signal);
+      if (runSignal?.aborted) throw abortError(runSignal);
       const next = this.step + 1;
       // Checked before looking for work, as LangGraph.js does: a chain of N nodes needs N + 1.
       if (next > this.stop) throw new GraphRecursionError(this.config.recursionLimit ?? 25);
       const tasks = this.nextTasks();
       if (tasks.length === 0) return { interrupts: undefined };
+      // Drained between steps: what finished is saved (see run), nothing new starts.
+      if (this.control.drainRequested) throw new GraphDrained(this.control.drainReason!);
       if (
         before.size > 0 &&
         !this.skipInterruptBefore &&
@@ -274,6 +286,11 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
+      if (stepTimeout !== undefined) {
+        const timeout = AbortSignal.timeout(stepTimeout);
+        signal = runSignal ? AbortSignal.any([runSignal, timeout]) : timeout;
+        this.stepSignal = signal;
+      }
 
       const running = this.execute(
         tasks,

@@ -20,6 +20,7 @@ export function reuseSavedWrites(
     const outcome = saved.get(task.taskId);
     if (!outcome) continue;
     task.resumes = outcome.resumes.slice();
+    if (outcome.memo !== undefined) task.memo = { ...outcome.memo };
     if (reuseWrites && outcome.succeeded) {
       task.cached = true;
       task.update = loadSavedWrites(spec, task, outcome);

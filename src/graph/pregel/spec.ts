@@ -7,7 +7,7 @@ import type {
 } from "../builder/declarations.js";
 import { type Channel, JoinBarrier, SendQueue, TriggerChannel } from "../channels/index.js";
 import { BRANCH_PREFIX, END, JOIN_PREFIX, START, TASKS_CHANNEL } from "../constants.js";
-import type { RetryPolicy } from "../types.js";
+import type { CachePolicy, RetryPolicy } from "../types.js";
 
 /** What kind of channel an index is; the loop branches on it instead of on classes. */
 export enum ChannelKind {
@@ -35,6 +35,10 @@ export interface NodeSpec {
   /** True for `async function` nodes: they get AsyncLocalStorage for `interrupt()` in every run. */
   isAsync: boolean;
   retryPolicy: RetryPolicy | undefined;
+  /** Reuse results for the same input (with `compile({ cache })`); `true` was normalised to `{}`. */
+  cachePolicy: CachePolicy | undefined;
+  /** Where the node's failures go (a node of this graph), if it has an error handler. */
+  errorHandlerNode?: string | undefined;
   /** Channels that make this node run (its trigger channel and its joins). */
   triggers: number[];
   /** Channel writes made every time this node finishes: `[channel, value]` (edges and joins). */
@@ -105,6 +109,9 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       subgraph: decl.subgraph,
       isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",
       retryPolicy: decl.retryPolicy,
+      cachePolicy:
+        decl.cachePolicy === true ? {} : decl.cachePolicy === false ? undefined : decl.cachePolicy,
+      errorHandlerNode: decl.errorHandlerNode,
       triggers: [trigger],
       edgeWrites: [],
       branches: [],

@@ -1,5 +1,6 @@
 import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
+import type { RunConfig } from "../types.js";
 import type { NodeSpec } from "./spec.js";
 
 /**
@@ -100,6 +101,13 @@ export class Task implements InterruptScope {
   resumes: unknown[] = [];
   fresh: { value: unknown } | undefined = undefined;
   calls = 0;
+  /** The attempt running now (1 first) and when the first began, for `config.executionInfo`. */
+  attempt = 1;
+  /** The config the node was called with: what a graph it invokes without one inherits. */
+  config: RunConfig | undefined = undefined;
+  firstAttemptTime = 0;
+  /** Functional-API task results (see InterruptScope.memo); undefined unless an entrypoint runs. */
+  memo: Record<string, unknown> | undefined = undefined;
   private id: string | undefined;
 
   constructor(

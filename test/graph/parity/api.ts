@@ -7,11 +7,12 @@
 import * as langgraphModule from "@langchain/langgraph";
 import * as langgraphChannels from "@langchain/langgraph/channels";
 import * as langgraphZod from "@langchain/langgraph/zod";
+import * as langgraphCheckpoint from "@langchain/langgraph-checkpoint";
 
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
 export type Values = Record<string, unknown>;
 
-export type StreamMode = "values" | "updates" | "debug";
+export type StreamMode = "values" | "updates" | "debug" | "custom";
 
 export interface RunConfig {
   configurable?: { thread_id?: string; checkpoint_id?: string; [key: string]: unknown };
@@ -144,8 +145,10 @@ export function toGraphApi(label: string, module: object): GraphApi {
   return { label, ...exported } as unknown as GraphApi;
 }
 
-// LangGraph.js exports its channel classes from a subpath; Keel from its root.
+// LangGraph.js exports its channel classes from a subpath and its cache from its checkpoint
+// package; Keel exports them from its root.
 export const langgraph: GraphApi = toGraphApi("langgraph", {
+  ...langgraphCheckpoint,
   ...langgraphChannels,
   ...langgraphZod,
   ...langgraphModule,
