@@ -26,7 +26,8 @@ const FAKE = join(import.meta.dirname, "support", "fake-runner.mjs");
 const PROCS = Number(process.env.KEEL_JOBS_PROCS ?? 4);
 const LOOPS = Number(process.env.KEEL_JOBS_LOOPS ?? 2);
 const JOBS = Number(process.env.KEEL_JOBS_JOBS ?? 200);
-const TRIALS = Number(process.env.KEEL_JOBS_CRASH_TRIALS ?? 2);
+// At least 30 seeded kill -9 trials, as the issue asks.
+const TRIALS = Number(process.env.KEEL_JOBS_CRASH_TRIALS ?? 30);
 
 function spawnWorker(
   worker: string,
