@@ -139,6 +139,11 @@ describe("store failures have STORE_* codes", () => {
         ["audit", "list"],
         ["audit", "search", "--type", "task."],
         ["ledger", "list"],
+        ["job", "list"],
+        ["job", "show", "d-20990101-000000-abcd"],
+        ["config", "list"],
+        ["config", "get", "rules.max_firings"],
+        ["config", "show", "rules.max_firings"],
       ]) {
         const read = await keelInProcess([...verb, "--db", db, "--json"], { cwd: dir });
         expect(read.exitCode, `${verb.join(" ")}: ${read.stdout}`).not.toBe(2);

@@ -13,6 +13,7 @@ import { printResult, reportError, table } from "../output.js";
 import {
   locationFor,
   openCliStore,
+  openReadCliStore,
   outputOptions,
   type StoreCliOptions,
   withStoreOptions,
@@ -29,10 +30,14 @@ export const configCommands: CliModule = {
       config.command("get <key>").description("Print one preference (exit 5 when unknown)."),
     ).action(async (key: string, flags: StoreCliOptions) => {
       const options = outputOptions(flags);
-      await withStore(options, async (store) => {
-        const entry = await getPreference(store, key);
-        printResult(options, { ok: true, ...entry }, () => JSON.stringify(entry.value));
-      });
+      await withStore(
+        options,
+        async (store) => {
+          const entry = await getPreference(store, key);
+          printResult(options, { ok: true, ...entry }, () => JSON.stringify(entry.value));
+        },
+        { readOnly: true },
+      );
     });
 
     withStoreOptions(
@@ -60,33 +65,41 @@ export const configCommands: CliModule = {
         .option("--source", "also say where the value comes from"),
     ).action(async (key: string, flags: StoreCliOptions & { source?: boolean }) => {
       const options = outputOptions(flags);
-      await withStore(options, async (store) => {
-        const shown = await settingOrigin(store, key, {
-          scope: flags.global || process.env.KEEL_SCOPE === "global" ? "global" : "project",
-          keelDir: locationFor(options).keelDir,
-          ...(flags.db !== undefined ? { db: flags.db } : {}),
-        });
-        printResult(options, { ok: true, ...shown }, () =>
-          flags.source
-            ? `${JSON.stringify(shown.value)}  ${pc.dim(`(${shown.source}: ${shown.from})`)}`
-            : JSON.stringify(shown.value),
-        );
-      });
+      await withStore(
+        options,
+        async (store) => {
+          const shown = await settingOrigin(store, key, {
+            scope: flags.global || process.env.KEEL_SCOPE === "global" ? "global" : "project",
+            keelDir: locationFor(options).keelDir,
+            ...(flags.db !== undefined ? { db: flags.db } : {}),
+          });
+          printResult(options, { ok: true, ...shown }, () =>
+            flags.source
+              ? `${JSON.stringify(shown.value)}  ${pc.dim(`(${shown.source}: ${shown.from})`)}`
+              : JSON.stringify(shown.value),
+          );
+        },
+        { readOnly: true },
+      );
     });
 
     withStoreOptions(
       config.command("list").description("Every preference, stored or default."),
     ).action(async (flags: StoreCliOptions) => {
       const options = outputOptions(flags);
-      await withStore(options, async (store) => {
-        const entries = await listPreferences(store);
-        printResult(options, { ok: true, preferences: entries }, () =>
-          table(
-            ["key", "value", "source"],
-            entries.map((e) => [e.key, JSON.stringify(e.value), e.source]),
-          ),
-        );
-      });
+      await withStore(
+        options,
+        async (store) => {
+          const entries = await listPreferences(store);
+          printResult(options, { ok: true, preferences: entries }, () =>
+            table(
+              ["key", "value", "source"],
+              entries.map((e) => [e.key, JSON.stringify(e.value), e.source]),
+            ),
+          );
+        },
+        { readOnly: true },
+      );
     });
 
     withStoreOptions(
@@ -108,9 +121,11 @@ export const configCommands: CliModule = {
 async function withStore(
   options: StoreCliOptions,
   fn: (store: Awaited<ReturnType<typeof openCliStore>>) => Promise<void>,
+  mode: { readOnly?: boolean } = {},
 ): Promise<void> {
   try {
-    const store = await openCliStore(options);
+    // A verb that only reads opens read-only: it leaves nothing behind (see openReadCliStore).
+    const store = mode.readOnly ? await openReadCliStore(options) : await openCliStore(options);
     try {
       await fn(store);
     } finally {

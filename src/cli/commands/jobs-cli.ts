@@ -7,15 +7,19 @@ import {
 } from "../../jobs/index.js";
 import { pc } from "../colors.js";
 import type { OutputOptions } from "../output.js";
-import { openCliStore, outputOptions, type StoreCliOptions } from "../scope.js";
+import { openCliStore, openReadCliStore, outputOptions, type StoreCliOptions } from "../scope.js";
 
-/** Opens the verb's store and jobs context, runs `work`, closes the store. */
+/**
+ * Opens the verb's store and jobs context, runs `work`, closes the store. A verb that only reads
+ * says `readOnly`: it then leaves nothing behind (see openReadCliStore).
+ */
 export async function withJobs<F extends StoreCliOptions>(
   flags: F,
   work: (ctx: JobsContext, options: F & OutputOptions) => Promise<void>,
+  mode: { readOnly?: boolean } = {},
 ): Promise<void> {
   const options = outputOptions(flags);
-  const store = await openCliStore(options);
+  const store = mode.readOnly ? await openReadCliStore(options) : await openCliStore(options);
   try {
     await work(await openJobsContext(store), options);
   } finally {

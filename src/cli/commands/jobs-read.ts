@@ -60,28 +60,32 @@ export function registerJobRead(job: Command): void {
       .option("--node <path>", "only this node")
       .option("--limit <n>", "at most this many (default 100)"),
   ).action((flags: ListFlags) =>
-    withJobs(flags, async (ctx, options) => {
-      const jobs = await listJobs(ctx, {
-        status: statusFlag(flags.status),
-        action: flags.action,
-        node: flags.node,
-        limit: limitFlag(flags.limit, 100),
-      });
-      printResult(options, jobs, () =>
-        jobs.length === 0
-          ? "no jobs"
-          : table(
-              ["job", "status", "action", "node", "created"],
-              jobs.map((j) => [
-                j.id,
-                j.failureReason ? `${j.status} (${j.failureReason})` : j.status,
-                `${j.actionId}@${j.actionVersion}`,
-                j.nodeId,
-                when(j.createdAt),
-              ]),
-            ),
-      );
-    }).catch((error: unknown) => reportError(flags, error)),
+    withJobs(
+      flags,
+      async (ctx, options) => {
+        const jobs = await listJobs(ctx, {
+          status: statusFlag(flags.status),
+          action: flags.action,
+          node: flags.node,
+          limit: limitFlag(flags.limit, 100),
+        });
+        printResult(options, jobs, () =>
+          jobs.length === 0
+            ? "no jobs"
+            : table(
+                ["job", "status", "action", "node", "created"],
+                jobs.map((j) => [
+                  j.id,
+                  j.failureReason ? `${j.status} (${j.failureReason})` : j.status,
+                  `${j.actionId}@${j.actionVersion}`,
+                  j.nodeId,
+                  when(j.createdAt),
+                ]),
+              ),
+        );
+      },
+      { readOnly: true },
+    ).catch((error: unknown) => reportError(flags, error)),
   );
 
   withStoreOptions(
@@ -91,22 +95,26 @@ export function registerJobRead(job: Command): void {
         "One job: state, claim time, TTL remaining, runner, content hash, last execution.",
       ),
   ).action((id: string, flags: StoreCliOptions) =>
-    withJobs(flags, async (ctx, options) => {
-      const found = await loadJob(ctx, id);
-      const execution = await ctx.store.kysely
-        .selectFrom("state_executions")
-        .selectAll()
-        .where("job_id", "=", id)
-        .orderBy("finished_at", "desc")
-        .executeTakeFirst();
-      const ttlRemainingMs =
-        found.status === "running" && found.expiresAt !== null
-          ? Math.max(0, found.expiresAt - ctx.now())
-          : null;
-      printResult(options, { ...found, ttlRemainingMs, execution: execution ?? null }, () =>
-        describe(found, ttlRemainingMs, execution?.error_message ?? null),
-      );
-    }).catch((error: unknown) => reportError(flags, error)),
+    withJobs(
+      flags,
+      async (ctx, options) => {
+        const found = await loadJob(ctx, id);
+        const execution = await ctx.store.kysely
+          .selectFrom("state_executions")
+          .selectAll()
+          .where("job_id", "=", id)
+          .orderBy("finished_at", "desc")
+          .executeTakeFirst();
+        const ttlRemainingMs =
+          found.status === "running" && found.expiresAt !== null
+            ? Math.max(0, found.expiresAt - ctx.now())
+            : null;
+        printResult(options, { ...found, ttlRemainingMs, execution: execution ?? null }, () =>
+          describe(found, ttlRemainingMs, execution?.error_message ?? null),
+        );
+      },
+      { readOnly: true },
+    ).catch((error: unknown) => reportError(flags, error)),
   );
 
   withStoreOptions(
