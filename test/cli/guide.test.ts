@@ -32,6 +32,9 @@ import { postgresAvailable } from "../support/postgres.js";
 import { createMigratedDatabase } from "../support/templates.js";
 
 const root = new URL("../../", import.meta.url).pathname;
+// Compared with real paths: a checkout reached through a symlink must still count as the
+// repository, or a rewritten copy of an example would be written into it.
+const realRoot = realpathSync(root);
 const guide = join(root, "docs", "guide");
 const GUIDE_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/keel";
 const made: string[] = [];
@@ -222,7 +225,7 @@ async function runChapter(name: string, postgresUrl: string | undefined): Promis
     try {
       // A file the guide wrote is imported with `keel` mapped; the repository's examples as they are.
       const real = realpathSync(file);
-      const target = real.startsWith(root) ? real : `${file}.run-${made.length}.mts`;
+      const target = real.startsWith(realRoot) ? real : `${file}.run-${made.length}.mts`;
       if (target !== real) writeFileSync(target, sourceImports(readFileSync(file, "utf8")));
       await import(`${pathToFileURL(target).href}?run=${Date.now()}`);
     } finally {
