@@ -29,7 +29,14 @@ export {
   parseSince,
 } from "./history.js";
 export { newJobId, newNonce, newRunId } from "./ids.js";
-export { countJobs, type ListJobsFilter, listJobs } from "./list.js";
+export {
+  countJobs,
+  getJob,
+  type JobDetail,
+  type ListJobsFilter,
+  listJobs,
+  showJob,
+} from "./list.js";
 export { PREAMBLE_V1 } from "./preamble.js";
 export { type PruneResult, pruneJobFiles } from "./prune.js";
 export { reapExpired } from "./reap.js";

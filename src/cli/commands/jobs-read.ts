@@ -4,11 +4,12 @@ import { KeelError } from "../../core/index.js";
 import {
   absoluteIn,
   countJobs,
+  getJob,
   JOB_STATUSES,
   type Job,
   type JobStatus,
-  jobFromRow,
   listJobs,
+  showJob,
 } from "../../jobs/index.js";
 import { printResult, reportError, table } from "../output.js";
 import { type StoreCliOptions, withStoreOptions } from "../scope.js";
@@ -31,20 +32,6 @@ function statusFlag(value: string | undefined): JobStatus | undefined {
     });
   }
   return value as JobStatus;
-}
-
-async function loadJob(ctx: Parameters<Parameters<typeof withJobs>[1]>[0], id: string) {
-  const row = await ctx.store.kysely
-    .selectFrom("state_jobs")
-    .selectAll()
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (!row)
-    throw new KeelError("JOB_NOT_FOUND", `No job ${id}.`, {
-      details: { id },
-      hint: "List jobs with `keel job list`.",
-    });
-  return jobFromRow(row);
 }
 
 const when = (ms: number | null) => humanTime(ms);
@@ -98,18 +85,8 @@ export function registerJobRead(job: Command): void {
     withJobs(
       flags,
       async (ctx, options) => {
-        const found = await loadJob(ctx, id);
-        const execution = await ctx.store.kysely
-          .selectFrom("state_executions")
-          .selectAll()
-          .where("job_id", "=", id)
-          .orderBy("finished_at", "desc")
-          .executeTakeFirst();
-        const ttlRemainingMs =
-          found.status === "running" && found.expiresAt !== null
-            ? Math.max(0, found.expiresAt - ctx.now())
-            : null;
-        printResult(options, { ...found, ttlRemainingMs, execution: execution ?? null }, () =>
+        const { job: found, ttlRemainingMs, execution } = await showJob(ctx, id);
+        printResult(options, { ...found, ttlRemainingMs, execution }, () =>
           describe(found, ttlRemainingMs, execution?.error_message ?? null),
         );
       },
@@ -123,7 +100,7 @@ export function registerJobRead(job: Command): void {
       .description("Print the job's rendered file (what the runner reads) without running it."),
   ).action((id: string, flags: StoreCliOptions) =>
     withJobs(flags, async (ctx, options) => {
-      const found = await loadJob(ctx, id);
+      const found = await getJob(ctx, id);
       const file = found.filePath ? absoluteIn(ctx, found.filePath) : null;
       if (!file || !existsSync(file)) {
         throw new KeelError(
@@ -144,7 +121,7 @@ export function registerJobRead(job: Command): void {
   ).action((id: string | undefined, flags: StoreCliOptions) =>
     withJobs(flags, async (ctx, options) => {
       if (id) {
-        const found = await loadJob(ctx, id);
+        const found = await getJob(ctx, id);
         printResult(
           options,
           { id, status: found.status, failureReason: found.failureReason },

@@ -1,13 +1,12 @@
 import { z } from "zod";
-import { KeelError } from "../../core/index.js";
 import {
   cancelJob,
   countJobs,
   JOB_STATUSES,
   type Job,
-  jobFromRow,
   listJobs,
   openJobsContext,
+  showJob,
   submitJob,
 } from "../../jobs/index.js";
 import type { ServerContext } from "../context.js";
@@ -72,30 +71,8 @@ export function jobRoutes(table: RouteTable, ctx: ServerContext): void {
       response: Json,
     },
     async (c, { params }) => {
-      const id = params.job_id ?? "";
-      const row = await ctx.store.kysely
-        .selectFrom("state_jobs")
-        .selectAll()
-        .where("id", "=", id)
-        .executeTakeFirst();
-      if (!row) {
-        throw new KeelError("JOB_NOT_FOUND", `No job ${id}.`, {
-          details: { id },
-          hint: "List jobs with GET /api/jobs (or `keel job list`).",
-        });
-      }
-      const job = jobFromRow(row);
-      const execution = await ctx.store.kysely
-        .selectFrom("state_executions")
-        .selectAll()
-        .where("job_id", "=", id)
-        .orderBy("finished_at", "desc")
-        .executeTakeFirst();
-      const ttlRemainingMs =
-        job.status === "running" && job.expiresAt !== null
-          ? Math.max(0, job.expiresAt - Date.now())
-          : null;
-      return c.json({ ok: true, job, ttlRemainingMs, execution: execution ?? null });
+      const detail = await showJob(await jobs(), params.job_id ?? "");
+      return c.json({ ok: true, ...detail });
     },
   );
 
