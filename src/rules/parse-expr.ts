@@ -131,33 +131,6 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
   }
 }
 
-/** The calls {@link parseCall} reads a shape of their own for (not `(fn arg…)`). */
-const SPECIAL_FORMS = new Set([
-  "assert",
-  "modify",
-  "duplicate",
-  "if",
-  "while",
-  "bind",
-  "loop-for-count",
-  "progn$",
-  "foreach",
-  "switch",
-  "make-instance",
-  "any-instancep",
-  "find-instance",
-  "find-all-instances",
-  "do-for-instance",
-  "do-for-all-instances",
-  "delayed-do-for-all-instances",
-  "any-factp",
-  "find-fact",
-  "find-all-facts",
-  "do-for-fact",
-  "do-for-all-facts",
-  "delayed-do-for-all-facts",
-]);
-
 /** The instance-set and fact-set query functions (CLIPS BPG 9.7 and 12.9.12). */
 export const QUERY_FUNCTIONS: ReadonlySet<string> = new Set([
   "any-instancep",
@@ -172,6 +145,22 @@ export const QUERY_FUNCTIONS: ReadonlySet<string> = new Set([
   "do-for-fact",
   "do-for-all-facts",
   "delayed-do-for-all-facts",
+]);
+
+/** The calls {@link parseCall} reads a shape of their own for (not `(fn arg…)`). */
+const SPECIAL_FORMS = new Set([
+  "assert",
+  "modify",
+  "duplicate",
+  "if",
+  "while",
+  "bind",
+  "loop-for-count",
+  "progn$",
+  "foreach",
+  "switch",
+  "make-instance",
+  ...QUERY_FUNCTIONS,
 ]);
 
 /** `(make-instance [name] of CLASS (slot value…)…)`, the name may be an expression or absent. */
