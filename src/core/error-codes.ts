@@ -114,6 +114,7 @@ export const ERROR_CODES = {
   STEP_NOT_FOUND: { exit: 5, http: 404 },
   REPLAY_MISSING_CALL: { exit: 2, http: 409 },
   REPLAY_DIVERGED: { exit: 1, http: 409 },
+  REPLAY_FAIL_LOUD: { exit: 2, http: 409 },
   APP_MODULE_INVALID: { exit: 2, http: 500 },
   // decision memory (src/memory, src/mcp)
   MEMORY_INVALID: { exit: 1, http: 422 },

@@ -76,7 +76,7 @@ export {
   type Transition,
   timedOut,
 } from "./run/index.js";
-export { type JsonSchema, jsonSchemaFor, modelNames } from "./schema.js";
+export { type JsonSchema, type JsonSchemaOptions, jsonSchemaFor, modelNames } from "./schema.js";
 export {
   dumps,
   dumpsCanonical,

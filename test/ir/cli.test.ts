@@ -117,6 +117,14 @@ describe("keel ir", () => {
     const unknown = await keel("ir", "schema", "Nope");
     expect(unknown.code).toBe(5);
     expect(unknown.stderr).toContain("No IR model named");
+    const seed = JSON.parse(
+      (await keel("ir", "schema", "ToolSpec", "--ir-version", "1.0.0")).stdout,
+    );
+    expect(seed.$defs.ReplayPolicy.enum).toEqual(["must_stub", "rerun", "skip"]);
+    expect(seed.$comment).toBe("Keel IR 1.0.0");
+    const malformed = await keel("ir", "schema", "--ir-version", "one");
+    expect(malformed.code).not.toBe(0);
+    expect(malformed.stderr).toContain("is not a MAJOR.MINOR.PATCH version");
   });
 });
 

@@ -75,7 +75,7 @@ describe("JSON Schema export", () => {
       "output_schema",
       "side_effects",
     ]);
-    expect(tool.properties?.replay_policy?.default).toBe("must_stub");
+    expect(tool.properties?.replay_policy?.default).toBe("must-stub");
     const manifest = definition("PluginManifest");
     expect(manifest.properties?.order).toMatchObject({
       type: "integer",
@@ -83,6 +83,51 @@ describe("JSON Schema export", () => {
       maximum: 10000,
       default: 5000,
     });
+  });
+
+  it("publishes the replay policies of the IR version asked for, and loads both in any document", () => {
+    const policies = (irVersion?: string) => {
+      const schema = jsonSchemaFor("ToolSpec", irVersion ? { irVersion } : {}) as Schema;
+      const tool = schema.$defs?.ToolSpec;
+      return {
+        values: schema.$defs?.ReplayPolicy?.enum,
+        default: tool?.properties?.replay_policy?.default,
+        comment: schema.$comment,
+      };
+    };
+    expect(policies()).toEqual({
+      values: ["must-stub", "fail-loud", "recorded-result"],
+      default: "must-stub",
+      comment: "Keel IR 1.1.0",
+    });
+    expect(policies("1.0.0")).toEqual({
+      values: ["must_stub", "rerun", "skip"],
+      default: "must_stub",
+      comment: "Keel IR 1.0.0",
+    });
+    const tool = (replay_policy: string) => ({
+      name: "t",
+      namespace: "n",
+      version: "1",
+      description: "d",
+      input_schema: {},
+      output_schema: {},
+      side_effects: "read",
+      replay_policy,
+    });
+    for (const value of [
+      "must_stub",
+      "rerun",
+      "skip",
+      "must-stub",
+      "fail-loud",
+      "recorded-result",
+    ]) {
+      expect(validateModel("ToolSpec", tool(value)), value).toEqual([]);
+    }
+    expect(validateModel("ToolSpec", tool("fail_loud")).map((p) => p.path)).toEqual([
+      "/replay_policy",
+    ]);
   });
 
   it("describes actions as a oneOf on kind, with strict variants whose kind defaults", () => {
@@ -122,10 +167,10 @@ describe("the JSON Schemas validate like the models (as another language would u
     readFileSync(new URL("./fixtures/validation/models.json", import.meta.url), "utf8"),
   ) as { cases: { name: string; model: string; input?: unknown; text?: string }[] };
 
-  it("accept every golden document", () => {
+  it("accept every golden document (the seed's: IR 1.0.0's vocabulary)", () => {
     for (const fixture of golden.fixtures) {
       if (!isModelName(fixture.model)) throw new Error(fixture.model);
-      const check = ajv.compile(jsonSchemaFor(fixture.model));
+      const check = ajv.compile(jsonSchemaFor(fixture.model, { irVersion: "1.0.0" }));
       expect(check(JSON.parse(fixture.wire)), fixture.name).toBe(true);
     }
   });

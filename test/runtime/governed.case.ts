@@ -715,6 +715,47 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       expect(seen.sent).toHaveLength(1);
     });
 
+    it("IR 1.1.0's replay policies: recorded-result answers from the ledger and runs again only where it has nothing; fail-loud stops the replay", async () => {
+      const store = await harness.open("replay_policy_11");
+      const seen = { lookups: [] as string[], sent: [] as string[] };
+      const tools = replayPolicyTools(seen, { price: "recorded-result", notify: "must-stub" });
+      const runtime = new GovernedRuntime({ store, tools });
+      const graph = priceGraph(runtime);
+      const original = await runtime.start({ graph, input: { item: "tea" }, autonomy: "A4" });
+      expect(original.run.status).toBe("succeeded");
+      const strict = await runtime.replay(original.run.id, graph);
+      expect(strict.identical).toBe(true);
+      expect(seen).toEqual({ lookups: ["tea"], sent: ['{"text":"{\\"price\\":3}"}'] });
+      // Asked something the original never asked, the read runs again; the post, must-stub,
+      // asked with another text, stops the counterfactual there.
+      const counter = await runtime.replay(original.run.id, graph, {
+        counterfactual: { input: { item: "coffee" } },
+      });
+      expect(seen.lookups).toEqual(["tea", "coffee"]);
+      expect(counter.stoppedBy?.code).toBe("REPLAY_DIVERGED");
+      expect(seen.sent).toHaveLength(1);
+
+      const loudSeen = { lookups: [] as string[], sent: [] as string[] };
+      const loudTools = replayPolicyTools(loudSeen, {
+        price: "recorded-result",
+        notify: "fail-loud",
+      });
+      const loud = new GovernedRuntime({ store, tools: loudTools });
+      const loudGraph = priceGraph(loud);
+      const run = await loud.start({ graph: loudGraph, input: { item: "tea" }, autonomy: "A4" });
+      expect(run.run.status).toBe("succeeded");
+      const error = await loud.replay(run.run.id, loudGraph).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isKeelError(error) && error.code).toBe("REPLAY_FAIL_LOUD");
+      const report = await loud.replay(run.run.id, loudGraph, { counterfactual: {} });
+      expect(report.identical).toBe(false);
+      expect(report.stoppedBy?.code).toBe("REPLAY_FAIL_LOUD");
+      expect(loudSeen.sent).toHaveLength(1);
+      expect(loudSeen.lookups).toEqual(["tea"]);
+    });
+
     it("an operator continues a decided run with the application module it recorded", async () => {
       const { store, runtime } = await setup("app_continue");
       const app = new URL("./support/refund-app.ts", import.meta.url).href;

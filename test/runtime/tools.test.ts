@@ -37,24 +37,30 @@ describe("tool registry", () => {
     ]);
   });
 
-  it("refuses replay_policy rerun for a tool with effects (a replay must never act again)", () => {
+  it("refuses the replay policies that run a tool again for a tool with effects (a replay must never act again)", () => {
     const tools = new ToolRegistry();
-    for (const effects of ["write", "external"]) {
-      const error = thrown(() =>
-        tools.register(spec(`x_${effects}`, effects, { replay_policy: "rerun" }), () => ({})),
-      );
-      expect(isKeelError(error) && error.code).toBe("TOOL_SPEC_INVALID");
+    for (const policy of ["rerun", "recorded-result"]) {
+      for (const effects of ["write", "external"]) {
+        const error = thrown(() =>
+          tools.register(spec(`x_${effects}`, effects, { replay_policy: policy }), () => ({})),
+        );
+        expect(isKeelError(error) && error.code).toBe("TOOL_SPEC_INVALID");
+        expect(isKeelError(error) && error.message).toContain(`"${policy}"`);
+      }
+      for (const effects of ["none", "read"]) {
+        const tool = tools.register(
+          spec(`y_${effects}_${policy}`, effects, { replay_policy: policy }),
+          () => ({}),
+        );
+        expect(tool.spec.replay_policy).toBe(policy);
+      }
     }
-    for (const effects of ["none", "read"]) {
-      const tool = tools.register(
-        spec(`y_${effects}`, effects, { replay_policy: "rerun" }),
-        () => ({}),
+    for (const policy of ["skip", "must-stub", "fail-loud"]) {
+      const id = `z_${policy.replace("-", "_")}`;
+      expect(tools.register(spec(id, "write", { replay_policy: policy }), () => ({})).id).toBe(
+        `test.${id}`,
       );
-      expect(tool.spec.replay_policy).toBe("rerun");
     }
-    expect(tools.register(spec("z", "write", { replay_policy: "skip" }), () => ({})).id).toBe(
-      "test.z",
-    );
   });
 
   it("takes a cost estimate only as a decimal string (money is never a float)", () => {

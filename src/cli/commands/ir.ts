@@ -5,6 +5,7 @@ import {
   documentWarnings,
   dumps,
   graphHash,
+  IR_VERSION,
   isModelName,
   jsonSchemaFor,
   knownNodeKinds,
@@ -15,6 +16,7 @@ import {
   modelNames,
   moduleTarget,
   type Problem,
+  parseVersion,
   structuralHash,
   validateDocument,
 } from "../../ir/index.js";
@@ -200,26 +202,33 @@ export const irCommands: CliModule = {
     ir.command("schema [model]")
       .description("Print the JSON Schema of an IR model (default IRDocument).")
       .option("--list", "list the model names")
+      .option("--ir-version <version>", "publish this IR version's vocabulary", IR_VERSION)
       .option("--json", "print compact JSON")
-      .action((model: string | undefined, options: OutputOptions & { list?: boolean }) => {
-        try {
-          if (options.list) {
-            printResult(options, { models: modelNames() }, () => modelNames().join("\n"));
-            return;
+      .action(
+        (
+          model: string | undefined,
+          options: OutputOptions & { list?: boolean; irVersion: string },
+        ) => {
+          try {
+            if (options.list) {
+              printResult(options, { models: modelNames() }, () => modelNames().join("\n"));
+              return;
+            }
+            const name = model ?? "IRDocument";
+            if (!isModelName(name)) {
+              throw new KeelError("NOT_FOUND", `No IR model named "${name}".`, {
+                details: { model: name, models: modelNames() },
+                hint: `Models: ${modelNames().join(", ")}.`,
+              });
+            }
+            parseVersion(options.irVersion);
+            const schema = jsonSchemaFor(name, { irVersion: options.irVersion });
+            printResult(options, schema, () => JSON.stringify(schema, null, 2));
+          } catch (error) {
+            reportError(options, error);
           }
-          const name = model ?? "IRDocument";
-          if (!isModelName(name)) {
-            throw new KeelError("NOT_FOUND", `No IR model named "${name}".`, {
-              details: { model: name, models: modelNames() },
-              hint: `Models: ${modelNames().join(", ")}.`,
-            });
-          }
-          const schema = jsonSchemaFor(name);
-          printResult(options, schema, () => JSON.stringify(schema, null, 2));
-        } catch (error) {
-          reportError(options, error);
-        }
-      });
+        },
+      );
   },
 };
 

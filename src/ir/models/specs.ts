@@ -10,13 +10,22 @@ export const SideEffectsSchema = z
   .enum(["none", "read", "write", "external"])
   .meta({ id: "SideEffects" });
 
+/** Replay policies of the seed's IR (1.0.0), as Keel defined them (docs/ir.md). */
+export const SEED_REPLAY_POLICIES = ["must_stub", "rerun", "skip"] as const;
+
+/** Replay policies of IR 1.1.0, with Stargraph 0.8's spellings and meanings. */
+export const REPLAY_POLICIES_1_1 = ["must-stub", "fail-loud", "recorded-result"] as const;
+
 /**
- * How replay treats a tool call. The seed names only the default, `must_stub`; Keel's values
- * are documented in docs/ir.md: `must_stub` (replay returns the recorded result and fails when
- * there is none), `rerun` (the call runs again; for side-effect-free tools), `skip` (no call).
+ * How replay treats a tool call. Both vocabularies load in any document, so a 1.0.0 document
+ * keeps validating and hashing as before; `jsonSchemaFor` publishes the one of the IR version it
+ * is asked for. Meanings (docs/ir.md): `must_stub` / `must-stub` answer from the recorded call and
+ * fail without one; `rerun` runs a side-effect-free tool again; `skip` makes no call;
+ * `fail-loud` refuses any replay of the call; `recorded-result` answers from the recorded call
+ * and runs a side-effect-free tool again where there is none.
  */
 export const ReplayPolicySchema = z
-  .enum(["must_stub", "rerun", "skip"])
+  .enum([...SEED_REPLAY_POLICIES, ...REPLAY_POLICIES_1_1])
   .meta({ id: "ReplayPolicy" });
 
 /**

@@ -477,10 +477,10 @@ export class GovernedRuntime {
     if (
       mode === "strict" &&
       stoppedBy &&
-      ["REPLAY_MISSING_CALL", "REPLAY_DIVERGED"].includes(stoppedBy.code)
+      ["REPLAY_MISSING_CALL", "REPLAY_DIVERGED", "REPLAY_FAIL_LOUD"].includes(stoppedBy.code)
     ) {
       throw new KeelError(
-        stoppedBy.code as "REPLAY_MISSING_CALL" | "REPLAY_DIVERGED",
+        stoppedBy.code as "REPLAY_MISSING_CALL" | "REPLAY_DIVERGED" | "REPLAY_FAIL_LOUD",
         `Replay of run ${runId} failed: ${stoppedBy.message}`,
         { details: { report }, hint: "Use a counterfactual replay to see how the runs differ." },
       );

@@ -29,12 +29,16 @@ export type RequestHasher = (tool: RegisteredTool, input: unknown, action: strin
  * Answers a replay's tool calls by the call's place in the run (`<node>#<visit>:<n>`), as each
  * tool's `replay_policy` says:
  *
- * - `must_stub` (the default): from the original run's ledger, never by running the tool. A
- *   strict replay fails loudly on a call that is not there or asks something else
+ * - `must_stub` / `must-stub` (the default): from the original run's ledger, never by running the
+ *   tool. A strict replay fails loudly on a call that is not there or asks something else
  *   (`REPLAY_MISSING_CALL`, `REPLAY_DIVERGED`); a counterfactual replay records the divergence and
  *   stops at it.
  * - `rerun` (tools without effects only; the registry refuses it for others): the tool runs again,
  *   outside the ledger. A call that differs is still a divergence, but a counterfactual goes on.
+ * - `recorded-result` (IR 1.1.0; tools without effects only): from the ledger where the original
+ *   made the same call and it succeeded, else run again as `rerun` does.
+ * - `fail-loud` (IR 1.1.0): a replay that reaches the call fails (`REPLAY_FAIL_LOUD`): nothing
+ *   stands in for it and it may not run again.
  * - `skip`: no call and no check: the node gets what the original call at that place returned
  *   when it succeeded, else null; the diff compares such calls by their place and tool only.
  *
@@ -202,7 +206,20 @@ export class ReplaySource {
           ? "different-request"
           : null;
     if (kind) this.divergences.push({ call: place, tool: tool.id, kind });
-    if (policy === "rerun" && !(kind && this.mode === "strict")) {
+    if (policy === "fail-loud") {
+      throw new KeelError(
+        "REPLAY_FAIL_LOUD",
+        `The replay reached "${tool.id}" at ${place}, whose replay_policy "fail-loud" forbids answering it in a replay.`,
+        {
+          details: { call: place, tool: tool.id, originalRunId: this.originalRunId },
+          hint: 'Give the tool replay_policy "must-stub" to answer it from the original run\'s ledger, or compare the runs without replaying.',
+        },
+      );
+    }
+    const rerun =
+      policy === "rerun" ||
+      (policy === "recorded-result" && (kind !== null || row?.status !== "succeeded"));
+    if (rerun && !(kind && this.mode === "strict")) {
       return this.#rerun(tool, input, place, traceId);
     }
     if (!row || kind === "missing") {

@@ -97,25 +97,26 @@ export class ToolRegistry {
     const toolSpec = parsed.data;
     const id = `${toolSpec.namespace}.${toolSpec.name}`;
     const hasEffects = toolSpec.side_effects === "write" || toolSpec.side_effects === "external";
-    if (hasEffects && toolSpec.replay_policy === "rerun") {
+    const policy = toolSpec.replay_policy;
+    if (hasEffects && (policy === "rerun" || policy === "recorded-result")) {
       // A replay must never act on the world again.
       throw new KeelError(
         "TOOL_SPEC_INVALID",
-        `Tool "${id}" has side effects (${toolSpec.side_effects}), so a replay must not run it again: replay_policy "rerun" is for tools without effects.`,
+        `Tool "${id}" has side effects (${toolSpec.side_effects}), so a replay must not run it again: replay_policy "${policy}" is for tools without effects.`,
         {
           details: {
             problems: [
               {
                 code: "value_error",
                 path: "/replay_policy",
-                message: `"rerun" is only for tools whose side_effects are none or read.`,
-                expected: '"must_stub" or "skip"',
-                actual: '"rerun"',
-                hint: 'Use "must_stub" (answered from the ledger) or "skip".',
+                message: `"${policy}" is only for tools whose side_effects are none or read.`,
+                expected: '"must_stub", "must-stub", "fail-loud" or "skip"',
+                actual: `"${policy}"`,
+                hint: 'Use "must_stub" (answered from the ledger), "fail-loud" or "skip".',
               },
             ],
           },
-          hint: 'Use replay_policy "must_stub" (the default: answered from the ledger) or "skip".',
+          hint: 'Use replay_policy "must_stub" (the default: answered from the ledger), "fail-loud" (a replay reaching the call fails) or "skip".',
         },
       );
     }

@@ -172,8 +172,14 @@ export function oneCallGraph(
     .compile({ checkpointer: runtime.checkpointer });
 }
 
-/** A read tool that replays by running again and a write tool that replays as skipped. */
-export function replayPolicyTools(seen: { lookups: string[]; sent: string[] }): ToolRegistry {
+/**
+ * A read tool (`shop.price`) and an external one (`chat.notify`), by default replayed by running
+ * the read again and skipping the post.
+ */
+export function replayPolicyTools(
+  seen: { lookups: string[]; sent: string[] },
+  policies: { price: string; notify: string } = { price: "rerun", notify: "skip" },
+): ToolRegistry {
   const tools = new ToolRegistry();
   const object = { type: "object" };
   tools.register(
@@ -185,7 +191,7 @@ export function replayPolicyTools(seen: { lookups: string[]; sent: string[] }): 
       input_schema: { ...object, properties: { item: { type: "string" } }, required: ["item"] },
       output_schema: object,
       side_effects: "read",
-      replay_policy: "rerun",
+      replay_policy: policies.price,
     },
     (input) => {
       seen.lookups.push((input as { item: string }).item);
@@ -201,7 +207,7 @@ export function replayPolicyTools(seen: { lookups: string[]; sent: string[] }): 
       input_schema: object,
       output_schema: object,
       side_effects: "external",
-      replay_policy: "skip",
+      replay_policy: policies.notify,
     },
     (input) => {
       seen.sent.push(JSON.stringify(input));
