@@ -22,6 +22,9 @@ interface Frame {
  * jsonTooDeepAt([[[1]]], 2) // "/0/0"
  */
 export function jsonTooDeepAt(value: unknown, max: number = MAX_JSON_DEPTH): string | undefined {
+  // Nearly every value is shallow: a bounded recursive pass that allocates nothing says so, and
+  // only a value it finds deep (or cyclic) takes the exact walk below for the pointer.
+  if (!nestsDeeper(value, 1, max)) return undefined;
   const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
   const seen = new Set<object>();
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
@@ -45,6 +48,26 @@ export function jsonTooDeepAt(value: unknown, max: number = MAX_JSON_DEPTH): str
     }
   }
   return undefined;
+}
+
+/** True when `value` (at level `depth`) holds an array or object beyond level `max`. */
+function nestsDeeper(value: unknown, depth: number, max: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (typeof item === "object" && item !== null && nestsDeeper(item, depth + 1, max))
+        return true;
+    }
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const item = record[key];
+    if (typeof item === "object" && item !== null && nestsDeeper(item, depth + 1, max)) return true;
+  }
+  return false;
 }
 
 function pointerOf(frame: Frame): string {
