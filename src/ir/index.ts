@@ -87,7 +87,11 @@ export {
   type ModelValue,
   parseJson,
 } from "./serialize.js";
-export { type StructuralHashOptions, structuralHash } from "./structural-hash.js";
+export {
+  type StructuralHashOptions,
+  stateModelSchema,
+  structuralHash,
+} from "./structural-hash.js";
 export { type FactStyle, factStyleOf, templateConstructs } from "./template-facts.js";
 export {
   type ValidateOptions,

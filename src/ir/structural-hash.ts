@@ -51,7 +51,7 @@ export function structuralHash(doc: IRDocument, options: StructuralHashOptions =
     .sort((a, b) => compareText(String(a[0]), String(b[0])));
   if (requires.length > 0) hash.update(`,"pack_requires":${jcs(requires)}`);
   hash.update(',"rule_pack_versions":[]');
-  hash.update(`,"state_schema":${jcs(options.stateClassSchema ?? stateSchemaSignature(doc))}`);
+  hash.update(`,"state_schema":${jcs(options.stateClassSchema ?? stateModelSchema(doc))}`);
   hash.update(`,"topology":${jcs(topology(doc))}}`);
   return hash.digest("hex");
 }
@@ -106,7 +106,16 @@ const TYPE_ALIASES: Record<string, string> = {
   object: "dict",
 };
 
-function stateSchemaSignature(doc: IRDocument): Record<string, unknown> {
+/**
+ * The JSON Schema Pydantic writes for the state model Stargraph compiles from a document's
+ * `state_schema` (what {@link structuralHash} hashes as `state_schema`). A document naming a
+ * `state_class` throws `IR_STATE_TYPE`: that class's schema comes from Python.
+ *
+ * @example
+ * stateModelSchema(loads('{"ir_version":"1.1.0","id":"g","nodes":[],"state_schema":{"n":"int"}}'))
+ * // { properties: { n: { title: "N", type: "integer" } }, required: ["n"], title: "StargraphState_g", type: "object" }
+ */
+export function stateModelSchema(doc: IRDocument): Record<string, unknown> {
   if (doc.state_class !== null) {
     throw new KeelError(
       "IR_STATE_TYPE",

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { graphHash, loads, structuralHash } from "../../src/ir/index.js";
+import { graphHash, loads, stateModelSchema, structuralHash } from "../../src/ir/index.js";
 import { keelChild, keelInProcess } from "../support/cli.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -106,6 +106,40 @@ describe("keel ir", () => {
     const refused = await keel("ir", "hash", mismatch, "--json");
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).problems[0].code).toBe("version_mismatch");
+  });
+
+  it("hash: a state_class document gets its structural hash from the class's schema, given as a file", async () => {
+    const fields = {
+      ir_version: "1.1.0",
+      id: "g",
+      nodes: [{ id: "a", kind: "echo" }],
+      state_schema: { count: "int", note: "str?" },
+    };
+    const declared = loads(JSON.stringify(fields));
+    const classed = file(
+      "classed.json",
+      JSON.stringify({ ...fields, state_schema: {}, state_class: "app.state:Counter" }),
+    );
+    // Without the class's schema there is no structural hash (a Python class Keel cannot read).
+    expect(JSON.parse((await keel("ir", "hash", classed, "--json")).stdout).structural_hash).toBe(
+      null,
+    );
+    // The class declares what state_schema did: the same schema, so the same structural hash.
+    const schema = file("counter.schema.json", JSON.stringify(stateModelSchema(declared)));
+    const hashed = await keel("ir", "hash", classed, "--state-class-schema", schema, "--json");
+    expect(JSON.parse(hashed.stdout).structural_hash).toBe(structuralHash(declared));
+    const notObject = file("list.json", "[1]");
+    const refused = await keel("ir", "hash", classed, "--state-class-schema", notObject);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("holds no JSON object");
+    const missing = await keel(
+      "ir",
+      "hash",
+      classed,
+      "--state-class-schema",
+      join(dir, "nope.json"),
+    );
+    expect(missing.stderr).toContain("No file at");
   });
 
   it("schema: prints a model's JSON Schema, lists models, refuses unknown ones", async () => {

@@ -144,10 +144,18 @@ export const irCommands: CliModule = {
       .description(
         "Print a valid document's graph hash (sha256 of its canonical form without migrate), as runs record it.",
       )
+      .option(
+        "--state-class-schema <file>",
+        "the JSON Schema of the document's state_class (as Pydantic writes it), for the structural hash",
+      )
       .option("--json", "print the result as JSON")
       .option("-q, --quiet", "print nothing; use the exit code")
-      .action(async (file: string, options: OutputOptions) => {
+      .action(async (file: string, options: OutputOptions & { stateClassSchema?: string }) => {
         try {
+          const stateClassSchema =
+            options.stateClassSchema === undefined
+              ? undefined
+              : await readJsonObject(options.stateClassSchema, "--state-class-schema");
           const result = validateDocument(await readDocument(file));
           if (!result.ok) {
             printResult(options, { ok: false, file, problems: result.problems }, () =>
@@ -157,12 +165,10 @@ export const irCommands: CliModule = {
             return;
           }
           const hash = graphHash(result.document);
-          // Stargraph's structural hash beside it; null for a state_class (a class Keel cannot read).
+          // Stargraph's structural hash beside it; null for a state_class whose schema is not given.
           let structural: string | null = null;
-          try {
-            structural = structuralHash(result.document);
-          } catch {
-            structural = null;
+          if (result.document.state_class === null || stateClassSchema !== undefined) {
+            structural = structuralHash(result.document, { stateClassSchema });
           }
           printResult(
             options,
@@ -231,6 +237,18 @@ export const irCommands: CliModule = {
       );
   },
 };
+
+/** A JSON file holding an object (a JSON Schema), or a clear error naming the flag. */
+async function readJsonObject(file: string, flag: string): Promise<Record<string, unknown>> {
+  const value = parseJsonOption(await readDocument(file), flag);
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new KeelError("INVALID_ARGUMENT", `${flag} ${file} holds no JSON object.`, {
+      details: { file },
+      hint: "Give the JSON Schema object Pydantic's model_json_schema() writes for the class.",
+    });
+  }
+  return value as Record<string, unknown>;
+}
 
 function renderWarnings(file: string, warnings: readonly Problem[]): string {
   return [
