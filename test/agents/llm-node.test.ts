@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AIMessageChunk } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { llmNodeKind } from "../../src/agents/index.js";
 import { compileDocument } from "../../src/ir/index.js";
@@ -40,6 +41,44 @@ const keel = (database: string, ...args: string[]) =>
   keelInProcess([...args, "--db", database, "--json"], {
     env: { KEEL_OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k-loopback" },
   });
+
+describe("the IR llm node on LangChain's fake chat model", () => {
+  it("asks the model the node's system and input, and writes its answer to the output slot", async () => {
+    const fake = new FakeListChatModel({ responses: ["A fake answer."] });
+    const seen: string[] = [];
+    const { graph } = await compileDocument(
+      {
+        ir_version: "1.1.0",
+        id: "graph:fake-llm",
+        nodes: [
+          {
+            id: "ask",
+            kind: "llm",
+            config: { model: "m", system: "Be brief.", input: ["q", "who"], output: "a" },
+          },
+          { id: "done", kind: "halt" },
+        ],
+        rules: [],
+        tools: [],
+        state_schema: { q: "str", who: "str", a: "str?" },
+      },
+      {
+        nodeKinds: {
+          llm: llmNodeKind({
+            chatModel: (options) => {
+              seen.push(`${options.model} ${options.baseURL}`);
+              return fake;
+            },
+            env: { KEEL_OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+          }),
+        },
+      },
+    );
+    const result = await graph.invoke({ q: "hello?", who: "ana" });
+    expect(result).toMatchObject({ a: "A fake answer." });
+    expect(seen).toEqual(["m http://127.0.0.1:9/v1"]);
+  });
+});
 
 describe("the IR llm node, streamed", () => {
   it("streams the model's tokens with streamMode \"messages\", as a prebuilt agent's", async () => {
