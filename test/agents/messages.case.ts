@@ -220,5 +220,31 @@ export function runMessagesCase(options: MessagesCaseOptions): void {
         expect(restored.map((m) => m.id)).toEqual(["h", "m1", "m2", "m3"]);
       },
     );
+
+    it.skipIf(!available)(
+      "a written message is saved with the id the state gives it (pending write and list agree)",
+      async () => {
+        const { saver, reopen } = opened;
+        const graph = new StateGraph(MessagesAnnotation)
+          .addNode("answer", () => ({ messages: [new AIMessage("no id given")] }))
+          .addEdge(START, "answer")
+          .addEdge("answer", END)
+          .compile({ checkpointer: saver });
+        const config = { configurable: { thread_id: "t-write-ids" } };
+        const result = await graph.invoke({ messages: [new HumanMessage("hi")] }, config);
+        const id = result.messages.at(-1)?.id;
+        expect(typeof id).toBe("string");
+        // The write was saved against the checkpoint the step ran from, with that same id.
+        const reopened = await reopen();
+        const history: Array<{ writes: unknown[] }> = [];
+        for await (const tuple of reopened.list(config))
+          history.push({ writes: tuple.pendingWrites ?? [] });
+        const written = history
+          .flatMap((h) => h.writes as Array<[string, string, unknown]>)
+          .filter(([, channel]) => channel === "messages")
+          .flatMap(([, , value]) => value as BaseMessage[]);
+        expect(written.map((m) => [m.content, m.id])).toEqual([["no id given", id]]);
+      },
+    );
   });
 }
