@@ -17,7 +17,7 @@ export {
   type Item,
   MemorySaver,
 } from "./checkpoint/base/index.js";
-export { type ErrorCode, isKeelError, KeelError } from "./core/index.js";
+export { type ErrorCode, isKeelError, KeelError, provideOptionalPeer } from "./core/index.js";
 export {
   Annotation,
   AnnotationRoot,

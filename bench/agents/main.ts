@@ -5,7 +5,10 @@
  * - Per tool round, 10 rounds per run: the whole round, and the loop's overhead — the round less
  *   its floor, the same model and tool invocations made directly (both agents pay them: the
  *   chat model's and the tool's own LangChain machinery). No checkpointer, then each library's
- *   SQLite saver at equal settings (WAL, synchronous=NORMAL).
+ *   SQLite saver at equal settings (WAL, synchronous=NORMAL) in each durability mode both
+ *   libraries name alike: `sync` (Keel's default: a step is committed before the next starts)
+ *   and `async` (LangGraph.js's default: the next step does not wait for the write).
+ * - A governed tool call's ledger cost on SQLite against its floor (ledger.ts).
  * - Storage: a 500-message conversation (125 turns of question, tool call, tool answer, answer)
  *   on each library's SQLite saver; database bytes after a WAL checkpoint.
  */
@@ -29,6 +32,7 @@ import {
   printTable,
 } from "../lib/report.js";
 import { RoundsModel } from "./fake-model.js";
+import { ledgerCost } from "./ledger.js";
 
 const ROUNDS = 10;
 const RUNS_PER_ROUND = 20;
@@ -48,11 +52,12 @@ interface Agent {
 }
 let thread = 0;
 const input = () => ({ messages: [new HumanMessage("count to ten")] });
-async function runAgent(agent: Agent, checkpointed: boolean): Promise<void> {
+type Durability = "sync" | "async";
+async function runAgent(agent: Agent, durability?: Durability): Promise<void> {
   thread += 1;
   await agent.invoke(input(), {
     recursionLimit: 100,
-    ...(checkpointed ? { configurable: { thread_id: `t${thread}` } } : {}),
+    ...(durability ? { durability, configurable: { thread_id: `t${thread}` } } : {}),
   });
 }
 
@@ -119,12 +124,14 @@ const overhead: Comparison[] = [];
   const keel = createReactAgent({ llm: model, tools: [add] });
   const langgraph = lgCreateReactAgent({ llm: model, tools: [add] });
   const sqlite = await sqliteAgents();
-  const [k, l, ks, ls, floor] = await alternate(
+  const [k, l, ks, ls, ka, la, floor] = await alternate(
     [
-      () => runAgent(keel, false),
-      () => runAgent(langgraph, false),
-      () => runAgent(sqlite.keel, true),
-      () => runAgent(sqlite.langgraph, true),
+      () => runAgent(keel),
+      () => runAgent(langgraph),
+      () => runAgent(sqlite.keel, "sync"),
+      () => runAgent(sqlite.langgraph, "sync"),
+      () => runAgent(sqlite.keel, "async"),
+      () => runAgent(sqlite.langgraph, "async"),
       async () => {
         for (let i = 0; i < ROUNDS; i += 1) await floorRound();
       },
@@ -145,7 +152,8 @@ const overhead: Comparison[] = [];
     });
   };
   row("agent round, no checkpointer", k!, l!, "langgraph");
-  row("agent round, SQLite saver", ks!, ls!, "langgraph-checkpoint-sqlite");
+  row("agent round, SQLite saver, durability sync", ks!, ls!, "langgraph-checkpoint-sqlite");
+  row("agent round, SQLite saver, durability async", ka!, la!, "langgraph-checkpoint-sqlite");
   printTable(
     `agents: wall time per tool round, ${ROUNDS} rounds per run (median of ${MEASURED_ROUNDS} alternating rounds)`,
     wall,
@@ -157,6 +165,15 @@ const overhead: Comparison[] = [];
   printTable(
     "agents: loop overhead per round = round - floor (wall; the issue's targets)",
     overhead.map((r) => ({ ...r, target: 10 })),
+  );
+  printTable(
+    "agents: loop overhead per round = round - floor (CPU, every thread)",
+    cpu.map((r) => ({
+      ...r,
+      keel: Math.max(r.keel - floor!.cpu, 0.01),
+      peer: (r.peer ?? 0) - floor!.cpu,
+      target: 10,
+    })),
   );
 }
 
@@ -203,5 +220,29 @@ const overhead: Comparison[] = [];
       },
     ],
   );
+}
+{
+  const { cost, floor } = await ledgerCost(workdir);
+  printTable("agents: a governed tool call's ledger cost per call on SQLite, against its floor", [
+    {
+      name: "ledger cost (ledgered − direct call), wall",
+      unit: "µs",
+      keel: cost.wall,
+      peer: floor.wall,
+      peerName: "floor: same rows, bare statements, same commits",
+    },
+    {
+      name: "ledger cost (ledgered − direct call), CPU",
+      unit: "µs",
+      keel: cost.cpu,
+      peer: floor.cpu,
+      peerName: "floor: same rows, bare statements, same commits",
+    },
+  ]);
+  const verdict = (figure: "wall" | "cpu") => {
+    const ratio = cost[figure] / floor[figure];
+    return `${figure} ${ratio.toFixed(2)}x the floor (target ≤ 1.2x: ${ratio <= 1.2 ? "met" : "NOT met"})`;
+  };
+  console.log(`\nledger cost: ${verdict("wall")}; ${verdict("cpu")}`);
 }
 rmSync(workdir, { recursive: true, force: true });

@@ -13,5 +13,10 @@ export {
 export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";
 export { newId, newRandomId } from "./ids.js";
 export { jsonTooDeepAt, MAX_JSON_DEPTH } from "./json-depth.js";
-export { isOptionalPeerLoaded, loadOptionalPeer, preloadOptionalPeer } from "./optional-peer.js";
+export {
+  isOptionalPeerLoaded,
+  loadOptionalPeer,
+  preloadOptionalPeer,
+  provideOptionalPeer,
+} from "./optional-peer.js";
 export { VERSION } from "./version.js";

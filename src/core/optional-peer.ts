@@ -55,6 +55,24 @@ export async function preloadOptionalPeer(specifier: string): Promise<boolean> {
   }
 }
 
+/**
+ * Hands Keel an optional peer's module the application already holds, before Keel loads it. For
+ * a bundled application (esbuild, webpack), whose bundle carries its own `@langchain/core`: Keel
+ * would otherwise load a second copy from node_modules at the first messages graph — twice the
+ * start-up, and two sets of message classes.
+ *
+ * @example
+ * import * as messages from "@langchain/core/messages";
+ * import * as documents from "@langchain/core/documents";
+ * import * as callbacks from "@langchain/core/callbacks/base";
+ * provideOptionalPeer("@langchain/core/messages", messages);
+ * provideOptionalPeer("@langchain/core/documents", documents);
+ * provideOptionalPeer("@langchain/core/callbacks/base", callbacks);
+ */
+export function provideOptionalPeer(specifier: string, module: object): void {
+  loaded.set(specifier, module);
+}
+
 /** True once `specifier` is loaded (by `loadOptionalPeer` or `preloadOptionalPeer`). */
 export function isOptionalPeerLoaded(specifier: string): boolean {
   return loaded.has(specifier);

@@ -1,52 +1,33 @@
 /**
- * The IR's `llm` node kind, run by `keel run` (in process) against the loopback OpenAI-compatible
- * server: examples/agent/agent.json's tool-calling agent with a gated payment (the same ledger,
- * gates and approvals as any governed tool call), structured output into named slots, a 429
- * with `retry-after`, an endpoint that is down, and a config that holds a key.
+ * The IR's `llm` node kind against the loopback OpenAI-compatible server: the agent document on
+ * SQLite (llm-node.case.ts; Postgres in llm-node-postgres.int.test.ts), its tokens streamed with
+ * `streamMode: "messages"`, structured output into named slots, a 429 with `retry-after`, an
+ * endpoint that is down, and a config that holds a key.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AIMessageChunk } from "@langchain/core/messages";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { llmNodeKind } from "../../src/agents/index.js";
+import { compileDocument } from "../../src/ir/index.js";
 import { keelInProcess } from "../store/cli-in-process.js";
-import {
-  type ChatRequest,
-  type OpenAIServer,
-  startOpenAIServer,
-  toolAnswers,
-} from "./support/openai-server.js";
+import { lastUser, reply, runLlmNodeCase } from "./llm-node.case.js";
+import { type OpenAIServer, startOpenAIServer } from "./support/openai-server.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const agentDoc = join(root, "examples/agent/agent.json");
-const tools = join(root, "examples/agent/tools.mjs");
 const dir = mkdtempSync(join(tmpdir(), "keel-llm-node-"));
 
-function lastUser(request: ChatRequest): string {
-  const user = request.messages.filter((m) => m.role === "user").at(-1);
-  return typeof user?.content === "string" ? user.content : "";
-}
-
-/** What the loopback model answers, by the user's request ("rate limited": every other time 429). */
-let limited = false;
-function reply(request: ChatRequest) {
-  const asked = lastUser(request);
-  if (asked.includes("rate limited")) limited = !limited;
-  if (asked.includes("rate limited") && limited)
-    return { status: 429, retryAfter: "0.05", message: "slow down" };
-  if (request.response_format !== undefined)
-    return { content: JSON.stringify({ category: "billing", urgent: true }) };
-  if (asked.includes("Pay Bob") && toolAnswers(request) === 0)
+runLlmNodeCase({
+  name: "SQLite",
+  database: async () => {
+    const folder = mkdtempSync(join(tmpdir(), "keel-llm-db-"));
     return {
-      content: "",
-      toolCalls: [
-        { id: "call_b", name: "balance", arguments: "{}" },
-        { id: "call_p", name: "pay", arguments: '{"to":"Bob","amount":50}' },
-        { id: "call_x", name: "launch_rocket", arguments: "{}" },
-        { id: "call_j", name: "pay", arguments: '{"to": "Bob", amount' },
-      ],
+      db: join(folder, "keel.db"),
+      drop: async () => rmSync(folder, { recursive: true, force: true }),
     };
-  return { content: asked.includes("Pay Bob") ? "Paid Bob 50 euros." : "Hello." };
-}
+  },
+});
 
 let server: OpenAIServer;
 beforeAll(async () => {
@@ -61,65 +42,85 @@ const keel = (database: string, ...args: string[]) =>
     env: { KEEL_OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k-loopback" },
   });
 
-interface Waiting {
-  kind: string;
-  approval_id?: string;
-  tool?: string;
-}
+describe("the IR llm node on LangChain's fake chat model", () => {
+  it("asks the model the node's system and input, and writes its answer to the output slot", async () => {
+    const fake = new FakeListChatModel({ responses: ["A fake answer."] });
+    const seen: string[] = [];
+    const { graph } = await compileDocument(
+      {
+        ir_version: "1.1.0",
+        id: "graph:fake-llm",
+        nodes: [
+          {
+            id: "ask",
+            kind: "llm",
+            config: { model: "m", system: "Be brief.", input: ["q", "who"], output: "a" },
+          },
+          { id: "done", kind: "halt" },
+        ],
+        rules: [],
+        tools: [],
+        state_schema: { q: "str", who: "str", a: "str?" },
+      },
+      {
+        nodeKinds: {
+          llm: llmNodeKind({
+            chatModel: (options) => {
+              seen.push(`${options.model} ${options.baseURL}`);
+              return fake;
+            },
+            env: { KEEL_OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+          }),
+        },
+      },
+    );
+    const result = await graph.invoke({ q: "hello?", who: "ana" });
+    expect(result).toMatchObject({ a: "A fake answer." });
+    expect(seen).toEqual(["m http://127.0.0.1:9/v1"]);
+  });
+});
+
+describe("the IR llm node, streamed", () => {
+  it("streams the model's tokens with streamMode \"messages\", as a prebuilt agent's", async () => {
+    const { graph } = await compileDocument(
+      {
+        ir_version: "1.1.0",
+        id: "graph:stream-llm",
+        nodes: [
+          {
+            id: "ask",
+            kind: "llm",
+            config: { base_url: server.baseURL, model: "m", input: "q", output: "a" },
+          },
+          { id: "done", kind: "halt" },
+        ],
+        rules: [],
+        tools: [],
+        state_schema: { q: "str", a: "str?" },
+      },
+      { nodeKinds: { llm: llmNodeKind() } },
+    );
+    const before = server.requests.length;
+    const chunks: Array<[AIMessageChunk, Record<string, unknown>]> = [];
+    for await (const chunk of await graph.stream(
+      { q: "Tell me a story." },
+      { streamMode: "messages" },
+    ))
+      chunks.push(chunk as [AIMessageChunk, Record<string, unknown>]);
+    // The model was asked to stream, and its words came as they arrived, from the `ask` node.
+    expect(server.requests[before]?.body.stream).toBe(true);
+    const fromModel = chunks.filter(([, meta]) => meta.langgraph_node === "ask");
+    expect(fromModel.length).toBeGreaterThan(2);
+    expect(fromModel.map(([m]) => m.content).join("")).toBe("Once upon a time, tokens streamed.");
+    expect(fromModel[0]?.[1]).toMatchObject({ langgraph_node: "ask", ls_provider: "openai" });
+    const result = await graph.invoke({ q: "Tell me a story." });
+    expect(result).toMatchObject({ a: "Once upon a time, tokens streamed." });
+    // Invoked, the same node makes a plain request.
+    expect(server.requests.at(-1)?.body.stream).toBeFalsy();
+  });
+});
 
 describe("the IR llm node", () => {
-  it("runs examples/agent/agent.json: tools bound, a gated payment approved once, bad calls answered", async () => {
-    const database = db();
-    const before = server.requests.length;
-    const paused = await keel(
-      database,
-      ...["run", agentDoc, "--kinds", tools, "--input", '{"request":"Pay Bob 50 euros."}'],
-    );
-    expect(paused.exitCode, paused.stdout + paused.stderr).toBe(0);
-    expect(paused.json.status).toBe("interrupted");
-    const [waiting] = paused.json.waiting_for as Waiting[];
-    expect(waiting).toMatchObject({ kind: "approval", tool: "payments.pay" });
-    const first = server.requests[before];
-    expect(first?.authorization).toBe("Bearer k-loopback");
-    expect(first?.body).toMatchObject({ model: "qwen2.5:7b-instruct", temperature: 0 });
-    expect(first?.body.tools?.map((t) => t.function.name)).toEqual(["balance", "pay"]);
-    expect(first?.body.messages.map((m) => m.role)).toEqual(["system", "user"]);
-
-    const approved = await keel(
-      database,
-      ...[
-        "approvals",
-        "approve",
-        waiting?.approval_id ?? "",
-        "--capability",
-        "approve:payments.pay",
-      ],
-    );
-    expect(approved.exitCode, approved.stdout + approved.stderr).toBe(0);
-    expect(approved.json.run).toMatchObject({ continued: true, status: "succeeded" });
-    const shown = await keel(database, "runs", "show", String(paused.json.thread_id));
-    expect((shown.json.state as { values: unknown }).values).toMatchObject({
-      answer: "Paid Bob 50 euros.",
-    });
-
-    // The last request carried every call's answer: the effects, and the refusals as errors.
-    const answers = server.requests.at(-1)?.body.messages.filter((m) => m.role === "tool") ?? [];
-    expect(answers.map((m) => m.tool_call_id)).toEqual(["call_b", "call_p", "call_x", "call_j"]);
-    const text = answers.map((m) => String(m.content));
-    expect(text[1]).toContain("paid-Bob-50");
-    expect(text[2]).toContain("TOOL_FORBIDDEN");
-    expect(text[3]).toContain("not valid JSON");
-    // One balance read and one payment on the ledger, though the node ran twice (pause, resume).
-    const ledger = await keel(database, "ledger", "list", "--status", "succeeded");
-    const calls = (ledger.json.calls as Array<{ toolCall: { tool_name: string } }>).map(
-      (c) => c.toolCall.tool_name,
-    );
-    expect(calls.sort()).toEqual(["accounts.balance", "payments.pay"]);
-    const audit = await keel(database, "audit", String(paused.json.trace_id));
-    const types = (audit.json.events as Array<{ type: string }>).map((e) => e.type);
-    expect(types.filter((t) => t === "tool_call.refused").length).toBeGreaterThanOrEqual(2);
-  });
-
   it("writes structured output into named slots, after a 429 honoured by its retry-after", async () => {
     const doc = join(dir, "triage.json");
     writeFileSync(

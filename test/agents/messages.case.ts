@@ -178,5 +178,73 @@ export function runMessagesCase(options: MessagesCaseOptions): void {
       const stored = await encodings("messages");
       expect(stored.filter((e) => e === "append").length).toBeGreaterThan(stored.length / 2);
     });
+
+    it.skipIf(!available)(
+      "a message changed in place between steps is saved changed (its cached text is not reused)",
+      async () => {
+        const { saver, reopen } = opened;
+        // Each step changes, in place, a message an earlier step stored: its content, then a
+        // nested tool-call argument.
+        const graph = new StateGraph(MessagesAnnotation)
+          .addNode("one", () => ({
+            messages: [
+              new AIMessage({
+                id: "m1",
+                content: "first",
+                tool_calls: [{ id: "c1", name: "pay", args: { amount: 1 } }],
+              }),
+            ],
+          }))
+          .addNode("two", (state) => {
+            (state.messages[1] as AIMessage).content = "edited";
+            return { messages: [new AIMessage({ id: "m2", content: "second" })] };
+          })
+          .addNode("three", (state) => {
+            const ai = state.messages[1] as AIMessage;
+            (ai.tool_calls?.[0]?.args as { amount: number }).amount = 2;
+            return { messages: [new AIMessage({ id: "m3", content: "third" })] };
+          })
+          .addEdge(START, "one")
+          .addEdge("one", "two")
+          .addEdge("two", "three")
+          .addEdge("three", END)
+          .compile({ checkpointer: saver });
+        const config = { configurable: { thread_id: "t-in-place" } };
+        await graph.invoke({ messages: [new HumanMessage({ id: "h", content: "go" })] }, config);
+        const restored = (await (await reopen()).getTuple(config))?.checkpoint.channel_values
+          .messages as BaseMessage[];
+        const edited = restored[1] as AIMessage;
+        expect(edited).toBeInstanceOf(AIMessage);
+        expect(edited.content).toBe("edited");
+        expect(edited.tool_calls?.[0]?.args).toEqual({ amount: 2 });
+        expect(restored.map((m) => m.id)).toEqual(["h", "m1", "m2", "m3"]);
+      },
+    );
+
+    it.skipIf(!available)(
+      "a written message is saved with the id the state gives it (pending write and list agree)",
+      async () => {
+        const { saver, reopen } = opened;
+        const graph = new StateGraph(MessagesAnnotation)
+          .addNode("answer", () => ({ messages: [new AIMessage("no id given")] }))
+          .addEdge(START, "answer")
+          .addEdge("answer", END)
+          .compile({ checkpointer: saver });
+        const config = { configurable: { thread_id: "t-write-ids" } };
+        const result = await graph.invoke({ messages: [new HumanMessage("hi")] }, config);
+        const id = result.messages.at(-1)?.id;
+        expect(typeof id).toBe("string");
+        // The write was saved against the checkpoint the step ran from, with that same id.
+        const reopened = await reopen();
+        const history: Array<{ writes: unknown[] }> = [];
+        for await (const tuple of reopened.list(config))
+          history.push({ writes: tuple.pendingWrites ?? [] });
+        const written = history
+          .flatMap((h) => h.writes as Array<[string, string, unknown]>)
+          .filter(([, channel]) => channel === "messages")
+          .flatMap(([, , value]) => value as BaseMessage[]);
+        expect(written.map((m) => [m.content, m.id])).toEqual([["no id given", id]]);
+      },
+    );
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The prebuilt agent driven by `@langchain/openai`'s ChatOpenAI against a real HTTP server on
  * loopback that speaks the chat-completions protocol (test/agents/support/openai-server.ts):
- * tool calls, streamed SSE tokens, HTTP errors, and an endpoint that is down.
+ * tool calls, streamed SSE tokens, HTTP errors, a 429 honoured by its `retry-after`, and an
+ * endpoint that is down.
  */
 import { type AIMessageChunk, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -30,12 +31,19 @@ const model = (baseURL: string, options: { streaming?: boolean } = {}) =>
 
 describe("createReactAgent on ChatOpenAI against a loopback OpenAI-compatible server", () => {
   let server: OpenAIServer;
+  let limited = false;
   beforeAll(async () => {
     // Asks for two parallel additions (one with arguments failing the schema), then answers.
     server = await startOpenAIServer((request) => {
       const last = request.messages.at(-1);
       if (typeof last?.content === "string" && last.content.includes("fail with 500"))
         return { status: 500, message: "the model crashed" };
+      // Every other request asking to be rate limited is refused with a 429 first.
+      if (typeof last?.content === "string" && last.content.includes("rate limit")) {
+        limited = !limited;
+        if (limited) return { status: 429, retryAfter: "0.1", message: "slow down" };
+        return { content: "Not limited now." };
+      }
       if (toolAnswers(request) === 0)
         return {
           content: "Adding. ",
@@ -111,6 +119,30 @@ describe("createReactAgent on ChatOpenAI against a loopback OpenAI-compatible se
     ).rejects.toMatchObject({
       code: "MODEL_ENDPOINT_FAILED",
       message: expect.stringContaining(`${server.baseURL} answered HTTP 500`),
+    });
+  });
+
+  it("a 429 is retried after its retry-after (the client's retries); without retries it is MODEL_ENDPOINT_FAILED", async () => {
+    const before = server.requests.length;
+    const patient = new ChatOpenAI({
+      model: "loopback-model",
+      apiKey: "test-key",
+      maxRetries: 1,
+      configuration: { baseURL: server.baseURL },
+    });
+    const result = await createReactAgent({ llm: patient, tools: [add] }).invoke({
+      messages: [new HumanMessage("rate limit me")],
+    });
+    expect(result.messages.at(-1)?.content).toBe("Not limited now.");
+    const sent = server.requests.slice(before);
+    expect(sent).toHaveLength(2);
+    expect((sent[1]?.at ?? 0) - (sent[0]?.at ?? 0)).toBeGreaterThanOrEqual(90);
+    const impatient = createReactAgent({ llm: model(server.baseURL), tools: [add] });
+    await expect(
+      impatient.invoke({ messages: [new HumanMessage("rate limit me")] }),
+    ).rejects.toMatchObject({
+      code: "MODEL_ENDPOINT_FAILED",
+      message: expect.stringContaining(server.baseURL),
     });
   });
 

@@ -5,6 +5,8 @@ export {
   type CreateReactAgentParams,
   createReactAgent,
   createReactAgentAnnotation,
+  type DynamicModel,
+  type MessageModifier,
   type ResponseFormat,
 } from "./react-agent.js";
 export {

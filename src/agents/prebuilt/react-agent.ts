@@ -78,13 +78,41 @@ export type ResponseFormat =
       [option: string]: unknown;
     };
 
+/**
+ * A model chosen at each call from the state and the run's config (a dynamic model). It is used
+ * as returned: bind its tools yourself (`model.bindTools(tools)`). With a `responseFormat` it is
+ * also asked for the chat model that gives the structured answer (return the model itself, not
+ * a binding, there).
+ */
+export type DynamicModel = (
+  state: AgentState,
+  config: RunConfig,
+) =>
+  | BaseChatModel
+  | Runnable<BaseLanguageModelInput, BaseMessage>
+  | Promise<BaseChatModel | Runnable<BaseLanguageModelInput, BaseMessage>>;
+
+/** LangGraph.js's older `messageModifier`: like `prompt`, but a function gets the messages alone. */
+export type MessageModifier =
+  | string
+  | SystemMessage
+  | ((messages: BaseMessage[]) => BaseMessage[] | Promise<BaseMessage[]>)
+  | Runnable<BaseMessage[], BaseLanguageModelInput>;
+
 /** Parameters of `createReactAgent`, named as LangGraph.js's. */
 export interface CreateReactAgentParams<S extends StateDefinition = StateDefinition> {
-  /** A chat model (tools are bound with `bindTools`), or one with tools already bound. */
-  llm: BaseChatModel | Runnable<BaseLanguageModelInput, BaseMessage>;
+  /**
+   * A chat model (tools are bound with `bindTools`), one with tools already bound, or a function
+   * choosing the model at each call (see `DynamicModel`).
+   */
+  llm: BaseChatModel | Runnable<BaseLanguageModelInput, BaseMessage> | DynamicModel;
   /** The tools, or a ready `ToolNode` (e.g. a governed one). */
   tools: ToolLike[] | ToolNode | (Runnable & { tools?: ReadonlyArray<ToolLike | object> });
   prompt?: AgentPrompt;
+  /** @deprecated LangGraph.js's older name of `prompt` (give one of the three). */
+  stateModifier?: AgentPrompt;
+  /** @deprecated LangGraph.js's older `prompt`, whose functions get `state.messages` (see `MessageModifier`). */
+  messageModifier?: MessageModifier;
   /** A state schema with a `messages` key (default: messages + structuredResponse). */
   stateSchema?: AnnotationRoot<S>;
   checkpointer?: BaseCheckpointSaver;
@@ -151,6 +179,35 @@ function isSchemaWithPrompt(
   );
 }
 
+/** The one of `prompt`, `stateModifier`, `messageModifier` given, as a prompt (LangGraph.js's rule). */
+function chosenPrompt(params: CreateReactAgentParams<StateDefinition>): AgentPrompt | undefined {
+  const { prompt, stateModifier, messageModifier } = params;
+  if ([prompt, stateModifier, messageModifier].filter((p) => p != null).length > 1)
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      "createReactAgent got more than one of prompt, stateModifier and messageModifier.",
+      { hint: "Give only `prompt` (the other two are its older names)." },
+    );
+  if (stateModifier != null) return stateModifier;
+  if (messageModifier == null) return prompt;
+  if (typeof messageModifier === "string" || isBaseMessage(messageModifier)) return messageModifier;
+  if (typeof messageModifier === "function")
+    return (state: AgentState) => messageModifier(state.messages);
+  if (Runnable.isRunnable(messageModifier))
+    return (state: AgentState, config: RunConfig) =>
+      messageModifier.invoke(state.messages, config as RunnableConfig) as Promise<BaseMessage[]>;
+  throw new KeelError(
+    "INVALID_ARGUMENT",
+    `Got unexpected type for 'messageModifier': ${typeof messageModifier}`,
+    { hint: "Pass a string, a SystemMessage, a function of the messages or a Runnable." },
+  );
+}
+
+/** True for a function choosing the model (a model or a Runnable is an object). */
+function isDynamicModel(llm: CreateReactAgentParams["llm"]): llm is DynamicModel {
+  return typeof llm === "function";
+}
+
 function promptMessages(
   prompt: AgentPrompt | undefined,
 ): (
@@ -184,7 +241,8 @@ function promptMessages(
 export function createReactAgent<S extends StateDefinition = StateDefinition>(
   params: CreateReactAgentParams<S>,
 ): CompiledStateGraph<AgentState, Partial<AgentState> | { messages: Messages }> {
-  const { llm, prompt, responseFormat, name, store, version = "v1" } = params;
+  const { llm, responseFormat, name, store, version = "v1" } = params;
+  const prompt = chosenPrompt(params as CreateReactAgentParams<StateDefinition>);
   const toolNode: Runnable =
     params.tools instanceof Runnable ? params.tools : new ToolNode(params.tools as ToolLike[]);
   // A tool node's tools: LangChain tools, or definitions a model binds (a governed node's).
@@ -193,10 +251,14 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
       ? params.tools
       : ((params.tools as { tools?: unknown[] }).tools ?? [])
   ) as ToolLike[];
-  const model: ModelRunnable =
-    toolList.length > 0 && !toolsBound(llm) && hasBindTools(llm)
+  // A dynamic model is used as its function returns it (LangGraph.js binds no tools to it).
+  const staticModel: ModelRunnable | undefined = isDynamicModel(llm)
+    ? undefined
+    : toolList.length > 0 && !toolsBound(llm) && hasBindTools(llm)
       ? llm.bindTools(toolList)
       : (llm as ModelRunnable);
+  const modelFor = async (state: AgentState, config: RunConfig): Promise<ModelRunnable> =>
+    staticModel ?? ((await (llm as DynamicModel)(state, config)) as ModelRunnable);
   const input = promptMessages(prompt);
   const returnDirect = new Set(
     toolList.filter((t) => (t as { returnDirect?: boolean }).returnDirect).map((t) => t.name),
@@ -209,11 +271,12 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     const llmInput = state.llmInputMessages as BaseMessage[] | undefined;
     const seen =
       llmInput !== undefined && llmInput.length > 0 ? { ...state, messages: llmInput } : state;
+    const model = await modelFor(state, config);
     let response: AIMessage;
     try {
       response = (await model.invoke(await input(seen, config), withStore(config))) as AIMessage;
     } catch (error) {
-      throw modelEndpointError(error, llm);
+      throw modelEndpointError(error, model);
     }
     if (name !== undefined) {
       response.name = name;
@@ -308,7 +371,7 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     builder
       .addNode("generate_structured_response", (async (state: AgentState, config: RunConfig) => {
         const messages = [...state.messages];
-        const base = baseModel(llm);
+        const base = baseModel(isDynamicModel(llm) ? await llm(state, config) : llm);
         let structured: Runnable;
         if (isSchemaWithPrompt(responseFormat)) {
           const { prompt: formatPrompt, schema, ...options } = responseFormat;

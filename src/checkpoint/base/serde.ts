@@ -1,6 +1,7 @@
 import { KeelError } from "../../core/index.js";
 import { jsonNumber, jsonString } from "./json-text.js";
 import { isLcDocument, isLcSerializable, reviveLc, reviveLcDocument } from "./langchain-values.js";
+import { messageText } from "./message-text-cache.js";
 
 /**
  * How savers turn channel values, writes and metadata into text and back.
@@ -71,6 +72,7 @@ export const jsonSerde: Serializer & TypedSerializer = {
     }
     try {
       if (isPlainJson(value, 0)) return JSON.stringify(value) ?? "null";
+      if (Array.isArray(value)) return listText(value);
       return JSON.stringify(encode(value));
     } catch (error) {
       throw new KeelError(
@@ -99,6 +101,27 @@ export const jsonSerde: Serializer & TypedSerializer = {
     return jsonSerde.loads(typeof data === "string" ? data : new TextDecoder().decode(data));
   },
 };
+
+/**
+ * `JSON.stringify(encode(list))`, item by item, so that a message list reuses the text of the
+ * messages it held at the previous step (see message-text-cache.ts).
+ */
+function listText(list: readonly unknown[]): string {
+  let text = "[";
+  for (let index = 0; index < list.length; index++) {
+    const item = list[index];
+    if (index > 0) text += ",";
+    text +=
+      (typeof item === "object" && item !== null ? messageText(item, encodedText) : undefined) ??
+      JSON.stringify(encode(item)) ??
+      "null";
+  }
+  return `${text}]`;
+}
+
+function encodedText(value: object): string {
+  return JSON.stringify(encodeObject(value));
+}
 
 function isPlainJson(value: unknown, depth: number): boolean {
   if (depth > 64) return false;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { BaseMessage, BaseMessageLike } from "@langchain/core/messages";
 import { InvalidUpdateError } from "../errors.js";
-import { lcMessages } from "./langchain-messages.js";
+import { isMessageLike, lcMessages } from "./langchain-messages.js";
 
 /** The id of a `RemoveMessage` that clears every message before it (LangGraph's constant). */
 export const REMOVE_ALL_MESSAGES = "__remove_all__";
@@ -36,6 +36,19 @@ function toMessage(value: BaseMessageLike): BaseMessage {
 /** A write as a list (as LangGraph.js: an array is a list of message-likes). */
 function listOf(value: Messages): BaseMessageLike[] {
   return (Array.isArray(value) ? value : [value]) as BaseMessageLike[];
+}
+
+/**
+ * Gives every message instance in a write to a messages key the id the reducer would give it
+ * (in place, as the reducer does), before the write is saved: the saved write, the checkpoint's
+ * list and its metadata then hold the same message text (one serialisation, no second copy in
+ * the metadata), and a step replayed from its saved writes keeps the ids (as LangGraph.js's
+ * `ensureDeltaMessageIds`). Message-likes that are not instances are left to the reducer.
+ */
+export function ensureWrittenMessageIds(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) if (isMessageLike(item)) ensureId(item);
+  } else if (isMessageLike(value)) ensureId(value);
 }
 
 function ensureId(message: BaseMessage): void {

@@ -14,6 +14,7 @@ import {
   RESUME_WRITE,
 } from "../constants.js";
 import type { Interrupt } from "../errors.js";
+import { ensureWrittenMessageIds } from "../messages/messages-reducer.js";
 import { ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
 
@@ -104,7 +105,9 @@ export function taskPendingWrites(spec: GraphSpec, task: Task): PendingWrite[] {
   }
   const writes: PendingWrite[] = [];
   for (let i = 0; i < task.writeChannels.length; i += 1) {
-    writes.push([spec.channelNames[task.writeChannels[i]!]!, task.writeValues[i]]);
+    const channel = task.writeChannels[i]!;
+    if (spec.messageKeys[channel] === true) ensureWrittenMessageIds(task.writeValues[i]);
+    writes.push([spec.channelNames[channel]!, task.writeValues[i]]);
   }
   // A task that paused before and now finished is marked done; its interrupt stays for history.
   if (task.resumes.length > 0) writes.push([RESUME_WRITE, task.resumes], [DONE_WRITE, true]);

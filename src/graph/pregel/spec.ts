@@ -5,8 +5,15 @@ import type {
   NodeAction,
   SubgraphLike,
 } from "../builder/declarations.js";
-import { type Channel, JoinBarrier, SendQueue, TriggerChannel } from "../channels/index.js";
+import {
+  BinaryOperatorAggregate,
+  type Channel,
+  JoinBarrier,
+  SendQueue,
+  TriggerChannel,
+} from "../channels/index.js";
 import { BRANCH_PREFIX, END, JOIN_PREFIX, START, TASKS_CHANNEL } from "../constants.js";
+import { messagesStateReducer } from "../messages/messages-reducer.js";
 import type { CachePolicy, RetryPolicy } from "../types.js";
 
 /** What kind of channel an index is; the loop branches on it instead of on classes. */
@@ -50,6 +57,8 @@ export interface NodeSpec {
 export interface GraphSpec {
   stateKeys: string[];
   stateChannels: StateChannel[];
+  /** Per state key: true when `messagesStateReducer` reduces it (its writes get message ids). */
+  messageKeys: boolean[];
   channelNames: string[];
   channelKinds: ChannelKind[];
   channelIndex: Map<string, number>;
@@ -148,6 +157,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
   return {
     stateKeys,
     stateChannels,
+    messageKeys: stateKeys.map((key, i) => usesMessagesReducer(stateChannels[i]!, key)),
     channelNames,
     channelKinds,
     channelIndex,
@@ -158,4 +168,11 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
     sendsChannel,
     createChannels: () => factories.map((make) => make()),
   };
+}
+
+function usesMessagesReducer(channel: StateChannel, key: string): boolean {
+  // An uncalled `Annotation<T>` is a last-value key: never reduced.
+  if (typeof channel === "function" || !channel.hasReducer) return false;
+  const made = channel.createChannel(key);
+  return made instanceof BinaryOperatorAggregate && made.operator === messagesStateReducer;
 }

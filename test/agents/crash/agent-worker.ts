@@ -3,10 +3,18 @@
  * the paying agent (graph id = the trial). Prints `ready` once the store is open, each payment's
  * phases, and the outcome as one JSON line at the end.
  */
-import { HumanMessage } from "@langchain/core/messages";
+import * as callbacks from "@langchain/core/callbacks/base";
+import * as documents from "@langchain/core/documents";
+import * as messages from "@langchain/core/messages";
+import { provideOptionalPeer } from "../../../src/core/index.js";
 import { GovernedRuntime } from "../../../src/runtime/index.js";
 import { openStore } from "../../../src/store/index.js";
 import { payingAgent, paymentTools } from "./agent-crash-app.js";
+
+// The bundle's own copy of LangChain, so that Keel does not load a second one from node_modules.
+provideOptionalPeer("@langchain/core/messages", messages);
+provideOptionalPeer("@langchain/core/documents", documents);
+provideOptionalPeer("@langchain/core/callbacks/base", callbacks);
 
 const [mode, db, effects, id] = process.argv.slice(2);
 if (mode !== "start" || !db || !effects || !id) {
@@ -26,7 +34,7 @@ const agent = payingAgent(runtime);
 process.stdout.write("ready\n");
 const outcome = await runtime.start({
   graph: agent,
-  input: { messages: [new HumanMessage("pay bob three times")] },
+  input: { messages: [new messages.HumanMessage("pay bob three times")] },
   autonomy: "A4",
   graphId: id,
 });
