@@ -81,6 +81,37 @@ function checkText(fields: Record<string, unknown>): void {
   }
 }
 
+/**
+ * What every write checks before anything else: its source (`agent` unless named) may write
+ * under the trust boundary, and its text fields are valid Unicode without NUL. Returns the
+ * source.
+ */
+function admit(
+  ctx: MemoryContext,
+  source: EventSource | undefined,
+  texts: Record<string, unknown> = {},
+): EventSource {
+  const from = source ?? "agent";
+  ctx.checkTrust(from);
+  checkText(texts);
+  return from;
+}
+
+/** The text fields of a record request that admit checks. */
+function recordTexts(input: {
+  title?: unknown;
+  target?: unknown;
+  rationale?: unknown;
+  content?: unknown;
+}): Record<string, unknown> {
+  return {
+    title: input.title,
+    target: input.target,
+    rationale: input.rationale,
+    content: input.content,
+  };
+}
+
 function parseDecision(input: RecordInput, namespace: string): DecisionContent {
   const { kind: _k, source: _s, content: _c, scope: _sc, confidence: _cf, ...content } = input;
   const parsed = DecisionContent.safeParse({ namespace, ...content });
@@ -150,14 +181,7 @@ export async function recordDecision(
   input: RecordInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
+  const source = admit(ctx, input.source, recordTexts(input));
   const decision = parseDecision(input, input.namespace ?? ctx.namespace);
   const kind = input.kind ?? "decision";
   const id = newId();
@@ -244,19 +268,12 @@ export async function supersede(
   input: SupersedeInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
+  const source = admit(ctx, input.source, recordTexts(input));
   const request = SupersedeDecisionRequest.safeParse({
     ...input,
     namespace: input.namespace ?? ctx.namespace,
   });
   if (!request.success) throw invalid("supersede request", request.error.issues, input);
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
   const decision = parseDecision(
     { ...request.data, keywords: input.keywords ?? [] },
     request.data.namespace,
@@ -346,15 +363,8 @@ export async function propose(
   input: ProposeInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
+  const source = admit(ctx, input.source, recordTexts(input));
   const { source: _s, content: _c, ...content } = input;
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
   const now = ctx.clock.now();
   const parsed = ProposalContent.safeParse({
     namespace: ctx.namespace,
@@ -417,7 +427,7 @@ export async function acceptProposal(
   newId: () => string,
   source: EventSource = "user",
 ): Promise<MemoryRecord> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const proposal = await draftProposal(ctx, proposalId);
   const context = proposal.context as {
     consequences?: string[];
@@ -470,7 +480,7 @@ export async function rejectProposal(
   reason: string | null,
   source: EventSource = "user",
 ): Promise<MemoryRecord> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const proposal = await draftProposal(ctx, proposalId);
   const objections = [
     ...((proposal.context.objections as string[] | undefined) ?? []),
@@ -503,7 +513,7 @@ export async function forget(
   id: string,
   source: EventSource = "user",
 ): Promise<void> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const record = await loadRecord(ctx.db, id);
   if (record.supersedes.length > 0) {
     throw new KeelError(
@@ -534,7 +544,7 @@ export async function deprecate(
   id: string,
   source: EventSource = "user",
 ): Promise<void> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const record = await loadRecord(ctx.db, id);
   await ctx.write(async (tx, audit) => {
     const changed = await tx
@@ -605,7 +615,6 @@ export async function recordEvent(
   const parsed = MemoryEvent.safeParse(input);
   if (!parsed.success) throw invalid("memory event", parsed.error.issues, input);
   const event = parsed.data;
-  checkText({ content: event.content });
   if (isSemanticKind(event.kind)) {
     const context = event.context as Record<string, unknown>;
     const record =
@@ -627,7 +636,7 @@ export async function recordEvent(
           );
     return { store: "semantic", id: record.id, duplicate: false };
   }
-  ctx.checkTrust(event.source);
+  admit(ctx, event.source, { content: event.content });
   const namespace = input.namespace ?? ctx.namespace;
   const contextJson = JSON.stringify(event.context);
   const hash = sha256Hex(
