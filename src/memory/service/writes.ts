@@ -119,27 +119,24 @@ function parseDecision(input: RecordInput, namespace: string): DecisionContent {
   return parsed.data;
 }
 
-function recordRow(
-  ctx: MemoryContext,
-  input: {
-    id: string;
-    kind: string;
-    source: string;
-    status: string;
-    content: string;
-    decision: {
-      title: string;
-      target: string;
-      rationale: string;
-      namespace: string;
-      keywords: string[];
-    };
-    context: Record<string, unknown>;
-    scope?: string;
-    confidence: number;
-    now: number;
-  },
-) {
+function recordRow(input: {
+  id: string;
+  kind: string;
+  source: string;
+  status: string;
+  content: string;
+  decision: {
+    title: string;
+    target: string;
+    rationale: string;
+    namespace: string;
+    keywords: string[];
+  };
+  context: Record<string, unknown>;
+  scope?: string;
+  confidence: number;
+  now: number;
+}) {
   return {
     id: input.id,
     namespace: input.decision.namespace,
@@ -193,7 +190,7 @@ export async function recordDecision(
       // No read before the insert: the partial unique index refuses a second active decision
       // on the target (caught below and turned into MEMORY_CONFLICT with the active ids).
       const now = ctx.clock.now();
-      const row = recordRow(ctx, {
+      const row = recordRow({
         id,
         kind,
         source,
@@ -216,7 +213,7 @@ export async function recordDecision(
   } catch (error) {
     if (isActiveTargetTaken(error)) {
       const active = await activeDecisionIds(ctx.db, decision.namespace, decision.target);
-      throw await conflict(ctx, ctx.db, decision, active);
+      throw await conflict(ctx.db, decision, active);
     }
     throw error;
   }
@@ -225,7 +222,6 @@ export async function recordDecision(
 }
 
 async function conflict(
-  ctx: MemoryContext,
   db: Parameters<typeof similarTargets>[0],
   decision: { namespace: string; target: string },
   active: string[],
@@ -317,7 +313,7 @@ export async function supersede(
     await insertRecord(
       tx,
       ctx.store.dialect,
-      recordRow(ctx, {
+      recordRow({
         id,
         kind: "decision",
         source,
@@ -379,7 +375,7 @@ export async function propose(
     await insertRecord(
       tx,
       ctx.store.dialect,
-      recordRow(ctx, {
+      recordRow({
         id,
         kind: "proposal",
         source,
