@@ -14,6 +14,14 @@ export function zoneOf(table: string): TableZone {
 }
 
 /**
+ * Kernel tables that are indexes kept in step by the database's own triggers: on Postgres
+ * `state_memory_texts` holds each memory record's tsvector (migration 032); on SQLite that name
+ * is the FTS5 index. A copy between dialects never moves their rows: inserting the records
+ * rebuilds them on the other side.
+ */
+export const DERIVED_TABLES: ReadonlySet<string> = new Set(["state_memory_texts"]);
+
+/**
  * Orders tables so that each comes after the tables it references (parents first): the order to
  * insert in. Reverse it to delete. Cycles fall back to name order.
  */

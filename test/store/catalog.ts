@@ -483,39 +483,58 @@ export interface ExpectedColumn {
 }
 
 /**
- * Columns one dialect has and the other does not: Postgres stores the full-text vector of a
- * memory record (a generated column); SQLite keeps it in the FTS5 table.
+ * Columns one dialect has and the other does not (none since migration 032 moved Postgres's
+ * full-text vector out of state_memory_records).
  */
 export const DIALECT_COLUMNS: Record<"sqlite" | "postgres", Record<string, string[]>> = {
   sqlite: {},
+  postgres: {},
+};
+
+/**
+ * Tables one dialect has and the other does not: Postgres keeps the full-text vector of each
+ * memory record in state_memory_texts (migration 032); on SQLite that name is the FTS5 table,
+ * a virtual table outside the snapshot.
+ */
+export const DIALECT_TABLES: Record<"sqlite" | "postgres", Record<string, string[]>> = {
+  sqlite: {},
   postgres: {
-    state_memory_records: [
-      "search_vector TSVECTOR DEFAULT to_tsvector('simple'::regconfig, ((((((((title || ' '::text) || target) || ' '::text) || rationale) || ' '::text) || \"left\"(content, 100000)) || ' '::text) || keywords))",
+    state_memory_texts: [
+      "memory_record_id TEXT NOT NULL",
+      "namespace TEXT NOT NULL",
+      "seq BIG NOT NULL",
+      "search_vector TSVECTOR NOT NULL",
     ],
   },
 };
 
+/** Every table of `dialect`'s kernel: the shared ones and its own. */
+export function dialectTables(dialect: "sqlite" | "postgres"): string[] {
+  return [...Object.keys(KERNEL_TABLES), ...Object.keys(DIALECT_TABLES[dialect])];
+}
+
 /** The columns of a seed table as `dialect` stores them. */
 export function expectedColumns(table: string, dialect: "sqlite" | "postgres"): ExpectedColumn[] {
-  return [...(KERNEL_TABLES[table] ?? []), ...(DIALECT_COLUMNS[dialect][table] ?? [])].map(
-    (spec) => {
-      const [name = "", seedType = ""] = spec.split(" ");
-      const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
-      return {
-        name,
-        // FLOAT: a double, declared DOUBLE PRECISION on both engines (REAL is 4 bytes on Postgres).
-        type: wide
-          ? dialect === "postgres"
-            ? "BIGINT"
-            : "INTEGER"
-          : seedType === "FLOAT"
-            ? "DOUBLE PRECISION"
-            : seedType,
-        notNull: spec.includes("NOT NULL"),
-        defaultValue: /DEFAULT (.+)$/.exec(spec)?.[1] ?? null,
-      };
-    },
-  );
+  return [
+    ...(KERNEL_TABLES[table] ?? DIALECT_TABLES[dialect][table] ?? []),
+    ...(DIALECT_COLUMNS[dialect][table] ?? []),
+  ].map((spec) => {
+    const [name = "", seedType = ""] = spec.split(" ");
+    const wide = seedType === "MS" || seedType === "SERIAL" || seedType === "BIG";
+    return {
+      name,
+      // FLOAT: a double, declared DOUBLE PRECISION on both engines (REAL is 4 bytes on Postgres).
+      type: wide
+        ? dialect === "postgres"
+          ? "BIGINT"
+          : "INTEGER"
+        : seedType === "FLOAT"
+          ? "DOUBLE PRECISION"
+          : seedType,
+      notNull: spec.includes("NOT NULL"),
+      defaultValue: /DEFAULT (.+)$/.exec(spec)?.[1] ?? null,
+    };
+  });
 }
 
 /** A default as the engine reports it, without Postgres's casts (`'[]'::text` → `'[]'`). */
@@ -650,12 +669,19 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
 
 /**
  * Indexes one dialect has and the other does not: full text is an FTS5 virtual table on SQLite
- * (outside the snapshot, like its shadow tables) and a GIN index on a stored vector on Postgres.
+ * (outside the snapshot, like its shadow tables), whose matches search joins to their namespace
+ * through (seq, namespace); on Postgres a GIN index on state_memory_texts, walked by
+ * (namespace, seq) (migration 032).
  */
 export const DIALECT_INDEXES: Record<"sqlite" | "postgres", Record<string, IndexSpec[]>> = {
-  sqlite: {},
+  sqlite: {
+    state_memory_records: [ix("ix_state_memory_records_seq_namespace", ["seq", "namespace"])],
+  },
   postgres: {
-    state_memory_records: [ix("ix_state_memory_records_search_vector", ["search_vector"])],
+    state_memory_texts: [
+      ix("ix_state_memory_texts_namespace_seq", ["namespace", "seq"]),
+      ix("ix_state_memory_texts_search_vector", ["search_vector"]),
+    ],
   },
 };
 

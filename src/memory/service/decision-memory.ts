@@ -1,6 +1,5 @@
 import { newId } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
-import type { DecisionContentInput } from "../models/content.js";
 import type { EventSource } from "../models/enums.js";
 import type { MemoryEventInput } from "../models/event.js";
 import type { SearchDecisionsRequest } from "../models/requests.js";

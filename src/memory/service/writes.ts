@@ -81,6 +81,37 @@ function checkText(fields: Record<string, unknown>): void {
   }
 }
 
+/**
+ * What every write checks before anything else: its source (`agent` unless named) may write
+ * under the trust boundary, and its text fields are valid Unicode without NUL. Returns the
+ * source.
+ */
+function admit(
+  ctx: MemoryContext,
+  source: EventSource | undefined,
+  texts: Record<string, unknown> = {},
+): EventSource {
+  const from = source ?? "agent";
+  ctx.checkTrust(from);
+  checkText(texts);
+  return from;
+}
+
+/** The text fields of a record request that admit checks. */
+function recordTexts(input: {
+  title?: unknown;
+  target?: unknown;
+  rationale?: unknown;
+  content?: unknown;
+}): Record<string, unknown> {
+  return {
+    title: input.title,
+    target: input.target,
+    rationale: input.rationale,
+    content: input.content,
+  };
+}
+
 function parseDecision(input: RecordInput, namespace: string): DecisionContent {
   const { kind: _k, source: _s, content: _c, scope: _sc, confidence: _cf, ...content } = input;
   const parsed = DecisionContent.safeParse({ namespace, ...content });
@@ -88,27 +119,24 @@ function parseDecision(input: RecordInput, namespace: string): DecisionContent {
   return parsed.data;
 }
 
-function recordRow(
-  ctx: MemoryContext,
-  input: {
-    id: string;
-    kind: string;
-    source: string;
-    status: string;
-    content: string;
-    decision: {
-      title: string;
-      target: string;
-      rationale: string;
-      namespace: string;
-      keywords: string[];
-    };
-    context: Record<string, unknown>;
-    scope?: string;
-    confidence: number;
-    now: number;
-  },
-) {
+function recordRow(input: {
+  id: string;
+  kind: string;
+  source: string;
+  status: string;
+  content: string;
+  decision: {
+    title: string;
+    target: string;
+    rationale: string;
+    namespace: string;
+    keywords: string[];
+  };
+  context: Record<string, unknown>;
+  scope?: string;
+  confidence: number;
+  now: number;
+}) {
   return {
     id: input.id,
     namespace: input.decision.namespace,
@@ -150,14 +178,7 @@ export async function recordDecision(
   input: RecordInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
+  const source = admit(ctx, input.source, recordTexts(input));
   const decision = parseDecision(input, input.namespace ?? ctx.namespace);
   const kind = input.kind ?? "decision";
   const id = newId();
@@ -169,7 +190,7 @@ export async function recordDecision(
       // No read before the insert: the partial unique index refuses a second active decision
       // on the target (caught below and turned into MEMORY_CONFLICT with the active ids).
       const now = ctx.clock.now();
-      const row = recordRow(ctx, {
+      const row = recordRow({
         id,
         kind,
         source,
@@ -192,7 +213,7 @@ export async function recordDecision(
   } catch (error) {
     if (isActiveTargetTaken(error)) {
       const active = await activeDecisionIds(ctx.db, decision.namespace, decision.target);
-      throw await conflict(ctx, ctx.db, decision, active);
+      throw await conflict(ctx.db, decision, active);
     }
     throw error;
   }
@@ -201,7 +222,6 @@ export async function recordDecision(
 }
 
 async function conflict(
-  ctx: MemoryContext,
   db: Parameters<typeof similarTargets>[0],
   decision: { namespace: string; target: string },
   active: string[],
@@ -244,19 +264,12 @@ export async function supersede(
   input: SupersedeInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
+  const source = admit(ctx, input.source, recordTexts(input));
   const request = SupersedeDecisionRequest.safeParse({
     ...input,
     namespace: input.namespace ?? ctx.namespace,
   });
   if (!request.success) throw invalid("supersede request", request.error.issues, input);
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
   const decision = parseDecision(
     { ...request.data, keywords: input.keywords ?? [] },
     request.data.namespace,
@@ -300,7 +313,7 @@ export async function supersede(
     await insertRecord(
       tx,
       ctx.store.dialect,
-      recordRow(ctx, {
+      recordRow({
         id,
         kind: "decision",
         source,
@@ -346,15 +359,8 @@ export async function propose(
   input: ProposeInput,
   newId: () => string,
 ): Promise<MemoryRecord> {
-  const source = input.source ?? "agent";
-  ctx.checkTrust(source);
+  const source = admit(ctx, input.source, recordTexts(input));
   const { source: _s, content: _c, ...content } = input;
-  checkText({
-    title: input.title,
-    target: input.target,
-    rationale: input.rationale,
-    content: input.content,
-  });
   const now = ctx.clock.now();
   const parsed = ProposalContent.safeParse({
     namespace: ctx.namespace,
@@ -369,7 +375,7 @@ export async function propose(
     await insertRecord(
       tx,
       ctx.store.dialect,
-      recordRow(ctx, {
+      recordRow({
         id,
         kind: "proposal",
         source,
@@ -417,7 +423,7 @@ export async function acceptProposal(
   newId: () => string,
   source: EventSource = "user",
 ): Promise<MemoryRecord> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const proposal = await draftProposal(ctx, proposalId);
   const context = proposal.context as {
     consequences?: string[];
@@ -470,7 +476,7 @@ export async function rejectProposal(
   reason: string | null,
   source: EventSource = "user",
 ): Promise<MemoryRecord> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const proposal = await draftProposal(ctx, proposalId);
   const objections = [
     ...((proposal.context.objections as string[] | undefined) ?? []),
@@ -503,7 +509,7 @@ export async function forget(
   id: string,
   source: EventSource = "user",
 ): Promise<void> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const record = await loadRecord(ctx.db, id);
   if (record.supersedes.length > 0) {
     throw new KeelError(
@@ -534,7 +540,7 @@ export async function deprecate(
   id: string,
   source: EventSource = "user",
 ): Promise<void> {
-  ctx.checkTrust(source);
+  admit(ctx, source);
   const record = await loadRecord(ctx.db, id);
   await ctx.write(async (tx, audit) => {
     const changed = await tx
@@ -605,7 +611,6 @@ export async function recordEvent(
   const parsed = MemoryEvent.safeParse(input);
   if (!parsed.success) throw invalid("memory event", parsed.error.issues, input);
   const event = parsed.data;
-  checkText({ content: event.content });
   if (isSemanticKind(event.kind)) {
     const context = event.context as Record<string, unknown>;
     const record =
@@ -627,7 +632,7 @@ export async function recordEvent(
           );
     return { store: "semantic", id: record.id, duplicate: false };
   }
-  ctx.checkTrust(event.source);
+  admit(ctx, event.source, { content: event.content });
   const namespace = input.namespace ?? ctx.namespace;
   const contextJson = JSON.stringify(event.context);
   const hash = sha256Hex(

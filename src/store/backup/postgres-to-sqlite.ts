@@ -12,7 +12,7 @@ import { migrate } from "../migrate/migrate.js";
 import { kernelMigrationsDir } from "../migrate/migration-files.js";
 import { openStore } from "../open-store.js";
 import type { KernelDatabase } from "../schema.js";
-import { parentsFirst, zoneOf } from "../zones.js";
+import { DERIVED_TABLES, parentsFirst, zoneOf } from "../zones.js";
 
 /** A value read from Postgres, as SQLite stores it. */
 export function toSqliteValue(value: unknown): unknown {
@@ -66,7 +66,7 @@ export async function copyPostgresToSqlite(
         // Parents before children: the copy enforces foreign keys as the database does.
         for (const table of parentsFirst(source.tables)) {
           const zone = zoneOf(table.name);
-          if (zone === "scan" || zone === "other") continue;
+          if (zone === "scan" || zone === "other" || DERIVED_TABLES.has(table.name)) continue;
           const targetTable = existing.get(table.name) ?? createLike(target, table);
           const columns = table.columns
             .map((column) => column.name)

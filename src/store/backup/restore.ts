@@ -11,7 +11,7 @@ import { kernelMigrationsDir, loadMigrationFiles } from "../migrate/migration-fi
 import { openBackend } from "../open-store.js";
 import type { KernelDatabase } from "../schema.js";
 import type { StoreLocation } from "../types.js";
-import { parentsFirst, zoneOf } from "../zones.js";
+import { DERIVED_TABLES, parentsFirst, zoneOf } from "../zones.js";
 import { fileTimestamp } from "./backup.js";
 import { backupsDir } from "./pre-migrate-backup.js";
 
@@ -205,6 +205,7 @@ async function restoreIntoPostgres(
           .execute(tx);
       }
       for (const table of parentsFirst(live)) {
+        if (DERIVED_TABLES.has(table.name)) continue; // rebuilt by the records' triggers
         const present = backup
           .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
           .pluck()
