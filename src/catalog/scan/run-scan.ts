@@ -157,6 +157,11 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const priorLinksBySource = indexLinks(prior?.links ?? []);
   const priorMalformed = indexMalformed(prior?.issues ?? []);
   const priorUnreadable = indexUnreadable(prior?.issues ?? []);
+  // The built-in rule stored each invalid block's problems: a reused node's block is unchanged,
+  // so its problems are read back instead of validated again (and the schemas never compiled).
+  const priorInvalid = registry.rules().some((r) => r.id === "frontmatter-invalid")
+    ? indexInvalid(prior?.issues ?? [])
+    : null;
 
   const reuse = (node: CatalogNode, stamp: FileStamp | null) => {
     const copy: CatalogNode = { ...node, bytes: { ...node.bytes } };
@@ -182,7 +187,10 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     });
     const malformed = priorMalformed.get(node.path);
     if (malformed) frontmatter.set(node.path, { malformed });
-    else if (node.bytes.frontmatter > 0) {
+    else if (priorInvalid) {
+      const invalid = priorInvalid.get(node.path);
+      if (invalid) frontmatter.set(node.path, { invalid });
+    } else if (node.bytes.frontmatter > 0) {
       const invalid = clock.measure("parse", () =>
         validateFrontmatter(node.kind, node.frontmatter),
       );
@@ -425,6 +433,20 @@ function indexUnreadable(issues: readonly CatalogIssue[]): Map<string, CatalogIs
   for (const issue of issues) {
     const path = issue.nodeIds[0];
     if (issue.ruleId === "unreadable-file" && path !== undefined) byPath.set(path, issue);
+  }
+  return byPath;
+}
+
+function indexInvalid(
+  issues: readonly CatalogIssue[],
+): Map<string, readonly { path: string; message: string }[]> {
+  const byPath = new Map<string, readonly { path: string; message: string }[]>();
+  for (const issue of issues) {
+    if (issue.ruleId !== "frontmatter-invalid") continue;
+    const path = issue.nodeIds[0];
+    const errors = issue.data?.errors;
+    if (path !== undefined && Array.isArray(errors))
+      byPath.set(path, errors as { path: string; message: string }[]);
   }
   return byPath;
 }

@@ -1,4 +1,5 @@
-import type { Store } from "../../store/index.js";
+import type { Selectable } from "kysely";
+import type { ScanLinksTable, ScanNodesTable, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, ScanStats } from "../model.js";
 import { compareLinks } from "../scan/order.js";
@@ -68,16 +69,47 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
 }
 
 async function loadNodes(store: Store): Promise<CatalogNode[]> {
-  const rows = await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
+  const rows =
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT * FROM scan_nodes ORDER BY path")
+          .all() as Selectable<ScanNodesTable>[])
+      : await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
   return rows.map(rowNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-// Links in the graph's one order (see compareLinks), with their row ids alongside.
+// Links in the graph's one order (see compareLinks), with their row ids alongside. A full scan
+// stores them in that order, so the sort is skipped when the rows already are.
 async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: number[] }> {
-  const rows = await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
-  const pairs = rows.map((row) => ({ link: rowLink(row), id: Number(row.id) }));
-  pairs.sort((a, b) => compareLinks(a.link, b.link) || a.id - b.id);
-  return { links: pairs.map((p) => p.link), ids: pairs.map((p) => p.id) };
+  const rows =
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT * FROM scan_links ORDER BY id")
+          .all() as Selectable<ScanLinksTable>[])
+      : await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
+  // Most links share one of a few `sources` lists: parse each distinct one once.
+  const parsed = new Map<string, readonly string[]>();
+  const sourcesOf = (json: string): string[] => {
+    let found = parsed.get(json);
+    if (!found) {
+      found = JSON.parse(json) as string[];
+      parsed.set(json, found);
+    }
+    return [...found];
+  };
+  const links = rows.map((row) => rowLink(row, sourcesOf));
+  const ids = rows.map((row) => Number(row.id));
+  let sorted = true;
+  for (let i = 1; i < links.length && sorted; i++)
+    sorted = compareLinks(links[i - 1] as CatalogLink, links[i] as CatalogLink) <= 0;
+  if (sorted) return { links, ids };
+  const order = links.map((_, i) => i);
+  order.sort(
+    (a, b) =>
+      compareLinks(links[a] as CatalogLink, links[b] as CatalogLink) ||
+      (ids[a] as number) - (ids[b] as number),
+  );
+  return { links: order.map((i) => links[i] as CatalogLink), ids: order.map((i) => ids[i] as number) };
 }
 
 /** The stored scan as a ScanResult, or null when the scope was never scanned. */
