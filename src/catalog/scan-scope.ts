@@ -66,6 +66,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
     listing = clock.measure("walk", () =>
       listScope(options.root, options.registry, {
         ignore: config.ignore,
+        roots: config.roots,
         followSymlinks: config.scan?.followSymlinks,
         onDiagnostic: options.onDiagnostic,
       }),
@@ -108,6 +109,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
     strict: options.strict ?? config.scan?.strict,
     followSymlinks: config.scan?.followSymlinks,
     ignore: config.ignore,
+    roots: config.roots,
     onProgress: options.onProgress,
     onDiagnostic: options.onDiagnostic,
   });

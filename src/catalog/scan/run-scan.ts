@@ -16,7 +16,7 @@ import {
 import type { ExtensionRegistry } from "../registry.js";
 import { buildNode } from "./build-node.js";
 import { countLinks, isExternal, mergeLinks } from "./links.js";
-import { type Listing, listForNode, listScope, nodeNotFound } from "./listing.js";
+import { type Listing, listForNode, listScope, nodeNotFound, walkStarts } from "./listing.js";
 import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
@@ -59,6 +59,8 @@ export interface ScanOptions {
   readonly followSymlinks?: boolean;
   /** Extra gitignore-syntax patterns (config `ignore`). */
   readonly ignore?: readonly string[];
+  /** Folders to walk, relative to the root (config `roots`; default the whole root). */
+  readonly roots?: readonly string[];
   readonly maxFileBytes?: number;
   /** The stored scan; required by the `changed` and `node` modes (without one they read everything). */
   readonly prior?: PriorScan | null;
@@ -134,6 +136,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
           )
         : listScope(options.root, registry, {
             ignore: options.ignore,
+            roots: options.roots,
             followSymlinks: options.followSymlinks,
             onDiagnostic: diagnostic,
           })),
@@ -321,7 +324,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     scannedAt,
     scannedBy: { name: "keel", version: VERSION, specVersion: CATALOG_SPEC_VERSION },
     scope: options.scope ?? "project",
-    roots: ["."],
+    roots: walkStarts(options.roots).map((start) => (start === "" ? "." : start)),
     adapters: adapters.map((a) => a.id),
     nodes,
     links: graphLinks,

@@ -109,7 +109,10 @@ async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: num
       compareLinks(links[a] as CatalogLink, links[b] as CatalogLink) ||
       (ids[a] as number) - (ids[b] as number),
   );
-  return { links: order.map((i) => links[i] as CatalogLink), ids: order.map((i) => ids[i] as number) };
+  return {
+    links: order.map((i) => links[i] as CatalogLink),
+    ids: order.map((i) => ids[i] as number),
+  };
 }
 
 /** The stored scan as a ScanResult, or null when the scope was never scanned. */

@@ -1,7 +1,7 @@
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult } from "../model.js";
-import type { PriorScan } from "../scan/prior.js";
 import { compareLinks } from "../scan/order.js";
+import type { PriorScan } from "../scan/prior.js";
 import { issueRow, nodeRow } from "./rows.js";
 
 /**
