@@ -20,7 +20,7 @@ import {
 import { openStore } from "../../src/store/index.js";
 import { keelInProcess } from "../store/cli-in-process.js";
 import { specAjv } from "./conformance-runner.js";
-import { makeTree, md, writeTree } from "./tree.js";
+import { makeTree, md } from "./tree.js";
 
 const manifest = (id: string, extensions: string[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id, version: "1.2.0", specCompat: "^0.1.0", extensions, ...extra });
