@@ -173,6 +173,11 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     if (stamp) stamps.set(node.path, stamp);
     external.set(node.path, node.externalRefsCount);
     for (const link of priorLinksBySource.get(node.path) ?? []) {
+      // The stored link as it is when only body detectors found it (the common case).
+      if (link.sources.every((id) => bodyDetectorIds.has(id))) {
+        links.push(link);
+        continue;
+      }
       const sources = link.sources.filter((id) => bodyDetectorIds.has(id));
       if (sources.length > 0) links.push({ ...link, sources });
     }

@@ -26,7 +26,13 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
     .executeTakeFirst();
   if (!meta) return null;
   const [files, issueRows, nodeCount, linkCount] = await Promise.all([
-    store.kysely.selectFrom("scan_files").select(["path", "modified_at", "file_bytes"]).execute(),
+    // 10,000 stamps are read before every --changed scan: straight through the SQLite
+    // connection when there is one.
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT path, modified_at, file_bytes FROM scan_files")
+          .all() as { path: string; modified_at: number; file_bytes: number }[])
+      : store.kysely.selectFrom("scan_files").select(["path", "modified_at", "file_bytes"]).execute(),
     store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
     store.kysely
       .selectFrom("scan_nodes")
@@ -87,15 +93,16 @@ async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: num
           .prepare("SELECT * FROM scan_links ORDER BY id")
           .all() as Selectable<ScanLinksTable>[])
       : await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
-  // Most links share one of a few `sources` lists: parse each distinct one once.
-  const parsed = new Map<string, readonly string[]>();
+  // Most links share one of a few `sources` lists: parse each distinct one once (the links
+  // share the array; whoever merges into a link copies it first, see mergeLinks).
+  const parsed = new Map<string, string[]>();
   const sourcesOf = (json: string): string[] => {
     let found = parsed.get(json);
     if (!found) {
       found = JSON.parse(json) as string[];
       parsed.set(json, found);
     }
-    return [...found];
+    return found;
   };
   const links = rows.map((row) => rowLink(row, sourcesOf));
   const ids = rows.map((row) => Number(row.id));
