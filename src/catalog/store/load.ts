@@ -32,7 +32,10 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
       ? (store.native.database
           .prepare("SELECT path, modified_at, file_bytes FROM scan_files")
           .all() as { path: string; modified_at: number; file_bytes: number }[])
-      : store.kysely.selectFrom("scan_files").select(["path", "modified_at", "file_bytes"]).execute(),
+      : store.kysely
+          .selectFrom("scan_files")
+          .select(["path", "modified_at", "file_bytes"])
+          .execute(),
     store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
     store.kysely
       .selectFrom("scan_nodes")
