@@ -154,7 +154,7 @@ describe("plugins", () => {
       // One good extension and one that is no extension: neither registers.
       ".keel/plugins/d-half/plugin.json": manifest("d-half", ["good.mjs", "bad.mjs"]),
       ".keel/plugins/d-half/good.mjs": `export default { kind: "rule", id: "d-good", version: "1", description: "d", evaluate: () => [] };`,
-      ".keel/plugins/d-half/bad.mjs": `export default { kind: "action", id: "d-bad", version: "1", description: "d" };`,
+      ".keel/plugins/d-half/bad.mjs": `export default { kind: "widget", id: "d-bad", version: "1", description: "d" };`,
       // Its detector takes a built-in's id.
       ".keel/plugins/e-clash/plugin.json": manifest("e-clash", ["slash.mjs"]),
       ".keel/plugins/e-clash/slash.mjs": `export default { kind: "detector", id: "slash", version: "9", description: "mine",
@@ -163,7 +163,9 @@ describe("plugins", () => {
       ".keel/plugins/f-throws/boom.mjs": `throw new Error("boom at import");`,
       ".keel/plugins/g-escape/plugin.json": manifest("g-escape", ["../d-half/good.mjs"]),
       // The spec's folder is read too.
-      ".skill-map/plugins/h-spec/plugin.json": manifest("h-spec", ["r.mjs"]),
+      // An action manifest (JSON, the jobs module's) beside the rule is passed over.
+      ".skill-map/plugins/h-spec/plugin.json": manifest("h-spec", ["r.mjs", "summarize.json"]),
+      ".skill-map/plugins/h-spec/summarize.json": JSON.stringify({ kind: "action", id: "h-sum" }),
       ".skill-map/plugins/h-spec/r.mjs": `export default { kind: "rule", id: "h-rule", version: "1", description: "h", evaluate: () => [] };`,
     });
     try {
@@ -178,7 +180,7 @@ describe("plugins", () => {
       ]);
       expect(status["c-not-json"]?.[0]).toBe("invalid-manifest");
       expect(status["d-half"]?.[0]).toBe("load-error");
-      expect(status["d-half"]?.[1]).toMatch(/bad\.mjs.*kind "action"/);
+      expect(status["d-half"]?.[1]).toMatch(/bad\.mjs.*kind "widget"/);
       expect(status["e-clash"]).toEqual([
         "load-error",
         'a detector with id "slash" is already registered',

@@ -54,7 +54,8 @@ function exported(module: Record<string, unknown>): unknown[] {
 
 /**
  * Imports the extensions of every `enabled` plugin and registers them, each marked with its
- * `pluginId`. A plugin registers whole or not at all: an extension file that is missing, outside
+ * `pluginId`. JSON extension files (action manifests) and exported actions or audits belong to
+ * other modules and are passed over. A plugin registers whole or not at all: an extension file that is missing, outside
  * the plugin folder, fails to import, exports something that is not an extension, or clashes
  * with a registered id turns the plugin's status into `load-error` (with the reason) and none of
  * its extensions is registered. Never throws for a plugin's fault.
@@ -76,6 +77,8 @@ export async function loadPlugins(
         const file = resolve(plugin.path, relative);
         if (!file.startsWith(`${plugin.path}${sep}`))
           throw new Error(`extension ${relative} is outside the plugin folder`);
+        // A JSON extension is an action manifest: the jobs module reads those (src/jobs).
+        if (file.endsWith(".json")) continue;
         let module: Record<string, unknown>;
         try {
           module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
@@ -87,6 +90,9 @@ export async function loadPlugins(
         const values = exported(module);
         if (values.length === 0) throw new Error(`extension ${relative} exports nothing`);
         for (const value of values) {
+          // Actions and audits are other modules' kinds, not the scan's.
+          const kind = (value as { kind?: unknown } | null)?.kind;
+          if (kind === "action" || kind === "audit") continue;
           const problem = shapeProblem(value);
           if (problem) throw new Error(`extension ${relative}: the export ${problem}`);
           extensions.push(value as Extension);
