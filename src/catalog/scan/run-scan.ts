@@ -20,7 +20,7 @@ import { type Listing, listForNode, listScope, nodeNotFound, walkStarts } from "
 import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
-import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+import { type TokenPool, tokenPool } from "./token-pool.js";
 
 /**
  * A file modified this close to the moment it is read may change again within the same clock
@@ -142,9 +142,13 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
           })),
   );
 
-  const countTokens: TokenCounter | null = tokenize
-    ? await clock.measureAsync("tokenize", loadTokenCounter)
+  // A full scan (or one with nothing to reuse) counts every file: then tokenizing runs on a
+  // worker thread beside the rest of the scan; a few re-read files are counted inline.
+  const toCount = prior && mode.kind !== "full" ? 0 : listing.files.length;
+  const pool: TokenPool | null = tokenize
+    ? await clock.measureAsync("tokenize", () => tokenPool(toCount))
     : null;
+  const counted: Promise<void>[] = [];
   const nodes: CatalogNode[] = [];
   const links: CatalogLink[] = [];
   const frontmatter = new Map<string, FrontmatterDiagnostic>();
@@ -275,12 +279,15 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
         if (hint) frontmatter.set(file.path, { malformed: { hint, message: "" } });
       }
     });
-    if (countTokens) {
-      node.tokens = clock.measure("tokenize", () => {
-        const fm = countTokens(split.frontmatterRaw);
-        const body = countTokens(split.body);
-        return { frontmatter: fm, body, total: fm + body };
-      });
+    if (pool) {
+      const counting = clock.measure("tokenize", () =>
+        pool.count(split.frontmatterRaw, split.body),
+      );
+      counted.push(
+        counting.then(([fm, body]) => {
+          node.tokens = { frontmatter: fm, body, total: fm + body };
+        }),
+      );
     }
     nodes.push(node);
     external.set(node.path, 0);
@@ -314,6 +321,12 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     }
   }
 
+  if (pool) {
+    await clock.measureAsync("tokenize", async () => {
+      await pool.close();
+      await Promise.all(counted);
+    });
+  }
   nodes.sort((a, b) => compareCodePoints(a.path, b.path));
   const graphLinks = mergeLinks(links).sort(compareLinks);
   countLinks(nodes, graphLinks);
