@@ -59,7 +59,8 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
   const write = options.write !== false;
   const tokenize = config.scan?.tokenize !== false;
   const clock = new PhaseClock();
-  const head = mode.kind === "full" ? null : await loadScanHead(store);
+  const head =
+    mode.kind === "full" ? null : await clock.measureAsync("load", () => loadScanHead(store));
   let listing: ReturnType<typeof listScope> | undefined;
   let probed: ReturnType<typeof stampListing> | undefined;
   if (mode.kind === "changed" && head) {
@@ -95,7 +96,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
       };
     }
   }
-  const prior = head ? await loadPriorScan(store, head) : null;
+  const prior = head ? await clock.measureAsync("load", () => loadPriorScan(store, head)) : null;
   const outcome = await runScan({
     root: options.root,
     registry: options.registry,

@@ -59,7 +59,7 @@ export async function runCliScan(
 function timingLine(outcome: ScopeScan): string {
   const t = outcome.timings;
   const ms = (v: number) => `${Math.round(v)}ms`;
-  return `walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
+  return `load ${ms(t.load)} · walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
 }
 
 /** `keel init` and `keel scan`. */
