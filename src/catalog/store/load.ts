@@ -1,3 +1,4 @@
+import type BetterSqlite3 from "better-sqlite3";
 import type { Selectable } from "kysely";
 import type { ScanLinksTable, ScanNodesTable, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
@@ -87,14 +88,53 @@ async function loadNodes(store: Store): Promise<CatalogNode[]> {
   return rows.map(rowNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+const LINK_COLUMNS = [
+  "id",
+  "source_path",
+  "target_path",
+  "kind",
+  "confidence",
+  "sources_json",
+  "original_trigger",
+  "normalized_trigger",
+  "location_line",
+  "location_column",
+  "location_offset",
+  "raw",
+] as const;
+
+// 100,000 link rows as arrays (one object less per row than better-sqlite3's row objects),
+// then as rows of one shape.
+function sqliteLinkRows(db: BetterSqlite3.Database): Selectable<ScanLinksTable>[] {
+  const arrays = db
+    .prepare(`SELECT ${LINK_COLUMNS.join(", ")} FROM scan_links ORDER BY id`)
+    .raw(true)
+    .all() as unknown[][];
+  return arrays.map(
+    (r) =>
+      ({
+        id: r[0],
+        source_path: r[1],
+        target_path: r[2],
+        kind: r[3],
+        confidence: r[4],
+        sources_json: r[5],
+        original_trigger: r[6],
+        normalized_trigger: r[7],
+        location_line: r[8],
+        location_column: r[9],
+        location_offset: r[10],
+        raw: r[11],
+      }) as Selectable<ScanLinksTable>,
+  );
+}
+
 // Links in the graph's one order (see compareLinks), with their row ids alongside. A full scan
 // stores them in that order, so the sort is skipped when the rows already are.
 async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: number[] }> {
   const rows =
     store.native.dialect === "sqlite"
-      ? (store.native.database
-          .prepare("SELECT * FROM scan_links ORDER BY id")
-          .all() as Selectable<ScanLinksTable>[])
+      ? sqliteLinkRows(store.native.database)
       : await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
   // Most links share one of a few `sources` lists: parse each distinct one once (the links
   // share the array; whoever merges into a link copies it first, see mergeLinks).
