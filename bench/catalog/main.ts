@@ -94,7 +94,7 @@ function report(label: string, run: Timed<ScopeScan | unknown>, target?: number)
   const outcome = run.value as ScopeScan | null;
   const t = outcome?.timings;
   const phases = t
-    ? `walk ${t.walk.toFixed(0)} · parse ${t.parse.toFixed(0)} · tokenize ${t.tokenize.toFixed(0)} · detect ${t.detect.toFixed(0)} · rules ${t.rules.toFixed(0)} · write ${t.write.toFixed(0)} · reused ${outcome?.reused}`
+    ? `load ${t.load.toFixed(0)} · walk ${t.walk.toFixed(0)} · parse ${t.parse.toFixed(0)} · tokenize ${t.tokenize.toFixed(0)} · detect ${t.detect.toFixed(0)} · rules ${t.rules.toFixed(0)} · write ${t.write.toFixed(0)} · reused ${outcome?.reused}`
     : "";
   const against =
     target === undefined

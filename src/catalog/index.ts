@@ -29,6 +29,19 @@ export { renderMarkdown } from "./markdown.js";
 export * from "./model.js";
 export { type NodeDetail, nodeDetail } from "./node-detail.js";
 export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
+export {
+  type DiscoveredPlugin,
+  discoverPlugins,
+  PLUGIN_FOLDERS,
+  type PluginStatus,
+} from "./plugins/discover.js";
+export { loadPlugins } from "./plugins/load.js";
+export {
+  manifestProblems,
+  PLUGIN_MANIFEST_SCHEMA,
+  type PluginManifest,
+} from "./plugins/manifest.js";
+export { type ScopeRegistry, scopeRegistry } from "./plugins/scope-registry.js";
 export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";

@@ -25,6 +25,7 @@ export class ExtensionRegistry {
     renderer: [],
   };
   #disabled: DisabledKinds = {};
+  #adapterOrder: readonly string[] | null = null;
 
   /** Adds an extension; a second one of the same kind and id is refused. */
   register(extension: Extension): this {
@@ -53,8 +54,34 @@ export class ExtensionRegistry {
     return this;
   }
 
+  /**
+   * The config's `adapters`: only these adapters classify files, in this order (the first that
+   * claims a file wins). An empty list means every registered adapter, in registration order.
+   * An id no registered adapter has is refused.
+   */
+  selectAdapters(ids: readonly string[]): this {
+    const known = (this.#byKind.adapter as Adapter[]).map((a) => a.id);
+    const unknown = ids.filter((id) => !known.includes(id));
+    if (unknown.length > 0) {
+      throw new KeelError(
+        "CATALOG_CONFIG_INVALID",
+        `The config's adapters name ${unknown.map((id) => `"${id}"`).join(", ")}, which no registered adapter has.`,
+        {
+          hint: `Use the ids of registered adapters (${known.join(", ")}), or check that the plugin providing it loads (keel scan names the plugins it could not load).`,
+          details: { unknown, known },
+        },
+      );
+    }
+    this.#adapterOrder = ids.length > 0 ? [...new Set(ids)] : null;
+    return this;
+  }
+
   adapters(): readonly Adapter[] {
-    return this.#disabled.adapters ? [] : (this.#byKind.adapter as Adapter[]);
+    if (this.#disabled.adapters) return [];
+    const all = this.#byKind.adapter as Adapter[];
+    const order = this.#adapterOrder;
+    if (!order) return all;
+    return order.map((id) => all.find((a) => a.id === id)).filter((a) => a !== undefined);
   }
   detectors(): readonly Detector[] {
     return this.#disabled.detectors ? [] : (this.#byKind.detector as Detector[]);

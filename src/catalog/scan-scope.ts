@@ -59,13 +59,15 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
   const write = options.write !== false;
   const tokenize = config.scan?.tokenize !== false;
   const clock = new PhaseClock();
-  const head = mode.kind === "full" ? null : await loadScanHead(store);
+  const head =
+    mode.kind === "full" ? null : await clock.measureAsync("load", () => loadScanHead(store));
   let listing: ReturnType<typeof listScope> | undefined;
   let probed: ReturnType<typeof stampListing> | undefined;
   if (mode.kind === "changed" && head) {
     listing = clock.measure("walk", () =>
       listScope(options.root, options.registry, {
         ignore: config.ignore,
+        roots: config.roots,
         followSymlinks: config.scan?.followSymlinks,
         onDiagnostic: options.onDiagnostic,
       }),
@@ -94,7 +96,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
       };
     }
   }
-  const prior = head ? await loadPriorScan(store, head) : null;
+  const prior = head ? await clock.measureAsync("load", () => loadPriorScan(store, head)) : null;
   const outcome = await runScan({
     root: options.root,
     registry: options.registry,
@@ -108,6 +110,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
     strict: options.strict ?? config.scan?.strict,
     followSymlinks: config.scan?.followSymlinks,
     ignore: config.ignore,
+    roots: config.roots,
     onProgress: options.onProgress,
     onDiagnostic: options.onDiagnostic,
   });

@@ -128,6 +128,7 @@ export const ERROR_CODES = {
   // catalog (src/catalog): scans, browse verbs, extensions
   CATALOG_EXTENSION_INVALID: { exit: 2, http: 400 },
   CATALOG_ROOT_INVALID: { exit: 2, http: 400 },
+  CATALOG_CONFIG_INVALID: { exit: 2, http: 400 },
   CATALOG_SCAN_FAILED: { exit: 2, http: 500 },
   CATALOG_DUMP_INVALID: { exit: 2, http: 400 },
   CATALOG_FORMAT_UNKNOWN: { exit: 2, http: 400 },

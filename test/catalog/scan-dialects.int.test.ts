@@ -3,7 +3,7 @@
  * and a reader on another connection polling during a write sees the old scan or the new one,
  * never a mix.
  */
-import { rmSync } from "node:fs";
+import { rmSync, unlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
@@ -65,6 +65,99 @@ for (const dialect of await dialects()) {
         expect(loaded?.links).toEqual(result.links);
         expect(loaded?.issues).toEqual(result.issues);
         expect(loaded?.stats).toEqual(result.stats);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("--changed writes only the rows that differ and reads back as a full scan", async () => {
+      const root = makeTree({
+        "notes/a.md": md("a", "see /b"),
+        "notes/b.md": md("b", "see /c and @nobody"),
+        "notes/c.md": md("c", "plain"),
+        "notes/d.md": md("d", "see /c", { related: ["notes/e.md"] }),
+        "notes/e.md": md("e", "see /a"),
+      });
+      cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+      // Stamps well in the past, so none is racy (a racy stamp is re-read on purpose).
+      const age = (path: string, secondsAgo: number) => {
+        const at = Date.now() / 1000 - secondsAgo;
+        utimesSync(join(root, path), at, at);
+      };
+      for (const name of "abcde") age(`notes/${name}.md`, 3600);
+      const store = await openStore({ db: await dialect.db() });
+      const registry = builtInRegistry();
+      const read = async () => ({
+        nodes: (
+          await sql<{
+            path: string;
+            scanned_at: string | number;
+          }>`SELECT path, scanned_at FROM scan_nodes ORDER BY path`.execute(store.kysely)
+        ).rows.map((r) => [r.path, Number(r.scanned_at)]),
+        links: (
+          await sql<{
+            id: string | number;
+            source_path: string;
+            target_path: string;
+          }>`SELECT id, source_path, target_path FROM scan_links ORDER BY id`.execute(store.kysely)
+        ).rows.map((r) => [Number(r.id), r.source_path, r.target_path]),
+        files: (
+          await sql<{
+            id: string | number;
+            path: string;
+          }>`SELECT id, path FROM scan_files ORDER BY id`.execute(store.kysely)
+        ).rows.map((r) => [Number(r.id), r.path]),
+      });
+      try {
+        await scanScope(store, { root, registry });
+        const before = await read();
+        const firstAt = before.nodes[0]?.[1];
+        writeTree(root, {
+          "notes/b.md": md("b", "see /a now"),
+          "notes/f.md": md("f", "new, see /d"),
+        });
+        unlinkSync(join(root, "notes/e.md"));
+        age("notes/b.md", 1800);
+        age("notes/f.md", 1800);
+        const changed = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+        expect(changed.unchanged).toBe(false);
+        expect(changed.reused).toBe(3);
+        const after = await read();
+        // Untouched files keep their node rows (their scan time), link rows and stamp rows.
+        const secondAt = after.nodes.find(([path]) => path === "notes/b.md")?.[1];
+        expect(secondAt).not.toBe(firstAt);
+        expect(after.nodes).toEqual([
+          // Trigger links (/a) count into no node's links_in_count: a, c, d's rows are as they were.
+          ["notes/a.md", firstAt],
+          ["notes/b.md", secondAt],
+          ["notes/c.md", firstAt],
+          ["notes/d.md", firstAt],
+          ["notes/f.md", secondAt],
+        ]);
+        const untouched = (row: (string | number)[]) =>
+          ["notes/c.md", "notes/d.md", "notes/a.md"].includes(row[1] as string);
+        expect(after.links.filter(untouched)).toEqual(before.links.filter(untouched));
+        expect(after.links.map(([, source]) => source)).not.toContain("notes/e.md");
+        expect(after.files.filter(untouched)).toEqual(before.files.filter(untouched));
+        expect(after.files.map(([, path]) => path).sort()).toEqual([
+          "notes/a.md",
+          "notes/b.md",
+          "notes/c.md",
+          "notes/d.md",
+          "notes/f.md",
+        ]);
+        // What is stored equals a full scan of the same files.
+        const full = (await runScan({ root, registry })).result;
+        const stored = await loadScan(store);
+        expect(stored?.nodes).toEqual(full.nodes);
+        expect(stored?.links).toEqual(full.links);
+        expect(stored?.issues).toEqual(full.issues);
+        // Nothing changed since: the stored rows stand, untouched.
+        const quiet = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+        expect(quiet.unchanged).toBe(true);
+        const again = await read();
+        expect(again.links).toEqual(after.links);
+        expect(again.files).toEqual(after.files);
       } finally {
         await store.close();
       }

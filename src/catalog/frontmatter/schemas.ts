@@ -90,12 +90,22 @@ const KIND_FIELDS: Record<NodeKind, Record<string, unknown>> = {
   note: {},
 };
 
-/** The JSON Schema a node of `kind` has its frontmatter checked against. */
-export function frontmatterSchema(kind: NodeKind): Record<string, unknown> {
+const BASE_ID = "keel:catalog/frontmatter/base";
+
+/** The base every kind's schema refers to (by `$id`): register it once, compile it once. */
+export function frontmatterBaseSchema(): Record<string, unknown> {
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", $id: BASE_ID, ...base };
+}
+
+/**
+ * The JSON Schema a node of `kind` has its frontmatter checked against. `inline` embeds the base
+ * (a self-contained schema); otherwise it refers to `frontmatterBaseSchema()` by id.
+ */
+export function frontmatterSchema(kind: NodeKind, inline = true): Record<string, unknown> {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: `keel:catalog/frontmatter/${kind}`,
-    allOf: [base],
+    allOf: [inline ? base : { $ref: BASE_ID }],
     type: "object",
     additionalProperties: true,
     properties: KIND_FIELDS[kind],

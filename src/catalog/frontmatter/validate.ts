@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { NodeKind } from "../model.js";
-import { frontmatterSchema } from "./schemas.js";
+import { frontmatterBaseSchema, frontmatterSchema } from "./schemas.js";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -14,19 +14,21 @@ export interface FrontmatterProblem {
   message: string;
 }
 
-let validators: Map<NodeKind, ValidateFunction> | undefined;
+let ajv: Ajv2020 | undefined;
+const validators = new Map<NodeKind, ValidateFunction>();
 
+// Compiling is the expensive part (a scan that re-reads ten files would otherwise spend most of
+// its time here): the shared base is compiled once, and each kind only when a node needs it.
 function validatorFor(kind: NodeKind): ValidateFunction {
-  if (!validators) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
+  let validate = validators.get(kind);
+  if (validate) return validate;
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, strict: false, code: { optimize: false } });
     addFormats(ajv);
-    validators = new Map();
-    for (const k of ["skill", "agent", "command", "hook", "note"] as const) {
-      validators.set(k, ajv.compile(frontmatterSchema(k)));
-    }
+    ajv.addSchema(frontmatterBaseSchema());
   }
-  const validate = validators.get(kind);
-  if (!validate) throw new Error(`no frontmatter schema for kind ${kind}`);
+  validate = ajv.compile(frontmatterSchema(kind, false));
+  validators.set(kind, validate);
   return validate;
 }
 

@@ -24,9 +24,16 @@ export interface WalkResult {
 /**
  * Lists every file under `root` the filter keeps, in no particular order. Symbolic links
  * are skipped unless `followSymlinks`; when followed, a directory reached twice (a loop, or two
- * links to one place) is entered once and the repeat reported.
+ * links to one place) is entered once and the repeat reported. `starts` are the folders walked
+ * (normal POSIX paths relative to `root`, "" for root itself); a file under two of them is
+ * listed once.
  */
-export function walkFiles(root: string, filter: IgnoreFilter, followSymlinks: boolean): WalkResult {
+export function walkFiles(
+  root: string,
+  filter: IgnoreFilter,
+  followSymlinks: boolean,
+  starts: readonly string[] = [""],
+): WalkResult {
   const files: WalkedFile[] = [];
   const problems: WalkProblem[] = [];
   const visited = new Set<string>();
@@ -92,8 +99,16 @@ export function walkFiles(root: string, filter: IgnoreFilter, followSymlinks: bo
       }
     }
   };
-  enter(root, "");
-  return { files, problems };
+  if (starts.length === 1 && starts[0] === "") {
+    enter(root, "");
+    return { files, problems };
+  }
+  for (const start of starts) enter(start === "" ? root : `${root}${sep}${start}`, start);
+  const seen = new Set<string>();
+  return {
+    files: files.filter((file) => !seen.has(file.path) && seen.add(file.path) !== undefined),
+    problems,
+  };
 }
 
 function problem(path: string, error: unknown): WalkProblem {

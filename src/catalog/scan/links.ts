@@ -16,12 +16,20 @@ export function isExternal(link: CatalogLink): boolean {
  */
 export function mergeLinks(links: readonly CatalogLink[]): CatalogLink[] {
   const merged = new Map<string, CatalogLink>();
+  // Most links are said once: they are kept as they are, and copied only when a second
+  // detector says the same (the copy is what gets merged into, never the caller's link).
+  const copied = new Set<CatalogLink>();
   for (const link of links) {
     const key = `${link.source}\u0000${link.target}\u0000${link.kind}\u0000${link.trigger?.normalizedTrigger ?? ""}`;
-    const existing = merged.get(key);
+    let existing = merged.get(key);
     if (!existing) {
-      merged.set(key, { ...link, sources: [...link.sources] });
+      merged.set(key, link);
       continue;
+    }
+    if (!copied.has(existing)) {
+      existing = { ...existing, sources: [...existing.sources] };
+      copied.add(existing);
+      merged.set(key, existing);
     }
     for (const source of link.sources) {
       if (!existing.sources.includes(source)) existing.sources.push(source);

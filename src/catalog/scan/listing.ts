@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { compareCodePoints, KeelError } from "../../core/index.js";
 import { buildIgnoreFilter } from "../fs/ignore-filter.js";
 import { type WalkProblem, walkFiles } from "../fs/walk.js";
@@ -25,6 +25,8 @@ export interface Listing {
 
 export interface ListingOptions {
   readonly ignore?: readonly string[];
+  /** The config's `roots`: folders to walk, relative to the scope root (default: all of it). */
+  readonly roots?: readonly string[];
   readonly followSymlinks?: boolean;
   readonly onDiagnostic?: (message: string) => void;
 }
@@ -39,6 +41,7 @@ export function listScope(
     root,
     buildIgnoreFilter(root, options.ignore ?? []),
     options.followSymlinks === true,
+    walkStarts(options.roots),
   );
   return classify(
     walk.files.map((f) => f.path),
@@ -46,6 +49,36 @@ export function listScope(
     registry,
     walk.problems,
     options.onDiagnostic,
+  );
+}
+
+/**
+ * The config's `roots` as normal POSIX paths relative to the scope root ("" for the root
+ * itself). A root that is absolute or leaves the scope is refused: node paths are relative to
+ * the scope root, and a file outside it has no such path.
+ */
+export function walkStarts(roots: readonly string[] | undefined): string[] {
+  if (!roots || roots.length === 0) return [""];
+  const starts = new Set<string>();
+  for (const root of roots) {
+    const normal = posix.normalize(root.replaceAll("\\", "/")).replace(/\/+$/, "");
+    if (posix.isAbsolute(normal) || normal === ".." || normal.startsWith("../")) {
+      throw new KeelError(
+        "CATALOG_CONFIG_INVALID",
+        `The config's roots include "${root}", which is outside the scope root.`,
+        {
+          hint: "List folders inside the scope (relative, like docs or .claude); scan another folder as its own scope.",
+          details: { root },
+        },
+      );
+    }
+    starts.add(normal === "." ? "" : normal);
+  }
+  // A root inside another root adds nothing.
+  const all = [...starts].sort(compareCodePoints);
+  return all.filter(
+    (start) =>
+      !all.some((other) => other !== start && (other === "" || start.startsWith(`${other}/`))),
   );
 }
 

@@ -1,5 +1,7 @@
 /** Milliseconds spent in each phase of a scan (printed by `keel scan -v` and the bench). */
 export interface ScanTimings {
+  /** Reading the stored scan (`--changed`, `-n`). */
+  load: number;
   walk: number;
   parse: number;
   tokenize: number;
@@ -10,7 +12,15 @@ export interface ScanTimings {
 
 /** A stopwatch that adds the time of each `measure` call to a phase. */
 export class PhaseClock {
-  readonly timings: ScanTimings = { walk: 0, parse: 0, tokenize: 0, detect: 0, rules: 0, write: 0 };
+  readonly timings: ScanTimings = {
+    load: 0,
+    walk: 0,
+    parse: 0,
+    tokenize: 0,
+    detect: 0,
+    rules: 0,
+    write: 0,
+  };
 
   measure<T>(phase: keyof ScanTimings, fn: () => T): T {
     const start = performance.now();

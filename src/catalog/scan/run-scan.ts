@@ -16,11 +16,11 @@ import {
 import type { ExtensionRegistry } from "../registry.js";
 import { buildNode } from "./build-node.js";
 import { countLinks, isExternal, mergeLinks } from "./links.js";
-import { type Listing, listForNode, listScope, nodeNotFound } from "./listing.js";
+import { type Listing, listForNode, listScope, nodeNotFound, walkStarts } from "./listing.js";
 import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
-import { loadTokenCounter, type TokenCounter } from "./tokens.js";
+import { type TokenPool, tokenPool } from "./token-pool.js";
 
 /**
  * A file modified this close to the moment it is read may change again within the same clock
@@ -59,6 +59,8 @@ export interface ScanOptions {
   readonly followSymlinks?: boolean;
   /** Extra gitignore-syntax patterns (config `ignore`). */
   readonly ignore?: readonly string[];
+  /** Folders to walk, relative to the root (config `roots`; default the whole root). */
+  readonly roots?: readonly string[];
   readonly maxFileBytes?: number;
   /** The stored scan; required by the `changed` and `node` modes (without one they read everything). */
   readonly prior?: PriorScan | null;
@@ -134,14 +136,19 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
           )
         : listScope(options.root, registry, {
             ignore: options.ignore,
+            roots: options.roots,
             followSymlinks: options.followSymlinks,
             onDiagnostic: diagnostic,
           })),
   );
 
-  const countTokens: TokenCounter | null = tokenize
-    ? await clock.measureAsync("tokenize", loadTokenCounter)
+  // A full scan (or one with nothing to reuse) counts every file: then tokenizing runs on a
+  // worker thread beside the rest of the scan; a few re-read files are counted inline.
+  const toCount = prior && mode.kind !== "full" ? 0 : listing.files.length;
+  const pool: TokenPool | null = tokenize
+    ? await clock.measureAsync("tokenize", () => tokenPool(toCount))
     : null;
+  const counted: Promise<void>[] = [];
   const nodes: CatalogNode[] = [];
   const links: CatalogLink[] = [];
   const frontmatter = new Map<string, FrontmatterDiagnostic>();
@@ -157,6 +164,11 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   const priorLinksBySource = indexLinks(prior?.links ?? []);
   const priorMalformed = indexMalformed(prior?.issues ?? []);
   const priorUnreadable = indexUnreadable(prior?.issues ?? []);
+  // The built-in rule stored each invalid block's problems: a reused node's block is unchanged,
+  // so its problems are read back instead of validated again (and the schemas never compiled).
+  const priorInvalid = registry.rules().some((r) => r.id === "frontmatter-invalid")
+    ? indexInvalid(prior?.issues ?? [])
+    : null;
 
   const reuse = (node: CatalogNode, stamp: FileStamp | null) => {
     const copy: CatalogNode = { ...node, bytes: { ...node.bytes } };
@@ -165,6 +177,11 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     if (stamp) stamps.set(node.path, stamp);
     external.set(node.path, node.externalRefsCount);
     for (const link of priorLinksBySource.get(node.path) ?? []) {
+      // The stored link as it is when only body detectors found it (the common case).
+      if (link.sources.every((id) => bodyDetectorIds.has(id))) {
+        links.push(link);
+        continue;
+      }
       const sources = link.sources.filter((id) => bodyDetectorIds.has(id));
       if (sources.length > 0) links.push({ ...link, sources });
     }
@@ -182,7 +199,10 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     });
     const malformed = priorMalformed.get(node.path);
     if (malformed) frontmatter.set(node.path, { malformed });
-    else if (node.bytes.frontmatter > 0) {
+    else if (priorInvalid) {
+      const invalid = priorInvalid.get(node.path);
+      if (invalid) frontmatter.set(node.path, { invalid });
+    } else if (node.bytes.frontmatter > 0) {
       const invalid = clock.measure("parse", () =>
         validateFrontmatter(node.kind, node.frontmatter),
       );
@@ -259,12 +279,15 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
         if (hint) frontmatter.set(file.path, { malformed: { hint, message: "" } });
       }
     });
-    if (countTokens) {
-      node.tokens = clock.measure("tokenize", () => {
-        const fm = countTokens(split.frontmatterRaw);
-        const body = countTokens(split.body);
-        return { frontmatter: fm, body, total: fm + body };
-      });
+    if (pool) {
+      const counting = clock.measure("tokenize", () =>
+        pool.count(split.frontmatterRaw, split.body),
+      );
+      counted.push(
+        counting.then(([fm, body]) => {
+          node.tokens = { frontmatter: fm, body, total: fm + body };
+        }),
+      );
     }
     nodes.push(node);
     external.set(node.path, 0);
@@ -298,6 +321,12 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     }
   }
 
+  if (pool) {
+    await clock.measureAsync("tokenize", async () => {
+      await pool.close();
+      await Promise.all(counted);
+    });
+  }
   nodes.sort((a, b) => compareCodePoints(a.path, b.path));
   const graphLinks = mergeLinks(links).sort(compareLinks);
   countLinks(nodes, graphLinks);
@@ -313,7 +342,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     scannedAt,
     scannedBy: { name: "keel", version: VERSION, specVersion: CATALOG_SPEC_VERSION },
     scope: options.scope ?? "project",
-    roots: ["."],
+    roots: walkStarts(options.roots).map((start) => (start === "" ? "." : start)),
     adapters: adapters.map((a) => a.id),
     nodes,
     links: graphLinks,
@@ -425,6 +454,20 @@ function indexUnreadable(issues: readonly CatalogIssue[]): Map<string, CatalogIs
   for (const issue of issues) {
     const path = issue.nodeIds[0];
     if (issue.ruleId === "unreadable-file" && path !== undefined) byPath.set(path, issue);
+  }
+  return byPath;
+}
+
+function indexInvalid(
+  issues: readonly CatalogIssue[],
+): Map<string, readonly { path: string; message: string }[]> {
+  const byPath = new Map<string, readonly { path: string; message: string }[]>();
+  for (const issue of issues) {
+    if (issue.ruleId !== "frontmatter-invalid") continue;
+    const path = issue.nodeIds[0];
+    const errors = issue.data?.errors;
+    if (path !== undefined && Array.isArray(errors))
+      byPath.set(path, errors as { path: string; message: string }[]);
   }
   return byPath;
 }

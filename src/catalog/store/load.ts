@@ -1,4 +1,6 @@
-import type { Store } from "../../store/index.js";
+import type BetterSqlite3 from "better-sqlite3";
+import type { Selectable } from "kysely";
+import type { ScanLinksTable, ScanNodesTable, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, ScanStats } from "../model.js";
 import { compareLinks } from "../scan/order.js";
@@ -25,7 +27,16 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
     .executeTakeFirst();
   if (!meta) return null;
   const [files, issueRows, nodeCount, linkCount] = await Promise.all([
-    store.kysely.selectFrom("scan_files").select(["path", "modified_at", "file_bytes"]).execute(),
+    // 10,000 stamps are read before every --changed scan: straight through the SQLite
+    // connection when there is one.
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT path, modified_at, file_bytes FROM scan_files")
+          .all() as { path: string; modified_at: number; file_bytes: number }[])
+      : store.kysely
+          .selectFrom("scan_files")
+          .select(["path", "modified_at", "file_bytes"])
+          .execute(),
     store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
     store.kysely
       .selectFrom("scan_nodes")
@@ -68,16 +79,90 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
 }
 
 async function loadNodes(store: Store): Promise<CatalogNode[]> {
-  const rows = await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
+  const rows =
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT * FROM scan_nodes ORDER BY path")
+          .all() as Selectable<ScanNodesTable>[])
+      : await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
   return rows.map(rowNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-// Links in the graph's one order (see compareLinks), with their row ids alongside.
+const LINK_COLUMNS = [
+  "id",
+  "source_path",
+  "target_path",
+  "kind",
+  "confidence",
+  "sources_json",
+  "original_trigger",
+  "normalized_trigger",
+  "location_line",
+  "location_column",
+  "location_offset",
+  "raw",
+] as const;
+
+// 100,000 link rows as arrays (one object less per row than better-sqlite3's row objects),
+// then as rows of one shape.
+function sqliteLinkRows(db: BetterSqlite3.Database): Selectable<ScanLinksTable>[] {
+  const arrays = db
+    .prepare(`SELECT ${LINK_COLUMNS.join(", ")} FROM scan_links ORDER BY id`)
+    .raw(true)
+    .all() as unknown[][];
+  return arrays.map(
+    (r) =>
+      ({
+        id: r[0],
+        source_path: r[1],
+        target_path: r[2],
+        kind: r[3],
+        confidence: r[4],
+        sources_json: r[5],
+        original_trigger: r[6],
+        normalized_trigger: r[7],
+        location_line: r[8],
+        location_column: r[9],
+        location_offset: r[10],
+        raw: r[11],
+      }) as Selectable<ScanLinksTable>,
+  );
+}
+
+// Links in the graph's one order (see compareLinks), with their row ids alongside. A full scan
+// stores them in that order, so the sort is skipped when the rows already are.
 async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: number[] }> {
-  const rows = await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
-  const pairs = rows.map((row) => ({ link: rowLink(row), id: Number(row.id) }));
-  pairs.sort((a, b) => compareLinks(a.link, b.link) || a.id - b.id);
-  return { links: pairs.map((p) => p.link), ids: pairs.map((p) => p.id) };
+  const rows =
+    store.native.dialect === "sqlite"
+      ? sqliteLinkRows(store.native.database)
+      : await store.kysely.selectFrom("scan_links").selectAll().orderBy("id").execute();
+  // Most links share one of a few `sources` lists: parse each distinct one once (the links
+  // share the array; whoever merges into a link copies it first, see mergeLinks).
+  const parsed = new Map<string, string[]>();
+  const sourcesOf = (json: string): string[] => {
+    let found = parsed.get(json);
+    if (!found) {
+      found = JSON.parse(json) as string[];
+      parsed.set(json, found);
+    }
+    return found;
+  };
+  const links = rows.map((row) => rowLink(row, sourcesOf));
+  const ids = rows.map((row) => Number(row.id));
+  let sorted = true;
+  for (let i = 1; i < links.length && sorted; i++)
+    sorted = compareLinks(links[i - 1] as CatalogLink, links[i] as CatalogLink) <= 0;
+  if (sorted) return { links, ids };
+  const order = links.map((_, i) => i);
+  order.sort(
+    (a, b) =>
+      compareLinks(links[a] as CatalogLink, links[b] as CatalogLink) ||
+      (ids[a] as number) - (ids[b] as number),
+  );
+  return {
+    links: order.map((i) => links[i] as CatalogLink),
+    ids: order.map((i) => ids[i] as number),
+  };
 }
 
 /** The stored scan as a ScanResult, or null when the scope was never scanned. */

@@ -78,13 +78,16 @@ export function linkRow(link: CatalogLink): Insertable<ScanLinksTable> {
   };
 }
 
-export function rowLink(row: Selectable<ScanLinksTable>): CatalogLink {
+export function rowLink(
+  row: Selectable<ScanLinksTable>,
+  parseSources: (json: string) => string[] = (json) => JSON.parse(json) as string[],
+): CatalogLink {
   const link: CatalogLink = {
     source: row.source_path,
     target: row.target_path,
     kind: row.kind,
     confidence: row.confidence,
-    sources: JSON.parse(row.sources_json) as string[],
+    sources: parseSources(row.sources_json),
   };
   if (row.original_trigger !== null && row.normalized_trigger !== null) {
     link.trigger = {

@@ -1,7 +1,8 @@
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult } from "../model.js";
+import { compareLinks } from "../scan/order.js";
 import type { PriorScan } from "../scan/prior.js";
-import { issueRow, linkRow, nodeRow } from "./rows.js";
+import { issueRow, nodeRow } from "./rows.js";
 
 /**
  * The rows a scan changes in `scan_*`. A full plan replaces every row; a delta plan (after
@@ -40,7 +41,6 @@ function nodeKey(node: CatalogNode): string {
   const { scanned_at: _scannedAt, ...columns } = nodeRow(node, 0);
   return JSON.stringify(columns);
 }
-const linkKey = (link: CatalogLink) => JSON.stringify(linkRow(link));
 const issueKey = (issue: CatalogIssue) => JSON.stringify(issueRow(issue));
 
 function sameNode(a: CatalogNode, b: CatalogNode): boolean {
@@ -92,21 +92,7 @@ export function deltaPlan(
   }
   for (const path of prior.nodes.keys()) if (!present.has(path)) deleteNodes.push(path);
 
-  const storedLinks = new Map<string, number[]>();
-  prior.links.forEach((link, index) => {
-    const key = linkKey(link);
-    const ids = storedLinks.get(key);
-    const id = prior.linkIds?.[index] as number;
-    if (ids) ids.push(id);
-    else storedLinks.set(key, [id]);
-  });
-  const insertLinks: CatalogLink[] = [];
-  for (const link of result.links) {
-    const ids = storedLinks.get(linkKey(link));
-    if (ids && ids.length > 0) ids.pop();
-    else insertLinks.push(link);
-  }
-  const deleteLinkIds = [...storedLinks.values()].flat();
+  const { insertLinks, deleteLinkIds } = diffLinks(prior.links, prior.linkIds, result.links);
 
   let same = 0;
   while (
@@ -138,4 +124,74 @@ export function deltaPlan(
     deleteFiles,
     insertFiles,
   };
+}
+
+// Every column of a link's row, compared field by field (no key strings for 100,000 links).
+function sameLink(a: CatalogLink, b: CatalogLink): boolean {
+  return (
+    a.source === b.source &&
+    a.target === b.target &&
+    a.kind === b.kind &&
+    a.confidence === b.confidence &&
+    a.sources.length === b.sources.length &&
+    a.sources.every((source, i) => source === b.sources[i]) &&
+    a.trigger?.originalTrigger === b.trigger?.originalTrigger &&
+    a.trigger?.normalizedTrigger === b.trigger?.normalizedTrigger &&
+    a.location?.line === b.location?.line &&
+    a.location?.column === b.location?.column &&
+    a.location?.offset === b.location?.offset &&
+    a.raw === b.raw
+  );
+}
+
+/**
+ * The stored links to delete and the new ones to insert. Both lists are in the graph's link
+ * order (`compareLinks`), so one merge pass pairs them; links the order ties on are matched
+ * within their (small) run.
+ */
+function diffLinks(
+  before: readonly CatalogLink[],
+  ids: readonly number[],
+  after: readonly CatalogLink[],
+): { insertLinks: CatalogLink[]; deleteLinkIds: number[] } {
+  const insertLinks: CatalogLink[] = [];
+  const deleteLinkIds: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.length && j < after.length) {
+    const a = before[i] as CatalogLink;
+    const b = after[j] as CatalogLink;
+    const order = compareLinks(a, b);
+    if (order < 0) {
+      deleteLinkIds.push(ids[i++] as number);
+      continue;
+    }
+    if (order > 0) {
+      insertLinks.push(after[j++] as CatalogLink);
+      continue;
+    }
+    if (sameLink(a, b)) {
+      i += 1;
+      j += 1;
+      continue;
+    }
+    let endBefore = i + 1;
+    while (endBefore < before.length && compareLinks(before[endBefore] as CatalogLink, a) === 0)
+      endBefore += 1;
+    let endAfter = j + 1;
+    while (endAfter < after.length && compareLinks(after[endAfter] as CatalogLink, a) === 0)
+      endAfter += 1;
+    const unmatched = after.slice(j, endAfter);
+    for (let k = i; k < endBefore; k++) {
+      const at = unmatched.findIndex((link) => sameLink(before[k] as CatalogLink, link));
+      if (at >= 0) unmatched.splice(at, 1);
+      else deleteLinkIds.push(ids[k] as number);
+    }
+    insertLinks.push(...unmatched);
+    i = endBefore;
+    j = endAfter;
+  }
+  while (i < before.length) deleteLinkIds.push(ids[i++] as number);
+  while (j < after.length) insertLinks.push(after[j++] as CatalogLink);
+  return { insertLinks, deleteLinkIds };
 }

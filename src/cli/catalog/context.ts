@@ -1,11 +1,12 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
-  builtInRegistry,
   type CatalogConfig,
   type DisabledKinds,
+  type DiscoveredPlugin,
   type ExtensionRegistry,
   readCatalogConfig,
+  scopeRegistry,
 } from "../../catalog/index.js";
 import { findProjectDir, type Store } from "../../store/index.js";
 import { openCliStore, type StoreCliOptions } from "../scope.js";
@@ -42,15 +43,27 @@ export interface CatalogContext {
   readonly root: string;
   readonly config: CatalogConfig;
   readonly registry: ExtensionRegistry;
+  /** The scope's plugins and their status (enabled ones are in the registry). */
+  readonly plugins: readonly DiscoveredPlugin[];
   readonly scope: "project" | "global";
 }
 
-/** Reads the scope's catalog config and builds the registry (built-ins, minus disabled kinds). */
-export function catalogContext(options: StoreCliOptions): CatalogContext {
+/**
+ * Reads the scope's catalog config and builds the registry: the built-ins and the scope's
+ * enabled plugins, minus disabled kinds. A plugin that could not be used is named on stderr
+ * (`keel` goes on without it).
+ */
+export async function catalogContext(options: StoreCliOptions): Promise<CatalogContext> {
   const root = scopeRoot(options);
   const config = readCatalogConfig(root);
-  const registry = builtInRegistry(disabledKindsFromEnv());
-  return { root, config, registry, scope: isGlobal(options) ? "global" : "project" };
+  const { registry, plugins } = await scopeRegistry(root, config, disabledKindsFromEnv());
+  for (const plugin of plugins) {
+    if (plugin.status === "enabled" || plugin.status === "disabled") continue;
+    process.stderr.write(
+      `keel: plugin ${plugin.id} not loaded (${plugin.status}): ${plugin.statusReason}\n`,
+    );
+  }
+  return { root, config, registry, plugins, scope: isGlobal(options) ? "global" : "project" };
 }
 
 /** Runs `fn` with the verb's store open, closing it after. */

@@ -19,7 +19,7 @@ export const catalogGraphCommands: CliModule = {
     ).action(async (raw: StoreCliOptions & { format: string }) => {
       const flags = outputOptions(raw);
       try {
-        const context = catalogContext(flags);
+        const context = await catalogContext(flags);
         const format = flags.json && raw.format === "ascii" ? "json" : flags.format;
         const scan = await withStore(flags, requireScan);
         process.stdout.write(diagramOf(context.registry, format, scan));
@@ -43,7 +43,7 @@ export const catalogGraphCommands: CliModule = {
     ).action(async (query: string, raw: StoreCliOptions & { format: string }) => {
       const flags = outputOptions(raw);
       try {
-        const context = catalogContext(flags);
+        const context = await catalogContext(flags);
         if (!["json", "md", "mermaid"].includes(flags.format)) {
           throw new KeelError(
             "CATALOG_FORMAT_UNKNOWN",

@@ -36,7 +36,7 @@ export async function runCliScan(
   write = true,
   withResult = true,
 ): Promise<{ scan: ScopeScan; result: ScanResult | null }> {
-  const context = catalogContext(flags);
+  const context = await catalogContext(flags);
   const started = performance.now();
   return withStore(flags, async (store) => {
     const scan = await scanScope(store, {
@@ -59,7 +59,7 @@ export async function runCliScan(
 function timingLine(outcome: ScopeScan): string {
   const t = outcome.timings;
   const ms = (v: number) => `${Math.round(v)}ms`;
-  return `walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
+  return `load ${ms(t.load)} · walk ${ms(t.walk)} · parse ${ms(t.parse)} · tokenize ${ms(t.tokenize)} · detect ${ms(t.detect)} · rules ${ms(t.rules)} · write ${ms(t.write)} · reused ${outcome.reused}`;
 }
 
 /** `keel init` and `keel scan`. */
@@ -151,7 +151,7 @@ export const catalogScanCommands: CliModule = {
     ).action(async (raw: StoreCliOptions & { scan?: boolean; force?: boolean }) => {
       const flags = outputOptions(raw);
       try {
-        const context = catalogContext(flags);
+        const context = await catalogContext(flags);
         const keelDir = join(context.root, ".keel");
         mkdirSync(keelDir, { recursive: true });
         const configFile = join(keelDir, "catalog.json");
