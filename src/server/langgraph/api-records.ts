@@ -191,6 +191,20 @@ export class ApiRecords {
     return rows.map(toRun);
   }
 
+  /**
+   * True when the thread has a run pending or running (of any process). The statuses are
+   * written into the statement so that it reads only the thread's live runs
+   * (`ix_state_runs_thread_id_status`, migration 031), never its history.
+   */
+  async hasLiveRun(threadId: string): Promise<boolean> {
+    const result = await sql<{ one: number }>`
+      SELECT 1 AS one FROM state_runs
+      WHERE thread_id = ${threadId} AND status IN ('pending', 'running') LIMIT 1`.execute(
+      this.store.kysely,
+    );
+    return result.rows.length > 0;
+  }
+
   /** API runs whose record is still pending or running: what a restarted server takes up. */
   async unfinishedRuns(): Promise<ApiRun[]> {
     const result = await sql<Tables["state_api_runs"]>`

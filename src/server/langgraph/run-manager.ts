@@ -73,7 +73,7 @@ export class RunManager {
       });
     }
     const assistant = this.assistant(assistantId);
-    if (this.busy.has(threadId) || (await this.activeRun(threadId))) {
+    if (this.busy.has(threadId) || (await this.options.records.hasLiveRun(threadId))) {
       throw new KeelError("THREAD_BUSY", `Thread "${threadId}" already has a run in progress.`, {
         details: { threadId },
         hint: "Wait for it (POST …/runs/{run_id}/join) or cancel it, then start another.",
@@ -149,15 +149,6 @@ export class RunManager {
     this.closing = true;
     const all = Promise.allSettled([...this.inFlight]);
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
-  }
-
-  private async activeRun(threadId: string): Promise<boolean> {
-    const active = await this.options.runs.list({
-      threadId,
-      status: ["pending", "running"],
-      limit: 1,
-    });
-    return active.length > 0;
   }
 
   private start(
