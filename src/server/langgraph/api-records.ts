@@ -145,27 +145,29 @@ export class ApiRecords {
     await this.db().deleteFrom("state_api_threads").where("id", "=", threadId).execute();
   }
 
-  /** Stores what a run was asked, and marks its thread active, in one commit. */
-  async createRun(run: ApiRun): Promise<void> {
-    await this.store.transaction(async (tx) => {
-      const db = tx.withTables<Tables>();
-      await db
-        .insertInto("state_api_runs")
-        .values({
-          id: run.runId,
-          thread_id: run.threadId,
-          assistant_id: run.assistantId,
-          kwargs_json: JSON.stringify(run.kwargs),
-          metadata_json: JSON.stringify(run.metadata),
-          created_at: run.createdAt,
-        })
-        .execute();
-      await db
-        .updateTable("state_api_threads")
-        .set({ updated_at: Date.now() })
-        .where("id", "=", run.threadId)
-        .execute();
-    });
+  /**
+   * The statements that store what a run was asked and mark its thread active (`?`
+   * placeholders, for the saver's `atomic`): the run manager commits them with the run's own
+   * record, so a run costs one commit to create.
+   */
+  createRunStatements(run: ApiRun): Array<{ sql: string; params: unknown[] }> {
+    return [
+      {
+        sql: "INSERT INTO state_api_runs (id, thread_id, assistant_id, kwargs_json, metadata_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        params: [
+          run.runId,
+          run.threadId,
+          run.assistantId,
+          JSON.stringify(run.kwargs),
+          JSON.stringify(run.metadata),
+          run.createdAt,
+        ],
+      },
+      {
+        sql: "UPDATE state_api_threads SET updated_at = ? WHERE id = ?",
+        params: [Date.now(), run.threadId],
+      },
+    ];
   }
 
   async findRun(runId: string): Promise<ApiRun | undefined> {

@@ -1,4 +1,9 @@
-import type { DurableSaver, RunRecord, RunStore } from "../../checkpoint/index.js";
+import {
+  type DurableSaver,
+  type RunRecord,
+  type RunStore,
+  runInsertStatement,
+} from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import { Command } from "../../graph/index.js";
 import type { EventBus } from "../events.js";
@@ -81,7 +86,8 @@ export class RunManager {
     }
     this.busy.add(threadId);
     try {
-      const record = await this.options.runs.create({ threadId, graphId: assistant.graphId });
+      // The run's record, what it was asked, and its thread's activity: one commit.
+      const record = this.options.runs.draft({ threadId, graphId: assistant.graphId });
       const api: ApiRun = {
         runId: record.id,
         threadId,
@@ -90,7 +96,10 @@ export class RunManager {
         metadata,
         createdAt: record.createdAt,
       };
-      await this.options.records.createRun(api);
+      await this.options.saver.sql.atomic([
+        runInsertStatement(record),
+        ...this.options.records.createRunStatements(api),
+      ]);
       const live = this.start(api, assistant, false, record);
       return { record, api, live };
     } catch (error) {
@@ -242,7 +251,10 @@ export class RunManager {
           ) as Record<string, unknown>;
         },
         {
-          ...(kwargs.durability ? { durability: kwargs.durability } : {}),
+          // LangGraph's API defaults to `async`: steps are committed in the background (a
+          // run's steps share commits), all of them before the run's end is recorded; a crash
+          // loses at most the steps not yet committed, which the resumed run does again.
+          durability: kwargs.durability ?? "async",
           // The engine reports every pause in the updates stream (`__interrupt__`), so the
           // result says whether the run paused: no checkpoint read after the run.
           paused: (result) => "__interrupt__" in result,
