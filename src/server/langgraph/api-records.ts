@@ -22,6 +22,8 @@ export interface RunKwargs {
   durability?: "sync" | "async" | "exit";
   /** Cancel the run when the streaming client disconnects. */
   on_disconnect?: "cancel" | "continue";
+  /** Stream the subgraphs' events too (`<event>|<namespace>`). */
+  stream_subgraphs?: boolean;
   /** Delete the thread when the run finishes (stateless runs). */
   delete_thread?: boolean;
 }

@@ -9,6 +9,7 @@ import { Command } from "../../graph/index.js";
 import type { EventBus } from "../events.js";
 import type { ApiRecords, ApiRun, RunKwargs } from "./api-records.js";
 import type { Assistant } from "./assistants.js";
+import { ChainEvents } from "./chain-events.js";
 import { LiveRun } from "./live-run.js";
 import { MessageEvents } from "./message-events.js";
 import { debugDerived, engineModes } from "./stream-modes.js";
@@ -221,18 +222,35 @@ export class RunManager {
             // LangGraph's `custom` mode: nodes call config.writer(chunk); the engine passes the
             // config through to nodes unchanged.
             writer: (chunk: unknown) => live.emit("custom", toWire(chunk)),
+            // Subgraphs stream their events to the parent, tagged with their namespace.
+            ...(kwargs.stream_subgraphs ? { subgraphs: true } : {}),
           };
           const stream = await graph.stream(input, runConfig);
           const messages = new MessageEvents(live, meta);
+          const events = kwargs.stream_mode.includes("events")
+            ? new ChainEvents(live, assistant.graphId, meta)
+            : undefined;
+          events?.start(input instanceof Command ? null : input);
           for await (const item of stream) {
-            const [mode, chunk] = item as [string, Record<string, unknown>];
+            const [namespace, mode, chunk] = streamItem(item);
+            if (namespace.length > 0) {
+              // A subgraph's event: sent as `<event>|<namespace>`, as LangGraph's server does;
+              // the run's own state, result and steps are the parent's alone.
+              const suffix = `|${namespace.join("|")}`;
+              live.emit(`${mode}${suffix}`, toWire(chunk));
+              const derived = mode === "debug" ? debugDerived(chunk) : null;
+              if (derived) live.emit(`${derived[0]}${suffix}`, toWire(derived[1]));
+              continue;
+            }
             if (mode === "messages") {
               messages.fromEngine(chunk);
+              events?.fromMessage(chunk);
               continue;
             }
             if (mode === "values") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
               else last = chunk;
+              events?.values(chunk);
             }
             if (mode === "updates") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
@@ -240,12 +258,14 @@ export class RunManager {
             }
             live.emit(mode, toWire(chunk));
             if (mode === "debug") {
+              events?.fromDebug(chunk);
               const derived = debugDerived(chunk);
               if (derived) live.emit(derived[0], toWire(derived[1]));
             }
             if (mode === "updates")
               this.options.bus.publish("run.step", { ...meta, nodes: Object.keys(chunk) });
           }
+          events?.end(interrupts ? { ...(last as object), __interrupt__: interrupts } : last);
           return (
             interrupts ? { ...(last as object), __interrupt__: interrupts } : (last ?? {})
           ) as Record<string, unknown>;
@@ -349,4 +369,15 @@ function inputOf(kwargs: RunKwargs): Record<string, unknown> | Command | null {
     });
   }
   return (kwargs.input ?? null) as Record<string, unknown> | null;
+}
+
+/**
+ * An engine stream item as `[namespace, mode, chunk]`: `[mode, chunk]` from the run itself, or
+ * `[namespace, mode, chunk]` when it streams its subgraphs (`subgraphs: true`).
+ */
+function streamItem(item: unknown): [string[], string, Record<string, unknown>] {
+  const parts = item as unknown[];
+  if (parts.length === 3)
+    return [parts[0] as string[], parts[1] as string, parts[2] as Record<string, unknown>];
+  return [[], parts[0] as string, parts[1] as Record<string, unknown>];
 }
