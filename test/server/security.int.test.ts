@@ -255,7 +255,7 @@ describe("binding", () => {
     expect((await call("GET", "/readyz")).body).toMatchObject({
       ok: true,
       dialect: "sqlite",
-      assistants: 4,
+      assistants: 5,
     });
     const doc = (await call("GET", "/openapi.json")).body as unknown as {
       openapi: string;
