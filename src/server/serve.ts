@@ -162,7 +162,10 @@ async function createContext(options: ServeOptions): Promise<ServerContext> {
   const tokens = new TokenStore(store);
   const records = new ApiRecords(store);
   const bus = new EventBus();
-  const watcher = new ChangeWatcher(store, bus, options.watchIntervalMs ?? 1000);
+  // The manager (below) publishes the events of the runs it executes; the watcher all others.
+  const watcher = new ChangeWatcher(store, bus, options.watchIntervalMs ?? 1000, (runId) =>
+    manager.executedHere(runId),
+  );
   const assistants: Map<string, Assistant> = new Map();
   if (options.configPath)
     for (const [k, v] of await loadAssistants(options.configPath, { checkpointer: saver, store }))

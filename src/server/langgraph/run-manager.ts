@@ -49,6 +49,8 @@ export class RunManager {
   /** Threads with a run being created or executed here: the `reject` multitask strategy. */
   private readonly busy = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** The runs executed here lately (id → when they ended, or 0 while they run). */
+  private readonly executed = new Map<string, number>();
   private closing = false;
 
   constructor(private readonly options: RunManagerOptions) {}
@@ -107,6 +109,14 @@ export class RunManager {
       this.busy.delete(threadId);
       throw error;
     }
+  }
+
+  /**
+   * True for a run this server executes or ended within the last minute: the change watcher
+   * leaves their events to this manager (the live streams kept for joins are fewer under load).
+   */
+  executedHere(runId: string): boolean {
+    return this.executed.has(runId);
   }
 
   /** The live stream of a run executed here, if it is still kept. */
@@ -169,6 +179,7 @@ export class RunManager {
   ): LiveRun {
     const live = new LiveRun(api.runId, api.threadId);
     this.live.set(api.runId, live);
+    this.executed.set(api.runId, 0);
     live.emit("metadata", { run_id: api.runId, thread_id: api.threadId, attempt: 1 });
     this.options.bus.publish("run.created", {
       run_id: api.runId,
@@ -179,6 +190,7 @@ export class RunManager {
       this.busy.delete(api.threadId);
       this.inFlight.delete(job);
       live.finish();
+      this.executed.set(api.runId, Date.now());
       this.forgetOld();
     });
     this.inFlight.add(job);
@@ -350,6 +362,12 @@ export class RunManager {
   }
 
   private forgetOld(): void {
+    const before = Date.now() - 60_000;
+    for (const [runId, ended] of this.executed) {
+      if (ended === 0) continue;
+      if (ended > before) break;
+      this.executed.delete(runId);
+    }
     const finished = [...this.live.values()].filter((l) => l.isFinished);
     for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
       this.live.delete(old.runId);
