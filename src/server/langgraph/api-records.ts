@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { SqlRunner } from "../../checkpoint/index.js";
 import { KeelError, newId } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 
@@ -52,7 +53,14 @@ type Tables = {
 
 /** Reads and writes `state_api_threads` and `state_api_runs` (migration 025). */
 export class ApiRecords {
-  constructor(private readonly store: Store) {}
+  /**
+   * `reads`: a runner of prepared statements on the same database (the server's saver's) for
+   * the lookups every run makes (`findThread`, `hasLiveRun`); without it, the query builder.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly reads?: SqlRunner,
+  ) {}
 
   private db() {
     return this.store.kysely.withTables<Tables>();
@@ -82,6 +90,13 @@ export class ApiRecords {
   }
 
   async findThread(threadId: string): Promise<ApiThread | undefined> {
+    if (this.reads) {
+      const rows = await this.reads.all<Tables["state_api_threads"]>(
+        "SELECT id, metadata_json, created_at, updated_at FROM state_api_threads WHERE id = ?",
+        [threadId],
+      );
+      return rows[0] && toThread(rows[0]);
+    }
     const row = await this.db()
       .selectFrom("state_api_threads")
       .selectAll()
@@ -201,6 +216,13 @@ export class ApiRecords {
    * (`ix_state_runs_thread_id_status`, migration 031), never its history.
    */
   async hasLiveRun(threadId: string): Promise<boolean> {
+    if (this.reads) {
+      const rows = await this.reads.all(
+        "SELECT 1 AS one FROM state_runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1",
+        [threadId],
+      );
+      return rows.length > 0;
+    }
     const result = await sql<{ one: number }>`
       SELECT 1 AS one FROM state_runs
       WHERE thread_id = ${threadId} AND status IN ('pending', 'running') LIMIT 1`.execute(
