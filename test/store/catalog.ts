@@ -609,7 +609,7 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
     ix("ix_state_runs_created_at", ["created_at"]),
     ix("ix_state_runs_status_updated_at", ["status", "updated_at"]),
     ix("ix_state_runs_thread_id_created_at", ["thread_id", "created_at"]),
-    ix("ix_state_runs_thread_id_status", ["thread_id", "status"]),
+    ix("ix_state_runs_thread_id", ["thread_id"], { partial: true }),
   ],
   state_steps: [
     ix("ix_state_steps_run_id_name_visit", ["run_id", "name", "visit"]),

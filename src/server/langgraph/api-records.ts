@@ -213,7 +213,7 @@ export class ApiRecords {
   /**
    * True when the thread has a run pending or running (of any process). The statuses are
    * written into the statement so that it reads only the thread's live runs
-   * (`ix_state_runs_thread_id_status`, migration 031), never its history.
+   * (`ix_state_runs_thread_id`, migration 031, a partial index of the live runs), never its history.
    */
   async hasLiveRun(threadId: string): Promise<boolean> {
     if (this.reads) {
