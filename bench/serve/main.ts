@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TokenStore } from "../../src/server/auth/token-store.js";
 import { openStore } from "../../src/store/index.js";
+import { startServeProcess } from "../../test/support/serve-process.js";
 import { firstEvent, type LoadFigures, runLoad } from "./load.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -33,36 +34,9 @@ async function keelServer(
     capabilities: ["read", "runs"],
   });
   await store.close();
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "src/cli/run.ts"),
-      "serve",
-      "--port",
-      "0",
-      "--json",
-      "--no-open",
-      "--db",
-      db,
-      "--config",
-      join(ROOT, "bench/serve/keel.json"),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, KEEL_LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.once("exit", (code) => reject(new Error(`keel serve exited ${code}`)));
+  const { child, url } = await startServeProcess({
+    db,
+    config: join(ROOT, "bench/serve/keel.json"),
   });
   return { child, url, token: secret };
 }

@@ -37,6 +37,8 @@ export function createApp(
   const app = new Hono();
   const maxSize = options.maxBodyBytes ?? 1024 * 1024;
   app.use(async (c, next) => {
+    // Each request is logged at debug; below that level nothing is built for it.
+    if (!ctx.log.isLevelEnabled("debug")) return next();
     const started = performance.now();
     await next();
     ctx.log.debug(
@@ -49,27 +51,31 @@ export function createApp(
       "request",
     );
   });
-  app.use(
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new KeelError(
-          "PAYLOAD_TOO_LARGE",
-          `The request body is larger than ${maxSize} bytes.`,
-          {
-            details: { maxBytes: maxSize },
-            hint: "Send less, or start keel serve with a larger --max-body.",
-          },
-        );
-      },
-    }),
-  );
+  const tooLarge = () => {
+    throw new KeelError("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxSize} bytes.`, {
+      details: { maxBytes: maxSize },
+      hint: "Send less, or start keel serve with a larger --max-body.",
+    });
+  };
+  const streamedLimit = bodyLimit({ maxSize, onError: tooLarge });
   app.use(async (c, next) => {
-    await next();
-    // The dashboard and API are never framed by another site, and sniffing is off.
+    // The headers every answer carries, set before the handler so that the answer is built
+    // with them: set after, each one rebuilds the finished Response (and @hono/node-server's
+    // lightweight Response becomes a real one). The dashboard and API are never framed by
+    // another site, and sniffing is off.
     c.header("X-Frame-Options", "DENY");
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "no-referrer");
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    // A body with a Content-Length is judged by it and read later without a copy (Hono's
+    // bodyLimit would turn the request into a full web Request first); a chunked one is counted
+    // as it streams.
+    const length = c.req.header("content-length");
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined) {
+      if (Number.parseInt(length, 10) > maxSize) tooLarge();
+      return next();
+    }
+    return streamedLimit(c, next);
   });
   const table = new RouteTable(app, (c, def) => ctx.authorizer.authorize(c, def));
   healthRoutes(table, ctx);

@@ -159,10 +159,13 @@ async function createContext(options: ServeOptions): Promise<ServerContext> {
     store.dialect === "sqlite" ? SqliteSaver.fromStore(store) : PostgresSaver.fromStore(store);
   const runs = new RunStore(saver, { cancelPollMs: 250 });
   const audit = new AuditWriter(store);
-  const tokens = new TokenStore(store);
-  const records = new ApiRecords(store);
+  const tokens = new TokenStore(store, saver.sql);
+  const records = new ApiRecords(store, saver.sql);
   const bus = new EventBus();
-  const watcher = new ChangeWatcher(store, bus, options.watchIntervalMs ?? 1000);
+  // The manager (below) publishes the events of the runs it executes; the watcher all others.
+  const watcher = new ChangeWatcher(store, bus, options.watchIntervalMs ?? 1000, (runId) =>
+    manager.executedHere(runId),
+  );
   const assistants: Map<string, Assistant> = new Map();
   if (options.configPath)
     for (const [k, v] of await loadAssistants(options.configPath, { checkpointer: saver, store }))

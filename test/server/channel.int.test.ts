@@ -194,6 +194,73 @@ describe("the WebSocket channel", () => {
   }, 30_000);
 });
 
+describe("what other writers do", () => {
+  it("pushes the status of runs this server does not execute, and approvals as they expire, once each", async () => {
+    const { ws, events, next } = await channel();
+    await next((e) => e.type === "ready");
+    // A governed run of this process, not of the API: pending, running, paused at an approval.
+    const { runtime, graph } = await loadGovernedApp(APP, t.store);
+    const started = await runtime.start({
+      graph,
+      input: { order: "10", amount: 30 },
+      autonomy: "A2",
+      risk: "high",
+      capabilities: ["payments:refund"],
+      graphId: "refund-example",
+      app: APP,
+    });
+    const paused = await next((e) => e.type === "run.paused" && e.runId === started.run.id);
+    expect(paused.data.status).toBe("paused");
+    // Approved through the API, which continues the run (to its next approval, then its end):
+    // its end is said once.
+    const decided = new Set<unknown>();
+    for (;;) {
+      const requested = await next(
+        (e) =>
+          (e.type === "approval.requested" &&
+            e.runId === started.run.id &&
+            !decided.has(e.data.approval_id)) ||
+          (e.type === "run.finished" && e.runId === started.run.id),
+      );
+      if (requested.type === "run.finished") break;
+      decided.add(requested.data.approval_id);
+      await post(`/api/approvals/${requested.data.approval_id}/approve`, t.tokens.admin, {
+        reason: "fine",
+      });
+    }
+    const finished = await next((e) => e.type === "run.finished" && e.runId === started.run.id);
+    expect(finished.data.status).toBe("succeeded");
+
+    // A second run's approval expires with nobody reading it (no row moves): pushed all the same.
+    const second = await runtime.start({
+      graph,
+      input: { order: "11", amount: 30 },
+      autonomy: "A2",
+      risk: "high",
+      capabilities: ["payments:refund"],
+      graphId: "refund-example",
+      app: APP,
+    });
+    const asked = await next((e) => e.type === "approval.requested" && e.runId === second.run.id);
+    await t.store.kysely
+      .withTables<{ state_approvals: { id: string; expires_at: number } }>()
+      .updateTable("state_approvals")
+      .set({ expires_at: Date.now() + 200 })
+      .where("id", "=", String(asked.data.approval_id))
+      .execute();
+    const expired = await next(
+      (e) => e.type === "approval.expired" && e.data.approval_id === asked.data.approval_id,
+    );
+    expect(expired.runId).toBe(second.run.id);
+    await new Promise((r) => setTimeout(r, 500));
+    const once = (type: string, runId: string) =>
+      events.filter((e) => e.type === type && e.runId === runId).length;
+    expect(once("run.finished", started.run.id)).toBe(1);
+    expect(once("approval.expired", second.run.id)).toBe(1);
+    ws.close();
+  }, 30_000);
+});
+
 describe("the SSE channel", () => {
   it("carries the same events as the WebSocket", async () => {
     const controller = new AbortController();

@@ -1,15 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { TokenStore } from "../../src/server/auth/token-store.js";
 import { openStore } from "../../src/store/index.js";
+import { startServeProcess } from "../support/serve-process.js";
 import { FIXTURES } from "./support.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "keel-serve-crash-"));
 const db = join(dir, "keel.db");
 const children: ChildProcess[] = [];
@@ -19,40 +18,16 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `keel serve` in a child process (real process, real loopback); resolves to its URL. */
-function serve(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      join(ROOT, "src/cli/run.ts"),
-      "serve",
-      "--port",
-      "0",
-      "--json",
-      "--no-open",
-      "--db",
-      db,
-      "--config",
-      join(FIXTURES, "keel.json"),
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, KEEL_TEST_STEP_MS: "150", KEEL_LOG_LEVEL: "silent" },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split("\n").find((l) => l.startsWith("{"));
-      if (line) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-    child.once("exit", (code) => reject(new Error(`keel serve exited with ${code}: ${out}`)));
+/** `keel serve` in a child process on this suite's database; kept to be killed at the end. */
+async function serve(): Promise<{ child: ChildProcess; url: string }> {
+  const started = startServeProcess({
+    db,
+    config: join(FIXTURES, "keel.json"),
+    env: { KEEL_TEST_STEP_MS: "150", KEEL_LOG_LEVEL: "silent" },
   });
+  const server = await started;
+  children.push(server.child);
+  return server;
 }
 
 describe("keel serve killed with kill -9 mid-run", () => {

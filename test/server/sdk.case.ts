@@ -1,5 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nested } from "./fixtures/graphs.js";
 import type { TestServer } from "./support.js";
+
+/** One record of the `events` stream mode (LangChain's streamEvents v2 shape). */
+interface ChainEvent {
+  event: string;
+  name: string;
+  run_id: string;
+  parent_ids: string[];
+  metadata: Record<string, unknown>;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Whether the engine streams subgraphs (`stream({ subgraphs: true })` yields `[namespace, mode,
+ * chunk]`); the server passes them on, and the subgraph case runs where the engine does.
+ */
+async function subgraphsStreamed(): Promise<boolean> {
+  const graph = nested.compile();
+  const items: unknown[][] = [];
+  for await (const item of await graph.stream({ n: 0 }, {
+    streamMode: ["updates"],
+    subgraphs: true,
+  } as Parameters<typeof graph.stream>[1]))
+    items.push(item as unknown[]);
+  return items.some((item) => item.length === 3);
+}
+const engineStreamsSubgraphs = await subgraphsStreamed();
 
 /**
  * The LangGraph SDK's Client, unmodified, against `keel serve` on loopback: the same cases on
@@ -24,7 +51,13 @@ export function sdkCases(
     it("lists the config's assistants and draws a graph", async () => {
       const client = t.client();
       const assistants = await client.assistants.search();
-      expect(assistants.map((a) => a.graph_id).sort()).toEqual(["agent", "chat", "noop", "slow"]);
+      expect(assistants.map((a) => a.graph_id).sort()).toEqual([
+        "agent",
+        "chat",
+        "nested",
+        "noop",
+        "slow",
+      ]);
       const graph = await client.assistants.getGraph("agent");
       expect(graph.nodes.map((n) => n.id)).toEqual(
         expect.arrayContaining(["__start__", "model", "tools", "human", "__end__"]),
@@ -131,6 +164,68 @@ export function sdkCases(
       // Modes not asked for are not sent.
       expect(events.some((e) => e.event === "debug" || e.event === "values")).toBe(false);
     });
+
+    it("streams the events mode: the graph's and each task's chain events, a chat model's tokens", async () => {
+      const client = t.client();
+      const thread = await client.threads.create();
+      const events: ChainEvent[] = [];
+      const names = new Set<string>();
+      for await (const part of client.runs.stream(thread.thread_id, "chat", {
+        input: { messages: [{ type: "human", content: "hi", id: "h1" }] },
+        streamMode: ["events"],
+      })) {
+        names.add(part.event);
+        if (part.event === "events") events.push(part.data as ChainEvent);
+      }
+      expect([...names].sort()).toEqual(["events", "metadata"]);
+      const run = events[0];
+      expect(run).toMatchObject({ event: "on_chain_start", name: "chat", parent_ids: [] });
+      expect(events.at(-1)).toMatchObject({ event: "on_chain_end", run_id: run?.run_id });
+      const model = events.filter((e) => e.name === "model");
+      expect(model.map((e) => e.event)).toEqual(["on_chain_start", "on_chain_end"]);
+      expect(model[0]?.parent_ids).toEqual([run?.run_id]);
+      expect(model[0]?.metadata).toMatchObject({ langgraph_node: "model", langgraph_step: 1 });
+      expect(model[1]?.run_id).toBe(model[0]?.run_id);
+      const tokens = events.filter((e) => e.event === "on_chat_model_stream");
+      expect(tokens.map((e) => (e.data.chunk as { content: string }).content).join("")).toBe(
+        "hello there",
+      );
+      expect(tokens[0]?.parent_ids).toEqual([run?.run_id, model[0]?.run_id]);
+      const output = events.at(-1)?.data.output as { messages: Array<{ content: string }> };
+      expect(output.messages.at(-1)?.content).toBe("hello there");
+    });
+
+    it.skipIf(!engineStreamsSubgraphs)(
+      "streams a subgraph's events named with its namespace (streamSubgraphs)",
+      async () => {
+        const client = t.client();
+        const thread = await client.threads.create();
+        const events: Array<{ event: string; data: unknown }> = [];
+        for await (const part of client.runs.stream(thread.thread_id, "nested", {
+          input: { n: 0 },
+          streamMode: ["updates", "values"],
+          streamSubgraphs: true,
+        })) {
+          events.push(part as { event: string; data: unknown });
+        }
+        const inner = events.filter((e) => e.event.startsWith("updates|"));
+        expect(inner.map((e) => Object.keys(e.data as object)[0])).toEqual(["one", "two"]);
+        expect(inner[0]?.event).toMatch(/^updates\|inner:[^|]+$/);
+        expect(
+          events.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]),
+        ).toEqual(["inner", "after"]);
+        expect(events.filter((e) => e.event === "values").at(-1)?.data).toEqual({ n: 111 });
+        // Without streamSubgraphs only the parent's events come.
+        const plain: string[] = [];
+        for await (const part of client.runs.stream(thread.thread_id, "nested", {
+          input: { n: 0 },
+          streamMode: ["updates"],
+        })) {
+          plain.push(part.event);
+        }
+        expect(plain.some((e) => e.includes("|"))).toBe(false);
+      },
+    );
 
     it("updates state, forks from the past, copies, searches and deletes threads", async () => {
       const client = t.client();

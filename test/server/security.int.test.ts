@@ -201,6 +201,27 @@ describe("hostile input", () => {
     expect([res.status, res.body?.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
   });
 
+  it("counts a chunked body (no Content-Length) as it streams: 413 past the limit", async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(t.server.port, "127.0.0.1");
+      let text = "";
+      socket.on("data", (chunk) => {
+        text += chunk.toString();
+        if (text.includes("PAYLOAD_TOO_LARGE")) socket.destroy();
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", () => resolve(text));
+      socket.write(
+        `POST /threads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.tokens.runs}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      const chunk = "x".repeat(16 * 1024);
+      for (let i = 0; i < 6; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      socket.write("0\r\n\r\n");
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer).toContain("PAYLOAD_TOO_LARGE");
+  });
+
   it("drops a client that sends its headers too slowly", async () => {
     const started = Date.now();
     const closed = await new Promise<string>((resolve) => {
@@ -255,7 +276,7 @@ describe("binding", () => {
     expect((await call("GET", "/readyz")).body).toMatchObject({
       ok: true,
       dialect: "sqlite",
-      assistants: 4,
+      assistants: 5,
     });
     const doc = (await call("GET", "/openapi.json")).body as unknown as {
       openapi: string;

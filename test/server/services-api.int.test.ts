@@ -260,6 +260,75 @@ describe("the memory API", () => {
   });
 });
 
+describe("memory proposals", () => {
+  it("proposes, accepts (superseding what it suggests) and rejects; refuses what is not a draft", async () => {
+    const held = await call("POST", "/api/memory", t.tokens.memory, {
+      title: "Retry tool calls three times",
+      target: "tool-retries",
+      rationale: "Three attempts cover the transient failures we have seen.",
+    });
+    const proposed = await call("POST", "/api/memory/proposals", t.tokens.memory, {
+      title: "Retry tool calls five times",
+      target: "tool-retries",
+      rationale: "The payments API fails more often than three attempts cover.",
+      confidence: 0.7,
+      suggested_supersedes: [held.body.record.id],
+    });
+    expect(proposed.status).toBe(201);
+    expect([proposed.body.record.kind, proposed.body.record.status]).toEqual(["proposal", "draft"]);
+    const proposal = proposed.body.record.id as string;
+    expect((await call("POST", `/api/memory/${proposal}/accept`, t.tokens.read)).status).toBe(403);
+
+    const accepted = await call("POST", `/api/memory/${proposal}/accept`, t.tokens.memory);
+    expect(accepted.status).toBe(201);
+    expect([accepted.body.record.kind, accepted.body.record.status]).toEqual([
+      "decision",
+      "active",
+    ]);
+    expect(accepted.body.record.supersedes).toEqual([held.body.record.id]);
+    const after = await call("GET", `/api/memory/${proposal}`, t.tokens.read);
+    expect(after.body.record.status).toBe("accepted");
+    const again = await call("POST", `/api/memory/${proposal}/accept`, t.tokens.memory);
+    expect([again.status, again.body.error?.code]).toEqual([409, "MEMORY_INVARIANT"]);
+
+    const second = await call("POST", "/api/memory/proposals", t.tokens.memory, {
+      title: "Never retry tool calls",
+      target: "tool-retries-payments",
+      rationale: "A retried payment may charge twice without a key.",
+      confidence: 0.4,
+    });
+    const rejected = await call(
+      "POST",
+      `/api/memory/${second.body.record.id}/reject`,
+      t.tokens.memory,
+      {
+        reason: "The ledger's idempotency keys make retries safe.",
+      },
+    );
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.record.status).toBe("rejected");
+    expect(rejected.body.record.context.objections).toContain(
+      "The ledger's idempotency keys make retries safe.",
+    );
+    const notProposal = await call(
+      "POST",
+      `/api/memory/${accepted.body.record.id}/reject`,
+      t.tokens.memory,
+      {},
+    );
+    expect([notProposal.status, notProposal.body.error?.code]).toEqual([409, "MEMORY_INVARIANT"]);
+    const missing = await call("POST", "/api/memory/nope/accept", t.tokens.memory);
+    expect(missing.status).toBe(404);
+    const bad = await call("POST", "/api/memory/proposals", t.tokens.memory, {
+      title: "x",
+      target: "y",
+      rationale: "z",
+      confidence: 2,
+    });
+    expect(bad.status).toBe(422);
+  });
+});
+
 describe("the OpenAPI document", () => {
   it("describes the catalog, jobs and memory routes with their capabilities", async () => {
     const doc = (await (await fetch(`${t.server.url}/openapi.json`)).json()) as {

@@ -621,10 +621,14 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
   ],
   state_plugin_kv: [ix("ix_state_plugin_kv_plugin_id", ["plugin_id"])],
   state_run_grants: [ix("ix_state_run_grants_trace_id", ["trace_id"])],
+  state_checkpoints: [
+    ix("ix_state_checkpoints_thread_id_checkpoint_ns_seq", ["thread_id", "checkpoint_ns", "seq"]),
+  ],
   state_runs: [
     ix("ix_state_runs_created_at", ["created_at"]),
     ix("ix_state_runs_status_updated_at", ["status", "updated_at"]),
     ix("ix_state_runs_thread_id_created_at", ["thread_id", "created_at"]),
+    ix("ix_state_runs_thread_id", ["thread_id"], { partial: true }),
   ],
   state_steps: [
     ix("ix_state_steps_run_id_name_visit", ["run_id", "name", "visit"]),

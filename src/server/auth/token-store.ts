@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { SqlRunner } from "../../checkpoint/index.js";
 import { KeelError, newId, sha256Hex } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { type Capability, parseCapabilities } from "./capabilities.js";
@@ -41,7 +42,14 @@ export function tokenHash(secret: string): string {
  * const who = await tokens.verify(secret); // TokenInfo, or null when unknown/expired/revoked
  */
 export class TokenStore {
-  constructor(private readonly store: Store) {}
+  /**
+   * `reads`: a runner of prepared statements on the same database (the server's saver's) for
+   * `verify`, which every request makes; without it, the store's query builder.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly reads?: SqlRunner,
+  ) {}
 
   /** Makes a token; the secret is returned here only. */
   async create(input: {
@@ -118,11 +126,18 @@ export class TokenStore {
   /** The live token a secret belongs to; null when it is unknown, revoked or expired. */
   async verify(secret: string, now = Date.now()): Promise<TokenInfo | null> {
     if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) return null;
-    const row = await this.db()
-      .selectFrom("config_api_tokens")
-      .selectAll()
-      .where("token_hash", "=", tokenHash(secret))
-      .executeTakeFirst();
+    const row = this.reads
+      ? (
+          await this.reads.all<TokenRow>(
+            "SELECT id, name, token_hash, capabilities_json, created_at, expires_at, revoked_at FROM config_api_tokens WHERE token_hash = ?",
+            [tokenHash(secret)],
+          )
+        )[0]
+      : await this.db()
+          .selectFrom("config_api_tokens")
+          .selectAll()
+          .where("token_hash", "=", tokenHash(secret))
+          .executeTakeFirst();
     if (!row) return null;
     const info = toInfo(row);
     if (info.revokedAt !== null) return null;

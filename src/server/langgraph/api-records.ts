@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { SqlRunner } from "../../checkpoint/index.js";
 import { KeelError, newId } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 
@@ -22,6 +23,8 @@ export interface RunKwargs {
   durability?: "sync" | "async" | "exit";
   /** Cancel the run when the streaming client disconnects. */
   on_disconnect?: "cancel" | "continue";
+  /** Stream the subgraphs' events too (`<event>|<namespace>`). */
+  stream_subgraphs?: boolean;
   /** Delete the thread when the run finishes (stateless runs). */
   delete_thread?: boolean;
 }
@@ -50,7 +53,14 @@ type Tables = {
 
 /** Reads and writes `state_api_threads` and `state_api_runs` (migration 025). */
 export class ApiRecords {
-  constructor(private readonly store: Store) {}
+  /**
+   * `reads`: a runner of prepared statements on the same database (the server's saver's) for
+   * the lookups every run makes (`findThread`, `hasLiveRun`); without it, the query builder.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly reads?: SqlRunner,
+  ) {}
 
   private db() {
     return this.store.kysely.withTables<Tables>();
@@ -80,6 +90,13 @@ export class ApiRecords {
   }
 
   async findThread(threadId: string): Promise<ApiThread | undefined> {
+    if (this.reads) {
+      const rows = await this.reads.all<Tables["state_api_threads"]>(
+        "SELECT id, metadata_json, created_at, updated_at FROM state_api_threads WHERE id = ?",
+        [threadId],
+      );
+      return rows[0] && toThread(rows[0]);
+    }
     const row = await this.db()
       .selectFrom("state_api_threads")
       .selectAll()
@@ -145,27 +162,29 @@ export class ApiRecords {
     await this.db().deleteFrom("state_api_threads").where("id", "=", threadId).execute();
   }
 
-  /** Stores what a run was asked, and marks its thread active, in one commit. */
-  async createRun(run: ApiRun): Promise<void> {
-    await this.store.transaction(async (tx) => {
-      const db = tx.withTables<Tables>();
-      await db
-        .insertInto("state_api_runs")
-        .values({
-          id: run.runId,
-          thread_id: run.threadId,
-          assistant_id: run.assistantId,
-          kwargs_json: JSON.stringify(run.kwargs),
-          metadata_json: JSON.stringify(run.metadata),
-          created_at: run.createdAt,
-        })
-        .execute();
-      await db
-        .updateTable("state_api_threads")
-        .set({ updated_at: Date.now() })
-        .where("id", "=", run.threadId)
-        .execute();
-    });
+  /**
+   * The statements that store what a run was asked and mark its thread active (`?`
+   * placeholders, for the saver's `atomic`): the run manager commits them with the run's own
+   * record, so a run costs one commit to create.
+   */
+  createRunStatements(run: ApiRun): Array<{ sql: string; params: unknown[] }> {
+    return [
+      {
+        sql: "INSERT INTO state_api_runs (id, thread_id, assistant_id, kwargs_json, metadata_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        params: [
+          run.runId,
+          run.threadId,
+          run.assistantId,
+          JSON.stringify(run.kwargs),
+          JSON.stringify(run.metadata),
+          run.createdAt,
+        ],
+      },
+      {
+        sql: "UPDATE state_api_threads SET updated_at = ? WHERE id = ?",
+        params: [Date.now(), run.threadId],
+      },
+    ];
   }
 
   async findRun(runId: string): Promise<ApiRun | undefined> {
@@ -189,6 +208,27 @@ export class ApiRecords {
       .offset(offset)
       .execute();
     return rows.map(toRun);
+  }
+
+  /**
+   * True when the thread has a run pending or running (of any process). The statuses are
+   * written into the statement so that it reads only the thread's live runs
+   * (`ix_state_runs_thread_id`, migration 031, a partial index of the live runs), never its history.
+   */
+  async hasLiveRun(threadId: string): Promise<boolean> {
+    if (this.reads) {
+      const rows = await this.reads.all(
+        "SELECT 1 AS one FROM state_runs WHERE thread_id = ? AND status IN ('pending', 'running') LIMIT 1",
+        [threadId],
+      );
+      return rows.length > 0;
+    }
+    const result = await sql<{ one: number }>`
+      SELECT 1 AS one FROM state_runs
+      WHERE thread_id = ${threadId} AND status IN ('pending', 'running') LIMIT 1`.execute(
+      this.store.kysely,
+    );
+    return result.rows.length > 0;
   }
 
   /** API runs whose record is still pending or running: what a restarted server takes up. */

@@ -1,9 +1,15 @@
-import type { DurableSaver, RunRecord, RunStore } from "../../checkpoint/index.js";
+import {
+  type DurableSaver,
+  type RunRecord,
+  type RunStore,
+  runInsertStatement,
+} from "../../checkpoint/index.js";
 import { KeelError, toKeelError } from "../../core/index.js";
 import { Command } from "../../graph/index.js";
 import type { EventBus } from "../events.js";
 import type { ApiRecords, ApiRun, RunKwargs } from "./api-records.js";
 import type { Assistant } from "./assistants.js";
+import { ChainEvents } from "./chain-events.js";
 import { LiveRun } from "./live-run.js";
 import { MessageEvents } from "./message-events.js";
 import { debugDerived, engineModes } from "./stream-modes.js";
@@ -43,6 +49,8 @@ export class RunManager {
   /** Threads with a run being created or executed here: the `reject` multitask strategy. */
   private readonly busy = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** The runs executed here lately (id → when they ended, or 0 while they run). */
+  private readonly executed = new Map<string, number>();
   private closing = false;
 
   constructor(private readonly options: RunManagerOptions) {}
@@ -73,7 +81,7 @@ export class RunManager {
       });
     }
     const assistant = this.assistant(assistantId);
-    if (this.busy.has(threadId) || (await this.activeRun(threadId))) {
+    if (this.busy.has(threadId) || (await this.options.records.hasLiveRun(threadId))) {
       throw new KeelError("THREAD_BUSY", `Thread "${threadId}" already has a run in progress.`, {
         details: { threadId },
         hint: "Wait for it (POST …/runs/{run_id}/join) or cancel it, then start another.",
@@ -81,7 +89,8 @@ export class RunManager {
     }
     this.busy.add(threadId);
     try {
-      const record = await this.options.runs.create({ threadId, graphId: assistant.graphId });
+      // The run's record, what it was asked, and its thread's activity: one commit.
+      const record = this.options.runs.draft({ threadId, graphId: assistant.graphId });
       const api: ApiRun = {
         runId: record.id,
         threadId,
@@ -90,13 +99,24 @@ export class RunManager {
         metadata,
         createdAt: record.createdAt,
       };
-      await this.options.records.createRun(api);
+      await this.options.saver.sql.atomic([
+        runInsertStatement(record),
+        ...this.options.records.createRunStatements(api),
+      ]);
       const live = this.start(api, assistant, false, record);
       return { record, api, live };
     } catch (error) {
       this.busy.delete(threadId);
       throw error;
     }
+  }
+
+  /**
+   * True for a run this server executes or ended within the last minute: the change watcher
+   * leaves their events to this manager (the live streams kept for joins are fewer under load).
+   */
+  executedHere(runId: string): boolean {
+    return this.executed.has(runId);
   }
 
   /** The live stream of a run executed here, if it is still kept. */
@@ -151,15 +171,6 @@ export class RunManager {
     await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
   }
 
-  private async activeRun(threadId: string): Promise<boolean> {
-    const active = await this.options.runs.list({
-      threadId,
-      status: ["pending", "running"],
-      limit: 1,
-    });
-    return active.length > 0;
-  }
-
   private start(
     api: ApiRun,
     assistant: Assistant,
@@ -168,6 +179,7 @@ export class RunManager {
   ): LiveRun {
     const live = new LiveRun(api.runId, api.threadId);
     this.live.set(api.runId, live);
+    this.executed.set(api.runId, 0);
     live.emit("metadata", { run_id: api.runId, thread_id: api.threadId, attempt: 1 });
     this.options.bus.publish("run.created", {
       run_id: api.runId,
@@ -178,6 +190,7 @@ export class RunManager {
       this.busy.delete(api.threadId);
       this.inFlight.delete(job);
       live.finish();
+      this.executed.set(api.runId, Date.now());
       this.forgetOld();
     });
     this.inFlight.add(job);
@@ -221,18 +234,35 @@ export class RunManager {
             // LangGraph's `custom` mode: nodes call config.writer(chunk); the engine passes the
             // config through to nodes unchanged.
             writer: (chunk: unknown) => live.emit("custom", toWire(chunk)),
+            // Subgraphs stream their events to the parent, tagged with their namespace.
+            ...(kwargs.stream_subgraphs ? { subgraphs: true } : {}),
           };
           const stream = await graph.stream(input, runConfig);
           const messages = new MessageEvents(live, meta);
+          const events = kwargs.stream_mode.includes("events")
+            ? new ChainEvents(live, assistant.graphId, meta)
+            : undefined;
+          events?.start(input instanceof Command ? null : input);
           for await (const item of stream) {
-            const [mode, chunk] = item as [string, Record<string, unknown>];
+            const [namespace, mode, chunk] = streamItem(item);
+            if (namespace.length > 0) {
+              // A subgraph's event: sent as `<event>|<namespace>`, as LangGraph's server does;
+              // the run's own state, result and steps are the parent's alone.
+              const suffix = `|${namespace.join("|")}`;
+              live.emit(`${mode}${suffix}`, toWire(chunk));
+              const derived = mode === "debug" ? debugDerived(chunk) : null;
+              if (derived) live.emit(`${derived[0]}${suffix}`, toWire(derived[1]));
+              continue;
+            }
             if (mode === "messages") {
               messages.fromEngine(chunk);
+              events?.fromMessage(chunk);
               continue;
             }
             if (mode === "values") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
               else last = chunk;
+              events?.values(chunk);
             }
             if (mode === "updates") {
               if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
@@ -240,18 +270,23 @@ export class RunManager {
             }
             live.emit(mode, toWire(chunk));
             if (mode === "debug") {
+              events?.fromDebug(chunk);
               const derived = debugDerived(chunk);
               if (derived) live.emit(derived[0], toWire(derived[1]));
             }
             if (mode === "updates")
               this.options.bus.publish("run.step", { ...meta, nodes: Object.keys(chunk) });
           }
+          events?.end(interrupts ? { ...(last as object), __interrupt__: interrupts } : last);
           return (
             interrupts ? { ...(last as object), __interrupt__: interrupts } : (last ?? {})
           ) as Record<string, unknown>;
         },
         {
-          ...(kwargs.durability ? { durability: kwargs.durability } : {}),
+          // LangGraph's API defaults to `async`: steps are committed in the background (a
+          // run's steps share commits), all of them before the run's end is recorded; a crash
+          // loses at most the steps not yet committed, which the resumed run does again.
+          durability: kwargs.durability ?? "async",
           // The engine reports every pause in the updates stream (`__interrupt__`), so the
           // result says whether the run paused: no checkpoint read after the run.
           paused: (result) => "__interrupt__" in result,
@@ -327,6 +362,12 @@ export class RunManager {
   }
 
   private forgetOld(): void {
+    const before = Date.now() - 60_000;
+    for (const [runId, ended] of this.executed) {
+      if (ended === 0) continue;
+      if (ended > before) break;
+      this.executed.delete(runId);
+    }
     const finished = [...this.live.values()].filter((l) => l.isFinished);
     for (const old of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) {
       this.live.delete(old.runId);
@@ -346,4 +387,15 @@ function inputOf(kwargs: RunKwargs): Record<string, unknown> | Command | null {
     });
   }
   return (kwargs.input ?? null) as Record<string, unknown> | null;
+}
+
+/**
+ * An engine stream item as `[namespace, mode, chunk]`: `[mode, chunk]` from the run itself, or
+ * `[namespace, mode, chunk]` when it streams its subgraphs (`subgraphs: true`).
+ */
+function streamItem(item: unknown): [string[], string, Record<string, unknown>] {
+  const parts = item as unknown[];
+  if (parts.length === 3)
+    return [parts[0] as string[], parts[1] as string, parts[2] as Record<string, unknown>];
+  return [[], parts[0] as string, parts[1] as Record<string, unknown>];
 }

@@ -10,6 +10,7 @@ export const STREAM_MODES = [
   "debug",
   "tasks",
   "checkpoints",
+  "events",
 ] as const;
 export type ApiStreamMode = (typeof STREAM_MODES)[number];
 
@@ -23,6 +24,7 @@ const EVENTS_OF: Record<ApiStreamMode, readonly string[]> = {
   debug: ["debug"],
   tasks: ["tasks"],
   checkpoints: ["checkpoints"],
+  events: ["events"],
 };
 
 /** Events every stream carries whatever its modes. */
@@ -33,22 +35,31 @@ export function eventFilter(modes: readonly string[]): (event: string) => boolea
   const wanted = new Set<string>(ALWAYS);
   for (const mode of modes)
     for (const event of EVENTS_OF[mode as ApiStreamMode] ?? []) wanted.add(event);
-  return (event) => wanted.has(event);
+  // A subgraph's event is named `<event>|<namespace>`: it goes where its event goes.
+  return (event) => {
+    const bar = event.indexOf("|");
+    return wanted.has(bar < 0 ? event : event.slice(0, bar));
+  };
 }
 
 type EngineMode = "values" | "updates" | "debug" | "messages";
 
 /**
  * The engine modes a run must stream to serve `modes`: values always (the run's result), updates
- * always (each is a `run.step` on the server's event channel), debug for `debug`, `tasks` and
- * `checkpoints` (which are its task and checkpoint events), and the engine's `messages` (tokens
- * as a LangChain chat model streams them) for both message modes when LangChain is installed.
+ * always (each is a `run.step` on the server's event channel), debug for `debug`, `tasks`,
+ * `checkpoints` and `events` (which are made of its task and checkpoint events), and the
+ * engine's `messages` (tokens as a LangChain chat model streams them) for both message modes and
+ * `events` when LangChain is installed.
  */
 export function engineModes(modes: readonly string[]): EngineMode[] {
   const engine = new Set<EngineMode>(["values", "updates"]);
   for (const mode of modes) {
-    if (mode === "debug" || mode === "tasks" || mode === "checkpoints") engine.add("debug");
-    if ((mode === "messages" || mode === "messages-tuple") && langChainInstalled())
+    if (mode === "debug" || mode === "tasks" || mode === "checkpoints" || mode === "events")
+      engine.add("debug");
+    if (
+      (mode === "messages" || mode === "messages-tuple" || mode === "events") &&
+      langChainInstalled()
+    )
       engine.add("messages");
   }
   return [...engine];

@@ -194,8 +194,8 @@ export function keelRoutes(table: RouteTable, ctx: ServerContext): void {
           runId !== null && body.resume !== false
             ? await continueGovernedRun(ctx.store, runId)
             : null;
-        if (continued?.continued)
-          ctx.bus.publish("run.finished", { run_id: runId, status: continued.result.run.status });
+        // The watcher publishes the run's new status (run.finished, run.paused, …).
+        if (continued?.continued) void ctx.watcher.poke();
         return c.json({
           ok: true,
           approval,

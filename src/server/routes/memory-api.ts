@@ -7,8 +7,8 @@ const Json = z.record(z.string(), z.unknown());
 const Strings = z.array(z.string().max(2000)).max(200);
 
 /**
- * The decision memory (seed 001): search, list and show with `read`; record and supersede with
- * `memory`. Each is the `DecisionMemory` call `keel memory search/record/supersede` makes, so
+ * The decision memory (seed 001): search, list and show with `read`; record, supersede, and
+ * propose, accept or reject a proposal with `memory`. Each is the `DecisionMemory` call `keel memory search/record/supersede` makes, so
  * the service validates the content (422 MEMORY_INVALID with every problem), refuses a taken
  * target (409 MEMORY_CONFLICT) and audits every change. Writes through the API have source
  * `user`: a token is held by a person or an application, not an agent.
@@ -158,6 +158,86 @@ export function memoryRoutes(table: RouteTable, ctx: ServerContext): void {
         superseded: body.old_decision_ids,
       });
       return c.json({ ok: true, record }, 201);
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/memory/proposals",
+      capability: "memory",
+      summary:
+        "Propose a decision (a draft, never in conflict); accept makes it an active decision, reject keeps the reason among its objections.",
+      tag: "memory",
+      body: z.object({
+        title: z.string().max(2000),
+        target: z.string().max(2000),
+        rationale: z.string().max(20_000),
+        confidence: z.number().min(0).max(1),
+        keywords: Strings.optional(),
+        strengths: Strings.optional(),
+        objections: Strings.optional(),
+        suggested_consequences: Strings.optional(),
+        suggested_supersedes: Strings.optional(),
+        namespace: z.string().max(200).optional(),
+      }),
+      response: Json,
+    },
+    async (c, { body }) => {
+      const record = await memory.propose({
+        title: body.title,
+        target: body.target,
+        rationale: body.rationale,
+        confidence: body.confidence,
+        ...(body.keywords ? { keywords: body.keywords } : {}),
+        ...(body.strengths ? { strengths: body.strengths } : {}),
+        ...(body.objections ? { objections: body.objections } : {}),
+        ...(body.suggested_consequences
+          ? { suggested_consequences: body.suggested_consequences }
+          : {}),
+        ...(body.suggested_supersedes ? { suggested_supersedes: body.suggested_supersedes } : {}),
+        ...(body.namespace ? { namespace: body.namespace } : {}),
+        source: "user",
+      });
+      ctx.bus.publish("memory.proposed", { record_id: record.id, target: record.target });
+      return c.json({ ok: true, record }, 201);
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/memory/{record_id}/accept",
+      capability: "memory",
+      summary:
+        "Accept a draft proposal: answers the active decision it became (superseding the decisions it suggested, when they are all the target's); 409 MEMORY_INVARIANT for a record that is not a draft proposal, MEMORY_CONFLICT for a target already decided.",
+      tag: "memory",
+      response: Json,
+    },
+    async (c, { params }) => {
+      const id = params.record_id ?? "";
+      const decision = await memory.accept(id, "user");
+      ctx.bus.publish("memory.accepted", { record_id: id, decision_id: decision.id });
+      return c.json({ ok: true, record: decision }, 201);
+    },
+  );
+
+  table.add(
+    {
+      method: "post",
+      path: "/api/memory/{record_id}/reject",
+      capability: "memory",
+      summary:
+        "Reject a draft proposal (the reason is kept among its objections); 409 MEMORY_INVARIANT for a record that is not a draft proposal.",
+      tag: "memory",
+      body: z.object({ reason: z.string().max(2000).optional() }),
+      response: Json,
+    },
+    async (c, { params, body }) => {
+      const id = params.record_id ?? "";
+      const record = await memory.reject(id, body.reason ?? null, "user");
+      ctx.bus.publish("memory.rejected", { record_id: id });
+      return c.json({ ok: true, record });
     },
   );
 }

@@ -41,6 +41,7 @@ const CreateRun = z.looseObject({
   if_not_exists: z.enum(["create", "reject"]).optional(),
   on_completion: z.enum(["delete", "keep"]).optional(),
   on_disconnect: z.enum(["cancel", "continue"]).optional(),
+  stream_subgraphs: z.boolean().optional(),
   durability: z.enum(["sync", "async", "exit"]).optional(),
 });
 type CreateRun = z.output<typeof CreateRun>;
@@ -78,6 +79,7 @@ export function runRoutes(table: RouteTable, ctx: ServerContext): void {
         : {}),
       ...(body.durability ? { durability: body.durability } : {}),
       ...(body.on_disconnect ? { on_disconnect: body.on_disconnect } : {}),
+      ...(body.stream_subgraphs ? { stream_subgraphs: true } : {}),
       // A stateless run's thread is deleted after it unless on_completion says keep.
       ...(threadId === null && body.on_completion !== "keep" ? { delete_thread: true } : {}),
     };
