@@ -13,7 +13,7 @@ import { END, INTERRUPT, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
-import { messagesStateReducer } from "./messages/messages-reducer.js";
+import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
@@ -80,7 +80,11 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.options = options;
     this.spec = buildSpec(declaration);
     if (options.cache) cacheNodes(this.spec, options.cache);
-    this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
+    this.usesMessages = schemaUsesReducer(
+      declaration.schema,
+      messagesStateReducer,
+      messagesDeltaReducer,
+    );
     const saver = options.checkpointer;
     this.checkpointer = typeof saver === "boolean" ? undefined : saver;
     this.subgraphPersistence = typeof saver === "boolean" ? saver : undefined;

@@ -35,7 +35,14 @@ export {
   AnyValue,
   BaseChannel,
   BinaryOperatorAggregate,
+  DeltaChannel,
+  type DeltaChannelOptions,
+  type DeltaReducer,
+  DeltaSnapshot,
+  type DeltaWrite,
   EphemeralValue,
+  exitDeltaTaskId,
+  isDeltaSnapshot,
   LastValue,
   Topic,
   type TopicOptions,
@@ -71,6 +78,7 @@ export { interrupt } from "./interrupt.js";
 export {
   type Messages,
   MessagesAnnotation,
+  messagesDeltaReducer,
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
