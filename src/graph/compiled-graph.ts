@@ -20,8 +20,14 @@ import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
+import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
+import {
+  encodeEventStream,
+  GraphRunStream,
+  type StreamEventsOptions,
+} from "./stream-events/index.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -44,6 +50,8 @@ interface CompiledOptions {
 interface ParentLink {
   saver: BaseCheckpointSaver | undefined;
   task: InterruptScope;
+  /** Set when the parent is streamed with `subgraphs: true`. */
+  stream?: SubgraphSink | undefined;
 }
 const parentLinks = new WeakMap<RunConfig, ParentLink>();
 
@@ -198,18 +206,31 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     else outer?.addEventListener("abort", forward, { once: true });
     config = { ...config, signal: stopped.signal };
     const tagged = Array.isArray(modes);
-    const hooks: LoopHooks = {};
-    for (const mode of list) {
-      const push = tagged
-        ? (chunk: unknown) => queue.push([mode, chunk])
-        : (chunk: unknown) => queue.push(chunk);
-      if (mode === "messages") {
-        hooks.messages = new MessagesStream(push, config.tags);
-        config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
-      } else if (mode === "custom") config.writer = push;
-      else hooks[mode] = push;
+    const subgraphs = config.subgraphs === true;
+    const emitAt = (namespace: string[], mode: StreamMode, chunk: unknown) =>
+      queue.push(
+        subgraphs
+          ? tagged
+            ? [namespace, mode, chunk]
+            : [namespace, chunk]
+          : tagged
+            ? [mode, chunk]
+            : chunk,
+      );
+    const root = namespaceOf(config.configurable?.checkpoint_ns);
+    const hooks = streamHooks(list, (mode, chunk) => emitAt(root, mode, chunk));
+    if (hooks.custom) {
+      config.writer = hooks.custom;
+      delete hooks.custom;
     }
-    const loop = this.createLoop(config, hooks, undefined);
+    if (list.includes("messages")) {
+      hooks.messages = new MessagesStream((chunk) => emitAt(root, "messages", chunk), config.tags);
+      config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+    }
+    const sink: SubgraphSink | undefined = subgraphs
+      ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
+      : undefined;
+    const loop = this.createLoop(config, hooks, undefined, sink);
     (async () => {
       await loop.load(await this.checkInput(input));
       await loop.run();
@@ -220,6 +241,41 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         (error: unknown) => queue.close({ value: error }),
       );
     return queue;
+  }
+
+  /**
+   * LangGraph.js's v3 event stream: the run's `values`, `updates`, `custom`, `tasks`,
+   * `checkpoints` and subgraph `lifecycle` events as protocol events, with `output`, `values`,
+   * `interrupts`, `subgraphs` and `extensions` views (see docs/graph.md). With
+   * `encoding: "text/event-stream"` it yields the events as SSE bytes.
+   *
+   * @example
+   * const run = await graph.streamEvents({ count: 0 }, { version: "v3" });
+   * for await (const event of run) console.log(event.method, event.params.data);
+   * console.log(await run.output);
+   */
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions & { encoding: "text/event-stream" },
+  ): Promise<AsyncGenerator<Uint8Array>>;
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions,
+  ): Promise<GraphRunStream>;
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions,
+  ): Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    if (options?.version !== "v3")
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        `streamEvents supports version "v3" only, got ${JSON.stringify(options?.version)}.`,
+        {
+          hint: 'Pass { version: "v3" }; for LangChain callback events use stream with streamMode "messages" or callbacks.',
+        },
+      );
+    const run = new GraphRunStream(this, input, options);
+    return options.encoding === "text/event-stream" ? encodeEventStream(run) : run;
   }
 
   /** A new input checked against the graph's `StateSchema` (when it has one). */
@@ -355,7 +411,13 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         start = fresh ? new Command({ resume: fresh.value }) : null;
       }
     }
-    const loop = this.createLoop(config, {}, saver);
+    const sink = link?.stream;
+    let hooks: LoopHooks = {};
+    if (sink) {
+      const namespace = namespaceOf(config.configurable?.checkpoint_ns);
+      hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
+    }
+    const loop = this.createLoop(config, hooks, saver, sink);
     await loop.load(start);
     const outcome = await loop.run();
     // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
@@ -374,6 +436,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig,
     hooks: LoopHooks,
     saverOverride: BaseCheckpointSaver | undefined,
+    sink?: SubgraphSink,
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -418,7 +481,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
-        parentLinks.set(child, { saver, task });
+        parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
         return child;
       },
     });

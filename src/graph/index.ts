@@ -87,6 +87,15 @@ export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
+export {
+  GraphRunStream,
+  type InterruptPayload,
+  type ProtocolEvent,
+  StreamChannel,
+  type StreamEventsOptions,
+  type StreamTransformer,
+  SubgraphRunStream,
+} from "./stream-events/index.js";
 export { getCurrentTaskInput } from "./task-input.js";
 export type {
   CachePolicy,

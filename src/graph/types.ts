@@ -10,7 +10,14 @@ import type { Interrupt } from "./errors.js";
 import type { RunControl } from "./run-control.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
-export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
+export type StreamMode =
+  | "values"
+  | "updates"
+  | "debug"
+  | "messages"
+  | "custom"
+  | "tasks"
+  | "checkpoints";
 
 /** The stream modes Keel implements; `stream` refuses any other (LangGraph.js yields nothing). */
 export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
@@ -19,6 +26,8 @@ export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
   "debug",
   "messages",
   "custom",
+  "tasks",
+  "checkpoints",
 ]);
 
 /**
@@ -35,6 +44,11 @@ export interface RunConfig extends CheckpointConfig {
   timeout?: number;
   /** What `stream` yields (default `"updates"`, as LangGraph.js's compiled state graphs). */
   streamMode?: StreamMode | StreamMode[];
+  /**
+   * `stream` only: subgraphs stream too, and every chunk is tagged with the namespace it came
+   * from (`[namespace, chunk]`, or `[namespace, mode, chunk]` with several modes).
+   */
+  subgraphs?: boolean;
   /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
