@@ -35,9 +35,8 @@ export interface StreamEventsOptions extends RunConfig {
 
 /** An interrupt a run paused on, as `run.interrupts` lists it. */
 export interface InterruptPayload {
-  interrupt_id: string | undefined;
+  interruptId: string | undefined;
   payload: unknown;
-  namespace: string[];
 }
 
 /** The part of a compiled graph a run stream drives. */
@@ -147,6 +146,7 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
     config: RunConfig,
   ): Promise<Record<string, unknown> | undefined> {
     let failure: { value: unknown } | undefined;
+    this.append([], "lifecycle", { event: "running", graph_name: "root" });
     try {
       for await (const chunk of await graph.stream(input, config)) {
         const [namespace, mode, data] = chunk as [string[], StreamMode, unknown];
@@ -154,9 +154,11 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
       }
       this.flushHeld();
       this.completeAll();
+      this.append([], "lifecycle", { event: "completed", graph_name: "root" });
       for (const transformer of this.transformers) transformer.finalize?.();
     } catch (error) {
       failure = { value: error };
+      this.append([], "lifecycle", { event: "failed", graph_name: "root" });
       for (const transformer of this.transformers) transformer.fail?.(error);
     }
     for (const channel of this.channels) channel.close();
@@ -183,7 +185,8 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
     this.enter(namespace);
     if (mode === "values") {
       const state = data as Record<string, unknown>;
-      if (Object.hasOwn(state, INTERRUPT)) return;
+      // A pause is reported as is, with no checkpoint of its own (as LangGraph.js).
+      if (Object.hasOwn(state, INTERRUPT)) return this.append(namespace, "values", state);
       if (namespace.length === 0) {
         this.last = state;
         this.valueLog.push(state);
@@ -191,11 +194,10 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
       this.held = { namespace, data: state };
     } else if (mode === "updates") {
       for (const [node, values] of Object.entries(data as Record<string, unknown>)) {
-        if (node === INTERRUPT) {
+        if (node === INTERRUPT && namespace.length === 0) {
           this.interrupted = true;
           for (const item of values as Array<{ id?: string; value?: unknown }>)
-            this.interrupts.push({ interrupt_id: item.id, payload: item.value, namespace });
-          continue;
+            this.interrupts.push({ interruptId: item.id, payload: item.value });
         }
         this.append(namespace, "updates", { node, values });
       }
@@ -276,7 +278,7 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
   private append(namespace: string[], method: string, data: unknown, transform = true): void {
     const event: ProtocolEvent = {
       type: "event",
-      seq: ++this.seq,
+      seq: this.seq++,
       method,
       params: { namespace, timestamp: Date.now(), data },
     };
