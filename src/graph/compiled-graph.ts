@@ -23,6 +23,7 @@ import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
+import type { TimeoutPolicy } from "./pregel/timeout.js";
 import {
   encodeEventStream,
   GraphRunStream,
@@ -124,6 +125,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     {
       retryPolicy: RetryPolicy | undefined;
       cachePolicy: CachePolicy | undefined;
+      timeout: TimeoutPolicy | undefined;
       errorHandlerNode: string | undefined;
     }
   > {
@@ -132,6 +134,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       {
         retryPolicy: RetryPolicy | undefined;
         cachePolicy: CachePolicy | undefined;
+        timeout: TimeoutPolicy | undefined;
         errorHandlerNode: string | undefined;
       }
     > = {};
@@ -139,6 +142,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       out[node.name] = {
         retryPolicy: node.retryPolicy,
         cachePolicy: node.cachePolicy,
+        timeout: node.timeout,
         errorHandlerNode: node.errorHandlerNode,
       };
     return out;

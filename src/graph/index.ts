@@ -83,6 +83,12 @@ export {
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
 export { OVERWRITE, Overwrite } from "./overwrite.js";
+export {
+  isNodeTimeoutError,
+  type NodeTimeout,
+  NodeTimeoutError,
+  type TimeoutPolicy,
+} from "./pregel/timeout.js";
 export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";

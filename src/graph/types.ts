@@ -63,6 +63,8 @@ export interface RunConfig extends CheckpointConfig {
    * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
    */
   writer?: (chunk: unknown) => void;
+  /** Set on the config of a node with an idle timeout: reports progress (restarts the clock). */
+  heartbeat?: () => void;
   /**
    * Asks the run to stop at the next step boundary (`control.requestDrain()`); nodes get the
    * run's control here, a fresh one when the caller gave none.

@@ -186,7 +186,10 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
     if (mode === "values") {
       const state = data as Record<string, unknown>;
       // A pause is reported as is, with no checkpoint of its own (as LangGraph.js).
-      if (Object.hasOwn(state, INTERRUPT)) return this.append(namespace, "values", state);
+      if (Object.hasOwn(state, INTERRUPT)) {
+        this.append(namespace, "values", state);
+        return;
+      }
       if (namespace.length === 0) {
         this.last = state;
         this.valueLog.push(state);
