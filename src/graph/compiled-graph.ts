@@ -45,6 +45,8 @@ interface CompiledOptions {
   interruptAfter: string[];
   name: string;
   store?: BaseStore | undefined;
+  /** `withConfig`: what every call's config is merged over. */
+  defaults?: RunConfig | undefined;
 }
 
 /** What a parent run hands the subgraph it calls (kept off the user-visible config object). */
@@ -103,6 +105,36 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.outputKeys = declaration.outputKeys;
     this.store = options.store;
     this.validateInput = declaration.validateInput;
+  }
+
+  /**
+   * The same graph with `config` as the default of every call (LangGraph.js's `withConfig`): a
+   * call's own config is merged over it (`configurable`, `metadata` key by key, `tags` added).
+   *
+   * @example
+   * const limited = graph.withConfig({ recursionLimit: 5, tags: ["batch"] });
+   */
+  withConfig(config: RunConfig): CompiledStateGraph<State, Update> {
+    const defaults = this.options.defaults ? mergeConfig(this.options.defaults, config) : config;
+    return new CompiledStateGraph<State, Update>(this.declaration, { ...this.options, defaults });
+  }
+
+  /**
+   * Runs the graph once per input, concurrently (LangGraph.js's `batch`); `config` is one config
+   * for all or one per input.
+   *
+   * @example
+   * const [a, b] = await graph.batch([{ n: 1 }, { n: 2 }]);
+   */
+  batch(
+    inputs: Array<Update | State | null | undefined | Command>,
+    config?: RunConfig | RunConfig[],
+  ): Promise<Array<State & { __interrupt__?: Interrupt[] }>> {
+    return Promise.all(
+      inputs.map((input, index) =>
+        this.invoke(input, Array.isArray(config) ? config[index] : config),
+      ),
+    );
   }
 
   /**
@@ -167,7 +199,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
     if (this.usesMessages) await preloadLangChain();
-    config = runConfig(config);
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
@@ -200,7 +233,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     if (this.usesMessages || list.includes("messages")) await preloadLangChain();
-    config = runConfig(config);
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -499,6 +533,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     }
     return this.checkpointer;
   }
+}
+
+/** `config` over `defaults` (`withConfig`): objects merged key by key, tags added. */
+function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
+  const merged: RunConfig = { ...defaults, ...config };
+  if (defaults.configurable || config.configurable)
+    merged.configurable = { ...defaults.configurable, ...config.configurable };
+  if (defaults.metadata || config.metadata)
+    merged.metadata = { ...defaults.metadata, ...config.metadata };
+  if (defaults.tags || config.tags)
+    merged.tags = [...(defaults.tags ?? []), ...(config.tags ?? [])];
+  return merged;
 }
 
 /**

@@ -21,6 +21,7 @@ export type {
   PathMap,
   SubgraphLike,
 } from "./builder/declarations.js";
+export { CompiledGraph, Graph, type GraphNodeFunction } from "./builder/graph.js";
 export type { RunnableLike } from "./builder/runnable-node.js";
 export {
   type CompileOptions,
