@@ -1,5 +1,4 @@
 import { KeelError } from "../../core/index.js";
-import { isThenable } from "./node-output.js";
 
 /**
  * How long one attempt of a node may take (LangGraph.js's `TimeoutPolicy`): `runTimeout` ms in
@@ -103,6 +102,15 @@ export function timeoutPolicyOf(timeout: NodeTimeout | undefined): TimeoutPolicy
     throw new KeelError("INVALID_ARGUMENT", 'refreshOn must be "auto" or "heartbeat".', {});
   if (policy.runTimeout === undefined && policy.idleTimeout === undefined) return undefined;
   return policy;
+}
+
+/** Kept here rather than imported from node-output: this module sits below the engine's. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 /** What the node sees of an attempt with a timeout: its signal and its progress calls. */
