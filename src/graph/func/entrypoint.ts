@@ -95,7 +95,10 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
     const body = async (state: State, config: RunConfig): Promise<State> => {
       const scope = currentScope();
       const memo = scope?.memo ?? {};
-      if (scope) scope.memo = memo;
+      if (scope) {
+        scope.memo = memo;
+        scope.taskInput = { value: state[INPUT] };
+      }
       const writer = config.writer;
       const run: FunctionalRun = {
         memo,

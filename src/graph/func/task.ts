@@ -107,7 +107,9 @@ export function task<Args extends unknown[], Output>(
     const child: FunctionalRun = { ...run, path, calls: 0 };
     const parent = currentScope();
     const call = () => callTask(options, child, args, fn);
-    const running = parent ? withAsyncScope(taskScope(parent, run.memo, path), call) : call();
+    const running = parent
+      ? withAsyncScope(taskScope(parent, run.memo, path, args), call)
+      : call();
     return running.then((value) => {
       run.memo[path] = value;
       // The entrypoint's node scope carries the memo through an interrupt (see InterruptScope).
@@ -131,6 +133,7 @@ function taskScope(
   parent: InterruptScope,
   memo: Record<string, unknown>,
   path: string,
+  args: unknown[],
 ): InterruptScope {
   const key = `${RESUMES}${path}`;
   const saved = memo[key];
@@ -147,6 +150,7 @@ function taskScope(
       parent.fresh = value;
     },
     calls: 0,
+    taskInput: { value: args },
   };
 }
 
