@@ -107,9 +107,7 @@ export function task<Args extends unknown[], Output>(
     const child: FunctionalRun = { ...run, path, calls: 0 };
     const parent = currentScope();
     const call = () => callTask(options, child, args, fn);
-    const running = parent
-      ? withAsyncScope(taskScope(parent, run.memo, path, args), call)
-      : call();
+    const running = parent ? withAsyncScope(taskScope(parent, run.memo, path, args), call) : call();
     return running.then((value) => {
       run.memo[path] = value;
       // The entrypoint's node scope carries the memo through an interrupt (see InterruptScope).
