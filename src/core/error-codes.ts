@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   INVALID_UPDATE: { exit: 2, http: 500 },
   GRAPH_RECURSION_LIMIT: { exit: 2, http: 500 },
   NODE_FAILED: { exit: 2, http: 500 },
+  NODE_TIMEOUT: { exit: 2, http: 504 },
   REDUCER_FAILED: { exit: 2, http: 500 },
   UNKNOWN_GOTO_TARGET: { exit: 2, http: 500 },
   EMPTY_INPUT: { exit: 2, http: 400 },

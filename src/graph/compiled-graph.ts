@@ -13,15 +13,22 @@ import { END, INTERRUPT, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
-import { messagesStateReducer } from "./messages/messages-reducer.js";
+import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
+import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
+import type { TimeoutPolicy } from "./pregel/timeout.js";
+import {
+  encodeEventStream,
+  GraphRunStream,
+  type StreamEventsOptions,
+} from "./stream-events/index.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -38,12 +45,16 @@ interface CompiledOptions {
   interruptAfter: string[];
   name: string;
   store?: BaseStore | undefined;
+  /** `withConfig`: what every call's config is merged over. */
+  defaults?: RunConfig | undefined;
 }
 
 /** What a parent run hands the subgraph it calls (kept off the user-visible config object). */
 interface ParentLink {
   saver: BaseCheckpointSaver | undefined;
   task: InterruptScope;
+  /** Set when the parent is streamed with `subgraphs: true`. */
+  stream?: SubgraphSink | undefined;
 }
 const parentLinks = new WeakMap<RunConfig, ParentLink>();
 
@@ -80,7 +91,11 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.options = options;
     this.spec = buildSpec(declaration);
     if (options.cache) cacheNodes(this.spec, options.cache);
-    this.usesMessages = schemaUsesReducer(declaration.schema, messagesStateReducer);
+    this.usesMessages = schemaUsesReducer(
+      declaration.schema,
+      messagesStateReducer,
+      messagesDeltaReducer,
+    );
     const saver = options.checkpointer;
     this.checkpointer = typeof saver === "boolean" ? undefined : saver;
     this.subgraphPersistence = typeof saver === "boolean" ? saver : undefined;
@@ -90,6 +105,36 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     this.outputKeys = declaration.outputKeys;
     this.store = options.store;
     this.validateInput = declaration.validateInput;
+  }
+
+  /**
+   * The same graph with `config` as the default of every call (LangGraph.js's `withConfig`): a
+   * call's own config is merged over it (`configurable`, `metadata` key by key, `tags` added).
+   *
+   * @example
+   * const limited = graph.withConfig({ recursionLimit: 5, tags: ["batch"] });
+   */
+  withConfig(config: RunConfig): CompiledStateGraph<State, Update> {
+    const defaults = this.options.defaults ? mergeConfig(this.options.defaults, config) : config;
+    return new CompiledStateGraph<State, Update>(this.declaration, { ...this.options, defaults });
+  }
+
+  /**
+   * Runs the graph once per input, concurrently (LangGraph.js's `batch`); `config` is one config
+   * for all or one per input.
+   *
+   * @example
+   * const [a, b] = await graph.batch([{ n: 1 }, { n: 2 }]);
+   */
+  batch(
+    inputs: Array<Update | State | null | undefined | Command>,
+    config?: RunConfig | RunConfig[],
+  ): Promise<Array<State & { __interrupt__?: Interrupt[] }>> {
+    return Promise.all(
+      inputs.map((input, index) =>
+        this.invoke(input, Array.isArray(config) ? config[index] : config),
+      ),
+    );
   }
 
   /**
@@ -112,6 +157,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     {
       retryPolicy: RetryPolicy | undefined;
       cachePolicy: CachePolicy | undefined;
+      timeout: TimeoutPolicy | undefined;
       errorHandlerNode: string | undefined;
     }
   > {
@@ -120,6 +166,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       {
         retryPolicy: RetryPolicy | undefined;
         cachePolicy: CachePolicy | undefined;
+        timeout: TimeoutPolicy | undefined;
         errorHandlerNode: string | undefined;
       }
     > = {};
@@ -127,6 +174,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       out[node.name] = {
         retryPolicy: node.retryPolicy,
         cachePolicy: node.cachePolicy,
+        timeout: node.timeout,
         errorHandlerNode: node.errorHandlerNode,
       };
     return out;
@@ -151,7 +199,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig = {},
   ): Promise<State & { __interrupt__?: Interrupt[] }> {
     if (this.usesMessages) await preloadLangChain();
-    config = runConfig(config);
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
@@ -184,7 +233,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     if (this.usesMessages || list.includes("messages")) await preloadLangChain();
-    config = runConfig(config);
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -194,18 +244,31 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     else outer?.addEventListener("abort", forward, { once: true });
     config = { ...config, signal: stopped.signal };
     const tagged = Array.isArray(modes);
-    const hooks: LoopHooks = {};
-    for (const mode of list) {
-      const push = tagged
-        ? (chunk: unknown) => queue.push([mode, chunk])
-        : (chunk: unknown) => queue.push(chunk);
-      if (mode === "messages") {
-        hooks.messages = new MessagesStream(push, config.tags);
-        config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
-      } else if (mode === "custom") config.writer = push;
-      else hooks[mode] = push;
+    const subgraphs = config.subgraphs === true;
+    const emitAt = (namespace: string[], mode: StreamMode, chunk: unknown) =>
+      queue.push(
+        subgraphs
+          ? tagged
+            ? [namespace, mode, chunk]
+            : [namespace, chunk]
+          : tagged
+            ? [mode, chunk]
+            : chunk,
+      );
+    const root = namespaceOf(config.configurable?.checkpoint_ns);
+    const hooks = streamHooks(list, (mode, chunk) => emitAt(root, mode, chunk));
+    if (hooks.custom) {
+      config.writer = hooks.custom;
+      delete hooks.custom;
     }
-    const loop = this.createLoop(config, hooks, undefined);
+    if (list.includes("messages")) {
+      hooks.messages = new MessagesStream((chunk) => emitAt(root, "messages", chunk), config.tags);
+      config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+    }
+    const sink: SubgraphSink | undefined = subgraphs
+      ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
+      : undefined;
+    const loop = this.createLoop(config, hooks, undefined, sink);
     (async () => {
       await loop.load(await this.checkInput(input));
       await loop.run();
@@ -216,6 +279,41 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         (error: unknown) => queue.close({ value: error }),
       );
     return queue;
+  }
+
+  /**
+   * LangGraph.js's v3 event stream: the run's `values`, `updates`, `custom`, `tasks`,
+   * `checkpoints` and subgraph `lifecycle` events as protocol events, with `output`, `values`,
+   * `interrupts`, `subgraphs` and `extensions` views (see docs/graph.md). With
+   * `encoding: "text/event-stream"` it yields the events as SSE bytes.
+   *
+   * @example
+   * const run = await graph.streamEvents({ count: 0 }, { version: "v3" });
+   * for await (const event of run) console.log(event.method, event.params.data);
+   * console.log(await run.output);
+   */
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions & { encoding: "text/event-stream" },
+  ): Promise<AsyncGenerator<Uint8Array>>;
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions,
+  ): Promise<GraphRunStream>;
+  async streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsOptions,
+  ): Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    if (options?.version !== "v3")
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        `streamEvents supports version "v3" only, got ${JSON.stringify(options?.version)}.`,
+        {
+          hint: 'Pass { version: "v3" }; for LangChain callback events use stream with streamMode "messages" or callbacks.',
+        },
+      );
+    const run = new GraphRunStream(this, input, options);
+    return options.encoding === "text/event-stream" ? encodeEventStream(run) : run;
   }
 
   /** A new input checked against the graph's `StateSchema` (when it has one). */
@@ -351,7 +449,13 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         start = fresh ? new Command({ resume: fresh.value }) : null;
       }
     }
-    const loop = this.createLoop(config, {}, saver);
+    const sink = link?.stream;
+    let hooks: LoopHooks = {};
+    if (sink) {
+      const namespace = namespaceOf(config.configurable?.checkpoint_ns);
+      hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
+    }
+    const loop = this.createLoop(config, hooks, saver, sink);
     await loop.load(start);
     const outcome = await loop.run();
     // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
@@ -370,6 +474,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     config: RunConfig,
     hooks: LoopHooks,
     saverOverride: BaseCheckpointSaver | undefined,
+    sink?: SubgraphSink,
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -414,7 +519,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
-        parentLinks.set(child, { saver, task });
+        parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
         return child;
       },
     });
@@ -428,6 +533,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     }
     return this.checkpointer;
   }
+}
+
+/** `config` over `defaults` (`withConfig`): objects merged key by key, tags added. */
+function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
+  const merged: RunConfig = { ...defaults, ...config };
+  if (defaults.configurable || config.configurable)
+    merged.configurable = { ...defaults.configurable, ...config.configurable };
+  if (defaults.metadata || config.metadata)
+    merged.metadata = { ...defaults.metadata, ...config.metadata };
+  if (defaults.tags || config.tags)
+    merged.tags = [...(defaults.tags ?? []), ...(config.tags ?? [])];
+  return merged;
 }
 
 /**

@@ -21,6 +21,7 @@ export type {
   PathMap,
   SubgraphLike,
 } from "./builder/declarations.js";
+export { CompiledGraph, Graph, type GraphNodeFunction } from "./builder/graph.js";
 export type { RunnableLike } from "./builder/runnable-node.js";
 export {
   type CompileOptions,
@@ -35,7 +36,14 @@ export {
   AnyValue,
   BaseChannel,
   BinaryOperatorAggregate,
+  DeltaChannel,
+  type DeltaChannelOptions,
+  type DeltaReducer,
+  DeltaSnapshot,
+  type DeltaWrite,
   EphemeralValue,
+  exitDeltaTaskId,
+  isDeltaSnapshot,
   LastValue,
   Topic,
   type TopicOptions,
@@ -71,14 +79,30 @@ export { interrupt } from "./interrupt.js";
 export {
   type Messages,
   MessagesAnnotation,
+  messagesDeltaReducer,
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
 } from "./messages/index.js";
 export { OVERWRITE, Overwrite } from "./overwrite.js";
+export {
+  isNodeTimeoutError,
+  type NodeTimeout,
+  NodeTimeoutError,
+  type TimeoutPolicy,
+} from "./pregel/timeout.js";
 export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
+export {
+  GraphRunStream,
+  type InterruptPayload,
+  type ProtocolEvent,
+  StreamChannel,
+  type StreamEventsOptions,
+  type StreamTransformer,
+  SubgraphRunStream,
+} from "./stream-events/index.js";
 export { getCurrentTaskInput } from "./task-input.js";
 export type {
   CachePolicy,

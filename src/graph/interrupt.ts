@@ -17,6 +17,11 @@ export interface InterruptScope {
    * interrupt so that a resumed entrypoint does not run finished tasks again. Unused otherwise.
    */
   memo?: Record<string, unknown> | undefined;
+  /**
+   * What `getCurrentTaskInput()` returns when it is not the node's input: an entrypoint's own
+   * input, or a functional-API task's arguments.
+   */
+  taskInput?: { value: unknown } | undefined;
 }
 
 /**

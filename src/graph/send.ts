@@ -1,3 +1,5 @@
+import type { NodeTimeout } from "./pregel/timeout.js";
+
 /**
  * Runs `node` in the next step with `args` as its input instead of the graph state: the map half
  * of map-reduce. Return Sends from a conditional edge (or a `Command`'s `goto`); each becomes its
@@ -9,10 +11,16 @@
 export class Send<Args = unknown> {
   readonly lg_name = "Send";
 
+  /** The task's own `timeout` (overrides the target node's), as LangGraph.js's third argument. */
+  readonly timeout?: NodeTimeout;
+
   constructor(
     readonly node: string,
     readonly args: Args,
-  ) {}
+    options?: { timeout?: NodeTimeout },
+  ) {
+    if (options?.timeout !== undefined) this.timeout = options.timeout;
+  }
 
   toJSON(): { node: string; args: Args } {
     return { node: this.node, args: this.args };

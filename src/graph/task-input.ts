@@ -11,6 +11,7 @@ import { Task } from "./pregel/task.js";
  */
 export function getCurrentTaskInput<Input = unknown>(): Input {
   const scope = currentScope();
+  if (scope?.taskInput) return scope.taskInput.value as Input;
   if (!(scope instanceof Task)) {
     throw new KeelError(
       "INVALID_ARGUMENT",

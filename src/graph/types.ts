@@ -10,7 +10,14 @@ import type { Interrupt } from "./errors.js";
 import type { RunControl } from "./run-control.js";
 
 /** What a streamed run reports: see `docs/graph.md`, "Streaming". */
-export type StreamMode = "values" | "updates" | "debug" | "messages" | "custom";
+export type StreamMode =
+  | "values"
+  | "updates"
+  | "debug"
+  | "messages"
+  | "custom"
+  | "tasks"
+  | "checkpoints";
 
 /** The stream modes Keel implements; `stream` refuses any other (LangGraph.js yields nothing). */
 export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
@@ -19,6 +26,8 @@ export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
   "debug",
   "messages",
   "custom",
+  "tasks",
+  "checkpoints",
 ]);
 
 /**
@@ -35,6 +44,11 @@ export interface RunConfig extends CheckpointConfig {
   timeout?: number;
   /** What `stream` yields (default `"updates"`, as LangGraph.js's compiled state graphs). */
   streamMode?: StreamMode | StreamMode[];
+  /**
+   * `stream` only: subgraphs stream too, and every chunk is tagged with the namespace it came
+   * from (`[namespace, chunk]`, or `[namespace, mode, chunk]` with several modes).
+   */
+  subgraphs?: boolean;
   /** Overrides the compiled `interruptBefore` / `interruptAfter` for this call. */
   interruptBefore?: string[] | "*";
   interruptAfter?: string[] | "*";
@@ -49,6 +63,8 @@ export interface RunConfig extends CheckpointConfig {
    * the run is not streamed in that mode). A subgraph passes it on to its own nodes.
    */
   writer?: (chunk: unknown) => void;
+  /** Set on the config of a node with an idle timeout: reports progress (restarts the clock). */
+  heartbeat?: () => void;
   /**
    * Asks the run to stop at the next step boundary (`control.requestDrain()`); nodes get the
    * run's control here, a fresh one when the caller gave none.

@@ -1,5 +1,6 @@
 import type { StateChannel } from "../annotation.js";
 import type { NodeError } from "../errors.js";
+import type { NodeTimeout } from "../pregel/timeout.js";
 import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 
 /** A node function: reads the state (or a `Send`'s args), returns an update, a `Command`, or nothing. */
@@ -21,6 +22,8 @@ export type ErrorHandler = (state: never, error: NodeError, config: RunConfig) =
 /** Options of `addNode`. */
 export interface AddNodeOptions {
   retryPolicy?: RetryPolicy;
+  /** How long one attempt may take: ms, or `{ runTimeout, idleTimeout, refreshOn }`. */
+  timeout?: NodeTimeout;
   /** Reuse the node's result for the same input (`true`: default policy; `false`: never). */
   cachePolicy?: CachePolicy | boolean;
   /** Turns the node's failure into a recovery step instead of failing the run. */
@@ -41,6 +44,7 @@ export interface NodeDeclaration {
   subgraph: SubgraphLike | undefined;
   retryPolicy: RetryPolicy | undefined;
   cachePolicy: CachePolicy | boolean | undefined;
+  timeout?: NodeTimeout | undefined;
   errorHandler?: ErrorHandler | undefined;
   /** The node its failures are sent to (set by `compile`). */
   errorHandlerNode?: string | undefined;
@@ -50,6 +54,7 @@ export interface NodeDeclaration {
 /** `setNodeDefaults`: what a node without its own gets. */
 export interface NodeDefaults {
   retryPolicy?: RetryPolicy;
+  timeout?: NodeTimeout;
   cachePolicy?: CachePolicy | boolean;
   /** The handler of every node without its own (one shared `__default_error_handler__` node). */
   errorHandler?: ErrorHandler;

@@ -89,7 +89,12 @@ function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults)
   const hasHandlers =
     defaults.errorHandler !== undefined ||
     [...declaration.nodes.values()].some((decl) => decl.errorHandler !== undefined);
-  if (defaults.retryPolicy === undefined && defaults.cachePolicy === undefined && !hasHandlers)
+  if (
+    defaults.retryPolicy === undefined &&
+    defaults.cachePolicy === undefined &&
+    defaults.timeout === undefined &&
+    !hasHandlers
+  )
     return declaration;
   if (defaults.errorHandler && declaration.nodes.has(DEFAULT_ERROR_HANDLER)) {
     throw new GraphValueError(
@@ -112,6 +117,7 @@ function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults)
           action: handlerAction(handler),
           subgraph: undefined,
           retryPolicy: defaults.retryPolicy,
+          timeout: defaults.timeout,
           // A handler's result depends on the failure, never cached.
           cachePolicy: undefined,
           ends: undefined,
@@ -122,6 +128,7 @@ function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults)
       ...decl,
       retryPolicy: decl.retryPolicy ?? defaults.retryPolicy,
       cachePolicy: decl.cachePolicy ?? defaults.cachePolicy,
+      timeout: decl.timeout ?? defaults.timeout,
       errorHandlerNode,
     });
   }
@@ -280,6 +287,7 @@ export class StateGraph<S extends StateDefinition> {
       subgraph,
       retryPolicy: options.retryPolicy,
       cachePolicy: options.cachePolicy,
+      timeout: options.timeout,
       errorHandler: options.errorHandler,
       ends: options.ends,
     });

@@ -4,6 +4,8 @@ import type { Channel } from "./channel.js";
 export interface QueuedSend {
   node: string;
   args: unknown;
+  /** The `Send`'s own `timeout` for the task it makes (overrides the node's). */
+  timeout?: unknown;
 }
 
 /** Collects `Send`s; the next step takes them all (`consume`). */

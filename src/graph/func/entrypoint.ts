@@ -12,6 +12,7 @@ import { type Command, isCommand } from "../command.js";
 import type { CompiledStateGraph } from "../compiled-graph.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { currentScope } from "../interrupt.js";
+import type { NodeTimeout } from "../pregel/timeout.js";
 import type { RunConfig, StateSnapshot, StreamMode } from "../types.js";
 import { type FunctionalRun, refuseGenerator, withFunctionalRun } from "./task.js";
 
@@ -31,6 +32,8 @@ export interface EntrypointOptions {
   store?: BaseStore | undefined;
   /** Where tasks with a `cachePolicy` keep their results. */
   cache?: BaseCache | undefined;
+  /** How long one run of the entrypoint's function may take (ms or a `TimeoutPolicy`). */
+  timeout?: NodeTimeout | undefined;
 }
 
 /** `entrypoint.final({ value, save })`: returns `value`, keeps `save` for the next run. */
@@ -92,7 +95,10 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
     const body = async (state: State, config: RunConfig): Promise<State> => {
       const scope = currentScope();
       const memo = scope?.memo ?? {};
-      if (scope) scope.memo = memo;
+      if (scope) {
+        scope.memo = memo;
+        scope.taskInput = { value: state[INPUT] };
+      }
       const writer = config.writer;
       const run: FunctionalRun = {
         memo,
@@ -114,7 +120,7 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
       [PREVIOUS]: Annotation<unknown>(),
     });
     this.graph = new StateGraph(schema)
-      .addNode(this.name, body)
+      .addNode(this.name, body, options.timeout === undefined ? {} : { timeout: options.timeout })
       .addEdge(START, this.name)
       .addEdge(this.name, END)
       .compile({

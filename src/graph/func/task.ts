@@ -4,6 +4,7 @@ import { KeelError } from "../../core/index.js";
 import { isGraphInterrupt } from "../errors.js";
 import { currentScope, type InterruptScope, interruptId, withAsyncScope } from "../interrupt.js";
 import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
+import { type NodeTimeout, runWithTimeout, timeoutPolicyOf } from "../pregel/timeout.js";
 import type { CachePolicy, RetryPolicy } from "../types.js";
 
 /** `task({ name, retry, cachePolicy }, fn)`. */
@@ -13,6 +14,8 @@ export interface TaskOptions {
   retry?: RetryPolicy & { logWarning?: boolean };
   /** Reuses results across runs and threads (needs `entrypoint({ cache })`). */
   cachePolicy?: CachePolicy;
+  /** How long one attempt may take (ms or a `TimeoutPolicy`); then `NodeTimeoutError`. */
+  timeout?: NodeTimeout;
 }
 
 /**
@@ -104,7 +107,7 @@ export function task<Args extends unknown[], Output>(
     const child: FunctionalRun = { ...run, path, calls: 0 };
     const parent = currentScope();
     const call = () => callTask(options, child, args, fn);
-    const running = parent ? withAsyncScope(taskScope(parent, run.memo, path), call) : call();
+    const running = parent ? withAsyncScope(taskScope(parent, run.memo, path, args), call) : call();
     return running.then((value) => {
       run.memo[path] = value;
       // The entrypoint's node scope carries the memo through an interrupt (see InterruptScope).
@@ -128,6 +131,7 @@ function taskScope(
   parent: InterruptScope,
   memo: Record<string, unknown>,
   path: string,
+  args: unknown[],
 ): InterruptScope {
   const key = `${RESUMES}${path}`;
   const saved = memo[key];
@@ -144,6 +148,7 @@ function taskScope(
       parent.fresh = value;
     },
     calls: 0,
+    taskInput: { value: args },
   };
 }
 
@@ -159,9 +164,12 @@ async function callTask<Args extends unknown[], Output>(
     if (hit) return hit.value as Output;
   }
   const policy = options.retry;
+  const timeout = timeoutPolicyOf(options.timeout);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const value = await withFunctionalRun(run, () => fn(...args));
+      const value = (await (timeout
+        ? runWithTimeout(options.name, timeout, () => withFunctionalRun(run, () => fn(...args)))
+        : withFunctionalRun(run, () => fn(...args)))) as Output;
       if (cached && run.cache) {
         const ttl = options.cachePolicy?.ttl;
         await run.cache.set([

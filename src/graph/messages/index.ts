@@ -5,4 +5,9 @@ export {
   schemaUsesReducer,
 } from "./langchain-messages.js";
 export { MessagesAnnotation } from "./messages-annotation.js";
-export { type Messages, messagesStateReducer, REMOVE_ALL_MESSAGES } from "./messages-reducer.js";
+export {
+  type Messages,
+  messagesDeltaReducer,
+  messagesStateReducer,
+  REMOVE_ALL_MESSAGES,
+} from "./messages-reducer.js";

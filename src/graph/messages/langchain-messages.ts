@@ -2,6 +2,7 @@ import type * as LcMessages from "@langchain/core/messages";
 import { isOptionalPeerLoaded, loadOptionalPeer, preloadOptionalPeer } from "../../core/index.js";
 import type { StateDefinition } from "../annotation.js";
 import { BinaryOperatorAggregate } from "../channels/index.js";
+import { EngineChannel } from "../channels/public/engine-channel.js";
 
 /** `@langchain/core/messages`, loaded the first time a messages reducer or stream needs it. */
 export function lcMessages(): typeof LcMessages {
@@ -32,15 +33,19 @@ export async function preloadLangChain(): Promise<void> {
   for (const specifier of MODULES) await preloadOptionalPeer(specifier);
 }
 
-/** True when some key of `schema` is reduced by `reducer` (e.g. `messagesStateReducer`). */
-export function schemaUsesReducer(schema: StateDefinition, reducer: unknown): boolean {
+/**
+ * True when some key of `schema` is reduced by one of `reducers` (e.g. `messagesStateReducer`,
+ * or `messagesDeltaReducer` in a `DeltaChannel`).
+ */
+export function schemaUsesReducer(schema: StateDefinition, ...reducers: unknown[]): boolean {
   for (const [key, spec] of Object.entries(schema)) {
     // An uncalled `Annotation<T>` is a last-value key: never reduced.
     if (typeof spec === "function") continue;
     const channel = spec;
     if (!channel.hasReducer) continue;
     const made = channel.createChannel(key);
-    if (made instanceof BinaryOperatorAggregate && made.operator === reducer) return true;
+    if (made instanceof BinaryOperatorAggregate && reducers.includes(made.operator)) return true;
+    if (made instanceof EngineChannel && reducers.includes(made.reducer)) return true;
   }
   return false;
 }

@@ -108,3 +108,54 @@ export function messagesStateReducer(left: Messages, right: Messages): BaseMessa
   }
   return removed.size === 0 ? merged : merged.filter((m) => !removed.has(m.id as string));
 }
+
+/**
+ * The batch reducer of a messages key stored as a `DeltaChannel` (LangGraph.js's
+ * `messagesDeltaReducer`): the writes of a batch are flattened (an array write is a list, any
+ * other value one message) and applied in order. A message with a known id replaces it, a
+ * `RemoveMessage` drops its id (an unknown id is ignored), `REMOVE_ALL_MESSAGES` drops everything
+ * before it, and a message without an id is appended as it is. Applying two batches one after the
+ * other gives what their concatenation gives, which a `DeltaChannel` requires.
+ *
+ * @example
+ * const State = Annotation.Root({ messages: new DeltaChannel(messagesDeltaReducer) });
+ */
+export function messagesDeltaReducer(state: BaseMessage[], writes: Messages[]): BaseMessage[] {
+  const lc = lcMessages();
+  const typed =
+    state.length > 0 && lc.BaseMessage.isInstance(state[0])
+      ? state
+      : (state as BaseMessageLike[]).map(toMessage);
+  const result: (BaseMessage | null)[] = typed.slice();
+  const at = new Map<string, number>();
+  typed.forEach((message, index) => {
+    if (message.id != null) at.set(message.id, index);
+  });
+  for (const write of writes) {
+    for (const like of listOf(write)) {
+      const message = toMessage(like);
+      const id = message.id;
+      const removal = lc.RemoveMessage.isInstance(message);
+      if (removal && id === REMOVE_ALL_MESSAGES) {
+        result.length = 0;
+        at.clear();
+      } else if (id == null) {
+        result.push(message);
+      } else if (removal) {
+        const index = at.get(id);
+        if (index !== undefined) {
+          result[index] = null;
+          at.delete(id);
+        }
+      } else {
+        const index = at.get(id);
+        if (index !== undefined) result[index] = message;
+        else {
+          at.set(id, result.length);
+          result.push(message);
+        }
+      }
+    }
+  }
+  return result.filter((message): message is BaseMessage => message !== null);
+}

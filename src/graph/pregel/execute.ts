@@ -6,6 +6,7 @@ import type { RunControl } from "../run-control.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
 import type { Task } from "./task.js";
+import { isNodeTimeoutError, runWithTimeout, type TimedAttempt } from "./timeout.js";
 
 /** What running a task needs beyond turning its result into writes. */
 export interface ExecuteContext extends OutputContext {
@@ -40,6 +41,8 @@ const NO_RETRY = new Set([
 
 /** The default `retryOn`: not programming errors, aborts or Keel's own graph errors. */
 export function defaultRetryOn(error: unknown): boolean {
+  // A timed-out attempt may well succeed next time (as LangGraph.js retries it).
+  if (isNodeTimeoutError(error)) return true;
   if (isKeelError(error)) return false;
   if (error instanceof Error && NO_RETRY.has(error.name)) return false;
   const status =
@@ -158,6 +161,8 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.writer = ctx.writer;
   nodeConfig.control = ctx.control;
   if (ctx.stepSignal) nodeConfig.signal = ctx.stepSignal;
+  const timed = task.timed;
+  if (timed) addTimeout(nodeConfig, timed);
   // A graph the node invokes without a config inherits this one (as LangGraph.js's do).
   task.config = nodeConfig;
   nodeConfig.executionInfo = {
@@ -171,6 +176,17 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   const server = serverInfoOf(configurable, config.metadata);
   if (server) nodeConfig.serverInfo = server;
   return nodeConfig;
+}
+
+/** A node with a timeout: its signal also fires on timeout; heartbeats and chunks are progress. */
+function addTimeout(config: RunConfig, timed: TimedAttempt): void {
+  config.signal = config.signal ? AbortSignal.any([config.signal, timed.signal]) : timed.signal;
+  config.heartbeat = timed.heartbeat;
+  const writer = config.writer;
+  config.writer = (chunk) => {
+    timed.progress();
+    writer?.(chunk);
+  };
 }
 
 /**
@@ -265,7 +281,13 @@ function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Prom
   if (attempt === 1) task.firstAttemptTime = Date.now();
   let result: unknown;
   try {
-    result = callNode(ctx, task);
+    const timeout = task.timeout ?? task.node.timeout;
+    result = timeout
+      ? runWithTimeout(task.node.name, timeout, (timed) => {
+          task.timed = timed;
+          return callNode(ctx, task);
+        })
+      : callNode(ctx, task);
   } catch (error) {
     return fail(ctx, task, error, attempt);
   }

@@ -69,6 +69,7 @@ export function startNode(spec: GraphSpec): NodeSpec {
     subgraph: undefined,
     isAsync: false,
     retryPolicy: undefined,
+    timeout: undefined,
     cachePolicy: undefined,
     triggers: [],
     edgeWrites: spec.start.edgeWrites,

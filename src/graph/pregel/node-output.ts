@@ -116,7 +116,12 @@ export function writeRoute(
         );
       }
       task.writeChannels.push(sendsChannel);
-      task.writeValues.push({ node: item.node, args: item.args });
+      const timeout = (item as { timeout?: unknown }).timeout;
+      task.writeValues.push(
+        timeout === undefined
+          ? { node: item.node, args: item.args }
+          : { node: item.node, args: item.args, timeout },
+      );
       continue;
     }
     if (typeof item !== "string") {

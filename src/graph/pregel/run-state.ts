@@ -1,9 +1,11 @@
 import type { Checkpoint } from "../../checkpoint/base/index.js";
 import type { Channel } from "../channels/index.js";
+import type { QueuedSend } from "../channels/send-queue.js";
 import type { StepState } from "./apply.js";
 import { restoreChannels } from "./checkpointing.js";
 import type { GraphSpec } from "./spec.js";
 import { Task } from "./task.js";
+import { type NodeTimeout, timeoutPolicyOf } from "./timeout.js";
 
 /**
  * The mutable state of one run: the channels, their versions, the nodes triggered for the next
@@ -97,11 +99,13 @@ export class RunState implements StepState {
     }
     const sends = this.channels[this.spec.sendsChannel]!;
     if (sends.has()) {
-      const queued = sends.get() as Array<{ node: string; args: unknown }>;
+      const queued = sends.get() as QueuedSend[];
       for (let i = 0; i < queued.length; i += 1) {
         const send = queued[i]!;
         const node = nodes[this.spec.nodeIndex.get(send.node)!]!;
-        tasks.push(new Task(node, "push", i, send.args, idSource));
+        const task = new Task(node, "push", i, send.args, idSource);
+        if (send.timeout !== undefined) task.timeout = timeoutPolicyOf(send.timeout as NodeTimeout);
+        tasks.push(task);
       }
     }
     return tasks;

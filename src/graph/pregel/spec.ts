@@ -15,6 +15,7 @@ import {
 import { BRANCH_PREFIX, END, JOIN_PREFIX, START, TASKS_CHANNEL } from "../constants.js";
 import { messagesStateReducer } from "../messages/messages-reducer.js";
 import type { CachePolicy, RetryPolicy } from "../types.js";
+import { type TimeoutPolicy, timeoutPolicyOf } from "./timeout.js";
 
 /** What kind of channel an index is; the loop branches on it instead of on classes. */
 export enum ChannelKind {
@@ -42,6 +43,8 @@ export interface NodeSpec {
   /** True for `async function` nodes: they get AsyncLocalStorage for `interrupt()` in every run. */
   isAsync: boolean;
   retryPolicy: RetryPolicy | undefined;
+  /** How long one attempt may take (`addNode(…, { timeout })`). */
+  timeout: TimeoutPolicy | undefined;
   /** Reuse results for the same input (with `compile({ cache })`); `true` was normalised to `{}`. */
   cachePolicy: CachePolicy | undefined;
   /** Where the node's failures go (a node of this graph), if it has an error handler. */
@@ -118,6 +121,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       subgraph: decl.subgraph,
       isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",
       retryPolicy: decl.retryPolicy,
+      timeout: timeoutPolicyOf(decl.timeout),
       cachePolicy:
         decl.cachePolicy === true ? {} : decl.cachePolicy === false ? undefined : decl.cachePolicy,
       errorHandlerNode: decl.errorHandlerNode,

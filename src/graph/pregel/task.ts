@@ -2,6 +2,7 @@ import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
 import type { NodeSpec } from "./spec.js";
+import type { TimedAttempt, TimeoutPolicy } from "./timeout.js";
 
 /**
  * Four independent 32-bit FNV-1a-style lanes over UTF-16 code units, fed piece by piece (the
@@ -106,6 +107,10 @@ export class Task implements InterruptScope {
   /** The config the node was called with: what a graph it invokes without one inherits. */
   config: RunConfig | undefined = undefined;
   firstAttemptTime = 0;
+  /** A `Send`'s own timeout for this task (else the node's). */
+  timeout: TimeoutPolicy | undefined = undefined;
+  /** The attempt's timeout signal and progress calls, while an attempt with a timeout runs. */
+  timed: TimedAttempt | undefined = undefined;
   /** Functional-API task results (see InterruptScope.memo); undefined unless an entrypoint runs. */
   memo: Record<string, unknown> | undefined = undefined;
   private id: string | undefined;

@@ -2,6 +2,7 @@ import { KeelError } from "../../core/index.js";
 import { Annotation, type StateChannel } from "../annotation.js";
 import { ReducedValue } from "./reduced-value.js";
 import { defaultOf, isStandardSchema, type StandardSchemaLike } from "./standard-schema.js";
+import { validatedChannel } from "./validated-channel.js";
 
 const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
 
@@ -38,7 +39,14 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
   /** Type only: the update nodes return. */
   declare Update: { [K in keyof F]?: FieldUpdate<F[K]> };
 
-  constructor(readonly fields: F) {
+  /**
+   * @param options.validateUpdates check nodes' writes to last-value keys against their schemas
+   *   (what a zod object state does, as in LangGraph.js); graph input is always checked.
+   */
+  constructor(
+    readonly fields: F,
+    private readonly options: { validateUpdates?: boolean } = {},
+  ) {
     for (const [key, field] of Object.entries(fields)) {
       if (!ReducedValue.isInstance(field) && !isStandardSchema(field))
         throw new KeelError(
@@ -61,7 +69,10 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
           : Annotation<unknown, unknown>(reducer);
       } else {
         const initial = defaultOf(field as StandardSchemaLike);
-        channels[key] = initial ? Annotation({ default: initial }) : Annotation();
+        const channel = initial ? Annotation({ default: initial }) : Annotation();
+        channels[key] = this.options.validateUpdates
+          ? validatedChannel(channel, key, field as StandardSchemaLike)
+          : channel;
       }
     }
     return channels;

@@ -29,7 +29,7 @@ export function stateSchemaFromZod(object: { shape: Record<string, object> }): S
         })
       : schema;
   }
-  return new StateSchema(fields);
+  return new StateSchema(fields, { validateUpdates: true });
 }
 
 // A reducer's updates need not match the value's schema (a list key takes one item); without a

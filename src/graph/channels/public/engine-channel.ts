@@ -19,7 +19,14 @@ export class EngineChannel implements Channel {
   private before: unknown;
   private pending: unknown[] = [];
 
-  constructor(private inner: StepChannel) {}
+  /**
+   * @param reducer the channel's reducer, when it has one a caller may look for (a messages
+   *   reducer makes the graph load LangChain before a run).
+   */
+  constructor(
+    private inner: StepChannel,
+    readonly reducer?: unknown,
+  ) {}
 
   has(): boolean {
     return this.inner.isAvailable();

@@ -1,6 +1,15 @@
 export { BaseChannel, isBaseChannel } from "./base-channel.js";
 export { BinaryOperatorAggregate } from "./binary-operator.js";
 export {
+  DeltaChannel,
+  type DeltaChannelOptions,
+  type DeltaReducer,
+  DeltaSnapshot,
+  type DeltaWrite,
+  exitDeltaTaskId,
+  isDeltaSnapshot,
+} from "./delta.js";
+export {
   AnyValue,
   EphemeralValue,
   LastValue,

@@ -169,4 +169,23 @@ export const issue13FuncPrograms = {
     const again = await graph.invoke({ n: 5 }, config);
     return { again, state: (await graph.getState(config)).values };
   },
+
+  /** getCurrentTaskInput(): the entrypoint's input inside it, a task's arguments inside a task. */
+  async currentTaskInputInFunctionalApi(api: GraphApi) {
+    const { entrypoint, task } = func(api);
+    const { getCurrentTaskInput } = api as unknown as { getCurrentTaskInput: () => unknown };
+    const seen: unknown[] = [];
+    const check = task("check", (input: { count: number }, extra: string) => {
+      seen.push(getCurrentTaskInput());
+      return { count: input.count + 1, extra };
+    });
+    const graph = entrypoint({ name: "graph" }, async (input: { count: number }) => {
+      seen.push(getCurrentTaskInput());
+      const out = await check(input, "x");
+      seen.push(getCurrentTaskInput());
+      return out;
+    });
+    const result = await graph.invoke({ count: 0 });
+    return { result, seen };
+  },
 };

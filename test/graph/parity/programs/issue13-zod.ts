@@ -65,4 +65,29 @@ export const issue13ZodPrograms = {
     const messages = out.messages as Array<{ content: unknown; id?: unknown }>;
     return { turns: out.turns, messages: messages.map((m) => [m.id, m.content]) };
   },
+
+  /** A node's write (an update or a Command's) to a zod object key is checked against its schema. */
+  async zodNodeUpdatesValidated(api: GraphApi) {
+    const schema = z.object({ count: z.number().min(0).max(10), note: z.string().optional() });
+    const run = async (node: (s: Values) => unknown, input: Values) => {
+      const graph = new api.StateGraph(schema as never)
+        .addNode("node", node)
+        .addEdge(api.START, "node")
+        .addEdge("node", api.END)
+        .compile();
+      try {
+        return { ok: await graph.invoke(input) };
+      } catch (error) {
+        return { threw: true, namesKey: /count/.test((error as Error).message) };
+      }
+    };
+    return {
+      tooBig: await run((s) => ({ count: (s.count as number) + 15 }), { count: 0 }),
+      viaCommand: await run(
+        (s) => new api.Command({ update: { count: (s.count as number) + 15 } }),
+        { count: 0 },
+      ),
+      fine: await run((s) => ({ count: (s.count as number) + 1, note: "ok" }), { count: 2 }),
+    };
+  },
 };

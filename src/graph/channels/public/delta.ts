@@ -1,0 +1,212 @@
+import { KeelError } from "../../../core/index.js";
+import { EmptyChannelError, InvalidUpdateError } from "../../errors.js";
+import { overwriteOf } from "../../overwrite.js";
+import type { Channel } from "../channel.js";
+import { BaseChannel } from "./base-channel.js";
+import { EngineChannel } from "./engine-channel.js";
+
+/**
+ * A batch reducer: `reducer(state, [write1, write2, …])`. It must be batching-invariant
+ * (`r(r(s, xs), ys)` equals `r(s, xs.concat(ys))`), which is what lets LangGraph.js replay a
+ * thread's writes in larger batches than they were made.
+ */
+export type DeltaReducer<Value, Update = unknown> = (state: Value, writes: Update[]) => Value;
+
+/** Options of {@link DeltaChannel}. */
+export interface DeltaChannelOptions<Value> {
+  /** How many updates between full snapshots in LangGraph.js's savers (positive integer; 1000). */
+  snapshotFrequency?: number;
+  /** The value of an empty channel (default `[]`). */
+  initialValueFactory?: () => Value;
+}
+
+/**
+ * A full value stored in a checkpoint in place of a delta channel's writes (LangGraph.js's
+ * `DeltaSnapshot`); {@link DeltaChannel.fromCheckpoint} accepts it.
+ */
+export class DeltaSnapshot<Value = unknown> {
+  readonly lg_name = "DeltaSnapshot";
+  constructor(readonly value: Value) {}
+}
+
+/** True for a {@link DeltaSnapshot} (also one from another copy of the module). */
+export function isDeltaSnapshot(value: unknown): value is DeltaSnapshot {
+  return (
+    value instanceof DeltaSnapshot ||
+    (typeof value === "object" &&
+      value !== null &&
+      (value as { lg_name?: unknown }).lg_name === "DeltaSnapshot" &&
+      "value" in value)
+  );
+}
+
+/** A pending write as LangGraph.js's savers hand it out: `[taskId, channel, value]`. */
+export type DeltaWrite = readonly [string, string, unknown];
+
+/**
+ * LangGraph.js's `DeltaChannel`: a reducer key whose reducer takes a step's writes as one batch.
+ * An `Overwrite` wins its whole step (its siblings are dropped; two in one step are an
+ * `InvalidUpdateError`).
+ *
+ * LangGraph.js stores such a key as writes and replays them on read; Keel's savers already store
+ * only the channels a step changed, so in a Keel graph the key is saved like any reducer key and
+ * `snapshotFrequency` has no effect (see docs/graph.md).
+ *
+ * @example
+ * const State = Annotation.Root({
+ *   messages: new DeltaChannel(messagesDeltaReducer),
+ * });
+ */
+export class DeltaChannel<Value = unknown, Update = unknown> extends BaseChannel<
+  Value,
+  Update,
+  undefined
+> {
+  lc_graph_name = "DeltaChannel";
+  /** The value; undefined when the channel is empty. */
+  value: Value | undefined = undefined;
+  readonly snapshotFrequency: number;
+  readonly initialValueFactory: () => Value;
+
+  constructor(
+    readonly reducer: DeltaReducer<Value, Update>,
+    options: DeltaChannelOptions<Value> = {},
+  ) {
+    super();
+    const frequency = options.snapshotFrequency ?? 1000;
+    if (!Number.isInteger(frequency) || frequency <= 0)
+      throw new KeelError(
+        "INVALID_ARGUMENT",
+        `snapshotFrequency must be a positive integer, got ${frequency}.`,
+        { hint: "Pass e.g. { snapshotFrequency: 100 }." },
+      );
+    this.snapshotFrequency = frequency;
+    this.initialValueFactory = options.initialValueFactory ?? (() => [] as Value);
+  }
+
+  private empty(): DeltaChannel<Value, Update> {
+    return new DeltaChannel(this.reducer, {
+      snapshotFrequency: this.snapshotFrequency,
+      initialValueFactory: this.initialValueFactory,
+    });
+  }
+
+  /**
+   * A channel holding a stored value: nothing (the initial value), a {@link DeltaSnapshot}, or a
+   * plain value.
+   */
+  fromCheckpoint(checkpoint?: unknown): this {
+    const made = this.empty();
+    if (checkpoint === undefined) made.value = this.initialValueFactory();
+    else if (isDeltaSnapshot(checkpoint)) made.value = checkpoint.value as Value;
+    else made.value = checkpoint as Value;
+    return made as this;
+  }
+
+  /** Folds a thread's writes, oldest first, in one reducer call; the last `Overwrite` resets. */
+  replayWrites(writes: readonly DeltaWrite[]): void {
+    if (writes.length === 0) return;
+    let base = this.value as Value;
+    let start = 0;
+    writes.forEach((write, index) => {
+      const over = overwriteOf(write[2]);
+      if (over) {
+        base = (over.value ?? this.initialValueFactory()) as Value;
+        start = index + 1;
+      }
+    });
+    const rest = writes.slice(start).map((write) => write[2] as Update);
+    this.value = rest.length > 0 ? this.reducer(base, rest) : base;
+  }
+
+  update(values: Update[]): boolean {
+    if (values.length === 0) return false;
+    let over: { value: unknown } | undefined;
+    for (const value of values) {
+      const found = overwriteOf(value);
+      if (!found) continue;
+      if (over)
+        throw new InvalidUpdateError("Can receive only one Overwrite value per step.", {
+          hint: "Let one node return Overwrite(...) for this key per step.",
+        });
+      over = found;
+    }
+    if (over) {
+      this.value = (over.value ?? this.initialValueFactory()) as Value;
+      return true;
+    }
+    this.value = this.reducer(this.value ?? this.initialValueFactory(), values);
+    return true;
+  }
+
+  get(): Value {
+    if (this.value === undefined) throw new EmptyChannelError("The DeltaChannel is empty.");
+    return this.value;
+  }
+
+  override isAvailable(): boolean {
+    return this.value !== undefined;
+  }
+
+  /** Always undefined: LangGraph.js's savers store a delta channel's writes, not its value. */
+  checkpoint(): undefined {
+    return undefined;
+  }
+
+  override equals(other: BaseChannel): boolean {
+    return (
+      other instanceof DeltaChannel &&
+      other.snapshotFrequency === this.snapshotFrequency &&
+      other.reducer === this.reducer
+    );
+  }
+
+  /** In a Keel graph the key is saved by value (Keel's savers store only changed channels). */
+  override createChannel(_key: string): Channel {
+    return new EngineChannel(new DeltaByValue(this.fromCheckpoint(undefined)), this.reducer);
+  }
+}
+
+/** A delta channel seen by the engine: checkpoints its value instead of nothing. */
+class DeltaByValue<Value, Update> {
+  constructor(readonly channel: DeltaChannel<Value, Update>) {}
+  update(values: Update[]): boolean {
+    return this.channel.update(values);
+  }
+  get(): Value {
+    return this.channel.get();
+  }
+  isAvailable(): boolean {
+    return this.channel.isAvailable();
+  }
+  consume(): boolean {
+    return false;
+  }
+  checkpoint(): Value | undefined {
+    return this.channel.value;
+  }
+  fromCheckpoint(checkpoint?: Value): DeltaByValue<Value, Update> {
+    return new DeltaByValue(this.channel.fromCheckpoint(checkpoint));
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * LangGraph.js's task id for the writes an `exit`-durability run saves for a delta channel: the
+ * task id with its first group replaced by the zero-padded step, so the ids sort by step.
+ *
+ * @example
+ * exitDeltaTaskId(3, "00000000-0000-0000-0000-000000000000"); // "00000003-0000-0000-0000-000000000000"
+ */
+export function exitDeltaTaskId(step: number, taskId: string): string {
+  if (!UUID.test(taskId))
+    throw new KeelError(
+      "INVALID_ARGUMENT",
+      `Invalid task id for exit delta: ${JSON.stringify(taskId)}.`,
+      {
+        hint: "Pass a task id in UUID form.",
+      },
+    );
+  return `${String(step).padStart(8, "0")}${taskId.slice(8)}`;
+}

@@ -1,0 +1,13 @@
+export { EventLog } from "./event-log.js";
+export {
+  encodeEventStream,
+  GraphRunStream,
+  type InterruptPayload,
+  type ProtocolEvent,
+  type StreamableGraph,
+  type StreamEventsOptions,
+  type StreamTransformer,
+  SubgraphRunStream,
+  type ValuesView,
+} from "./run-stream.js";
+export { StreamChannel } from "./stream-channel.js";
