@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nested } from "./fixtures/graphs.js";
 import type { TestServer } from "./support.js";
 
 /** One record of the `events` stream mode (LangChain's streamEvents v2 shape). */
@@ -11,22 +10,6 @@ interface ChainEvent {
   metadata: Record<string, unknown>;
   data: Record<string, unknown>;
 }
-
-/**
- * Whether the engine streams subgraphs (`stream({ subgraphs: true })` yields `[namespace, mode,
- * chunk]`); the server passes them on, and the subgraph case runs where the engine does.
- */
-async function subgraphsStreamed(): Promise<boolean> {
-  const graph = nested.compile();
-  const items: unknown[][] = [];
-  for await (const item of await graph.stream({ n: 0 }, {
-    streamMode: ["updates"],
-    subgraphs: true,
-  } as Parameters<typeof graph.stream>[1]))
-    items.push(item as unknown[]);
-  return items.some((item) => item.length === 3);
-}
-const engineStreamsSubgraphs = await subgraphsStreamed();
 
 /**
  * The LangGraph SDK's Client, unmodified, against `keel serve` on loopback: the same cases on
@@ -195,37 +178,34 @@ export function sdkCases(
       expect(output.messages.at(-1)?.content).toBe("hello there");
     });
 
-    it.skipIf(!engineStreamsSubgraphs)(
-      "streams a subgraph's events named with its namespace (streamSubgraphs)",
-      async () => {
-        const client = t.client();
-        const thread = await client.threads.create();
-        const events: Array<{ event: string; data: unknown }> = [];
-        for await (const part of client.runs.stream(thread.thread_id, "nested", {
-          input: { n: 0 },
-          streamMode: ["updates", "values"],
-          streamSubgraphs: true,
-        })) {
-          events.push(part as { event: string; data: unknown });
-        }
-        const inner = events.filter((e) => e.event.startsWith("updates|"));
-        expect(inner.map((e) => Object.keys(e.data as object)[0])).toEqual(["one", "two"]);
-        expect(inner[0]?.event).toMatch(/^updates\|inner:[^|]+$/);
-        expect(
-          events.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]),
-        ).toEqual(["inner", "after"]);
-        expect(events.filter((e) => e.event === "values").at(-1)?.data).toEqual({ n: 111 });
-        // Without streamSubgraphs only the parent's events come.
-        const plain: string[] = [];
-        for await (const part of client.runs.stream(thread.thread_id, "nested", {
-          input: { n: 0 },
-          streamMode: ["updates"],
-        })) {
-          plain.push(part.event);
-        }
-        expect(plain.some((e) => e.includes("|"))).toBe(false);
-      },
-    );
+    it("streams a subgraph's events named with its namespace (streamSubgraphs)", async () => {
+      const client = t.client();
+      const thread = await client.threads.create();
+      const events: Array<{ event: string; data: unknown }> = [];
+      for await (const part of client.runs.stream(thread.thread_id, "nested", {
+        input: { n: 0 },
+        streamMode: ["updates", "values"],
+        streamSubgraphs: true,
+      })) {
+        events.push(part as { event: string; data: unknown });
+      }
+      const inner = events.filter((e) => e.event.startsWith("updates|"));
+      expect(inner.map((e) => Object.keys(e.data as object)[0])).toEqual(["one", "two"]);
+      expect(inner[0]?.event).toMatch(/^updates\|inner:[^|]+$/);
+      expect(
+        events.filter((e) => e.event === "updates").map((e) => Object.keys(e.data as object)[0]),
+      ).toEqual(["inner", "after"]);
+      expect(events.filter((e) => e.event === "values").at(-1)?.data).toEqual({ n: 111 });
+      // Without streamSubgraphs only the parent's events come.
+      const plain: string[] = [];
+      for await (const part of client.runs.stream(thread.thread_id, "nested", {
+        input: { n: 0 },
+        streamMode: ["updates"],
+      })) {
+        plain.push(part.event);
+      }
+      expect(plain.some((e) => e.includes("|"))).toBe(false);
+    });
 
     it("updates state, forks from the past, copies, searches and deletes threads", async () => {
       const client = t.client();
