@@ -206,6 +206,7 @@ export class RuleEngine {
         this.net.assertFact(f);
       },
       print: (text) => this.onPrint(text),
+      matchError: options.onMatchError,
       halt: () => {
         this.halted = true;
       },

@@ -1,3 +1,4 @@
+import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
@@ -25,6 +26,8 @@ export interface EvalHost {
   retract(target: Value): void;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
+  /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
+  readonly matchError?: ((error: KeelError) => void) | undefined;
   halt(): void;
   /** A defglobal's value (the parser has checked it is defined). */
   global(name: string): Value;

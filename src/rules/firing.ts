@@ -1,4 +1,5 @@
 /** Firing an activation: which rule and disjunct, its facts and bindings, its actions. */
+import { haltedIn } from "./clips-messages.js";
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
@@ -79,11 +80,14 @@ export function runActions(
       );
     }
     if (isKeelError(e) && e.code === "RULES_RUNTIME" && e.details.rule === undefined) {
-      throw rulesRuntimeError(e.message.replace(/\.$/, ""), {
-        rule: entry.name,
-        clips: e.details.clips as string | undefined,
-      });
+      throw haltedIn(
+        rulesRuntimeError(e.message.replace(/\.$/, ""), {
+          rule: entry.name,
+          clips: e.details.clips as string | undefined,
+        }),
+        `defrule ${entry.name}`,
+      );
     }
-    throw e;
+    throw haltedIn(e, `defrule ${entry.name}`);
   }
 }

@@ -1,5 +1,6 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
 import type { DeffunctionAst, DefglobalAst } from "./ast.js";
+import { haltedIn } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
@@ -77,7 +78,7 @@ export class Procedures {
         for (const action of body) last = action(frame);
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
-        throw signal;
+        throw haltedIn(signal, `deffunction ${name}`);
       }
       return last;
     });

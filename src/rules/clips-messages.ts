@@ -1,0 +1,48 @@
+/**
+ * How CLIPS 6.30 prints an error message it carries on after. CLIPS's `PrintErrorID` starts some
+ * messages on a fresh line (its `printCR` argument): the IDs below, taken from CLIPS's sources,
+ * print a blank line first; every other ID prints directly after what came before.
+ */
+import { isKeelError } from "../core/index.js";
+
+const BLANK_LINE_FIRST = new Set([
+  "ANALYSIS1", "ANALYSIS2", "ANALYSIS3", "ANALYSIS4", "BLOAD1", "CLSLTPSR3", "CLSLTPSR4",
+  "CLSLTPSR5", "CLSLTPSR6", "CSTRCPSR1", "CSTRCPSR2", "CSTRCPSR3", "CSTRCPSR4", "CSTRNPSR1",
+  "CSTRNPSR2", "CSTRNPSR3", "CSTRNPSR4", "CSTRNPSR5", "DEFAULT1", "DRIVE1", "EXPRNPSR1",
+  "EXPRNPSR2", "EXPRNPSR3", "FACTMCH1", "GLOBLPSR1", "INSMNGR11", "MEMORY1", "MEMORY2",
+  "MODULDEF1", "MODULPSR1", "OBJRTBLD3", "OBJRTBLD4", "OBJRTMCH1", "PATTERN1", "PATTERN2",
+  "PRCCODE3", "PRCDRPSR1", "PRCDRPSR2", "PRCDRPSR3", "PRNTUTIL10", "PRNTUTIL2", "PRNTUTIL3",
+  "PRNTUTIL5", "PRNTUTIL6", "PRNTUTIL8", "PRNTUTIL9", "RULECSTR1", "RULECSTR2", "RULECSTR3",
+  "RULELHS1", "RULELHS2", "RULEPSR1", "RULEPSR2", "SCANNER1", "TMPLTDEF2", "TMPLTFUN1",
+  "TMPLTFUN2", "TMPLTRHS1",
+]);
+
+/**
+ * The text CLIPS prints for one or more messages (`[ID] text` lines; a line not starting with
+ * `[` continues the message before it), each placed as `PrintErrorID` places it.
+ *
+ * @example
+ * clipsMessageText("[EXPRNPSR3] Missing function declaration for foo.")
+ * // "\n[EXPRNPSR3] Missing function declaration for foo.\n"
+ */
+export function clipsMessageText(messages: string): string {
+  let out = "";
+  for (const line of messages.split("\n")) {
+    const id = /^\[([A-Z]+[0-9]+)\]/.exec(line)?.[1];
+    if (id !== undefined && BLANK_LINE_FIRST.has(id)) out += "\n";
+    out += `${line}\n`;
+  }
+  return out;
+}
+
+/**
+ * Adds the line CLIPS prints when an error unwinds through a deffunction, a rule's actions or a
+ * message handler: `[PRCCODE4] Execution halted during the actions of deffunction f.`. The error
+ * is returned (changed in place) so a caller can rethrow it.
+ */
+export function haltedIn(error: unknown, what: string): unknown {
+  if (isKeelError(error) && typeof error.details.clips === "string") {
+    error.details.clips += `\n[PRCCODE4] Execution halted during the actions of ${what}.`;
+  }
+  return error;
+}
