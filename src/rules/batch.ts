@@ -1,4 +1,5 @@
 import { type KeelError, toKeelError } from "../core/index.js";
+import { clipsMessageText, takeMatchError } from "./clips-messages.js";
 import {
   CONSTRUCT_NAMES,
   type FactData,
@@ -6,7 +7,6 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
-import { clipsMessageText } from "./clips-messages.js";
 import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode } from "./reader.js";
 import type { Value } from "./values.js";
@@ -103,6 +103,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       const clips = failure.details.clips;
       if (typeof clips === "string") print(clipsMessageText(clips));
     }
+    takeMatchError();
     if (engine.exited) break;
   }
   let error = errors[0];

@@ -3,18 +3,68 @@
  * messages on a fresh line (its `printCR` argument): the IDs below, taken from CLIPS's sources,
  * print a blank line first; every other ID prints directly after what came before.
  */
-import { isKeelError } from "../core/index.js";
+import { isKeelError, type KeelError } from "../core/index.js";
+import { rulesRuntimeError } from "./errors.js";
 
 const BLANK_LINE_FIRST = new Set([
-  "ANALYSIS1", "ANALYSIS2", "ANALYSIS3", "ANALYSIS4", "BLOAD1", "CLSLTPSR3", "CLSLTPSR4",
-  "CLSLTPSR5", "CLSLTPSR6", "CSTRCPSR1", "CSTRCPSR2", "CSTRCPSR3", "CSTRCPSR4", "CSTRNPSR1",
-  "CSTRNPSR2", "CSTRNPSR3", "CSTRNPSR4", "CSTRNPSR5", "DEFAULT1", "DRIVE1", "EXPRNPSR1",
-  "EXPRNPSR2", "EXPRNPSR3", "FACTMCH1", "GLOBLPSR1", "INSMNGR11", "MEMORY1", "MEMORY2",
-  "MODULDEF1", "MODULPSR1", "OBJRTBLD3", "OBJRTBLD4", "OBJRTMCH1", "PATTERN1", "PATTERN2",
-  "PRCCODE3", "PRCDRPSR1", "PRCDRPSR2", "PRCDRPSR3", "PRNTUTIL10", "PRNTUTIL2", "PRNTUTIL3",
-  "PRNTUTIL5", "PRNTUTIL6", "PRNTUTIL8", "PRNTUTIL9", "RULECSTR1", "RULECSTR2", "RULECSTR3",
-  "RULELHS1", "RULELHS2", "RULEPSR1", "RULEPSR2", "SCANNER1", "TMPLTDEF2", "TMPLTFUN1",
-  "TMPLTFUN2", "TMPLTRHS1",
+  "ANALYSIS1",
+  "ANALYSIS2",
+  "ANALYSIS3",
+  "ANALYSIS4",
+  "BLOAD1",
+  "CLSLTPSR3",
+  "CLSLTPSR4",
+  "CLSLTPSR5",
+  "CLSLTPSR6",
+  "CSTRCPSR1",
+  "CSTRCPSR2",
+  "CSTRCPSR3",
+  "CSTRCPSR4",
+  "CSTRNPSR1",
+  "CSTRNPSR2",
+  "CSTRNPSR3",
+  "CSTRNPSR4",
+  "CSTRNPSR5",
+  "DEFAULT1",
+  "DRIVE1",
+  "EXPRNPSR1",
+  "EXPRNPSR2",
+  "EXPRNPSR3",
+  "FACTMCH1",
+  "GLOBLPSR1",
+  "INSMNGR11",
+  "MEMORY1",
+  "MEMORY2",
+  "MODULDEF1",
+  "MODULPSR1",
+  "OBJRTBLD3",
+  "OBJRTBLD4",
+  "OBJRTMCH1",
+  "PATTERN1",
+  "PATTERN2",
+  "PRCCODE3",
+  "PRCDRPSR1",
+  "PRCDRPSR2",
+  "PRCDRPSR3",
+  "PRNTUTIL10",
+  "PRNTUTIL2",
+  "PRNTUTIL3",
+  "PRNTUTIL5",
+  "PRNTUTIL6",
+  "PRNTUTIL8",
+  "PRNTUTIL9",
+  "RULECSTR1",
+  "RULECSTR2",
+  "RULECSTR3",
+  "RULELHS1",
+  "RULELHS2",
+  "RULEPSR1",
+  "RULEPSR2",
+  "SCANNER1",
+  "TMPLTDEF2",
+  "TMPLTFUN1",
+  "TMPLTFUN2",
+  "TMPLTRHS1",
 ]);
 
 /**
@@ -42,7 +92,30 @@ export function clipsMessageText(messages: string): string {
  */
 export function haltedIn(error: unknown, what: string): unknown {
   if (isKeelError(error) && typeof error.details.clips === "string") {
-    error.details.clips += `\n[PRCCODE4] Execution halted during the actions of ${what}.`;
+    const line = `[PRCCODE4] Execution halted during the actions of ${what}.`;
+    error.details.clips = error.details.clips === "" ? line : `${error.details.clips}\n${line}`;
   }
   return error;
+}
+
+// A pattern test that failed while an action asserted a fact has printed its message and counted
+// as false; CLIPS then halts the deffunction or rule whose action it was (its error flag). One
+// flag for the process is enough: engines run synchronously, and the batch clears it per form.
+let matchErrorPending = false;
+
+/** Notes that a pattern test reported an error (see `takeMatchError`). */
+export function noteMatchError(): void {
+  matchErrorPending = true;
+}
+
+/** True once after a pattern test reported an error: the caller halts, as CLIPS does. */
+export function takeMatchError(): boolean {
+  if (!matchErrorPending) return false;
+  matchErrorPending = false;
+  return true;
+}
+
+/** The error that halts an action list after `takeMatchError` (its message is already printed). */
+export function matchErrorHalt(): KeelError {
+  return rulesRuntimeError("a pattern test failed to evaluate while an action ran", { clips: "" });
 }

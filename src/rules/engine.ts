@@ -73,6 +73,7 @@ import {
   snapshotEntryKey,
 } from "./rule-entry.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
+import { Switches } from "./switches.js";
 import {
   decodeValue,
   FALSE,
@@ -146,6 +147,7 @@ export class RuleEngine {
   private readonly input: InputBuffer;
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
+  private readonly switches = new Switches();
   private tms = new TruthMaintenance();
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
@@ -1107,6 +1109,10 @@ export class RuleEngine {
         this.setModule(known(args[0] as Value));
         return before;
       }
+      case "conserve-mem":
+        return VOID;
+      case "release-mem":
+        return 0;
       case "get-fact-duplication":
         return this.wm.duplication ? TRUE : FALSE;
       case "set-fact-duplication": {
@@ -1127,7 +1133,7 @@ export class RuleEngine {
         return this.agenda.setStrategy(s);
       }
       default:
-        return null;
+        return this.switches.command(name, args);
     }
   }
 

@@ -6,6 +6,7 @@ import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
+import { SWITCH_COMMANDS } from "./switches.js";
 import {
   type Atom,
   FALSE,
@@ -165,6 +166,9 @@ export const COMMANDS = new Set([
   "list-defclasses",
   "list-definstances",
   "list-defgenerics",
+  ...SWITCH_COMMANDS,
+  "conserve-mem",
+  "release-mem",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */

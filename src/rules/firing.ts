@@ -1,7 +1,8 @@
 /** Firing an activation: which rule and disjunct, its facts and bindings, its actions. */
-import { haltedIn } from "./clips-messages.js";
+
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
+import { haltedIn, matchErrorHalt, takeMatchError } from "./clips-messages.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
@@ -64,6 +65,7 @@ export function runActions(
   try {
     for (const action of rhs) {
       action(frame);
+      if (takeMatchError()) throw matchErrorHalt();
       if (stopped()) break;
     }
   } catch (e) {

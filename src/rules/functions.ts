@@ -393,9 +393,10 @@ export function arityProblem(name: string, count: number): ArityProblem | null {
   const b = BUILTINS.get(name) ?? SPECIAL_ARITY.get(name);
   if (!b) return null;
   if (count < b.min) {
+    const how = b.min === b.max ? "exactly" : "at least";
     return {
-      message: `function ${name} expects at least ${plural(b.min)}`,
-      clips: `[ARGACCES4] Function ${name} expected at least ${b.min} argument(s)`,
+      message: `function ${name} expects ${how} ${plural(b.min)}`,
+      clips: `[ARGACCES4] Function ${name} expected ${how} ${b.min} argument(s)`,
     };
   }
   if (count > b.max) {

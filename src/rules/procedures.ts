@@ -1,6 +1,6 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
 import type { DeffunctionAst, DefglobalAst } from "./ast.js";
-import { haltedIn } from "./clips-messages.js";
+import { haltedIn, matchErrorHalt, takeMatchError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
@@ -75,7 +75,10 @@ export class Procedures {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       try {
-        for (const action of body) last = action(frame);
+        for (const action of body) {
+          last = action(frame);
+          if (takeMatchError()) throw matchErrorHalt();
+        }
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
         throw haltedIn(signal, `deffunction ${name}`);

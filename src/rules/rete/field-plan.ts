@@ -107,9 +107,7 @@ function compileLocalTerm(
       });
       const host = ctx.host;
       const guarded = guard(fn, ctx, {
-        field: ctx.ordered
-          ? `field #${self.index}`
-          : `slot ${ctx.slotNames[self.slot] ?? ""}`,
+        field: ctx.ordered ? `field #${self.index}` : `slot ${ctx.slotNames[self.slot] ?? ""}`,
       });
       if (t.kind === "pred") {
         return (_v, local) =>

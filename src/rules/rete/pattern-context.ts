@@ -5,9 +5,9 @@
  */
 import { isKeelError } from "../../core/index.js";
 import type { Expr, Term } from "../ast.js";
+import { clipsMessageText, noteMatchError } from "../clips-messages.js";
 import { rulesRuntimeError } from "../errors.js";
 import type { Compiled, EvalHost } from "../evaluate.js";
-import { clipsMessageText } from "../clips-messages.js";
 import { FALSE, type Value } from "../values.js";
 import { type FieldPos, getterKey } from "./field-place.js";
 import { type AlphaMatch, matchAt, type Token } from "./memory.js";
@@ -137,6 +137,7 @@ export function guard(
           "t",
           `${clipsMessageText(e.details.clips)}${where}      Of pattern #${ctx.patternNo} in rule ${ctx.rule}\n\n`,
         );
+        noteMatchError();
         report(
           rulesRuntimeError(e.message.replace(/\.$/, ""), {
             rule: ctx.rule,
