@@ -39,6 +39,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { fileFunction } from "./no-files.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import {
@@ -1133,7 +1134,7 @@ export class RuleEngine {
         return this.agenda.setStrategy(s);
       }
       default:
-        return this.switches.command(name, args);
+        return this.switches.command(name, args) ?? fileFunction(name, args, this.onPrint);
     }
   }
 

@@ -4,6 +4,7 @@ import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
+import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { SWITCH_COMMANDS } from "./switches.js";
@@ -167,6 +168,7 @@ export const COMMANDS = new Set([
   "list-definstances",
   "list-defgenerics",
   ...SWITCH_COMMANDS,
+  ...FILE_FUNCTION_NAMES,
   "conserve-mem",
   "release-mem",
 ]);

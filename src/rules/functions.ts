@@ -374,9 +374,60 @@ function recase(name: string, v: Value, f: (s: string) => string): Value {
 }
 
 /** Argument counts of the special forms the evaluator compiles itself. */
+const ANY = Number.POSITIVE_INFINITY;
 const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map([
-  ["and", { min: 2, max: Number.POSITIVE_INFINITY }],
-  ["or", { min: 2, max: Number.POSITIVE_INFINITY }],
+  ["and", { min: 2, max: ANY }],
+  ["or", { min: 2, max: ANY }],
+  // The engine commands, as CLIPS 6.30 declares them (checked when the call is parsed).
+  ...(
+    [
+      ["reset", 0, 0],
+      ["clear", 0, 0],
+      ["halt", 0, 0],
+      ["exit", 0, 1],
+      ["run", 0, 1],
+      ["facts", 0, 4],
+      ["agenda", 0, 1],
+      ["read", 0, 1],
+      ["readline", 0, 1],
+      ["read-number", 0, 1],
+      ["get-focus", 0, 0],
+      ["get-focus-stack", 0, 0],
+      ["pop-focus", 0, 0],
+      ["list-focus-stack", 0, 0],
+      ["clear-focus-stack", 0, 0],
+      ["focus", 1, ANY],
+      ["get-current-module", 0, 0],
+      ["set-current-module", 1, 1],
+      ["get-strategy", 0, 0],
+      ["set-strategy", 1, 1],
+      ["get-fact-duplication", 0, 0],
+      ["set-fact-duplication", 1, 1],
+      ["get-salience-evaluation", 0, 0],
+      ["set-salience-evaluation", 1, 1],
+      ["fact-index", 1, 1],
+      ["fact-relation", 1, 1],
+      ["fact-existp", 1, 1],
+      ["fact-slot-value", 2, 2],
+      ["get-fact-list", 0, 1],
+      ["refresh-agenda", 0, 1],
+      ["undefrule", 1, 1],
+      ["list-defrules", 0, 1],
+      ["list-deftemplates", 0, 1],
+      ["list-deffacts", 0, 1],
+      ["list-deffunctions", 0, 1],
+      ["list-defglobals", 0, 1],
+      ["list-defmodules", 0, 0],
+      ["list-defclasses", 0, 1],
+      ["list-definstances", 0, 1],
+      ["list-defgenerics", 0, 1],
+      ["assert-string", 1, 1],
+      ["eval", 1, 1],
+      ["build", 1, 1],
+      ["conserve-mem", 1, 1],
+      ["release-mem", 0, 0],
+    ] as const
+  ).map(([name, min, max]) => [name, { min, max }] as const),
 ]);
 
 /** A call's argument count out of a function's bounds: what to say, and what CLIPS prints. */
