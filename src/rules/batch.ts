@@ -1,5 +1,5 @@
 import { type KeelError, toKeelError } from "../core/index.js";
-import { clipsMessageText, takeMatchError } from "./clips-messages.js";
+import { clipsMessageText, takeEvaluationError } from "./clips-messages.js";
 import {
   CONSTRUCT_NAMES,
   type FactData,
@@ -103,7 +103,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       const clips = failure.details.clips;
       if (typeof clips === "string") print(clipsMessageText(clips));
     }
-    takeMatchError();
+    takeEvaluationError();
     if (engine.exited) break;
   }
   let error = errors[0];

@@ -98,24 +98,31 @@ export function haltedIn(error: unknown, what: string): unknown {
   return error;
 }
 
-// A pattern test that failed while an action asserted a fact has printed its message and counted
-// as false; CLIPS then halts the deffunction or rule whose action it was (its error flag). One
-// flag for the process is enough: engines run synchronously, and the batch clears it per form.
-let matchErrorPending = false;
+// CLIPS's evaluation error flag, for errors it reports and goes on from: a pattern test that
+// failed while an action asserted a fact (it printed its message and counted as false), or an
+// unbound variable (printed, read as FALSE). CLIPS then halts the printout, deffunction or rule
+// being run. One flag for the process is enough: engines run synchronously, and the batch clears
+// it after each form.
+let evaluationErrorPending = false;
 
-/** Notes that a pattern test reported an error (see `takeMatchError`). */
-export function noteMatchError(): void {
-  matchErrorPending = true;
+/** Notes that a pattern test reported an error (see `takeEvaluationError`). */
+export function noteEvaluationError(): void {
+  evaluationErrorPending = true;
 }
 
-/** True once after a pattern test reported an error: the caller halts, as CLIPS does. */
-export function takeMatchError(): boolean {
-  if (!matchErrorPending) return false;
-  matchErrorPending = false;
+/** True while the flag is set (printout stops printing). */
+export function evaluationErrorSeen(): boolean {
+  return evaluationErrorPending;
+}
+
+/** True once after an error was reported and evaluation went on: the caller halts, as CLIPS does. */
+export function takeEvaluationError(): boolean {
+  if (!evaluationErrorPending) return false;
+  evaluationErrorPending = false;
   return true;
 }
 
-/** The error that halts an action list after `takeMatchError` (its message is already printed). */
-export function matchErrorHalt(): KeelError {
+/** The error that halts an action list after `takeEvaluationError` (its message is already printed). */
+export function evaluationErrorHalt(): KeelError {
   return rulesRuntimeError("a pattern test failed to evaluate while an action ran", { clips: "" });
 }

@@ -1169,7 +1169,7 @@ export class RuleEngine {
   private evalOrBuild(fn: string, text: Value): Value {
     if (!isString(text) && typeof text !== "string") {
       throw rulesRuntimeError(`${fn} expects a string`, {
-        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type string or symbol`,
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol or string`,
       });
     }
     const forms = readForms(typeof text === "string" ? text : text.value);

@@ -1,5 +1,6 @@
 import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
@@ -223,8 +224,18 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         const name = e.name;
         return (f) => {
           const v = f.rhs?.get(name);
-          if (v === undefined) throw rulesRuntimeError(`variable ?${name} is not bound`);
-          return v;
+          if (v !== undefined) return v;
+          const error = rulesRuntimeError(`variable ?${name} is not bound`, {
+            clips: `[EVALUATN1] Variable ${name} is unbound`,
+          });
+          const report = f.host.matchError;
+          if (!report) throw error;
+          // CLIPS prints this, reads the variable as FALSE and finishes the enclosing call (which
+          // usually reports the next error); then the command halts.
+          f.host.print("t", `[EVALUATN1] Variable ${name} is unbound\n`);
+          noteEvaluationError();
+          report(error);
+          return FALSE;
         };
       }
       throw unbound(e.name, e.pos, opts);
@@ -579,6 +590,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
           const v = (args[i] as Compiled)(f);
+          if (evaluationErrorSeen()) return VOID;
           const text = (isSymbol(v) ? CHAR_ROUTERS.get(v) : undefined) ?? formatValue(v, true);
           if (text !== "") f.host.print(router, text);
         }

@@ -2,7 +2,7 @@
 
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
-import { haltedIn, matchErrorHalt, takeMatchError } from "./clips-messages.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
@@ -65,7 +65,7 @@ export function runActions(
   try {
     for (const action of rhs) {
       action(frame);
-      if (takeMatchError()) throw matchErrorHalt();
+      if (takeEvaluationError()) throw evaluationErrorHalt();
       if (stopped()) break;
     }
   } catch (e) {

@@ -180,11 +180,24 @@ function position(name: string, args: Value[], i: number, m: Multifield, extra =
     throw rulesRuntimeError(
       `multifield index ${p} out of range 1..${m.length + extra} in ${name}`,
       {
-        clips: `[MULTIFUN1] Multifield index ${p} out of range 1..${m.length + extra} in function ${name}`,
+        clips: `[MULTIFUN1] Multifield index ${p} out of range 1..${m.length + extra} in function ${name}.`,
       },
     );
   }
   return p;
+}
+
+/** A `begin..end` pair of positions, refused as CLIPS's multifun.c refuses it. */
+function span(name: string, args: Value[], i: number, m: Multifield): [number, number] {
+  const a = int(name, args, i);
+  const b = int(name, args, i + 1);
+  if (a > b || a < 1 || b > m.length) {
+    const what = a === b ? `index ${a}` : `index range ${a}..${b}`;
+    throw rulesRuntimeError(`multifield ${what} out of range 1..${m.length} in ${name}`, {
+      clips: `[MULTIFUN1] Multifield ${what} out of range 1..${m.length} in function ${name}.`,
+    });
+  }
+  return [a, b];
 }
 
 const multifield: [string, Builtin][] = [
@@ -193,8 +206,7 @@ const multifield: [string, Builtin][] = [
     B(
       (args) => {
         const m = multi("delete$", args, 0);
-        const a = position("delete$", args, 1, m);
-        const b = position("delete$", args, 2, m);
+        const [a, b] = span("delete$", args, 1, m);
         return [...m.slice(0, a - 1), ...m.slice(b)];
       },
       3,
@@ -213,8 +225,7 @@ const multifield: [string, Builtin][] = [
     "replace$",
     B((args) => {
       const m = multi("replace$", args, 0);
-      const a = position("replace$", args, 1, m);
-      const b = position("replace$", args, 2, m);
+      const [a, b] = span("replace$", args, 1, m);
       return [...m.slice(0, a - 1), ...flatten(args.slice(3)), ...m.slice(b)];
     }, 4),
   ],

@@ -1,6 +1,6 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
 import type { DeffunctionAst, DefglobalAst } from "./ast.js";
-import { haltedIn, matchErrorHalt, takeMatchError } from "./clips-messages.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
@@ -77,7 +77,7 @@ export class Procedures {
       try {
         for (const action of body) {
           last = action(frame);
-          if (takeMatchError()) throw matchErrorHalt();
+          if (takeEvaluationError()) throw evaluationErrorHalt();
         }
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;

@@ -5,7 +5,7 @@
  */
 import { isKeelError } from "../../core/index.js";
 import type { Expr, Term } from "../ast.js";
-import { clipsMessageText, noteMatchError } from "../clips-messages.js";
+import { clipsMessageText, noteEvaluationError } from "../clips-messages.js";
 import { rulesRuntimeError } from "../errors.js";
 import type { Compiled, EvalHost } from "../evaluate.js";
 import { FALSE, type Value } from "../values.js";
@@ -137,7 +137,7 @@ export function guard(
           "t",
           `${clipsMessageText(e.details.clips)}${where}      Of pattern #${ctx.patternNo} in rule ${ctx.rule}\n\n`,
         );
-        noteMatchError();
+        noteEvaluationError();
         report(
           rulesRuntimeError(e.message.replace(/\.$/, ""), {
             rule: ctx.rule,
