@@ -17,7 +17,6 @@ import type {
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
-  type Compiled,
   compileExpr,
   type EvalHost,
   isKnownFunction,

@@ -241,18 +241,21 @@ const multifield: [string, Builtin][] = [
       1,
     ),
   ],
-  [
-    "subsetp",
-    B(
-      (args) => {
-        const a = multi("subsetp", args, 0);
-        const b = multi("subsetp", args, 1);
-        return bool(a.every((x) => b.includes(x)));
-      },
-      2,
-      2,
-    ),
-  ],
+  // CLIPS 6.30 still answers to `subset`, subsetp's older name (its test suite uses it).
+  ...(["subsetp", "subset"] as const).map(
+    (name): [string, Builtin] => [
+      name,
+      B(
+        (args) => {
+          const a = multi(name, args, 0);
+          const b = multi(name, args, 1);
+          return bool(a.every((x) => b.includes(x)));
+        },
+        2,
+        2,
+      ),
+    ],
+  ),
   [
     "delete-member$",
     B((args) => {
