@@ -242,20 +242,18 @@ const multifield: [string, Builtin][] = [
     ),
   ],
   // CLIPS 6.30 still answers to `subset`, subsetp's older name (its test suite uses it).
-  ...(["subsetp", "subset"] as const).map(
-    (name): [string, Builtin] => [
-      name,
-      B(
-        (args) => {
-          const a = multi(name, args, 0);
-          const b = multi(name, args, 1);
-          return bool(a.every((x) => b.includes(x)));
-        },
-        2,
-        2,
-      ),
-    ],
-  ),
+  ...(["subsetp", "subset"] as const).map((name): [string, Builtin] => [
+    name,
+    B(
+      (args) => {
+        const a = multi(name, args, 0);
+        const b = multi(name, args, 1);
+        return bool(a.every((x) => b.includes(x)));
+      },
+      2,
+      2,
+    ),
+  ]),
   [
     "delete-member$",
     B((args) => {
