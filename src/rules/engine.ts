@@ -78,6 +78,7 @@ import {
   decodeValue,
   FALSE,
   type FactRef,
+  formatValue,
   fromHost,
   isFactRef,
   isMultifield,
@@ -1083,6 +1084,14 @@ export class RuleEngine {
         return VOID;
       }
       case "focus":
+        // CLIPS checks every argument's type before it looks any module up.
+        args.forEach((m, i) => {
+          if (typeof m !== "string") {
+            throw rulesRuntimeError(`focus expects module names (symbols), not ${formatValue(m)}`, {
+              clips: `[ARGACCES5] Function focus expected argument #${i + 1} to be of type symbol`,
+            });
+          }
+        });
         this.agenda.pushFocus(args.map(known));
         return TRUE;
       case "pop-focus":
