@@ -1,4 +1,5 @@
 import { type KeelError, toKeelError } from "../core/index.js";
+import { clipsMessageText, takeEvaluationError } from "./clips-messages.js";
 import {
   CONSTRUCT_NAMES,
   type FactData,
@@ -28,6 +29,12 @@ export interface BatchOptions {
   banner?: boolean;
   /** Bounds on evaluation over `DEFAULT_RULE_LIMITS`. */
   limits?: Partial<RuleLimits>;
+  /**
+   * What an error in one top-level form does. `"continue"` (the default) is CLIPS's behaviour:
+   * the form's CLIPS message is printed (when Keel knows it) and the next form runs. `"stop"`
+   * ends the batch at the first error. A bound (`RULES_LIMIT`) always stops.
+   */
+  onError?: "continue" | "stop";
 }
 
 /** The result of running a .clp program like `clips -f2 file.clp`. */
@@ -38,8 +45,10 @@ export interface BatchResult {
   firings: Firing[];
   /** The facts at the end, in index order. */
   facts: FactData[];
-  /** The first error; the program stops there (CLIPS would print a message and go on). */
+  /** The first error (with `onError: "stop"` the program stopped there). */
   error?: KeelError;
+  /** Every error, in order (CLIPS printed a message for each and went on). */
+  errors: KeelError[];
 }
 
 /**
@@ -51,6 +60,7 @@ export interface BatchResult {
  */
 export function runBatch(source: string, options: BatchOptions = {}): BatchResult {
   let output = "";
+  const errors: KeelError[] = [];
   const engine = new RuleEngine({
     ...(options.functions ? { functions: options.functions } : {}),
     onPrint: (text) => {
@@ -59,11 +69,16 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     },
     ...(options.input !== undefined ? { input: inputSource(options.input) } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onError === "stop" ? {} : { onMatchError: (e) => errors.push(e) }),
   });
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
   const read = readFormsUntilError(source);
   const forms: SNode[] = read.forms;
-  let error: KeelError | undefined;
+  let stopped = false;
+  const print = (text: string): void => {
+    output += text;
+    options.onOutput?.(text);
+  };
   for (const form of forms) {
     try {
       if (
@@ -77,13 +92,28 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
         engine.evalTopLevel(form, new Map<string, Value>());
       }
     } catch (e) {
-      error = toKeelError(e);
-      break;
+      const failure = toKeelError(e);
+      errors.push(failure);
+      if (options.onError === "stop" || failure.code === "RULES_LIMIT") {
+        stopped = true;
+        break;
+      }
+      // CLIPS prints the message and reads the next form; where Keel does not know CLIPS's
+      // wording it prints nothing (the error is still in `errors`).
+      const clips = failure.details.clips;
+      if (typeof clips === "string") print(clipsMessageText(clips));
     }
+    takeEvaluationError();
     if (engine.exited) break;
   }
-  if (!error && !engine.exited && read.error !== null) error = toKeelError(read.error);
-  if (!error && !engine.exited && options.banner !== false) {
+  let error = errors[0];
+  if (!engine.exited && read.error !== null) {
+    const failure = toKeelError(read.error);
+    errors.push(failure);
+    error ??= failure;
+    stopped = true;
+  }
+  if (!stopped && !engine.exited && options.banner !== false) {
     output += CLIPS_BANNER;
     options.onOutput?.(CLIPS_BANNER);
   }
@@ -92,6 +122,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     firings: [...engine.explain()],
     facts: engine.facts(),
     ...(error ? { error } : {}),
+    errors,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { KeelError } from "../core/index.js";
 import type { RuleLimits } from "./limits.js";
 /** The rule engine's public data types: what the host passes in and gets back. */
 import type { EncodedValue, Value } from "./values.js";
@@ -95,4 +96,11 @@ export interface RuleEngineOptions {
   input?: () => string | null;
   /** Bounds on evaluation over `DEFAULT_RULE_LIMITS` (firings, loops, facts, wall time, log). */
   limits?: Partial<RuleLimits>;
+  /**
+   * CLIPS's handling of a pattern or join test that fails to evaluate: given this, the engine
+   * prints CLIPS's message (`[FACTMCH1]`/`[DRIVE1]`), passes the error here, treats the test as
+   * false and goes on matching. Without it the assert throws and changes nothing (the default
+   * for hosts). `runBatch` sets it.
+   */
+  onMatchError?: (error: KeelError) => void;
 }

@@ -17,7 +17,6 @@ import type {
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
-  type Compiled,
   compileExpr,
   type EvalHost,
   isKnownFunction,
@@ -39,6 +38,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { fileFunction } from "./no-files.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import {
@@ -73,10 +73,12 @@ import {
   snapshotEntryKey,
 } from "./rule-entry.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
+import { Switches } from "./switches.js";
 import {
   decodeValue,
   FALSE,
   type FactRef,
+  formatValue,
   fromHost,
   isFactRef,
   isMultifield,
@@ -146,6 +148,7 @@ export class RuleEngine {
   private readonly input: InputBuffer;
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
+  private readonly switches = new Switches();
   private tms = new TruthMaintenance();
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
@@ -206,6 +209,7 @@ export class RuleEngine {
         this.net.assertFact(f);
       },
       print: (text) => this.onPrint(text),
+      matchError: options.onMatchError,
       halt: () => {
         this.halted = true;
       },
@@ -1080,6 +1084,14 @@ export class RuleEngine {
         return VOID;
       }
       case "focus":
+        // CLIPS checks every argument's type before it looks any module up.
+        args.forEach((m, i) => {
+          if (typeof m !== "string") {
+            throw rulesRuntimeError(`focus expects module names (symbols), not ${formatValue(m)}`, {
+              clips: `[ARGACCES5] Function focus expected argument #${i + 1} to be of type symbol`,
+            });
+          }
+        });
         this.agenda.pushFocus(args.map(known));
         return TRUE;
       case "pop-focus":
@@ -1106,6 +1118,10 @@ export class RuleEngine {
         this.setModule(known(args[0] as Value));
         return before;
       }
+      case "conserve-mem":
+        return VOID;
+      case "release-mem":
+        return 0;
       case "get-fact-duplication":
         return this.wm.duplication ? TRUE : FALSE;
       case "set-fact-duplication": {
@@ -1126,7 +1142,7 @@ export class RuleEngine {
         return this.agenda.setStrategy(s);
       }
       default:
-        return null;
+        return this.switches.command(name, args) ?? fileFunction(name, args, this.onPrint);
     }
   }
 
@@ -1161,7 +1177,7 @@ export class RuleEngine {
   private evalOrBuild(fn: string, text: Value): Value {
     if (!isString(text) && typeof text !== "string") {
       throw rulesRuntimeError(`${fn} expects a string`, {
-        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type string or symbol`,
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol or string`,
       });
     }
     const forms = readForms(typeof text === "string" ? text : text.value);

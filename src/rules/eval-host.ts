@@ -2,6 +2,7 @@
  * The evaluation host: what compiled expressions call to change working memory, print, halt or run
  * a top-level command. The engine supplies a backend of its internals.
  */
+import type { KeelError } from "../core/index.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { EvalHost, ObjectOps, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
@@ -40,6 +41,7 @@ export interface HostBackend {
   /** Runs a fact already created in working memory through the network. */
   enter(fact: Fact): void;
   print(text: string): void;
+  readonly matchError?: ((error: KeelError) => void) | undefined;
   halt(): void;
   exit(): void;
   reset(): void;
@@ -94,6 +96,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
       return created;
     },
     print: (router, text) => print(b, router, text),
+    matchError: b.matchError,
     halt: () => {
       b.halt();
     },

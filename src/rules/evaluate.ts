@@ -1,10 +1,14 @@
+import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
+import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
+import { SWITCH_COMMANDS } from "./switches.js";
 import {
   type Atom,
   FALSE,
@@ -25,6 +29,8 @@ export interface EvalHost {
   retract(target: Value): void;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
+  /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
+  readonly matchError?: ((error: KeelError) => void) | undefined;
   halt(): void;
   /** A defglobal's value (the parser has checked it is defined). */
   global(name: string): Value;
@@ -162,6 +168,10 @@ export const COMMANDS = new Set([
   "list-defclasses",
   "list-definstances",
   "list-defgenerics",
+  ...SWITCH_COMMANDS,
+  ...FILE_FUNCTION_NAMES,
+  "conserve-mem",
+  "release-mem",
 ]);
 
 /** Names the evaluator knows besides BUILTINS: the special forms and engine commands. */
@@ -214,8 +224,18 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         const name = e.name;
         return (f) => {
           const v = f.rhs?.get(name);
-          if (v === undefined) throw rulesRuntimeError(`variable ?${name} is not bound`);
-          return v;
+          if (v !== undefined) return v;
+          const error = rulesRuntimeError(`variable ?${name} is not bound`, {
+            clips: `[EVALUATN1] Variable ${name} is unbound`,
+          });
+          const report = f.host.matchError;
+          if (!report) throw error;
+          // CLIPS prints this, reads the variable as FALSE and finishes the enclosing call (which
+          // usually reports the next error); then the command halts.
+          f.host.print("t", `[EVALUATN1] Variable ${name} is unbound\n`);
+          noteEvaluationError();
+          report(error);
+          return FALSE;
         };
       }
       throw unbound(e.name, e.pos, opts);
@@ -570,6 +590,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
           const v = (args[i] as Compiled)(f);
+          if (evaluationErrorSeen()) return VOID;
           const text = (isSymbol(v) ? CHAR_ROUTERS.get(v) : undefined) ?? formatValue(v, true);
           if (text !== "") f.host.print(router, text);
         }

@@ -1,6 +1,8 @@
 /** Firing an activation: which rule and disjunct, its facts and bindings, its actions. */
+
 import { isKeelError } from "../core/index.js";
 import type { Activation } from "./agenda.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
@@ -63,6 +65,7 @@ export function runActions(
   try {
     for (const action of rhs) {
       action(frame);
+      if (takeEvaluationError()) throw evaluationErrorHalt();
       if (stopped()) break;
     }
   } catch (e) {
@@ -79,11 +82,14 @@ export function runActions(
       );
     }
     if (isKeelError(e) && e.code === "RULES_RUNTIME" && e.details.rule === undefined) {
-      throw rulesRuntimeError(e.message.replace(/\.$/, ""), {
-        rule: entry.name,
-        clips: e.details.clips as string | undefined,
-      });
+      throw haltedIn(
+        rulesRuntimeError(e.message.replace(/\.$/, ""), {
+          rule: entry.name,
+          clips: e.details.clips as string | undefined,
+        }),
+        `defrule ${entry.name}`,
+      );
     }
-    throw e;
+    throw haltedIn(e, `defrule ${entry.name}`);
   }
 }

@@ -36,13 +36,29 @@ import {
 } from "./values.js";
 
 /** A float-valued function of one number, with CLIPS's domain error for arguments it refuses. */
-function math1(name: string, f: (x: number) => number, ok?: (x: number) => boolean): Builtin {
+function math1(
+  name: string,
+  f: (x: number) => number,
+  ok?: (x: number) => boolean,
+  singular?: (x: number) => boolean,
+  overflowAtZero = false,
+): Builtin {
   return B(
     (args) => {
       const x = num(name, args, 0);
       if (ok && !ok(x)) {
         throw rulesRuntimeError(`domain error for ${name} function`, {
           clips: `[EMATHFUN1] Domain error for ${name} function.`,
+        });
+      }
+      if (overflowAtZero && x === 0) {
+        throw rulesRuntimeError(`argument overflow for ${name} function`, {
+          clips: `[EMATHFUN2] Argument overflow for ${name} function.`,
+        });
+      }
+      if (singular?.(x)) {
+        throw rulesRuntimeError(`singularity at asymptote in ${name} function`, {
+          clips: `[EMATHFUN3] Singularity at asymptote in ${name} function.`,
         });
       }
       return float(f(x));
@@ -52,19 +68,62 @@ function math1(name: string, f: (x: number) => number, ok?: (x: number) => boole
   );
 }
 
+/** CLIPS's test for a trigonometric singularity (emathfun.c's SMALLEST_ALLOWED_NUMBER). */
+const nearZero = (v: number): boolean => v < 1e-15 && v > -1e-15;
+
 const trig: [string, Builtin][] = [
   ["sin", math1("sin", Math.sin)],
   ["cos", math1("cos", Math.cos)],
-  ["tan", math1("tan", Math.tan)],
-  ["sec", math1("sec", (x) => 1 / Math.cos(x))],
-  ["csc", math1("csc", (x) => 1 / Math.sin(x))],
-  ["cot", math1("cot", (x) => 1 / Math.tan(x))],
+  ["tan", math1("tan", Math.tan, undefined, (x) => nearZero(Math.cos(x)))],
+  [
+    "sec",
+    math1(
+      "sec",
+      (x) => 1 / Math.cos(x),
+      undefined,
+      (x) => nearZero(Math.cos(x)),
+    ),
+  ],
+  [
+    "csc",
+    math1(
+      "csc",
+      (x) => 1 / Math.sin(x),
+      undefined,
+      (x) => nearZero(Math.sin(x)),
+    ),
+  ],
+  [
+    "cot",
+    math1(
+      "cot",
+      (x) => 1 / Math.tan(x),
+      undefined,
+      (x) => nearZero(Math.sin(x)),
+    ),
+  ],
   ["sinh", math1("sinh", Math.sinh)],
   ["cosh", math1("cosh", Math.cosh)],
   ["tanh", math1("tanh", Math.tanh)],
   ["sech", math1("sech", (x) => 1 / Math.cosh(x))],
-  ["csch", math1("csch", (x) => 1 / Math.sinh(x))],
-  ["coth", math1("coth", (x) => 1 / Math.tanh(x))],
+  [
+    "csch",
+    math1(
+      "csch",
+      (x) => 1 / Math.sinh(x),
+      undefined,
+      (x) => x === 0,
+    ),
+  ],
+  [
+    "coth",
+    math1(
+      "coth",
+      (x) => 1 / Math.tanh(x),
+      undefined,
+      (x) => x === 0,
+    ),
+  ],
   ["asin", math1("asin", Math.asin, (x) => x >= -1 && x <= 1)],
   ["acos", math1("acos", Math.acos, (x) => x >= -1 && x <= 1)],
   ["atan", math1("atan", Math.atan)],
@@ -118,8 +177,8 @@ const math: [string, Builtin][] = [
   ...trig,
   ["sqrt", math1("sqrt", Math.sqrt, (x) => x >= 0)],
   ["exp", math1("exp", Math.exp)],
-  ["log", math1("log", Math.log, (x) => x > 0)],
-  ["log10", math1("log10", Math.log10, (x) => x > 0)],
+  ["log", math1("log", Math.log, (x) => x >= 0, undefined, true)],
+  ["log10", math1("log10", Math.log10, (x) => x >= 0, undefined, true)],
   ["deg-rad", math1("deg-rad", (x) => (x * Math.PI) / 180)],
   ["rad-deg", math1("rad-deg", (x) => (x * 180) / Math.PI)],
   ["deg-grad", math1("deg-grad", (x) => x / 0.9)],
@@ -180,11 +239,24 @@ function position(name: string, args: Value[], i: number, m: Multifield, extra =
     throw rulesRuntimeError(
       `multifield index ${p} out of range 1..${m.length + extra} in ${name}`,
       {
-        clips: `[MULTIFUN1] Multifield index ${p} out of range 1..${m.length + extra} in function ${name}`,
+        clips: `[MULTIFUN1] Multifield index ${p} out of range 1..${m.length + extra} in function ${name}.`,
       },
     );
   }
   return p;
+}
+
+/** A `begin..end` pair of positions, refused as CLIPS's multifun.c refuses it. */
+function span(name: string, args: Value[], i: number, m: Multifield): [number, number] {
+  const a = int(name, args, i);
+  const b = int(name, args, i + 1);
+  if (a > b || a < 1 || b > m.length) {
+    const what = a === b ? `index ${a}` : `index range ${a}..${b}`;
+    throw rulesRuntimeError(`multifield ${what} out of range 1..${m.length} in ${name}`, {
+      clips: `[MULTIFUN1] Multifield ${what} out of range 1..${m.length} in function ${name}.`,
+    });
+  }
+  return [a, b];
 }
 
 const multifield: [string, Builtin][] = [
@@ -193,8 +265,7 @@ const multifield: [string, Builtin][] = [
     B(
       (args) => {
         const m = multi("delete$", args, 0);
-        const a = position("delete$", args, 1, m);
-        const b = position("delete$", args, 2, m);
+        const [a, b] = span("delete$", args, 1, m);
         return [...m.slice(0, a - 1), ...m.slice(b)];
       },
       3,
@@ -213,8 +284,7 @@ const multifield: [string, Builtin][] = [
     "replace$",
     B((args) => {
       const m = multi("replace$", args, 0);
-      const a = position("replace$", args, 1, m);
-      const b = position("replace$", args, 2, m);
+      const [a, b] = span("replace$", args, 1, m);
       return [...m.slice(0, a - 1), ...flatten(args.slice(3)), ...m.slice(b)];
     }, 4),
   ],
@@ -230,18 +300,19 @@ const multifield: [string, Builtin][] = [
       1,
     ),
   ],
-  [
-    "subsetp",
+  // CLIPS 6.30 still answers to `subset`, subsetp's older name (its test suite uses it).
+  ...(["subsetp", "subset"] as const).map((name): [string, Builtin] => [
+    name,
     B(
       (args) => {
-        const a = multi("subsetp", args, 0);
-        const b = multi("subsetp", args, 1);
+        const a = multi(name, args, 0);
+        const b = multi(name, args, 1);
         return bool(a.every((x) => b.includes(x)));
       },
       2,
       2,
     ),
-  ],
+  ]),
   [
     "delete-member$",
     B((args) => {

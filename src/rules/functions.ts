@@ -374,9 +374,82 @@ function recase(name: string, v: Value, f: (s: string) => string): Value {
 }
 
 /** Argument counts of the special forms the evaluator compiles itself. */
+const ANY = Number.POSITIVE_INFINITY;
 const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map([
-  ["and", { min: 2, max: Number.POSITIVE_INFINITY }],
-  ["or", { min: 2, max: Number.POSITIVE_INFINITY }],
+  ["and", { min: 2, max: ANY }],
+  ["or", { min: 2, max: ANY }],
+  // The engine commands, as CLIPS 6.30 declares them (checked when the call is parsed).
+  ...(
+    [
+      ["reset", 0, 0],
+      ["clear", 0, 0],
+      ["halt", 0, 0],
+      ["exit", 0, 1],
+      ["run", 0, 1],
+      ["facts", 0, 4],
+      ["agenda", 0, 1],
+      ["read", 0, 1],
+      ["readline", 0, 1],
+      ["read-number", 0, 1],
+      ["get-focus", 0, 0],
+      ["get-focus-stack", 0, 0],
+      ["pop-focus", 0, 0],
+      ["list-focus-stack", 0, 0],
+      ["clear-focus-stack", 0, 0],
+      ["focus", 1, ANY],
+      ["get-current-module", 0, 0],
+      ["set-current-module", 1, 1],
+      ["get-strategy", 0, 0],
+      ["set-strategy", 1, 1],
+      ["get-fact-duplication", 0, 0],
+      ["set-fact-duplication", 1, 1],
+      ["get-salience-evaluation", 0, 0],
+      ["set-salience-evaluation", 1, 1],
+      ["fact-index", 1, 1],
+      ["fact-relation", 1, 1],
+      ["fact-existp", 1, 1],
+      ["fact-slot-value", 2, 2],
+      ["get-fact-list", 0, 1],
+      ["refresh-agenda", 0, 1],
+      ["undefrule", 1, 1],
+      ["list-defrules", 0, 1],
+      ["list-deftemplates", 0, 1],
+      ["list-deffacts", 0, 1],
+      ["list-deffunctions", 0, 1],
+      ["list-defglobals", 0, 1],
+      ["list-defmodules", 0, 0],
+      ["list-defclasses", 0, 1],
+      ["list-definstances", 0, 1],
+      ["list-defgenerics", 0, 1],
+      ["assert-string", 1, 1],
+      ["eval", 1, 1],
+      ["build", 1, 1],
+      ["conserve-mem", 1, 1],
+      ["release-mem", 0, 0],
+      // The file functions (no-files.ts).
+      ["load", 1, 1],
+      ["load*", 1, 1],
+      ["batch", 1, 1],
+      ["batch*", 1, 1],
+      ["load-facts", 1, 1],
+      ["save-facts", 1, ANY],
+      ["bsave", 1, 1],
+      ["bload", 1, 1],
+      ["save", 1, 1],
+      ["dribble-on", 1, 1],
+      ["dribble-off", 0, 0],
+      ["load-instances", 1, 1],
+      ["restore-instances", 1, 1],
+      ["bload-instances", 1, 1],
+      ["save-instances", 1, ANY],
+      ["bsave-instances", 1, ANY],
+      ["fetch", 1, 1],
+      ["open", 2, 3],
+      ["remove", 1, 1],
+      ["rename", 2, 2],
+      ["close", 0, 1],
+    ] as const
+  ).map(([name, min, max]) => [name, { min, max }] as const),
 ]);
 
 /** A call's argument count out of a function's bounds: what to say, and what CLIPS prints. */
@@ -393,9 +466,10 @@ export function arityProblem(name: string, count: number): ArityProblem | null {
   const b = BUILTINS.get(name) ?? SPECIAL_ARITY.get(name);
   if (!b) return null;
   if (count < b.min) {
+    const how = b.min === b.max ? "exactly" : "at least";
     return {
-      message: `function ${name} expects at least ${plural(b.min)}`,
-      clips: `[ARGACCES4] Function ${name} expected at least ${b.min} argument(s)`,
+      message: `function ${name} expects ${how} ${plural(b.min)}`,
+      clips: `[ARGACCES4] Function ${name} expected ${how} ${b.min} argument(s)`,
     };
   }
   if (count > b.max) {

@@ -1,5 +1,6 @@
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
+import { arityProblem } from "./functions.js";
 import { describe, type SList, type SNode } from "./reader.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
@@ -500,6 +501,15 @@ function checkNumericArgs(call: Expr & { k: "call" }, items: SNode[], ctx: Parse
       typeof arg.v !== "number" &&
       !(typeof arg.v === "object" && "value" in arg.v && typeof arg.v.value === "number")
     ) {
+      // CLIPS counts the arguments before it looks at their types (a count alone is checked
+      // when the call is compiled).
+      const problem = arityProblem(call.fn, call.args.length);
+      if (problem) {
+        throw rulesLoadError(call.pos, problem.message, {
+          construct: ctx.construct,
+          clips: problem.clips,
+        });
+      }
       const node = items[i + 1];
       const expected = call.fn === "div" ? "integer" : "integer or float";
       throw rulesLoadError(

@@ -1,5 +1,6 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
 import type { DeffunctionAst, DefglobalAst } from "./ast.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
@@ -74,10 +75,13 @@ export class Procedures {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       try {
-        for (const action of body) last = action(frame);
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
-        throw signal;
+        throw haltedIn(signal, `deffunction ${name}`);
       }
       return last;
     });

@@ -17,6 +17,7 @@ import {
   removeTokensAt,
 } from "./memory.js";
 import type { CompiledPattern } from "./pattern.js";
+import { setMatchingFact } from "./pattern-context.js";
 import { type Mark, PatternNet, type PatternNode } from "./pattern-net.js";
 
 /** A join fed by an alpha memory. */
@@ -43,6 +44,8 @@ export class AlphaNet {
   assertFact(fact: Fact): void {
     const net = this.nets.get(fact.relation);
     if (!net) return;
+    // Named in CLIPS's [FACTMCH1] message should a pattern test fail to evaluate.
+    setMatchingFact(fact);
     net.match(fact, deliver);
     finishWalk();
   }

@@ -106,7 +106,9 @@ function compileLocalTerm(
         construct: ctx.construct,
       });
       const host = ctx.host;
-      const guarded = guard(fn, ctx);
+      const guarded = guard(fn, ctx, {
+        field: ctx.ordered ? `field #${self.index}` : `slot ${ctx.slotNames[self.slot] ?? ""}`,
+      });
       if (t.kind === "pred") {
         return (_v, local) =>
           (guarded({ tok: null, local, rhs: null, host: host() }) !== FALSE) !== neg;

@@ -5,9 +5,10 @@
  */
 import { isKeelError } from "../../core/index.js";
 import type { Expr, Term } from "../ast.js";
+import { clipsMessageText, noteEvaluationError } from "../clips-messages.js";
 import { rulesRuntimeError } from "../errors.js";
 import type { Compiled, EvalHost } from "../evaluate.js";
-import type { Value } from "../values.js";
+import { FALSE, type Value } from "../values.js";
 import { type FieldPos, getterKey } from "./field-place.js";
 import { type AlphaMatch, matchAt, type Token } from "./memory.js";
 import type { FieldRead } from "./pattern-net.js";
@@ -56,6 +57,8 @@ export interface Context {
   readonly patternNo: number;
   readonly construct: string;
   readonly ordered: boolean;
+  /** The template's slot names (empty for an ordered pattern), for CLIPS's error messages. */
+  readonly slotNames: readonly string[];
   /** Per local slot: where the value sits, and how to read it. */
   readonly pos: FieldPos[];
   readonly reads: FieldRead[];
@@ -94,12 +97,56 @@ export function placeKey(name: string, ctx: Context): string {
   return o ? `${o.slot}:${o.key}` : `?${name}`;
 }
 
-/** Wraps evaluation errors with the rule and pattern, as the issue asks. */
-export function guard(fn: Compiled, ctx: { rule: string; patternNo: number }): Compiled {
+/** The fact the pattern network is matching now (CLIPS names it in `[FACTMCH1]`). */
+let matching: { toString(): string } | null = null;
+
+/** Set by the alpha network around each fact it runs through the pattern network. */
+export function setMatchingFact(fact: { toString(): string } | null): void {
+  matching = fact;
+}
+
+/** Where a guarded test sits: a field of the pattern (its description) or the join. */
+export type TestPlace = { readonly field: string } | "join";
+
+/**
+ * Wraps a pattern or join test. An evaluation error is CLIPS's: it prints the function's message
+ * and where the error occurred (`[FACTMCH1]` in the pattern network, `[DRIVE1]` in the join
+ * network), the test counts as false, and matching goes on.
+ */
+export function guard(
+  fn: Compiled,
+  ctx: { rule: string; patternNo: number },
+  place: TestPlace = "join",
+): Compiled {
   return (f) => {
     try {
       return fn(f);
     } catch (e) {
+      const report = f.host.matchError;
+      if (
+        report &&
+        isKeelError(e) &&
+        e.code === "RULES_RUNTIME" &&
+        typeof e.details.clips === "string"
+      ) {
+        const where =
+          place === "join"
+            ? "\n[DRIVE1] This error occurred in the join network\n   Problem resides in associated join\n"
+            : `\n[FACTMCH1] This error occurred in the fact pattern network\n   Currently active fact: ${String(matching)}\n   Problem resides in ${place.field}\n`;
+        f.host.print(
+          "t",
+          `${clipsMessageText(e.details.clips)}${where}      Of pattern #${ctx.patternNo} in rule ${ctx.rule}\n\n`,
+        );
+        noteEvaluationError();
+        report(
+          rulesRuntimeError(e.message.replace(/\.$/, ""), {
+            rule: ctx.rule,
+            pattern: ctx.patternNo,
+            clips: e.details.clips,
+          }),
+        );
+        return FALSE;
+      }
       if (isKeelError(e) && e.code === "RULES_RUNTIME" && e.details.rule === undefined) {
         throw rulesRuntimeError(e.message.replace(/\.$/, ""), {
           rule: ctx.rule,

@@ -277,6 +277,7 @@ export function compilePattern(
     patternNo: opts.patternNo,
     construct: opts.construct,
     ordered,
+    slotNames: ce.template ? ce.template.slots.map((slot) => slot.name) : [],
     pos: [],
     reads: [],
     scratch: [],

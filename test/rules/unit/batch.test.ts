@@ -138,3 +138,39 @@ describe("runBatch errors", () => {
     expect(r.error?.message).toMatch(/rule big, pattern #1/);
   });
 });
+
+describe("runBatch after an error", () => {
+  const program =
+    '(printout t "a" crlf)\n(+ x 1)\n(printout t "b" crlf)\n(nope)\n(printout t "c" crlf)\n(exit)\n';
+
+  it("goes on as CLIPS does, printing CLIPS's message, and lists every error in order", () => {
+    const r = runBatch(program);
+    expect(r.output).toBe(
+      "a\n[ARGACCES5] Function + expected argument #1 to be of type integer or float\nb\n\n[EXPRNPSR3] Missing function declaration for nope.\nc\n",
+    );
+    expect(r.errors.map((e) => e.code)).toEqual(["RULES_PARSE", "RULES_PARSE"]);
+    expect(r.error).toBe(r.errors[0]);
+  });
+
+  it("stops at the first error with onError: 'stop', printing nothing for it", () => {
+    const r = runBatch(program, { onError: "stop" });
+    expect(r.output).toBe("a\n");
+    expect(r.errors).toHaveLength(1);
+  });
+
+  it("always stops at a bound (RULES_LIMIT)", () => {
+    const r = runBatch(
+      '(defrule loop ?f <- (n ?x) => (retract ?f) (assert (n (+ ?x 1))))\n(assert (n 0))\n(run)\n(printout t "after" crlf)\n(exit)\n',
+      { limits: { maxFirings: 5 } },
+    );
+    expect(r.error?.code).toBe("RULES_LIMIT");
+    expect(r.output).not.toContain("after");
+  });
+
+  it("a failing pattern test is an error in the list, and the fact is still asserted", () => {
+    const r = runBatch("(defrule big (x ?v&:(> ?v 3)) => )\n(assert (x abc))\n(facts)\n(exit)\n");
+    expect(r.errors.map((e) => e.details.rule)).toEqual(["big"]);
+    expect(r.output).toContain("[FACTMCH1] This error occurred in the fact pattern network");
+    expect(r.output).toContain("f-1     (x abc)");
+  });
+});

@@ -103,7 +103,7 @@ describe("top-level commands", () => {
     const result = runBatch(
       "(printout t (bind ?v 5) crlf)\n(printout t (+ (bind ?w 1) ?w) crlf)\n(printout t ?v crlf)\n(exit)",
     );
-    expect(result.output).toBe("5\n2\n");
+    expect(result.output).toBe("5\n2\n[EVALUATN1] Variable v is unbound\n");
     expect(result.error?.message).toMatch(/\?v is not bound/);
   });
 });

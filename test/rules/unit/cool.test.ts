@@ -19,7 +19,7 @@ function failure(program: string): {
   clips: unknown;
   output: string;
 } {
-  const r = runBatch(`${CLASSES}\n${program}\n(exit)`);
+  const r = runBatch(`${CLASSES}\n${program}\n(exit)`, { onError: "stop" });
   expect(r.error, "the program fails").toBeDefined();
   const details = (r.error as { details?: { clips?: unknown } }).details;
   return {

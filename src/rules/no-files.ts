@@ -1,0 +1,80 @@
+/**
+ * CLIPS's file functions in an engine that has no file system (DESIGN.md: engines do no I/O).
+ * Each answers as CLIPS 6.30 does when the file cannot be opened — the same message and value —
+ * so a program that loads or saves a file goes on as it would in CLIPS without that file, and
+ * nothing is read or written. A host passes data in through facts, `input` and host functions.
+ */
+import { rulesRuntimeError } from "./errors.js";
+import { FALSE, formatValue, isString, TRUE, type Value } from "./values.js";
+
+type Answer =
+  | "argacces2"
+  | "argacces2-error"
+  | "insfile1"
+  | "argacces2-insfile1"
+  | "textpro1"
+  | "false"
+  | "true";
+
+const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new Map([
+  ["load", { answer: "argacces2" }],
+  ["load*", { answer: "argacces2" }],
+  ["batch", { answer: "argacces2" }],
+  // CLIPS names batch* as batch in its message.
+  ["batch*", { answer: "argacces2", as: "batch" }],
+  ["load-facts", { answer: "argacces2" }],
+  ["save-facts", { answer: "argacces2" }],
+  ["bsave", { answer: "argacces2" }],
+  ["bload", { answer: "argacces2" }],
+  ["save", { answer: "argacces2" }],
+  ["dribble-on", { answer: "argacces2" }],
+  ["save-instances", { answer: "argacces2-error" }],
+  ["bsave-instances", { answer: "argacces2-error" }],
+  ["load-instances", { answer: "insfile1" }],
+  ["restore-instances", { answer: "insfile1" }],
+  ["bload-instances", { answer: "argacces2-insfile1" }],
+  ["fetch", { answer: "textpro1" }],
+  ["open", { answer: "false" }],
+  ["remove", { answer: "false" }],
+  ["rename", { answer: "false" }],
+  ["close", { answer: "false" }],
+  // CLIPS 6.30's dribble-off answers TRUE even when no dribble is on.
+  ["dribble-off", { answer: "true" }],
+]);
+
+/** The names of CLIPS's file functions (each answers as when its file cannot be opened). */
+export const FILE_FUNCTION_NAMES: readonly string[] = [...FILE_FUNCTIONS.keys()];
+
+/** Runs a file function: prints what CLIPS prints and returns its value; null for other names. */
+export function fileFunction(
+  name: string,
+  args: readonly Value[],
+  print: (text: string) => void,
+): Value | null {
+  const spec = FILE_FUNCTIONS.get(name);
+  if (!spec) return null;
+  const first = args[0];
+  const file = first === undefined ? "" : isString(first) ? first.value : formatValue(first);
+  const unable = `[ARGACCES2] Function ${spec.as ?? name} was unable to open file ${file}.`;
+  const incomplete = `[INSFILE1] Function ${name} could not completely process file ${file}.`;
+  switch (spec.answer) {
+    case "argacces2":
+      print(`${unable}\n`);
+      return FALSE;
+    case "argacces2-error":
+      throw rulesRuntimeError(`${name}: Keel has no file system`, { clips: unable });
+    case "insfile1":
+      throw rulesRuntimeError(`${name}: Keel has no file system`, { clips: incomplete });
+    case "argacces2-insfile1":
+      throw rulesRuntimeError(`${name}: Keel has no file system`, {
+        clips: `${unable}\n${incomplete}`,
+      });
+    case "textpro1":
+      print(`[TEXTPRO1] Could not open file "${file}".\n`);
+      return FALSE;
+    case "true":
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}

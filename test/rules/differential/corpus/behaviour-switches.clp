@@ -1,0 +1,12 @@
+; CLIPS's behaviour switches: set- returns the previous setting, get- the current one.
+(printout t (set-sequence-operator-recognition TRUE) " " (get-sequence-operator-recognition) crlf)
+(printout t (set-sequence-operator-recognition FALSE) crlf)
+(printout t (get-dynamic-constraint-checking) " " (get-static-constraint-checking) crlf)
+(printout t (set-dynamic-constraint-checking TRUE) " " (set-static-constraint-checking FALSE) crlf)
+(printout t (get-reset-globals) " " (get-incremental-reset) " " (get-auto-float-dividend) crlf)
+(printout t (set-reset-globals FALSE) " " (get-reset-globals) crlf)
+(set-incremental-reset)
+(get-auto-float-dividend 1)
+(conserve-mem on)
+(release-mem)
+(exit)

@@ -1,0 +1,15 @@
+; An unbound variable in a top-level command prints CLIPS's message and reads as FALSE; the
+; enclosing call still runs (and reports its own error), then the command halts.
+(printout t "a " ?nothing " b" crlf)
+(printout t "after printout" crlf)
+(= 3 ?x)
+(<> 3 ?x)
+(bind ?q (+ 1 ?z))
+(printout t "arguments are counted before their types" crlf)
+(+ a)
+(- b)
+(div 7)
+(printout t (delete$ (create$ a b c) 0 1) crlf)
+(printout t (eval 7) crlf)
+(printout t "done" crlf)
+(exit)

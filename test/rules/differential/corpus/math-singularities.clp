@@ -1,0 +1,12 @@
+; Extended math functions at an asymptote or at zero report CLIPS's errors.
+(printout t (tan 0) " " (sec 0) crlf)
+(printout t (cot 0) crlf)
+(printout t (csc 0) crlf)
+(printout t (csch 0) crlf)
+(printout t (coth 0) crlf)
+(printout t (tan (/ (pi) 2)) crlf)
+(printout t (log 0) crlf)
+(printout t (log10 0) crlf)
+(printout t (log -1) crlf)
+(printout t (log 1) " " (log10 100) crlf)
+(exit)
