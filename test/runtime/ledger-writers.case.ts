@@ -115,28 +115,6 @@ export function runLedgerWriterCases(harness: RuntimeHarness): void {
       expect(await verifyAuditLog(first)).toEqual({ ok: true, checked: 4, findings: [] });
     });
 
-    if (harness.dialect === "postgres") {
-      it("commits calls under way at once together (group commit), one chain, each call once", async () => {
-        const { first, world, workers: all } = await workers("writers_group", 1);
-        const { ledger } = all[0] ?? expect.unreachable();
-        const traceId = newId();
-        await Promise.all(
-          Array.from({ length: 8 }, (_, i) => ledger.call(request(traceId, `g:${i}`, `g${i}`))),
-        );
-        expect([...world.lines].sort()).toEqual(Array.from({ length: 8 }, (_, i) => `g${i}`));
-        if (first.native.dialect !== "postgres") throw new Error("a Postgres store");
-        // Each transaction stamps the rows it inserts with its id (xmin): one commit per write
-        // would give the 16 events (attempted, succeeded) 16 ids.
-        const { rows } = await first.native.pool.query<{ events: number; commits: number }>(
-          "SELECT count(*)::int AS events, count(DISTINCT xmin::text)::int AS commits FROM state_audit_events WHERE trace_id = $1",
-          [traceId],
-        );
-        expect(rows[0]?.events).toBe(16);
-        expect(rows[0]?.commits).toBeLessThanOrEqual(8);
-        expect((await verifyAuditLog(first)).ok).toBe(true);
-      });
-    }
-
     if (harness.dialect === "sqlite") {
       it("never joins a query-builder transaction left open on the shared connection", async () => {
         const { first, world, workers: all } = await workers("writers_open_tx", 1);

@@ -9,8 +9,7 @@ import {
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditWriter } from "../audit/audit-writer.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
-import { castPlaceholders, numbered } from "../db/postgres-native.js";
-import { type PostgresBatchPool, postgresBatchedWrite } from "../db/postgres-write-batch.js";
+import { castPlaceholders, numbered, type PostgresPool } from "../db/postgres-native.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
@@ -100,15 +99,13 @@ function transitionStatement(
 /**
  * The ledger on the pg pool: each write is ONE statement (data-modifying CTEs), so one round trip
  * and one implicit transaction, prepared once per connection by name. The audit chain's head
- * row lock inside the statement serialises appenders across connections and machines. Writes
- * that arrive while one commits share the next commit (`postgresBatchedWrite`): calls under
- * way at once pay one WAL flush per batch instead of one each, waiting in turn on the head.
+ * row lock inside the statement serialises appenders across connections and machines.
  */
 export class PostgresLedgerWrites implements LedgerWrites {
-  readonly #pool: PostgresBatchPool;
+  readonly #pool: PostgresPool;
   readonly #audit: AuditWriter;
 
-  constructor(pool: PostgresBatchPool, audit: AuditWriter) {
+  constructor(pool: PostgresPool, audit: AuditWriter) {
     this.#pool = pool;
     this.#audit = audit;
   }
@@ -122,11 +119,11 @@ export class PostgresLedgerWrites implements LedgerWrites {
     ];
     const query = { name: "keel_ledger_attempt", text: ATTEMPT_UNLESS_LIVE, values };
     type Answer = { fence: string | number | null; live: ToolCallsTable | null };
-    let answer = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+    let answer = (await this.#pool.query<Answer>(query)).rows[0];
     if (answer?.fence === null && answer.live === null) {
       // No chain head yet (new database, or after `keel db reset`): create it and write again.
       await this.#audit.ensureHead();
-      answer = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+      answer = (await this.#pool.query<Answer>(query)).rows[0];
     }
     if (answer?.fence != null) return { fence: Number(answer.fence) };
     if (answer?.live) return { live: answer.live };
@@ -152,11 +149,10 @@ export class PostgresLedgerWrites implements LedgerWrites {
       ...transitionStatement(artifact !== null, lease !== undefined, next.status === "failed"),
       values,
     };
-    type Answer = { has_head: number; applied: number };
-    let row = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+    let row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
     if (row?.has_head === 0) {
       await this.#audit.ensureHead();
-      row = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+      row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
     }
     return row?.applied === 1;
   }
@@ -171,10 +167,10 @@ export class PostgresLedgerWrites implements LedgerWrites {
     const values = [owner, expiresAt, id, seen.owner, seen.expiresAt, ...auditParams(audit)];
     const query = { name: "keel_ledger_claim", text: CLAIM_UNKNOWN, values };
     type Answer = { has_head: number; fence: string | number | null };
-    let answer = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+    let answer = (await this.#pool.query<Answer>(query)).rows[0];
     if (answer?.has_head === 0) {
       await this.#audit.ensureHead();
-      answer = (await postgresBatchedWrite(this.#pool, query)).rows[0] as Answer | undefined;
+      answer = (await this.#pool.query<Answer>(query)).rows[0];
     }
     return answer?.fence == null ? null : Number(answer.fence);
   }
