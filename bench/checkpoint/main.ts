@@ -11,6 +11,8 @@
  * - The floor (floor.ts), in the same rounds: one bare prepared INSERT + commit of a row the
  *   size of Keel's step row, on each database; a `sync` step cannot cost less. Printed with
  *   Keel's ratio to it and issue 21's target.
+ * - The engine alone (noop-saver.ts), in the floor's rounds: the chain on a saver that stores
+ *   nothing, so a step splits into the engine's share and the saver's (Keel − engine).
  * - Postgres under load (pool.ts): 32 threads stepping at once, steps/s and p99 step latency.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
@@ -43,6 +45,7 @@ import {
   langgraphMessages,
   MESSAGE_STEPS,
 } from "./graphs.js";
+import { NoopSaver } from "./noop-saver.js";
 import { CONCURRENT_THREADS, poolUnderLoad } from "./pool.js";
 
 const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 7);
@@ -75,11 +78,14 @@ interface Measured {
   keel: Figures;
   peer: Figures;
   floor: Figures | undefined;
+  /** The same chain on a saver that stores nothing (the engine's share of Keel's step). */
+  engine: Figures | undefined;
 }
 
 /**
  * Alternates the two graphs round by round (and the floor, when given: a bare commit of
- * CHAIN_LENGTH rows); returns the median of each, wall and CPU.
+ * CHAIN_LENGTH rows, and with it the chain on the no-op saver); returns the median of each,
+ * wall and CPU.
  */
 async function alternating(
   keel: Invokable,
@@ -89,17 +95,24 @@ async function alternating(
 ): Promise<Measured> {
   await warmUp(() => microsPerStep(keel, durability));
   await warmUp(() => microsPerStep(peer, durability));
-  if (floor) await warmUp(floor);
-  const samples: Record<keyof Measured, Figures[]> = { keel: [], peer: [], floor: [] };
+  if (floor) {
+    await warmUp(floor);
+    await warmUp(() => microsPerStep(engineOnly, durability));
+  }
+  const samples: Record<keyof Measured, Figures[]> = { keel: [], peer: [], floor: [], engine: [] };
   for (let round = 0; round < ROUNDS; round++) {
     samples.keel.push(await microsPerStep(keel, durability));
     samples.peer.push(await microsPerStep(peer, durability));
-    if (floor) samples.floor.push(await floor());
+    if (floor) {
+      samples.floor.push(await floor());
+      samples.engine.push(await microsPerStep(engineOnly, durability));
+    }
   }
   return {
     keel: medianFigures(samples.keel),
     peer: medianFigures(samples.peer),
     floor: floor ? medianFigures(samples.floor) : undefined,
+    engine: floor ? medianFigures(samples.engine) : undefined,
   };
 }
 
@@ -124,11 +137,20 @@ function langgraphSqlite(name: string, synchronous: "NORMAL" | "FULL") {
   return { saver: new LgSqliteSaver(db), db };
 }
 
+/** Keel's chain on a saver that stores nothing: what a step costs before any saver work. */
+const engineOnly = keelChain(new NoopSaver());
+
 const rows: Comparison[] = [];
 /** The same rounds in CPU time. */
 const cpuRows: Comparison[] = [];
 /** Keel's figures next to what one bare commit costs on the same database (see floor.ts). */
-const floors: Array<{ name: string; keel: Figures; floor: Figures; target: number }> = [];
+const floors: Array<{
+  name: string;
+  keel: Figures;
+  floor: Figures;
+  engine: Figures;
+  target: number;
+}> = [];
 /** What one chain step writes to the WAL, page by page, by owning table or index. */
 let framesLine = "";
 
@@ -199,6 +221,7 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
     name: `SQLite WAL synchronous=${synchronous}`,
     keel: measured.keel,
     floor: measured.floor!,
+    engine: measured.engine!,
     target: synchronous === "NORMAL" ? 1.5 : 1.15,
   });
   bare.close();
@@ -245,8 +268,14 @@ if (await postgresAvailable()) {
       durability,
       durability === "sync" ? () => postgresFloor(bare, CHAIN_LENGTH) : undefined,
     );
-    if (measured.floor)
-      floors.push({ name: "Postgres", keel: measured.keel, floor: measured.floor, target: 1.3 });
+    if (measured.floor && measured.engine)
+      floors.push({
+        name: "Postgres",
+        keel: measured.keel,
+        floor: measured.floor,
+        engine: measured.engine,
+        target: 1.3,
+      });
     record(
       {
         name: `100-node chain, Postgres, durability ${durability}`,
@@ -373,6 +402,15 @@ for (const { name, keel, floor, target } of floors)
   console.log(
     `${name.padEnd(36)} Keel ${µs(keel.wall)} µs/step (CPU ${µs(keel.cpu)})   bare commit ${µs(floor.wall)} µs (CPU ${µs(floor.cpu)})   Keel / floor ${(keel.wall / floor.wall).toFixed(2)}x (CPU ${(keel.cpu / floor.cpu).toFixed(2)}x), target ≤ ${target}x: ${keel.wall / floor.wall <= target ? "met" : "NOT met"}`,
   );
+console.log(
+  "\n## where Keel's step goes: the engine alone (the chain on a saver that stores nothing, same rounds) and the saver's share (Keel − engine) against the floor\n",
+);
+for (const { name, keel, floor, engine } of floors) {
+  const saver = { wall: keel.wall - engine.wall, cpu: keel.cpu - engine.cpu };
+  console.log(
+    `${name.padEnd(36)} engine ${µs(engine.wall)} µs/step (CPU ${µs(engine.cpu)})   saver ${µs(saver.wall)} µs (CPU ${µs(saver.cpu)})   saver / floor ${(saver.wall / floor.wall).toFixed(2)}x (CPU ${(saver.cpu / floor.cpu).toFixed(2)}x)`,
+  );
+}
 console.log(
   `\nload average at the end: ${loadavg()
     .map((n) => n.toFixed(2))
