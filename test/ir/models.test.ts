@@ -113,8 +113,11 @@ const SEED: Record<
 
 type Definition = { properties: Record<string, { default?: unknown }>; required?: string[] };
 
+/** The model's JSON Schema as the seed's IR (1.0.0) publishes it. */
 function definition(model: ModelName): Definition {
-  const schema = jsonSchemaFor(model) as { $defs?: Record<string, Definition> } & Definition;
+  const schema = jsonSchemaFor(model, { irVersion: "1.0.0" }) as {
+    $defs?: Record<string, Definition>;
+  } & Definition;
   return schema.$defs?.[model] ?? schema;
 }
 

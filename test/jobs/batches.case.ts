@@ -184,13 +184,15 @@ export function batchCases(h: JobsHarness): void {
       await addNode(p, "skills/a.md", "skill", "A");
       await addNode(p, "skills/b.md", "skill", "B");
       const ctx = await p.ctx();
-      await submitJob(ctx, { actionId: "skill-summarizer", nodePath: "skills/a.md" });
-      const second = await submitJob(ctx, {
+      const first = await submitJob(ctx, { actionId: "skill-summarizer", nodePath: "skills/a.md" });
+      const other = await submitJob(ctx, {
         actionId: "skill-summarizer",
         nodePath: "skills/b.md",
       });
       const job = await claimNextJob(ctx, { runner: "cli" });
       if (!job) throw new Error("nothing claimed");
+      // Jobs submitted in the same millisecond are claimed in id order, which is random.
+      const second = job.id === first.id ? other : first;
       await p.store.kysely
         .updateTable("state_jobs")
         .set({ expires_at: 1 })
