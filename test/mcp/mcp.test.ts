@@ -6,8 +6,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { capabilitySet, serveMcpHttp } from "../../src/mcp/index.js";
+import { GovernedRuntime } from "../../src/runtime/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { referenceCases } from "../memory/reference.js";
+import { governedTools, oneCallGraph } from "../runtime/support/governed.js";
 import { checkBadArguments, checkEveryTool, gitRepo, parse, proposeQueueing } from "./mcp.case.js";
 
 const REFERENCE = referenceCases("mcp_tools_v3.3.6.json") as unknown as {
@@ -113,6 +115,62 @@ describe("keel mcp over Streamable HTTP (the SDK's own client)", () => {
     await expect(
       anonymous.connect(new StreamableHTTPClientTransport(new URL(guarded.url))),
     ).rejects.toThrow();
+  });
+});
+
+describe("Keel's approval and run tools over MCP, on a real governed run", () => {
+  it("lists a run's pending approval, approves it with the approvals capability and shows the run", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-mcp-approvals-"));
+    const store = await openStore({ db: join(dir, "keel.db"), backupBeforeMigrate: false });
+    const served = await serveMcpHttp(store, {
+      port: 0,
+      root: dir,
+      capabilities: capabilitySet(["approvals"]),
+    });
+    const client = new Client({ name: "keel-test", version: "1.0.0" });
+    try {
+      const world = { refunds: [], emails: [], failRefunds: 0, crashAfterRefund: false };
+      const runtime = new GovernedRuntime({ store, tools: governedTools(world) });
+      const graph = oneCallGraph(runtime, "email.send", () => ({ to: "ops", body: "deploy" }));
+      const started = await runtime.start({ graph, input: {}, autonomy: "A2", risk: "high" });
+      const approvalId = started.waitingFor[0]?.approval_id ?? "";
+      expect(approvalId).not.toBe("");
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        parse(await client.callTool({ name, arguments: args }));
+
+      const pending = await call("list_pending_approvals");
+      expect((pending.approvals as { approval_id: string }[]).map((a) => a.approval_id)).toEqual([
+        approvalId,
+      ]);
+      // The approval's own capability is still required of the person deciding.
+      const lacking = await call("decide_approval", {
+        approval_id: approvalId,
+        decision: "approve",
+        by: "ana",
+      });
+      expect(lacking.status).not.toBe("success");
+      const decided = await call("decide_approval", {
+        approval_id: approvalId,
+        decision: "approve",
+        by: "ana",
+        capabilities: ["approve:email.send"],
+      });
+      expect(decided).toMatchObject({
+        status: "success",
+        approval: { approval_id: approvalId, status: "approved" },
+      });
+      expect((await call("list_pending_approvals")).approvals).toEqual([]);
+      const shown = await call("show_run", { run_id: started.run.id });
+      expect(shown).toMatchObject({ status: "success", run: { id: started.run.id } });
+      expect((shown.steps as { run_id: string }[]).length).toBeGreaterThan(0);
+      expect(world.emails).toEqual([]);
+    } finally {
+      await client.close();
+      await served.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
