@@ -31,7 +31,7 @@ async function serve(): Promise<{ child: ChildProcess; url: string }> {
 }
 
 describe("keel serve killed with kill -9 mid-run", () => {
-  it("takes the run up at the next start: resumed from its last step, never lost or repeated", async () => {
+  it("takes the run up at the next start (resumed from its last step, never lost or repeated), and an interrupted thread resumes with a Command", async () => {
     const store = await openStore({ db });
     const { secret } = await new TokenStore(store).create({
       name: "t",
@@ -41,6 +41,12 @@ describe("keel serve killed with kill -9 mid-run", () => {
 
     const first = await serve();
     const client = new Client({ apiUrl: first.url, apiKey: secret });
+    // A thread left at an interrupt before the kill: resumed with a Command after it.
+    const asking = await client.threads.create();
+    await client.runs.wait(asking.thread_id, "agent", {
+      input: { messages: [{ type: "human", content: "what is x?", id: "h1" }] },
+    });
+    expect((await client.threads.get(asking.thread_id)).status).toBe("interrupted");
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: { n: 0 } });
     // Wait until a few steps are durable, then kill the server without warning.
@@ -63,6 +69,16 @@ describe("keel serve killed with kill -9 mid-run", () => {
     const steps = history.map((s) => s.metadata?.step);
     expect(new Set(steps).size).toBe(steps.length);
     expect(steps).toContain(10);
+
+    expect((await again.threads.get(asking.thread_id)).status).toBe("interrupted");
+    const state = await again.threads.getState(asking.thread_id);
+    expect(state.tasks[0]?.interrupts[0]?.value).toEqual({ question: "send the answer?" });
+    const answered = (await again.runs.wait(asking.thread_id, "agent", {
+      command: { resume: "yes" },
+    })) as { approved: string; messages: Array<{ content: string }> };
+    expect(answered.approved).toBe("yes");
+    expect(answered.messages.at(-1)?.content).toBe("the answer is 42");
+    expect((await again.threads.get(asking.thread_id)).status).toBe("idle");
     second.child.kill("SIGTERM");
     await new Promise((r) => second.child.once("exit", r));
   }, 60_000);
