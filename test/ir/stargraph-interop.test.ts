@@ -4,17 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { MemorySaver } from "../../src/checkpoint/index.js";
 import {
   BUILTIN_NODE_KINDS,
   backfillRuleNodeIds,
-  compileDocument,
   compileWhen,
   type IRDocument,
   loads,
   structuralHash,
-  validate,
   whenNodeRef,
 } from "../../src/ir/index.js";
 import { keelInProcess } from "../store/cli-in-process.js";
