@@ -15,6 +15,8 @@
  * anything plain JSON would not say exactly (a Map, a class instance, NaN) is not cached.
  */
 
+import { isPlainJson } from "./plain-json.js";
+
 interface Remembered {
   fingerprint: string;
   text: string;
@@ -71,35 +73,8 @@ function fingerprintOf(message: MessageLike): string | undefined {
       fields.push(key, UNDEFINED);
       continue;
     }
-    if (!isPlain(field, 0)) return undefined;
+    if (!isPlainJson(field, 32)) return undefined;
     fields.push(key, field);
   }
   return JSON.stringify(fields);
-}
-
-/** True for JSON data (no undefined inside, no class instances, finite numbers). */
-function isPlain(value: unknown, depth: number): boolean {
-  if (depth > 32) return false;
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null) return true;
-      if (Array.isArray(value)) {
-        for (const item of value) if (!isPlain(item, depth + 1)) return false;
-        return true;
-      }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return false;
-      for (const key in value) {
-        if (!isPlain((value as Record<string, unknown>)[key], depth + 1)) return false;
-      }
-      return true;
-    }
-    default:
-      return false;
-  }
 }

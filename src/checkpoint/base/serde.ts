@@ -2,6 +2,7 @@ import { KeelError } from "../../core/index.js";
 import { jsonNumber, jsonString } from "./json-text.js";
 import { isLcDocument, isLcSerializable, reviveLc, reviveLcDocument } from "./langchain-values.js";
 import { messageText } from "./message-text-cache.js";
+import { isPlainJson } from "./plain-json.js";
 
 /**
  * How savers turn channel values, writes and metadata into text and back.
@@ -71,7 +72,7 @@ export const jsonSerde: Serializer & TypedSerializer = {
         break;
     }
     try {
-      if (isPlainJson(value, 0)) return JSON.stringify(value) ?? "null";
+      if (isPlainJson(value, 64, TAG)) return JSON.stringify(value) ?? "null";
       if (Array.isArray(value)) return listText(value);
       return JSON.stringify(encode(value));
     } catch (error) {
@@ -121,33 +122,6 @@ function listText(list: readonly unknown[]): string {
 
 function encodedText(value: object): string {
   return JSON.stringify(encodeObject(value));
-}
-
-function isPlainJson(value: unknown, depth: number): boolean {
-  if (depth > 64) return false;
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null) return true;
-      if (Array.isArray(value)) {
-        for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
-        return true;
-      }
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return false;
-      for (const key in value) {
-        if (key === TAG) return false;
-        if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-      }
-      return true;
-    }
-    default:
-      return false;
-  }
 }
 
 function encode(value: unknown): unknown {
