@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * Test files that must run in a fresh module graph: they assert what a process does once (a
  * warning per process, an application module loaded once, which packages a graph loads) or
- * lean on process-wide clocks (checkpoint ids). Every other file shares its worker's modules
+ * lean on process-wide clocks (checkpoint ids; `newId`'s last millisecond, which a file that set
+ * the clock forward leaves ahead of the wall clock). Every other file shares its worker's modules
  * with the files before it, which saves loading Keel afresh per file (a third of the suite's
  * time when every file was isolated). See docs/testing.md.
  */
@@ -11,6 +12,7 @@ const ISOLATED = [
   "test/checkpoint/**/*.test.ts",
   "test/runtime/**/*.test.ts",
   "test/agents/no-langchain.test.ts",
+  "test/core/core.test.ts",
 ];
 
 export default defineConfig({
