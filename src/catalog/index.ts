@@ -42,7 +42,7 @@ export {
   type PluginManifest,
 } from "./plugins/manifest.js";
 export { type ScopeRegistry, scopeRegistry } from "./plugins/scope-registry.js";
-export { type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
+export { NODE_SORTS, type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";
 export { linkResolver } from "./resolve.js";

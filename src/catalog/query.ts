@@ -1,4 +1,4 @@
-import { KeelError } from "../core/index.js";
+import { compareCodePoints, KeelError } from "../core/index.js";
 import { type CatalogNode, NODE_KINDS, type ScanResult } from "./model.js";
 
 /**
@@ -113,3 +113,19 @@ export function selectScan(
     issues: scan.issues.filter((issue) => issue.nodeIds.some((id) => paths.has(id))),
   };
 }
+
+/**
+ * The orders `keel list --sort-by` and `GET /api/nodes?sort_by=` offer, by name: path and kind
+ * ascending, sizes and link counts largest first.
+ *
+ * @example
+ * nodes.sort(NODE_SORTS["links-in"]);
+ */
+export const NODE_SORTS: Record<string, (a: CatalogNode, b: CatalogNode) => number> = {
+  path: (a, b) => compareCodePoints(a.path, b.path),
+  kind: (a, b) => compareCodePoints(a.kind, b.kind) || compareCodePoints(a.path, b.path),
+  tokens: (a, b) => (b.tokens?.total ?? 0) - (a.tokens?.total ?? 0),
+  bytes: (a, b) => b.bytes.total - a.bytes.total,
+  "links-in": (a, b) => b.linksInCount - a.linksInCount,
+  "links-out": (a, b) => b.linksOutCount - a.linksOutCount,
+};

@@ -19,4 +19,5 @@ export {
   preloadOptionalPeer,
   provideOptionalPeer,
 } from "./optional-peer.js";
+export { pause } from "./pause.js";
 export { VERSION } from "./version.js";

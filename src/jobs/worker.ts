@@ -1,3 +1,4 @@
+import { pause } from "../core/index.js";
 import type { ClaimRequest } from "./batch/queue-batches.js";
 import { claimNextJob } from "./claim.js";
 import type { JobsContext } from "./context.js";
@@ -34,19 +35,6 @@ export interface WorkerSummary {
   readonly jobsCompleted: number;
   readonly jobsFailed: number;
   readonly reaped: number;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }
 
 /**
@@ -109,7 +97,7 @@ export async function runWorker(ctx: JobsContext, options: WorkerOptions): Promi
       if (!options.stop.aborted) job ??= await resume();
       job ??= await claimNextJob(ctx, claim);
       if (!job) {
-        await sleep(pollMs * (0.75 + Math.random() / 2), options.stop);
+        await pause(pollMs * (0.75 + Math.random() / 2), options.stop);
         continue;
       }
       // Record this job and claim the next in one commit, unless told to stop meanwhile.

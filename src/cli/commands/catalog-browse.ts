@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { type CatalogNode, listFindings, NODE_KINDS, nodeDetail } from "../../catalog/index.js";
-import { compareCodePoints, KeelError } from "../../core/index.js";
+import { listFindings, NODE_KINDS, NODE_SORTS, nodeDetail } from "../../catalog/index.js";
+import { KeelError } from "../../core/index.js";
 import { withStore } from "../catalog/context.js";
 import { requireIssues, requireScan } from "../catalog/load.js";
 import { issuesExitCode, issuesTable } from "../catalog/print.js";
@@ -8,15 +8,6 @@ import type { CliModule } from "../command.js";
 import { declareExitCodes } from "../exit-codes.js";
 import { printResult, reportError, table } from "../output.js";
 import { outputOptions, type StoreCliOptions, withStoreOptions } from "../scope.js";
-
-const SORTS: Record<string, (a: CatalogNode, b: CatalogNode) => number> = {
-  path: (a, b) => compareCodePoints(a.path, b.path),
-  kind: (a, b) => compareCodePoints(a.kind, b.kind) || compareCodePoints(a.path, b.path),
-  tokens: (a, b) => (b.tokens?.total ?? 0) - (a.tokens?.total ?? 0),
-  bytes: (a, b) => b.bytes.total - a.bytes.total,
-  "links-in": (a, b) => b.linksInCount - a.linksInCount,
-  "links-out": (a, b) => b.linksOutCount - a.linksOutCount,
-};
 
 interface ListFlags extends StoreCliOptions {
   kind?: string;
@@ -46,7 +37,7 @@ export const catalogBrowseCommands: CliModule = {
         .description("List the nodes of the last scan (--json: an array of nodes).")
         .option("--kind <kind>", `only nodes of this kind (${NODE_KINDS.join(", ")})`)
         .option("--issue", "only nodes that have an issue")
-        .option("--sort-by <field>", `sort by ${Object.keys(SORTS).join(", ")}`, "path")
+        .option("--sort-by <field>", `sort by ${Object.keys(NODE_SORTS).join(", ")}`, "path")
         .option("--limit <n>", "at most n nodes"),
     ).action(async (raw: ListFlags) => {
       const flags = outputOptions(raw);
@@ -57,11 +48,11 @@ export const catalogBrowseCommands: CliModule = {
             `--kind must be one of ${NODE_KINDS.join(", ")}, not "${flags.kind}".`,
           );
         }
-        const sort = SORTS[flags.sortBy ?? "path"];
+        const sort = NODE_SORTS[flags.sortBy ?? "path"];
         if (!sort) {
           throw new KeelError(
             "INVALID_ARGUMENT",
-            `--sort-by must be one of ${Object.keys(SORTS).join(", ")}, not "${flags.sortBy}".`,
+            `--sort-by must be one of ${Object.keys(NODE_SORTS).join(", ")}, not "${flags.sortBy}".`,
           );
         }
         const limit = positiveInteger(flags.limit, "--limit");

@@ -1,3 +1,4 @@
+import { pause } from "../../core/index.js";
 import type { DecisionMemory } from "./decision-memory.js";
 import type { MaintenanceReport } from "./maintain.js";
 
@@ -31,7 +32,7 @@ export async function runMaintenanceSchedule(
   let passes = 0;
   let wait = options.firstDelayMs ?? 0;
   while (!options.signal.aborted) {
-    if (wait > 0) await sleep(wait, options.signal);
+    if (wait > 0) await pause(wait, options.signal);
     if (options.signal.aborted) break;
     const started = Date.now();
     try {
@@ -44,17 +45,4 @@ export async function runMaintenanceSchedule(
     wait = Math.max(1, options.everyMs);
   }
   return passes;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import {
   builtInRegistry,
-  type CatalogNode,
   diagramOf,
   LINK_KINDS,
   linkResolver,
   loadScanHead,
   NODE_KINDS,
+  NODE_SORTS,
   nodeDetail,
   notScanned,
   parseNodeQuery,
@@ -14,7 +14,6 @@ import {
   requireScan,
   selectScan,
 } from "../../catalog/index.js";
-import { compareCodePoints } from "../../core/index.js";
 import type { ServerContext } from "../context.js";
 import type { RouteTable } from "../route.js";
 
@@ -29,15 +28,6 @@ const NodePath = z
   .min(1)
   .max(4096)
   .regex(/^[^\0]*$/, "no NUL characters");
-
-const SORTS: Record<string, (a: CatalogNode, b: CatalogNode) => number> = {
-  path: (a, b) => compareCodePoints(a.path, b.path),
-  kind: (a, b) => compareCodePoints(a.kind, b.kind) || compareCodePoints(a.path, b.path),
-  tokens: (a, b) => (b.tokens?.total ?? 0) - (a.tokens?.total ?? 0),
-  bytes: (a, b) => b.bytes.total - a.bytes.total,
-  "links-in": (a, b) => b.linksInCount - a.linksInCount,
-  "links-out": (a, b) => b.linksOutCount - a.linksOutCount,
-};
 
 /**
  * The catalog, read-only (seed 004's `/api/scan`, `/api/nodes`, `/api/links`, `/api/issues`,
@@ -82,7 +72,7 @@ export function catalogRoutes(table: RouteTable, ctx: ServerContext): void {
         kind: NodeKind.optional(),
         issue: z.enum(["true", "false"]).optional(),
         q: z.string().max(2000).optional(),
-        sort_by: z.enum(Object.keys(SORTS) as [string, ...string[]]).default("path"),
+        sort_by: z.enum(Object.keys(NODE_SORTS) as [string, ...string[]]).default("path"),
         limit: Limit,
       }),
       response: z.object({ ok: z.literal(true), nodes: z.array(Json) }),
@@ -91,7 +81,7 @@ export function catalogRoutes(table: RouteTable, ctx: ServerContext): void {
       const scan = await requireScan(ctx.store);
       const selected = query.q ? parseNodeQuery(query.q, scan) : null;
       const withIssues = new Set(scan.issues.flatMap((i) => i.nodeIds));
-      const sort = SORTS[query.sort_by] ?? SORTS.path;
+      const sort = NODE_SORTS[query.sort_by] ?? NODE_SORTS.path;
       const nodes = scan.nodes
         .filter((n) => query.kind === undefined || n.kind === query.kind)
         .filter((n) => query.issue !== "true" || withIssues.has(n.path))
