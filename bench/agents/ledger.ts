@@ -7,11 +7,9 @@
  * cause. Target: cost ≤ 1.2 × floor.
  */
 import { join } from "node:path";
-import { newId } from "../../src/core/index.js";
-import { AuditWriter, ToolLedger, ToolRegistry } from "../../src/runtime/index.js";
 import { openStore } from "../../src/store/index.js";
 import { type Figures, measure, medianFigures } from "../lib/report.js";
-import { writeFloorCalls } from "../runtime/floor.js";
+import { ledgerCalls } from "../runtime/ledger-calls.js";
 
 const CALLS = 1_000;
 const WARMUP = 300;
@@ -23,23 +21,6 @@ export interface LedgerCost {
   floor: Figures;
 }
 
-function noopTools(): ToolRegistry {
-  const tools = new ToolRegistry();
-  tools.register(
-    {
-      name: "noop",
-      namespace: "bench",
-      version: "1.0.0",
-      description: "does nothing",
-      input_schema: { type: "object" },
-      output_schema: { type: "object" },
-      side_effects: "write",
-    },
-    () => ({}),
-  );
-  return tools;
-}
-
 /** Measures the ledger and its floor in `dir` (two fresh stores at the store's default settings). */
 export async function ledgerCost(dir: string): Promise<LedgerCost> {
   const store = await openStore({ db: join(dir, "ledger.db"), backupBeforeMigrate: false });
@@ -47,37 +28,7 @@ export async function ledgerCost(dir: string): Promise<LedgerCost> {
   if (floorStore.native.dialect !== "sqlite") throw new Error("the floor needs SQLite");
   const floorDb = floorStore.native.database;
   try {
-    const tools = noopTools();
-    const ledger = new ToolLedger({ store, tools, audit: new AuditWriter(store) });
-    const tool = tools.get("bench.noop");
-    const traceId = newId();
-    let n = 0;
-    const ledgered = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        await ledger.call({
-          tool: "bench.noop",
-          input: { i },
-          idempotencyKey: `k-${n++}`,
-          traceId,
-          riskLevel: "low",
-          autonomyLevel: "A4",
-        });
-      }
-    };
-    const direct = async (count: number) => {
-      for (let i = 0; i < count; i++) {
-        tool.validateInput({ i });
-        await tool.handler(
-          { i },
-          { idempotencyKey: "k", toolCallId: "t", traceId, fence: 0, checkClaim: async () => {} },
-        );
-      }
-    };
-    let f = 0;
-    const floor = async (count: number) => {
-      writeFloorCalls(floorDb, f, count);
-      f += count;
-    };
+    const { ledgered, direct, floor } = ledgerCalls(store, floorDb);
     await ledgered(WARMUP);
     await direct(WARMUP);
     await floor(WARMUP);

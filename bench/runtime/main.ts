@@ -23,13 +23,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { auditCommands } from "../../src/cli/commands/audit.js";
 import { newId } from "../../src/core/index.js";
-import {
-  AuditWriter,
-  readAuditTrace,
-  searchAudit,
-  ToolLedger,
-  ToolRegistry,
-} from "../../src/runtime/index.js";
+import { AuditWriter, readAuditTrace, searchAudit } from "../../src/runtime/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
 import {
@@ -41,7 +35,7 @@ import {
   printTable,
   timeMicros,
 } from "../lib/report.js";
-import { writeFloorCalls } from "./floor.js";
+import { ledgerCalls } from "./ledger-calls.js";
 import { type WalFrames, walFramesOf } from "./wal-frames.js";
 
 /** Calls per measured round: SQLite checkpoints its WAL every few dozen to few hundred calls. */
@@ -64,23 +58,6 @@ const verdicts: string[] = [];
 /** Wall and CPU microseconds (the whole process, every thread) spent running `fn`. */
 const timeWallAndCpu = (fn: () => Promise<unknown>): Promise<Figures> => measure(1, fn);
 
-function noopTools(): ToolRegistry {
-  const tools = new ToolRegistry();
-  tools.register(
-    {
-      name: "noop",
-      namespace: "bench",
-      version: "1.0.0",
-      description: "does nothing",
-      input_schema: { type: "object" },
-      output_schema: { type: "object" },
-      side_effects: "write",
-    },
-    () => ({}),
-  );
-  return tools;
-}
-
 /**
  * The ledger against direct calls, in alternating rounds; on SQLite also the floor (floor.ts:
  * the same rows by bare better-sqlite3) on `floorStore`, a second store with the same settings.
@@ -91,40 +68,13 @@ async function ledgerFigures(
   floorSide?: { store: Store; ledgerPath: string; floorPath: string },
 ): Promise<Comparison[]> {
   const floorStore = floorSide?.store;
-  const tools = noopTools();
-  const audit = new AuditWriter(store);
-  const ledger = new ToolLedger({ store, tools, audit });
-  const tool = tools.get("bench.noop");
-  const traceId = newId();
   const calls = CALLS[label];
-  let n = 0;
-  const ledgeredCalls = async (count: number): Promise<void> => {
-    for (let i = 0; i < count; i++) {
-      await ledger.call({
-        tool: "bench.noop",
-        input: { i },
-        idempotencyKey: `k-${n++}`,
-        traceId,
-        riskLevel: "low",
-        autonomyLevel: "A4",
-      });
-    }
-  };
-  const directCalls = async (count: number) => {
-    for (let i = 0; i < count; i++) {
-      tool.validateInput({ i });
-      await tool.handler(
-        { i },
-        { idempotencyKey: "k", toolCallId: "t", traceId, fence: 0, checkClaim: async () => {} },
-      );
-    }
-  };
   const floorDb = floorStore?.native.dialect === "sqlite" ? floorStore.native.database : null;
-  let f = 0;
-  const floorCalls = async (count: number) => {
-    if (floorDb) writeFloorCalls(floorDb, f, count);
-    f += count;
-  };
+  const {
+    ledgered: ledgeredCalls,
+    direct: directCalls,
+    floor: floorCalls,
+  } = ledgerCalls(store, floorDb);
   /** `count` calls made by `CONCURRENT_CALLERS` callers, each calling one after another. */
   const atOnce = (calls: (count: number) => Promise<void>) => async (count: number) => {
     const each = Math.ceil(count / CONCURRENT_CALLERS);
@@ -216,6 +166,8 @@ async function ledgerFigures(
         `writing its rows with nothing around them costs ${floorWall.toFixed(0)} µs (${floorCpu.toFixed(0)} µs CPU)`,
     );
   }
+  const audit = new AuditWriter(store);
+  const traceId = newId();
   let m = 0;
   const appendMicros = await medianOf(ROUNDS, () =>
     timeMicros(async () => {
