@@ -8,7 +8,7 @@ import * as documents from "@langchain/core/documents";
 import * as messages from "@langchain/core/messages";
 import { provideOptionalPeer } from "../../../src/core/index.js";
 import { GovernedRuntime } from "../../../src/runtime/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { openChildStore } from "../../support/child-store.js";
 import { payingAgent, paymentTools } from "./agent-crash-app.js";
 
 // The bundle's own copy of LangChain, so that Keel does not load a second one from node_modules.
@@ -21,11 +21,7 @@ if (mode !== "start" || !db || !effects || !id) {
   console.error("usage: agent-worker start <db> <effects> <trial>");
   process.exit(2);
 }
-const store = await openStore({
-  db,
-  backupBeforeMigrate: false,
-  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
-});
+const store = await openChildStore(db);
 const runtime = new GovernedRuntime({
   store,
   tools: paymentTools(effects, (phase) => process.stdout.write(`${phase}\n`)),

@@ -5,7 +5,7 @@
  */
 
 import { GovernedRuntime } from "../../../src/runtime/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { openChildStore } from "../../support/child-store.js";
 import { crashGraph, crashTools } from "./ledger-crash-app.js";
 
 const [mode, db, effects, id] = process.argv.slice(2);
@@ -13,12 +13,7 @@ if (mode !== "start" || !db || !effects || !id) {
   console.error("usage: ledger-worker start <db> <effects> <trial>");
   process.exit(2);
 }
-// Bundled, this file cannot find the migrations next to the store's source: the parent says where.
-const store = await openStore({
-  db,
-  backupBeforeMigrate: false,
-  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
-});
+const store = await openChildStore(db);
 // Each call's phases as lines, so that the parent can aim a kill at them.
 const runtime = new GovernedRuntime({
   store,

@@ -4,19 +4,14 @@
  * `audited` and hangs, before the step's checkpoint, where the parent kills it with SIGKILL.
  */
 import { AuditWriter, startGovernedDocument } from "../../../src/runtime/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { openChildStore } from "../../support/child-store.js";
 
 const [db, document] = process.argv.slice(2);
 if (!db || !document) {
   console.error("usage: transition-worker <db> <document>");
   process.exit(2);
 }
-// Bundled, this file cannot find the migrations next to the store's source: the parent says where.
-const store = await openStore({
-  db,
-  backupBeforeMigrate: false,
-  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
-});
+const store = await openChildStore(db);
 // The instant under test: the transition's event is in the log, the step's checkpoint is not.
 const write = AuditWriter.prototype.write;
 AuditWriter.prototype.write = async function (this: AuditWriter, ...args) {

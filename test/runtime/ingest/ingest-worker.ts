@@ -6,19 +6,14 @@
  */
 import { createInterface } from "node:readline";
 import { AuditWriter, IngestService } from "../../../src/runtime/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { openChildStore } from "../../support/child-store.js";
 
 const [db, messageId] = process.argv.slice(2);
 if (!db || !messageId) {
   console.error("usage: ingest-worker <db> <message id>");
   process.exit(2);
 }
-// Bundled, this file cannot find the migrations next to the store's source: the parent says where.
-const store = await openStore({
-  db,
-  backupBeforeMigrate: false,
-  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
-});
+const store = await openChildStore(db);
 const ingest = new IngestService({ store, audit: new AuditWriter(store) });
 const lines = createInterface({ input: process.stdin });
 process.stdout.write("ready\n");

@@ -1,17 +1,6 @@
-/**
- * The child process of the ledger lease test. Prints one JSON line per outcome.
- *
- * - `hold <db> <task> <key> <leaseTtlMs>`: calls `test.hang` for run `<task>`; the tool prints
- *   `in-flight <owner>` and answers when a `go` line arrives on stdin (or never, if killed).
- * - `recover <db> <task> <key>`: recovers run `<task>`'s interrupted calls, then calls the same
- *   key; prints what recovery marked and how the call ended.
- *
- * Usage: call-lease-worker <hold|recover> <db path or url> <task> <key> [leaseTtlMs]
- */
-import { createInterface } from "node:readline";
 import { isKeelError } from "../../../src/core/index.js";
 import { AuditWriter, ToolLedger, ToolRegistry } from "../../../src/runtime/index.js";
-import { openStore } from "../../../src/store/index.js";
+import { openChildStore, parentSignal } from "../../support/child-store.js";
 import { openSpec } from "../support/tools.js";
 
 const [mode, db, task, key, ttl] = process.argv.slice(2);
@@ -19,14 +8,9 @@ if (!mode || !db || !task || !key) {
   console.error("usage: call-lease-worker <hold|recover> <db> <task> <key> [leaseTtlMs]");
   process.exit(2);
 }
-// Bundled, this file cannot find the migrations next to the store's source: the parent says where.
-const store = await openStore({
-  db,
-  backupBeforeMigrate: false,
-  migrationsDir: process.env.KEEL_MIGRATIONS_DIR,
-});
-const lines = createInterface({ input: process.stdin });
-const go = new Promise<void>((resolve) => lines.on("line", (line) => line === "go" && resolve()));
+const store = await openChildStore(db);
+const parent = parentSignal();
+const go = parent.go;
 const tools = new ToolRegistry();
 let ledger: ToolLedger | undefined;
 tools.register(openSpec("hang", "external", "answers when the parent says go"), async () => {
@@ -67,5 +51,5 @@ if (mode === "hold") {
     })}\n`,
   );
 }
-lines.close();
+parent.close();
 await store.close();
