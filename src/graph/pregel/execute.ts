@@ -4,6 +4,7 @@ import { isGraphInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
 import type { RunControl } from "../run-control.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
+import { isIdleSignal } from "./idle-signal.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
 import type { Task } from "./task.js";
 import { isNodeTimeoutError, runWithTimeout, type TimedAttempt } from "./timeout.js";
@@ -20,6 +21,8 @@ export interface ExecuteContext extends OutputContext {
   readonly control: RunControl;
   /** The signal of the running step when the graph has a `stepTimeout`. */
   readonly stepSignal: AbortSignal | undefined;
+  /** The run's signal, or a never-firing one when it has none (nodes always get a signal). */
+  readonly nodeSignal: AbortSignal;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
   readonly persistence: {
     readonly saver: unknown;
@@ -102,8 +105,11 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
   const node = task.node;
   if (node.subgraph) {
     const subgraph = node.subgraph;
+    const config = ctx.subgraphConfig(task);
+    // A step timeout stops the child's steps too, not only the parent's wait for it.
+    if (ctx.stepSignal) config.signal = ctx.stepSignal;
     return withAsyncScope(task, () =>
-      subgraph.runAsSubgraph(task.input, ctx.subgraphConfig(task)).then(
+      subgraph.runAsSubgraph(task.input, config).then(
         (output) => {
           // A subgraph's output is its whole state; the parent takes the keys they share.
           const shared: Record<string, unknown> = {};
@@ -160,7 +166,7 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   nodeConfig.metadata = metadata;
   nodeConfig.writer = ctx.writer;
   nodeConfig.control = ctx.control;
-  if (ctx.stepSignal) nodeConfig.signal = ctx.stepSignal;
+  nodeConfig.signal = ctx.stepSignal ?? ctx.nodeSignal;
   const timed = task.timed;
   if (timed) addTimeout(nodeConfig, timed);
   // A graph the node invokes without a config inherits this one (as LangGraph.js's do).
@@ -180,7 +186,9 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
 
 /** A node with a timeout: its signal also fires on timeout; heartbeats and chunks are progress. */
 function addTimeout(config: RunConfig, timed: TimedAttempt): void {
-  config.signal = config.signal ? AbortSignal.any([config.signal, timed.signal]) : timed.signal;
+  const outer = config.signal;
+  config.signal =
+    outer && !isIdleSignal(outer) ? AbortSignal.any([outer, timed.signal]) : timed.signal;
   config.heartbeat = timed.heartbeat;
   const writer = config.writer;
   config.writer = (chunk) => {

@@ -22,6 +22,7 @@ import {
   writesOf,
 } from "./events.js";
 import { abortError, type ExecuteContext, executeTask } from "./execute.js";
+import { idleSignal, isIdleSignal } from "./idle-signal.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
 import { reuseSavedWrites } from "./resume.js";
@@ -95,12 +96,19 @@ export class GraphLoop extends RunState implements ExecuteContext {
   readonly control: RunControl;
   /** The signal nodes get while a step with a `stepTimeout` runs (undefined otherwise). */
   stepSignal: AbortSignal | undefined = undefined;
+  readonly nodeSignal: AbortSignal;
+  /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
+  private readonly runSignal: AbortSignal | undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.config = options.config;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
+    // A graph invoked inside a node inherits the node's signal, which may be the idle one.
+    const signal = options.config.signal;
+    this.runSignal = signal && !isIdleSignal(signal) ? signal : undefined;
+    this.nodeSignal = this.runSignal ?? idleSignal();
     this.persistence = new RunPersistence(
       options.saver,
       options.config.configurable?.checkpoint_ns ?? "",
@@ -258,7 +266,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
   }
 
   private async steps(): Promise<LoopOutcome> {
-    const runSignal = this.config.signal;
+    const runSignal = this.runSignal;
     const { stepTimeout } = this.options;
     let signal = runSignal;
     const { hooks, interruptBefore: before, interruptAfter: after } = this.options;
@@ -380,8 +388,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
         trackOrder || persistence
           ? pending.then(() => {
               task.doneSeq = finished++;
-              // Saved as soon as it finishes, not when the whole step does.
-              persistence?.taskFinished(this, task);
+              // Saved as soon as it finishes, not when the whole step does; a task that
+              // finishes after the run was cancelled is not saved (as LangGraph.js): the
+              // thread stays at its last good state and the task runs again.
+              if (!signal?.aborted) persistence?.taskFinished(this, task);
             })
           : pending,
       );
