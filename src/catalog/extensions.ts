@@ -98,6 +98,61 @@ export interface RuleContext {
 export interface Rule extends ExtensionBase {
   readonly kind: "rule";
   evaluate(context: RuleContext): CatalogIssue[];
+  /**
+   * What the rule's issues depend on, so `keel scan --changed` re-evaluates only what an edit
+   * touches. Without it the rule sees the whole graph on every scan (correct, slower).
+   */
+  readonly incremental?: IncrementalRule;
+}
+
+/** What changed in the graph since the stored scan (`keel scan --changed`). */
+export interface GraphChange {
+  /** Nodes added, removed, or re-read with new content. */
+  readonly nodes: ReadonlySet<string>;
+  /** A changed node as the stored scan had it (absent for an added node). */
+  before(path: string): CatalogNode | undefined;
+  /** Links no longer in the graph, and links new to it. */
+  readonly removedLinks: readonly CatalogLink[];
+  readonly addedLinks: readonly CatalogLink[];
+}
+
+/** The graph after the change: every node in memory, links read by index from the stored scan. */
+export interface GraphView {
+  /** Every node, in path order. */
+  readonly nodes: readonly CatalogNode[];
+  node(path: string): CatalogNode | undefined;
+  linksFrom(sources: Iterable<string>): Promise<CatalogLink[]>;
+  linksTo(targets: Iterable<string>): Promise<CatalogLink[]>;
+  /** Links whose `trigger.normalizedTrigger` is one of these. */
+  linksWithTrigger(triggers: Iterable<string>): Promise<CatalogLink[]>;
+  readonly strict: boolean;
+  /** Frontmatter diagnostics of the changed nodes. */
+  readonly frontmatter: ReadonlyMap<string, FrontmatterDiagnostic>;
+}
+
+/**
+ * A rule's incremental form. Each issue is about one key (a node path, a link, a trigger); the
+ * kernel orders a rule's issues by key (code points), on full and incremental scans alike, so
+ * the issues of untouched keys are kept in place and the new ones spliced in.
+ *
+ * @example
+ * // A per-node rule: an issue depends only on its node.
+ * incremental: {
+ *   key: (issue) => issue.nodeIds[0] ?? "",
+ *   async reevaluate(change, view) {
+ *     const nodes = [...change.nodes].map((p) => view.node(p)).filter((n) => n !== undefined);
+ *     return { keys: change.nodes, issues: rule.evaluate({ ...view, nodes, links: [] }) };
+ *   },
+ * }
+ */
+export interface IncrementalRule {
+  /** The key an issue is about. */
+  key(issue: CatalogIssue): string;
+  /** The keys whose issues may differ after `change`, and the issues of exactly those keys. */
+  reevaluate(
+    change: GraphChange,
+    view: GraphView,
+  ): Promise<{ keys: ReadonlySet<string>; issues: CatalogIssue[] }>;
 }
 
 /** The graph a renderer draws. */

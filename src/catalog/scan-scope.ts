@@ -1,9 +1,16 @@
+import { VERSION } from "../core/index.js";
 import type { Store } from "../store/index.js";
 import type { CatalogConfig } from "./config.js";
 import { DEFAULT_MAX_FILE_BYTES } from "./fs/read-file.js";
-import type { CatalogIssue, ScanResult, ScanStats } from "./model.js";
+import {
+  CATALOG_SPEC_VERSION,
+  type CatalogIssue,
+  type ScanResult,
+  type ScanStats,
+} from "./model.js";
 import type { ExtensionRegistry } from "./registry.js";
-import { listScope } from "./scan/listing.js";
+import { changedScan } from "./scan/changed-scan.js";
+import { listScope, walkStarts } from "./scan/listing.js";
 import { PhaseClock, type ScanTimings } from "./scan/phases.js";
 import { nothingChanged, stampListing } from "./scan/probe.js";
 import { runScan, type ScanMode, scanSettingsHash } from "./scan/run-scan.js";
@@ -29,6 +36,11 @@ export interface ScanScopeOptions {
 export interface ScopeScan {
   /** True when `--changed` found nothing to re-read: the stored scan stands, unrewritten. */
   readonly unchanged: boolean;
+  /**
+   * True when `--changed` read, detected and evaluated only what changed (every rule has an
+   * incremental form); false when it scanned the whole graph.
+   */
+  readonly incremental: boolean;
   readonly stats: ScanStats;
   readonly issues: readonly CatalogIssue[];
   readonly timings: ScanTimings;
@@ -85,6 +97,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
       }
       return {
         unchanged: true,
+        incremental: true,
         stats,
         issues: head.issues,
         timings: clock.timings,
@@ -94,6 +107,41 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
           return write ? stored : { ...stored, scannedAt: startedAt, stats };
         },
       };
+    }
+    if (write && head.settingsHash === settings) {
+      // Only what changed is read, detected, evaluated and written (null: it cannot be done so).
+      const scan = await changedScan(store, {
+        registry: options.registry,
+        head,
+        listing: claimed,
+        probed,
+        facts: {
+          schemaVersion: 1,
+          scannedAt: startedAt,
+          scannedBy: { name: "keel", version: VERSION, specVersion: CATALOG_SPEC_VERSION },
+          scope: options.scope ?? "project",
+          roots: walkStarts(config.roots).map((start) => (start === "" ? "." : start)),
+          adapters: options.registry.adapters().map((a) => a.id),
+        },
+        settingsHash: settings,
+        tokenize,
+        strict: options.strict ?? config.scan?.strict === true,
+        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
+        clock,
+        now,
+        diagnostic: options.onDiagnostic ?? (() => {}),
+      });
+      if (scan) {
+        return {
+          unchanged: false,
+          incremental: true,
+          stats: scan.stats,
+          issues: scan.issues,
+          timings: clock.timings,
+          reused: scan.reused,
+          result: async () => (await loadScan(store)) as ScanResult,
+        };
+      }
     }
   }
   const prior = head ? await clock.measureAsync("load", () => loadPriorScan(store, head)) : null;
@@ -123,6 +171,7 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
   }
   return {
     unchanged: false,
+    incremental: false,
     stats: outcome.result.stats,
     issues: outcome.result.issues,
     timings: outcome.timings,

@@ -1,7 +1,7 @@
 import { type FileStamp, stampOf } from "../fs/read-file.js";
 import type { ScanHead } from "../store/load.js";
 import type { Listing } from "./listing.js";
-import { unreadable } from "./run-scan.js";
+import { unreadable } from "./read-node.js";
 
 /** Stats every claimed file of a listing (null: gone since the walk). */
 export function stampListing(listing: Listing): Map<string, FileStamp | null> {

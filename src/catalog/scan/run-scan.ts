@@ -1,11 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { compareCodePoints, KeelError, VERSION } from "../../core/index.js";
-import type { Detector, FrontmatterDiagnostic, Rule } from "../extensions.js";
-import { malformedHint } from "../frontmatter/malformed.js";
-import { splitFrontmatter } from "../frontmatter/split.js";
+import type { FrontmatterDiagnostic, Rule } from "../extensions.js";
 import { validateFrontmatter } from "../frontmatter/validate.js";
-import { DEFAULT_MAX_FILE_BYTES, type FileStamp, readTextFile, stampOf } from "../fs/read-file.js";
+import { DEFAULT_MAX_FILE_BYTES, type FileStamp, stampOf } from "../fs/read-file.js";
 import {
   CATALOG_SPEC_VERSION,
   type CatalogIssue,
@@ -14,20 +12,13 @@ import {
   type ScanResult,
 } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
-import { buildNode } from "./build-node.js";
-import { countLinks, isExternal, mergeLinks } from "./links.js";
+import { countLinks, mergeLinks } from "./links.js";
 import { type Listing, listForNode, listScope, nodeNotFound, walkStarts } from "./listing.js";
 import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
+import { collect, detectNode, diagnoseFrontmatter, readNode, unreadable } from "./read-node.js";
 import { type TokenPool, tokenPool } from "./token-pool.js";
-
-/**
- * A file modified this close to the moment it is read may change again within the same clock
- * tick after the read (git's "racily clean" case). Its stamp is stored smudged (size -1), so the
- * next `--changed` scan reads it again instead of trusting it.
- */
-const RACY_MS = 2000;
 
 /** The fingerprint of what a scan runs; a stored scan made under another one is not reused. */
 export function scanSettingsHash(
@@ -246,16 +237,14 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
         }
       }
     }
-    const read = clock.measure("parse", () => readTextFile(file.absolutePath, maxFileBytes));
+    const read = clock.measure("parse", () => readNode(file, maxFileBytes, scannedAt));
     if (!read.ok) {
       skipped += 1;
-      kernelIssues.push(unreadable(file.path, read.reason, read.message));
-      if (read.stamp) stamps.set(file.path, smudgeIfRacy(read.stamp, scannedAt));
+      kernelIssues.push(read.issue);
+      if (read.stamp) stamps.set(file.path, read.stamp);
       continue;
     }
-    const split = clock.measure("parse", () => splitFrontmatter(read.text));
-    const node = clock.measure("parse", () => buildNode(file.path, kind, adapterId, split));
-    const stamp = smudgeIfRacy({ modifiedAt: read.modifiedAt, size: read.size }, scannedAt);
+    const { node, split, stamp } = read;
     if (
       priorNode &&
       mode.kind !== "full" &&
@@ -269,15 +258,8 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     }
     stamps.set(file.path, stamp);
     clock.measure("parse", () => {
-      if (split.parseError) {
-        frontmatter.set(file.path, { malformed: split.parseError });
-      } else if (split.frontmatterRaw.length > 0) {
-        const invalid = validateFrontmatter(kind, split.frontmatter);
-        if (invalid.length > 0) frontmatter.set(file.path, { invalid });
-      } else {
-        const hint = malformedHint(read.text);
-        if (hint) frontmatter.set(file.path, { malformed: { hint, message: "" } });
-      }
+      const found = diagnoseFrontmatter(node, split, read.text);
+      if (found) frontmatter.set(file.path, found);
     });
     if (pool) {
       const counting = clock.measure("tokenize", () =>
@@ -291,16 +273,7 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     }
     nodes.push(node);
     external.set(node.path, 0);
-    clock.measure("detect", () => {
-      for (const detector of detectors) {
-        const context = {
-          node,
-          body: detector.scope === "frontmatter" ? "" : split.body,
-          frontmatter: detector.scope === "body" ? {} : split.frontmatter,
-        };
-        collect(detector, detector.detect(context), node, links, external, diagnostic);
-      }
-    });
+    clock.measure("detect", () => detectNode(detectors, node, split, links, external, diagnostic));
   }
   for (const problem of listing.problems) {
     kernelIssues.push(unreadable(problem.path, problem.reason, problem.message));
@@ -359,39 +332,11 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
   return { result, stamps, timings: clock.timings, reused, settingsHash };
 }
 
-function smudgeIfRacy(stamp: FileStamp, readAt: number): FileStamp {
-  return stamp.modifiedAt >= readAt - RACY_MS ? { modifiedAt: stamp.modifiedAt, size: -1 } : stamp;
-}
-
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-// A detector's links: external ones counted, the rest checked against what it declared.
-function collect(
-  detector: Detector,
-  emitted: CatalogLink[],
-  node: CatalogNode,
-  links: CatalogLink[],
-  external: Map<string, number>,
-  diagnostic: (message: string) => void,
-): void {
-  for (const link of emitted) {
-    if (!detector.emitsLinkKinds.includes(link.kind)) {
-      diagnostic(
-        `detector ${detector.id} emitted a ${link.kind} link it does not declare (${link.source} → ${link.target}); dropped`,
-      );
-      continue;
-    }
-    if (isExternal(link)) {
-      if (link.source === node.path) external.set(node.path, (external.get(node.path) ?? 0) + 1);
-      continue;
-    }
-    links.push({ ...link, confidence: link.confidence ?? detector.defaultConfidence });
   }
 }
 
@@ -401,29 +346,34 @@ function runRules(
   diagnostic: (message: string) => void,
 ): CatalogIssue[] {
   const issues: CatalogIssue[] = [];
-  for (const rule of rules) {
-    for (const issue of rule.evaluate(context)) {
-      if (!["error", "warn", "info"].includes(issue.severity) || issue.nodeIds.length === 0) {
-        diagnostic(
-          `rule ${rule.id} emitted an issue without a valid severity or node ids ("${issue.message}"); dropped`,
-        );
-        continue;
-      }
-      issues.push({ ...issue, ruleId: issue.ruleId || rule.id });
-    }
-  }
+  for (const rule of rules) issues.push(...checkedIssues(rule, rule.evaluate(context), diagnostic));
   return issues;
 }
 
-/** The kernel's issue for a file or folder the scan could not read. */
-export function unreadable(path: string, reason: string, message: string): CatalogIssue {
-  return {
-    ruleId: "unreadable-file",
-    severity: "warn",
-    nodeIds: [path],
-    message: `${path} ${message}.`,
-    data: { reason },
-  };
+/**
+ * A rule's issues as stored: malformed ones dropped (with a note), the rule's id filled in, and
+ * an incremental rule's issues in key order (so `--changed` can splice them; see IncrementalRule).
+ */
+export function checkedIssues(
+  rule: Rule,
+  emitted: readonly CatalogIssue[],
+  diagnostic: (message: string) => void,
+): CatalogIssue[] {
+  const issues: CatalogIssue[] = [];
+  for (const issue of emitted) {
+    if (!["error", "warn", "info"].includes(issue.severity) || issue.nodeIds.length === 0) {
+      diagnostic(
+        `rule ${rule.id} emitted an issue without a valid severity or node ids ("${issue.message}"); dropped`,
+      );
+      continue;
+    }
+    issues.push({ ...issue, ruleId: issue.ruleId || rule.id });
+  }
+  const incremental = rule.incremental;
+  if (!incremental) return issues;
+  const keyed = issues.map((issue) => ({ issue, key: incremental.key(issue) }));
+  keyed.sort((a, b) => compareCodePoints(a.key, b.key));
+  return keyed.map(({ issue }) => issue);
 }
 
 function indexLinks(links: readonly CatalogLink[]): Map<string, CatalogLink[]> {

@@ -78,7 +78,8 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
   };
 }
 
-async function loadNodes(store: Store): Promise<CatalogNode[]> {
+/** Every stored node, in path order. */
+export async function loadNodes(store: Store): Promise<CatalogNode[]> {
   const rows =
     store.native.dialect === "sqlite"
       ? (store.native.database
@@ -105,11 +106,15 @@ const LINK_COLUMNS = [
 
 // 100,000 link rows as arrays (one object less per row than better-sqlite3's row objects),
 // then as rows of one shape.
-function sqliteLinkRows(db: BetterSqlite3.Database): Selectable<ScanLinksTable>[] {
+function sqliteLinkRows(
+  db: BetterSqlite3.Database,
+  where = "",
+  params: readonly string[] = [],
+): Selectable<ScanLinksTable>[] {
   const arrays = db
-    .prepare(`SELECT ${LINK_COLUMNS.join(", ")} FROM scan_links ORDER BY id`)
+    .prepare(`SELECT ${LINK_COLUMNS.join(", ")} FROM scan_links ${where} ORDER BY id`)
     .raw(true)
-    .all() as unknown[][];
+    .all(...params) as unknown[][];
   return arrays.map(
     (r) =>
       ({
@@ -163,6 +168,56 @@ async function loadLinks(store: Store): Promise<{ links: CatalogLink[]; ids: num
     links: order.map((i) => links[i] as CatalogLink),
     ids: order.map((i) => ids[i] as number),
   };
+}
+
+/** The columns stored links can be looked up by (each has an index). */
+export type LinkLookup = "source_path" | "target_path" | "normalized_trigger";
+
+const LOOKUP_CHUNK = 500;
+
+/**
+ * The stored links whose `column` is one of `values`, with their row ids (in row order), read
+ * through the column's index: what `--changed` reads instead of the whole graph.
+ */
+export async function loadLinksWhere(
+  store: Store,
+  column: LinkLookup,
+  values: Iterable<string>,
+): Promise<{ link: CatalogLink; id: number }[]> {
+  const all = [...new Set(values)];
+  const found: { link: CatalogLink; id: number }[] = [];
+  for (let start = 0; start < all.length; start += LOOKUP_CHUNK) {
+    const chunk = all.slice(start, start + LOOKUP_CHUNK);
+    const rows =
+      store.native.dialect === "sqlite"
+        ? sqliteLinkRows(
+            store.native.database,
+            `WHERE ${column} IN (${chunk.map(() => "?").join(", ")})`,
+            chunk,
+          )
+        : await store.kysely
+            .selectFrom("scan_links")
+            .selectAll()
+            .where(column, "in", chunk)
+            .orderBy("id")
+            .execute();
+    for (const row of rows) found.push({ link: rowLink(row), id: Number(row.id) });
+  }
+  return found;
+}
+
+/** How many stored links leave and reach each of `paths` (for nodes new to the graph). */
+export async function countLinksAt(
+  store: Store,
+  paths: readonly string[],
+): Promise<{ out: Map<string, number>; in: Map<string, number> }> {
+  const out = new Map<string, number>();
+  const into = new Map<string, number>();
+  for (const { link } of await loadLinksWhere(store, "source_path", paths))
+    out.set(link.source, (out.get(link.source) ?? 0) + 1);
+  for (const { link } of await loadLinksWhere(store, "target_path", paths))
+    into.set(link.target, (into.get(link.target) ?? 0) + 1);
+  return { out, in: into };
 }
 
 /** The stored scan as a ScanResult, or null when the scope was never scanned. */

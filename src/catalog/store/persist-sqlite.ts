@@ -1,7 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
-import type { ScanResult } from "../model.js";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
-import type { WritePlan } from "./write-plan.js";
+import type { ScanFacts, WritePlan } from "./write-plan.js";
 
 // Prepared statements per database: a scan of 10,000 nodes writes through them in one
 // transaction (the query builder's multi-row INSERTs cost far more to compile than to run).
@@ -39,38 +38,42 @@ function prepared(db: BetterSqlite3.Database): Record<string, BetterSqlite3.Stat
 /** The SQLite fast path of `persistScan`: the plan's rows, one IMMEDIATE transaction. */
 export function persistScanSqlite(
   db: BetterSqlite3.Database,
-  result: ScanResult,
-  planFor: (storedScannedAt: number | null) => WritePlan,
+  result: ScanFacts,
+  planFor: (storedScannedAt: number | null) => WritePlan | null,
   settingsHash: string,
-): void {
+): boolean {
   const s = prepared(db) as Record<string, BetterSqlite3.Statement>;
   const run = (name: string, ...args: unknown[]) => s[name]?.run(...args);
-  db.transaction(() => {
-    const stored = db.prepare("SELECT scanned_at FROM scan_results WHERE id = 1").pluck().get();
-    const plan = planFor(stored === undefined ? null : Number(stored));
-    const tables = plan.replaceAll
-      ? ["scan_links", "scan_issues", "scan_nodes", "scan_files", "scan_results"]
-      : ["scan_results"];
-    for (const table of tables) db.prepare(`DELETE FROM ${table}`).run();
-    for (const id of plan.deleteLinkIds) run("deleteLink", id);
-    for (const id of plan.deleteIssueIds) run("deleteIssue", id);
-    for (const path of plan.deleteNodes) run("deleteNode", path);
-    for (const path of plan.deleteFiles) run("deleteFile", path);
-    for (const node of plan.insertNodes) run("node", nodeRow(node, result.scannedAt));
-    for (const link of plan.insertLinks) run("link", linkRow(link));
-    for (const issue of plan.insertIssues) run("issue", issueRow(issue));
-    for (const [path, stamp] of plan.insertFiles) run("file", path, stamp.modifiedAt, stamp.size);
-    run(
-      "result",
-      result.scannedAt,
-      result.scope,
-      JSON.stringify(result.roots),
-      JSON.stringify(result.adapters ?? []),
-      result.scannedBy ? JSON.stringify(result.scannedBy) : null,
-      result.stats.filesWalked,
-      result.stats.filesSkipped,
-      result.stats.durationMs,
-      settingsHash,
-    );
-  }).immediate();
+  return db
+    .transaction(() => {
+      const stored = db.prepare("SELECT scanned_at FROM scan_results WHERE id = 1").pluck().get();
+      const plan = planFor(stored === undefined ? null : Number(stored));
+      if (!plan) return false;
+      const tables = plan.replaceAll
+        ? ["scan_links", "scan_issues", "scan_nodes", "scan_files", "scan_results"]
+        : ["scan_results"];
+      for (const table of tables) db.prepare(`DELETE FROM ${table}`).run();
+      for (const id of plan.deleteLinkIds) run("deleteLink", id);
+      for (const id of plan.deleteIssueIds) run("deleteIssue", id);
+      for (const path of plan.deleteNodes) run("deleteNode", path);
+      for (const path of plan.deleteFiles) run("deleteFile", path);
+      for (const node of plan.insertNodes) run("node", nodeRow(node, result.scannedAt));
+      for (const link of plan.insertLinks) run("link", linkRow(link));
+      for (const issue of plan.insertIssues) run("issue", issueRow(issue));
+      for (const [path, stamp] of plan.insertFiles) run("file", path, stamp.modifiedAt, stamp.size);
+      run(
+        "result",
+        result.scannedAt,
+        result.scope,
+        JSON.stringify(result.roots),
+        JSON.stringify(result.adapters ?? []),
+        result.scannedBy ? JSON.stringify(result.scannedBy) : null,
+        result.stats.filesWalked,
+        result.stats.filesSkipped,
+        result.stats.durationMs,
+        settingsHash,
+      );
+      return true;
+    })
+    .immediate();
 }

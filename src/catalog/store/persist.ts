@@ -5,7 +5,7 @@ import type { ScanResult } from "../model.js";
 import type { PriorScan } from "../scan/prior.js";
 import { persistScanSqlite } from "./persist-sqlite.js";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
-import { deltaPlan, fullPlan, type WritePlan } from "./write-plan.js";
+import { deltaPlan, fullPlan, type ScanFacts, type WritePlan } from "./write-plan.js";
 
 const CHUNK = 400;
 
@@ -37,15 +37,29 @@ export async function persistScan(
 ): Promise<void> {
   // The delta holds only if the stored scan is still the one it was computed against (another
   // scan may have been stored meanwhile); otherwise every row is replaced.
-  const planFor = (storedScannedAt: number | null): WritePlan =>
+  await writeScanPlan(store, result, settingsHash, (storedScannedAt) =>
     prior && storedScannedAt === prior.scannedAt
       ? deltaPlan(prior, result, stamps)
-      : fullPlan(result, stamps);
+      : fullPlan(result, stamps),
+  );
+}
+
+/**
+ * Writes the rows `planFor` gives, in one transaction, with `scan_results` replaced by `facts`.
+ * `planFor` sees the stored scan's time inside the transaction and returns null when its plan
+ * no longer applies (another scan was stored meanwhile): then nothing is written and the result
+ * is false.
+ */
+export async function writeScanPlan(
+  store: Store,
+  facts: ScanFacts,
+  settingsHash: string,
+  planFor: (storedScannedAt: number | null) => WritePlan | null,
+): Promise<boolean> {
   if (store.native.dialect === "sqlite") {
-    persistScanSqlite(store.native.database, result, planFor, settingsHash);
-    return;
+    return persistScanSqlite(store.native.database, facts, planFor, settingsHash);
   }
-  await store.transaction(async (tx) => {
+  return store.transaction(async (tx) => {
     const stored = await tx
       .selectFrom("scan_results")
       .select("scanned_at")
@@ -53,13 +67,15 @@ export async function persistScan(
       .forUpdate()
       .executeTakeFirst();
     const plan = planFor(stored ? Number(stored.scanned_at) : null);
-    await writePlan(tx, result, plan, settingsHash);
+    if (!plan) return false;
+    await writePlan(tx, facts, plan, settingsHash);
+    return true;
   });
 }
 
 async function writePlan(
   tx: Transaction<KernelDatabase>,
-  result: ScanResult,
+  result: ScanFacts,
   plan: WritePlan,
   settingsHash: string,
 ): Promise<void> {

@@ -4,6 +4,9 @@ import { compareLinks } from "../scan/order.js";
 import type { PriorScan } from "../scan/prior.js";
 import { issueRow, nodeRow } from "./rows.js";
 
+/** A scan's own facts: what `scan_results` holds (and each written node's scan time). */
+export type ScanFacts = Omit<ScanResult, "nodes" | "links" | "issues">;
+
 /**
  * The rows a scan changes in `scan_*`. A full plan replaces every row; a delta plan (after
  * `--changed` or `-n`, against the stored scan it started from) deletes and inserts only the
@@ -43,7 +46,8 @@ function nodeKey(node: CatalogNode): string {
 }
 const issueKey = (issue: CatalogIssue) => JSON.stringify(issueRow(issue));
 
-function sameNode(a: CatalogNode, b: CatalogNode): boolean {
+/** Whether two versions of a node give the same `scan_nodes` row (its scan time aside). */
+export function sameNode(a: CatalogNode, b: CatalogNode): boolean {
   if (a === b) return true;
   // Reused nodes share their frontmatter object with the prior scan: compare the rest cheaply.
   if (a.frontmatter === b.frontmatter) {
@@ -93,37 +97,52 @@ export function deltaPlan(
   for (const path of prior.nodes.keys()) if (!present.has(path)) deleteNodes.push(path);
 
   const { insertLinks, deleteLinkIds } = diffLinks(prior.links, prior.linkIds, result.links);
-
-  let same = 0;
-  while (
-    same < prior.issues.length &&
-    same < result.issues.length &&
-    issueKey(prior.issues[same] as CatalogIssue) === issueKey(result.issues[same] as CatalogIssue)
-  ) {
-    same += 1;
-  }
-
-  const deleteFiles: string[] = [];
-  const insertFiles: [string, FileStamp][] = [];
-  for (const [path, stamp] of stamps) {
-    const before = prior.stamps.get(path);
-    if (before && before.modifiedAt === stamp.modifiedAt && before.size === stamp.size) continue;
-    if (before) deleteFiles.push(path);
-    insertFiles.push([path, stamp]);
-  }
-  for (const path of prior.stamps.keys()) if (!stamps.has(path)) deleteFiles.push(path);
-
   return {
     replaceAll: false,
     deleteNodes,
     insertNodes,
     deleteLinkIds,
     insertLinks,
-    deleteIssueIds: prior.issueIds.slice(same),
-    insertIssues: result.issues.slice(same),
-    deleteFiles,
-    insertFiles,
+    ...issuePlan(prior.issues, prior.issueIds, result.issues),
+    ...stampPlan(prior.stamps, stamps),
   };
+}
+
+/**
+ * The issue rows to replace: issues keep their order (rules report in a meaningful one), so the
+ * stored rows from the first difference on are replaced.
+ */
+export function issuePlan(
+  before: readonly CatalogIssue[],
+  ids: readonly number[],
+  after: readonly CatalogIssue[],
+): Pick<WritePlan, "deleteIssueIds" | "insertIssues"> {
+  let same = 0;
+  while (
+    same < before.length &&
+    same < after.length &&
+    issueKey(before[same] as CatalogIssue) === issueKey(after[same] as CatalogIssue)
+  ) {
+    same += 1;
+  }
+  return { deleteIssueIds: ids.slice(same), insertIssues: after.slice(same) };
+}
+
+/** The stamp rows to replace: those added, moved or gone. */
+export function stampPlan(
+  before: ReadonlyMap<string, FileStamp>,
+  after: ReadonlyMap<string, FileStamp>,
+): Pick<WritePlan, "deleteFiles" | "insertFiles"> {
+  const deleteFiles: string[] = [];
+  const insertFiles: [string, FileStamp][] = [];
+  for (const [path, stamp] of after) {
+    const old = before.get(path);
+    if (old && old.modifiedAt === stamp.modifiedAt && old.size === stamp.size) continue;
+    if (old) deleteFiles.push(path);
+    insertFiles.push([path, stamp]);
+  }
+  for (const path of before.keys()) if (!after.has(path)) deleteFiles.push(path);
+  return { deleteFiles, insertFiles };
 }
 
 // Every column of a link's row, compared field by field (no key strings for 100,000 links).
@@ -149,7 +168,7 @@ function sameLink(a: CatalogLink, b: CatalogLink): boolean {
  * order (`compareLinks`), so one merge pass pairs them; links the order ties on are matched
  * within their (small) run.
  */
-function diffLinks(
+export function diffLinks(
   before: readonly CatalogLink[],
   ids: readonly number[],
   after: readonly CatalogLink[],

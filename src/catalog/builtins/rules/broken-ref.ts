@@ -1,6 +1,15 @@
 import type { Rule } from "../../extensions.js";
-import type { CatalogIssue } from "../../model.js";
+import type { CatalogIssue, CatalogLink } from "../../model.js";
 import { linkResolver } from "../../resolve.js";
+import { normalizeTrigger } from "../../trigger.js";
+import { changedNames, linkKey } from "./incremental.js";
+
+// How a stored link's trigger can be written for a node `name` to resolve it (see linkResolver:
+// one leading `/` or `@` is set aside, then the rest is trimmed).
+function triggersNaming(name: string): string[] {
+  const normalized = normalizeTrigger(name);
+  return [normalized, `/${normalized}`, `@${normalized}`, `/ ${normalized}`, `@ ${normalized}`];
+}
 
 /**
  * A link whose target is no node is a warning. A trigger link (`/deploy`, `@architect`) resolves
@@ -27,5 +36,44 @@ export const brokenRefRule: Rule = {
       });
     }
     return issues;
+  },
+  // An issue is about one link. It can change when the link comes or goes, or when its target
+  // starts or stops resolving: a node added or removed at its path, or a name it triggers.
+  incremental: {
+    key: (issue) =>
+      linkKey({
+        source: issue.nodeIds[0] ?? "",
+        target: String(issue.data?.target ?? ""),
+        kind: issue.data?.kind as CatalogLink["kind"],
+        trigger:
+          typeof issue.data?.trigger === "string"
+            ? { originalTrigger: "", normalizedTrigger: issue.data.trigger }
+            : null,
+      }),
+    async reevaluate(change, view) {
+      const triggers = changedNames(change, (path) => view.node(path)).flatMap(triggersNaming);
+      const candidates = new Map<string, CatalogLink>();
+      const keys = new Set<string>();
+      for (const link of change.removedLinks) keys.add(linkKey(link));
+      const found = [
+        change.addedLinks,
+        await view.linksTo(change.nodes),
+        await view.linksWithTrigger(triggers),
+      ];
+      for (const list of found) {
+        for (const link of list) {
+          const key = linkKey(link);
+          keys.add(key);
+          candidates.set(key, link);
+        }
+      }
+      const issues = brokenRefRule.evaluate({
+        nodes: view.nodes,
+        links: [...candidates.values()],
+        strict: view.strict,
+        frontmatter: view.frontmatter,
+      });
+      return { keys, issues };
+    },
   },
 };

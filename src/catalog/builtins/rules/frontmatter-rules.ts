@@ -1,6 +1,7 @@
 import type { Rule } from "../../extensions.js";
 import { MALFORMED_MESSAGES, type MalformedHint } from "../../frontmatter/malformed.js";
 import type { CatalogIssue } from "../../model.js";
+import { perNode } from "./incremental.js";
 
 /** A fenced frontmatter block that breaks its kind's schema: warn (`--strict`: error). */
 export const frontmatterInvalidRule: Rule = {
@@ -25,6 +26,7 @@ export const frontmatterInvalidRule: Rule = {
     }
     return issues;
   },
+  incremental: perNode((context) => frontmatterInvalidRule.evaluate(context)),
 };
 
 /** A frontmatter block the author meant but the scan could not use: warn (`--strict`: error). */
@@ -50,4 +52,5 @@ export const frontmatterMalformedRule: Rule = {
     }
     return issues;
   },
+  incremental: perNode((context) => frontmatterMalformedRule.evaluate(context)),
 };

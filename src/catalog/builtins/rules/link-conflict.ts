@@ -1,6 +1,9 @@
 import { compareCodePoints } from "../../../core/index.js";
 import type { Rule } from "../../extensions.js";
 import type { CatalogIssue, CatalogLink, Confidence, LinkKind } from "../../model.js";
+import { compareLinks } from "../../scan/order.js";
+
+const pairKey = (source: string, target: string) => `${source}\u0000${target}`;
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 
@@ -66,5 +69,27 @@ export const linkConflictRule: Rule = {
       });
     }
     return issues;
+  },
+  // An issue is about one (source, target) pair: only pairs that gained or lost a link change.
+  incremental: {
+    key: (issue) => pairKey(issue.nodeIds[0] ?? "", issue.nodeIds[1] ?? ""),
+    async reevaluate(change, view) {
+      const keys = new Set<string>();
+      const sources = new Set<string>();
+      for (const link of [...change.removedLinks, ...change.addedLinks]) {
+        keys.add(pairKey(link.source, link.target));
+        sources.add(link.source);
+      }
+      const links = (await view.linksFrom(sources))
+        .filter((link) => keys.has(pairKey(link.source, link.target)))
+        .sort(compareLinks);
+      const issues = linkConflictRule.evaluate({
+        nodes: [],
+        links,
+        strict: view.strict,
+        frontmatter: view.frontmatter,
+      });
+      return { keys, issues };
+    },
   },
 };

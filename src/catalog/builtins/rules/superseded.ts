@@ -1,5 +1,6 @@
 import type { Rule } from "../../extensions.js";
 import type { CatalogIssue } from "../../model.js";
+import { perNode } from "./incremental.js";
 
 /** A node whose `metadata.supersededBy` names its replacement is reported, as information. */
 export const supersededRule: Rule = {
@@ -24,4 +25,5 @@ export const supersededRule: Rule = {
     }
     return issues;
   },
+  incremental: perNode((context) => supersededRule.evaluate(context)),
 };

@@ -2,6 +2,7 @@ import { compareCodePoints } from "../../../core/index.js";
 import type { Rule } from "../../extensions.js";
 import type { CatalogIssue, NodeKind } from "../../model.js";
 import { normalizeTrigger } from "../../trigger.js";
+import { changedNames } from "./incremental.js";
 
 /** Kinds whose frontmatter `name` advertises a trigger (`/name`); notes and hooks do not. */
 const ADVERTISERS: ReadonlySet<NodeKind> = new Set(["command", "skill", "agent"]);
@@ -87,5 +88,34 @@ export const triggerCollisionRule: Rule = {
       });
     }
     return issues;
+  },
+  // An issue is about one normalised trigger: it changes when a node advertising it (by name)
+  // or a link invoking it comes, goes or changes.
+  incremental: {
+    key: (issue) => String(issue.data?.normalizedTrigger ?? ""),
+    async reevaluate(change, view) {
+      const keys = new Set<string>();
+      for (const link of [...change.removedLinks, ...change.addedLinks]) {
+        const normalized = link.trigger?.normalizedTrigger;
+        if (normalized) keys.add(normalized);
+      }
+      for (const name of changedNames(change, (path) => view.node(path))) {
+        const normalized = normalizeTrigger(name);
+        if (normalized !== "") keys.add(`/${normalized}`);
+      }
+      const nodes = view.nodes.filter((node) => {
+        if (!ADVERTISERS.has(node.kind)) return false;
+        const name = node.frontmatter.name;
+        return typeof name === "string" && keys.has(`/${normalizeTrigger(name)}`);
+      });
+      const links = await view.linksWithTrigger(keys);
+      const issues = triggerCollisionRule.evaluate({
+        nodes,
+        links,
+        strict: view.strict,
+        frontmatter: view.frontmatter,
+      });
+      return { keys, issues };
+    },
   },
 };
