@@ -2,6 +2,7 @@ import { KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
+import { ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
@@ -31,6 +32,7 @@ import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import type { RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
+import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
 import {
   DEFAULT_RULE_LIMITS,
   type RuleLimits,
@@ -132,6 +134,14 @@ export class RuleEngine {
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
   private constructLog = new ConstructLog();
+  /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
+  private readonly texts = new ConstructTexts();
+  private readonly introspection: IntrospectionHost = {
+    texts: this.texts,
+    module: () => this.module,
+    modules: () => [...this.modules],
+    print: (text) => this.onPrint(text),
+  };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;
   private readonly hostFns = new Map<string, RuleFunction>();
@@ -395,6 +405,11 @@ export class RuleEngine {
 
   /** Defines one construct form (used by load and by the batch runner). */
   defineConstruct(form: SList, hostActions?: readonly unknown[]): void {
+    this.defineConstructKind(form, hostActions);
+    this.texts.record(form, this.module);
+  }
+
+  private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
     switch (head) {
@@ -853,6 +868,7 @@ export class RuleEngine {
     this.deffacts = new Map();
     this.rules = new Map();
     this.constructLog = new ConstructLog();
+    this.texts.clear();
     this.firingLog = [];
     this.tms = new TruthMaintenance();
     this.procs = this.newProcedures();
@@ -1060,27 +1076,8 @@ export class RuleEngine {
           }
           this.removeRule(n);
           this.constructLog.delete(`defrule ${n}`);
+          this.texts.forget("defrule", n);
         }
-        return VOID;
-      }
-      case "list-defrules":
-      case "list-deftemplates":
-      case "list-deffacts":
-      case "list-defmodules": {
-        const names =
-          name === "list-defrules"
-            ? [...this.rules.keys()]
-            : name === "list-deftemplates"
-              ? ["initial-fact", ...this.templates.keys()].filter((n, i, a) => a.indexOf(n) === i)
-              : name === "list-deffacts"
-                ? ["initial-fact", ...this.deffacts.keys()]
-                : [...this.modules];
-        // CLIPS prints nothing at all for an empty list; deffacts is its own plural.
-        if (names.length === 0) return VOID;
-        const noun = name.slice("list-".length, name === "list-deffacts" ? undefined : -1);
-        const plural = names.length === 1 || noun === "deffacts" ? noun : `${noun}s`;
-        const text = `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} ${plural}.\n`;
-        this.onPrint(text);
         return VOID;
       }
       case "focus":
@@ -1142,7 +1139,11 @@ export class RuleEngine {
         return this.agenda.setStrategy(s);
       }
       default:
-        return this.switches.command(name, args) ?? fileFunction(name, args, this.onPrint);
+        return (
+          introspectionCommand(this.introspection, name, args) ??
+          this.switches.command(name, args) ??
+          fileFunction(name, args, this.onPrint)
+        );
     }
   }
 

@@ -4,6 +4,7 @@ import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
+import { INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
@@ -168,6 +169,7 @@ export const COMMANDS = new Set([
   "list-defclasses",
   "list-definstances",
   "list-defgenerics",
+  ...INTROSPECTION_COMMANDS,
   ...SWITCH_COMMANDS,
   ...FILE_FUNCTION_NAMES,
   "conserve-mem",

@@ -1,0 +1,168 @@
+/**
+ * CLIPS's construct-introspection commands: `ppdefrule` and the other `pp…` commands (the
+ * construct's text as CLIPS's pretty-printer wrote it), the `list-def…` listings and `rules`,
+ * and the `get-def…-list` functions, with CLIPS 6.30's output and messages.
+ *
+ * @example
+ * // (defrule r (a) =>) then (ppdefrule r) prints "(defrule MAIN::r\n   (a)\n   =>)\n"
+ */
+import { type ConstructKind, type ConstructTexts, splitName } from "./construct-texts.js";
+import { rulesRuntimeError } from "./errors.js";
+import { formatValue, type Value, VOID } from "./values.js";
+
+/** What the commands read from the engine. */
+export interface IntrospectionHost {
+  readonly texts: ConstructTexts;
+  /** The current module. */
+  module(): string;
+  /** Every module, in definition order. */
+  modules(): string[];
+  print(text: string): void;
+}
+
+const PP: Record<string, ConstructKind> = {
+  ppdefrule: "defrule",
+  ppdeftemplate: "deftemplate",
+  ppdeffacts: "deffacts",
+  ppdeffunction: "deffunction",
+  ppdefglobal: "defglobal",
+  ppdefmodule: "defmodule",
+};
+
+const LIST: Record<string, ConstructKind> = {
+  "list-defrules": "defrule",
+  rules: "defrule",
+  "list-deftemplates": "deftemplate",
+  "list-deffacts": "deffacts",
+  "list-deffunctions": "deffunction",
+  "list-defglobals": "defglobal",
+};
+
+const GET_LIST: Record<string, ConstructKind> = {
+  "get-defrule-list": "defrule",
+  "get-deftemplate-list": "deftemplate",
+  "get-deffacts-list": "deffacts",
+  "get-deffunction-list": "deffunction",
+  "get-defglobal-list": "defglobal",
+};
+
+/** The introspection commands' names. */
+export const INTROSPECTION_COMMANDS: ReadonlySet<string> = new Set([
+  ...Object.keys(PP),
+  ...Object.keys(LIST),
+  ...Object.keys(GET_LIST),
+  "list-defmodules",
+  "get-defmodule-list",
+]);
+
+/** Runs one introspection command; null when `name` is not one. */
+export function introspectionCommand(
+  host: IntrospectionHost,
+  name: string,
+  args: readonly Value[],
+): Value | null {
+  const pp = PP[name];
+  if (pp) return prettyPrint(host, name, pp, args[0]);
+  const list = LIST[name];
+  if (list) {
+    const modules = moduleArgument(host, name, args[0]);
+    if (modules) host.print(listing(host, list, modules));
+    return VOID;
+  }
+  const get = GET_LIST[name];
+  if (get) {
+    const modules = moduleArgument(host, name, args[0]);
+    if (!modules) return VOID;
+    const qualify = modules.length > 1;
+    return modules.flatMap((m) => names(host, get, m).map((n) => (qualify ? `${m}::${n}` : n)));
+  }
+  if (name === "list-defmodules") {
+    host.print(total(host.modules(), "defmodule"));
+    return VOID;
+  }
+  if (name === "get-defmodule-list") return host.modules();
+  return null;
+}
+
+/** The names of `kind` in `module`, the built-in initial-fact deftemplate and deffacts first. */
+function names(host: IntrospectionHost, kind: ConstructKind, module: string): string[] {
+  const own = host.texts.names(kind, module);
+  const builtIn = module === "MAIN" && (kind === "deftemplate" || kind === "deffacts");
+  return builtIn ? ["initial-fact", ...own.filter((n) => n !== "initial-fact")] : own;
+}
+
+/** `(list-… [module | *])`: the modules to list, null after CLIPS's message for a bad one. */
+function moduleArgument(
+  host: IntrospectionHost,
+  fn: string,
+  arg: Value | undefined,
+): string[] | null {
+  if (arg === undefined) return [host.module()];
+  if (typeof arg !== "string") {
+    throw rulesRuntimeError(`${fn} expects a module name`, {
+      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
+    });
+  }
+  if (arg === "*") return host.modules();
+  if (!host.modules().includes(arg)) {
+    throw rulesRuntimeError(`${fn}: no module ${arg}`, {
+      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type defmodule name`,
+    });
+  }
+  return [arg];
+}
+
+function listing(host: IntrospectionHost, kind: ConstructKind, modules: string[]): string {
+  if (modules.length === 1) {
+    const only = modules[0] as string;
+    return total(names(host, kind, only), kind);
+  }
+  let text = "";
+  let count = 0;
+  for (const m of modules) {
+    const these = names(host, kind, m);
+    text += `${m}:\n${these.map((n) => `   ${n}\n`).join("")}`;
+    count += these.length;
+  }
+  return `${text}For a total of ${count} ${plural(kind, count)}.\n`;
+}
+
+/** Names one a line and the total; nothing at all for none, as CLIPS. */
+function total(list: readonly string[], kind: string): string {
+  if (list.length === 0) return "";
+  return `${list.map((n) => `${n}\n`).join("")}For a total of ${list.length} ${plural(kind, list.length)}.\n`;
+}
+
+function plural(kind: string, n: number): string {
+  return n === 1 || kind === "deffacts" ? kind : `${kind}s`;
+}
+
+function prettyPrint(
+  host: IntrospectionHost,
+  fn: string,
+  kind: ConstructKind,
+  arg: Value | undefined,
+): Value {
+  if (typeof arg !== "string") {
+    throw rulesRuntimeError(`${fn} expects a ${kind} name`, {
+      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type ${kind} name`,
+    });
+  }
+  // MAIN and the built-in initial-fact constructs exist but CLIPS keeps no text for them.
+  if (kind === "defmodule" ? arg === "MAIN" : arg === "initial-fact" && kind !== "defrule") {
+    return VOID;
+  }
+  const [module, name] = kind === "defmodule" ? ["", arg] : splitName(arg, host.module());
+  const found =
+    host.texts.has(kind, name) &&
+    (kind === "defmodule" || host.texts.moduleOf(kind, name) === module || !arg.includes("::"));
+  const inScope = found && (kind === "defmodule" || host.texts.moduleOf(kind, name) === module);
+  if (!inScope) {
+    throw rulesRuntimeError(`unable to find ${kind} ${formatValue(arg)}`, {
+      clips: `[PRNTUTIL1] Unable to find ${kind} ${arg}.`,
+    });
+  }
+  const text = host.texts.pretty(kind, name);
+  if (text !== null) host.print(text);
+  return VOID;
+}

@@ -1,0 +1,154 @@
+/**
+ * The text CLIPS keeps for each construct (what `ppdefrule` and the other `pp…` commands print)
+ * and the text of a construct that failed to parse up to the failing token (CLIPS's `ERROR:`
+ * echo). Both replay CLIPS's parsers over the form (`pp-reader.ts`).
+ *
+ * @example
+ * ppConstruct(readForms("(defrule r (a) => (assert (b)))")[0] as SList, "MAIN")
+ * // "(defrule MAIN::r\n   (a)\n   =>\n   (assert (b)))\n"
+ */
+import { atomOrExpression, groupActions, rhsPattern } from "./pp-actions.js";
+import { ruleBody } from "./pp-lhs.js";
+import { isSymbol, PPReader, PPStop, type PPToken } from "./pp-reader.js";
+import type { SList, SNode } from "./reader.js";
+
+/** The constructs the printer replays. */
+const PRINTED = new Set(["defrule", "deffunction", "deftemplate", "deffacts", "defmodule"]);
+
+/**
+ * The pretty-printed text of `form` as CLIPS stores it (ending in a line break), or, given
+ * `limit` (the number of tokens CLIPS read before it failed), the text written up to there
+ * (without the final line break). Null for a construct the printer does not replay.
+ */
+export function ppConstruct(form: SList, module: string, limit?: number): string | null {
+  const head = form.items[0];
+  if (head?.type !== "atom" || !PRINTED.has(head.text)) return null;
+  const r = new PPReader(form, limit);
+  try {
+    r.skip();
+    r.skip();
+    r.save(`(${head.text} `);
+    r.buf.depth = 3;
+    switch (head.text) {
+      case "defrule":
+        defrule(r, module);
+        break;
+      case "deffunction":
+        deffunction(r, module);
+        break;
+      case "deftemplate":
+        listsOnLines(r, module);
+        break;
+      case "deffacts":
+        listsOnLines(r, module, true);
+        break;
+      case "defmodule":
+        listsOnLines(r, "");
+        break;
+    }
+    r.save("\n");
+  } catch (e) {
+    if (!(e instanceof PPStop)) throw e;
+  }
+  return r.buf.text;
+}
+
+/**
+ * GetConstructNameAndComment: the name (qualified with its module unless `module` is empty),
+ * the optional comment, then the next token on a new line. Returns that token.
+ */
+function header(r: PPReader, module: string, comment = true): PPToken {
+  const name = r.get();
+  if (module !== "" && !name.print.includes("::")) {
+    r.backup();
+    r.save(`${module}::${name.print}`);
+  }
+  let t = r.get();
+  if (comment && t.kind === "atom" && t.atom?.kind === "string") {
+    r.backup();
+    r.save(" ");
+    r.save(t.print);
+    t = r.get();
+  }
+  if (t.kind !== ")") {
+    r.backup();
+    r.save("\n   ");
+    r.save(t.print);
+  }
+  return t;
+}
+
+function defrule(r: PPReader, module: string): void {
+  const first = header(r, module);
+  ruleBody(r, first);
+  r.save("\n   ");
+  r.buf.depth = 3;
+  const end = groupActions(r);
+  r.backup();
+  r.backup();
+  r.save(end.print);
+}
+
+function deffunction(r: PPReader, module: string): void {
+  const open = header(r, module);
+  if (open.kind !== "(") throw new PPStop();
+  let t = r.get();
+  while (t.kind !== ")") {
+    r.save(" ");
+    t = r.get();
+    if (t.kind === ")") {
+      r.backup();
+      r.backup();
+      r.save(")");
+    }
+  }
+  r.cr();
+  const end = groupActions(r);
+  r.backup();
+  r.backup();
+  r.save(end.print);
+}
+
+/** deftemplate, deffacts, defmodule: each slot, fact or port on its own line, as written. */
+function listsOnLines(r: PPReader, module: string, facts = false): void {
+  let t = header(r, module);
+  while (t.kind === "(") {
+    if (facts) rhsPattern(r);
+    else plainList(r);
+    t = r.get();
+    if (t.kind !== ")") {
+      r.backup();
+      r.save("\n   ");
+      r.save(t.print);
+    }
+  }
+}
+
+/** A list (its `(` read) printed as written, one space between items. */
+function plainList(r: PPReader): void {
+  let first = true;
+  for (;;) {
+    const t = r.peek();
+    if (t === undefined) throw new PPStop();
+    if (t.kind === ")") {
+      r.get();
+      return;
+    }
+    if (!first) r.save(" ");
+    first = false;
+    if (r.get().kind === "(") plainList(r);
+  }
+}
+
+/** `(defglobal MODULE ?*name* = value)` for one global, as ppdefglobal prints it. */
+export function ppDefglobal(module: string, name: string, value: SNode): string {
+  const r = new PPReader(value);
+  try {
+    atomOrExpression(r);
+  } catch (e) {
+    if (!(e instanceof PPStop)) throw e;
+  }
+  return `(defglobal ${module} ?*${name}* = ${r.buf.text})\n`;
+}
+
+export { isSymbol };
