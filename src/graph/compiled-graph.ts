@@ -527,7 +527,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   private requireSaver(method: string): BaseCheckpointSaver {
     if (!this.checkpointer) {
-      throw new KeelError("CHECKPOINTER_REQUIRED", `${method} needs a checkpointer.`, {
+      throw new KeelError("CHECKPOINTER_REQUIRED", `No checkpointer set: ${method} needs one.`, {
         hint: "Compile with one: builder.compile({ checkpointer: new MemorySaver() }).",
       });
     }
