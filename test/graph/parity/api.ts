@@ -8,6 +8,7 @@ import * as langgraphModule from "@langchain/langgraph";
 import * as langgraphChannels from "@langchain/langgraph/channels";
 import * as langgraphPregel from "@langchain/langgraph/pregel";
 import * as langgraphZod from "@langchain/langgraph/zod";
+import * as langgraphZodSchema from "@langchain/langgraph/zod/schema";
 import * as langgraphCheckpoint from "@langchain/langgraph-checkpoint";
 
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
@@ -153,6 +154,7 @@ export const langgraph: GraphApi = toGraphApi("langgraph", {
   ...langgraphChannels,
   ...langgraphPregel,
   ...langgraphZod,
+  ...langgraphZodSchema,
   ...langgraphModule,
 });
 
