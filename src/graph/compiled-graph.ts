@@ -8,6 +8,7 @@ import type {
 } from "../checkpoint/base/index.js";
 import { KeelError } from "../core/index.js";
 import type { GraphDeclaration } from "./builder/declarations.js";
+import { drawGraph, type GetGraphOptions } from "./builder/drawable.js";
 import { Command, isCommand } from "./command.js";
 import { END, INTERRUPT, START } from "./constants.js";
 import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
@@ -186,6 +187,26 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   }
 
   /** The state keys, in schema order. */
+  /**
+   * The graph as LangChain's drawable `Graph` (needs `@langchain/core`): `drawMermaid()` gives
+   * its Mermaid text, as LangGraph.js's `getGraph()` does. `xray` draws subgraphs inside.
+   *
+   * @example
+   * console.log(graph.getGraph().drawMermaid());
+   */
+  getGraph(options?: GetGraphOptions): ReturnType<typeof drawGraph> {
+    return drawGraph(
+      this.declaration,
+      { before: this.interruptBefore, after: this.interruptAfter },
+      options,
+    );
+  }
+
+  /** {@link getGraph}, as a promise (LangGraph.js's `getGraphAsync`). */
+  async getGraphAsync(options?: GetGraphOptions): Promise<ReturnType<typeof drawGraph>> {
+    return this.getGraph(options);
+  }
+
   get stateKeys(): readonly string[] {
     return this.spec.stateKeys;
   }
@@ -527,7 +548,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
 
   private requireSaver(method: string): BaseCheckpointSaver {
     if (!this.checkpointer) {
-      throw new KeelError("CHECKPOINTER_REQUIRED", `${method} needs a checkpointer.`, {
+      throw new KeelError("CHECKPOINTER_REQUIRED", `No checkpointer set: ${method} needs one.`, {
         hint: "Compile with one: builder.compile({ checkpointer: new MemorySaver() }).",
       });
     }

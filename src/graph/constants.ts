@@ -20,6 +20,8 @@ export const BRANCH_PREFIX = "branch:to:";
 export const JOIN_PREFIX = "join:";
 /** The channel that carries `Send`s to the next step. */
 export const TASKS_CHANNEL = "__pregel_tasks";
+/** {@link TASKS_CHANNEL} under the name LangGraph.js's checkpoint package exports it by. */
+export const TASKS = TASKS_CHANNEL;
 /** Pending-write channels with a fixed meaning (see the checkpointer port). */
 export const ERROR_WRITE = "__error__";
 export const INTERRUPT_WRITE = "__interrupt__";

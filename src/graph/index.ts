@@ -52,7 +52,7 @@ export {
 } from "./channels/public/index.js";
 export { Command, type CommandOptions, isCommand } from "./command.js";
 export { CompiledStateGraph } from "./compiled-graph.js";
-export { END, INTERRUPT, START } from "./constants.js";
+export { END, INTERRUPT, START, TASKS } from "./constants.js";
 export {
   EmptyChannelError,
   GraphDrained,
@@ -90,6 +90,16 @@ export {
   NodeTimeoutError,
   type TimeoutPolicy,
 } from "./pregel/timeout.js";
+export {
+  Channel,
+  ChannelWrite,
+  type ChannelWriteEntry,
+  Pregel,
+  PregelNode,
+  type PregelOptions,
+  type PregelRunConfig,
+  type PregelStep,
+} from "./pregel-api/index.js";
 export { RunControl } from "./run-control.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
 export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";

@@ -6,6 +6,7 @@ import { INTERRUPT } from "../constants.js";
 import { isThenable } from "../pregel/node-output.js";
 import type { RunConfig, StateSnapshot } from "../types.js";
 import type { AddNodeOptions, PathMap } from "./declarations.js";
+import type { GetGraphOptions } from "./drawable.js";
 import { type CompileOptions, StateGraph } from "./state-graph.js";
 
 /** The one state key a `Graph` runs on: the value passed from node to node. */
@@ -110,6 +111,11 @@ export class CompiledGraph {
       }
     }
     return values();
+  }
+
+  /** The graph as LangChain's drawable `Graph` (see `CompiledStateGraph.getGraph`). */
+  getGraph(options?: GetGraphOptions): ReturnType<Inner["getGraph"]> {
+    return this.inner.getGraph(options);
   }
 
   batch(inputs: unknown[], config?: RunConfig | RunConfig[]): Promise<unknown[]> {

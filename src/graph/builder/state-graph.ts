@@ -4,6 +4,7 @@ import type { Command } from "../command.js";
 import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
 import { GraphValueError, NodeError } from "../errors.js";
+import { recordSchemaSources, schemaSourcesOf } from "../schema/graph-schemas.js";
 import { resolveSchemas } from "../schema/resolve.js";
 import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 import type {
@@ -211,6 +212,7 @@ export class StateGraph<S extends StateDefinition> {
    */
   constructor(state: StateGraphInit<S>, options?: StateGraphOptions) {
     const resolved = resolveSchemas(state, options);
+    recordSchemaSources(this, { state, options });
     this.declaration = {
       schema: resolved.channels,
       nodes: new Map(),
@@ -398,7 +400,7 @@ export class StateGraph<S extends StateDefinition> {
     const declaration = withNodeDefaults(this.declaration, this.nodeDefaults);
     validateGraph(declaration, { before, after });
     this.compiled = true;
-    return new CompiledStateGraph<StateType<S>, UpdateType<S>>(declaration, {
+    const compiled = new CompiledStateGraph<StateType<S>, UpdateType<S>>(declaration, {
       cache: options.cache,
       checkpointer: options.checkpointer,
       interruptBefore: before,
@@ -406,6 +408,8 @@ export class StateGraph<S extends StateDefinition> {
       name: options.name ?? "LangGraph",
       store: options.store,
     });
+    recordSchemaSources(compiled, schemaSourcesOf(this));
+    return compiled;
   }
 
   private assertOpen(): void {

@@ -294,7 +294,7 @@ export function requireSaver(saver: BaseCheckpointSaver | undefined, feature: st
   if (!saver) {
     throw new KeelError(
       "CHECKPOINTER_REQUIRED",
-      `${feature} needs a checkpointer: the paused run must be saved to be resumed.`,
+      `No checkpointer set: ${feature} needs one, the paused run must be saved to be resumed.`,
       {
         hint: "Compile with a checkpointer, e.g. builder.compile({ checkpointer: new MemorySaver() }), and pass configurable.thread_id.",
       },

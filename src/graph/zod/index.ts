@@ -13,3 +13,10 @@
 
 export { MessagesZodState } from "./messages.js";
 export { MessagesZodMeta, registry, type SchemaMeta, withLangGraph } from "./meta.js";
+export {
+  getConfigTypeSchema,
+  getInputTypeSchema,
+  getOutputTypeSchema,
+  getStateTypeSchema,
+  getUpdateTypeSchema,
+} from "./schema.js";

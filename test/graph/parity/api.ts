@@ -6,7 +6,9 @@
  */
 import * as langgraphModule from "@langchain/langgraph";
 import * as langgraphChannels from "@langchain/langgraph/channels";
+import * as langgraphPregel from "@langchain/langgraph/pregel";
 import * as langgraphZod from "@langchain/langgraph/zod";
+import * as langgraphZodSchema from "@langchain/langgraph/zod/schema";
 import * as langgraphCheckpoint from "@langchain/langgraph-checkpoint";
 
 /** A graph state as both libraries hand it to nodes and return it from `invoke`. */
@@ -145,12 +147,14 @@ export function toGraphApi(label: string, module: object): GraphApi {
   return { label, ...exported } as unknown as GraphApi;
 }
 
-// LangGraph.js exports its channel classes from a subpath and its cache from its checkpoint
+// LangGraph.js exports its channel classes and `Pregel` from subpaths and its cache from its checkpoint
 // package; Keel exports them from its root.
 export const langgraph: GraphApi = toGraphApi("langgraph", {
   ...langgraphCheckpoint,
   ...langgraphChannels,
+  ...langgraphPregel,
   ...langgraphZod,
+  ...langgraphZodSchema,
   ...langgraphModule,
 });
 

@@ -1,0 +1,173 @@
+/** The low-level `Pregel` class with `Channel.subscribeTo` / `Channel.writeTo` nodes. */
+import type { GraphApi } from "../api.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: both libraries' classes, called the same way.
+type Loose = Record<string, any>;
+const lib = (api: GraphApi): Loose => api as unknown as Loose;
+
+async function collect(stream: Promise<AsyncIterable<unknown>>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const chunk of await stream) out.push(chunk);
+  return out;
+}
+
+async function outcome(run: () => Promise<unknown>, api: GraphApi): Promise<unknown> {
+  try {
+    return { value: await run() };
+  } catch (error) {
+    if (error instanceof api.GraphRecursionError) return { error: "GraphRecursionError" };
+    if (error instanceof api.InvalidUpdateError) return { error: "InvalidUpdateError" };
+    return { error: (error as Error).message };
+  }
+}
+
+export const issue13PregelPrograms = {
+  /** Two nodes chained by a channel; single and list input/output channels; writeTo extras. */
+  async chain(api: GraphApi) {
+    const { Pregel, Channel, LastValue } = lib(api);
+    const addOne = (x: number) => x + 1;
+    const one = Channel.subscribeTo("input")
+      .pipe(addOne)
+      .pipe(Channel.writeTo(["inbox"]));
+    const two = Channel.subscribeTo("inbox")
+      .pipe(addOne)
+      .pipe(
+        Channel.writeTo(["output"], { fixed: 5, plusOne: (x: number) => x + 1, none: () => null }),
+      );
+    const channels = () => ({
+      input: new LastValue(),
+      inbox: new LastValue(),
+      output: new LastValue(),
+      fixed: new LastValue(),
+      plusOne: new LastValue(),
+      none: new LastValue(),
+    });
+    const app = new Pregel({
+      nodes: { one, two },
+      channels: channels(),
+      inputChannels: "input",
+      outputChannels: "output",
+      streamChannels: ["inbox", "output"],
+    });
+    const objects = new Pregel({
+      nodes: { one, two },
+      channels: channels(),
+      inputChannels: ["input"],
+      outputChannels: ["output", "fixed", "plusOne", "none"],
+    });
+    return {
+      invoke: await app.invoke(2),
+      outputKeys: await app.invoke(2, { outputKeys: ["output"] }),
+      objects: await objects.invoke({ input: 2 }),
+      limit: await outcome(() => app.invoke(2, { recursionLimit: 1 }), api),
+      updates: await collect(app.stream(2, { streamMode: "updates" })),
+      values: await collect(app.stream(2)),
+      batch: await app.batch([1, 2, 3]),
+      streamChannels: app.streamChannelsList,
+    };
+  },
+
+  /** Topics gather a step's writes and clear after it; two writes to a LastValue conflict. */
+  async topicsAndConflicts(api: GraphApi) {
+    const { Pregel, Channel, LastValue, Topic, BinaryOperatorAggregate } = lib(api);
+    const addOne = (x: number) => x + 1;
+    const fanIn = new Pregel({
+      nodes: {
+        a: Channel.subscribeTo("input")
+          .pipe(addOne)
+          .pipe(Channel.writeTo(["inbox"])),
+        b: Channel.subscribeTo("input")
+          .pipe(addOne)
+          .pipe(Channel.writeTo(["inbox"])),
+        c: Channel.subscribeTo("inbox")
+          .pipe((xs: number[]) => xs.map((x) => x + 10))
+          .pipe(Channel.writeTo(["output"])),
+      },
+      channels: { inbox: new Topic(), output: new LastValue(), input: new LastValue() },
+      inputChannels: "input",
+      outputChannels: "output",
+    });
+    const conflict = new Pregel({
+      nodes: {
+        a: Channel.subscribeTo("input")
+          .pipe(addOne)
+          .pipe(Channel.writeTo(["output"])),
+        b: Channel.subscribeTo("input")
+          .pipe(addOne)
+          .pipe(Channel.writeTo(["output"])),
+      },
+      channels: { output: new LastValue(), input: new LastValue() },
+      inputChannels: "input",
+      outputChannels: "output",
+    });
+    const joined = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo(["input"])
+          .join(["total"])
+          .pipe((x: { input: number; total?: number }) => (x.total ?? 0) + x.input)
+          .pipe(Channel.writeTo(["output", "total"])),
+      },
+      channels: {
+        total: new BinaryOperatorAggregate((a: number, b: number) => a + b),
+        input: new LastValue(),
+        output: new LastValue(),
+      },
+      inputChannels: "input",
+      outputChannels: "output",
+    });
+    const silent = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo("input")
+          .pipe(addOne)
+          .pipe(Channel.writeTo(["between"])),
+        two: Channel.subscribeTo("between").pipe(addOne),
+      },
+      channels: { input: new LastValue(), between: new LastValue(), output: new LastValue() },
+      inputChannels: "input",
+      outputChannels: "output",
+    });
+    return {
+      fanIn: await fanIn.invoke(2),
+      conflict: await outcome(() => conflict.invoke(2), api),
+      joined: await joined.invoke(2),
+      silent: await silent.invoke(2),
+      noChannels: await outcome(async () => new Pregel({ nodes: {} }), api).then((r) =>
+        "error" in (r as object) ? "threw" : "accepted",
+      ),
+    };
+  },
+
+  /** A checkpointer keeps channel values across invokes of a thread; `getState` reads them. */
+  async checkpointed(api: GraphApi) {
+    const { Pregel, Channel, LastValue, BinaryOperatorAggregate } = lib(api);
+    const saver = new api.MemorySaver() as Loose;
+    const app = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo(["input"])
+          .join(["total"])
+          .pipe((x: { input: number; total?: number }) => (x.total ?? 0) + x.input)
+          .pipe(Channel.writeTo(["output", "total"]))
+          .pipe((x: number) => {
+            if (x > 10) throw new Error("too large");
+            return x;
+          }),
+      },
+      channels: {
+        total: new BinaryOperatorAggregate((a: number, b: number) => a + b),
+        input: new LastValue(),
+        output: new LastValue(),
+      },
+      inputChannels: "input",
+      outputChannels: "output",
+      checkpointer: saver,
+    });
+    const thread = { configurable: { thread_id: "1" } };
+    const first = await app.invoke(2, thread);
+    const second = await app.invoke(3, thread);
+    const failed = await outcome(() => app.invoke(4, thread), api);
+    const state = await app.getState(thread);
+    const history: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread)) history.push(snapshot.values);
+    return { first, second, failed, values: state.values, next: state.next, history };
+  },
+};
