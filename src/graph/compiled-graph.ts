@@ -29,6 +29,7 @@ import {
   GraphRunStream,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
+import { addSubgraphStates, graphAt } from "./subgraph-state.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -70,7 +71,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly spec: GraphSpec;
   readonly checkpointer: BaseCheckpointSaver | undefined;
   /** As a subgraph: `true` keeps its own state across calls, `false` never checkpoints. */
-  private readonly subgraphPersistence: boolean | undefined;
+  readonly subgraphPersistence: boolean | undefined;
   readonly name: string;
   /** The long-term store given to `compile`, handed to nodes as `config.store`. */
   readonly store: BaseStore | undefined;
@@ -336,9 +337,35 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     return out;
   }
 
-  /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
-  async getState(config: RunConfig): Promise<StateSnapshot<State>> {
+  /**
+   * The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). A config
+   * whose `checkpoint_ns` is a subgraph's (from `tasks[i].state`) reads that subgraph's state.
+   * With `{ subgraphs: true }`, each pending task of a subgraph node carries the subgraph's own
+   * snapshot as `state` (otherwise the config to read it with), as in LangGraph.js.
+   *
+   * @example
+   * const snapshot = await graph.getState(config, { subgraphs: true });
+   * const inner = snapshot.tasks[0]?.state; // the paused subgraph's StateSnapshot
+   */
+  async getState(
+    config: RunConfig,
+    options: { subgraphs?: boolean } = {},
+  ): Promise<StateSnapshot<State>> {
     const saver = this.requireSaver("getState");
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    return (await graph.stateAt(
+      config,
+      graph.checkpointer ?? saver,
+      options.subgraphs === true,
+    )) as StateSnapshot<State>;
+  }
+
+  /** `getState` on `saver`: also how a parent reads the state of a subgraph on its saver. */
+  async stateAt(
+    config: RunConfig,
+    saver: BaseCheckpointSaver,
+    subgraphs: boolean,
+  ): Promise<StateSnapshot<State>> {
     if (this.usesMessages) await preloadLangChain();
     const tuple = await saver.getTuple(config);
     if (!tuple)
@@ -351,15 +378,32 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         createdAt: undefined,
         parentConfig: undefined,
       };
-    return snapshotOf(this.createLoop(config, {}, saver), tuple, true) as StateSnapshot<State>;
+    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, true);
+    await addSubgraphStates(this.spec, snapshot, saver, subgraphs);
+    return snapshot as StateSnapshot<State>;
   }
 
-  /** Every checkpoint of a thread, newest first (`filter`, `before`, `limit` as in the saver). */
+  /**
+   * Every checkpoint of a thread, newest first (`filter`, `before`, `limit` as in the saver); a
+   * subgraph's `checkpoint_ns` lists that subgraph's checkpoints.
+   */
   async *getStateHistory(
     config: RunConfig,
     options: CheckpointListOptions = {},
   ): AsyncGenerator<StateSnapshot<State>> {
     const saver = this.requireSaver("getStateHistory");
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    yield* graph.historyAt(config, graph.checkpointer ?? saver, options) as AsyncGenerator<
+      StateSnapshot<State>
+    >;
+  }
+
+  /** `getStateHistory` on `saver`. */
+  async *historyAt(
+    config: RunConfig,
+    saver: BaseCheckpointSaver,
+    options: CheckpointListOptions,
+  ): AsyncGenerator<StateSnapshot<State>> {
     if (this.usesMessages) await preloadLangChain();
     // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
     const own = {
@@ -386,6 +430,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     asNode?: string,
   ): Promise<CheckpointConfig> {
     const saver = this.requireSaver("updateState");
+    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    return graph.updateAt(config, values, asNode, graph.checkpointer ?? saver);
+  }
+
+  /** `updateState` on `saver`. */
+  async updateAt(
+    config: RunConfig,
+    values: unknown,
+    asNode: string | undefined,
+    saver: BaseCheckpointSaver,
+  ): Promise<CheckpointConfig> {
     if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);

@@ -185,7 +185,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     if ((latest || resumes) && tuple.pendingWrites.length > 0) {
       this.saved = groupPendingWrites(tuple.pendingWrites);
       this.reuseWrites = latest;
-    }
+    } else if (resumes) this.saved = new Map();
     this.skipInterruptBefore = true;
     if (resumes) this.resume = { value: command!.resume };
     this.options.hooks.values?.(this.stateView());
