@@ -16,7 +16,7 @@ import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messag
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
+import { GraphLoop, type LoopHooks, type Replay, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
@@ -29,7 +29,7 @@ import {
   GraphRunStream,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
-import { addSubgraphStates, graphAt } from "./subgraph-state.js";
+import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -56,6 +56,8 @@ interface ParentLink {
   task: InterruptScope;
   /** Set when the parent is streamed with `subgraphs: true`. */
   stream?: SubgraphSink | undefined;
+  /** Set when the parent run replays from a past checkpoint. */
+  replay?: Replay | undefined;
 }
 const parentLinks = new WeakMap<RunConfig, ParentLink>();
 
@@ -492,6 +494,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         if (Object.hasOwn(input, key)) own[key] = (input as Record<string, unknown>)[key];
       start = own;
     }
+    let startAt: { tuple: CheckpointTuple | undefined } | undefined;
+    const replay = link?.replay;
     if (saver) {
       // The namespace is unique to the parent task, so an existing checkpoint means this task ran
       // before and paused: continue it, with the resume value the parent received.
@@ -503,6 +507,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         const fresh = link?.task.fresh;
         if (link) link.task.fresh = undefined;
         start = fresh ? new Command({ resume: fresh.value }) : null;
+      } else if (existing && replay && savedAfter(existing, replay)) {
+        // The parent replays from a past checkpoint: this subgraph's own state is taken as it
+        // was then (nothing, if it had not run yet), as in LangGraph.js.
+        startAt = { tuple: await lastBefore(saver, config, replay.from) };
       }
     }
     const sink = link?.stream;
@@ -511,7 +519,9 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const namespace = namespaceOf(config.configurable?.checkpoint_ns);
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
-    const loop = this.createLoop(config, hooks, saver, sink);
+    const loop = this.createLoop(config, hooks, saver, sink, startAt);
+    // Its own subgraphs replay within the same window (checkpoint ids are ordered in time).
+    loop.replay = replay;
     await loop.load(start);
     const outcome = await loop.run();
     // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
@@ -531,6 +541,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     hooks: LoopHooks,
     saverOverride: BaseCheckpointSaver | undefined,
     sink?: SubgraphSink,
+    startAt?: { tuple: CheckpointTuple | undefined },
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -557,7 +568,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           ? new Set(config.interruptAfter)
           : this.interruptAfter;
     const ns = config.configurable?.checkpoint_ns ?? "";
-    return new GraphLoop({
+    const loop: GraphLoop = new GraphLoop({
+      startAt,
       spec: this.spec,
       saver,
       config,
@@ -575,10 +587,19 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
-        parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
+        const replay = loop.replay;
+        parentLinks.set(
+          child,
+          sink
+            ? { saver, task, stream: sink, replay }
+            : replay
+              ? { saver, task, replay }
+              : { saver, task },
+        );
         return child;
       },
     });
+    return loop;
   }
 
   private requireSaver(method: string): BaseCheckpointSaver {

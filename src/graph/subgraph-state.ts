@@ -4,7 +4,8 @@
  * subgraph, and `getState(config, { subgraphs: true })` puts each paused subgraph's snapshot on
  * its task (`tasks[i].state`).
  */
-import type { BaseCheckpointSaver } from "../checkpoint/base/index.js";
+import type { BaseCheckpointSaver, CheckpointTuple } from "../checkpoint/base/index.js";
+import type { Replay } from "./pregel/loop.js";
 import type { GraphSpec } from "./pregel/spec.js";
 import type { RunConfig, StateSnapshot } from "./types.js";
 
@@ -68,4 +69,21 @@ export async function addSubgraphStates(
     if (await childSaver.getTuple(config))
       task.state = (await subgraph.stateAt(config, childSaver, true)) as StateSnapshot;
   }
+}
+
+/** True when `tuple` was saved after the point `replay` replays from, by an earlier run. */
+export function savedAfter(tuple: CheckpointTuple, replay: Replay): boolean {
+  const id = tuple.checkpoint.id;
+  return id > replay.from && id < replay.started;
+}
+
+/** The newest checkpoint of `config`'s namespace saved before checkpoint id `before`. */
+export async function lastBefore(
+  saver: BaseCheckpointSaver,
+  config: RunConfig,
+  before: string,
+): Promise<CheckpointTuple | undefined> {
+  const options = { before: { configurable: { checkpoint_id: before } }, limit: 1 };
+  for await (const tuple of saver.list(config, options)) return tuple;
+  return undefined;
 }

@@ -81,4 +81,40 @@ export const issue13SubgraphStatePrograms = {
     const resumed = await graph.invoke(new api.Command({ resume: "yes" }), config);
     return { own, history, edited, resumed };
   },
+
+  /**
+   * Replaying the parent from before a stateful subgraph (`checkpointer: true`) ran gives the
+   * subgraph its state as it was then; the next ordinary run continues from its latest state.
+   */
+  async statefulSubgraphReplay(api: GraphApi) {
+    const seen: unknown[] = [];
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const Sub = api.Annotation.Root({
+      trail: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const sub = new api.StateGraph(Sub)
+      .addNode("step", (state: Values) => {
+        seen.push([...(state.trail as string[])]);
+        return { trail: ["s"] };
+      })
+      .addEdge(api.START, "step")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(State)
+      .addNode("first", () => ({ log: ["first"] }))
+      .addNode("sub", sub)
+      .addEdge(api.START, "first")
+      .addEdge("first", "sub")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as SubgraphStateGraph;
+    const config = thread("stateful-replay");
+    await graph.invoke({ log: [] }, config);
+    await graph.invoke({ log: [] }, config);
+    const history: StateSnapshotLike[] = [];
+    for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot);
+    const beforeFirstSub = history.filter((s) => s.next.includes("sub")).at(-1);
+    await graph.invoke(null, beforeFirstSub?.config);
+    await graph.invoke({ log: [] }, config);
+    return seen;
+  },
 };
