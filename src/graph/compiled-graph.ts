@@ -17,7 +17,7 @@ import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messag
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import { GraphLoop, type LoopHooks, startNode } from "./pregel/loop.js";
+import { GraphLoop, type LoopHooks, type Replay, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
@@ -30,6 +30,7 @@ import {
   GraphRunStream,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
+import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -56,6 +57,8 @@ interface ParentLink {
   task: InterruptScope;
   /** Set when the parent is streamed with `subgraphs: true`. */
   stream?: SubgraphSink | undefined;
+  /** Set when the parent run replays from a past checkpoint. */
+  replay?: Replay | undefined;
 }
 const parentLinks = new WeakMap<RunConfig, ParentLink>();
 
@@ -71,7 +74,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   readonly spec: GraphSpec;
   readonly checkpointer: BaseCheckpointSaver | undefined;
   /** As a subgraph: `true` keeps its own state across calls, `false` never checkpoints. */
-  private readonly subgraphPersistence: boolean | undefined;
+  readonly subgraphPersistence: boolean | undefined;
   readonly name: string;
   /** The long-term store given to `compile`, handed to nodes as `config.store`. */
   readonly store: BaseStore | undefined;
@@ -357,9 +360,35 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     return out;
   }
 
-  /** The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). */
-  async getState(config: RunConfig): Promise<StateSnapshot<State>> {
+  /**
+   * The state of a thread at its latest checkpoint (or at `configurable.checkpoint_id`). A config
+   * whose `checkpoint_ns` is a subgraph's (from `tasks[i].state`) reads that subgraph's state.
+   * With `{ subgraphs: true }`, each pending task of a subgraph node carries the subgraph's own
+   * snapshot as `state` (otherwise the config to read it with), as in LangGraph.js.
+   *
+   * @example
+   * const snapshot = await graph.getState(config, { subgraphs: true });
+   * const inner = snapshot.tasks[0]?.state; // the paused subgraph's StateSnapshot
+   */
+  async getState(
+    config: RunConfig,
+    options: { subgraphs?: boolean } = {},
+  ): Promise<StateSnapshot<State>> {
     const saver = this.requireSaver("getState");
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    return (await graph.stateAt(
+      config,
+      graph.checkpointer ?? saver,
+      options.subgraphs === true,
+    )) as StateSnapshot<State>;
+  }
+
+  /** `getState` on `saver`: also how a parent reads the state of a subgraph on its saver. */
+  async stateAt(
+    config: RunConfig,
+    saver: BaseCheckpointSaver,
+    subgraphs: boolean,
+  ): Promise<StateSnapshot<State>> {
     if (this.usesMessages) await preloadLangChain();
     const tuple = await saver.getTuple(config);
     if (!tuple)
@@ -372,15 +401,32 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         createdAt: undefined,
         parentConfig: undefined,
       };
-    return snapshotOf(this.createLoop(config, {}, saver), tuple, true) as StateSnapshot<State>;
+    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, true);
+    await addSubgraphStates(this.spec, snapshot, saver, subgraphs);
+    return snapshot as StateSnapshot<State>;
   }
 
-  /** Every checkpoint of a thread, newest first (`filter`, `before`, `limit` as in the saver). */
+  /**
+   * Every checkpoint of a thread, newest first (`filter`, `before`, `limit` as in the saver); a
+   * subgraph's `checkpoint_ns` lists that subgraph's checkpoints.
+   */
   async *getStateHistory(
     config: RunConfig,
     options: CheckpointListOptions = {},
   ): AsyncGenerator<StateSnapshot<State>> {
     const saver = this.requireSaver("getStateHistory");
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    yield* graph.historyAt(config, graph.checkpointer ?? saver, options) as AsyncGenerator<
+      StateSnapshot<State>
+    >;
+  }
+
+  /** `getStateHistory` on `saver`. */
+  async *historyAt(
+    config: RunConfig,
+    saver: BaseCheckpointSaver,
+    options: CheckpointListOptions,
+  ): AsyncGenerator<StateSnapshot<State>> {
     if (this.usesMessages) await preloadLangChain();
     // This graph's own namespace only: a subgraph's checkpoints are not states of this graph.
     const own = {
@@ -407,6 +453,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     asNode?: string,
   ): Promise<CheckpointConfig> {
     const saver = this.requireSaver("updateState");
+    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    return graph.updateAt(config, values, asNode, graph.checkpointer ?? saver);
+  }
+
+  /** `updateState` on `saver`. */
+  async updateAt(
+    config: RunConfig,
+    values: unknown,
+    asNode: string | undefined,
+    saver: BaseCheckpointSaver,
+  ): Promise<CheckpointConfig> {
     if (this.usesMessages) await preloadLangChain();
     const loop = this.createLoop(config, {}, saver);
     const tuple = await saver.getTuple(config);
@@ -457,6 +515,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         if (Object.hasOwn(input, key)) own[key] = (input as Record<string, unknown>)[key];
       start = own;
     }
+    let startAt: { tuple: CheckpointTuple | undefined } | undefined;
+    const replay = link?.replay;
     if (saver) {
       // The namespace is unique to the parent task, so an existing checkpoint means this task ran
       // before and paused: continue it, with the resume value the parent received.
@@ -468,6 +528,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         const fresh = link?.task.fresh;
         if (link) link.task.fresh = undefined;
         start = fresh ? new Command({ resume: fresh.value }) : null;
+      } else if (existing && replay && savedAfter(existing, replay)) {
+        // The parent replays from a past checkpoint: this subgraph's own state is taken as it
+        // was then (nothing, if it had not run yet), as in LangGraph.js.
+        startAt = { tuple: await lastBefore(saver, config, replay.from) };
       }
     }
     const sink = link?.stream;
@@ -476,7 +540,9 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const namespace = namespaceOf(config.configurable?.checkpoint_ns);
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
-    const loop = this.createLoop(config, hooks, saver, sink);
+    const loop = this.createLoop(config, hooks, saver, sink, startAt);
+    // Its own subgraphs replay within the same window (checkpoint ids are ordered in time).
+    loop.replay = replay;
     await loop.load(start);
     const outcome = await loop.run();
     // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
@@ -496,6 +562,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     hooks: LoopHooks,
     saverOverride: BaseCheckpointSaver | undefined,
     sink?: SubgraphSink,
+    startAt?: { tuple: CheckpointTuple | undefined },
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -522,7 +589,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           ? new Set(config.interruptAfter)
           : this.interruptAfter;
     const ns = config.configurable?.checkpoint_ns ?? "";
-    return new GraphLoop({
+    const loop: GraphLoop = new GraphLoop({
+      startAt,
       spec: this.spec,
       saver,
       config,
@@ -540,10 +608,19 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
-        parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
+        const replay = loop.replay;
+        parentLinks.set(
+          child,
+          sink
+            ? { saver, task, stream: sink, replay }
+            : replay
+              ? { saver, task, replay }
+              : { saver, task },
+        );
         return child;
       },
     });
+    return loop;
   }
 
   private requireSaver(method: string): BaseCheckpointSaver {

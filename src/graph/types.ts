@@ -139,6 +139,11 @@ export interface StateTask {
   result?: unknown;
   /** The error, when the task failed. */
   error?: unknown;
+  /**
+   * A subgraph node's own state: the config to read it with (`getState(config)`), or with
+   * `getState(config, { subgraphs: true })` its snapshot.
+   */
+  state?: StateSnapshot | RunConfig;
 }
 
 /** The state of a thread at one checkpoint. Same shape as LangGraph.js's `StateSnapshot`. */

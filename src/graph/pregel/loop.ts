@@ -1,8 +1,9 @@
-import type {
-  BaseCheckpointSaver,
-  CheckpointConfig,
-  CheckpointMetadata,
-  CheckpointTuple,
+import {
+  type BaseCheckpointSaver,
+  type CheckpointConfig,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  newCheckpointId,
 } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
 import { type Command, isCommand } from "../command.js";
@@ -53,6 +54,18 @@ export interface LoopOptions {
   subgraphConfig: (task: Task) => RunConfig;
   /** Most milliseconds one step may take (`graph.stepTimeout`); its nodes' signal then fires. */
   stepTimeout?: number | undefined;
+  /** Where to start instead of the thread's latest checkpoint (`undefined`: a new thread). */
+  startAt?: { tuple: CheckpointTuple | undefined } | undefined;
+}
+
+/**
+ * A run that replays a thread from a past checkpoint: `from` is that checkpoint's id, `started`
+ * an id made when the run began, so a checkpoint id between them was saved after the replayed
+ * point by an earlier run (the "future" of the replay).
+ */
+export interface Replay {
+  readonly from: string;
+  readonly started: string;
 }
 
 /** How a run ended: `interrupts` is set (possibly empty, for interruptBefore/After) when it paused. */
@@ -94,6 +107,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** `config.writer` of every node: the custom stream, or nothing when nobody listens. */
   readonly writer: (chunk: unknown) => void;
   readonly control: RunControl;
+  /** Set when this run replays from a past checkpoint (its stateful subgraphs replay too). */
+  replay: Replay | undefined = undefined;
   /** The signal nodes get while a step with a `stepTimeout` runs (undefined otherwise). */
   stepSignal: AbortSignal | undefined = undefined;
   readonly nodeSignal: AbortSignal;
@@ -147,7 +162,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** Loads where this run starts: nothing (a new thread), the thread's state, or a checkpoint to resume or fork. */
   async load(input: unknown): Promise<void> {
     const limit = this.config.recursionLimit ?? 25;
-    const tuple = await this.persistence.load();
+    const startAt = this.options.startAt;
+    const tuple = startAt ? startAt.tuple : await this.persistence.load();
     if (tuple) this.restore(tuple);
     const command = isCommand(input) ? (input as Command) : undefined;
     const resuming = input === undefined || input === null || command !== undefined;
@@ -177,6 +193,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       return this.applyInput(writes?.[START], false, true);
     }
     const latest = await this.persistence.isLatest(tuple);
+    if (!latest) this.replay = { from: tuple.checkpoint.id, started: newCheckpointId() };
     const resumes = command?.hasResume() === true;
     // As LangGraph.js: the latest checkpoint's pending writes are the finished tasks of an
     // interrupted step, reused. A resume addressed to a past checkpoint continues from it (a new
@@ -185,7 +202,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     if ((latest || resumes) && tuple.pendingWrites.length > 0) {
       this.saved = groupPendingWrites(tuple.pendingWrites);
       this.reuseWrites = latest;
-    }
+    } else if (resumes) this.saved = new Map();
     this.skipInterruptBefore = true;
     if (resumes) this.resume = { value: command!.resume };
     this.options.hooks.values?.(this.stateView());

@@ -16,9 +16,15 @@ export function reuseSavedWrites(
   reuseWrites: boolean,
 ): void {
   const byId = resumeById(resume, saved);
+  // A resume on a checkpoint that has no pending interrupt (e.g. one `updateState` made on a
+  // paused subgraph) answers the next interrupt() instead, as LangGraph.js's null resume does.
+  const unclaimed = resume !== undefined && !byId && !hasInterrupts(saved);
   for (const task of tasks) {
     const outcome = saved.get(task.taskId);
-    if (!outcome) continue;
+    if (!outcome) {
+      if (unclaimed) task.fresh = { value: resume.value };
+      continue;
+    }
     task.resumes = outcome.resumes.slice();
     if (outcome.memo !== undefined) task.memo = { ...outcome.memo };
     if (reuseWrites && outcome.succeeded) {
@@ -48,6 +54,11 @@ export function loadSavedWrites(
     if (index < spec.stateKeys.length) update[channel] = value;
   }
   return update;
+}
+
+function hasInterrupts(saved: Map<string, SavedTaskOutcome>): boolean {
+  for (const outcome of saved.values()) if (outcome.interrupts?.length) return true;
+  return false;
 }
 
 /** A resume given as `{ [interruptId]: value }` for the pending interrupts, else undefined. */
