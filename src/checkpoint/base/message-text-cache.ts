@@ -13,6 +13,13 @@
  * Only messages qualify (`lc_namespace` `["langchain_core", "messages"]`): their `toJSON` output
  * depends on those fields alone (no `lc_attributes` or `lc_secrets`). A message whose fields hold
  * anything plain JSON would not say exactly (a Map, a class instance, NaN) is not cached.
+ *
+ * A new or changed message's text is written from those same fields (`fastText`) instead of
+ * through `toJSON`, which costs about as much again as the fingerprint: the message's class
+ * decides everything else `toJSON` writes (its id, its key aliases), learnt once per class and
+ * checked once against `serialise` (a class whose text differs, or that has secrets or extra
+ * attributes, always goes through `serialise`). Fields holding an object with a key LangChain
+ * escapes (`lc`, `__lc_escaped__`) or the serializer's tag (`$keel`) go through `serialise` too.
  */
 
 import { isPlainJson } from "./plain-json.js";
@@ -42,13 +49,103 @@ export function messageText(
   serialise: (value: object) => string,
 ): string | undefined {
   if (!isMessage(value)) return undefined;
-  const fingerprint = fingerprintOf(value);
-  if (fingerprint === undefined) return undefined;
+  const fields = fieldsOf(value);
+  if (fields === undefined) return undefined;
+  const fingerprint = JSON.stringify(fields);
   const remembered = texts.get(value);
   if (remembered !== undefined && remembered.fingerprint === fingerprint) return remembered.text;
-  const text = serialise(value);
+  const text = fastText(value, fields, fingerprint, serialise) ?? serialise(value);
   texts.set(value, { fingerprint, text });
   return text;
+}
+
+/** What `toJSON` writes for every message of one class, learnt from its first message. */
+interface ClassText {
+  /** `{"$keel":"lc","v":{"lc":1,"type":"constructor","id":[…],"kwargs":{` */
+  head: string;
+  aliases: Readonly<Record<string, string>>;
+  /** Key of `lc_kwargs` → its JSON key text (alias or snake case), quoted. */
+  keys: Map<string, string>;
+}
+
+/** Per class (prototype): its text parts, or false when its messages go through `serialise`. */
+const classTexts = new WeakMap<object, ClassText | false>();
+
+/** The text `serialise(message)` gives, written from `fields`; undefined when it cannot be. */
+function fastText(
+  message: MessageLike,
+  fields: unknown[],
+  fingerprint: string,
+  serialise: (value: object) => string,
+): string | undefined {
+  if (ESCAPED.test(fingerprint)) return undefined;
+  const proto = Object.getPrototypeOf(message) as object | null;
+  if (proto === null) return undefined;
+  let known = classTexts.get(proto);
+  if (known === undefined) {
+    // Learnt from this message and checked against `serialise` before any message relies on it.
+    const learnt = learnClass(message);
+    known =
+      learnt !== undefined && writeText(learnt, fields) === serialise(message) ? learnt : false;
+    classTexts.set(proto, known);
+  }
+  return known === false ? undefined : writeText(known, fields);
+}
+
+/** An object key LangChain's `toJSON` escapes, or the serializer's own tag, in JSON text. */
+const ESCAPED = /"(?:lc|__lc_escaped__|\$keel)":/;
+
+function writeText(known: ClassText, fields: unknown[]): string | undefined {
+  let body = "";
+  const written = new Set<string>();
+  for (let index = 0; index < fields.length; index += 2) {
+    const key = fields[index] as string;
+    let keyText = known.keys.get(key);
+    if (keyText === undefined) {
+      keyText = JSON.stringify(known.aliases[key] || snakeCase(key));
+      known.keys.set(key, keyText);
+    }
+    // Two keys under one JSON name: `toJSON` keeps the first's place, the last's value.
+    if (written.has(keyText)) return undefined;
+    written.add(keyText);
+    const field = fields[index + 1];
+    body += `${body === "" ? "" : ","}${keyText}:${field === UNDEFINED ? UNDEFINED_TEXT : JSON.stringify(field)}`;
+  }
+  return `${known.head}${body}}}}`;
+}
+
+/** How the serializer writes `undefined` (serde.ts's tag). */
+const UNDEFINED_TEXT = '{"$keel":"undefined"}';
+
+/**
+ * The class parts `toJSON` reads from the prototype chain (as it reads them); undefined for a
+ * class with secrets or extra attributes, or one that is not serialisable.
+ */
+function learnClass(message: MessageLike): ClassText | undefined {
+  const self = message as unknown as Record<string, unknown>;
+  if (self.lc_serializable !== true || !Array.isArray(self.lc_id)) return undefined;
+  const aliases: Record<string, string> = {};
+  for (let at = Object.getPrototypeOf(message); at; at = Object.getPrototypeOf(at)) {
+    const secrets = Reflect.get(at, "lc_secrets", message) as object | undefined;
+    const attributes = Reflect.get(at, "lc_attributes", message) as object | undefined;
+    if (secrets && Object.keys(secrets).length > 0) return undefined;
+    if (attributes && Object.keys(attributes).length > 0) return undefined;
+    Object.assign(aliases, Reflect.get(at, "lc_aliases", message));
+  }
+  return {
+    head: `{"$keel":"lc","v":{"lc":1,"type":"constructor","id":${JSON.stringify(self.lc_id)},"kwargs":{`,
+    aliases,
+    keys: new Map(),
+  };
+}
+
+/** LangChain's `snakeCase` (load/map_keys), which `toJSON` applies to every key. */
+function snakeCase(key: string): string {
+  return key
+    .replace(/([A-Z]+)([A-Z][a-z0-9]+)/g, "$1_$2")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[-_\s]+/g, "_")
+    .toLowerCase();
 }
 
 function isMessage(value: object): value is MessageLike {
@@ -62,8 +159,8 @@ function isMessage(value: object): value is MessageLike {
   );
 }
 
-/** The fields `toJSON` reads, as JSON text; undefined when JSON cannot say them exactly. */
-function fingerprintOf(message: MessageLike): string | undefined {
+/** The fields `toJSON` reads (key, value, …); undefined when JSON cannot say them exactly. */
+function fieldsOf(message: MessageLike): unknown[] | undefined {
   const kwargs = message.lc_kwargs;
   const fields: unknown[] = [];
   for (const key in kwargs) {
@@ -73,8 +170,9 @@ function fingerprintOf(message: MessageLike): string | undefined {
       fields.push(key, UNDEFINED);
       continue;
     }
-    if (!isPlainJson(field, 32)) return undefined;
+    // The marker itself as a field's text would read as undefined.
+    if (field === UNDEFINED || !isPlainJson(field, 32)) return undefined;
     fields.push(key, field);
   }
-  return JSON.stringify(fields);
+  return fields;
 }

@@ -1,0 +1,111 @@
+import {
+  AIMessage,
+  AIMessageChunk,
+  type BaseMessage,
+  ChatMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { describe, expect, it, vi } from "vitest";
+import { jsonSerde } from "../../src/checkpoint/base/index.js";
+
+/**
+ * The serializer's text of a message is written from its fields (message-text-cache.ts) rather
+ * than through LangChain's `toJSON`; it must be exactly the text `toJSON` gives.
+ */
+
+/** What the serializer writes through `toJSON`: serde.ts's tags for undefined and "$keel" keys. */
+function referenceText(message: BaseMessage): string {
+  const tagged = (value: unknown): unknown => {
+    if (value === undefined) return { $keel: "undefined" };
+    if (Array.isArray(value)) return value.map(tagged);
+    if (typeof value !== "object" || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = tagged(item);
+    return "$keel" in out ? { $keel: "object", v: out } : out;
+  };
+  return JSON.stringify({ $keel: "lc", v: tagged(message.toJSON()) });
+}
+
+/** Same fields, another class: its aliases rename `tool_call_id`, it has no secrets. */
+class AliasedToolMessage extends ToolMessage {
+  override get lc_aliases(): Record<string, string> {
+    return { ...super.lc_aliases, tool_call_id: "call_ref" };
+  }
+}
+
+/** A class with a secret: always written through `toJSON`. */
+class SecretHumanMessage extends HumanMessage {
+  override get lc_secrets(): Record<string, string> {
+    return { "additional_kwargs.token": "TOKEN" };
+  }
+}
+
+function messages(): BaseMessage[] {
+  return [
+    new HumanMessage({ id: "h1", content: "hello" }),
+    new HumanMessage("no id"),
+    new SystemMessage({ content: [{ type: "text", text: "be brief" }] }),
+    new AIMessage({
+      id: "a1",
+      content: "",
+      tool_calls: [{ id: "c1", name: "pay", args: { amount: 5, to: "bob", note: 'a "quote"' } }],
+      additional_kwargs: { function_call: undefined },
+      response_metadata: { model: "m", tokens: { in: 3, out: 4 } },
+      usage_metadata: { input_tokens: 3, output_tokens: 4, total_tokens: 7 },
+    }),
+    new AIMessageChunk({
+      id: "a2",
+      content: "part",
+      tool_call_chunks: [{ id: "c2", name: "pay", args: '{"amount":', index: 0 }],
+    }),
+    new AIMessageChunk({ content: "no usage", usage_metadata: undefined }),
+    new ToolMessage({ id: "t1", content: "5", tool_call_id: "c1", name: "pay", status: "error" }),
+    new ChatMessage({ content: "as a role", role: "critic" }),
+    // Objects LangChain escapes (an "lc" key) and the serializer's own tag as a key.
+    new AIMessage({ content: "x", additional_kwargs: { nested: { lc: 1, type: "secret" } } }),
+    new AIMessage({ content: "x", response_metadata: { $keel: "not a tag" } }),
+    new HumanMessage({ content: "x", additional_kwargs: { wrapped: { __lc_escaped__: 1 } } }),
+    // A string field that looks like the cache's own marker for an undefined field.
+    new HumanMessage({ content: "\u0000undefined" }),
+    new AliasedToolMessage({ content: "ok", tool_call_id: "c9" }),
+    new AliasedToolMessage({ content: "again", tool_call_id: "c10", name: "pay" }),
+    new SecretHumanMessage({ content: "x", additional_kwargs: { token: "t0ps3cret" } }),
+  ];
+}
+
+describe("a message's serialised text", () => {
+  it("is exactly the text LangChain's toJSON gives, for every kind of message and field", () => {
+    // Twice: the first message of a class teaches the class, the rest are written from fields.
+    for (const round of [1, 2]) {
+      for (const message of messages()) {
+        expect(jsonSerde.dumps([message]), `round ${round}: ${referenceText(message)}`).toBe(
+          `[${referenceText(message)}]`,
+        );
+      }
+    }
+  });
+
+  it("of a new message of a known class is written without calling toJSON", () => {
+    jsonSerde.dumps([new AIMessage({ content: "teach the class" })]);
+    const message = new AIMessage({
+      id: "fresh",
+      content: "",
+      tool_calls: [{ id: "c1", name: "pay", args: { amount: 5 } }],
+    });
+    const expected = referenceText(message);
+    const toJSON = vi.spyOn(message, "toJSON");
+    expect(jsonSerde.dumps([message])).toBe(`[${expected}]`);
+    expect(toJSON).not.toHaveBeenCalled();
+  });
+
+  it("of a message changed in place is written again, changed", () => {
+    const message = new AIMessage({ id: "m", content: "before" });
+    const before = jsonSerde.dumps([message]);
+    message.content = "after";
+    const after = jsonSerde.dumps([message]);
+    expect(after).not.toBe(before);
+    expect(after).toBe(`[${referenceText(message)}]`);
+  });
+});
