@@ -2,37 +2,76 @@ import type BetterSqlite3 from "better-sqlite3";
 import { issueRow, linkRow, nodeRow } from "./rows.js";
 import type { ScanFacts, WritePlan } from "./write-plan.js";
 
-// Prepared statements per database: a scan of 10,000 nodes writes through them in one
-// transaction (the query builder's multi-row INSERTs cost far more to compile than to run).
-const statements = new WeakMap<BetterSqlite3.Database, Record<string, BetterSqlite3.Statement>>();
-
-function insertSql(table: string, columns: readonly string[]): string {
-  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map((c) => `@${c}`).join(", ")})`;
-}
+/** Rows per INSERT statement: one call into SQLite per batch instead of per row. */
+const BATCH = 64;
+/** The page cache (KiB) while a scan is written: a full scan's rows and indexes fit in it. */
+const WRITE_CACHE_KIB = 64 * 1024;
+const SCAN_TABLES = ["scan_links", "scan_issues", "scan_nodes", "scan_files"] as const;
 
 const NODE_COLUMNS = Object.keys(nodeRow({ bytes: {} } as never, 0));
 const LINK_COLUMNS = Object.keys(linkRow({ sources: [] } as never));
 const ISSUE_COLUMNS = Object.keys(issueRow({ nodeIds: [] } as never));
+const FILE_COLUMNS = ["path", "modified_at", "file_bytes"];
 
-function prepared(db: BetterSqlite3.Database): Record<string, BetterSqlite3.Statement> {
-  let found = statements.get(db);
+// Prepared statements per database and text (INSERTs of BATCH rows and of the remainder).
+const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function statement(db: BetterSqlite3.Database, text: string): BetterSqlite3.Statement {
+  let cache = statements.get(db);
+  if (!cache) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
+  let found = cache.get(text);
   if (!found) {
-    found = {
-      node: db.prepare(insertSql("scan_nodes", NODE_COLUMNS)),
-      link: db.prepare(insertSql("scan_links", LINK_COLUMNS)),
-      issue: db.prepare(insertSql("scan_issues", ISSUE_COLUMNS)),
-      file: db.prepare("INSERT INTO scan_files (path, modified_at, file_bytes) VALUES (?, ?, ?)"),
-      deleteNode: db.prepare("DELETE FROM scan_nodes WHERE path = ?"),
-      deleteLink: db.prepare("DELETE FROM scan_links WHERE id = ?"),
-      deleteIssue: db.prepare("DELETE FROM scan_issues WHERE id = ?"),
-      deleteFile: db.prepare("DELETE FROM scan_files WHERE path = ?"),
-      result: db.prepare(
-        "INSERT INTO scan_results (id, scanned_at, scope, roots_json, adapters_json, scanned_by_json, files_walked_count, files_skipped_count, duration_ms, settings_hash) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
-    };
-    statements.set(db, found);
+    found = db.prepare(text);
+    cache.set(text, found);
   }
   return found;
+}
+
+/** Inserts rows (each its values in `columns` order) BATCH to a statement. */
+function insertRows(
+  db: BetterSqlite3.Database,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+): void {
+  const one = `(${columns.map(() => "?").join(", ")})`;
+  const sqlFor = (count: number) =>
+    `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(count).fill(one).join(", ")}`;
+  const full = rows.length - (rows.length % BATCH);
+  if (full > 0) {
+    const batch = statement(db, sqlFor(BATCH));
+    for (let start = 0; start < full; start += BATCH)
+      batch.run(rows.slice(start, start + BATCH).flat());
+  }
+  if (full < rows.length) statement(db, sqlFor(rows.length - full)).run(rows.slice(full).flat());
+}
+
+function deleteRows(
+  db: BetterSqlite3.Database,
+  table: string,
+  column: string,
+  keys: readonly unknown[],
+): void {
+  const remove = statement(db, `DELETE FROM ${table} WHERE ${column} = ?`);
+  for (const key of keys) remove.run(key);
+}
+
+/**
+ * The secondary indexes of the scan tables, dropped: a full scan inserts its rows unindexed and
+ * builds each index once afterwards (one sort instead of 100,000 tree insertions). Returns the
+ * statements that recreate them, exactly as the migrations wrote them.
+ */
+function dropIndexes(db: BetterSqlite3.Database): string[] {
+  const indexes = db
+    .prepare(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${SCAN_TABLES.map(() => "?").join(", ")})`,
+    )
+    .all(...SCAN_TABLES) as { name: string; sql: string }[];
+  for (const { name } of indexes) db.prepare(`DROP INDEX "${name.replace(/"/g, '""')}"`).run();
+  return indexes.map((index) => index.sql);
 }
 
 /** The SQLite fast path of `persistScan`: the plan's rows, one IMMEDIATE transaction. */
@@ -42,38 +81,55 @@ export function persistScanSqlite(
   planFor: (storedScannedAt: number | null) => WritePlan | null,
   settingsHash: string,
 ): boolean {
-  const s = prepared(db) as Record<string, BetterSqlite3.Statement>;
-  const run = (name: string, ...args: unknown[]) => s[name]?.run(...args);
-  return db
-    .transaction(() => {
-      const stored = db.prepare("SELECT scanned_at FROM scan_results WHERE id = 1").pluck().get();
-      const plan = planFor(stored === undefined ? null : Number(stored));
-      if (!plan) return false;
-      const tables = plan.replaceAll
-        ? ["scan_links", "scan_issues", "scan_nodes", "scan_files", "scan_results"]
-        : ["scan_results"];
-      for (const table of tables) db.prepare(`DELETE FROM ${table}`).run();
-      for (const id of plan.deleteLinkIds) run("deleteLink", id);
-      for (const id of plan.deleteIssueIds) run("deleteIssue", id);
-      for (const path of plan.deleteNodes) run("deleteNode", path);
-      for (const path of plan.deleteFiles) run("deleteFile", path);
-      for (const node of plan.insertNodes) run("node", nodeRow(node, result.scannedAt));
-      for (const link of plan.insertLinks) run("link", linkRow(link));
-      for (const issue of plan.insertIssues) run("issue", issueRow(issue));
-      for (const [path, stamp] of plan.insertFiles) run("file", path, stamp.modifiedAt, stamp.size);
-      run(
-        "result",
-        result.scannedAt,
-        result.scope,
-        JSON.stringify(result.roots),
-        JSON.stringify(result.adapters ?? []),
-        result.scannedBy ? JSON.stringify(result.scannedBy) : null,
-        result.stats.filesWalked,
-        result.stats.filesSkipped,
-        result.stats.durationMs,
-        settingsHash,
-      );
-      return true;
-    })
-    .immediate();
+  const cache = db.pragma("cache_size", { simple: true }) as number;
+  db.pragma(`cache_size = -${WRITE_CACHE_KIB}`);
+  try {
+    return db
+      .transaction(() => {
+        const stored = db.prepare("SELECT scanned_at FROM scan_results WHERE id = 1").pluck().get();
+        const plan = planFor(stored === undefined ? null : Number(stored));
+        if (!plan) return false;
+        const rebuild = plan.replaceAll ? dropIndexes(db) : [];
+        const tables = plan.replaceAll ? [...SCAN_TABLES, "scan_results"] : ["scan_results"];
+        for (const table of tables) db.prepare(`DELETE FROM ${table}`).run();
+        deleteRows(db, "scan_links", "id", plan.deleteLinkIds);
+        deleteRows(db, "scan_issues", "id", plan.deleteIssueIds);
+        deleteRows(db, "scan_nodes", "path", plan.deleteNodes);
+        deleteRows(db, "scan_files", "path", plan.deleteFiles);
+        const values = <T>(items: readonly T[], row: (item: T) => object) =>
+          items.map((item) => Object.values(row(item)));
+        insertRows(
+          db,
+          "scan_nodes",
+          NODE_COLUMNS,
+          values(plan.insertNodes, (node) => nodeRow(node, result.scannedAt)),
+        );
+        insertRows(db, "scan_links", LINK_COLUMNS, values(plan.insertLinks, linkRow));
+        insertRows(db, "scan_issues", ISSUE_COLUMNS, values(plan.insertIssues, issueRow));
+        insertRows(
+          db,
+          "scan_files",
+          FILE_COLUMNS,
+          plan.insertFiles.map(([path, stamp]) => [path, stamp.modifiedAt, stamp.size]),
+        );
+        for (const sql of rebuild) db.prepare(sql).run();
+        db.prepare(
+          "INSERT INTO scan_results (id, scanned_at, scope, roots_json, adapters_json, scanned_by_json, files_walked_count, files_skipped_count, duration_ms, settings_hash) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(
+          result.scannedAt,
+          result.scope,
+          JSON.stringify(result.roots),
+          JSON.stringify(result.adapters ?? []),
+          result.scannedBy ? JSON.stringify(result.scannedBy) : null,
+          result.stats.filesWalked,
+          result.stats.filesSkipped,
+          result.stats.durationMs,
+          settingsHash,
+        );
+        return true;
+      })
+      .immediate();
+  } finally {
+    db.pragma(`cache_size = ${cache}`);
+  }
 }
