@@ -15,6 +15,16 @@ export interface ExtensionBase {
   readonly description: string;
   /** The plugin that supplied it; absent for the built-ins. */
   readonly pluginId?: string;
+  /**
+   * The plugin's config (`plugins.<id>.config`), set on the registered extension at load time
+   * (`{}` when none is given); a method reads it as `this.config`. Absent for the built-ins.
+   */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /**
+   * A JSON Schema (draft 2020-12) the plugin's config must meet. Checked when the plugin loads:
+   * a config that breaks it makes the plugin `load-error`, naming every problem.
+   */
+  readonly configSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**

@@ -2,6 +2,17 @@
  * The skill catalog (seed 004's scan zone): adapters classify files into nodes, detectors find
  * links, rules report issues, renderers draw the graph; `scanScope` stores a scan in `scan_*`.
  */
+
+// Plugin discovery is the store's (one for every module); re-exported for catalog users.
+export {
+  type DiscoveredPlugin,
+  discoverPlugins,
+  manifestProblems,
+  PLUGIN_FOLDERS,
+  PluginManifest,
+  type PluginStatus,
+  pluginFolders,
+} from "../store/index.js";
 export { builtInRegistry } from "./builtin-registry.js";
 export { BUILT_IN_EXTENSIONS } from "./builtins/index.js";
 export { CATALOG_CONFIG_FILES, CatalogConfig, readCatalogConfig } from "./config.js";
@@ -29,19 +40,13 @@ export { renderMarkdown } from "./markdown.js";
 export * from "./model.js";
 export { type NodeDetail, nodeDetail } from "./node-detail.js";
 export { findOrphans, type Orphan, reconcileOrphan } from "./orphans.js";
+export { loadPlugins, type PluginLoadContext } from "./plugins/load.js";
 export {
-  type DiscoveredPlugin,
-  discoverPlugins,
-  PLUGIN_FOLDERS,
-  type PluginStatus,
-} from "./plugins/discover.js";
-export { loadPlugins } from "./plugins/load.js";
-export {
-  manifestProblems,
-  PLUGIN_MANIFEST_SCHEMA,
-  type PluginManifest,
-} from "./plugins/manifest.js";
-export { type ScopeRegistry, scopeRegistry } from "./plugins/scope-registry.js";
+  type ScopeRegistry,
+  type ScopeRegistryOptions,
+  scopeRegistry,
+} from "./plugins/scope-registry.js";
+export { extensionShapeProblem } from "./plugins/shape.js";
 export { NODE_SORTS, type NodeQuery, parseNodeQuery, selectScan } from "./query.js";
 export { type DisabledKinds, ExtensionRegistry } from "./registry.js";
 export { diagramOf } from "./render.js";

@@ -1,4 +1,4 @@
-import { KeelError } from "../core/index.js";
+import { canonicalJson, KeelError, sha256Hex } from "../core/index.js";
 import type { Adapter, Detector, Extension, ExtensionKind, Renderer, Rule } from "./extensions.js";
 
 /** Which kinds to leave out (the conformance suite's `disableAll*` switches). */
@@ -105,10 +105,16 @@ export class ExtensionRegistry {
 
   /**
    * A fingerprint of what a scan would run: ids and versions of the enabled adapters, detectors
-   * and rules. `--changed` reuses a stored node only when this is unchanged.
+   * and rules, and a hash of each one's plugin config when it has one (a config can change what
+   * it finds). `--changed` reuses a stored node only when this is unchanged.
    */
   fingerprint(): string {
-    const part = (list: readonly Extension[]) => list.map((e) => `${e.id}@${e.version}`).join(",");
+    const configHash = (e: Extension) =>
+      e.config && Object.keys(e.config).length > 0
+        ? `#${sha256Hex(canonicalJson(e.config)).slice(0, 16)}`
+        : "";
+    const part = (list: readonly Extension[]) =>
+      list.map((e) => `${e.id}@${e.version}${configHash(e)}`).join(",");
     return [part(this.adapters()), part(this.detectors()), part(this.rules())].join("|");
   }
 }

@@ -136,6 +136,7 @@ export const ERROR_CODES = {
   CATALOG_QUERY_INVALID: { exit: 2, http: 400 },
   CATALOG_NOT_SCANNED: { exit: 2, http: 409 },
   CATALOG_ORPHAN_NOT_FOUND: { exit: 5, http: 404 },
+  PLUGIN_NOT_FOUND: { exit: 5, http: 404 },
   // jobs (src/jobs): the dispatch lifecycle, actions, runners
   JOB_NOT_FOUND: { exit: 5, http: 404 },
   JOB_DUPLICATE: { exit: 3, http: 409 },

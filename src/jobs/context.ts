@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, join, relative } from "node:path";
-import type { Store } from "../store/index.js";
+import { discoverStorePlugins, type Store } from "../store/index.js";
 import { type ActionRegistry, loadActions } from "./actions/registry.js";
 import { type JobsConfig, readJobsConfig } from "./config.js";
 
@@ -29,14 +29,9 @@ export async function openJobsContext(
   options: { now?: () => number; config?: Partial<JobsConfig> } = {},
 ): Promise<JobsContext> {
   const keelDir = store.location.keelDir;
-  const disabled = await store.kysely
-    .selectFrom("config_plugins")
-    .select("plugin_id")
-    .where("enabled", "=", 0)
-    .execute();
   return {
     store,
-    actions: loadActions(keelDir, new Set(disabled.map((row) => row.plugin_id))),
+    actions: loadActions(await discoverStorePlugins(store)),
     config: { ...(await readJobsConfig(store.kysely)), ...options.config },
     keelDir,
     root: dirname(keelDir),

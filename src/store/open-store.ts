@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 // Registers the SQLite error translator with core (toKeelError) wherever a store is opened.
 import "./store-errors.js";
-import { join } from "node:path";
 import type { Transaction } from "kysely";
 import { KeelError } from "../core/index.js";
 import { writePreMigrateBackup } from "./backup/pre-migrate-backup.js";
@@ -13,8 +12,9 @@ import { resolveStoreLocation } from "./location.js";
 import { assertNotTooNew, migrateKernel } from "./migrate/kernel-migrations.js";
 import { kernelMigrationsDir, loadMigrationFiles } from "./migrate/migration-files.js";
 import type { MigrationReport, PluginMigrationResult } from "./migrate/types.js";
-import { discoverPlugins } from "./plugins/manifest.js";
+import { discoverPlugins, keelDirPluginFolders } from "./plugins/discover.js";
 import { migratePlugins } from "./plugins/plugin-migrations.js";
+import { readPluginStateOf } from "./plugins/plugin-state-of.js";
 import type { KernelDatabase } from "./schema.js";
 import { readScopeConfig } from "./scope-config.js";
 import type { OpenStoreOptions, Store, StoreLocation } from "./types.js";
@@ -54,9 +54,11 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       applied: [],
       backupPath: null,
     };
-    const pluginDir = join(location.keelDir, "plugins");
+    const pluginDirs = keelDirPluginFolders(location.keelDir);
     const hasPlugins =
-      location.dialect === "sqlite" && location.path === ":memory:" ? false : existsSync(pluginDir);
+      location.dialect === "sqlite" && location.path === ":memory:"
+        ? false
+        : pluginDirs.some((dir) => existsSync(dir));
     const auto =
       userVersion !== latest || hasPlugins
         ? await autoMigrateEnabled(backend, location, options)
@@ -74,17 +76,14 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     let plugins: PluginMigrationResult[] = [];
     if (auto && hasPlugins && kernel.to === latest) {
       // Plugins migrate after the kernel, in code-point order of id; a failing one is reported, not fatal.
-      const disabled = await backend.kysely
-        .selectFrom("config_plugins")
-        .select("plugin_id")
-        .where("enabled", "=", 0)
-        .execute();
+      // Only the user's switches count here: a failed plugin is tried again, a pending one migrated.
+      const state = await readPluginStateOf(backend);
       plugins = await migratePlugins(
         backend,
-        discoverPlugins(pluginDir, new Set(disabled.map((r) => r.plugin_id))),
-        {
-          onProgress: options.onProgress,
-        },
+        discoverPlugins(pluginDirs, {
+          state: { ...state, failures: new Map(), applied: new Map() },
+        }),
+        { onProgress: options.onProgress },
       );
     }
     return new KeelStore(backend, migrationsDir, { dryRun: false, kernel, plugins });

@@ -14,6 +14,7 @@ import {
   discoverPlugins,
   loadPlugins,
   manifestProblems,
+  pluginFolders,
   scanScope,
   scopeRegistry,
 } from "../../src/catalog/index.js";
@@ -176,7 +177,7 @@ describe("plugins", () => {
       expect(status["a-invalid"]?.[1]).toMatch(/specCompat/);
       expect(status["b-future"]).toEqual([
         "incompatible-spec",
-        'specCompat ">=1.0.0" does not include spec 0.1.0, which Keel implements',
+        'specCompat ">=1.0.0" does not include spec 0.1.0, which Keel implements: install a version of the plugin for spec 0.1.0',
       ]);
       expect(status["c-not-json"]?.[0]).toBe("invalid-manifest");
       expect(status["d-half"]?.[0]).toBe("load-error");
@@ -238,14 +239,25 @@ describe("plugins", () => {
         spec(sample) === true,
       );
     }
+    // Keel's documented readings (one manifest for every module): seed 000's api_version and
+    // packs, and a plugin without extensions (storage or packs only) needs no specCompat.
+    const keelOnly: unknown[] = [
+      { id: "ok", version: "1", specCompat: "*", extensions: ["a"], api_version: "1" },
+      { id: "ok", version: "1", packs: { "pack.a": "a.clp" } },
+      { id: "ok", version: "1", storage: { mode: "kv" } },
+    ];
+    for (const sample of keelOnly) {
+      expect(spec(sample), JSON.stringify(sample)).toBe(false);
+      expect(manifestProblems(sample), JSON.stringify(sample)).toEqual([]);
+    }
   });
 
   it("discovery alone imports nothing; loading twice into one registry is refused per plugin", async () => {
-    const plugins = discoverPlugins(root, {});
+    const plugins = discoverPlugins(pluginFolders(root));
     expect(plugins.map((p) => p.status)).toEqual(["enabled"]);
     const registry = builtInRegistry();
     await loadPlugins(registry, plugins);
-    const again = discoverPlugins(root, {});
+    const again = discoverPlugins(pluginFolders(root));
     await loadPlugins(registry, again);
     expect(again[0]?.status).toBe("load-error");
     expect(registry.adapters().map((a) => a.id)).toEqual(["claude", "vault"]);

@@ -148,7 +148,9 @@ describe("packs from plugins", () => {
   writeFileSync(join(dir, "outside.clp"), "");
 
   it("loads the packs of enabled plugins, inside their folder, with their versions", async () => {
-    const packs = await loadPluginPacks(discoverPlugins(dir, new Set(["off"])));
+    const packs = await loadPluginPacks(
+      discoverPlugins(dir, { settings: { off: { enabled: false } } }),
+    );
     expect(Object.keys(packs).sort()).toEqual(["pack.future", "pack.policy"]);
     expect(packs["pack.policy"]).toMatchObject({
       plugin: "policy",

@@ -313,7 +313,12 @@ export function cliCases(h: JobsHarness, options: { runnerModes: boolean }): voi
       mkdirSync(plugin, { recursive: true });
       writeFileSync(
         join(plugin, "plugin.json"),
-        JSON.stringify({ id: "acme", version: "1.0.0", extensions: ["review.json", "bad.json"] }),
+        JSON.stringify({
+          id: "acme",
+          version: "1.0.0",
+          specCompat: "^0.1.0",
+          extensions: ["review.json", "bad.json"],
+        }),
       );
       const manifest = {
         kind: "action",

@@ -52,7 +52,12 @@ function durableAction(p: JobsProject): { effects: string; slow: string; entered
   const entered = join(p.dir, "entered");
   writeFileSync(
     join(dir, "plugin.json"),
-    JSON.stringify({ id: "durable", version: "1.0.0", extensions: ["action.json"] }),
+    JSON.stringify({
+      id: "durable",
+      version: "1.0.0",
+      specCompat: "^0.1.0",
+      extensions: ["action.json"],
+    }),
   );
   writeFileSync(
     join(dir, "action.json"),
@@ -362,7 +367,12 @@ export function inProcessCases(h: JobsHarness): void {
       const src = join(import.meta.dirname, "..", "..", "src");
       writeFileSync(
         join(dir, "plugin.json"),
-        JSON.stringify({ id: "graphs", version: "1.0.0", extensions: ["action.json"] }),
+        JSON.stringify({
+          id: "graphs",
+          version: "1.0.0",
+          specCompat: "^0.1.0",
+          extensions: ["action.json"],
+        }),
       );
       writeFileSync(
         join(dir, "action.json"),

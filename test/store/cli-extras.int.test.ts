@@ -162,6 +162,8 @@ describe("plugin specCompat", () => {
       ["fits", "enabled"],
       ["future", "incompatible-spec"],
     ]);
-    expect(found[3]?.statusReason).toContain(`this Keel implements spec ${SPEC_VERSION}`);
+    expect(found[3]?.statusReason).toContain(
+      `does not include spec ${SPEC_VERSION}, which Keel implements`,
+    );
   });
 });

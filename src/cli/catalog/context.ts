@@ -8,7 +8,7 @@ import {
   readCatalogConfig,
   scopeRegistry,
 } from "../../catalog/index.js";
-import { findProjectDir, type Store } from "../../store/index.js";
+import { findProjectDir, readPluginState, type Store } from "../../store/index.js";
 import { openCliStore, type StoreCliOptions } from "../scope.js";
 
 /** `SKILL_MAP_DISABLE_ALL_<KIND>=1` (or `KEEL_DISABLE_ALL_<KIND>=1`) switches a kind off. */
@@ -50,13 +50,20 @@ export interface CatalogContext {
 
 /**
  * Reads the scope's catalog config and builds the registry: the built-ins and the scope's
- * enabled plugins, minus disabled kinds. A plugin that could not be used is named on stderr
- * (`keel` goes on without it).
+ * enabled plugins (as the config file and the store's `config_plugins` switch them, the store's
+ * winning), minus disabled kinds. A plugin that could not be used is named on stderr (`keel`
+ * goes on without it); one switched off is not.
  */
-export async function catalogContext(options: StoreCliOptions): Promise<CatalogContext> {
+export async function catalogContext(
+  options: StoreCliOptions,
+  store: Store,
+): Promise<CatalogContext> {
   const root = scopeRoot(options);
   const config = readCatalogConfig(root);
-  const { registry, plugins } = await scopeRegistry(root, config, disabledKindsFromEnv());
+  const { registry, plugins } = await scopeRegistry(root, config, {
+    disabled: disabledKindsFromEnv(),
+    state: () => readPluginState(store),
+  });
   for (const plugin of plugins) {
     if (plugin.status === "enabled" || plugin.status === "disabled") continue;
     process.stderr.write(

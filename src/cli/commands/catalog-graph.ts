@@ -19,9 +19,11 @@ export const catalogGraphCommands: CliModule = {
     ).action(async (raw: StoreCliOptions & { format: string }) => {
       const flags = outputOptions(raw);
       try {
-        const context = await catalogContext(flags);
         const format = flags.json && raw.format === "ascii" ? "json" : flags.format;
-        const scan = await withStore(flags, requireScan);
+        const [context, scan] = await withStore(
+          flags,
+          async (store) => [await catalogContext(flags, store), await requireScan(store)] as const,
+        );
         process.stdout.write(diagramOf(context.registry, format, scan));
       } catch (error) {
         reportError(flags, error);
@@ -43,14 +45,16 @@ export const catalogGraphCommands: CliModule = {
     ).action(async (query: string, raw: StoreCliOptions & { format: string }) => {
       const flags = outputOptions(raw);
       try {
-        const context = await catalogContext(flags);
         if (!["json", "md", "mermaid"].includes(flags.format)) {
           throw new KeelError(
             "CATALOG_FORMAT_UNKNOWN",
             `--format must be json, md or mermaid, not "${flags.format}".`,
           );
         }
-        const scan = await withStore(flags, requireScan);
+        const [context, scan] = await withStore(
+          flags,
+          async (store) => [await catalogContext(flags, store), await requireScan(store)] as const,
+        );
         const selected = selectScan(scan, parseNodeQuery(query, scan));
         if (flags.format === "json") {
           process.stdout.write(`${JSON.stringify({ query, ...selected })}\n`);

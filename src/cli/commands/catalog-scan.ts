@@ -10,7 +10,7 @@ import {
   scanScope,
 } from "../../catalog/index.js";
 import { KeelError } from "../../core/index.js";
-import { catalogContext, withStore } from "../catalog/context.js";
+import { catalogContext, scopeRoot, withStore } from "../catalog/context.js";
 import { issuesExitCode, issuesTable, scanSummary } from "../catalog/print.js";
 import type { CliModule } from "../command.js";
 import { declareExitCodes } from "../exit-codes.js";
@@ -36,9 +36,9 @@ export async function runCliScan(
   write = true,
   withResult = true,
 ): Promise<{ scan: ScopeScan; result: ScanResult | null }> {
-  const context = await catalogContext(flags);
   const started = performance.now();
   return withStore(flags, async (store) => {
+    const context = await catalogContext(flags, store);
     const scan = await scanScope(store, {
       root: context.root,
       registry: context.registry,
@@ -151,8 +151,8 @@ export const catalogScanCommands: CliModule = {
     ).action(async (raw: StoreCliOptions & { scan?: boolean; force?: boolean }) => {
       const flags = outputOptions(raw);
       try {
-        const context = await catalogContext(flags);
-        const keelDir = join(context.root, ".keel");
+        const root = scopeRoot(flags);
+        const keelDir = join(root, ".keel");
         mkdirSync(keelDir, { recursive: true });
         const configFile = join(keelDir, "catalog.json");
         const wroteConfig = flags.force === true || !existsSync(configFile);
@@ -171,14 +171,11 @@ export const catalogScanCommands: CliModule = {
         } else {
           await withStore(flags, async () => {});
         }
-        printResult(
-          flags,
-          { ok: true, root: context.root, config: configFile, wroteConfig, stats },
-          () =>
-            [
-              `initialised ${keelDir}${wroteConfig ? " (wrote catalog.json)" : ""}`,
-              ...(summary ? [summary] : []),
-            ].join("\n"),
+        printResult(flags, { ok: true, root, config: configFile, wroteConfig, stats }, () =>
+          [
+            `initialised ${keelDir}${wroteConfig ? " (wrote catalog.json)" : ""}`,
+            ...(summary ? [summary] : []),
+          ].join("\n"),
         );
       } catch (error) {
         reportError(flags, error);

@@ -17,6 +17,7 @@ import { jobCommands } from "./jobs.js";
 import { ledgerCommands } from "./ledger.js";
 import { mcpCommands } from "./mcp.js";
 import { memoryCommands } from "./memory.js";
+import { pluginsCommands } from "./plugins.js";
 import { recordCommands } from "./record.js";
 import { rulesCommands } from "./rules.js";
 import { runsCommands } from "./runs.js";
@@ -45,6 +46,7 @@ export const COMMANDS: readonly CliModule[] = [
   catalogBrowseCommands,
   catalogGraphCommands,
   catalogOrphansCommands,
+  pluginsCommands,
   versionCommands,
   helpCommands,
   actionsCommands,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { compareCodePoints, KeelError } from "../../core/index.js";
 import { problemsFromZodIssues } from "../../runtime/index.js";
-import { type DiscoveredPlugin, discoverPlugins } from "../../store/index.js";
+import type { DiscoveredPlugin } from "../../store/index.js";
 import { type Action, makeAction } from "./action.js";
 import { BUILTIN_ACTIONS } from "./builtins.js";
 import { ActionManifestSchema, unknownPlaceholders } from "./manifest.js";
@@ -83,25 +83,20 @@ export function parseActionManifest(raw: unknown, source: string, dir: string | 
 }
 
 /**
- * Loads the built-in actions and those of the enabled plugins under `<keelDir>/plugins`: each
- * plugin's `extensions` files (relative to the plugin folder) whose JSON has `"kind": "action"`.
- * A bad file is reported in `failures`, never fatal; a plugin action may not take a built-in's id.
+ * Loads the built-in actions and those of the enabled plugins (the store's one discovery,
+ * `discoverStorePlugins`): each plugin's `extensions` files (relative to the plugin folder) whose
+ * JSON has `"kind": "action"`. A bad file is reported in `failures`, never fatal; a plugin action
+ * may not take a built-in's id.
+ *
+ * @example
+ * const actions = loadActions(await discoverStorePlugins(store));
  */
-export function loadActions(
-  keelDir: string | null,
-  disabled: ReadonlySet<string> = new Set(),
-): ActionRegistry {
+export function loadActions(plugins: readonly DiscoveredPlugin[] = []): ActionRegistry {
   const actions: Action[] = BUILTIN_ACTIONS.map((m) => makeAction(m, "builtin", null));
   const failures: ActionLoadFailure[] = [];
-  const plugins: DiscoveredPlugin[] = keelDir
-    ? discoverPlugins(join(keelDir, "plugins"), disabled)
-    : [];
   for (const plugin of plugins) {
     if (plugin.status !== "enabled" || !plugin.manifest) continue;
-    const extensions = (plugin.manifest as { extensions?: unknown }).extensions;
-    if (!Array.isArray(extensions)) continue;
-    for (const entry of extensions) {
-      if (typeof entry !== "string") continue;
+    for (const entry of plugin.manifest.extensions ?? []) {
       const file = resolve(plugin.path, entry);
       try {
         if (!existsSync(file) || !file.endsWith(".json")) continue;

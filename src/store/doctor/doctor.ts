@@ -8,7 +8,7 @@ import { describeLocation } from "../location.js";
 import { kernelStatus } from "../migrate/kernel-migrations.js";
 import { kernelMigrationsDir, loadMigrationFiles } from "../migrate/migration-files.js";
 import { openBackend } from "../open-store.js";
-import { discoverPlugins } from "../plugins/manifest.js";
+import { discoverPlugins, keelDirPluginFolders } from "../plugins/discover.js";
 import { readPluginStateOf } from "../plugins/plugin-state.js";
 import type { StoreLocation } from "../types.js";
 import { jobChecks } from "./job-checks.js";
@@ -109,7 +109,10 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
       add("user-version", "ok", "user_version matches the migration ledger.");
     }
     const state = await readPluginStateOf(backend);
-    const found = discoverPlugins(join(location.keelDir, "plugins"), state.disabled);
+    // The user's switches only: pluginCheck reports failed and pending plugins itself.
+    const found = discoverPlugins(keelDirPluginFolders(location.keelDir), {
+      state: { ...state, failures: new Map(), applied: new Map() },
+    });
     const snapshot = await backend.introspect(backend.kysely);
     const naming = namingCheck(snapshot, found);
     add("naming", naming.status, naming.message, naming.remedy);

@@ -5,7 +5,7 @@ import {
   type NamingProblem,
   type NamingScope,
 } from "../naming/naming-rules.js";
-import type { DiscoveredPlugin } from "../plugins/manifest.js";
+import type { DiscoveredPlugin } from "../plugins/discover.js";
 import { pluginTablePrefix } from "../plugins/plugin-id.js";
 import { ownsTable, type PluginNamespace } from "../plugins/plugin-namespace.js";
 

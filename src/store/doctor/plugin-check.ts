@@ -1,5 +1,5 @@
 import type { StoreBackend } from "../dialects/backend.js";
-import type { DiscoveredPlugin } from "../plugins/manifest.js";
+import type { DiscoveredPlugin } from "../plugins/discover.js";
 import { migratePlugins } from "../plugins/plugin-migrations.js";
 import { type CheckOutcome, sqlString } from "./job-checks.js";
 

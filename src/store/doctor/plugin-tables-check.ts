@@ -1,6 +1,6 @@
 import { compareCodePoints } from "../../core/index.js";
 import type { SchemaSnapshot, TableSnapshot } from "../dialects/schema-snapshot.js";
-import type { DiscoveredPlugin } from "../plugins/manifest.js";
+import type { DiscoveredPlugin } from "../plugins/discover.js";
 import { ownsTable } from "../plugins/plugin-namespace.js";
 import type { CheckOutcome } from "./job-checks.js";
 import { dedicatedNamespaces } from "./naming-check.js";

@@ -1,4 +1,17 @@
 export {
+  type DiscoveredPlugin,
+  type DiscoverOptions,
+  discoverPlugins,
+  keelDirPluginFolders,
+  PLUGIN_FOLDERS,
+  type PluginSettings,
+  type PluginStatus,
+  pluginFolders,
+  type ResolvedPluginSettings,
+  resolvePluginSettings,
+  type SettingSource,
+} from "./discover.js";
+export {
   KvKeyInvalidError,
   KvOperationFailedError,
   KvValueNotSerializableError,
@@ -14,23 +27,25 @@ export {
   type KvScope,
   type KvStore,
 } from "./kv-store.js";
-export {
-  type DiscoveredPlugin,
-  discoverPlugins,
-  PluginManifest,
-  PluginStorage,
-  SPEC_VERSION,
-} from "./manifest.js";
+export { manifestProblems, PluginManifest, PluginStorage, SPEC_VERSION } from "./manifest.js";
 export { normalizePluginId, pluginTablePrefix } from "./plugin-id.js";
 export { type PluginSqlContext, rewritePluginMigration } from "./plugin-migration-sql.js";
 export { migratePlugins, type PluginMigrateOptions } from "./plugin-migrations.js";
 export { PLUGIN_SQL_RULES, type PluginSqlRule } from "./plugin-sql-rules.js";
 export {
+  type PluginState,
+  type PluginSwitchRow,
+  pluginLoadProblem,
+  readPluginState,
+} from "./plugin-state.js";
+export {
   discoverStorePlugins,
   migrateStorePlugins,
   pluginStorage,
   pluginsDir,
+  storePluginFolders,
 } from "./plugin-storage.js";
+export { setPluginEnabled } from "./plugin-switch.js";
 export {
   checkScopedSql,
   createScopedDatabase,

@@ -1,35 +1,52 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { KeelError } from "../../core/index.js";
 import type { PluginMigrationResult } from "../migrate/types.js";
 import { internalsOf } from "../open-store.js";
 import type { Store } from "../types.js";
+import {
+  type DiscoveredPlugin,
+  type DiscoverOptions,
+  discoverPlugins,
+  keelDirPluginFolders,
+} from "./discover.js";
 import { createKvStore, type KvStore } from "./kv-store.js";
-import { type DiscoveredPlugin, discoverPlugins, type PluginManifest } from "./manifest.js";
+import type { PluginManifest } from "./manifest.js";
 import { pluginTablePrefix } from "./plugin-id.js";
 import { migratePlugins, type PluginMigrateOptions } from "./plugin-migrations.js";
 import { pluginLoadProblem, readPluginState } from "./plugin-state.js";
 import { createScopedDatabase, type DedicatedStore } from "./scoped-db.js";
 
-/** Where a scope's plugins live: `<.keel>/plugins/<folder>/plugin.json`. */
+/** Keel's plugin folder of the store's scope: `<.keel>/plugins`. */
 export function pluginsDir(store: Store): string {
   return join(store.location.keelDir, "plugins");
 }
 
+/** Every plugin folder of the store's scope: `<.keel>/plugins`, then the spec's `.skill-map/plugins` beside it. */
+export function storePluginFolders(store: Store): string[] {
+  return keelDirPluginFolders(store.location.keelDir);
+}
+
 /**
- * The plugins of the store's scope as loaders must see them: `disabled` when the user switched
- * one off (config_plugins), `load-error` when its last migration failed (state_plugin_failures,
- * durable across processes) or its migrations are not all applied. Loaders use only `enabled`
- * ones (governance packs: src/ir/run/packs.ts).
+ * The plugins of the store's scope as loaders must see them (`discoverPlugins` with the
+ * database's state): `disabled` when the user switched one off (config_plugins, which wins over
+ * `settings`, the config file's `plugins` map), `load-error` when its last migration failed
+ * (state_plugin_failures, durable across processes) or its migrations are not all applied.
+ * Loaders use only `enabled` ones (governance packs: src/ir/run/packs.ts; catalog extensions:
+ * src/catalog/plugins). The database is not read when no plugin folder exists.
+ *
+ * @example
+ * const plugins = await discoverStorePlugins(store, { settings: config.plugins });
  */
 export async function discoverStorePlugins(
   store: Store,
-  dir = pluginsDir(store),
+  options: Pick<DiscoverOptions, "settings"> & { folders?: readonly string[] } = {},
 ): Promise<DiscoveredPlugin[]> {
-  const state = await readPluginState(store);
-  return discoverPlugins(dir, state.disabled).map((plugin) => {
-    if (plugin.status !== "enabled" || !plugin.manifest) return plugin;
-    const problem = pluginLoadProblem(plugin.manifest, state);
-    return problem ? { ...plugin, status: problem.status, statusReason: problem.reason } : plugin;
+  const folders = options.folders ?? storePluginFolders(store);
+  if (!folders.some((folder) => existsSync(folder))) return [];
+  return discoverPlugins(folders, {
+    settings: options.settings,
+    state: await readPluginState(store),
   });
 }
 
@@ -47,7 +64,10 @@ export async function migrateStorePlugins(
   options: PluginMigrateOptions & { plugins?: readonly DiscoveredPlugin[] } = {},
 ): Promise<PluginMigrationResult[]> {
   const plugins =
-    options.plugins ?? discoverPlugins(pluginsDir(store), (await readPluginState(store)).disabled);
+    options.plugins ??
+    discoverPlugins(storePluginFolders(store), {
+      state: { ...(await readPluginState(store)), failures: new Map(), applied: new Map() },
+    });
   return migratePlugins(internalsOf(store).backend, plugins, options);
 }
 
