@@ -484,6 +484,55 @@ export function runDurableSuite(options: {
       },
     );
 
+    it_(
+      "a fork whose id sorts below the latest (a clock behind) is marked, and the next seq is above it",
+      async () => {
+        const { config: latest } = await grow(saver, "clock-behind", 4);
+        const history: string[] = [];
+        for await (const tuple of saver.list(threadConfig("clock-behind")))
+          history.push(tuple.config.configurable?.checkpoint_id as string);
+        const parent = history[2];
+        if (parent === undefined) throw new Error("no history");
+        // Another process forks from a past checkpoint with a clock behind: its id sorts after its
+        // parent but before the thread's latest.
+        const forkId = `${parent.slice(0, 24)}ffffffffffff`;
+        expect(forkId > parent && forkId < String(latest.configurable?.checkpoint_id)).toBe(true);
+        const other = saverOn(test.store);
+        await other.getTuple(threadConfig("clock-behind", parent));
+        await other.put(
+          threadConfig("clock-behind", parent),
+          {
+            ...checkpointOf({ messages: ["fork"], step: 9 }, { messages: 9, step: 9 }),
+            id: forkId,
+          },
+          metadataOf(9, { source: "fork" }),
+          { messages: 9, step: 9 },
+        );
+        // A third process resumes the latest: its next seq is above the fork's, though the fork is
+        // not the latest by id.
+        const third = saverOn(test.store);
+        await third.getTuple(threadConfig("clock-behind"));
+        await third.put(
+          latest,
+          checkpointOf({ messages: ["next"], step: 5 }, { messages: 10, step: 10 }),
+          metadataOf(5),
+          { messages: 10, step: 10 },
+        );
+        const rows = await saver.sql.all<{
+          id: string;
+          seq: number | string;
+          below: number | string;
+        }>(
+          "SELECT id, seq, is_below_latest AS below FROM state_checkpoints WHERE thread_id = ? ORDER BY seq",
+          ["clock-behind"],
+        );
+        expect(new Set(rows.map((r) => Number(r.seq))).size).toBe(rows.length);
+        // Only the fork is marked (only marked rows are in the seq index).
+        expect(rows.filter((r) => Number(r.below) === 1).map((r) => r.id)).toEqual([forkId]);
+        expect(rows.at(-1)?.seq !== undefined && Number(rows.at(-1)?.seq)).toBe(rows.length);
+      },
+    );
+
     it_("a list item or a record changed in place between steps is saved as changed", async () => {
       const pad = ": long enough that the value is stored as a blob, not inline in the row";
       const messages: Array<{ text: string }> = [{ text: `a${pad}` }, { text: `b${pad}` }];

@@ -247,6 +247,8 @@ export const KEEL_TABLES: Record<string, string[]> = {
     "channel_seqs_json TEXT NOT NULL",
     "metadata_json TEXT NOT NULL",
     "created_at MS NOT NULL",
+    // Keel's (migration 032): a row whose id sorted below its place's greatest when written.
+    "is_below_latest INTEGER NOT NULL DEFAULT 0",
   ],
   state_dedupe_keys: [
     "id TEXT NOT NULL",
@@ -622,7 +624,9 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
   state_plugin_kv: [ix("ix_state_plugin_kv_plugin_id", ["plugin_id"])],
   state_run_grants: [ix("ix_state_run_grants_trace_id", ["trace_id"])],
   state_checkpoints: [
-    ix("ix_state_checkpoints_thread_id_checkpoint_ns_seq", ["thread_id", "checkpoint_ns", "seq"]),
+    ix("ix_state_checkpoints_thread_id_checkpoint_ns_seq", ["thread_id", "checkpoint_ns", "seq"], {
+      partial: true,
+    }),
   ],
   state_runs: [
     ix("ix_state_runs_created_at", ["created_at"]),
@@ -841,6 +845,11 @@ export const SEED_CHECKS: { table: string; check: string; bad: Record<string, un
 /** Every CHECK of Keel's own kernel tables, with a value that breaks it. */
 export const KEEL_CHECKS: { table: string; check: string; bad: Record<string, unknown> }[] = [
   { table: "state_jobs", check: "ck_state_jobs_is_forced", bad: { is_forced: 2 } },
+  {
+    table: "state_checkpoints",
+    check: "ck_state_checkpoints_is_below_latest",
+    bad: { is_below_latest: 2 },
+  },
   { table: "state_jobs", check: "ck_state_jobs_resume_count", bad: { resume_count: -1 } },
   { table: "state_approvals", check: "ck_state_approvals_status", bad: { status: "maybe" } },
   { table: "state_approvals", check: "ck_state_approvals_risk_level", bad: { risk_level: "dire" } },

@@ -1,4 +1,4 @@
-import type { CheckpointRow, PlacedBlobRow, WriteRow } from "./rows.js";
+import type { NewCheckpointRow, PlacedBlobRow, WriteRow } from "./rows.js";
 
 /**
  * The statements of a commit, shared by both dialects (SQLite and Postgres both read
@@ -42,7 +42,7 @@ export const BLOB_COLUMNS =
   "thread_id, checkpoint_ns, channel, checkpoint_seq, version, encoding, base_checkpoint_seq, chain_count, value_json, value_hash";
 
 export const CHECKPOINT_COLUMNS =
-  "thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at";
+  "thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at, is_below_latest";
 
 /** A write row's values after `thread_id`, in `WRITE_COLUMNS` order. */
 export function writeValues(w: WriteRow): unknown[] {
@@ -74,7 +74,7 @@ export function blobValues(b: PlacedBlobRow): unknown[] {
 }
 
 /** A checkpoint row's values after `thread_id`, in `CHECKPOINT_COLUMNS` order. */
-export function checkpointValues(c: CheckpointRow): unknown[] {
+export function checkpointValues(c: NewCheckpointRow): unknown[] {
   return [
     c.checkpointNs,
     c.id,
@@ -87,5 +87,6 @@ export function checkpointValues(c: CheckpointRow): unknown[] {
     c.channelSeqsJson,
     c.metadataJson,
     c.createdAt,
+    c.belowLatest,
   ];
 }

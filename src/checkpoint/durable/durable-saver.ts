@@ -19,7 +19,13 @@ import {
   writeIndex,
 } from "../base/index.js";
 import { checkDurability, durabilityOf } from "./durability.js";
-import { PlaceCache, type PlaceState } from "./place-cache.js";
+import {
+  greaterMaxId,
+  knownMaxId,
+  PlaceCache,
+  type PlaceState,
+  placeNewId,
+} from "./place-cache.js";
 import { type PruneOptions, type PruneResult, pruneThread } from "./prune.js";
 import {
   deleteThreadRows,
@@ -115,6 +121,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
       if (this.queue.idle) {
         this.places.set(place, {
           maxSeq: row.seq,
+          maxId: knownMaxId(row.id),
           latestId: row.id,
           latestEntries: decoded.entries,
           lastWritten: decoded.lastWritten,
@@ -195,8 +202,9 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
         (state.stale ||
           (state.latestId !== undefined && !this.inherits(state, checkpointIdOf(config))))
       )
-        return readMaxSeq(this.db, place).then((maxSeq) => {
+        return readMaxSeq(this.db, place).then(({ maxSeq, maxId }) => {
           state.maxSeq = Math.max(state.maxSeq, maxSeq);
+          state.maxId = greaterMaxId(state.maxId, knownMaxId(maxId));
           state.stale = false;
           return this.putChecked(config, checkpoint, metadata, newVersions, true);
         });
@@ -226,6 +234,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     const durability = durabilityOf(config) ?? this.defaultDurability;
     const parentId = checkpointIdOf(config);
     const inPlace = this.inherits(state, parentId);
+    const placed = placeNewId(state.maxId, checkpoint.id);
     let step: EncodedStep;
     try {
       step = encodeStep(this.serde, state, {
@@ -237,6 +246,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
         metadata,
         newVersions,
         now: this.clock.now(),
+        belowLatest: placed.belowLatest,
       });
     } catch (error) {
       // The latest entries may be half updated: read them again before the next step.
@@ -244,6 +254,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
       throw error;
     }
     state.maxSeq = step.checkpoint.seq;
+    state.maxId = placed.maxId;
     state.latestId = checkpoint.id;
     state.latestEntries = step.entries;
     for (const [channel, remember] of step.remembered) state.lastWritten.set(channel, remember);
@@ -359,11 +370,12 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
 
   /** What the saver knows of a place it has not cached: its highest seq. */
   private async loadState(place: Place): Promise<PlaceState> {
-    const maxSeq = await readMaxSeq(this.db, place);
+    const { maxSeq, maxId } = await readMaxSeq(this.db, place);
     return (
       this.places.get(place) ??
       this.places.set(place, {
         maxSeq,
+        maxId: knownMaxId(maxId),
         latestId: undefined,
         latestEntries: new Map(),
         lastWritten: new Map(),

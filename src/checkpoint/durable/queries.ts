@@ -62,13 +62,28 @@ export async function readCheckpoint(
   return rows[0] ? toCheckpointRow(rows[0]) : undefined;
 }
 
-/** The highest seq of a place (0 when it has no checkpoint). */
-export async function readMaxSeq(db: SqlRunner, place: Place): Promise<number> {
-  const rows = await db.all<{ seq: number | string | null }>(
-    "SELECT MAX(seq) AS seq FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ?",
-    [place.threadId, place.checkpointNs],
+/**
+ * The highest seq of a place (0 when it has no checkpoint) and its greatest id: the greater of
+ * the seq of the latest row (greatest id) and the highest seq of the rows marked
+ * `is_below_latest` (see `placeNewId`), two index seeks however long the thread's history.
+ */
+export async function readMaxSeq(
+  db: SqlRunner,
+  place: Place,
+): Promise<{ maxSeq: number; maxId: string | undefined }> {
+  const rows = await db.all<{ id: string | null; seq: number | string | null }>(
+    `SELECT id, seq FROM (SELECT id, seq FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY id DESC LIMIT 1) latest
+UNION ALL
+SELECT NULL, MAX(seq) FROM state_checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND is_below_latest = 1`,
+    [place.threadId, place.checkpointNs, place.threadId, place.checkpointNs],
   );
-  return toIntOrNull(rows[0]?.seq) ?? 0;
+  let maxSeq = 0;
+  let maxId: string | undefined;
+  for (const row of rows) {
+    maxSeq = Math.max(maxSeq, toIntOrNull(row.seq) ?? 0);
+    if (row.id !== null) maxId = row.id;
+  }
+  return { maxSeq, maxId };
 }
 
 /** Checkpoints newest first; `threadId` undefined lists every thread. */

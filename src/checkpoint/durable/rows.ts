@@ -22,6 +22,14 @@ export interface CheckpointRow {
   createdAt: number;
 }
 
+/**
+ * A checkpoint row as a commit writes it: with `is_below_latest` (1 when its id sorts below the
+ * greatest id its place had when it was written; see `place-cache.ts`).
+ */
+export interface NewCheckpointRow extends CheckpointRow {
+  belowLatest: 0 | 1;
+}
+
 /** One row of `state_checkpoint_writes`. */
 export interface WriteRow {
   threadId: string;
@@ -44,7 +52,7 @@ export interface PlacedBlobRow extends BlobRow {
 /** Everything one thread contributes to a commit. */
 export interface ThreadBatch {
   threadId: string;
-  checkpoints: CheckpointRow[];
+  checkpoints: NewCheckpointRow[];
   blobs: PlacedBlobRow[];
   writes: WriteRow[];
 }

@@ -33,6 +33,8 @@ export interface StepInput {
   metadata: CheckpointMetadata;
   newVersions: ChannelVersions;
   now: number;
+  /** 1 when the checkpoint's id may sort below the place's greatest (`placeNewId`). */
+  belowLatest: 0 | 1;
 }
 
 /** One step, ready to queue, and what the cache learns from it. */
@@ -102,6 +104,7 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
       metadata,
       inline: stored.inline,
       createdAt: input.now,
+      belowLatest: input.belowLatest,
       v: checkpoint.v,
       ts: checkpoint.ts,
       entries: body,

@@ -27,7 +27,13 @@ import {
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
-import type { CheckpointRow, PlacedBlobRow, ThreadBatch, WriteRow } from "./rows.js";
+import type {
+  CheckpointRow,
+  NewCheckpointRow,
+  PlacedBlobRow,
+  ThreadBatch,
+  WriteRow,
+} from "./rows.js";
 
 /**
  * The row layout this code writes and reads. Layout 4 is layout 3 with a row hash `h` that
@@ -57,7 +63,7 @@ export const INLINE_MAX = 96;
 
 /** A checkpoint queued for commit, before its parent's writes are folded in (`sealCheckpoint`). */
 export interface QueuedCheckpoint
-  extends Omit<CheckpointRow, "checkpointJson" | "channelSeqsJson" | "metadataJson"> {
+  extends Omit<NewCheckpointRow, "checkpointJson" | "channelSeqsJson" | "metadataJson"> {
   v: number;
   ts: string;
   /** The JSON members of the entry map, without braces: `"a":[1,0,"x"],"b":[2,7]`. */
@@ -108,7 +114,7 @@ export function sealCheckpoint(
   serde: Serializer,
   queued: QueuedCheckpoint,
   writes: readonly WriteRow[],
-): CheckpointRow {
+): NewCheckpointRow {
   let map = `{"c":{${queued.entries}},"s":${queued.seenJson}`;
   if (writes.length > 0) {
     map += ',"w":[';
@@ -149,6 +155,7 @@ export function sealCheckpoint(
     channelSeqsJson: map,
     metadataJson,
     createdAt: queued.createdAt,
+    belowLatest: queued.belowLatest,
   };
 }
 
@@ -299,7 +306,7 @@ export interface QueuedThread {
 export function sealThread(serde: Serializer, queued: QueuedThread): ThreadBatch {
   const writes = queued.repeated ? dedupeWrites(queued.writes) : queued.writes;
   const loose: WriteRow[] = [];
-  const checkpoints: CheckpointRow[] = [];
+  const checkpoints: NewCheckpointRow[] = [];
   const only = queued.checkpoints.length === 1 ? queued.checkpoints[0] : undefined;
   if (only !== undefined || queued.checkpoints.length === 0) {
     // The common case (a chain step, or writes alone) without the grouping maps below.

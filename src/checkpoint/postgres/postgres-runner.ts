@@ -58,7 +58,7 @@ ${threads}
   WHERE x.thread_id IN (SELECT id FROM thr)
 ), c AS (
   INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS})
-  SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[])
+  SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[])
     AS x(${CHECKPOINT_COLUMNS})
   WHERE x.thread_id IN (SELECT id FROM thr)
 )
@@ -186,6 +186,7 @@ export class PostgresRunner implements SqlRunner {
         (c) => c.channelSeqsJson,
         (c) => c.metadataJson,
         (c) => c.createdAt,
+        (c) => c.belowLatest,
       ]),
     ];
     // A named statement is parsed and planned once per connection, not at every step.

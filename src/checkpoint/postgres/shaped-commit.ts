@@ -57,6 +57,7 @@ const CHECKPOINT_TYPES = [
   "text",
   "text",
   "bigint",
+  "int",
 ];
 
 const texts = new Map<string, string>();
