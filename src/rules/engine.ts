@@ -403,6 +403,11 @@ export class RuleEngine {
     return this.parsing;
   }
 
+  /** The current module (CLIPS's get-current-module). */
+  get currentModule(): string {
+    return this.module;
+  }
+
   /** Defines one construct form (used by load and by the batch runner). */
   defineConstruct(form: SList, hostActions?: readonly unknown[]): void {
     this.defineConstructKind(form, hostActions);
