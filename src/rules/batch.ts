@@ -73,7 +73,11 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     ...(options.onError === "stop" ? {} : { onMatchError: (e) => errors.push(e) }),
   });
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
-  const read = readFormsUntilError(source);
+  // A stray `)` between forms is an error CLIPS reports nowhere: it skips it and reads on.
+  const read = readFormsUntilError(
+    source,
+    options.onError === "stop" ? undefined : (e) => errors.push(toKeelError(e)),
+  );
   const forms: SNode[] = read.forms;
   let stopped = false;
   const print = (text: string): void => {
