@@ -7,8 +7,9 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
+import { errorEcho } from "./error-echo.js";
 import type { RuleLimits } from "./limits.js";
-import { readFormsUntilError, type SList, type SNode } from "./reader.js";
+import { readFormsUntilError, type SList, type SNode, type SourcePos } from "./reader.js";
 import type { Value } from "./values.js";
 
 /** What CLIPS 6.30 prints when a batch file ends without (exit) and it falls back to its prompt. */
@@ -72,7 +73,11 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     ...(options.onError === "stop" ? {} : { onMatchError: (e) => errors.push(e) }),
   });
   // The forms before a reader error run first, as CLIPS runs each form once it has read it.
-  const read = readFormsUntilError(source);
+  // A stray `)` between forms is an error CLIPS reports nowhere: it skips it and reads on.
+  const read = readFormsUntilError(
+    source,
+    options.onError === "stop" ? undefined : (e) => errors.push(toKeelError(e)),
+  );
   const forms: SNode[] = read.forms;
   let stopped = false;
   const print = (text: string): void => {
@@ -80,13 +85,15 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     options.onOutput?.(text);
   };
   for (const form of forms) {
+    let construct: { form: SList; module: string } | null = null;
     try {
       if (
         form.type === "list" &&
         form.items[0]?.type === "atom" &&
         CONSTRUCT_NAMES.has(form.items[0].text)
       ) {
-        engine.defineConstruct(form as SList);
+        construct = { form, module: engine.currentModule };
+        engine.defineConstruct(form);
       } else if (form.type === "list") {
         // Each top-level command has its own variables: CLIPS forgets a (bind) once it returns.
         engine.evalTopLevel(form, new Map<string, Value>());
@@ -101,7 +108,13 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       // CLIPS prints the message and reads the next form; where Keel does not know CLIPS's
       // wording it prints nothing (the error is still in `errors`).
       const clips = failure.details.clips;
-      if (typeof clips === "string") print(clipsMessageText(clips));
+      if (typeof clips === "string") {
+        print(clipsMessageText(clips));
+        // CLIPS then echoes the construct as far as it had read it.
+        const echo =
+          construct && errorEcho(construct.form, clips, errorPos(failure), construct.module);
+        if (echo) print(echo);
+      }
     }
     takeEvaluationError();
     if (engine.exited) break;
@@ -124,6 +137,12 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     ...(error ? { error } : {}),
     errors,
   };
+}
+
+/** Where a RULES_PARSE error was found, from its details. */
+function errorPos(e: KeelError): SourcePos | undefined {
+  const { line, column } = e.details;
+  return typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
 }
 
 function inputSource(input: string | (() => string | null)): () => string | null {

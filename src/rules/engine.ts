@@ -403,6 +403,11 @@ export class RuleEngine {
     return this.parsing;
   }
 
+  /** The current module (CLIPS's get-current-module). */
+  get currentModule(): string {
+    return this.module;
+  }
+
   /** Defines one construct form (used by load and by the batch runner). */
   defineConstruct(form: SList, hostActions?: readonly unknown[]): void {
     this.defineConstructKind(form, hostActions);
@@ -1067,12 +1072,28 @@ export class RuleEngine {
         return VOID;
       case "undefrule": {
         const target = args[0];
-        const names = target === "*" ? [...this.rules.keys()] : [String(target)];
+        if (typeof target !== "string") {
+          throw rulesRuntimeError("undefrule expects a rule name", {
+            clips: "[ARGACCES5] Function undefrule expected argument #1 to be of type symbol",
+          });
+        }
+        // `*` is every rule, unless a rule is named `*` (CLIPS looks the name up first).
+        const names = target === "*" && !this.rules.has("*") ? [...this.rules.keys()] : [target];
         for (const n of names) {
           if (!this.rules.has(n)) {
             throw rulesRuntimeError(`unable to find defrule ${n}`, {
               clips: `[PRNTUTIL1] Unable to find defrule ${n}.`,
             });
+          }
+          // CLIPS keeps a rule whose actions are running (and says so).
+          if (n === this.firingRule) {
+            this.onPrint(`[PRNTUTIL4] Unable to delete defrule ${n}.\n`);
+            continue;
+          }
+          for (const a of this.agenda.list()) {
+            if (a.rule.name === n) {
+              this.trace("activations", () => activationTrace(false, agendaLine(a)));
+            }
           }
           this.removeRule(n);
           this.constructLog.delete(`defrule ${n}`);

@@ -145,7 +145,8 @@ function prettyPrint(
 ): Value {
   if (typeof arg !== "string") {
     throw rulesRuntimeError(`${fn} expects a ${kind} name`, {
-      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type ${kind} name`,
+      // ppdefglobal names what it wants; the others ask for a symbol.
+      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type ${kind === "defglobal" ? "defglobal name" : "symbol"}`,
     });
   }
   // MAIN and the built-in initial-fact constructs exist but CLIPS keeps no text for them.

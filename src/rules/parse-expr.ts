@@ -235,7 +235,7 @@ function undefinedGlobal(node: SNode, ctx: ParseContext): Error {
   const name = node.type === "atom" ? node.text : "";
   return rulesLoadError(node.pos, `global variable ?*${name}* is not defined`, {
     construct: ctx.construct,
-    clips: `[GLOBLPSR1] Global variable ?*${name}* was referenced, but is not defined.`,
+    clips: `[GLOBLPSR1] \nGlobal variable ?*${name}* was referenced, but is not defined.`,
     hint: `Define it first with (defglobal ?*${name}* = <value>).`,
   });
 }
@@ -463,7 +463,7 @@ export function checkSlot(
   if (index === undefined) {
     throw rulesLoadError(pos, `slot '${slot}' is not in deftemplate '${template.name}'`, {
       construct: ctx.construct,
-      clips: `[TMPLTFUN1] Invalid slot ${slot} not defined in corresponding deftemplate ${template.name}`,
+      clips: `[TMPLTDEF1] Invalid slot ${slot} not defined in corresponding deftemplate ${template.name}.`,
       hint: `Its slots are: ${template.slots.map((s) => s.name).join(", ") || "(none)"}.`,
     });
   }

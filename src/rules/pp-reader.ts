@@ -86,7 +86,7 @@ export class PPReader {
   private readonly tokens: PPToken[] = [];
   private i = 0;
 
-  /** `limit`: the number of tokens that may be read (the failing token included). */
+  /** `limit`: the number of tokens read when the parse failed (the failing token included). */
   constructor(
     form: SNode,
     private readonly limit = Number.POSITIVE_INFINITY,
@@ -96,10 +96,11 @@ export class PPReader {
 
   /** Reads the next token and appends it. */
   get(): PPToken {
-    if (this.i >= this.limit) throw new PPStop();
     const t = this.tokens[this.i++];
     if (t === undefined) throw new PPStop();
     this.buf.save(t.print);
+    // CLIPS found the error right after reading this token.
+    if (this.i >= this.limit) throw new PPStop();
     return t;
   }
 
@@ -133,19 +134,4 @@ export function isSymbol(t: PPToken | undefined, text?: string): boolean {
   return (
     t?.kind === "atom" && t.atom?.kind === "symbol" && (text === undefined || t.atom.text === text)
   );
-}
-
-/** The number of tokens in `node` up to and including the atom or list at `target`. */
-export function tokensThrough(node: SNode, target: SNode): number | null {
-  let n = 0;
-  const walk = (x: SNode): boolean => {
-    n++;
-    if (x === target) return true;
-    if (x.type === "list") {
-      for (const item of x.items) if (walk(item)) return true;
-      n++;
-    }
-    return false;
-  };
-  return walk(node) ? n : null;
 }

@@ -83,10 +83,13 @@ export function readForms(source: string): SNode[] {
  * error (null when the whole text read). CLIPS runs each form as soon as it has read it, so what
  * comes before an unbalanced parenthesis still runs.
  */
-export function readFormsUntilError(source: string): { forms: SNode[]; error: unknown } {
+export function readFormsUntilError(
+  source: string,
+  onStrayClose?: (error: unknown) => void,
+): { forms: SNode[]; error: unknown } {
   const forms: SNode[] = [];
   try {
-    new Reader(source).readAll(forms);
+    new Reader(source, onStrayClose).readAll(forms);
     return { forms, error: null };
   } catch (error) {
     return { forms, error };
@@ -101,7 +104,11 @@ class Reader {
   /** How many lists are open at this point. */
   private depth = 0;
   private readonly end: number;
-  constructor(private readonly src: string) {
+  /** `onStrayClose`: given, a `)` outside any form is reported to it and skipped, as CLIPS does. */
+  constructor(
+    private readonly src: string,
+    private readonly onStrayClose?: (error: unknown) => void,
+  ) {
     this.end = src.length;
   }
 
@@ -111,9 +118,13 @@ class Reader {
       this.skipSpace();
       if (this.i >= this.end) return forms;
       if (this.src.charCodeAt(this.i) === CLOSE) {
-        throw rulesParseError(this.pos(), "an opening '(' or a construct", "')'", {
+        const error = rulesParseError(this.pos(), "an opening '(' or a construct", "')'", {
           hint: "Remove the extra ')' or add the '(' it closes.",
         });
+        if (!this.onStrayClose) throw error;
+        this.onStrayClose(error);
+        this.i++;
+        continue;
       }
       forms.push(this.readNode());
     }

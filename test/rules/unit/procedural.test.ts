@@ -63,7 +63,7 @@ describe("deffunctions, defglobals and modules in the engine's state", () => {
 
   it("refuses an undefined global and a deffunction called with the wrong arity", () => {
     expect(runBatch("(printout t ?*nope* crlf)\n(exit)").error?.details.clips).toBe(
-      "[GLOBLPSR1] Global variable ?*nope* was referenced, but is not defined.",
+      "[GLOBLPSR1] \nGlobal variable ?*nope* was referenced, but is not defined.",
     );
     const r = runBatch("(deffunction two (?a ?b) (+ ?a ?b))\n(printout t (two 1) crlf)\n(exit)");
     expect(r.error?.details.clips).toBe("[ARGACCES4] Function two expected exactly 2 argument(s)");

@@ -45,6 +45,8 @@
 (ppdefrule nope)
 (ppdeftemplate initial-fact)
 (ppdefglobal ?*x*)
+(ppdeffunction 1)
+(ppdefrule "r1")
 (list-defrules)
 (rules)
 (list-deffacts)

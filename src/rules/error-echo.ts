@@ -1,0 +1,99 @@
+/**
+ * CLIPS's `ERROR:` echo: when a construct fails to parse, CLIPS prints the message, then
+ * `ERROR:` and the construct's pretty-printed text as far as its parser had read it. Where that
+ * is depends on what failed: a parse-time check stops at the token it was reading, a check made
+ * once the construct was read prints all of it.
+ *
+ * @example
+ * // (defrule r (a ?x) => (printout t (foo ?x) crlf)) fails with [EXPRNPSR3]; CLIPS then prints
+ * // "\nERROR:\n(defrule MAIN::r\n   (a ?x)\n   =>\n   (printout t (foo\n"
+ */
+import { ppConstruct } from "./pp-constructs.js";
+import type { SList, SNode, SourcePos } from "./reader.js";
+
+/** Messages reported after the whole construct was read: its whole text is echoed. */
+const WHOLE = new Set([
+  "GLOBLPSR1",
+  "PRCCODE3",
+  "ANALYSIS1",
+  "ANALYSIS2",
+  "ANALYSIS3",
+  "ANALYSIS4",
+  "RULEPSR1",
+]);
+/** Messages about a name being read: the echo stops after the name. */
+const AT_NAME = new Set(["EXPRNPSR3", "TMPLTDEF1"]);
+/** Messages about a call checked once its arguments are read: the echo stops after its `)`. */
+const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
+
+/**
+ * The text after CLIPS's message for a construct that failed (`"\nERROR:\n" + text + "\n"`),
+ * or null when Keel does not know where CLIPS stops for this message.
+ */
+export function errorEcho(
+  form: SList,
+  clips: string,
+  pos: SourcePos | undefined,
+  module: string,
+): string | null {
+  const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
+  if (id === undefined) return null;
+  let text: string | null = null;
+  if (WHOLE.has(id)) {
+    text = ppConstruct(form, module);
+    if (text === null) return null;
+    text = text.slice(0, -1);
+    // A deffunction's body is checked after its closing `)` was read, before the buffer took
+    // back the line break in front of it.
+    if (form.items[0]?.type === "atom" && form.items[0].text === "deffunction") {
+      text = `${text.slice(0, -1)}\n   )`;
+    }
+  } else if (pos !== undefined) {
+    const found = findAt(form, pos);
+    if (found === null) return null;
+    const [node, parent] = found;
+    let limit: number | null = null;
+    if (AT_NAME.has(id)) {
+      const name = node.type === "list" ? node.items[0] : node;
+      limit = name ? count(form, name, false) : null;
+    } else if (AFTER_CALL.has(id)) {
+      const call = id === "ARGACCES5" && node.type === "atom" ? parent : node;
+      limit = call ? count(form, call, true) : null;
+    }
+    if (limit === null) return null;
+    text = ppConstruct(form, module, limit);
+    // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
+    if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
+  }
+  return text === null ? null : `\nERROR:\n${text}\n`;
+}
+
+/** The node at `pos` (the outermost one starting there) and the list holding it. */
+function findAt(root: SNode, pos: SourcePos): [SNode, SList | null] | null {
+  const walk = (node: SNode, parent: SList | null): [SNode, SList | null] | null => {
+    if (node.pos.line === pos.line && node.pos.column === pos.column) return [node, parent];
+    if (node.type === "list") {
+      for (const item of node.items) {
+        const hit = walk(item, node);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  };
+  return walk(root, null);
+}
+
+/** How many tokens CLIPS has read through `target` (through its `)` when `toEnd`). */
+function count(root: SNode, target: SNode, toEnd: boolean): number | null {
+  let n = 0;
+  const walk = (node: SNode): boolean => {
+    n++;
+    if (node === target && !toEnd) return true;
+    if (node.type === "list") {
+      for (const item of node.items) if (walk(item)) return true;
+      n++;
+    }
+    return node === target;
+  };
+  return walk(root) ? n : null;
+}
