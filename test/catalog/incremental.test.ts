@@ -175,6 +175,33 @@ describe("incremental scans equal full scans", () => {
     );
   });
 
+  it("a rule that declares no incremental form keeps --changed on the whole graph, still equal to a full scan", async () => {
+    const registry = builtInRegistry().register({
+      kind: "rule",
+      id: "count-links",
+      version: "1.0.0",
+      description: "one issue naming how many links the graph has",
+      evaluate: ({ nodes, links }) => [
+        {
+          ruleId: "count-links",
+          severity: "info",
+          nodeIds: [nodes[0]?.path ?? "-"],
+          message: `${links.length} links`,
+        },
+      ],
+    });
+    for (const path of listFiles(root)) unlinkSync(join(root, path));
+    write("notes/a.md", "---\nname: a\n---\nsee /b\n");
+    write("notes/b.md", "---\nname: b\n---\nsee /a\n");
+    await scanScope(store, { root, registry, mode: { kind: "full" } });
+    write("notes/b.md", "---\nname: b\n---\nsee /a and /c\n");
+    const changed = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+    expect(changed.incremental).toBe(false);
+    expect(changed.issues.find((i) => i.ruleId === "count-links")?.message).toBe("3 links");
+    const stored = await changed.result();
+    expect(comparable(stored)).toEqual(comparable((await runScan({ root, registry })).result));
+  });
+
   it("-n <path> re-reads one node and keeps the others", async () => {
     const registry = builtInRegistry();
     for (const path of listFiles(root)) unlinkSync(join(root, path));

@@ -4,7 +4,8 @@ import type { Detector, FrontmatterDiagnostic, GraphChange } from "../extensions
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanStats } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
-import { countLinksAt, loadLinksWhere, loadNodes, type ScanHead } from "../store/load.js";
+import { countLinksAt, loadLinksWhere } from "../store/link-lookup.js";
+import { loadNodes, type ScanHead } from "../store/load.js";
 import { writeScanPlan } from "../store/persist.js";
 import {
   diffLinks,

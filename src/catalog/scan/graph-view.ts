@@ -1,7 +1,7 @@
 import type { Store } from "../../store/index.js";
 import type { FrontmatterDiagnostic, GraphView } from "../extensions.js";
 import type { CatalogLink, CatalogNode } from "../model.js";
-import { type LinkLookup, loadLinksWhere } from "../store/load.js";
+import { type LinkLookup, loadLinksWhere } from "../store/link-lookup.js";
 import { compareLinks } from "./order.js";
 
 /**

@@ -1,0 +1,54 @@
+import type { Store } from "../../store/index.js";
+import type { CatalogLink } from "../model.js";
+import { sqliteLinkRows } from "./load.js";
+import { rowLink } from "./rows.js";
+
+/** The columns stored links can be looked up by (each has an index). */
+export type LinkLookup = "source_path" | "target_path" | "normalized_trigger";
+
+const LOOKUP_CHUNK = 500;
+
+/**
+ * The stored links whose `column` is one of `values`, with their row ids (in row order), read
+ * through the column's index: what `--changed` reads instead of the whole graph.
+ */
+export async function loadLinksWhere(
+  store: Store,
+  column: LinkLookup,
+  values: Iterable<string>,
+): Promise<{ link: CatalogLink; id: number }[]> {
+  const all = [...new Set(values)];
+  const found: { link: CatalogLink; id: number }[] = [];
+  for (let start = 0; start < all.length; start += LOOKUP_CHUNK) {
+    const chunk = all.slice(start, start + LOOKUP_CHUNK);
+    const rows =
+      store.native.dialect === "sqlite"
+        ? sqliteLinkRows(
+            store.native.database,
+            `WHERE ${column} IN (${chunk.map(() => "?").join(", ")})`,
+            chunk,
+          )
+        : await store.kysely
+            .selectFrom("scan_links")
+            .selectAll()
+            .where(column, "in", chunk)
+            .orderBy("id")
+            .execute();
+    for (const row of rows) found.push({ link: rowLink(row), id: Number(row.id) });
+  }
+  return found;
+}
+
+/** How many stored links leave and reach each of `paths` (for nodes new to the graph). */
+export async function countLinksAt(
+  store: Store,
+  paths: readonly string[],
+): Promise<{ out: Map<string, number>; in: Map<string, number> }> {
+  const out = new Map<string, number>();
+  const into = new Map<string, number>();
+  for (const { link } of await loadLinksWhere(store, "source_path", paths))
+    out.set(link.source, (out.get(link.source) ?? 0) + 1);
+  for (const { link } of await loadLinksWhere(store, "target_path", paths))
+    into.set(link.target, (into.get(link.target) ?? 0) + 1);
+  return { out, in: into };
+}
