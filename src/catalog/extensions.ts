@@ -5,6 +5,7 @@ import type {
   Confidence,
   LinkKind,
   NodeKind,
+  TriggerUse,
 } from "./model.js";
 
 /** What every extension declares: who it is and where it came from. */
@@ -135,6 +136,8 @@ export interface GraphView {
   linksTo(targets: Iterable<string>): Promise<CatalogLink[]>;
   /** Links whose `trigger.normalizedTrigger` is one of these. */
   linksWithTrigger(triggers: Iterable<string>): Promise<CatalogLink[]>;
+  /** Who invokes each of these triggers, and how they spell it: the links without their detail. */
+  triggerUses(triggers: Iterable<string>): Promise<TriggerUse[]>;
   readonly strict: boolean;
   /** Frontmatter diagnostics of the changed nodes. */
   readonly frontmatter: ReadonlyMap<string, FrontmatterDiagnostic>;

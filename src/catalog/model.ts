@@ -104,3 +104,10 @@ export interface ScanResult {
 
 /** The skill-map spec version the catalog implements. */
 export const CATALOG_SPEC_VERSION = "0.1.0";
+
+/** One stored link reduced to what a trigger's claim needs: who invokes which spelling. */
+export interface TriggerUse {
+  readonly normalizedTrigger: string;
+  readonly source: string;
+  readonly target: string;
+}

@@ -1,7 +1,7 @@
 import type { Store } from "../../store/index.js";
 import type { FrontmatterDiagnostic, GraphView } from "../extensions.js";
-import type { CatalogLink, CatalogNode } from "../model.js";
-import { type LinkLookup, loadLinksWhere } from "../store/link-lookup.js";
+import type { CatalogLink, CatalogNode, TriggerUse } from "../model.js";
+import { type LinkLookup, loadLinksWhere, loadTriggerUses } from "../store/link-lookup.js";
 import { compareLinks } from "./order.js";
 
 /**
@@ -52,5 +52,20 @@ export function graphView(
       lookup("normalized_trigger", triggers, (link, wanted) =>
         wanted.has(link.trigger?.normalizedTrigger ?? "\u0000"),
       ),
+    async triggerUses(triggers) {
+      const wanted = new Set(triggers);
+      if (wanted.size === 0) return [];
+      const uses: TriggerUse[] = [];
+      for (const use of await loadTriggerUses(store, wanted))
+        if (!recomputed.has(use.source)) uses.push(use);
+      for (const list of recomputed.values()) {
+        for (const link of list) {
+          const normalizedTrigger = link.trigger?.normalizedTrigger;
+          if (normalizedTrigger !== undefined && wanted.has(normalizedTrigger))
+            uses.push({ normalizedTrigger, source: link.source, target: link.target });
+        }
+      }
+      return uses;
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { Store } from "../../store/index.js";
-import type { CatalogLink } from "../model.js";
+import type { CatalogLink, TriggerUse } from "../model.js";
 import { sqliteLinkRows } from "./load.js";
 import { rowLink } from "./rows.js";
 
@@ -51,4 +51,39 @@ export async function countLinksAt(
   for (const { link } of await loadLinksWhere(store, "target_path", paths))
     into.set(link.target, (into.get(link.target) ?? 0) + 1);
   return { out, in: into };
+}
+
+/**
+ * The stored links invoking one of `triggers`, as three short columns read through the
+ * trigger's index: a popular trigger can have thousands of links, and decoding each whole row
+ * (its JSON included) made `--changed` spend most of its time in `trigger-collision`.
+ */
+export async function loadTriggerUses(
+  store: Store,
+  triggers: Iterable<string>,
+): Promise<TriggerUse[]> {
+  const all = [...new Set(triggers)];
+  const uses: TriggerUse[] = [];
+  for (let start = 0; start < all.length; start += LOOKUP_CHUNK) {
+    const chunk = all.slice(start, start + LOOKUP_CHUNK);
+    const rows =
+      store.native.dialect === "sqlite"
+        ? (store.native.database
+            .prepare(
+              `SELECT normalized_trigger, source_path, target_path FROM scan_links
+               WHERE normalized_trigger IN (${chunk.map(() => "?").join(", ")})`,
+            )
+            .raw(true)
+            .all(...chunk) as [string, string, string][])
+        : (
+            await store.kysely
+              .selectFrom("scan_links")
+              .select(["normalized_trigger", "source_path", "target_path"])
+              .where("normalized_trigger", "in", chunk)
+              .execute()
+          ).map((row) => [row.normalized_trigger ?? "", row.source_path, row.target_path] as const);
+    for (const [normalizedTrigger, source, target] of rows)
+      uses.push({ normalizedTrigger, source, target });
+  }
+  return uses;
 }

@@ -1,6 +1,6 @@
 import { compareCodePoints } from "../../../core/index.js";
 import type { Rule } from "../../extensions.js";
-import type { CatalogIssue, NodeKind } from "../../model.js";
+import type { CatalogIssue, CatalogNode, NodeKind, TriggerUse } from "../../model.js";
 import { normalizeTrigger } from "../../trigger.js";
 import { changedNames } from "./incremental.js";
 
@@ -18,6 +18,64 @@ interface Bucket {
   invocations: Map<string, Set<string>>; // written trigger → source paths
 }
 
+/** The rule over nodes and trigger uses (links reduced to who invokes which spelling). */
+function collisions(nodes: readonly CatalogNode[], uses: readonly TriggerUse[]): CatalogIssue[] {
+  const buckets = new Map<string, Bucket>();
+  const bucket = (key: string): Bucket => {
+    let found = buckets.get(key);
+    if (!found) {
+      found = { advertisers: new Map(), invocations: new Map() };
+      buckets.set(key, found);
+    }
+    return found;
+  };
+  for (const node of nodes) {
+    if (!ADVERTISERS.has(node.kind)) continue;
+    const name = node.frontmatter.name;
+    if (typeof name !== "string" || normalizeTrigger(name) === "") continue;
+    bucket(`/${normalizeTrigger(name)}`).advertisers.set(node.path, spelling(`/${name}`));
+  }
+  for (const { normalizedTrigger, source, target } of uses) {
+    const invocations = bucket(normalizedTrigger).invocations;
+    const sources = invocations.get(target) ?? new Set<string>();
+    sources.add(source);
+    invocations.set(target, sources);
+  }
+  const issues: CatalogIssue[] = [];
+  for (const [normalizedTrigger, { advertisers, invocations }] of buckets) {
+    const advertiserPaths = [...advertisers.keys()].sort(compareCodePoints);
+    const invocationTargets = [...invocations.keys()].sort(compareCodePoints);
+    const spellings = new Set(invocationTargets.map(spelling));
+    const canonical = new Set(advertisers.values());
+    const offCanonical =
+      advertiserPaths.length === 1
+        ? invocationTargets.filter((target) => !canonical.has(spelling(target)))
+        : [];
+    const reasons: string[] = [];
+    if (advertiserPaths.length > 1) {
+      reasons.push(`${advertiserPaths.length} nodes advertise it (${advertiserPaths.join(", ")})`);
+    }
+    if (spellings.size > 1) {
+      reasons.push(`it is invoked as ${invocationTargets.join(", ")}`);
+    } else if (offCanonical.length > 0) {
+      reasons.push(
+        `${offCanonical.join(", ")} does not match how ${advertiserPaths[0]} spells it (${[...canonical][0]})`,
+      );
+    }
+    if (reasons.length === 0) continue;
+    const nodeIds = new Set(advertiserPaths);
+    for (const sources of invocations.values()) for (const source of sources) nodeIds.add(source);
+    issues.push({
+      ruleId: "trigger-collision",
+      severity: "error",
+      nodeIds: [...nodeIds].sort(compareCodePoints),
+      message: `Trigger "${normalizedTrigger}" is ambiguous: ${reasons.join("; ")}.`,
+      data: { normalizedTrigger, invocationTargets, advertiserPaths },
+    });
+  }
+  return issues;
+}
+
 /**
  * A trigger claimed ambiguously is an error: two nodes advertising the same normalised name,
  * two different spellings invoking it (`/Deploy` and `/deploy`), or an invocation spelled
@@ -30,64 +88,13 @@ export const triggerCollisionRule: Rule = {
   version: "1.0.0",
   description: "Triggers (/cmd, @agent) claimed by more than one node or spelling: error.",
   evaluate({ nodes, links }) {
-    const buckets = new Map<string, Bucket>();
-    const bucket = (key: string): Bucket => {
-      let found = buckets.get(key);
-      if (!found) {
-        found = { advertisers: new Map(), invocations: new Map() };
-        buckets.set(key, found);
-      }
-      return found;
-    };
-    for (const node of nodes) {
-      if (!ADVERTISERS.has(node.kind)) continue;
-      const name = node.frontmatter.name;
-      if (typeof name !== "string" || normalizeTrigger(name) === "") continue;
-      bucket(`/${normalizeTrigger(name)}`).advertisers.set(node.path, spelling(`/${name}`));
-    }
+    const uses: TriggerUse[] = [];
     for (const link of links) {
-      const normalized = link.trigger?.normalizedTrigger;
-      if (!normalized) continue;
-      const invocations = bucket(normalized).invocations;
-      const sources = invocations.get(link.target) ?? new Set<string>();
-      sources.add(link.source);
-      invocations.set(link.target, sources);
+      const normalizedTrigger = link.trigger?.normalizedTrigger;
+      if (normalizedTrigger)
+        uses.push({ normalizedTrigger, source: link.source, target: link.target });
     }
-    const issues: CatalogIssue[] = [];
-    for (const [normalizedTrigger, { advertisers, invocations }] of buckets) {
-      const advertiserPaths = [...advertisers.keys()].sort(compareCodePoints);
-      const invocationTargets = [...invocations.keys()].sort(compareCodePoints);
-      const spellings = new Set(invocationTargets.map(spelling));
-      const canonical = new Set(advertisers.values());
-      const offCanonical =
-        advertiserPaths.length === 1
-          ? invocationTargets.filter((target) => !canonical.has(spelling(target)))
-          : [];
-      const reasons: string[] = [];
-      if (advertiserPaths.length > 1) {
-        reasons.push(
-          `${advertiserPaths.length} nodes advertise it (${advertiserPaths.join(", ")})`,
-        );
-      }
-      if (spellings.size > 1) {
-        reasons.push(`it is invoked as ${invocationTargets.join(", ")}`);
-      } else if (offCanonical.length > 0) {
-        reasons.push(
-          `${offCanonical.join(", ")} does not match how ${advertiserPaths[0]} spells it (${[...canonical][0]})`,
-        );
-      }
-      if (reasons.length === 0) continue;
-      const nodeIds = new Set(advertiserPaths);
-      for (const sources of invocations.values()) for (const source of sources) nodeIds.add(source);
-      issues.push({
-        ruleId: "trigger-collision",
-        severity: "error",
-        nodeIds: [...nodeIds].sort(compareCodePoints),
-        message: `Trigger "${normalizedTrigger}" is ambiguous: ${reasons.join("; ")}.`,
-        data: { normalizedTrigger, invocationTargets, advertiserPaths },
-      });
-    }
-    return issues;
+    return collisions(nodes, uses);
   },
   // An issue is about one normalised trigger: it changes when a node advertising it (by name)
   // or a link invoking it comes, goes or changes.
@@ -108,13 +115,7 @@ export const triggerCollisionRule: Rule = {
         const name = node.frontmatter.name;
         return typeof name === "string" && keys.has(`/${normalizeTrigger(name)}`);
       });
-      const links = await view.linksWithTrigger(keys);
-      const issues = triggerCollisionRule.evaluate({
-        nodes,
-        links,
-        strict: view.strict,
-        frontmatter: view.frontmatter,
-      });
+      const issues = collisions(nodes, await view.triggerUses(keys));
       return { keys, issues };
     },
   },
