@@ -250,6 +250,82 @@ export function runGovernedAgentCase(options: GovernedAgentCaseOptions): void {
       expect(payments).toEqual(["bob:50"]);
     });
 
+    /** The governed agent on ChatOpenAI against `server`; `options` go to ChatOpenAI. */
+    function openAIAgent(baseURL: string, options: Record<string, unknown> = {}) {
+      const payments: string[] = [];
+      const runtime = new GovernedRuntime({ store: opened.store, tools: registry(payments) });
+      const llm = new ChatOpenAI({
+        model: "loopback-model",
+        apiKey: "test-key",
+        maxRetries: 0,
+        configuration: { baseURL },
+        ...options,
+      });
+      const tools = governedToolNode({ runtime, tools: ["payments.pay", "accounts.balance"] });
+      const agent = createReactAgent({ llm, tools, checkpointer: runtime.checkpointer });
+      const start = (request: string) =>
+        runtime.start({
+          graph: agent,
+          input: { messages: [new HumanMessage(request)] },
+          autonomy: "A2",
+          risk: "high",
+        });
+      return { runtime, agent, payments, start };
+    }
+
+    it("a 429 is retried after its retry-after; without retries the run fails with MODEL_ENDPOINT_FAILED", async () => {
+      // Every first request of a conversation is refused once with a 429.
+      const refused = new Set<string>();
+      const server = await startOpenAIServer((request) => {
+        const asked = String(request.messages.find((m) => m.role === "user")?.content);
+        if (toolAnswers(request) === 0 && !refused.has(asked)) {
+          refused.add(asked);
+          return { status: 429, retryAfter: "0.1", message: "slow down" };
+        }
+        return toolAnswers(request) === 0
+          ? { toolCalls: [{ id: "call_bal", name: "balance", arguments: "{}" }] }
+          : { content: "You have 120." };
+      });
+      try {
+        const patient = openAIAgent(server.baseURL, { maxRetries: 1 });
+        const done = await patient.start("my balance, patiently");
+        expect(done.run.status).toBe("succeeded");
+        expect((done.result as { messages: BaseMessage[] }).messages.at(-1)?.content).toBe(
+          "You have 120.",
+        );
+        expect(server.requests).toHaveLength(3);
+        const [first, second] = server.requests;
+        expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(90);
+        expect(await ledgerRows(patient.runtime.store, done.run.id)).toEqual([
+          ["accounts.balance", "succeeded", "call_bal"],
+        ]);
+
+        const impatient = openAIAgent(server.baseURL);
+        const failed = await impatient.start("my balance, now").catch((error: unknown) => error);
+        expect(failed).toMatchObject({
+          code: "MODEL_ENDPOINT_FAILED",
+          message: expect.stringContaining(server.baseURL),
+        });
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("an endpoint that is down fails the run with MODEL_ENDPOINT_FAILED naming the URL, nothing called", async () => {
+      const down = await startOpenAIServer(() => ({ content: "unused" }));
+      await down.close();
+      const { runtime, payments, start } = openAIAgent(down.baseURL);
+      const failed = await start("pay bob 50").catch((error: unknown) => error);
+      expect(failed).toMatchObject({ code: "MODEL_ENDPOINT_FAILED" });
+      expect((failed as Error).message).toContain(
+        `The model endpoint ${down.baseURL} could not be reached`,
+      );
+      expect(payments).toEqual([]);
+      const runs = await runtime.runs.list({ limit: 1 });
+      expect(runs[0]).toMatchObject({ status: "failed" });
+      expect(await ledgerRows(runtime.store, runs[0]?.id ?? "")).toEqual([]);
+    });
+
     it("drives ChatOpenAI over loopback HTTP: governed tools bound, a gated call denied by Command", async () => {
       const payments: string[] = [];
       const runtime = new GovernedRuntime({ store: opened.store, tools: registry(payments) });
