@@ -243,8 +243,12 @@ function queryAction(r: PPReader): void {
 
 /** Reads one balanced list (the query's variable list) as it is written. */
 function skipBalanced(r: PPReader): void {
-  const open = r.get();
-  if (open.kind !== "(") throw new PPStop();
+  if (r.get().kind !== "(") throw new PPStop();
+  plainList(r);
+}
+
+/** A list (its `(` read) printed as written, one space between items. */
+export function plainList(r: PPReader): void {
   let first = true;
   for (;;) {
     const t = r.peek();
@@ -255,7 +259,6 @@ function skipBalanced(r: PPReader): void {
     }
     if (!first) r.save(" ");
     first = false;
-    if (t.kind === "(") skipBalanced(r);
-    else r.get();
+    if (r.get().kind === "(") plainList(r);
   }
 }

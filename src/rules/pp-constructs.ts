@@ -7,7 +7,7 @@
  * ppConstruct(readForms("(defrule r (a) => (assert (b)))")[0] as SList, "MAIN")
  * // "(defrule MAIN::r\n   (a)\n   =>\n   (assert (b)))\n"
  */
-import { atomOrExpression, groupActions, rhsPattern } from "./pp-actions.js";
+import { atomOrExpression, groupActions, plainList, rhsPattern } from "./pp-actions.js";
 import { ruleBody } from "./pp-lhs.js";
 import { isSymbol, PPReader, PPStop, type PPToken } from "./pp-reader.js";
 import type { SList, SNode } from "./reader.js";
@@ -121,22 +121,6 @@ function listsOnLines(r: PPReader, module: string, facts = false): void {
       r.save("\n   ");
       r.save(t.print);
     }
-  }
-}
-
-/** A list (its `(` read) printed as written, one space between items. */
-function plainList(r: PPReader): void {
-  let first = true;
-  for (;;) {
-    const t = r.peek();
-    if (t === undefined) throw new PPStop();
-    if (t.kind === ")") {
-      r.get();
-      return;
-    }
-    if (!first) r.save(" ");
-    first = false;
-    if (r.get().kind === "(") plainList(r);
   }
 }
 
