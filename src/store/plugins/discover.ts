@@ -163,7 +163,7 @@ function inspect(path: string, folderName: string, options: DiscoverOptions): Di
     return plugin(
       "disabled",
       settings.enabledFrom === "database"
-        ? "disabled by the user (config_plugins): `keel plugins enable` switches it on"
+        ? "disabled by the user (config_plugins)"
         : `plugins.${manifest.id}.enabled is false in the config`,
     );
   }
