@@ -81,7 +81,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       plugins = await migratePlugins(
         backend,
         discoverPlugins(pluginDirs, {
-          state: { ...state, failures: new Map(), applied: new Map() },
+          state,
+          readiness: false,
         }),
         { onProgress: options.onProgress },
       );

@@ -111,7 +111,8 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
     const state = await readPluginStateOf(backend);
     // The user's switches only: pluginCheck reports failed and pending plugins itself.
     const found = discoverPlugins(keelDirPluginFolders(location.keelDir), {
-      state: { ...state, failures: new Map(), applied: new Map() },
+      state,
+      readiness: false,
     });
     const snapshot = await backend.introspect(backend.kysely);
     const naming = namingCheck(snapshot, found);

@@ -24,6 +24,11 @@ export interface DiscoverOptions {
   readonly state?: PluginState | undefined;
   /** The config file's `plugins` map. */
   readonly settings?: Readonly<Record<string, PluginSettings>> | undefined;
+  /**
+   * Whether a failed or pending migration makes a plugin `load-error` (default true). The
+   * migrator and the doctor pass false: they try failed plugins again and report them themselves.
+   */
+  readonly readiness?: boolean | undefined;
 }
 
 /** Where a plugin's switch or config came from. */
@@ -158,7 +163,7 @@ function inspect(path: string, folderName: string, options: DiscoverOptions): Di
     return plugin(
       "disabled",
       settings.enabledFrom === "database"
-        ? "disabled by the user (config_plugins): `keel plugins enable` switches it on"
+        ? "disabled by the user (config_plugins)"
         : `plugins.${manifest.id}.enabled is false in the config`,
     );
   }
@@ -169,6 +174,9 @@ function inspect(path: string, folderName: string, options: DiscoverOptions): Di
       `specCompat "${manifest.specCompat}" does not include spec ${SPEC_VERSION}, which Keel implements: install a version of the plugin for spec ${SPEC_VERSION}`,
     );
   }
-  const problem = options.state ? pluginLoadProblem(manifest, options.state) : null;
+  const problem =
+    options.state && options.readiness !== false
+      ? pluginLoadProblem(manifest, options.state)
+      : null;
   return problem ? plugin(problem.status, problem.reason) : plugin("enabled", null);
 }

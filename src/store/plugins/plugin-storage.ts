@@ -66,7 +66,8 @@ export async function migrateStorePlugins(
   const plugins =
     options.plugins ??
     discoverPlugins(storePluginFolders(store), {
-      state: { ...(await readPluginState(store)), failures: new Map(), applied: new Map() },
+      state: await readPluginState(store),
+      readiness: false,
     });
   return migratePlugins(internalsOf(store).backend, plugins, options);
 }
