@@ -228,8 +228,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const nested = nestedConfig(config);
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
-    const loop = this.createLoop(config, {}, undefined);
+    const into = await this.travelInto(config);
+    const loop = this.createLoop(into?.config ?? config, {}, undefined);
     await loop.load(await this.checkInput(input));
+    if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
     const outcome = await loop.run();
     return this.pickOutput(loop.output(outcome)) as State & { __interrupt__?: Interrupt[] };
   }
@@ -338,6 +340,31 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     const run = new GraphRunStream(this, input, options);
     return options.encoding === "text/event-stream" ? encodeEventStream(run) : run;
+  }
+
+  /**
+   * Time travel straight into a subgraph (a config with a subgraph's `checkpoint_ns` and
+   * `checkpoint_id`, as `getState(…, { subgraphs: true })` gives): the parent replays from its
+   * checkpoint current when that subgraph checkpoint was saved, and the subgraph starts from it.
+   * Undefined for any other config.
+   */
+  private async travelInto(
+    config: RunConfig,
+  ): Promise<{ config: RunConfig; target: { ns: string; checkpointId: string } } | undefined> {
+    const configurable = config.configurable;
+    const ns = configurable?.checkpoint_ns;
+    const checkpointId = configurable?.checkpoint_id;
+    if (!ns || !checkpointId || !this.checkpointer || graphAt(this, ns) === this) return undefined;
+    const root = { configurable: { thread_id: configurable.thread_id, checkpoint_ns: "" } };
+    const parent = await lastBefore(this.checkpointer, root, checkpointId);
+    if (!parent) return undefined;
+    return {
+      config: {
+        ...config,
+        configurable: { ...configurable, checkpoint_ns: "", checkpoint_id: parent.checkpoint.id },
+      },
+      target: { ns, checkpointId },
+    };
   }
 
   /** A new input checked against the graph's `StateSchema` (when it has one). */
@@ -521,7 +548,15 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       // The namespace is unique to the parent task, so an existing checkpoint means this task ran
       // before and paused: continue it, with the resume value the parent received.
       const existing = await saver.getTuple(config);
-      if (
+      if (replay?.into && replay.into.ns === config.configurable?.checkpoint_ns) {
+        // Time travel into this subgraph: it continues from the checkpoint asked for.
+        startAt = {
+          tuple: await saver.getTuple({
+            configurable: { ...config.configurable, checkpoint_id: replay.into.checkpointId },
+          }),
+        };
+        start = null;
+      } else if (
         existing &&
         (this.subgraphPersistence !== true || (await this.isPaused(config, existing)))
       ) {

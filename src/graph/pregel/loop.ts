@@ -66,6 +66,8 @@ export interface LoopOptions {
 export interface Replay {
   readonly from: string;
   readonly started: string;
+  /** Time travel straight into a subgraph: the subgraph at `ns` starts at `checkpointId`. */
+  readonly into?: { readonly ns: string; readonly checkpointId: string } | undefined;
 }
 
 /** How a run ended: `interrupts` is set (possibly empty, for interruptBefore/After) when it paused. */
@@ -192,7 +194,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       const writes = tuple.metadata.writes as Record<string, unknown> | null;
       return this.applyInput(writes?.[START], false, true);
     }
-    const latest = await this.persistence.isLatest(tuple);
+    // A start chosen by the parent (time travel into this subgraph) is a replay: it forks.
+    const latest = startAt ? false : await this.persistence.isLatest(tuple);
     if (!latest) this.replay = { from: tuple.checkpoint.id, started: newCheckpointId() };
     const resumes = command?.hasResume() === true;
     // As LangGraph.js: the latest checkpoint's pending writes are the finished tasks of an

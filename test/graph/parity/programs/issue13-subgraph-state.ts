@@ -117,4 +117,38 @@ export const issue13SubgraphStatePrograms = {
     await graph.invoke({ log: [] }, config);
     return seen;
   },
+
+  /** A subgraph checkpoint's config, given to the parent's invoke, replays from it (a fork). */
+  async timeTravelIntoSubgraph(api: GraphApi) {
+    const called: string[] = [];
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const sub = new api.StateGraph(State)
+      .addNode("prep", () => {
+        called.push("prep");
+        return { log: ["prep"] };
+      })
+      .addNode("ask", () => {
+        called.push("ask");
+        return { log: [`ask:${String(api.interrupt("Q?"))}`] };
+      })
+      .addEdge(api.START, "prep")
+      .addEdge("prep", "ask")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(State)
+      .addNode("sub", sub)
+      .addEdge(api.START, "sub")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as SubgraphStateGraph;
+    const config = thread("travel-into");
+    await graph.invoke({ log: [] }, config);
+    const deep = await graph.getState(config, { subgraphs: true });
+    const atInterrupt = (deep.tasks[0]?.state as StateSnapshotLike | undefined)?.config;
+    await graph.invoke(new api.Command({ resume: "one" }), config);
+    called.length = 0;
+    const replay = await graph.invoke(null, atInterrupt);
+    const replayCalled = [...called];
+    const final = await graph.invoke(new api.Command({ resume: "two" }), config);
+    return { replay, replayCalled, final };
+  },
 };
