@@ -11,7 +11,7 @@
 import type { ObjectPatternInfo, SlotDef } from "./ast.js";
 import { Fact } from "./facts.js";
 import { ABSENT, OBJECT_RELATION, type ObjectTemplate } from "./object-template.js";
-import type { ClassDef, Instance } from "./objects.js";
+import { type ClassDef, type Instance, lastClassSerial } from "./objects.js";
 import { valueHash } from "./rete/hash.js";
 import { type Atom, isMultifield, type Value } from "./values.js";
 
@@ -70,15 +70,18 @@ function reactive(cls: ClassDef): boolean {
 }
 
 /**
- * The last test of an object pattern's path: the instance's class is reactive, is one of the
- * pattern's classes or a subclass of one, and has every slot the pattern names.
+ * The last test of an object pattern's path: the instance's class existed when the pattern was
+ * compiled, is reactive, is one of the pattern's classes or a subclass of one, and has every
+ * slot the pattern names.
  */
 export function objectClassTest(info: ObjectPatternInfo): (f: Fact) => boolean {
   const { classes, slots } = info;
+  // CLIPS fixes a pattern's classes (its class bitmap) when the rule is defined.
+  const upto = lastClassSerial();
   return (f) => {
     if (!(f instanceof ObjectFact)) return false;
     const cls = f.instance.cls;
-    if (!reactive(cls)) return false;
+    if (cls.serial > upto || !reactive(cls)) return false;
     if (classes !== null && !cls.cpl.some((c) => classes.includes(c.name))) return false;
     for (const s of slots) if (!f.has(s)) return false;
     return true;

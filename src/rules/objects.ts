@@ -53,6 +53,8 @@ export interface ClassDef {
   readonly abstract: boolean;
   /** Matched by object patterns (`(pattern-match reactive)`, the default). */
   readonly reactive: boolean;
+  /** When it was defined ({@link lastClassSerial}): rules defined before it do not match it. */
+  readonly serial: number;
   readonly ownSlots: readonly ClassSlot[];
   /** The class precedence list: this class first, OBJECT last. */
   cpl: ClassDef[];
@@ -96,6 +98,13 @@ interface Dispatch {
 }
 
 const SYSTEM_CLASSES = ["OBJECT", "USER", "INITIAL-OBJECT"];
+
+let classSerial = 0;
+
+/** The serial of the newest class defined so far (in any engine). */
+export function lastClassSerial(): number {
+  return classSerial;
+}
 
 /**
  * Told when an instance starts, changes or stops being matched by object patterns: once made
@@ -165,6 +174,7 @@ export class ObjectSystem {
       supers,
       abstract,
       reactive,
+      serial: ++classSerial,
       ownSlots: own,
       cpl: [],
       slots: [],

@@ -8,6 +8,7 @@ import { rulesLoadError } from "../errors.js";
 import type { EvalHost } from "../evaluate.js";
 import type { Fact } from "../facts.js";
 import { objectClassTest, whenSlotExists } from "../object-match.js";
+import { lastClassSerial } from "../objects.js";
 import type { Multifield, Value } from "../values.js";
 import type { JoinSpec } from "./beta.js";
 import { type FieldPos, getterKey, litKey } from "./field-place.js";
@@ -220,7 +221,8 @@ function objectSteps(info: ObjectPatternInfo, pending: PendingStep[]): void {
       sel ? { ...sel, pre: whenSlotExists(p.slot, sel.pre ?? (() => true)) } : null,
     );
   }
-  const key = `is-a(${info.classes?.join(" ") ?? "*"};${info.slots.join(",")};${classKeys.join(",")})`;
+  // The classes defined so far are part of the test (CLIPS's class bitmap; object-match.ts).
+  const key = `is-a(${info.classes?.join(" ") ?? "*"};${info.slots.join(",")};${classKeys.join(",")};${lastClassSerial()})`;
   if (pending.length === 0) {
     // Without a slot test the pattern starts at the one node CLIPS shares between all such
     // patterns (its class-bitmap node), whatever their classes.
