@@ -762,8 +762,12 @@ export class RuleEngine {
   }
 
   /** Facts and activations now, for `(watch statistics)`. */
-  private counts(): { facts: number; activations: number } {
-    return { facts: this.wm.byId.size, activations: this.agenda.size };
+  private counts(): { facts: number; instances: number; activations: number } {
+    return {
+      facts: this.wm.byId.size,
+      instances: this.objects.count,
+      activations: this.agenda.size,
+    };
   }
 
   /** The engine's bounds on evaluation. */

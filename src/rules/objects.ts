@@ -154,6 +154,11 @@ export class ObjectSystem {
     this.makeInstance(instanceName("initial-object"), "INITIAL-OBJECT", []);
   }
 
+  /** How many instances exist ([initial-object] included). */
+  get count(): number {
+    return this.byName.size;
+  }
+
   hasClass(name: string): boolean {
     return this.classes.has(name);
   }
