@@ -35,9 +35,13 @@ export type Expr =
     }
   /** `(progn$ (?v list) action…)` and `foreach`: `?v` and `?v-index` each time round. */
   | { readonly k: "foreach"; readonly v: string; readonly list: Expr; readonly body: Expr[] }
-  /** `(make-instance [name] of CLASS (slot value…)…)`; `name` null for a generated one. */
+  /**
+   * `(make-instance [name] of CLASS (slot value…)…)`; `name` null for a generated one. With
+   * `modify`, `(modify-instance target (slot value…)…)`: `name` is the target, `cls` unused.
+   */
   | {
       readonly k: "make-instance";
+      readonly modify?: boolean;
       readonly name: Expr | null;
       readonly cls: Expr;
       readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];
@@ -137,6 +141,16 @@ export interface PatternCE {
   readonly addressVar: string | null;
   readonly pos: SourcePos;
   readonly source: string;
+  /** An object pattern `(object (is-a C…) (slot …)…)`: what the instance's class must be and have. */
+  readonly object?: ObjectPatternInfo;
+}
+
+/** What an object pattern requires of an instance's class, beyond its slot constraints. */
+export interface ObjectPatternInfo {
+  /** `(is-a A B)`: the class is one of these or a subclass of one; null: any reactive class. */
+  readonly classes: readonly string[] | null;
+  /** The object template's slot indices the pattern names (the class must have each). */
+  readonly slots: readonly number[];
 }
 
 export type CE =
@@ -203,6 +217,8 @@ export interface DefclassAst {
   readonly supers: readonly string[];
   /** `(role abstract)`: true; `(role concrete)`: false; null: inherited. */
   readonly abstract: boolean | null;
+  /** `(pattern-match reactive)`: true; `non-reactive`: false; null: inherited. */
+  readonly reactive: boolean | null;
   readonly slots: readonly ClassSlotAst[];
   readonly source: string;
 }

@@ -13,7 +13,7 @@ export function snapshotOf(
   firings: readonly Firing[],
   globals: readonly [string, Value][] = [],
   objects: {
-    instances: { name: string; cls: string; slots: [string, Value][] }[];
+    instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
   } = {
     instances: [],
@@ -49,6 +49,7 @@ export function snapshotOf(
           instances: objects.instances.map((i) => ({
             name: i.name,
             cls: i.cls,
+            tag: i.tag,
             slots: Object.fromEntries(i.slots.map(([k, v]) => [k, encodeValue(v)])),
           })),
         }

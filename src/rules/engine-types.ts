@@ -79,6 +79,8 @@ export interface EngineSnapshot {
   readonly instances?: readonly {
     readonly name: string;
     readonly cls: string;
+    /** Its fact index in the Rete (activations name it); absent in older snapshots. */
+    readonly tag?: number;
     readonly slots: Record<string, EncodedValue>;
   }[];
   readonly gensym?: number;

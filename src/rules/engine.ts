@@ -41,6 +41,8 @@ import {
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { fileFunction } from "./no-files.js";
+import { InstanceMatcher } from "./object-match.js";
+import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
 import {
@@ -163,6 +165,8 @@ export class RuleEngine {
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
+  /** Instances in the Rete, for object patterns. */
+  private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
@@ -180,6 +184,7 @@ export class RuleEngine {
     },
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
+    modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
     candidates: (facts, among) => {
       if (!facts) return this.objects.candidates(among);
       const out: Value[] = [];
@@ -393,7 +398,8 @@ export class RuleEngine {
 
   /** What the parser asks the engine; built once (it reads the current templates). */
   private readonly parsing: ParseContext = {
-    template: (name) => this.templates.get(name),
+    template: (name) =>
+      name === OBJECT_RELATION ? this.objects.template : this.templates.get(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
@@ -776,8 +782,12 @@ export class RuleEngine {
   }
 
   /** Facts and activations now, for `(watch statistics)`. */
-  private counts(): { facts: number; activations: number } {
-    return { facts: this.wm.byId.size, activations: this.agenda.size };
+  private counts(): { facts: number; instances: number; activations: number } {
+    return {
+      facts: this.wm.byId.size,
+      instances: this.objects.count,
+      activations: this.agenda.size,
+    };
   }
 
   /** The engine's bounds on evaluation. */
@@ -867,7 +877,8 @@ export class RuleEngine {
     this.modules = new Set([MAIN]);
     this.net = new Network(
       () => this.evalHost,
-      (relation) => this.wm.ofRelation(relation),
+      (relation) =>
+        relation === OBJECT_RELATION ? this.instanceFacts.all() : this.wm.ofRelation(relation),
     );
     this.templates = new Map();
     this.deffacts = new Map();
@@ -877,9 +888,14 @@ export class RuleEngine {
     this.firingLog = [];
     this.tms = new TruthMaintenance();
     this.procs = this.newProcedures();
+    this.objects.watcher = null;
     this.objects.clear();
+    this.instanceFacts.clear();
+    this.objects.watcher = this.instanceFacts;
+    this.objects.watching = (item) => this.watches.has(item);
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    this.objects.makeInitialObject();
   }
 
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
@@ -905,6 +921,8 @@ export class RuleEngine {
   private resetting = false;
 
   private resetOnce(): void {
+    // CLIPS deletes the instances first, then retracts the facts.
+    this.objects.removeAll();
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.setModule(MAIN);
@@ -971,6 +989,7 @@ export class RuleEngine {
           s.instances.map((i) => ({
             name: i.name,
             cls: i.cls,
+            tag: i.tag ?? 0,
             slots: Object.entries(i.slots).map(([k, v]) => [k, decodeValue(v, factRef)]),
           })),
         );
@@ -1189,7 +1208,7 @@ export class RuleEngine {
 
   /** COOL's part of a snapshot. */
   private objectState(): {
-    instances: { name: string; cls: string; slots: [string, Value][] }[];
+    instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
   } {
     return { instances: this.objects.saved(), gensym: this.objects.gensymCounter };

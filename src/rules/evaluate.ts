@@ -53,6 +53,8 @@ export interface ObjectOps {
   /** `(bind ?self:slot value)`. */
   setSlotOf(target: Value, slot: string, value: Value): Value;
   makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
+  modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** The facts of the templates (`facts`) or the instances of the classes named, in query order. */
   candidates(facts: boolean, among: Value[]): Value[];
   /** Whether a fact or instance a query visits still exists. */
@@ -349,6 +351,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         name: s.name,
         values: s.values.map((v) => compileExpr(v, opts)),
       }));
+      if (e.modify) {
+        return (f) =>
+          f.host.objects.modifyInstance(
+            cls(f),
+            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          );
+      }
       return (f) =>
         f.host.objects.makeInstance(
           name ? name(f) : null,

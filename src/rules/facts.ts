@@ -30,6 +30,16 @@ export class Fact implements FactRef, ChainEntry<Fact> {
     readonly hash: number,
   ) {}
 
+  /** How an activation lists the fact: `f-3` (an instance: `[name]`). */
+  label(): string {
+    return `f-${this.factId}`;
+  }
+
+  /** What `?f <- (pattern)` binds: the fact (an instance's pattern: the instance). */
+  address(): Value {
+    return this;
+  }
+
   /** The join hash of `values[index]`. */
   hashAt(index: number): number {
     return this.hashes[index] as number;

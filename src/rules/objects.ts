@@ -7,6 +7,7 @@
 import type { DefclassAst, HandlerAst } from "./ast.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import { ObjectTemplate } from "./object-template.js";
 import {
   type Atom,
   FALSE,
@@ -50,6 +51,10 @@ export interface ClassDef {
   readonly name: string;
   readonly supers: readonly ClassDef[];
   readonly abstract: boolean;
+  /** Matched by object patterns (`(pattern-match reactive)`, the default). */
+  readonly reactive: boolean;
+  /** When it was defined ({@link lastClassSerial}): rules defined before it do not match it. */
+  readonly serial: number;
   readonly ownSlots: readonly ClassSlot[];
   /** The class precedence list: this class first, OBJECT last. */
   cpl: ClassDef[];
@@ -64,6 +69,8 @@ export interface ClassDef {
 /** One instance of a user class. */
 export class Instance implements InstanceRef {
   deleted = false;
+  /** Its fact's index in the Rete (object-match.ts); 0 until first matched. */
+  tag = 0;
   readonly slots = new Map<string, Value>();
   constructor(
     readonly instanceName: InstanceName,
@@ -92,6 +99,23 @@ interface Dispatch {
 
 const SYSTEM_CLASSES = ["OBJECT", "USER", "INITIAL-OBJECT"];
 
+let classSerial = 0;
+
+/** The serial of the newest class defined so far (in any engine). */
+export function lastClassSerial(): number {
+  return classSerial;
+}
+
+/**
+ * Told when an instance starts, changes or stops being matched by object patterns: once made
+ * (after its init message), after slots change (the names of those slots), and when deleted.
+ */
+export interface InstanceWatcher {
+  made(inst: Instance): void;
+  changed(inst: Instance, slots: readonly string[]): void;
+  gone(inst: Instance): void;
+}
+
 /** The classes and instances of one engine. */
 export class ObjectSystem {
   private readonly classes = new Map<string, ClassDef>();
@@ -104,6 +128,11 @@ export class ObjectSystem {
   private readonly stack: Dispatch[] = [];
   /** gensym's counter, shared with generated instance names. */
   gensymCounter = 1;
+  /** The layout object patterns match instances by (kept across clear: it only grows). */
+  readonly template = new ObjectTemplate();
+  watcher: InstanceWatcher | null = null;
+  /** Whether `(watch instances)` / `(watch slots)` is on (the engine's watch settings). */
+  watching: (item: "instances" | "slots") => boolean = () => false;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -115,9 +144,19 @@ export class ObjectSystem {
     this.byName.clear();
     this.classes.clear();
     this.definstances.clear();
-    const object = this.newClass("OBJECT", [], true, []);
-    const user = this.newClass("USER", [object], true, []);
-    this.newClass("INITIAL-OBJECT", [user], false, []);
+    const object = this.newClass("OBJECT", [], true, true, []);
+    const user = this.newClass("USER", [object], true, true, []);
+    this.newClass("INITIAL-OBJECT", [user], false, true, []);
+  }
+
+  /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
+  makeInitialObject(): void {
+    this.makeInstance(instanceName("initial-object"), "INITIAL-OBJECT", []);
+  }
+
+  /** How many instances exist ([initial-object] included). */
+  get count(): number {
+    return this.byName.size;
   }
 
   hasClass(name: string): boolean {
@@ -132,12 +171,15 @@ export class ObjectSystem {
     name: string,
     supers: ClassDef[],
     abstract: boolean,
+    reactive: boolean,
     own: ClassSlot[],
   ): ClassDef {
     const cls: ClassDef = {
       name,
       supers,
       abstract,
+      reactive,
+      serial: ++classSerial,
       ownSlots: own,
       cpl: [],
       slots: [],
@@ -156,6 +198,7 @@ export class ObjectSystem {
       }
     }
     cls.slots = slots;
+    for (const s of own) this.template.add(s.name, s.multi);
     for (const s of supers) s.subclasses.push(cls);
     this.classes.set(name, cls);
     return cls;
@@ -201,7 +244,8 @@ export class ObjectSystem {
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
     const inherited = first !== undefined && !SYSTEM_CLASSES.includes(first.name) && first.abstract;
-    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, own);
+    const reactive = ast.reactive ?? first?.reactive ?? true;
+    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, reactive, own);
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
@@ -247,10 +291,15 @@ export class ObjectSystem {
     this.definstances.set(name, specs);
   }
 
+  /** The first half of `(reset)`: every instance deleted, oldest first. */
+  removeAll(): void {
+    for (const i of [...this.byName.values()]) this.remove(i);
+  }
+
   /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
   reset(): void {
-    for (const i of [...this.byName.values()]) this.remove(i);
-    this.makeInstance(instanceName("initial-object"), "INITIAL-OBJECT", []);
+    this.removeAll();
+    this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
     for (const specs of this.definstances.values()) {
       for (const s of specs) {
@@ -290,6 +339,7 @@ export class ObjectSystem {
     }
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
+    this.traceInstance(true, inst);
     for (const o of overrides) {
       const slot = cls.slots.find((s) => s.name === o.name);
       if (!slot) {
@@ -300,11 +350,56 @@ export class ObjectSystem {
       }
       inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
     }
+    for (const s of cls.slots) this.traceSlot(inst, s.name);
     this.send(inst, "init", []);
+    if (!inst.deleted) this.watcher?.made(inst);
     return iname;
   }
 
+  /** `(modify-instance target (slot value…)…)`: the slots set, then matched once. */
+  modifyInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+    const inst = this.find(target);
+    if (!inst) return FALSE;
+    for (const o of overrides) {
+      const slot = inst.cls.slots.find((s) => s.name === o.name);
+      if (!slot) {
+        throw rulesRuntimeError(`${inst.cls.name} has no slot ${o.name}`, {
+          clips: `[MSGFUN3] ${o.name} slot in [${inst.instanceName.name}] of ${inst.cls.name}: write access denied.`,
+        });
+      }
+      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+      this.traceSlot(inst, o.name);
+    }
+    if (overrides.length)
+      this.watcher?.changed(
+        inst,
+        overrides.map((o) => o.name),
+      );
+    return TRUE;
+  }
+
+  /** `==> instance [a] of A` / `<== …` under `(watch instances)`. */
+  private traceInstance(made: boolean, inst: Instance): void {
+    if (!this.watching("instances")) return;
+    const arrow = made ? "==>" : "<==";
+    this.host().print("t", `${arrow} instance [${inst.instanceName.name}] of ${inst.cls.name}\n`);
+  }
+
+  /** `::= local slot x in instance a <- 1` under `(watch slots)`. */
+  private traceSlot(inst: Instance, slot: string): void {
+    if (!this.watching("slots")) return;
+    const v = formatValue(inst.slots.get(slot) as Value);
+    this.host().print(
+      "t",
+      `::= local slot ${slot} in instance ${inst.instanceName.name} <- ${v}\n`,
+    );
+  }
+
   private remove(inst: Instance): void {
+    if (!inst.deleted) {
+      this.traceInstance(false, inst);
+      this.watcher?.gone(inst);
+    }
     inst.deleted = true;
     this.byName.delete(inst.instanceName.name);
     const list = inst.cls.instances;
@@ -487,6 +582,8 @@ export class ObjectSystem {
     const def = inst.cls.slots.find((s) => s.name === slot);
     const v = def?.multi && !isMultifield(value) ? [value as Atom] : value;
     inst.slots.set(slot, v);
+    this.traceSlot(inst, slot);
+    this.watcher?.changed(inst, [slot]);
     return v;
   }
 
@@ -518,16 +615,19 @@ export class ObjectSystem {
   }
 
   /** Every instance, oldest first, as snapshots keep them. */
-  saved(): { name: string; cls: string; slots: [string, Value][] }[] {
+  saved(): { name: string; cls: string; tag: number; slots: [string, Value][] }[] {
     return [...this.byName.values()].map((i) => ({
       name: i.instanceName.name,
       cls: i.cls.name,
+      tag: i.tag,
       slots: [...i.slots],
     }));
   }
 
   /** Puts back the instances of a snapshot (their classes defined already); no message is sent. */
-  restoreInstances(list: readonly { name: string; cls: string; slots: [string, Value][] }[]): void {
+  restoreInstances(
+    list: readonly { name: string; cls: string; tag: number; slots: [string, Value][] }[],
+  ): void {
     for (const i of [...this.byName.values()]) this.remove(i);
     for (const saved of list) {
       const cls = this.classes.get(saved.cls);
@@ -535,8 +635,10 @@ export class ObjectSystem {
         throw rulesRuntimeError(`snapshot instance [${saved.name}] of unknown class ${saved.cls}`);
       const inst = new Instance(instanceName(saved.name), cls);
       for (const [k, v] of saved.slots) inst.slots.set(k, v);
+      inst.tag = saved.tag;
       this.byName.set(saved.name, inst);
       cls.instances.push(inst);
+      this.watcher?.made(inst);
     }
   }
 

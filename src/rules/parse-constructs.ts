@@ -10,6 +10,7 @@ import type {
   Term,
 } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
+import { OBJECT_RELATION } from "./object-template.js";
 import {
   checkSlot,
   type ParseContext,
@@ -491,7 +492,27 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     }
     slots.set(index, fields);
   }
-  return patternCE(list, head.text, template, addressVar, [], slots);
+  const ce = patternCE(list, head.text, template, addressVar, [], slots);
+  return head.text === OBJECT_RELATION ? objectPattern(ce, slots) : ce;
+}
+
+/**
+ * An object pattern: `(is-a A B)` of constant class names becomes the class test (CLIPS's class
+ * bitmap) rather than a slot test; every other slot named is one the class must have.
+ */
+function objectPattern(ce: PatternCE, slots: Map<number, FieldConstraint[]>): PatternCE {
+  let classes: string[] | null = null;
+  const isa = slots.get(0)?.[0];
+  if (isa && isa.alts.length > 0 && isa.alts.every((a) => a.length === 1 && isClassName(a[0]))) {
+    classes = isa.alts.map((a) => (a[0] as { value: string }).value);
+    slots.delete(0);
+  }
+  const named = [...slots.keys()].filter((i) => i > 1).sort((a, b) => a - b);
+  return { ...ce, object: { classes, slots: named } };
+}
+
+function isClassName(t: Term | undefined): boolean {
+  return t?.kind === "lit" && !t.neg && typeof t.value === "string";
 }
 
 /** A pattern CE, every field written in one literal (one object shape for both kinds). */

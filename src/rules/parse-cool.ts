@@ -35,6 +35,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
   });
   at++;
   let abstract: boolean | null = null;
+  let reactive: boolean | null = null;
   const slots: ClassSlotAst[] = [];
   for (const n of list.items.slice(at)) {
     const head = n.type === "list" ? n.items[0] : undefined;
@@ -48,6 +49,8 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
         abstract = isSym(n.items[1], "abstract");
         break;
       case "pattern-match":
+        reactive = !isSym(n.items[1], "non-reactive");
+        break;
       case "message-handler":
         break;
       case "slot":
@@ -66,7 +69,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
         );
     }
   }
-  return { name, supers, abstract, slots, source: list.source };
+  return { name, supers, abstract, reactive, slots, source: list.source };
 }
 
 function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSlotAst {

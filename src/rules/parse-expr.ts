@@ -126,6 +126,9 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
       return parseSwitch(list, ctx);
     case "make-instance":
       return parseMakeInstance(list, ctx);
+    case "modify-instance":
+    case "message-modify-instance":
+      return parseModifyInstance(list, ctx);
     default:
       if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx);
       return parseFunctionCall(list, fn, ctx);
@@ -161,6 +164,8 @@ const SPECIAL_FORMS = new Set([
   "foreach",
   "switch",
   "make-instance",
+  "modify-instance",
+  "message-modify-instance",
   ...QUERY_FUNCTIONS,
 ]);
 
@@ -191,7 +196,16 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
   if (clsNode === undefined)
     throw rulesParseError(list.pos, "a class name", "')'", { construct: ctx.construct });
   const cls = parseExpr(clsNode, ctx);
-  const slots = items.slice(k + 2).map((n) => {
+  const slots = parseSlotOverrides(items.slice(k + 2), ctx);
+  return { k: "make-instance", name, cls, slots, pos: list.pos };
+}
+
+/** `(slot value…)…` of make-instance and modify-instance. */
+function parseSlotOverrides(
+  nodes: readonly SNode[],
+  ctx: ParseContext,
+): { name: string; values: Expr[] }[] {
+  return nodes.map((n) => {
     const head = n.type === "list" ? n.items[0] : undefined;
     if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
@@ -200,7 +214,17 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
     }
     return { name: head.text, values: n.items.slice(1).map((v) => parseExpr(v, ctx)) };
   });
-  return { k: "make-instance", name, cls, slots, pos: list.pos };
+}
+
+/** `(modify-instance target (slot value…)…)`: a make-instance expression marked `modify`. */
+function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
+  const target = list.items[1];
+  if (target === undefined) {
+    throw rulesParseError(list.pos, "an instance to modify", "')'", { construct: ctx.construct });
+  }
+  const name = parseExpr(target, ctx);
+  const slots = parseSlotOverrides(list.items.slice(2), ctx);
+  return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
 }
 
 /** `(fn ((?v CLASS-or-TEMPLATE…)…) query action…)`. */

@@ -24,7 +24,7 @@ export function activationFacts(a: Activation): string {
   a.rule.display.forEach((d, i) => {
     if (d === "none") return;
     const m = a.token.matches[i];
-    parts.push(d === "fact" && m ? `f-${m.fact.factId}` : "*");
+    parts.push(d === "fact" && m ? m.fact.label() : "*");
   });
   return parts.length ? parts.join(",") : "*";
 }

@@ -91,15 +91,20 @@ export class RunStatistics {
   private maxFacts: number;
   private sumActs: number;
   private maxActs: number;
+  private sumInstances: number;
+  private maxInstances: number;
 
-  constructor(start: { facts: number; activations: number }) {
+  constructor(start: { facts: number; instances: number; activations: number }) {
     this.sumFacts = this.maxFacts = start.facts;
+    this.sumInstances = this.maxInstances = start.instances;
     this.sumActs = this.maxActs = start.activations;
   }
 
-  add(now: { facts: number; activations: number }): void {
+  add(now: { facts: number; instances: number; activations: number }): void {
     this.sumFacts += now.facts;
     this.maxFacts = Math.max(this.maxFacts, now.facts);
+    this.sumInstances += now.instances;
+    this.maxInstances = Math.max(this.maxInstances, now.instances);
     this.sumActs += now.activations;
     this.maxActs = Math.max(this.maxActs, now.activations);
   }
@@ -109,8 +114,7 @@ export class RunStatistics {
     return (
       `${fired} rules fired\n` +
       `${mean(this.sumFacts)} mean number of facts (${this.maxFacts} maximum).\n` +
-      // COOL's initial-object is the one instance CLIPS 6.30 counts.
-      "1 mean number of instances (1 maximum).\n" +
+      `${mean(this.sumInstances)} mean number of instances (${this.maxInstances} maximum).\n` +
       `${mean(this.sumActs)} mean number of activations (${this.maxActs} maximum).\n`
     );
   }

@@ -53,30 +53,42 @@ export class AlphaNet {
   /** Removes a fact's matches and everything built on them, newest match first as CLIPS does. */
   retractFact(fact: Fact): void {
     const matches = fact.matches as AlphaMatch[];
-    for (let i = matches.length - 1; i >= 0; i--) {
-      const am = matches[i] as AlphaMatch;
-      // An entry stands for one or more stop nodes reached in a row; a shared memory's match
-      // leaves them last first.
-      const start = am.runs?.pop() ?? 0;
-      for (let rank = am.visits - 1; rank >= start; rank--) {
-        const member = am.alpha.members[rank];
-        am.reached = rank;
-        if (rank === 0) am.alpha.drop(am);
-        if (!member) continue;
-        // What was built on the match goes first, then what it blocked (retract.c).
-        if (am.firstToken) removeTokensAt(am, rank);
-        if (am.blocks) releaseBlocks(am, rank);
-      }
-      am.visits = start;
-    }
+    for (let i = matches.length - 1; i >= 0; i--) unmatch(matches[i] as AlphaMatch);
     fact.matches = [];
+  }
+
+  /**
+   * An instance's slots changed (its fact holds the new values): the matches of the object
+   * patterns that name a changed slot are retracted, newest first, and the instance runs through
+   * those patterns again; the other patterns keep their matches (CLIPS 6.30, objrtmch.c).
+   */
+  rematch(fact: Fact, changed: readonly number[]): void {
+    const hit = (a: AlphaNode) => a.watched !== null && changed.some((s) => a.watched?.has(s));
+    const matches = fact.matches as AlphaMatch[];
+    fact.retracted = true;
+    try {
+      for (let i = matches.length - 1; i >= 0; i--) {
+        const am = matches[i] as AlphaMatch;
+        if (hit(am.alpha)) unmatch(am);
+      }
+    } finally {
+      fact.retracted = false;
+    }
+    fact.matches = matches.filter((am) => !hit(am.alpha));
+    const net = this.nets.get(fact.relation);
+    if (!net) return;
+    setMatchingFact(fact);
+    net.match(fact, (alpha, f, marks, stop) => {
+      if (hit(alpha)) deliver(alpha, f, marks, stop);
+    });
+    finishWalk();
   }
 
   /** The alpha memory and stop node of a compiled pattern, created when new. */
   alphaFor(ce: PatternCE, cp: CompiledPattern): { alpha: AlphaNode; stop: PatternNode } {
     let net = this.nets.get(ce.relation);
     if (!net) {
-      net = new PatternNet(!ce.template);
+      net = new PatternNet(!ce.template, ce.object !== undefined);
       this.nets.set(ce.relation, net);
     }
     const stop = net.place(cp.steps, []);
@@ -90,6 +102,7 @@ export class AlphaNet {
       if (groupKey) this.shared.set(groupKey, alpha);
       this.freshAlphas.push(alpha);
     }
+    if (ce.object) alpha.watched = new Set(ce.object.slots);
     stop.alpha = alpha;
     return { alpha, stop };
   }
@@ -233,6 +246,23 @@ export class AlphaNet {
 }
 
 const NO_MARKS: readonly Mark[] = [];
+
+/** Takes one alpha match out of its memory with what was built on it and what it blocked. */
+function unmatch(am: AlphaMatch): void {
+  // An entry stands for one or more stop nodes reached in a row; a shared memory's match
+  // leaves them last first.
+  const start = am.runs?.pop() ?? 0;
+  for (let rank = am.visits - 1; rank >= start; rank--) {
+    const member = am.alpha.members[rank];
+    am.reached = rank;
+    if (rank === 0) am.alpha.drop(am);
+    if (!member) continue;
+    // What was built on the match goes first, then what it blocked (retract.c).
+    if (am.firstToken) removeTokensAt(am, rank);
+    if (am.blocks) releaseBlocks(am, rank);
+  }
+  am.visits = start;
+}
 
 /** Shared-memory matches made during the current walk (their reach is completed after it). */
 const walked: AlphaMatch[] = [];

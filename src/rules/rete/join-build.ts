@@ -15,7 +15,7 @@ import type { FieldRead } from "./pattern-net.js";
 /** Reads a variable of an earlier pattern from a token. */
 export function outerRead(loc: VarLoc): (t: Token) => Value {
   const { slot, read } = loc;
-  if (!read) return (t) => (matchAt(t, slot) as AlphaMatch).fact;
+  if (!read) return (t) => (matchAt(t, slot) as AlphaMatch).fact.address();
   return (t) => {
     const am = matchAt(t, slot) as AlphaMatch;
     return read(am.fact, am.marks);

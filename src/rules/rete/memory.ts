@@ -382,6 +382,8 @@ export class AlphaNode {
   /** The match a shared memory made for the fact walking the tree now. */
   walkFact: Fact | null = null;
   walkMatch: AlphaMatch | null = null;
+  /** An object pattern's memory: the object slots its patterns name (a change re-matches it). */
+  watched: ReadonlySet<number> | null = null;
   constructor(
     readonly key: string,
     readonly relation: string,

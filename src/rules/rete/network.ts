@@ -83,6 +83,11 @@ export class Network {
     this.alphas.retractFact(fact);
   }
 
+  /** An instance's object-template slots `changed`: re-matches the patterns that name them. */
+  rematch(fact: Fact, changed: readonly number[]): void {
+    this.alphas.rematch(fact, changed);
+  }
+
   /**
    * Compiles one disjunct's conditional elements below the root and attaches a terminal. The
    * new nodes stay empty until {@link primeRule}, which fills every disjunct of the rule at

@@ -29,7 +29,7 @@ export type Scope = Map<string, VarLoc>;
 /** Reads a variable from a token's matches. */
 export function tokenReader(loc: VarLoc): Compiled {
   const { slot, read } = loc;
-  if (!read) return (f) => (matchAt(f.tok as Token, slot) as AlphaMatch).fact;
+  if (!read) return (f) => (matchAt(f.tok as Token, slot) as AlphaMatch).fact.address();
   return (f) => {
     const am = matchAt(f.tok as Token, slot) as AlphaMatch;
     return read(am.fact, am.marks);

@@ -46,6 +46,14 @@ export interface PatternStep {
 
 let nodeIds = 0;
 
+/**
+ * Object patterns (object-match.ts): the slot of the class test that ends each pattern's path
+ * (CLIPS's alpha node with its class bitmap), and of the node every pattern without a slot test
+ * starts at.
+ */
+export const CLASS_TEST_SLOT = 0x3fffffff;
+export const OBJECT_BITMAP_SLOT = 0x3ffffffe;
+
 /** A node of a relation's pattern tree. */
 export class PatternNode {
   readonly id = ++nodeIds;
@@ -80,6 +88,31 @@ export class PatternNode {
   }
 }
 
+/**
+ * Links a new node of the object network among its siblings as CLIPS 6.30 does
+ * (CreateNewObjectPatternNode): the class tests (a node's alpha memories) first, newest first;
+ * a node testing a slot and field some sibling tests goes at the end of that group; any other
+ * node goes in front of the slot tests.
+ */
+function placeObjectNode(list: PatternNode[], node: PatternNode): void {
+  let classes = 0;
+  while (classes < list.length && (list[classes] as PatternNode).slot === CLASS_TEST_SLOT)
+    classes++;
+  if (node.slot === CLASS_TEST_SLOT) {
+    list.unshift(node);
+    return;
+  }
+  const same = (n: PatternNode | undefined) =>
+    n !== undefined && n.slot === node.slot && n.field === node.field;
+  let at = list.findIndex(same);
+  if (at < 0) {
+    list.splice(classes, 0, node);
+    return;
+  }
+  while (same(list[at])) at++;
+  list.splice(at, 0, node);
+}
+
 /** Called for every alpha memory a fact reaches, in CLIPS's traversal order. */
 export type Deliver = (
   alpha: AlphaNode,
@@ -88,9 +121,10 @@ export type Deliver = (
   stop: PatternNode,
 ) => void;
 
+/** The number of fields of the node's multislot; -1 when an instance's class lacks the slot. */
 function slotLength(fact: Fact, node: PatternNode, ordered: boolean): number {
-  const v = ordered ? fact.values : (fact.values[node.slot] as readonly Value[]);
-  return v.length;
+  const v = ordered ? fact.values : (fact.values[node.slot] as readonly Value[] | string);
+  return Array.isArray(v) ? v.length : -1;
 }
 
 /**
@@ -108,7 +142,11 @@ export class PatternNet {
   readonly roots: PatternNode[] = [];
   private marks: Mark[] = [];
 
-  constructor(readonly ordered: boolean) {}
+  constructor(
+    readonly ordered: boolean,
+    /** The object pattern network: nodes are placed as objrtbld.c places them. */
+    readonly objects = false,
+  ) {}
 
   /** Finds or creates the path for a pattern's steps; returns the stop node. */
   place(steps: readonly PatternStep[], created: PatternNode[]): PatternNode {
@@ -130,7 +168,8 @@ export class PatternNet {
           parent,
           s.bare,
         );
-        list.unshift(node);
+        if (this.objects) placeObjectNode(list, node);
+        else list.unshift(node);
         created.push(node);
       }
       if (s.selector) {
@@ -246,6 +285,7 @@ export class PatternNet {
   private multifield(node: PatternNode, fact: Fact, offset: number, deliver: Deliver): void {
     const marks = this.marks;
     const length = slotLength(fact, node, this.ordered);
+    if (length < 0) return;
     const start = node.field - 1 + offset;
     const mark: Mark = { slot: node.slot, field: node.field, start, len: 0 };
     marks.push(mark);
@@ -258,7 +298,10 @@ export class PatternNet {
         if (kids.length) this.visit(kids, fact, 0, (kids[0] as PatternNode).slot, deliver);
       }
     } else {
-      for (let len = length - (start + node.leave); len >= 0; len--) {
+      // Longest first for facts (factmch.c), shortest first for instances (objrtmch.c).
+      const most = length - (start + node.leave);
+      const step = this.objects ? 1 : -1;
+      for (let len = this.objects ? 0 : most; len >= 0 && len <= most; len += step) {
         mark.len = len;
         if (node.test && !node.test(fact, marks)) continue;
         if (kids.length)

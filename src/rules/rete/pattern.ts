@@ -3,17 +3,25 @@
  * fields become its path through the relation's pattern tree; tests on earlier patterns'
  * variables go to its join (join-build.ts).
  */
-import type { Expr, FieldConstraint, PatternCE } from "../ast.js";
+import type { Expr, FieldConstraint, ObjectPatternInfo, PatternCE } from "../ast.js";
 import { rulesLoadError } from "../errors.js";
 import type { EvalHost } from "../evaluate.js";
 import type { Fact } from "../facts.js";
+import { objectClassTest, whenSlotExists } from "../object-match.js";
+import { lastClassSerial } from "../objects.js";
 import type { Multifield, Value } from "../values.js";
 import type { JoinSpec } from "./beta.js";
 import { type FieldPos, getterKey, litKey } from "./field-place.js";
 import { type FieldPlan, planField } from "./field-plan.js";
 import { buildJoin } from "./join-build.js";
 import type { Binding, Context, Scope } from "./pattern-context.js";
-import type { FieldRead, NodeTest, PatternStep } from "./pattern-net.js";
+import {
+  CLASS_TEST_SLOT,
+  type FieldRead,
+  type NodeTest,
+  OBJECT_BITMAP_SLOT,
+  type PatternStep,
+} from "./pattern-net.js";
 
 /** What compiling a pattern gives: its path through the pattern tree, its join, its variables. */
 export interface CompiledPattern {
@@ -185,6 +193,67 @@ function planMultislot(
 
 let bareNodes = 0;
 
+/**
+ * An object pattern's path: each slot test fails for a class without the slot (CLIPS skips
+ * such nodes), and a last node tests the class (object-match.ts).
+ */
+function objectSteps(info: ObjectPatternInfo, pending: PendingStep[]): void {
+  // Tests on is-a go with the class test, as CLIPS folds them into the class bitmap.
+  let classTest: NodeTest = objectClassTest(info);
+  const classKeys: string[] = [];
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const p = pending[i] as PendingStep;
+    if (p.slot !== 0) continue;
+    pending.splice(i, 1);
+    const t = p.test ?? selectorTest(p.selector);
+    if (t) classTest = both(classTest, t) as NodeTest;
+    classKeys.unshift(...p.keys, p.selector ? `=${p.selector.getter}` : "");
+  }
+  for (let i = 0; i < pending.length; i++) {
+    const p = pending[i] as PendingStep;
+    if (p.slot <= 1) continue;
+    const sel = p.selector;
+    pending[i] = pendingStep(
+      p.kind,
+      p,
+      p.keys,
+      p.test ? whenSlotExists(p.slot, p.test) : null,
+      sel ? { ...sel, pre: whenSlotExists(p.slot, sel.pre ?? (() => true)) } : null,
+    );
+  }
+  // The classes defined so far are part of the test (CLIPS's class bitmap; object-match.ts).
+  const key = `is-a(${info.classes?.join(" ") ?? "*"};${info.slots.join(",")};${classKeys.join(",")};${lastClassSerial()})`;
+  if (pending.length === 0) {
+    // Without a slot test the pattern starts at the one node CLIPS shares between all such
+    // patterns (its class-bitmap node), whatever their classes.
+    pending.push(
+      pendingStep(
+        "sf",
+        { slot: OBJECT_BITMAP_SLOT, field: 0, leave: 0, multislot: false, group: -1 },
+        ["bitmap"],
+        null,
+        null,
+      ),
+    );
+  }
+  pending.push(
+    pendingStep(
+      "sf",
+      { slot: CLASS_TEST_SLOT, field: 0, leave: 0, multislot: false, group: -1 },
+      [key],
+      classTest,
+      null,
+    ),
+  );
+}
+
+/** A constant selector as a plain test (the field equals the constant). */
+function selectorTest(sel: PendingStep["selector"]): NodeTest | null {
+  if (!sel) return null;
+  const { pre, read, value } = sel;
+  return (f, m) => (pre === null || pre(f, m)) && read(f, m) === value;
+}
+
 /** The final path: identities with the end-of-slot flag and, on the last node, the join hash. */
 function finishSteps(pending: PendingStep[], rightHash: string, ordered: boolean): PatternStep[] {
   if (pending.length === 0) {
@@ -325,6 +394,7 @@ export function compilePattern(
       }
     }
   }
+  if (ce.object) objectSteps(ce.object, pending);
   if (ce.addressVar) {
     if (outer.has(ce.addressVar) || ctx.locals.has(ce.addressVar)) {
       throw rulesLoadError(ce.pos, `fact-address variable ?${ce.addressVar} is already bound`, {
@@ -335,7 +405,8 @@ export function compilePattern(
   }
   // The hash is part of the stop node's identity (factbld.c compares it too).
   const rightHash = ctx.hashPairs.map((h) => getterKey(ctx.pos[h.slot] as FieldPos)).join(",");
-  if (!ordered) pending.sort((a, b) => a.slot - b.slot);
+  // An object pattern's nodes keep the order its slots are written in (objrtbld.c).
+  if (!ordered && !ce.object) pending.sort((a, b) => a.slot - b.slot);
   const steps = finishSteps(pending, rightHash, ordered);
   const bindings = new Map<string, Binding>();
   for (const [name, idx] of ctx.locals) {

@@ -1,0 +1,158 @@
+/**
+ * Object patterns on a rule's left-hand side: `(object (is-a C) (name ?n) (slot ?x))`. An
+ * instance enters the Rete as an {@link ObjectFact}, a fact of the reserved relation `object`
+ * laid out by the {@link ObjectTemplate} (is-a, name, then every slot name any class has), so
+ * object patterns share the pattern tree, alpha memories and joins of template patterns.
+ *
+ * As in CLIPS 6.30 (objrtmch.c), a pattern tests only the slots the instance's class has, its
+ * class test comes last on its path, and a changed slot re-matches only the patterns that name
+ * that slot: the others keep their partial matches and activations.
+ */
+import type { ObjectPatternInfo, SlotDef } from "./ast.js";
+import { Fact } from "./facts.js";
+import { ABSENT, OBJECT_RELATION, type ObjectTemplate } from "./object-template.js";
+import { type ClassDef, type Instance, lastClassSerial } from "./objects.js";
+import { valueHash } from "./rete/hash.js";
+import { type Atom, isMultifield, type Value } from "./values.js";
+
+/** An instance as the Rete sees it; its values follow the instance's slots as they change. */
+export class ObjectFact extends Fact {
+  private readonly vals: Value[];
+  private readonly hs: number[];
+  constructor(
+    id: number,
+    readonly instance: Instance,
+    private readonly layout: ObjectTemplate,
+  ) {
+    super(id, OBJECT_RELATION, layout, [], [], 0);
+    this.vals = this.values as Value[];
+    this.hs = this.hashes as number[];
+    this.refresh();
+  }
+
+  /** Reads the instance's slots again (after a change, before re-matching). */
+  refresh(): void {
+    const { instance, layout, vals, hs } = this;
+    vals.length = layout.slots.length;
+    vals.fill(ABSENT);
+    vals[0] = instance.cls.name;
+    vals[1] = instance.instanceName;
+    for (const [name, v] of instance.slots) {
+      const at = layout.slotIndex.get(name);
+      if (at === undefined) continue;
+      vals[at] = (layout.slots[at] as SlotDef).multi && !isMultifield(v) ? [v as Atom] : v;
+    }
+    hs.length = vals.length;
+    for (let i = 0; i < vals.length; i++) hs[i] = valueHash(vals[i] as Value);
+  }
+
+  /** Whether the instance's class has the object template's slot `index`. */
+  has(index: number): boolean {
+    return index < this.vals.length && this.vals[index] !== ABSENT;
+  }
+
+  override label(): string {
+    return `[${this.instance.instanceName.name}]`;
+  }
+
+  override address(): Value {
+    return this.instance;
+  }
+
+  override toString(): string {
+    return `[${this.instance.instanceName.name}]`;
+  }
+}
+
+/** Whether the class's instances are matched by object patterns (`pattern-match reactive`). */
+function reactive(cls: ClassDef): boolean {
+  return cls.reactive;
+}
+
+/**
+ * The last test of an object pattern's path: the instance's class existed when the pattern was
+ * compiled, is reactive, is one of the pattern's classes or a subclass of one, and has every
+ * slot the pattern names.
+ */
+export function objectClassTest(info: ObjectPatternInfo): (f: Fact) => boolean {
+  const { classes, slots } = info;
+  // CLIPS fixes a pattern's classes (its class bitmap) when the rule is defined.
+  const upto = lastClassSerial();
+  return (f) => {
+    if (!(f instanceof ObjectFact)) return false;
+    const cls = f.instance.cls;
+    if (cls.serial > upto || !reactive(cls)) return false;
+    if (classes !== null && !cls.cpl.some((c) => classes.includes(c.name))) return false;
+    for (const s of slots) if (!f.has(s)) return false;
+    return true;
+  };
+}
+
+/** A test on slot `index` of an object pattern, false when the instance's class lacks the slot. */
+export function whenSlotExists<T extends (f: Fact, m: never) => boolean>(
+  index: number,
+  test: T,
+): T {
+  return ((f: Fact, m: never) => (f as ObjectFact).has(index) && test(f, m)) as T;
+}
+
+/** The tags of instances' facts start here, above any fact index a program reaches. */
+const FIRST_TAG = 0x40000000;
+
+/** What the matcher needs of the engine's network (rete/network.ts). */
+export interface ObjectNet {
+  assertFact(fact: Fact): void;
+  retractFact(fact: Fact): void;
+  rematch(fact: Fact, changed: readonly number[]): void;
+}
+
+/** Keeps each instance's {@link ObjectFact} in the Rete as the instance is made, changed, deleted. */
+export class InstanceMatcher {
+  private facts = new Map<Instance, ObjectFact>();
+  private nextTag = FIRST_TAG;
+
+  constructor(
+    private readonly net: () => ObjectNet,
+    private readonly layout: ObjectTemplate,
+  ) {}
+
+  made(inst: Instance): void {
+    if (this.facts.has(inst)) return;
+    if (inst.tag === 0) inst.tag = this.nextTag++;
+    else this.nextTag = Math.max(this.nextTag, inst.tag + 1);
+    const fact = new ObjectFact(inst.tag, inst, this.layout);
+    this.facts.set(inst, fact);
+    this.net().assertFact(fact);
+  }
+
+  changed(inst: Instance, slots: readonly string[]): void {
+    const fact = this.facts.get(inst);
+    if (!fact) return;
+    fact.refresh();
+    const changed: number[] = [];
+    for (const s of slots) {
+      const at = this.layout.slotIndex.get(s);
+      if (at !== undefined) changed.push(at);
+    }
+    this.net().rematch(fact, changed);
+  }
+
+  gone(inst: Instance): void {
+    const fact = this.facts.get(inst);
+    if (!fact) return;
+    this.facts.delete(inst);
+    fact.retracted = true;
+    this.net().retractFact(fact);
+  }
+
+  /** The instances' facts, oldest first (a rule defined later is filled from them). */
+  all(): ObjectFact[] {
+    return [...this.facts.values()].sort((a, b) => a.factId - b.factId);
+  }
+
+  /** Forgets every instance (clear; the network is new). */
+  clear(): void {
+    this.facts = new Map();
+    this.nextTag = FIRST_TAG;
+  }
+}

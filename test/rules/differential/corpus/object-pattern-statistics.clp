@@ -1,0 +1,7 @@
+(defclass A (is-a USER) (slot x))
+(defrule r ?o <- (object (is-a A) (x ?x&:(< ?x 3))) => (make-instance of A (x (+ ?x 1))))
+(watch statistics)
+(reset)
+(make-instance a of A (x 0))
+(run)
+(exit)
