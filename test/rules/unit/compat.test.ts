@@ -79,11 +79,11 @@ describe("function arguments as CLIPS 6.30 checks them", () => {
 });
 
 describe("the batch runner reads forms as CLIPS does", () => {
-  it("runs the forms before a reader error and keeps what they printed", () => {
+  it("skips a stray ')' between forms as CLIPS does, going on after it, and lists it as an error", () => {
     const result = runBatch(
       '(printout t "before" crlf)\n(assert (a 1))\n(printout t "x" crlf))\n(printout t "after" crlf)\n(exit)\n',
     );
-    expect(result.output).toBe("before\nx\n");
+    expect(result.output).toBe("before\nx\nafter\n");
     expect(result.facts.map((f) => f.text)).toEqual(["(initial-fact)", "(a 1)"]);
     expect(result.error?.code).toBe("RULES_PARSE");
     expect(result.error?.message).toMatch(/^line 3, column 22: .*'\)'/);
