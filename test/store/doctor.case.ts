@@ -310,7 +310,7 @@ export function runDoctorCases(harness: DialectHarness): void {
     });
 
     it("a plugin in error: switching it off as the remedy says makes doctor green", async () => {
-      const { location, keelDir } = await fresh("doctor-plugin-error");
+      const { location, keelDir, db, dir } = await fresh("doctor-plugin-error");
       writeNotesPlugin(keelDir);
       writeFileSync(
         join(keelDir, "plugins", "notes", "migrations", "001_init.sql"),
@@ -324,12 +324,12 @@ export function runDoctorCases(harness: DialectHarness): void {
         status: "warn",
         message: expect.stringMatching(/notes: load-error/),
       });
-      const off = [...(plugins?.remedy ?? "").matchAll(/`([^`]+)`/g)]
-        .map((m) => m[1] ?? "")
-        .find((c) => c.startsWith("INSERT INTO config_plugins"));
-      const store = await openStore({ location });
-      await sql.raw(off ?? "").execute(store.kysely);
-      await store.close();
+      const off = keelCommandsIn(plugins?.remedy).find((c) => c.startsWith("keel plugins disable"));
+      expect(off, String(plugins?.remedy)).toBe("keel plugins disable notes");
+      const run = await keelInProcess([...(off ?? "").split(/\s+/).slice(1), "--db", db], {
+        cwd: dir,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
       const after = await runDoctor(location);
       expect(check(after, "plugins")).toMatchObject({
         status: "ok",

@@ -126,7 +126,7 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
       add("orphan-job-rows", jobs.rows.status, jobs.rows.message, jobs.rows.remedy);
       add("stuck-jobs", jobs.stuck.status, jobs.stuck.message, jobs.stuck.remedy);
     }
-    const pluginState = await pluginCheck(backend, found, now);
+    const pluginState = await pluginCheck(backend, found);
     add("plugins", pluginState.status, pluginState.message, pluginState.remedy);
   } catch (error) {
     const keel = toKeelError(error);

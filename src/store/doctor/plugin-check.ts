@@ -1,17 +1,16 @@
 import type { StoreBackend } from "../dialects/backend.js";
 import type { DiscoveredPlugin } from "../plugins/discover.js";
 import { migratePlugins } from "../plugins/plugin-migrations.js";
-import { type CheckOutcome, sqlString } from "./job-checks.js";
+import type { CheckOutcome } from "./job-checks.js";
 
 /**
  * Plugins in `invalid-manifest`, `incompatible-spec` or `load-error` (a recorded failure, or
  * migrations a dry run refuses), then pending plugin migrations. Each broken plugin gets the
- * remedies that work today: fix it, remove its folder, or switch it off in `config_plugins`.
+ * remedies that work today: fix it, remove its folder, or switch it off (`keel plugins disable`).
  */
 export async function pluginCheck(
   backend: StoreBackend,
   found: readonly DiscoveredPlugin[],
-  now: number,
 ): Promise<CheckOutcome> {
   const results = await migratePlugins(backend, found, { dryRun: true });
   const broken = [
@@ -35,7 +34,7 @@ export async function pluginCheck(
     return {
       status: "warn",
       message: `Plugins in error: ${broken.map((p) => `${p.id}: ${p.status} (${p.reason ?? ""})`).join("; ")}.`,
-      remedy: broken.map((p) => remedyOf(p, now)).join(" "),
+      remedy: broken.map((p) => remedyOf(p)).join(" "),
     };
   }
   const pending = results.filter((r) => r.status === "enabled" && r.pending.length > 0);
@@ -57,7 +56,7 @@ export async function pluginCheck(
   };
 }
 
-function remedyOf(plugin: { id: string; path: string; status: string }, now: number): string {
+function remedyOf(plugin: { id: string; path: string; status: string }): string {
   const remove = `remove its folder (${plugin.path})`;
   if (plugin.status === "invalid-manifest") {
     return `${plugin.id}: fix its plugin.json as the reason says, or ${remove}.`;
@@ -66,6 +65,5 @@ function remedyOf(plugin: { id: string; path: string; status: string }, now: num
     plugin.status === "incompatible-spec"
       ? "install a version of it for this spec"
       : "fix its migrations as the reason says, then `keel db migrate` tries them again";
-  const id = sqlString(plugin.id);
-  return `${plugin.id}: ${fix}; or ${remove}; or switch it off: in \`keel db shell\` (with the --db or -g you gave doctor), \`INSERT INTO config_plugins (plugin_id, enabled, updated_at) VALUES (${id}, 0, ${now}) ON CONFLICT (plugin_id) DO UPDATE SET enabled = 0, updated_at = ${now};\``;
+  return `${plugin.id}: ${fix}; or ${remove}; or switch it off: \`keel plugins disable ${plugin.id}\` (with the --db or -g you gave doctor).`;
 }
