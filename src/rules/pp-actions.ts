@@ -138,7 +138,11 @@ function ifParse(r: PPReader): void {
   r.buf.depth -= 3;
 }
 
-function loopForCount(r: PPReader): void {
+/**
+ * The head shared by `loop-for-count` and `progn$`: an expression, or `(?var …)` whose rest
+ * `rangeTail` reads after the variable and the first expression, or a function call.
+ */
+function loopHead(r: PPReader, rangeTail: (r: PPReader) => void): void {
   r.save(" ");
   let t = r.get();
   if (t.kind !== "(") atomOrExpression(r, t);
@@ -147,17 +151,23 @@ function loopForCount(r: PPReader): void {
     if (t.kind === "atom" && t.atom?.kind === "sfvar") {
       r.save(" ");
       atomOrExpression(r);
-      r.save(" ");
-      t = r.get();
-      if (t.kind === ")") closeWith(r, t.print);
-      else {
-        atomOrExpression(r, t);
-        if (r.get().kind !== ")") throw new PPStop();
-      }
+      rangeTail(r);
       r.save(" ");
     } else if (t.kind === "atom") function2(r, t.print);
     else throw new PPStop();
   }
+}
+
+function loopForCount(r: PPReader): void {
+  loopHead(r, () => {
+    r.save(" ");
+    const t = r.get();
+    if (t.kind === ")") closeWith(r, t.print);
+    else {
+      atomOrExpression(r, t);
+      if (r.get().kind !== ")") throw new PPStop();
+    }
+  });
   doOrBody(r);
 }
 
@@ -185,22 +195,12 @@ function switchParse(r: PPReader): void {
 }
 
 function prognDollar(r: PPReader): void {
-  r.save(" ");
-  let t = r.get();
-  if (t.kind !== "(") atomOrExpression(r, t);
-  else {
-    t = r.get();
-    if (t.kind === "atom" && t.atom?.kind === "sfvar") {
-      r.save(" ");
-      atomOrExpression(r);
-      const close = r.get();
-      if (close.kind !== ")") throw new PPStop();
-      r.backup();
-      r.save(close.print);
-      r.save(" ");
-    } else if (t.kind === "atom") function2(r, t.print);
-    else throw new PPStop();
-  }
+  loopHead(r, () => {
+    const close = r.get();
+    if (close.kind !== ")") throw new PPStop();
+    r.backup();
+    r.save(close.print);
+  });
   indentedBody(r, 3);
 }
 
