@@ -255,8 +255,8 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
 }
 
 if (await postgresAvailable()) {
-  const keelDb = await createTestDatabase("bench_keel");
-  const peerDb = await createTestDatabase("bench_langgraph");
+  const keelDb = await createTestDatabase("bench_keel", { synchronousCommit: "on" });
+  const peerDb = await createTestDatabase("bench_langgraph", { synchronousCommit: "on" });
   const store = await openStore({ db: keelDb.url });
   const peerSaver = LgPostgresSaver.fromConnString(peerDb.url);
   await peerSaver.setup();
