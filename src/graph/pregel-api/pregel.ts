@@ -4,6 +4,7 @@ import {
   type CheckpointConfig,
   type CheckpointMetadata,
   type CheckpointTuple,
+  customNextVersion,
   isoNow,
   newCheckpointId,
 } from "../../checkpoint/base/index.js";
@@ -103,6 +104,8 @@ export class Pregel {
   readonly interruptBefore: string[];
   readonly interruptAfter: string[];
   readonly name: string | undefined;
+  /** The checkpointer's own `getNextVersion`, when it overrides the default. */
+  private readonly nextVersion: ((current: number | undefined) => number) | undefined;
   /** Marks it as a Runnable for LangChain's `RunnableEach` and pipes. */
   readonly lc_runnable = true;
 
@@ -123,6 +126,7 @@ export class Pregel {
     this.streamChannels = options.streamChannels;
     this.streamMode = options.streamMode ?? "values";
     this.checkpointer = options.checkpointer;
+    this.nextVersion = customNextVersion(options.checkpointer);
     this.interruptBefore = options.interruptBefore ?? [];
     this.interruptAfter = options.interruptAfter ?? [];
     this.name = options.name;
@@ -335,7 +339,10 @@ export class Pregel {
         channel_versions: { ...run.versions },
         versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
       };
+      // Only channels that were ever written carry a value: a saver stores values by version, so
+      // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
       for (const [name, channel] of Object.entries(run.channels)) {
+        if (run.versions[name] === undefined) continue;
         const value = channel.checkpoint();
         if (value !== undefined) checkpoint.channel_values[name] = value;
       }
@@ -507,7 +514,8 @@ export class Pregel {
   }
 
   private bump(run: Run, channel: string): void {
-    run.versions[channel] = (run.versions[channel] ?? 0) + 1;
+    const current = run.versions[channel];
+    run.versions[channel] = this.nextVersion ? this.nextVersion(current) : (current ?? 0) + 1;
   }
 
   private wrote(writes: Write[], keys: string | string[]): boolean {

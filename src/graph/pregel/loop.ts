@@ -3,6 +3,7 @@ import {
   type CheckpointConfig,
   type CheckpointMetadata,
   type CheckpointTuple,
+  customNextVersion,
   newCheckpointId,
 } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
@@ -119,6 +120,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
+    this.nextVersion = customNextVersion(options.saver);
     this.config = options.config;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
@@ -354,7 +356,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
         for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
+      if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
       if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
