@@ -13,7 +13,8 @@ import type { BaseChannel } from "../channels/public/base-channel.js";
 import { isCommand } from "../command.js";
 import { INTERRUPT, TASKS_CHANNEL } from "../constants.js";
 import { GraphRecursionError, InvalidUpdateError } from "../errors.js";
-import type { RunConfig } from "../types.js";
+import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
+import type { RetryPolicy, RunConfig } from "../types.js";
 import { PREGEL_SEND } from "./channel-write.js";
 import type { PregelNode, PregelStep } from "./node.js";
 
@@ -55,6 +56,8 @@ export interface PregelOptions {
   interruptAfter?: string[];
   name?: string;
   debug?: boolean;
+  /** Retries a node that throws (its whole chain of steps, its writes dropped), as a state graph's nodes. */
+  retryPolicy?: RetryPolicy & { logWarning?: boolean };
 }
 
 /** Per-call options on top of the usual config. */
@@ -104,6 +107,7 @@ export class Pregel {
   readonly interruptBefore: string[];
   readonly interruptAfter: string[];
   readonly name: string | undefined;
+  readonly retryPolicy: RetryPolicy | undefined;
   /** The checkpointer's own `getNextVersion`, when it overrides the default. */
   private readonly nextVersion: ((current: number | undefined) => number) | undefined;
   /** Marks it as a Runnable for LangChain's `RunnableEach` and pipes. */
@@ -130,6 +134,7 @@ export class Pregel {
     this.interruptBefore = options.interruptBefore ?? [];
     this.interruptAfter = options.interruptAfter ?? [];
     this.name = options.name;
+    this.retryPolicy = options.retryPolicy;
     this.validate();
   }
 
@@ -490,8 +495,24 @@ export class Pregel {
       configurable: { ...config.configurable, [PREGEL_SEND]: send },
       metadata: { ...(config as { metadata?: Values }).metadata, langgraph_node: task.name },
     };
-    let value = task.input;
-    for (const step of task.node.steps) value = await runStep(step, value, stepConfig);
+    const policy = this.retryPolicy;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        let value = task.input;
+        for (const step of task.node.steps) value = await runStep(step, value, stepConfig);
+        return;
+      } catch (error) {
+        if (
+          !policy ||
+          attempt >= (policy.maxAttempts ?? 3) ||
+          !(policy.retryOn ?? defaultRetryOn)(error) ||
+          config.signal?.aborted
+        )
+          throw error;
+        task.writes.length = 0;
+        await sleep(retryDelay(policy, attempt), config.signal);
+      }
+    }
   }
 
   /** Applies a step's writes channel by channel; bumps versions of channels that changed. */
