@@ -14,6 +14,7 @@ import type { MessagesStream } from "../messages/messages-stream.js";
 import { RunControl } from "../run-control.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
+import { cacheHits } from "./cache-hits.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
 import {
   debugResult,
@@ -354,7 +355,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
       this.step = next;
       if (hooks.updates) {
         const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
-        for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
+        for (const task of inOrder) {
+          const chunk: Record<string, unknown> = { [task.node.name]: task.update ?? {} };
+          if (task.node.cachePolicy && task.config && cacheHits.has(task.config))
+            chunk.__metadata__ = { cached: true };
+          hooks.updates(chunk);
+        }
       }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
       if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
