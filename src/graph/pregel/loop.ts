@@ -343,7 +343,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       if (failed) throw nodeError(failed);
       if (interrupts) {
-        requireSaver(this.options.saver, "interrupt()");
+        // A thrown NodeInterrupt stops a run without a saver too (nothing to resume), as in
+        // LangGraph.js; interrupt() needs one, its run is resumed with the answer.
+        if (this.options.saver || tasks.some((t) => t.interrupts && !t.nodeInterrupt))
+          requireSaver(this.options.saver, "interrupt()");
         // The finished tasks' writes show in the result (as in LangGraph.js) but stay pending.
         applyTasks(
           this,

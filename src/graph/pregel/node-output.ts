@@ -2,7 +2,7 @@ import { KeelError } from "../../core/index.js";
 import type { Channel } from "../channels/index.js";
 import { Command, isCommand } from "../command.js";
 import { END } from "../constants.js";
-import { InvalidUpdateError } from "../errors.js";
+import { InvalidUpdateError, NodeInterrupt } from "../errors.js";
 import { isSend } from "../send.js";
 import type { RunConfig } from "../types.js";
 import { type BranchSpec, ChannelKind, type GraphSpec } from "./spec.js";
@@ -193,6 +193,18 @@ function freshState(ctx: OutputContext, task: Task, writer: string): Record<stri
   return fresh ?? view;
 }
 
+/**
+ * A `NodeInterrupt` thrown by a conditional edge still pauses the run (the node's task is
+ * interrupted), but is most likely a mistake: LangGraph.js's warning, word for word.
+ */
+function warnIfNodeInterrupt(error: unknown): void {
+  if (error instanceof NodeInterrupt)
+    console.warn(
+      "[WARN]: 'NodeInterrupt' thrown in conditional edge. This is likely a bug in your graph implementation.\n" +
+        "NodeInterrupt should only be thrown inside a node, not in edge conditions.",
+    );
+}
+
 function runBranches(
   ctx: OutputContext,
   task: Task,
@@ -203,12 +215,24 @@ function runBranches(
   const state = freshState(ctx, task, writer);
   for (let i = from; i < branches.length; i += 1) {
     const branch = branches[i]!;
-    const result = branch.path(state as never, ctx.config);
+    let result: unknown;
+    try {
+      result = branch.path(state as never, ctx.config);
+    } catch (error) {
+      warnIfNodeInterrupt(error);
+      throw error;
+    }
     if (isThenable(result)) {
-      return Promise.resolve(result).then((resolved) => {
-        writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
-        return runBranches(ctx, task, writer, branches, i + 1);
-      });
+      return Promise.resolve(result).then(
+        (resolved) => {
+          writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
+          return runBranches(ctx, task, writer, branches, i + 1);
+        },
+        (error: unknown) => {
+          warnIfNodeInterrupt(error);
+          throw error;
+        },
+      );
     }
     writeRoute(ctx, task, writer, result, branch.pathMap, "The conditional edge");
   }

@@ -187,4 +187,42 @@ export const issue13SaverPrograms = {
       history,
     };
   },
+
+  /**
+   * A thrown `NodeInterrupt` stops a run without a checkpointer (nothing to resume); thrown by a
+   * conditional edge it also warns on the console, once.
+   */
+  async nodeInterruptWithoutSaver(api: GraphApi) {
+    const { NodeInterrupt } = lib(api);
+    const State = api.Annotation.Root({
+      count: api.Annotation({ reducer: (a: number, b: number) => a + b }),
+    });
+    const graph = (inEdge: boolean) =>
+      new api.StateGraph(State)
+        .addNode("one", () => {
+          if (!inEdge) throw new NodeInterrupt("in node");
+          return { count: 1 };
+        })
+        .addNode("two", () => ({ count: 1 }))
+        .addEdge(api.START, "one")
+        .addConditionalEdges("one", () => {
+          throw new NodeInterrupt("in edge");
+        }, [api.END, "two"])
+        .compile();
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args);
+    try {
+      const view = (result: Record<string, unknown>) => ({
+        keys: Object.keys(result).sort(),
+        interrupts: (result[api.INTERRUPT] as Array<{ value: unknown }>).map((i) => i.value),
+      });
+      const inNode = view(await graph(false).invoke({ count: 0 }));
+      const warnedInNode = warnings.length;
+      const inEdge = view(await graph(true).invoke({ count: 0 }));
+      return { inNode, warnedInNode, inEdge, warnings };
+    } finally {
+      console.warn = warn;
+    }
+  },
 };
