@@ -16,6 +16,7 @@ import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
+import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import { GraphLoop, type LoopHooks, type Replay, startNode } from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
@@ -738,7 +739,10 @@ function cacheNodes(spec: GraphSpec, cache: BaseCache): void {
     node.action = async (input: unknown, config: RunConfig) => {
       const key: [string[], string] = [ns, policy.keyFunc?.(input) ?? JSON.stringify(input) ?? ""];
       const [hit] = await cache.get([key]);
-      if (hit) return hit.value;
+      if (hit) {
+        cacheHits.add(config);
+        return hit.value;
+      }
       const result = await action(input, config);
       await cache.set([
         policy.ttl === undefined ? { key, value: result } : { key, value: result, ttl: policy.ttl },

@@ -87,6 +87,21 @@ export abstract class BaseCheckpointSaver {
   abstract deleteThread(threadId: string): Promise<void>;
 
   /**
+   * The version a channel gets when it is updated. The default is the engine's own: the integer
+   * part counts updates, a random fraction below one keeps two branches of a thread apart. A saver
+   * may override it (as in LangGraph.js) with its own increasing numbers; the engine calls it for
+   * every updated channel of a checkpointed run only when it is overridden.
+   *
+   * @example
+   * class CountingSaver extends MemorySaver {
+   *   getNextVersion(current: number | undefined) { return (current ?? 0) + 1; }
+   * }
+   */
+  getNextVersion(current: number | undefined): number {
+    return nextChannelVersion(current);
+  }
+
+  /**
    * Makes everything this saver accepted durable. A saver that commits inside `put`/`putWrites`
    * has nothing to do; one that queues (the SQL savers in `async`/`exit` mode) commits its queue.
    * The engine calls it when a run in `async` or `exit` durability ends.
@@ -97,4 +112,19 @@ export abstract class BaseCheckpointSaver {
   toJSON(): string {
     return `[${this.constructor.name}]`;
   }
+}
+
+/** The engine's channel version after `current` (see {@link BaseCheckpointSaver.getNextVersion}). */
+export function nextChannelVersion(current: number | undefined): number {
+  return Math.floor(current ?? 0) + 1 + Math.random() * 0.999;
+}
+
+/** The saver's own `getNextVersion` when it overrides the default, else undefined. */
+export function customNextVersion(
+  saver: BaseCheckpointSaver | undefined,
+): ((current: number | undefined) => number) | undefined {
+  const own = (saver as { getNextVersion?: unknown } | undefined)?.getNextVersion;
+  if (typeof own !== "function" || own === BaseCheckpointSaver.prototype.getNextVersion)
+    return undefined;
+  return (current) => (own as BaseCheckpointSaver["getNextVersion"]).call(saver, current);
 }

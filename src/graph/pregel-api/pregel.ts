@@ -4,6 +4,7 @@ import {
   type CheckpointConfig,
   type CheckpointMetadata,
   type CheckpointTuple,
+  customNextVersion,
   isoNow,
   newCheckpointId,
 } from "../../checkpoint/base/index.js";
@@ -12,7 +13,8 @@ import type { BaseChannel } from "../channels/public/base-channel.js";
 import { isCommand } from "../command.js";
 import { INTERRUPT, TASKS_CHANNEL } from "../constants.js";
 import { GraphRecursionError, InvalidUpdateError } from "../errors.js";
-import type { RunConfig } from "../types.js";
+import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
+import type { RetryPolicy, RunConfig } from "../types.js";
 import { PREGEL_SEND } from "./channel-write.js";
 import type { PregelNode, PregelStep } from "./node.js";
 
@@ -54,6 +56,8 @@ export interface PregelOptions {
   interruptAfter?: string[];
   name?: string;
   debug?: boolean;
+  /** Retries a node that throws (its whole chain of steps, its writes dropped), as a state graph's nodes. */
+  retryPolicy?: RetryPolicy & { logWarning?: boolean };
 }
 
 /** Per-call options on top of the usual config. */
@@ -103,6 +107,9 @@ export class Pregel {
   readonly interruptBefore: string[];
   readonly interruptAfter: string[];
   readonly name: string | undefined;
+  readonly retryPolicy: RetryPolicy | undefined;
+  /** The checkpointer's own `getNextVersion`, when it overrides the default. */
+  private readonly nextVersion: ((current: number | undefined) => number) | undefined;
   /** Marks it as a Runnable for LangChain's `RunnableEach` and pipes. */
   readonly lc_runnable = true;
 
@@ -123,9 +130,11 @@ export class Pregel {
     this.streamChannels = options.streamChannels;
     this.streamMode = options.streamMode ?? "values";
     this.checkpointer = options.checkpointer;
+    this.nextVersion = customNextVersion(options.checkpointer);
     this.interruptBefore = options.interruptBefore ?? [];
     this.interruptAfter = options.interruptAfter ?? [];
     this.name = options.name;
+    this.retryPolicy = options.retryPolicy;
     this.validate();
   }
 
@@ -335,7 +344,10 @@ export class Pregel {
         channel_versions: { ...run.versions },
         versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
       };
+      // Only channels that were ever written carry a value: a saver stores values by version, so
+      // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
       for (const [name, channel] of Object.entries(run.channels)) {
+        if (run.versions[name] === undefined) continue;
         const value = channel.checkpoint();
         if (value !== undefined) checkpoint.channel_values[name] = value;
       }
@@ -483,8 +495,24 @@ export class Pregel {
       configurable: { ...config.configurable, [PREGEL_SEND]: send },
       metadata: { ...(config as { metadata?: Values }).metadata, langgraph_node: task.name },
     };
-    let value = task.input;
-    for (const step of task.node.steps) value = await runStep(step, value, stepConfig);
+    const policy = this.retryPolicy;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        let value = task.input;
+        for (const step of task.node.steps) value = await runStep(step, value, stepConfig);
+        return;
+      } catch (error) {
+        if (
+          !policy ||
+          attempt >= (policy.maxAttempts ?? 3) ||
+          !(policy.retryOn ?? defaultRetryOn)(error) ||
+          config.signal?.aborted
+        )
+          throw error;
+        task.writes.length = 0;
+        await sleep(retryDelay(policy, attempt), config.signal);
+      }
+    }
   }
 
   /** Applies a step's writes channel by channel; bumps versions of channels that changed. */
@@ -507,7 +535,8 @@ export class Pregel {
   }
 
   private bump(run: Run, channel: string): void {
-    run.versions[channel] = (run.versions[channel] ?? 0) + 1;
+    const current = run.versions[channel];
+    run.versions[channel] = this.nextVersion ? this.nextVersion(current) : (current ?? 0) + 1;
   }
 
   private wrote(writes: Write[], keys: string | string[]): boolean {

@@ -1,3 +1,4 @@
+import { nextChannelVersion } from "../../checkpoint/base/index.js";
 import type { Channel, JoinBarrier } from "../channels/index.js";
 import { ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -16,6 +17,8 @@ export interface StepState {
   updated: number[];
   stamp: number;
   readonly checkpointing: boolean;
+  /** The saver's own `getNextVersion`, when it has one (checkpointed runs only). */
+  readonly nextVersion: ((current: number | undefined) => number) | undefined;
   markPending(node: number): void;
   invalidateView(): void;
   noteUpdated(channel: number): void;
@@ -74,7 +77,9 @@ export function applyTasks(state: StepState, tasks: Task[]): void {
     // With a checkpointer, versions carry a random fraction so that two branches of one thread
     // (a fork) never give the same channel the same version (savers store values by version).
     state.versions[channel] = state.checkpointing
-      ? Math.floor(state.versions[channel]!) + 1 + Math.random() * 0.999
+      ? state.nextVersion
+        ? state.nextVersion(state.versions[channel])
+        : nextChannelVersion(state.versions[channel])
       : state.versions[channel]! + 1;
     state.noteUpdated(channel);
     if (channel < stateKeyCount) {

@@ -1,6 +1,7 @@
 import { KeelError } from "../../core/index.js";
 import type { MessagesStream } from "../messages/messages-stream.js";
 import { abortError } from "./execute.js";
+import { stateWrites } from "./resume.js";
 import type { GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
 
@@ -17,7 +18,7 @@ export function debugTask(spec: GraphSpec, step: number, task: Task): Record<str
 }
 
 /** The `debug` stream event reporting a task's result. */
-export function debugResult(step: number, task: Task): Record<string, unknown> {
+export function debugResult(spec: GraphSpec, step: number, task: Task): Record<string, unknown> {
   return {
     step,
     type: "task_result",
@@ -25,7 +26,8 @@ export function debugResult(step: number, task: Task): Record<string, unknown> {
     payload: {
       id: task.taskId,
       name: task.node.name,
-      result: task.update ?? null,
+      // A task that wrote a key more than once reports `{ key: { $writes } }`, as LangGraph.js.
+      result: Array.isArray(task.update) ? stateWrites(spec, task) : (task.update ?? null),
       interrupts: [],
       error: null,
     },

@@ -1,6 +1,6 @@
 import { isKeelError, KeelError } from "../../core/index.js";
 import { Command } from "../command.js";
-import { isGraphInterrupt } from "../errors.js";
+import { isGraphInterrupt, NodeInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
 import type { RunControl } from "../run-control.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
@@ -227,6 +227,7 @@ function fail(
     task.interrupts = error.interrupts.map((item, index) =>
       item.id === "" ? { id: task.interruptIdFor(index), value: item.value } : item,
     );
+    task.nodeInterrupt = error instanceof NodeInterrupt;
     return;
   }
   const policy = task.node.retryPolicy;

@@ -3,6 +3,7 @@ import {
   type CheckpointConfig,
   type CheckpointMetadata,
   type CheckpointTuple,
+  customNextVersion,
   newCheckpointId,
 } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
@@ -13,6 +14,7 @@ import type { MessagesStream } from "../messages/messages-stream.js";
 import { RunControl } from "../run-control.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
+import { cacheHits } from "./cache-hits.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
 import {
   debugResult,
@@ -119,6 +121,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
+    this.nextVersion = customNextVersion(options.saver);
     this.config = options.config;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
@@ -340,7 +343,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       if (failed) throw nodeError(failed);
       if (interrupts) {
-        requireSaver(this.options.saver, "interrupt()");
+        // A thrown NodeInterrupt stops a run without a saver too (nothing to resume), as in
+        // LangGraph.js; interrupt() needs one, its run is resumed with the answer.
+        if (this.options.saver || tasks.some((t) => t.interrupts && !t.nodeInterrupt))
+          requireSaver(this.options.saver, "interrupt()");
         // The finished tasks' writes show in the result (as in LangGraph.js) but stay pending.
         applyTasks(
           this,
@@ -352,9 +358,14 @@ export class GraphLoop extends RunState implements ExecuteContext {
       this.step = next;
       if (hooks.updates) {
         const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
-        for (const task of inOrder) hooks.updates({ [task.node.name]: task.update ?? {} });
+        for (const task of inOrder) {
+          const chunk: Record<string, unknown> = { [task.node.name]: task.update ?? {} };
+          if (task.node.cachePolicy && task.config && cacheHits.has(task.config))
+            chunk.__metadata__ = { cached: true };
+          hooks.updates(chunk);
+        }
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(next, task));
+      if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
       if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());

@@ -2,7 +2,7 @@ import { KeelError } from "../../core/index.js";
 import type { Channel } from "../channels/index.js";
 import { Command, isCommand } from "../command.js";
 import { END } from "../constants.js";
-import { InvalidUpdateError } from "../errors.js";
+import { InvalidUpdateError, NodeInterrupt } from "../errors.js";
 import { isSend } from "../send.js";
 import type { RunConfig } from "../types.js";
 import { type BranchSpec, ChannelKind, type GraphSpec } from "./spec.js";
@@ -73,23 +73,50 @@ export function writeUpdate(
       },
     );
   }
-  const { channelIndex, channelKinds } = ctx.spec;
   for (const key in update) {
     const value = (update as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    const channel = channelIndex.get(key);
-    if (channel === undefined || channelKinds[channel] !== ChannelKind.State) {
-      throw new InvalidUpdateError(
-        `Node "${writer}" returned key "${key}", which is not in the state.`,
-        {
-          details: { node: writer, key, stateKeys: ctx.spec.stateKeys },
-          hint: `State keys are: ${ctx.spec.stateKeys.join(", ")}. Add "${key}" to Annotation.Root or stop returning it.`,
-        },
-      );
-    }
-    task.writeChannels.push(channel);
-    task.writeValues.push(value);
+    if (value !== undefined) writeKey(ctx, task, writer, key, value);
   }
+}
+
+function writeKey(
+  ctx: OutputContext,
+  task: Pick<Task, "writeChannels" | "writeValues">,
+  writer: string,
+  key: string,
+  value: unknown,
+): void {
+  const { channelIndex, channelKinds } = ctx.spec;
+  const channel = channelIndex.get(key);
+  if (channel === undefined || channelKinds[channel] !== ChannelKind.State) {
+    throw new InvalidUpdateError(
+      `Node "${writer}" returned key "${key}", which is not in the state.`,
+      {
+        details: { node: writer, key, stateKeys: ctx.spec.stateKeys },
+        hint: `State keys are: ${ctx.spec.stateKeys.join(", ")}. Add "${key}" to Annotation.Root or stop returning it.`,
+      },
+    );
+  }
+  task.writeChannels.push(channel);
+  task.writeValues.push(value);
+}
+
+/** True for a Command update given as `[key, value]` pairs (a key may repeat), as LangGraph.js takes it. */
+function isUpdatePairs(update: unknown): update is Array<[string, unknown]> {
+  return (
+    Array.isArray(update) &&
+    update.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string")
+  );
+}
+
+/** Writes a Command's update: an object of keys, or `[key, value]` pairs written in order. */
+function writeCommandUpdate(ctx: OutputContext, task: Task, writer: string, update: unknown): void {
+  if (!isUpdatePairs(update)) {
+    writeUpdate(ctx, task, writer, update);
+    return;
+  }
+  for (const [key, value] of update)
+    if (value !== undefined) writeKey(ctx, task, writer, key, value);
 }
 
 /** Writes a route (node name, several, `END`, `Send`s) from `writer` to the next step. */
@@ -166,6 +193,18 @@ function freshState(ctx: OutputContext, task: Task, writer: string): Record<stri
   return fresh ?? view;
 }
 
+/**
+ * A `NodeInterrupt` thrown by a conditional edge still pauses the run (the node's task is
+ * interrupted), but is most likely a mistake: LangGraph.js's warning, word for word.
+ */
+function warnIfNodeInterrupt(error: unknown): void {
+  if (error instanceof NodeInterrupt)
+    console.warn(
+      "[WARN]: 'NodeInterrupt' thrown in conditional edge. This is likely a bug in your graph implementation.\n" +
+        "NodeInterrupt should only be thrown inside a node, not in edge conditions.",
+    );
+}
+
 function runBranches(
   ctx: OutputContext,
   task: Task,
@@ -176,15 +215,46 @@ function runBranches(
   const state = freshState(ctx, task, writer);
   for (let i = from; i < branches.length; i += 1) {
     const branch = branches[i]!;
-    const result = branch.path(state as never, ctx.config);
+    let result: unknown;
+    try {
+      result = branch.path(state as never, ctx.config);
+    } catch (error) {
+      warnIfNodeInterrupt(error);
+      throw error;
+    }
     if (isThenable(result)) {
-      return Promise.resolve(result).then((resolved) => {
-        writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
-        return runBranches(ctx, task, writer, branches, i + 1);
-      });
+      return Promise.resolve(result).then(
+        (resolved) => {
+          writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
+          return runBranches(ctx, task, writer, branches, i + 1);
+        },
+        (error: unknown) => {
+          warnIfNodeInterrupt(error);
+          throw error;
+        },
+      );
     }
     writeRoute(ctx, task, writer, result, branch.pathMap, "The conditional edge");
   }
+}
+
+/**
+ * What a task that returned several updates reports as its update (`updates` stream, history):
+ * one object of its writes, or, when it wrote a key more than once, one `{ key: value }` per
+ * write in order, as LangGraph.js does.
+ */
+function combinedUpdate(spec: GraphSpec, task: Task): unknown {
+  const { stateKeys } = spec;
+  const combined: Record<string, unknown> = {};
+  const each: Record<string, unknown>[] = [];
+  let repeated = false;
+  for (let i = 0; i < task.writeChannels.length; i += 1) {
+    const key = stateKeys[task.writeChannels[i]!]!;
+    if (Object.hasOwn(combined, key)) repeated = true;
+    combined[key] = task.writeValues[i];
+    each.push({ [key]: task.writeValues[i] });
+  }
+  return repeated ? each : combined;
 }
 
 /**
@@ -198,29 +268,37 @@ export function recordResult(
   result: unknown,
 ): void | Promise<void> {
   const node = task.node;
-  // A node returns an update, a Command, or several Commands. Each command's update is its own
-  // write, so two values for one last-value key conflict here exactly as from two nodes.
-  const commands = isCommand(result)
+  // A node returns an update, a Command, or an array holding at least one Command (its other
+  // items are plain updates, as in LangGraph.js). Each item is its own write, so two values for
+  // one last-value key conflict here exactly as from two nodes.
+  const items = isCommand(result)
     ? [result]
-    : Array.isArray(result) && result.length > 0 && result.every(isCommand)
-      ? (result as Command[])
+    : Array.isArray(result) && result.some(isCommand)
+      ? (result as unknown[])
       : undefined;
   let gotos: unknown[] | undefined;
-  if (!commands) {
+  if (!items) {
     task.update = result;
     if (result !== undefined && result !== null) writeUpdate(ctx, task, node.name, result);
   } else {
     const updates: unknown[] = [];
     gotos = [];
-    for (const command of commands) {
-      if (command.graph === Command.PARENT) throw new ParentCommand(command);
-      if (command.update !== undefined && command.update !== null) {
-        writeUpdate(ctx, task, node.name, command.update);
-        updates.push(command.update);
+    for (const item of items) {
+      if (!isCommand(item)) {
+        if (item === undefined || item === null) continue;
+        writeUpdate(ctx, task, node.name, item);
+        updates.push(item);
+        continue;
       }
-      gotos.push(...command.goto);
+      if (item.graph === Command.PARENT) throw new ParentCommand(item);
+      if (item.update !== undefined && item.update !== null) {
+        writeCommandUpdate(ctx, task, node.name, item.update);
+        updates.push(item.update);
+      }
+      gotos.push(...item.goto);
     }
-    task.update = updates.length > 1 ? updates : updates[0];
+    task.update =
+      updates.length > 1 || isUpdatePairs(updates[0]) ? combinedUpdate(ctx.spec, task) : updates[0];
   }
   for (const [channel, value] of node.edgeWrites) {
     task.writeChannels.push(channel);

@@ -45,15 +45,42 @@ export function loadSavedWrites(
   task: Task,
   outcome: SavedTaskOutcome,
 ): Record<string, unknown> {
-  const update: Record<string, unknown> = {};
   for (const [channel, value] of outcome.writes) {
     const index = spec.channelIndex.get(channel);
     if (index === undefined) continue;
     task.writeChannels.push(index);
     task.writeValues.push(value);
-    if (index < spec.stateKeys.length) update[channel] = value;
   }
-  return update;
+  return stateWrites(spec, task);
+}
+
+/**
+ * A task's state writes as one object; a key written more than once holds `{ $writes: [...] }`
+ * (LangGraph.js's form of a task result in `tasks`/`debug` chunks and history).
+ */
+export function stateWrites(spec: GraphSpec, task: Task): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  const stateKeyCount = spec.stateKeys.length;
+  for (let i = 0; i < task.writeChannels.length; i += 1) {
+    const channel = task.writeChannels[i]!;
+    if (channel >= stateKeyCount) continue;
+    const key = spec.stateKeys[channel]!;
+    const value = task.writeValues[i];
+    if (!Object.hasOwn(result, key)) result[key] = value;
+    else {
+      const earlier = result[key] as { $writes?: unknown[] } | undefined;
+      result[key] = { $writes: [...(isMultiple(earlier) ? earlier.$writes : [earlier]), value] };
+    }
+  }
+  return result;
+}
+
+function isMultiple(value: unknown): value is { $writes: unknown[] } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as { $writes?: unknown }).$writes)
+  );
 }
 
 function hasInterrupts(saved: Map<string, SavedTaskOutcome>): boolean {

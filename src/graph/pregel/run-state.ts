@@ -27,6 +27,8 @@ export class RunState implements StepState {
   step = -1;
   /** Channels changed since the last checkpoint (kept only when checkpointing). */
   readonly dirty: Set<number> | undefined;
+  /** The saver's own `getNextVersion` (see `customNextVersion`), set by the run that has one. */
+  nextVersion: ((current: number | undefined) => number) | undefined = undefined;
   private view: Record<string, unknown> | undefined;
 
   constructor(

@@ -41,13 +41,26 @@ export function snapshotOf(
     stateTasks.push(entry);
   }
   const inputPending = tuple.metadata.source === "input";
-  if (inputPending)
-    stateTasks.push({
+  if (inputPending) {
+    const start: StateTask = {
       id: `${tuple.checkpoint.id}:start`,
       name: START,
       path: ["__pregel_pull", START],
       interrupts: [],
-    });
+    };
+    // The input is saved with the checkpoint (its metadata), so START's task has finished: its
+    // result is the input's state keys, as LangGraph.js shows it.
+    const input = (tuple.metadata.writes as Record<string, unknown> | null | undefined)?.[START];
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      const result: Record<string, unknown> = {};
+      for (const key of loop.spec.stateKeys) {
+        const value = (input as Record<string, unknown>)[key];
+        if (value !== undefined) result[key] = value;
+      }
+      start.result = result;
+    }
+    stateTasks.push(start);
+  }
   // An interrupted or failed step is pending: its finished tasks' writes show in getState.
   const stopped = stateTasks.some((t) => t.interrupts.length > 0 || t.error !== undefined);
   if (applyPending && stopped && finished.length > 0) applyTasks(loop, finished);

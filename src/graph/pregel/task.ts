@@ -94,6 +94,8 @@ export class Task implements InterruptScope {
   error: unknown = undefined;
   failed = false;
   interrupts: Interrupt[] | undefined = undefined;
+  /** True when the interrupts came from a thrown `NodeInterrupt` (no saver needed to stop). */
+  nodeInterrupt = false;
   /** True when the writes came from a checkpoint's pending writes and the node was not run. */
   cached = false;
   /** Completion order within the step (updates stream in the order tasks finish). */

@@ -88,6 +88,26 @@ export const issue13DefaultsPrograms = {
       compiled: [graph.nodes.cached?.cachePolicy, graph.nodes.uncached?.cachePolicy ?? "none"],
     };
   },
+
+  /** A cache hit's `updates` chunk carries `__metadata__: { cached: true }`; a run's does not. */
+  async cacheHitInUpdates(api: GraphApi) {
+    const Cache = (api as unknown as { InMemoryCache: new () => unknown }).InMemoryCache;
+    const graph = builder(api)
+      .addNode("cached", (s) => ({ foo: `${String(s.foo)}+c` }), { cachePolicy: true })
+      .addNode("plain", (s) => ({ foo: `${String(s.foo)}+p` }))
+      .addEdge(api.START, "cached")
+      .addEdge("cached", "plain")
+      .compile({ cache: new Cache() }) as unknown as {
+      stream(input: Values, config: unknown): Promise<AsyncIterable<unknown>>;
+    };
+    const run = async () => {
+      const chunks: unknown[] = [];
+      for await (const chunk of await graph.stream({ foo: "x" }, { streamMode: "updates" }))
+        chunks.push(chunk);
+      return chunks;
+    };
+    return { miss: await run(), hit: await run() };
+  },
 };
 
 type Handler = (state: Values, error: { node: string; error: Error }, config: unknown) => unknown;

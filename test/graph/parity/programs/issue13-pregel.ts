@@ -170,4 +170,49 @@ export const issue13PregelPrograms = {
     for await (const snapshot of app.getStateHistory(thread)) history.push(snapshot.values);
     return { first, second, failed, values: state.values, next: state.next, history };
   },
+
+  /**
+   * `retryPolicy` retries a node that throws: the whole chain again, the failed attempt's writes
+   * dropped; an error past `maxAttempts` fails the run and leaves the checkpoint as it was.
+   */
+  async retryPolicy(api: GraphApi) {
+    const { Pregel, Channel, LastValue, BinaryOperatorAggregate, MemorySaver } = lib(api);
+    let failures = 0;
+    const attempts: number[] = [];
+    const app = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo(["input"])
+          .join(["total"])
+          .pipe((x: { input: number; total?: number }) => (x.total ?? 0) + x.input)
+          .pipe(Channel.writeTo([], { output: (x: number) => x, total: (x: number) => x }))
+          .pipe((x: number) => {
+            attempts.push(x);
+            if (x > 10) throw new Error("too large");
+            if (x > 4 && failures === 0) {
+              failures += 1;
+              throw new Error("flaky");
+            }
+            return x;
+          }),
+      },
+      channels: {
+        total: new BinaryOperatorAggregate(
+          (a: number, b: number) => a + b,
+          () => 0,
+        ),
+        input: new LastValue(),
+        output: new LastValue(),
+      },
+      inputChannels: "input",
+      outputChannels: "output",
+      checkpointer: new MemorySaver(),
+      retryPolicy: { maxAttempts: 2, initialInterval: 1, jitter: false, logWarning: false },
+    });
+    const thread = { configurable: { thread_id: "1" } };
+    const first = await app.invoke(2, thread);
+    const second = await app.invoke(3, thread);
+    const failed = await outcome(() => app.invoke(6, thread), api);
+    const state = await app.getState(thread);
+    return { first, second, failed, attempts, total: state.values.total };
+  },
 };
