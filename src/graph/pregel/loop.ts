@@ -152,12 +152,32 @@ export class GraphLoop extends RunState implements ExecuteContext {
     });
   }
 
-  /** Applies a hand-made update (`updateState`) as one step and saves it. */
-  async applyUpdate(task: Task): Promise<CheckpointConfig> {
-    applyTasks(this, [task]);
+  /**
+   * Applies hand-made updates (`updateState`, a `bulkUpdateState` superstep) as one step and saves
+   * it. Like a step, it consumes the pending `Send`s (as LangGraph.js's update clears its tasks
+   * channel); the updates' own Sends stay for the next step.
+   */
+  async applyUpdate(
+    tasks: Task[],
+    writes: Record<string, unknown> | null,
+  ): Promise<CheckpointConfig> {
+    applyTasks(this, tasks, true);
     this.step += 1;
     // A hand-made update is saved at once whatever the run's durability.
-    await this.save("update", { [task.node.name]: task.update ?? null }, true);
+    await this.save("update", writes, true);
+    return this.persistence.config;
+  }
+
+  /**
+   * `updateState(config, values, "__input__")`: saves `values` as the thread's next input, as a
+   * run saves its input before applying it (the tasks a pause left pending are dropped); the
+   * next run, or an update as START, applies it.
+   */
+  async saveAsInput(values: unknown, restored: boolean): Promise<CheckpointConfig> {
+    const stale = this.nextTasks();
+    if (stale.length > 0) applyTasks(this, stale);
+    this.step = restored ? this.step + 1 : -1;
+    await this.save("input", { [START]: values }, true);
     return this.persistence.config;
   }
 
