@@ -45,6 +45,16 @@ import {
   type StreamMode,
 } from "./types.js";
 
+/** A node of a compiled graph as `graph.nodes` lists it. */
+export interface CompiledNode {
+  retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | undefined;
+  timeout: TimeoutPolicy | undefined;
+  errorHandlerNode: string | undefined;
+  /** Runs the node alone on `input`; resolves to what it returned. */
+  invoke(input: unknown, config?: RunConfig): Promise<unknown>;
+}
+
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | boolean | undefined;
   cache?: BaseCache | undefined;
@@ -160,32 +170,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     });
   }
 
-  /** The nodes with the policies they run with (`setNodeDefaults` applied). */
-  get nodes(): Record<
-    string,
-    {
-      retryPolicy: RetryPolicy | undefined;
-      cachePolicy: CachePolicy | undefined;
-      timeout: TimeoutPolicy | undefined;
-      errorHandlerNode: string | undefined;
-    }
-  > {
-    const out: Record<
-      string,
-      {
-        retryPolicy: RetryPolicy | undefined;
-        cachePolicy: CachePolicy | undefined;
-        timeout: TimeoutPolicy | undefined;
-        errorHandlerNode: string | undefined;
-      }
-    > = {};
-    for (const node of this.spec.nodes)
+  /**
+   * The nodes with the policies they run with (`setNodeDefaults` applied); `invoke` runs one node
+   * alone on a state of your choosing and returns what it returned (LangGraph.js's
+   * `graph.nodes.x.invoke`), without edges, reducers or a checkpoint.
+   *
+   * @example
+   * const update = await graph.nodes.summarize.invoke({ messages });
+   */
+  get nodes(): Record<string, CompiledNode> {
+    const out: Record<string, CompiledNode> = {};
+    for (const node of this.spec.nodes) {
+      const { action, subgraph } = node;
       out[node.name] = {
         retryPolicy: node.retryPolicy,
         cachePolicy: node.cachePolicy,
         timeout: node.timeout,
         errorHandlerNode: node.errorHandlerNode,
+        invoke: async (input, config = {}) =>
+          action
+            ? action(input as never, config)
+            : (subgraph as unknown as { invoke: CompiledNode["invoke"] }).invoke(input, config),
       };
+    }
     return out;
   }
 

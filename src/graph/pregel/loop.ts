@@ -333,7 +333,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.saved = undefined;
         this.resume = undefined;
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, this.channels, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
       if (stepTimeout !== undefined) {
         const timeout = AbortSignal.timeout(stepTimeout);
@@ -412,6 +412,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
     trackOrder: boolean,
     signal: AbortSignal | undefined,
   ): Promise<unknown> | undefined {
+    const limit = this.config.maxConcurrency;
+    if (limit !== undefined && tasks.length > limit)
+      return this.executeLimited(tasks, limit, signal);
     let waits: Array<Promise<void>> | undefined;
     let finished = 0;
     const persistence = this.checkpointing ? this.persistence : undefined;
@@ -438,6 +441,32 @@ export class GraphLoop extends RunState implements ExecuteContext {
     }
     if (!waits) return undefined;
     return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
+  }
+
+  /**
+   * `execute` with at most `limit` tasks running at once (`maxConcurrency`): `limit` workers each
+   * take the next task not started yet when their current one finishes.
+   */
+  private executeLimited(
+    tasks: Task[],
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    let started = 0;
+    let finished = 0;
+    const persistence = this.checkpointing ? this.persistence : undefined;
+    const worker = async (): Promise<void> => {
+      while (started < tasks.length) {
+        const task = tasks[started++]!;
+        if (task.cached) continue;
+        const pending = executeTask(this, task);
+        if (pending) await pending;
+        task.doneSeq = finished++;
+        if (!signal?.aborted) persistence?.taskFinished(this, task);
+      }
+    };
+    const all = Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+    return signal ? raceAbort(all, signal) : all;
   }
 
   /** Saves a checkpoint; returns what to wait for (undefined when nothing: no await per step). */
