@@ -333,7 +333,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.saved = undefined;
         this.resume = undefined;
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, this.channels, next, task));
+      if (hooks.debug)
+        for (const task of tasks) hooks.debug(debugTask(this.spec, this.channels, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
       if (stepTimeout !== undefined) {
         const timeout = AbortSignal.timeout(stepTimeout);
