@@ -10,22 +10,27 @@ import { KeelError } from "../core/index.js";
 import type { GraphDeclaration } from "./builder/declarations.js";
 import { drawGraph, type GetGraphOptions } from "./builder/drawable.js";
 import { Command, isCommand } from "./command.js";
-import { END, INTERRUPT, START } from "./constants.js";
-import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
+import { INTERRUPT } from "./constants.js";
+import { GraphInterrupt, type Interrupt } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import { GraphLoop, type LoopHooks, type Replay, startNode } from "./pregel/loop.js";
-import { recordResult, writeUpdate } from "./pregel/node-output.js";
+import { GraphLoop, type LoopHooks, type Replay } from "./pregel/loop.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
 import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
 import type { TimeoutPolicy } from "./pregel/timeout.js";
+import {
+  applySuperStep,
+  checkSuperSteps,
+  defaultWriter,
+  type SuperStepUpdate,
+} from "./pregel/update.js";
 import {
   encodeEventStream,
   GraphRunStream,
@@ -40,6 +45,16 @@ import {
   type StateSnapshot,
   type StreamMode,
 } from "./types.js";
+
+/** A node of a compiled graph as `graph.nodes` lists it. */
+export interface CompiledNode {
+  retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | undefined;
+  timeout: TimeoutPolicy | undefined;
+  errorHandlerNode: string | undefined;
+  /** Runs the node alone on `input`; resolves to what it returned. */
+  invoke(input: unknown, config?: RunConfig): Promise<unknown>;
+}
 
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | boolean | undefined;
@@ -156,32 +171,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     });
   }
 
-  /** The nodes with the policies they run with (`setNodeDefaults` applied). */
-  get nodes(): Record<
-    string,
-    {
-      retryPolicy: RetryPolicy | undefined;
-      cachePolicy: CachePolicy | undefined;
-      timeout: TimeoutPolicy | undefined;
-      errorHandlerNode: string | undefined;
-    }
-  > {
-    const out: Record<
-      string,
-      {
-        retryPolicy: RetryPolicy | undefined;
-        cachePolicy: CachePolicy | undefined;
-        timeout: TimeoutPolicy | undefined;
-        errorHandlerNode: string | undefined;
-      }
-    > = {};
-    for (const node of this.spec.nodes)
+  /**
+   * The nodes with the policies they run with (`setNodeDefaults` applied); `invoke` runs one node
+   * alone on a state of your choosing and returns what it returned (LangGraph.js's
+   * `graph.nodes.x.invoke`), without edges, reducers or a checkpoint.
+   *
+   * @example
+   * const update = await graph.nodes.summarize.invoke({ messages });
+   */
+  get nodes(): Record<string, CompiledNode> {
+    const out: Record<string, CompiledNode> = {};
+    for (const node of this.spec.nodes) {
+      const { action, subgraph } = node;
       out[node.name] = {
         retryPolicy: node.retryPolicy,
         cachePolicy: node.cachePolicy,
         timeout: node.timeout,
         errorHandlerNode: node.errorHandlerNode,
+        invoke: async (input, config = {}) =>
+          action
+            ? action(input as never, config)
+            : (subgraph as unknown as { invoke: CompiledNode["invoke"] }).invoke(input, config),
       };
+    }
     return out;
   }
 
@@ -472,59 +484,50 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   /**
    * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
    * what runs next). Without `asNode`, the node that wrote the last step is used (START on a new
-   * thread); after a parallel step that is ambiguous and refused. Returns the config of the new
-   * checkpoint.
+   * thread); after a parallel step that is ambiguous and refused. `"__input__"` saves `values` as
+   * the next input; `null` as `"__end__"` ends the pending step. Returns the new checkpoint's config.
+   *
+   * @example
+   * await graph.updateState(config, { approved: true }, "review");
    */
   async updateState(
     config: RunConfig,
     values: Update | Record<string, unknown> | null,
     asNode?: string,
   ): Promise<CheckpointConfig> {
-    const saver = this.requireSaver("updateState");
-    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
-    const graph = graphAt(this, config.configurable?.checkpoint_ns);
-    return graph.updateAt(config, values, asNode, graph.checkpointer ?? saver);
+    return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
   }
 
-  /** `updateState` on `saver`. */
-  async updateAt(
+  /**
+   * Several `updateState`s at once (LangGraph.js's `bulkUpdateState`): each superstep's updates
+   * are applied together as one step and saved as one checkpoint, each superstep on the one
+   * before. How a thread is rebuilt from a list of updates, e.g. a copy of another thread.
+   *
+   * @example
+   * await graph.bulkUpdateState({ configurable: { thread_id: "copy" } }, [
+   *   { updates: [{ values: { topic: "cats" }, asNode: "__input__" }] },
+   *   { updates: [{ values: { a: 1 }, asNode: "left" }, { values: { b: 2 }, asNode: "right" }] },
+   * ]);
+   */
+  async bulkUpdateState(
     config: RunConfig,
-    values: unknown,
-    asNode: string | undefined,
-    saver: BaseCheckpointSaver,
+    supersteps: SuperStepUpdate[],
   ): Promise<CheckpointConfig> {
-    if (this.usesMessages) await preloadLangChain();
-    const loop = this.createLoop(config, {}, saver);
-    const tuple = await saver.getTuple(config);
-    if (tuple) loop.restore(tuple);
-    const name = asNode ?? (await defaultWriter(saver, tuple));
-    const node =
-      name === START ? startNode(this.spec) : this.spec.nodes[this.spec.nodeIndex.get(name) ?? -1];
-    if (!node || name === END) {
-      throw new KeelError("NODE_NOT_FOUND", `updateState: "${name}" is not a node of this graph.`, {
-        details: { node: name },
-        hint: `Nodes: ${[...this.spec.nodeIndex.keys()].join(", ")}.`,
-      });
+    const saver = this.requireSaver("updateState");
+    checkSuperSteps(supersteps);
+    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    if (graph.usesMessages) await preloadLangChain();
+    const target = graph.checkpointer ?? saver;
+    let current: RunConfig = config;
+    let saved: CheckpointConfig | undefined;
+    for (const { updates } of supersteps) {
+      const loop = graph.createLoop(current, {}, target);
+      const tuple = await target.getTuple(current);
+      saved = await applySuperStep(loop, tuple, updates, () => defaultWriter(target, tuple));
+      current = { ...current, configurable: { ...current.configurable, ...saved.configurable } };
     }
-    const task = new Task(node, "pull", 0, loop.stateView(), {
-      checkpointId: tuple?.checkpoint.id ?? "",
-      ns: "",
-      step: (tuple?.metadata.step ?? -1) + 1,
-    });
-    if (values !== null && values !== undefined) {
-      if (isCommand(values)) {
-        const pending = recordResult(loop, task, values);
-        if (pending) await pending;
-      } else {
-        writeUpdate(loop, task, name, values);
-        task.update = values;
-        for (const [channel, value] of node.edgeWrites) {
-          task.writeChannels.push(channel);
-          task.writeValues.push(value);
-        }
-      }
-    }
-    return loop.applyUpdate(task);
+    return saved!;
   }
 
   /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
@@ -776,31 +779,4 @@ function ownNamespace(config: RunConfig, link: ParentLink | undefined): RunConfi
   };
   if (link) parentLinks.set(child, link);
   return child;
-}
-
-/**
- * The node `updateState` writes as when no `asNode` is given, as in LangGraph.js: START on a
- * thread with no checkpoint or at its input, otherwise the node that wrote the checkpoint's step.
- * When several nodes wrote it (a parallel step), which one is meant cannot be guessed.
- */
-async function defaultWriter(
-  saver: BaseCheckpointSaver,
-  tuple: CheckpointTuple | undefined,
-): Promise<string> {
-  if (!tuple) return START;
-  // A fork is a copy of its parent, whose step decides.
-  const decisive =
-    tuple.metadata.source === "fork" && tuple.parentConfig
-      ? ((await saver.getTuple(tuple.parentConfig)) ?? tuple)
-      : tuple;
-  // No writes: the checkpoint where the input was applied (START's step).
-  const names = Object.keys(decisive.metadata.writes ?? {});
-  if (names.length <= 1) return names[0] ?? START;
-  throw new InvalidUpdateError(
-    `Ambiguous update: several nodes (${names.join(", ")}) wrote the last step, so updateState cannot tell which node the update comes from.`,
-    {
-      details: { candidates: names },
-      hint: `Specify asNode: graph.updateState(config, values, "${names[0]}").`,
-    },
-  );
 }

@@ -155,12 +155,32 @@ export class GraphLoop extends RunState implements ExecuteContext {
     });
   }
 
-  /** Applies a hand-made update (`updateState`) as one step and saves it. */
-  async applyUpdate(task: Task): Promise<CheckpointConfig> {
-    applyTasks(this, [task]);
+  /**
+   * Applies hand-made updates (`updateState`, a `bulkUpdateState` superstep) as one step and saves
+   * it. Like a step, it consumes the pending `Send`s (as LangGraph.js's update clears its tasks
+   * channel); the updates' own Sends stay for the next step.
+   */
+  async applyUpdate(
+    tasks: Task[],
+    writes: Record<string, unknown> | null,
+  ): Promise<CheckpointConfig> {
+    applyTasks(this, tasks, true);
     this.step += 1;
     // A hand-made update is saved at once whatever the run's durability.
-    await this.save("update", { [task.node.name]: task.update ?? null }, true);
+    await this.save("update", writes, true);
+    return this.persistence.config;
+  }
+
+  /**
+   * `updateState(config, values, "__input__")`: saves `values` as the thread's next input, as a
+   * run saves its input before applying it (the tasks a pause left pending are dropped); the
+   * next run, or an update as START, applies it.
+   */
+  async saveAsInput(values: unknown, restored: boolean): Promise<CheckpointConfig> {
+    const stale = this.nextTasks();
+    if (stale.length > 0) applyTasks(this, stale);
+    this.step = restored ? this.step + 1 : -1;
+    await this.save("input", { [START]: values }, true);
     return this.persistence.config;
   }
 
@@ -316,7 +336,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.saved = undefined;
         this.resume = undefined;
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+      if (hooks.debug)
+        for (const task of tasks) hooks.debug(debugTask(this.spec, this.channels, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
       if (stepTimeout !== undefined) {
         const timeout = AbortSignal.timeout(stepTimeout);
@@ -403,6 +424,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
     trackOrder: boolean,
     signal: AbortSignal | undefined,
   ): Promise<unknown> | undefined {
+    const limit = this.config.maxConcurrency;
+    if (limit !== undefined && tasks.length > limit)
+      return this.executeLimited(tasks, limit, signal);
     let waits: Array<Promise<void>> | undefined;
     let finished = 0;
     const persistence = this.checkpointing ? this.persistence : undefined;
@@ -429,6 +453,32 @@ export class GraphLoop extends RunState implements ExecuteContext {
     }
     if (!waits) return undefined;
     return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
+  }
+
+  /**
+   * `execute` with at most `limit` tasks running at once (`maxConcurrency`): `limit` workers each
+   * take the next task not started yet when their current one finishes.
+   */
+  private executeLimited(
+    tasks: Task[],
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    let started = 0;
+    let finished = 0;
+    const persistence = this.checkpointing ? this.persistence : undefined;
+    const worker = async (): Promise<void> => {
+      while (started < tasks.length) {
+        const task = tasks[started++]!;
+        if (task.cached) continue;
+        const pending = executeTask(this, task);
+        if (pending) await pending;
+        task.doneSeq = finished++;
+        if (!signal?.aborted) persistence?.taskFinished(this, task);
+      }
+    };
+    const all = Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+    return signal ? raceAbort(all, signal) : all;
   }
 
   /** Saves a checkpoint; returns what to wait for (undefined when nothing: no await per step). */
