@@ -4,6 +4,7 @@ import { Command, isCommand } from "../command.js";
 import { END } from "../constants.js";
 import { InvalidUpdateError } from "../errors.js";
 import { isSend } from "../send.js";
+import type { RunTrace } from "../tracing/index.js";
 import type { RunConfig } from "../types.js";
 import { type BranchSpec, ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -15,6 +16,8 @@ export interface OutputContext {
   readonly config: RunConfig;
   /** The state at the start of the step (shared by all tasks of the step). */
   stateView(): Record<string, unknown>;
+  /** The run's LangChain callback runs, when it was given callbacks. */
+  readonly trace?: RunTrace | undefined;
 }
 
 /** Raised inside a subgraph when a node returns `Command({ graph: Command.PARENT })`. */
@@ -176,7 +179,13 @@ function runBranches(
   const state = freshState(ctx, task, writer);
   for (let i = from; i < branches.length; i += 1) {
     const branch = branches[i]!;
-    const result = branch.path(state as never, ctx.config);
+    const trace = ctx.trace;
+    // Traced: a run of its own under the node's (LangGraph.js runs a path as a RunnableLambda).
+    const result = trace
+      ? trace.chain(task.config ?? ctx.config, "RunnableLambda", state, (config) =>
+          branch.path(state as never, config),
+        )
+      : branch.path(state as never, ctx.config);
     if (isThenable(result)) {
       return Promise.resolve(result).then((resolved) => {
         writeRoute(ctx, task, writer, resolved, branch.pathMap, "The conditional edge");
