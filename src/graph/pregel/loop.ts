@@ -316,7 +316,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // no longer find their resume values (nor the finished tasks their saved writes).
     if (resuming) return;
     this.step += 1;
-    this.options.hooks.values?.(this.stateView());
+    // As after a step: an input that changed no state key (`{}`) shows no values.
+    const values = this.options.hooks.values;
+    if (values && this.updated.some((c) => c < this.spec.stateKeys.length))
+      values(this.stateView());
     if (this.checkpointing)
       await this.save(
         isCommandInput ? "update" : "loop",

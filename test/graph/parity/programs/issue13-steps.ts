@@ -114,6 +114,17 @@ export const issue13StepPrograms = {
     return { first, sawAbort, values: state.values, next: state.next };
   },
 
+  /** An input that changes no state key (`{}`) shows no values chunk; the node's step does. */
+  async emptyInputShowsNoValues(api: GraphApi) {
+    const graph = new api.StateGraph(logState(api))
+      .addNode("only", () => ({ log: ["only"] }))
+      .addEdge(api.START, "only")
+      .compile() as unknown as Loose;
+    const chunks: unknown[] = [];
+    for await (const chunk of await graph.stream({}, { streamMode: "values" })) chunks.push(chunk);
+    return chunks;
+  },
+
   /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
   async updateStateEndsStep(api: GraphApi) {
     const graph = new api.StateGraph(logState(api))
