@@ -1,3 +1,5 @@
+import type { StreamEvent } from "@langchain/core/tracers/log_stream";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type {
   BaseCache,
   BaseCheckpointSaver,
@@ -18,7 +20,14 @@ import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import { GraphLoop, type LoopHooks, type Replay } from "./pregel/loop.js";
+import {
+  GraphLoop,
+  type LoopHooks,
+  type LoopOutcome,
+  type Replay,
+  startNode,
+} from "./pregel/loop.js";
+import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
@@ -37,6 +46,15 @@ import {
   type StreamEventsOptions,
 } from "./stream-events/index.js";
 import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
+import {
+  type EventSource,
+  hasCallbacks,
+  mergeCallbacks,
+  RunTrace,
+  type StreamEventsV2Filter,
+  type StreamEventsV2Options,
+  streamEventsV2,
+} from "./tracing/index.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -242,11 +260,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
     const into = await this.travelInto(config);
-    const loop = this.createLoop(into?.config ?? config, {}, undefined);
-    await loop.load(await this.checkInput(input));
-    if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
-    const outcome = await loop.run();
-    return this.pickOutput(loop.output(outcome)) as State & { __interrupt__?: Interrupt[] };
+    const trace = hasCallbacks(config.callbacks)
+      ? await RunTrace.start(config, this.name, input)
+      : undefined;
+    const loop = this.createLoop(
+      into?.config ?? config,
+      {},
+      undefined,
+      undefined,
+      undefined,
+      trace,
+    );
+    let outcome: LoopOutcome;
+    try {
+      await loop.load(await this.checkInput(input));
+      if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
+      outcome = await loop.run();
+    } catch (error) {
+      await trace?.fail(error);
+      throw error;
+    }
+    const output = this.pickOutput(loop.output(outcome));
+    await trace?.end(this.pickOutput(loop.stateView()));
+    return output as State & { __interrupt__?: Interrupt[] };
   }
 
   /**
@@ -274,6 +310,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     if (this.usesMessages || list.includes("messages")) await preloadLangChain();
     const defaults = this.options.defaults;
     config = runConfig(defaults ? mergeConfig(defaults, config) : config);
+    // Traced for the caller's callbacks, not for the handler the messages mode adds below.
+    const traced = hasCallbacks(config.callbacks);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -307,10 +345,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const sink: SubgraphSink | undefined = subgraphs
       ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
       : undefined;
-    const loop = this.createLoop(config, hooks, undefined, sink);
+    const runConfig_ = config;
     (async () => {
-      await loop.load(await this.checkInput(input));
-      await loop.run();
+      const trace = traced ? await RunTrace.start(runConfig_, this.name, input) : undefined;
+      const loop = this.createLoop(runConfig_, hooks, undefined, sink, undefined, trace);
+      try {
+        await loop.load(await this.checkInput(input));
+        await loop.run();
+      } catch (error) {
+        await trace?.fail(error);
+        throw error;
+      }
+      await trace?.end(this.pickOutput(loop.stateView()));
     })()
       .finally(() => outer?.removeEventListener("abort", forward))
       .then(
@@ -331,28 +377,39 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
    * for await (const event of run) console.log(event.method, event.params.data);
    * console.log(await run.output);
    */
-  async streamEvents(
+  streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsV2Options,
+    filter?: StreamEventsV2Filter,
+  ): IterableReadableStream<StreamEvent>;
+  streamEvents(
     input: Update | State | null | undefined | Command,
     options: StreamEventsOptions & { encoding: "text/event-stream" },
   ): Promise<AsyncGenerator<Uint8Array>>;
-  async streamEvents(
+  streamEvents(
     input: Update | State | null | undefined | Command,
     options: StreamEventsOptions,
   ): Promise<GraphRunStream>;
-  async streamEvents(
+  streamEvents(
     input: Update | State | null | undefined | Command,
-    options: StreamEventsOptions,
-  ): Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    options: StreamEventsOptions | StreamEventsV2Options,
+    filter?: StreamEventsV2Filter,
+  ): IterableReadableStream<StreamEvent> | Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    // v2 is LangChain's callback event stream, returned at once as LangGraph.js's (not awaited).
+    if (options?.version === "v2")
+      return streamEventsV2(this as unknown as EventSource, input, options, filter);
     if (options?.version !== "v3")
-      throw new KeelError(
-        "INVALID_ARGUMENT",
-        `streamEvents supports version "v3" only, got ${JSON.stringify(options?.version)}.`,
-        {
-          hint: 'Pass { version: "v3" }; for LangChain callback events use stream with streamMode "messages" or callbacks.',
-        },
+      return Promise.reject(
+        new KeelError(
+          "INVALID_ARGUMENT",
+          `streamEvents supports versions "v2" and "v3", got ${JSON.stringify((options as { version?: unknown } | undefined)?.version)}.`,
+          {
+            hint: 'Pass { version: "v3" } for the run\'s protocol events, { version: "v2" } for LangChain callback events (needs @langchain/core).',
+          },
+        ),
       );
     const run = new GraphRunStream(this, input, options);
-    return options.encoding === "text/event-stream" ? encodeEventStream(run) : run;
+    return Promise.resolve(options.encoding === "text/event-stream" ? encodeEventStream(run) : run);
   }
 
   /**
@@ -441,7 +498,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         createdAt: undefined,
         parentConfig: undefined,
       };
-    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, true);
+    // As LangGraph.js: a thread's latest state shows the writes of its pending step's finished
+    // tasks; a checkpoint asked for by id shows the checkpoint as saved.
+    const latest = !config.configurable?.checkpoint_id;
+    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, latest);
     await addSubgraphStates(this.spec, snapshot, saver, subgraphs);
     return snapshot as StateSnapshot<State>;
   }
@@ -579,13 +639,22 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const namespace = namespaceOf(config.configurable?.checkpoint_ns);
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
-    const loop = this.createLoop(config, hooks, saver, sink, startAt);
+    const trace = hasCallbacks(config.callbacks)
+      ? await RunTrace.start(config, this.name, start)
+      : undefined;
+    const loop = this.createLoop(config, hooks, saver, sink, startAt, trace);
     // Its own subgraphs replay within the same window (checkpoint ids are ordered in time).
     loop.replay = replay;
-    await loop.load(start);
-    const outcome = await loop.run();
-    // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
-    if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
+    try {
+      await loop.load(start);
+      const outcome = await loop.run();
+      // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
+      if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
+    } catch (error) {
+      await trace?.fail(error);
+      throw error;
+    }
+    await trace?.end(loop.stateView());
     return loop.stateView();
   }
 
@@ -602,6 +671,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     saverOverride: BaseCheckpointSaver | undefined,
     sink?: SubgraphSink,
     startAt?: { tuple: CheckpointTuple | undefined },
+    trace?: RunTrace,
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -630,6 +700,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const ns = config.configurable?.checkpoint_ns ?? "";
     const loop: GraphLoop = new GraphLoop({
       startAt,
+      trace,
       spec: this.spec,
       saver,
       config,
@@ -681,6 +752,8 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
     merged.metadata = { ...defaults.metadata, ...config.metadata };
   if (defaults.tags || config.tags)
     merged.tags = [...(defaults.tags ?? []), ...(config.tags ?? [])];
+  if (defaults.callbacks && config.callbacks)
+    merged.callbacks = mergeCallbacks(defaults.callbacks, config.callbacks);
   return merged;
 }
 

@@ -83,6 +83,10 @@ export interface RunConfig extends CheckpointConfig {
   store?: BaseStore;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
   callbacks?: Callbacks;
+  /** The name of the graph's LangChain callback run (default: the graph's name). */
+  runName?: string;
+  /** The id of the graph's LangChain callback run (default: a new one). */
+  runId?: string;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;
