@@ -21,7 +21,8 @@ const object = (properties: Record<string, unknown>, required: string[]) => ({
   additionalProperties: false,
 });
 
-function registry(payments: string[]): ToolRegistry {
+/** The governed agent tests' tools: a payment (external, gated at A2 with risk high) and a read. */
+export function registry(payments: string[]): ToolRegistry {
   const tools = new ToolRegistry();
   tools.register(
     {
