@@ -73,7 +73,8 @@ export const jsonSerde: Serializer & TypedSerializer = {
     }
     try {
       if (isPlainJson(value, 64, TAG)) return JSON.stringify(value) ?? "null";
-      return containerText(value as object, 0);
+      if (typeof value === "object" && value !== null) return containerText(value, 0);
+      return JSON.stringify(encode(value));
     } catch (error) {
       throw new KeelError(
         "CHECKPOINT_NOT_SERIALIZABLE",
