@@ -91,6 +91,11 @@ interface ParentLink {
   task: InterruptScope;
   /** Set when the parent is streamed with `subgraphs: true`. */
   stream?: SubgraphSink | undefined;
+  /**
+   * Set when the parent is streamed with `"messages"`: the subgraph's nodes' messages join it (its
+   * models' tokens reach it through the callbacks the subgraph inherits).
+   */
+  messages?: MessagesStream | undefined;
   /** Set when the parent run replays from a past checkpoint. */
   replay?: Replay | undefined;
 }
@@ -639,6 +644,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const namespace = namespaceOf(config.configurable?.checkpoint_ns);
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
+    if (link?.messages) hooks.messages = link.messages;
     const trace = hasCallbacks(config.callbacks)
       ? await RunTrace.start(config, this.name, start)
       : undefined;
@@ -719,14 +725,13 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
         const replay = loop.replay;
-        parentLinks.set(
-          child,
-          sink
-            ? { saver, task, stream: sink, replay }
-            : replay
-              ? { saver, task, replay }
-              : { saver, task },
-        );
+        const link: ParentLink = sink
+          ? { saver, task, stream: sink, replay }
+          : replay
+            ? { saver, task, replay }
+            : { saver, task };
+        if (hooks.messages) link.messages = hooks.messages;
+        parentLinks.set(child, link);
         return child;
       },
     });
