@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Selectable } from "kysely";
-import type { ScanLinksTable, Store } from "../../store/index.js";
+import type { ScanIssuesTable, ScanLinksTable, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, ScanStats } from "../model.js";
 import { compareLinks } from "../scan/order.js";
@@ -37,7 +37,11 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
           .selectFrom("scan_files")
           .select(["path", "modified_at", "file_bytes"])
           .execute(),
-    store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT * FROM scan_issues ORDER BY id")
+          .all() as Selectable<ScanIssuesTable>[])
+      : store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
     store.kysely
       .selectFrom("scan_nodes")
       .select((eb) => eb.fn.countAll<number | string>().as("count"))
