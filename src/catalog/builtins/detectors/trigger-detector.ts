@@ -1,7 +1,7 @@
 import type { Detector } from "../../extensions.js";
 import type { CatalogLink, LinkKind } from "../../model.js";
 import { normalizeTrigger } from "../../trigger.js";
-import { lineLocator } from "./lines.js";
+import { lineCounter } from "./lines.js";
 
 /**
  * A body detector for one sigil's triggers (`/deploy`, `@reviewer`): each distinct normalised
@@ -46,7 +46,7 @@ export function triggerDetector(options: {
         const normalized = normalizeTrigger(text);
         if (seen.has(normalized)) continue;
         seen.add(normalized);
-        lineOf ??= lineLocator(body);
+        lineOf ??= lineCounter(body);
         links.push({
           source: node.path,
           target: text,
