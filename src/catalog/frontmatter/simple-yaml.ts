@@ -25,7 +25,9 @@ const NOT_A_STRING = [
   /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
 ];
 // The same as one expression: one test per key and value instead of eight.
-const NOT_A_STRING_ANY = new RegExp(NOT_A_STRING.map((pattern) => `(?:${pattern.source})`).join("|"));
+const NOT_A_STRING_ANY = new RegExp(
+  NOT_A_STRING.map((pattern) => `(?:${pattern.source})`).join("|"),
+);
 // Anything that is not plain single-line text without tabs or control characters.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const UNSAFE_TEXT = /[\t\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
