@@ -73,10 +73,13 @@ export function crashGraph(runtime: GovernedRuntime): GovernedGraph {
           for (let c = 0; c < CALLS; c++) await ctx.call("fs.append", line(c));
         } else {
           // Calls under way together: their ledger writes share commits (group commit), so a
-          // kill also lands while one commit holds several calls' rows.
-          await Promise.all(
+          // kill also lands while one commit holds several calls' rows. Every call is waited
+          // for before the node fails (not `Promise.all`): a call left running would still hold
+          // its lease when the run is resumed at once.
+          const settled = await Promise.allSettled(
             Array.from({ length: CALLS }, (_, c) => ctx.call("fs.append", line(c))),
           );
+          for (const result of settled) if (result.status === "rejected") throw result.reason;
         }
         return { done: (state.done ?? 0) + 1 };
       }),
