@@ -123,7 +123,10 @@ describe("Postgres saver: group commit", () => {
         },
       });
       const other = PostgresSaver.fromStore(test.store, { ownerId: "other-host:2:def" });
-      const sync = (config: ReturnType<typeof threadConfig>) => ({ ...config, durability: "sync" as const });
+      const sync = (config: ReturnType<typeof threadConfig>) => ({
+        ...config,
+        durability: "sync" as const,
+      });
       const step = (n: number) => checkpointOf({ count: n }, { count: n });
       const latest: Record<string, ReturnType<typeof threadConfig>> = {};
       for (const thread of ["blocker", "first-waiter", "leased-waiter"])
