@@ -157,6 +157,28 @@ describe("a governed run streamed (runtime.start / resume with stream)", () => {
     expect(after.map(([m]) => m.content).join("")).toContain("Paid bob 50.");
   });
 
+  it("a consumer that throws stops the run between steps: it fails with that error, nothing paid", async () => {
+    const { runtime, agent, payments } = governedAgent();
+    const failed = await runtime
+      .start({
+        graph: agent,
+        input: { messages: [new HumanMessage("pay bob 50")] },
+        autonomy: "A4",
+        risk: "low",
+        stream: {
+          streamMode: "updates",
+          onChunk: () => {
+            throw new Error("the screen went away");
+          },
+        },
+      })
+      .catch((error: unknown) => error);
+    expect((failed as Error).message).toContain("the screen went away");
+    const [run] = await runtime.runs.list({ limit: 1 });
+    expect(run?.status).toBe("failed");
+    expect(payments).toEqual([]);
+  });
+
   it("refuses a stream mode the engine does not have, before any tool runs", async () => {
     const { runtime, agent, payments } = governedAgent();
     await expect(

@@ -135,6 +135,12 @@ describe("messages inside a record (a node's update in a checkpoint's metadata)"
     expect(JSON.parse(own)).toEqual({
       own: { $keel: "object", v: { $keel: "not a tag", message: m } },
     });
+    // A literal with a toJSON of its own is written as its toJSON says, as JSON.stringify does.
+    const literal = { toJSON: () => ({ as: "json" }) };
+    expect(JSON.parse(jsonSerde.dumps({ messages: [message], literal }))).toEqual({
+      messages: [m],
+      literal: { as: "json" },
+    });
     const back = jsonSerde.loads(text) as typeof update;
     expect(back.messages[0]).toBeInstanceOf(ToolMessage);
     expect(back.when).toEqual(new Date(0));

@@ -121,8 +121,13 @@ function containerText(value: object, depth: number): string {
     return `${text}]`;
   }
   const proto = Object.getPrototypeOf(value);
-  // The tag check keeps a user's own "$keel" key on `encodeObject`'s path, which wraps it.
-  if ((proto !== Object.prototype && proto !== null) || Object.hasOwn(value, TAG))
+  // A user's own "$keel" key (wrapped) and a literal's own toJSON (called) stay on
+  // `encodeObject`'s path.
+  if (
+    (proto !== Object.prototype && proto !== null) ||
+    Object.hasOwn(value, TAG) ||
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  )
     return JSON.stringify(encodeObject(value));
   let text = "{";
   for (const key of Object.keys(value)) {
