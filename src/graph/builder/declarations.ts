@@ -83,4 +83,6 @@ export interface GraphDeclaration {
   outputKeys?: string[] | undefined;
   /** Checks a graph input against a `StateSchema`. */
   validateInput?: ((input: unknown) => Promise<unknown>) | undefined;
+  /** Checks a call's `configurable` against the context schema (`new StateGraph(state, context)`). */
+  validateContext?: ((configurable: Record<string, unknown>) => Promise<void>) | undefined;
 }
