@@ -35,6 +35,11 @@ export interface AddNodeOptions {
    * while other tasks are still due, it waits for them, e.g. to gather a fan-out's results.
    */
   defer?: boolean;
+  /**
+   * The node's own input schema (an Annotation root, a zod object or a `StateSchema`): the node
+   * gets only its keys, and keys the state lacks become internal channels of the graph.
+   */
+  input?: unknown;
 }
 
 /** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */

@@ -18,6 +18,7 @@ import type {
   PathMap,
   SubgraphLike,
 } from "./declarations.js";
+import { withNodeInput } from "./node-input.js";
 import { isRunnableLike, type RunnableLike, runnableAction } from "./runnable-node.js";
 import { validateGraph } from "./validate.js";
 
@@ -290,9 +291,12 @@ export class StateGraph<S extends StateDefinition> {
         },
       );
     }
+    let action = subgraph ? undefined : (node as NodeAction<never>);
+    if (action && options.input !== undefined)
+      action = withNodeInput(this.declaration, options.input, action);
     this.declaration.nodes.set(name, {
       name,
-      action: subgraph ? undefined : (node as NodeAction<never>),
+      action,
       subgraph,
       retryPolicy: options.retryPolicy,
       cachePolicy: options.cachePolicy,
