@@ -78,6 +78,7 @@ import {
 } from "./rule-entry.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   decodeValue,
   FALSE,
@@ -136,6 +137,8 @@ export class RuleEngine {
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
   private constructLog = new ConstructLog();
+  /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
+  private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
   private readonly texts = new ConstructTexts();
   private readonly introspection: IntrospectionHost = {
@@ -444,6 +447,7 @@ export class RuleEngine {
         this.deffacts.delete(d.name);
         this.deffacts.set(d.name, d);
         const key = this.constructLog.other({ source: form.source });
+        this.logKeys.set(`deffacts ${d.name}`, key);
         this.journal({ kind: "deffacts", name: d.name, key });
         return;
       }
@@ -460,7 +464,7 @@ export class RuleEngine {
           if (!existed) this.procs.forgetFunction(name);
           throw e;
         }
-        this.constructLog.other({ source: form.source });
+        this.logKeys.set(`deffunction ${name}`, this.constructLog.other({ source: form.source }));
         return;
       }
       case "defmodule": {
@@ -506,7 +510,8 @@ export class RuleEngine {
       case "defglobal": {
         const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
         this.procs.defineGlobals(ast);
-        this.constructLog.other({ source: form.source });
+        const key = this.constructLog.other({ source: form.source });
+        for (const g of ast.globals) this.logKeys.set(`defglobal ${g.name}`, key);
         return;
       }
       default:
@@ -884,6 +889,7 @@ export class RuleEngine {
     this.deffacts = new Map();
     this.rules = new Map();
     this.constructLog = new ConstructLog();
+    this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
     this.tms = new TruthMaintenance();
@@ -1040,6 +1046,25 @@ export class RuleEngine {
     this.parsing.currentModule = name;
   }
 
+  private readonly undefineHost: UndefineHost = {
+    texts: this.texts,
+    module: () => this.module,
+    busy: (kind, name) => kind === "deffunction" && this.procs.running(name),
+    remove: (kind, name) => {
+      if (kind === "deffunction") this.procs.forgetFunction(name);
+      else if (kind === "defglobal") this.procs.forgetGlobal(name);
+      else this.deffacts.delete(name);
+      this.texts.forget(kind, name);
+      const key = this.logKeys.get(`${kind} ${name}`);
+      this.logKeys.delete(`${kind} ${name}`);
+      // A defglobal's text stays while another global it defines is left.
+      if (key !== undefined && ![...this.logKeys.values()].includes(key)) {
+        this.constructLog.delete(key);
+      }
+    },
+    print: (text) => this.onPrint(text),
+  };
+
   /** The focus and module commands; null when `name` is not one. */
   private engineCommand(name: string, args: Value[]): Value | null {
     const known = (m: Value): string => {
@@ -1050,6 +1075,10 @@ export class RuleEngine {
       }
       return m;
     };
+    if (UNDEFINE_COMMANDS.has(name)) {
+      undefine(name, args, this.undefineHost);
+      return VOID;
+    }
     switch (name) {
       case "eval":
       case "build":
