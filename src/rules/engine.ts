@@ -1,4 +1,4 @@
-import { KeelError } from "../core/index.js";
+import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -15,6 +15,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
+import { errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -1260,12 +1261,20 @@ export class RuleEngine {
     if (fn === "build") {
       const head = form.type === "list" && form.items[0]?.type === "atom" ? form.items[0].text : "";
       if (!CONSTRUCT_NAMES.has(head)) return FALSE;
-      this.atomically(() => this.defineConstruct(form as SList));
+      try {
+        this.atomically(() => this.defineConstruct(form as SList));
+      } catch (e) {
+        // CLIPS echoes a built construct that fails as it echoes one in a file.
+        throw withEcho(e, form as SList, this.module);
+      }
       return TRUE;
     }
     if (form.type === "atom") {
       if (form.kind === "sfvar" || form.kind === "mfvar") {
-        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`);
+        // eval sees no variables of its caller, as in CLIPS.
+        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`, {
+          clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
+        });
       }
       if (form.kind !== "gvar") return form.value;
     }
@@ -1292,6 +1301,16 @@ export class RuleEngine {
 }
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
+/** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
+function withEcho(error: unknown, form: SList, module: string): unknown {
+  if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
+  const { line, column } = error.details;
+  const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
+  const echo = errorEcho(form, error.details.clips, pos, module);
+  if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
+  return error;
+}
+
 function mostFired(fired: readonly Firing[]): string | undefined {
   const counts = new Map<string, number>();
   let best: string | undefined;
