@@ -102,6 +102,13 @@ export class ConstructTexts {
     return out;
   }
 
+  /** Every construct's form with its kind and name, for reference scans (`undefine.ts`). */
+  *entries(): Iterable<{ kind: string; name: string; form: SList }> {
+    for (const [kind, names] of this.kinds) {
+      for (const [name, e] of names) yield { kind, name, form: e.form };
+    }
+  }
+
   /** The module a construct belongs to. */
   moduleOf(kind: ConstructKind, name: string): string | undefined {
     return this.kinds.get(kind)?.get(name)?.module;

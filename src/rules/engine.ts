@@ -1,4 +1,4 @@
-import { KeelError } from "../core/index.js";
+import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -15,6 +15,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
+import { errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -78,6 +79,7 @@ import {
 } from "./rule-entry.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   decodeValue,
   FALSE,
@@ -136,6 +138,8 @@ export class RuleEngine {
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
   private constructLog = new ConstructLog();
+  /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
+  private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
   private readonly texts = new ConstructTexts();
   private readonly introspection: IntrospectionHost = {
@@ -444,6 +448,7 @@ export class RuleEngine {
         this.deffacts.delete(d.name);
         this.deffacts.set(d.name, d);
         const key = this.constructLog.other({ source: form.source });
+        this.logKeys.set(`deffacts ${d.name}`, key);
         this.journal({ kind: "deffacts", name: d.name, key });
         return;
       }
@@ -460,7 +465,7 @@ export class RuleEngine {
           if (!existed) this.procs.forgetFunction(name);
           throw e;
         }
-        this.constructLog.other({ source: form.source });
+        this.logKeys.set(`deffunction ${name}`, this.constructLog.other({ source: form.source }));
         return;
       }
       case "defmodule": {
@@ -506,7 +511,8 @@ export class RuleEngine {
       case "defglobal": {
         const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
         this.procs.defineGlobals(ast);
-        this.constructLog.other({ source: form.source });
+        const key = this.constructLog.other({ source: form.source });
+        for (const g of ast.globals) this.logKeys.set(`defglobal ${g.name}`, key);
         return;
       }
       default:
@@ -884,6 +890,7 @@ export class RuleEngine {
     this.deffacts = new Map();
     this.rules = new Map();
     this.constructLog = new ConstructLog();
+    this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
     this.tms = new TruthMaintenance();
@@ -1040,6 +1047,25 @@ export class RuleEngine {
     this.parsing.currentModule = name;
   }
 
+  private readonly undefineHost: UndefineHost = {
+    texts: this.texts,
+    module: () => this.module,
+    busy: (kind, name) => kind === "deffunction" && this.procs.running(name),
+    remove: (kind, name) => {
+      if (kind === "deffunction") this.procs.forgetFunction(name);
+      else if (kind === "defglobal") this.procs.forgetGlobal(name);
+      else this.deffacts.delete(name);
+      this.texts.forget(kind, name);
+      const key = this.logKeys.get(`${kind} ${name}`);
+      this.logKeys.delete(`${kind} ${name}`);
+      // A defglobal's text stays while another global it defines is left.
+      if (key !== undefined && ![...this.logKeys.values()].includes(key)) {
+        this.constructLog.delete(key);
+      }
+    },
+    print: (text) => this.onPrint(text),
+  };
+
   /** The focus and module commands; null when `name` is not one. */
   private engineCommand(name: string, args: Value[]): Value | null {
     const known = (m: Value): string => {
@@ -1050,6 +1076,10 @@ export class RuleEngine {
       }
       return m;
     };
+    if (UNDEFINE_COMMANDS.has(name)) {
+      undefine(name, args, this.undefineHost);
+      return VOID;
+    }
     switch (name) {
       case "eval":
       case "build":
@@ -1231,12 +1261,20 @@ export class RuleEngine {
     if (fn === "build") {
       const head = form.type === "list" && form.items[0]?.type === "atom" ? form.items[0].text : "";
       if (!CONSTRUCT_NAMES.has(head)) return FALSE;
-      this.atomically(() => this.defineConstruct(form as SList));
+      try {
+        this.atomically(() => this.defineConstruct(form as SList));
+      } catch (e) {
+        // CLIPS echoes a built construct that fails as it echoes one in a file.
+        throw withEcho(e, form as SList, this.module);
+      }
       return TRUE;
     }
     if (form.type === "atom") {
       if (form.kind === "sfvar" || form.kind === "mfvar") {
-        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`);
+        // eval sees no variables of its caller, as in CLIPS.
+        throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`, {
+          clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
+        });
       }
       if (form.kind !== "gvar") return form.value;
     }
@@ -1263,6 +1301,16 @@ export class RuleEngine {
 }
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
+/** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
+function withEcho(error: unknown, form: SList, module: string): unknown {
+  if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
+  const { line, column } = error.details;
+  const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
+  const echo = errorEcho(form, error.details.clips, pos, module);
+  if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
+  return error;
+}
+
 function mostFired(fired: readonly Firing[]): string | undefined {
   const counts = new Map<string, number>();
   let best: string | undefined;

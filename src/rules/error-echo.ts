@@ -53,7 +53,10 @@ export function errorEcho(
     if (found === null) return null;
     const [node, parent] = found;
     let limit: number | null = null;
-    if (AT_NAME.has(id)) {
+    if (id === "PRNTUTIL2" && node === form) {
+      // A syntax error found once the construct's `)` was read (a defrule without `=>`).
+      limit = count(form, form, true);
+    } else if (AT_NAME.has(id)) {
       const name = node.type === "list" ? node.items[0] : node;
       limit = name ? count(form, name, false) : null;
     } else if (AFTER_CALL.has(id)) {

@@ -9,12 +9,20 @@ export function rulesParseError(
   pos: SourcePos | undefined,
   expected: string,
   found: string,
-  extra: { hint?: string; construct?: string } = {},
+  extra: { hint?: string; construct?: string; clips?: string } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
   return new KeelError("RULES_PARSE", `${where}expected ${expected} but found ${found}${inside}.`, {
-    details: { line: pos?.line, column: pos?.column, expected, found, construct: extra.construct },
+    details: {
+      line: pos?.line,
+      column: pos?.column,
+      expected,
+      found,
+      construct: extra.construct,
+      // What CLIPS prints for it, when Keel knows.
+      ...(extra.clips !== undefined ? { clips: extra.clips } : {}),
+    },
     hint: extra.hint ?? "Check the syntax against docs/rules.md.",
   });
 }

@@ -27,7 +27,9 @@ import {
   FALSE,
   float,
   formatValue,
+  instanceName,
   isFloat,
+  isInstanceName,
   isInteger,
   isMultifield,
   isNumber,
@@ -233,9 +235,12 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "sub-string",
     B(
       (args) => {
+        // CLIPS checks the positions (integers, a float refused) before the text.
+        const first = strictInt("sub-string", args, 0);
+        const last = strictInt("sub-string", args, 1);
         const s = lexeme("sub-string", args, 2);
-        const start = Math.max(1, int("sub-string", args, 0));
-        const end = Math.min(s.length, int("sub-string", args, 1));
+        const start = Math.max(1, first);
+        const end = Math.min(s.length, last);
         return str(end < start ? "" : s.slice(start - 1, end));
       },
       3,
@@ -248,12 +253,18 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "str-compare",
     B(
       (args) => {
-        const a = lexeme("str-compare", args, 0);
-        const b = lexeme("str-compare", args, 1);
+        let a = lexeme("str-compare", args, 0);
+        let b = lexeme("str-compare", args, 1);
+        // The optional third argument compares only that many characters (C's strncmp).
+        if (args.length > 2) {
+          const n = Math.max(0, strictInt("str-compare", args, 2));
+          a = a.slice(0, n);
+          b = b.slice(0, n);
+        }
         return a < b ? -1 : a > b ? 1 : 0;
       },
       2,
-      2,
+      3,
     ),
   ],
   ["create$", B((args) => flatten(args), 0)],
@@ -371,6 +382,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
 function recase(name: string, v: Value, f: (s: string) => string): Value {
   if (isSymbol(v)) return f(v);
   if (isString(v)) return str(f(v.value));
+  if (isInstanceName(v)) return instanceName(f(v.name));
   throw typeError(name, 1, "symbol, string, or instance name");
 }
 
@@ -413,6 +425,9 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["get-fact-list", 0, 1],
       ["refresh-agenda", 0, 1],
       ["undefrule", 1, 1],
+      ["undeffunction", 1, 1],
+      ["undefglobal", 1, 1],
+      ["undeffacts", 1, 1],
       ["list-defrules", 0, 1],
       ["list-deftemplates", 0, 1],
       ["list-deffacts", 0, 1],

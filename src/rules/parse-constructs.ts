@@ -263,6 +263,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       "the end of the rule",
       {
         construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule.",
         hint: "A rule reads (defrule name (pattern)… => (action)…).",
       },
     );

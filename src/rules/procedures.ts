@@ -16,6 +16,8 @@ interface Global {
 export class Procedures {
   private readonly functions = new Map<string, RuleFunction>();
   private readonly globals = new Map<string, Global>();
+  /** How many calls of each deffunction are running (CLIPS will not delete a running one). */
+  private readonly active = new Map<string, number>();
 
   constructor(
     private readonly host: () => EvalHost,
@@ -48,6 +50,15 @@ export class Procedures {
     this.functions.delete(name);
   }
 
+  /** Whether a call of the deffunction is running now. */
+  running(name: string): boolean {
+    return (this.active.get(name) ?? 0) > 0;
+  }
+
+  forgetGlobal(name: string): void {
+    this.globals.delete(name);
+  }
+
   /** Defines (or redefines) a deffunction. */
   defineFunction(ast: DeffunctionAst): void {
     const construct = `deffunction ${ast.name}`;
@@ -74,6 +85,7 @@ export class Procedures {
       }
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
+      this.active.set(name, (this.active.get(name) ?? 0) + 1);
       try {
         for (const action of body) {
           last = action(frame);
@@ -82,6 +94,8 @@ export class Procedures {
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
         throw haltedIn(signal, `deffunction ${name}`);
+      } finally {
+        this.active.set(name, (this.active.get(name) ?? 1) - 1);
       }
       return last;
     });

@@ -51,6 +51,7 @@ const AMP = 38;
 const OPEN = 40;
 const CLOSE = 41;
 const SEMI = 59;
+const QMARK = 63;
 const LT = 60;
 const BACKSLASH = 92;
 const BAR = 124;
@@ -214,6 +215,12 @@ class Reader {
       if (d < 128 && ENDS[d] !== 0) break;
       i++;
     }
+    // `?` or `$?` not followed by a letter or `*` is a wildcard, and the next token starts right
+    // after it (CLIPS's scanner): `??` is two wildcards, `?1` a wildcard and 1.
+    const prefix = src.charCodeAt(start) === QMARK ? 1 : src.startsWith("$?", start) ? 2 : 0;
+    if (prefix > 0 && start + prefix < i && !startsVariableName(src.charCodeAt(start + prefix))) {
+      i = start + prefix;
+    }
     this.i = i;
     return classify(src.slice(start, i), pos);
   }
@@ -277,6 +284,11 @@ export function isDelimiter(c: string): boolean {
  * True when `c`, after a token's first character, ends it: a delimiter, or `<`, which CLIPS's
  * scanner lets start a symbol (`<=`, `<x`) but not continue one (`a<b` reads as `a` `<b`).
  */
+/** A letter, `*` (a global) or a non-ASCII character: what may follow `?` in a variable. */
+function startsVariableName(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 42 || c >= 128;
+}
+
 export function endsToken(c: string): boolean {
   return c === "<" || DELIMITERS.has(c);
 }

@@ -168,6 +168,7 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
     throw rulesRuntimeError(
       `slot ${slot.name} of deftemplate ${template.name} takes one value, not a multifield`,
       {
+        clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
         hint: "Declare it as a multislot to store several values.",
       },
     );

@@ -138,6 +138,10 @@ export function planField(fc: FieldConstraint, ctx: Context, pos: FieldPos): Fie
     ctx.locals.set(lead.name, slot);
     (alts[0] as Term[]).shift();
     if (alts.length === 1 && (alts[0] as Term[]).length === 0) alts = [];
+  } else if (lead?.kind === "var" && !lead.neg && alts.length > 1 && (alts[0]?.length ?? 0) > 1) {
+    // A leading `?x&` bound earlier constrains the whole field, as when it binds here: CLIPS
+    // reads ?x&green|blue as ?x&(green|blue), so every alternative tests it (?x|?y stays an or).
+    for (const alt of alts.slice(1)) alt.unshift(lead);
   }
   if (alts.length === 0) return { pos, slot, keys, check: null, reads: [], constant: null };
   for (const alt of alts) for (const t of alt) checkBound(t, ctx);

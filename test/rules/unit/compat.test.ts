@@ -10,14 +10,15 @@ describe("names that are Object.prototype properties", () => {
     const engine = new RuleEngine();
     engine.load(`
 (deftemplate constructor (slot __proto__) (slot toString))
-(defrule hasOwnProperty (constructor (__proto__ ?__proto__) (toString ?constructor))
-  => (printout t ?__proto__ " " ?constructor " " constructor " " valueOf crlf))`);
+(defrule hasOwnProperty (constructor (__proto__ ?hasOwnProperty) (toString ?constructor))
+  => (printout t ?hasOwnProperty " " ?constructor " " constructor " " valueOf crlf))`);
     engine.reset();
     engine.assert({ template: "constructor", slots: { toString: "valueOf" } });
     const [firing] = engine.run();
     expect(engine.output).toBe("nil valueOf constructor valueOf\n");
-    expect(Object.hasOwn(firing?.bindings ?? {}, "__proto__")).toBe(true);
-    expect(firing?.bindings).toEqual(JSON.parse('{"__proto__":"nil","constructor":"valueOf"}'));
+    // A variable name starts with a letter (CLIPS's scanner: ?__proto__ is ? then __proto__).
+    expect(Object.hasOwn(firing?.bindings ?? {}, "hasOwnProperty")).toBe(true);
+    expect(firing?.bindings).toEqual({ hasOwnProperty: "nil", constructor: "valueOf" });
     const fact = engine.facts()[1];
     expect(Object.hasOwn(fact?.slots ?? {}, "__proto__")).toBe(true);
     expect(JSON.stringify(fact?.slots)).toBe('{"__proto__":"nil","toString":"valueOf"}');

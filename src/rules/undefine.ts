@@ -1,0 +1,108 @@
+/**
+ * `undeffunction`, `undefglobal` and `undeffacts` as CLIPS 6.30's UndefconstructCommand
+ * (cstrccom.c): one symbol argument, `*` for every construct of the kind in the current module;
+ * a name not found is `[PRNTUTIL1]`; a construct still in use (called or read by another
+ * construct, or running) stays and is `[PRNTUTIL4]`.
+ */
+import type { ConstructKind, ConstructTexts } from "./construct-texts.js";
+import { splitName } from "./construct-texts.js";
+import { rulesRuntimeError } from "./errors.js";
+import type { SNode } from "./reader.js";
+import type { Value } from "./values.js";
+
+/** The undef commands this file serves, with the construct kind each deletes. */
+export const UNDEFINE_COMMANDS: ReadonlyMap<string, ConstructKind> = new Map([
+  ["undeffunction", "deffunction"],
+  ["undefglobal", "defglobal"],
+  ["undeffacts", "deffacts"],
+]);
+
+/** What the engine gives the command. */
+export interface UndefineHost {
+  readonly texts: ConstructTexts;
+  /** The current module (`*` deletes in it only). */
+  module(): string;
+  /** Whether the construct is running now (a deffunction in its body). */
+  busy(kind: ConstructKind, name: string): boolean;
+  /** Deletes the construct from the engine (its text too). */
+  remove(kind: ConstructKind, name: string): void;
+  print(text: string): void;
+}
+
+/** Runs `(undef… name)`; the argument count is checked where the call is parsed. */
+export function undefine(command: string, args: readonly Value[], host: UndefineHost): void {
+  const kind = UNDEFINE_COMMANDS.get(command);
+  if (kind === undefined) return;
+  const target = args[0];
+  if (typeof target !== "string") {
+    throw rulesRuntimeError(`${command} expects a ${kind} name`, {
+      clips: `[ARGACCES5] Function ${command} expected argument #1 to be of type symbol`,
+    });
+  }
+  const [module, name] = splitName(target, host.module());
+  const found = host.texts.has(kind, name) && host.texts.moduleOf(kind, name) === module;
+  if (!found && target !== "*") {
+    throw rulesRuntimeError(`unable to find ${kind} ${target}`, {
+      clips: `[PRNTUTIL1] Unable to find ${kind} ${target}.`,
+      hint: `list-${kind}s lists the ${kind}s there are.`,
+    });
+  }
+  const names = found ? [name] : host.texts.names(kind, host.module());
+  for (const n of names) {
+    if (host.busy(kind, n) || referenced(host.texts, kind, n, !found)) {
+      // CLIPS reports each one it keeps and goes on with the others.
+      host.print(`[PRNTUTIL4] Unable to delete ${kind} ${n}.\n`);
+      continue;
+    }
+    host.remove(kind, n);
+  }
+}
+
+/** Whether another construct calls the deffunction or reads the global. */
+function referenced(
+  texts: ConstructTexts,
+  kind: ConstructKind,
+  name: string,
+  all: boolean,
+): boolean {
+  if (kind === "deffacts") return false;
+  const calls = (node: SNode): boolean => mentions(node, kind, name);
+  for (const e of texts.entries()) {
+    if (e.kind === kind && e.name === name) continue;
+    const items = e.form.items;
+    // A defglobal's value expression holds nothing in use (CLIPS evaluates it at reset), and
+    // `*` deletes the deffunctions calling each other together.
+    if (e.kind === "defglobal" || (all && e.kind === kind)) continue;
+    if (e.kind === "defrule" || e.kind === "deffacts") {
+      const arrow = items.findIndex((n) => n.type === "atom" && n.text === "=>");
+      const lhs = arrow < 0 ? items : items.slice(0, arrow);
+      if (lhs.some((n) => n.type === "list" && inPattern(n, calls))) return true;
+      if (arrow >= 0 && items.slice(arrow + 1).some(calls)) return true;
+    } else if (items.some(calls)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const CE_HEADS = new Set(["and", "or", "not", "exists", "forall", "logical"]);
+
+/** A pattern's (or fact's) own head is a relation, not a call: only what is inside counts. */
+function inPattern(ce: SNode, calls: (node: SNode) => boolean): boolean {
+  if (ce.type === "atom") return calls(ce);
+  const head = ce.items[0];
+  if (head?.type === "atom" && head.text === "test") return ce.items.slice(1).some(calls);
+  if (head?.type === "atom" && CE_HEADS.has(head.text)) {
+    return ce.items.slice(1).some((n) => inPattern(n, calls));
+  }
+  return ce.items.slice(1).some(calls);
+}
+
+function mentions(node: SNode, kind: ConstructKind, name: string): boolean {
+  if (node.type === "atom") {
+    return kind === "defglobal" && node.kind === "gvar" && node.text === name;
+  }
+  const head = node.items[0];
+  if (kind === "deffunction" && head?.type === "atom" && head.text === name) return true;
+  return node.items.some((n) => mentions(n, kind, name));
+}
