@@ -131,7 +131,13 @@ export const triggerCollisionRule: Rule = {
         const normalized = link.trigger?.normalizedTrigger;
         if (normalized) keys.add(normalized);
       }
-      for (const name of changedNames(change)) {
+      // A node advertises `/name` with its spelling when its kind advertises: only a changed
+      // advertisement (kind, name or spelling) touches the trigger.
+      const advertisement = (node: CatalogNode, name: string) =>
+        ADVERTISERS.has(node.kind)
+          ? `${normalizeTrigger(name)}\u0000${spelling(`/${name}`)}`
+          : null;
+      for (const name of changedNames(change, advertisement)) {
         const normalized = normalizeTrigger(name);
         if (normalized !== "") keys.add(`/${normalized}`);
       }
