@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { readJsonConfigFile } from "../store/index.js";
+import { PLUGIN_SETTINGS_FILES, readJsonConfigFile } from "../store/index.js";
 
 /**
  * The catalog's settings (the spec's project config): `.keel/catalog.json`, or the spec's
@@ -38,8 +38,12 @@ export const CatalogConfig = z
 
 export type CatalogConfig = z.infer<typeof CatalogConfig>;
 
-/** Where the catalog config is looked for, first found wins (relative to the scope root). */
-export const CATALOG_CONFIG_FILES: readonly string[] = [".keel/catalog.json", ".skill-map.json"];
+/**
+ * Where the catalog config is looked for, first found wins (relative to the scope root). The
+ * store reads its `plugins` map from the same files (readPluginFileSettings), so every module
+ * sees the file's plugin switches.
+ */
+export const CATALOG_CONFIG_FILES: readonly string[] = PLUGIN_SETTINGS_FILES;
 
 /** Reads the scope's catalog config; absent means defaults. Every problem is reported at once. */
 export function readCatalogConfig(root: string): CatalogConfig {

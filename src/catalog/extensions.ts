@@ -155,6 +155,13 @@ export interface GraphView {
   linksWithTrigger(triggers: Iterable<string>): Promise<CatalogLink[]>;
   /** Who invokes each of these triggers, and how they spell it: the links without their detail. */
   triggerUses(triggers: Iterable<string>): Promise<TriggerUse[]>;
+  /**
+   * How each of these triggers is spelled (each distinct target invoking it), without who
+   * invokes it: counted by the database, so a trigger with thousands of links costs a row or two.
+   */
+  triggerSpellings(
+    triggers: Iterable<string>,
+  ): Promise<{ readonly normalizedTrigger: string; readonly target: string }[]>;
   readonly strict: boolean;
   /** Frontmatter diagnostics of the changed nodes. */
   readonly frontmatter: ReadonlyMap<string, FrontmatterDiagnostic>;

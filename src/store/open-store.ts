@@ -13,6 +13,7 @@ import { assertNotTooNew, migrateKernel } from "./migrate/kernel-migrations.js";
 import { kernelMigrationsDir, loadMigrationFiles } from "./migrate/migration-files.js";
 import type { MigrationReport, PluginMigrationResult } from "./migrate/types.js";
 import { discoverPlugins, keelDirPluginFolders } from "./plugins/discover.js";
+import { readPluginFileSettings } from "./plugins/file-settings.js";
 import { migratePlugins } from "./plugins/plugin-migrations.js";
 import { readPluginStateOf } from "./plugins/plugin-state-of.js";
 import type { KernelDatabase } from "./schema.js";
@@ -82,6 +83,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         backend,
         discoverPlugins(pluginDirs, {
           state,
+          settings: readPluginFileSettings(location.keelDir),
           readiness: false,
         }),
         { onProgress: options.onProgress },

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { builtInRegistry, loadScan, runScan, scanScope } from "../../src/catalog/index.js";
+import { loadNodesAt, loadNodesMentioning } from "../../src/catalog/store/load.js";
 import { openStore } from "../../src/store/index.js";
 import { postgresAvailable } from "../support/postgres.js";
 import { createMigratedDatabase } from "../support/templates.js";
@@ -65,6 +66,46 @@ for (const dialect of await dialects()) {
         expect(loaded?.links).toEqual(result.links);
         expect(loaded?.issues).toEqual(result.issues);
         expect(loaded?.stats).toEqual(result.stats);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("--changed reads nodes by path, by name and by a frontmatter key, and stays equal to a full scan", async () => {
+      const root = makeTree({
+        "notes/old.md": md("old", "see /new", { supersededBy: "notes/new.md" }),
+        "notes/new.md": md("new", "plain"),
+        "notes/odd_%.md": md("odd", "x", { "super_ded%By": "notes/new.md" }),
+      });
+      cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+      for (const name of ["old", "new", "odd_%"]) {
+        const at = Date.now() / 1000 - 3600;
+        utimesSync(join(root, `notes/${name}.md`), at, at);
+      }
+      const store = await openStore({ db: await dialect.db() });
+      const registry = builtInRegistry();
+      try {
+        await scanScope(store, { root, registry });
+        // LIKE's wildcards in a key are matched literally.
+        const mentioning = await loadNodesMentioning(store, ["supersededBy"]);
+        expect(mentioning.map((n) => n.path)).toEqual(["notes/old.md"]);
+        const odd = await loadNodesMentioning(store, ["super_ded%By"]);
+        expect(odd.map((n) => n.path)).toEqual(["notes/odd_%.md"]);
+        expect(
+          (await loadNodesAt(store, ["notes/new.md", "notes/none.md"])).map((n) => n.path),
+        ).toEqual(["notes/new.md"]);
+        // The superseding node is edited: the link its old version drew stays; rules see names.
+        writeTree(root, { "notes/new.md": md("new", "now see /old") });
+        const at = Date.now() / 1000 - 1800;
+        utimesSync(join(root, "notes/new.md"), at, at);
+        const changed = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+        expect(changed.incremental).toBe(true);
+        const full = (await runScan({ root, registry })).result;
+        const stored = await loadScan(store);
+        expect(stored?.nodes).toEqual(full.nodes);
+        expect(stored?.links).toEqual(full.links);
+        expect(stored?.issues).toEqual(full.issues);
+        expect(full.links.some((l) => l.kind === "supersedes")).toBe(true);
       } finally {
         await store.close();
       }

@@ -2,7 +2,12 @@ import { compareCodePoints } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import type { FrontmatterDiagnostic, GraphView } from "../extensions.js";
 import type { CatalogLink, CatalogNode, TriggerUse } from "../model.js";
-import { type LinkLookup, loadLinksWhere, loadTriggerUses } from "../store/link-lookup.js";
+import {
+  countTriggerTargets,
+  type LinkLookup,
+  loadLinksWhere,
+  loadTriggerUses,
+} from "../store/link-lookup.js";
 import { loadNodes, loadNodesAt, loadNodeTitles } from "../store/load.js";
 import { normalizeTrigger } from "../trigger.js";
 import { compareLinks } from "./order.js";
@@ -107,6 +112,40 @@ export function graphView(
       lookup("normalized_trigger", triggers, (link, wanted) =>
         wanted.has(link.trigger?.normalizedTrigger ?? "\u0000"),
       ),
+    async triggerSpellings(triggers) {
+      const wanted = new Set(triggers);
+      if (wanted.size === 0) return [];
+      // Stored counts, less the stored links of recomputed sources, plus their new links.
+      const counts = new Map<string, Map<string, number>>();
+      const add = (trigger: string, target: string, by: number) => {
+        let targets = counts.get(trigger);
+        if (!targets) {
+          targets = new Map();
+          counts.set(trigger, targets);
+        }
+        targets.set(target, (targets.get(target) ?? 0) + by);
+      };
+      for (const [trigger, target, count] of await countTriggerTargets(store, wanted))
+        add(trigger, target, count);
+      for (const [trigger, target, count] of await countTriggerTargets(
+        store,
+        wanted,
+        recomputed.keys(),
+      ))
+        add(trigger, target, -count);
+      for (const list of recomputed.values()) {
+        for (const link of list) {
+          const normalizedTrigger = link.trigger?.normalizedTrigger;
+          if (normalizedTrigger !== undefined && wanted.has(normalizedTrigger))
+            add(normalizedTrigger, link.target, 1);
+        }
+      }
+      const spellings: { normalizedTrigger: string; target: string }[] = [];
+      for (const [normalizedTrigger, targets] of counts)
+        for (const [target, count] of targets)
+          if (count > 0) spellings.push({ normalizedTrigger, target });
+      return spellings;
+    },
     async triggerUses(triggers) {
       const wanted = new Set(triggers);
       if (wanted.size === 0) return [];

@@ -87,3 +87,52 @@ export async function loadTriggerUses(
   }
   return uses;
 }
+
+/**
+ * How many stored links invoke each of `triggers` with each spelling (target), counted by the
+ * database: `[trigger, target, count]`. With `sources`, only links leaving those sources count.
+ * A popular trigger has thousands of links but a spelling or two: what decides whether it is
+ * claimed ambiguously, without reading every link.
+ */
+export async function countTriggerTargets(
+  store: Store,
+  triggers: Iterable<string>,
+  sources?: Iterable<string>,
+): Promise<[string, string, number][]> {
+  const all = [...new Set(triggers)];
+  const from = sources ? [...new Set(sources)] : undefined;
+  if (from && from.length === 0) return [];
+  const counts: [string, string, number][] = [];
+  for (let start = 0; start < all.length; start += LOOKUP_CHUNK) {
+    const chunk = all.slice(start, start + LOOKUP_CHUNK);
+    for (let at = 0; at < (from?.length ?? 1); at += LOOKUP_CHUNK) {
+      const only = from?.slice(at, at + LOOKUP_CHUNK);
+      if (store.native.dialect === "sqlite") {
+        const marks = (list: readonly string[]) => list.map(() => "?").join(", ");
+        const rows = store.native.database
+          .prepare(
+            `SELECT normalized_trigger, target_path, count(*) FROM scan_links
+             WHERE normalized_trigger IN (${marks(chunk)})
+             ${only ? `AND source_path IN (${marks(only)})` : ""}
+             GROUP BY normalized_trigger, target_path`,
+          )
+          .raw(true)
+          .all(...chunk, ...(only ?? [])) as [string, string, number][];
+        counts.push(...rows);
+        continue;
+      }
+      let query = store.kysely
+        .selectFrom("scan_links")
+        .select((eb) => [
+          "normalized_trigger",
+          "target_path",
+          eb.fn.countAll<number | string>().as("count"),
+        ])
+        .where("normalized_trigger", "in", chunk);
+      if (only) query = query.where("source_path", "in", only);
+      for (const row of await query.groupBy(["normalized_trigger", "target_path"]).execute())
+        counts.push([row.normalized_trigger ?? "", row.target_path, Number(row.count)]);
+    }
+  }
+  return counts;
+}

@@ -9,6 +9,7 @@ import { kernelStatus } from "../migrate/kernel-migrations.js";
 import { kernelMigrationsDir, loadMigrationFiles } from "../migrate/migration-files.js";
 import { openBackend } from "../open-store.js";
 import { discoverPlugins, keelDirPluginFolders } from "../plugins/discover.js";
+import { readPluginFileSettings } from "../plugins/file-settings.js";
 import { readPluginStateOf } from "../plugins/plugin-state.js";
 import type { StoreLocation } from "../types.js";
 import { jobChecks } from "./job-checks.js";
@@ -112,6 +113,7 @@ export async function runDoctor(location: StoreLocation): Promise<DoctorReport> 
     // The user's switches only: pluginCheck reports failed and pending plugins itself.
     const found = discoverPlugins(keelDirPluginFolders(location.keelDir), {
       state,
+      settings: readPluginFileSettings(location.keelDir),
       readiness: false,
     });
     const snapshot = await backend.introspect(backend.kysely);

@@ -19,6 +19,7 @@ export {
   PluginForbiddenSqlError,
   ScopedDbViolationError,
 } from "./errors.js";
+export { PLUGIN_SETTINGS_FILES, readPluginFileSettings } from "./file-settings.js";
 export {
   createKvStore,
   KV_MAX_KEY_BYTES,

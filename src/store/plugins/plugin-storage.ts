@@ -10,6 +10,7 @@ import {
   discoverPlugins,
   keelDirPluginFolders,
 } from "./discover.js";
+import { readPluginFileSettings } from "./file-settings.js";
 import { createKvStore, type KvStore } from "./kv-store.js";
 import type { PluginManifest } from "./manifest.js";
 import { pluginTablePrefix } from "./plugin-id.js";
@@ -45,7 +46,7 @@ export async function discoverStorePlugins(
   const folders = options.folders ?? storePluginFolders(store);
   if (!folders.some((folder) => existsSync(folder))) return [];
   return discoverPlugins(folders, {
-    settings: options.settings,
+    settings: options.settings ?? readPluginFileSettings(store.location.keelDir),
     state: await readPluginState(store),
   });
 }
@@ -67,6 +68,7 @@ export async function migrateStorePlugins(
     options.plugins ??
     discoverPlugins(storePluginFolders(store), {
       state: await readPluginState(store),
+      settings: readPluginFileSettings(store.location.keelDir),
       readiness: false,
     });
   return migratePlugins(internalsOf(store).backend, plugins, options);

@@ -51,7 +51,10 @@ export const brokenRefRule: Rule = {
             : null,
       }),
     async reevaluate(change, view) {
-      const triggers = changedNames(change).flatMap(triggersNaming);
+      // A link resolves by any node's normalised name: only a name that came or went matters.
+      const triggers = changedNames(change, (_node, name) => normalizeTrigger(name)).flatMap(
+        triggersNaming,
+      );
       const candidates = new Map<string, CatalogLink>();
       const keys = new Set<string>();
       for (const link of change.removedLinks) keys.add(linkKey(link));

@@ -14,11 +14,25 @@ export function changedNodes(change: GraphChange): CatalogNode[] {
     .filter((n): n is CatalogNode => n !== undefined);
 }
 
-/** Every `name` a changed node had before or has now (as written). */
-export function changedNames(change: GraphChange): string[] {
+/**
+ * The `name`s (as written) of changed nodes whose claim moved: `claim` gives what a rule makes
+ * of a node's name (null: nothing), and a node whose claim is the same before and after (an
+ * edited body under an unchanged name) contributes none; otherwise both its names.
+ */
+export function changedNames(
+  change: GraphChange,
+  claim: (node: CatalogNode, name: string) => string | null,
+): string[] {
   const names: string[] = [];
+  const claimOf = (node: CatalogNode | undefined) => {
+    const name = node?.frontmatter.name;
+    return node && typeof name === "string" && name !== "" ? claim(node, name) : null;
+  };
   for (const path of change.nodes) {
-    for (const version of [change.before(path), change.after(path)]) {
+    const before = change.before(path);
+    const after = change.after(path);
+    if (claimOf(before) === claimOf(after)) continue;
+    for (const version of [before, after]) {
       const name = version?.frontmatter.name;
       if (typeof name === "string" && name !== "") names.push(name);
     }

@@ -18,6 +18,51 @@ interface Bucket {
   invocations: Map<string, Set<string>>; // written trigger → source paths
 }
 
+/**
+ * Why a trigger is claimed ambiguously (none: it is not), from its advertisers (path → canonical
+ * spelling; `paths` sorted) and the distinct targets invoking it (sorted).
+ */
+function claimProblems(
+  advertisers: ReadonlyMap<string, string>,
+  paths: readonly string[],
+  invocationTargets: readonly string[],
+): string[] {
+  const spellings = new Set(invocationTargets.map(spelling));
+  const canonical = new Set(advertisers.values());
+  const offCanonical =
+    paths.length === 1
+      ? invocationTargets.filter((target) => !canonical.has(spelling(target)))
+      : [];
+  const reasons: string[] = [];
+  if (paths.length > 1) reasons.push(`${paths.length} nodes advertise it (${paths.join(", ")})`);
+  if (spellings.size > 1) {
+    reasons.push(`it is invoked as ${invocationTargets.join(", ")}`);
+  } else if (offCanonical.length > 0) {
+    reasons.push(
+      `${offCanonical.join(", ")} does not match how ${paths[0]} spells it (${[...canonical][0]})`,
+    );
+  }
+  return reasons;
+}
+
+/** The advertisers of each `/name` trigger among `nodes` (path → canonical spelling). */
+function advertisersOf(nodes: readonly CatalogNode[]): Map<string, Map<string, string>> {
+  const byTrigger = new Map<string, Map<string, string>>();
+  for (const node of nodes) {
+    if (!ADVERTISERS.has(node.kind)) continue;
+    const name = node.frontmatter.name;
+    if (typeof name !== "string" || normalizeTrigger(name) === "") continue;
+    const key = `/${normalizeTrigger(name)}`;
+    let advertisers = byTrigger.get(key);
+    if (!advertisers) {
+      advertisers = new Map();
+      byTrigger.set(key, advertisers);
+    }
+    advertisers.set(node.path, spelling(`/${name}`));
+  }
+  return byTrigger;
+}
+
 /** The rule over nodes and trigger uses (links reduced to who invokes which spelling). */
 function collisions(nodes: readonly CatalogNode[], uses: readonly TriggerUse[]): CatalogIssue[] {
   const buckets = new Map<string, Bucket>();
@@ -29,12 +74,8 @@ function collisions(nodes: readonly CatalogNode[], uses: readonly TriggerUse[]):
     }
     return found;
   };
-  for (const node of nodes) {
-    if (!ADVERTISERS.has(node.kind)) continue;
-    const name = node.frontmatter.name;
-    if (typeof name !== "string" || normalizeTrigger(name) === "") continue;
-    bucket(`/${normalizeTrigger(name)}`).advertisers.set(node.path, spelling(`/${name}`));
-  }
+  for (const [key, advertisers] of advertisersOf(nodes))
+    buckets.set(key, { advertisers, invocations: new Map() });
   for (const { normalizedTrigger, source, target } of uses) {
     const invocations = bucket(normalizedTrigger).invocations;
     const sources = invocations.get(target) ?? new Set<string>();
@@ -45,23 +86,7 @@ function collisions(nodes: readonly CatalogNode[], uses: readonly TriggerUse[]):
   for (const [normalizedTrigger, { advertisers, invocations }] of buckets) {
     const advertiserPaths = [...advertisers.keys()].sort(compareCodePoints);
     const invocationTargets = [...invocations.keys()].sort(compareCodePoints);
-    const spellings = new Set(invocationTargets.map(spelling));
-    const canonical = new Set(advertisers.values());
-    const offCanonical =
-      advertiserPaths.length === 1
-        ? invocationTargets.filter((target) => !canonical.has(spelling(target)))
-        : [];
-    const reasons: string[] = [];
-    if (advertiserPaths.length > 1) {
-      reasons.push(`${advertiserPaths.length} nodes advertise it (${advertiserPaths.join(", ")})`);
-    }
-    if (spellings.size > 1) {
-      reasons.push(`it is invoked as ${invocationTargets.join(", ")}`);
-    } else if (offCanonical.length > 0) {
-      reasons.push(
-        `${offCanonical.join(", ")} does not match how ${advertiserPaths[0]} spells it (${[...canonical][0]})`,
-      );
-    }
+    const reasons = claimProblems(advertisers, advertiserPaths, invocationTargets);
     if (reasons.length === 0) continue;
     const nodeIds = new Set(advertiserPaths);
     for (const sources of invocations.values()) for (const source of sources) nodeIds.add(source);
@@ -106,7 +131,13 @@ export const triggerCollisionRule: Rule = {
         const normalized = link.trigger?.normalizedTrigger;
         if (normalized) keys.add(normalized);
       }
-      for (const name of changedNames(change)) {
+      // A node advertises `/name` with its spelling when its kind advertises: only a changed
+      // advertisement (kind, name or spelling) touches the trigger.
+      const advertisement = (node: CatalogNode, name: string) =>
+        ADVERTISERS.has(node.kind)
+          ? `${normalizeTrigger(name)}\u0000${spelling(`/${name}`)}`
+          : null;
+      for (const name of changedNames(change, advertisement)) {
         const normalized = normalizeTrigger(name);
         if (normalized !== "") keys.add(`/${normalized}`);
       }
@@ -115,7 +146,22 @@ export const triggerCollisionRule: Rule = {
         [...keys].filter((key) => key.startsWith("/")).map((key) => key.slice(1)),
       );
       const nodes = named.filter((node) => ADVERTISERS.has(node.kind));
-      const issues = collisions(nodes, await view.triggerUses(keys));
+      // Who invokes a trigger matters only when its claim is ambiguous: decide that from its
+      // spellings (a row or two each), then read the uses of those triggers alone.
+      const advertisers = advertisersOf(nodes);
+      const targets = new Map<string, string[]>();
+      for (const { normalizedTrigger, target } of await view.triggerSpellings(keys)) {
+        const list = targets.get(normalizedTrigger);
+        if (list) list.push(target);
+        else targets.set(normalizedTrigger, [target]);
+      }
+      const ambiguous = [...keys].filter((key) => {
+        const claimants = advertisers.get(key) ?? new Map<string, string>();
+        const paths = [...claimants.keys()].sort(compareCodePoints);
+        const spelled = (targets.get(key) ?? []).sort(compareCodePoints);
+        return claimProblems(claimants, paths, spelled).length > 0;
+      });
+      const issues = collisions(nodes, await view.triggerUses(ambiguous));
       return { keys, issues };
     },
   },
