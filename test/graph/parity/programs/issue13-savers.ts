@@ -225,4 +225,48 @@ export const issue13SaverPrograms = {
       console.warn = warn;
     }
   },
+
+  /**
+   * `Command` and `Send` serialise to LangGraph.js's JSON form; a Command sent as a Send's args
+   * is a Command again after a pause saved it (`interruptBefore`).
+   */
+  async commandJsonAndSendArgs(api: GraphApi) {
+    const { isCommand } = lib(api);
+    const State = api.Annotation.Root({
+      items: api.Annotation({
+        reducer: (a: string[], b: string[]) => a.concat(b),
+        default: () => [],
+      }),
+    });
+    const node = (name: string) => (state: unknown) => {
+      if (!isCommand(state)) return { items: [name] };
+      const command = state as { toJSON(): unknown; goto: unknown };
+      return new api.Command({
+        goto: command.goto,
+        update: { items: [`${name}|${JSON.stringify(command.toJSON())}`] },
+      });
+    };
+    const graph = new api.StateGraph(State)
+      .addNode("1", node("1"))
+      .addNode("2", node("2"))
+      .addNode("3", node("3"))
+      .addEdge(api.START, "1")
+      .addConditionalEdges("1", () => [
+        new api.Send("2", new api.Command({ goto: new api.Send("3", 3) })),
+        "3",
+      ])
+      .compile({ checkpointer: new api.MemorySaver(), interruptBefore: ["2"] });
+    await graph.invoke({ items: ["0"] }, thread("1"));
+    const resumed = await graph.invoke(null, thread("1"));
+    return {
+      json: JSON.parse(
+        JSON.stringify([
+          new api.Command({ update: { a: 1 }, goto: ["x", new api.Send("y", { b: 2 })] }),
+          new api.Command({ resume: "r" }),
+          new api.Send("n", 1),
+        ]),
+      ),
+      resumed,
+    };
+  },
 };
