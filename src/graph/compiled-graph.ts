@@ -246,7 +246,14 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<AsyncIterableIterator<unknown>> {
-    const modes = config.streamMode ?? "updates";
+    if (this.usesMessages || config.streamMode?.includes("messages")) await preloadLangChain();
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
+    // Inside a node (its config carries the task id) a stream defaults to `values`, as in
+    // LangGraph.js: the caller iterates the subgraph's states, not its updates.
+    const modes =
+      config.streamMode ??
+      (config.configurable?.__pregel_task_id !== undefined ? "values" : "updates");
     const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
     const unknown = list.filter((mode) => !STREAM_MODES.has(mode));
     if (unknown.length > 0) {
@@ -259,9 +266,6 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         },
       );
     }
-    if (this.usesMessages || list.includes("messages")) await preloadLangChain();
-    const defaults = this.options.defaults;
-    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -686,11 +690,15 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
  * (LangGraph.js passes it implicitly), so the graph runs as that task's subgraph and sees its
  * signal; `timeout` (ms) becomes part of the run's signal.
  */
-function runConfig(config: RunConfig): RunConfig {
+export function runConfig(config: RunConfig): RunConfig {
   if (config.configurable === undefined && config.signal === undefined) {
     const scope = currentScope();
     const inherited = scope instanceof Task ? scope.config : undefined;
-    if (inherited) config = { ...inherited, ...config, configurable: inherited.configurable };
+    if (inherited) {
+      // The parent run's stream options are not the child's (LangGraph.js strips them too).
+      const { streamMode: _mode, subgraphs: _subgraphs, ...rest } = inherited;
+      config = { ...rest, ...config, configurable: inherited.configurable };
+    }
   }
   if (config.timeout !== undefined) {
     const timeout = AbortSignal.timeout(config.timeout);
