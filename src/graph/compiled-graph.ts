@@ -645,6 +645,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           configurable: { ...config.configurable, checkpoint_ns: childNs },
         };
         delete child.configurable!.checkpoint_id;
+        // Where each enclosing graph is: the subgraph's checkpoints record it (`parents`).
+        if (saver)
+          child.configurable!.checkpoint_map = {
+            ...(config.configurable?.checkpoint_map as Record<string, string> | undefined),
+            [ns]: loop.persistence.checkpointId,
+          };
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;

@@ -167,8 +167,8 @@ export class RunPersistence {
     // Without run metadata (the common case) one literal, in the same key order as below.
     const metadata: CheckpointMetadata =
       this.run.metadata === undefined && threadId !== undefined
-        ? { source, step: state.step, parents: {}, writes, thread_id: threadId }
-        : { source, step: state.step, parents: {}, writes, ...this.run.metadata };
+        ? { source, step: state.step, parents: this.parents(), writes, thread_id: threadId }
+        : { source, step: state.step, parents: this.parents(), writes, ...this.run.metadata };
     if (threadId !== undefined) metadata.thread_id = threadId;
     this.stepWrites = [];
     if (this.mode === "exit" && !forceSync) {
@@ -181,6 +181,16 @@ export class RunPersistence {
       return undefined;
     }
     return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint);
+  }
+
+  /**
+   * `metadata.parents`: for a subgraph's checkpoint, the checkpoint each enclosing graph was at
+   * (namespace → id, from `configurable.checkpoint_map`), as LangGraph.js records it; `{}` for
+   * the root graph. A fresh object per checkpoint (savers keep what they are given).
+   */
+  private parents(): Record<string, string> {
+    const map = this.ns === "" ? undefined : this.run.configurable?.checkpoint_map;
+    return typeof map === "object" && map !== null ? { ...(map as Record<string, string>) } : {};
   }
 
   /**

@@ -269,4 +269,48 @@ export const issue13SaverPrograms = {
       resumed,
     };
   },
+
+  /**
+   * A paused subgraph's snapshot names where its parent was (`checkpoint_map`, from the
+   * checkpoint's `metadata.parents`); time travel to it forks the parent from that checkpoint.
+   */
+  async subgraphCheckpointMap(api: GraphApi) {
+    const State = api.Annotation.Root({
+      value: api.Annotation({
+        reducer: (a: string[], b: string[]) => a.concat(b),
+        default: () => [],
+      }),
+    });
+    const executor = new api.StateGraph(State)
+      .addNode("ask", () => ({ value: [`a:${String(api.interrupt("Q?"))}`] }))
+      .addEdge(api.START, "ask")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(State)
+      .addNode("executor", executor)
+      .addEdge(api.START, "executor")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("1");
+    await graph.invoke({ value: [] }, config);
+    const parentAt = (await graph.getState(config)).config.configurable?.checkpoint_id;
+    const sub = await (graph as unknown as Loose).getState(
+      { configurable: { thread_id: "1", checkpoint_ns: "executor" } },
+      { subgraphs: true },
+    );
+    const map = sub.config.configurable.checkpoint_map as Record<string, string>;
+    await graph.invoke(new api.Command({ resume: "first" }), config);
+    await graph.invoke(null, sub.config);
+    const [latest] = await (async () => {
+      const all: Loose[] = [];
+      for await (const s of graph.getStateHistory(config)) all.push(s);
+      return all;
+    })();
+    return {
+      mapKeys: Object.keys(map).sort(),
+      rootIsParent: map[""] === parentAt,
+      ownIsSubgraph: map.executor === sub.config.configurable.checkpoint_id,
+      parents: Object.keys(sub.metadata.parents),
+      forkSource: latest?.metadata?.source,
+      forkParentIsRoot: latest?.parentConfig?.configurable?.checkpoint_id === map[""],
+    };
+  },
 };
