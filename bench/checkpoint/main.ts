@@ -8,21 +8,24 @@
  *   next starts) everywhere, and on Postgres also `async` (LangGraph.js's default, where a
  *   step's save overlaps the next step).
  * - Storage: 500 steps appending one message each; database bytes after a WAL checkpoint.
- * - The floor (floor.ts), in the same rounds: one bare prepared INSERT + commit of a row the
- *   size of Keel's step row, on each database; a `sync` step cannot cost less. Printed with
- *   Keel's ratio to it and issue 21's target.
+ * - The floor (floor.ts): one bare prepared INSERT + commit of a row the size of Keel's step row,
+ *   on each database; a `sync` step cannot cost less. Printed with Keel's ratio to it and issue
+ *   21's target. Measured in a process of its own (floor-process.ts: Keel, the floor and the
+ *   engine alone alternating, LangGraph.js not loaded), so that Keel's rounds are not billed for
+ *   the collection of LangGraph.js's garbage.
  * - The engine alone (noop-saver.ts), in the floor's rounds: the chain on a saver that stores
  *   nothing, so a step splits into the engine's share and the saver's (Keel − engine).
  * - Postgres under load (pool.ts): 32 threads stepping at once, steps/s and p99 step latency.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { MemorySaver as LgMemorySaver } from "@langchain/langgraph";
 import { PostgresSaver as LgPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { SqliteSaver as LgSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { MemorySaver, PostgresSaver, SqliteSaver } from "../../src/checkpoint/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase, postgresAvailable } from "../../test/support/postgres.js";
@@ -33,9 +36,9 @@ import {
   median,
   medianFigures,
   printTable,
+  warmUp,
 } from "../lib/report.js";
 import { walFramesOf } from "../runtime/wal-frames.js";
-import { postgresFloor, sqliteFloor } from "./floor.js";
 import {
   CHAIN_LENGTH,
   type Invokable,
@@ -45,16 +48,9 @@ import {
   langgraphMessages,
   MESSAGE_STEPS,
 } from "./graphs.js";
-import { NoopSaver } from "./noop-saver.js";
 import { CONCURRENT_THREADS, poolUnderLoad } from "./pool.js";
 
 const ROUNDS = Number(process.env.KEEL_BENCH_ROUNDS ?? 7);
-/**
- * Each contender runs for at least this long (and at least two invokes) before it is measured,
- * so both are timed with their code compiled by the optimising JIT: a run of Keel is a few
- * milliseconds, so two invokes alone would time its saver half-interpreted.
- */
-const WARMUP_MICROS = 300_000;
 const workdir = mkdtempSync(join(tmpdir(), "keel-bench-ck-"));
 let threadCounter = 0;
 
@@ -77,53 +73,32 @@ async function microsPerStep(graph: Invokable, durability: Durability): Promise<
 interface Measured {
   keel: Figures;
   peer: Figures;
-  floor: Figures | undefined;
-  /** The same chain on a saver that stores nothing (the engine's share of Keel's step). */
-  engine: Figures | undefined;
 }
 
-/**
- * Alternates the two graphs round by round (and the floor, when given: a bare commit of
- * CHAIN_LENGTH rows, and with it the chain on the no-op saver); returns the median of each,
- * wall and CPU.
- */
+/** Alternates the two graphs round by round; returns the median of each, wall and CPU. */
 async function alternating(
   keel: Invokable,
   peer: Invokable,
   durability: Durability = "sync",
-  floor?: () => Promise<Figures>,
 ): Promise<Measured> {
   await warmUp(() => microsPerStep(keel, durability));
   await warmUp(() => microsPerStep(peer, durability));
-  if (floor) {
-    await warmUp(floor);
-    await warmUp(() => microsPerStep(engineOnly, durability));
-  }
-  const samples: Record<keyof Measured, Figures[]> = { keel: [], peer: [], floor: [], engine: [] };
+  const samples: Record<keyof Measured, Figures[]> = { keel: [], peer: [] };
   for (let round = 0; round < ROUNDS; round++) {
     samples.keel.push(await microsPerStep(keel, durability));
     samples.peer.push(await microsPerStep(peer, durability));
-    if (floor) {
-      samples.floor.push(await floor());
-      samples.engine.push(await microsPerStep(engineOnly, durability));
-    }
   }
-  return {
-    keel: medianFigures(samples.keel),
-    peer: medianFigures(samples.peer),
-    floor: floor ? medianFigures(samples.floor) : undefined,
-    engine: floor ? medianFigures(samples.engine) : undefined,
-  };
+  return { keel: medianFigures(samples.keel), peer: medianFigures(samples.peer) };
 }
 
-async function warmUp(run: () => Promise<Figures>): Promise<void> {
-  const start = process.hrtime.bigint();
-  for (
-    let runs = 0;
-    runs < 2 || Number(process.hrtime.bigint() - start) / 1000 < WARMUP_MICROS;
-    runs++
-  )
-    await run();
+/** Keel, the floor and the engine alone, measured by floor-process.ts in a process of its own. */
+function floorRounds(args: string[]): { keel: Figures; floor: Figures; engine: Figures } {
+  const script = join(dirname(fileURLToPath(import.meta.url)), "floor-process.ts");
+  const output = execFileSync(process.execPath, ["--import", "tsx", script, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return JSON.parse(output.trim().split("\n").at(-1) ?? "");
 }
 
 async function keelSqliteStore(name: string, synchronous: "NORMAL" | "FULL"): Promise<Store> {
@@ -136,9 +111,6 @@ function langgraphSqlite(name: string, synchronous: "NORMAL" | "FULL") {
   db.pragma(`synchronous = ${synchronous}`);
   return { saver: new LgSqliteSaver(db), db };
 }
-
-/** Keel's chain on a saver that stores nothing: what a step costs before any saver work. */
-const engineOnly = keelChain(new NoopSaver());
 
 const rows: Comparison[] = [];
 /** The same rounds in CPU time. */
@@ -212,19 +184,13 @@ record(
 for (const synchronous of ["NORMAL", "FULL"] as const) {
   const store = await keelSqliteStore(`keel-chain-${synchronous}`, synchronous);
   const peer = langgraphSqlite(`lg-chain-${synchronous}`, synchronous);
-  const bare = langgraphSqlite(`floor-${synchronous}`, synchronous).db;
   const keel = keelChain(SqliteSaver.fromStore(store));
-  const measured = await alternating(keel, langgraphChain(peer.saver), "sync", async () =>
-    sqliteFloor(bare, CHAIN_LENGTH),
-  );
+  const measured = await alternating(keel, langgraphChain(peer.saver), "sync");
   floors.push({
     name: `SQLite WAL synchronous=${synchronous}`,
-    keel: measured.keel,
-    floor: measured.floor!,
-    engine: measured.engine!,
+    ...floorRounds(["sqlite", synchronous, workdir]),
     target: synchronous === "NORMAL" ? 1.5 : 1.15,
   });
-  bare.close();
   record(
     {
       name: `100-node chain, SQLite WAL synchronous=${synchronous}, durability sync`,
@@ -255,27 +221,17 @@ for (const synchronous of ["NORMAL", "FULL"] as const) {
 }
 
 if (await postgresAvailable()) {
-  const keelDb = await createTestDatabase("bench_keel");
-  const peerDb = await createTestDatabase("bench_langgraph");
+  const keelDb = await createTestDatabase("bench_keel", { synchronousCommit: "on" });
+  const peerDb = await createTestDatabase("bench_langgraph", { synchronousCommit: "on" });
   const store = await openStore({ db: keelDb.url });
   const peerSaver = LgPostgresSaver.fromConnString(peerDb.url);
   await peerSaver.setup();
-  const bare = new pg.Pool({ connectionString: peerDb.url, max: 1 });
   for (const durability of ["sync", "async"] as const) {
     const measured = await alternating(
       keelChain(PostgresSaver.fromStore(store)),
       langgraphChain(peerSaver),
       durability,
-      durability === "sync" ? () => postgresFloor(bare, CHAIN_LENGTH) : undefined,
     );
-    if (measured.floor && measured.engine)
-      floors.push({
-        name: "Postgres",
-        keel: measured.keel,
-        floor: measured.floor,
-        engine: measured.engine,
-        target: 1.3,
-      });
     record(
       {
         name: `100-node chain, Postgres, durability ${durability}`,
@@ -307,8 +263,8 @@ if (await postgresAvailable()) {
     peerName: "langgraph-checkpoint-postgres",
   });
   await store.close();
-  await bare.end();
   await peerSaver.end();
+  floors.push({ name: "Postgres", ...floorRounds(["postgres"]), target: 1.3 });
   await keelDb.drop();
   await peerDb.drop();
 } else {
@@ -395,7 +351,7 @@ printTable(
   cpuRows,
 );
 console.log(
-  "\n## the floor: one bare commit of a row the size of Keel's step row (prepared INSERT, autocommit), same database settings, measured in the same rounds\n",
+  `\n## the floor: one bare commit of a row the size of Keel's step row (prepared INSERT, autocommit), same database settings; Keel, the floor and the engine alone alternating in a process of their own (LangGraph.js not loaded), median of ${process.env.KEEL_BENCH_FLOOR_ROUNDS ?? 15} rounds\n`,
 );
 const µs = (value: number) => value.toFixed(1).padStart(7);
 for (const { name, keel, floor, target } of floors)

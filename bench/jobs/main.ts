@@ -29,8 +29,8 @@ async function postgres(): Promise<void> {
     console.log("Postgres unreachable: the Postgres rows are skipped.");
     return;
   }
-  const keelDb = await createTestDatabase("bench_jobs_keel");
-  const peerDb = await createTestDatabase("bench_jobs_graphile");
+  const keelDb = await createTestDatabase("bench_jobs_keel", { synchronousCommit: "on" });
+  const peerDb = await createTestDatabase("bench_jobs_graphile", { synchronousCommit: "on" });
   const dir = mkdtempSync(join(tmpdir(), "keel-bench-jobs-"));
   const store = await openStore({
     location: { dialect: "postgres", url: keelDb.url, keelDir: join(dir, ".keel") },

@@ -316,7 +316,7 @@ try {
   rows.push(...(await traceAtScale(big, bigPath)));
   await big.close();
   if (await postgresAvailable()) {
-    const database = await createTestDatabase("bench_runtime");
+    const database = await createTestDatabase("bench_runtime", { synchronousCommit: "on" });
     try {
       const pg = await openStore({ db: database.url });
       rows.push(...(await ledgerFigures(pg, "postgres")));

@@ -166,7 +166,7 @@ raw.close();
 
 let postgresInserts: number | undefined;
 if (await postgresAvailable()) {
-  const database = await createTestDatabase("bench_store");
+  const database = await createTestDatabase("bench_store", { synchronousCommit: "on" });
   try {
     const pgStore = await openStore({ db: database.url });
     const n = 500;

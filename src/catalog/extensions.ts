@@ -74,6 +74,15 @@ export interface Detector extends ExtensionBase {
   /** A link of any other kind is dropped (and reported on stderr). */
   readonly emitsLinkKinds: readonly LinkKind[];
   readonly defaultConfidence: Confidence;
+  /**
+   * For a detector that reads the frontmatter: the keys (at any depth of the block) from which
+   * it may draw a link whose source is another node (the built-in `frontmatter` detector draws
+   * `metadata.supersededBy`'s edge from the newer node: `["supersededBy"]`). `keel scan --changed` then looks for such links
+   * only in nodes whose stored frontmatter holds one of these keys, instead of running the
+   * detector over every node again. `[]`: it draws links only from the node it reads. Absent:
+   * any node may draw them (correct, slower).
+   */
+  readonly foreignSourceKeys?: readonly string[];
   detect(context: DetectContext): CatalogLink[];
 }
 
@@ -122,16 +131,24 @@ export interface GraphChange {
   readonly nodes: ReadonlySet<string>;
   /** A changed node as the stored scan had it (absent for an added node). */
   before(path: string): CatalogNode | undefined;
+  /** A changed node as it is now (absent for a removed node). */
+  after(path: string): CatalogNode | undefined;
   /** Links no longer in the graph, and links new to it. */
   readonly removedLinks: readonly CatalogLink[];
   readonly addedLinks: readonly CatalogLink[];
 }
 
-/** The graph after the change: every node in memory, links read by index from the stored scan. */
+/**
+ * The graph after the change, read on demand: nodes and links come from the stored scan through
+ * its indexes (overlaid with the change), so a rule pays for what it asks, not for the graph.
+ */
 export interface GraphView {
-  /** Every node, in path order. */
-  readonly nodes: readonly CatalogNode[];
-  node(path: string): CatalogNode | undefined;
+  /** The nodes at these paths (those that exist), in path order. */
+  nodesAt(paths: Iterable<string>): Promise<CatalogNode[]>;
+  /** The nodes whose frontmatter `name` normalises (normalizeTrigger) to one of these, in path order. */
+  nodesNamed(names: Iterable<string>): Promise<CatalogNode[]>;
+  /** Every node, in path order: for a rule that needs them all (it reads the whole node table). */
+  allNodes(): Promise<readonly CatalogNode[]>;
   linksFrom(sources: Iterable<string>): Promise<CatalogLink[]>;
   linksTo(targets: Iterable<string>): Promise<CatalogLink[]>;
   /** Links whose `trigger.normalizedTrigger` is one of these. */
@@ -153,8 +170,9 @@ export interface GraphView {
  * incremental: {
  *   key: (issue) => issue.nodeIds[0] ?? "",
  *   async reevaluate(change, view) {
- *     const nodes = [...change.nodes].map((p) => view.node(p)).filter((n) => n !== undefined);
- *     return { keys: change.nodes, issues: rule.evaluate({ ...view, nodes, links: [] }) };
+ *     const nodes = [...change.nodes].map((p) => change.after(p)).filter((n) => n !== undefined);
+ *     const { strict, frontmatter } = view;
+ *     return { keys: change.nodes, issues: rule.evaluate({ nodes, links: [], strict, frontmatter }) };
  *   },
  * }
  */

@@ -14,7 +14,7 @@ import { listScope, walkStarts } from "./scan/listing.js";
 import { PhaseClock, type ScanTimings } from "./scan/phases.js";
 import { nothingChanged, stampListing } from "./scan/probe.js";
 import { runScan, type ScanMode, scanSettingsHash } from "./scan/run-scan.js";
-import { loadPriorScan, loadScan, loadScanHead, touchScan } from "./store/load.js";
+import { loadPriorScan, loadScan, loadScanHead, type ScanHead, touchScan } from "./store/load.js";
 import { persistScan } from "./store/persist.js";
 
 export interface ScanScopeOptions {
@@ -71,11 +71,11 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
   const write = options.write !== false;
   const tokenize = config.scan?.tokenize !== false;
   const clock = new PhaseClock();
-  const head =
-    mode.kind === "full" ? null : await clock.measureAsync("load", () => loadScanHead(store));
   let listing: ReturnType<typeof listScope> | undefined;
-  let probed: ReturnType<typeof stampListing> | undefined;
-  if (mode.kind === "changed" && head) {
+  let probed: Awaited<ReturnType<typeof stampListing>> | undefined;
+  let head: ScanHead | null = null;
+  if (mode.kind === "changed") {
+    // The walk first; then the files are statted on the thread pool while the stored head loads.
     listing = clock.measure("walk", () =>
       listScope(options.root, options.registry, {
         ignore: config.ignore,
@@ -84,8 +84,14 @@ export async function scanScope(store: Store, options: ScanScopeOptions): Promis
         onDiagnostic: options.onDiagnostic,
       }),
     );
+    const stamping = stampListing(listing);
+    head = await clock.measureAsync("load", () => loadScanHead(store));
+    probed = await clock.measureAsync("walk", () => stamping);
+  } else if (mode.kind === "node") {
+    head = await clock.measureAsync("load", () => loadScanHead(store));
+  }
+  if (mode.kind === "changed" && head && listing && probed) {
     const claimed = listing;
-    probed = clock.measure("walk", () => stampListing(claimed));
     const settings = scanSettingsHash(options.registry, tokenize, DEFAULT_MAX_FILE_BYTES);
     if (head.settingsHash === settings && nothingChanged(claimed, probed, head)) {
       const durationMs = Math.max(0, Math.round(now() - startedAt));

@@ -1,3 +1,5 @@
+import type { StreamEvent } from "@langchain/core/tracers/log_stream";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type {
   BaseCache,
   BaseCheckpointSaver,
@@ -10,15 +12,21 @@ import { KeelError } from "../core/index.js";
 import type { GraphDeclaration } from "./builder/declarations.js";
 import { drawGraph, type GetGraphOptions } from "./builder/drawable.js";
 import { Command, isCommand } from "./command.js";
-import { END, INTERRUPT, START } from "./constants.js";
-import { GraphInterrupt, type Interrupt, InvalidUpdateError } from "./errors.js";
+import { INTERRUPT } from "./constants.js";
+import { GraphInterrupt, type Interrupt } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import { MessagesStream, withHandler } from "./messages/messages-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import { GraphLoop, type LoopHooks, type Replay, startNode } from "./pregel/loop.js";
+import {
+  GraphLoop,
+  type LoopHooks,
+  type LoopOutcome,
+  type Replay,
+  startNode,
+} from "./pregel/loop.js";
 import { recordResult, writeUpdate } from "./pregel/node-output.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
@@ -27,11 +35,26 @@ import { StreamQueue } from "./pregel/stream-queue.js";
 import { Task } from "./pregel/task.js";
 import type { TimeoutPolicy } from "./pregel/timeout.js";
 import {
+  applySuperStep,
+  checkSuperSteps,
+  defaultWriter,
+  type SuperStepUpdate,
+} from "./pregel/update.js";
+import {
   encodeEventStream,
   GraphRunStream,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
 import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
+import {
+  type EventSource,
+  hasCallbacks,
+  mergeCallbacks,
+  RunTrace,
+  type StreamEventsV2Filter,
+  type StreamEventsV2Options,
+  streamEventsV2,
+} from "./tracing/index.js";
 import {
   type CachePolicy,
   type RetryPolicy,
@@ -40,6 +63,16 @@ import {
   type StateSnapshot,
   type StreamMode,
 } from "./types.js";
+
+/** A node of a compiled graph as `graph.nodes` lists it. */
+export interface CompiledNode {
+  retryPolicy: RetryPolicy | undefined;
+  cachePolicy: CachePolicy | undefined;
+  timeout: TimeoutPolicy | undefined;
+  errorHandlerNode: string | undefined;
+  /** Runs the node alone on `input`; resolves to what it returned. */
+  invoke(input: unknown, config?: RunConfig): Promise<unknown>;
+}
 
 interface CompiledOptions {
   checkpointer: BaseCheckpointSaver | boolean | undefined;
@@ -58,6 +91,11 @@ interface ParentLink {
   task: InterruptScope;
   /** Set when the parent is streamed with `subgraphs: true`. */
   stream?: SubgraphSink | undefined;
+  /**
+   * Set when the parent is streamed with `"messages"`: the subgraph's nodes' messages join it (its
+   * models' tokens reach it through the callbacks the subgraph inherits).
+   */
+  messages?: MessagesStream | undefined;
   /** Set when the parent run replays from a past checkpoint. */
   replay?: Replay | undefined;
 }
@@ -156,32 +194,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     });
   }
 
-  /** The nodes with the policies they run with (`setNodeDefaults` applied). */
-  get nodes(): Record<
-    string,
-    {
-      retryPolicy: RetryPolicy | undefined;
-      cachePolicy: CachePolicy | undefined;
-      timeout: TimeoutPolicy | undefined;
-      errorHandlerNode: string | undefined;
-    }
-  > {
-    const out: Record<
-      string,
-      {
-        retryPolicy: RetryPolicy | undefined;
-        cachePolicy: CachePolicy | undefined;
-        timeout: TimeoutPolicy | undefined;
-        errorHandlerNode: string | undefined;
-      }
-    > = {};
-    for (const node of this.spec.nodes)
+  /**
+   * The nodes with the policies they run with (`setNodeDefaults` applied); `invoke` runs one node
+   * alone on a state of your choosing and returns what it returned (LangGraph.js's
+   * `graph.nodes.x.invoke`), without edges, reducers or a checkpoint.
+   *
+   * @example
+   * const update = await graph.nodes.summarize.invoke({ messages });
+   */
+  get nodes(): Record<string, CompiledNode> {
+    const out: Record<string, CompiledNode> = {};
+    for (const node of this.spec.nodes) {
+      const { action, subgraph } = node;
       out[node.name] = {
         retryPolicy: node.retryPolicy,
         cachePolicy: node.cachePolicy,
         timeout: node.timeout,
         errorHandlerNode: node.errorHandlerNode,
+        invoke: async (input, config = {}) =>
+          action
+            ? action(input as never, config)
+            : (subgraph as unknown as { invoke: CompiledNode["invoke"] }).invoke(input, config),
       };
+    }
     return out;
   }
 
@@ -230,11 +265,29 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
     const into = await this.travelInto(config);
-    const loop = this.createLoop(into?.config ?? config, {}, undefined);
-    await loop.load(await this.checkInput(input));
-    if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
-    const outcome = await loop.run();
-    return this.pickOutput(loop.output(outcome)) as State & { __interrupt__?: Interrupt[] };
+    const trace = hasCallbacks(config.callbacks)
+      ? await RunTrace.start(config, this.name, input)
+      : undefined;
+    const loop = this.createLoop(
+      into?.config ?? config,
+      {},
+      undefined,
+      undefined,
+      undefined,
+      trace,
+    );
+    let outcome: LoopOutcome;
+    try {
+      await loop.load(await this.checkInput(input));
+      if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
+      outcome = await loop.run();
+    } catch (error) {
+      await trace?.fail(error);
+      throw error;
+    }
+    const output = this.pickOutput(loop.output(outcome));
+    await trace?.end(this.pickOutput(loop.stateView()));
+    return output as State & { __interrupt__?: Interrupt[] };
   }
 
   /**
@@ -266,6 +319,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         },
       );
     }
+    // Traced for the caller's callbacks, not for the handler the messages mode adds below.
+    const traced = hasCallbacks(config.callbacks);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -299,10 +354,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const sink: SubgraphSink | undefined = subgraphs
       ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
       : undefined;
-    const loop = this.createLoop(config, hooks, undefined, sink);
+    const runConfig_ = config;
     (async () => {
-      await loop.load(await this.checkInput(input));
-      await loop.run();
+      const trace = traced ? await RunTrace.start(runConfig_, this.name, input) : undefined;
+      const loop = this.createLoop(runConfig_, hooks, undefined, sink, undefined, trace);
+      try {
+        await loop.load(await this.checkInput(input));
+        await loop.run();
+      } catch (error) {
+        await trace?.fail(error);
+        throw error;
+      }
+      await trace?.end(this.pickOutput(loop.stateView()));
     })()
       .finally(() => outer?.removeEventListener("abort", forward))
       .then(
@@ -323,28 +386,39 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
    * for await (const event of run) console.log(event.method, event.params.data);
    * console.log(await run.output);
    */
-  async streamEvents(
+  streamEvents(
+    input: Update | State | null | undefined | Command,
+    options: StreamEventsV2Options,
+    filter?: StreamEventsV2Filter,
+  ): IterableReadableStream<StreamEvent>;
+  streamEvents(
     input: Update | State | null | undefined | Command,
     options: StreamEventsOptions & { encoding: "text/event-stream" },
   ): Promise<AsyncGenerator<Uint8Array>>;
-  async streamEvents(
+  streamEvents(
     input: Update | State | null | undefined | Command,
     options: StreamEventsOptions,
   ): Promise<GraphRunStream>;
-  async streamEvents(
+  streamEvents(
     input: Update | State | null | undefined | Command,
-    options: StreamEventsOptions,
-  ): Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    options: StreamEventsOptions | StreamEventsV2Options,
+    filter?: StreamEventsV2Filter,
+  ): IterableReadableStream<StreamEvent> | Promise<GraphRunStream | AsyncGenerator<Uint8Array>> {
+    // v2 is LangChain's callback event stream, returned at once as LangGraph.js's (not awaited).
+    if (options?.version === "v2")
+      return streamEventsV2(this as unknown as EventSource, input, options, filter);
     if (options?.version !== "v3")
-      throw new KeelError(
-        "INVALID_ARGUMENT",
-        `streamEvents supports version "v3" only, got ${JSON.stringify(options?.version)}.`,
-        {
-          hint: 'Pass { version: "v3" }; for LangChain callback events use stream with streamMode "messages" or callbacks.',
-        },
+      return Promise.reject(
+        new KeelError(
+          "INVALID_ARGUMENT",
+          `streamEvents supports versions "v2" and "v3", got ${JSON.stringify((options as { version?: unknown } | undefined)?.version)}.`,
+          {
+            hint: 'Pass { version: "v3" } for the run\'s protocol events, { version: "v2" } for LangChain callback events (needs @langchain/core).',
+          },
+        ),
       );
     const run = new GraphRunStream(this, input, options);
-    return options.encoding === "text/event-stream" ? encodeEventStream(run) : run;
+    return Promise.resolve(options.encoding === "text/event-stream" ? encodeEventStream(run) : run);
   }
 
   /**
@@ -433,7 +507,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         createdAt: undefined,
         parentConfig: undefined,
       };
-    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, true);
+    // As LangGraph.js: a thread's latest state shows the writes of its pending step's finished
+    // tasks; a checkpoint asked for by id shows the checkpoint as saved.
+    const latest = !config.configurable?.checkpoint_id;
+    const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, latest);
     await addSubgraphStates(this.spec, snapshot, saver, subgraphs);
     return snapshot as StateSnapshot<State>;
   }
@@ -476,59 +553,50 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   /**
    * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
    * what runs next). Without `asNode`, the node that wrote the last step is used (START on a new
-   * thread); after a parallel step that is ambiguous and refused. Returns the config of the new
-   * checkpoint.
+   * thread); after a parallel step that is ambiguous and refused. `"__input__"` saves `values` as
+   * the next input; `null` as `"__end__"` ends the pending step. Returns the new checkpoint's config.
+   *
+   * @example
+   * await graph.updateState(config, { approved: true }, "review");
    */
   async updateState(
     config: RunConfig,
     values: Update | Record<string, unknown> | null,
     asNode?: string,
   ): Promise<CheckpointConfig> {
-    const saver = this.requireSaver("updateState");
-    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
-    const graph = graphAt(this, config.configurable?.checkpoint_ns);
-    return graph.updateAt(config, values, asNode, graph.checkpointer ?? saver);
+    return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
   }
 
-  /** `updateState` on `saver`. */
-  async updateAt(
+  /**
+   * Several `updateState`s at once (LangGraph.js's `bulkUpdateState`): each superstep's updates
+   * are applied together as one step and saved as one checkpoint, each superstep on the one
+   * before. How a thread is rebuilt from a list of updates, e.g. a copy of another thread.
+   *
+   * @example
+   * await graph.bulkUpdateState({ configurable: { thread_id: "copy" } }, [
+   *   { updates: [{ values: { topic: "cats" }, asNode: "__input__" }] },
+   *   { updates: [{ values: { a: 1 }, asNode: "left" }, { values: { b: 2 }, asNode: "right" }] },
+   * ]);
+   */
+  async bulkUpdateState(
     config: RunConfig,
-    values: unknown,
-    asNode: string | undefined,
-    saver: BaseCheckpointSaver,
+    supersteps: SuperStepUpdate[],
   ): Promise<CheckpointConfig> {
-    if (this.usesMessages) await preloadLangChain();
-    const loop = this.createLoop(config, {}, saver);
-    const tuple = await saver.getTuple(config);
-    if (tuple) loop.restore(tuple);
-    const name = asNode ?? (await defaultWriter(saver, tuple));
-    const node =
-      name === START ? startNode(this.spec) : this.spec.nodes[this.spec.nodeIndex.get(name) ?? -1];
-    if (!node || name === END) {
-      throw new KeelError("NODE_NOT_FOUND", `updateState: "${name}" is not a node of this graph.`, {
-        details: { node: name },
-        hint: `Nodes: ${[...this.spec.nodeIndex.keys()].join(", ")}.`,
-      });
+    const saver = this.requireSaver("updateState");
+    checkSuperSteps(supersteps);
+    // A subgraph's config (its checkpoint_ns) updates that subgraph's own state.
+    const graph = graphAt(this, config.configurable?.checkpoint_ns);
+    if (graph.usesMessages) await preloadLangChain();
+    const target = graph.checkpointer ?? saver;
+    let current: RunConfig = config;
+    let saved: CheckpointConfig | undefined;
+    for (const { updates } of supersteps) {
+      const loop = graph.createLoop(current, {}, target);
+      const tuple = await target.getTuple(current);
+      saved = await applySuperStep(loop, tuple, updates, () => defaultWriter(target, tuple));
+      current = { ...current, configurable: { ...current.configurable, ...saved.configurable } };
     }
-    const task = new Task(node, "pull", 0, loop.stateView(), {
-      checkpointId: tuple?.checkpoint.id ?? "",
-      ns: "",
-      step: (tuple?.metadata.step ?? -1) + 1,
-    });
-    if (values !== null && values !== undefined) {
-      if (isCommand(values)) {
-        const pending = recordResult(loop, task, values);
-        if (pending) await pending;
-      } else {
-        writeUpdate(loop, task, name, values);
-        task.update = values;
-        for (const [channel, value] of node.edgeWrites) {
-          task.writeChannels.push(channel);
-          task.writeValues.push(value);
-        }
-      }
-    }
-    return loop.applyUpdate(task);
+    return saved!;
   }
 
   /** Runs this graph as a node of a parent graph (see `addNode(name, compiledGraph)`). */
@@ -580,13 +648,23 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const namespace = namespaceOf(config.configurable?.checkpoint_ns);
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
-    const loop = this.createLoop(config, hooks, saver, sink, startAt);
+    if (link?.messages) hooks.messages = link.messages;
+    const trace = hasCallbacks(config.callbacks)
+      ? await RunTrace.start(config, this.name, start)
+      : undefined;
+    const loop = this.createLoop(config, hooks, saver, sink, startAt, trace);
     // Its own subgraphs replay within the same window (checkpoint ids are ordered in time).
     loop.replay = replay;
-    await loop.load(start);
-    const outcome = await loop.run();
-    // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
-    if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
+    try {
+      await loop.load(start);
+      const outcome = await loop.run();
+      // A static pause (interruptBefore/After, no interrupt values) pauses the parent too.
+      if (outcome.interrupts) throw new GraphInterrupt(outcome.interrupts);
+    } catch (error) {
+      await trace?.fail(error);
+      throw error;
+    }
+    await trace?.end(loop.stateView());
     return loop.stateView();
   }
 
@@ -603,6 +681,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     saverOverride: BaseCheckpointSaver | undefined,
     sink?: SubgraphSink,
     startAt?: { tuple: CheckpointTuple | undefined },
+    trace?: RunTrace,
   ): GraphLoop {
     const saver = saverOverride ?? this.checkpointer ?? parentLinks.get(config)?.saver;
     // After the parent link was read: it is keyed by the config object.
@@ -631,6 +710,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const ns = config.configurable?.checkpoint_ns ?? "";
     const loop: GraphLoop = new GraphLoop({
       startAt,
+      trace,
       spec: this.spec,
       saver,
       config,
@@ -655,14 +735,13 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
         const replay = loop.replay;
-        parentLinks.set(
-          child,
-          sink
-            ? { saver, task, stream: sink, replay }
-            : replay
-              ? { saver, task, replay }
-              : { saver, task },
-        );
+        const link: ParentLink = sink
+          ? { saver, task, stream: sink, replay }
+          : replay
+            ? { saver, task, replay }
+            : { saver, task };
+        if (hooks.messages) link.messages = hooks.messages;
+        parentLinks.set(child, link);
         return child;
       },
     });
@@ -688,6 +767,8 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
     merged.metadata = { ...defaults.metadata, ...config.metadata };
   if (defaults.tags || config.tags)
     merged.tags = [...(defaults.tags ?? []), ...(config.tags ?? [])];
+  if (defaults.callbacks && config.callbacks)
+    merged.callbacks = mergeCallbacks(defaults.callbacks, config.callbacks);
   return merged;
 }
 
@@ -790,31 +871,4 @@ function ownNamespace(config: RunConfig, link: ParentLink | undefined): RunConfi
   };
   if (link) parentLinks.set(child, link);
   return child;
-}
-
-/**
- * The node `updateState` writes as when no `asNode` is given, as in LangGraph.js: START on a
- * thread with no checkpoint or at its input, otherwise the node that wrote the checkpoint's step.
- * When several nodes wrote it (a parallel step), which one is meant cannot be guessed.
- */
-async function defaultWriter(
-  saver: BaseCheckpointSaver,
-  tuple: CheckpointTuple | undefined,
-): Promise<string> {
-  if (!tuple) return START;
-  // A fork is a copy of its parent, whose step decides.
-  const decisive =
-    tuple.metadata.source === "fork" && tuple.parentConfig
-      ? ((await saver.getTuple(tuple.parentConfig)) ?? tuple)
-      : tuple;
-  // No writes: the checkpoint where the input was applied (START's step).
-  const names = Object.keys(decisive.metadata.writes ?? {});
-  if (names.length <= 1) return names[0] ?? START;
-  throw new InvalidUpdateError(
-    `Ambiguous update: several nodes (${names.join(", ")}) wrote the last step, so updateState cannot tell which node the update comes from.`,
-    {
-      details: { candidates: names },
-      hint: `Specify asNode: graph.updateState(config, values, "${names[0]}").`,
-    },
-  );
 }

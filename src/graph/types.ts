@@ -38,6 +38,11 @@ export interface RunConfig extends CheckpointConfig {
   configurable?: CheckpointConfigurable;
   /** Most super-steps a run may take before `GraphRecursionError` (default 25). */
   recursionLimit?: number;
+  /**
+   * Most tasks of one step running at once (LangGraph.js's `maxConcurrency`); the others start
+   * as running ones finish. Unset: all of a step's tasks start together.
+   */
+  maxConcurrency?: number;
   /** Cancels the run: the current step is abandoned and the call rejects with `ABORTED`. */
   signal?: AbortSignal;
   /** Most milliseconds the whole run may take (it is then cancelled as by `signal`). */
@@ -78,6 +83,10 @@ export interface RunConfig extends CheckpointConfig {
   store?: BaseStore;
   /** LangChain callbacks, passed to nodes and the Runnables they call (as LangGraph.js does). */
   callbacks?: Callbacks;
+  /** The name of the graph's LangChain callback run (default: the graph's name). */
+  runName?: string;
+  /** The id of the graph's LangChain callback run (default: a new one). */
+  runId?: string;
   /** Free-form tags and metadata, passed through to nodes. */
   tags?: string[];
   metadata?: Record<string, unknown>;

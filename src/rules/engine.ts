@@ -2,7 +2,7 @@ import { KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
 import { type Added, ConstructLog } from "./construct-log.js";
-import { ConstructTexts } from "./construct-texts.js";
+import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
@@ -1142,7 +1142,9 @@ export class RuleEngine {
         return VOID;
       case "watch":
       case "unwatch":
-        this.watches.set(args, name === "watch");
+        this.watches.set(args, name === "watch", (kind, n) =>
+          kind === "deftemplate" ? this.templates.has(n) : this.texts.has(kind as ConstructKind, n),
+        );
         this.agenda.trace = this.focusTrace;
         return VOID;
       case "list-focus-stack":

@@ -50,6 +50,13 @@ export function int(name: string, args: Value[], i: number): number {
   return Math.trunc(numberOf(v));
 }
 
+/** An INTEGER argument, a float refused (CLIPS's "i" restriction, e.g. evenp's). */
+export function strictInt(name: string, args: Value[], i: number): number {
+  const v = args[i] as Value;
+  if (!isInteger(v)) throw typeError(name, i + 1, "integer");
+  return numberOf(v);
+}
+
 export function lexeme(name: string, args: Value[], i: number): string {
   const v = args[i] as Value;
   if (isSymbol(v)) return v;

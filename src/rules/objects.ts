@@ -7,6 +7,7 @@
 import type { DefclassAst, HandlerAst } from "./ast.js";
 import { rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
 import {
   type Atom,
@@ -17,10 +18,12 @@ import {
   instanceName,
   isInstanceName,
   isInstanceRef,
+  isInteger,
   isMultifield,
   isString,
   isSymbol,
   NIL,
+  numberOf,
   TRUE,
   type Value,
   VOID,
@@ -727,9 +730,14 @@ export class ObjectSystem {
         while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
         return s;
       }
-      case "setgen":
-        if (typeof a0 === "number") this.gensymCounter = a0;
-        return a0;
+      case "setgen": {
+        // CLIPS's setgen: an integer (a float refused), at least 1.
+        if (!isInteger(a0)) throw typeError("setgen", 1, "integer");
+        const n = numberOf(a0);
+        if (n < 1) throw typeError("setgen", 1, "number (greater than or equal to 1)");
+        this.gensymCounter = n;
+        return n;
+      }
       default:
         return null;
     }

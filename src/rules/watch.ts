@@ -3,7 +3,7 @@
  * text. The engine calls these at the moments CLIPS prints them.
  */
 import { rulesRuntimeError } from "./errors.js";
-import { formatValue, type Value } from "./values.js";
+import { formatValue, isSymbol, type Value } from "./values.js";
 
 /** The items CLIPS 6.30 can watch (without COOL). */
 export const WATCH_ITEMS = [
@@ -25,28 +25,74 @@ export const WATCH_ITEMS = [
 
 export type WatchItem = (typeof WATCH_ITEMS)[number];
 
+function isWatchItem(name: string): name is WatchItem {
+  return (WATCH_ITEMS as readonly string[]).includes(name);
+}
+
+/** The items CLIPS can watch for single constructs, with the construct kind the names must be. */
+const CONSTRUCT_WATCH: Partial<Record<WatchItem, string>> = {
+  facts: "deftemplate",
+  rules: "defrule",
+  activations: "defrule",
+  globals: "defglobal",
+  deffunctions: "deffunction",
+  "generic-functions": "defgeneric",
+  methods: "defgeneric",
+  instances: "defclass",
+  slots: "defclass",
+  "message-handlers": "defclass",
+};
+
 export class Watches {
   private readonly on = new Set<string>();
 
-  /** `(watch item…)` (`on` true) or `(unwatch item…)`; `all` is every item. */
-  set(items: readonly Value[], on: boolean): void {
-    const names = items.map((v) => {
-      if (v === "all") return v;
-      if (typeof v !== "string" || !(WATCH_ITEMS as readonly string[]).includes(v)) {
-        const fn = on ? "watch" : "unwatch";
-        throw rulesRuntimeError(`${fn} does not know the item ${formatValue(v)}`, {
-          clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type watchable symbol`,
-          hint: `Watch one of: all, ${WATCH_ITEMS.join(", ")}.`,
+  /**
+   * `(watch item [name…])` (`on` true) or `(unwatch …)`, as CLIPS 6.30's WatchCommand: the first
+   * argument is the item (`all` is every item); names after it are only for the items that watch
+   * single constructs (`constructKind`), and each must name one (`exists`).
+   */
+  set(
+    items: readonly Value[],
+    on: boolean,
+    exists: (kind: string, name: string) => boolean = () => false,
+  ): void {
+    const fn = on ? "watch" : "unwatch";
+    const item = items[0];
+    if (!isSymbol(item ?? "")) {
+      throw rulesRuntimeError(`${fn} expects a watch item, not ${formatValue(item ?? "")}`, {
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
+      });
+    }
+    if (typeof item !== "string" || !(item === "all" || isWatchItem(item))) {
+      throw rulesRuntimeError(`${fn} does not know the item ${formatValue(item ?? "")}`, {
+        clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type watchable symbol`,
+        hint: `Watch one of: all, ${WATCH_ITEMS.join(", ")}.`,
+      });
+    }
+    if (items.length > 1) {
+      const kind = item === "all" ? undefined : CONSTRUCT_WATCH[item];
+      if (kind === undefined) {
+        throw rulesRuntimeError(`${fn} ${item} takes no construct names`, {
+          clips: `[ARGACCES4] Function ${fn} expected exactly 1 argument(s)`,
+          hint: `Write (${fn} ${item}).`,
         });
       }
-      return v;
-    });
-    for (const n of names) {
-      const list = n === "all" ? WATCH_ITEMS : [n];
-      for (const item of list) {
-        if (on) this.on.add(item);
-        else this.on.delete(item);
-      }
+      items.slice(1).forEach((n, i) => {
+        if (typeof n !== "string" || !exists(kind, n)) {
+          throw rulesRuntimeError(`${fn} ${item}: ${formatValue(n)} is not a ${kind}`, {
+            clips: `[ARGACCES5] Function ${fn} expected argument #${i + 2} to be of type ${kind}`,
+          });
+        }
+      });
+      // Watching single constructs is not built: every trace is of the whole item.
+      throw rulesRuntimeError(`${fn} of single ${kind}s is not supported`, {
+        hint: `Write (${fn} ${item}) to ${fn} every ${kind}.`,
+      });
+    }
+    const list = item === "all" ? WATCH_ITEMS : [item];
+    for (const it of list) {
+      if (on) this.on.add(it);
+      else this.on.delete(it);
     }
   }
 

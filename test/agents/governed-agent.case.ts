@@ -21,7 +21,8 @@ const object = (properties: Record<string, unknown>, required: string[]) => ({
   additionalProperties: false,
 });
 
-function registry(payments: string[]): ToolRegistry {
+/** The governed agent tests' tools: a payment (external, gated at A2 with risk high) and a read. */
+export function registry(payments: string[]): ToolRegistry {
   const tools = new ToolRegistry();
   tools.register(
     {
@@ -324,6 +325,46 @@ export function runGovernedAgentCase(options: GovernedAgentCaseOptions): void {
       const runs = await runtime.runs.list({ limit: 1 });
       expect(runs[0]).toMatchObject({ status: "failed" });
       expect(await ledgerRows(runtime.store, runs[0]?.id ?? "")).toEqual([]);
+    });
+
+    it("streams ChatOpenAI's SSE tokens through a governed run (the runtime's stream option)", async () => {
+      const server = await startOpenAIServer((request) =>
+        toolAnswers(request) === 0
+          ? {
+              content: "Reading your balance. ",
+              toolCalls: [{ id: "call_bal", name: "balance", arguments: "{}" }],
+            }
+          : { content: "You have 120 euros." },
+      );
+      try {
+        const { runtime, agent } = openAIAgent(server.baseURL, { streaming: true });
+        const chunks: Array<[BaseMessage, Record<string, unknown>]> = [];
+        const done = await runtime.start({
+          graph: agent,
+          input: { messages: [new HumanMessage("my balance")] },
+          autonomy: "A2",
+          risk: "high",
+          stream: {
+            streamMode: "messages",
+            onChunk: (chunk: [BaseMessage, Record<string, unknown>]) => void chunks.push(chunk),
+          },
+        });
+        expect(done.run.status).toBe("succeeded");
+        expect(server.requests.every((r) => r.body.stream === true)).toBe(true);
+        const fromAgent = chunks.filter(([, meta]) => meta.langgraph_node === "agent");
+        // Word by word, as the server sent them.
+        expect(fromAgent.map(([m]) => m.content).join("")).toBe(
+          "Reading your balance. You have 120 euros.",
+        );
+        expect(fromAgent.length).toBeGreaterThan(6);
+        const tools = chunks.filter(([, meta]) => meta.langgraph_node === "tools");
+        expect(tools.map(([m]) => [m.getType(), m.content])).toEqual([["tool", '{"balance":120}']]);
+        expect(await ledgerRows(runtime.store, done.run.id)).toEqual([
+          ["accounts.balance", "succeeded", "call_bal"],
+        ]);
+      } finally {
+        await server.close();
+      }
     });
 
     it("drives ChatOpenAI over loopback HTTP: governed tools bound, a gated call denied by Command", async () => {

@@ -202,6 +202,62 @@ describe("incremental scans equal full scans", () => {
     expect(comparable(stored)).toEqual(comparable((await runScan({ root, registry })).result));
   });
 
+  it("a frontmatter detector drawing links from other nodes stays incremental and equal to a full scan, declared or not", async () => {
+    // `replacedBy: <path>` draws `<path> supersedes this node`: a link from another source.
+    const detector = (foreignSourceKeys?: string[]) => ({
+      kind: "detector" as const,
+      id: "replaced-by",
+      version: "1.0.0",
+      description: "replacedBy: the newer node supersedes this one",
+      scope: "frontmatter" as const,
+      emitsLinkKinds: ["supersedes" as const],
+      defaultConfidence: "high" as const,
+      ...(foreignSourceKeys ? { foreignSourceKeys } : {}),
+      detect: ({
+        node,
+        frontmatter,
+      }: {
+        node: { path: string };
+        frontmatter: Record<string, unknown>;
+      }) =>
+        typeof frontmatter.replacedBy === "string"
+          ? [
+              {
+                source: frontmatter.replacedBy,
+                target: node.path,
+                kind: "supersedes" as const,
+                confidence: "high" as const,
+                sources: ["replaced-by"],
+              },
+            ]
+          : [],
+    });
+    // A wrong declaration (`[]`) fails this test: the drawn links would be lost.
+    for (const declared of [["replacedBy"], undefined]) {
+      const registry = builtInRegistry().register(detector(declared));
+      for (const path of listFiles(root)) unlinkSync(join(root, path));
+      write("notes/old.md", "---\nname: old\nreplacedBy: notes/new.md\n---\nsee /new\n");
+      write("notes/new.md", "---\nname: new\n---\nthe new one\n");
+      write("notes/other.md", "---\nname: other\n---\nunrelated\n");
+      await scanScope(store, { root, registry, mode: { kind: "full" } });
+      // The drawn link's source changes; then the drawing node moves it elsewhere.
+      for (const [path, text] of [
+        ["notes/new.md", "---\nname: new\n---\nthe new one, edited /old\n"],
+        ["notes/old.md", "---\nname: old\nreplacedBy: notes/other.md\n---\nsee /other\n"],
+        ["notes/other.md", "---\nname: other\n---\nnow the replacement\n"],
+      ] as const) {
+        write(path, text);
+        const changed = await scanScope(store, { root, registry, mode: { kind: "changed" } });
+        expect(changed.incremental, `declared ${declared}`).toBe(true);
+        const stored = await changed.result();
+        expect(comparable(stored), `${declared} ${path}`).toEqual(
+          comparable((await runScan({ root, registry })).result),
+        );
+        expect(stored.links.some((l) => l.sources.includes("replaced-by"))).toBe(true);
+      }
+    }
+  });
+
   it("-n <path> re-reads one node and keeps the others", async () => {
     const registry = builtInRegistry();
     for (const path of listFiles(root)) unlinkSync(join(root, path));

@@ -492,10 +492,17 @@ export function runDurableSuite(options: {
         for await (const tuple of saver.list(threadConfig("clock-behind")))
           history.push(tuple.config.configurable?.checkpoint_id as string);
         const parent = history[2];
-        if (parent === undefined) throw new Error("no history");
+        const child = history[1];
+        if (parent === undefined || child === undefined) throw new Error("no history");
         // Another process forks from a past checkpoint with a clock behind: its id sorts after its
-        // parent but before the thread's latest.
-        const forkId = `${parent.slice(0, 24)}ffffffffffff`;
+        // parent but before the parent's child (so before the latest). Ids made in one millisecond
+        // may share all but their last group: then the fork takes the parent's id plus one.
+        const highest = `${parent.slice(0, 24)}ffffffffffff`;
+        const forkId =
+          highest < child
+            ? highest
+            : `${parent.slice(0, 24)}${(BigInt(`0x${parent.slice(24)}`) + 1n).toString(16).padStart(12, "0")}`;
+        expect(forkId < child).toBe(true);
         expect(forkId > parent && forkId < String(latest.configurable?.checkpoint_id)).toBe(true);
         const other = saverOn(test.store);
         await other.getTuple(threadConfig("clock-behind", parent));

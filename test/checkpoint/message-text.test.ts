@@ -109,3 +109,40 @@ describe("a message's serialised text", () => {
     expect(after).toBe(`[${referenceText(message)}]`);
   });
 });
+
+describe("messages inside a record (a node's update in a checkpoint's metadata)", () => {
+  it("are written as in a list, without toJSON, the record's other values as before", () => {
+    jsonSerde.dumps([new ToolMessage({ content: "teach", tool_call_id: "c0" })]);
+    const message = new ToolMessage({ id: "t2", content: "6", tool_call_id: "c2", name: "add" });
+    const toJSON = vi.spyOn(message, "toJSON");
+    const update = {
+      messages: [message],
+      when: new Date(0),
+      gone: undefined,
+      nested: { deep: { list: [message, 1n] } },
+    };
+    const text = jsonSerde.dumps(update);
+    expect(toJSON).not.toHaveBeenCalled();
+    // A record with a "$keel" key of its own is wrapped (through toJSON, as before).
+    const own = jsonSerde.dumps({ own: { $keel: "not a tag", message } });
+    const m = JSON.parse(referenceText(message)) as unknown;
+    expect(JSON.parse(text)).toEqual({
+      messages: [m],
+      when: { $keel: "date", v: "1970-01-01T00:00:00.000Z" },
+      gone: { $keel: "undefined" },
+      nested: { deep: { list: [m, { $keel: "bigint", v: "1" }] } },
+    });
+    expect(JSON.parse(own)).toEqual({
+      own: { $keel: "object", v: { $keel: "not a tag", message: m } },
+    });
+    // A literal with a toJSON of its own is written as its toJSON says, as JSON.stringify does.
+    const literal = { toJSON: () => ({ as: "json" }) };
+    expect(JSON.parse(jsonSerde.dumps({ messages: [message], literal }))).toEqual({
+      messages: [m],
+      literal: { as: "json" },
+    });
+    const back = jsonSerde.loads(text) as typeof update;
+    expect(back.messages[0]).toBeInstanceOf(ToolMessage);
+    expect(back.when).toEqual(new Date(0));
+  });
+});

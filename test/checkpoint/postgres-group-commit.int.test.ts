@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireLease, PostgresSaver } from "../../src/checkpoint/index.js";
 import { Annotation, END, START, StateGraph } from "../../src/index.js";
 import { postgresAvailable } from "../support/postgres.js";
+import { checkpointOf, metadataOf, threadConfig } from "./saver.case.js";
 import { postgresTestStore, type TestStore } from "./support/databases.js";
 
 const available = await postgresAvailable();
@@ -98,4 +99,70 @@ describe("Postgres saver: group commit", () => {
     ]);
     expect(outcomes[1]).toMatchObject({ reason: { code: "THREAD_LEASED" } });
   });
+
+  it_(
+    "a lease refusal reaches only its thread, whichever of the commit's waiters runs first",
+    async () => {
+      const native = test.store.native;
+      if (native.dialect !== "postgres") throw new Error("expected Postgres");
+      // Holds the next commit until released, so the steps queued meanwhile share the one after.
+      let hold: Promise<void> | undefined;
+      let release = () => {};
+      const saver = new PostgresSaver({
+        pool: {
+          query: (async (...args: unknown[]) => {
+            const first = args[0] as string | { text: string };
+            const text = typeof first === "string" ? first : first.text;
+            if (hold !== undefined && /^\s*WITH thr AS/.test(text)) {
+              const gate = hold;
+              hold = undefined;
+              await gate;
+            }
+            return (native.pool.query as (...a: unknown[]) => unknown)(...args);
+          }) as typeof native.pool.query,
+        },
+      });
+      const other = PostgresSaver.fromStore(test.store, { ownerId: "other-host:2:def" });
+      const sync = (config: ReturnType<typeof threadConfig>) => ({
+        ...config,
+        durability: "sync" as const,
+      });
+      const step = (n: number) => checkpointOf({ count: n }, { count: n });
+      const latest: Record<string, ReturnType<typeof threadConfig>> = {};
+      for (const thread of ["blocker", "first-waiter", "leased-waiter"])
+        latest[thread] = await saver.put(sync(threadConfig(thread)), step(1), metadataOf(0), {
+          count: 1,
+        });
+      await acquireLease(other.sql, "leased-waiter", other.ownerId, {
+        now: Date.now(),
+        ttlMs: 60_000,
+      });
+      hold = new Promise((resolve) => {
+        release = resolve;
+      });
+      const blocker = saver.put(sync(latest.blocker!), step(2), metadataOf(1), { count: 2 });
+      await new Promise((resolve) => setImmediate(resolve));
+      // Writes nobody waits for, then two sync steps: the free thread's waiter is first in line.
+      await saver.putWrites(latest["first-waiter"]!, [["count", 9]], "task-1");
+      const free = saver.put(sync(latest["first-waiter"]!), step(2), metadataOf(1), { count: 2 });
+      const leased = saver.put(sync(latest["leased-waiter"]!), step(2), metadataOf(1), {
+        count: 2,
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      const outcomes = await Promise.allSettled([blocker, free, leased]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        "fulfilled",
+        "fulfilled",
+        "rejected",
+      ]);
+      expect(outcomes[2]).toMatchObject({ reason: { code: "THREAD_LEASED" } });
+      // Raised once, to its own thread: the free thread's next step is not refused.
+      const next = outcomes[1]?.status === "fulfilled" ? outcomes[1].value : undefined;
+      if (next === undefined) throw new Error("expected the free thread's step to be saved");
+      await expect(
+        saver.put(sync(next), step(3), metadataOf(2), { count: 3 }),
+      ).resolves.toMatchObject({ configurable: { thread_id: "first-waiter" } });
+    },
+  );
 });

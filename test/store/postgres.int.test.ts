@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type KvStore, openStore, PluginManifest, pluginStorage } from "../../src/store/index.js";
-import { postgresAvailable, TEST_DATABASE_URL } from "../support/postgres.js";
+import { postgresAvailable, relaxCommits, TEST_DATABASE_URL } from "../support/postgres.js";
 import { runConcurrentStart } from "./concurrent-start.case.js";
 import { runDoctorCases } from "./doctor.case.js";
 import { postgresHarness } from "./harness.js";
@@ -35,6 +35,7 @@ describe("store on a Postgres database with a locale collation", () => {
     await admin.query(
       `CREATE DATABASE "${name}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C.UTF-8'`,
     );
+    await relaxCommits(admin, name);
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${name}`;
     try {

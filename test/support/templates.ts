@@ -24,7 +24,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { openStore } from "../../src/store/index.js";
-import { createTestDatabase, TEST_DATABASE_URL } from "./postgres.js";
+import { createTestDatabase, relaxCommits, TEST_DATABASE_URL } from "./postgres.js";
 
 const storeDir = fileURLToPath(new URL("../../src/store/", import.meta.url));
 
@@ -95,6 +95,7 @@ export function postgresTemplateName(): Promise<string> {
         const building = `${name}_building`;
         await admin.query(`drop database if exists "${building}" with (force)`);
         await admin.query(`create database "${building}"`);
+        await relaxCommits(admin, building);
         const url = new URL(TEST_DATABASE_URL);
         url.pathname = `/${building}`;
         const store = await openStore({ db: url.toString(), poolSize: 1 });

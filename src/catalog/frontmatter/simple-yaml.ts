@@ -24,6 +24,10 @@ const NOT_A_STRING = [
   /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
   /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
 ];
+// The same as one expression: one test per key and value instead of eight.
+const NOT_A_STRING_ANY = new RegExp(
+  NOT_A_STRING.map((pattern) => `(?:${pattern.source})`).join("|"),
+);
 // Anything that is not plain single-line text without tabs or control characters.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const UNSAFE_TEXT = /[\t\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff\ufffe\uffff]/;
@@ -46,7 +50,7 @@ function plain(text: string): string {
   ) {
     throw new Unsupported();
   }
-  for (const pattern of NOT_A_STRING) if (pattern.test(value)) throw new Unsupported();
+  if (NOT_A_STRING_ANY.test(value)) throw new Unsupported();
   return value;
 }
 
@@ -84,7 +88,7 @@ export function parseSimpleYaml(raw: string): Record<string, Value> | undefined 
       const match = KEY_LINE.exec(line.text);
       const key = match?.[1];
       if (match === null || key === undefined || key === "__proto__") throw new Unsupported();
-      for (const pattern of NOT_A_STRING) if (pattern.test(key)) throw new Unsupported();
+      if (NOT_A_STRING_ANY.test(key)) throw new Unsupported();
       if (Object.hasOwn(result, key)) throw new Unsupported();
       at += 1;
       const inline = match[2];

@@ -38,6 +38,12 @@ export function extensionShapeProblem(value: unknown): string | null {
         !kinds.every((k) => (LINK_KINDS as readonly unknown[]).includes(k))
       )
         return `${name} needs emitsLinkKinds, a list of ${LINK_KINDS.join(", ")}`;
+      const foreign = e.foreignSourceKeys;
+      if (
+        foreign !== undefined &&
+        !(Array.isArray(foreign) && foreign.every((k) => typeof k === "string" && k !== ""))
+      )
+        return `${name} has foreignSourceKeys that is not a list of frontmatter keys`;
       return null;
     }
     case "rule":

@@ -1,11 +1,10 @@
-import { compareCodePoints } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import type { Detector, FrontmatterDiagnostic, GraphChange } from "../extensions.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanStats } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
 import { countLinksAt, loadLinksWhere } from "../store/link-lookup.js";
-import { loadNodes, type ScanHead } from "../store/load.js";
+import { loadNodes, loadNodesAt, loadNodesMentioning, type ScanHead } from "../store/load.js";
 import { writeScanPlan } from "../store/persist.js";
 import {
   diffLinks,
@@ -18,7 +17,7 @@ import {
 import { spliceIssues } from "./changed-rules.js";
 import { graphView } from "./graph-view.js";
 import { mergeLinks } from "./links.js";
-import type { Listing } from "./listing.js";
+import type { ClaimedFile, Listing } from "./listing.js";
 import { compareLinks } from "./order.js";
 import type { PhaseClock } from "./phases.js";
 import { collect, detectNode, diagnoseFrontmatter, readNode, unreadable } from "./read-node.js";
@@ -47,12 +46,12 @@ export interface ChangedScan {
 }
 
 /**
- * `keel scan --changed` in proportion to what changed: the stored scan's nodes are loaded (not
- * its links), changed files are read and detected, the links of the sources they touch are
- * replaced, and each rule re-evaluates only the keys the change touches (IncrementalRule),
- * reading other links through the stored scan's indexes. Writes the delta in one transaction.
- * Null when it cannot: a rule without an incremental form, or another scan stored meanwhile
- * (the caller then scans the whole graph).
+ * `keel scan --changed` in proportion to what changed: of the stored scan it reads the nodes of
+ * moved files (not every node, nor the links), reads and detects the changed files, replaces the
+ * links of the sources they touch, and lets each rule re-evaluate only the keys the change
+ * touches (IncrementalRule), reading other nodes and links through the stored scan's indexes.
+ * Writes the delta in one transaction. Null when it cannot: a rule without an incremental form,
+ * or another scan stored meanwhile (the caller then scans the whole graph).
  */
 export async function changedScan(
   store: Store,
@@ -67,29 +66,20 @@ export async function changedScan(
     detectors.filter((d) => d.scope !== "frontmatter").map((d) => d.id),
   );
   const scannedAt = input.facts.scannedAt;
-
-  const priorList = await clock.measureAsync("load", () => loadNodes(store));
-  const prior = new Map(priorList.map((node) => [node.path, node]));
   const priorUnreadable = new Map<string, CatalogIssue>();
   for (const issue of head.issues) {
     const path = issue.nodeIds[0];
     if (issue.ruleId === "unreadable-file" && path !== undefined) priorUnreadable.set(path, issue);
   }
 
-  // Files: kept by stamp, re-read, kept by hash, or changed.
-  const current = new Map<string, CatalogNode>();
-  const fresh = new Map<string, CatalogLink[]>();
-  const changed = new Set<string>();
-  const frontmatter = new Map<string, FrontmatterDiagnostic>();
-  const stamps = new Map(head.stamps);
+  // Files kept by stamp are not looked at again (a stamp is stored for each node and each file
+  // that was not text); the others are read, and so are the stored nodes of the files read or gone.
   const listed = new Set<string>();
   const kernelIssues: CatalogIssue[] = [];
+  const toRead: ClaimedFile[] = [];
   let skipped = listing.skipped;
-  const pool = input.tokenize ? await tokenPool(0) : null;
-  const counted: Promise<void>[] = [];
   for (const file of listing.files) {
     listed.add(file.path);
-    const before = prior.get(file.path);
     const stamp = probed.get(file.path) ?? null;
     const priorStamp = head.stamps.get(file.path);
     if (
@@ -98,23 +88,42 @@ export async function changedScan(
       stamp.modifiedAt === priorStamp.modifiedAt &&
       stamp.size === priorStamp.size
     ) {
-      if (before && before.kind === file.kind && before.adapter === file.adapter) {
-        current.set(file.path, before);
-        continue;
-      }
-      const kept = before ? undefined : priorUnreadable.get(file.path);
-      if (kept) {
-        skipped += 1;
-        kernelIssues.push(kept);
-        continue;
-      }
+      const kept = priorUnreadable.get(file.path);
+      if (!kept) continue;
+      skipped += 1;
+      kernelIssues.push(kept);
+      continue;
     }
+    toRead.push(file);
+  }
+  const gone = [...head.stamps.keys()].filter((path) => !listed.has(path));
+  const prior = new Map<string, CatalogNode>();
+  for (const node of await clock.measureAsync("load", () =>
+    loadNodesAt(store, [...toRead.map((file) => file.path), ...gone]),
+  ))
+    prior.set(node.path, node);
+
+  // The nodes as they are now, where they differ from the stored ones (undefined: removed).
+  const current = new Map<string, CatalogNode | undefined>();
+  const fresh = new Map<string, CatalogLink[]>();
+  const changed = new Set<string>();
+  const frontmatter = new Map<string, FrontmatterDiagnostic>();
+  const stamps = new Map(head.stamps);
+  let added = 0;
+  const pool = input.tokenize ? await tokenPool(0) : null;
+  const counted: Promise<void>[] = [];
+  for (const file of toRead) {
+    const before = prior.get(file.path);
     const read = clock.measure("parse", () => readNode(file, input.maxFileBytes, scannedAt));
     if (!read.ok) {
       skipped += 1;
       kernelIssues.push(read.issue);
       if (read.stamp) stamps.set(file.path, read.stamp);
       else stamps.delete(file.path);
+      if (before) {
+        changed.add(file.path);
+        current.set(file.path, undefined);
+      }
       continue;
     }
     const { node, split } = read;
@@ -126,9 +135,9 @@ export async function changedScan(
       before.kind === node.kind &&
       before.adapter === node.adapter
     ) {
-      current.set(file.path, before);
       continue;
     }
+    if (!before) added += 1;
     changed.add(file.path);
     clock.measure("parse", () => {
       const found = diagnoseFrontmatter(node, split, read.text);
@@ -148,8 +157,13 @@ export async function changedScan(
     current.set(file.path, node);
     fresh.set(file.path, own);
   }
-  for (const path of prior.keys()) if (!current.has(path)) changed.add(path);
-  for (const path of head.stamps.keys()) if (!listed.has(path)) stamps.delete(path);
+  for (const path of gone) {
+    stamps.delete(path);
+    if (prior.has(path)) {
+      changed.add(path);
+      current.set(path, undefined);
+    }
+  }
   for (const problem of listing.problems)
     kernelIssues.push(unreadable(problem.path, problem.reason, problem.message));
   if (pool) {
@@ -159,19 +173,26 @@ export async function changedScan(
     });
   }
 
-  // Links a node's frontmatter draws from another source (`supersededBy`): every node's, now;
-  // a changed node's, before. Sources whose links are recomputed: the changed nodes and every
-  // source a changed node draws a link from, before or now.
+  // Links a node's frontmatter draws from another source (`supersededBy`): every node's now (of
+  // the stored ones, only those whose frontmatter holds a key their detectors draw such links
+  // from, when every frontmatter detector declares its keys), and a changed node's before.
+  // Sources whose links are recomputed: the changed nodes and every source a changed node draws
+  // a link from, before or now.
   const linksOf = (node: CatalogNode): CatalogLink[] => {
     const links: CatalogLink[] = [];
     for (const detector of frontmatterDetectors) runFrontmatter(detector, node, links, diagnostic);
     return links;
   };
+  const foreignKeys = frontmatterDetectors.every((d) => d.foreignSourceKeys !== undefined)
+    ? [...new Set(frontmatterDetectors.flatMap((d) => d.foreignSourceKeys ?? []))]
+    : null;
+  const drawers = await clock.measureAsync("load", () =>
+    foreignKeys ? loadNodesMentioning(store, foreignKeys) : loadNodes(store),
+  );
   const drawn = new Map<string, CatalogLink[]>();
   const recompute = new Set(changed);
   clock.measure("detect", () => {
-    for (const node of current.values()) {
-      const links = fresh.get(node.path) ?? linksOf(node);
+    const draw = (node: CatalogNode, links: readonly CatalogLink[]) => {
       for (const link of links) {
         if (link.source === node.path) continue;
         const list = drawn.get(link.source);
@@ -179,7 +200,9 @@ export async function changedScan(
         else drawn.set(link.source, [link]);
         if (changed.has(node.path)) recompute.add(link.source);
       }
-    }
+    };
+    for (const node of drawers) if (!current.has(node.path)) draw(node, linksOf(node));
+    for (const [path, node] of current) if (node) draw(node, fresh.get(path) ?? []);
     for (const path of changed) {
       const before = prior.get(path);
       if (!before) continue;
@@ -187,9 +210,17 @@ export async function changedScan(
     }
   });
 
-  const stored = await clock.measureAsync("load", () =>
-    loadLinksWhere(store, "source_path", recompute),
+  const [stored, kept] = await clock.measureAsync("load", () =>
+    Promise.all([
+      loadLinksWhere(store, "source_path", recompute),
+      loadNodesAt(
+        store,
+        [...recompute].filter((path) => !current.has(path) && !prior.has(path)),
+      ),
+    ]),
   );
+  // The stored nodes of sources recomputed (and below, of nodes counted again).
+  for (const node of kept) prior.set(node.path, node);
   stored.sort((a, b) => compareLinks(a.link, b.link) || a.id - b.id);
   const storedBySource = new Map<string, CatalogLink[]>();
   for (const { link } of stored) {
@@ -197,12 +228,14 @@ export async function changedScan(
     if (list) list.push(link);
     else storedBySource.set(link.source, [link]);
   }
+  const nodeNow = (path: string): CatalogNode | undefined =>
+    current.has(path) ? current.get(path) : prior.get(path);
   const recomputed = new Map<string, CatalogLink[]>();
   const newLinks: CatalogLink[] = [];
   clock.measure("detect", () => {
     for (const source of recompute) {
       const links: CatalogLink[] = [];
-      const node = current.get(source);
+      const node = nodeNow(source);
       const own = fresh.get(source);
       if (own) {
         for (const link of own) if (link.source === source) links.push(link);
@@ -233,8 +266,6 @@ export async function changedScan(
   const removedLinks = stored.filter((s) => deleted.has(s.id)).map((s) => s.link);
 
   // Link counts: the stored counts, moved by the links gone and added.
-  const added = [...current.keys()].filter((path) => !prior.has(path));
-  const base = await clock.measureAsync("load", () => countLinksAt(store, added));
   const outCount = new Map<string, number>();
   const inCount = new Map<string, number>();
   const move = (links: readonly CatalogLink[], by: number) => {
@@ -246,8 +277,19 @@ export async function changedScan(
   move(removedLinks, -1);
   move(insertLinks, 1);
   const recount = new Set([...changed, ...outCount.keys(), ...inCount.keys()]);
+  const newPaths = [...changed].filter((path) => current.get(path) && !prior.has(path));
+  const [base, recounted] = await clock.measureAsync("load", () =>
+    Promise.all([
+      countLinksAt(store, newPaths),
+      loadNodesAt(
+        store,
+        [...recount].filter((path) => !current.has(path) && !prior.has(path)),
+      ),
+    ]),
+  );
+  for (const node of recounted) prior.set(node.path, node);
   for (const path of recount) {
-    const node = current.get(path);
+    const node = nodeNow(path);
     if (!node) continue;
     const before = prior.get(path);
     const linksOutCount =
@@ -260,14 +302,14 @@ export async function changedScan(
   }
 
   // Rules, over the changed keys only.
-  const nodes = [...current.values()].sort((a, b) => compareCodePoints(a.path, b.path));
   const change: GraphChange = {
     nodes: changed,
     before: (path) => (changed.has(path) ? prior.get(path) : undefined),
+    after: (path) => (changed.has(path) ? current.get(path) : undefined),
     removedLinks,
     addedLinks: insertLinks,
   };
-  const view = graphView(store, nodes, current, recomputed, input.strict, frontmatter);
+  const view = graphView(store, current, recomputed, input.strict, frontmatter);
   const issues = await clock.measureAsync("rules", () =>
     spliceIssues(rules, head.issues, change, view, diagnostic),
   );
@@ -275,8 +317,7 @@ export async function changedScan(
 
   const deleteNodes: string[] = [];
   const insertNodes: CatalogNode[] = [];
-  for (const path of recount) {
-    const node = current.get(path);
+  for (const [path, node] of current) {
     const before = prior.get(path);
     if (node && before && sameNode(before, node)) continue;
     if (before) deleteNodes.push(path);
@@ -291,10 +332,12 @@ export async function changedScan(
     ...issuePlan(head.issues, head.issueIds, issues),
     ...stampPlan(head.stamps, stamps),
   };
+  const removed = [...current.values()].filter((node) => node === undefined).length;
+  const nodesCount = head.stats.nodesCount + added - removed;
   const stats: ScanStats = {
     filesWalked: listing.walked,
     filesSkipped: skipped,
-    nodesCount: nodes.length,
+    nodesCount,
     linksCount: head.stats.linksCount - deleteLinkIds.length + insertLinks.length,
     issuesCount: issues.length,
     durationMs: Math.max(0, Math.round(input.now() - scannedAt)),
@@ -305,7 +348,7 @@ export async function changedScan(
   );
   clock.timings.write += performance.now() - start;
   if (!written) return null;
-  return { stats, issues, reused: nodes.length - fresh.size };
+  return { stats, issues, reused: nodesCount - fresh.size };
 }
 
 function runFrontmatter(

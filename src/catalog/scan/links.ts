@@ -1,4 +1,5 @@
 import type { CatalogLink, CatalogNode, Confidence } from "../model.js";
+import { compareLinks } from "./order.js";
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 // A target with a URL scheme (`https:`, `mailto:`) is outside the graph. Two letters at least, so
@@ -37,6 +38,34 @@ export function mergeLinks(links: readonly CatalogLink[]): CatalogLink[] {
     if (RANK[link.confidence] > RANK[existing.confidence]) existing.confidence = link.confidence;
   }
   return [...merged.values()];
+}
+
+const byUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The graph's links: `mergeLinks(links).sort(compareLinks)`, computed per source. Links that
+ * merge share their source, and the order compares sources first, so each source's few links
+ * are merged and sorted on their own and the sources put in order: no key string per link and
+ * no sort of the whole list (a cold scan has ~100,000 links).
+ */
+export function graphLinks(links: readonly CatalogLink[]): CatalogLink[] {
+  const bySource = new Map<string, CatalogLink[]>();
+  for (const link of links) {
+    const list = bySource.get(link.source);
+    if (list) list.push(link);
+    else bySource.set(link.source, [link]);
+  }
+  const sources = [...bySource.keys()].sort(byUnits);
+  const graph: CatalogLink[] = [];
+  for (const source of sources) {
+    const list = bySource.get(source) as CatalogLink[];
+    if (list.length === 1) {
+      graph.push(list[0] as CatalogLink);
+      continue;
+    }
+    for (const link of mergeLinks(list).sort(compareLinks)) graph.push(link);
+  }
+  return graph;
 }
 
 /** Sets each node's in/out link counts from the graph's links (targets resolved verbatim). */

@@ -1,13 +1,30 @@
-import { type FileStamp, stampOf } from "../fs/read-file.js";
+import { stat } from "node:fs";
+import type { FileStamp } from "../fs/read-file.js";
 import type { ScanHead } from "../store/load.js";
 import type { Listing } from "./listing.js";
 import { unreadable } from "./read-node.js";
 
-/** Stats every claimed file of a listing (null: gone since the walk). */
-export function stampListing(listing: Listing): Map<string, FileStamp | null> {
+/**
+ * Stats every claimed file of a listing (null: gone since the walk). The calls run on libuv's
+ * thread pool, all at once: the kernel's work spreads over the cores while this thread does
+ * other work (`--changed` reads the stored scan's head meanwhile).
+ */
+export function stampListing(listing: Listing): Promise<Map<string, FileStamp | null>> {
   const stamps = new Map<string, FileStamp | null>();
-  for (const file of listing.files) stamps.set(file.path, stampOf(file.absolutePath));
-  return stamps;
+  return new Promise((resolve) => {
+    let left = listing.files.length;
+    if (left === 0) resolve(stamps);
+    for (const file of listing.files) {
+      stat(file.absolutePath, (error, found) => {
+        stamps.set(
+          file.path,
+          error ? null : { modifiedAt: Math.trunc(found.mtimeMs), size: found.size },
+        );
+        left -= 1;
+        if (left === 0) resolve(stamps);
+      });
+    }
+  });
 }
 
 /**

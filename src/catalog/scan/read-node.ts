@@ -84,7 +84,8 @@ export function collect(
       if (link.source === node.path) external.set(node.path, (external.get(node.path) ?? 0) + 1);
       continue;
     }
-    links.push({ ...link, confidence: link.confidence ?? detector.defaultConfidence });
+    // Copied only when the detector left the confidence out (links are never changed in place).
+    links.push(link.confidence ? link : { ...link, confidence: detector.defaultConfidence });
   }
 }
 

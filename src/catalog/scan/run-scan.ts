@@ -12,9 +12,8 @@ import {
   type ScanResult,
 } from "../model.js";
 import type { ExtensionRegistry } from "../registry.js";
-import { countLinks, mergeLinks } from "./links.js";
+import { countLinks, graphLinks } from "./links.js";
 import { type Listing, listForNode, listScope, nodeNotFound, walkStarts } from "./listing.js";
-import { compareLinks } from "./order.js";
 import { PhaseClock, type ScanTimings } from "./phases.js";
 import type { PriorScan } from "./prior.js";
 import { collect, detectNode, diagnoseFrontmatter, readNode, unreadable } from "./read-node.js";
@@ -301,12 +300,12 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     });
   }
   nodes.sort((a, b) => compareCodePoints(a.path, b.path));
-  const graphLinks = mergeLinks(links).sort(compareLinks);
-  countLinks(nodes, graphLinks);
+  const graph = graphLinks(links);
+  countLinks(nodes, graph);
   for (const node of nodes) node.externalRefsCount = external.get(node.path) ?? 0;
 
   const issues = clock.measure("rules", () =>
-    runRules(registry.rules(), { nodes, links: graphLinks, strict, frontmatter }, diagnostic),
+    runRules(registry.rules(), { nodes, links: graph, strict, frontmatter }, diagnostic),
   );
   issues.push(...kernelIssues);
 
@@ -318,13 +317,13 @@ export async function runScan(options: ScanOptions): Promise<ScanOutcome> {
     roots: walkStarts(options.roots).map((start) => (start === "" ? "." : start)),
     adapters: adapters.map((a) => a.id),
     nodes,
-    links: graphLinks,
+    links: graph,
     issues,
     stats: {
       filesWalked: listing.walked,
       filesSkipped: skipped,
       nodesCount: nodes.length,
-      linksCount: graphLinks.length,
+      linksCount: graph.length,
       issuesCount: issues.length,
       durationMs: Math.max(0, Math.round(now() - scannedAt)),
     },

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Selectable } from "kysely";
-import type { ScanLinksTable, Store } from "../../store/index.js";
+import type { ScanIssuesTable, ScanLinksTable, Store } from "../../store/index.js";
 import type { FileStamp } from "../fs/read-file.js";
 import type { CatalogIssue, CatalogLink, CatalogNode, ScanResult, ScanStats } from "../model.js";
 import { compareLinks } from "../scan/order.js";
@@ -37,7 +37,11 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
           .selectFrom("scan_files")
           .select(["path", "modified_at", "file_bytes"])
           .execute(),
-    store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
+    store.native.dialect === "sqlite"
+      ? (store.native.database
+          .prepare("SELECT * FROM scan_issues ORDER BY id")
+          .all() as Selectable<ScanIssuesTable>[])
+      : store.kysely.selectFrom("scan_issues").selectAll().orderBy("id").execute(),
     store.kysely
       .selectFrom("scan_nodes")
       .select((eb) => eb.fn.countAll<number | string>().as("count"))
@@ -82,7 +86,7 @@ export async function loadScanHead(store: Store): Promise<ScanHead | null> {
 export async function loadNodes(store: Store): Promise<CatalogNode[]> {
   if (store.native.dialect === "sqlite") return sqliteNodes(store.native.database);
   const rows = await store.kysely.selectFrom("scan_nodes").selectAll().orderBy("path").execute();
-  return rows.map(rowNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return rows.map(rowNode).sort(byPath);
 }
 
 const NODE_COLUMNS = [
@@ -108,13 +112,18 @@ const NODE_COLUMNS = [
   "external_refs_count",
 ] as const;
 
-// 10,000 node rows are read before every `--changed` scan that re-reads something: as arrays
-// (better-sqlite3's row objects cost several times more), in the spec's path order.
-function sqliteNodes(db: BetterSqlite3.Database): CatalogNode[] {
+const byPath = (a: CatalogNode, b: CatalogNode) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+// Node rows as arrays (better-sqlite3's row objects cost several times more), in path order.
+function sqliteNodes(
+  db: BetterSqlite3.Database,
+  where = "",
+  params: readonly string[] = [],
+): CatalogNode[] {
   const rows = db
-    .prepare(`SELECT ${NODE_COLUMNS.join(", ")} FROM scan_nodes`)
+    .prepare(`SELECT ${NODE_COLUMNS.join(", ")} FROM scan_nodes ${where}`)
     .raw(true)
-    .all() as unknown[][];
+    .all(...params) as unknown[][];
   const nodes = rows.map((r) => {
     const node: CatalogNode = {
       path: r[0] as string,
@@ -137,7 +146,71 @@ function sqliteNodes(db: BetterSqlite3.Database): CatalogNode[] {
       node.tokens = { frontmatter: r[14] as number, body: r[15] as number, total: r[16] as number };
     return node;
   });
-  return nodes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return nodes.sort(byPath);
+}
+
+const NODE_CHUNK = 500;
+
+/**
+ * The stored nodes at these paths (those that exist), in path order: what `--changed` reads of
+ * the node table instead of all of it.
+ */
+export async function loadNodesAt(store: Store, paths: Iterable<string>): Promise<CatalogNode[]> {
+  const all = [...new Set(paths)];
+  const nodes: CatalogNode[] = [];
+  for (let start = 0; start < all.length; start += NODE_CHUNK) {
+    const chunk = all.slice(start, start + NODE_CHUNK);
+    if (store.native.dialect === "sqlite") {
+      const where = `WHERE path IN (${chunk.map(() => "?").join(", ")})`;
+      nodes.push(...sqliteNodes(store.native.database, where, chunk));
+    } else {
+      const rows = await store.kysely
+        .selectFrom("scan_nodes")
+        .selectAll()
+        .where("path", "in", chunk)
+        .execute();
+      nodes.push(...rows.map(rowNode));
+    }
+  }
+  return nodes.sort(byPath);
+}
+
+/**
+ * The stored nodes whose frontmatter JSON mentions one of these keys (as a key or a value: a
+ * superset the caller narrows), in path order. Found by a text match on `frontmatter_json`.
+ */
+export async function loadNodesMentioning(
+  store: Store,
+  keys: readonly string[],
+): Promise<CatalogNode[]> {
+  if (keys.length === 0) return [];
+  // The key as JSON writes it, with LIKE's wildcards escaped.
+  const patterns = keys.map((key) => `%${JSON.stringify(key).replace(/[\\%_]/g, "\\$&")}%`);
+  if (store.native.dialect === "sqlite") {
+    const where = `WHERE ${patterns.map(() => "frontmatter_json LIKE ? ESCAPE '\\'").join(" OR ")}`;
+    return sqliteNodes(store.native.database, where, patterns);
+  }
+  const rows = await store.kysely
+    .selectFrom("scan_nodes")
+    .selectAll()
+    .where((eb) => eb.or(patterns.map((pattern) => eb("frontmatter_json", "like", pattern))))
+    .execute();
+  return rows.map(rowNode).sort(byPath);
+}
+
+/**
+ * Each stored node's path and title, without the rest of its row: the title is the node's
+ * `name` whenever it has one, so a name lookup narrows to a few nodes before reading them.
+ */
+export async function loadNodeTitles(store: Store): Promise<[string, string | null][]> {
+  if (store.native.dialect === "sqlite") {
+    return store.native.database.prepare("SELECT path, title FROM scan_nodes").raw(true).all() as [
+      string,
+      string | null,
+    ][];
+  }
+  const rows = await store.kysely.selectFrom("scan_nodes").select(["path", "title"]).execute();
+  return rows.map((row) => [row.path, row.title]);
 }
 
 const LINK_COLUMNS = [

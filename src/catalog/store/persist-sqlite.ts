@@ -30,23 +30,39 @@ function statement(db: BetterSqlite3.Database, text: string): BetterSqlite3.Stat
   return found;
 }
 
-/** Inserts rows (each its values in `columns` order) BATCH to a statement. */
-function insertRows(
+/**
+ * Inserts a row per item, BATCH rows to a statement. `row` gives the item's columns in `columns`
+ * order; their values are copied into one parameter array reused for every batch (a full scan
+ * writes ~110,000 rows: no array per row or per batch).
+ */
+function insertRows<T>(
   db: BetterSqlite3.Database,
   table: string,
   columns: readonly string[],
-  rows: readonly unknown[][],
+  items: readonly T[],
+  row: (item: T) => Record<string, unknown>,
 ): void {
   const one = `(${columns.map(() => "?").join(", ")})`;
   const sqlFor = (count: number) =>
     `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${Array(count).fill(one).join(", ")}`;
-  const full = rows.length - (rows.length % BATCH);
+  const write = (insert: BetterSqlite3.Statement, from: number, to: number, params: unknown[]) => {
+    let at = 0;
+    for (let i = from; i < to; i++) {
+      const values = row(items[i] as T);
+      for (const column in values) params[at++] = values[column];
+    }
+    insert.run(params);
+  };
+  const full = items.length - (items.length % BATCH);
   if (full > 0) {
     const batch = statement(db, sqlFor(BATCH));
-    for (let start = 0; start < full; start += BATCH)
-      batch.run(rows.slice(start, start + BATCH).flat());
+    const params = new Array<unknown>(BATCH * columns.length);
+    for (let start = 0; start < full; start += BATCH) write(batch, start, start + BATCH, params);
   }
-  if (full < rows.length) statement(db, sqlFor(rows.length - full)).run(rows.slice(full).flat());
+  if (full < items.length) {
+    const rest = items.length - full;
+    write(statement(db, sqlFor(rest)), full, items.length, new Array(rest * columns.length));
+  }
 }
 
 function deleteRows(
@@ -96,22 +112,16 @@ export function persistScanSqlite(
         deleteRows(db, "scan_issues", "id", plan.deleteIssueIds);
         deleteRows(db, "scan_nodes", "path", plan.deleteNodes);
         deleteRows(db, "scan_files", "path", plan.deleteFiles);
-        const values = <T>(items: readonly T[], row: (item: T) => object) =>
-          items.map((item) => Object.values(row(item)));
-        insertRows(
-          db,
-          "scan_nodes",
-          NODE_COLUMNS,
-          values(plan.insertNodes, (node) => nodeRow(node, result.scannedAt)),
+        insertRows(db, "scan_nodes", NODE_COLUMNS, plan.insertNodes, (node) =>
+          nodeRow(node, result.scannedAt),
         );
-        insertRows(db, "scan_links", LINK_COLUMNS, values(plan.insertLinks, linkRow));
-        insertRows(db, "scan_issues", ISSUE_COLUMNS, values(plan.insertIssues, issueRow));
-        insertRows(
-          db,
-          "scan_files",
-          FILE_COLUMNS,
-          plan.insertFiles.map(([path, stamp]) => [path, stamp.modifiedAt, stamp.size]),
-        );
+        insertRows(db, "scan_links", LINK_COLUMNS, plan.insertLinks, linkRow);
+        insertRows(db, "scan_issues", ISSUE_COLUMNS, plan.insertIssues, issueRow);
+        insertRows(db, "scan_files", FILE_COLUMNS, plan.insertFiles, ([path, stamp]) => ({
+          path,
+          modified_at: stamp.modifiedAt,
+          file_bytes: stamp.size,
+        }));
         for (const sql of rebuild) db.prepare(sql).run();
         db.prepare(
           "INSERT INTO scan_results (id, scanned_at, scope, roots_json, adapters_json, scanned_by_json, files_walked_count, files_skipped_count, duration_ms, settings_hash) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

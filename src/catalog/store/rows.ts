@@ -62,13 +62,26 @@ export function rowNode(row: Selectable<ScanNodesTable>): CatalogNode {
   return node;
 }
 
+// Most links have one detector behind them: each such list is written once per process.
+const singleSources = new Map<string, string>();
+function sourcesJson(sources: readonly string[]): string {
+  if (sources.length !== 1) return JSON.stringify(sources);
+  const id = sources[0] as string;
+  let json = singleSources.get(id);
+  if (json === undefined) {
+    json = JSON.stringify(sources);
+    singleSources.set(id, json);
+  }
+  return json;
+}
+
 export function linkRow(link: CatalogLink): Insertable<ScanLinksTable> {
   return {
     source_path: link.source,
     target_path: link.target,
     kind: link.kind,
     confidence: link.confidence,
-    sources_json: JSON.stringify(link.sources),
+    sources_json: sourcesJson(link.sources),
     original_trigger: link.trigger?.originalTrigger ?? null,
     normalized_trigger: link.trigger?.normalizedTrigger ?? null,
     location_line: link.location?.line ?? null,

@@ -118,10 +118,12 @@ export function issuePlan(
   after: readonly CatalogIssue[],
 ): Pick<WritePlan, "deleteIssueIds" | "insertIssues"> {
   let same = 0;
+  // `--changed` keeps the stored issue objects of untouched keys: most compare by reference.
   while (
     same < before.length &&
     same < after.length &&
-    issueKey(before[same] as CatalogIssue) === issueKey(after[same] as CatalogIssue)
+    (before[same] === after[same] ||
+      issueKey(before[same] as CatalogIssue) === issueKey(after[same] as CatalogIssue))
   ) {
     same += 1;
   }

@@ -73,7 +73,7 @@ export const jsonSerde: Serializer & TypedSerializer = {
     }
     try {
       if (isPlainJson(value, 64, TAG)) return JSON.stringify(value) ?? "null";
-      if (Array.isArray(value)) return listText(value);
+      if (typeof value === "object" && value !== null) return containerText(value, 0);
       return JSON.stringify(encode(value));
     } catch (error) {
       throw new KeelError(
@@ -103,21 +103,45 @@ export const jsonSerde: Serializer & TypedSerializer = {
   },
 };
 
+/** How deep `containerText` looks for messages before handing a value to `JSON.stringify`. */
+const TEXT_DEPTH = 3;
+
 /**
- * `JSON.stringify(encode(list))`, item by item, so that a message list reuses the text of the
- * messages it held at the previous step (see message-text-cache.ts).
+ * `JSON.stringify(encode(value))` for a list or a plain record, item by item, so that the messages
+ * it holds (a message list, or a node's update `{ messages: [...] }` in a checkpoint's metadata)
+ * reuse their remembered text (see message-text-cache.ts) instead of LangChain's `toJSON`.
  */
-function listText(list: readonly unknown[]): string {
-  let text = "[";
-  for (let index = 0; index < list.length; index++) {
-    const item = list[index];
-    if (index > 0) text += ",";
-    text +=
-      (typeof item === "object" && item !== null ? messageText(item, encodedText) : undefined) ??
-      JSON.stringify(encode(item)) ??
-      "null";
+function containerText(value: object, depth: number): string {
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) text += ",";
+      text += itemText(value[index], depth);
+    }
+    return `${text}]`;
   }
-  return `${text}]`;
+  const proto = Object.getPrototypeOf(value);
+  // A user's own "$keel" key (wrapped) and a literal's own toJSON (called) stay on
+  // `encodeObject`'s path.
+  if (
+    (proto !== Object.prototype && proto !== null) ||
+    Object.hasOwn(value, TAG) ||
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  )
+    return JSON.stringify(encodeObject(value));
+  let text = "{";
+  for (const key of Object.keys(value)) {
+    text += `${text.length === 1 ? "" : ","}${jsonString(key)}:${itemText((value as Record<string, unknown>)[key], depth)}`;
+  }
+  return `${text}}`;
+}
+
+function itemText(item: unknown, depth: number): string {
+  if (typeof item !== "object" || item === null) return JSON.stringify(encode(item)) ?? "null";
+  return (
+    messageText(item, encodedText) ??
+    (depth < TEXT_DEPTH ? containerText(item, depth + 1) : JSON.stringify(encode(item)))
+  );
 }
 
 function encodedText(value: object): string {

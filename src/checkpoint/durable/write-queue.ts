@@ -30,7 +30,13 @@ export class WriteQueue {
   private pendingSteps = 0;
   private running: Promise<void> | undefined;
   private scheduled = false;
+  /** A failed commit nobody waited for: raised by the next call, whatever its thread. */
   private failure: unknown;
+  /**
+   * Threads a commit's lease check refused while nobody waited for them: raised by the next call
+   * for that thread only (the other threads of that commit were written).
+   */
+  private readonly refused = new Map<string, KeelError>();
   /** The `sync` callers waiting for the commit of what is pending (made at the first). */
   private pendingWaiters: Waiters | undefined;
   /** True when something pending is not waited for (async or exit steps, lone writes). */
@@ -51,7 +57,7 @@ export class WriteQueue {
 
   /** Queues the writes of one `putWrites` call (one task, one checkpoint). */
   addWrites(threadId: string, rows: WriteRow[], durability: Durability): void {
-    this.throwIfFailed();
+    this.throwIfFailed(threadId);
     const batch = this.batchFor(threadId);
     const first = rows[0];
     if (first === undefined) return;
@@ -83,7 +89,7 @@ export class WriteQueue {
     blobs: PlacedBlobRow[],
     durability: Durability,
   ): Promise<void> | undefined {
-    this.throwIfFailed();
+    this.throwIfFailed(threadId);
     const batch = this.batchFor(threadId);
     batch.checkpoints.push(checkpoint);
     for (const blob of blobs) batch.blobs.push(blob);
@@ -102,13 +108,13 @@ export class WriteQueue {
     return this.pendingWaiters.promise.then(
       (leased) => {
         if (leased.includes(threadId)) {
-          this.failure = undefined;
+          this.refused.delete(threadId);
           throw leasedError([threadId]);
         }
-        this.throwIfFailed();
+        this.throwIfFailed(threadId);
       },
       (error: unknown) => {
-        this.failure = undefined;
+        this.raised(error);
         throw error;
       },
     );
@@ -132,7 +138,7 @@ export class WriteQueue {
           return undefined;
         }
       } catch (error) {
-        this.failure = undefined;
+        this.raised(error);
         return Promise.reject(error);
       }
     }
@@ -143,7 +149,7 @@ export class WriteQueue {
     try {
       while (!this.idle) await this.drainOnce();
     } catch (error) {
-      this.failure = undefined;
+      this.raised(error);
       throw error;
     }
     this.throwIfFailed();
@@ -153,7 +159,7 @@ export class WriteQueue {
     try {
       while (this.pendingSteps >= this.maxQueued) await this.drainOnce();
     } catch (error) {
-      this.failure = undefined;
+      this.raised(error);
       throw error;
     }
   }
@@ -217,7 +223,7 @@ export class WriteQueue {
     }
     if (Array.isArray(result)) {
       waiting?.resolve(result);
-      if (result.length > 0) throw this.fail(leasedError(result), steps, threads, report);
+      if (result.length > 0) throw this.refuse(result, report);
       return;
     }
     const running = result.then(
@@ -225,7 +231,7 @@ export class WriteQueue {
         this.running = undefined;
         waiting?.resolve(leased);
         this.startWaitedCommit();
-        if (leased.length > 0) throw this.fail(leasedError(leased), steps, threads, report);
+        if (leased.length > 0) throw this.refuse(leased, report);
       },
       (error: unknown) => {
         this.running = undefined;
@@ -266,6 +272,17 @@ export class WriteQueue {
     return report ? this.failure : failure;
   }
 
+  /**
+   * Records the threads a commit's lease check refused (nothing of theirs was written; the rest
+   * of the commit was) and returns the error to raise. With `report`, each is raised by the next
+   * call for its own thread, never for another thread of the same commit.
+   */
+  private refuse(threadIds: string[], report: boolean): KeelError {
+    if (report) for (const id of threadIds) this.refused.set(id, leasedError([id]));
+    this.onFailure?.(threadIds);
+    return leasedError(threadIds);
+  }
+
   private readonly scheduledDrain = (): void => {
     this.scheduled = false;
     // Nothing to do when a checkpoint's commit took the writes (a chain step).
@@ -282,11 +299,31 @@ export class WriteQueue {
   /** Called with the threads of a failed commit, so the saver can forget what it cached. */
   onFailure: ((threadIds: string[]) => void) | undefined;
 
-  private throwIfFailed(): void {
-    if (this.failure === undefined) return;
-    const failure = this.failure;
+  /** Forgets what `error`, now raised to a caller, recorded (it is reported once). */
+  private raised(error: unknown): void {
     this.failure = undefined;
-    throw failure;
+    if (error instanceof KeelError && error.code === "THREAD_LEASED") {
+      const ids = error.details.threadIds;
+      if (Array.isArray(ids)) for (const id of ids) this.refused.delete(String(id));
+    }
+  }
+
+  /**
+   * Raises a failure recorded for no one in particular; with a thread, also that thread's
+   * refusal; without one (a flush), the first refusal of any thread.
+   */
+  private throwIfFailed(threadId?: string): void {
+    if (this.failure !== undefined) {
+      const failure = this.failure;
+      this.failure = undefined;
+      throw failure;
+    }
+    if (this.refused.size === 0) return;
+    const id = threadId ?? this.refused.keys().next().value;
+    const refusal = id === undefined ? undefined : this.refused.get(id);
+    if (id === undefined || refusal === undefined) return;
+    this.refused.delete(id);
+    throw refusal;
   }
 }
 

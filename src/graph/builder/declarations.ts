@@ -30,6 +30,11 @@ export interface AddNodeOptions {
   errorHandler?: ErrorHandler;
   /** The nodes this node may `goto` with a `Command` (checked by `compile`). */
   ends?: string[];
+  /**
+   * Run the node only once nothing else is left to run (LangGraph.js's `defer`): triggered
+   * while other tasks are still due, it waits for them, e.g. to gather a fan-out's results.
+   */
+  defer?: boolean;
 }
 
 /** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */
@@ -49,6 +54,7 @@ export interface NodeDeclaration {
   /** The node its failures are sent to (set by `compile`). */
   errorHandlerNode?: string | undefined;
   ends: string[] | undefined;
+  defer?: boolean | undefined;
 }
 
 /** `setNodeDefaults`: what a node without its own gets. */

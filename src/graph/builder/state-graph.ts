@@ -292,6 +292,7 @@ export class StateGraph<S extends StateDefinition> {
       timeout: options.timeout,
       errorHandler: options.errorHandler,
       ends: options.ends,
+      defer: options.defer,
     });
     return this;
   }

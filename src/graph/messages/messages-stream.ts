@@ -7,6 +7,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { LLMResult } from "@langchain/core/outputs";
 import { loadOptionalPeer } from "../../core/index.js";
 import { isCommand } from "../command.js";
+import { KEEL_HANDLER } from "../tracing/index.js";
 import { isMessageLike, lcMessages } from "./langchain-messages.js";
 
 /** What `streamMode: "messages"` yields: a message (or a chunk of one) and where it came from. */
@@ -103,6 +104,7 @@ export class MessagesStream {
     class KeelMessagesHandler extends Base {
       name = "KeelMessagesHandler";
       lc_prefer_streaming = true;
+      readonly [KEEL_HANDLER] = true;
 
       override handleChatModelStart(
         _llm: unknown,

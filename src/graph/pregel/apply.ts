@@ -27,9 +27,10 @@ export interface StepState {
 /**
  * Ends a super-step: the triggers of the tasks that ran are consumed, then every write is applied
  * per channel in task order, then the nodes whose triggers are now set become pending.
- * Work is proportional to the writes made, not to the size of the graph.
+ * Work is proportional to the writes made, not to the size of the graph. `consumeSends` drops the
+ * pending Sends even when no Send runs (a hand-made update).
  */
-export function applyTasks(state: StepState, tasks: Task[]): void {
+export function applyTasks(state: StepState, tasks: Task[], consumeSends = false): void {
   const stamp = ++state.stamp;
   const { channels, spec, updatedAt, writtenAt } = state;
   const updated = state.updated;
@@ -53,7 +54,7 @@ export function applyTasks(state: StepState, tasks: Task[]): void {
     for (const trigger of node.triggers)
       if (channels[trigger]!.consume()) touch(updatedAt, updated, stamp, trigger);
   }
-  if (hadPush && channels[spec.sendsChannel]!.consume())
+  if ((hadPush || consumeSends) && channels[spec.sendsChannel]!.consume())
     touch(updatedAt, updated, stamp, spec.sendsChannel);
 
   // Writes apply in LangGraph.js's order: nodes by name, then Sends in the order they were made.

@@ -1,14 +1,32 @@
 import { KeelError } from "../../core/index.js";
+import type { Channel, JoinBarrier } from "../channels/index.js";
 import type { MessagesStream } from "../messages/messages-stream.js";
 import { abortError } from "./execute.js";
 import { stateWrites } from "./resume.js";
-import type { GraphSpec } from "./spec.js";
+import { ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
 
-/** The `debug` stream event announcing a task. */
-export function debugTask(spec: GraphSpec, step: number, task: Task): Record<string, unknown> {
+/**
+ * The `debug` stream event announcing a task. A node with several triggers lists those that fired
+ * (as LangGraph.js does): its trigger channel if set, a join if complete.
+ */
+export function debugTask(
+  spec: GraphSpec,
+  channels: readonly Channel[],
+  step: number,
+  task: Task,
+): Record<string, unknown> {
+  const own = task.node.triggers;
+  const fired =
+    own.length > 1
+      ? own.filter((c) =>
+          spec.channelKinds[c] === ChannelKind.Join
+            ? (channels[c] as JoinBarrier).isComplete()
+            : channels[c]!.has(),
+        )
+      : own;
   const triggers =
-    task.kind === "push" ? ["__pregel_push"] : task.node.triggers.map((c) => spec.channelNames[c]!);
+    task.kind === "push" ? ["__pregel_push"] : fired.map((c) => spec.channelNames[c]!);
   return {
     step,
     type: "task",

@@ -3,6 +3,7 @@ import { Command } from "../command.js";
 import { isGraphInterrupt, NodeInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
 import type { RunControl } from "../run-control.js";
+import type { RunTrace } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isIdleSignal } from "./idle-signal.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
@@ -23,6 +24,8 @@ export interface ExecuteContext extends OutputContext {
   readonly stepSignal: AbortSignal | undefined;
   /** The run's signal, or a never-firing one when it has none (nodes always get a signal). */
   readonly nodeSignal: AbortSignal;
+  /** A task failed for good (no retry, no handler): the step's other tasks are cancelled. */
+  taskFailed(task: Task): void;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
   readonly persistence: {
     readonly saver: unknown;
@@ -106,6 +109,11 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
   if (node.subgraph) {
     const subgraph = node.subgraph;
     const config = ctx.subgraphConfig(task);
+    if (ctx.trace) {
+      config.callbacks = task.callbacks;
+      config.metadata = taskMetadata(ctx, task);
+      task.config = config;
+    }
     // A step timeout stops the child's steps too, not only the parent's wait for it.
     if (ctx.stepSignal) config.signal = ctx.stepSignal;
     return withAsyncScope(task, () =>
@@ -133,9 +141,33 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
   // Any function may return a promise and call interrupt() after an await (e.g. a plain arrow
   // wrapping an async helper); it can tell only when it has a checkpointer. Without one, only
   // `async function`s pay for AsyncLocalStorage (interrupt() cannot pause such a run anyway).
+  const trace = ctx.trace;
+  if (trace)
+    return withAsyncScope(task, () => trace.scope(config, () => action(task.input, config)));
   return node.isAsync || ctx.checkpointing
     ? withAsyncScope(task, () => action(task.input, config))
     : withSyncScope(task, () => action(task.input, config));
+}
+
+/** The metadata of a task's config: LangGraph.js's `langgraph_*` keys (all of them when traced). */
+function taskMetadata(ctx: ExecuteContext, task: Task): Record<string, unknown> {
+  const metadata: Record<string, unknown> = Object.assign({}, ctx.config.metadata);
+  metadata.langgraph_node = task.node.name;
+  metadata.langgraph_step = task.step;
+  if (!ctx.trace) {
+    metadata.langgraph_checkpoint_ns = `${task.node.name}:${task.taskId}`;
+    return metadata;
+  }
+  const ns = ctx.persistence.ns;
+  const taskNs = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
+  metadata.langgraph_triggers =
+    task.kind === "push"
+      ? ["__pregel_push"]
+      : task.node.triggers.map((channel) => ctx.spec.channelNames[channel]!);
+  metadata.langgraph_path = task.path;
+  metadata.langgraph_checkpoint_ns = taskNs;
+  metadata.checkpoint_ns = taskNs;
+  return metadata;
 }
 
 /**
@@ -157,13 +189,11 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
     configurable.checkpoint_ns = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
     configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
   }
-  const metadata: Record<string, unknown> = Object.assign({}, config.metadata);
-  metadata.langgraph_node = task.node.name;
-  metadata.langgraph_step = task.step;
-  metadata.langgraph_checkpoint_ns = `${task.node.name}:${task.taskId}`;
+  const metadata = taskMetadata(ctx, task);
   const nodeConfig: RunConfig = Object.assign({}, config);
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
+  if (ctx.trace) nodeConfig.callbacks = task.callbacks;
   nodeConfig.writer = ctx.writer;
   nodeConfig.control = ctx.control;
   nodeConfig.signal = ctx.stepSignal ?? ctx.nodeSignal;
@@ -245,6 +275,7 @@ function fail(
       (abort: unknown) => {
         task.failed = true;
         task.error = abort;
+        ctx.taskFailed(task);
       },
     );
   }
@@ -258,6 +289,7 @@ function fail(
   }
   task.failed = true;
   task.error = error;
+  ctx.taskFailed(task);
 }
 
 /**
@@ -288,15 +320,10 @@ function sendToErrorHandler(
 function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Promise<void> {
   task.attempt = attempt;
   if (attempt === 1) task.firstAttemptTime = Date.now();
+  if (ctx.trace) return tracedAttempt(ctx, task, attempt, ctx.trace);
   let result: unknown;
   try {
-    const timeout = task.timeout ?? task.node.timeout;
-    result = timeout
-      ? runWithTimeout(task.node.name, timeout, (timed) => {
-          task.timed = timed;
-          return callNode(ctx, task);
-        })
-      : callNode(ctx, task);
+    result = runNode(ctx, task);
   } catch (error) {
     return fail(ctx, task, error, attempt);
   }
@@ -307,6 +334,45 @@ function attempt_(ctx: ExecuteContext, task: Task, attempt: number): void | Prom
     );
   }
   return finish(ctx, task, result, attempt);
+}
+
+/** The node's result, or a promise of it (with its timeout, when it has one). */
+function runNode(ctx: ExecuteContext, task: Task): unknown {
+  const timeout = task.timeout ?? task.node.timeout;
+  return timeout
+    ? runWithTimeout(task.node.name, timeout, (timed) => {
+        task.timed = timed;
+        return callNode(ctx, task);
+      })
+    : callNode(ctx, task);
+}
+
+/**
+ * One attempt of a task in a run given LangChain callbacks: a chain run named after the node,
+ * under the graph's, spanning the node and its conditional edges (as LangGraph.js's task runs).
+ */
+async function tracedAttempt(
+  ctx: ExecuteContext,
+  task: Task,
+  attempt: number,
+  trace: RunTrace,
+): Promise<void> {
+  const run = await trace.startChain(
+    { callbacks: trace.taskCallbacks(task.step), metadata: taskMetadata(ctx, task) },
+    task.node.name,
+    task.input,
+  );
+  task.callbacks = run.callbacks;
+  let result: unknown;
+  try {
+    result = await runNode(ctx, task);
+    const pending = recordResult(ctx, task, result);
+    if (pending) await pending;
+  } catch (error) {
+    await run.fail(error);
+    return fail(ctx, task, error, attempt);
+  }
+  await run.end(result);
 }
 
 function finish(

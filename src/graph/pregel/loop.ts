@@ -12,6 +12,7 @@ import { INTERRUPT, START } from "../constants.js";
 import { GraphDrained, GraphRecursionError, type Interrupt } from "../errors.js";
 import type { MessagesStream } from "../messages/messages-stream.js";
 import { RunControl } from "../run-control.js";
+import type { RunTrace } from "../tracing/index.js";
 import type { RunConfig } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { cacheHits } from "./cache-hits.js";
@@ -28,10 +29,13 @@ import { abortError, type ExecuteContext, executeTask } from "./execute.js";
 import { idleSignal, isIdleSignal } from "./idle-signal.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
-import { reuseSavedWrites } from "./resume.js";
+import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
 import { Task } from "./task.js";
+
+/** LangChain's tag for runs a trace viewer hides (LangGraph.js puts it on `__start__`). */
+const TAG_HIDDEN = "langsmith:hidden";
 
 /** Callbacks for what a stream asked to see; absent ones cost nothing. */
 export interface LoopHooks {
@@ -58,6 +62,8 @@ export interface LoopOptions {
   stepTimeout?: number | undefined;
   /** Where to start instead of the thread's latest checkpoint (`undefined`: a new thread). */
   startAt?: { tuple: CheckpointTuple | undefined } | undefined;
+  /** The run's LangChain callback runs, when it was given callbacks. */
+  trace?: RunTrace | undefined;
 }
 
 /**
@@ -96,6 +102,28 @@ export function startNode(spec: GraphSpec): NodeSpec {
 }
 
 /**
+ * A controller for a step whose tasks can run at the same time (several, one of them an `async`
+ * node): its signal fires when one of them fails. Other steps need none (an AbortController
+ * costs microseconds), nor do synchronous nodes, which cannot be interrupted anyway.
+ */
+function siblingsOf(tasks: Task[]): AbortController | undefined {
+  if (tasks.length < 2) return undefined;
+  for (const task of tasks)
+    if (task.node.isAsync || task.node.subgraph) return new AbortController();
+  return undefined;
+}
+
+/** A finished task's update on the updates stream (not a failed or interrupted one's). */
+function streamUpdate(updates: (chunk: Record<string, unknown>) => void, task: Task): void {
+  if (task.failed || task.interrupts) return;
+  const chunk: Record<string, unknown> = { [task.node.name]: task.update ?? {} };
+  // A node-cache hit says so, as LangGraph.js's updates chunk does.
+  if (task.node.cachePolicy && task.config && cacheHits.has(task.config))
+    chunk.__metadata__ = { cached: true };
+  updates(chunk);
+}
+
+/**
  * One run of a compiled graph: bulk-synchronous super-steps over the graph's channels (see
  * docs/graph.md, "Step semantics"). `load` decides where the run starts; `run` steps it.
  */
@@ -116,13 +144,19 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** The signal nodes get while a step with a `stepTimeout` runs (undefined otherwise). */
   stepSignal: AbortSignal | undefined = undefined;
   readonly nodeSignal: AbortSignal;
+  /** Aborts the running step's other tasks when one fails (see siblingsOf); per step. */
+  private siblings: AbortController | undefined = undefined;
+  private firstFailure: Task | undefined = undefined;
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
+  readonly trace: RunTrace | undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     this.nextVersion = customNextVersion(options.saver);
-    this.config = options.config;
+    // Traced: the run's config with LangGraph.js's trace metadata (ls_integration, ids).
+    this.config = options.trace?.config ?? options.config;
+    this.trace = options.trace;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     // A graph invoked inside a node inherits the node's signal, which may be the idle one.
@@ -134,6 +168,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
       options.config.configurable?.checkpoint_ns ?? "",
       options.config,
     );
+  }
+
+  taskFailed(task: Task): void {
+    if (this.firstFailure) return;
+    this.firstFailure = task;
+    // As LangGraph.js: a failed task cancels the others still running in its step.
+    this.siblings?.abort(task.error);
   }
 
   subgraphConfig(task: Task): RunConfig {
@@ -155,12 +196,50 @@ export class GraphLoop extends RunState implements ExecuteContext {
     });
   }
 
-  /** Applies a hand-made update (`updateState`) as one step and saves it. */
-  async applyUpdate(task: Task): Promise<CheckpointConfig> {
-    applyTasks(this, [task]);
+  /**
+   * Applies hand-made updates (`updateState`, a `bulkUpdateState` superstep) as one step and saves
+   * it. Like a step, it consumes the pending `Send`s (as LangGraph.js's update clears its tasks
+   * channel); the updates' own Sends stay for the next step.
+   */
+  async applyUpdate(
+    tasks: Task[],
+    writes: Record<string, unknown> | null,
+  ): Promise<CheckpointConfig> {
+    applyTasks(this, tasks, true);
     this.step += 1;
     // A hand-made update is saved at once whatever the run's durability.
-    await this.save("update", { [task.node.name]: task.update ?? null }, true);
+    await this.save("update", writes, true);
+    return this.persistence.config;
+  }
+
+  /**
+   * `updateState(config, values, "__input__")`: saves `values` as the thread's next input, as a
+   * run saves its input before applying it (the tasks a pause left pending are dropped); the
+   * next run, or an update as START, applies it.
+   */
+  async saveAsInput(values: unknown, restored: boolean): Promise<CheckpointConfig> {
+    const stale = this.nextTasks();
+    if (stale.length > 0) applyTasks(this, stale);
+    this.step = restored ? this.step + 1 : -1;
+    await this.save("input", { [START]: values }, true);
+    return this.persistence.config;
+  }
+
+  /**
+   * Ends the pending step of `tuple` by hand (`updateState(config, null, END)`): tasks that
+   * finished before the pause keep their saved writes, the others are dropped, and the result is
+   * saved as an update with nothing left to run.
+   */
+  async endStep(tuple: CheckpointTuple | undefined): Promise<CheckpointConfig> {
+    const tasks = this.nextTasks();
+    const saved = groupPendingWrites(tuple?.pendingWrites ?? []);
+    for (const task of tasks) {
+      const outcome = saved.get(task.taskId);
+      if (outcome?.succeeded && !outcome.interrupts) loadSavedWrites(this.spec, task, outcome);
+    }
+    applyTasks(this, tasks);
+    this.step += 1;
+    await this.save("update", null, true);
     return this.persistence.config;
   }
 
@@ -252,9 +331,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
         throw new KeelError("EMPTY_INPUT", "The graph received no input.", {
           hint: "Pass an input object.",
         });
-      writeUpdate(this, task, START, input);
-      const routed = routeFromStart(this, task);
-      if (routed) await routed;
+      if (this.trace) await this.traceStart(task, input);
+      else {
+        writeUpdate(this, task, START, input);
+        const routed = routeFromStart(this, task);
+        if (routed) await routed;
+      }
     }
     applyTasks(this, [task]);
     // A Command that also resumes updates the state the interrupted tasks run again on, in place,
@@ -262,12 +344,44 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // no longer find their resume values (nor the finished tasks their saved writes).
     if (resuming) return;
     this.step += 1;
-    this.options.hooks.values?.(this.stateView());
+    // As after a step: an input that changed no state key (`{}`) shows no values.
+    const values = this.options.hooks.values;
+    if (values && this.updated.some((c) => c < this.spec.stateKeys.length))
+      values(this.stateView());
     if (this.checkpointing)
       await this.save(
         isCommandInput ? "update" : "loop",
         isCommandInput ? { [START]: (input as Command).update ?? null } : null,
       );
+  }
+
+  /** The START pseudo-task of a traced run, as LangGraph.js's hidden `__start__` task run. */
+  private async traceStart(task: Task, input: unknown): Promise<void> {
+    const trace = this.trace!;
+    const ns = this.persistence.ns;
+    const taskNs = `${ns ? `${ns}|` : ""}${START}:${task.taskId}`;
+    const metadata = {
+      ...this.config.metadata,
+      langgraph_step: task.step,
+      langgraph_node: START,
+      langgraph_triggers: [START],
+      langgraph_path: task.path,
+      langgraph_checkpoint_ns: taskNs,
+      checkpoint_ns: taskNs,
+    };
+    const config: RunConfig = {
+      ...this.config,
+      callbacks: trace.taskCallbacks(task.step),
+      tags: [TAG_HIDDEN],
+      metadata,
+    };
+    await trace.chain(config, START, input, async (child) => {
+      task.config = child;
+      writeUpdate(this, task, START, input);
+      const routed = routeFromStart(this, task);
+      if (routed) await routed;
+      return input;
+    });
   }
 
   /**
@@ -316,13 +430,21 @@ export class GraphLoop extends RunState implements ExecuteContext {
         this.saved = undefined;
         this.resume = undefined;
       }
-      if (hooks.debug) for (const task of tasks) hooks.debug(debugTask(this.spec, next, task));
+      if (hooks.debug)
+        for (const task of tasks) hooks.debug(debugTask(this.spec, this.channels, next, task));
       if (hooks.messages) for (const task of tasks) hooks.messages.nodeStart(task.input);
       if (stepTimeout !== undefined) {
         const timeout = AbortSignal.timeout(stepTimeout);
         signal = runSignal ? AbortSignal.any([runSignal, timeout]) : timeout;
         this.stepSignal = signal;
       }
+      this.firstFailure = undefined;
+      this.siblings = siblingsOf(tasks);
+      if (this.siblings) {
+        // Nodes of this step see a signal that also fires when another of its tasks fails.
+        const own = this.siblings.signal;
+        this.stepSignal = signal ? AbortSignal.any([signal, own]) : own;
+      } else if (stepTimeout === undefined) this.stepSignal = undefined;
 
       const running = this.execute(
         tasks,
@@ -331,7 +453,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       );
       if (running) await running;
 
-      let failed: Task | undefined;
+      // The first task that failed decides the error (not siblings it cancelled).
+      let failed: Task | undefined = this.firstFailure;
       let interrupts: Interrupt[] | undefined;
       for (const task of tasks) {
         if (task.failed && !failed) failed = task;
@@ -356,15 +479,6 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       applyTasks(this, tasks);
       this.step = next;
-      if (hooks.updates) {
-        const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
-        for (const task of inOrder) {
-          const chunk: Record<string, unknown> = { [task.node.name]: task.update ?? {} };
-          if (task.node.cachePolicy && task.config && cacheHits.has(task.config))
-            chunk.__metadata__ = { cached: true };
-          hooks.updates(chunk);
-        }
-      }
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
       if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
@@ -403,15 +517,23 @@ export class GraphLoop extends RunState implements ExecuteContext {
     trackOrder: boolean,
     signal: AbortSignal | undefined,
   ): Promise<unknown> | undefined {
+    const limit = this.config.maxConcurrency;
+    if (limit !== undefined && tasks.length > limit)
+      return this.executeLimited(tasks, limit, signal);
     let waits: Array<Promise<void>> | undefined;
     let finished = 0;
     const persistence = this.checkpointing ? this.persistence : undefined;
+    // The updates stream shows each task as it finishes (as LangGraph.js's): a reader sees a
+    // fast node's update while a slow one still runs. Tasks replayed from saved writes first.
+    const updates = this.options.hooks.updates;
+    if (updates) for (const task of tasks) if (task.cached) streamUpdate(updates, task);
     for (const task of tasks) {
       if (task.cached) continue;
       const pending = executeTask(this, task);
       if (!pending) {
         task.doneSeq = finished++;
         persistence?.taskFinished(this, task);
+        if (updates) streamUpdate(updates, task);
         continue;
       }
       waits ??= [];
@@ -422,13 +544,41 @@ export class GraphLoop extends RunState implements ExecuteContext {
               // Saved as soon as it finishes, not when the whole step does; a task that
               // finishes after the run was cancelled is not saved (as LangGraph.js): the
               // thread stays at its last good state and the task runs again.
-              if (!signal?.aborted) persistence?.taskFinished(this, task);
+              if (signal?.aborted) return;
+              persistence?.taskFinished(this, task);
+              if (updates) streamUpdate(updates, task);
             })
           : pending,
       );
     }
     if (!waits) return undefined;
     return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
+  }
+
+  /**
+   * `execute` with at most `limit` tasks running at once (`maxConcurrency`): `limit` workers each
+   * take the next task not started yet when their current one finishes.
+   */
+  private executeLimited(
+    tasks: Task[],
+    limit: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    let started = 0;
+    let finished = 0;
+    const persistence = this.checkpointing ? this.persistence : undefined;
+    const worker = async (): Promise<void> => {
+      while (started < tasks.length) {
+        const task = tasks[started++]!;
+        if (task.cached) continue;
+        const pending = executeTask(this, task);
+        if (pending) await pending;
+        task.doneSeq = finished++;
+        if (!signal?.aborted) persistence?.taskFinished(this, task);
+      }
+    };
+    const all = Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+    return signal ? raceAbort(all, signal) : all;
   }
 
   /** Saves a checkpoint; returns what to wait for (undefined when nothing: no await per step). */

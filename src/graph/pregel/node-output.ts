@@ -4,6 +4,7 @@ import { Command, isCommand } from "../command.js";
 import { END } from "../constants.js";
 import { InvalidUpdateError, NodeInterrupt } from "../errors.js";
 import { isSend } from "../send.js";
+import type { RunTrace } from "../tracing/index.js";
 import type { RunConfig } from "../types.js";
 import { type BranchSpec, ChannelKind, type GraphSpec } from "./spec.js";
 import type { Task } from "./task.js";
@@ -15,6 +16,8 @@ export interface OutputContext {
   readonly config: RunConfig;
   /** The state at the start of the step (shared by all tasks of the step). */
   stateView(): Record<string, unknown>;
+  /** The run's LangChain callback runs, when it was given callbacks. */
+  readonly trace?: RunTrace | undefined;
 }
 
 /** Raised inside a subgraph when a node returns `Command({ graph: Command.PARENT })`. */
@@ -215,9 +218,15 @@ function runBranches(
   const state = freshState(ctx, task, writer);
   for (let i = from; i < branches.length; i += 1) {
     const branch = branches[i]!;
+    const trace = ctx.trace;
     let result: unknown;
     try {
-      result = branch.path(state as never, ctx.config);
+      // Traced: a run of its own under the node's (LangGraph.js runs a path as a RunnableLambda).
+      result = trace
+        ? trace.chain(task.config ?? ctx.config, "RunnableLambda", state, (config) =>
+            branch.path(state as never, config),
+          )
+        : branch.path(state as never, ctx.config);
     } catch (error) {
       warnIfNodeInterrupt(error);
       throw error;

@@ -91,13 +91,21 @@ export class RunState implements StepState {
     const pending = this.pending;
     const { nodes } = this.spec;
     if (pending.length > 1) pending.sort((a, b) => a - b);
+    // Deferred nodes stay triggered (pending) while other tasks are due.
+    const hold = this.spec.hasDeferred && this.holdsDeferred();
     if (pending.length > 0) {
       const view = this.stateView();
+      let kept = 0;
       for (const index of pending) {
+        const node = nodes[index]!;
+        if (hold && node.defer) {
+          pending[kept++] = index;
+          continue;
+        }
         this.pendingFlags[index] = 0;
-        tasks.push(new Task(nodes[index]!, "pull", 0, view, idSource));
+        tasks.push(new Task(node, "pull", 0, view, idSource));
       }
-      pending.length = 0;
+      pending.length = kept;
     }
     const sends = this.channels[this.spec.sendsChannel]!;
     if (sends.has()) {
@@ -113,10 +121,21 @@ export class RunState implements StepState {
     return tasks;
   }
 
+  /** True when a non-deferred node or a Send is due, so the deferred nodes wait. */
+  private holdsDeferred(): boolean {
+    const { nodes } = this.spec;
+    return (
+      this.pending.some((index) => !nodes[index]!.defer) ||
+      this.channels[this.spec.sendsChannel]!.has()
+    );
+  }
+
   /** Names of the tasks the next step runs, nodes in the order they were added, then Sends. */
   nextNames(): string[] {
     const { nodes } = this.spec;
-    const names = [...this.pending]
+    const hold = this.spec.hasDeferred && this.holdsDeferred();
+    const names = this.pending
+      .filter((index) => !(hold && nodes[index]!.defer))
       .sort((a, b) => nodes[a]!.order - nodes[b]!.order)
       .map((i) => nodes[i]!.name);
     const sends = this.channels[this.spec.sendsChannel]!;

@@ -9,8 +9,9 @@ import type { Task } from "./task.js";
 
 /**
  * The `StateSnapshot` of a checkpoint: its values, the tasks it leaves pending and their saved
- * outcomes. With `applyPending`, the writes of tasks that finished in an interrupted step are
- * shown in `values` (as `getState` does in LangGraph.js); history shows the checkpoint as saved.
+ * outcomes. With `applyPending` (a thread's latest state), the writes of tasks that finished in
+ * its pending step are shown in `values` (as `getState` does in LangGraph.js); a checkpoint read
+ * by id, and history, show the checkpoint as saved.
  */
 export function snapshotOf(
   loop: GraphLoop,
@@ -61,10 +62,11 @@ export function snapshotOf(
     }
     stateTasks.push(start);
   }
-  // An interrupted or failed step is pending: its finished tasks' writes show in getState.
-  const stopped = stateTasks.some((t) => t.interrupts.length > 0 || t.error !== undefined);
-  if (applyPending && stopped && finished.length > 0) applyTasks(loop, finished);
-  const waiting = applyPending && stopped ? tasks.filter((t) => !finished.includes(t)) : tasks;
+  // A step that stopped midway (interrupted, failed or cancelled) is pending: its finished
+  // tasks' writes show in getState, and only the others are next, as in LangGraph.js.
+  const apply = applyPending && finished.length > 0;
+  if (apply) applyTasks(loop, finished);
+  const waiting = apply ? tasks.filter((t) => !finished.includes(t)) : tasks;
   return {
     values: loop.stateView(),
     next: inputPending ? [START] : waiting.map((t) => t.node.name),

@@ -49,6 +49,8 @@ export interface NodeSpec {
   cachePolicy: CachePolicy | undefined;
   /** Where the node's failures go (a node of this graph), if it has an error handler. */
   errorHandlerNode?: string | undefined;
+  /** Runs only when no other task is due (`addNode(…, { defer: true })`). */
+  defer?: boolean | undefined;
   /** Channels that make this node run (its trigger channel and its joins). */
   triggers: number[];
   /** Channel writes made every time this node finishes: `[channel, value]` (edges and joins). */
@@ -72,6 +74,8 @@ export interface GraphSpec {
   /** START as a pseudo-node: its edges and branches run when input arrives. */
   start: Pick<NodeSpec, "edgeWrites" | "branches">;
   sendsChannel: number;
+  /** True when a node is deferred: only then does preparing a step look for deferred nodes. */
+  hasDeferred: boolean;
   /** Makes the channels of one run (state keys first, in schema order). */
   createChannels(): Channel[];
 }
@@ -125,6 +129,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       cachePolicy:
         decl.cachePolicy === true ? {} : decl.cachePolicy === false ? undefined : decl.cachePolicy,
       errorHandlerNode: decl.errorHandlerNode,
+      defer: decl.defer === true,
       triggers: [trigger],
       edgeWrites: [],
       branches: [],
@@ -170,6 +175,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
     nodeIndex,
     start,
     sendsChannel,
+    hasDeferred: nodes.some((node) => node.defer === true),
     createChannels: () => factories.map((make) => make()),
   };
 }

@@ -60,6 +60,11 @@ export class StreamQueue<T> implements AsyncIterableIterator<T> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  /** Stops reading, as `return()` (the name a web `ReadableStream`, LangGraph.js's stream, uses). */
+  cancel(): Promise<void> {
+    return this.return().then(() => undefined);
+  }
+
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
   }

@@ -1,3 +1,4 @@
+import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
@@ -109,6 +110,8 @@ export class Task implements InterruptScope {
   /** The config the node was called with: what a graph it invokes without one inherits. */
   config: RunConfig | undefined = undefined;
   firstAttemptTime = 0;
+  /** The callbacks of the task's own LangChain run, while a traced run runs it (see RunTrace). */
+  callbacks: CallbackManager | undefined = undefined;
   /** A `Send`'s own timeout for this task (else the node's). */
   timeout: TimeoutPolicy | undefined = undefined;
   /** The attempt's timeout signal and progress calls, while an attempt with a timeout runs. */

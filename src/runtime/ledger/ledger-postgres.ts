@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { ARTIFACT_COLUMNS, artifactValues } from "../artifacts/artifact-store.js";
 import {
   ARTIFACT_PLACEHOLDERS,
@@ -10,6 +11,7 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditWriter } from "../audit/audit-writer.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import { castPlaceholders, numbered, type PostgresPool } from "../db/postgres-native.js";
+import { type BatchedQuery, postgresBatchedQuery } from "../db/postgres-write-batch.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
@@ -99,15 +101,27 @@ function transitionStatement(
 /**
  * The ledger on the pg pool: each write is ONE statement (data-modifying CTEs), so one round trip
  * and one implicit transaction, prepared once per connection by name. The audit chain's head
- * row lock inside the statement serialises appenders across connections and machines.
+ * row lock inside the statement serialises appenders across connections and machines. While
+ * several calls are under way, their writes share commits (`postgresBatchedQuery`: one message
+ * of their statements, one round trip, one transaction).
  */
 export class PostgresLedgerWrites implements LedgerWrites {
   readonly #pool: PostgresPool;
   readonly #audit: AuditWriter;
+  readonly #concurrent: () => boolean;
 
-  constructor(pool: PostgresPool, audit: AuditWriter) {
+  constructor(pool: PostgresPool, audit: AuditWriter, concurrent: () => boolean = () => false) {
     this.#pool = pool;
     this.#audit = audit;
+    this.#concurrent = concurrent;
+  }
+
+  /** The statement's rows: committed on its own, or with the writes of the other calls under way. */
+  async #query<R>(query: BatchedQuery): Promise<R[]> {
+    if (this.#concurrent()) return postgresBatchedQuery<R>(this.#pool, query);
+    const { name, text, values } = query;
+    return (await this.#pool.query<R & pg.QueryResultRow>({ name, text, values: [...values] }))
+      .rows;
   }
 
   async attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
@@ -119,11 +133,11 @@ export class PostgresLedgerWrites implements LedgerWrites {
     ];
     const query = { name: "keel_ledger_attempt", text: ATTEMPT_UNLESS_LIVE, values };
     type Answer = { fence: string | number | null; live: ToolCallsTable | null };
-    let answer = (await this.#pool.query<Answer>(query)).rows[0];
+    let [answer] = await this.#query<Answer>(query);
     if (answer?.fence === null && answer.live === null) {
       // No chain head yet (new database, or after `keel db reset`): create it and write again.
       await this.#audit.ensureHead();
-      answer = (await this.#pool.query<Answer>(query)).rows[0];
+      [answer] = await this.#query<Answer>(query);
     }
     if (answer?.fence != null) return { fence: Number(answer.fence) };
     if (answer?.live) return { live: answer.live };
@@ -149,10 +163,10 @@ export class PostgresLedgerWrites implements LedgerWrites {
       ...transitionStatement(artifact !== null, lease !== undefined, next.status === "failed"),
       values,
     };
-    let row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
+    let [row] = await this.#query<{ has_head: number; applied: number }>(query);
     if (row?.has_head === 0) {
       await this.#audit.ensureHead();
-      row = (await this.#pool.query<{ has_head: number; applied: number }>(query)).rows[0];
+      [row] = await this.#query<{ has_head: number; applied: number }>(query);
     }
     return row?.applied === 1;
   }
@@ -167,10 +181,10 @@ export class PostgresLedgerWrites implements LedgerWrites {
     const values = [owner, expiresAt, id, seen.owner, seen.expiresAt, ...auditParams(audit)];
     const query = { name: "keel_ledger_claim", text: CLAIM_UNKNOWN, values };
     type Answer = { has_head: number; fence: string | number | null };
-    let answer = (await this.#pool.query<Answer>(query)).rows[0];
+    let [answer] = await this.#query<Answer>(query);
     if (answer?.has_head === 0) {
       await this.#audit.ensureHead();
-      answer = (await this.#pool.query<Answer>(query)).rows[0];
+      [answer] = await this.#query<Answer>(query);
     }
     return answer?.fence == null ? null : Number(answer.fence);
   }

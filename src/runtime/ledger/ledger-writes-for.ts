@@ -6,8 +6,8 @@ import type { LedgerWrites } from "./ledger-writes.js";
 
 /**
  * The store's ledger writes, on its native driver. `concurrent` says whether other calls are
- * under way: on SQLite their writes then share commits (group commit), while a lone caller
- * commits at once rather than wait a turn of the event loop for company.
+ * under way: their writes then share commits (group commit, on both dialects), while a lone
+ * caller commits at once rather than wait a turn of the event loop for company.
  */
 export function ledgerWritesFor(
   store: Store,
@@ -17,5 +17,5 @@ export function ledgerWritesFor(
   const native = store.native;
   return native.dialect === "sqlite"
     ? new SqliteLedgerWrites(store, native.database, concurrent)
-    : new PostgresLedgerWrites(native.pool, audit);
+    : new PostgresLedgerWrites(native.pool, audit, concurrent);
 }

@@ -25,6 +25,7 @@ import { type RandomSource, systemRandom } from "../policy/random.js";
 import type { RouteResult } from "../routing/router.js";
 import type { ToolProfile } from "../tools/profiles.js";
 import type { ToolRegistry } from "../tools/tool-registry.js";
+import { type GovernedStream, invokeStreaming, type StreamingGraph } from "./governed-stream.js";
 import type { GovernedPause } from "./node-context.js";
 import {
   diffTransitions,
@@ -41,7 +42,7 @@ import { StepStore } from "./step-store.js";
 import { pausesOf, TaskRecords } from "./task-records.js";
 
 /** A compiled graph, as the runtime drives it (Keel's CompiledStateGraph fits). */
-export interface GovernedGraph {
+export interface GovernedGraph extends Partial<StreamingGraph> {
   invoke(input: unknown, config?: RunConfig): Promise<unknown>;
 }
 
@@ -109,6 +110,8 @@ export interface StartGovernedRun {
    * for it to be continued elsewhere (an IR run's document) is stored here.
    */
   onCreated?: (run: RunRecord) => Promise<void>;
+  /** Stream the run while it goes (the model's tokens with `"messages"`): see GovernedStream. */
+  stream?: GovernedStream;
 }
 
 /** Where a governed run stands after `start` or `resume`. */
@@ -262,7 +265,15 @@ export class GovernedRuntime {
       outcome: "info",
     });
     await options.onCreated?.(run);
-    return this.#execute(run, grant, options.graph, options.input, undefined);
+    return this.#execute(
+      run,
+      grant,
+      options.graph,
+      options.input,
+      undefined,
+      false,
+      options.stream,
+    );
   }
 
   /**
@@ -293,8 +304,14 @@ export class GovernedRuntime {
    *
    * @example
    * await runtime.resume(runId, graph, new Command({ resume: { decision: "deny", by: "ana", reason: "no" } }));
+   * // `options.stream` streams the continued run, as `start`'s does.
    */
-  async resume(runId: string, graph: GovernedGraph, command?: Command): Promise<GovernedRunResult> {
+  async resume(
+    runId: string,
+    graph: GovernedGraph,
+    command?: Command,
+    options: { stream?: GovernedStream } = {},
+  ): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
     assertResumable(run);
@@ -315,7 +332,15 @@ export class GovernedRuntime {
       );
     }
     const decided = approvals.map((a) => ({ approval_id: a.approval_id, status: a.status }));
-    return this.#execute(run, grant, graph, new Command({ resume: { decided } }), undefined);
+    return this.#execute(
+      run,
+      grant,
+      graph,
+      new Command({ resume: { decided } }),
+      undefined,
+      false,
+      options.stream,
+    );
   }
 
   /**
@@ -495,6 +520,7 @@ export class GovernedRuntime {
     input: unknown,
     replay: ReplaySource | undefined,
     retry = false,
+    stream?: GovernedStream,
   ): Promise<GovernedRunResult> {
     const context: RunContext = {
       grant,
@@ -513,11 +539,15 @@ export class GovernedRuntime {
     // Each status change is committed with its task.* audit event (TaskRecords.write).
     const outcome = await this.runs.execute(
       run.id,
-      (config) =>
-        graph.invoke(input, {
+      (config) => {
+        const governed = {
           ...config,
           configurable: { ...config.configurable, [GOVERNANCE_KEY]: context },
-        }),
+        };
+        return stream
+          ? invokeStreaming(graph, input, governed, stream)
+          : graph.invoke(input, governed);
+      },
       { retry },
     );
     const waitingFor = pausesOf(outcome.result);

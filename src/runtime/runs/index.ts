@@ -22,6 +22,7 @@ export {
   type GovernedRuntimeOptions,
   type StartGovernedRun,
 } from "./governed-runtime.js";
+export type { GovernedStream, StreamingGraph } from "./governed-stream.js";
 export { type GovernedPause, type NodeCallOptions, NodeContext } from "./node-context.js";
 export { checkOperatorOutput, type OutputCheck } from "./operator-output.js";
 export {

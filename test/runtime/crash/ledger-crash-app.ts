@@ -1,6 +1,6 @@
 /**
  * The ledger crash test's application: a chain of NODES governed nodes, each calling the `fs.append`
- * write tool CALLS times; the tool appends its idempotency key as a line to a file (a real,
+ * write tool CALLS times (even nodes one call after another, odd nodes all at once); the tool appends its idempotency key as a line to a file (a real,
  * non-idempotent effect). Shared by the worker (child process) and the parent's checks.
  */
 import { appendFileSync } from "node:fs";
@@ -68,8 +68,18 @@ export function crashGraph(runtime: GovernedRuntime): GovernedGraph {
     builder = builder.addNode(
       `n${n}`,
       governedNode(async (state: { done?: number }, ctx) => {
-        for (let c = 0; c < CALLS; c++) {
-          await ctx.call("fs.append", { line: `n${n}.${c}` });
+        const line = (c: number) => ({ line: `n${n}.${c}` });
+        if (n % 2 === 0) {
+          for (let c = 0; c < CALLS; c++) await ctx.call("fs.append", line(c));
+        } else {
+          // Calls under way together: their ledger writes share commits (group commit), so a
+          // kill also lands while one commit holds several calls' rows. Every call is waited
+          // for before the node fails (not `Promise.all`): a call left running would still hold
+          // its lease when the run is resumed at once.
+          const settled = await Promise.allSettled(
+            Array.from({ length: CALLS }, (_, c) => ctx.call("fs.append", line(c))),
+          );
+          for (const result of settled) if (result.status === "rejected") throw result.reason;
         }
         return { done: (state.done ?? 0) + 1 };
       }),

@@ -7,6 +7,8 @@ import { triggerDetector } from "./trigger-detector.js";
 export const atDirectiveDetector = triggerDetector({
   id: "at-directive",
   description: "@-directives (@agent, @scope/name, @ns:verb) in the body: mentions.",
-  pattern: /(?:^|[^A-Za-z0-9_@])(@[a-z0-9][a-z0-9_-]*(?:[/:][a-z0-9][a-z0-9_-]*)?)/gi,
+  sigil: "@",
+  notAfter: /[A-Za-z0-9_@]/,
+  trigger: /@[a-z0-9][a-z0-9_-]*(?:[/:][a-z0-9][a-z0-9_-]*)?/iy,
   linkKind: "mentions",
 });

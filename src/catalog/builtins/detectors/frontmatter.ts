@@ -27,6 +27,8 @@ export const frontmatterDetector: Detector = {
   scope: "frontmatter",
   emitsLinkKinds: ["supersedes", "references"],
   defaultConfidence: "high",
+  // Only supersededBy draws an edge from another node (the newer one).
+  foreignSourceKeys: ["supersededBy"],
   detect({ node, frontmatter }) {
     const metadata = frontmatter.metadata;
     if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return [];

@@ -1,15 +1,17 @@
-/** Maps a character offset of a text to its 1-based line, by binary search over line starts. */
-export function lineLocator(text: string): (offset: number) => number {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+/**
+ * Maps character offsets of a text to their 1-based lines, for offsets asked in non-decreasing
+ * order (as a detector meets its matches): it counts the newlines between one offset and the
+ * next, so a body is scanned at most once and nothing is allocated per line.
+ */
+export function lineCounter(text: string): (offset: number) => number {
+  let line = 1;
+  // The first newline at or after the last offset asked (-1: none left).
+  let next = text.indexOf("\n");
   return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((starts[mid] ?? 0) <= offset) lo = mid;
-      else hi = mid - 1;
+    while (next !== -1 && next < offset) {
+      line += 1;
+      next = text.indexOf("\n", next + 1);
     }
-    return lo + 1;
+    return line;
   };
 }

@@ -8,6 +8,8 @@ import { triggerDetector } from "./trigger-detector.js";
 export const slashDetector = triggerDetector({
   id: "slash",
   description: "Slash-command triggers (/cmd, /ns:verb) in the body: invokes.",
-  pattern: /(?:^|[^A-Za-z0-9_/])(\/[a-z0-9][a-z0-9_-]*(?::[a-z0-9][a-z0-9_-]*)?)/gi,
+  sigil: "/",
+  notAfter: /[A-Za-z0-9_/]/,
+  trigger: /\/[a-z0-9][a-z0-9_-]*(?::[a-z0-9][a-z0-9_-]*)?/iy,
   linkKind: "invokes",
 });

@@ -51,7 +51,7 @@ export const brokenRefRule: Rule = {
             : null,
       }),
     async reevaluate(change, view) {
-      const triggers = changedNames(change, (path) => view.node(path)).flatMap(triggersNaming);
+      const triggers = changedNames(change).flatMap(triggersNaming);
       const candidates = new Map<string, CatalogLink>();
       const keys = new Set<string>();
       for (const link of change.removedLinks) keys.add(linkKey(link));
@@ -67,9 +67,20 @@ export const brokenRefRule: Rule = {
           candidates.set(key, link);
         }
       }
+      // The nodes that can resolve a candidate: at its target's path, or named as its trigger.
+      const links = [...candidates.values()];
+      const nodes = [
+        ...(await view.nodesAt(links.map((link) => link.target))),
+        ...(await view.nodesNamed(
+          links.flatMap((link) => {
+            const normalized = link.trigger?.normalizedTrigger;
+            return normalized ? [normalized.replace(/^[/@]/, "").trim()] : [];
+          }),
+        )),
+      ];
       const issues = brokenRefRule.evaluate({
-        nodes: view.nodes,
-        links: [...candidates.values()],
+        nodes,
+        links,
         strict: view.strict,
         frontmatter: view.frontmatter,
       });

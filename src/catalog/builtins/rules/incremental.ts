@@ -7,24 +7,18 @@ export function linkKey(link: Pick<CatalogLink, "source" | "target" | "kind" | "
 }
 
 /** The changed nodes as they are now (removed ones left out), in path order. */
-export function changedNodes(
-  change: GraphChange,
-  node: (path: string) => CatalogNode | undefined,
-): CatalogNode[] {
+export function changedNodes(change: GraphChange): CatalogNode[] {
   return [...change.nodes]
     .sort()
-    .map(node)
+    .map((path) => change.after(path))
     .filter((n): n is CatalogNode => n !== undefined);
 }
 
 /** Every `name` a changed node had before or has now (as written). */
-export function changedNames(
-  change: GraphChange,
-  node: (path: string) => CatalogNode | undefined,
-): string[] {
+export function changedNames(change: GraphChange): string[] {
   const names: string[] = [];
   for (const path of change.nodes) {
-    for (const version of [change.before(path), node(path)]) {
+    for (const version of [change.before(path), change.after(path)]) {
       const name = version?.frontmatter.name;
       if (typeof name === "string" && name !== "") names.push(name);
     }
@@ -40,7 +34,7 @@ export function perNode(evaluate: (context: RuleContext) => CatalogIssue[]): Inc
   return {
     key: (issue) => issue.nodeIds[0] ?? "",
     async reevaluate(change, view) {
-      const nodes = changedNodes(change, (path) => view.node(path));
+      const nodes = changedNodes(change);
       const issues = evaluate({
         nodes,
         links: [],

@@ -7,6 +7,56 @@ const pairKey = (source: string, target: string) => `${source}\u0000${target}`;
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
 
+const byUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The links of each (source, target) pair linked with more than one kind. In the graph's order
+ * (source, then target: what a scan gives rules) a pair's links are adjacent and one pass finds
+ * them; links in another order are grouped by key.
+ */
+function conflictingPairs(links: readonly CatalogLink[]): Map<string, CatalogLink[]> {
+  const pairs = new Map<string, CatalogLink[]>();
+  let ordered = true;
+  for (let i = 1; i < links.length && ordered; i++) {
+    const a = links[i - 1] as CatalogLink;
+    const b = links[i] as CatalogLink;
+    ordered = (byUnits(a.source, b.source) || byUnits(a.target, b.target)) <= 0;
+  }
+  if (ordered) {
+    for (let start = 0; start < links.length; ) {
+      const first = links[start] as CatalogLink;
+      let end = start + 1;
+      let mixed = false;
+      for (; end < links.length; end++) {
+        const link = links[end] as CatalogLink;
+        if (link.source !== first.source || link.target !== first.target) break;
+        if (link.kind !== first.kind) mixed = true;
+      }
+      if (mixed) pairs.set(pairKey(first.source, first.target), links.slice(start, end));
+      start = end;
+    }
+    return pairs;
+  }
+  // Most pairs carry one link (or one kind): remember the first link per pair and open a
+  // group only when a second one of another kind turns up.
+  const first = new Map<string, CatalogLink>();
+  for (const link of links) {
+    const key = pairKey(link.source, link.target);
+    const seen = first.get(key);
+    if (!seen) {
+      first.set(key, link);
+      continue;
+    }
+    const list = pairs.get(key);
+    if (list) list.push(link);
+    else if (seen.kind !== link.kind) pairs.set(key, [seen, link]);
+  }
+  // A pair whose later links repeated the first kind before another kind appeared: collect all.
+  for (const key of pairs.keys()) pairs.set(key, []);
+  for (const link of links) pairs.get(pairKey(link.source, link.target))?.push(link);
+  return pairs;
+}
+
 /**
  * Links between the same two nodes that disagree on their kind (one says `supersedes`, another
  * `references`) are a warning naming each kind with the detectors behind it.
@@ -17,24 +67,7 @@ export const linkConflictRule: Rule = {
   version: "1.0.0",
   description: "The same source and target linked with different kinds: warn.",
   evaluate({ links }) {
-    // Most pairs carry one link (or one kind): remember the first link per pair and open a
-    // group only when a second one of another kind turns up.
-    const first = new Map<string, CatalogLink>();
-    const pairs = new Map<string, CatalogLink[]>();
-    for (const link of links) {
-      const key = `${link.source}\u0000${link.target}`;
-      const seen = first.get(key);
-      if (!seen) {
-        first.set(key, link);
-        continue;
-      }
-      const list = pairs.get(key);
-      if (list) list.push(link);
-      else if (seen.kind !== link.kind) pairs.set(key, [seen, link]);
-    }
-    // A pair whose later links repeated the first kind before another kind appeared: collect all.
-    for (const key of pairs.keys()) pairs.set(key, []);
-    for (const link of links) pairs.get(`${link.source}\u0000${link.target}`)?.push(link);
+    const pairs = conflictingPairs(links);
     const issues: CatalogIssue[] = [];
     for (const group of pairs.values()) {
       const variants = new Map<

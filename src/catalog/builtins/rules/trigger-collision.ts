@@ -106,15 +106,15 @@ export const triggerCollisionRule: Rule = {
         const normalized = link.trigger?.normalizedTrigger;
         if (normalized) keys.add(normalized);
       }
-      for (const name of changedNames(change, (path) => view.node(path))) {
+      for (const name of changedNames(change)) {
         const normalized = normalizeTrigger(name);
         if (normalized !== "") keys.add(`/${normalized}`);
       }
-      const nodes = view.nodes.filter((node) => {
-        if (!ADVERTISERS.has(node.kind)) return false;
-        const name = node.frontmatter.name;
-        return typeof name === "string" && keys.has(`/${normalizeTrigger(name)}`);
-      });
+      // Only `/name` buckets have advertisers.
+      const named = await view.nodesNamed(
+        [...keys].filter((key) => key.startsWith("/")).map((key) => key.slice(1)),
+      );
+      const nodes = named.filter((node) => ADVERTISERS.has(node.kind));
       const issues = collisions(nodes, await view.triggerUses(keys));
       return { keys, issues };
     },

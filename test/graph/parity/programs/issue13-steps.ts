@@ -1,0 +1,151 @@
+/**
+ * What happens inside a step of parallel tasks, on both libraries: updates stream as each task
+ * finishes, a failed task cancels the others, a cancelled stream leaves the finished task's
+ * writes saved, and `updateState(config, null, END)` ends a paused step.
+ */
+import type { GraphApi, RunConfig } from "../api.js";
+import { thread } from "../harness.js";
+import { concat } from "./common.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: both libraries' graphs, called the same way.
+type Loose = Record<string, any>;
+
+function logState(api: GraphApi): unknown {
+  return api.Annotation.Root({ log: api.Annotation({ reducer: concat, default: () => [] }) });
+}
+
+/**
+ * A promise that settles when `open` is called, or after a long fallback (so a library that never
+ * opens it still finishes, with `opened: false`): no outcome depends on how fast the machine is.
+ */
+function gate(): { wait: Promise<boolean>; open: () => void } {
+  let open: () => void = () => {};
+  const wait = new Promise<boolean>((resolve) => {
+    const fallback = setTimeout(() => resolve(false), 5_000);
+    open = () => {
+      clearTimeout(fallback);
+      resolve(true);
+    };
+  });
+  return { wait, open };
+}
+
+/** Resolves when `signal` aborts (true), or after the fallback (false). */
+function aborted(signal: AbortSignal | undefined): Promise<boolean> {
+  const { wait, open } = gate();
+  if (signal?.aborted) open();
+  signal?.addEventListener("abort", open, { once: true });
+  return wait;
+}
+
+/** `fast` and `slow` run in one step; `slow` waits on `slowWaits` before it returns. */
+function parallel(
+  api: GraphApi,
+  slowWaits: (config: RunConfig) => Promise<unknown>,
+  saver?: unknown,
+) {
+  return new api.StateGraph(logState(api))
+    .addNode("fast", () => ({ log: ["fast"] }))
+    .addNode("slow", async (_state: unknown, config: RunConfig) => {
+      await slowWaits(config);
+      return { log: ["slow"] };
+    })
+    .addEdge(api.START, "fast")
+    .addEdge(api.START, "slow")
+    .compile(saver === undefined ? {} : { checkpointer: saver }) as unknown as Loose;
+}
+
+export const issue13StepPrograms = {
+  /** The updates stream shows a task's update when it finishes, before its step ends. */
+  async updatesAsTasksFinish(api: GraphApi) {
+    const slowMayEnd = gate();
+    const graph = parallel(api, () => slowMayEnd.wait);
+    const chunks: unknown[] = [];
+    let sawFastWhileSlowRan = false;
+    for await (const chunk of await graph.stream({ log: [] }, { streamMode: "updates" })) {
+      chunks.push(chunk);
+      if ((chunk as Loose).fast) {
+        sawFastWhileSlowRan = true;
+        slowMayEnd.open();
+      }
+    }
+    return { chunks, sawFastWhileSlowRan };
+  },
+
+  /** A task that throws cancels its step's other tasks (their signal fires); its error is thrown. */
+  async failedTaskCancelsSiblings(api: GraphApi) {
+    let siblingSawAbort: Promise<boolean> = Promise.resolve(false);
+    const graph = new api.StateGraph(logState(api))
+      .addNode("waits", async (_state: unknown, config: RunConfig) => {
+        siblingSawAbort = aborted(config.signal);
+        await siblingSawAbort;
+        return { log: ["waits"] };
+      })
+      .addNode("bad", async () => {
+        await Promise.resolve();
+        throw new Error("I am bad");
+      })
+      .addEdge(api.START, "waits")
+      .addEdge(api.START, "bad")
+      .compile() as unknown as Loose;
+    const error = await graph.invoke({ log: [] }).catch((e: Error) => e.message);
+    return { error, siblingSawAbort: await siblingSawAbort };
+  },
+
+  /**
+   * A stream cancelled after the first task's update: the slow task's signal fires, and the
+   * thread keeps the finished task's writes, with the slow task left to run.
+   */
+  async cancelledStream(api: GraphApi) {
+    let slowSawAbort: Promise<boolean> = Promise.resolve(false);
+    const graph = parallel(
+      api,
+      (config) => {
+        slowSawAbort = aborted(config.signal);
+        return slowSawAbort;
+      },
+      new api.MemorySaver(),
+    );
+    const stream = (await graph.stream({ log: [] }, thread("c1"))) as Loose;
+    const first = (await stream.next()).value;
+    await stream.cancel();
+    const sawAbort = await slowSawAbort;
+    const state = await graph.getState(thread("c1"));
+    return { first, sawAbort, values: state.values, next: state.next };
+  },
+
+  /** An input that changes no state key (`{}`) shows no values chunk; the node's step does. */
+  async emptyInputShowsNoValues(api: GraphApi) {
+    const graph = new api.StateGraph(logState(api))
+      .addNode("only", () => ({ log: ["only"] }))
+      .addEdge(api.START, "only")
+      .compile() as unknown as Loose;
+    const chunks: unknown[] = [];
+    for await (const chunk of await graph.stream({}, { streamMode: "values" })) chunks.push(chunk);
+    return chunks;
+  },
+
+  /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
+  async updateStateEndsStep(api: GraphApi) {
+    const graph = new api.StateGraph(logState(api))
+      .addNode("done", () => ({ log: ["done"] }))
+      .addNode("asks", () => {
+        api.interrupt("question");
+        return { log: ["answered"] };
+      })
+      .addNode("later", () => ({ log: ["later"] }))
+      .addEdge(api.START, "done")
+      .addEdge(api.START, "asks")
+      .addEdge("asks", "later")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    const paused = await graph.invoke({ log: [] }, thread("e1"));
+    await graph.updateState(thread("e1"), null, api.END);
+    const state = await graph.getState(thread("e1"));
+    return {
+      paused: paused.log,
+      values: state.values,
+      next: state.next,
+      source: state.metadata?.source,
+    };
+  },
+};

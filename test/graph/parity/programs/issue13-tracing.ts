@@ -1,0 +1,184 @@
+/** LangChain callbacks and `streamEvents` v2: the runs a graph reports, as LangGraph.js does. */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { RunnableLambda } from "@langchain/core/runnables";
+import type { GraphApi } from "../api.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: both libraries' graphs, called the same way.
+type Loose = Record<string, any>;
+
+/** The LangGraph keys of a run's metadata (the rest holds random task ids). */
+function langgraphKeys(metadata: Record<string, unknown> | undefined): Record<string, unknown> {
+  return {
+    node: metadata?.langgraph_node,
+    step: metadata?.langgraph_step,
+    triggers: metadata?.langgraph_triggers,
+    ls_integration: metadata?.ls_integration,
+    thread_id: metadata?.thread_id,
+    user: metadata?.user,
+  };
+}
+
+interface RecordedRun {
+  name: string;
+  parent: string | undefined;
+  tags: string[];
+  meta: Record<string, unknown>;
+  input?: unknown;
+  output?: unknown;
+  error?: string;
+}
+
+/** Records every chain run: its name, its parent's name, tags, metadata, input and outcome. */
+class Recorder extends BaseCallbackHandler {
+  name = "Recorder";
+  // Called in order and awaited, so the record is complete when the run returns.
+  override awaitHandlers = true;
+  readonly runs: RecordedRun[] = [];
+  readonly events: string[] = [];
+  private readonly byId = new Map<string, RecordedRun>();
+
+  override handleChainStart(
+    _chain: unknown,
+    inputs: unknown,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Record<string, unknown>,
+    _runType?: string,
+    name?: string,
+  ): void {
+    const run: RecordedRun = {
+      name: name ?? "?",
+      parent: parentRunId ? this.byId.get(parentRunId)?.name : undefined,
+      tags: tags ?? [],
+      meta: langgraphKeys(metadata),
+      input: inputs,
+    };
+    this.byId.set(runId, run);
+    this.runs.push(run);
+    this.events.push(`start ${run.name}`);
+  }
+
+  override handleChainEnd(outputs: unknown, runId: string): void {
+    const run = this.byId.get(runId);
+    if (run) run.output = outputs;
+    this.events.push(`end ${run?.name}`);
+  }
+
+  override handleChainError(error: unknown, runId: string): void {
+    const run = this.byId.get(runId);
+    if (run) run.error = (error as Error).message;
+    this.events.push(`error ${run?.name}`);
+  }
+}
+
+function state(api: GraphApi) {
+  return api.Annotation.Root({
+    items: api.Annotation({
+      reducer: (a: string[], b: string[]) => a.concat(b),
+      default: () => [],
+    }),
+  });
+}
+
+/** A node calling a LangChain runnable without passing its config, then a conditional edge. */
+function routedGraph(api: GraphApi) {
+  const echo = RunnableLambda.from((text: string) => `${text}!`).withConfig({ runName: "echo" });
+  return new api.StateGraph(state(api))
+    .addNode("first", async () => ({ items: [await echo.invoke("a")] }))
+    .addNode("second", () => ({ items: ["b"] }))
+    .addEdge(api.START, "first")
+    .addConditionalEdges("first", (s: Loose) => (s.items.length > 1 ? api.END : "second"))
+    .addEdge("second", api.END)
+    .compile() as unknown as Loose;
+}
+
+export const issue13TracingPrograms = {
+  /**
+   * `callbacks` see the graph's run, the hidden `__start__` task, a run per node (tags
+   * `graph:step:<n>`, `langgraph_*` metadata), a runnable the node calls without its config
+   * (found through LangChain's context), and the conditional edge as a `RunnableLambda`.
+   */
+  async callbackRuns(api: GraphApi) {
+    const recorder = new Recorder();
+    const result = await routedGraph(api).invoke(
+      { items: [] },
+      { callbacks: [recorder], metadata: { user: "u1" }, configurable: { thread_id: "t1" } },
+    );
+    return { result, runs: recorder.runs, events: recorder.events };
+  },
+
+  /** A failing node: its run and the graph's end in an error; nothing ends normally after. */
+  async callbackRunsOnError(api: GraphApi) {
+    const recorder = new Recorder();
+    const graph = new api.StateGraph(state(api))
+      .addNode("boom", () => {
+        throw new Error("node failed");
+      })
+      .addEdge(api.START, "boom")
+      .compile() as unknown as Loose;
+    const error = await graph
+      .invoke({ items: [] }, { callbacks: [recorder] })
+      .catch((e: Error) => e.message);
+    return { error, events: recorder.events };
+  },
+
+  /** A subgraph node: the subgraph's run sits under the node's run, its tasks under it. */
+  async subgraphRuns(api: GraphApi) {
+    const recorder = new Recorder();
+    const inner = new api.StateGraph(state(api))
+      .addNode("inner_step", () => ({ items: ["inner"] }))
+      .addEdge(api.START, "inner_step")
+      .compile({ name: "inner_graph" } as never);
+    const outer = new api.StateGraph(state(api))
+      .addNode("sub", inner as never)
+      .addEdge(api.START, "sub")
+      .compile() as unknown as Loose;
+    await outer.invoke({ items: [] }, { callbacks: [recorder] });
+    return recorder.runs.map(({ name, parent, tags, meta }) => ({ name, parent, tags, meta }));
+  },
+
+  /** `withConfig({ callbacks, runName })` and call-time callbacks: both see every run, once. */
+  async boundAndCallCallbacks(api: GraphApi) {
+    const bound = new Recorder();
+    const call = new Recorder();
+    const graph = routedGraph(api).withConfig({ callbacks: [bound], runName: "Renamed" });
+    await graph.invoke({ items: [] }, { callbacks: [call] });
+    return { bound: bound.events, call: call.events };
+  },
+
+  /** `streamEvents` v2: LangChain's event records of the graph, its tasks and what they call. */
+  async streamEventsV2(api: GraphApi) {
+    const events: Loose[] = [];
+    for await (const event of routedGraph(api).streamEvents(
+      { items: [] },
+      { version: "v2", configurable: { thread_id: "e1" } },
+    ) as AsyncIterable<Loose>)
+      events.push(event);
+    const record = (event: Loose) => ({
+      event: event.event,
+      name: event.name,
+      tags: event.tags,
+      meta: langgraphKeys(event.metadata),
+      data: event.data,
+    });
+    // The graph's chunks reach its event stream through the reader, so where they fall among
+    // the callback events is scheduling, not behaviour: compared in order, but apart.
+    return {
+      runs: events.filter((event) => event.event !== "on_chain_stream").map(record),
+      chunks: events.filter((event) => event.event === "on_chain_stream").map(record),
+    };
+  },
+
+  /** A `streamEvents` v2 filter keeps only the runs asked for. */
+  async streamEventsV2Filtered(api: GraphApi) {
+    const names: string[] = [];
+    const stream = routedGraph(api).streamEvents(
+      { items: [] },
+      { version: "v2" },
+      { includeNames: ["echo"] },
+    ) as AsyncIterable<Loose>;
+    for await (const event of stream) names.push(`${event.event} ${event.name}`);
+    return names;
+  },
+};
