@@ -100,6 +100,20 @@ export class RunPersistence {
     return latest?.checkpoint.id === tuple.checkpoint.id;
   }
 
+  /**
+   * For a checkpoint made by an update: the past checkpoint it forked the thread from (its parent,
+   * when a newer checkpoint than that parent was saved before it), else undefined.
+   */
+  async forkedFrom(tuple: CheckpointTuple): Promise<string | undefined> {
+    const parentId = tuple.parentConfig?.configurable?.checkpoint_id;
+    if (typeof parentId !== "string" || !this.saver) return undefined;
+    const options = { before: { configurable: { checkpoint_id: tuple.checkpoint.id } }, limit: 1 };
+    const config = { configurable: { ...this.config.configurable, checkpoint_id: undefined } };
+    for await (const previous of this.saver.list(config, options))
+      return previous.checkpoint.id === parentId ? undefined : parentId;
+    return undefined;
+  }
+
   /** Continues from a loaded checkpoint. */
   adopt(tuple: CheckpointTuple): void {
     this.checkpointId = tuple.checkpoint.id;

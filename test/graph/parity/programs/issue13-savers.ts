@@ -313,4 +313,37 @@ export const issue13SaverPrograms = {
       forkParentIsRoot: latest?.parentConfig?.configurable?.checkpoint_id === map[""],
     };
   },
+
+  /**
+   * `updateState` on a past checkpoint forks the thread: the run from the fork gives a stateful
+   * subgraph its state as of that checkpoint, not the one the thread reached later.
+   */
+  async statefulSubgraphAfterForkingUpdate(api: GraphApi) {
+    const trail = () =>
+      api.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] });
+    const seen: unknown[] = [];
+    const mid = new api.StateGraph(api.Annotation.Root({ midTrail: trail() }))
+      .addNode("mid_step", (s) => {
+        seen.push([...(s.midTrail as string[])]);
+        return { midTrail: ["mid"] };
+      })
+      .addEdge(api.START, "mid_step")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(api.Annotation.Root({ results: trail() }))
+      .addNode("parent_step", () => ({ results: ["p"] }))
+      .addNode("mid_node", mid)
+      .addEdge(api.START, "parent_step")
+      .addEdge("parent_step", "mid_node")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("1");
+    await graph.invoke({ results: [] }, config);
+    await graph.invoke({ results: [] }, config);
+    const history: Loose[] = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    const before = history.find((s) => s.next.includes("parent_step"));
+    const fork = await graph.updateState(before?.config, { results: ["forked"] });
+    seen.length = 0;
+    const result = await graph.invoke(null, fork);
+    return { result, seen };
+  },
 };
