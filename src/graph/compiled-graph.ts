@@ -83,6 +83,8 @@ interface CompiledOptions {
   store?: BaseStore | undefined;
   /** `withConfig`: what every call's config is merged over. */
   defaults?: RunConfig | undefined;
+  /** The `StateGraph` that compiled this graph. */
+  builder?: object | undefined;
 }
 
 /** What a parent run hands the subgraph it calls (kept off the user-visible config object). */
@@ -220,6 +222,14 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     return out;
   }
 
+  /**
+   * The `StateGraph` this graph was compiled from, as LangGraph.js's `graph.builder` (e.g.
+   * `graph.builder._schemaRuntimeDefinition`, the zod object or `StateSchema` of its state).
+   */
+  get builder(): object | undefined {
+    return this.options.builder;
+  }
+
   /** Drops every cached node result (`compile({ cache })`). */
   async clearCache(): Promise<void> {
     await this.options.cache?.clear(this.spec.nodes.map((node) => [NODE_CACHE_NS, node.name]));
@@ -278,7 +288,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     );
     let outcome: LoopOutcome;
     try {
-      await loop.load(await this.checkInput(input));
+      await loop.load(await this.checkInput(input, config));
       if (into && loop.replay) loop.replay = { ...loop.replay, into: into.target };
       outcome = await loop.run();
     } catch (error) {
@@ -359,7 +369,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       const trace = traced ? await RunTrace.start(runConfig_, this.name, input) : undefined;
       const loop = this.createLoop(runConfig_, hooks, undefined, sink, undefined, trace);
       try {
-        await loop.load(await this.checkInput(input));
+        await loop.load(await this.checkInput(input, runConfig_));
         await loop.run();
       } catch (error) {
         await trace?.fail(error);
@@ -446,8 +456,18 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     };
   }
 
-  /** A new input checked against the graph's `StateSchema` (when it has one). */
-  private checkInput(input: unknown): unknown {
+  /**
+   * A new input checked against the graph's `StateSchema` (when it has one), and the call's
+   * `configurable` against its context schema (when it has one) first.
+   */
+  private checkInput(input: unknown, config: RunConfig): unknown {
+    const validateContext = this.declaration.validateContext;
+    if (validateContext)
+      return validateContext(config.configurable ?? {}).then(() => this.checkState(input));
+    return this.checkState(input);
+  }
+
+  private checkState(input: unknown): unknown {
     if (!this.validateInput || input === null || input === undefined || isCommand(input))
       return input;
     return this.validateInput(input);

@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { isKeelError } from "../../src/core/index.js";
+import { Annotation, END, isGraphInterrupt, START, StateGraph } from "../../src/graph/index.js";
 import { runtimeDb } from "../../src/runtime/db/tables.js";
 import {
   continueGovernedRun,
   GovernedRuntime,
+  governedNode,
   IngestService,
   loadGovernedApp,
   type RetryPolicy,
@@ -13,6 +15,7 @@ import {
   searchAudit,
   seededRandom,
   startExpirySweep,
+  ToolRegistry,
   validateContract,
   verifyAuditLog,
 } from "../../src/runtime/index.js";
@@ -396,6 +399,47 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       expect(done.run.status).toBe("succeeded");
       expect(world.refunds).toEqual(["small:25"]);
       expect((done.result as { receipt: string }).receipt).toBe("r-manual");
+    });
+
+    it("calls of one node in doubt at once pause the run once, for an operator", async () => {
+      const store = await harness.open("unknown_at_once");
+      const tools = new ToolRegistry();
+      tools.register(
+        {
+          name: "charge",
+          namespace: "pay",
+          version: "1.0.0",
+          description: "a charge whose answer is lost",
+          input_schema: { type: "object" },
+          output_schema: { type: "object" },
+          side_effects: "write",
+        },
+        () => {
+          throw new Error("connection reset after the request was sent");
+        },
+      );
+      const runtime = new GovernedRuntime({ store, tools, clock: new ManualClock() });
+      const graph = new StateGraph(Annotation.Root({ done: Annotation<boolean>() }))
+        .addNode(
+          "charge",
+          governedNode(async (_state, ctx) => {
+            const settled = await Promise.allSettled([
+              ctx.call("pay.charge", { n: 1 }),
+              ctx.call("pay.charge", { n: 2 }),
+            ]);
+            const errors = settled.flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+            // A failure other than the pause itself is what the node reports.
+            throw errors.find((e) => !isGraphInterrupt(e)) ?? errors[0];
+          }),
+        )
+        .addEdge(START, "charge")
+        .addEdge("charge", END)
+        .compile({ checkpointer: runtime.checkpointer });
+      const started = await runtime.start({ graph, input: {}, autonomy: "A4", risk: "low" });
+      expect(started.run.status).toBe("paused");
+      expect(started.waitingFor[0]?.kind).toBe("operator");
+      const [step] = await runtime.stepsOf(started.run.id);
+      expect(step?.status).toBe("paused");
     });
 
     it("a strict replay answers every call from the ledger; a counterfactual reports the first divergence", async () => {

@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { newId } from "../../src/core/index.js";
 import {
   inlined,
   postgresBatchedQuery,
@@ -9,7 +8,7 @@ import { AuditWriter, ToolLedger, verifyAuditLog } from "../../src/runtime/index
 import type { Store } from "../../src/store/index.js";
 import { postgresAvailable } from "../support/postgres.js";
 import { postgresRuntimeHarness } from "./support/harness.js";
-import { testTools, type World } from "./support/tools.js";
+import { appendAtOnce, testTools, type World } from "./support/tools.js";
 
 describe("sqlLiteral and inlined: a batched statement's parameters as literals", () => {
   it("quotes strings (quotes and backslashes escaped), numbers, and NULL", () => {
@@ -116,20 +115,7 @@ if (await postgresAvailable()) {
       await audit.ensureHead();
       const ledger = new ToolLedger({ store, tools: testTools(world), audit });
       const query = vi.spyOn(store.native.pool, "query");
-      const traceId = newId();
-      const outcomes = await Promise.all(
-        Array.from({ length: 8 }, (_, i) =>
-          ledger.call({
-            tool: "test.append",
-            input: { line: `line ${i}` },
-            idempotencyKey: `key-${i}`,
-            traceId,
-            riskLevel: "low",
-            autonomyLevel: "A4",
-            capabilities: ["fs:write"],
-          }),
-        ),
-      );
+      const outcomes = await appendAtOnce(ledger, 8);
       expect(outcomes.map((o) => o.toolCall.status)).toEqual(Array(8).fill("succeeded"));
       expect(world.calls).toBe(8);
       // Each call writes twice on its own (attempted, succeeded); together they share batches.

@@ -1,11 +1,10 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { newId } from "../../src/core/index.js";
 import { sqliteBatchedWrite } from "../../src/runtime/db/sqlite-write-batch.js";
 import { AuditWriter, ToolLedger, verifyAuditLog } from "../../src/runtime/index.js";
 import type { Store } from "../../src/store/index.js";
 import { sqliteRuntimeHarness } from "./support/harness.js";
-import { testTools, type World } from "./support/tools.js";
+import { appendAtOnce, testTools, type World } from "./support/tools.js";
 
 /** Commits in a WAL file: frames whose header records the database size after a commit. */
 function walCommits(path: string): number {
@@ -94,20 +93,7 @@ describe("sqliteBatchedWrite: group commit on SQLite", () => {
       tools: testTools(world),
       audit: new AuditWriter(store),
     });
-    const traceId = newId();
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        ledger.call({
-          tool: "test.append",
-          input: { line: `line ${i}` },
-          idempotencyKey: `key-${i}`,
-          traceId,
-          riskLevel: "low",
-          autonomyLevel: "A4",
-          capabilities: ["fs:write"],
-        }),
-      ),
-    );
+    const outcomes = await appendAtOnce(ledger, 8);
     expect(outcomes.map((o) => o.toolCall.status)).toEqual(Array(8).fill("succeeded"));
     expect(world.calls).toBe(8);
     // Each call commits twice on its own; together their attempts and outcomes share commits.

@@ -35,6 +35,11 @@ export interface AddNodeOptions {
    * while other tasks are still due, it waits for them, e.g. to gather a fan-out's results.
    */
   defer?: boolean;
+  /**
+   * The node's own input schema (an Annotation root, a zod object or a `StateSchema`): the node
+   * gets only its keys, and keys the state lacks become internal channels of the graph.
+   */
+  input?: unknown;
 }
 
 /** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */
@@ -83,4 +88,6 @@ export interface GraphDeclaration {
   outputKeys?: string[] | undefined;
   /** Checks a graph input against a `StateSchema`. */
   validateInput?: ((input: unknown) => Promise<unknown>) | undefined;
+  /** Checks a call's `configurable` against the context schema (`new StateGraph(state, context)`). */
+  validateContext?: ((configurable: Record<string, unknown>) => Promise<void>) | undefined;
 }

@@ -5,7 +5,7 @@ import { CompiledStateGraph } from "../compiled-graph.js";
 import { END, RESERVED_NAMES, START } from "../constants.js";
 import { GraphValueError, NodeError } from "../errors.js";
 import { recordSchemaSources, schemaSourcesOf } from "../schema/graph-schemas.js";
-import { resolveSchemas } from "../schema/resolve.js";
+import { resolveSchemas, runtimeDefinitionOf } from "../schema/resolve.js";
 import type { CachePolicy, RetryPolicy, RunConfig } from "../types.js";
 import type {
   AddNodeOptions,
@@ -18,6 +18,7 @@ import type {
   PathMap,
   SubgraphLike,
 } from "./declarations.js";
+import { withNodeInput } from "./node-input.js";
 import { isRunnableLike, type RunnableLike, runnableAction } from "./runnable-node.js";
 import { validateGraph } from "./validate.js";
 
@@ -204,6 +205,11 @@ export class StateGraph<S extends StateDefinition> {
   private readonly declaration: GraphDeclaration;
   private compiled = false;
   private nodeDefaults: NodeDefaults = {};
+  /**
+   * The zod object or `StateSchema` the state was defined with, as LangGraph.js's builder keeps
+   * it (read as `graph.builder._schemaRuntimeDefinition`); undefined for Annotation states.
+   */
+  readonly _schemaRuntimeDefinition: object | undefined;
 
   /**
    * `state` is any state form LangGraph.js accepts: `Annotation.Root({...})`, a `StateSchema`, a
@@ -212,6 +218,7 @@ export class StateGraph<S extends StateDefinition> {
    */
   constructor(state: StateGraphInit<S>, options?: StateGraphOptions) {
     const resolved = resolveSchemas(state, options);
+    this._schemaRuntimeDefinition = runtimeDefinitionOf(state);
     recordSchemaSources(this, { state, options });
     this.declaration = {
       schema: resolved.channels,
@@ -221,6 +228,7 @@ export class StateGraph<S extends StateDefinition> {
       branches: [],
       outputKeys: resolved.outputKeys,
       validateInput: resolved.validateInput,
+      validateContext: resolved.validateContext,
     };
   }
 
@@ -283,9 +291,12 @@ export class StateGraph<S extends StateDefinition> {
         },
       );
     }
+    let action = subgraph ? undefined : (node as NodeAction<never>);
+    if (action && options.input !== undefined)
+      action = withNodeInput(this.declaration, options.input, action);
     this.declaration.nodes.set(name, {
       name,
-      action: subgraph ? undefined : (node as NodeAction<never>),
+      action,
       subgraph,
       retryPolicy: options.retryPolicy,
       cachePolicy: options.cachePolicy,
@@ -408,6 +419,7 @@ export class StateGraph<S extends StateDefinition> {
       interruptAfter: after,
       name: options.name ?? "LangGraph",
       store: options.store,
+      builder: this,
     });
     recordSchemaSources(compiled, schemaSourcesOf(this));
     return compiled;

@@ -7,6 +7,8 @@ import {
 } from "../annotation.js";
 import { GraphValueError } from "../errors.js";
 import { isZodObject, stateSchemaFromZod } from "../zod/zod-state.js";
+import { ReducedValue } from "./reduced-value.js";
+import { isStandardSchema, type StandardSchemaLike } from "./standard-schema.js";
 import { StateSchema } from "./state-schema.js";
 
 /** What `new StateGraph(…)` was given, made uniform. */
@@ -17,6 +19,8 @@ export interface ResolvedSchemas {
   outputKeys: string[] | undefined;
   /** Checks and coerces a graph input (StateSchema graphs only). */
   validateInput: ((input: unknown) => Promise<unknown>) | undefined;
+  /** Checks a call's `configurable` against the context schema, when one was given. */
+  validateContext?: ((configurable: Record<string, unknown>) => Promise<void>) | undefined;
 }
 
 const INIT_KEYS = ["state", "stateSchema", "input"] as const;
@@ -27,6 +31,61 @@ const INIT_KEYS = ["state", "stateSchema", "input"] as const;
  * `{ input, output }` as the second argument.
  */
 export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchemas {
+  const validateContext = contextValidator(contextSchemaOf(state, options));
+  const resolved = resolveStateSchemas(state, options);
+  return validateContext ? { ...resolved, validateContext } : resolved;
+}
+
+/**
+ * The context schema: the second argument when it is a schema (`new StateGraph(state, context)`,
+ * LangGraph.js's config schema), else `context` of the options or of `{ state, context }`.
+ */
+export function contextSchemaOf(state: unknown, options: unknown): StandardSchemaLike | undefined {
+  if (isStandardSchema(options)) return options;
+  for (const holder of [options, state])
+    if (isObject(holder) && isStandardSchema(holder.context)) return holder.context;
+  return undefined;
+}
+
+function contextValidator(
+  schema: StandardSchemaLike | undefined,
+): ResolvedSchemas["validateContext"] {
+  if (!schema) return undefined;
+  return async (configurable) => {
+    const result = await schema["~standard"].validate(configurable);
+    if (!result.issues) return;
+    const problems = result.issues.map(
+      (issue) => `${(issue.path ?? []).map(segmentName).join(".") || "(root)"}: ${issue.message}`,
+    );
+    throw new GraphValueError(
+      `The call's configurable does not match the graph's context schema: ${problems.join("; ")}.`,
+      {
+        code: "INVALID_ARGUMENT",
+        details: { problems },
+        hint: "Pass the context keys the schema requires in config.configurable.",
+      },
+    );
+  };
+}
+
+/**
+ * The zod object or `StateSchema` a state was given as (directly or as `{ state | stateSchema }`),
+ * LangGraph.js's `builder._schemaRuntimeDefinition`; undefined for Annotation states.
+ */
+export function runtimeDefinitionOf(state: unknown): object | undefined {
+  const isRuntime = (value: unknown): value is object =>
+    isZodObject(value) || StateSchema.isInstance(value);
+  if (isRuntime(state)) return state;
+  if (!isObject(state)) return undefined;
+  const inner = state.state ?? state.stateSchema;
+  return isRuntime(inner) ? inner : undefined;
+}
+
+function segmentName(segment: unknown): string {
+  return String(isObject(segment) && "key" in segment ? segment.key : segment);
+}
+
+function resolveStateSchemas(state: unknown, options?: unknown): ResolvedSchemas {
   state = fromZod(state);
   if (isObject(options))
     options = { ...options, input: fromZod(options.input), output: fromZod(options.output) };
@@ -53,6 +112,7 @@ export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchem
   const channels = { ...channelsOf(main) };
   for (const extra of [input, output]) {
     if (extra === undefined) continue;
+    assertSameReducers(main, extra);
     for (const [key, channel] of Object.entries(channelsOf(extra))) channels[key] ??= channel;
   }
   const validator = StateSchema.isInstance(input)
@@ -65,6 +125,23 @@ export function resolveSchemas(state: unknown, options?: unknown): ResolvedSchem
     outputKeys: output === undefined ? undefined : Object.keys(channelsOf(output)),
     validateInput: validator ? (value) => validator.validateInput(value) : undefined,
   };
+}
+
+/**
+ * A key an input or output schema shares with the state must fold writes the same way: two
+ * different reducers for one key cannot both hold, as LangGraph.js refuses too.
+ */
+function assertSameReducers(main: unknown, extra: unknown): void {
+  if (!StateSchema.isInstance(main) || !StateSchema.isInstance(extra)) return;
+  for (const [key, field] of Object.entries(extra.fields)) {
+    const own = main.fields[key];
+    if (!ReducedValue.isInstance(own) || !ReducedValue.isInstance(field)) continue;
+    if (own.reducer !== field.reducer)
+      throw new GraphValueError(`Channel "${key}" already exists with a different type.`, {
+        details: { key },
+        hint: "Give the key the same reducer (the same field) in the state, input and output schemas.",
+      });
+  }
 }
 
 function channelsOf(schema: unknown): Record<string, StateChannel> {

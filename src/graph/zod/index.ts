@@ -11,8 +11,11 @@
  * const graph = new StateGraph(State).addNode(…).compile();
  */
 
+import "./plugin.js";
+
 export { MessagesZodState } from "./messages.js";
 export { MessagesZodMeta, registry, type SchemaMeta, withLangGraph } from "./meta.js";
+export { type LangGraphZodMethods, langgraphMethods } from "./plugin.js";
 export {
   getConfigTypeSchema,
   getInputTypeSchema,

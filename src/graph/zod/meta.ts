@@ -48,6 +48,17 @@ export function metaOf(schema: object): SchemaMeta | undefined {
   return found ?? (legacy.get(schema) as SchemaMeta | undefined);
 }
 
+/** The default a zod 3 or zod 4 `.default(…)` gives, as a function; undefined without one. */
+export function zodDefaultOf(schema: object): (() => unknown) | undefined {
+  const v3 = (schema as { _def?: { typeName?: unknown; defaultValue?: unknown } })._def;
+  if (v3?.typeName === "ZodDefault" && typeof v3.defaultValue === "function")
+    return v3.defaultValue as () => unknown;
+  const v4 = (schema as { _zod?: { def?: { type?: unknown; defaultValue?: unknown } } })._zod?.def;
+  // zod 4's `defaultValue` is a getter that calls the default function (or copies the value).
+  if (v4?.type === "default") return () => v4.defaultValue;
+  return undefined;
+}
+
 /** The metadata of a messages key: the messages reducer, an empty default, `langgraph_type`. */
 export const MessagesZodMeta: SchemaMeta<never, never> = {
   reducer: { fn: messagesStateReducer as never },

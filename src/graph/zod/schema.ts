@@ -56,7 +56,8 @@ export function getOutputTypeSchema(graph: unknown): JsonSchema | undefined {
 /** The schema of `config.configurable` / the run context, when the graph declared one. */
 export function getConfigTypeSchema(graph: unknown): JsonSchema | undefined {
   const schema = schemaOf(graph, "context") ?? schemaOf(graph, "config");
-  return schema === undefined ? undefined : toJson(schema);
+  // Fields keep their extras (`langgraph_nodes`, `langgraph_type: "prompt"`), as for the state.
+  return jsonOf(schema, { partial: false, reducers: false });
 }
 
 function schemaOf(
@@ -70,7 +71,8 @@ function schemaOf(
   const candidates: unknown[] =
     which === "state"
       ? [state, state?.state, state?.stateSchema, state?.input]
-      : [options?.[which], state?.[which]];
+      : // The second argument itself is the context schema in `new StateGraph(state, context)`.
+        [options?.[which], state?.[which], ...(which === "context" ? [options] : [])];
   for (const candidate of candidates)
     if (isZodObject(candidate)) return candidate as unknown as ZodObjectLike;
   return undefined;

@@ -1,7 +1,7 @@
 import { ReducedValue } from "../schema/reduced-value.js";
 import { isStandardSchema, type StandardSchemaLike } from "../schema/standard-schema.js";
 import { StateSchema } from "../schema/state-schema.js";
-import { metaOf } from "./meta.js";
+import { metaOf, zodDefaultOf } from "./meta.js";
 
 /** True for a zod 3 or zod 4 object schema (`z.object({...})`). */
 export function isZodObject(value: unknown): value is { shape: Record<string, object> } {
@@ -13,15 +13,16 @@ export function isZodObject(value: unknown): value is { shape: Record<string, ob
 
 /**
  * A zod object as a `StateSchema`: each field validates its key, and the field's registry
- * metadata (see `withLangGraph`) gives its reducer and default. Zod's own `.default()` still
- * applies when the key is missing.
+ * metadata (see `withLangGraph`) gives its reducer and default. Zod's own `.default()`, when the
+ * field has one, is the default instead of the registry's.
  */
 export function stateSchemaFromZod(object: { shape: Record<string, object> }): StateSchema {
   const fields: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(object.shape)) {
     if (!isStandardSchema(field)) continue;
     const meta = metaOf(field);
-    const schema = meta?.default ? withDefault(field, meta.default) : field;
+    // zod's own `.default()` wins over the registry's, as in LangGraph.js (it applies first).
+    const schema = meta?.default && !zodDefaultOf(field) ? withDefault(field, meta.default) : field;
     fields[key] = meta?.reducer
       ? new ReducedValue(schema, {
           reducer: meta.reducer.fn as (a: unknown, b: unknown) => unknown,

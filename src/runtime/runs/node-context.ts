@@ -40,6 +40,8 @@ export interface GovernedPause {
 export class NodeContext {
   readonly #run: RunContext;
   #step: StepsTable;
+  /** The step's move to `paused`, once a call of this node has started it. */
+  #pausing: Promise<void> | undefined;
   #counter = 0;
 
   constructor(run: RunContext, step: StepsTable) {
@@ -323,10 +325,16 @@ export class NodeContext {
     try {
       interrupt(value);
     } catch (pausing) {
-      if (this.#step.status === "running")
-        this.#step = await this.#run.steps.pause(this.#step, why);
+      // Calls of the node under way together may pause at once (two calls in doubt): the step
+      // moves once; the others wait for that move instead of finding the step no longer running.
+      this.#pausing ??= this.#pauseStep(why);
+      await this.#pausing;
       throw pausing;
     }
+  }
+
+  async #pauseStep(why: string): Promise<void> {
+    if (this.#step.status === "running") this.#step = await this.#run.steps.pause(this.#step, why);
   }
 
   #auditGate(

@@ -1,4 +1,10 @@
-import { ToolFailure, ToolRegistry } from "../../../src/runtime/index.js";
+import { newId } from "../../../src/core/index.js";
+import {
+  type ToolCallOutcome,
+  ToolFailure,
+  type ToolLedger,
+  ToolRegistry,
+} from "../../../src/runtime/index.js";
 
 /** A world the test tools act on, so tests can see whether an effect happened. */
 export interface World {
@@ -80,3 +86,24 @@ export function testTools(world: World): ToolRegistry {
 }
 
 export { ToolFailure };
+
+/**
+ * `count` calls of `test.append` through `ledger` at once (one trace, keys `key-0`…), as the
+ * group-commit tests of each dialect make them; resolves to their outcomes.
+ */
+export function appendAtOnce(ledger: ToolLedger, count: number): Promise<ToolCallOutcome[]> {
+  const traceId = newId();
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      ledger.call({
+        tool: "test.append",
+        input: { line: `line ${i}` },
+        idempotencyKey: `key-${i}`,
+        traceId,
+        riskLevel: "low",
+        autonomyLevel: "A4",
+        capabilities: ["fs:write"],
+      }),
+    ),
+  );
+}

@@ -89,4 +89,32 @@ export const issue13NodesPrograms = {
       two: await graph.nodes.two.invoke({ n: 2 }),
     };
   },
+
+  /** A node's `input` schema: it gets only its keys; a key the state lacks passes between nodes. */
+  async nodeInputSchema(api: GraphApi) {
+    const State = api.Annotation.Root({
+      messages: api.Annotation({ reducer: concat as never, default: () => [] }),
+      count: api.Annotation(),
+    });
+    const ProcessInput = api.Annotation.Root({
+      messages: api.Annotation({ reducer: concat as never, default: () => [] }),
+      query: api.Annotation(),
+    });
+    let seen: unknown;
+    const graph = new api.StateGraph(State)
+      .addNode("addQuery", (s: Values) => ({ query: `${(s.messages as string[])[0]} as a query` }))
+      .addNode(
+        "process",
+        async (input: Values) => {
+          seen = { ...input };
+          return { messages: ["processed"], query: "not in the output" };
+        },
+        { input: ProcessInput } as never,
+      )
+      .addEdge(api.START, "addQuery")
+      .addEdge("addQuery", "process")
+      .addEdge("process", api.END)
+      .compile();
+    return { result: await graph.invoke({ messages: ["hello"], count: 1 }), seen };
+  },
 };

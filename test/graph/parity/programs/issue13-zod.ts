@@ -90,4 +90,91 @@ export const issue13ZodPrograms = {
       fine: await run((s) => ({ count: (s.count as number) + 1, note: "ok" }), { count: 2 }),
     };
   },
+
+  /** zod's own `.default()` wins over the registry's; the registry's fills a field without one. */
+  async zodDefaultBeforeRegistryDefault(api: GraphApi) {
+    const { registry } = lib(api);
+    const State = z.object({
+      withZod: z.string().default("zod-default"),
+      withRegistry: z.string().register(registry, { default: () => "registry-default" }),
+      withBoth: z
+        .string()
+        .default("zod-default")
+        .register(registry, { default: () => "registry-default" }),
+    });
+    let seen: unknown;
+    const graph = new api.StateGraph(State as never)
+      .addNode("process", (s: Values) => {
+        seen = { ...s };
+        return {};
+      })
+      .addEdge(api.START, "process")
+      .compile();
+    return { result: await graph.invoke({}), seen };
+  },
+
+  /** A key of the input schema with another reducer than the state's is refused at construction. */
+  async reducerConflictAcrossSchemas(api: GraphApi) {
+    const { registry } = lib(api);
+    const field = (fn: (a: number[], b: number[]) => number[]) =>
+      z.array(z.number()).default([]).register(registry, { reducer: { fn } });
+    const shared = field((a, b) => [...a, ...b]);
+    const build = (input: unknown) => {
+      try {
+        new api.StateGraph({ state: z.object({ numbers: shared }), input } as never)
+          .addNode("process", () => ({}))
+          .addEdge(api.START, "process")
+          .compile();
+        return "built";
+      } catch (error) {
+        return /Channel "numbers" already exists with a different type/.test(
+          (error as Error).message,
+        );
+      }
+    };
+    return {
+      same: build(z.object({ numbers: shared })),
+      different: build(z.object({ numbers: field((a, b) => [...b, ...a]) })),
+    };
+  },
+
+  /** A zod context schema (second argument) checks `configurable`; its JSON keeps the extras. */
+  async zodContextSchema(api: GraphApi) {
+    const { withLangGraph, getConfigTypeSchema } = lib(api);
+    const context = z.object({
+      prompt: withLangGraph(z.string().min(1), {
+        jsonSchemaExtra: { langgraph_nodes: ["agent"], langgraph_type: "prompt" },
+      }),
+    });
+    const graph = new (api.StateGraph as unknown as new (a: unknown, b: unknown) => Loose)(
+      z.object({ foo: z.string() }),
+      context,
+    )
+      .addNode("agent", (_s: Values, config: Loose) => ({ foo: config.configurable.prompt }))
+      .addEdge(api.START, "agent")
+      .compile();
+    const ok = await graph.invoke({ foo: "in" }, { configurable: { prompt: "hi" } });
+    const bad = await outcome(api, () =>
+      graph.invoke({ foo: "in" }, { configurable: { prompt: "" } }),
+    );
+    const { $schema: _ignored, ...json } = getConfigTypeSchema(graph) as Loose;
+    return { ok, rejected: Object.hasOwn(bad as object, "error"), json };
+  },
+
+  /** `graph.builder._schemaRuntimeDefinition`: the zod object or StateSchema the state was given as. */
+  async builderRuntimeDefinition(api: GraphApi) {
+    const State = z.object({ n: z.number() });
+    const build = (state: unknown) =>
+      (
+        new api.StateGraph(state as never)
+          .addNode("a", () => ({}))
+          .addEdge(api.START, "a")
+          .compile() as unknown as Loose
+      ).builder._schemaRuntimeDefinition;
+    return {
+      zod: build(State) === State,
+      wrapped: build({ state: State }) === State,
+      annotation: build(api.Annotation.Root({ n: api.Annotation() })),
+    };
+  },
 };

@@ -1,0 +1,37 @@
+import { resolveSchemas } from "../schema/resolve.js";
+import type { GraphDeclaration, NodeAction } from "./declarations.js";
+
+/**
+ * A node's own input schema (`addNode(name, fn, { input })`, as in LangGraph.js): the keys it has
+ * that the state lacks become channels of the graph (nodes write and read them; `invoke` does not
+ * return them), and the node is called with its schema's keys only. Returns the node function to
+ * register; nodes without an input schema are not wrapped.
+ *
+ * @example
+ * builder.addNode("process", (s) => ({ messages: [...s.messages, s.query] }), { input: ProcessInput });
+ */
+export function withNodeInput(
+  declaration: GraphDeclaration,
+  input: unknown,
+  action: NodeAction<never>,
+): NodeAction<never> {
+  const { channels } = resolveSchemas(input);
+  const keys = Object.keys(channels);
+  const schema = declaration.schema;
+  const added = keys.filter((key) => !Object.hasOwn(schema, key));
+  if (added.length > 0) {
+    // The graph's output stays the state it had: the node's extra keys are internal.
+    declaration.outputKeys ??= Object.keys(schema);
+    for (const key of added) schema[key] = channels[key]!;
+  }
+  const pick = (state: never): never => {
+    const own: Record<string, unknown> = {};
+    const full = state as Record<string, unknown>;
+    for (const key of keys) if (Object.hasOwn(full, key)) own[key] = full[key];
+    return own as never;
+  };
+  // An async node stays async: such nodes get the interrupt() context in every run.
+  return action.constructor.name === "AsyncFunction"
+    ? async (state, config) => action(pick(state), config)
+    : (state, config) => action(pick(state), config);
+}
