@@ -42,6 +42,24 @@ export class Command<Update = Record<string, unknown>, Resume = unknown> {
     this.graph = options.graph;
   }
 
+  /**
+   * LangGraph.js's JSON form: `{ lg_name: "Command", update, resume, goto }`, each `Send` in
+   * `goto` in its own JSON form (a key that is undefined is left out by `JSON.stringify`).
+   *
+   * @example
+   * JSON.stringify(new Command({ goto: "next" })); // '{"lg_name":"Command","goto":["next"]}'
+   */
+  toJSON(): { lg_name: "Command"; update?: Update; resume?: Resume; goto: unknown[] } {
+    return {
+      lg_name: this.lg_name,
+      update: this.update,
+      resume: this.resume,
+      goto: this.goto.map((target) =>
+        typeof target === "string" ? target : (target as { toJSON(): unknown }).toJSON(),
+      ),
+    };
+  }
+
   /** True when the command carries a resume value (`resume: undefined` does not count). */
   hasResume(): boolean {
     return this.resume !== undefined;

@@ -309,7 +309,14 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<AsyncIterableIterator<unknown>> {
-    const modes = config.streamMode ?? "updates";
+    if (this.usesMessages || config.streamMode?.includes("messages")) await preloadLangChain();
+    const defaults = this.options.defaults;
+    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
+    // Inside a node (its config carries the task id) a stream defaults to `values`, as in
+    // LangGraph.js: the caller iterates the subgraph's states, not its updates.
+    const modes =
+      config.streamMode ??
+      (config.configurable?.__pregel_task_id !== undefined ? "values" : "updates");
     const list: StreamMode[] = Array.isArray(modes) ? modes : [modes];
     const unknown = list.filter((mode) => !STREAM_MODES.has(mode));
     if (unknown.length > 0) {
@@ -322,9 +329,6 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         },
       );
     }
-    if (this.usesMessages || list.includes("messages")) await preloadLangChain();
-    const defaults = this.options.defaults;
-    config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // Traced for the caller's callbacks, not for the handler the messages mode adds below.
     const traced = hasCallbacks(config.callbacks);
     // A reader that stops early (break out of for-await) cancels the run between steps.
@@ -741,6 +745,12 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
           configurable: { ...config.configurable, checkpoint_ns: childNs },
         };
         delete child.configurable!.checkpoint_id;
+        // Where each enclosing graph is: the subgraph's checkpoints record it (`parents`).
+        if (saver)
+          child.configurable!.checkpoint_map = {
+            ...(config.configurable?.checkpoint_map as Record<string, string> | undefined),
+            [ns]: loop.persistence.checkpointId,
+          };
         // The child's nodes write to the parent's custom stream.
         const writer = hooks.custom ?? config.writer;
         if (writer) child.writer = writer;
@@ -787,11 +797,15 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
  * (LangGraph.js passes it implicitly), so the graph runs as that task's subgraph and sees its
  * signal; `timeout` (ms) becomes part of the run's signal.
  */
-function runConfig(config: RunConfig): RunConfig {
+export function runConfig(config: RunConfig): RunConfig {
   if (config.configurable === undefined && config.signal === undefined) {
     const scope = currentScope();
     const inherited = scope instanceof Task ? scope.config : undefined;
-    if (inherited) config = { ...inherited, ...config, configurable: inherited.configurable };
+    if (inherited) {
+      // The parent run's stream options are not the child's (LangGraph.js strips them too).
+      const { streamMode: _mode, subgraphs: _subgraphs, ...rest } = inherited;
+      config = { ...rest, ...config, configurable: inherited.configurable };
+    }
   }
   if (config.timeout !== undefined) {
     const timeout = AbortSignal.timeout(config.timeout);

@@ -22,8 +22,9 @@ export class Send<Args = unknown> {
     if (options?.timeout !== undefined) this.timeout = options.timeout;
   }
 
-  toJSON(): { node: string; args: Args } {
-    return { node: this.node, args: this.args };
+  /** LangGraph.js's JSON form: `{ lg_name: "Send", node, args }` (and `timeout` when set). */
+  toJSON(): { lg_name: "Send"; node: string; args: Args; timeout?: NodeTimeout } {
+    return { lg_name: this.lg_name, node: this.node, args: this.args, timeout: this.timeout };
   }
 }
 

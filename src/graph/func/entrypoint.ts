@@ -9,7 +9,7 @@ import { KeelError } from "../../core/index.js";
 import { Annotation } from "../annotation.js";
 import { StateGraph } from "../builder/state-graph.js";
 import { type Command, isCommand } from "../command.js";
-import type { CompiledStateGraph } from "../compiled-graph.js";
+import { type CompiledStateGraph, runConfig } from "../compiled-graph.js";
 import { END, INTERRUPT, START } from "../constants.js";
 import { currentScope } from "../interrupt.js";
 import type { NodeTimeout } from "../pregel/timeout.js";
@@ -145,7 +145,11 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
     input: Input | Command | null,
     config: RunConfig = {},
   ): Promise<AsyncIterableIterator<unknown>> {
-    const requested = config.streamMode ?? "updates";
+    // Inside a node (a call without a config inherits the node's), as LangGraph.js: the stream
+    // defaults to `values`, and what the function writes goes on to the caller's custom stream.
+    config = runConfig(config);
+    const nested = config.configurable?.__pregel_task_id !== undefined;
+    const requested = config.streamMode ?? (nested ? "values" : "updates");
     const modes: StreamMode[] = Array.isArray(requested) ? requested : [requested];
     const tagged = Array.isArray(requested);
     const inner = new Set<StreamMode>(modes);
@@ -155,7 +159,8 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
       ...config,
       streamMode: [...inner],
     });
-    return mapStream(source, modes, tagged, this.name);
+    const forward = modes.includes("custom") ? undefined : config.writer;
+    return mapStream(source, modes, tagged, this.name, forward);
   }
 
   async getState(config: RunConfig): Promise<StateSnapshot<Output>> {
@@ -201,6 +206,7 @@ async function* mapStream(
   modes: StreamMode[],
   tagged: boolean,
   name: string,
+  forward?: (chunk: unknown) => void,
 ): AsyncIterableIterator<unknown> {
   const wants = new Set(modes);
   const out = (mode: StreamMode, chunk: unknown) => (tagged ? [mode, chunk] : chunk);
@@ -212,6 +218,7 @@ async function* mapStream(
       if (update !== undefined) {
         if (wants.has("updates")) yield out("updates", update);
       } else if (wants.has("custom")) yield out("custom", chunk);
+      else forward?.(chunk);
     } else if (mode === "updates") {
       const record = chunk as State;
       returned = Object.hasOwn(record, name);

@@ -279,6 +279,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // A start chosen by the parent (time travel into this subgraph) is a replay: it forks.
     const latest = startAt ? false : await this.persistence.isLatest(tuple);
     if (!latest) this.replay = { from: tuple.checkpoint.id, started: newCheckpointId() };
+    else if (tuple.metadata.source === "update") {
+      // An update that forked the thread from a past checkpoint: its stateful subgraphs take
+      // their state as of that checkpoint, not the later one the thread went on to.
+      const from = await this.persistence.forkedFrom(tuple);
+      if (from !== undefined) this.replay = { from, started: newCheckpointId() };
+    }
     const resumes = command?.hasResume() === true;
     // As LangGraph.js: the latest checkpoint's pending writes are the finished tasks of an
     // interrupted step, reused. A resume addressed to a past checkpoint continues from it (a new

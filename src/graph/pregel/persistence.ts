@@ -100,6 +100,20 @@ export class RunPersistence {
     return latest?.checkpoint.id === tuple.checkpoint.id;
   }
 
+  /**
+   * For a checkpoint made by an update: the past checkpoint it forked the thread from (its parent,
+   * when a newer checkpoint than that parent was saved before it), else undefined.
+   */
+  async forkedFrom(tuple: CheckpointTuple): Promise<string | undefined> {
+    const parentId = tuple.parentConfig?.configurable?.checkpoint_id;
+    if (typeof parentId !== "string" || !this.saver) return undefined;
+    const options = { before: { configurable: { checkpoint_id: tuple.checkpoint.id } }, limit: 1 };
+    const config = { configurable: { ...this.config.configurable, checkpoint_id: undefined } };
+    for await (const previous of this.saver.list(config, options))
+      return previous.checkpoint.id === parentId ? undefined : parentId;
+    return undefined;
+  }
+
   /** Continues from a loaded checkpoint. */
   adopt(tuple: CheckpointTuple): void {
     this.checkpointId = tuple.checkpoint.id;
@@ -167,8 +181,8 @@ export class RunPersistence {
     // Without run metadata (the common case) one literal, in the same key order as below.
     const metadata: CheckpointMetadata =
       this.run.metadata === undefined && threadId !== undefined
-        ? { source, step: state.step, parents: {}, writes, thread_id: threadId }
-        : { source, step: state.step, parents: {}, writes, ...this.run.metadata };
+        ? { source, step: state.step, parents: this.parents(), writes, thread_id: threadId }
+        : { source, step: state.step, parents: this.parents(), writes, ...this.run.metadata };
     if (threadId !== undefined) metadata.thread_id = threadId;
     this.stepWrites = [];
     if (this.mode === "exit" && !forceSync) {
@@ -181,6 +195,16 @@ export class RunPersistence {
       return undefined;
     }
     return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint);
+  }
+
+  /**
+   * `metadata.parents`: for a subgraph's checkpoint, the checkpoint each enclosing graph was at
+   * (namespace → id, from `configurable.checkpoint_map`), as LangGraph.js records it; `{}` for
+   * the root graph. A fresh object per checkpoint (savers keep what they are given).
+   */
+  private parents(): Record<string, string> {
+    const map = this.ns === "" ? undefined : this.run.configurable?.checkpoint_map;
+    return typeof map === "object" && map !== null ? { ...(map as Record<string, string>) } : {};
   }
 
   /**

@@ -72,8 +72,29 @@ export function snapshotOf(
     next: inputPending ? [START] : waiting.map((t) => t.node.name),
     tasks: stateTasks,
     metadata: tuple.metadata,
-    config: tuple.config,
+    config: withCheckpointMap(tuple),
     createdAt: tuple.checkpoint.ts,
     parentConfig: tuple.parentConfig,
+  };
+}
+
+/**
+ * A subgraph checkpoint's config names where every enclosing graph was (`checkpoint_map`:
+ * namespace → checkpoint id, its own included), as LangGraph.js's snapshots do; a root
+ * checkpoint's config is as saved.
+ */
+function withCheckpointMap(tuple: CheckpointTuple): CheckpointTuple["config"] {
+  const parents = tuple.metadata.parents;
+  if (!parents || Object.keys(parents).length === 0) return tuple.config;
+  const configurable = tuple.config.configurable ?? {};
+  return {
+    ...tuple.config,
+    configurable: {
+      ...configurable,
+      checkpoint_map: {
+        ...parents,
+        [configurable.checkpoint_ns ?? ""]: configurable.checkpoint_id as string,
+      },
+    },
   };
 }

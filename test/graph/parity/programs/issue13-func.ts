@@ -188,4 +188,32 @@ export const issue13FuncPrograms = {
     const result = await graph.invoke({ count: 0 });
     return { result, seen };
   },
+
+  /**
+   * A graph streamed inside a node without a config (it inherits the node's): the stream defaults
+   * to `values`, and what the inner function writes reaches the caller's custom stream.
+   */
+  async streamInsideEntrypoint(api: GraphApi) {
+    const { entrypoint } = func(api);
+    const checkpointer = new api.MemorySaver();
+    const inner = entrypoint({ name: "inner", checkpointer }, async (input: string, config) => {
+      config.writer?.(`hello ${input}`);
+      return `goodbye, ${input}`;
+    });
+    const State = api.Annotation.Root({ s: api.Annotation() });
+    const innerGraph = new api.StateGraph(State)
+      .addNode("x", (st) => ({ s: `${String(st.s)}!` }))
+      .addEdge(api.START, "x")
+      .compile();
+    const outer = entrypoint({ name: "outer", checkpointer }, async (input: string, config) => {
+      for await (const chunk of await inner.stream(input)) config.writer?.(chunk);
+      for await (const chunk of await innerGraph.stream({ s: input })) config.writer?.(chunk);
+      return "done";
+    });
+    const config = thread("nested");
+    return {
+      invoked: await outer.invoke("world", config),
+      custom: await gather(outer.stream("world", { ...config, streamMode: "custom" })),
+    };
+  },
 };

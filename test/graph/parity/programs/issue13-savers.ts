@@ -225,4 +225,125 @@ export const issue13SaverPrograms = {
       console.warn = warn;
     }
   },
+
+  /**
+   * `Command` and `Send` serialise to LangGraph.js's JSON form; a Command sent as a Send's args
+   * is a Command again after a pause saved it (`interruptBefore`).
+   */
+  async commandJsonAndSendArgs(api: GraphApi) {
+    const { isCommand } = lib(api);
+    const State = api.Annotation.Root({
+      items: api.Annotation({
+        reducer: (a: string[], b: string[]) => a.concat(b),
+        default: () => [],
+      }),
+    });
+    const node = (name: string) => (state: unknown) => {
+      if (!isCommand(state)) return { items: [name] };
+      const command = state as { toJSON(): unknown; goto: unknown };
+      return new api.Command({
+        goto: command.goto,
+        update: { items: [`${name}|${JSON.stringify(command.toJSON())}`] },
+      });
+    };
+    const graph = new api.StateGraph(State)
+      .addNode("1", node("1"))
+      .addNode("2", node("2"))
+      .addNode("3", node("3"))
+      .addEdge(api.START, "1")
+      .addConditionalEdges("1", () => [
+        new api.Send("2", new api.Command({ goto: new api.Send("3", 3) })),
+        "3",
+      ])
+      .compile({ checkpointer: new api.MemorySaver(), interruptBefore: ["2"] });
+    await graph.invoke({ items: ["0"] }, thread("1"));
+    const resumed = await graph.invoke(null, thread("1"));
+    return {
+      json: JSON.parse(
+        JSON.stringify([
+          new api.Command({ update: { a: 1 }, goto: ["x", new api.Send("y", { b: 2 })] }),
+          new api.Command({ resume: "r" }),
+          new api.Send("n", 1),
+        ]),
+      ),
+      resumed,
+    };
+  },
+
+  /**
+   * A paused subgraph's snapshot names where its parent was (`checkpoint_map`, from the
+   * checkpoint's `metadata.parents`); time travel to it forks the parent from that checkpoint.
+   */
+  async subgraphCheckpointMap(api: GraphApi) {
+    const State = api.Annotation.Root({
+      value: api.Annotation({
+        reducer: (a: string[], b: string[]) => a.concat(b),
+        default: () => [],
+      }),
+    });
+    const executor = new api.StateGraph(State)
+      .addNode("ask", () => ({ value: [`a:${String(api.interrupt("Q?"))}`] }))
+      .addEdge(api.START, "ask")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(State)
+      .addNode("executor", executor)
+      .addEdge(api.START, "executor")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("1");
+    await graph.invoke({ value: [] }, config);
+    const parentAt = (await graph.getState(config)).config.configurable?.checkpoint_id;
+    const sub = await (graph as unknown as Loose).getState(
+      { configurable: { thread_id: "1", checkpoint_ns: "executor" } },
+      { subgraphs: true },
+    );
+    const map = sub.config.configurable.checkpoint_map as Record<string, string>;
+    await graph.invoke(new api.Command({ resume: "first" }), config);
+    await graph.invoke(null, sub.config);
+    const [latest] = await (async () => {
+      const all: Loose[] = [];
+      for await (const s of graph.getStateHistory(config)) all.push(s);
+      return all;
+    })();
+    return {
+      mapKeys: Object.keys(map).sort(),
+      rootIsParent: map[""] === parentAt,
+      ownIsSubgraph: map.executor === sub.config.configurable.checkpoint_id,
+      parents: Object.keys(sub.metadata.parents),
+      forkSource: latest?.metadata?.source,
+      forkParentIsRoot: latest?.parentConfig?.configurable?.checkpoint_id === map[""],
+    };
+  },
+
+  /**
+   * `updateState` on a past checkpoint forks the thread: the run from the fork gives a stateful
+   * subgraph its state as of that checkpoint, not the one the thread reached later.
+   */
+  async statefulSubgraphAfterForkingUpdate(api: GraphApi) {
+    const trail = () =>
+      api.Annotation({ reducer: (a: string[], b: string[]) => a.concat(b), default: () => [] });
+    const seen: unknown[] = [];
+    const mid = new api.StateGraph(api.Annotation.Root({ midTrail: trail() }))
+      .addNode("mid_step", (s) => {
+        seen.push([...(s.midTrail as string[])]);
+        return { midTrail: ["mid"] };
+      })
+      .addEdge(api.START, "mid_step")
+      .compile({ checkpointer: true } as never);
+    const graph = new api.StateGraph(api.Annotation.Root({ results: trail() }))
+      .addNode("parent_step", () => ({ results: ["p"] }))
+      .addNode("mid_node", mid)
+      .addEdge(api.START, "parent_step")
+      .addEdge("parent_step", "mid_node")
+      .compile({ checkpointer: new api.MemorySaver() });
+    const config = thread("1");
+    await graph.invoke({ results: [] }, config);
+    await graph.invoke({ results: [] }, config);
+    const history: Loose[] = [];
+    for await (const s of graph.getStateHistory(config)) history.push(s);
+    const before = history.find((s) => s.next.includes("parent_step"));
+    const fork = await graph.updateState(before?.config, { results: ["forked"] });
+    seen.length = 0;
+    const result = await graph.invoke(null, fork);
+    return { result, seen };
+  },
 };
