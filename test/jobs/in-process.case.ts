@@ -504,7 +504,8 @@ export const keelApp = () => {
     });
 
     it(`kill -9 of a \`keel worker\` mid-job (${TRIALS} seeded trials): the next worker resumes the run from its checkpoint; the job completes once, no effect twice`, async () => {
-      const bundle = (cli ??= await bundleKeelCli());
+      cli ??= await bundleKeelCli();
+      const bundle = cli;
       // Two lanes: a trial mostly waits (a child's start, its poll, the kill, fsyncs), and each
       // has its own project, database and child. Each trial's delay comes from its own seed, so a
       // trial does the same whichever lane runs it and in whatever order.
