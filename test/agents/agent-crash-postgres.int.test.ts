@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, it } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
-import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
+import { postgresAvailable } from "../support/postgres.js";
+import { createMigratedDatabase } from "../support/templates.js";
 import { agentCrashTest } from "./crash/agent-crash.case.js";
 
 // The 30 aimed trials per dialect, as agent-crash.test.ts.
@@ -23,7 +24,7 @@ if (await postgresAvailable()) {
     agentCrashTest(
       "postgres",
       async () => {
-        const database = await createTestDatabase("agent_crash");
+        const database = await createMigratedDatabase("agent_crash");
         drop = database.drop;
         store = await openStore({ db: database.url });
         return { db: database.url, store, dir };

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
+import { migratedSqliteFile } from "../support/templates.js";
 import { agentCrashTest } from "./crash/agent-crash.case.js";
 
 // The 30 aimed trials per dialect (each a child process, ~0.5 s of CPU).
@@ -20,6 +21,8 @@ describe("governed agent crash test: SQLite", { timeout: 900_000 }, () => {
     "sqlite",
     async () => {
       const db = join(dir, "keel.db");
+      // A copy of the migrated template: migrating is not what this test is about.
+      await migratedSqliteFile(db);
       store = await openStore({ db, backupBeforeMigrate: false });
       return { db, store, dir };
     },

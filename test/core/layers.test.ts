@@ -22,20 +22,30 @@ function cruise(files: Record<string, string>): { status: number | null; violati
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  const run = (outputType: string) =>
-    spawnSync(
-      join(root, "node_modules/.bin/depcruise"),
-      ["src", "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", outputType],
-      { cwd: dir, encoding: "utf8" },
-    );
-  const report = JSON.parse(run("json").stdout) as {
-    summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> };
-  };
-  return {
-    // The default reporter's exit code is what fails `npm run lint`.
-    status: run("err").status,
-    violations: report.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`),
-  };
+  // One run with the reporter `npm run lint` uses: its exit code is what fails the lint, and its
+  // lines name the violations (a second run for a JSON report cost another 0.7 s of CPU a case).
+  const run = spawnSync(
+    join(root, "node_modules/.bin/depcruise"),
+    ["src", "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "err"],
+    { cwd: dir, encoding: "utf8" },
+  );
+  return { status: run.status, violations: errViolations(run.stdout) };
+}
+
+/**
+ * The violations the `err` reporter prints, as `rule: from -> to`: `  error rule: from → to`, or
+ * for a cycle `  error no-circular: from →` with the cycle's next module on the following line.
+ */
+function errViolations(output: string): string[] {
+  const lines = output.split("\n");
+  const violations: string[] = [];
+  lines.forEach((line, i) => {
+    const found = /^\s*error (\S+): (\S+) →(?: (\S+))?\s*$/.exec(line);
+    if (found === null) return;
+    const to = found[3] ?? lines[i + 1]?.replace("→", "").trim() ?? "";
+    violations.push(`${found[1]}: ${found[2]} -> ${to}`);
+  });
+  return violations;
 }
 
 afterAll(() => {

@@ -505,71 +505,84 @@ export const keelApp = () => {
 
     it(`kill -9 of a \`keel worker\` mid-job (${TRIALS} seeded trials): the next worker resumes the run from its checkpoint; the job completes once, no effect twice`, async () => {
       cli ??= await bundleKeelCli();
-      const random = seededRandom(SEED);
-      for (let trial = 0; trial < TRIALS; trial++) {
-        const p = await h.project(`inproc-kill-${trial}`);
-        const fx = durableAction(p);
-        const ctx = await openJobsContext(p.store);
-        const job = await submitOne(ctx, p, `k${trial}`, 20);
-        writeFileSync(fx.slow, "");
-        const child = spawn(
-          process.execPath,
-          [cli, "worker", "--json", "--db", p.db, "--poll-ms", "50"],
-          { cwd: p.dir, env: workerEnv(h.dialect), stdio: ["ignore", "pipe", "pipe"] },
-        );
-        children.push(child);
-        let stderr = "";
-        child.stderr?.on("data", (c: Buffer) => {
-          stderr += c.toString();
-        });
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        // Synchronisation, not timing: the wait step writes `entered` once the first step's
-        // effect and checkpoint are behind it; the kill lands a seeded 0–150 ms into the wait.
-        while (!existsSync(fx.entered)) {
-          if (child.exitCode !== null) throw new Error(`keel worker exited early: ${stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 25));
+      const bundle = cli;
+      // Two lanes: a trial mostly waits (a child's start, its poll, the kill, fsyncs), and each
+      // has its own project, database and child. Each trial's delay comes from its own seed, so a
+      // trial does the same whichever lane runs it and in whatever order.
+      const trials = Array.from({ length: TRIALS }, (_, trial) => trial);
+      const lane = async () => {
+        for (let trial = trials.shift(); trial !== undefined; trial = trials.shift()) {
+          await killTrial(bundle, trial);
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 150)));
-        const deadNonce = (await jobRow(p, job.id)).nonce;
-        child.kill("SIGKILL");
-        await exited;
-        rmSync(fx.slow);
-        expect(await jobRow(p, job.id)).toMatchObject({
-          status: "running",
-          runner: "in-process",
-          resume_count: 0,
-        });
-        expect(effectLines(fx.effects)).toEqual([`first ${job.id}`]);
-        // Before the TTL nobody takes it over; after it, the next worker resumes the run.
-        expect(await resumeExpiredJob(ctx)).toBeUndefined();
-        const next = await later(p, 21_000);
-        const events: { type: string; data: Record<string, unknown> }[] = [];
-        const summary = await runJobs(next, {
-          mode: "all",
-          runner: runner(),
-          emit: (e) => events.push({ type: e.type, data: e.data }),
-        });
-        expect(summary, JSON.stringify(events)).toMatchObject({
-          jobsCompleted: 1,
-          jobsFailed: 0,
-          reapedIds: [],
-        });
-        expect(events.find((e) => e.type === "job.claimed")?.data.resumeCount).toBe(1);
-        expect(await jobRow(p, job.id)).toMatchObject({ status: "completed", resume_count: 1 });
-        // Exactly once: one execution record, each effect once, one run (continued, not restarted).
-        const executions = await executionsOf(p, job.id);
-        expect(executions.map((e) => e.status)).toEqual(["completed"]);
-        expect(effectLines(fx.effects)).toEqual([`first ${job.id}`, `second ${job.id}`]);
-        expect((await runsOf(p, job.id)).map((r) => r.status)).toEqual(["succeeded"]);
-        // The dead worker's nonce is void: a late record of it is refused with exit 4.
-        const late = await recordJob(ctx, {
-          id: job.id,
-          nonce: deadNonce,
-          status: "failed",
-        }).catch((e: unknown) => e);
-        expect(isKeelError(late) && late.code).toBe("JOB_NONCE_MISMATCH");
-        rmSync(fx.entered);
-      }
+      };
+      await Promise.all([lane(), lane()]);
     });
+
+    /** One kill -9 trial: a `keel worker` killed inside the wait step, then the takeover. */
+    async function killTrial(cli: string, trial: number): Promise<void> {
+      const random = seededRandom(SEED + trial);
+      const p = await h.project(`inproc-kill-${trial}`);
+      const fx = durableAction(p);
+      const ctx = await openJobsContext(p.store);
+      const job = await submitOne(ctx, p, `k${trial}`, 20);
+      writeFileSync(fx.slow, "");
+      const child = spawn(
+        process.execPath,
+        [cli, "worker", "--json", "--db", p.db, "--poll-ms", "50"],
+        { cwd: p.dir, env: workerEnv(h.dialect), stdio: ["ignore", "pipe", "pipe"] },
+      );
+      children.push(child);
+      let stderr = "";
+      child.stderr?.on("data", (c: Buffer) => {
+        stderr += c.toString();
+      });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      // Synchronisation, not timing: the wait step writes `entered` once the first step's
+      // effect and checkpoint are behind it; the kill lands a seeded 0–150 ms into the wait.
+      while (!existsSync(fx.entered)) {
+        if (child.exitCode !== null) throw new Error(`keel worker exited early: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 150)));
+      const deadNonce = (await jobRow(p, job.id)).nonce;
+      child.kill("SIGKILL");
+      await exited;
+      rmSync(fx.slow);
+      expect(await jobRow(p, job.id)).toMatchObject({
+        status: "running",
+        runner: "in-process",
+        resume_count: 0,
+      });
+      expect(effectLines(fx.effects)).toEqual([`first ${job.id}`]);
+      // Before the TTL nobody takes it over; after it, the next worker resumes the run.
+      expect(await resumeExpiredJob(ctx)).toBeUndefined();
+      const next = await later(p, 21_000);
+      const events: { type: string; data: Record<string, unknown> }[] = [];
+      const summary = await runJobs(next, {
+        mode: "all",
+        runner: runner(),
+        emit: (e) => events.push({ type: e.type, data: e.data }),
+      });
+      expect(summary, JSON.stringify(events)).toMatchObject({
+        jobsCompleted: 1,
+        jobsFailed: 0,
+        reapedIds: [],
+      });
+      expect(events.find((e) => e.type === "job.claimed")?.data.resumeCount).toBe(1);
+      expect(await jobRow(p, job.id)).toMatchObject({ status: "completed", resume_count: 1 });
+      // Exactly once: one execution record, each effect once, one run (continued, not restarted).
+      const executions = await executionsOf(p, job.id);
+      expect(executions.map((e) => e.status)).toEqual(["completed"]);
+      expect(effectLines(fx.effects)).toEqual([`first ${job.id}`, `second ${job.id}`]);
+      expect((await runsOf(p, job.id)).map((r) => r.status)).toEqual(["succeeded"]);
+      // The dead worker's nonce is void: a late record of it is refused with exit 4.
+      const late = await recordJob(ctx, {
+        id: job.id,
+        nonce: deadNonce,
+        status: "failed",
+      }).catch((e: unknown) => e);
+      expect(isKeelError(late) && late.code).toBe("JOB_NONCE_MISMATCH");
+      rmSync(fx.entered);
+    }
   });
 }

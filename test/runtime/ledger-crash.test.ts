@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
+import { migratedSqliteFile } from "../support/templates.js";
 import { ledgerCrashTest } from "./crash/ledger-crash.case.js";
 
 const TRIALS = Number(process.env.KEEL_CRASH_TRIALS ?? 50);
@@ -19,6 +20,8 @@ describe("ledger crash test: SQLite", { timeout: 600_000 }, () => {
     "sqlite",
     async () => {
       const db = join(dir, "keel.db");
+      // A copy of the migrated template: migrating is not what this test is about.
+      await migratedSqliteFile(db);
       store = await openStore({ db, backupBeforeMigrate: false });
       return { db, store, dir };
     },

@@ -30,10 +30,12 @@ function writeNotesPlugin(keelDir: string): void {
 /** `keel doctor` on each dialect: its checks and that their remedies work as written. */
 export function runDoctorCases(harness: DialectHarness): void {
   afterAll(() => harness.cleanup());
+  /** A database at the latest kernel schema (`empty`: one never migrated) and its scope folder. */
   const fresh = async (
     label: string,
+    start: "migrated" | "empty" = "migrated",
   ): Promise<{ location: StoreLocation; keelDir: string; db: string; dir: string }> => {
-    const { db, dir } = await harness.fresh(label);
+    const { db, dir } = await (start === "empty" ? harness.fresh(label) : harness.migrated(label));
     const keelDir = join(dir, ".keel");
     return {
       location: { ...locationOf(db, dir, keelDir), keelDir } as StoreLocation,
@@ -117,7 +119,7 @@ export function runDoctorCases(harness: DialectHarness): void {
     });
 
     it("pending kernel migrations: warn, and `keel db migrate` as the remedy says makes doctor green", async () => {
-      const { location, db, dir } = await fresh("doctor-pending");
+      const { location, db, dir } = await fresh("doctor-pending", "empty");
       const { migrate } = await import("../../src/store/migrate/migrate.js");
       const store = await openStore({ location, autoMigrate: false });
       await migrate(store, { to: 1 });

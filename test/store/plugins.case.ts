@@ -55,8 +55,12 @@ export function runPluginStorage(harness: DialectHarness): void {
     for (const store of stores) await store.close();
     await harness.cleanup();
   });
-  const fresh = async (label: string): Promise<{ location: StoreLocation; keelDir: string }> => {
-    const { db, dir } = await harness.fresh(label);
+  /** A database at the latest kernel schema (`empty`: one never migrated) and its scope folder. */
+  const fresh = async (
+    label: string,
+    start: "migrated" | "empty" = "migrated",
+  ): Promise<{ location: StoreLocation; keelDir: string }> => {
+    const { db, dir } = await (start === "empty" ? harness.fresh(label) : harness.migrated(label));
     const keelDir = join(dir, ".keel");
     const base = locationOf(db, dir, keelDir);
     return { location: { ...base, keelDir } as StoreLocation, keelDir };
@@ -135,7 +139,8 @@ export function runPluginStorage(harness: DialectHarness): void {
     });
 
     it("dedicated: migrates plugins after the kernel, alphabetically; a failing plugin is disabled alone", async () => {
-      const { location, keelDir } = await fresh("dedicated");
+      // An empty database: the kernel migrates first in the same open, then the plugins.
+      const { location, keelDir } = await fresh("dedicated", "empty");
       writePlugin(
         keelDir,
         "acme",

@@ -1,8 +1,7 @@
 import { sql } from "kysely";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { type KvStore, openStore, PluginManifest, pluginStorage } from "../../src/store/index.js";
-import { postgresAvailable, relaxCommits, TEST_DATABASE_URL } from "../support/postgres.js";
+import { createTestDatabase, postgresAvailable } from "../support/postgres.js";
 import { runConcurrentStart } from "./concurrent-start.case.js";
 import { runDoctorCases } from "./doctor.case.js";
 import { postgresHarness } from "./harness.js";
@@ -23,23 +22,17 @@ if (await postgresAvailable()) {
 }
 
 describe("store on a Postgres database with a locale collation", () => {
-  // Migrates a database of its own from nothing (no template carries an ICU locale): minutes on a loaded machine.
+  // Migrates a database of its own from nothing (no template carries an ICU locale).
   it("lists KV keys in code-point order and finds them by prefix, whatever the database's collation", {
     timeout: 180_000,
   }, async () => {
     if (!(await postgresAvailable())) return;
-    // ICU's English collation: "B" after "a", "_" before digits — not code-point order.
-    const name = `keel_store_icu_${process.pid}_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(
-      `CREATE DATABASE "${name}" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C.UTF-8'`,
-    );
-    await relaxCommits(admin, name);
-    const url = new URL(TEST_DATABASE_URL);
-    url.pathname = `/${name}`;
+    // ICU's English collation: "B" after "a", "_" before digits — not code-point order. Made by
+    // createTestDatabase, so that a run's teardown drops it with the others: a DROP DATABASE of
+    // its own forced a checkpoint of every other test's dirty pages (over a minute under load).
+    const database = await createTestDatabase("store_icu", { icuLocale: "en" });
     try {
-      const store = await openStore({ db: url.toString() });
+      const store = await openStore({ db: database.url });
       try {
         const locale = await sql<{ key: string }>`
           SELECT k AS key FROM unnest(ARRAY['b', 'B', 'a_1', 'a1']) AS k ORDER BY k`.execute(
@@ -57,8 +50,7 @@ describe("store on a Postgres database with a locale collation", () => {
         await store.close();
       }
     } finally {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await database.drop();
     }
   });
 });

@@ -92,7 +92,7 @@ export function runStoreServices(harness: DialectHarness): void {
 
   describe(`store services: ${harness.dialect}`, () => {
     it("backs up the state and config zones into a SQLite file, without scan rows", async () => {
-      const { db, dir } = await harness.fresh("backup");
+      const { db, dir } = await harness.migrated("backup");
       const store = await open(db);
       await seed(store);
       const out = join(dir, "snap.db");
@@ -116,7 +116,7 @@ export function runStoreServices(harness: DialectHarness): void {
     // their parents (state_run_documents before state_runs, state_checkpoint_writes before
     // state_threads) and the SQLite copy, foreign keys on, refused them.
     it("backs up and restores rows of tables with foreign keys (runs, run documents, threads)", async () => {
-      const { db, dir } = await harness.fresh("backup-fk");
+      const { db, dir } = await harness.migrated("backup-fk");
       let store = await open(db);
       await seedLinked(store);
       const { path } = await backupStore(store, { out: join(dir, "linked.db") });
@@ -143,7 +143,7 @@ export function runStoreServices(harness: DialectHarness): void {
     });
 
     it("restores a backup: state and config come back as they were, scan comes back empty", async () => {
-      const { db, dir } = await harness.fresh("restore");
+      const { db, dir } = await harness.migrated("restore");
       let store = await open(db);
       await seed(store);
       const { path } = await backupStore(store, { out: join(dir, "before.db") });
@@ -174,7 +174,7 @@ export function runStoreServices(harness: DialectHarness): void {
     });
 
     it("refuses to restore a file that is not a Keel backup, and a backup from a newer Keel", async () => {
-      const { db, dir } = await harness.fresh("restore-bad");
+      const { db, dir } = await harness.migrated("restore-bad");
       const store = await open(db);
       const text = join(dir, "notes.txt");
       writeFileSync(text, "not a database at all\n".repeat(50));
@@ -196,7 +196,7 @@ export function runStoreServices(harness: DialectHarness): void {
     });
 
     it("reset empties the scan and state zones and keeps config and the schema", async () => {
-      const { db } = await harness.fresh("reset");
+      const { db } = await harness.migrated("reset");
       const store = await open(db);
       await seed(store);
       const result = await resetStore(store);
@@ -224,7 +224,7 @@ export function runStoreServices(harness: DialectHarness): void {
     });
 
     it("lists names in code-point order, the same on every machine: preferences, reset tables, kv keys", async () => {
-      const { db } = await harness.fresh("order");
+      const { db } = await harness.migrated("order");
       const store = await open(db);
       for (const key of ["beta", "Zeta", "alpha"]) await setPreference(store, key, 1);
       // Code points: uppercase before lowercase (a locale order would put Zeta last).
@@ -254,7 +254,7 @@ export function runStoreServices(harness: DialectHarness): void {
     });
 
     it("gets, sets, lists and unsets preferences; validates the ones Keel knows", async () => {
-      const { db } = await harness.fresh("prefs");
+      const { db } = await harness.migrated("prefs");
       const store = await open(db);
       expect(await getPreference(store, "auto_migrate")).toMatchObject({
         value: true,

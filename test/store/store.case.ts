@@ -81,7 +81,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("states its capabilities as flags", async () => {
-      const { db } = await harness.fresh("caps");
+      const { db } = await harness.migrated("caps");
       const store = await track(openStore({ db }));
       const postgres = harness.dialect === "postgres";
       expect(store.capabilities.supportsSkipLocked).toBe(postgres);
@@ -92,7 +92,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("has every kernel table with its columns, types, NOT NULL, defaults and CHECKs, and no other", async () => {
-      const { db } = await harness.fresh("catalog");
+      const { db } = await harness.migrated("catalog");
       const store = await track(openStore({ db }));
       const snapshot = await backendOf(store).introspect(store.kysely);
       // The catalog (test/store/catalog.ts) is the whole kernel: a migration that adds a table
@@ -170,7 +170,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("follows every zone and naming rule, read from the live schema of all tables", async () => {
-      const { db } = await harness.fresh("naming");
+      const { db } = await harness.migrated("naming");
       const store = await track(openStore({ db }));
       const snapshot = await backendOf(store).introspect(store.kysely);
       expect(snapshot.tables.length).toBe(dialectTables(harness.dialect).length);
@@ -196,7 +196,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("refuses a write that breaks each CHECK of every kernel table, naming the constraint", async () => {
-      const { db } = await harness.fresh("checks");
+      const { db } = await harness.migrated("checks");
       const store = await track(openStore({ db }));
       const insert = (table: string, row: Record<string, unknown>) =>
         store.kysely
@@ -218,7 +218,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("refuses NULL in every NOT NULL column and fills every default, on every kernel table", async () => {
-      const { db } = await harness.fresh("not-null");
+      const { db } = await harness.migrated("not-null");
       const store = await track(openStore({ db }));
       const insert = (table: string, row: Record<string, unknown>) =>
         store.kysely
@@ -263,7 +263,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("allows one active job per (action, version, node, content hash), any number of finished ones", async () => {
-      const { db } = await harness.fresh("active");
+      const { db } = await harness.migrated("active");
       const store = await track(openStore({ db }));
       const k = store.kysely;
       await k.insertInto("state_jobs").values(job("a", "queued")).execute();
@@ -287,7 +287,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("commits a transaction that resolves and rolls back one that throws", async () => {
-      const { db } = await harness.fresh("tx");
+      const { db } = await harness.migrated("tx");
       const store = await track(openStore({ db }));
       const pref = (key: string) => ({ key, value_json: "1", updated_at: 1 });
       await store.transaction(async (tx) => {
@@ -304,7 +304,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("stores millisecond timestamps as numbers, round-tripped exactly", async () => {
-      const { db } = await harness.fresh("millis");
+      const { db } = await harness.migrated("millis");
       const store = await track(openStore({ db }));
       const at = 4_102_444_800_123; // 2100-01-01, beyond 32 bits
       await store.kysely
@@ -506,7 +506,7 @@ export function runStoreConformance(harness: DialectHarness): void {
     });
 
     it("runs raw SQL through kysely with the dialect's placeholders", async () => {
-      const { db } = await harness.fresh("raw");
+      const { db } = await harness.migrated("raw");
       const store = await track(openStore({ db }));
       const result = await sql<{ n: number }>`SELECT ${41} + 1 AS n`.execute(store.kysely);
       expect(Number(result.rows[0]?.n)).toBe(42);

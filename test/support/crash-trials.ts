@@ -148,6 +148,8 @@ export interface CrashTrialsOptions {
   settledOutput(idempotencyKey: string): Record<string, unknown>;
   /** Recovery rounds before a trial fails (each settles what it surfaced). */
   maxRecoveries?: number;
+  /** Trials run at once (default 2). */
+  concurrency?: number;
   /** The suite's own checks of a recovered trial. */
   check?(trial: RecoveredTrial): void | Promise<void>;
 }
@@ -157,92 +159,105 @@ export interface CrashTrialsOptions {
  * 90% of the kills landed mid-run.
  */
 export async function runCrashTrials(options: CrashTrialsOptions): Promise<CrashTotals> {
-  const { worker, setup, trials, firstSeed, phases } = options;
-  const { db, store, dir } = setup;
+  const { trials, firstSeed } = options;
   const totals: CrashTotals = {
     killedMidRun: 0,
     unknownSurfaced: 0,
     settledSucceeded: 0,
     settledFailed: 0,
   };
-  for (let trial = 0; trial < trials; trial++) {
-    const seed = firstSeed + trial;
-    const effects = join(dir, `effects-${seed}.log`);
-    const trialId = `trial-${seed}`;
-    const random = seededRandom(seed);
-    // Aimed at a seeded phase of a seeded call (or before any), then a seeded 0–4 ms on: the kill
-    // lands in the windows that matter (before the effect, after it before `succeeded`, in the
-    // commits and checkpoint writes around them) instead of wherever a timer falls.
-    const aim = { phase: Math.floor(random() * (phases + 1)), delayMs: random() * 4 };
-    const killed = await runWorker(worker, ["start", db, effects, trialId], aim);
-    if (killed.signal === "SIGKILL") totals.killedMidRun += 1;
-    const runs = await sql<{ id: string }>`
-      SELECT r.id FROM state_runs r JOIN state_run_grants g ON g.id = r.id WHERE r.graph_id = ${trialId}`.execute(
-      store.kysely,
-    );
-    let runId = runs.rows[0]?.id;
-    if (runId === undefined) {
-      // Killed before the run was recorded: start it again.
-      const again = await runWorker(worker, ["start", db, effects, trialId]);
-      expect(again.result?.status, again.stderr).toBe("succeeded");
-      runId = again.result?.runId;
+  const seeds = Array.from({ length: trials }, (_, trial) => firstSeed + trial);
+  // Two lanes, as the checkpoint crash harness: a trial waits on a child's start, its fsyncs and
+  // the kill, so a second one runs beside it. Each trial has its own run, graph id and effects
+  // file; its kill is aimed by its own seed at its child's phase lines, whatever the other lane
+  // does. The operator's store is shared (SQLite: one connection under a mutex).
+  const lanes = Array.from({ length: options.concurrency ?? 2 }, async () => {
+    for (let seed = seeds.shift(); seed !== undefined; seed = seeds.shift()) {
+      await runTrial(options, seed, totals);
     }
-    if (runId === undefined) throw new Error(`seed ${seed}: no run`);
-    const operator = new GovernedRuntime({ store, tools: options.tools(effects) });
-    const graph = options.graph(operator);
-    const surfaced: string[] = [];
-    let status = killed.signal === null ? (killed.result?.status ?? "") : "";
-    let result: unknown = null;
-    for (let round = 0; status !== "succeeded" && round < (options.maxRecoveries ?? 8); round++) {
-      const recovered = await operator.recover(runId, graph);
-      status = recovered.run.status;
-      result = recovered.result;
-      for (const wait of recovered.waitingFor) {
-        // An in-doubt call is never assumed made or not made: it waits for a person.
-        expect(wait.kind, `seed ${seed}`).toBe("operator");
-        const id = wait.tool_call_id as string;
-        surfaced.push(id);
-        totals.unknownSurfaced += 1;
-        // The operator looks at the world: is the call's line in the file?
-        const { toolCall } = await operator.ledger.get(id);
-        expect(toolCall.status, `seed ${seed}: surfaced but not unknown`).toBe("unknown");
-        const happened = lines(effects).includes(toolCall.idempotency_key);
-        await operator.ledger.resolveUnknown(toolCall.tool_call_id, {
-          outcome: happened ? "succeeded" : "failed",
-          output: options.settledOutput(toolCall.idempotency_key),
-          by: "crash-test",
-          reason: happened ? "the effect is in the file" : "the effect is not in the file",
-        });
-        if (happened) totals.settledSucceeded += 1;
-        else totals.settledFailed += 1;
-      }
-    }
-    expect(status, `seed ${seed}`).toBe("succeeded");
-    const written = lines(effects);
-    expect(new Set(written).size, `seed ${seed}: an effect twice: ${written}`).toBe(written.length);
-    const calls = await sql<{ idempotency_key: string; status: string }>`
-      SELECT idempotency_key, status FROM state_tool_calls WHERE task_id = ${runId}`.execute(
-      store.kysely,
-    );
-    for (const call of calls.rows.filter((c) => c.status === "succeeded")) {
-      expect(
-        written.filter((line) => line === call.idempotency_key),
-        `seed ${seed}`,
-      ).toHaveLength(1);
-    }
-    expect(calls.rows.some((c) => c.status === "unknown" || c.status === "attempted")).toBe(false);
-    const trace = (await operator.task(runId)).trace_id;
-    const events = await readAuditTrace(store, trace);
-    const callsOf = (type: string) =>
-      events
-        .filter((e) => e.type === type)
-        .map((e) => e.refs.tool_call_id as string)
-        .sort();
-    expect(callsOf("tool_call.unknown"), `seed ${seed}`).toEqual([...surfaced].sort());
-    expect(callsOf("tool_call.resolved"), `seed ${seed}`).toEqual([...surfaced].sort());
-    await options.check?.({ seed, runId, written, result, store });
-  }
+  });
+  await Promise.all(lanes);
   // The kills did land mid-run.
   expect(totals.killedMidRun).toBeGreaterThanOrEqual(Math.ceil(trials * 0.9));
   return totals;
+}
+
+/** One trial (see the module's comment), counted into `totals`. */
+async function runTrial(options: CrashTrialsOptions, seed: number, totals: CrashTotals) {
+  const { worker, setup, phases } = options;
+  const { db, store, dir } = setup;
+  const effects = join(dir, `effects-${seed}.log`);
+  const trialId = `trial-${seed}`;
+  const random = seededRandom(seed);
+  // Aimed at a seeded phase of a seeded call (or before any), then a seeded 0–4 ms on: the kill
+  // lands in the windows that matter (before the effect, after it before `succeeded`, in the
+  // commits and checkpoint writes around them) instead of wherever a timer falls.
+  const aim = { phase: Math.floor(random() * (phases + 1)), delayMs: random() * 4 };
+  const killed = await runWorker(worker, ["start", db, effects, trialId], aim);
+  if (killed.signal === "SIGKILL") totals.killedMidRun += 1;
+  const runs = await sql<{ id: string }>`
+    SELECT r.id FROM state_runs r JOIN state_run_grants g ON g.id = r.id WHERE r.graph_id = ${trialId}`.execute(
+    store.kysely,
+  );
+  let runId = runs.rows[0]?.id;
+  if (runId === undefined) {
+    // Killed before the run was recorded: start it again.
+    const again = await runWorker(worker, ["start", db, effects, trialId]);
+    expect(again.result?.status, again.stderr).toBe("succeeded");
+    runId = again.result?.runId;
+  }
+  if (runId === undefined) throw new Error(`seed ${seed}: no run`);
+  const operator = new GovernedRuntime({ store, tools: options.tools(effects) });
+  const graph = options.graph(operator);
+  const surfaced: string[] = [];
+  let status = killed.signal === null ? (killed.result?.status ?? "") : "";
+  let result: unknown = null;
+  for (let round = 0; status !== "succeeded" && round < (options.maxRecoveries ?? 8); round++) {
+    const recovered = await operator.recover(runId, graph);
+    status = recovered.run.status;
+    result = recovered.result;
+    for (const wait of recovered.waitingFor) {
+      // An in-doubt call is never assumed made or not made: it waits for a person.
+      expect(wait.kind, `seed ${seed}`).toBe("operator");
+      const id = wait.tool_call_id as string;
+      surfaced.push(id);
+      totals.unknownSurfaced += 1;
+      // The operator looks at the world: is the call's line in the file?
+      const { toolCall } = await operator.ledger.get(id);
+      expect(toolCall.status, `seed ${seed}: surfaced but not unknown`).toBe("unknown");
+      const happened = lines(effects).includes(toolCall.idempotency_key);
+      await operator.ledger.resolveUnknown(toolCall.tool_call_id, {
+        outcome: happened ? "succeeded" : "failed",
+        output: options.settledOutput(toolCall.idempotency_key),
+        by: "crash-test",
+        reason: happened ? "the effect is in the file" : "the effect is not in the file",
+      });
+      if (happened) totals.settledSucceeded += 1;
+      else totals.settledFailed += 1;
+    }
+  }
+  expect(status, `seed ${seed}`).toBe("succeeded");
+  const written = lines(effects);
+  expect(new Set(written).size, `seed ${seed}: an effect twice: ${written}`).toBe(written.length);
+  const calls = await sql<{ idempotency_key: string; status: string }>`
+    SELECT idempotency_key, status FROM state_tool_calls WHERE task_id = ${runId}`.execute(
+    store.kysely,
+  );
+  for (const call of calls.rows.filter((c) => c.status === "succeeded")) {
+    expect(
+      written.filter((line) => line === call.idempotency_key),
+      `seed ${seed}`,
+    ).toHaveLength(1);
+  }
+  expect(calls.rows.some((c) => c.status === "unknown" || c.status === "attempted")).toBe(false);
+  const trace = (await operator.task(runId)).trace_id;
+  const events = await readAuditTrace(store, trace);
+  const callsOf = (type: string) =>
+    events
+      .filter((e) => e.type === type)
+      .map((e) => e.refs.tool_call_id as string)
+      .sort();
+  expect(callsOf("tool_call.unknown"), `seed ${seed}`).toEqual([...surfaced].sort());
+  expect(callsOf("tool_call.resolved"), `seed ${seed}`).toEqual([...surfaced].sort());
+  await options.check?.({ seed, runId, written, result, store });
 }

@@ -57,14 +57,19 @@ let created = 0;
  * Creates a fresh database for one test file and returns its URL and a `drop` to call in
  * `afterAll`. A database (not a schema) per file keeps migrations and advisory locks isolated.
  * With `template` (see templates.ts: `createMigratedDatabase`) the database starts as a copy of
- * that one; otherwise it is empty.
+ * that one; otherwise it is empty (with `icuLocale`, collating by that ICU locale).
  *
  * Commits on it do not wait for the WAL flush (`synchronousCommit: "off"`, the default) unless
  * asked: see `relaxCommits`. Benchmarks pass `"on"`, as they measure the real commit.
  */
 export async function createTestDatabase(
   label: string,
-  options: { template?: string; synchronousCommit?: "on" | "off" } = {},
+  options: {
+    template?: string;
+    synchronousCommit?: "on" | "off";
+    /** An ICU locale for the database's default collation (an empty database, from template0). */
+    icuLocale?: string;
+  } = {},
 ): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   // Postgres cuts identifiers at 63 bytes: a short label, then what makes the name unique.
   const slug = label
@@ -76,11 +81,13 @@ export async function createTestDatabase(
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {
-    await admin.query(
-      options.template === undefined
-        ? `create database "${name}"`
-        : `create database "${name}" template "${options.template}"`,
-    );
+    const from =
+      options.icuLocale !== undefined
+        ? ` template template0 locale_provider icu icu_locale '${options.icuLocale}' locale 'C.UTF-8'`
+        : options.template !== undefined
+          ? ` template "${options.template}"`
+          : "";
+    await admin.query(`create database "${name}"${from}`);
     if (options.synchronousCommit !== "on") await relaxCommits(admin, name);
   } finally {
     await admin.end();
