@@ -699,6 +699,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const loop: GraphLoop = new GraphLoop({
       startAt,
       trace,
+      sink,
       spec: this.spec,
       saver,
       config,
@@ -761,10 +762,19 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
  * signal; `timeout` (ms) becomes part of the run's signal.
  */
 function runConfig(config: RunConfig): RunConfig {
-  if (config.configurable === undefined && config.signal === undefined) {
-    const scope = currentScope();
-    const inherited = scope instanceof Task ? scope.config : undefined;
-    if (inherited) config = { ...inherited, ...config, configurable: inherited.configurable };
+  const scope = currentScope();
+  const inherited = scope instanceof Task ? scope.config : undefined;
+  if (inherited && config.configurable === undefined && config.signal === undefined)
+    config = { ...inherited, ...config, configurable: inherited.configurable };
+  else if (inherited && config.configurable && config.configurable.thread_id === undefined) {
+    // An explicit `configurable` without a thread of its own (an agent's defaults) is merged over
+    // the node's, as LangGraph.js does, so the graph still runs nested under the task.
+    config = {
+      ...inherited,
+      ...config,
+      configurable: { ...inherited.configurable, ...config.configurable },
+      metadata: { ...inherited.metadata, ...config.metadata },
+    };
   }
   if (config.timeout !== undefined) {
     const timeout = AbortSignal.timeout(config.timeout);
@@ -782,17 +792,20 @@ function runConfig(config: RunConfig): RunConfig {
  */
 function nestedConfig(config: RunConfig): RunConfig | undefined {
   const configurable = config.configurable;
-  if (!configurable || !(CONFIG_KEY_CHECKPOINTER in configurable) || parentLinks.has(config))
-    return undefined;
+  if (!configurable || parentLinks.has(config)) return undefined;
   const task = currentScope();
   if (!task) return undefined;
+  // The config of the running task (or one made from it): the graph nests under that task.
+  const fromTask =
+    CONFIG_KEY_CHECKPOINTER in configurable ||
+    (task instanceof Task && configurable.__pregel_task_id === task.taskId);
+  if (!fromTask) return undefined;
   const child: RunConfig = { ...config, configurable: { ...configurable } };
   delete child.configurable![CONFIG_KEY_CHECKPOINTER];
   delete child.configurable!.checkpoint_id;
-  parentLinks.set(child, {
-    saver: configurable[CONFIG_KEY_CHECKPOINTER] as BaseCheckpointSaver | undefined,
-    task,
-  });
+  const saver = configurable[CONFIG_KEY_CHECKPOINTER] as BaseCheckpointSaver | undefined;
+  const sink = task instanceof Task ? task.sink : undefined;
+  parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
   return child;
 }
 

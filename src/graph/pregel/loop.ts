@@ -30,6 +30,7 @@ import { RunPersistence, requireSaver } from "./persistence.js";
 import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
+import type { SubgraphSink } from "./stream-hooks.js";
 import { Task } from "./task.js";
 
 /** LangChain's tag for runs a trace viewer hides (LangGraph.js puts it on `__start__`). */
@@ -62,6 +63,8 @@ export interface LoopOptions {
   startAt?: { tuple: CheckpointTuple | undefined } | undefined;
   /** The run's LangChain callback runs, when it was given callbacks. */
   trace?: RunTrace | undefined;
+  /** Where subgraphs stream when the run is streamed with `subgraphs: true`. */
+  sink?: SubgraphSink | undefined;
 }
 
 /**
@@ -143,12 +146,14 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
+  readonly sink: SubgraphSink | undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
     // Traced: the run's config with LangGraph.js's trace metadata (ls_integration, ids).
     this.config = options.trace?.config ?? options.config;
     this.trace = options.trace;
+    this.sink = options.sink;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     // A graph invoked inside a node inherits the node's signal, which may be the idle one.

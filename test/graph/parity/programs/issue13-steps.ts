@@ -125,6 +125,45 @@ export const issue13StepPrograms = {
     return chunks;
   },
 
+  /**
+   * A graph invoked inside a node with an explicit `configurable` of its own (no thread: an
+   * agent's defaults) runs nested under the task: its nodes see both configurables and a
+   * namespace under the task's, and a parent streamed with `subgraphs: true` shows its updates.
+   */
+  async nestedInvokeWithOwnConfigurable(api: GraphApi) {
+    const seen: Loose[] = [];
+    const child = new api.StateGraph(logState(api))
+      .addNode("child_node", (_state: unknown, config: RunConfig) => {
+        const configurable = config.configurable ?? {};
+        const ns = String(configurable.checkpoint_ns ?? "");
+        seen.push({
+          ns: ns.split("|").map((segment) => segment.split(":")[0]),
+          agent: configurable.agent,
+          user: configurable.user,
+        });
+        return { log: ["child"] };
+      })
+      .addEdge(api.START, "child_node")
+      .compile();
+    const parent = new api.StateGraph(logState(api))
+      .addNode("parent_node", async () => {
+        const result = (await child.invoke({ log: [] }, {
+          configurable: { agent: "weather" },
+        } as never)) as Loose;
+        return { log: result.log };
+      })
+      .addEdge(api.START, "parent_node")
+      .compile() as unknown as Loose;
+    const result = await parent.invoke({ log: [] }, { configurable: { user: "u1" } });
+    const chunks: unknown[] = [];
+    for await (const [ns, chunk] of await parent.stream(
+      { log: [] },
+      { streamMode: "updates", subgraphs: true },
+    ))
+      chunks.push([(ns as string[]).map((segment) => segment.split(":")[0]), chunk]);
+    return { result, seen, chunks };
+  },
+
   /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
   async updateStateEndsStep(api: GraphApi) {
     const graph = new api.StateGraph(logState(api))
