@@ -12,7 +12,7 @@ import { GraphDrained, GraphRecursionError, type Interrupt } from "../errors.js"
 import type { MessagesStream } from "../messages/messages-stream.js";
 import { RunControl } from "../run-control.js";
 import type { RunTrace } from "../tracing/index.js";
-import type { RunConfig } from "../types.js";
+import type { RunConfig, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
 import {
@@ -29,6 +29,7 @@ import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
 import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
+import { byNodeOrder } from "./snapshot.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
 import type { SubgraphSink } from "./stream-hooks.js";
 import { Task } from "./task.js";
@@ -191,6 +192,16 @@ export class GraphLoop extends RunState implements ExecuteContext {
       ns: this.persistence.ns,
       step: this.step + 1,
     });
+  }
+
+  /** The tasks `nextTasks` would give, leaving them to be taken. */
+  private peekTasks(): Task[] {
+    const idSource = {
+      checkpointId: this.persistence.checkpointId,
+      ns: this.persistence.ns,
+      step: this.step + 1,
+    };
+    return this.prepareTasks(idSource, true);
   }
 
   /** Applies a hand-made update (`updateState`) as one step and saves it. */
@@ -537,16 +548,36 @@ export class GraphLoop extends RunState implements ExecuteContext {
     return saving.then(() => this.debugCheckpoint(source));
   }
 
+  /** The checkpoint just saved, as `getState` would show it (LangGraph.js's debug payload). */
   private debugCheckpoint(source: CheckpointMetadata["source"]): undefined {
+    const config = this.persistence.config;
+    const tasks: StateTask[] =
+      source === "input"
+        ? [
+            {
+              id: `${config.configurable?.checkpoint_id}:start`,
+              name: START,
+              path: ["__pregel_pull", START],
+              interrupts: [],
+            },
+          ]
+        : byNodeOrder(this.peekTasks()).map((task) => ({
+            id: task.taskId,
+            name: task.node.name,
+            path: task.path,
+            interrupts: [],
+          }));
     this.options.hooks.debug?.({
       step: this.step,
       type: "checkpoint",
       timestamp: this.persistence.savedTs,
       payload: {
-        config: this.persistence.config,
+        config,
+        parentConfig: this.persistence.savedParent,
         values: this.stateView(),
         metadata: this.persistence.savedMetadata,
-        next: source === "input" ? [START] : this.nextNames(),
+        next: tasks.map((task) => task.name),
+        tasks,
       },
     });
     return undefined;

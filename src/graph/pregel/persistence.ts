@@ -52,6 +52,8 @@ export class RunPersistence {
   /** The metadata and timestamp of the checkpoint saved last (for the debug stream). */
   savedMetadata: CheckpointMetadata | undefined;
   savedTs = "";
+  /** The config of the checkpoint saved last's parent (undefined for a thread's first). */
+  savedParent: CheckpointConfig | undefined;
   /**
    * The caller's `configurable` (less the checkpoint it names): every config handed to the saver
    * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
@@ -236,6 +238,17 @@ export class RunPersistence {
           ? this.hintedConfig()
           : { ...this.config, durability: hint };
     const saver = this.saver!;
+    const parentId = this.config.configurable?.checkpoint_id;
+    this.savedParent =
+      parentId === undefined
+        ? undefined
+        : {
+            configurable: {
+              thread_id: this.base.thread_id,
+              checkpoint_ns: this.ns,
+              checkpoint_id: parentId,
+            },
+          };
     // The saved checkpoint's config is known without waiting for the saver.
     this.setConfig({
       configurable: { ...this.base, checkpoint_ns: this.ns, checkpoint_id: checkpoint.id },

@@ -82,9 +82,10 @@ export class RunState implements StepState {
 
   /**
    * The tasks of the next step, in the order they start: pull tasks by node name (as
-   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set.
+   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set, unless
+   * `peek` (to describe the next step without taking it).
    */
-  prepareTasks(idSource: { checkpointId: string; ns: string; step: number }): Task[] {
+  prepareTasks(idSource: { checkpointId: string; ns: string; step: number }, peek = false): Task[] {
     const tasks: Task[] = [];
     const pending = this.pending;
     const { nodes } = this.spec;
@@ -92,10 +93,10 @@ export class RunState implements StepState {
     if (pending.length > 0) {
       const view = this.stateView();
       for (const index of pending) {
-        this.pendingFlags[index] = 0;
+        if (!peek) this.pendingFlags[index] = 0;
         tasks.push(new Task(nodes[index]!, "pull", 0, view, idSource));
       }
-      pending.length = 0;
+      if (!peek) pending.length = 0;
     }
     const sends = this.channels[this.spec.sendsChannel]!;
     if (sends.has()) {
@@ -109,17 +110,5 @@ export class RunState implements StepState {
       }
     }
     return tasks;
-  }
-
-  /** Names of the tasks the next step runs, nodes in the order they were added, then Sends. */
-  nextNames(): string[] {
-    const { nodes } = this.spec;
-    const names = [...this.pending]
-      .sort((a, b) => nodes[a]!.order - nodes[b]!.order)
-      .map((i) => nodes[i]!.name);
-    const sends = this.channels[this.spec.sendsChannel]!;
-    if (sends.has())
-      for (const send of sends.get() as Array<{ node: string }>) names.push(send.node);
-    return names;
   }
 }

@@ -164,6 +164,55 @@ export const issue13StepPrograms = {
     return { result, seen, chunks };
   },
 
+  /**
+   * `debug` checkpoint payloads of a graph and its nested subgraphs are the snapshots
+   * `getStateHistory` gives for the same checkpoints (config, parent, values, next, tasks).
+   */
+  async debugCheckpointsMatchHistory(api: GraphApi) {
+    const child = new api.StateGraph(logState(api))
+      .addNode("c_one", () => ({ log: ["c_one"] }))
+      .addNode("c_two", () => ({ log: ["c_two"] }))
+      .addEdge(api.START, "c_one")
+      .addEdge("c_one", "c_two")
+      .compile();
+    const graph = new api.StateGraph(logState(api))
+      .addNode("p_one", () => ({ log: ["p_one"] }))
+      .addNode("p_two", child as never)
+      .addEdge(api.START, "p_one")
+      .addEdge("p_one", "p_two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    const byNs = new Map<string, Loose[]>();
+    for await (const [ns, event] of await graph.stream(
+      { log: [] },
+      { ...thread("d1"), streamMode: "debug", subgraphs: true },
+    )) {
+      if (event.type !== "checkpoint") continue;
+      const key = (ns as string[]).join("|");
+      byNs.set(key, [...(byNs.get(key) ?? []), event.payload]);
+    }
+    const view = (snapshot: Loose) => ({
+      id: snapshot.config?.configurable?.checkpoint_id,
+      parent: snapshot.parentConfig?.configurable?.checkpoint_id,
+      values: snapshot.values,
+      next: snapshot.next,
+      tasks: snapshot.tasks.map((task: Loose) => [task.id, task.name, task.path]),
+    });
+    const out: Loose[] = [];
+    for (const [ns, payloads] of byNs) {
+      const history: Loose[] = [];
+      for await (const snapshot of graph.getStateHistory({
+        configurable: { thread_id: "d1", checkpoint_ns: ns },
+      }))
+        history.unshift(snapshot);
+      out.push({
+        ns: ns ? ns.split("|").map((segment) => segment.split(":")[0]) : [],
+        steps: payloads.map((payload) => [payload.metadata?.step, payload.next]),
+        sameAsHistory: JSON.stringify(payloads.map(view)) === JSON.stringify(history.map(view)),
+      });
+    }
+    return out;
+  },
+
   /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
   async updateStateEndsStep(api: GraphApi) {
     const graph = new api.StateGraph(logState(api))
