@@ -30,6 +30,11 @@ export interface AddNodeOptions {
   errorHandler?: ErrorHandler;
   /** The nodes this node may `goto` with a `Command` (checked by `compile`). */
   ends?: string[];
+  /**
+   * The compiled graphs a function node invokes itself (LangGraph.js's option): their state under
+   * this node's namespace is read with their schema (`getState`, `getStateHistory`).
+   */
+  subgraphs?: SubgraphLike[];
 }
 
 /** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */
@@ -49,6 +54,8 @@ export interface NodeDeclaration {
   /** The node its failures are sent to (set by `compile`). */
   errorHandlerNode?: string | undefined;
   ends: string[] | undefined;
+  /** `addNode(…, { subgraphs })`: the graph a function node invokes (the first one given). */
+  invokes?: SubgraphLike | undefined;
 }
 
 /** `setNodeDefaults`: what a node without its own gets. */

@@ -292,6 +292,7 @@ export class StateGraph<S extends StateDefinition> {
       timeout: options.timeout,
       errorHandler: options.errorHandler,
       ends: options.ends,
+      invokes: options.subgraphs?.[0],
     });
     return this;
   }

@@ -213,6 +213,37 @@ export const issue13StepPrograms = {
     return out;
   },
 
+  /**
+   * A function node declared with `addNode(name, fn, { subgraphs: [child] })` that invokes the
+   * child itself: the child's history under the node's namespace is read with the child's schema.
+   */
+  async declaredSubgraphHistory(api: GraphApi) {
+    const child = new api.StateGraph(logState(api))
+      .addNode("c_one", () => ({ log: ["c_one"] }))
+      .addNode("c_two", () => ({ log: ["c_two"] }))
+      .addEdge(api.START, "c_one")
+      .addEdge("c_one", "c_two")
+      .compile() as unknown as Loose;
+    const graph = new api.StateGraph(logState(api))
+      .addNode("p_two", (state: unknown, config: RunConfig) => child.invoke(state, config), {
+        subgraphs: [child],
+      } as never)
+      .addEdge(api.START, "p_two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    let childNs: string | undefined;
+    for await (const [ns] of await graph.stream(
+      { log: [] },
+      { ...thread("s1"), streamMode: "updates", subgraphs: true },
+    ))
+      if ((ns as string[]).length > 0) childNs = (ns as string[]).join("|");
+    const history: unknown[] = [];
+    for await (const snapshot of graph.getStateHistory({
+      configurable: { thread_id: "s1", checkpoint_ns: childNs },
+    }))
+      history.unshift([snapshot.metadata?.step, snapshot.next, snapshot.values]);
+    return history;
+  },
+
   /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
   async updateStateEndsStep(api: GraphApi) {
     const graph = new api.StateGraph(logState(api))
