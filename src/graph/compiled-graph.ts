@@ -731,6 +731,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     const loop: GraphLoop = new GraphLoop({
       startAt,
       trace,
+      sink,
       spec: this.spec,
       saver,
       config,
@@ -798,13 +799,22 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
  * signal; `timeout` (ms) becomes part of the run's signal.
  */
 export function runConfig(config: RunConfig): RunConfig {
-  if (config.configurable === undefined && config.signal === undefined) {
-    const scope = currentScope();
-    const inherited = scope instanceof Task ? scope.config : undefined;
-    if (inherited) {
-      // The parent run's stream options are not the child's (LangGraph.js strips them too).
-      const { streamMode: _mode, subgraphs: _subgraphs, ...rest } = inherited;
+  const scope = currentScope();
+  const inherited = scope instanceof Task ? scope.config : undefined;
+  if (inherited) {
+    // The parent run's stream options are not the child's (LangGraph.js strips them too).
+    const { streamMode: _mode, subgraphs: _subgraphs, ...rest } = inherited;
+    if (config.configurable === undefined && config.signal === undefined)
       config = { ...rest, ...config, configurable: inherited.configurable };
+    else if (config.configurable && config.configurable.thread_id === undefined) {
+      // An explicit `configurable` without a thread of its own (an agent's defaults) is merged
+      // over the node's, as LangGraph.js does, so the graph still runs nested under the task.
+      config = {
+        ...rest,
+        ...config,
+        configurable: { ...inherited.configurable, ...config.configurable },
+        metadata: { ...inherited.metadata, ...config.metadata },
+      };
     }
   }
   if (config.timeout !== undefined) {
@@ -823,17 +833,20 @@ export function runConfig(config: RunConfig): RunConfig {
  */
 function nestedConfig(config: RunConfig): RunConfig | undefined {
   const configurable = config.configurable;
-  if (!configurable || !(CONFIG_KEY_CHECKPOINTER in configurable) || parentLinks.has(config))
-    return undefined;
+  if (!configurable || parentLinks.has(config)) return undefined;
   const task = currentScope();
   if (!task) return undefined;
+  // The config of the running task (or one made from it): the graph nests under that task.
+  const fromTask =
+    CONFIG_KEY_CHECKPOINTER in configurable ||
+    (task instanceof Task && configurable.__pregel_task_id === task.taskId);
+  if (!fromTask) return undefined;
   const child: RunConfig = { ...config, configurable: { ...configurable } };
   delete child.configurable![CONFIG_KEY_CHECKPOINTER];
   delete child.configurable!.checkpoint_id;
-  parentLinks.set(child, {
-    saver: configurable[CONFIG_KEY_CHECKPOINTER] as BaseCheckpointSaver | undefined,
-    task,
-  });
+  const saver = configurable[CONFIG_KEY_CHECKPOINTER] as BaseCheckpointSaver | undefined;
+  const sink = task instanceof Task ? task.sink : undefined;
+  parentLinks.set(child, sink ? { saver, task, stream: sink } : { saver, task });
   return child;
 }
 

@@ -36,7 +36,8 @@ export function graphAt<G extends NamespacedGraph>(root: G, ns: string | undefin
   let graph: NamespacedGraph = root;
   for (const segment of ns.split("|")) {
     const { spec } = graph;
-    const subgraph = spec.nodes[spec.nodeIndex.get(nodeOf(segment)) ?? -1]?.subgraph;
+    const node = spec.nodes[spec.nodeIndex.get(nodeOf(segment)) ?? -1];
+    const subgraph = node?.subgraph ?? node?.invokes;
     if (!isNamespacedGraph(subgraph)) return root;
     graph = subgraph;
   }

@@ -40,6 +40,11 @@ export interface AddNodeOptions {
    * gets only its keys, and keys the state lacks become internal channels of the graph.
    */
   input?: unknown;
+  /**
+   * The compiled graphs a function node invokes itself (LangGraph.js's option): their state under
+   * this node's namespace is read with their schema (`getState`, `getStateHistory`).
+   */
+  subgraphs?: SubgraphLike[];
 }
 
 /** A routing function: returns node names, `END`, `Send`s, or a mix (possibly as a promise). */
@@ -60,6 +65,8 @@ export interface NodeDeclaration {
   errorHandlerNode?: string | undefined;
   ends: string[] | undefined;
   defer?: boolean | undefined;
+  /** `addNode(…, { subgraphs })`: the graph a function node invokes (the first one given). */
+  invokes?: SubgraphLike | undefined;
 }
 
 /** `setNodeDefaults`: what a node without its own gets. */

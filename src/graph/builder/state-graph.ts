@@ -304,6 +304,7 @@ export class StateGraph<S extends StateDefinition> {
       errorHandler: options.errorHandler,
       ends: options.ends,
       defer: options.defer,
+      invokes: options.subgraphs?.[0],
     });
     return this;
   }

@@ -7,6 +7,7 @@ import type { RunTrace } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isIdleSignal } from "./idle-signal.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
+import type { SubgraphSink } from "./stream-hooks.js";
 import type { Task } from "./task.js";
 import { isNodeTimeoutError, runWithTimeout, type TimedAttempt } from "./timeout.js";
 
@@ -24,6 +25,8 @@ export interface ExecuteContext extends OutputContext {
   readonly stepSignal: AbortSignal | undefined;
   /** The run's signal, or a never-firing one when it has none (nodes always get a signal). */
   readonly nodeSignal: AbortSignal;
+  /** Where the run streams its subgraphs' chunks (`subgraphs: true`), for graphs nodes invoke. */
+  readonly sink?: SubgraphSink | undefined;
   /** A task failed for good (no retry, no handler): the step's other tasks are cancelled. */
   taskFailed(task: Task): void;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
@@ -183,13 +186,14 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   // microseconds, and this runs for every task.
   const configurable = Object.assign({}, config.configurable);
   configurable.__pregel_task_id = task.taskId;
-  if (ctx.checkpointing) {
-    // A graph the node invokes with this config runs in the task's namespace on the same saver.
-    const ns = ctx.persistence.ns;
-    configurable.checkpoint_ns = `${ns ? `${ns}|` : ""}${task.node.name}:${task.taskId}`;
-    configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
-  }
   const metadata = taskMetadata(ctx, task);
+  // A graph the node invokes with this config runs in the task's namespace (as LangGraph.js's
+  // nested graphs), on the same saver when the run has one.
+  const ns = ctx.persistence.ns;
+  const taskNs = metadata.langgraph_checkpoint_ns as string;
+  configurable.checkpoint_ns = ns && !ctx.trace ? `${ns}|${taskNs}` : taskNs;
+  if (ctx.checkpointing) configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
+  if (ctx.sink) task.sink = ctx.sink;
   const nodeConfig: RunConfig = Object.assign({}, config);
   nodeConfig.configurable = configurable;
   nodeConfig.metadata = metadata;
@@ -205,7 +209,7 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
     threadId: configurable.thread_id,
     taskId: task.taskId,
     checkpointId: ctx.persistence.checkpointId,
-    checkpointNs: (configurable.checkpoint_ns ?? metadata.langgraph_checkpoint_ns) as string,
+    checkpointNs: configurable.checkpoint_ns,
     nodeAttempt: task.attempt,
     nodeFirstAttemptTime: task.firstAttemptTime,
   };

@@ -13,7 +13,7 @@ import { GraphDrained, GraphRecursionError, type Interrupt } from "../errors.js"
 import type { MessagesStream } from "../messages/messages-stream.js";
 import { RunControl } from "../run-control.js";
 import type { RunTrace } from "../tracing/index.js";
-import type { RunConfig } from "../types.js";
+import type { RunConfig, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { cacheHits } from "./cache-hits.js";
 import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
@@ -31,7 +31,9 @@ import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
 import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
+import { byNodeOrder } from "./snapshot.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
+import type { SubgraphSink } from "./stream-hooks.js";
 import { Task } from "./task.js";
 
 /** LangChain's tag for runs a trace viewer hides (LangGraph.js puts it on `__start__`). */
@@ -64,6 +66,8 @@ export interface LoopOptions {
   startAt?: { tuple: CheckpointTuple | undefined } | undefined;
   /** The run's LangChain callback runs, when it was given callbacks. */
   trace?: RunTrace | undefined;
+  /** Where subgraphs stream when the run is streamed with `subgraphs: true`. */
+  sink?: SubgraphSink | undefined;
 }
 
 /**
@@ -150,6 +154,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
+  readonly sink: SubgraphSink | undefined;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
@@ -157,6 +162,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // Traced: the run's config with LangGraph.js's trace metadata (ls_integration, ids).
     this.config = options.trace?.config ?? options.config;
     this.trace = options.trace;
+    this.sink = options.sink;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
     // A graph invoked inside a node inherits the node's signal, which may be the idle one.
@@ -194,6 +200,16 @@ export class GraphLoop extends RunState implements ExecuteContext {
       ns: this.persistence.ns,
       step: this.step + 1,
     });
+  }
+
+  /** The tasks `nextTasks` would give, leaving them to be taken. */
+  private peekTasks(): Task[] {
+    const idSource = {
+      checkpointId: this.persistence.checkpointId,
+      ns: this.persistence.ns,
+      step: this.step + 1,
+    };
+    return this.prepareTasks(idSource, true);
   }
 
   /**
@@ -599,16 +615,36 @@ export class GraphLoop extends RunState implements ExecuteContext {
     return saving.then(() => this.debugCheckpoint(source));
   }
 
+  /** The checkpoint just saved, as `getState` would show it (LangGraph.js's debug payload). */
   private debugCheckpoint(source: CheckpointMetadata["source"]): undefined {
+    const config = this.persistence.config;
+    const tasks: StateTask[] =
+      source === "input"
+        ? [
+            {
+              id: `${config.configurable?.checkpoint_id}:start`,
+              name: START,
+              path: ["__pregel_pull", START],
+              interrupts: [],
+            },
+          ]
+        : byNodeOrder(this.peekTasks()).map((task) => ({
+            id: task.taskId,
+            name: task.node.name,
+            path: task.path,
+            interrupts: [],
+          }));
     this.options.hooks.debug?.({
       step: this.step,
       type: "checkpoint",
       timestamp: this.persistence.savedTs,
       payload: {
-        config: this.persistence.config,
+        config,
+        parentConfig: this.persistence.savedParent,
         values: this.stateView(),
         metadata: this.persistence.savedMetadata,
-        next: source === "input" ? [START] : this.nextNames(),
+        next: tasks.map((task) => task.name),
+        tasks,
       },
     });
     return undefined;

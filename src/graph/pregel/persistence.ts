@@ -52,6 +52,8 @@ export class RunPersistence {
   /** The metadata and timestamp of the checkpoint saved last (for the debug stream). */
   savedMetadata: CheckpointMetadata | undefined;
   savedTs = "";
+  /** The id of the checkpoint saved last's parent (undefined for a thread's first). */
+  private savedParentId: string | undefined;
   /**
    * The caller's `configurable` (less the checkpoint it names): every config handed to the saver
    * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
@@ -112,6 +114,15 @@ export class RunPersistence {
     for await (const previous of this.saver.list(config, options))
       return previous.checkpoint.id === parentId ? undefined : parentId;
     return undefined;
+  }
+
+  /** The config of the checkpoint saved last's parent, as `getState` shows it (debug stream). */
+  get savedParent(): CheckpointConfig | undefined {
+    const id = this.savedParentId;
+    if (id === undefined) return undefined;
+    return {
+      configurable: { thread_id: this.base.thread_id, checkpoint_ns: this.ns, checkpoint_id: id },
+    };
   }
 
   /** Continues from a loaded checkpoint. */
@@ -260,6 +271,7 @@ export class RunPersistence {
           ? this.hintedConfig()
           : { ...this.config, durability: hint };
     const saver = this.saver!;
+    this.savedParentId = this.config.configurable?.checkpoint_id;
     // The saved checkpoint's config is known without waiting for the saver.
     this.setConfig({
       configurable: { ...this.base, checkpoint_ns: this.ns, checkpoint_id: checkpoint.id },

@@ -84,9 +84,10 @@ export class RunState implements StepState {
 
   /**
    * The tasks of the next step, in the order they start: pull tasks by node name (as
-   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set.
+   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set, unless
+   * `peek` (to describe the next step without taking it).
    */
-  prepareTasks(idSource: { checkpointId: string; ns: string; step: number }): Task[] {
+  prepareTasks(idSource: { checkpointId: string; ns: string; step: number }, peek = false): Task[] {
     const tasks: Task[] = [];
     const pending = this.pending;
     const { nodes } = this.spec;
@@ -99,13 +100,13 @@ export class RunState implements StepState {
       for (const index of pending) {
         const node = nodes[index]!;
         if (hold && node.defer) {
-          pending[kept++] = index;
+          if (!peek) pending[kept++] = index;
           continue;
         }
-        this.pendingFlags[index] = 0;
+        if (!peek) this.pendingFlags[index] = 0;
         tasks.push(new Task(node, "pull", 0, view, idSource));
       }
-      pending.length = kept;
+      if (!peek) pending.length = kept;
     }
     const sends = this.channels[this.spec.sendsChannel]!;
     if (sends.has()) {

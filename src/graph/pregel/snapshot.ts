@@ -7,6 +7,13 @@ import type { GraphLoop } from "./loop.js";
 import { loadSavedWrites } from "./resume.js";
 import type { Task } from "./task.js";
 
+/** Tasks listed in the order nodes were added, as LangGraph.js's getState does (they run by name). */
+export function byNodeOrder(tasks: Task[]): Task[] {
+  return tasks.sort((a, b) =>
+    a.kind === b.kind && a.kind === "pull" ? a.node.order - b.node.order : 0,
+  );
+}
+
 /**
  * The `StateSnapshot` of a checkpoint: its values, the tasks it leaves pending and their saved
  * outcomes. With `applyPending` (a thread's latest state), the writes of tasks that finished in
@@ -20,10 +27,7 @@ export function snapshotOf(
 ): StateSnapshot {
   loop.restore(tuple);
   const outcomes = groupPendingWrites(tuple.pendingWrites);
-  // Listed in the order nodes were added, as LangGraph.js's getState does (they run by name).
-  const tasks = loop
-    .nextTasks()
-    .sort((a, b) => (a.kind === b.kind && a.kind === "pull" ? a.node.order - b.node.order : 0));
+  const tasks = byNodeOrder(loop.nextTasks());
   const stateTasks: StateTask[] = [];
   const finished: Task[] = [];
   for (const task of tasks) {

@@ -40,6 +40,8 @@ export interface NodeSpec {
   order: number;
   action: NodeAction<never> | undefined;
   subgraph: SubgraphLike | undefined;
+  /** The graph a function node invokes itself (`addNode(…, { subgraphs })`), for reading its state. */
+  invokes?: SubgraphLike | undefined;
   /** True for `async function` nodes: they get AsyncLocalStorage for `interrupt()` in every run. */
   isAsync: boolean;
   retryPolicy: RetryPolicy | undefined;
@@ -123,6 +125,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       order: orderOf.get(name)!,
       action: decl.action,
       subgraph: decl.subgraph,
+      invokes: decl.invokes,
       isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",
       retryPolicy: decl.retryPolicy,
       timeout: timeoutPolicyOf(decl.timeout),

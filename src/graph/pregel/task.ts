@@ -3,6 +3,7 @@ import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
 import type { NodeSpec } from "./spec.js";
+import type { SubgraphSink } from "./stream-hooks.js";
 import type { TimedAttempt, TimeoutPolicy } from "./timeout.js";
 
 /**
@@ -110,6 +111,8 @@ export class Task implements InterruptScope {
   /** The config the node was called with: what a graph it invokes without one inherits. */
   config: RunConfig | undefined = undefined;
   firstAttemptTime = 0;
+  /** The parent run's subgraph stream, while a run streamed with `subgraphs: true` runs it. */
+  sink: SubgraphSink | undefined = undefined;
   /** The callbacks of the task's own LangChain run, while a traced run runs it (see RunTrace). */
   callbacks: CallbackManager | undefined = undefined;
   /** A `Send`'s own timeout for this task (else the node's). */

@@ -59,8 +59,25 @@ export function streamEventsV2(
 
     // LangChain's event stream reads the run's chunks through `stream` (`on_chain_stream`).
     override async stream(value: unknown, config?: RunConfig) {
-      return (await graph.stream(value as never, config)) as never;
+      return abortedWithReason(await graph.stream(value as never, config), config?.signal) as never;
     }
   }
   return new GraphRunnable().streamEvents(input, { ...options, version: "v2" } as never, filter);
+}
+
+/**
+ * The run's chunks; when its signal aborted it, the signal's own reason is what is thrown (rather
+ * than Keel's `ABORTED` error), which is how LangChain's event stream tells its own cancellation
+ * (a reader leaving early) from a failure.
+ */
+async function* abortedWithReason(
+  chunks: AsyncIterableIterator<unknown>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<unknown> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    if (signal?.aborted && signal.reason !== undefined) throw signal.reason;
+    throw error;
+  }
 }

@@ -125,6 +125,125 @@ export const issue13StepPrograms = {
     return chunks;
   },
 
+  /**
+   * A graph invoked inside a node with an explicit `configurable` of its own (no thread: an
+   * agent's defaults) runs nested under the task: its nodes see both configurables and a
+   * namespace under the task's, and a parent streamed with `subgraphs: true` shows its updates.
+   */
+  async nestedInvokeWithOwnConfigurable(api: GraphApi) {
+    const seen: Loose[] = [];
+    const child = new api.StateGraph(logState(api))
+      .addNode("child_node", (_state: unknown, config: RunConfig) => {
+        const configurable = config.configurable ?? {};
+        const ns = String(configurable.checkpoint_ns ?? "");
+        seen.push({
+          ns: ns.split("|").map((segment) => segment.split(":")[0]),
+          agent: configurable.agent,
+          user: configurable.user,
+        });
+        return { log: ["child"] };
+      })
+      .addEdge(api.START, "child_node")
+      .compile();
+    const parent = new api.StateGraph(logState(api))
+      .addNode("parent_node", async () => {
+        const result = (await child.invoke({ log: [] }, {
+          configurable: { agent: "weather" },
+        } as never)) as Loose;
+        return { log: result.log };
+      })
+      .addEdge(api.START, "parent_node")
+      .compile() as unknown as Loose;
+    const result = await parent.invoke({ log: [] }, { configurable: { user: "u1" } });
+    const chunks: unknown[] = [];
+    for await (const [ns, chunk] of await parent.stream(
+      { log: [] },
+      { streamMode: "updates", subgraphs: true },
+    ))
+      chunks.push([(ns as string[]).map((segment) => segment.split(":")[0]), chunk]);
+    return { result, seen, chunks };
+  },
+
+  /**
+   * `debug` checkpoint payloads of a graph and its nested subgraphs are the snapshots
+   * `getStateHistory` gives for the same checkpoints (config, parent, values, next, tasks).
+   */
+  async debugCheckpointsMatchHistory(api: GraphApi) {
+    const child = new api.StateGraph(logState(api))
+      .addNode("c_one", () => ({ log: ["c_one"] }))
+      .addNode("c_two", () => ({ log: ["c_two"] }))
+      .addEdge(api.START, "c_one")
+      .addEdge("c_one", "c_two")
+      .compile();
+    const graph = new api.StateGraph(logState(api))
+      .addNode("p_one", () => ({ log: ["p_one"] }))
+      .addNode("p_two", child as never)
+      .addEdge(api.START, "p_one")
+      .addEdge("p_one", "p_two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    const byNs = new Map<string, Loose[]>();
+    for await (const [ns, event] of await graph.stream(
+      { log: [] },
+      { ...thread("d1"), streamMode: "debug", subgraphs: true },
+    )) {
+      if (event.type !== "checkpoint") continue;
+      const key = (ns as string[]).join("|");
+      byNs.set(key, [...(byNs.get(key) ?? []), event.payload]);
+    }
+    const view = (snapshot: Loose) => ({
+      id: snapshot.config?.configurable?.checkpoint_id,
+      parent: snapshot.parentConfig?.configurable?.checkpoint_id,
+      values: snapshot.values,
+      next: snapshot.next,
+      tasks: snapshot.tasks.map((task: Loose) => [task.id, task.name, task.path]),
+    });
+    const out: Loose[] = [];
+    for (const [ns, payloads] of byNs) {
+      const history: Loose[] = [];
+      for await (const snapshot of graph.getStateHistory({
+        configurable: { thread_id: "d1", checkpoint_ns: ns },
+      }))
+        history.unshift(snapshot);
+      out.push({
+        ns: ns ? ns.split("|").map((segment) => segment.split(":")[0]) : [],
+        steps: payloads.map((payload) => [payload.metadata?.step, payload.next]),
+        sameAsHistory: JSON.stringify(payloads.map(view)) === JSON.stringify(history.map(view)),
+      });
+    }
+    return out;
+  },
+
+  /**
+   * A function node declared with `addNode(name, fn, { subgraphs: [child] })` that invokes the
+   * child itself: the child's history under the node's namespace is read with the child's schema.
+   */
+  async declaredSubgraphHistory(api: GraphApi) {
+    const child = new api.StateGraph(logState(api))
+      .addNode("c_one", () => ({ log: ["c_one"] }))
+      .addNode("c_two", () => ({ log: ["c_two"] }))
+      .addEdge(api.START, "c_one")
+      .addEdge("c_one", "c_two")
+      .compile() as unknown as Loose;
+    const graph = new api.StateGraph(logState(api))
+      .addNode("p_two", (state: unknown, config: RunConfig) => child.invoke(state, config), {
+        subgraphs: [child],
+      } as never)
+      .addEdge(api.START, "p_two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    let childNs: string | undefined;
+    for await (const [ns] of await graph.stream(
+      { log: [] },
+      { ...thread("s1"), streamMode: "updates", subgraphs: true },
+    ))
+      if ((ns as string[]).length > 0) childNs = (ns as string[]).join("|");
+    const history: unknown[] = [];
+    for await (const snapshot of graph.getStateHistory({
+      configurable: { thread_id: "s1", checkpoint_ns: childNs },
+    }))
+      history.unshift([snapshot.metadata?.step, snapshot.next, snapshot.values]);
+    return history;
+  },
+
   /** `updateState(config, null, END)` on a paused step: finished writes kept, nothing left. */
   async updateStateEndsStep(api: GraphApi) {
     const graph = new api.StateGraph(logState(api))

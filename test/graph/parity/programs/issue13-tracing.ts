@@ -170,6 +170,47 @@ export const issue13TracingPrograms = {
     };
   },
 
+  /**
+   * Leaving a `streamEvents` v2 loop early cancels the run: what finished is saved, the next
+   * node never starts.
+   */
+  async streamEventsV2Cancelled(api: GraphApi) {
+    const started: string[] = [];
+    const graph = new api.StateGraph(state(api))
+      .addNode("first", () => ({ items: ["first"] }))
+      .addNode("second", async (_state: unknown, config: Loose) => {
+        started.push("second");
+        await new Promise((resolve) => config.signal.addEventListener("abort", resolve));
+        return { items: ["second"] };
+      })
+      .addNode("third", () => {
+        started.push("third");
+        return { items: ["third"] };
+      })
+      .addEdge(api.START, "first")
+      .addEdge("first", "second")
+      .addEdge("second", "third")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    let chunk: unknown;
+    const stream = graph.streamEvents(
+      { items: [] },
+      { version: "v2", configurable: { thread_id: "x1" } },
+    ) as AsyncIterable<Loose>;
+    for await (const event of stream) {
+      if (event.event === "on_chain_stream" && event.name === "LangGraph") {
+        chunk = event.data.chunk;
+        break;
+      }
+    }
+    const snapshot = await graph.getState({ configurable: { thread_id: "x1" } });
+    return {
+      chunk,
+      thirdStarted: started.includes("third"),
+      values: snapshot.values,
+      next: snapshot.next,
+    };
+  },
+
   /** A `streamEvents` v2 filter keeps only the runs asked for. */
   async streamEventsV2Filtered(api: GraphApi) {
     const names: string[] = [];
