@@ -143,6 +143,7 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
+    classes: () => this.objects.classList().map((c) => c.name),
   };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;

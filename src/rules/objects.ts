@@ -97,7 +97,53 @@ interface Dispatch {
   primary: number;
 }
 
-const SYSTEM_CLASSES = ["OBJECT", "USER", "INITIAL-OBJECT"];
+/**
+ * CLIPS 6.30's system classes, each with its direct superclasses, in the order they are linked
+ * (which orders each class's subclasses); OBJECT, USER and INITIAL-OBJECT are the only ones
+ * instances can belong to. The primitive classes type the values generic functions dispatch on.
+ */
+const SYSTEM_HIERARCHY: readonly (readonly [string, readonly string[]])[] = [
+  ["OBJECT", []],
+  ["PRIMITIVE", ["OBJECT"]],
+  ["NUMBER", ["PRIMITIVE"]],
+  ["INTEGER", ["NUMBER"]],
+  ["FLOAT", ["NUMBER"]],
+  ["LEXEME", ["PRIMITIVE"]],
+  ["SYMBOL", ["LEXEME"]],
+  ["STRING", ["LEXEME"]],
+  ["MULTIFIELD", ["PRIMITIVE"]],
+  ["ADDRESS", ["PRIMITIVE"]],
+  ["EXTERNAL-ADDRESS", ["ADDRESS"]],
+  ["FACT-ADDRESS", ["ADDRESS"]],
+  ["INSTANCE", ["PRIMITIVE"]],
+  ["INSTANCE-ADDRESS", ["INSTANCE", "ADDRESS"]],
+  ["INSTANCE-NAME", ["INSTANCE"]],
+  ["USER", ["OBJECT"]],
+  ["INITIAL-OBJECT", ["USER"]],
+];
+
+/** The order CLIPS lists the system classes in (list-defclasses, get-defclass-list). */
+const SYSTEM_LISTING = [
+  "FLOAT",
+  "INTEGER",
+  "SYMBOL",
+  "STRING",
+  "MULTIFIELD",
+  "EXTERNAL-ADDRESS",
+  "FACT-ADDRESS",
+  "INSTANCE-ADDRESS",
+  "INSTANCE-NAME",
+  "OBJECT",
+  "PRIMITIVE",
+  "NUMBER",
+  "LEXEME",
+  "ADDRESS",
+  "INSTANCE",
+  "USER",
+  "INITIAL-OBJECT",
+];
+
+const SYSTEM_CLASSES = SYSTEM_LISTING;
 
 let classSerial = 0;
 
@@ -144,9 +190,22 @@ export class ObjectSystem {
     this.byName.clear();
     this.classes.clear();
     this.definstances.clear();
-    const object = this.newClass("OBJECT", [], true, true, []);
-    const user = this.newClass("USER", [object], true, true, []);
-    this.newClass("INITIAL-OBJECT", [user], false, true, []);
+    for (const [name, supers] of SYSTEM_HIERARCHY) {
+      const direct = supers.map((n) => this.classes.get(n) as ClassDef);
+      // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
+      const user = name === "OBJECT" || name === "USER" || name === "INITIAL-OBJECT";
+      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, []);
+    }
+    const system = [...this.classes.values()];
+    this.classes.clear();
+    for (const name of SYSTEM_LISTING) {
+      this.classes.set(name, system.find((c) => c.name === name) as ClassDef);
+    }
+  }
+
+  /** Every class in definition order, the system classes first (list-defclasses). */
+  classList(): ClassDef[] {
+    return [...this.classes.values()];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -243,9 +302,12 @@ export class ObjectSystem {
     });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
-    const inherited = first !== undefined && !SYSTEM_CLASSES.includes(first.name) && first.abstract;
-    const reactive = ast.reactive ?? first?.reactive ?? true;
-    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, reactive, own);
+    const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
+    const abstract = ast.abstract ?? (fromUser && first.abstract);
+    // An abstract class is never reactive (no direct instances), and passes that on as it
+    // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
+    const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
+    const cls = this.newClass(ast.name, supers, abstract, reactive, own);
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
@@ -650,6 +712,17 @@ export class ObjectSystem {
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
 
+  /** The class a class-introspection function names, or CLIPS's message for none. */
+  private namedClass(v: Value, fn: string): ClassDef {
+    const cls = isSymbol(v) ? this.classes.get(v) : undefined;
+    if (!cls) {
+      throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
+        clips: `[CLASSFUN1] Unable to find class ${formatValue(v)} in function ${fn}.`,
+      });
+    }
+    return cls;
+  }
+
   /** The class of an instance, for generic-function dispatch (null: not an instance). */
   classOf(v: Value): ClassDef | null {
     return this.find(v)?.cls ?? null;
@@ -710,6 +783,13 @@ export class ObjectSystem {
         const [sub, sup] = name === "subclassp" ? [a, b] : [b, a];
         return sub !== sup && sub.cpl.includes(sup) ? TRUE : FALSE;
       }
+      case "class-superclasses":
+      case "class-subclasses":
+      case "class-slots":
+      case "class-abstractp":
+      case "class-reactivep":
+      case "slot-existp":
+        return classQuery(this.namedClass(a0, name), name, args);
       case "dynamic-get":
         return this.slotOf(this.currentSelf(), String(a0));
       case "dynamic-put":
@@ -732,6 +812,44 @@ export class ObjectSystem {
         return a0;
       default:
         return null;
+    }
+  }
+}
+
+/**
+ * The class-introspection functions on one class: `inherit` (the last argument) takes in what
+ * the class inherits (every superclass, every subclass at any depth, inherited slots).
+ */
+function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
+  const inherit = args[args.length - 1] === "inherit";
+  switch (name) {
+    case "class-superclasses":
+      return (inherit ? cls.cpl.slice(1) : cls.supers).map((c) => c.name);
+    case "class-subclasses": {
+      if (!inherit) return cls.subclasses.map((c) => c.name);
+      // Depth first, each class once (INSTANCE-ADDRESS is under ADDRESS and INSTANCE).
+      const out: string[] = [];
+      const visit = (c: ClassDef): void => {
+        for (const s of c.subclasses) {
+          if (out.includes(s.name)) continue;
+          out.push(s.name);
+          visit(s);
+        }
+      };
+      visit(cls);
+      return out;
+    }
+    case "class-slots":
+      return (inherit ? cls.slots : cls.ownSlots).map((s) => s.name);
+    case "class-abstractp":
+      return cls.abstract ? TRUE : FALSE;
+    case "class-reactivep":
+      // An abstract class has no direct instances to match.
+      return cls.reactive && !cls.abstract ? TRUE : FALSE;
+    default: {
+      const slot = args[1];
+      const slots = inherit ? cls.slots : cls.ownSlots;
+      return slots.some((s) => s.name === slot) ? TRUE : FALSE;
     }
   }
 }
