@@ -33,6 +33,7 @@ import type { RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
+import { handlerCommand } from "./introspect-handlers.js";
 import {
   DEFAULT_RULE_LIMITS,
   type RuleLimits,
@@ -60,6 +61,7 @@ import {
   parseDefglobal,
   parseDefmodule,
 } from "./parse-procedural.js";
+import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
@@ -476,7 +478,10 @@ export class RuleEngine {
         this.constructLog.other({ source: form.source });
         return;
       case "defmessage-handler":
-        this.objects.defineHandler(parseHandler(form, ctx));
+        this.objects.defineHandler(
+          parseHandler(form, ctx),
+          ppConstruct(form, this.module) ?? undefined,
+        );
         this.constructLog.other({ source: form.source });
         return;
       case "definstances": {
@@ -1183,6 +1188,7 @@ export class RuleEngine {
         return (
           introspectionCommand(this.introspection, name, args) ??
           this.switches.command(name, args) ??
+          handlerCommand(this.objects, this.onPrint, name, args) ??
           fileFunction(name, args, this.onPrint)
         );
     }

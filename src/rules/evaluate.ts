@@ -5,6 +5,7 @@ import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { INTROSPECTION_COMMANDS } from "./introspect.js";
+import { HANDLER_COMMANDS } from "./introspect-handlers.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
@@ -178,6 +179,7 @@ export const COMMANDS = new Set([
   "list-definstances",
   "list-defgenerics",
   ...INTROSPECTION_COMMANDS,
+  ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
   ...FILE_FUNCTION_NAMES,
   "conserve-mem",

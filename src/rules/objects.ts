@@ -44,7 +44,30 @@ interface Handler {
   readonly name: string;
   readonly type: HandlerType;
   readonly call: (self: Instance, args: Value[]) => Value;
+  /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
+  readonly text?: string;
 }
+
+/** A message-handler as the introspection functions list it. */
+export interface HandlerInfo {
+  readonly cls: string;
+  readonly name: string;
+  readonly type: HandlerType;
+  /** The pretty-printed definition; null for slot accessors and USER's own handlers. */
+  readonly text: string | null;
+}
+
+/** The handlers CLIPS 6.30's USER class defines (all primary), in its order. */
+const USER_HANDLERS = [
+  "init",
+  "delete",
+  "create",
+  "print",
+  "direct-modify",
+  "message-modify",
+  "direct-duplicate",
+  "message-duplicate",
+];
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
@@ -311,8 +334,31 @@ export class ObjectSystem {
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
-  /** `(defmessage-handler CLASS name [type] (?a…) action…)`. */
-  defineHandler(ast: HandlerAst): void {
+  /**
+   * A class's message-handlers in CLIPS's order: USER's own, or the slot accessors (get- and
+   * put- for each slot the class defines, as its access allows) then those defined, oldest first.
+   */
+  handlerList(cls: ClassDef): HandlerInfo[] {
+    const out: HandlerInfo[] = [];
+    const add = (name: string, type: HandlerType, text: string | null) =>
+      out.push({ cls: cls.name, name, type, text });
+    if (cls.name === "USER") for (const name of USER_HANDLERS) add(name, "primary", null);
+    const defined = cls.handlers;
+    for (const s of cls.ownSlots) {
+      for (const [kind, ok] of [
+        ["get", s.read],
+        ["put", s.write],
+      ] as const) {
+        const name = `${kind}-${s.name}`;
+        if (ok && !defined.has(`${name} primary`)) add(name, "primary", null);
+      }
+    }
+    for (const h of defined.values()) add(h.name, h.type, h.text ?? null);
+    return out;
+  }
+
+  /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
+  defineHandler(ast: HandlerAst, text?: string): void {
     const cls = this.classes.get(ast.cls);
     if (!cls) {
       throw rulesRuntimeError(
@@ -342,7 +388,11 @@ export class ObjectSystem {
       for (const action of body) last = action(frame);
       return last;
     };
-    cls.handlers.set(`${ast.name} ${ast.type}`, { cls, name: ast.name, type: ast.type, call });
+    const handler: Handler = { cls, name: ast.name, type: ast.type, call };
+    cls.handlers.set(
+      `${ast.name} ${ast.type}`,
+      text === undefined ? handler : { ...handler, text },
+    );
   }
 
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
@@ -713,7 +763,7 @@ export class ObjectSystem {
   }
 
   /** The class a class-introspection function names, or CLIPS's message for none. */
-  private namedClass(v: Value, fn: string): ClassDef {
+  namedClass(v: Value, fn: string): ClassDef {
     const cls = isSymbol(v) ? this.classes.get(v) : undefined;
     if (!cls) {
       throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
