@@ -12,14 +12,6 @@ import { rulesRuntimeError } from "./errors.js";
 import type { ClassDef, HandlerInfo, ObjectSystem } from "./objects.js";
 import { type Atom, FALSE, formatValue, isSymbol, TRUE, type Value, VOID } from "./values.js";
 
-/** The handler-introspection functions' names. */
-export const HANDLER_COMMANDS: ReadonlySet<string> = new Set([
-  "list-defmessage-handlers",
-  "get-defmessage-handler-list",
-  "ppdefmessage-handler",
-  "message-handler-existp",
-]);
-
 const TYPES = new Set(["primary", "before", "after", "around"]);
 
 /** Runs one handler-introspection function; null when `name` is not one. */

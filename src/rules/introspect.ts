@@ -63,6 +63,17 @@ export const INTROSPECTION_COMMANDS: ReadonlySet<string> = new Set([
   "get-defmodule-list",
 ]);
 
+/**
+ * The message-handler introspection functions' names (run by introspect-handlers.ts, which needs
+ * the object system; the evaluator only needs the names).
+ */
+export const HANDLER_COMMANDS: ReadonlySet<string> = new Set([
+  "list-defmessage-handlers",
+  "get-defmessage-handler-list",
+  "ppdefmessage-handler",
+  "message-handler-existp",
+]);
+
 /** Runs one introspection command; null when `name` is not one. */
 export function introspectionCommand(
   host: IntrospectionHost,
