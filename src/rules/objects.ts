@@ -921,48 +921,61 @@ function flatten(vals: Value[]): Atom[] {
 }
 
 /**
- * CLIPS's class precedence list: a class before its superclasses, the direct superclasses in
- * the order given; among several candidates, the one that is a direct superclass of the class
- * placed most recently (as CLOS and CLIPS's BPG appendix describe).
+ * CLIPS's class precedence list (inherpsr.c FindPrecedenceList): the superclasses in a table in
+ * pre-order depth-first order (each once), ordered by two rules — a class before its direct
+ * superclasses, and a class's direct superclasses in the order given — with Knuth's
+ * topological sort as CLIPS varies it: each scan for a class with no predecessor left goes on
+ * from where the last one was taken (wrapping around), which keeps a superclass's "family"
+ * together. The class itself comes first.
  */
 function precedenceList(cls: ClassDef): ClassDef[] {
-  const all: ClassDef[] = [];
-  const collect = (c: ClassDef) => {
-    if (all.includes(c)) return;
-    all.push(c);
-    for (const s of c.supers) collect(s);
+  const table: ClassDef[] = [];
+  const collect = (supers: readonly ClassDef[]) => {
+    for (const s of supers) {
+      if (table.includes(s)) continue;
+      table.push(s);
+      collect(s.supers);
+    }
   };
-  collect(cls);
-  // Pairs (a before b): each class before its first direct superclass, and each direct
-  // superclass before the next.
-  const before = new Map<ClassDef, Set<ClassDef>>();
-  for (const c of all) before.set(c, new Set());
-  for (const c of all) {
-    let prev = c;
-    for (const s of c.supers) {
-      before.get(s)?.add(prev);
-      prev = s;
-    }
+  collect(cls.supers);
+  const preds = new Map<ClassDef, number>();
+  const succs = new Map<ClassDef, ClassDef[]>();
+  for (const c of table) {
+    preds.set(c, 0);
+    succs.set(c, []);
   }
-  const out: ClassDef[] = [];
-  const left = new Set(all);
-  while (left.size > 0) {
-    const ready = [...left].filter((c) => [...(before.get(c) ?? [])].every((p) => !left.has(p)));
-    if (ready.length === 0)
-      throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
-    let pick = ready[0] as ClassDef;
-    if (ready.length > 1) {
-      outer: for (let i = out.length - 1; i >= 0; i--) {
-        for (const s of (out[i] as ClassDef).supers) {
-          if (ready.includes(s)) {
-            pick = s;
-            break outer;
-          }
-        }
-      }
+  const record = (c: ClassDef, after: readonly ClassDef[], from: number) => {
+    for (let j = from; j < after.length; j++) {
+      const s = after[j] as ClassDef;
+      succs.get(c)?.push(s);
+      preds.set(s, (preds.get(s) ?? 0) + 1);
     }
-    out.push(pick);
-    left.delete(pick);
+  };
+  // Each direct superclass before every later one of its list.
+  const inOrder = (supers: readonly ClassDef[]) => {
+    for (let i = 0; i < supers.length; i++) record(supers[i] as ClassDef, supers, i + 1);
+  };
+  for (const c of table) {
+    record(c, c.supers, 0);
+    inOrder(c.supers);
+  }
+  inOrder(cls.supers);
+  const out: ClassDef[] = [cls];
+  let at = 0;
+  let misses = 0;
+  while (table.length > 0) {
+    if (at >= table.length) at = 0;
+    const c = table[at] as ClassDef;
+    if (preds.get(c) !== 0) {
+      at++;
+      if (++misses >= table.length)
+        throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
+      continue;
+    }
+    for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
+    out.push(c);
+    table.splice(at, 1);
+    misses = 0;
   }
   return out;
 }
