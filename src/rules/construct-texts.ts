@@ -4,7 +4,9 @@
  * `list-deffunctions`, `get-defrule-list`, …) read. The pretty-printed text is made when asked
  * for, from the form (`pp-constructs.ts`).
  */
+
 import { ppConstruct, ppDefglobal } from "./pp-constructs.js";
+import { ppCool } from "./pp-cool.js";
 import type { SList, SNode } from "./reader.js";
 
 interface Entry {
@@ -122,6 +124,7 @@ export class ConstructTexts {
     const e = this.kinds.get(kind)?.get(name);
     if (!e) return null;
     if (kind === "defglobal") return e.value ? ppDefglobal(e.module, name, e.value) : null;
+    if (kind === "defclass" || kind === "definstances") return ppCool(e.form, e.module);
     return ppConstruct(e.form, e.module);
   }
 }

@@ -34,6 +34,7 @@ import type { RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
+import { handlerCommand } from "./introspect-handlers.js";
 import {
   DEFAULT_RULE_LIMITS,
   type RuleLimits,
@@ -61,6 +62,7 @@ import {
   parseDefglobal,
   parseDefmodule,
 } from "./parse-procedural.js";
+import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
@@ -147,6 +149,7 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
+    classes: () => this.objects.classList().map((c) => c.name),
   };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;
@@ -480,7 +483,10 @@ export class RuleEngine {
         this.constructLog.other({ source: form.source });
         return;
       case "defmessage-handler":
-        this.objects.defineHandler(parseHandler(form, ctx));
+        this.objects.defineHandler(
+          parseHandler(form, ctx),
+          ppConstruct(form, this.module) ?? undefined,
+        );
         this.constructLog.other({ source: form.source });
         return;
       case "definstances": {
@@ -1214,6 +1220,7 @@ export class RuleEngine {
         return (
           introspectionCommand(this.introspection, name, args) ??
           this.switches.command(name, args) ??
+          handlerCommand(this.objects, this.onPrint, name, args) ??
           fileFunction(name, args, this.onPrint)
         );
     }

@@ -4,7 +4,7 @@ import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
-import { INTROSPECTION_COMMANDS } from "./introspect.js";
+import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
@@ -83,6 +83,12 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "class-existp",
   "subclassp",
   "superclassp",
+  "class-superclasses",
+  "class-subclasses",
+  "class-slots",
+  "class-abstractp",
+  "class-reactivep",
+  "slot-existp",
   "dynamic-get",
   "dynamic-put",
   "instances",
@@ -175,6 +181,7 @@ export const COMMANDS = new Set([
   "list-definstances",
   "list-defgenerics",
   ...INTROSPECTION_COMMANDS,
+  ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
   ...FILE_FUNCTION_NAMES,
   "conserve-mem",

@@ -18,6 +18,8 @@ export interface IntrospectionHost {
   /** Every module, in definition order. */
   modules(): string[];
   print(text: string): void;
+  /** Every class, the system classes first (classes belong to MAIN). */
+  classes(): string[];
 }
 
 const PP: Record<string, ConstructKind> = {
@@ -27,6 +29,8 @@ const PP: Record<string, ConstructKind> = {
   ppdeffunction: "deffunction",
   ppdefglobal: "defglobal",
   ppdefmodule: "defmodule",
+  ppdefclass: "defclass",
+  ppdefinstances: "definstances",
 };
 
 const LIST: Record<string, ConstructKind> = {
@@ -36,6 +40,8 @@ const LIST: Record<string, ConstructKind> = {
   "list-deffacts": "deffacts",
   "list-deffunctions": "deffunction",
   "list-defglobals": "defglobal",
+  "list-defclasses": "defclass",
+  "list-definstances": "definstances",
 };
 
 const GET_LIST: Record<string, ConstructKind> = {
@@ -44,6 +50,8 @@ const GET_LIST: Record<string, ConstructKind> = {
   "get-deffacts-list": "deffacts",
   "get-deffunction-list": "deffunction",
   "get-defglobal-list": "defglobal",
+  "get-defclass-list": "defclass",
+  "get-definstances-list": "definstances",
 };
 
 /** The introspection commands' names. */
@@ -53,6 +61,17 @@ export const INTROSPECTION_COMMANDS: ReadonlySet<string> = new Set([
   ...Object.keys(GET_LIST),
   "list-defmodules",
   "get-defmodule-list",
+]);
+
+/**
+ * The message-handler introspection functions' names (run by introspect-handlers.ts, which needs
+ * the object system; the evaluator only needs the names).
+ */
+export const HANDLER_COMMANDS: ReadonlySet<string> = new Set([
+  "list-defmessage-handlers",
+  "get-defmessage-handler-list",
+  "ppdefmessage-handler",
+  "message-handler-existp",
 ]);
 
 /** Runs one introspection command; null when `name` is not one. */
@@ -73,7 +92,8 @@ export function introspectionCommand(
   if (get) {
     const modules = moduleArgument(host, name, args[0]);
     if (!modules) return VOID;
-    const qualify = modules.length > 1;
+    // `*` names every construct with its module, even with MAIN the only module.
+    const qualify = args[0] === "*";
     return modules.flatMap((m) => names(host, get, m).map((n) => (qualify ? `${m}::${n}` : n)));
   }
   if (name === "list-defmodules") {
@@ -86,10 +106,19 @@ export function introspectionCommand(
 
 /** The names of `kind` in `module`, the built-in initial-fact deftemplate and deffacts first. */
 function names(host: IntrospectionHost, kind: ConstructKind, module: string): string[] {
+  if (kind === "defclass") return module === "MAIN" ? host.classes() : [];
   const own = host.texts.names(kind, module);
-  const builtIn = module === "MAIN" && (kind === "deftemplate" || kind === "deffacts");
-  return builtIn ? ["initial-fact", ...own.filter((n) => n !== "initial-fact")] : own;
+  if (module !== "MAIN") return own;
+  const builtIn = BUILT_IN[kind];
+  return builtIn ? [builtIn, ...own.filter((n) => n !== builtIn)] : own;
 }
+
+/** The constructs CLIPS 6.30 defines itself, listed first in MAIN and kept without text. */
+const BUILT_IN: Partial<Record<ConstructKind, string>> = {
+  deftemplate: "initial-fact",
+  deffacts: "initial-fact",
+  definstances: "initial-object",
+};
 
 /** `(list-… [module | *])`: the modules to list, null after CLIPS's message for a bad one. */
 function moduleArgument(
@@ -134,7 +163,8 @@ function total(list: readonly string[], kind: string): string {
 }
 
 function plural(kind: string, n: number): string {
-  return n === 1 || kind === "deffacts" ? kind : `${kind}s`;
+  if (n === 1 || kind === "deffacts" || kind === "definstances") return kind;
+  return kind === "defclass" ? "defclasses" : `${kind}s`;
 }
 
 function prettyPrint(
@@ -150,7 +180,9 @@ function prettyPrint(
     });
   }
   // MAIN and the built-in initial-fact constructs exist but CLIPS keeps no text for them.
-  if (kind === "defmodule" ? arg === "MAIN" : arg === "initial-fact" && kind !== "defrule") {
+  if (kind === "defmodule" ? arg === "MAIN" : arg === BUILT_IN[kind]) return VOID;
+  // The system classes have no text either.
+  if (kind === "defclass" && !host.texts.has(kind, arg) && host.classes().includes(arg)) {
     return VOID;
   }
   const [module, name] = kind === "defmodule" ? ["", arg] : splitName(arg, host.module());

@@ -47,7 +47,30 @@ interface Handler {
   readonly name: string;
   readonly type: HandlerType;
   readonly call: (self: Instance, args: Value[]) => Value;
+  /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
+  readonly text?: string;
 }
+
+/** A message-handler as the introspection functions list it. */
+export interface HandlerInfo {
+  readonly cls: string;
+  readonly name: string;
+  readonly type: HandlerType;
+  /** The pretty-printed definition; null for slot accessors and USER's own handlers. */
+  readonly text: string | null;
+}
+
+/** The handlers CLIPS 6.30's USER class defines (all primary), in its order. */
+const USER_HANDLERS = [
+  "init",
+  "delete",
+  "create",
+  "print",
+  "direct-modify",
+  "message-modify",
+  "direct-duplicate",
+  "message-duplicate",
+];
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
@@ -100,7 +123,53 @@ interface Dispatch {
   primary: number;
 }
 
-const SYSTEM_CLASSES = ["OBJECT", "USER", "INITIAL-OBJECT"];
+/**
+ * CLIPS 6.30's system classes, each with its direct superclasses, in the order they are linked
+ * (which orders each class's subclasses); OBJECT, USER and INITIAL-OBJECT are the only ones
+ * instances can belong to. The primitive classes type the values generic functions dispatch on.
+ */
+const SYSTEM_HIERARCHY: readonly (readonly [string, readonly string[]])[] = [
+  ["OBJECT", []],
+  ["PRIMITIVE", ["OBJECT"]],
+  ["NUMBER", ["PRIMITIVE"]],
+  ["INTEGER", ["NUMBER"]],
+  ["FLOAT", ["NUMBER"]],
+  ["LEXEME", ["PRIMITIVE"]],
+  ["SYMBOL", ["LEXEME"]],
+  ["STRING", ["LEXEME"]],
+  ["MULTIFIELD", ["PRIMITIVE"]],
+  ["ADDRESS", ["PRIMITIVE"]],
+  ["EXTERNAL-ADDRESS", ["ADDRESS"]],
+  ["FACT-ADDRESS", ["ADDRESS"]],
+  ["INSTANCE", ["PRIMITIVE"]],
+  ["INSTANCE-ADDRESS", ["INSTANCE", "ADDRESS"]],
+  ["INSTANCE-NAME", ["INSTANCE"]],
+  ["USER", ["OBJECT"]],
+  ["INITIAL-OBJECT", ["USER"]],
+];
+
+/** The order CLIPS lists the system classes in (list-defclasses, get-defclass-list). */
+const SYSTEM_LISTING = [
+  "FLOAT",
+  "INTEGER",
+  "SYMBOL",
+  "STRING",
+  "MULTIFIELD",
+  "EXTERNAL-ADDRESS",
+  "FACT-ADDRESS",
+  "INSTANCE-ADDRESS",
+  "INSTANCE-NAME",
+  "OBJECT",
+  "PRIMITIVE",
+  "NUMBER",
+  "LEXEME",
+  "ADDRESS",
+  "INSTANCE",
+  "USER",
+  "INITIAL-OBJECT",
+];
+
+const SYSTEM_CLASSES = SYSTEM_LISTING;
 
 let classSerial = 0;
 
@@ -147,9 +216,22 @@ export class ObjectSystem {
     this.byName.clear();
     this.classes.clear();
     this.definstances.clear();
-    const object = this.newClass("OBJECT", [], true, true, []);
-    const user = this.newClass("USER", [object], true, true, []);
-    this.newClass("INITIAL-OBJECT", [user], false, true, []);
+    for (const [name, supers] of SYSTEM_HIERARCHY) {
+      const direct = supers.map((n) => this.classes.get(n) as ClassDef);
+      // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
+      const user = name === "OBJECT" || name === "USER" || name === "INITIAL-OBJECT";
+      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, []);
+    }
+    const system = [...this.classes.values()];
+    this.classes.clear();
+    for (const name of SYSTEM_LISTING) {
+      this.classes.set(name, system.find((c) => c.name === name) as ClassDef);
+    }
+  }
+
+  /** Every class in definition order, the system classes first (list-defclasses). */
+  classList(): ClassDef[] {
+    return [...this.classes.values()];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -246,14 +328,40 @@ export class ObjectSystem {
     });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
-    const inherited = first !== undefined && !SYSTEM_CLASSES.includes(first.name) && first.abstract;
-    const reactive = ast.reactive ?? first?.reactive ?? true;
-    const cls = this.newClass(ast.name, supers, ast.abstract ?? inherited, reactive, own);
+    const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
+    const abstract = ast.abstract ?? (fromUser && first.abstract);
+    // An abstract class is never reactive (no direct instances), and passes that on as it
+    // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
+    const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
+    const cls = this.newClass(ast.name, supers, abstract, reactive, own);
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
-  /** `(defmessage-handler CLASS name [type] (?a…) action…)`. */
-  defineHandler(ast: HandlerAst): void {
+  /**
+   * A class's message-handlers in CLIPS's order: USER's own, or the slot accessors (get- and
+   * put- for each slot the class defines, as its access allows) then those defined, oldest first.
+   */
+  handlerList(cls: ClassDef): HandlerInfo[] {
+    const out: HandlerInfo[] = [];
+    const add = (name: string, type: HandlerType, text: string | null) =>
+      out.push({ cls: cls.name, name, type, text });
+    if (cls.name === "USER") for (const name of USER_HANDLERS) add(name, "primary", null);
+    const defined = cls.handlers;
+    for (const s of cls.ownSlots) {
+      for (const [kind, ok] of [
+        ["get", s.read],
+        ["put", s.write],
+      ] as const) {
+        const name = `${kind}-${s.name}`;
+        if (ok && !defined.has(`${name} primary`)) add(name, "primary", null);
+      }
+    }
+    for (const h of defined.values()) add(h.name, h.type, h.text ?? null);
+    return out;
+  }
+
+  /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
+  defineHandler(ast: HandlerAst, text?: string): void {
     const cls = this.classes.get(ast.cls);
     if (!cls) {
       throw rulesRuntimeError(
@@ -283,7 +391,11 @@ export class ObjectSystem {
       for (const action of body) last = action(frame);
       return last;
     };
-    cls.handlers.set(`${ast.name} ${ast.type}`, { cls, name: ast.name, type: ast.type, call });
+    const handler: Handler = { cls, name: ast.name, type: ast.type, call };
+    cls.handlers.set(
+      `${ast.name} ${ast.type}`,
+      text === undefined ? handler : { ...handler, text },
+    );
   }
 
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
@@ -653,6 +765,17 @@ export class ObjectSystem {
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
 
+  /** The class a class-introspection function names, or CLIPS's message for none. */
+  namedClass(v: Value, fn: string): ClassDef {
+    const cls = isSymbol(v) ? this.classes.get(v) : undefined;
+    if (!cls) {
+      throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
+        clips: `[CLASSFUN1] Unable to find class ${formatValue(v)} in function ${fn}.`,
+      });
+    }
+    return cls;
+  }
+
   /** The class of an instance, for generic-function dispatch (null: not an instance). */
   classOf(v: Value): ClassDef | null {
     return this.find(v)?.cls ?? null;
@@ -713,6 +836,13 @@ export class ObjectSystem {
         const [sub, sup] = name === "subclassp" ? [a, b] : [b, a];
         return sub !== sup && sub.cpl.includes(sup) ? TRUE : FALSE;
       }
+      case "class-superclasses":
+      case "class-subclasses":
+      case "class-slots":
+      case "class-abstractp":
+      case "class-reactivep":
+      case "slot-existp":
+        return classQuery(this.namedClass(a0, name), name, args);
       case "dynamic-get":
         return this.slotOf(this.currentSelf(), String(a0));
       case "dynamic-put":
@@ -744,6 +874,44 @@ export class ObjectSystem {
   }
 }
 
+/**
+ * The class-introspection functions on one class: `inherit` (the last argument) takes in what
+ * the class inherits (every superclass, every subclass at any depth, inherited slots).
+ */
+function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
+  const inherit = args[args.length - 1] === "inherit";
+  switch (name) {
+    case "class-superclasses":
+      return (inherit ? cls.cpl.slice(1) : cls.supers).map((c) => c.name);
+    case "class-subclasses": {
+      if (!inherit) return cls.subclasses.map((c) => c.name);
+      // Depth first, each class once (INSTANCE-ADDRESS is under ADDRESS and INSTANCE).
+      const out: string[] = [];
+      const visit = (c: ClassDef): void => {
+        for (const s of c.subclasses) {
+          if (out.includes(s.name)) continue;
+          out.push(s.name);
+          visit(s);
+        }
+      };
+      visit(cls);
+      return out;
+    }
+    case "class-slots":
+      return (inherit ? cls.slots : cls.ownSlots).map((s) => s.name);
+    case "class-abstractp":
+      return cls.abstract ? TRUE : FALSE;
+    case "class-reactivep":
+      // An abstract class has no direct instances to match.
+      return cls.reactive && !cls.abstract ? TRUE : FALSE;
+    default: {
+      const slot = args[1];
+      const slots = inherit ? cls.slots : cls.ownSlots;
+      return slots.some((s) => s.name === slot) ? TRUE : FALSE;
+    }
+  }
+}
+
 function toInstanceName(v: Value): InstanceName {
   if (isInstanceName(v)) return v;
   if (isSymbol(v)) return instanceName(v);
@@ -761,48 +929,61 @@ function flatten(vals: Value[]): Atom[] {
 }
 
 /**
- * CLIPS's class precedence list: a class before its superclasses, the direct superclasses in
- * the order given; among several candidates, the one that is a direct superclass of the class
- * placed most recently (as CLOS and CLIPS's BPG appendix describe).
+ * CLIPS's class precedence list (inherpsr.c FindPrecedenceList): the superclasses in a table in
+ * pre-order depth-first order (each once), ordered by two rules — a class before its direct
+ * superclasses, and a class's direct superclasses in the order given — with Knuth's
+ * topological sort as CLIPS varies it: each scan for a class with no predecessor left goes on
+ * from where the last one was taken (wrapping around), which keeps a superclass's "family"
+ * together. The class itself comes first.
  */
 function precedenceList(cls: ClassDef): ClassDef[] {
-  const all: ClassDef[] = [];
-  const collect = (c: ClassDef) => {
-    if (all.includes(c)) return;
-    all.push(c);
-    for (const s of c.supers) collect(s);
+  const table: ClassDef[] = [];
+  const collect = (supers: readonly ClassDef[]) => {
+    for (const s of supers) {
+      if (table.includes(s)) continue;
+      table.push(s);
+      collect(s.supers);
+    }
   };
-  collect(cls);
-  // Pairs (a before b): each class before its first direct superclass, and each direct
-  // superclass before the next.
-  const before = new Map<ClassDef, Set<ClassDef>>();
-  for (const c of all) before.set(c, new Set());
-  for (const c of all) {
-    let prev = c;
-    for (const s of c.supers) {
-      before.get(s)?.add(prev);
-      prev = s;
-    }
+  collect(cls.supers);
+  const preds = new Map<ClassDef, number>();
+  const succs = new Map<ClassDef, ClassDef[]>();
+  for (const c of table) {
+    preds.set(c, 0);
+    succs.set(c, []);
   }
-  const out: ClassDef[] = [];
-  const left = new Set(all);
-  while (left.size > 0) {
-    const ready = [...left].filter((c) => [...(before.get(c) ?? [])].every((p) => !left.has(p)));
-    if (ready.length === 0)
-      throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
-    let pick = ready[0] as ClassDef;
-    if (ready.length > 1) {
-      outer: for (let i = out.length - 1; i >= 0; i--) {
-        for (const s of (out[i] as ClassDef).supers) {
-          if (ready.includes(s)) {
-            pick = s;
-            break outer;
-          }
-        }
-      }
+  const record = (c: ClassDef, after: readonly ClassDef[], from: number) => {
+    for (let j = from; j < after.length; j++) {
+      const s = after[j] as ClassDef;
+      succs.get(c)?.push(s);
+      preds.set(s, (preds.get(s) ?? 0) + 1);
     }
-    out.push(pick);
-    left.delete(pick);
+  };
+  // Each direct superclass before every later one of its list.
+  const inOrder = (supers: readonly ClassDef[]) => {
+    for (let i = 0; i < supers.length; i++) record(supers[i] as ClassDef, supers, i + 1);
+  };
+  for (const c of table) {
+    record(c, c.supers, 0);
+    inOrder(c.supers);
+  }
+  inOrder(cls.supers);
+  const out: ClassDef[] = [cls];
+  let at = 0;
+  let misses = 0;
+  while (table.length > 0) {
+    if (at >= table.length) at = 0;
+    const c = table[at] as ClassDef;
+    if (preds.get(c) !== 0) {
+      at++;
+      if (++misses >= table.length)
+        throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
+      continue;
+    }
+    for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
+    out.push(c);
+    table.splice(at, 1);
+    misses = 0;
   }
   return out;
 }

@@ -77,6 +77,7 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
   let defaults: Expr[] = [];
   let dynamic = false;
   let access: ClassSlotAst["access"] = "read-write";
+  let readOnly = false;
   for (const f of list.items.slice(2)) {
     const head = f.type === "list" ? f.items[0] : undefined;
     if (f.type !== "list" || head?.type !== "atom") {
@@ -110,12 +111,17 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
           t === "read" ? "read" : t === "write" ? "write" : t === "NONE" ? "none" : "read-write";
         break;
       }
+      case "access":
+        readOnly = isSym(args[0], "read-only");
+        break;
       default:
-        // type, allowed-…, range, cardinality, access, storage, propagation, source,
+        // type, allowed-…, range, cardinality, storage, propagation, source,
         // pattern-match, visibility, override-message: accepted, not enforced.
         break;
     }
   }
+  // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
+  if (readOnly) access = access === "read-write" ? "read" : access === "write" ? "none" : access;
   return { name, multi, defaults, dynamic, access };
 }
 

@@ -13,7 +13,14 @@ import { isSymbol, PPReader, PPStop, type PPToken } from "./pp-reader.js";
 import type { SList, SNode } from "./reader.js";
 
 /** The constructs the printer replays. */
-const PRINTED = new Set(["defrule", "deffunction", "deftemplate", "deffacts", "defmodule"]);
+const PRINTED = new Set([
+  "defrule",
+  "deffunction",
+  "deftemplate",
+  "deffacts",
+  "defmodule",
+  "defmessage-handler",
+]);
 
 /**
  * The pretty-printed text of `form` as CLIPS stores it (ending in a line break), or, given
@@ -35,6 +42,9 @@ export function ppConstruct(form: SList, module: string, limit?: number): string
         break;
       case "deffunction":
         deffunction(r, module);
+        break;
+      case "defmessage-handler":
+        messageHandler(r, module);
         break;
       case "deftemplate":
         listsOnLines(r, module);
@@ -90,7 +100,41 @@ function defrule(r: PPReader, module: string): void {
 }
 
 function deffunction(r: PPReader, module: string): void {
-  const open = header(r, module);
+  parametersAndActions(r, header(r, module));
+}
+
+/**
+ * `(defmessage-handler MODULE::CLASS name [type] ["comment"]`, then as a deffunction: CLIPS
+ * writes the type only when given, and a space after a comment that took the type's place.
+ */
+function messageHandler(r: PPReader, module: string): void {
+  const cls = r.get();
+  if (!cls.print.includes("::")) {
+    r.backup();
+    r.save(`${module}::${cls.print}`);
+  }
+  r.save(" ");
+  r.get();
+  let t = r.get();
+  const typed = t.kind === "atom" && t.atom?.kind === "symbol";
+  if (typed) {
+    r.backup();
+    r.save(` ${t.print}`);
+    t = r.get();
+  }
+  if (t.kind === "atom" && t.atom?.kind === "string") {
+    r.backup();
+    r.save(typed ? ` ${t.print}` : ` ${t.print} `);
+    t = r.get();
+  }
+  r.backup();
+  r.save("\n   ");
+  r.save(t.print);
+  parametersAndActions(r, t);
+}
+
+/** A deffunction's or handler's parameter list (`open` is its parenthesis), then its actions. */
+function parametersAndActions(r: PPReader, open: PPToken): void {
   if (open.kind !== "(") throw new PPStop();
   let t = r.get();
   while (t.kind !== ")") {
