@@ -7,7 +7,7 @@ import type { RunTrace } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isIdleSignal } from "./idle-signal.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
-import type { SubgraphSink } from "./stream-hooks.js";
+import type { SubgraphSink } from "./subgraph-sink.js";
 import type { Task } from "./task.js";
 import { isNodeTimeoutError, runWithTimeout, type TimedAttempt } from "./timeout.js";
 

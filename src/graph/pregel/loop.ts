@@ -31,10 +31,9 @@ import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
 import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
-import { byNodeOrder } from "./snapshot.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
-import type { SubgraphSink } from "./stream-hooks.js";
-import { Task } from "./task.js";
+import type { SubgraphSink } from "./subgraph-sink.js";
+import { byNodeOrder, Task } from "./task.js";
 
 /** LangChain's tag for runs a trace viewer hides (LangGraph.js puts it on `__start__`). */
 const TAG_HIDDEN = "langsmith:hidden";

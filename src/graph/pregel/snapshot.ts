@@ -5,14 +5,7 @@ import { applyTasks } from "./apply.js";
 import { groupPendingWrites } from "./checkpointing.js";
 import type { GraphLoop } from "./loop.js";
 import { loadSavedWrites } from "./resume.js";
-import type { Task } from "./task.js";
-
-/** Tasks listed in the order nodes were added, as LangGraph.js's getState does (they run by name). */
-export function byNodeOrder(tasks: Task[]): Task[] {
-  return tasks.sort((a, b) =>
-    a.kind === b.kind && a.kind === "pull" ? a.node.order - b.node.order : 0,
-  );
-}
+import { byNodeOrder, type Task } from "./task.js";
 
 /**
  * The `StateSnapshot` of a checkpoint: its values, the tasks it leaves pending and their saved

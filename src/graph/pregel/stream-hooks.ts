@@ -4,14 +4,7 @@ import type { LoopHooks } from "./loop.js";
 /** Where a run's stream chunks go: `mode` says which stream asked for `chunk`. */
 export type StreamEmit = (mode: StreamMode, chunk: unknown) => void;
 
-/**
- * A parent run streamed with `subgraphs: true`: its subgraphs stream the same modes to it, tagged
- * with their namespace (`["node:taskId", …]`, as LangGraph.js).
- */
-export interface SubgraphSink {
-  modes: readonly StreamMode[];
-  emit(namespace: string[], mode: StreamMode, chunk: unknown): void;
-}
+export type { SubgraphSink } from "./subgraph-sink.js";
 
 /**
  * The loop hooks for the requested modes (`messages` is wired by its caller). `tasks` and

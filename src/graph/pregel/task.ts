@@ -3,7 +3,7 @@ import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
 import type { NodeSpec } from "./spec.js";
-import type { SubgraphSink } from "./stream-hooks.js";
+import type { SubgraphSink } from "./subgraph-sink.js";
 import type { TimedAttempt, TimeoutPolicy } from "./timeout.js";
 
 /**
@@ -167,4 +167,11 @@ export class Task implements InterruptScope {
     this.update = undefined;
     this.calls = 0;
   }
+}
+
+/** Tasks listed in the order nodes were added, as LangGraph.js's getState does (they run by name). */
+export function byNodeOrder(tasks: Task[]): Task[] {
+  return tasks.sort((a, b) =>
+    a.kind === b.kind && a.kind === "pull" ? a.node.order - b.node.order : 0,
+  );
 }
