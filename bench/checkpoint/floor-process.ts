@@ -73,8 +73,8 @@ try {
     bare.close();
     console.log(JSON.stringify(result));
   } else if (dialect === "postgres") {
-    const keelDb = await createTestDatabase("bench_floor_keel");
-    const bareDb = await createTestDatabase("bench_floor_bare");
+    const keelDb = await createTestDatabase("bench_floor_keel", { synchronousCommit: "on" });
+    const bareDb = await createTestDatabase("bench_floor_bare", { synchronousCommit: "on" });
     store = await openStore({ db: keelDb.url });
     const bare = new pg.Pool({ connectionString: bareDb.url, max: 1 });
     const result = await rounds(keelChain(PostgresSaver.fromStore(store)), () =>

@@ -130,7 +130,7 @@ try {
   await run("sqlite", sqlite);
   await sqlite.close();
   if (await postgresAvailable()) {
-    const database = await createTestDatabase("bench_memory");
+    const database = await createTestDatabase("bench_memory", { synchronousCommit: "on" });
     const postgres = await openStore({ db: database.url });
     try {
       await run("postgres", postgres);

@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
+import { type ToolRuntime, tool } from "@langchain/core/tools";
 import * as langgraph from "@langchain/langgraph";
 import { createReactAgent as langgraphReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
@@ -233,5 +233,49 @@ describe("ToolNode and toolsCondition", () => {
         ],
       }),
     ).rejects.toThrow("the warehouse is closed");
+  });
+
+  it("gives a tool LangGraph's ToolRuntime: config, state, call id; concurrent threads stay apart", async () => {
+    const State = Annotation.Root({
+      messages: Annotation<BaseMessage[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+      customer: Annotation<string>(),
+    });
+    const record = tool(
+      ({ name }: { name: string }, runtime: ToolRuntime<{ customer: string }>) =>
+        `${name}:thread=${runtime.config?.configurable?.thread_id}:state=${runtime.state?.customer}:call=${runtime.toolCallId}:store=${runtime.store === null ? "none" : "set"}`,
+      { name: "record", description: "Records a name.", schema: z.object({ name: z.string() }) },
+    );
+    const graph = new StateGraph(State)
+      .addNode("agent", async (state: { customer: string }) => {
+        // Each thread's model call waits a different time, so the runs interleave.
+        await new Promise((resolve) => setTimeout(resolve, state.customer.length));
+        return {
+          messages: [
+            new AIMessage({
+              content: "",
+              tool_calls: [
+                { id: `call-${state.customer}`, name: "record", args: { name: state.customer } },
+              ],
+            }),
+          ],
+        };
+      })
+      .addNode("tools", new ToolNode([record]))
+      .addEdge(START, "agent")
+      .addEdge("agent", "tools")
+      .addEdge("tools", END)
+      .compile({ checkpointer: new MemorySaver() });
+    const customers = ["a", "bb", "ccc", "dddd"];
+    const results = await Promise.all(
+      customers.map((customer) =>
+        graph.invoke(
+          { customer, messages: [new HumanMessage("hi")] },
+          { configurable: { thread_id: `thread-${customer}` } },
+        ),
+      ),
+    );
+    expect(results.map((r) => r.messages.at(-1)?.content)).toEqual(
+      customers.map((c) => `${c}:thread=thread-${c}:state=${c}:call=call-${c}:store=none`),
+    );
   });
 });

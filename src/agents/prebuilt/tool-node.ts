@@ -117,10 +117,22 @@ export class ToolNode extends Runnable<ToolNodeInput, unknown> {
     const tool = this.byName.get(call.name);
     try {
       if (tool === undefined) throw new Error(`Tool "${call.name}" not found.`);
+      // The tool's second argument is LangChain's `ToolRuntime`: the run's config spread out (as
+      // LangChain's tools read it) and, as LangGraph.js's ToolNode gives it, also whole as
+      // `config`, with the node's input as `state`, the call's id, the store and the writer.
+      const run = (config ?? {}) as RunnableConfig & {
+        context?: unknown;
+        store?: unknown;
+        writer?: unknown;
+      };
       const output: unknown = await (tool as Runnable).invoke({ ...call, type: "tool_call" }, {
-        ...config,
+        ...run,
         state,
         toolCallId: call.id ?? "",
+        config: run,
+        context: run.context,
+        store: run.store ?? null,
+        writer: run.writer ?? run.configurable?.writer ?? null,
       } as RunnableConfig);
       if ((isBaseMessage(output) && output.getType() === "tool") || isCommand(output))
         return output as ToolMessage | Command;
