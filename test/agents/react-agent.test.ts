@@ -242,7 +242,7 @@ describe("ToolNode and toolsCondition", () => {
     });
     const record = tool(
       ({ name }: { name: string }, runtime: ToolRuntime<{ customer: string }>) =>
-        `${name}:thread=${runtime.config?.configurable?.thread_id}:state=${runtime.state?.customer}:call=${runtime.toolCallId}:store=${runtime.store === null ? "none" : "set"}`,
+        `${name}:thread=${runtime.config?.configurable?.thread_id}:state=${runtime.state?.customer}:call=${runtime.toolCallId}`,
       { name: "record", description: "Records a name.", schema: z.object({ name: z.string() }) },
     );
     const graph = new StateGraph(State)
@@ -275,7 +275,7 @@ describe("ToolNode and toolsCondition", () => {
       ),
     );
     expect(results.map((r) => r.messages.at(-1)?.content)).toEqual(
-      customers.map((c) => `${c}:thread=thread-${c}:state=${c}:call=call-${c}:store=none`),
+      customers.map((c) => `${c}:thread=thread-${c}:state=${c}:call=call-${c}`),
     );
   });
 });
