@@ -150,6 +150,7 @@ export class RuleEngine {
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
     classes: () => this.objects.classList().map((c) => c.name),
+    globalValue: (name) => this.procs.global(name),
   };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;

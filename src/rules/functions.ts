@@ -433,6 +433,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["list-deffacts", 0, 1],
       ["list-deffunctions", 0, 1],
       ["list-defglobals", 0, 1],
+      ["show-defglobals", 0, 1],
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
       ["list-definstances", 0, 1],
