@@ -30,7 +30,7 @@ import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
-import type { RuleFunction } from "./functions.js";
+import { arityProblem, type RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
@@ -79,6 +79,7 @@ import {
   setAct,
   snapshotEntryKey,
 } from "./rule-entry.js";
+import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
@@ -151,6 +152,35 @@ export class RuleEngine {
     print: (text) => this.onPrint(text),
     classes: () => this.objects.classList().map((c) => c.name),
     globalValue: (name) => this.procs.global(name),
+  };
+  /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
+  private readonly sortHost: SortHost = {
+    functionKind: (name) => {
+      const accepts = this.procs.acceptsCount(name, 2);
+      if (accepts !== null) return { kind: "deffunction", takesTwo: accepts };
+      if (this.generics.has(name)) return { kind: "generic" };
+      if (isKnownFunction(name) || this.hostFns.has(name)) {
+        return { kind: "function", takesTwo: arityProblem(name, 2) === null };
+      }
+      return null;
+    },
+    call: (name, a, b) => {
+      const pos = { line: 0, column: 0 };
+      const call = compileExpr(
+        {
+          k: "call",
+          fn: name,
+          args: [
+            { k: "const", v: a },
+            { k: "const", v: b },
+          ],
+          pos,
+        },
+        { resolve: () => null, rhs: true },
+      );
+      return call({ tok: null, local: null, rhs: new Map(), host: this.evalHost });
+    },
+    print: (text) => this.onPrint(text),
   };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;
@@ -1091,6 +1121,8 @@ export class RuleEngine {
       case "eval":
       case "build":
         return this.evalOrBuild(name, args[0] as Value);
+      case "sort":
+        return sortCommand(this.sortHost, args);
       case "assert-string": {
         const text = args[0];
         if (text === undefined || !isString(text)) {

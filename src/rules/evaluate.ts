@@ -162,6 +162,7 @@ export const COMMANDS = new Set([
   "watch",
   "unwatch",
   "eval",
+  "sort",
   "build",
   "assert-string",
   "set-salience-evaluation",

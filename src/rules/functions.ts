@@ -434,6 +434,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["list-deffunctions", 0, 1],
       ["list-defglobals", 0, 1],
       ["show-defglobals", 0, 1],
+      ["sort", 1, ANY],
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
       ["list-definstances", 0, 1],
