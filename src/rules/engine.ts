@@ -1,6 +1,7 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
+import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -84,6 +85,7 @@ import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
+  ClipsString,
   decodeValue,
   FALSE,
   type FactRef,
@@ -1123,6 +1125,8 @@ export class RuleEngine {
         return this.evalOrBuild(name, args[0] as Value);
       case "sort":
         return sortCommand(this.sortHost, args);
+      case "check-syntax":
+        return this.checkSyntax(args[0] as Value);
       case "assert-string": {
         const text = args[0];
         if (text === undefined || !isString(text)) {
@@ -1321,6 +1325,57 @@ export class RuleEngine {
     return this.evalTopLevel(form, new Map());
   }
 
+  /**
+   * `(check-syntax "text")`: FALSE when the construct or call parses, else what CLIPS would
+   * have printed (its message and a construct's `ERROR:` echo) and FALSE, as a multifield;
+   * nothing is defined or run (a construct that parses is rolled back).
+   */
+  private checkSyntax(text: Value): Value {
+    if (!isString(text)) {
+      throw rulesRuntimeError("check-syntax expects a string", {
+        clips: "[ARGACCES5] Function check-syntax expected argument #1 to be of type string",
+      });
+    }
+    if (!text.value.trim().startsWith("(")) return "MISSING-LEFT-PARENTHESIS";
+    let forms: SNode[];
+    try {
+      forms = readForms(text.value);
+    } catch {
+      return [
+        new ClipsString("\n[EXPRNPSR2] Expected a constant, variable, or expression.\n"),
+        FALSE,
+      ];
+    }
+    const form = forms[0];
+    if (forms.length !== 1 || form === undefined || form.type !== "list") {
+      return "EXTRANEOUS-INPUT-AFTER-LAST-PARENTHESIS";
+    }
+    const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
+    const parsed = new Error("parsed");
+    try {
+      if (CONSTRUCT_NAMES.has(head)) {
+        this.atomically(() => {
+          // The section alone undoes only rules, templates and deffacts; the other constructs
+          // roll back through a snapshot (which keeps no logical support: see docs/rules.md).
+          if (!SECTION_UNDOES.has(head)) this.beforeReplacing();
+          // Without its text recorded: nothing the section would have to forget.
+          this.defineConstructKind(form);
+          throw parsed;
+        });
+      } else {
+        const ctx = this.parseContext();
+        ctx.construct = undefined;
+        compileExpr(parseExpr(form, ctx), { resolve: () => null, rhs: true });
+      }
+    } catch (e) {
+      if (e === parsed) return FALSE;
+      const failure = CONSTRUCT_NAMES.has(head) ? withEcho(e, form, this.module) : e;
+      if (!isKeelError(failure) || typeof failure.details.clips !== "string") throw e;
+      return [new ClipsString(clipsMessageText(failure.details.clips)), FALSE];
+    }
+    return FALSE;
+  }
+
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
@@ -1342,6 +1397,9 @@ export class RuleEngine {
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
+/** The constructs an atomic section's own roll-back removes (see rollBack). */
+const SECTION_UNDOES: ReadonlySet<string> = new Set(["defrule", "deftemplate", "deffacts"]);
+
 function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;

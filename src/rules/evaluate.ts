@@ -164,6 +164,7 @@ export const COMMANDS = new Set([
   "eval",
   "sort",
   "expand$",
+  "check-syntax",
   "build",
   "assert-string",
   "set-salience-evaluation",

@@ -436,6 +436,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["show-defglobals", 0, 1],
       ["sort", 1, ANY],
       ["expand$", 1, 1],
+      ["check-syntax", 1, 1],
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
       ["list-definstances", 0, 1],
