@@ -974,8 +974,8 @@ export class RuleEngine {
     this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
     // Globals first: the root token activates rules without patterns, whose dynamic salience
-    // may read them.
-    this.procs.resetGlobals();
+    // may read them. (set-reset-globals FALSE) keeps their values across resets.
+    if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
     this.net.resetRoot();
     this.wm.nextId = 0;
     this.objects.reset();
