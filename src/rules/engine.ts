@@ -1,6 +1,7 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, Template } from "./ast.js";
+import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -30,7 +31,7 @@ import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
-import type { RuleFunction } from "./functions.js";
+import { arityProblem, type RuleFunction } from "./functions.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
@@ -79,10 +80,12 @@ import {
   setAct,
   snapshotEntryKey,
 } from "./rule-entry.js";
+import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
+  ClipsString,
   decodeValue,
   FALSE,
   type FactRef,
@@ -150,6 +153,36 @@ export class RuleEngine {
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
     classes: () => this.objects.classList().map((c) => c.name),
+    globalValue: (name) => this.procs.global(name),
+  };
+  /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
+  private readonly sortHost: SortHost = {
+    functionKind: (name) => {
+      const accepts = this.procs.acceptsCount(name, 2);
+      if (accepts !== null) return { kind: "deffunction", takesTwo: accepts };
+      if (this.generics.has(name)) return { kind: "generic" };
+      if (isKnownFunction(name) || this.hostFns.has(name)) {
+        return { kind: "function", takesTwo: arityProblem(name, 2) === null };
+      }
+      return null;
+    },
+    call: (name, a, b) => {
+      const pos = { line: 0, column: 0 };
+      const call = compileExpr(
+        {
+          k: "call",
+          fn: name,
+          args: [
+            { k: "const", v: a },
+            { k: "const", v: b },
+          ],
+          pos,
+        },
+        { resolve: () => null, rhs: true },
+      );
+      return call({ tok: null, local: null, rhs: new Map(), host: this.evalHost });
+    },
+    print: (text) => this.onPrint(text),
   };
   /** The open atomic section of load() or defineRule(), if any (see atomically). */
   private section: Section | null = null;
@@ -941,8 +974,8 @@ export class RuleEngine {
     this.setModule(MAIN);
     for (const entry of this.rules.values()) entry.acts.clear();
     // Globals first: the root token activates rules without patterns, whose dynamic salience
-    // may read them.
-    this.procs.resetGlobals();
+    // may read them. (set-reset-globals FALSE) keeps their values across resets.
+    if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
     this.net.resetRoot();
     this.wm.nextId = 0;
     this.objects.reset();
@@ -1090,6 +1123,10 @@ export class RuleEngine {
       case "eval":
       case "build":
         return this.evalOrBuild(name, args[0] as Value);
+      case "sort":
+        return sortCommand(this.sortHost, args);
+      case "check-syntax":
+        return this.checkSyntax(args[0] as Value);
       case "assert-string": {
         const text = args[0];
         if (text === undefined || !isString(text)) {
@@ -1288,6 +1325,57 @@ export class RuleEngine {
     return this.evalTopLevel(form, new Map());
   }
 
+  /**
+   * `(check-syntax "text")`: FALSE when the construct or call parses, else what CLIPS would
+   * have printed (its message and a construct's `ERROR:` echo) and FALSE, as a multifield;
+   * nothing is defined or run (a construct that parses is rolled back).
+   */
+  private checkSyntax(text: Value): Value {
+    if (!isString(text)) {
+      throw rulesRuntimeError("check-syntax expects a string", {
+        clips: "[ARGACCES5] Function check-syntax expected argument #1 to be of type string",
+      });
+    }
+    if (!text.value.trim().startsWith("(")) return "MISSING-LEFT-PARENTHESIS";
+    let forms: SNode[];
+    try {
+      forms = readForms(text.value);
+    } catch {
+      return [
+        new ClipsString("\n[EXPRNPSR2] Expected a constant, variable, or expression.\n"),
+        FALSE,
+      ];
+    }
+    const form = forms[0];
+    if (forms.length !== 1 || form === undefined || form.type !== "list") {
+      return "EXTRANEOUS-INPUT-AFTER-LAST-PARENTHESIS";
+    }
+    const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
+    const parsed = new Error("parsed");
+    try {
+      if (CONSTRUCT_NAMES.has(head)) {
+        this.atomically(() => {
+          // The section alone undoes only rules, templates and deffacts; the other constructs
+          // roll back through a snapshot (which keeps no logical support: see docs/rules.md).
+          if (!SECTION_UNDOES.has(head)) this.beforeReplacing();
+          // Without its text recorded: nothing the section would have to forget.
+          this.defineConstructKind(form);
+          throw parsed;
+        });
+      } else {
+        const ctx = this.parseContext();
+        ctx.construct = undefined;
+        compileExpr(parseExpr(form, ctx), { resolve: () => null, rhs: true });
+      }
+    } catch (e) {
+      if (e === parsed) return FALSE;
+      const failure = CONSTRUCT_NAMES.has(head) ? withEcho(e, form, this.module) : e;
+      if (!isKeelError(failure) || typeof failure.details.clips !== "string") throw e;
+      return [new ClipsString(clipsMessageText(failure.details.clips)), FALSE];
+    }
+    return FALSE;
+  }
+
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
@@ -1309,6 +1397,9 @@ export class RuleEngine {
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
+/** The constructs an atomic section's own roll-back removes (see rollBack). */
+const SECTION_UNDOES: ReadonlySet<string> = new Set(["defrule", "deftemplate", "deffacts"]);
+
 function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;

@@ -162,6 +162,9 @@ export const COMMANDS = new Set([
   "watch",
   "unwatch",
   "eval",
+  "sort",
+  "expand$",
+  "check-syntax",
   "build",
   "assert-string",
   "set-salience-evaluation",
@@ -576,7 +579,59 @@ export function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame
   };
 }
 
+/** Whether an argument is `(expand$ …)`, spliced into the call's arguments. */
+const isExpansion = (a: Expr): a is Expr & { k: "call" } => a.k === "call" && a.fn === "expand$";
+
+/** The special forms CLIPS refuses `expand$` in (`[EXPRNPSR4]`). */
+const NO_EXPANSION: ReadonlySet<string> = new Set(["progn", "return", "and", "or"]);
+
+/**
+ * A call with `(expand$ <multifield>)` among its arguments: the multifield's fields become
+ * arguments. As in CLIPS, the argument count is checked when the call runs, not when parsed.
+ */
+function compileExpanding(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
+  if (NO_EXPANSION.has(e.fn)) {
+    throw rulesLoadError(e.pos, `expand$ cannot be an argument of ${e.fn}`, {
+      construct: opts.construct,
+      clips: `[EXPRNPSR4] $ Sequence operator not a valid argument for ${e.fn}.`,
+    });
+  }
+  const parts = e.args.map((a) => {
+    if (!isExpansion(a)) return { spread: false, value: compileExpr(a, opts) };
+    const problem = arityProblem("expand$", a.args.length);
+    if (problem) {
+      throw rulesLoadError(a.pos, problem.message, {
+        construct: opts.construct,
+        clips: problem.clips,
+      });
+    }
+    const only = a.args[0] as Expr;
+    if (only.k === "const" && !Array.isArray(only.v)) throw expandNeedsMultifield();
+    return { spread: true, value: compileExpr(only, opts) };
+  });
+  return (f) => {
+    const values: Value[] = [];
+    for (const p of parts) {
+      const v = p.value(f);
+      if (!p.spread) values.push(v);
+      else if (Array.isArray(v)) values.push(...v);
+      else throw expandNeedsMultifield();
+    }
+    const problem = arityProblem(e.fn, values.length);
+    if (problem) throw rulesRuntimeError(problem.message, { clips: problem.clips });
+    const args: Expr[] = values.map((v) => ({ k: "const", v }));
+    return compileCall({ ...e, args }, opts)(f);
+  };
+}
+
+function expandNeedsMultifield(): Error {
+  return rulesRuntimeError("expand$ expects a multifield", {
+    clips: "[ARGACCES5] Function expand$ expected argument #1 to be of type multifield",
+  });
+}
+
 function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
+  if (e.args.some(isExpansion)) return compileExpanding(e, opts);
   const args = e.args.map((a) => compileExpr(a, opts));
   const name = e.fn;
   const problem = arityProblem(name, args.length);
@@ -640,6 +695,18 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       return () => {
         throw new BreakSignal();
       };
+    case "expand$": {
+      // Anywhere but among a call's arguments (compileExpanding) expand$ is an error, reported
+      // before its argument is evaluated (CLIPS 6.30: an unbound `$?a` in it goes unmentioned);
+      // only a constant that is no multifield is refused first, when the call is parsed.
+      const only = e.args[0];
+      if (only?.k === "const" && !Array.isArray(only.v)) throw expandNeedsMultifield();
+      return () => {
+        throw rulesRuntimeError("expand$ must be an argument of a function call", {
+          clips: "[MISCFUN1] expand$ must be used in the argument list of a function call.",
+        });
+      };
+    }
   }
   if (OBJECT_CALLS.has(name)) {
     return (f) =>

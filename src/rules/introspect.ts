@@ -20,6 +20,8 @@ export interface IntrospectionHost {
   print(text: string): void;
   /** Every class, the system classes first (classes belong to MAIN). */
   classes(): string[];
+  /** A defined global's current value (`show-defglobals`). */
+  globalValue(name: string): Value;
 }
 
 const PP: Record<string, ConstructKind> = {
@@ -61,6 +63,7 @@ export const INTROSPECTION_COMMANDS: ReadonlySet<string> = new Set([
   ...Object.keys(GET_LIST),
   "list-defmodules",
   "get-defmodule-list",
+  "show-defglobals",
 ]);
 
 /**
@@ -101,7 +104,27 @@ export function introspectionCommand(
     return VOID;
   }
   if (name === "get-defmodule-list") return host.modules();
+  if (name === "show-defglobals") {
+    const modules = moduleArgument(host, name, args[0]);
+    if (modules) host.print(showGlobals(host, modules, args[0] === "*"));
+    return VOID;
+  }
   return null;
+}
+
+/**
+ * `(show-defglobals [module | *])`: `?*x* = value` a line; with `*` every module gets a
+ * `NAME:` header and its globals indented, even when MAIN is the only module (CLIPS 6.30).
+ */
+function showGlobals(host: IntrospectionHost, modules: string[], headed: boolean): string {
+  let text = "";
+  for (const m of modules) {
+    if (headed) text += `${m}:\n`;
+    for (const g of host.texts.names("defglobal", m)) {
+      text += `${headed ? "   " : ""}?*${g}* = ${formatValue(host.globalValue(g))}\n`;
+    }
+  }
+  return text;
 }
 
 /** The names of `kind` in `module`, the built-in initial-fact deftemplate and deffacts first. */

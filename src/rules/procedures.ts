@@ -18,6 +18,8 @@ export class Procedures {
   private readonly globals = new Map<string, Global>();
   /** How many calls of each deffunction are running (CLIPS will not delete a running one). */
   private readonly active = new Map<string, number>();
+  /** Each deffunction's parameter count and whether it takes a wildcard (not the generics'). */
+  private readonly arities = new Map<string, { params: number; rest: boolean }>();
 
   constructor(
     private readonly host: () => EvalHost,
@@ -44,10 +46,19 @@ export class Procedures {
   /** Makes `name` call `fn` (a generic function's dispatcher). */
   defineCallable(name: string, fn: RuleFunction): void {
     this.functions.set(name, fn);
+    this.arities.delete(name);
   }
 
   forgetFunction(name: string): void {
     this.functions.delete(name);
+    this.arities.delete(name);
+  }
+
+  /** Whether the deffunction `name` accepts `count` arguments; null when it is no deffunction. */
+  acceptsCount(name: string, count: number): boolean | null {
+    const a = this.arities.get(name);
+    if (!a) return null;
+    return a.rest ? count >= a.params : count === a.params;
   }
 
   /** Whether a call of the deffunction is running now. */
@@ -65,6 +76,7 @@ export class Procedures {
     const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
     const { params, rest, name } = ast;
     const arity = params.length;
+    this.arities.set(name, { params: arity, rest: rest !== null });
     this.functions.set(name, (args) => {
       if (rest === null ? args.length !== arity : args.length < arity) {
         const how = rest === null ? "exactly" : "at least";

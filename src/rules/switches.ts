@@ -1,5 +1,6 @@
 /**
- * CLIPS's behaviour switches that Keel accepts and remembers but that change nothing in Keel:
+ * CLIPS's behaviour switches that Keel accepts and remembers, all but `reset-globals` changing
+ * nothing in Keel:
  * `(set-… TRUE|FALSE)` returns the previous setting and `(get-…)` the current one, as in CLIPS,
  * so programs that set them (CLIPS's own test suite does, first thing) run. What each would
  * change is in docs/rules.md ("What differs from CLIPS").
@@ -26,6 +27,11 @@ export const SWITCH_COMMANDS: readonly string[] = [...DEFAULTS.keys()].flatMap((
 /** One engine's settings of the switches. */
 export class Switches {
   private readonly values = new Map(DEFAULTS);
+
+  /** A switch's setting (`reset-globals` is the one Keel acts on: reset leaves globals alone). */
+  enabled(key: string): boolean {
+    return this.values.get(key) ?? false;
+  }
 
   /** Runs `set-…`/`get-…`; null when `name` is not a switch command. */
   command(name: string, args: readonly Value[]): Value | null {
