@@ -67,6 +67,8 @@ export interface NodeDeclaration {
   defer?: boolean | undefined;
   /** `addNode(…, { subgraphs })`: the graph a function node invokes (the first one given). */
   invokes?: SubgraphLike | undefined;
+  /** `addNode(…, { input })`: the keys of the node's input schema (its handler gets only these). */
+  inputKeys?: string[] | undefined;
 }
 
 /** `setNodeDefaults`: what a node without its own gets. */

@@ -14,7 +14,7 @@ export function withNodeInput(
   declaration: GraphDeclaration,
   input: unknown,
   action: NodeAction<never>,
-): NodeAction<never> {
+): { action: NodeAction<never>; inputKeys: string[] } {
   const { channels } = resolveSchemas(input);
   const keys = Object.keys(channels);
   const schema = declaration.schema;
@@ -24,14 +24,25 @@ export function withNodeInput(
     declaration.outputKeys ??= Object.keys(schema);
     for (const key of added) schema[key] = channels[key]!;
   }
-  const pick = (state: never): never => {
-    const own: Record<string, unknown> = {};
-    const full = state as Record<string, unknown>;
-    for (const key of keys) if (Object.hasOwn(full, key)) own[key] = full[key];
-    return own as never;
-  };
+  const pick = (state: never): never => pickKeys(state, keys) as never;
   // An async node stays async: such nodes get the interrupt() context in every run.
-  return action.constructor.name === "AsyncFunction"
-    ? async (state, config) => action(pick(state), config)
-    : (state, config) => action(pick(state), config);
+  const wrapped: NodeAction<never> =
+    action.constructor.name === "AsyncFunction"
+      ? async (state, config) => action(pick(state), config)
+      : (state, config) => action(pick(state), config);
+  return { action: wrapped, inputKeys: keys };
+}
+
+/**
+ * The keys of `state` a node's input schema names (those the state has). Also what an error
+ * handler gets for a failed node with an input schema, as in LangGraph.js.
+ *
+ * @example
+ * pickKeys({ a: 1, b: 2 }, ["a"]); // { a: 1 }
+ */
+export function pickKeys(state: unknown, keys: readonly string[]): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  const full = state as Record<string, unknown>;
+  for (const key of keys) if (Object.hasOwn(full, key)) own[key] = full[key];
+  return own;
 }
