@@ -468,9 +468,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   }
 
   private checkState(input: unknown): unknown {
-    if (!this.validateInput || input === null || input === undefined || isCommand(input))
-      return input;
-    return this.validateInput(input);
+    if (input === null || input === undefined || isCommand(input)) return input;
+    const inputKeys = this.declaration.inputKeys;
+    if (inputKeys) input = dropNonInputChannels(input, inputKeys, this.declaration.schema);
+    return this.validateInput ? this.validateInput(input) : input;
   }
 
   /**
@@ -904,4 +905,25 @@ function ownNamespace(config: RunConfig, link: ParentLink | undefined): RunConfi
   };
   if (link) parentLinks.set(child, link);
   return child;
+}
+
+/**
+ * A graph input without the channels its input schema lacks (an `output` schema's or a node input
+ * schema's keys): LangGraph.js maps only the input schema's keys. Keys of no channel at all stay,
+ * so an unknown key is still reported.
+ */
+function dropNonInputChannels(
+  input: unknown,
+  inputKeys: readonly string[],
+  channels: Record<string, unknown>,
+): unknown {
+  if (typeof input !== "object" || Array.isArray(input)) return input;
+  const values = input as Record<string, unknown>;
+  const dropped = Object.keys(values).filter(
+    (key) => Object.hasOwn(channels, key) && !inputKeys.includes(key),
+  );
+  if (dropped.length === 0) return input;
+  const kept = { ...values };
+  for (const key of dropped) delete kept[key];
+  return kept;
 }

@@ -20,8 +20,9 @@ export function withNodeInput(
   const schema = declaration.schema;
   const added = keys.filter((key) => !Object.hasOwn(schema, key));
   if (added.length > 0) {
-    // The graph's output stays the state it had: the node's extra keys are internal.
+    // The graph's input and output stay the state it had: the node's extra keys are internal.
     declaration.outputKeys ??= Object.keys(schema);
+    declaration.inputKeys ??= Object.keys(schema);
     for (const key of added) schema[key] = channels[key]!;
   }
   const pick = (state: never): never => pickKeys(state, keys) as never;

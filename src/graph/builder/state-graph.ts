@@ -233,6 +233,7 @@ export class StateGraph<S extends StateDefinition> {
       joins: [],
       branches: [],
       outputKeys: resolved.outputKeys,
+      inputKeys: resolved.inputKeys,
       validateInput: resolved.validateInput,
       validateContext: resolved.validateContext,
     };
