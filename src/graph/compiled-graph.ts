@@ -575,14 +575,17 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
    * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
    * what runs next). Without `asNode`, the node that wrote the last step is used (START on a new
    * thread); after a parallel step that is ambiguous and refused. `"__input__"` saves `values` as
-   * the next input; `null` as `"__end__"` ends the pending step. Returns the new checkpoint's config.
+   * the next input; `null` as `"__end__"` ends the pending step; `"__copy__"` saves the checkpoint
+   * again as a fork beside it (without its pending writes), then applies `values` given as
+   * `[values, asNode]` pairs to the copy. Returns the new checkpoint's config.
    *
    * @example
    * await graph.updateState(config, { approved: true }, "review");
+   * await graph.updateState(pastConfig, [[{ topic: "dogs" }, "__start__"]], "__copy__");
    */
   async updateState(
     config: RunConfig,
-    values: Update | Record<string, unknown> | null,
+    values: Update | Record<string, unknown> | Array<[values: unknown, asNode: string]> | null,
     asNode?: string,
   ): Promise<CheckpointConfig> {
     return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
