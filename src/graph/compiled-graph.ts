@@ -468,9 +468,10 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
   }
 
   private checkState(input: unknown): unknown {
-    if (!this.validateInput || input === null || input === undefined || isCommand(input))
-      return input;
-    return this.validateInput(input);
+    if (input === null || input === undefined || isCommand(input)) return input;
+    const inputKeys = this.declaration.inputKeys;
+    if (inputKeys) input = dropNonInputChannels(input, inputKeys, this.declaration.schema);
+    return this.validateInput ? this.validateInput(input) : input;
   }
 
   /**
@@ -574,14 +575,17 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
    * Changes a thread's state by hand, as if `asNode` had returned `values` (its edges then decide
    * what runs next). Without `asNode`, the node that wrote the last step is used (START on a new
    * thread); after a parallel step that is ambiguous and refused. `"__input__"` saves `values` as
-   * the next input; `null` as `"__end__"` ends the pending step. Returns the new checkpoint's config.
+   * the next input; `null` as `"__end__"` ends the pending step; `"__copy__"` saves the checkpoint
+   * again as a fork beside it (without its pending writes), then applies `values` given as
+   * `[values, asNode]` pairs to the copy. Returns the new checkpoint's config.
    *
    * @example
    * await graph.updateState(config, { approved: true }, "review");
+   * await graph.updateState(pastConfig, [[{ topic: "dogs" }, "__start__"]], "__copy__");
    */
   async updateState(
     config: RunConfig,
-    values: Update | Record<string, unknown> | null,
+    values: Update | Record<string, unknown> | Array<[values: unknown, asNode: string]> | null,
     asNode?: string,
   ): Promise<CheckpointConfig> {
     return this.bulkUpdateState(config, [{ updates: [{ values, asNode }] }]);
@@ -904,4 +908,25 @@ function ownNamespace(config: RunConfig, link: ParentLink | undefined): RunConfi
   };
   if (link) parentLinks.set(child, link);
   return child;
+}
+
+/**
+ * A graph input without the channels its input schema lacks (an `output` schema's or a node input
+ * schema's keys): LangGraph.js maps only the input schema's keys. Keys of no channel at all stay,
+ * so an unknown key is still reported.
+ */
+function dropNonInputChannels(
+  input: unknown,
+  inputKeys: readonly string[],
+  channels: Record<string, unknown>,
+): unknown {
+  if (typeof input !== "object" || Array.isArray(input)) return input;
+  const values = input as Record<string, unknown>;
+  const dropped = Object.keys(values).filter(
+    (key) => Object.hasOwn(channels, key) && !inputKeys.includes(key),
+  );
+  if (dropped.length === 0) return input;
+  const kept = { ...values };
+  for (const key of dropped) delete kept[key];
+  return kept;
 }

@@ -67,6 +67,8 @@ export interface NodeDeclaration {
   defer?: boolean | undefined;
   /** `addNode(…, { subgraphs })`: the graph a function node invokes (the first one given). */
   invokes?: SubgraphLike | undefined;
+  /** `addNode(…, { input })`: the keys of the node's input schema (its handler gets only these). */
+  inputKeys?: string[] | undefined;
 }
 
 /** `setNodeDefaults`: what a node without its own gets. */
@@ -93,6 +95,8 @@ export interface GraphDeclaration {
   branches: BranchDeclaration[];
   /** Keys `invoke` returns (an `output` schema); undefined: all. */
   outputKeys?: string[] | undefined;
+  /** Channel keys a graph input may write (an `input` schema narrower than the channels); undefined: all. */
+  inputKeys?: string[] | undefined;
   /** Checks a graph input against a `StateSchema`. */
   validateInput?: ((input: unknown) => Promise<unknown>) | undefined;
   /** Checks a call's `configurable` against the context schema (`new StateGraph(state, context)`). */

@@ -14,24 +14,36 @@ export function withNodeInput(
   declaration: GraphDeclaration,
   input: unknown,
   action: NodeAction<never>,
-): NodeAction<never> {
+): { action: NodeAction<never>; inputKeys: string[] } {
   const { channels } = resolveSchemas(input);
   const keys = Object.keys(channels);
   const schema = declaration.schema;
   const added = keys.filter((key) => !Object.hasOwn(schema, key));
   if (added.length > 0) {
-    // The graph's output stays the state it had: the node's extra keys are internal.
+    // The graph's input and output stay the state it had: the node's extra keys are internal.
     declaration.outputKeys ??= Object.keys(schema);
+    declaration.inputKeys ??= Object.keys(schema);
     for (const key of added) schema[key] = channels[key]!;
   }
-  const pick = (state: never): never => {
-    const own: Record<string, unknown> = {};
-    const full = state as Record<string, unknown>;
-    for (const key of keys) if (Object.hasOwn(full, key)) own[key] = full[key];
-    return own as never;
-  };
+  const pick = (state: never): never => pickKeys(state, keys) as never;
   // An async node stays async: such nodes get the interrupt() context in every run.
-  return action.constructor.name === "AsyncFunction"
-    ? async (state, config) => action(pick(state), config)
-    : (state, config) => action(pick(state), config);
+  const wrapped: NodeAction<never> =
+    action.constructor.name === "AsyncFunction"
+      ? async (state, config) => action(pick(state), config)
+      : (state, config) => action(pick(state), config);
+  return { action: wrapped, inputKeys: keys };
+}
+
+/**
+ * The keys of `state` a node's input schema names (those the state has). Also what an error
+ * handler gets for a failed node with an input schema, as in LangGraph.js.
+ *
+ * @example
+ * pickKeys({ a: 1, b: 2 }, ["a"]); // { a: 1 }
+ */
+export function pickKeys(state: unknown, keys: readonly string[]): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  const full = state as Record<string, unknown>;
+  for (const key of keys) if (Object.hasOwn(full, key)) own[key] = full[key];
+  return own;
 }

@@ -18,7 +18,7 @@ import type {
   PathMap,
   SubgraphLike,
 } from "./declarations.js";
-import { withNodeInput } from "./node-input.js";
+import { pickKeys, withNodeInput } from "./node-input.js";
 import { isRunnableLike, type RunnableLike, runnableAction } from "./runnable-node.js";
 import { validateGraph } from "./validate.js";
 
@@ -116,7 +116,7 @@ function withNodeDefaults(declaration: GraphDeclaration, defaults: NodeDefaults)
       if (!handlers.has(errorHandlerNode)) {
         handlers.set(errorHandlerNode, {
           name: errorHandlerNode,
-          action: handlerAction(handler),
+          action: handlerAction(handler, declaration.nodes),
           subgraph: undefined,
           retryPolicy: defaults.retryPolicy,
           timeout: defaults.timeout,
@@ -147,14 +147,20 @@ interface FailurePayload {
   errorName: string;
 }
 
-function handlerAction(handler: ErrorHandler): NodeAction<never> {
+function handlerAction(
+  handler: ErrorHandler,
+  nodes: ReadonlyMap<string, NodeDeclaration>,
+): NodeAction<never> {
   const run = (payload: FailurePayload, config: RunConfig) => {
+    // A shared handler serves nodes of different input schemas: it sees the failed node's input.
+    const inputKeys = nodes.get(payload.node)?.inputKeys;
+    const input = inputKeys ? pickKeys(payload.input, inputKeys) : payload.input;
     // After a checkpoint round trip the Error is a plain object: rebuild one with its text.
     const error =
       payload.error instanceof Error
         ? payload.error
         : Object.assign(new Error(payload.message), { name: payload.errorName });
-    return handler(payload.input as never, new NodeError(payload.node, error), config);
+    return handler(input as never, new NodeError(payload.node, error), config);
   };
   return run as unknown as NodeAction<never>;
 }
@@ -227,6 +233,7 @@ export class StateGraph<S extends StateDefinition> {
       joins: [],
       branches: [],
       outputKeys: resolved.outputKeys,
+      inputKeys: resolved.inputKeys,
       validateInput: resolved.validateInput,
       validateContext: resolved.validateContext,
     };
@@ -292,8 +299,9 @@ export class StateGraph<S extends StateDefinition> {
       );
     }
     let action = subgraph ? undefined : (node as NodeAction<never>);
+    let inputKeys: string[] | undefined;
     if (action && options.input !== undefined)
-      action = withNodeInput(this.declaration, options.input, action);
+      ({ action, inputKeys } = withNodeInput(this.declaration, options.input, action));
     this.declaration.nodes.set(name, {
       name,
       action,
@@ -305,6 +313,7 @@ export class StateGraph<S extends StateDefinition> {
       ends: options.ends,
       defer: options.defer,
       invokes: options.subgraphs?.[0],
+      inputKeys,
     });
     return this;
   }

@@ -228,6 +228,18 @@ export class GraphLoop extends RunState implements ExecuteContext {
   }
 
   /**
+   * `updateState(config, values, "__copy__")`: saves the restored checkpoint again, unchanged, as
+   * a fork beside it (same parent, one step later, none of its pending writes), as LangGraph.js
+   * does; its pending tasks run afresh from the copy.
+   */
+  async saveCopy(parent: CheckpointConfig | undefined): Promise<CheckpointConfig> {
+    this.persistence.adoptParent(parent);
+    this.step += 1;
+    await this.save("fork", null, true);
+    return this.persistence.config;
+  }
+
+  /**
    * `updateState(config, values, "__input__")`: saves `values` as the thread's next input, as a
    * run saves its input before applying it (the tasks a pause left pending are dropped); the
    * next run, or an update as START, applies it.

@@ -132,6 +132,21 @@ export class RunPersistence {
     this.persisted = true;
   }
 
+  /**
+   * The next checkpoint saved becomes a sibling of the adopted one (`updateState(…, "__copy__")`):
+   * its parent is `parent`, the adopted checkpoint's own parent (none: a root of the thread).
+   */
+  adoptParent(parent: CheckpointConfig | undefined): void {
+    const { checkpoint_id: _adopted, ...configurable } = this.config.configurable ?? {};
+    const parentId = parent?.configurable?.checkpoint_id;
+    this.setConfig({
+      configurable:
+        parentId === undefined ? configurable : { ...configurable, checkpoint_id: parentId },
+    });
+    // A saver may resolve a channel's value along the parent chain: the copy writes them all.
+    this.persisted = false;
+  }
+
   private setConfig(config: CheckpointConfig): void {
     this.config = config;
     this.hinted = undefined;

@@ -83,8 +83,8 @@ export class RunState implements StepState {
   }
 
   /**
-   * The tasks of the next step, in the order they start: pull tasks by node name (as
-   * LangGraph.js), then `Send`s in the order they were made. Clears the triggered set, unless
+   * The tasks of the next step, in the order they start, as LangGraph.js: `Send`s in the order
+   * they were made, then pull tasks by node name (writes still apply pull tasks first). Clears the triggered set, unless
    * `peek` (to describe the next step without taking it).
    */
   prepareTasks(idSource: { checkpointId: string; ns: string; step: number }, peek = false): Task[] {
@@ -94,6 +94,17 @@ export class RunState implements StepState {
     if (pending.length > 1) pending.sort((a, b) => a - b);
     // Deferred nodes stay triggered (pending) while other tasks are due.
     const hold = this.spec.hasDeferred && this.holdsDeferred();
+    const sends = this.channels[this.spec.sendsChannel]!;
+    if (sends.has()) {
+      const queued = sends.get() as QueuedSend[];
+      for (let i = 0; i < queued.length; i += 1) {
+        const send = queued[i]!;
+        const node = nodes[this.spec.nodeIndex.get(send.node)!]!;
+        const task = new Task(node, "push", i, send.args, idSource);
+        if (send.timeout !== undefined) task.timeout = timeoutPolicyOf(send.timeout as NodeTimeout);
+        tasks.push(task);
+      }
+    }
     if (pending.length > 0) {
       const view = this.stateView();
       let kept = 0;
@@ -107,17 +118,6 @@ export class RunState implements StepState {
         tasks.push(new Task(node, "pull", 0, view, idSource));
       }
       if (!peek) pending.length = kept;
-    }
-    const sends = this.channels[this.spec.sendsChannel]!;
-    if (sends.has()) {
-      const queued = sends.get() as QueuedSend[];
-      for (let i = 0; i < queued.length; i += 1) {
-        const send = queued[i]!;
-        const node = nodes[this.spec.nodeIndex.get(send.node)!]!;
-        const task = new Task(node, "push", i, send.args, idSource);
-        if (send.timeout !== undefined) task.timeout = timeoutPolicyOf(send.timeout as NodeTimeout);
-        tasks.push(task);
-      }
     }
     return tasks;
   }

@@ -27,8 +27,8 @@ export interface SuperStepUpdate {
 
 /** `asNode` for an update that is the thread's next input, saved but not applied yet. */
 export const INPUT_NODE = "__input__";
-/** `asNode` LangGraph.js reserves for copying a checkpoint; Keel does not copy checkpoints. */
-const COPY_NODE = "__copy__";
+/** `asNode` that copies the checkpoint as a fork beside it (values: null, or `[values, asNode]` pairs). */
+export const COPY_NODE = "__copy__";
 
 /** Refuses a `bulkUpdateState` call that has nothing to apply, before anything is saved. */
 export function checkSuperSteps(supersteps: readonly SuperStepUpdate[]): void {
@@ -57,6 +57,8 @@ export async function applySuperStep(
 ): Promise<CheckpointConfig> {
   if (tuple) loop.restore(tuple);
   const [first] = updates;
+  if (first?.asNode === COPY_NODE) return copyCheckpoint(loop, tuple, updates, defaultWriter);
+  const at = { checkpointId: tuple?.checkpoint.id ?? "", step: (tuple?.metadata.step ?? -1) + 1 };
   if (updates.length === 1 && first) {
     if (first.asNode === INPUT_NODE) return loop.saveAsInput(first.values, tuple !== undefined);
     if (first.asNode === END && (first.values === null || first.values === undefined))
@@ -79,15 +81,55 @@ export async function applySuperStep(
         },
       );
     }
-    tasks.push(await updateTask(loop, tuple, name, update.values));
+    tasks.push(await updateTask(loop, at, name, update.values));
   }
   return loop.applyUpdate(tasks, writesOf(tasks));
+}
+
+/**
+ * `updateState(config, values, "__copy__")`, as in LangGraph.js: the checkpoint saved again as a
+ * fork beside it (its pending writes, e.g. an interrupt, left behind). `values` given as
+ * `[values, asNode]` pairs are then applied to the copy as one superstep.
+ */
+async function copyCheckpoint(
+  loop: GraphLoop,
+  tuple: CheckpointTuple | undefined,
+  updates: readonly StateUpdate[],
+  defaultWriter: () => Promise<string>,
+): Promise<CheckpointConfig> {
+  if (updates.length > 1)
+    throw new InvalidUpdateError("Cannot copy checkpoint with multiple updates.", {
+      hint: 'Put the "__copy__" update in a superstep of its own.',
+    });
+  if (!tuple)
+    throw new InvalidUpdateError("Cannot copy a non-existent checkpoint.", {
+      code: "CHECKPOINT_NOT_FOUND",
+      hint: "Pass the config of a saved checkpoint (thread_id, optionally checkpoint_id).",
+    });
+  const config = await loop.saveCopy(tuple.parentConfig);
+  const pairs = copyUpdates(updates[0]?.values);
+  if (pairs.length === 0) return config;
+  const at = { checkpointId: loop.persistence.checkpointId, step: loop.step + 1 };
+  const tasks: Task[] = [];
+  for (const { values, asNode } of pairs)
+    tasks.push(await updateTask(loop, at, asNode ?? (await defaultWriter()), values));
+  return loop.applyUpdate(tasks, writesOf(tasks));
+}
+
+/** A copy's updates: `[[values, asNode], …]` (LangGraph.js's form); anything else copies only. */
+function copyUpdates(values: unknown): StateUpdate[] {
+  if (!Array.isArray(values) || values.length === 0) return [];
+  if (!values.every((pair) => Array.isArray(pair) && pair.length === 2)) return [];
+  return values.map(([update, asNode]: [unknown, unknown]) => ({
+    values: update,
+    asNode: typeof asNode === "string" ? asNode : undefined,
+  }));
 }
 
 /** A task of node `name` that wrote `values` (an update or a Command) and its static edges. */
 async function updateTask(
   loop: GraphLoop,
-  tuple: CheckpointTuple | undefined,
+  at: { checkpointId: string; step: number },
   name: string,
   values: unknown,
 ): Promise<Task> {
@@ -101,11 +143,7 @@ async function updateTask(
       hint: `Nodes: ${[...loop.spec.nodeIndex.keys()].join(", ")}.`,
     });
   }
-  const task = new Task(node, "pull", 0, loop.stateView(), {
-    checkpointId: tuple?.checkpoint.id ?? "",
-    ns: "",
-    step: (tuple?.metadata.step ?? -1) + 1,
-  });
+  const task = new Task(node, "pull", 0, loop.stateView(), { ...at, ns: "" });
   if (values === null || values === undefined) return task;
   if (isCommand(values)) {
     const pending = recordResult(loop, task, values);

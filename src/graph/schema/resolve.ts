@@ -17,6 +17,11 @@ export interface ResolvedSchemas {
   channels: Record<string, StateChannel>;
   /** Keys `invoke` returns and the values stream shows (undefined: all). */
   outputKeys: string[] | undefined;
+  /**
+   * The input schema's keys when other schemas add channels to it (undefined: every channel is
+   * input). A graph input's other channel keys are dropped, as LangGraph.js maps only these.
+   */
+  inputKeys?: string[] | undefined;
   /** Checks and coerces a graph input (StateSchema graphs only). */
   validateInput: ((input: unknown) => Promise<unknown>) | undefined;
   /** Checks a call's `configurable` against the context schema, when one was given. */
@@ -120,9 +125,11 @@ function resolveStateSchemas(state: unknown, options?: unknown): ResolvedSchemas
     : StateSchema.isInstance(main)
       ? main
       : undefined;
+  const inputKeys = Object.keys(channelsOf(input ?? main));
   return {
     channels,
     outputKeys: output === undefined ? undefined : Object.keys(channelsOf(output)),
+    inputKeys: inputKeys.length < Object.keys(channels).length ? inputKeys : undefined,
     validateInput: validator ? (value) => validator.validateInput(value) : undefined,
   };
 }

@@ -111,6 +111,12 @@ export const issue13DefaultsPrograms = {
 };
 
 type Handler = (state: Values, error: { node: string; error: Error }, config: unknown) => unknown;
+interface InputBuilder {
+  setNodeDefaults(defaults: { errorHandler: Handler }): InputBuilder;
+  addNode(name: string, fn: () => unknown, options?: { input?: unknown }): InputBuilder;
+  addEdge(from: string, to: string): InputBuilder;
+  compile(): { invoke(input: Values): Promise<Values> };
+}
 
 /** Node error handlers (per node and by default) and `NodeError`, on both libraries. */
 export const issue13ErrorHandlerPrograms = {
@@ -181,6 +187,44 @@ export const issue13ErrorHandlerPrograms = {
       b: await compiled.invoke({ route: "failB" }),
       seen,
     };
+  },
+
+  /** A shared handler sees the failed node's input: its input schema's keys, not the whole state. */
+  async handlerGetsTheNodeInputSubset(api: GraphApi) {
+    const State = api.Annotation.Root({
+      a: api.Annotation(),
+      b: api.Annotation(),
+      handled: api.Annotation({
+        reducer: (x: string[], y: string[]) => x.concat(y).sort(),
+        default: () => [],
+      }),
+    });
+    const NodeInput = api.Annotation.Root({ a: api.Annotation() });
+    const received: unknown[] = [];
+    const graph = (new api.StateGraph(State) as unknown as InputBuilder)
+      .setNodeDefaults({
+        errorHandler: (state, error) => {
+          received.push({ node: error.node, state });
+          return { handled: [error.node] };
+        },
+      })
+      .addNode(
+        "narrow",
+        () => {
+          throw new Error("narrow failed");
+        },
+        { input: NodeInput },
+      )
+      .addNode("whole", () => {
+        throw new Error("whole failed");
+      })
+      .addEdge(api.START, "narrow")
+      .addEdge(api.START, "whole")
+      .compile();
+    const result = await graph.invoke({ a: "x", b: "y" });
+    const byNode = (p: unknown, q: unknown) =>
+      (p as { node: string }).node.localeCompare((q as { node: string }).node);
+    return { result, received: received.sort(byNode) };
   },
 
   async handlerThatThrowsFailsTheRun(api: GraphApi) {

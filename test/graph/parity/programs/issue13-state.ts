@@ -90,6 +90,37 @@ export const issue13StatePrograms = {
       values: await collectStream(viaInit, { question: "what" }, { streamMode: "values" }),
     };
   },
+
+  /**
+   * An input key that only the output schema (or only the state, when an input schema is given)
+   * has is dropped from the graph input: nodes never see it.
+   */
+  async inputKeysOutsideTheInputSchemaAreDropped(api: GraphApi) {
+    const State = api.Annotation.Root({
+      hello: api.Annotation(),
+      messages: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const Output = api.Annotation.Root({
+      messages: api.Annotation(),
+      extraOutput: api.Annotation(),
+    });
+    const Input = api.Annotation.Root({ hello: api.Annotation() });
+    const seen: unknown[] = [];
+    const build = (init: unknown) =>
+      new api.StateGraph(init)
+        .addNode("a", (s: Values) => {
+          seen.push(s);
+          return { messages: ["a"] };
+        })
+        .addEdge(api.START, "a")
+        .compile();
+    const input = { hello: "there", messages: ["hi"], extraOutput: "bar" };
+    return {
+      withOutput: await build({ stateSchema: State, output: Output }).invoke(input),
+      withInput: await build({ stateSchema: State, input: Input, output: Output }).invoke(input),
+      seen,
+    };
+  },
 };
 
 /** `compile({ checkpointer: true | false })` on subgraphs. */

@@ -267,4 +267,36 @@ export const issue13StepPrograms = {
       source: state.metadata?.source,
     };
   },
+
+  /**
+   * A step with a `Send` to a node and an edge to it: the Send's task runs first, the edge's
+   * writes apply first, as in LangGraph.js (the reducer shows both orders).
+   */
+  async sendRunsBeforeEdgeTaskOfOneStep(api: GraphApi) {
+    const State = api.Annotation.Root({
+      name: api.Annotation({ reducer: (a: string, b: string) => [a, b].join(" > ") }),
+    });
+    let runs = 0;
+    const ran: unknown[] = [];
+    const graph = new api.StateGraph(State)
+      .addNode(
+        "one",
+        () => new api.Command({ goto: [new api.Send("two", {})], update: { name: "one" } }),
+        {
+          ends: ["two"],
+        },
+      )
+      .addNode("two", (s: Loose) => {
+        runs += 1;
+        ran.push(s);
+        return { name: `two ${runs}` };
+      })
+      .addEdge(api.START, "one")
+      .addEdge("one", "two")
+      .compile() as unknown as Loose;
+    const updates = [];
+    for await (const chunk of await graph.stream({ name: "start" }, { streamMode: "updates" }))
+      updates.push(chunk);
+    return { result: await graph.invoke({ name: "again" }), ran, updates };
+  },
 };

@@ -1,4 +1,4 @@
-/** `bulkUpdateState`, `updateState` as `"__input__"` and as `"__end__"`. */
+/** `bulkUpdateState`, `updateState` as `"__input__"`, `"__end__"` and `"__copy__"`. */
 import type { GraphApi, Values } from "../api.js";
 import { historyView, outcome, thread } from "../harness.js";
 import { concat } from "./common.js";
@@ -172,5 +172,100 @@ export const issue13UpdatesPrograms = {
       before: { next: before.next, values: before.values },
       after: { next: after.next, values: after.values, source: after.metadata?.source },
     };
+  },
+
+  /**
+   * `updateState(config, null, "__copy__")` saves the checkpoint again as a fork beside it: the
+   * interrupted step's pending writes (a finished task's update, the interrupt) are left behind,
+   * so its tasks are due again without interrupts; a run from the copy runs them afresh.
+   */
+  async updateAsCopyForksWithoutPendingWrites(api: GraphApi) {
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat as never, default: () => [] }),
+    });
+    let asked = 0;
+    const graph = new api.StateGraph(State)
+      .addNode("ask", () => {
+        asked += 1;
+        return { log: [`ask:${String(api.interrupt("why?"))}`] };
+      })
+      .addNode("side", () => ({ log: ["side"] }))
+      .addEdge(api.START, "ask")
+      .addEdge(api.START, "side")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    await graph.invoke({ log: ["start"] }, thread("1"));
+    const before = await graph.getState(thread("1"));
+    const copied = await graph.updateState(thread("1"), null, "__copy__");
+    const after = await graph.getState(thread("1"));
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(thread("1")))
+      history.push({
+        source: snapshot.metadata?.source,
+        step: snapshot.metadata?.step,
+        siblingOfCopy:
+          snapshot.parentConfig?.configurable?.checkpoint_id ===
+          after.parentConfig?.configurable?.checkpoint_id,
+      });
+    const view = (s: Loose) => ({
+      values: s.values,
+      next: s.next,
+      interrupts: s.tasks.map((t: Loose) => t.interrupts.map((i: Loose) => i.value)),
+    });
+    const run = await graph.invoke(new api.Command({ resume: "because" }), thread("1"));
+    return {
+      before: view(before),
+      after: view(after),
+      copiedIsLatest:
+        copied.configurable?.checkpoint_id === after.config.configurable?.checkpoint_id,
+      history,
+      run,
+      asked,
+    };
+  },
+
+  /** `"__copy__"` with `[values, asNode]` pairs: the copy, then the pairs applied to it as one step. */
+  async updateAsCopyWithUpdates(api: GraphApi) {
+    const State = api.Annotation.Root({
+      name: api.Annotation({ reducer: (a: string, b: string) => [a, b].join(" > ") }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("one", () => ({ name: "one" }))
+      .addNode("two", () => ({ name: "two" }))
+      .addEdge(api.START, "one")
+      .addEdge("one", "two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    await graph.invoke({ name: "start" }, thread("1"));
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(thread("1"))) history.push(snapshot);
+    // The checkpoint before START's input was applied (step -1).
+    const first = history[history.length - 1];
+    const forked = await graph.updateState(
+      first.config,
+      [[{ name: "start*" }, "__start__"]],
+      "__copy__",
+    );
+    const result = await graph.invoke(null, forked);
+    const after = [];
+    for await (const snapshot of graph.getStateHistory(thread("1")))
+      after.push({
+        source: snapshot.metadata?.source,
+        step: snapshot.metadata?.step,
+        values: snapshot.values,
+      });
+    const errors = {
+      missing: await says(graph.updateState(thread("none"), null, "__copy__"), "non-existent"),
+      several: await says(
+        graph.bulkUpdateState(thread("1"), [
+          {
+            updates: [
+              { values: null, asNode: "__copy__" },
+              { values: { name: "x" }, asNode: "one" },
+            ],
+          },
+        ]),
+        "multiple updates",
+      ),
+    };
+    return { result, after, errors };
   },
 };
