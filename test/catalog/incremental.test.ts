@@ -7,19 +7,9 @@ import { readdirSync, readFileSync, renameSync, rmSync, unlinkSync, utimesSync }
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtInRegistry, runScan, type ScanResult, scanScope } from "../../src/catalog/index.js";
+import { seededRandom } from "../../src/runtime/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { makeTree, writeTree } from "./tree.js";
-
-/** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FOLDERS = [".claude/agents", ".claude/commands", ".claude/skills/x", "notes"];
 const NAMES = ["deploy", "review", "plan", "Deploy", "build deploy"];
@@ -80,7 +70,7 @@ describe("incremental scans equal full scans", () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${seed}: 10 rounds of random edits, --changed after each`, async () => {
       for (const path of listFiles(root)) unlinkSync(join(root, path));
-      const random = prng(seed);
+      const random = seededRandom(seed);
       const registry = builtInRegistry();
       for (let i = 0; i < 6; i++)
         write(`${FOLDERS[i % FOLDERS.length]}/f${i}.md`, randomFile(random, []));

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { parseSimpleYaml } from "../../src/catalog/frontmatter/simple-yaml.js";
+import { seededRandom } from "../../src/runtime/index.js";
 
 const full = (raw: string): unknown => {
   try {
@@ -14,16 +15,6 @@ const full = (raw: string): unknown => {
     return "yaml-error";
   }
 };
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SCALARS = [
   "deploy",
@@ -164,7 +155,7 @@ describe("parseSimpleYaml", () => {
   });
 
   it("agrees with yaml on 1,000 random blocks of awkward pieces", () => {
-    const random = prng(15);
+    const random = seededRandom(15);
     let accepted = 0;
     for (let i = 0; i < 1000; i++) {
       const raw = randomBlock(random);

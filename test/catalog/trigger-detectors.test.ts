@@ -10,6 +10,7 @@ import { slashDetector } from "../../src/catalog/builtins/detectors/slash.js";
 import type { Detector } from "../../src/catalog/extensions.js";
 import type { CatalogNode } from "../../src/catalog/model.js";
 import { normalizeTrigger } from "../../src/catalog/trigger.js";
+import { seededRandom } from "../../src/runtime/index.js";
 
 const node = { path: "notes/a.md" } as CatalogNode;
 
@@ -39,16 +40,6 @@ const detected = (detector: Detector, body: string) =>
     offset: link.location?.offset,
     line: link.location?.line,
   }));
-
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   "/",
@@ -89,7 +80,7 @@ describe("trigger detectors", () => {
         expect(detected(detector, body), body).toEqual(reference(detector.id, body));
     });
     it(`${detector.id} finds what its expression found, on 2,000 random bodies`, () => {
-      const random = prng(detector.id.length);
+      const random = seededRandom(detector.id.length);
       for (let i = 0; i < 2000; i++) {
         const length = Math.floor(random() * 24);
         const body = Array.from(

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { DurableSaver } from "../../../src/checkpoint/index.js";
+import { seededRandom } from "../../../src/runtime/index.js";
 import { buildScript, repoRoot } from "../support/child-script.js";
 import { CRASH_NODES, SENDS } from "./crash-graph.js";
 
@@ -28,17 +29,8 @@ export interface CrashBackend {
   readEffects(threadId: string): Promise<Map<string, number>>;
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill instants. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The runtime's seeded PRNG (mulberry32): the same seed gives the same kill instants. */
+export { seededRandom };
 
 interface ChildOutcome {
   exitCode: number | null;
