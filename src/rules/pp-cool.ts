@@ -7,6 +7,8 @@
  * ppCool(readForms("(defclass A (is-a USER) (slot x (default 1)))")[0] as SList, "MAIN")
  * // "(defclass MAIN::A\n   (is-a USER)\n   (slot x\n      (default 1)))\n"
  */
+
+import { tokenText } from "./pp-reader.js";
 import type { SAtom, SList, SNode } from "./reader.js";
 
 /** The pretty-printed text of a defclass or definstances form, ending in a line break. */
@@ -54,17 +56,7 @@ function flat(n: SNode): string {
   return n.type === "list" ? `(${n.items.map(flat).join(" ")})` : atomText(n);
 }
 
+/** An atom as the reader's printer writes it, but numbers as they were written (as CLIPS does here). */
 function atomText(a: SAtom): string {
-  switch (a.kind) {
-    case "string":
-      return `"${a.text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-    case "sfvar":
-      return `?${a.text}`;
-    case "mfvar":
-      return `$?${a.text}`;
-    case "gvar":
-      return `?*${a.text}*`;
-    default:
-      return a.text;
-  }
+  return a.kind === "integer" || a.kind === "float" ? a.text : tokenText(a);
 }

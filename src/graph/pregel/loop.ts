@@ -252,24 +252,6 @@ export class GraphLoop extends RunState implements ExecuteContext {
     return this.persistence.config;
   }
 
-  /**
-   * Ends the pending step of `tuple` by hand (`updateState(config, null, END)`): tasks that
-   * finished before the pause keep their saved writes, the others are dropped, and the result is
-   * saved as an update with nothing left to run.
-   */
-  async endStep(tuple: CheckpointTuple | undefined): Promise<CheckpointConfig> {
-    const tasks = this.nextTasks();
-    const saved = groupPendingWrites(tuple?.pendingWrites ?? []);
-    for (const task of tasks) {
-      const outcome = saved.get(task.taskId);
-      if (outcome?.succeeded && !outcome.interrupts) loadSavedWrites(this.spec, task, outcome);
-    }
-    applyTasks(this, tasks);
-    this.step += 1;
-    await this.save("update", null, true);
-    return this.persistence.config;
-  }
-
   /** Loads where this run starts: nothing (a new thread), the thread's state, or a checkpoint to resume or fork. */
   async load(input: unknown): Promise<void> {
     const limit = this.config.recursionLimit ?? 25;

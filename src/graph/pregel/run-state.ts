@@ -130,18 +130,4 @@ export class RunState implements StepState {
       this.channels[this.spec.sendsChannel]!.has()
     );
   }
-
-  /** Names of the tasks the next step runs, nodes in the order they were added, then Sends. */
-  nextNames(): string[] {
-    const { nodes } = this.spec;
-    const hold = this.spec.hasDeferred && this.holdsDeferred();
-    const names = this.pending
-      .filter((index) => !(hold && nodes[index]!.defer))
-      .sort((a, b) => nodes[a]!.order - nodes[b]!.order)
-      .map((i) => nodes[i]!.name);
-    const sends = this.channels[this.spec.sendsChannel]!;
-    if (sends.has())
-      for (const send of sends.get() as Array<{ node: string }>) names.push(send.node);
-    return names;
-  }
 }
