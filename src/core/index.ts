@@ -13,6 +13,7 @@ export {
 export { blake2b128Hex, hashValue, sha256Hex } from "./hash.js";
 export { newId, newRandomId } from "./ids.js";
 export { jsonTooDeepAt, MAX_JSON_DEPTH } from "./json-depth.js";
+export { parseJsonObject } from "./json-object.js";
 export {
   isOptionalPeerLoaded,
   loadOptionalPeer,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { KeelError } from "../../core/index.js";
+import { KeelError, parseJsonObject } from "../../core/index.js";
 import {
   ChannelEnum,
   IngestService,
@@ -135,7 +135,7 @@ async function rawInput(flags: IngestFlags): Promise<RawInput> {
   const structured = flags.structured === undefined ? undefined : parseObject(flags.structured);
   // A JSON object is a webhook body; a message id (for deduplication) needs the webhook form too.
   const body =
-    (flags.text === undefined ? jsonObject(text) : undefined) ??
+    (flags.text === undefined ? parseJsonObject(text) : undefined) ??
     (flags.messageId !== undefined ? { text: text.trim() } : undefined);
   if (body) {
     return {
@@ -168,24 +168,13 @@ async function loadRouter(path: string): Promise<Router> {
 }
 
 function parseObject(text: string): Record<string, unknown> {
-  const value = jsonObject(text);
+  const value = parseJsonObject(text);
   if (!value) {
     throw new KeelError("INVALID_ARGUMENT", "--structured must be a JSON object.", {
       hint: `For example --structured '{"intent":"refund.issue","amount":250}'.`,
     });
   }
   return value;
-}
-
-function jsonObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function readStdin(): Promise<string> {

@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../../core/index.js";
 import type { StoreBackend } from "../dialects/backend.js";
 import { highestVersion, readLedger } from "../migrate/ledger.js";
 import type { PluginState, PluginSwitchRow } from "./load-problem.js";
@@ -15,7 +16,10 @@ export async function readPluginStateOf(backend: StoreBackend): Promise<PluginSt
   const switches = new Map<string, PluginSwitchRow>(
     rows.map((row) => [
       row.plugin_id,
-      { enabled: Number(row.enabled) !== 0, config: configObject(row.config_json) },
+      {
+        enabled: Number(row.enabled) !== 0,
+        config: row.config_json === null ? null : (parseJsonObject(row.config_json) ?? null),
+      },
     ]),
   );
   const ledger = await readLedger(backend, db, { scope: "plugin" });
@@ -31,17 +35,4 @@ export async function readPluginStateOf(backend: StoreBackend): Promise<PluginSt
       ]),
     ),
   };
-}
-
-// `config_json` holds a JSON object or NULL; anything else is treated as NULL (no config).
-function configObject(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
 }
