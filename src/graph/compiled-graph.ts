@@ -803,7 +803,8 @@ function mergeConfig(defaults: RunConfig, config: RunConfig): RunConfig {
  * signal; `timeout` (ms) becomes part of the run's signal.
  */
 export function runConfig(config: RunConfig): RunConfig {
-  const scope = currentScope();
+  // A call with a thread of its own never inherits: no scope lookup on that common path.
+  const scope = config.configurable?.thread_id === undefined ? currentScope() : undefined;
   const inherited = scope instanceof Task ? scope.config : undefined;
   if (inherited) {
     // The parent run's stream options are not the child's (LangGraph.js strips them too).
