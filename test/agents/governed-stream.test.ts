@@ -192,4 +192,79 @@ describe("a governed run streamed (runtime.start / resume with stream)", () => {
     ).rejects.toMatchObject({ code: "STREAM_MODE_UNKNOWN" });
     expect(payments).toEqual([]);
   });
+
+  /** Starts the agent with a consumer that throws at the balance's tool message (the run fails). */
+  async function failAtBalance(
+    runtime: GovernedRuntime,
+    agent: ReturnType<typeof governedAgent>["agent"],
+    message = "the screen went away",
+  ) {
+    const before: Streamed[] = [];
+    const error = await runtime
+      .start({
+        graph: agent,
+        input: { messages: [new HumanMessage("pay bob 50")] },
+        autonomy: "A2",
+        risk: "high",
+        stream: {
+          streamMode: "messages",
+          onChunk: (chunk: Streamed) => {
+            before.push(chunk);
+            if (chunk[0] instanceof ToolMessage) throw new Error("the screen went away");
+          },
+        },
+      })
+      .catch((thrown: unknown) => thrown);
+    expect((error as Error).message).toContain(message);
+    const [run] = await runtime.runs.list({ limit: 1 });
+    return { run: run!, before };
+  }
+
+  it("retry streams the retried run from its last checkpoint (retry's stream option)", async () => {
+    const { runtime, agent, payments } = governedAgent();
+    const { run, before } = await failAtBalance(runtime, agent);
+    expect(run.status).toBe("failed");
+    expect(shown(before).at(-1)).toEqual(["ToolMessage", '{"balance":120}', "tools"]);
+
+    const after: Streamed[] = [];
+    const retried = await runtime.retry(run.id, agent, {
+      stream: { streamMode: "messages", onChunk: (chunk: Streamed) => void after.push(chunk) },
+    });
+    expect(retried.run.status).toBe("paused");
+    expect(retried.waitingFor).toMatchObject([{ kind: "approval", tool: "payments.pay" }]);
+    // From the checkpoint after the balance: the model's next answer, token by token.
+    expect(shown(after)).toEqual([
+      ["AIMessageChunk", "Paying ", "agent"],
+      ["AIMessageChunk", "bob. ", "agent"],
+      ["AIMessageChunk", "", "agent"],
+    ]);
+    expect(payments).toEqual([]);
+  });
+
+  it("recover streams the recovered run from its last checkpoint (recover's stream option)", async () => {
+    const { runtime, agent, payments } = governedAgent();
+    // A run left `running` as a crash leaves it: its `failed` status cannot be written.
+    const database = (opened.store.native as { database: { exec(sql: string): void } }).database;
+    database.exec(
+      "CREATE TRIGGER tr_no_failed BEFORE INSERT ON state_audit_events WHEN NEW.type = 'task.failed' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;",
+    );
+    const { run } = await failAtBalance(runtime, agent, "could not be written").finally(() =>
+      database.exec("DROP TRIGGER tr_no_failed;"),
+    );
+    expect(run.status).toBe("running");
+
+    const after: Streamed[] = [];
+    const recovered = await runtime.recover(run.id, agent, {
+      stream: { streamMode: "messages", onChunk: (chunk: Streamed) => void after.push(chunk) },
+    });
+    expect(recovered.run.status).toBe("paused");
+    expect(shown(after)).toEqual([
+      ["AIMessageChunk", "Paying ", "agent"],
+      ["AIMessageChunk", "bob. ", "agent"],
+      ["AIMessageChunk", "", "agent"],
+    ]);
+    const resumed = await runtime.resume(run.id, agent, APPROVE);
+    expect(resumed.run.status).toBe("succeeded");
+    expect(payments).toEqual(["bob:50"]);
+  });
 });

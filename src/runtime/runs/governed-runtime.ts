@@ -280,9 +280,17 @@ export class GovernedRuntime {
    * Retries a failed run from its last checkpoint (from its input when it has none), on
    * purpose: the run goes `failed → running`, audited `task.retried`. For runs whose failure a
    * fix can cure (an IR document's rule that ran away, a store that was down); a denial or an
-   * expiry is not undone by it, since the step that met it meets it again.
+   * expiry is not undone by it, since the step that met it meets it again. `options.stream`
+   * streams the retried run, as `start`'s does.
+   *
+   * @example
+   * await runtime.retry(runId, graph, { stream: { streamMode: "messages", onChunk: ([token]) => show(token) } });
    */
-  async retry(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
+  async retry(
+    runId: string,
+    graph: GovernedGraph,
+    options: { stream?: GovernedStream } = {},
+  ): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
     if (run.status !== "failed") {
@@ -292,7 +300,8 @@ export class GovernedRuntime {
       });
     }
     const saved = await this.checkpointer.getTuple({ configurable: { thread_id: run.threadId } });
-    return this.#execute(run, grant, graph, saved ? null : grant.input, undefined, true);
+    const input = saved ? null : grant.input;
+    return this.#execute(run, grant, graph, input, undefined, true, options.stream);
   }
 
   /**
@@ -347,9 +356,17 @@ export class GovernedRuntime {
    * After a crash: continues a run from its last checkpoint (a run killed before its first
    * checkpoint starts again from its input). The run's own calls left `attempted` whose lease
    * lapsed become `unknown` first (another worker's call in flight is never touched), and a run
-   * whose effect is in doubt pauses for an operator instead of redoing it.
+   * whose effect is in doubt pauses for an operator instead of redoing it. `options.stream`
+   * streams the recovered run, as `start`'s does.
+   *
+   * @example
+   * await runtime.recover(runId, graph, { stream: { streamMode: "updates", onChunk: (u) => log(u) } });
    */
-  async recover(runId: string, graph: GovernedGraph): Promise<GovernedRunResult> {
+  async recover(
+    runId: string,
+    graph: GovernedGraph,
+    options: { stream?: GovernedStream } = {},
+  ): Promise<GovernedRunResult> {
     const run = await this.runs.get(runId);
     const grant = await this.grantOf(runId);
     if (run.status === "succeeded" || run.status === "canceled" || run.status === "failed") {
@@ -358,7 +375,8 @@ export class GovernedRuntime {
     }
     await this.ledger.recoverInterrupted({ taskId: runId });
     const saved = await this.checkpointer.getTuple({ configurable: { thread_id: run.threadId } });
-    return this.#execute(run, grant, graph, saved ? null : grant.input, undefined);
+    const input = saved ? null : grant.input;
+    return this.#execute(run, grant, graph, input, undefined, false, options.stream);
   }
 
   /**
