@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { canonicalJson, newId } from "../../src/core/index.js";
 import { canonicalAuditJson } from "../../src/runtime/audit/audit-canonical.js";
-import { checkAuditEvent } from "../../src/runtime/audit/audit-event-check.js";
+import { checkAuditEvent, isUuid } from "../../src/runtime/audit/audit-event-check.js";
 import {
   AuditEvent,
   type AuditEventInput,
@@ -139,5 +141,53 @@ describe("the audit event's canonical JSON, written out", () => {
     const parsed = JSON.parse(canonicalAuditJson(event)) as object;
     const contract = [...Object.keys(AuditEvent.shape), ...Object.keys(AuditRefs.shape)];
     expect(keys(parsed).sort()).toEqual(contract.sort());
+  });
+});
+
+describe("the event check's UUID test, written out", () => {
+  it("agrees with zod's UUID pattern on ids mutated at every position", () => {
+    const pattern = z.regexes.uuid();
+    const ids = [
+      newId(),
+      randomUUID(),
+      randomUUID().toUpperCase(),
+      "00000000-0000-0000-0000-000000000000",
+      "ffffffff-ffff-ffff-ffff-ffffffffffff",
+      "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+    ];
+    const chars = [
+      "0",
+      "1",
+      "7",
+      "8",
+      "9",
+      "a",
+      "b",
+      "c",
+      "f",
+      "A",
+      "B",
+      "F",
+      "g",
+      "G",
+      "-",
+      " ",
+      "é",
+      "\n",
+    ];
+    const candidates: unknown[] = [undefined, null, 7, "", "abc"];
+    for (const id of ids) {
+      candidates.push(id, `${id}0`, id.slice(1), `${id}\n`);
+      for (let i = 0; i < id.length; i++) {
+        for (const char of chars) candidates.push(id.slice(0, i) + char + id.slice(i + 1));
+      }
+    }
+    let admitted = 0;
+    for (const candidate of candidates) {
+      const expected = typeof candidate === "string" && pattern.test(candidate);
+      expect([candidate, isUuid(candidate)]).toEqual([candidate, expected]);
+      if (expected) admitted += 1;
+    }
+    expect(admitted).toBeGreaterThan(500);
   });
 });

@@ -4,7 +4,6 @@ import { AuditOutcome, AutonomyLevel, PipelineStage, RiskLevel } from "../contra
 
 // The same patterns and enums the zod contract uses, so that this check never admits what zod
 // refuses.
-const UUID = z.regexes.uuid();
 const TIMESTAMP = z.regexes.datetime({ offset: true });
 const DOTTED = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 const STAGES = new Set<string>(PipelineStage.options);
@@ -50,8 +49,7 @@ export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
   for (const key of Object.keys(c)) if (!(key in event)) return null;
   const ok =
     isUuid(event.audit_id) &&
-    typeof event.timestamp === "string" &&
-    TIMESTAMP.test(event.timestamp) &&
+    isTimestamp(event.timestamp) &&
     isUuid(event.trace_id) &&
     STAGES.has(event.stage) &&
     isUuidOrNull(event.refs.event_id) &&
@@ -74,8 +72,44 @@ export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
   return ok ? event : null;
 }
 
-function isUuid(value: unknown): boolean {
-  return typeof value === "string" && UUID.test(value);
+/**
+ * zod's UUID pattern (`z.regexes.uuid()`), checked character by character: it runs six times per ledgered
+ * call, and the regex's alternation costs ~10x this loop. A test compares both on mutated ids.
+ */
+export function isUuid(value: unknown): boolean {
+  if (typeof value !== "string" || value.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = value.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false; // "-"
+    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) {
+      return false;
+    }
+  }
+  const version = value.charCodeAt(14);
+  const variant = value.charCodeAt(19) | 0x20; // lower-cased
+  if (
+    version >= 49 &&
+    version <= 56 &&
+    (variant === 56 || variant === 57 || variant === 97 || variant === 98)
+  ) {
+    return true;
+  }
+  // The nil and max UUIDs are the pattern's other two alternatives.
+  return value === NIL_UUID || value === MAX_UUID;
+}
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
+const MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+/** The last timestamp that matched: events recorded in the same millisecond skip the regex. */
+let lastTimestamp = "1970-01-01T00:00:00.000Z";
+
+function isTimestamp(value: unknown): boolean {
+  if (value === lastTimestamp) return true;
+  if (typeof value !== "string" || !TIMESTAMP.test(value)) return false;
+  lastTimestamp = value;
+  return true;
 }
 
 function isUuidOrNull(value: unknown): boolean {

@@ -6,6 +6,7 @@ import { artifactRow } from "../artifacts/artifact-store.js";
 import type { AuditEvent, AuditEventInput, AuditRefs } from "../contracts/audit-event.js";
 import { validateContract } from "../contracts/catalog.js";
 import type { AuditOutcome, AutonomyLevel, PipelineStage, RiskLevel } from "../contracts/enums.js";
+import { isoFromMs } from "../db/codec.js";
 import { sqliteWrite } from "../db/sqlite-native.js";
 import {
   type ArtifactsTable,
@@ -137,7 +138,7 @@ export class AuditWriter {
   ): AuditEvent {
     const candidate: AuditEventInput = {
       audit_id: entry.key === undefined ? this.#newId() : keyedAuditId(entry.key),
-      timestamp: new Date(recordedAt).toISOString(),
+      timestamp: isoFromMs(recordedAt),
       trace_id: traceId,
       stage: entry.stage,
       refs: entry.refs ?? {},

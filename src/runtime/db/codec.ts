@@ -6,7 +6,7 @@ import type { DbAutonomyLevel } from "./tables.js";
  * These convert at the boundary: `tool_call` ⇄ `tool-call`, `A2` ⇄ `a2`.
  */
 export function stageToDb(stage: PipelineStage): string {
-  return stage.replaceAll("_", "-");
+  return stage.includes("_") ? stage.replaceAll("_", "-") : stage;
 }
 
 export function stageFromDb(value: string): PipelineStage {
@@ -21,9 +21,23 @@ export function autonomyFromDb(value: string): AutonomyLevel {
   return value.toUpperCase() as AutonomyLevel;
 }
 
+// The last two conversions: a ledgered call formats each of its two instants twice (its audit
+// event's timestamp, then its row's created_at or resolved_at), and a Date costs ~0.5 µs.
+let lastMs = Number.NaN;
+let lastIso = "";
+let priorMs = Number.NaN;
+let priorIso = "";
+
 /** Unix milliseconds → the seed's ISO 8601 UTC timestamp. */
 export function isoFromMs(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms === lastMs) return lastIso;
+  if (ms === priorMs) return priorIso;
+  const iso = new Date(ms).toISOString();
+  priorMs = lastMs;
+  priorIso = lastIso;
+  lastMs = ms;
+  lastIso = iso;
+  return iso;
 }
 
 /** The seed's ISO 8601 timestamp → Unix milliseconds. */

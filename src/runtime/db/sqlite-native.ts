@@ -32,8 +32,15 @@ export function prepared(db: SqliteHandle, sql: string): BetterSqlite3.Statement
  * so we wait for the query builder's connection first. Otherwise nothing can interleave with a
  * synchronous transaction, and it runs at once.
  */
-export async function sqliteWrite<T>(store: Store, db: SqliteHandle, fn: () => T): Promise<T> {
-  if (!db.inTransaction) return immediate(db)(fn);
+export function sqliteWrite<T>(store: Store, db: SqliteHandle, fn: () => T): Promise<T> {
+  // Not an async function: the common case settles in one step (a ledgered call makes two).
+  if (!db.inTransaction) {
+    try {
+      return Promise.resolve(immediate(db)(fn));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   return store.kysely.connection().execute(async () => {
     if (db.inTransaction) {
       throw new KeelError(

@@ -146,7 +146,7 @@ export class LedgerRecorder {
       : { row: { ...row, fence: written.fence }, recorded: true };
   }
 
-  async recordSucceeded(
+  recordSucceeded(
     row: ToolCallsTable,
     output: unknown,
     latencyMs: number | null,
@@ -171,7 +171,7 @@ export class LedgerRecorder {
     );
   }
 
-  async recordFailed(
+  recordFailed(
     row: ToolCallsTable,
     detail: ErrorDetail,
     latencyMs: number | null,

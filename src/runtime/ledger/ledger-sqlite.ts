@@ -71,7 +71,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
       : sqliteWrite(this.#store, this.#db, write);
   }
 
-  async attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
+  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
     const db = this.#db;
     // Looked up under the write lock: no other process can record the key in between.
     return this.#write(() => {
@@ -86,7 +86,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
     });
   }
 
-  async transition(
+  transition(
     next: ToolCallsTable,
     from: ToolCallStatus,
     artifact: ArtifactsTable | null,
@@ -95,22 +95,20 @@ export class SqliteLedgerWrites implements LedgerWrites {
   ): Promise<boolean> {
     const db = this.#db;
     const seen = lease ? [lease.owner, lease.expiresAt] : [];
-    try {
-      await this.#write(() => {
-        // The artifact first: the row's foreign key to it is checked at once.
-        if (artifact) insertArtifactSqlite(db, artifact);
-        const { changes } = prepared(
-          db,
-          updateCallSql(next.status === "failed", lease !== undefined),
-        ).run(...mutableValues(next), next.id, from, ...seen);
-        if (changes !== 1) throw new Moved();
-        appendAuditSqlite(db, audit);
-      });
+    return this.#write(() => {
+      // The artifact first: the row's foreign key to it is checked at once.
+      if (artifact) insertArtifactSqlite(db, artifact);
+      const { changes } = prepared(
+        db,
+        updateCallSql(next.status === "failed", lease !== undefined),
+      ).run(...mutableValues(next), next.id, from, ...seen);
+      if (changes !== 1) throw new Moved();
+      appendAuditSqlite(db, audit);
       return true;
-    } catch (error) {
+    }).catch((error: unknown) => {
       if (error instanceof Moved) return false;
       throw error;
-    }
+    });
   }
 
   async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {

@@ -14,7 +14,8 @@ const SECRET_KEY =
  */
 export const redactSecrets: Redactor = (request) => redactValue(request) as Record<string, unknown>;
 
-function redactValue(value: unknown): unknown {
+/** `redactSecrets` of any value (an object's secret-named keys replaced at any depth). */
+export function redactValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactValue);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};

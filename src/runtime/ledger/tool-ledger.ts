@@ -20,7 +20,7 @@ import { admitToolCall, auditRefusal } from "./ledger-admission.js";
 import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWritesFor } from "./ledger-writes-for.js";
-import { type Redactor, redactSecrets } from "./redact.js";
+import { type Redactor, redactSecrets, redactValue } from "./redact.js";
 import { assertSettleable, assertSettledOutput } from "./settle-check.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
@@ -188,13 +188,16 @@ export class ToolLedger {
     input: unknown,
     action: string,
   ): { redacted: Record<string, unknown>; json: string; hash: string } {
-    const redacted = this.#redact({
-      tool: tool.id,
-      version: tool.spec.version,
-      action,
-      input,
-    });
-    const json = canonicalJson(redacted);
+    if (this.#redact !== redactSecrets || input === undefined) {
+      const redacted = this.#redact({ tool: tool.id, version: tool.spec.version, action, input });
+      const json = canonicalJson(redacted);
+      return { redacted, json, hash: sha256Hex(json) };
+    }
+    // The default redaction keeps the four outer keys (none names a secret): only the input is
+    // walked, and the envelope's canonical JSON is written in its sorted key order.
+    const redactedInput = redactValue(input);
+    const redacted = { tool: tool.id, version: tool.spec.version, action, input: redactedInput };
+    const json = `{"action":${JSON.stringify(action)},"input":${canonicalJson(redactedInput)},"tool":${JSON.stringify(tool.id)},"version":${JSON.stringify(tool.spec.version)}}`;
     return { redacted, json, hash: sha256Hex(json) };
   }
 
