@@ -22,7 +22,8 @@ export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
   const c = candidate as Record<string, unknown>;
   const refs = c.refs;
   if (refs === null || typeof refs !== "object" || Array.isArray(refs)) return null;
-  for (const key of Object.keys(refs)) if (!REF_KEYS.has(key)) return null;
+  // for…in allocates no key list; an inherited key only sends the event to zod's check.
+  for (const key in refs) if (!REF_KEYS.has(key)) return null;
   const r = refs as Record<string, unknown>;
   const event: AuditEvent = {
     audit_id: c.audit_id as string,
@@ -46,7 +47,7 @@ export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
     autonomy_level: (c.autonomy_level ?? null) as AuditEvent["autonomy_level"],
     payload_ref: (c.payload_ref ?? null) as string | null,
   };
-  for (const key of Object.keys(c)) if (!(key in event)) return null;
+  for (const key in c) if (!(key in event)) return null;
   const ok =
     isUuid(event.audit_id) &&
     isTimestamp(event.timestamp) &&
@@ -72,35 +73,21 @@ export function checkAuditEvent(candidate: AuditEventInput): AuditEvent | null {
   return ok ? event : null;
 }
 
-/**
- * zod's UUID pattern (`z.regexes.uuid()`), checked character by character: it runs six times per ledgered
- * call, and the regex's alternation costs ~10x this loop. A test compares both on mutated ids.
- */
-export function isUuid(value: unknown): boolean {
-  if (typeof value !== "string" || value.length !== 36) return false;
-  for (let i = 0; i < 36; i++) {
-    const c = value.charCodeAt(i);
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (c !== 45) return false; // "-"
-    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) {
-      return false;
-    }
-  }
-  const version = value.charCodeAt(14);
-  const variant = value.charCodeAt(19) | 0x20; // lower-cased
-  if (
-    version >= 49 &&
-    version <= 56 &&
-    (variant === 56 || variant === 57 || variant === 97 || variant === 98)
-  ) {
-    return true;
-  }
-  // The nil and max UUIDs are the pattern's other two alternatives.
-  return value === NIL_UUID || value === MAX_UUID;
-}
-
+/** zod's UUID pattern (`z.regexes.uuid()`) without its alternation, the nil and max ids apart. */
+const UUID =
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 const MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
+
+/**
+ * Whether `value` matches zod's UUID pattern. The pattern's three alternatives under one `^…$`
+ * cost ~4x the plain id pattern alone (it runs six times per ledgered call); a test compares both.
+ */
+export function isUuid(value: unknown): boolean {
+  return (
+    typeof value === "string" && (UUID.test(value) || value === NIL_UUID || value === MAX_UUID)
+  );
+}
 
 /** The last timestamp that matched: events recorded in the same millisecond skip the regex. */
 let lastTimestamp = "1970-01-01T00:00:00.000Z";

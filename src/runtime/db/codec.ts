@@ -6,7 +6,7 @@ import type { DbAutonomyLevel } from "./tables.js";
  * These convert at the boundary: `tool_call` ⇄ `tool-call`, `A2` ⇄ `a2`.
  */
 export function stageToDb(stage: PipelineStage): string {
-  return stage.includes("_") ? stage.replaceAll("_", "-") : stage;
+  return stage === "tool_call" ? "tool-call" : stage.replaceAll("_", "-");
 }
 
 export function stageFromDb(value: string): PipelineStage {
