@@ -84,10 +84,17 @@ const MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff";
  * cost ~4x the plain id pattern alone (it runs six times per ledgered call); a test compares both.
  */
 export function isUuid(value: unknown): boolean {
-  return (
-    typeof value === "string" && (UUID.test(value) || value === NIL_UUID || value === MAX_UUID)
-  );
+  // A run's events repeat its trace id, a call's events its call id: the last two that matched.
+  if (value === lastUuid || value === priorUuid) return true;
+  if (typeof value !== "string") return false;
+  if (!UUID.test(value) && value !== NIL_UUID && value !== MAX_UUID) return false;
+  priorUuid = lastUuid;
+  lastUuid = value;
+  return true;
 }
+
+let lastUuid: string = NIL_UUID;
+let priorUuid: string = NIL_UUID;
 
 /** The last timestamp that matched: events recorded in the same millisecond skip the regex. */
 let lastTimestamp = "1970-01-01T00:00:00.000Z";
