@@ -32,14 +32,36 @@ export function appendAuditSqlite(
   db: SqliteHandle,
   record: AuditRecord,
 ): { seq: number; hash: string } {
+  const statements = appendStatements(db);
   const head =
-    (prepared(db, SELECT_HEAD).get(AUDIT_HEAD_ID) as Head | undefined) ??
+    (statements.selectHead.get(AUDIT_HEAD_ID) as Head | undefined) ??
     rebuildHead(db, record.recordedAt);
   const seq = Number(head.last_seq) + 1;
   const hash = chainHashOf(head.last_hash, record.canonical);
-  prepared(db, INSERT_EVENT).run(...auditRowValues(record), seq, head.last_hash, hash);
-  prepared(db, UPDATE_HEAD).run(seq, hash, record.recordedAt, AUDIT_HEAD_ID);
+  const values = auditRowValues(record);
+  values.push(seq, head.last_hash, hash);
+  statements.insertEvent.run(values);
+  statements.updateHead.run(seq, hash, record.recordedAt, AUDIT_HEAD_ID);
   return { seq, hash };
+}
+
+/** An append's three statements, looked up once per connection (two appends per ledgered call). */
+const appends = new WeakMap<
+  SqliteHandle,
+  Record<"selectHead" | "insertEvent" | "updateHead", ReturnType<typeof prepared>>
+>();
+
+function appendStatements(db: SqliteHandle) {
+  let statements = appends.get(db);
+  if (statements === undefined) {
+    statements = {
+      selectHead: prepared(db, SELECT_HEAD),
+      insertEvent: prepared(db, INSERT_EVENT),
+      updateHead: prepared(db, UPDATE_HEAD),
+    };
+    appends.set(db, statements);
+  }
+  return statements;
 }
 
 /** A missing head (new database, or `keel db reset`, which keeps the log) from the newest event. */

@@ -239,21 +239,22 @@ export class LedgerRecorder {
     return artifactRow({ id: this.#newId(), kind, body, now });
   }
 
-  async #transition(
+  #transition(
     row: ToolCallsTable,
     changes: Partial<ToolCallsTable> & { status: ToolCallStatus },
     artifact: ArtifactsTable,
     entry: Entry,
   ): Promise<{ toolCall: ToolCall; result: ToolResult }> {
-    const updated = await this.#transitionRow(row, changes, artifact, entry);
-    const result = toolResultFromRow(updated);
-    if (!result) {
-      throw new KeelError(
-        "INTERNAL",
-        `Tool call "${row.id}" has no result after ${changes.status}.`,
-      );
-    }
-    return { toolCall: toolCallFromRow(updated), result };
+    return this.#transitionRow(row, changes, artifact, entry).then((updated) => {
+      const result = toolResultFromRow(updated);
+      if (!result) {
+        throw new KeelError(
+          "INTERNAL",
+          `Tool call "${row.id}" has no result after ${changes.status}.`,
+        );
+      }
+      return { toolCall: toolCallFromRow(updated), result };
+    });
   }
 
   /** Moves a row on if it is still where we last saw it, with its audit event in the same commit. */

@@ -424,17 +424,16 @@ export class ToolLedger {
    * never written over what is there, nor dropped: it is audited as `tool_call.late` (with the
    * outcome as payload) and the caller gets `TOOL_CALL_LATE`.
    */
-  async #orLate<T>(row: ToolCallsTable, late: LateOutcome, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } catch (error) {
+  #orLate<T>(row: ToolCallsTable, late: LateOutcome, write: () => Promise<T>): Promise<T> {
+    // A rejection handler rather than an async frame: the outcome's write is the hot path.
+    return write().catch(async (error: unknown) => {
       const moved =
         error instanceof KeelError &&
         error.code === "ILLEGAL_TRANSITION" &&
         (error.details as { expected?: unknown } | undefined)?.expected === row.status;
       if (!moved) throw error;
       throw await this.#late(row, late);
-    }
+    });
   }
 
   /** Whether the claim on `row` may have lapsed by `now`: past half its lease, or leaseless. */
