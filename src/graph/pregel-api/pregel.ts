@@ -2,6 +2,7 @@ import {
   type BaseCheckpointSaver,
   type Checkpoint,
   type CheckpointConfig,
+  type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointTuple,
   customNextVersion,
@@ -179,7 +180,7 @@ export class Pregel {
   /** The thread's checkpoints, newest first (`limit` caps how many). */
   async *getStateHistory(
     config: PregelRunConfig,
-    options: { limit?: number } = {},
+    options: CheckpointListOptions = {},
   ): AsyncGenerator<PregelSnapshot> {
     const saver = this.checkpointer;
     if (!saver) {
@@ -191,8 +192,7 @@ export class Pregel {
         },
       );
     }
-    const listOptions = options.limit === undefined ? {} : { limit: options.limit };
-    for await (const tuple of saver.list(this.threadConfig(config), listOptions)) {
+    for await (const tuple of saver.list(this.threadConfig(config), options)) {
       yield await this.snapshot(config, tuple);
     }
   }

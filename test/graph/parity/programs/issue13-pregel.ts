@@ -167,8 +167,16 @@ export const issue13PregelPrograms = {
     const failed = await outcome(() => app.invoke(4, thread), api);
     const state = await app.getState(thread);
     const history: unknown[] = [];
-    for await (const snapshot of app.getStateHistory(thread)) history.push(snapshot.values);
-    return { first, second, failed, values: state.values, next: state.next, history };
+    const configs: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread)) {
+      history.push(snapshot.values);
+      configs.push(snapshot.config);
+    }
+    // `before` pages the history: the checkpoints older than the one given.
+    const page: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread, { limit: 1, before: configs[0] }))
+      page.push(snapshot.values);
+    return { first, second, failed, values: state.values, next: state.next, history, page };
   },
 
   /**
