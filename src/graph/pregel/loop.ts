@@ -16,7 +16,7 @@ import type { RunTrace } from "../tracing/index.js";
 import type { RunConfig, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { cacheHits } from "./cache-hits.js";
-import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
+import { dueInput, groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
 import {
   debugResult,
   debugTask,
@@ -246,10 +246,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
    * a fork beside it (same parent, one step later, none of its pending writes), as LangGraph.js
    * does; its pending tasks run afresh from the copy.
    */
-  async saveCopy(parent: CheckpointConfig | undefined): Promise<CheckpointConfig> {
+  async saveCopy(
+    parent: CheckpointConfig | undefined,
+    writes: Record<string, unknown> | null,
+  ): Promise<CheckpointConfig> {
     this.persistence.adoptParent(parent);
     this.step += 1;
-    await this.save("fork", null, true);
+    await this.save("fork", writes, true);
     return this.persistence.config;
   }
 
@@ -293,11 +296,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
       this.stop = this.step + limit + 1;
       return this.applyInput(input, false);
     }
-    if (tuple.metadata.source === "input" && !command) {
-      // The run stopped after saving its input but before applying it: apply it now.
+    const due = command ? undefined : dueInput(tuple.metadata);
+    if (due) {
+      // The run stopped after saving its input but before applying it (or this is a copy of
+      // such a checkpoint): apply it now.
       this.stop = this.step + limit + 1;
-      const writes = tuple.metadata.writes as Record<string, unknown> | null;
-      return this.applyInput(writes?.[START], false, true);
+      return this.applyInput(due.value, false, true);
     }
     // A start chosen by the parent (time travel into this subgraph) is a replay: it forks.
     const latest = startAt ? false : await this.persistence.isLatest(tuple);

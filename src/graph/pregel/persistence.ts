@@ -186,6 +186,12 @@ export class RunPersistence {
     );
   }
 
+  /** Saves a hand-made task's writes against the current checkpoint at once (an update's). */
+  async putTaskWrites(state: RunState, task: Task): Promise<void> {
+    const writes = taskPendingWrites(state.spec, task);
+    await this.saver!.putWrites(this.callConfig(this.checkpointId, "sync"), writes, task.taskId);
+  }
+
   /**
    * What to wait for before the step's checkpoint (sync): the writes of the step's tasks, so none
    * is saved after it. Undefined when there is nothing to wait for.

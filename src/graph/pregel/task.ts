@@ -145,6 +145,11 @@ export class Task implements InterruptScope {
     return this.id;
   }
 
+  /** Gives this task the id of another (an update applied as a checkpoint's due task). */
+  takeId(id: string): void {
+    this.id = id;
+  }
+
   /** The super-step this task runs in. */
   get step(): number {
     return this.idSource.step;
