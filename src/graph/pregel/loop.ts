@@ -364,7 +364,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         throw new KeelError("EMPTY_INPUT", "The graph received no input.", {
           hint: "Pass an input object.",
         });
-      if (this.trace) await this.traceStart(task, input);
+      if (this.trace && !this.spec.functional) await this.traceStart(task, input);
       else {
         writeUpdate(this, task, START, input);
         const routed = routeFromStart(this, task);
