@@ -677,6 +677,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       ? await RunTrace.start(config, this.name, start)
       : undefined;
     const loop = this.createLoop(config, hooks, saver, sink, startAt, trace);
+    loop.nested = true;
     // Its own subgraphs replay within the same window (checkpoint ids are ordered in time).
     loop.replay = replay;
     try {

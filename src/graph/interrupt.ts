@@ -22,7 +22,15 @@ export interface InterruptScope {
    * input, or a functional-API task's arguments.
    */
   taskInput?: { value: unknown } | undefined;
+  /**
+   * In a traced run, runs `fn` as a chain run beside this task's (under the graph's run): how a
+   * functional-API `task()` call is traced, as LangGraph.js traces it as a task of the graph.
+   */
+  traceSibling?: TraceSibling | undefined;
 }
+
+/** See `InterruptScope.traceSibling`. */
+export type TraceSibling = <T>(name: string, input: unknown, fn: () => Promise<T>) => Promise<T>;
 
 /**
  * A node that may await (an `async function`, or any node of a run with a checkpointer, where a

@@ -128,6 +128,7 @@ export class EntrypointGraph<Input = unknown, Output = unknown> {
         store: options.store,
         name: this.name,
       }) as unknown as CompiledStateGraph<State, State>;
+    this.graph.spec.functional = true;
   }
 
   /** Runs the function; returns what it returned, or `{ __interrupt__ }` when it paused. */

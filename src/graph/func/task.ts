@@ -106,7 +106,10 @@ export function task<Args extends unknown[], Output>(
     if (Object.hasOwn(run.memo, path)) return Promise.resolve(run.memo[path] as Output);
     const child: FunctionalRun = { ...run, path, calls: 0 };
     const parent = currentScope();
-    const call = () => callTask(options, child, args, fn);
+    const run_ = () => callTask(options, child, args, fn);
+    // Traced as a run of its own under the graph's, beside the entrypoint's, as in LangGraph.js.
+    const sibling = parent?.traceSibling;
+    const call = sibling ? () => sibling(name, args, run_) : run_;
     const running = parent ? withAsyncScope(taskScope(parent, run.memo, path, args), call) : call();
     return running.then((value) => {
       run.memo[path] = value;
@@ -149,6 +152,7 @@ function taskScope(
     },
     calls: 0,
     taskInput: { value: args },
+    traceSibling: parent.traceSibling,
   };
 }
 

@@ -2,6 +2,7 @@ import {
   type BaseCheckpointSaver,
   type Checkpoint,
   type CheckpointConfig,
+  type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointTuple,
   customNextVersion,
@@ -16,7 +17,7 @@ import { GraphRecursionError, InvalidUpdateError } from "../errors.js";
 import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
 import type { RetryPolicy, RunConfig } from "../types.js";
 import { PREGEL_SEND } from "./channel-write.js";
-import type { PregelNode, PregelStep } from "./node.js";
+import { PregelNode, type PregelStep } from "./node.js";
 
 type Values = Record<string, unknown>;
 type Write = [string, unknown];
@@ -179,7 +180,7 @@ export class Pregel {
   /** The thread's checkpoints, newest first (`limit` caps how many). */
   async *getStateHistory(
     config: PregelRunConfig,
-    options: { limit?: number } = {},
+    options: CheckpointListOptions = {},
   ): AsyncGenerator<PregelSnapshot> {
     const saver = this.checkpointer;
     if (!saver) {
@@ -191,8 +192,7 @@ export class Pregel {
         },
       );
     }
-    const listOptions = options.limit === undefined ? {} : { limit: options.limit };
-    for await (const tuple of saver.list(this.threadConfig(config), listOptions)) {
+    for await (const tuple of saver.list(this.threadConfig(config), options)) {
       yield await this.snapshot(config, tuple);
     }
   }
@@ -336,29 +336,7 @@ export class Pregel {
     let parent = loaded.parent;
     const save = async (source: "input" | "loop", writes: Values | null) => {
       if (!this.checkpointer) return;
-      const checkpoint: Checkpoint = {
-        v: 1,
-        id: newCheckpointId(parent),
-        ts: isoNow(),
-        channel_values: {},
-        channel_versions: { ...run.versions },
-        versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
-      };
-      // Only channels that were ever written carry a value: a saver stores values by version, so
-      // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
-      for (const [name, channel] of Object.entries(run.channels)) {
-        if (run.versions[name] === undefined) continue;
-        const value = channel.checkpoint();
-        if (value !== undefined) checkpoint.channel_values[name] = value;
-      }
-      const base = this.threadConfig(config);
-      const saved = await this.checkpointer.put(
-        { configurable: { ...base.configurable, ...(parent ? { checkpoint_id: parent } : {}) } },
-        checkpoint,
-        { source, step: run.step, parents: {}, writes },
-        { ...run.versions },
-      );
-      parent = (saved.configurable?.checkpoint_id as string | undefined) ?? checkpoint.id;
+      parent = await this.saveRun(config, run, parent, source, writes);
     };
 
     if (input !== null && input !== undefined && !isCommand(input)) {
@@ -432,6 +410,88 @@ export class Pregel {
       if (run.step + 1 > stop) throw new GraphRecursionError(limit);
     }
     yield [OUTPUT, this.read(run, outputKeys)];
+  }
+
+  /**
+   * Applies `values` to a thread's checkpoint (the latest, or the one `config` names) as if node
+   * `asNode` had returned them: its writers run on them, and the result is saved as a new
+   * checkpoint (`source: "update"`), as LangGraph.js's `updateState` does.
+   *
+   * @example
+   * const next = await app.updateState({ configurable: { thread_id: "1" } }, 10, "one");
+   */
+  async updateState(
+    config: PregelRunConfig,
+    values: unknown,
+    asNode?: string,
+  ): Promise<CheckpointConfig> {
+    const saver = this.checkpointer;
+    if (!saver) {
+      throw new KeelError("CHECKPOINTER_REQUIRED", "No checkpointer set: updateState needs one.", {
+        hint: "Give the Pregel graph a checkpointer.",
+      });
+    }
+    const names = Object.keys(this.nodes);
+    const name = asNode ?? (names.length === 1 ? names[0] : undefined);
+    const node = name === undefined ? undefined : this.nodes[name];
+    if (name === undefined || node === undefined) {
+      throw new InvalidUpdateError(
+        name === undefined
+          ? 'Ambiguous update, specify "asNode".'
+          : `Node "${name}" does not exist.`,
+        { hint: `Name one of the graph's nodes: ${names.join(", ")}.` },
+      );
+    }
+    const tuple = await saver.getTuple({
+      configurable: {
+        ...this.threadConfig(config).configurable,
+        ...pick(config.configurable, "checkpoint_id"),
+      },
+    });
+    const { run, parent } = await this.load(config, tuple);
+    // Only the node's writers run, on the values given (as LangGraph.js's update task).
+    const writers = new PregelNode(node.channels, node.triggers, node.writers, node.tags);
+    const task: Task = { name, node: writers, input: values, writes: [] };
+    await this.execute(task, config);
+    run.step += 1;
+    this.apply(run, task.writes, [], false);
+    const id = await this.saveRun(config, run, parent, "update", {
+      [name]: Object.fromEntries(task.writes),
+    });
+    return { configurable: { ...this.threadConfig(config).configurable, checkpoint_id: id } };
+  }
+
+  /** Saves the run's channels as a checkpoint after `parent`; returns the new checkpoint's id. */
+  private async saveRun(
+    config: PregelRunConfig,
+    run: Run,
+    parent: string | undefined,
+    source: "input" | "loop" | "update",
+    writes: Values | null,
+  ): Promise<string> {
+    const checkpoint: Checkpoint = {
+      v: 1,
+      id: newCheckpointId(parent),
+      ts: isoNow(),
+      channel_values: {},
+      channel_versions: { ...run.versions },
+      versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
+    };
+    // Only channels that were ever written carry a value: a saver stores values by version, so
+    // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
+    for (const [name, channel] of Object.entries(run.channels)) {
+      if (run.versions[name] === undefined) continue;
+      const value = channel.checkpoint();
+      if (value !== undefined) checkpoint.channel_values[name] = value;
+    }
+    const base = this.threadConfig(config);
+    const saved = await this.checkpointer!.put(
+      { configurable: { ...base.configurable, ...(parent ? { checkpoint_id: parent } : {}) } },
+      checkpoint,
+      { source, step: run.step, parents: {}, writes },
+      { ...run.versions },
+    );
+    return (saved.configurable?.checkpoint_id as string | undefined) ?? checkpoint.id;
   }
 
   private matches(names: string[], tasks: Task[]): boolean {

@@ -1,5 +1,6 @@
 import type {
   Checkpoint,
+  CheckpointMetadata,
   CheckpointPendingWrite,
   PendingWrite,
 } from "../../checkpoint/base/index.js";
@@ -12,6 +13,7 @@ import {
   MEMO_WRITE,
   NO_WRITES,
   RESUME_WRITE,
+  START,
 } from "../constants.js";
 import type { Interrupt } from "../errors.js";
 import { ensureWrittenMessageIds } from "../messages/messages-reducer.js";
@@ -168,4 +170,20 @@ export function groupPendingWrites(
     outcome.succeeded =
       (outcome.interrupts === undefined || outcome.done) && outcome.error === undefined;
   return byTask;
+}
+
+/**
+ * The input a checkpoint still has to apply (START's task is due), or undefined: an `input`
+ * checkpoint's, or a `__copy__` of one (a `fork` that carries the input in `metadata.writes`).
+ */
+export function dueInput(metadata: CheckpointMetadata): { value: unknown } | undefined {
+  if (metadata.source !== "input" && metadata.source !== "fork") return undefined;
+  const writes = metadata.writes as Record<string, unknown> | null | undefined;
+  if (metadata.source === "fork" && (!writes || !Object.hasOwn(writes, START))) return undefined;
+  return { value: writes?.[START] };
+}
+
+/** The id of START's task on a checkpoint whose input is due (as snapshots list it). */
+export function startTaskId(checkpointId: string): string {
+  return `${checkpointId}:start`;
 }

@@ -367,6 +367,13 @@ async function tracedAttempt(
     task.input,
   );
   task.callbacks = run.callbacks;
+  task.traceSibling = (name, input, fn) =>
+    trace.chain(
+      { callbacks: trace.taskCallbacks(task.step), metadata: taskMetadata(ctx, task) },
+      name,
+      input,
+      fn,
+    );
   let result: unknown;
   try {
     result = await runNode(ctx, task);

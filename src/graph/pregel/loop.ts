@@ -16,7 +16,7 @@ import type { RunTrace } from "../tracing/index.js";
 import type { RunConfig, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { cacheHits } from "./cache-hits.js";
-import { groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
+import { dueInput, groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
 import {
   debugResult,
   debugTask,
@@ -120,10 +120,22 @@ function siblingsOf(tasks: Task[]): AbortController | undefined {
 function streamUpdate(updates: (chunk: Record<string, unknown>) => void, task: Task): void {
   if (task.failed || task.interrupts) return;
   const chunk: Record<string, unknown> = { [task.node.name]: task.update ?? {} };
-  // A node-cache hit says so, as LangGraph.js's updates chunk does.
-  if (task.node.cachePolicy && task.config && cacheHits.has(task.config))
+  // A node-cache hit or a task's saved writes replayed on resume say so, as LangGraph.js's
+  // updates chunk does.
+  if (task.cached || (task.node.cachePolicy && task.config && cacheHits.has(task.config)))
     chunk.__metadata__ = { cached: true };
   updates(chunk);
+}
+
+/**
+ * A task that paused says so as it finishes, in its own graph's stream (`{ __interrupt__ }` with
+ * its interrupts), as LangGraph.js does: a reader sees the pause before slower tasks finish.
+ */
+function streamInterrupts(hooks: LoopHooks, task: Task): void {
+  const interrupts = task.interrupts;
+  if (!interrupts || interrupts.length === 0) return;
+  hooks.updates?.({ [INTERRUPT]: interrupts });
+  hooks.values?.({ [INTERRUPT]: interrupts });
 }
 
 /**
@@ -154,6 +166,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
   readonly sink: SubgraphSink | undefined;
+  /** Set for a subgraph's run: a static pause is announced by the outermost graph only. */
+  nested = false;
 
   constructor(private readonly options: LoopOptions) {
     super(options.spec, options.saver !== undefined);
@@ -232,10 +246,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
    * a fork beside it (same parent, one step later, none of its pending writes), as LangGraph.js
    * does; its pending tasks run afresh from the copy.
    */
-  async saveCopy(parent: CheckpointConfig | undefined): Promise<CheckpointConfig> {
+  async saveCopy(
+    parent: CheckpointConfig | undefined,
+    writes: Record<string, unknown> | null,
+  ): Promise<CheckpointConfig> {
     this.persistence.adoptParent(parent);
     this.step += 1;
-    await this.save("fork", null, true);
+    await this.save("fork", writes, true);
     return this.persistence.config;
   }
 
@@ -279,11 +296,12 @@ export class GraphLoop extends RunState implements ExecuteContext {
       this.stop = this.step + limit + 1;
       return this.applyInput(input, false);
     }
-    if (tuple.metadata.source === "input" && !command) {
-      // The run stopped after saving its input but before applying it: apply it now.
+    const due = command ? undefined : dueInput(tuple.metadata);
+    if (due) {
+      // The run stopped after saving its input but before applying it (or this is a copy of
+      // such a checkpoint): apply it now.
       this.stop = this.step + limit + 1;
-      const writes = tuple.metadata.writes as Record<string, unknown> | null;
-      return this.applyInput(writes?.[START], false, true);
+      return this.applyInput(due.value, false, true);
     }
     // A start chosen by the parent (time travel into this subgraph) is a replay: it forks.
     const latest = startAt ? false : await this.persistence.isLatest(tuple);
@@ -346,7 +364,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
         throw new KeelError("EMPTY_INPUT", "The graph received no input.", {
           hint: "Pass an input object.",
         });
-      if (this.trace) await this.traceStart(task, input);
+      if (this.trace && !this.spec.functional) await this.traceStart(task, input);
       else {
         writeUpdate(this, task, START, input);
         const routed = routeFromStart(this, task);
@@ -463,7 +481,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
 
       const running = this.execute(
         tasks,
-        hooks.updates !== undefined || hooks.messages !== undefined,
+        hooks.updates !== undefined || hooks.values !== undefined || hooks.messages !== undefined,
         signal,
       );
       if (running) await running;
@@ -486,10 +504,18 @@ export class GraphLoop extends RunState implements ExecuteContext {
         if (this.options.saver || tasks.some((t) => t.interrupts && !t.nodeInterrupt))
           requireSaver(this.options.saver, "interrupt()");
         // The finished tasks' writes show in the result (as in LangGraph.js) but stay pending.
+        if (this.checkpointing) this.persistence.holdUnsaved(this);
         applyTasks(
           this,
           tasks.filter((t) => !t.interrupts),
         );
+        // As LangGraph.js, the outermost graph streams those writes applied before it pauses.
+        if (
+          !this.nested &&
+          hooks.values &&
+          this.updated.some((c) => c < this.spec.stateKeys.length)
+        )
+          hooks.values(this.stateView());
         return this.pause(interrupts);
       }
       applyTasks(this, tasks);
@@ -510,10 +536,16 @@ export class GraphLoop extends RunState implements ExecuteContext {
     }
   }
 
-  /** Ends the run paused, and says so in the stream (`{ __interrupt__ }`), as LangGraph.js does. */
+  /**
+   * Ends the run paused. Tasks that paused said so as they finished (`streamInterrupts`); a pause
+   * without interrupt values (interruptBefore/After, or a subgraph's) is announced as
+   * `{ __interrupt__: [] }` by the outermost graph only, as LangGraph.js does.
+   */
   private pause(interrupts: Interrupt[]): LoopOutcome {
-    this.options.hooks.updates?.({ [INTERRUPT]: interrupts });
-    this.options.hooks.values?.({ [INTERRUPT]: interrupts });
+    if (interrupts.length === 0 && !this.nested) {
+      this.options.hooks.updates?.({ [INTERRUPT]: interrupts });
+      this.options.hooks.values?.({ [INTERRUPT]: interrupts });
+    }
     return { interrupts };
   }
 
@@ -540,15 +572,23 @@ export class GraphLoop extends RunState implements ExecuteContext {
     const persistence = this.checkpointing ? this.persistence : undefined;
     // The updates stream shows each task as it finishes (as LangGraph.js's): a reader sees a
     // fast node's update while a slow one still runs. Tasks replayed from saved writes first.
-    const updates = this.options.hooks.updates;
+    const hooks = this.options.hooks;
+    const updates = hooks.updates;
     if (updates) for (const task of tasks) if (task.cached) streamUpdate(updates, task);
+    // Updates of the tasks that finish at once go after their pauses, as in LangGraph.js (where
+    // a thrown interrupt settles sooner than a returned update).
+    let finishedAtOnce: Task[] | undefined;
     for (const task of tasks) {
       if (task.cached) continue;
       const pending = executeTask(this, task);
       if (!pending) {
         task.doneSeq = finished++;
         persistence?.taskFinished(this, task);
-        if (updates) streamUpdate(updates, task);
+        if (task.interrupts) streamInterrupts(hooks, task);
+        else if (updates) {
+          finishedAtOnce ??= [];
+          finishedAtOnce.push(task);
+        }
         continue;
       }
       waits ??= [];
@@ -561,11 +601,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
               // thread stays at its last good state and the task runs again.
               if (signal?.aborted) return;
               persistence?.taskFinished(this, task);
-              if (updates) streamUpdate(updates, task);
+              if (task.interrupts) streamInterrupts(hooks, task);
+              else if (updates) streamUpdate(updates, task);
             })
           : pending,
       );
     }
+    if (finishedAtOnce && updates) for (const task of finishedAtOnce) streamUpdate(updates, task);
     if (!waits) return undefined;
     return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
   }
@@ -589,7 +631,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
         const pending = executeTask(this, task);
         if (pending) await pending;
         task.doneSeq = finished++;
-        if (!signal?.aborted) persistence?.taskFinished(this, task);
+        if (signal?.aborted) continue;
+        persistence?.taskFinished(this, task);
+        streamInterrupts(this.options.hooks, task);
       }
     };
     const all = Promise.all(Array.from({ length: Math.max(1, limit) }, worker));

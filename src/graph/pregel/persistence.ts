@@ -43,6 +43,8 @@ export class RunPersistence {
   private inflight: Array<Promise<void>> = [];
   /** `exit`: the step saved locally only, to put when the run ends. */
   private unsaved: { metadata: CheckpointMetadata } | undefined;
+  /** `exit`: that checkpoint, built before a paused step's finished writes were applied. */
+  private held: (() => Promise<void>) | undefined;
   /** `exit`: writes of the tasks of the current step, saved if the run stops inside it. */
   private stepWrites: Array<[taskId: string, writes: PendingWrite[]]> = [];
   /** True once the saver holds a checkpoint of this run (loaded or put): later puts are deltas. */
@@ -184,6 +186,12 @@ export class RunPersistence {
     );
   }
 
+  /** Saves a hand-made task's writes against the current checkpoint at once (an update's). */
+  async putTaskWrites(state: RunState, task: Task): Promise<void> {
+    const writes = taskPendingWrites(state.spec, task);
+    await this.saver!.putWrites(this.callConfig(this.checkpointId, "sync"), writes, task.taskId);
+  }
+
   /**
    * What to wait for before the step's checkpoint (sync): the writes of the step's tasks, so none
    * is saved after it. Undefined when there is nothing to wait for.
@@ -236,13 +244,18 @@ export class RunPersistence {
   /**
    * What a run owes the saver when it stops: in `exit` mode its last checkpoint (and the writes of
    * an unfinished step); in `async` mode the saves still outstanding. A nested run (a subgraph)
-   * in `exit` mode saves only when it pauses or fails, as in LangGraph.js.
+   * in `exit` mode saves only when it pauses or fails, as in LangGraph.js, unless it keeps its
+   * own state across calls (`checkpointer: true`: its namespace names no task, `node:taskId`).
    */
   async finish(state: RunState, end: RunEnd): Promise<void> {
     if (!this.saver) return;
     if (this.mode === "exit") {
-      if (end === "end" && this.ns !== "") return;
-      if (this.unsaved) {
+      if (end === "end" && this.ns.includes(":")) return;
+      if (this.held) {
+        const put = this.held;
+        this.held = undefined;
+        await put();
+      } else if (this.unsaved) {
         const { metadata } = this.unsaved;
         this.unsaved = undefined;
         await this.putCheckpoint(state, metadata, "sync", this.checkpointId);
@@ -268,6 +281,33 @@ export class RunPersistence {
     hint: Durability | undefined,
     id?: string,
   ): Promise<unknown> | undefined {
+    const put = this.preparePut(state, metadata, hint, id);
+    if (this.mode === "async" && hint === "async") {
+      this.issue(put);
+      return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
+    }
+    return put();
+  }
+
+  /**
+   * `exit`: takes the checkpoint still to save now, before a paused step's finished tasks are
+   * applied to the state (their writes are saved as pending writes, not in the checkpoint), so a
+   * resumed run applies every task's writes in the step's order, as the other modes do.
+   */
+  holdUnsaved(state: RunState): void {
+    if (this.mode !== "exit" || !this.unsaved) return;
+    const { metadata } = this.unsaved;
+    this.unsaved = undefined;
+    this.held = this.preparePut(state, metadata, "sync", this.checkpointId);
+  }
+
+  /** Builds a checkpoint of the state now; returns the call that puts it. */
+  private preparePut(
+    state: RunState,
+    metadata: CheckpointMetadata,
+    hint: Durability | undefined,
+    id?: string,
+  ): () => Promise<void> {
     const checkpoint = makeCheckpoint(state.spec, state, this.checkpointId);
     this.savedMetadata = metadata;
     this.savedTs = checkpoint.ts;
@@ -293,13 +333,9 @@ export class RunPersistence {
     });
     this.checkpointId = checkpoint.id;
     this.persisted = true;
-    if (this.mode === "async" && hint === "async") {
-      this.issue(async () => {
-        await saver.put(parent, checkpoint, metadata, newVersions);
-      });
-      return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
-    }
-    return saver.put(parent, checkpoint, metadata, newVersions);
+    return async () => {
+      await saver.put(parent, checkpoint, metadata, newVersions);
+    };
   }
 
   /** Starts a save after the ones already issued (a saver sees them in order). */

@@ -2,7 +2,7 @@ import type { CheckpointTuple } from "../../checkpoint/base/index.js";
 import { START } from "../constants.js";
 import type { StateSnapshot, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
-import { groupPendingWrites } from "./checkpointing.js";
+import { dueInput, groupPendingWrites, startTaskId } from "./checkpointing.js";
 import type { GraphLoop } from "./loop.js";
 import { loadSavedWrites } from "./resume.js";
 import { byNodeOrder, type Task } from "./task.js";
@@ -38,17 +38,25 @@ export function snapshotOf(
     }
     stateTasks.push(entry);
   }
-  const inputPending = tuple.metadata.source === "input";
-  if (inputPending) {
+  const due = dueInput(tuple.metadata);
+  const inputPending = due !== undefined;
+  if (due) {
     const start: StateTask = {
-      id: `${tuple.checkpoint.id}:start`,
+      id: startTaskId(tuple.checkpoint.id),
       name: START,
       path: ["__pregel_pull", START],
       interrupts: [],
     };
-    // The input is saved with the checkpoint (its metadata), so START's task has finished: its
-    // result is the input's state keys, as LangGraph.js shows it.
-    const input = (tuple.metadata.writes as Record<string, unknown> | null | undefined)?.[START];
+    // An input checkpoint saves its input with it (its metadata), so START's task has finished:
+    // its result is the input's state keys, as LangGraph.js shows it. A copy of one has the input
+    // due, finished only by an update given as START with the copy (saved as the task's writes).
+    const written = outcomes.get(start.id);
+    const input =
+      tuple.metadata.source === "input"
+        ? due.value
+        : written?.succeeded
+          ? Object.fromEntries(written.writes)
+          : undefined;
     if (typeof input === "object" && input !== null && !Array.isArray(input)) {
       const result: Record<string, unknown> = {};
       for (const key of loop.spec.stateKeys) {

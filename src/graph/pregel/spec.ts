@@ -80,6 +80,8 @@ export interface GraphSpec {
   hasDeferred: boolean;
   /** Makes the channels of one run (state keys first, in schema order). */
   createChannels(): Channel[];
+  /** An entrypoint's graph: its input goes straight to its node, START is not traced as a task. */
+  functional?: boolean;
 }
 
 /** Turns a validated declaration into the loop's tables. */

@@ -1,6 +1,6 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { Interrupt } from "../errors.js";
-import { type InterruptScope, interruptId } from "../interrupt.js";
+import { type InterruptScope, interruptId, type TraceSibling } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
 import type { NodeSpec } from "./spec.js";
 import type { SubgraphSink } from "./subgraph-sink.js";
@@ -121,6 +121,8 @@ export class Task implements InterruptScope {
   timed: TimedAttempt | undefined = undefined;
   /** Functional-API task results (see InterruptScope.memo); undefined unless an entrypoint runs. */
   memo: Record<string, unknown> | undefined = undefined;
+  /** Set while a traced run runs the task (see `InterruptScope.traceSibling`). */
+  traceSibling: TraceSibling | undefined = undefined;
   private id: string | undefined;
 
   constructor(
@@ -143,6 +145,11 @@ export class Task implements InterruptScope {
       );
     }
     return this.id;
+  }
+
+  /** Gives this task the id of another (an update applied as a checkpoint's due task). */
+  takeId(id: string): void {
+    this.id = id;
   }
 
   /** The super-step this task runs in. */

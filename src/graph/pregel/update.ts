@@ -6,7 +6,7 @@ import type {
 import { isCommand } from "../command.js";
 import { END, START } from "../constants.js";
 import { InvalidUpdateError } from "../errors.js";
-import { groupPendingWrites } from "./checkpointing.js";
+import { dueInput, groupPendingWrites, startTaskId } from "./checkpointing.js";
 import { writesOf } from "./events.js";
 import { type GraphLoop, startNode } from "./loop.js";
 import { recordResult, writeUpdate } from "./node-output.js";
@@ -106,13 +106,33 @@ async function copyCheckpoint(
       code: "CHECKPOINT_NOT_FOUND",
       hint: "Pass the config of a saved checkpoint (thread_id, optionally checkpoint_id).",
     });
-  const config = await loop.saveCopy(tuple.parentConfig);
   const pairs = copyUpdates(updates[0]?.values);
+  // A copy of a checkpoint whose input is still due keeps it due (START's task), as LangGraph.js's
+  // copy keeps its `__start__` channel.
+  const input = dueInput(tuple.metadata);
+  const config = await loop.saveCopy(tuple.parentConfig, input ? { [START]: input.value } : null);
   if (pairs.length === 0) return config;
   const at = { checkpointId: loop.persistence.checkpointId, step: loop.step + 1 };
+  // As LangGraph.js: an update as a node the copy has due is that task's result (its writes
+  // saved as the task's on the copy, so the copy's snapshot lists them), the n-th update as a
+  // node taking the n-th task of that node.
+  const due = new Map<string, string[]>();
+  if (input) due.set(START, [startTaskId(at.checkpointId)]);
+  for (const task of loop.nextTasks()) {
+    const same = due.get(task.node.name);
+    if (same) same.push(task.taskId);
+    else due.set(task.node.name, [task.taskId]);
+  }
   const tasks: Task[] = [];
-  for (const { values, asNode } of pairs)
-    tasks.push(await updateTask(loop, at, asNode ?? (await defaultWriter()), values));
+  for (const { values, asNode } of pairs) {
+    const task = await updateTask(loop, at, asNode ?? (await defaultWriter()), values);
+    const matched = due.get(task.node.name)?.shift();
+    if (matched) {
+      task.takeId(matched);
+      await loop.persistence.putTaskWrites(loop, task);
+    }
+    tasks.push(task);
+  }
   return loop.applyUpdate(tasks, writesOf(tasks));
 }
 

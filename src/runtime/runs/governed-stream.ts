@@ -54,7 +54,7 @@ export async function invokeStreaming(
   const modes = wanted.includes("values") ? wanted : [...wanted, "values" as const];
   const onChunk = stream.onChunk as (chunk: unknown) => void | Promise<void>;
   let state: Record<string, unknown> = {};
-  let interrupts: unknown;
+  let interrupts: unknown[] | undefined;
   for await (const raw of await graph.stream(input, { ...config, streamMode: modes, subgraphs })) {
     const parts = raw as unknown[];
     const namespace = (subgraphs ? parts[0] : []) as string[];
@@ -62,8 +62,10 @@ export async function invokeStreaming(
     const chunk = parts[subgraphs ? 2 : 1];
     if (mode === "values" && namespace.length === 0) {
       const values = chunk as Record<string, unknown>;
-      // The run's pause is announced as a values chunk of its own (see the loop's `pause`).
-      if (Object.hasOwn(values, INTERRUPT)) interrupts = values[INTERRUPT];
+      // Each task that paused announces its interrupts in a values chunk of its own (a static
+      // pause announces none): the run's interrupts are all of them.
+      if (Object.hasOwn(values, INTERRUPT))
+        interrupts = [...(interrupts ?? []), ...(values[INTERRUPT] as unknown[])];
       else state = values;
     }
     if (!wanted.includes(mode)) continue;

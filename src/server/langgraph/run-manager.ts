@@ -207,7 +207,7 @@ export class RunManager {
     const { kwargs } = api;
     const graph = assistant.graph;
     let last: unknown;
-    let interrupts: unknown;
+    let interrupts: unknown[] | undefined;
     const meta = { run_id: api.runId, thread_id: api.threadId, assistant_id: api.assistantId };
     try {
       const { run } = await this.options.runs.execute(
@@ -259,15 +259,17 @@ export class RunManager {
               events?.fromMessage(chunk);
               continue;
             }
+            // Each task that paused announces its interrupts (in both modes, the same objects);
+            // a static pause announces none. The run's interrupts are all of them, once each.
+            if ((mode === "values" || mode === "updates") && "__interrupt__" in chunk)
+              interrupts = [
+                ...new Set([...(interrupts ?? []), ...(chunk.__interrupt__ as unknown[])]),
+              ];
             if (mode === "values") {
-              if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
-              else last = chunk;
+              if (!("__interrupt__" in chunk)) last = chunk;
               events?.values(chunk);
             }
-            if (mode === "updates") {
-              if ("__interrupt__" in chunk) interrupts = chunk.__interrupt__;
-              messages.fromUpdate(chunk);
-            }
+            if (mode === "updates") messages.fromUpdate(chunk);
             live.emit(mode, toWire(chunk));
             if (mode === "debug") {
               events?.fromDebug(chunk);

@@ -167,8 +167,27 @@ export const issue13PregelPrograms = {
     const failed = await outcome(() => app.invoke(4, thread), api);
     const state = await app.getState(thread);
     const history: unknown[] = [];
-    for await (const snapshot of app.getStateHistory(thread)) history.push(snapshot.values);
-    return { first, second, failed, values: state.values, next: state.next, history };
+    const configs: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread)) {
+      history.push(snapshot.values);
+      configs.push(snapshot.config);
+    }
+    // `before` pages the history: the checkpoints older than the one given.
+    const page: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread, { limit: 1, before: configs[0] }))
+      page.push(snapshot.values);
+    // updateState runs the node's writers on the values given, as a new checkpoint.
+    const updated = await app.updateState(configs[1], 10);
+    const latest = await app.getState(thread);
+    const sources: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread))
+      sources.push(snapshot.metadata?.source);
+    const update = {
+      isLatest: updated.configurable.checkpoint_id === latest.config.configurable.checkpoint_id,
+      values: latest.values,
+      sources,
+    };
+    return { first, second, failed, values: state.values, next: state.next, history, page, update };
   },
 
   /**

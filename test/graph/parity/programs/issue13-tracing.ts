@@ -138,6 +138,30 @@ export const issue13TracingPrograms = {
     return recorder.runs.map(({ name, parent, tags, meta }) => ({ name, parent, tags, meta }));
   },
 
+  /**
+   * An entrypoint's run: no `__start__` run, and each `task()` call a run of its own under the
+   * graph's (beside the entrypoint's), with its arguments as input.
+   */
+  async entrypointTaskRuns(api: GraphApi) {
+    const { entrypoint, task } = api as unknown as Loose;
+    const recorder = new Recorder();
+    const double = task("double", async (n: number) => n * 2);
+    const graph = entrypoint({ name: "doubler" }, async (items: number[]) =>
+      Promise.all(items.map((n) => double(n))),
+    );
+    const result = await graph.invoke([1, 2], { callbacks: [recorder] });
+    // The graph's and the entrypoint's own inputs and outputs are left out: Keel's show its
+    // entrypoint's internal channels (a gap listed in docs/graph.md).
+    return {
+      result,
+      firstChild: recorder.runs.find((run) => run.parent !== undefined)?.name,
+      startRun: recorder.runs.some((run) => run.name === "__start__"),
+      tasks: recorder.runs
+        .filter((run) => run.name === "double")
+        .map(({ parent, input, output }) => ({ parent, input, output })),
+    };
+  },
+
   /** `withConfig({ callbacks, runName })` and call-time callbacks: both see every run, once. */
   async boundAndCallCallbacks(api: GraphApi) {
     const bound = new Recorder();

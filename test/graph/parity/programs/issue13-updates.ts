@@ -268,4 +268,51 @@ export const issue13UpdatesPrograms = {
     };
     return { result, after, errors };
   },
+
+  /**
+   * A copy keeps the tasks its checkpoint had due, and an update given with the copy as one of
+   * them is listed as that task's result: START's on a copy of the input checkpoint, a node's on a
+   * copy of a later one. A copy of the input checkpoint alone, run on, applies the input.
+   */
+  async copyListsUpdatesAsTaskResults(api: GraphApi) {
+    const State = api.Annotation.Root({
+      name: api.Annotation({ reducer: (a: string, b: string) => [a, b].join(" > ") }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("one", () => ({ name: "one" }))
+      .addNode("two", () => ({ name: "two" }))
+      .addEdge(api.START, "one")
+      .addEdge("one", "two")
+      .compile({ checkpointer: new api.MemorySaver() }) as unknown as Loose;
+    await graph.invoke({ name: "start" }, thread("tasks"));
+    const history = [];
+    for await (const snapshot of graph.getStateHistory(thread("tasks"))) history.push(snapshot);
+    const input = history[history.length - 1];
+    const beforeOne = history[history.length - 2];
+    const tasksOf = async (config: unknown) => {
+      const snapshot = await graph.getState(config);
+      return {
+        values: snapshot.values,
+        tasks: snapshot.tasks.map((task: Loose) => ({ name: task.name, result: task.result })),
+      };
+    };
+    const startUpdate = await graph.updateState(
+      input.config,
+      [[{ name: "start*" }, "__start__"]],
+      "__copy__",
+    );
+    const oneUpdate = await graph.updateState(
+      beforeOne.config,
+      [[{ name: "one*" }, "one"]],
+      "__copy__",
+    );
+    const parentOf = async (config: unknown) => (await graph.getState(config)).parentConfig;
+    const plainCopy = await graph.updateState(input.config, null, "__copy__");
+    return {
+      startCopy: await tasksOf(await parentOf(startUpdate)),
+      oneCopy: await tasksOf(await parentOf(oneUpdate)),
+      plainCopy: await tasksOf(plainCopy),
+      plainCopyRun: await graph.invoke(null, plainCopy),
+    };
+  },
 };
