@@ -17,7 +17,13 @@ import { GraphInterrupt, type Interrupt } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
-import { MessagesStream, withHandler } from "./messages/messages-stream.js";
+import {
+  type MessageStreamChunk,
+  MessagesStream,
+  taskNamespace,
+  withHandler,
+} from "./messages/messages-stream.js";
+import { ToolsStream } from "./messages/tools-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import {
@@ -43,6 +49,7 @@ import {
 import {
   encodeEventStream,
   GraphRunStream,
+  PROTOCOL_STREAM,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
 import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
@@ -309,7 +316,15 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<AsyncIterableIterator<unknown>> {
-    if (this.usesMessages || config.streamMode?.includes("messages")) await preloadLangChain();
+    // streamEvents v3: messages and tools events under the namespace of the task that made them.
+    const protocol = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
+    if (protocol) {
+      config = { ...config };
+      delete (config as Record<symbol, unknown>)[PROTOCOL_STREAM];
+    }
+    // Token streaming builds LangChain message chunks; v3's events and the tools mode need nothing.
+    if (this.usesMessages || (!protocol && config.streamMode?.includes("messages")))
+      await preloadLangChain();
     const defaults = this.options.defaults;
     config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // Inside a node (its config carries the task id) a stream defaults to `values`, as in
@@ -358,11 +373,26 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       delete hooks.custom;
     }
     if (list.includes("messages")) {
-      hooks.messages = new MessagesStream((chunk) => emitAt(root, "messages", chunk), config.tags);
-      config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+      const emit = protocol
+        ? (chunk: MessageStreamChunk) => emitAt(taskNamespace(chunk[1]), "messages", chunk)
+        : (chunk: MessageStreamChunk) => emitAt(root, "messages", chunk);
+      const messages = new MessagesStream(emit, config.tags, protocol);
+      config.callbacks = withHandler(config.callbacks, messages.handler());
+      // v3 reads nodes' returned messages only in a graph whose state holds messages: other
+      // graphs' steps are not scanned for them (models' messages still stream, by callback).
+      if (!protocol || this.usesMessages) hooks.messages = messages;
+    }
+    if (list.includes("tools")) {
+      // Tools report through the run's callbacks, which subgraphs inherit: one handler for all.
+      const tools = new ToolsStream(
+        (namespace, event) => emitAt(namespace, "tools", event),
+        subgraphs ? undefined : root,
+        protocol,
+      );
+      config.callbacks = withHandler(config.callbacks, tools.handler());
     }
     const sink: SubgraphSink | undefined = subgraphs
-      ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
+      ? { modes: list.filter((mode) => mode !== "messages" && mode !== "tools"), emit: emitAt }
       : undefined;
     const runConfig_ = config;
     (async () => {

@@ -191,7 +191,11 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   // nested graphs), on the same saver when the run has one.
   const ns = ctx.persistence.ns;
   const taskNs = metadata.langgraph_checkpoint_ns as string;
-  configurable.checkpoint_ns = ns && !ctx.trace ? `${ns}|${taskNs}` : taskNs;
+  if (ns && !ctx.trace) {
+    configurable.checkpoint_ns = `${ns}|${taskNs}`;
+    // A subgraph's node: what its tools and models report says which graph it ran in.
+    metadata.checkpoint_ns = configurable.checkpoint_ns;
+  } else configurable.checkpoint_ns = taskNs;
   if (ctx.checkpointing) configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
   if (ctx.sink) task.sink = ctx.sink;
   const nodeConfig: RunConfig = Object.assign({}, config);
