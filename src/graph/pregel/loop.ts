@@ -153,6 +153,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
+  readonly streamHandlers: boolean;
   readonly sink: SubgraphSink | undefined;
 
   constructor(private readonly options: LoopOptions) {
@@ -161,6 +162,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // Traced: the run's config with LangGraph.js's trace metadata (ls_integration, ids).
     this.config = options.trace?.config ?? options.config;
     this.trace = options.trace;
+    const callbacks = options.config.callbacks;
+    this.streamHandlers = !options.trace && Array.isArray(callbacks) && callbacks.length > 0;
     this.sink = options.sink;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;

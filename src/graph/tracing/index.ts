@@ -1,3 +1,4 @@
+export { runInLangChainContext } from "./langchain-context.js";
 export { mergeCallbacks } from "./merge-callbacks.js";
 export { type ChainRun, hasCallbacks, KEEL_HANDLER, RunTrace } from "./run-trace.js";
 export {

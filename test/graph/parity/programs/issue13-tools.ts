@@ -147,6 +147,37 @@ export const issue13ToolsPrograms = {
       }
     return events;
   },
+
+  /**
+   * A model and a tool a node calls without passing its config still stream (`messages`,
+   * `tools`): the node runs in LangChain's context, which they read their config from.
+   */
+  async streamsWithoutConfig(api: GraphApi) {
+    const model = new FakeListChatModel({ responses: ["ok"] });
+    const State = api.Annotation.Root({
+      log: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("talk", async () => {
+        const reply = await model.invoke("hello");
+        const call = { id: "call_9", name: "weather", args: { city: "Rome" }, type: "tool_call" };
+        const answer = (await weather.invoke(call as never)) as { content: unknown };
+        return { log: [String(reply.content), String(answer.content)] };
+      })
+      .addEdge(api.START, "talk")
+      .compile() as unknown as Loose;
+    const chunks: unknown[] = [];
+    for await (const [mode, chunk] of await graph.stream(
+      { log: [] },
+      { streamMode: ["messages", "tools"] },
+    ))
+      chunks.push(
+        mode === "messages"
+          ? [mode, chunk[0].content, chunk[1].langgraph_node]
+          : [mode, toolChunk(chunk)],
+      );
+    return chunks;
+  },
 };
 
 const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
