@@ -55,12 +55,12 @@ import {
 import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
 import {
   type EventSource,
-  hasCallbacks,
   mergeCallbacks,
   RunTrace,
   type StreamEventsV2Filter,
   type StreamEventsV2Options,
   streamEventsV2,
+  wantsTrace,
 } from "./tracing/index.js";
 import {
   type CachePolicy,
@@ -282,7 +282,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
     const into = await this.travelInto(config);
-    const trace = hasCallbacks(config.callbacks)
+    const trace = wantsTrace(config.callbacks)
       ? await RunTrace.start(config, this.name, input)
       : undefined;
     const loop = this.createLoop(
@@ -345,7 +345,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     // Traced for the caller's callbacks, not for the handler the messages mode adds below.
-    const traced = hasCallbacks(config.callbacks);
+    const traced = wantsTrace(config.callbacks);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -703,7 +703,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
     if (link?.messages) hooks.messages = link.messages;
-    const trace = hasCallbacks(config.callbacks)
+    const trace = wantsTrace(config.callbacks)
       ? await RunTrace.start(config, this.name, start)
       : undefined;
     const loop = this.createLoop(config, hooks, saver, sink, startAt, trace);
