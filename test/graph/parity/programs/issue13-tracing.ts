@@ -106,7 +106,7 @@ async function postedRunNames(fn: () => Promise<unknown>): Promise<string[]> {
     const body = init?.body;
     if (typeof body === "string") bodies.push(body);
     else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body))
-      bodies.push(new TextDecoder().decode(body));
+      bodies.push(new TextDecoder().decode(body as ArrayBuffer));
     else if (body && typeof (body as Blob).text === "function")
       bodies.push(await (body as Blob).text());
     return new Response("{}", { status: 200 });
