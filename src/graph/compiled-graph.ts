@@ -18,10 +18,12 @@ import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
 import {
+  hasMessagesHandler,
   type MessageStreamChunk,
   MessagesStream,
   taskNamespace,
   withHandler,
+  withoutMessagesHandler,
 } from "./messages/messages-stream.js";
 import { ToolsStream } from "./messages/tools-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
@@ -377,7 +379,16 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
         ? (chunk: MessageStreamChunk) => emitAt(taskNamespace(chunk[1]), "messages", chunk)
         : (chunk: MessageStreamChunk) => emitAt(root, "messages", chunk);
       const messages = new MessagesStream(emit, config.tags, protocol);
-      config.callbacks = withHandler(config.callbacks, messages.handler());
+      // A graph streamed inside a node of a graph streaming messages inherits that stream's
+      // handler. Its models report to one of the two, as in LangGraph.js: the outer one when the
+      // run is traced (LangChain keeps the first handler of a kind), else the inner one.
+      const inherited = !protocol && hasMessagesHandler(config.callbacks);
+      if (!inherited) config.callbacks = withHandler(config.callbacks, messages.handler());
+      else if (!traced)
+        config.callbacks = withHandler(
+          withoutMessagesHandler(config.callbacks),
+          messages.handler(),
+        );
       // v3 reads nodes' returned messages only in a graph whose state holds messages: other
       // graphs' steps are not scanned for them (models' messages still stream, by callback).
       if (!protocol || this.usesMessages) hooks.messages = messages;

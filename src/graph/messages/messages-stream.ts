@@ -21,6 +21,8 @@ export interface NodeStreamInfo {
   taskId: string;
   triggers: string[];
   path: [string, string | number];
+  /** The namespace of the graph the node ran in (`""` at the root). */
+  ns?: string;
 }
 
 interface LlmRunStart {
@@ -103,14 +105,18 @@ export class MessagesStream {
   }
 
   private metadataOf(info: NodeStreamInfo): Record<string, unknown> {
-    return {
+    const taskNs = `${info.node}:${info.taskId}`;
+    const metadata: Record<string, unknown> = {
       tags: this.tags,
       langgraph_step: info.step,
       langgraph_node: info.node,
       langgraph_triggers: info.triggers,
       langgraph_path: info.path,
-      langgraph_checkpoint_ns: `${info.node}:${info.taskId}`,
+      langgraph_checkpoint_ns: taskNs,
     };
+    // A subgraph's node: the whole path, as its model's runs carry it (v3 places events by it).
+    if (info.ns) metadata.checkpoint_ns = `${info.ns}|${taskNs}`;
+    return metadata;
   }
 
   /**
@@ -126,6 +132,8 @@ export class MessagesStream {
       lc_prefer_streaming: !stream.protocol,
       lc_prefer_chat_model_stream_events: stream.protocol,
       [KEEL_HANDLER]: true,
+      // v3's handler is another kind (LangGraph.js dedupes handlers of one kind only).
+      [MESSAGES_HANDLER]: !stream.protocol,
 
       handleChatModelStart(
         _llm: unknown,
@@ -209,9 +217,33 @@ export class MessagesStream {
   }
 }
 
+/** Marks the handler of a `messages` stream (LangChain copies it onto the handler it wraps). */
+const MESSAGES_HANDLER = Symbol.for("keel.messagesHandler");
+
+/**
+ * True when `callbacks` already carry a `messages` stream's handler: those of a node a graph is
+ * streamed inside, itself streaming messages.
+ */
+export function hasMessagesHandler(callbacks: Callbacks | undefined): boolean {
+  if (callbacks === undefined || callbacks === null) return false;
+  const handlers: unknown[] = Array.isArray(callbacks) ? callbacks : callbacks.handlers;
+  return handlers.some(
+    (handler) => (handler as { [MESSAGES_HANDLER]?: boolean } | null)?.[MESSAGES_HANDLER] === true,
+  );
+}
+
+/** The callbacks without `messages` stream handlers (a list: an untraced run's Keel handlers). */
+export function withoutMessagesHandler(callbacks: Callbacks | undefined): Callbacks | undefined {
+  if (!Array.isArray(callbacks)) return callbacks;
+  return callbacks.filter(
+    (handler) => (handler as { [MESSAGES_HANDLER]?: boolean })[MESSAGES_HANDLER] !== true,
+  );
+}
+
 /** A handler Keel adds for a stream mode: LangChain callback methods, marked as Keel's. */
 export type KeelHandler = CallbackHandlerMethods & {
   readonly [KEEL_HANDLER]: true;
+  readonly [MESSAGES_HANDLER]?: boolean;
   awaitHandlers?: boolean;
   lc_prefer_streaming?: boolean;
   lc_prefer_chat_model_stream_events?: boolean;

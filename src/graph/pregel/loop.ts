@@ -498,7 +498,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       applyTasks(this, tasks);
       this.step = next;
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
-      if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
+      if (hooks.messages)
+        streamNodeMessages(this.spec, hooks.messages, next, tasks, this.persistence.ns);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
       if (this.checkpointing) {

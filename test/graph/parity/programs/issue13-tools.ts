@@ -178,6 +178,62 @@ export const issue13ToolsPrograms = {
       );
     return chunks;
   },
+
+  /** streamEvents v3: a subgraph node's message sits under the subgraph's task, then its own. */
+  async v3MessagesInSubgraph(api: GraphApi) {
+    const Messages = (api as unknown as Loose).MessagesAnnotation;
+    const inner = new api.StateGraph(Messages)
+      .addNode("reply", () => ({ messages: [new AIMessage({ id: "m2", content: "inner" })] }))
+      .addEdge(api.START, "reply")
+      .compile();
+    const graph = new api.StateGraph(Messages)
+      .addNode("sub", inner as never)
+      .addEdge(api.START, "sub")
+      .compile() as unknown as Loose;
+    const run = await graph.streamEvents({ messages: [] }, { version: "v3" });
+    const events: unknown[] = [];
+    for await (const event of run as AsyncIterable<Loose>)
+      if (event.method === "messages")
+        events.push([names(event.params.namespace), event.params.data.event]);
+    return events;
+  },
+
+  /**
+   * A graph streamed (messages) inside a node of a graph streaming messages: the model's tokens go
+   * to the outer stream only, the inner stream gets its node's returned message once.
+   */
+  async nestedMessagesStreamedOnce(api: GraphApi) {
+    const Messages = (api as unknown as Loose).MessagesAnnotation;
+    const model = new FakeListChatModel({ responses: ["hi you"] });
+    const inner = new api.StateGraph(Messages)
+      .addNode("agent", async () => {
+        const parts: string[] = [];
+        for await (const chunk of await model.stream("hello")) parts.push(String(chunk.content));
+        return { messages: [new AIMessage(parts.join(""))] };
+      })
+      .addEdge(api.START, "agent")
+      .compile() as unknown as Loose;
+    const seen: unknown[] = [];
+    const outer = new api.StateGraph(Messages)
+      .addNode("delegate", async () => {
+        for await (const [mode, chunk] of await inner.stream(
+          { messages: [] },
+          { streamMode: ["messages", "updates"] },
+        ))
+          if (mode === "messages") seen.push([chunk[0].getType(), chunk[0].content]);
+        return {};
+      })
+      .addEdge(api.START, "delegate")
+      .compile() as unknown as Loose;
+    const outerTokens: string[] = [];
+    for await (const [mode, chunk] of await outer.stream(
+      { messages: [] },
+      { streamMode: ["messages", "updates"] },
+    ))
+      if (mode === "messages" && chunk[0].constructor.name === "AIMessageChunk")
+        outerTokens.push(chunk[0].content);
+    return { inner: seen, outerTokens: outerTokens.join("") };
+  },
 };
 
 const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
