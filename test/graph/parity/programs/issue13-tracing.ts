@@ -2,6 +2,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { GraphApi } from "../api.js";
+import { issue13ToolsPrograms } from "./issue13-tools.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: both libraries' graphs, called the same way.
 type Loose = Record<string, any>;
@@ -268,5 +269,18 @@ export const issue13TracingPrograms = {
    */
   async tracedByEnvironment(api: GraphApi) {
     return postedRunNames(() => routedGraph(api).invoke({ items: [] }));
+  },
+
+  /**
+   * The same nested messages streams under `LANGSMITH_TRACING`: the model reports to the outer
+   * stream only; the inner one gets its node's returned message once. (Where the outer stream
+   * shows a nested graph's tokens differs on purpose: see docs/agents.md, "Streaming tokens".)
+   */
+  async nestedMessagesStreamsTraced(api: GraphApi) {
+    let inner: unknown;
+    const names = await postedRunNames(async () => {
+      inner = (await issue13ToolsPrograms.nestedMessagesStreamedOnce(api)).inner;
+    });
+    return { inner, traced: names.includes("LangGraph") };
   },
 };
