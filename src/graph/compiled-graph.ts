@@ -17,7 +17,15 @@ import { GraphInterrupt, type Interrupt } from "./errors.js";
 import { currentScope, type InterruptScope } from "./interrupt.js";
 import { preloadLangChain, schemaUsesReducer } from "./messages/langchain-messages.js";
 import { messagesDeltaReducer, messagesStateReducer } from "./messages/messages-reducer.js";
-import { MessagesStream, withHandler } from "./messages/messages-stream.js";
+import {
+  hasMessagesHandler,
+  type MessageStreamChunk,
+  MessagesStream,
+  taskNamespace,
+  withHandler,
+  withoutMessagesHandler,
+} from "./messages/messages-stream.js";
+import { ToolsStream } from "./messages/tools-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import {
@@ -43,17 +51,18 @@ import {
 import {
   encodeEventStream,
   GraphRunStream,
+  PROTOCOL_STREAM,
   type StreamEventsOptions,
 } from "./stream-events/index.js";
 import { addSubgraphStates, graphAt, lastBefore, savedAfter } from "./subgraph-state.js";
 import {
   type EventSource,
-  hasCallbacks,
   mergeCallbacks,
   RunTrace,
   type StreamEventsV2Filter,
   type StreamEventsV2Options,
   streamEventsV2,
+  wantsTrace,
 } from "./tracing/index.js";
 import {
   type CachePolicy,
@@ -275,7 +284,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     if (nested)
       return (await this.runAsSubgraph(input, nested)) as State & { __interrupt__?: Interrupt[] };
     const into = await this.travelInto(config);
-    const trace = hasCallbacks(config.callbacks)
+    const trace = wantsTrace(config.callbacks)
       ? await RunTrace.start(config, this.name, input)
       : undefined;
     const loop = this.createLoop(
@@ -309,7 +318,15 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     input: Update | State | null | undefined | Command,
     config: RunConfig = {},
   ): Promise<AsyncIterableIterator<unknown>> {
-    if (this.usesMessages || config.streamMode?.includes("messages")) await preloadLangChain();
+    // streamEvents v3: messages and tools events under the namespace of the task that made them.
+    const protocol = (config as Record<symbol, unknown>)[PROTOCOL_STREAM] === true;
+    if (protocol) {
+      config = { ...config };
+      delete (config as Record<symbol, unknown>)[PROTOCOL_STREAM];
+    }
+    // Token streaming builds LangChain message chunks; v3's events and the tools mode need nothing.
+    if (this.usesMessages || (!protocol && config.streamMode?.includes("messages")))
+      await preloadLangChain();
     const defaults = this.options.defaults;
     config = runConfig(defaults ? mergeConfig(defaults, config) : config);
     // Inside a node (its config carries the task id) a stream defaults to `values`, as in
@@ -330,7 +347,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       );
     }
     // Traced for the caller's callbacks, not for the handler the messages mode adds below.
-    const traced = hasCallbacks(config.callbacks);
+    const traced = wantsTrace(config.callbacks);
     // A reader that stops early (break out of for-await) cancels the run between steps.
     const stopped = new AbortController();
     const queue = new StreamQueue<unknown>(() => stopped.abort());
@@ -358,11 +375,35 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       delete hooks.custom;
     }
     if (list.includes("messages")) {
-      hooks.messages = new MessagesStream((chunk) => emitAt(root, "messages", chunk), config.tags);
-      config.callbacks = withHandler(config.callbacks, hooks.messages.handler());
+      const emit = protocol
+        ? (chunk: MessageStreamChunk) => emitAt(taskNamespace(chunk[1]), "messages", chunk)
+        : (chunk: MessageStreamChunk) => emitAt(root, "messages", chunk);
+      const messages = new MessagesStream(emit, config.tags, protocol);
+      // A graph streamed inside a node of a graph streaming messages inherits that stream's
+      // handler. Its models report to one of the two, as in LangGraph.js: the outer one when the
+      // run is traced (LangChain keeps the first handler of a kind), else the inner one.
+      const inherited = !protocol && hasMessagesHandler(config.callbacks);
+      if (!inherited) config.callbacks = withHandler(config.callbacks, messages.handler());
+      else if (!traced)
+        config.callbacks = withHandler(
+          withoutMessagesHandler(config.callbacks),
+          messages.handler(),
+        );
+      // v3 reads nodes' returned messages only in a graph whose state holds messages: other
+      // graphs' steps are not scanned for them (models' messages still stream, by callback).
+      if (!protocol || this.usesMessages) hooks.messages = messages;
+    }
+    if (list.includes("tools")) {
+      // Tools report through the run's callbacks, which subgraphs inherit: one handler for all.
+      const tools = new ToolsStream(
+        (namespace, event) => emitAt(namespace, "tools", event),
+        subgraphs ? undefined : root,
+        protocol,
+      );
+      config.callbacks = withHandler(config.callbacks, tools.handler());
     }
     const sink: SubgraphSink | undefined = subgraphs
-      ? { modes: list.filter((mode) => mode !== "messages"), emit: emitAt }
+      ? { modes: list.filter((mode) => mode !== "messages" && mode !== "tools"), emit: emitAt }
       : undefined;
     const runConfig_ = config;
     (async () => {
@@ -673,7 +714,7 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       hooks = streamHooks(sink.modes, (mode, chunk) => sink.emit(namespace, mode, chunk));
     }
     if (link?.messages) hooks.messages = link.messages;
-    const trace = hasCallbacks(config.callbacks)
+    const trace = wantsTrace(config.callbacks)
       ? await RunTrace.start(config, this.name, start)
       : undefined;
     const loop = this.createLoop(config, hooks, saver, sink, startAt, trace);

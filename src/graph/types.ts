@@ -17,7 +17,8 @@ export type StreamMode =
   | "messages"
   | "custom"
   | "tasks"
-  | "checkpoints";
+  | "checkpoints"
+  | "tools";
 
 /** The stream modes Keel implements; `stream` refuses any other (LangGraph.js yields nothing). */
 export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
@@ -28,6 +29,7 @@ export const STREAM_MODES: ReadonlySet<string> = new Set<StreamMode>([
   "custom",
   "tasks",
   "checkpoints",
+  "tools",
 ]);
 
 /**

@@ -26,6 +26,22 @@ describe("tracing is paid for only by runs with callbacks", () => {
     expect(core.isOptionalPeerLoaded(MANAGER)).toBe(false);
   });
 
+  it("streamEvents v3 and the tools mode (their LangChain handlers) load nothing of @langchain/core", async () => {
+    vi.resetModules();
+    const core = await import("../../src/core/index.js");
+    const keel = await import("../../src/index.js");
+    const fresh = new keel.StateGraph(keel.Annotation.Root({ n: keel.Annotation<number>() }))
+      .addNode("inc", (s) => ({ n: s.n + 1 }))
+      .addEdge(keel.START, "inc")
+      .compile();
+    const run = await fresh.streamEvents({ n: 0 }, { version: "v3" });
+    for await (const _ of run);
+    expect(await run.output).toEqual({ n: 1 });
+    for await (const _ of await fresh.stream({ n: 0 }, { streamMode: ["updates", "tools"] }));
+    for (const module of ["@langchain/core/messages", "@langchain/core/callbacks/base", MANAGER])
+      expect(core.isOptionalPeerLoaded(module)).toBe(false);
+  });
+
   it("a run with callbacks loads it and reports the graph and its node", async () => {
     const names: string[] = [];
     const handler = { handleChainStart: (...args: unknown[]) => names.push(args[7] as string) };

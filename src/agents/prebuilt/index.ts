@@ -1,4 +1,9 @@
 export {
+  type AgentExecutorState,
+  type CreateAgentExecutorParams,
+  createAgentExecutor,
+} from "./agent-executor.js";
+export {
   type AgentHook,
   type AgentPrompt,
   type AgentState,

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type BaseCheckpointSaver,
   type Checkpoint,
@@ -15,6 +16,7 @@ import { isCommand } from "../command.js";
 import { INTERRUPT, TASKS_CHANNEL } from "../constants.js";
 import { GraphRecursionError, InvalidUpdateError } from "../errors.js";
 import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
+import { RunTrace, wantsTrace } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig } from "../types.js";
 import { PREGEL_SEND } from "./channel-write.js";
 import { PregelNode, type PregelStep } from "./node.js";
@@ -311,10 +313,40 @@ export class Pregel {
     return { configurable: { thread_id: String(threadId), checkpoint_ns: "" } };
   }
 
+  /**
+   * The run, traced as LangGraph.js traces it when it has callbacks (or LangSmith tracing is on):
+   * a chain run for the graph, one under it per task (see {@link execute}).
+   */
   private async *run(
     input: unknown,
     config: PregelRunConfig,
     modes: Set<Mode>,
+  ): AsyncGenerator<[string, unknown]> {
+    const trace = wantsTrace(config.callbacks)
+      ? await RunTrace.start(config, this.name ?? "LangGraph", input)
+      : undefined;
+    if (!trace) {
+      yield* this.steps(input, config, modes, undefined);
+      return;
+    }
+    let output: unknown;
+    try {
+      for await (const item of this.steps(input, trace.config, modes, trace)) {
+        if (item[0] === OUTPUT) output = item[1];
+        yield item;
+      }
+    } catch (error) {
+      await trace.fail(error);
+      throw error;
+    }
+    await trace.end(output);
+  }
+
+  private async *steps(
+    input: unknown,
+    config: PregelRunConfig,
+    modes: Set<Mode>,
+    trace: RunTrace | undefined,
   ): AsyncGenerator<[string, unknown]> {
     const outputKeys = config.outputKeys ?? this.outputChannels;
     const limit = config.recursionLimit ?? 25;
@@ -381,7 +413,7 @@ export class Pregel {
       const updates: Array<[string, unknown]> = [];
       await Promise.all(
         tasks.map(async (task) => {
-          await this.execute(task, config);
+          await this.execute(task, config, run.step, trace);
           finished.push(task);
           if (modes.has("updates")) {
             const chunk = this.updateChunk(task, outputKeys);
@@ -535,7 +567,17 @@ export class Pregel {
     return tasks;
   }
 
-  private async execute(task: Task, config: PregelRunConfig): Promise<void> {
+  /**
+   * Runs a task's node (its steps in order), with retries. Traced: each attempt is a chain run
+   * named after the node, under the graph's (tags `graph:step:<n>`, LangGraph.js's `langgraph_*`
+   * metadata), and the node's steps run with its callbacks, in LangChain's context.
+   */
+  private async execute(
+    task: Task,
+    config: PregelRunConfig,
+    step: number,
+    trace: RunTrace | undefined,
+  ): Promise<void> {
     const send = (writes: Write[]) => {
       for (const [channel, value] of writes) {
         if (!Object.hasOwn(this.channels, channel)) {
@@ -556,10 +598,15 @@ export class Pregel {
       metadata: { ...(config as { metadata?: Values }).metadata, langgraph_node: task.name },
     };
     const policy = this.retryPolicy;
+    const runSteps = async (stepConfig: Values): Promise<unknown> => {
+      let value = task.input;
+      for (const nodeStep of task.node.steps) value = await runStep(nodeStep, value, stepConfig);
+      return value;
+    };
     for (let attempt = 1; ; attempt += 1) {
       try {
-        let value = task.input;
-        for (const step of task.node.steps) value = await runStep(step, value, stepConfig);
+        if (trace) await this.traced(task, stepConfig, step, trace, runSteps);
+        else await runSteps(stepConfig);
         return;
       } catch (error) {
         if (
@@ -573,6 +620,36 @@ export class Pregel {
         await sleep(retryDelay(policy, attempt), config.signal);
       }
     }
+  }
+
+  private async traced(
+    task: Task,
+    stepConfig: Values,
+    step: number,
+    trace: RunTrace,
+    runSteps: (config: Values) => Promise<unknown>,
+  ): Promise<void> {
+    const metadata: Values = {
+      ...(stepConfig.metadata as Values),
+      langgraph_step: step,
+      langgraph_triggers: task.node.triggers,
+      langgraph_path: ["__pregel_pull", task.name],
+      langgraph_checkpoint_ns: `${task.name}:${randomUUID()}`,
+    };
+    const run = await trace.startChain(
+      { callbacks: trace.taskCallbacks(step), metadata },
+      task.name,
+      task.input,
+    );
+    const config = { ...stepConfig, callbacks: run.callbacks, metadata };
+    let output: unknown;
+    try {
+      output = await trace.scope(config, () => runSteps(config));
+    } catch (error) {
+      await run.fail(error);
+      throw error;
+    }
+    await run.end(output);
   }
 
   /** Applies a step's writes channel by channel; bumps versions of channels that changed. */

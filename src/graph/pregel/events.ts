@@ -58,6 +58,7 @@ export function streamNodeMessages(
   stream: MessagesStream,
   step: number,
   tasks: Task[],
+  ns: string,
 ): void {
   const inOrder = tasks.length > 1 ? [...tasks].sort((a, b) => a.doneSeq - b.doneSeq) : tasks;
   for (const task of inOrder) {
@@ -66,7 +67,7 @@ export function streamNodeMessages(
         ? ["__pregel_push"]
         : task.node.triggers.map((c) => spec.channelNames[c]!);
     stream.nodeEnd(
-      { node: task.node.name, step, taskId: task.taskId, triggers, path: task.path },
+      { node: task.node.name, step, taskId: task.taskId, triggers, path: task.path, ns },
       task.update,
     );
   }

@@ -3,7 +3,7 @@ import { Command } from "../command.js";
 import { isGraphInterrupt, NodeInterrupt } from "../errors.js";
 import { withAsyncScope, withSyncScope } from "../interrupt.js";
 import type { RunControl } from "../run-control.js";
-import type { RunTrace } from "../tracing/index.js";
+import { type RunTrace, runInLangChainContext } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig, ServerInfo } from "../types.js";
 import { isIdleSignal } from "./idle-signal.js";
 import { isThenable, type OutputContext, ParentCommand, recordResult } from "./node-output.js";
@@ -29,6 +29,11 @@ export interface ExecuteContext extends OutputContext {
   readonly sink?: SubgraphSink | undefined;
   /** A task failed for good (no retry, no handler): the step's other tasks are cancelled. */
   taskFailed(task: Task): void;
+  /**
+   * True when the run's callbacks are only Keel's stream handlers (`messages`, `tools`, v3):
+   * nodes run in LangChain's context, so models called without a config still report.
+   */
+  readonly streamHandlers: boolean;
   /** The run's checkpointer and namespace, for graphs the node invokes (nested invoke). */
   readonly persistence: {
     readonly saver: unknown;
@@ -147,6 +152,10 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
   const trace = ctx.trace;
   if (trace)
     return withAsyncScope(task, () => trace.scope(config, () => action(task.input, config)));
+  if (ctx.streamHandlers)
+    return withAsyncScope(task, () =>
+      runInLangChainContext(config, () => action(task.input, config)),
+    );
   return node.isAsync || ctx.checkpointing
     ? withAsyncScope(task, () => action(task.input, config))
     : withSyncScope(task, () => action(task.input, config));
@@ -191,7 +200,11 @@ function nodeConfig(ctx: ExecuteContext, task: Task): RunConfig {
   // nested graphs), on the same saver when the run has one.
   const ns = ctx.persistence.ns;
   const taskNs = metadata.langgraph_checkpoint_ns as string;
-  configurable.checkpoint_ns = ns && !ctx.trace ? `${ns}|${taskNs}` : taskNs;
+  if (ns && !ctx.trace) {
+    configurable.checkpoint_ns = `${ns}|${taskNs}`;
+    // A subgraph's node: what its tools and models report says which graph it ran in.
+    metadata.checkpoint_ns = configurable.checkpoint_ns;
+  } else configurable.checkpoint_ns = taskNs;
   if (ctx.checkpointing) configurable[CONFIG_KEY_CHECKPOINTER] = ctx.persistence.saver;
   if (ctx.sink) task.sink = ctx.sink;
   const nodeConfig: RunConfig = Object.assign({}, config);

@@ -165,6 +165,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
+  readonly streamHandlers: boolean;
   readonly sink: SubgraphSink | undefined;
   /** Set for a subgraph's run: a static pause is announced by the outermost graph only. */
   nested = false;
@@ -175,6 +176,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
     // Traced: the run's config with LangGraph.js's trace metadata (ls_integration, ids).
     this.config = options.trace?.config ?? options.config;
     this.trace = options.trace;
+    const callbacks = options.config.callbacks;
+    this.streamHandlers = !options.trace && Array.isArray(callbacks) && callbacks.length > 0;
     this.sink = options.sink;
     this.control = options.config.control ?? new RunControl();
     this.writer = options.hooks.custom ?? options.config.writer ?? ignoreChunk;
@@ -521,7 +524,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       applyTasks(this, tasks);
       this.step = next;
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
-      if (hooks.messages) streamNodeMessages(this.spec, hooks.messages, next, tasks);
+      if (hooks.messages)
+        streamNodeMessages(this.spec, hooks.messages, next, tasks, this.persistence.ns);
       if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
         hooks.values(this.stateView());
       if (this.checkpointing) {

@@ -11,8 +11,23 @@ export interface ProtocolEvent {
   seq: number;
   /** `values`, `updates`, `custom`, `tasks`, `checkpoints`, `lifecycle`, or `custom:<channel>`. */
   method: string;
-  params: { namespace: string[]; timestamp: number; data: unknown };
+  /** `node`: on `messages` events, the node whose model (or output) it is. */
+  params: { namespace: string[]; timestamp: number; node?: string; data: unknown };
 }
+
+/**
+ * Set (true) in the config `GraphRunStream` streams a graph with: its `messages` and `tools`
+ * modes then report in the protocol's shape, each event under the full namespace of the task
+ * that made it (as LangGraph.js's v3 stream).
+ */
+export const PROTOCOL_STREAM = Symbol.for("keel.protocolStream");
+
+/** A `tools` event of a v3 run (LangGraph.js's `ToolsEventData`). */
+export type ToolsEventData =
+  | { event: "tool-started"; tool_call_id: string; tool_name: string; input: unknown }
+  | { event: "tool-output-delta"; tool_call_id: string; delta: string }
+  | { event: "tool-finished"; tool_call_id: string; output: unknown }
+  | { event: "tool-error"; tool_call_id: string; message: string };
 
 /**
  * A user-supplied observer of a run's events: `init` returns what is merged into
@@ -44,8 +59,20 @@ export interface StreamableGraph {
   stream(input: unknown, config: RunConfig): Promise<AsyncIterableIterator<unknown>>;
 }
 
-/** The modes a v3 run streams (LangGraph.js leaves `debug` out: `checkpoints` + `tasks` carry it). */
-const V3_MODES: StreamMode[] = ["values", "updates", "custom", "tasks", "checkpoints"];
+/**
+ * The modes a v3 run streams (LangGraph.js leaves `debug` out: `checkpoints` + `tasks` carry it).
+ * `messages` and `tools` come from LangChain callbacks, which cost a run nothing until a LangChain
+ * model or tool runs in it.
+ */
+const V3_MODES: StreamMode[] = [
+  "values",
+  "updates",
+  "custom",
+  "tasks",
+  "checkpoints",
+  "messages",
+  "tools",
+];
 
 /** Events of one namespace and below: a subgraph's own view of the run. */
 export class SubgraphRunStream implements AsyncIterable<ProtocolEvent> {
@@ -111,12 +138,14 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
     const signal = config.signal
       ? AbortSignal.any([config.signal, this.controller.signal])
       : this.controller.signal;
-    this.output = this.pump(graph, input, {
+    const runConfig: RunConfig = {
       ...config,
       signal,
       streamMode: V3_MODES,
       subgraphs: true,
-    });
+    };
+    (runConfig as Record<symbol, unknown>)[PROTOCOL_STREAM] = true;
+    this.output = this.pump(graph, input, runConfig);
     this.output.catch(() => {});
     const output = this.output;
     const log = this.valueLog;
@@ -204,6 +233,21 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
         }
         this.append(namespace, "updates", { node, values });
       }
+    } else if (mode === "messages") {
+      const [event, metadata] = data as [Record<string, unknown>, Record<string, unknown>];
+      const node = metadata?.langgraph_node;
+      // A model's events carry its run's id (a client joins them to the model call).
+      const runId = metadata?.run_id;
+      const payload = typeof runId === "string" ? { ...event, run_id: runId } : event;
+      this.append(
+        namespace,
+        "messages",
+        payload,
+        true,
+        typeof node === "string" ? node : undefined,
+      );
+    } else if (mode === "tools") {
+      this.append(namespace, "tools", toolsEvent(data as Record<string, unknown>));
     } else if (mode === "custom") {
       this.append(namespace, "custom", { payload: data });
     } else if (mode === "tasks") {
@@ -278,16 +322,47 @@ export class GraphRunStream implements AsyncIterable<ProtocolEvent> {
       if (this.started.has(ns)) this.complete(ns.split("|"));
   }
 
-  private append(namespace: string[], method: string, data: unknown, transform = true): void {
-    const event: ProtocolEvent = {
-      type: "event",
-      seq: this.seq++,
-      method,
-      params: { namespace, timestamp: Date.now(), data },
-    };
+  private append(
+    namespace: string[],
+    method: string,
+    data: unknown,
+    transform = true,
+    node?: string,
+  ): void {
+    const params: ProtocolEvent["params"] = { namespace, timestamp: Date.now(), data };
+    if (node !== undefined) params.node = node;
+    const event: ProtocolEvent = { type: "event", seq: this.seq++, method, params };
     if (transform) for (const t of this.transformers) if (!t.process(event)) return;
     this.events.push(event);
     if (namespace.length > 0) this.started.get(namespace[0]!)?.events.push(event);
+  }
+}
+
+/** A `tools` stream chunk (`on_tool_start`, …) as the protocol's tool event. */
+function toolsEvent(chunk: Record<string, unknown>): ToolsEventData {
+  const tool_call_id = String(chunk.toolCallId ?? "");
+  switch (chunk.event) {
+    case "on_tool_start":
+      return {
+        event: "tool-started",
+        tool_call_id,
+        tool_name: String(chunk.name ?? "unknown"),
+        input: chunk.input,
+      };
+    case "on_tool_event":
+      return {
+        event: "tool-output-delta",
+        tool_call_id,
+        delta: typeof chunk.data === "string" ? chunk.data : JSON.stringify(chunk.data ?? ""),
+      };
+    case "on_tool_end":
+      return { event: "tool-finished", tool_call_id, output: chunk.output };
+    default: {
+      const error = chunk.error as { message?: unknown } | undefined;
+      const message =
+        typeof error?.message === "string" ? error.message : String(chunk.error ?? "unknown error");
+      return { event: "tool-error", tool_call_id, message };
+    }
   }
 }
 

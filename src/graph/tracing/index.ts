@@ -1,5 +1,13 @@
+export { runInLangChainContext } from "./langchain-context.js";
 export { mergeCallbacks } from "./merge-callbacks.js";
-export { type ChainRun, hasCallbacks, KEEL_HANDLER, RunTrace } from "./run-trace.js";
+export {
+  type ChainRun,
+  hasCallbacks,
+  KEEL_HANDLER,
+  RunTrace,
+  tracingFromEnv,
+  wantsTrace,
+} from "./run-trace.js";
 export {
   type EventSource,
   type StreamEventsV2Filter,

@@ -43,6 +43,31 @@ export function hasCallbacks(callbacks: Callbacks | undefined): boolean {
   return callbacks.handlers.some(isCallerHandler);
 }
 
+/** The switches with which LangChain traces every run to LangSmith (or logs it), callbacks or not. */
+const TRACING_ENV = [
+  "LANGSMITH_TRACING_V2",
+  "LANGCHAIN_TRACING_V2",
+  "LANGSMITH_TRACING",
+  "LANGCHAIN_TRACING",
+  "LANGCHAIN_VERBOSE",
+];
+
+/**
+ * True when the environment turns LangChain's tracing on (`LANGSMITH_TRACING=true`, …): LangChain
+ * then adds its LangSmith tracer to every run it starts, so a graph run is traced without
+ * callbacks, as in LangGraph.js. Read at each run, as LangChain does (under a microsecond).
+ */
+export function tracingFromEnv(): boolean {
+  const env = process.env;
+  for (const key of TRACING_ENV) if (env[key] === "true") return true;
+  return false;
+}
+
+/** True when a run with these callbacks is traced: the caller's callbacks, or the environment's. */
+export function wantsTrace(callbacks: Callbacks | undefined): boolean {
+  return hasCallbacks(callbacks) || tracingFromEnv();
+}
+
 /** LangChain's `_coerceToDict`: a plain object as is, anything else as `{ [key]: value }`. */
 function toDict(value: unknown, key: string): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
@@ -93,13 +118,13 @@ export class RunTrace {
     readonly config: RunConfig,
   ) {}
 
-  /** Starts the graph's run when `config` has callbacks; undefined otherwise. */
+  /** Starts the graph's run when `config` has callbacks (or tracing is on); undefined otherwise. */
   static async start(
     config: RunConfig,
     name: string,
     input: unknown,
   ): Promise<RunTrace | undefined> {
-    if (!hasCallbacks(config.callbacks)) return undefined;
+    if (!wantsTrace(config.callbacks)) return undefined;
     const lc = await loadLangChain();
     const { runId, runName, ...rest } = config;
     const metadata = withConfigurableIds(config, {

@@ -234,4 +234,52 @@ export const issue13PregelPrograms = {
     const state = await app.getState(thread);
     return { first, second, failed, attempts, total: state.values.total };
   },
+
+  /**
+   * `callbacks` on a `Pregel` graph: a chain run for the graph and one per task under it, named
+   * after the node, tagged with its step, with the node's metadata; the node's own runs below.
+   */
+  async tracedWithCallbacks(api: GraphApi) {
+    const { Pregel, Channel, LastValue } = lib(api);
+    const runs: Loose[] = [];
+    const names = new Map<string, string>();
+    const handler = {
+      handleChainStart(
+        _chain: unknown,
+        _inputs: unknown,
+        runId: string,
+        parentRunId?: string,
+        tags?: string[],
+        metadata?: Loose,
+        _runType?: string,
+        name?: string,
+      ) {
+        names.set(runId, name ?? "?");
+        runs.push({
+          name,
+          parent: parentRunId ? names.get(parentRunId) : undefined,
+          tags: (tags ?? []).filter((tag) => tag.startsWith("graph:")),
+          node: metadata?.langgraph_node,
+          step: metadata?.langgraph_step,
+        });
+      },
+    };
+    const app = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo("input")
+          .pipe((x: number) => x + 1)
+          .pipe(Channel.writeTo(["inbox"])),
+        two: Channel.subscribeTo("inbox")
+          .pipe((x: number) => x * 10)
+          .pipe(Channel.writeTo(["output"])),
+      },
+      channels: { input: new LastValue(), inbox: new LastValue(), output: new LastValue() },
+      inputChannels: "input",
+      outputChannels: "output",
+    });
+    const output = await app.invoke(1, { callbacks: [handler] });
+    // The graph's run and its tasks' (what LangChain reports inside a node is its own business).
+    const top = runs.filter((run) => run.parent === undefined || run.parent === "LangGraph");
+    return { output, top };
+  },
 };

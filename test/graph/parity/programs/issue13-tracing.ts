@@ -2,6 +2,7 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { RunnableLambda } from "@langchain/core/runnables";
 import type { GraphApi } from "../api.js";
+import { issue13ToolsPrograms } from "./issue13-tools.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: both libraries' graphs, called the same way.
 type Loose = Record<string, any>;
@@ -91,6 +92,45 @@ function routedGraph(api: GraphApi) {
     .addConditionalEdges("first", (s: Loose) => (s.items.length > 1 ? api.END : "second"))
     .addEdge("second", api.END)
     .compile() as unknown as Loose;
+}
+
+/**
+ * Runs `fn` with LangSmith tracing switched on by the environment only (`LANGSMITH_TRACING`), the
+ * LangSmith client's HTTP calls answered here (its fetch hook: nothing reaches the network), and
+ * returns the names of the runs it posted, sorted (batching decides their order).
+ */
+async function postedRunNames(fn: () => Promise<unknown>): Promise<string[]> {
+  const fetchKey = Symbol.for("ls:fetch_implementation");
+  const global = globalThis as Record<symbol, unknown>;
+  const bodies: string[] = [];
+  global[fetchKey] = async (_url: string, init?: { body?: unknown }) => {
+    const body = init?.body;
+    if (typeof body === "string") bodies.push(body);
+    else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body))
+      bodies.push(new TextDecoder().decode(body as ArrayBuffer));
+    else if (body && typeof (body as Blob).text === "function")
+      bodies.push(await (body as Blob).text());
+    return new Response("{}", { status: 200 });
+  };
+  process.env.LANGSMITH_TRACING = "true";
+  try {
+    await fn();
+  } finally {
+    delete process.env.LANGSMITH_TRACING;
+  }
+  // The client posts in batches, on a timer: wait for the graph's run to go out.
+  for (let i = 0; i < 100 && !bodies.some((b) => b.includes('"name":"LangGraph"')); i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  delete global[fetchKey];
+  // Each run is posted once, as its whole record (`post`), or its start and its end.
+  const names = new Set<string>();
+  for (const body of bodies)
+    for (const match of body.matchAll(
+      /name="(?:post|patch)\.([0-9a-f-]+)"[^{]*\{[^\r\n]*?"name":"([^"]+)"/g,
+    ))
+      names.add(`${match[1]} ${match[2]}`);
+  return [...names].map((entry) => entry.split(" ")[1]!).sort();
 }
 
 export const issue13TracingPrograms = {
@@ -245,5 +285,26 @@ export const issue13TracingPrograms = {
     ) as AsyncIterable<Loose>;
     for await (const event of stream) names.push(`${event.event} ${event.name}`);
     return names;
+  },
+
+  /**
+   * `LANGSMITH_TRACING=true` and no callbacks: the graph, its tasks and its conditional edge are
+   * traced to LangSmith all the same (LangChain adds its tracer to every run it starts).
+   */
+  async tracedByEnvironment(api: GraphApi) {
+    return postedRunNames(() => routedGraph(api).invoke({ items: [] }));
+  },
+
+  /**
+   * The same nested messages streams under `LANGSMITH_TRACING`: the model reports to the outer
+   * stream only; the inner one gets its node's returned message once. (Where the outer stream
+   * shows a nested graph's tokens differs on purpose: see docs/agents.md, "Streaming tokens".)
+   */
+  async nestedMessagesStreamsTraced(api: GraphApi) {
+    let inner: unknown;
+    const names = await postedRunNames(async () => {
+      inner = (await issue13ToolsPrograms.nestedMessagesStreamedOnce(api)).inner;
+    });
+    return { inner, traced: names.includes("LangGraph") };
   },
 };

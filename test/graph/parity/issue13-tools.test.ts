@@ -1,0 +1,7 @@
+import { describeParity } from "./describe-parity.js";
+import { issue13ToolsPrograms } from "./programs/issue13-tools.js";
+
+describeParity(
+  "issue 13 tools stream mode and streamEvents v3 tools/messages",
+  issue13ToolsPrograms,
+);
