@@ -484,7 +484,7 @@ export class Pregel {
     // Only the node's writers run, on the values given (as LangGraph.js's update task).
     const writers = new PregelNode(node.channels, node.triggers, node.writers, node.tags);
     const task: Task = { name, node: writers, input: values, writes: [] };
-    await this.execute(task, config);
+    await this.execute(task, config, run.step, undefined);
     run.step += 1;
     this.apply(run, task.writes, [], false);
     const id = await this.saveRun(config, run, parent, "update", {
