@@ -69,6 +69,7 @@ export function compileRule(
         ces,
         (t) => hooks.activate(entry, info, t),
         (t) => hooks.deactivate(entry, t),
+        ast.logical ?? 0,
       );
       display.push(...b.display);
       built.push(b);

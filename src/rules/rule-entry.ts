@@ -1,7 +1,7 @@
 /** A defined rule as the engine keeps it, and where each of its activations is recorded. */
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { Compiled } from "./evaluate.js";
-import type { Token } from "./rete/memory.js";
+import { matchesOf, type Token } from "./rete/memory.js";
 import type { BuiltRule } from "./rete/network.js";
 
 /** A defined rule: its compiled disjuncts, right-hand side and live activations. */
@@ -40,11 +40,11 @@ export function delActOf(entry: RuleEntry | undefined, t: Token): void {
 /** RHS closures per compiled disjunct (kept outside the entry so `or` rules share a name). */
 export const rhsByBuilt = new WeakMap<BuiltRule, Compiled[]>();
 
-export function activationKey(rule: string, disjunct: number, t: Token): string {
+export function activationKey(info: RuleInfo, t: Token): string {
   return snapshotEntryKey(
-    rule,
-    disjunct,
-    t.matches.map((m) => (m ? m.fact.factId : null)),
+    info.name,
+    info.disjunct,
+    matchesOf(t, info.display.length).map((m) => (m ? m.fact.factId : null)),
   );
 }
 

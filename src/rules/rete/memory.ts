@@ -4,6 +4,11 @@ import { type ChainEntry, HashChains } from "./chains.js";
 /** Anything that produces tokens and can feed children. */
 export interface TokenSource {
   readonly children: LeftInput[];
+  /**
+   * How many conditional elements the tokens it hands on cover (its position in the rule). A
+   * token it makes has this depth; one a not node passes on keeps its own, smaller one.
+   */
+  readonly depth: number;
 }
 
 /** A node that receives tokens from its parent. */
@@ -25,11 +30,13 @@ export interface TokenDependents {
 
 /**
  * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
- * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
+ * forall). Tokens form a tree; removing one removes its descendants. A `(not pattern)` node
+ * passes its input token on instead of making a child (it adds only a null), so a token's
+ * ancestors may skip depths: read element `slot` with {@link matchAt}. The tree, the tokens of an
  * alpha match and the first left memory a token enters are intrusive linked lists, so adding and
  * removing a token allocates nothing beyond the token.
  */
-export class Token implements MemEntry {
+export class Token implements Held {
   dead = false;
   /** Creation order, to list a node's tokens oldest first when a new rule is primed. */
   readonly seq = ++tokenSeq;
@@ -48,36 +55,43 @@ export class Token implements MemEntry {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
   aux: unknown = null;
+  /** The token's entries in left memories that do not use its own slots (see LeftEntry). */
+  ext: LeftEntry | null = null;
   /** Facts this partial match logically supports (the logical CE); told when it goes. */
   dependents: TokenDependents | null = null;
   constructor(
     readonly parent: Token | null,
     readonly am: AlphaMatch | null,
     readonly source: TokenSource,
-    /** How many conditional elements the token covers (its matches' length). */
+    /** How many conditional elements the token covers (its own match is element depth - 1). */
     readonly depth: number,
   ) {}
 
   get token(): Token {
     return this;
   }
-
-  /** The match of each conditional element so far (null for not, exists, test); built on demand. */
-  get matches(): (AlphaMatch | null)[] {
-    const out = new Array<AlphaMatch | null>(this.depth);
-    for (let t: Token | null = this; t && t.depth > 0; t = t.parent) out[t.depth - 1] = t.am;
-    return out;
-  }
 }
 
 /**
- * The match of conditional element `slot` in token `t`: the `am` of its ancestor that covers
- * `slot + 1` elements. Tokens do not copy their parent's matches (a walk of a few links is
- * cheaper than an array per token).
+ * The match of each of the first `length` conditional elements of token `t` (null for not,
+ * exists, test; `length` may exceed `t.depth` when not nodes passed `t` on). Built on demand.
+ */
+export function matchesOf(t: Token, length: number): (AlphaMatch | null)[] {
+  const out = new Array<AlphaMatch | null>(length).fill(null);
+  for (let x: Token | null = t; x && x.depth > 0; x = x.parent) {
+    if (x.depth <= length) out[x.depth - 1] = x.am;
+  }
+  return out;
+}
+
+/**
+ * The match of conditional element `slot` (a pattern) in token `t`: the `am` of its ancestor
+ * that covers `slot + 1` elements. Tokens do not copy their parent's matches (a walk of a few
+ * links is cheaper than an array per token).
  */
 export function matchAt(t: Token, slot: number): AlphaMatch | null {
   let x = t;
-  for (let k = t.depth - 1 - slot; k > 0; k--) x = x.parent as Token;
+  while (x.depth > slot + 1) x = x.parent as Token;
   return x.am;
 }
 
@@ -98,14 +112,30 @@ export interface Primed {
   readonly upto: number;
 }
 
-/** A token's place in the left memory of a second (third, …) node fed by its parent node. */
-class LeftEntry implements MemEntry {
+/** Where a left memory keeps a token, with a slot for the memory's node (a not node's block). */
+export interface Held extends MemEntry {
+  aux: unknown;
+}
+
+/**
+ * A token's place in a left memory that does not use the token's own slots: a second (third, …)
+ * node fed by the token's node, or a not node's memory (a token passed on through not nodes
+ * keeps its own slots for the node it reaches last). Listed on the token, so finding it is a walk
+ * of the token's few entries, not a map lookup.
+ */
+class LeftEntry implements Held {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
+  aux: unknown = null;
+  extNext: LeftEntry | null;
   constructor(
     readonly token: Token,
     public hash: number,
-  ) {}
+    readonly memory: LeftMemory,
+  ) {
+    this.extNext = token.ext;
+    token.ext = this;
+  }
 }
 
 /**
@@ -114,19 +144,30 @@ class LeftEntry implements MemEntry {
  */
 export class LeftMemory {
   readonly chains = new HashChains<MemEntry>();
-  /** Entries of tokens whose own links another memory already uses. */
-  private readonly others = new Map<Token, LeftEntry>();
+  constructor(
+    /** False: never claim a token's own slots (a not node that passes its tokens on). */
+    private readonly claims = true,
+  ) {}
 
-  add(t: Token, hash: number): void {
-    if (t.memOwner === null) {
+  /** Adds `t`; returns where it is held. */
+  add(t: Token, hash: number): Held {
+    // A token a not node passed on can come back after it was taken back: its slots are still ours.
+    if (this.claims && (t.memOwner === null || t.memOwner === this)) {
       t.memOwner = this;
       t.hash = hash;
       this.chains.prepend(t);
-      return;
+      return t;
     }
-    const e = new LeftEntry(t, hash);
-    this.others.set(t, e);
+    const e = new LeftEntry(t, hash, this);
     this.chains.prepend(e);
+    return e;
+  }
+
+  /** Where `t` is held, or null when it is not here. */
+  holder(t: Token): Held | null {
+    if (t.memOwner === this) return t;
+    for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === this) return e;
+    return null;
   }
 
   remove(t: Token): void {
@@ -134,21 +175,25 @@ export class LeftMemory {
       this.chains.remove(t);
       return;
     }
-    const e = this.others.get(t);
-    if (!e) return;
-    this.others.delete(t);
-    this.chains.remove(e);
+    let before: LeftEntry | null = null;
+    for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+      if (e.memory !== this) continue;
+      if (before) before.extNext = e.extNext;
+      else t.ext = e.extNext;
+      this.chains.remove(e);
+      return;
+    }
   }
 
   /** The hash `t` was stored under. */
   hashOf(t: Token): number {
-    return t.memOwner === this ? t.hash : (this.others.get(t)?.hash ?? 0);
+    return this.holder(t)?.hash ?? 0;
   }
 }
 
 /** Creates a child token of `parent` produced by `source` and hands it to the source's children. */
 export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null): Token {
-  const t = new Token(parent, am, source, parent.depth + 1);
+  const t = new Token(parent, am, source, source.depth);
   const first = parent.firstChild;
   t.nextSibling = first;
   if (first) first.prevSibling = t;
@@ -205,6 +250,30 @@ export function removeChildrenFrom(t: Token, source: TokenSource): void {
     if (c.source === source) removeToken(c);
     c = next;
   }
+}
+
+/**
+ * Removes the children of `t` made by the nodes a pass-through node `node` handed `t` to (its
+ * children, and theirs through further pass-through nodes).
+ */
+export function removeChildrenBelow(t: Token, node: TokenSource): void {
+  let c = t.firstChild;
+  while (c) {
+    const next = c.nextSibling;
+    if (below(c.source, node)) removeToken(c);
+    c = next;
+  }
+}
+
+/** True when `source` is a child of `node`, or below it through pass-through nodes only. */
+function below(source: TokenSource, node: TokenSource): boolean {
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) {
+    const k = kids[i] as LeftInput & Partial<TokenSource> & { passes?: boolean };
+    if (k === (source as unknown)) return true;
+    if (k.passes === true && below(source, k as unknown as TokenSource)) return true;
+  }
+  return false;
 }
 
 /** The live tokens `source` produced from alpha match `am`. */

@@ -49,7 +49,8 @@ function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
   if ("nand" in sibling) {
     return live([...(sibling as NandInput).nand.memory.all()].map((gm) => gm.token));
   }
-  const made = outputOf(parent, root);
+  const made =
+    parent instanceof NegativeNode && parent.passes ? parent.passed() : outputOf(parent, root);
   const primed = (sibling as { primed?: Primed | null }).primed;
   const taken = primed
     ? [...live(primed.tokens), ...made.filter((t) => t.seq > primed.upto)]
