@@ -23,9 +23,29 @@ export interface MemEntry extends ChainEntry<MemEntry> {
   readonly token: Token;
 }
 
-/** What a token that gives logical support tells when it is removed. */
-export interface TokenDependents {
+/** Something a consumer keeps on a token without using the token's own slots. */
+export interface TokenExt {
+  /** The left memory of a {@link LeftEntry}; null for {@link TokenDependents}. */
+  readonly memory: object | null;
+  extNext: TokenExt | null;
+}
+
+/** What a token that gives logical support tells when it is removed (kept in its `ext` list). */
+export interface TokenDependents extends TokenExt {
+  readonly memory: null;
   lost(t: Token): void;
+}
+
+/** The logical support record of `t`, or null. */
+export function dependentsOf(t: Token): TokenDependents | null {
+  for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === null) return e as TokenDependents;
+  return null;
+}
+
+/** Gives `t` its logical support record (it has none yet). */
+export function setDependents(t: Token, d: TokenDependents): void {
+  d.extNext = t.ext;
+  t.ext = d;
 }
 
 /**
@@ -37,9 +57,11 @@ export interface TokenDependents {
  * removing a token allocates nothing beyond the token.
  */
 export class Token implements Held {
-  dead = false;
-  /** Creation order, to list a node's tokens oldest first when a new rule is primed. */
-  readonly seq = ++tokenSeq;
+  /**
+   * Creation order, to list a node's tokens oldest first when a new rule is primed; negated when
+   * the token is removed (a field less on every token than a separate flag).
+   */
+  seq = ++tokenSeq;
   firstChild: Token | null = null;
   prevSibling: Token | null = null;
   nextSibling: Token | null = null;
@@ -55,10 +77,11 @@ export class Token implements Held {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
   aux: unknown = null;
-  /** The token's entries in left memories that do not use its own slots (see LeftEntry). */
-  ext: LeftEntry | null = null;
-  /** Facts this partial match logically supports (the logical CE); told when it goes. */
-  dependents: TokenDependents | null = null;
+  /**
+   * What other consumers keep on the token: its entries in left memories that do not use its
+   * own slots (see LeftEntry), and the facts it logically supports (TokenDependents).
+   */
+  ext: TokenExt | null = null;
   constructor(
     readonly parent: Token | null,
     readonly am: AlphaMatch | null,
@@ -69,6 +92,11 @@ export class Token implements Held {
 
   get token(): Token {
     return this;
+  }
+
+  /** Set once the token is removed. */
+  get dead(): boolean {
+    return this.seq < 0;
   }
 }
 
@@ -123,11 +151,11 @@ export interface Held extends MemEntry {
  * keeps its own slots for the node it reaches last). Listed on the token, so finding it is a walk
  * of the token's few entries, not a map lookup.
  */
-class LeftEntry implements Held {
+class LeftEntry implements Held, TokenExt {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
   aux: unknown = null;
-  extNext: LeftEntry | null;
+  extNext: TokenExt | null;
   constructor(
     readonly token: Token,
     public hash: number,
@@ -166,7 +194,7 @@ export class LeftMemory {
   /** Where `t` is held, or null when it is not here. */
   holder(t: Token): Held | null {
     if (t.memOwner === this) return t;
-    for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === this) return e;
+    for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === this) return e as LeftEntry;
     return null;
   }
 
@@ -175,12 +203,12 @@ export class LeftMemory {
       this.chains.remove(t);
       return;
     }
-    let before: LeftEntry | null = null;
+    let before: TokenExt | null = null;
     for (let e = t.ext; e !== null; before = e, e = e.extNext) {
       if (e.memory !== this) continue;
       if (before) before.extNext = e.extNext;
       else t.ext = e.extNext;
-      this.chains.remove(e);
+      this.chains.remove(e as LeftEntry);
       return;
     }
   }
@@ -212,11 +240,13 @@ export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null):
 /** Removes a token and everything derived from it. */
 export function removeToken(t: Token): void {
   if (t.dead) return;
-  t.dead = true;
-  const dependents = t.dependents;
-  if (dependents !== null) {
-    t.dependents = null;
-    dependents.lost(t);
+  t.seq = -t.seq;
+  if (t.ext !== null) {
+    const dependents = dependentsOf(t);
+    if (dependents !== null) {
+      unlinkExt(t, dependents);
+      dependents.lost(t);
+    }
   }
   const source = t.source;
   const kids = source.children;
@@ -239,6 +269,16 @@ export function removeToken(t: Token): void {
     if (t.amPrev) t.amPrev.amNext = t.amNext;
     else am.firstToken = t.amNext;
     if (t.amNext) t.amNext.amPrev = t.amPrev;
+  }
+}
+
+function unlinkExt(t: Token, x: TokenExt): void {
+  let before: TokenExt | null = null;
+  for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+    if (e !== x) continue;
+    if (before) before.extNext = e.extNext;
+    else t.ext = e.extNext;
+    return;
   }
 }
 
