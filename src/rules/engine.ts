@@ -622,7 +622,6 @@ export class RuleEngine {
   private discardRule(entry: RuleEntry): void {
     const name = entry.name;
     for (const a of this.agenda.list()) if (a.rule.name === name) this.agenda.remove(a);
-    entry.acts.clear();
     for (const b of entry.built) this.net.detach(b);
   }
 
@@ -749,6 +748,8 @@ export class RuleEngine {
       prev: null,
       next: null,
       group: null,
+      memory: null,
+      extNext: null,
     };
     setAct(entry, t, a);
     if (this.restoring) {

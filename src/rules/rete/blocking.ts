@@ -52,13 +52,12 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     readonly exists: boolean,
     /**
      * The node hands its input token itself to its children instead of a child token (which
-     * would only add a null): fewer tokens to make, link and collect. Its memory then leaves the
-     * token's own slots to the node the token reaches next.
+     * would only add a null): fewer tokens to make, link and collect.
      */
     readonly passes = false,
   ) {
     super();
-    this.left = new LeftMemory(!passes);
+    this.left = new LeftMemory();
   }
 
   private recordOf(h: Held, t: Token): Block {

@@ -25,7 +25,10 @@ export interface MemEntry extends ChainEntry<MemEntry> {
 
 /** Something a consumer keeps on a token without using the token's own slots. */
 export interface TokenExt {
-  /** The left memory of a {@link LeftEntry}; null for {@link TokenDependents}. */
+  /**
+   * The left memory of a {@link LeftEntry}, the rule of an activation; null for
+   * {@link TokenDependents}.
+   */
   readonly memory: object | null;
   extNext: TokenExt | null;
 }
@@ -147,9 +150,8 @@ export interface Held extends MemEntry {
 
 /**
  * A token's place in a left memory that does not use the token's own slots: a second (third, …)
- * node fed by the token's node, or a not node's memory (a token passed on through not nodes
- * keeps its own slots for the node it reaches last). Listed on the token, so finding it is a walk
- * of the token's few entries, not a map lookup.
+ * node fed by the token's node, or the second not node that passes it on. Listed on the token, so
+ * finding it is a walk of the token's few entries, not a map lookup.
  */
 class LeftEntry implements Held, TokenExt {
   next: MemEntry | null = null;
@@ -172,15 +174,11 @@ class LeftEntry implements Held, TokenExt {
  */
 export class LeftMemory {
   readonly chains = new HashChains<MemEntry>();
-  constructor(
-    /** False: never claim a token's own slots (a not node that passes its tokens on). */
-    private readonly claims = true,
-  ) {}
 
   /** Adds `t`; returns where it is held. */
   add(t: Token, hash: number): Held {
     // A token a not node passed on can come back after it was taken back: its slots are still ours.
-    if (this.claims && (t.memOwner === null || t.memOwner === this)) {
+    if (t.memOwner === null || t.memOwner === this) {
       t.memOwner = this;
       t.hash = hash;
       this.chains.prepend(t);
