@@ -16,6 +16,7 @@ import {
   type LeftInput,
   LeftMemory,
   linkBlock,
+  nextTokenSeq,
   REACHED_ALL,
   type RightInput,
   releaseBlocks,
@@ -63,7 +64,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
   private recordOf(h: Held, t: Token): Block {
     const known = h.aux as Block | null;
     if (known) return known;
-    const b: Block = { token: t, node: this, am: null, prev: null, next: null };
+    const b: Block = { token: t, node: this, am: null, prev: null, next: null, passedAt: 0 };
     h.aux = b;
     return b;
   }
@@ -88,7 +89,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     const h = this.left.add(t, hash);
     const am = this.firstConflict(t, hash, null);
     if (am) linkBlock(this.recordOf(h, t), am);
-    if ((am !== null) === this.exists) this.pass(t);
+    if ((am !== null) === this.exists) this.pass(t, h.aux as Block | null);
   }
 
   leftRemove(t: Token): void {
@@ -108,19 +109,27 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
   /** The live tokens a passing node hands on now, oldest first (to prime a new child). */
   passed(): Token[] {
     const out: Token[] = [];
-    for (const e of this.left.chains.all()) {
-      const t = e.token;
-      if (!t.dead && (this.blockerOf(t) !== null) === this.exists) out.push(t);
-    }
-    return out.sort((a, b) => a.seq - b.seq);
+    for (const e of this.left.chains.all()) if (this.passedAt(e.token) > 0) out.push(e.token);
+    return out.sort((a, b) => this.passedAt(a) - this.passedAt(b));
+  }
+
+  /** When the node last passed `t` on (a token `seq`), or 0 when it does not pass it now. */
+  passedAt(t: Token): number {
+    if (t.dead) return 0;
+    const h = this.left.holder(t);
+    if (h === null) return 0;
+    const b = h.aux as Block | null;
+    if ((b !== null && b.am !== null) !== this.exists) return 0;
+    return b !== null && b.passedAt > 0 ? b.passedAt : t.seq;
   }
 
   /** Hands `t` on: itself to the children when the node passes tokens, else a child token. */
-  private pass(t: Token): void {
+  private pass(t: Token, b: Block | null): void {
     if (!this.passes) {
       emit(this, t, null);
       return;
     }
+    if (b !== null) b.passedAt = nextTokenSeq();
     const kids = this.children;
     for (let i = 0; i < kids.length; i++) {
       if (t.dead) return;
@@ -148,8 +157,9 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
       const t = e.token;
       const known = (e as Held).aux as Block | null;
       if (t.dead || (known !== null && known.am !== null) || !joins(spec, t, am)) continue;
-      linkBlock(this.recordOf(e as Held, t), am);
-      if (this.exists) this.pass(t);
+      const b = this.recordOf(e as Held, t);
+      linkBlock(b, am);
+      if (this.exists) this.pass(t, b);
       else this.takeBack(t);
     }
   }
@@ -169,7 +179,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
       return;
     }
     if (this.exists) this.takeBack(t);
-    else this.pass(t);
+    else this.pass(t, b);
   }
 }
 

@@ -133,6 +133,11 @@ export function lastTokenSeq(): number {
   return tokenSeq;
 }
 
+/** Takes a `seq` as if a token were made now (a token passed on again). */
+export function nextTokenSeq(): number {
+  return ++tokenSeq;
+}
+
 /**
  * The tokens a node without a memory of its own (a terminal or test node) was primed with, in
  * the order it took them, and the newest token `seq` then: it took every later token as it was
@@ -425,6 +430,11 @@ export interface Block {
   am: Blocker | null;
   prev: Block | null;
   next: Block | null;
+  /**
+   * When a node that passes tokens on last passed this one (a token `seq`; 0: when it arrived),
+   * so a new rule below the node takes its tokens in the order a child token would have been made.
+   */
+  passedAt: number;
 }
 
 /** A not/exists node: told when a match that blocked one of its tokens goes away. */

@@ -352,7 +352,7 @@ export class Network {
     external: ReadonlySet<string>,
     tests: Expr[],
     negated: boolean | null,
-    passes: boolean,
+    mayPass: boolean,
   ): TokenSource {
     b.patterns++;
     const cp = compilePattern(ce, scope, {
@@ -364,10 +364,14 @@ export class Network {
       external,
     });
     const { alpha, stop } = this.alphas.alphaFor(ce, cp);
-    const kind = (negated === null ? "J" : negated ? "E" : "N") + (passes ? "p" : "");
+    const kind = negated === null ? "J" : negated ? "E" : "N";
+    const key = `${kind}|${stop.id}|${cp.join.key}`;
+    // A rule whose nots may pass tokens on shares an identical node that makes tokens (one a
+    // logical rule built first), as CLIPS shares it; a logical rule never shares a passing one.
+    const passes = mayPass && !this.byKey.get(parent)?.has(key);
     const node = this.attach(
       parent,
-      `${kind}|${stop.id}|${cp.join.key}`,
+      passes ? `${key}|p` : key,
       () => {
         const made =
           negated === null
