@@ -69,11 +69,6 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     return b;
   }
 
-  private blockerOf(t: Token): Blocker | null {
-    const b = this.left.holder(t)?.aux as Block | null | undefined;
-    return b ? b.am : null;
-  }
-
   /** The first live match in memory order that conflicts with `t`, other than `skip`. */
   private firstConflict(t: Token, hash: number, skip: Blocker | null): R | null {
     const spec = this.spec;
