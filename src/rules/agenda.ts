@@ -1,8 +1,12 @@
-import type { Token } from "./rete/memory.js";
+import type { Token, TokenExt } from "./rete/memory.js";
 import { goesAfter, type Strategy } from "./strategy.js";
 
-/** A rule instance ready to fire. */
-export interface Activation {
+/**
+ * A rule instance ready to fire. Kept on its token (rule-entry.ts): in the token's own slot, or in
+ * its ext list (`memory` is then the rule's entry).
+ */
+export interface Activation extends TokenExt {
+  memory: object | null;
   readonly rule: RuleInfo;
   readonly token: Token;
   /** Changes only when every-cycle salience evaluation re-places the activation. */

@@ -2,6 +2,7 @@
 import { KeelError } from "../core/index.js";
 import type { EngineSnapshot, Firing } from "./engine-types.js";
 import type { FocusAgenda } from "./focus-agenda.js";
+import { matchesOf } from "./rete/memory.js";
 import { encodeValue, type Value } from "./values.js";
 import type { WorkingMemory } from "./working-memory.js";
 
@@ -32,7 +33,7 @@ export function snapshotOf(
     nextFactId: wm.nextId,
     agenda: agenda.list().map((a) => ({
       rule: a.rule.name,
-      facts: a.token.matches.map((m) => (m ? m.fact.factId : null)),
+      facts: matchesOf(a.token, a.rule.display.length).map((m) => (m ? m.fact.factId : null)),
       timetag: a.timetag,
       ...(a.rule.disjunct ? { disjunct: a.rule.disjunct } : {}),
     })),

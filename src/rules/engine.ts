@@ -67,7 +67,7 @@ import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { readForms, type SList, type SNode } from "./reader.js";
-import type { Token } from "./rete/memory.js";
+import { matchesOf, type Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
 import { type ParsedRule, parsedRule, parseRuleDefinition } from "./rule-check.js";
 import { type ActivationHooks, compileRule } from "./rule-compile.js";
@@ -622,7 +622,6 @@ export class RuleEngine {
   private discardRule(entry: RuleEntry): void {
     const name = entry.name;
     for (const a of this.agenda.list()) if (a.rule.name === name) this.agenda.remove(a);
-    entry.acts.clear();
     for (const b of entry.built) this.net.detach(b);
   }
 
@@ -749,10 +748,12 @@ export class RuleEngine {
       prev: null,
       next: null,
       group: null,
+      memory: null,
+      extNext: null,
     };
     setAct(entry, t, a);
     if (this.restoring) {
-      const key = activationKey(info.name, info.disjunct, t);
+      const key = activationKey(info, t);
       const list = this.restoring.get(key) ?? [];
       list.push(a);
       this.restoring.set(key, list);
@@ -776,7 +777,7 @@ export class RuleEngine {
     return this.agenda.list().map((a) => ({
       rule: a.rule.name,
       salience: a.salience,
-      facts: a.token.matches.map((m, i) =>
+      facts: matchesOf(a.token, a.rule.display.length).map((m, i) =>
         a.rule.display[i] === "fact" && m ? m.fact.factId : null,
       ),
       bindings: this.bindingsOf(a),
@@ -972,7 +973,6 @@ export class RuleEngine {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.setModule(MAIN);
-    for (const entry of this.rules.values()) entry.acts.clear();
     // Globals first: the root token activates rules without patterns, whose dynamic salience
     // may read them. (set-reset-globals FALSE) keeps their values across resets.
     if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();

@@ -21,12 +21,19 @@ export class FocusAgenda {
   /** The random strategy's generator state (a fixed seed: runs are reproducible). */
   private seed = 1;
 
+  /** The agenda last looked up, and its module: most activations go to the module just used. */
+  private lastModule = MAIN;
+  private lastAgenda: Agenda | null = null;
+
   private agendaOf(module: string): Agenda {
+    if (module === this.lastModule && this.lastAgenda !== null) return this.lastAgenda;
     let a = this.agendas.get(module);
     if (!a) {
       a = new Agenda();
       this.agendas.set(module, a);
     }
+    this.lastModule = module;
+    this.lastAgenda = a;
     return a;
   }
 

@@ -5,10 +5,18 @@
  * logical support (or already there without it) is unconditional and stays.
  */
 import type { Fact } from "./facts.js";
-import type { Token, TokenDependents } from "./rete/memory.js";
+import {
+  dependentsOf,
+  setDependents,
+  type Token,
+  type TokenDependents,
+  type TokenExt,
+} from "./rete/memory.js";
 
 /** The facts one partial match supports, newest first (CLIPS's dependents list). */
 class Support implements TokenDependents {
+  readonly memory = null;
+  extNext: TokenExt | null = null;
   readonly facts: Fact[] = [];
   constructor(private readonly tm: TruthMaintenance) {}
   lost(t: Token): void {
@@ -41,10 +49,10 @@ export class TruthMaintenance {
     }
     if (set.has(t)) return;
     set.add(t);
-    let d = t.dependents as Support | null;
+    let d = dependentsOf(t) as Support | null;
     if (!d) {
       d = new Support(this);
-      t.dependents = d;
+      setDependents(t, d);
     }
     d.facts.unshift(fact);
   }

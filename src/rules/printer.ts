@@ -1,5 +1,6 @@
 import type { Activation } from "./agenda.js";
 import type { Fact } from "./facts.js";
+import { matchesOf } from "./rete/memory.js";
 
 /** `f-1     (a b)`: the index padded as CLIPS pads it. */
 export function factLine(fact: Fact): string {
@@ -21,9 +22,10 @@ export function factsListing(facts: readonly Fact[], start = -1, end = -1, max =
 /** The fact part of an agenda line: `f-1,*,f-2`, or `*` when the rule has no pattern. */
 export function activationFacts(a: Activation): string {
   const parts: string[] = a.rule.leadingTest ? ["*"] : [];
+  const matches = matchesOf(a.token, a.rule.display.length);
   a.rule.display.forEach((d, i) => {
     if (d === "none") return;
-    const m = a.token.matches[i];
+    const m = matches[i];
     parts.push(d === "fact" && m ? m.fact.label() : "*");
   });
   return parts.length ? parts.join(",") : "*";

@@ -1,6 +1,6 @@
 /** Compiles a parsed defrule into the network and its right-hand side into closures. */
 
-import type { Activation, RuleInfo } from "./agenda.js";
+import type { RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
 import { type Compiled, compileExpr } from "./evaluate.js";
@@ -32,7 +32,6 @@ export function compileRule(
 ): RuleEntry {
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
-  const acts = new Map<Token, Activation>();
   const entry: RuleEntry = {
     name: ast.name,
     info: {
@@ -44,7 +43,6 @@ export function compileRule(
     },
     built,
     hostActions,
-    acts,
     source: ast.source,
     ...(ast.logical ? { logical: ast.logical } : {}),
   };
@@ -69,6 +67,7 @@ export function compileRule(
         ces,
         (t) => hooks.activate(entry, info, t),
         (t) => hooks.deactivate(entry, t),
+        ast.logical ?? 0,
       );
       display.push(...b.display);
       built.push(b);

@@ -1,7 +1,7 @@
 /** A defined rule as the engine keeps it, and where each of its activations is recorded. */
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { Compiled } from "./evaluate.js";
-import type { Token } from "./rete/memory.js";
+import { matchesOf, type Token, type TokenExt } from "./rete/memory.js";
 import type { BuiltRule } from "./rete/network.js";
 
 /** A defined rule: its compiled disjuncts, right-hand side and live activations. */
@@ -10,27 +10,43 @@ export interface RuleEntry {
   readonly info: RuleInfo;
   readonly built: BuiltRule[];
   readonly hostActions: readonly unknown[] | undefined;
-  readonly acts: Map<Token, Activation>;
   readonly source: string;
   /** How many leading CEs are logical: facts the rule asserts depend on their match. */
   readonly logical?: number;
 }
 
-// A token's activation lives on the token itself (no map traffic per activation) unless another
-// consumer claimed the token's own slot first; then it goes in the rule's map.
+// A token's activation lives on the token itself (no map traffic per activation): in its own
+// slot, or in its ext list when another consumer claimed that slot first (a token a not node
+// passed on is also in that node's memory).
 export function setAct(entry: RuleEntry, t: Token, a: Activation): void {
   if (t.memOwner === null) t.memOwner = entry;
-  if (t.memOwner === entry) t.aux = a;
-  else entry.acts.set(t, a);
+  if (t.memOwner === entry) {
+    t.aux = a;
+    return;
+  }
+  a.memory = entry;
+  a.extNext = t.ext;
+  t.ext = a;
 }
 
 export function getAct(entry: RuleEntry, t: Token): Activation | undefined {
-  return t.memOwner === entry ? ((t.aux as Activation | null) ?? undefined) : entry.acts.get(t);
+  if (t.memOwner === entry) return (t.aux as Activation | null) ?? undefined;
+  for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === entry) return e as Activation;
+  return undefined;
 }
 
 export function delAct(entry: RuleEntry, t: Token): void {
-  if (t.memOwner === entry) t.aux = null;
-  else entry.acts.delete(t);
+  if (t.memOwner === entry) {
+    t.aux = null;
+    return;
+  }
+  let before: TokenExt | null = null;
+  for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+    if (e.memory !== entry) continue;
+    if (before) before.extNext = e.extNext;
+    else t.ext = e.extNext;
+    return;
+  }
 }
 
 export function delActOf(entry: RuleEntry | undefined, t: Token): void {
@@ -40,11 +56,11 @@ export function delActOf(entry: RuleEntry | undefined, t: Token): void {
 /** RHS closures per compiled disjunct (kept outside the entry so `or` rules share a name). */
 export const rhsByBuilt = new WeakMap<BuiltRule, Compiled[]>();
 
-export function activationKey(rule: string, disjunct: number, t: Token): string {
+export function activationKey(info: RuleInfo, t: Token): string {
   return snapshotEntryKey(
-    rule,
-    disjunct,
-    t.matches.map((m) => (m ? m.fact.factId : null)),
+    info.name,
+    info.disjunct,
+    matchesOf(t, info.display.length).map((m) => (m ? m.fact.factId : null)),
   );
 }
 

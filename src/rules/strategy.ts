@@ -4,7 +4,7 @@
  * from the head of the salience group gives CLIPS's place.
  */
 import type { CE, Expr, FieldConstraint } from "./ast.js";
-import type { Token } from "./rete/memory.js";
+import { matchesOf, type Token } from "./rete/memory.js";
 
 /** What placing reads of an activation (agenda.ts's Placed has these fields). */
 export interface Placed {
@@ -77,9 +77,10 @@ function afterOnTie(order: Order, existing: Placed, added: Placed): boolean {
 function basis(a: Placed): number[] {
   if (a.basis) return a.basis;
   const out: number[] = a.rule.leadingTest ? [0] : [];
+  const matches = matchesOf(a.token, a.rule.display.length);
   a.rule.display.forEach((d, i) => {
     if (d === "none") return;
-    const m = a.token.matches[i];
+    const m = matches[i];
     out.push(d === "fact" && m ? m.fact.factId + 1 : 0);
   });
   out.sort((x, y) => y - x);
@@ -108,7 +109,7 @@ function comparePartialMatches(existing: Placed, added: Placed): Order {
 /** The timetag of the first pattern's fact, or -1 (PlaceMEAPlaced's `whoset`). */
 function firstTimetag(a: Placed): number {
   const d = a.rule.leadingTest ? "star" : a.rule.display[0];
-  const m = a.token.matches[0];
+  const m = matchesOf(a.token, 1)[0];
   return !a.rule.leadingTest && d === "fact" && m ? m.fact.factId + 1 : -1;
 }
 

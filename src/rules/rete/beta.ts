@@ -25,6 +25,7 @@ export interface JoinSpec<R = AlphaMatch> {
 /** The top of the beta network: one empty token every rule starts from. */
 export class RootNode implements TokenSource {
   readonly children: LeftInput[] = [];
+  readonly depth = 0;
   token = new Token(null, null, this, 0);
 
   /** Replaces the root token (reset): everything below is dropped by the caller first. */
@@ -37,6 +38,8 @@ export class RootNode implements TokenSource {
 /** Shared plumbing: children newest first (as CLIPS links them). */
 abstract class BetaNode implements TokenSource {
   readonly children: LeftInput[] = [];
+  /** Set by the network when it places the node (see TokenSource.depth). */
+  depth = 0;
   addChild(c: LeftInput): void {
     this.children.unshift(c);
   }

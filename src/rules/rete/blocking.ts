@@ -12,12 +12,15 @@ import {
   type Block,
   type Blocker,
   emit,
+  type Held,
   type LeftInput,
   LeftMemory,
   linkBlock,
+  nextTokenSeq,
   REACHED_ALL,
   type RightInput,
   releaseBlocks,
+  removeChildrenBelow,
   removeChildrenFrom,
   type Token,
   type TokenSource,
@@ -38,32 +41,32 @@ interface RightMatch<R> extends ChainEntry<R>, Blocker {
  */
 abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements Unblockable {
   rank = 0;
-  readonly left = new LeftMemory();
-  /** Block records of tokens whose own record slot another negative node already uses. */
-  private readonly blocks = new Map<Token, Block>();
+  /** The tokens given; each one's block record is kept where the memory holds it (`aux`). */
+  readonly left: LeftMemory;
   /** Set when the node leaves the network: stale block records then do nothing. */
   detached = false;
+  /** Holds the records of tokens that lost their blocker while their own fact goes. */
+  private readonly held: Blocker = { blocks: null };
   constructor(
     readonly memory: HashChains<R>,
     readonly spec: JoinSpec<R>,
     readonly exists: boolean,
+    /**
+     * The node hands its input token itself to its children instead of a child token (which
+     * would only add a null): fewer tokens to make, link and collect.
+     */
+    readonly passes = false,
   ) {
     super();
+    this.left = new LeftMemory();
   }
 
-  private recordOf(t: Token): Block {
-    const own = t.memOwner === this.left;
-    const known = own ? (t.aux as Block | null) : this.blocks.get(t);
+  private recordOf(h: Held, t: Token): Block {
+    const known = h.aux as Block | null;
     if (known) return known;
-    const b: Block = { token: t, node: this, am: null, prev: null, next: null };
-    if (own) t.aux = b;
-    else this.blocks.set(t, b);
+    const b: Block = { token: t, node: this, am: null, prev: null, next: null, passedAt: 0 };
+    h.aux = b;
     return b;
-  }
-
-  private blockerOf(t: Token): Blocker | null {
-    const b = t.memOwner === this.left ? (t.aux as Block | null) : this.blocks.get(t);
-    return b ? b.am : null;
   }
 
   /** The first live match in memory order that conflicts with `t`, other than `skip`. */
@@ -78,18 +81,66 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
 
   leftActivate(t: Token): void {
     const hash = this.spec.leftHash === null ? 0 : this.spec.leftHash(t);
-    this.left.add(t, hash);
+    const h = this.left.add(t, hash);
     const am = this.firstConflict(t, hash, null);
-    if (am) linkBlock(this.recordOf(t), am);
-    if ((am !== null) === this.exists) emit(this, t, null);
+    if (am) linkBlock(this.recordOf(h, t), am);
+    if ((am !== null) === this.exists) this.pass(t, h.aux as Block | null);
   }
 
   leftRemove(t: Token): void {
-    this.left.remove(t);
-    const own = t.memOwner === this.left;
-    const b = own ? (t.aux as Block | null) : this.blocks.get(t);
+    const h = this.left.holder(t);
+    if (h === null) return;
+    const b = h.aux as Block | null;
+    const passed = this.passes && (b !== null && b.am !== null) === this.exists;
     if (b) unlinkBlock(b);
-    if (!own) this.blocks.delete(t);
+    this.left.remove(t);
+    if (passed) {
+      // The children took `t` itself: they forget it too (its children are removed by the caller).
+      const kids = this.children;
+      for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
+    }
+  }
+
+  /** The live tokens a passing node hands on now, oldest first (to prime a new child). */
+  passed(): Token[] {
+    const out: Token[] = [];
+    for (const e of this.left.chains.all()) if (this.passedAt(e.token) > 0) out.push(e.token);
+    return out.sort((a, b) => this.passedAt(a) - this.passedAt(b));
+  }
+
+  /** When the node last passed `t` on (a token `seq`), or 0 when it does not pass it now. */
+  passedAt(t: Token): number {
+    if (t.dead) return 0;
+    const h = this.left.holder(t);
+    if (h === null) return 0;
+    const b = h.aux as Block | null;
+    if ((b !== null && b.am !== null) !== this.exists) return 0;
+    return b !== null && b.passedAt > 0 ? b.passedAt : t.seq;
+  }
+
+  /** Hands `t` on: itself to the children when the node passes tokens, else a child token. */
+  private pass(t: Token, b: Block | null): void {
+    if (!this.passes) {
+      emit(this, t, null);
+      return;
+    }
+    if (b !== null) b.passedAt = nextTokenSeq();
+    const kids = this.children;
+    for (let i = 0; i < kids.length; i++) {
+      if (t.dead) return;
+      (kids[i] as LeftInput).leftActivate(t);
+    }
+  }
+
+  /** Takes back what {@link pass} handed on for `t`. */
+  private takeBack(t: Token): void {
+    if (!this.passes) {
+      removeChildrenFrom(t, this);
+      return;
+    }
+    const kids = this.children;
+    for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
+    removeChildrenBelow(t, this);
   }
 
   /** A new right-memory match blocks (not) or passes (exists) the tokens it joins with. */
@@ -99,23 +150,31 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     for (let e = this.left.chains.first(hash); e !== null; e = e.next) {
       if (e.hash !== hash) continue;
       const t = e.token;
-      if (t.dead || this.blockerOf(t) !== null || !joins(spec, t, am)) continue;
-      linkBlock(this.recordOf(t), am);
-      if (this.exists) emit(this, t, null);
-      else removeChildrenFrom(t, this);
+      const known = (e as Held).aux as Block | null;
+      if (t.dead || (known !== null && known.am !== null) || !joins(spec, t, am)) continue;
+      const b = this.recordOf(e as Held, t);
+      linkBlock(b, am);
+      if (this.exists) this.pass(t, b);
+      else this.takeBack(t);
     }
   }
 
   unblock(b: Block, gone: Blocker): void {
     const t = b.token;
-    if (this.detached || t.dead || holdsRetracted(t)) return;
+    if (this.detached || t.dead) return;
+    if (holdsRetracted(t)) {
+      // Nothing changes for a token about to go; a passing node keeps its record linked (to a
+      // match of its own) so that its removal still knows whether the children hold it.
+      if (this.passes) linkBlock(b, this.held);
+      return;
+    }
     const next = this.firstConflict(t, this.left.hashOf(t), gone);
     if (next) {
       linkBlock(b, next);
       return;
     }
-    if (this.exists) removeChildrenFrom(t, this);
-    else emit(this, t, null);
+    if (this.exists) this.takeBack(t);
+    else this.pass(t, b);
   }
 }
 
@@ -125,8 +184,9 @@ export class NegativeNode extends BlockingNode<AlphaMatch> implements LeftInput,
     readonly alpha: AlphaNode,
     spec: JoinSpec,
     exists: boolean,
+    passes: boolean,
   ) {
-    super(alpha.memory, spec, exists);
+    super(alpha.memory, spec, exists, passes);
   }
 
   /** Retraction is handled through the match's block list (see {@link unblock}). */

@@ -190,13 +190,9 @@ function directHashJoin(
   return {
     leftHash: (t) => {
       let x = t;
-      let depth = t.depth - 1;
       for (let i = 0; i < n; i++) {
-        const slot = at[i] as number;
-        while (depth > slot) {
-          x = x.parent as Token;
-          depth--;
-        }
+        const slot = (at[i] as number) + 1;
+        while (x.depth > slot) x = x.parent as Token;
         scratch[order[i] as number] = (x.am as AlphaMatch).fact.hashAt(lefts[i] as number);
       }
       let h = scratch[0] as number;
@@ -211,13 +207,9 @@ function directHashJoin(
     keyEq: (t, am) => {
       const values = am.fact.values;
       let x = t;
-      let depth = t.depth - 1;
       for (let i = 0; i < n; i++) {
-        const slot = at[i] as number;
-        while (depth > slot) {
-          x = x.parent as Token;
-          depth--;
-        }
+        const slot = (at[i] as number) + 1;
+        while (x.depth > slot) x = x.parent as Token;
         const left = (x.am as AlphaMatch).fact.values[lefts[i] as number];
         if (left !== values[rights[i] as number]) return false;
       }

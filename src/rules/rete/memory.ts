@@ -4,6 +4,11 @@ import { type ChainEntry, HashChains } from "./chains.js";
 /** Anything that produces tokens and can feed children. */
 export interface TokenSource {
   readonly children: LeftInput[];
+  /**
+   * How many conditional elements the tokens it hands on cover (its position in the rule). A
+   * token it makes has this depth; one a not node passes on keeps its own, smaller one.
+   */
+  readonly depth: number;
 }
 
 /** A node that receives tokens from its parent. */
@@ -18,21 +23,48 @@ export interface MemEntry extends ChainEntry<MemEntry> {
   readonly token: Token;
 }
 
-/** What a token that gives logical support tells when it is removed. */
-export interface TokenDependents {
+/** Something a consumer keeps on a token without using the token's own slots. */
+export interface TokenExt {
+  /**
+   * The left memory of a {@link LeftEntry}, the rule of an activation; null for
+   * {@link TokenDependents}.
+   */
+  readonly memory: object | null;
+  extNext: TokenExt | null;
+}
+
+/** What a token that gives logical support tells when it is removed (kept in its `ext` list). */
+export interface TokenDependents extends TokenExt {
+  readonly memory: null;
   lost(t: Token): void;
+}
+
+/** The logical support record of `t`, or null. */
+export function dependentsOf(t: Token): TokenDependents | null {
+  for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === null) return e as TokenDependents;
+  return null;
+}
+
+/** Gives `t` its logical support record (it has none yet). */
+export function setDependents(t: Token, d: TokenDependents): void {
+  d.extNext = t.ext;
+  t.ext = d;
 }
 
 /**
  * A partial match: the matches of the rule's conditional elements so far (null for not, exists,
- * forall). Tokens form a tree; removing one removes its descendants. The tree, the tokens of an
+ * forall). Tokens form a tree; removing one removes its descendants. A `(not pattern)` node
+ * passes its input token on instead of making a child (it adds only a null), so a token's
+ * ancestors may skip depths: read element `slot` with {@link matchAt}. The tree, the tokens of an
  * alpha match and the first left memory a token enters are intrusive linked lists, so adding and
  * removing a token allocates nothing beyond the token.
  */
-export class Token implements MemEntry {
-  dead = false;
-  /** Creation order, to list a node's tokens oldest first when a new rule is primed. */
-  readonly seq = ++tokenSeq;
+export class Token implements Held {
+  /**
+   * Creation order, to list a node's tokens oldest first when a new rule is primed; negated when
+   * the token is removed (a field less on every token than a separate flag).
+   */
+  seq = ++tokenSeq;
   firstChild: Token | null = null;
   prevSibling: Token | null = null;
   nextSibling: Token | null = null;
@@ -48,13 +80,16 @@ export class Token implements MemEntry {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
   aux: unknown = null;
-  /** Facts this partial match logically supports (the logical CE); told when it goes. */
-  dependents: TokenDependents | null = null;
+  /**
+   * What other consumers keep on the token: its entries in left memories that do not use its
+   * own slots (see LeftEntry), and the facts it logically supports (TokenDependents).
+   */
+  ext: TokenExt | null = null;
   constructor(
     readonly parent: Token | null,
     readonly am: AlphaMatch | null,
     readonly source: TokenSource,
-    /** How many conditional elements the token covers (its matches' length). */
+    /** How many conditional elements the token covers (its own match is element depth - 1). */
     readonly depth: number,
   ) {}
 
@@ -62,22 +97,32 @@ export class Token implements MemEntry {
     return this;
   }
 
-  /** The match of each conditional element so far (null for not, exists, test); built on demand. */
-  get matches(): (AlphaMatch | null)[] {
-    const out = new Array<AlphaMatch | null>(this.depth);
-    for (let t: Token | null = this; t && t.depth > 0; t = t.parent) out[t.depth - 1] = t.am;
-    return out;
+  /** Set once the token is removed. */
+  get dead(): boolean {
+    return this.seq < 0;
   }
 }
 
 /**
- * The match of conditional element `slot` in token `t`: the `am` of its ancestor that covers
- * `slot + 1` elements. Tokens do not copy their parent's matches (a walk of a few links is
- * cheaper than an array per token).
+ * The match of each of the first `length` conditional elements of token `t` (null for not,
+ * exists, test; `length` may exceed `t.depth` when not nodes passed `t` on). Built on demand.
+ */
+export function matchesOf(t: Token, length: number): (AlphaMatch | null)[] {
+  const out = new Array<AlphaMatch | null>(length).fill(null);
+  for (let x: Token | null = t; x && x.depth > 0; x = x.parent) {
+    if (x.depth <= length) out[x.depth - 1] = x.am;
+  }
+  return out;
+}
+
+/**
+ * The match of conditional element `slot` (a pattern) in token `t`: the `am` of its ancestor
+ * that covers `slot + 1` elements. Tokens do not copy their parent's matches (a walk of a few
+ * links is cheaper than an array per token).
  */
 export function matchAt(t: Token, slot: number): AlphaMatch | null {
   let x = t;
-  for (let k = t.depth - 1 - slot; k > 0; k--) x = x.parent as Token;
+  while (x.depth > slot + 1) x = x.parent as Token;
   return x.am;
 }
 
@@ -86,6 +131,11 @@ let tokenSeq = 0;
 /** The `seq` of the newest token so far. */
 export function lastTokenSeq(): number {
   return tokenSeq;
+}
+
+/** Takes a `seq` as if a token were made now (a token passed on again). */
+export function nextTokenSeq(): number {
+  return ++tokenSeq;
 }
 
 /**
@@ -98,14 +148,29 @@ export interface Primed {
   readonly upto: number;
 }
 
-/** A token's place in the left memory of a second (third, …) node fed by its parent node. */
-class LeftEntry implements MemEntry {
+/** Where a left memory keeps a token, with a slot for the memory's node (a not node's block). */
+export interface Held extends MemEntry {
+  aux: unknown;
+}
+
+/**
+ * A token's place in a left memory that does not use the token's own slots: a second (third, …)
+ * node fed by the token's node, or the second not node that passes it on. Listed on the token, so
+ * finding it is a walk of the token's few entries, not a map lookup.
+ */
+class LeftEntry implements Held, TokenExt {
   next: MemEntry | null = null;
   prev: MemEntry | null = null;
+  aux: unknown = null;
+  extNext: TokenExt | null;
   constructor(
     readonly token: Token,
     public hash: number,
-  ) {}
+    readonly memory: LeftMemory,
+  ) {
+    this.extNext = token.ext;
+    token.ext = this;
+  }
 }
 
 /**
@@ -114,19 +179,26 @@ class LeftEntry implements MemEntry {
  */
 export class LeftMemory {
   readonly chains = new HashChains<MemEntry>();
-  /** Entries of tokens whose own links another memory already uses. */
-  private readonly others = new Map<Token, LeftEntry>();
 
-  add(t: Token, hash: number): void {
-    if (t.memOwner === null) {
+  /** Adds `t`; returns where it is held. */
+  add(t: Token, hash: number): Held {
+    // A token a not node passed on can come back after it was taken back: its slots are still ours.
+    if (t.memOwner === null || t.memOwner === this) {
       t.memOwner = this;
       t.hash = hash;
       this.chains.prepend(t);
-      return;
+      return t;
     }
-    const e = new LeftEntry(t, hash);
-    this.others.set(t, e);
+    const e = new LeftEntry(t, hash, this);
     this.chains.prepend(e);
+    return e;
+  }
+
+  /** Where `t` is held, or null when it is not here. */
+  holder(t: Token): Held | null {
+    if (t.memOwner === this) return t;
+    for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === this) return e as LeftEntry;
+    return null;
   }
 
   remove(t: Token): void {
@@ -134,21 +206,25 @@ export class LeftMemory {
       this.chains.remove(t);
       return;
     }
-    const e = this.others.get(t);
-    if (!e) return;
-    this.others.delete(t);
-    this.chains.remove(e);
+    let before: TokenExt | null = null;
+    for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+      if (e.memory !== this) continue;
+      if (before) before.extNext = e.extNext;
+      else t.ext = e.extNext;
+      this.chains.remove(e as LeftEntry);
+      return;
+    }
   }
 
   /** The hash `t` was stored under. */
   hashOf(t: Token): number {
-    return t.memOwner === this ? t.hash : (this.others.get(t)?.hash ?? 0);
+    return this.holder(t)?.hash ?? 0;
   }
 }
 
 /** Creates a child token of `parent` produced by `source` and hands it to the source's children. */
 export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null): Token {
-  const t = new Token(parent, am, source, parent.depth + 1);
+  const t = new Token(parent, am, source, source.depth);
   const first = parent.firstChild;
   t.nextSibling = first;
   if (first) first.prevSibling = t;
@@ -167,11 +243,13 @@ export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null):
 /** Removes a token and everything derived from it. */
 export function removeToken(t: Token): void {
   if (t.dead) return;
-  t.dead = true;
-  const dependents = t.dependents;
-  if (dependents !== null) {
-    t.dependents = null;
-    dependents.lost(t);
+  t.seq = -t.seq;
+  if (t.ext !== null) {
+    const dependents = dependentsOf(t);
+    if (dependents !== null) {
+      unlinkExt(t, dependents);
+      dependents.lost(t);
+    }
   }
   const source = t.source;
   const kids = source.children;
@@ -197,6 +275,16 @@ export function removeToken(t: Token): void {
   }
 }
 
+function unlinkExt(t: Token, x: TokenExt): void {
+  let before: TokenExt | null = null;
+  for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+    if (e !== x) continue;
+    if (before) before.extNext = e.extNext;
+    else t.ext = e.extNext;
+    return;
+  }
+}
+
 /** Removes the children of `t` that `source` produced. */
 export function removeChildrenFrom(t: Token, source: TokenSource): void {
   let c = t.firstChild;
@@ -205,6 +293,30 @@ export function removeChildrenFrom(t: Token, source: TokenSource): void {
     if (c.source === source) removeToken(c);
     c = next;
   }
+}
+
+/**
+ * Removes the children of `t` made by the nodes a pass-through node `node` handed `t` to (its
+ * children, and theirs through further pass-through nodes).
+ */
+export function removeChildrenBelow(t: Token, node: TokenSource): void {
+  let c = t.firstChild;
+  while (c) {
+    const next = c.nextSibling;
+    if (below(c.source, node)) removeToken(c);
+    c = next;
+  }
+}
+
+/** True when `source` is a child of `node`, or below it through pass-through nodes only. */
+function below(source: TokenSource, node: TokenSource): boolean {
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) {
+    const k = kids[i] as LeftInput & Partial<TokenSource> & { passes?: boolean };
+    if (k === (source as unknown)) return true;
+    if (k.passes === true && below(source, k as unknown as TokenSource)) return true;
+  }
+  return false;
 }
 
 /** The live tokens `source` produced from alpha match `am`. */
@@ -318,6 +430,11 @@ export interface Block {
   am: Blocker | null;
   prev: Block | null;
   next: Block | null;
+  /**
+   * When a node that passes tokens on last passed this one (a token `seq`; 0: when it arrived),
+   * so a new rule below the node takes its tokens in the order a child token would have been made.
+   */
+  passedAt: number;
 }
 
 /** A not/exists node: told when a match that blocked one of its tokens goes away. */

@@ -51,6 +51,11 @@ interface Build {
   patterns: number;
   /** The variables each nand join compares. */
   readonly externals: Map<Negation, string[]>;
+  /**
+   * Top-level `(not pattern)` and `(exists pattern)` nodes pass their input token on (see
+   * BlockingNode.passes). Not in a rule with logical CEs: their support needs a token per CE.
+   */
+  readonly passes: boolean;
 }
 
 let nodeIds = 0;
@@ -98,6 +103,8 @@ export class Network {
     ces: CE[],
     onActivate: (t: Token) => void,
     onRemove: (t: Token) => void,
+    /** How many leading CEs are logical (the logical CE): tokens are then made for not CEs too. */
+    logical = 0,
   ): BuiltRule {
     const scope: Scope = new Map();
     const display: Display[] = [];
@@ -107,6 +114,7 @@ export class Network {
       path: [],
       patterns: 0,
       externals: nandExternals(ces),
+      passes: logical === 0,
     };
     const terminal = new TerminalNode(onActivate, onRemove);
     const built = { terminal, scope, display, path: b.path };
@@ -293,13 +301,13 @@ export class Network {
             tests.push((ces[i + 1] as { expr: Expr }).expr);
             i++;
           }
-          parent = this.pattern(b, ce, parent, depth, scope, external, tests, null);
+          parent = this.pattern(b, ce, parent, depth, scope, external, tests, null, false);
           display.push("fact");
           depth++;
           break;
         }
         case "test":
-          parent = this.test(b, ce.expr, parent, scope);
+          parent = this.test(b, ce.expr, parent, depth, scope);
           display.push("none");
           depth++;
           break;
@@ -313,7 +321,9 @@ export class Network {
           if (negation.kind === "pattern") {
             // CLIPS reads (exists p) as (not (not p)): p sits one group deeper.
             const ext = external;
-            parent = this.pattern(b, negation.ce, parent, depth, scope, ext, [], negation.exists);
+            const pass = top && b.passes;
+            const ex = negation.exists;
+            parent = this.pattern(b, negation.ce, parent, depth, scope, ext, [], ex, pass);
           } else {
             parent = this.nand(b, negation, parent, depth, scope, external);
           }
@@ -342,6 +352,7 @@ export class Network {
     external: ReadonlySet<string>,
     tests: Expr[],
     negated: boolean | null,
+    mayPass: boolean,
   ): TokenSource {
     b.patterns++;
     const cp = compilePattern(ce, scope, {
@@ -354,16 +365,21 @@ export class Network {
     });
     const { alpha, stop } = this.alphas.alphaFor(ce, cp);
     const kind = negated === null ? "J" : negated ? "E" : "N";
+    const key = `${kind}|${stop.id}|${cp.join.key}`;
+    // A rule whose nots may pass tokens on shares an identical node that makes tokens (one a
+    // logical rule built first), as CLIPS shares it; a logical rule never shares a passing one.
+    const passes = mayPass && !this.byKey.get(parent)?.has(key);
     const node = this.attach(
       parent,
-      `${kind}|${stop.id}|${cp.join.key}`,
-      () =>
-        this.alphas.hang(
+      passes ? `${key}|p` : key,
+      () => {
+        const made =
           negated === null
             ? new JoinNode(alpha, cp.join)
-            : new NegativeNode(alpha, cp.join, negated),
-          stop,
-        ),
+            : new NegativeNode(alpha, cp.join, negated, passes);
+        made.depth = depth + 1;
+        return this.alphas.hang(made, stop);
+      },
       b,
     );
     if (negated === null) {
@@ -373,7 +389,7 @@ export class Network {
   }
 
   /** A `(test …)` CE as a join of its own. */
-  private test(b: Build, expr: Expr, parent: TokenSource, scope: Scope): TestNode {
+  private test(b: Build, expr: Expr, parent: TokenSource, depth: number, scope: Scope): TestNode {
     const fn = compileExpr(expr, {
       resolve: (name) => {
         const loc = scope.get(name);
@@ -391,8 +407,14 @@ export class Network {
     return this.attach(
       parent,
       key,
-      () =>
-        new TestNode(key, (t) => fn({ tok: t, local: null, rhs: null, host: host() }) !== FALSE),
+      () => {
+        const made = new TestNode(
+          key,
+          (t) => fn({ tok: t, local: null, rhs: null, host: host() }) !== FALSE,
+        );
+        made.depth = depth + 1;
+        return made;
+      },
       b,
     );
   }
@@ -419,7 +441,11 @@ export class Network {
     const node = this.attach(
       parent,
       `G|${exists ? "E" : "N"}|${endId}|${spec.key}`,
-      () => new NandNode(spec, exists),
+      () => {
+        const made = new NandNode(spec, exists);
+        made.depth = depth + 1;
+        return made;
+      },
       b,
       true,
     );

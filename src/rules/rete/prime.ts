@@ -49,8 +49,16 @@ function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
   if ("nand" in sibling) {
     return live([...(sibling as NandInput).nand.memory.all()].map((gm) => gm.token));
   }
-  const made = outputOf(parent, root);
   const primed = (sibling as { primed?: Primed | null }).primed;
+  if (parent instanceof NegativeNode && parent.passes) {
+    // The node passes tokens on: what it passes now, in the order it passed them.
+    const made = parent.passed();
+    if (!primed) return made.reverse();
+    const at = (t: Token) => parent.passedAt(t);
+    const kept = primed.tokens.filter((t) => at(t) > 0 && at(t) <= primed.upto);
+    return [...kept, ...made.filter((t) => at(t) > primed.upto)].reverse();
+  }
+  const made = outputOf(parent, root);
   const taken = primed
     ? [...live(primed.tokens), ...made.filter((t) => t.seq > primed.upto)]
     : made;
