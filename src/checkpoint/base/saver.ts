@@ -114,6 +114,19 @@ export abstract class BaseCheckpointSaver {
   }
 }
 
+/**
+ * Marks a saver whose saves must reach it one after another, each issued once the one before
+ * settled, a step's task writes before its checkpoint (Keel's SQLite and Postgres savers: they
+ * queue a step's writes and commit them in the checkpoint's transaction). Any other saver gets
+ * LangGraph.js's order: a task's writes as it finishes, the step's checkpoint beside them.
+ */
+export const ORDERED_SAVES: unique symbol = Symbol.for("keel.orderedSaves");
+
+/** True for a saver marked with {@link ORDERED_SAVES}. */
+export function savesInOrder(saver: BaseCheckpointSaver): boolean {
+  return (saver as { [ORDERED_SAVES]?: unknown })[ORDERED_SAVES] === true;
+}
+
 /** The engine's channel version after `current` (see {@link BaseCheckpointSaver.getNextVersion}). */
 export function nextChannelVersion(current: number | undefined): number {
   return Math.floor(current ?? 0) + 1 + Math.random() * 0.999;
