@@ -2,6 +2,7 @@ import {
   type BaseCheckpointSaver,
   type Checkpoint,
   type CheckpointConfig,
+  type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointTuple,
   customNextVersion,
@@ -176,10 +177,10 @@ export class Pregel {
     return this.snapshot(config, tuple);
   }
 
-  /** The thread's checkpoints, newest first (`limit` caps how many). */
+  /** The thread's checkpoints, newest first (`limit`, `before` and `filter` as `saver.list` takes them). */
   async *getStateHistory(
     config: PregelRunConfig,
-    options: { limit?: number } = {},
+    options: CheckpointListOptions = {},
   ): AsyncGenerator<PregelSnapshot> {
     const saver = this.checkpointer;
     if (!saver) {
@@ -191,8 +192,8 @@ export class Pregel {
         },
       );
     }
-    const listOptions = options.limit === undefined ? {} : { limit: options.limit };
-    for await (const tuple of saver.list(this.threadConfig(config), listOptions)) {
+    // `before`, `filter` and `limit` as a state graph's history takes them.
+    for await (const tuple of saver.list(this.threadConfig(config), options)) {
       yield await this.snapshot(config, tuple);
     }
   }

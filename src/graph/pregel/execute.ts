@@ -147,7 +147,9 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
   // `async function`s pay for AsyncLocalStorage (interrupt() cannot pause such a run anyway).
   const trace = ctx.trace;
   if (trace)
-    return withAsyncScope(task, () => trace.scope(config, () => action.call(receiver, task.input, config)));
+    return withAsyncScope(task, () =>
+      trace.scope(config, () => action.call(receiver, task.input, config)),
+    );
   return node.isAsync || ctx.checkpointing
     ? withAsyncScope(task, () => action.call(receiver, task.input, config))
     : withSyncScope(task, () => action.call(receiver, task.input, config));

@@ -29,7 +29,7 @@ import { abortError, type ExecuteContext, executeTask } from "./execute.js";
 import { idleSignal, isIdleSignal } from "./idle-signal.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
-import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
+import { reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
 import type { SubgraphSink } from "./subgraph-sink.js";

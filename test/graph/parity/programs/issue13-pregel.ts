@@ -167,8 +167,27 @@ export const issue13PregelPrograms = {
     const failed = await outcome(() => app.invoke(4, thread), api);
     const state = await app.getState(thread);
     const history: unknown[] = [];
-    for await (const snapshot of app.getStateHistory(thread)) history.push(snapshot.values);
-    return { first, second, failed, values: state.values, next: state.next, history };
+    const configs: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread)) {
+      history.push(snapshot.values);
+      configs.push(snapshot.config);
+    }
+    // `before` and `filter` page through the history as a state graph's do.
+    const page: unknown[] = [];
+    for await (const snapshot of app.getStateHistory(thread, { limit: 1, before: configs[0] }))
+      page.push(snapshot.config);
+    let inputs = 0;
+    for await (const _ of app.getStateHistory(thread, { filter: { source: "input" } })) inputs++;
+    return {
+      first,
+      second,
+      failed,
+      values: state.values,
+      next: state.next,
+      history,
+      pageIsSecond: page.length === 1 && JSON.stringify(page[0]) === JSON.stringify(configs[1]),
+      inputs,
+    };
   },
 
   /**
