@@ -46,7 +46,10 @@ export class RunPersistence {
   config: CheckpointConfig;
   /** Id of the current checkpoint; "" before the first. Task ids derive from it. */
   checkpointId = "";
-  /** The engine's mode (undefined: the saver's default, with sync behaviour in the engine). */
+  /**
+   * The engine's mode (undefined: the saver's default; the engine then behaves as in `sync` for
+   * ordered savers, as in `async` for the others).
+   */
   readonly mode: Durability | undefined;
   /** What each save tells the saver (the mode, or the older `configurable.durability`). */
   private readonly hint: Durability | undefined;
