@@ -53,6 +53,7 @@ export type {
   CheckpointPendingWrite,
   CheckpointSource,
   CheckpointTuple,
+  DeltaChannelHistory,
   Durability,
   PendingWrite,
 } from "./types.js";
