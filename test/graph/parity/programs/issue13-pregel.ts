@@ -269,7 +269,8 @@ export const issue13PregelPrograms = {
     // From the checkpoint before the latest; 20 would make the node throw, but only writers run.
     const next = await app.updateState(configs[1], 20);
     const sources: string[] = [];
-    for await (const snapshot of app.getStateHistory(thread)) sources.push(snapshot.metadata.source);
+    for await (const snapshot of app.getStateHistory(thread))
+      sources.push(snapshot.metadata.source);
     const latest = await app.getState(thread);
     const updated = await app.getState(next);
     const two = new Pregel({
@@ -282,7 +283,10 @@ export const issue13PregelPrograms = {
       outputChannels: "output",
       checkpointer: new MemorySaver(),
     });
-    const fresh = await outcome(() => two.updateState({ configurable: { thread_id: "x" } }, 1), api);
+    const fresh = await outcome(
+      () => two.updateState({ configurable: { thread_id: "x" } }, 1),
+      api,
+    );
     await two.invoke(5, thread);
     // After a run, the node that saw the newest version (b) is the one written as.
     await two.updateState(thread, 7);
