@@ -470,11 +470,12 @@ describe("the durability option of invoke", () => {
       .addEdge("two", "three")
       .compile({ checkpointer: saver });
 
-  it("sync (the default) saves every step, each task's writes before its step's checkpoint", async () => {
+  it("sync saves every step: a checkpoint, then the writes of the tasks that run from it (START's too)", async () => {
     const saver = new LoggingSaver();
     await chain(saver).invoke({}, { ...thread("sync"), durability: "sync" });
     expect(saver.calls).toEqual([
       "put:-1:sync",
+      "writes:branch:to:one",
       "put:0:sync",
       "writes:log,branch:to:two",
       "put:1:sync",
@@ -613,10 +614,11 @@ describe("task writes and task ids", () => {
       .compile({ checkpointer: new Spy() });
     const running = graph.invoke({}, thread("parallel"));
     await new Promise((r) => setTimeout(r, 5));
-    expect(events).toEqual(["fast done", "saved:log"]);
+    const start = "saved:branch:to:fast,branch:to:slow";
+    expect(events).toEqual([start, "fast done", "saved:log"]);
     release();
     await running;
-    expect(events).toEqual(["fast done", "saved:log", "slow done", "saved:draft"]);
+    expect(events).toEqual([start, "fast done", "saved:log", "slow done", "saved:draft"]);
   });
 
   it("a node sees its deterministic task id in configurable.__pregel_task_id, as in LangGraph.js", async () => {

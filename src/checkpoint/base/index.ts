@@ -19,7 +19,13 @@ export {
 export { newCheckpointId } from "./checkpoint-id.js";
 export { jsonNumber, jsonOf, jsonString } from "./json-text.js";
 export { MemorySaver } from "./memory-saver.js";
-export { BaseCheckpointSaver, customNextVersion, nextChannelVersion } from "./saver.js";
+export {
+  BaseCheckpointSaver,
+  customNextVersion,
+  nextChannelVersion,
+  ORDERED_SAVES,
+  savesInOrder,
+} from "./saver.js";
 export {
   assertReadableFormat,
   jsonSerde,
@@ -47,6 +53,7 @@ export type {
   CheckpointPendingWrite,
   CheckpointSource,
   CheckpointTuple,
+  DeltaChannelHistory,
   Durability,
   PendingWrite,
 } from "./types.js";

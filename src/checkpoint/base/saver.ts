@@ -6,6 +6,7 @@ import type {
   CheckpointListOptions,
   CheckpointMetadata,
   CheckpointTuple,
+  DeltaChannelHistory,
   PendingWrite,
 } from "./types.js";
 
@@ -87,6 +88,45 @@ export abstract class BaseCheckpointSaver {
   abstract deleteThread(threadId: string): Promise<void>;
 
   /**
+   * For each of `channels`, the writes saved on the ancestors of the checkpoint `config` names,
+   * oldest first, back to the nearest ancestor storing a value for it (its `seed`; those writes
+   * included). This is how a channel stored as writes (LangGraph.js's `DeltaChannel` format) is
+   * rebuilt. The walk reads `getTuple` and `parentConfig` once per ancestor, for all channels,
+   * and relies on `getTuple`'s pending writes being ordered by task id, as the contract says.
+   *
+   * @example
+   * const { messages } = await saver.getDeltaChannelHistory({ config, channels: ["messages"] });
+   * // messages.seed: the stored value to start from; messages.writes: [taskId, channel, value][]
+   */
+  async getDeltaChannelHistory(options: {
+    config: CheckpointConfig;
+    channels: readonly string[];
+  }): Promise<Record<string, DeltaChannelHistory>> {
+    const { config, channels } = options;
+    const out: Record<string, DeltaChannelHistory> = {};
+    // Collected newest first (each ancestor's block reversed), turned around at the end.
+    for (const channel of channels) out[channel] = { writes: [] };
+    const remaining = new Set(channels);
+    let cursor = remaining.size > 0 ? (await this.getTuple(config))?.parentConfig : undefined;
+    while (cursor !== undefined && remaining.size > 0) {
+      const tuple = await this.getTuple(cursor);
+      if (tuple === undefined) break;
+      for (let i = tuple.pendingWrites.length - 1; i >= 0; i -= 1) {
+        const write = tuple.pendingWrites[i]!;
+        if (remaining.has(write[1])) out[write[1]]!.writes.push(write);
+      }
+      for (const channel of [...remaining]) {
+        if (!Object.hasOwn(tuple.checkpoint.channel_values, channel)) continue;
+        out[channel]!.seed = tuple.checkpoint.channel_values[channel];
+        remaining.delete(channel);
+      }
+      cursor = tuple.parentConfig;
+    }
+    for (const channel of channels) out[channel]!.writes.reverse();
+    return out;
+  }
+
+  /**
    * The version a channel gets when it is updated. The default is the engine's own: the integer
    * part counts updates, a random fraction below one keeps two branches of a thread apart. A saver
    * may override it (as in LangGraph.js) with its own increasing numbers; the engine calls it for
@@ -112,6 +152,19 @@ export abstract class BaseCheckpointSaver {
   toJSON(): string {
     return `[${this.constructor.name}]`;
   }
+}
+
+/**
+ * Marks a saver whose saves must reach it one after another, each issued once the one before
+ * settled, a step's task writes before its checkpoint (Keel's SQLite and Postgres savers: they
+ * queue a step's writes and commit them in the checkpoint's transaction). Any other saver gets
+ * LangGraph.js's order: a task's writes as it finishes, the step's checkpoint beside them.
+ */
+export const ORDERED_SAVES: unique symbol = Symbol.for("keel.orderedSaves");
+
+/** True for a saver marked with {@link ORDERED_SAVES}. */
+export function savesInOrder(saver: BaseCheckpointSaver): boolean {
+  return (saver as { [ORDERED_SAVES]?: unknown })[ORDERED_SAVES] === true;
 }
 
 /** The engine's channel version after `current` (see {@link BaseCheckpointSaver.getNextVersion}). */

@@ -63,6 +63,17 @@ export type PendingWrite = [channel: string, value: unknown];
 /** A write saved against a checkpoint: `[taskId, channel, value]`. */
 export type CheckpointPendingWrite = [taskId: string, channel: string, value: unknown];
 
+/**
+ * What `getDeltaChannelHistory` finds for one channel on the way from a checkpoint to its root:
+ * the writes saved on its ancestors, oldest first (the checkpoint's own writes are for the next
+ * step and are left out), and `seed`, the value stored at the nearest ancestor that has one
+ * (absent when none has: the channel starts empty).
+ */
+export interface DeltaChannelHistory {
+  writes: CheckpointPendingWrite[];
+  seed?: unknown;
+}
+
 /** The `configurable` part of a config: which thread, namespace and checkpoint. */
 export interface CheckpointConfigurable {
   thread_id?: string;

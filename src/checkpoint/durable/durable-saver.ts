@@ -13,6 +13,7 @@ import {
   type Durability,
   matchesFilter,
   namespaceOf,
+  ORDERED_SAVES,
   type PendingWrite,
   requireThreadId,
   type Serializer,
@@ -69,6 +70,8 @@ export interface DurableSaverOptions {
  * - Every value carries a hash; a corrupted one is refused with CHECKPOINT_CORRUPT.
  */
 export abstract class DurableSaver extends BaseCheckpointSaver {
+  /** A step's writes are queued before its checkpoint and share its commit (see ORDERED_SAVES). */
+  readonly [ORDERED_SAVES] = true;
   readonly ownerId: string;
   protected readonly clock: Clock;
   private readonly defaultDurability: Durability;

@@ -1,9 +1,12 @@
+import type { StreamEvent } from "@langchain/core/tracers/log_stream";
+import type { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { CheckpointConfig } from "../../checkpoint/base/index.js";
 import { Annotation } from "../annotation.js";
 import { isCommand } from "../command.js";
 import type { CompiledStateGraph } from "../compiled-graph.js";
 import { INTERRUPT } from "../constants.js";
 import { isThenable } from "../pregel/node-output.js";
+import type { StreamEventsV2Filter, StreamEventsV2Options } from "../tracing/index.js";
 import type { RunConfig, StateSnapshot } from "../types.js";
 import type { AddNodeOptions, PathMap } from "./declarations.js";
 import type { GetGraphOptions } from "./drawable.js";
@@ -111,6 +114,21 @@ export class CompiledGraph {
       }
     }
     return values();
+  }
+
+  /**
+   * LangChain's callback event stream (`version: "v2"`, needs `@langchain/core`), as for a
+   * `StateGraph`; the events carry the engine's one-key state.
+   *
+   * @example
+   * for await (const event of graph.streamEvents(21, { version: "v2" })) console.log(event.event);
+   */
+  streamEvents(
+    input: unknown,
+    options: StreamEventsV2Options,
+    filter?: StreamEventsV2Filter,
+  ): IterableReadableStream<StreamEvent> {
+    return this.inner.streamEvents(toInput(input) as Values, options, filter);
   }
 
   /** The graph as LangChain's drawable `Graph` (see `CompiledStateGraph.getGraph`). */

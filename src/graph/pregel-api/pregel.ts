@@ -19,7 +19,8 @@ import { defaultRetryOn, retryDelay, sleep } from "../pregel/execute.js";
 import { RunTrace, wantsTrace } from "../tracing/index.js";
 import type { RetryPolicy, RunConfig } from "../types.js";
 import { PREGEL_SEND } from "./channel-write.js";
-import { PregelNode, type PregelStep } from "./node.js";
+import type { PregelNode, PregelStep } from "./node.js";
+import { chooseUpdateNode } from "./update-node.js";
 
 type Values = Record<string, unknown>;
 type Write = [string, unknown];
@@ -179,7 +180,7 @@ export class Pregel {
     return this.snapshot(config, tuple);
   }
 
-  /** The thread's checkpoints, newest first (`limit` caps how many). */
+  /** The thread's checkpoints, newest first (`limit`, `before` and `filter` as `saver.list` takes them). */
   async *getStateHistory(
     config: PregelRunConfig,
     options: CheckpointListOptions = {},
@@ -194,6 +195,7 @@ export class Pregel {
         },
       );
     }
+    // `before`, `filter` and `limit` as a state graph's history takes them.
     for await (const tuple of saver.list(this.threadConfig(config), options)) {
       yield await this.snapshot(config, tuple);
     }
@@ -251,6 +253,85 @@ export class Pregel {
 
   toString(): string {
     return `Pregel(${this.name ?? Object.keys(this.nodes).join(", ")})`;
+  }
+
+  /**
+   * Applies `values` to a thread's checkpoint (the latest, or `config`'s `checkpoint_id`) as if
+   * node `asNode` had returned them: its `Channel.writeTo` writers run on them, the writes are
+   * applied as a step's, and a new checkpoint (`source: "update"`) is saved after that one.
+   * Without `asNode`, the node is chosen as LangGraph.js chooses it ({@link chooseUpdateNode}).
+   *
+   * @example
+   * const next = await app.updateState({ configurable: { thread_id: "1" } }, 10);
+   * await app.getState(next); // the values after the update
+   */
+  async updateState(
+    config: PregelRunConfig,
+    values: unknown,
+    asNode?: string,
+  ): Promise<CheckpointConfig> {
+    const saver = this.checkpointer;
+    if (!saver) {
+      throw new KeelError("CHECKPOINTER_REQUIRED", "No checkpointer set: updateState needs one.", {
+        hint: "Give the Pregel graph a checkpointer.",
+      });
+    }
+    const tuple = await saver.getTuple({
+      configurable: {
+        ...this.threadConfig(config).configurable,
+        ...pick(config.configurable, "checkpoint_id"),
+      },
+    });
+    const { run, parent } = await this.load(config, tuple);
+    const name = chooseUpdateNode(this.nodes, this.inputChannels, run.seen, asNode);
+    const task: Task = { name, node: this.nodes[name]!, input: values, writes: [] };
+    // Only the writers run (not the node's other steps), one after another as a sequence.
+    const stepConfig = this.taskConfig(task, config);
+    let value = values;
+    for (const writer of task.node.writers) value = await writer.invoke(value, stepConfig);
+    run.step = tuple ? run.step + 1 : 0;
+    this.apply(run, task.writes, [], true);
+    return this.save(saver, config, run, parent, {
+      source: "update",
+      step: run.step,
+      parents: tuple?.metadata?.parents ?? {},
+      writes: { [name]: values },
+    });
+  }
+
+  /** Saves the run's channels as a checkpoint after `parent`; returns the saved config. */
+  private async save(
+    saver: BaseCheckpointSaver,
+    config: PregelRunConfig,
+    run: Run,
+    parent: string | undefined,
+    metadata: CheckpointMetadata,
+  ): Promise<CheckpointConfig> {
+    const checkpoint: Checkpoint = {
+      v: 1,
+      id: newCheckpointId(parent),
+      ts: isoNow(),
+      channel_values: {},
+      channel_versions: { ...run.versions },
+      versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
+    };
+    // Only channels that were ever written carry a value: a saver stores values by version, so
+    // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
+    for (const [name, channel] of Object.entries(run.channels)) {
+      if (run.versions[name] === undefined) continue;
+      const value = channel.checkpoint();
+      if (value !== undefined) checkpoint.channel_values[name] = value;
+    }
+    const base = this.threadConfig(config);
+    const saved = await saver.put(
+      { configurable: { ...base.configurable, ...(parent ? { checkpoint_id: parent } : {}) } },
+      checkpoint,
+      metadata,
+      { ...run.versions },
+    );
+    return saved.configurable?.checkpoint_id === undefined
+      ? { configurable: { ...base.configurable, checkpoint_id: checkpoint.id } }
+      : saved;
   }
 
   private validate(): void {
@@ -368,7 +449,13 @@ export class Pregel {
     let parent = loaded.parent;
     const save = async (source: "input" | "loop", writes: Values | null) => {
       if (!this.checkpointer) return;
-      parent = await this.saveRun(config, run, parent, source, writes);
+      const saved = await this.save(this.checkpointer, config, run, parent, {
+        source,
+        step: run.step,
+        parents: {},
+        writes,
+      });
+      parent = (saved.configurable?.checkpoint_id as string | undefined) ?? parent;
     };
 
     if (input !== null && input !== undefined && !isCommand(input)) {
@@ -444,88 +531,6 @@ export class Pregel {
     yield [OUTPUT, this.read(run, outputKeys)];
   }
 
-  /**
-   * Applies `values` to a thread's checkpoint (the latest, or the one `config` names) as if node
-   * `asNode` had returned them: its writers run on them, and the result is saved as a new
-   * checkpoint (`source: "update"`), as LangGraph.js's `updateState` does.
-   *
-   * @example
-   * const next = await app.updateState({ configurable: { thread_id: "1" } }, 10, "one");
-   */
-  async updateState(
-    config: PregelRunConfig,
-    values: unknown,
-    asNode?: string,
-  ): Promise<CheckpointConfig> {
-    const saver = this.checkpointer;
-    if (!saver) {
-      throw new KeelError("CHECKPOINTER_REQUIRED", "No checkpointer set: updateState needs one.", {
-        hint: "Give the Pregel graph a checkpointer.",
-      });
-    }
-    const names = Object.keys(this.nodes);
-    const name = asNode ?? (names.length === 1 ? names[0] : undefined);
-    const node = name === undefined ? undefined : this.nodes[name];
-    if (name === undefined || node === undefined) {
-      throw new InvalidUpdateError(
-        name === undefined
-          ? 'Ambiguous update, specify "asNode".'
-          : `Node "${name}" does not exist.`,
-        { hint: `Name one of the graph's nodes: ${names.join(", ")}.` },
-      );
-    }
-    const tuple = await saver.getTuple({
-      configurable: {
-        ...this.threadConfig(config).configurable,
-        ...pick(config.configurable, "checkpoint_id"),
-      },
-    });
-    const { run, parent } = await this.load(config, tuple);
-    // Only the node's writers run, on the values given (as LangGraph.js's update task).
-    const writers = new PregelNode(node.channels, node.triggers, node.writers, node.tags);
-    const task: Task = { name, node: writers, input: values, writes: [] };
-    await this.execute(task, config, run.step, undefined);
-    run.step += 1;
-    this.apply(run, task.writes, [], false);
-    const id = await this.saveRun(config, run, parent, "update", {
-      [name]: Object.fromEntries(task.writes),
-    });
-    return { configurable: { ...this.threadConfig(config).configurable, checkpoint_id: id } };
-  }
-
-  /** Saves the run's channels as a checkpoint after `parent`; returns the new checkpoint's id. */
-  private async saveRun(
-    config: PregelRunConfig,
-    run: Run,
-    parent: string | undefined,
-    source: "input" | "loop" | "update",
-    writes: Values | null,
-  ): Promise<string> {
-    const checkpoint: Checkpoint = {
-      v: 1,
-      id: newCheckpointId(parent),
-      ts: isoNow(),
-      channel_values: {},
-      channel_versions: { ...run.versions },
-      versions_seen: Object.fromEntries(Object.entries(run.seen).map(([k, v]) => [k, { ...v }])),
-    };
-    // Only channels that were ever written carry a value: a saver stores values by version, so
-    // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
-    for (const [name, channel] of Object.entries(run.channels)) {
-      if (run.versions[name] === undefined) continue;
-      const value = channel.checkpoint();
-      if (value !== undefined) checkpoint.channel_values[name] = value;
-    }
-    const base = this.threadConfig(config);
-    const saved = await this.checkpointer!.put(
-      { configurable: { ...base.configurable, ...(parent ? { checkpoint_id: parent } : {}) } },
-      checkpoint,
-      { source, step: run.step, parents: {}, writes },
-      { ...run.versions },
-    );
-    return (saved.configurable?.checkpoint_id as string | undefined) ?? checkpoint.id;
-  }
-
   private matches(names: string[], tasks: Task[]): boolean {
     return names.length > 0 && tasks.some((t) => names.includes("*") || names.includes(t.name));
   }
@@ -578,27 +583,9 @@ export class Pregel {
     step: number,
     trace: RunTrace | undefined,
   ): Promise<void> {
-    const send = (writes: Write[]) => {
-      for (const [channel, value] of writes) {
-        if (!Object.hasOwn(this.channels, channel)) {
-          throw new InvalidUpdateError(
-            `Node "${task.name}" wrote to unknown channel "${channel}".`,
-            {
-              details: { node: task.name, channel },
-            },
-          );
-        }
-        task.writes.push([channel, value]);
-      }
-    };
-    const { outputKeys: _o, streamMode: _s, ...rest } = config;
-    const stepConfig = {
-      ...rest,
-      configurable: { ...config.configurable, [PREGEL_SEND]: send },
-      metadata: { ...(config as { metadata?: Values }).metadata, langgraph_node: task.name },
-    };
+    const stepConfig = this.taskConfig(task, config);
     const policy = this.retryPolicy;
-    const runSteps = async (stepConfig: Values): Promise<unknown> => {
+    const runSteps = async (stepConfig: RunConfig): Promise<unknown> => {
       let value = task.input;
       for (const nodeStep of task.node.steps) value = await runStep(nodeStep, value, stepConfig);
       return value;
@@ -622,12 +609,35 @@ export class Pregel {
     }
   }
 
+  /** The config a task's steps run with: the run's, with the task's write sink and node name. */
+  private taskConfig(task: Task, config: PregelRunConfig): RunConfig {
+    const send = (writes: Write[]) => {
+      for (const [channel, value] of writes) {
+        if (!Object.hasOwn(this.channels, channel)) {
+          throw new InvalidUpdateError(
+            `Node "${task.name}" wrote to unknown channel "${channel}".`,
+            {
+              details: { node: task.name, channel },
+            },
+          );
+        }
+        task.writes.push([channel, value]);
+      }
+    };
+    const { outputKeys: _o, streamMode: _s, ...rest } = config;
+    return {
+      ...rest,
+      configurable: { ...config.configurable, [PREGEL_SEND]: send },
+      metadata: { ...(config as { metadata?: Values }).metadata, langgraph_node: task.name },
+    };
+  }
+
   private async traced(
     task: Task,
-    stepConfig: Values,
+    stepConfig: RunConfig,
     step: number,
     trace: RunTrace,
-    runSteps: (config: Values) => Promise<unknown>,
+    runSteps: (config: RunConfig) => Promise<unknown>,
   ): Promise<void> {
     const metadata: Values = {
       ...(stepConfig.metadata as Values),
@@ -654,8 +664,13 @@ export class Pregel {
 
   /** Applies a step's writes channel by channel; bumps versions of channels that changed. */
   private apply(run: Run, writes: Write[], ran: PregelNode[], bumpStep: boolean): void {
+    // Every channel a step changes gets the same next version, one past the newest of all (as
+    // LangGraph.js numbers them), so which node saw the newest version is well defined.
+    const versions = Object.values(run.versions);
+    const newest = versions.length > 0 ? Math.max(...versions) : undefined;
+    const next = this.nextVersion ? this.nextVersion(newest) : (newest ?? 0) + 1;
     for (const node of ran)
-      for (const t of node.triggers) if (run.channels[t]!.consume()) this.bump(run, t);
+      for (const t of node.triggers) if (run.channels[t]!.consume()) run.versions[t] = next;
     const grouped = new Map<string, unknown[]>();
     for (const [channel, value] of writes) {
       const list = grouped.get(channel);
@@ -663,17 +678,12 @@ export class Pregel {
       else grouped.set(channel, [value]);
     }
     for (const [channel, values] of grouped) {
-      if (run.channels[channel]!.update(values)) this.bump(run, channel);
+      if (run.channels[channel]!.update(values)) run.versions[channel] = next;
     }
     if (!bumpStep) return;
     for (const [name, channel] of Object.entries(run.channels)) {
-      if (!grouped.has(name) && channel.update([])) this.bump(run, name);
+      if (!grouped.has(name) && channel.update([])) run.versions[name] = next;
     }
-  }
-
-  private bump(run: Run, channel: string): void {
-    const current = run.versions[channel];
-    run.versions[channel] = this.nextVersion ? this.nextVersion(current) : (current ?? 0) + 1;
   }
 
   private wrote(writes: Write[], keys: string | string[]): boolean {

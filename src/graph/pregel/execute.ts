@@ -145,20 +145,23 @@ function callNode(ctx: ExecuteContext, task: Task): unknown {
     );
   }
   const action = node.action as (state: unknown, config: RunConfig) => unknown;
+  const receiver = node.receiver;
   const config = nodeConfig(ctx, task);
   // Any function may return a promise and call interrupt() after an await (e.g. a plain arrow
   // wrapping an async helper); it can tell only when it has a checkpointer. Without one, only
   // `async function`s pay for AsyncLocalStorage (interrupt() cannot pause such a run anyway).
   const trace = ctx.trace;
   if (trace)
-    return withAsyncScope(task, () => trace.scope(config, () => action(task.input, config)));
+    return withAsyncScope(task, () =>
+      trace.scope(config, () => action.call(receiver, task.input, config)),
+    );
   if (ctx.streamHandlers)
     return withAsyncScope(task, () =>
-      runInLangChainContext(config, () => action(task.input, config)),
+      runInLangChainContext(config, () => action.call(receiver, task.input, config)),
     );
   return node.isAsync || ctx.checkpointing
-    ? withAsyncScope(task, () => action(task.input, config))
-    : withSyncScope(task, () => action(task.input, config));
+    ? withAsyncScope(task, () => action.call(receiver, task.input, config))
+    : withSyncScope(task, () => action.call(receiver, task.input, config));
 }
 
 /** The metadata of a task's config: LangGraph.js's `langgraph_*` keys (all of them when traced). */

@@ -29,7 +29,7 @@ import { abortError, type ExecuteContext, executeTask } from "./execute.js";
 import { idleSignal, isIdleSignal } from "./idle-signal.js";
 import { routeFromStart, writeRoute, writeUpdate } from "./node-output.js";
 import { RunPersistence, requireSaver } from "./persistence.js";
-import { loadSavedWrites, reuseSavedWrites } from "./resume.js";
+import { reuseSavedWrites } from "./resume.js";
 import { RunState } from "./run-state.js";
 import type { GraphSpec, NodeSpec } from "./spec.js";
 import type { SubgraphSink } from "./subgraph-sink.js";
@@ -189,6 +189,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       options.saver,
       options.config.configurable?.checkpoint_ns ?? "",
       options.config,
+      this.runSignal,
     );
   }
 
@@ -374,6 +375,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
         if (routed) await routed;
       }
     }
+    // A saver not Keel's own gets START's writes against the input checkpoint, as LangGraph.js
+    // saves its `__start__` task's (Keel's SQL savers keep the input in that checkpoint's metadata).
+    if (this.checkpointing && !isCommandInput && !this.persistence.ordered)
+      this.persistence.taskFinished(this, task);
     applyTasks(this, [task]);
     // A Command that also resumes updates the state the interrupted tasks run again on, in place,
     // as LangGraph.js does: a new checkpoint here would give those tasks new ids, and they would
@@ -384,11 +389,14 @@ export class GraphLoop extends RunState implements ExecuteContext {
     const values = this.options.hooks.values;
     if (values && this.updated.some((c) => c < this.spec.stateKeys.length))
       values(this.stateView());
-    if (this.checkpointing)
+    if (this.checkpointing) {
       await this.save(
         isCommandInput ? "update" : "loop",
         isCommandInput ? { [START]: (input as Command).update ?? null } : null,
       );
+      const saved = this.persistence.stepSaved();
+      if (saved) await saved;
+    }
   }
 
   /** The START pseudo-task of a traced run, as LangGraph.js's hidden `__start__` task run. */
@@ -531,6 +539,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (this.checkpointing) {
         const saving = this.save("loop", writesOf(tasks));
         if (saving) await saving;
+        const saved = this.persistence.stepSaved();
+        if (saved) await saved;
       }
       // Even with nothing left to run, as LangGraph.js: the caller sees the pause it asked for.
       if (after.size > 0 && tasks.some((t) => after.has(t.node.name))) {

@@ -7,6 +7,7 @@ import {
   DURABILITY_MODES,
   type Durability,
   type PendingWrite,
+  savesInOrder,
 } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
 import type { RunConfig } from "../types.js";
@@ -29,18 +30,35 @@ export type RunEnd = "end" | "interrupt" | "error";
  *   outstanding; the saver may batch them); the run waits for all of them when it ends.
  * - `exit`: nothing is saved while the run goes; when it ends, fails or pauses, its last checkpoint
  *   and the writes of the tasks of an unfinished step are.
+ *
+ * How saves reach the saver depends on it (see `ORDERED_SAVES`). Keel's SQL savers get them one
+ * after another, a step's checkpoint once its writes settled: they commit both in one transaction.
+ * Any other saver gets them as LangGraph.js issues them: a task's writes as it finishes, a step's
+ * checkpoint beside its writes (chained only after the previous checkpoint, which a saver storing
+ * changed channels only needs); `sync` then waits for all of them before the next step, and
+ * without a mode the run goes on as in `async`, LangGraph.js's default. The writes belong to the
+ * previous checkpoint and matter only while the new one is not saved, so saving both at once loses
+ * nothing. A checkpoint not yet issued when the run is aborted is dropped (the thread stays at the
+ * last one saved).
  */
 export class RunPersistence {
   /** Config of the last saved checkpoint (its `checkpoint_id` is the parent of the next one). */
   config: CheckpointConfig;
   /** Id of the current checkpoint; "" before the first. Task ids derive from it. */
   checkpointId = "";
-  /** The engine's mode (undefined: the saver's default, with sync behaviour in the engine). */
+  /**
+   * The engine's mode (undefined: the saver's default; the engine then behaves as in `sync` for
+   * ordered savers, as in `async` for the others).
+   */
   readonly mode: Durability | undefined;
   /** What each save tells the saver (the mode, or the older `configurable.durability`). */
   private readonly hint: Durability | undefined;
   /** Saves issued and not yet awaited (sync: this step's task writes; async: everything). */
-  private inflight: Array<Promise<void>> = [];
+  private inflight: Array<Promise<unknown>> = [];
+  /** True for a saver that takes its saves one after another (see the class comment). */
+  readonly ordered: boolean;
+  /** Unordered saves: the last checkpoint `put` issued and not yet awaited (the next one follows). */
+  private lastPut: Promise<unknown> | undefined;
   /** `exit`: the step saved locally only, to put when the run ends. */
   private unsaved: { metadata: CheckpointMetadata } | undefined;
   /** `exit`: that checkpoint, built before a paused step's finished writes were applied. */
@@ -66,7 +84,9 @@ export class RunPersistence {
     readonly saver: BaseCheckpointSaver | undefined,
     readonly ns: string,
     private readonly run: RunConfig,
+    private readonly signal?: AbortSignal,
   ) {
+    this.ordered = saver === undefined || savesInOrder(saver);
     const configurable: CheckpointConfigurable = { ...run.configurable, checkpoint_ns: ns };
     delete configurable.checkpoint_id;
     delete configurable.durability;
@@ -177,6 +197,10 @@ export class RunPersistence {
     }
     const config = this.hintedConfig();
     const saver = this.saver!;
+    if (!this.ordered) {
+      this.track(saver.putWrites(config, writes, task.taskId));
+      return;
+    }
     const previous = this.inflight[this.inflight.length - 1];
     // Saved after the saves already issued (a saver sees them in order); a closure only then.
     this.track(
@@ -193,11 +217,19 @@ export class RunPersistence {
   }
 
   /**
-   * What to wait for before the step's checkpoint (sync): the writes of the step's tasks, so none
-   * is saved after it. Undefined when there is nothing to wait for.
+   * What to wait for before the step's checkpoint (ordered saves, sync): the writes of the step's
+   * tasks, so none is saved after it. Undefined when there is nothing to wait for.
    */
-  settleStep(): Promise<void> | undefined {
-    return this.mode !== "async" ? this.drain() : undefined;
+  settleStep(): Promise<unknown> | undefined {
+    return this.ordered && this.mode !== "async" ? this.drain() : undefined;
+  }
+
+  /**
+   * What to wait for once the step's checkpoint was issued, before the next step (unordered saves,
+   * sync): everything issued so far. Undefined when there is nothing to wait for.
+   */
+  stepSaved(): Promise<unknown> | undefined {
+    return this.mode === "sync" && !this.ordered ? this.drain() : undefined;
   }
 
   /**
@@ -228,7 +260,7 @@ export class RunPersistence {
       this.savedTs = checkpoint.ts;
       return undefined;
     }
-    return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint);
+    return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint, forceSync);
   }
 
   /**
@@ -258,7 +290,7 @@ export class RunPersistence {
       } else if (this.unsaved) {
         const { metadata } = this.unsaved;
         this.unsaved = undefined;
-        await this.putCheckpoint(state, metadata, "sync", this.checkpointId);
+        await this.putCheckpoint(state, metadata, "sync", true, this.checkpointId);
       }
       const config = this.callConfig(this.checkpointId, "sync");
       for (const [taskId, writes] of this.stepWrites)
@@ -279,9 +311,22 @@ export class RunPersistence {
     state: RunState,
     metadata: CheckpointMetadata,
     hint: Durability | undefined,
+    forced: boolean,
     id?: string,
   ): Promise<unknown> | undefined {
     const put = this.preparePut(state, metadata, hint, id);
+    if (!this.ordered) {
+      // Beside the step's writes, each put after the one before (a put carries only changes).
+      const previous = this.lastPut;
+      const signal = this.signal;
+      const issued = previous
+        ? previous.then(() => (signal?.aborted ? undefined : put()))
+        : put();
+      this.lastPut = issued;
+      if (forced) return issued;
+      this.track(issued);
+      return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
+    }
     if (this.mode === "async" && hint === "async") {
       this.issue(put);
       return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
@@ -344,20 +389,25 @@ export class RunPersistence {
     this.track(previous ? previous.then(save) : save());
   }
 
-  private track(save: Promise<void>): void {
+  private track(save: Promise<unknown>): void {
     // A failure is raised by `drain`; until then it must not count as unhandled.
     save.catch(ignore);
     this.inflight.push(save);
   }
 
   /**
-   * What settles when every save issued so far has: each save is chained after the one before
-   * (`issue`, `taskFinished`), so the last one settles after all of them, and rejects if any did.
+   * What settles when every save issued so far has, and rejects if any did. Ordered saves are
+   * chained each after the one before (`issue`, `taskFinished`): the last one settles last.
    */
-  private drain(): Promise<void> | undefined {
-    const last = this.inflight[this.inflight.length - 1];
-    if (last !== undefined) this.inflight = [];
-    return last;
+  private drain(): Promise<unknown> | undefined {
+    const inflight = this.inflight;
+    const last = inflight[inflight.length - 1];
+    if (last === undefined) return undefined;
+    this.inflight = [];
+    if (this.ordered) return last;
+    // The caller awaits this before the next save: that one needs no chain.
+    this.lastPut = undefined;
+    return inflight.length === 1 ? last : Promise.all(inflight);
   }
 
   private callConfig(checkpointId: string, hint = this.hint): CheckpointConfig {

@@ -39,6 +39,11 @@ export interface NodeSpec {
   /** Position in the order nodes were added: the order `getState` lists tasks in. */
   order: number;
   action: NodeAction<never> | undefined;
+  /**
+   * What `this` is inside the node's function: `{ name }`, as LangGraph.js calls a node function
+   * as a method of its runnable, whose `name` is the node's (an unbound class method reads it).
+   */
+  receiver?: { readonly name: string } | undefined;
   subgraph: SubgraphLike | undefined;
   /** The graph a function node invokes itself (`addNode(…, { subgraphs })`), for reading its state. */
   invokes?: SubgraphLike | undefined;
@@ -126,6 +131,7 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
       index,
       order: orderOf.get(name)!,
       action: decl.action,
+      receiver: { name },
       subgraph: decl.subgraph,
       invokes: decl.invokes,
       isAsync: decl.action !== undefined && decl.action.constructor.name === "AsyncFunction",

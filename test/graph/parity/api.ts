@@ -23,6 +23,7 @@ export interface RunConfig {
   signal?: AbortSignal;
   interruptBefore?: string[];
   interruptAfter?: string[];
+  durability?: "sync" | "async" | "exit";
 }
 
 /** A node: reads the step's snapshot of the state, returns an update, a Command, or nothing. */

@@ -10,6 +10,12 @@ export {
   isDeltaSnapshot,
 } from "./delta.js";
 export {
+  channelsFromCheckpoint,
+  createCheckpoint,
+  deltaChannelsToSnapshot,
+  deltaMaxSuperstepsSinceSnapshot,
+} from "./delta-storage.js";
+export {
   AnyValue,
   EphemeralValue,
   LastValue,

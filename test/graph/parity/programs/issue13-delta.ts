@@ -123,4 +123,77 @@ export const issue13DeltaPrograms = {
       .invoke({});
     return { results, stored: contents(state.values), empty: contents(empty) };
   },
+
+  /**
+   * The delta storage format's building blocks: a checkpoint leaves a delta channel out unless it
+   * snapshots it; the snapshot rule; a saver's walk back to the nearest stored value (writes
+   * oldest first, a step's ordered by task id; the base walk agreeing with the saver's own); a
+   * channel rebuilt from that walk.
+   */
+  async deltaStorage(api: GraphApi) {
+    const {
+      DeltaChannel,
+      DeltaSnapshot,
+      isDeltaSnapshot,
+      MemorySaver,
+      BaseCheckpointSaver,
+      emptyCheckpoint,
+      createCheckpoint,
+      deltaChannelsToSnapshot,
+      channelsFromCheckpoint,
+    } = lib(api);
+    const kept = new DeltaChannel(listReducer);
+    const left = new DeltaChannel(listReducer, { snapshotFrequency: 2 });
+    const plain = new DeltaChannel(listReducer);
+    kept.update([[1, 2]]);
+    left.update([[3]]);
+    const base = { ...emptyCheckpoint(), channel_versions: { kept: 1, left: 1 } };
+    const made = createCheckpoint(base, { kept, left, plain }, 0, {
+      channelsToSnapshot: new Set(["kept"]),
+    });
+    const toSnapshot = (counters: Loose) => [
+      ...deltaChannelsToSnapshot({ kept, left, plain }, counters),
+    ];
+
+    const saver = new MemorySaver();
+    const meta = { source: "loop", step: 0, parents: {} };
+    const thread = { configurable: { thread_id: "d", checkpoint_ns: "" } };
+    const at = (n: number, values: Loose) => ({
+      ...emptyCheckpoint(),
+      id: `00000000-0000-0000-0000-00000000000${n}`,
+      channel_values: values,
+      channel_versions: { list: n + 1 },
+    });
+    const c0 = await saver.put(thread, at(0, { list: new DeltaSnapshot([0]) }), meta, {
+      list: 1,
+    });
+    await saver.putWrites(c0, [["list", [2]]], "task-b");
+    await saver.putWrites(c0, [["list", [1]]], "task-a");
+    const c1 = await saver.put(c0, at(1, {}), meta, { list: 2 });
+    await saver.putWrites(c1, [["list", [3]]], "task-c");
+    const c2 = await saver.put(c1, at(2, {}), meta, { list: 3 });
+    await saver.putWrites(c2, [["list", [99]]], "task-d");
+    const own = await saver.getDeltaChannelHistory({ config: c2, channels: ["list", "none"] });
+    const walked = await BaseCheckpointSaver.prototype.getDeltaChannelHistory.call(saver, {
+      config: c2,
+      channels: ["list"],
+    });
+    const rebuilt = await channelsFromCheckpoint(
+      { list: new DeltaChannel(listReducer) },
+      at(2, {}),
+      { saver, config: c2 },
+    );
+    return {
+      made: [isDeltaSnapshot(made.channel_values.kept), made.channel_values.kept?.value],
+      madeKeys: Object.keys(made.channel_values),
+      byUpdates: toSnapshot({ kept: [1000, 0], left: [2, 0], plain: [5000, 0] }),
+      bySupersteps: toSnapshot({ kept: [0, 5000], left: [0, 4999] }),
+      none: toSnapshot({}),
+      seed: [isDeltaSnapshot(own.list.seed), own.list.seed?.value],
+      writes: own.list.writes,
+      noneChannel: own.none,
+      baseAgrees: JSON.stringify(walked.list) === JSON.stringify(own.list),
+      rebuilt: rebuilt.list.get(),
+    };
+  },
 };

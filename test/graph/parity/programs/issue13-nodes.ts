@@ -117,4 +117,23 @@ export const issue13NodesPrograms = {
       .compile();
     return { result: await graph.invoke({ messages: ["hello"], count: 1 }), seen };
   },
+
+  /** An unbound class method as a node: `this` has the node's name, as LangGraph.js calls it. */
+  async unboundMethodNode(api: GraphApi) {
+    class Named {
+      constructor(readonly name: string) {}
+      call(this: { name?: string } | undefined): Values {
+        return { seen: [this?.name ?? "no this"] };
+      }
+    }
+    const State = api.Annotation.Root({
+      seen: api.Annotation({ reducer: concat, default: () => [] }),
+    });
+    const graph = new api.StateGraph(State)
+      .addNode("worker", new Named("instance").call)
+      .addEdge(api.START, "worker")
+      .addEdge("worker", api.END)
+      .compile();
+    return graph.invoke({ seen: [] });
+  },
 };

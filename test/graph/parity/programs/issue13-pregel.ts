@@ -172,22 +172,22 @@ export const issue13PregelPrograms = {
       history.push(snapshot.values);
       configs.push(snapshot.config);
     }
-    // `before` pages the history: the checkpoints older than the one given.
+    // `before` and `filter` page through the history as a state graph's do.
     const page: unknown[] = [];
     for await (const snapshot of app.getStateHistory(thread, { limit: 1, before: configs[0] }))
-      page.push(snapshot.values);
-    // updateState runs the node's writers on the values given, as a new checkpoint.
-    const updated = await app.updateState(configs[1], 10);
-    const latest = await app.getState(thread);
-    const sources: unknown[] = [];
-    for await (const snapshot of app.getStateHistory(thread))
-      sources.push(snapshot.metadata?.source);
-    const update = {
-      isLatest: updated.configurable.checkpoint_id === latest.config.configurable.checkpoint_id,
-      values: latest.values,
-      sources,
+      page.push(snapshot.config);
+    let inputs = 0;
+    for await (const _ of app.getStateHistory(thread, { filter: { source: "input" } })) inputs++;
+    return {
+      first,
+      second,
+      failed,
+      values: state.values,
+      next: state.next,
+      history,
+      pageIsSecond: page.length === 1 && JSON.stringify(page[0]) === JSON.stringify(configs[1]),
+      inputs,
     };
-    return { first, second, failed, values: state.values, next: state.next, history, page, update };
   },
 
   /**
@@ -281,5 +281,79 @@ export const issue13PregelPrograms = {
     // The graph's run and its tasks' (what LangChain reports inside a node is its own business).
     const top = runs.filter((run) => run.parent === undefined || run.parent === "LangGraph");
     return { output, top };
+  },
+
+  /**
+   * `updateState` runs only the named (or chosen) node's writers on the values and saves the
+   * result after the given checkpoint, as an `update` one; the latest state is then the update.
+   */
+  async updateState(api: GraphApi) {
+    const { Pregel, Channel, LastValue, BinaryOperatorAggregate, MemorySaver } = lib(api);
+    const app = new Pregel({
+      nodes: {
+        one: Channel.subscribeTo(["input"])
+          .join(["total"])
+          .pipe((x: { input: number; total?: number }) => (x.total ?? 0) + x.input)
+          .pipe(Channel.writeTo(["output", "total"]))
+          .pipe((x: number) => {
+            if (x > 10) throw new Error("too large");
+            return x;
+          }),
+      },
+      channels: {
+        total: new BinaryOperatorAggregate((a: number, b: number) => a + b),
+        input: new LastValue(),
+        output: new LastValue(),
+      },
+      inputChannels: "input",
+      outputChannels: "output",
+      checkpointer: new MemorySaver(),
+    });
+    const thread = { configurable: { thread_id: "1" } };
+    await app.invoke(2, thread);
+    await app.invoke(3, thread);
+    const configs: Loose[] = [];
+    for await (const snapshot of app.getStateHistory(thread)) configs.push(snapshot.config);
+    // From the checkpoint before the latest; 20 would make the node throw, but only writers run.
+    const next = await app.updateState(configs[1], 20);
+    const sources: string[] = [];
+    for await (const snapshot of app.getStateHistory(thread))
+      sources.push(snapshot.metadata.source);
+    const latest = await app.getState(thread);
+    const updated = await app.getState(next);
+    const two = new Pregel({
+      nodes: {
+        a: Channel.subscribeTo("input").pipe(Channel.writeTo(["mid"])),
+        b: Channel.subscribeTo("mid").pipe(Channel.writeTo(["output"])),
+      },
+      channels: { input: new LastValue(), mid: new LastValue(), output: new LastValue() },
+      inputChannels: "input",
+      outputChannels: "output",
+      checkpointer: new MemorySaver(),
+    });
+    const fresh = await outcome(
+      () => two.updateState({ configurable: { thread_id: "x" } }, 1),
+      api,
+    );
+    await two.invoke(5, thread);
+    // After a run, the node that saw the newest version (b) is the one written as.
+    await two.updateState(thread, 7);
+    const asB = await two.getState(thread);
+    await two.updateState(thread, 8, "a");
+    const asA = await two.getState(thread);
+    const unknown = await outcome(() => two.updateState(thread, 1, "zzz"), api);
+    return {
+      newer: next.configurable.checkpoint_id > configs[0]?.configurable.checkpoint_id,
+      sources,
+      values: updated.values,
+      next: updated.next,
+      latestIsUpdate:
+        latest.config.configurable.checkpoint_id === updated.config.configurable.checkpoint_id &&
+        JSON.stringify(latest.values) === JSON.stringify(updated.values),
+      fresh,
+      asB: [asB.values, asB.next, asB.metadata.step],
+      asA: [asA.values, asA.next],
+      unknown,
+    };
   },
 };
