@@ -97,7 +97,12 @@ export function shapedStatement(
     // Every data-modifying CTE runs once whether or not the statement reads it.
     const last =
       thread.checkpoints.length > 0
-        ? insert("state_checkpoints", CHECKPOINT_COLUMNS, thread.checkpoints.length, CHECKPOINT_TYPES)
+        ? insert(
+            "state_checkpoints",
+            CHECKPOINT_COLUMNS,
+            thread.checkpoints.length,
+            CHECKPOINT_TYPES,
+          )
         : "SELECT id FROM thr";
     statement = { name, text: `${parts.join(",\n")}\n${last}` };
     statements.set(name, statement);
