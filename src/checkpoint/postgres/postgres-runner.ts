@@ -133,11 +133,16 @@ export class PostgresRunner implements SqlRunner {
     if (fitsShape(threads)) {
       const thread = threads[0]!;
       const { name, text } = shapedStatement(upsert, thread);
-      return this.pool.query({ name, text, values: shapedParams(thread, batch) }).then((result) => {
-        // A shaped statement's rows (checkpoints, or the thread's id) are all or none.
-        const written = (result.rowCount ?? 0) > 0;
-        if (upsert && written) this.touch(thread.threadId, batch.now);
-        return written ? [] : [thread.threadId];
+      // The callback form: the pool makes no promise of its own (nor does the store's error
+      // conversion wrapping it), so a step's commit is this one promise.
+      return new Promise((resolve, reject) => {
+        this.pool.query({ name, text, values: shapedParams(thread, batch) }, (error, result) => {
+          if (error) return reject(error);
+          // A shaped statement's rows (checkpoints, or the thread's id) are all or none.
+          const written = (result.rowCount ?? 0) > 0;
+          if (upsert && written) this.touch(thread.threadId, batch.now);
+          resolve(written ? [] : [thread.threadId]);
+        });
       });
     }
     return this.commitGeneral(upsert, threads, batch);
