@@ -165,4 +165,53 @@ describe("Postgres saver: group commit", () => {
       ).resolves.toMatchObject({ configurable: { thread_id: "first-waiter" } });
     },
   );
+
+  it_(
+    "a sync step resolves with its own commit, not after the commit that follows it",
+    async () => {
+      const native = test.store.native;
+      if (native.dialect !== "postgres") throw new Error("expected Postgres");
+      // Holds the commit made while `hold` is set until released.
+      let hold: Promise<void> | undefined;
+      let release = () => {};
+      const saver = new PostgresSaver({
+        pool: {
+          query: (async (...args: unknown[]) => {
+            const first = args[0] as string | { text: string };
+            const text = typeof first === "string" ? first : first.text;
+            if (hold !== undefined && /^\s*WITH thr AS/.test(text)) {
+              const gate = hold;
+              hold = undefined;
+              await gate;
+            }
+            return (native.pool.query as (...a: unknown[]) => unknown)(...args);
+          }) as typeof native.pool.query,
+        },
+      });
+      const sync = (config: ReturnType<typeof threadConfig>) => ({
+        ...config,
+        durability: "sync" as const,
+      });
+      const step = (n: number) => checkpointOf({ count: n }, { count: n });
+      const latest: Record<string, ReturnType<typeof threadConfig>> = {};
+      for (const thread of ["own-first", "own-second"])
+        latest[thread] = await saver.put(sync(threadConfig(thread)), step(1), metadataOf(0), {
+          count: 1,
+        });
+      // The first step's commit starts at once; the second step waits for the commit after it,
+      // which is held.
+      const first = saver.put(sync(latest["own-first"]!), step(2), metadataOf(1), { count: 2 });
+      const second = saver.put(sync(latest["own-second"]!), step(2), metadataOf(1), { count: 2 });
+      hold = new Promise((resolve) => {
+        release = resolve;
+      });
+      const timeout = new Promise((resolve) => setTimeout(() => resolve("held"), 5_000));
+      try {
+        await expect(Promise.race([first.then(() => "saved"), timeout])).resolves.toBe("saved");
+      } finally {
+        release();
+      }
+      await expect(second).resolves.toMatchObject({ configurable: { thread_id: "own-second" } });
+    },
+  );
 });

@@ -95,10 +95,35 @@ export class WriteQueue {
     for (const blob of blobs) batch.blobs.push(blob);
     this.pendingSteps++;
     if (durability === "sync")
-      return this.running === undefined ? this.flushNow() : this.nextCommit(threadId);
+      return this.running === undefined ? this.commitNow(threadId) : this.nextCommit(threadId);
     this.pendingUnwaited = true;
     if (durability === "async") this.schedule();
     return this.pendingSteps >= this.maxQueued ? this.drainToBound() : undefined;
+  }
+
+  /**
+   * Commits what is pending now, for a `sync` step of `threadId`: undefined when the commit was
+   * synchronous (SQLite); else a promise settled by that commit alone (one `then` on it, where
+   * `flush` would also wait for the commits started after it, for other threads' steps).
+   */
+  private commitNow(threadId: string): Promise<void> | undefined {
+    try {
+      while (this.pending.size > 0 && this.running === undefined) this.drainNow();
+      if (this.running === undefined) {
+        this.throwIfFailed(threadId);
+        return undefined;
+      }
+    } catch (error) {
+      this.raised(error);
+      return Promise.reject(error);
+    }
+    return this.running.then(
+      () => this.throwIfFailed(threadId),
+      (error: unknown) => {
+        this.raised(error);
+        throw error;
+      },
+    );
   }
 
   /** Resolves when the commit that takes the pending steps is done (it starts after the running one). */

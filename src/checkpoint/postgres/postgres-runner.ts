@@ -104,40 +104,56 @@ export class PostgresRunner implements SqlRunner {
     return statements.map((_, index) => Number(row[`c${index}`] ?? 0));
   }
 
-  async commit(batch: CommitBatch): Promise<string[]> {
+  // Not async functions: a step's commit is the query's promise and one `then`, no more.
+  commit(batch: CommitBatch): Promise<string[]> {
     const fresh = batch.threads.every((thread) => {
       const last = this.touched.get(thread.threadId);
       return last !== undefined && batch.now - last < THREAD_TOUCH_INTERVAL_MS;
     });
     if (!fresh) return this.commitWith(true, batch.threads, batch);
-    const refused = await this.commitWith(false, batch.threads, batch);
-    if (refused.length === 0) return refused;
-    // Leased, or the row is gone (a deleted thread): nothing of these was written; the upsert
-    // recreates a missing row and gives the final answer.
-    const again = new Set(refused);
-    return this.commitWith(
-      true,
-      batch.threads.filter((thread) => again.has(thread.threadId)),
-      batch,
-    );
+    return this.commitWith(false, batch.threads, batch).then((refused) => {
+      if (refused.length === 0) return refused;
+      // Leased, or the row is gone (a deleted thread): nothing of these was written; the upsert
+      // recreates a missing row and gives the final answer.
+      const again = new Set(refused);
+      return this.commitWith(
+        true,
+        batch.threads.filter((thread) => again.has(thread.threadId)),
+        batch,
+      );
+    });
   }
 
   /** One statement for `threads`; resolves to the ids refused by their lease. */
-  private async commitWith(
+  private commitWith(
     upsert: boolean,
     threads: readonly ThreadBatch[],
     batch: CommitBatch,
   ): Promise<string[]> {
     if (fitsShape(threads)) {
       const thread = threads[0]!;
-      const result = await this.pool.query({
-        ...shapedStatement(upsert, thread),
-        values: shapedParams(thread, batch),
+      const { name, text } = shapedStatement(upsert, thread);
+      // The callback form: the pool makes no promise of its own (nor does the store's error
+      // conversion wrapping it), so a step's commit is this one promise.
+      return new Promise((resolve, reject) => {
+        this.pool.query({ name, text, values: shapedParams(thread, batch) }, (error, result) => {
+          if (error) return reject(error);
+          // A shaped statement's rows (checkpoints, or the thread's id) are all or none.
+          const written = (result.rowCount ?? 0) > 0;
+          if (upsert && written) this.touch(thread.threadId, batch.now);
+          resolve(written ? [] : [thread.threadId]);
+        });
       });
-      const written = result.rows.length > 0;
-      if (upsert && written) this.touch(thread.threadId, batch.now);
-      return written ? [] : [thread.threadId];
     }
+    return this.commitGeneral(upsert, threads, batch);
+  }
+
+  /** `commitWith` for batches too large for a shaped statement. */
+  private async commitGeneral(
+    upsert: boolean,
+    threads: readonly ThreadBatch[],
+    batch: CommitBatch,
+  ): Promise<string[]> {
     const ids = threads.map((t) => t.threadId);
     const writes = threads.flatMap((thread) => thread.writes);
     const blobs = threads.flatMap((thread) => thread.blobs);

@@ -60,16 +60,21 @@ const CHECKPOINT_TYPES = [
   "int",
 ];
 
-const texts = new Map<string, string>();
+const statements = new Map<string, { name: string; text: string }>();
 
-/** The statement name and text for a shape (made once per shape). */
+/**
+ * The statement name and text for a shape (made once per shape). With checkpoint rows, their
+ * `INSERT` is the statement itself (the others are CTEs): its row count says whether the lease
+ * let the thread through (0: refused), and the answer carries no row to describe and parse — a
+ * per-step cost of the driver's. Without, it selects the thread's id as before.
+ */
 export function shapedStatement(
   upsert: boolean,
   thread: ThreadBatch,
 ): { name: string; text: string } {
-  const name = `keel_ck_${upsert ? "u" : "c"}${thread.writes.length}_${thread.blobs.length}_${thread.checkpoints.length}`;
-  let text = texts.get(name);
-  if (text === undefined) {
+  const name = `keel_ck3_${upsert ? "u" : "c"}${thread.writes.length}_${thread.blobs.length}_${thread.checkpoints.length}`;
+  let statement = statements.get(name);
+  if (statement === undefined) {
     let next = 4;
     const values = (rows: number, types: readonly string[]): string => {
       const tuples: string[] = [];
@@ -89,14 +94,20 @@ export function shapedStatement(
       parts.push(
         `b AS (${insert("state_checkpoint_blobs", BLOB_COLUMNS, thread.blobs.length, BLOB_TYPES)})`,
       );
-    if (thread.checkpoints.length > 0)
-      parts.push(
-        `c AS (${insert("state_checkpoints", CHECKPOINT_COLUMNS, thread.checkpoints.length, CHECKPOINT_TYPES)})`,
-      );
-    text = `${parts.join(",\n")}\nSELECT id FROM thr`;
-    texts.set(name, text);
+    // Every data-modifying CTE runs once whether or not the statement reads it.
+    const last =
+      thread.checkpoints.length > 0
+        ? insert(
+            "state_checkpoints",
+            CHECKPOINT_COLUMNS,
+            thread.checkpoints.length,
+            CHECKPOINT_TYPES,
+          )
+        : "SELECT id FROM thr";
+    statement = { name, text: `${parts.join(",\n")}\n${last}` };
+    statements.set(name, statement);
   }
-  return { name, text };
+  return statement;
 }
 
 /** The parameters of a shaped statement, in the order `shapedStatement` numbers them. */

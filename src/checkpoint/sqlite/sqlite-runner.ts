@@ -35,6 +35,8 @@ export class SqliteRunner implements SqlRunner {
   /** When this runner last wrote each thread's row (updated_at), to refresh it at most once a second. */
   private readonly touched = new Map<string, number>();
   private readonly commitAll: (batch: CommitBatch) => string[];
+  /** A chain step's statement (`commitStep`), prepared at the first. */
+  private insertIfLeased: BetterSqlite3.Statement | undefined;
 
   constructor(private readonly database: SqliteDatabase) {
     const commitAll = database.transaction((batch: CommitBatch) => {
@@ -89,9 +91,22 @@ export class SqliteRunner implements SqlRunner {
       !this.fresh(thread.threadId, batch.now)
     )
       return false;
-    const { changes } = this.statement(INSERT_CHECKPOINT_IF_LEASED).run(
+    this.insertIfLeased ??= this.statement(INSERT_CHECKPOINT_IF_LEASED);
+    // The values one by one, in CHECKPOINT_COLUMNS order (no array to spread at every step).
+    const { changes } = this.insertIfLeased.run(
       c.threadId,
-      ...checkpointValues(c),
+      c.checkpointNs,
+      c.id,
+      c.seq,
+      c.parentId,
+      c.formatVersion,
+      c.step,
+      c.source,
+      c.checkpointJson,
+      c.channelSeqsJson,
+      c.metadataJson,
+      c.createdAt,
+      c.belowLatest,
       thread.threadId,
       batch.ownerId,
       batch.now,
