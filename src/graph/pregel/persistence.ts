@@ -319,9 +319,7 @@ export class RunPersistence {
       // Beside the step's writes, each put after the one before (a put carries only changes).
       const previous = this.lastPut;
       const signal = this.signal;
-      const issued = previous
-        ? previous.then(() => (signal?.aborted ? undefined : put()))
-        : put();
+      const issued = previous ? previous.then(() => (signal?.aborted ? undefined : put())) : put();
       this.lastPut = issued;
       if (forced) return issued;
       this.track(issued);
