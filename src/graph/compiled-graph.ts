@@ -28,14 +28,7 @@ import {
 import { ToolsStream } from "./messages/tools-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
-import {
-  GraphLoop,
-  type LoopHooks,
-  type LoopOutcome,
-  type Replay,
-  startNode,
-} from "./pregel/loop.js";
-import { recordResult, writeUpdate } from "./pregel/node-output.js";
+import { GraphLoop, type LoopHooks, type LoopOutcome, type Replay } from "./pregel/loop.js";
 import { snapshotOf } from "./pregel/snapshot.js";
 import { buildSpec, type GraphSpec } from "./pregel/spec.js";
 import { namespaceOf, type SubgraphSink, streamHooks } from "./pregel/stream-hooks.js";
