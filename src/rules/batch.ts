@@ -112,7 +112,14 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
         print(clipsMessageText(clips));
         // CLIPS then echoes the construct as far as it had read it.
         const echo =
-          construct && errorEcho(construct.form, clips, errorPos(failure), construct.module);
+          construct &&
+          errorEcho(
+            construct.form,
+            clips,
+            errorPos(failure),
+            construct.module,
+            failure.details.echoThrough === true,
+          );
         if (echo) print(echo);
       }
     }

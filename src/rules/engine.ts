@@ -1404,7 +1404,8 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;
   const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
-  const echo = errorEcho(form, error.details.clips, pos, module);
+  const through = error.details.echoThrough === true;
+  const echo = errorEcho(form, error.details.clips, pos, module, through);
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;
 }

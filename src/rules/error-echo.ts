@@ -35,6 +35,7 @@ export function errorEcho(
   clips: string,
   pos: SourcePos | undefined,
   module: string,
+  through = false,
 ): string | null {
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
@@ -53,7 +54,10 @@ export function errorEcho(
     if (found === null) return null;
     const [node, parent] = found;
     let limit: number | null = null;
-    if (id === "PRNTUTIL2" && node === form) {
+    if (through) {
+      // A syntax error at the token CLIPS had just read: the echo ends with it.
+      limit = count(form, node, node.type === "list");
+    } else if (id === "PRNTUTIL2" && node === form) {
       // A syntax error found once the construct's `)` was read (a defrule without `=>`).
       limit = count(form, form, true);
     } else if (AT_NAME.has(id)) {

@@ -9,12 +9,11 @@ import {
 } from "./evaluate.js";
 import { contentHash, Fact, valueHashes } from "./facts.js";
 import { HashChains } from "./rete/chains.js";
+import { typeOk } from "./slot-types.js";
 import {
   type Atom,
   float,
   isFloat,
-  isInstanceName,
-  isInstanceRef,
   isInteger,
   isMultifield,
   isNumber,
@@ -145,21 +144,6 @@ export function defaultFor(template: Template, slot: SlotDef, host: EvalHost): V
         : slotValue(vals);
     }
   }
-}
-
-function typeOk(v: Value, types: readonly string[]): boolean {
-  for (const t of types) {
-    if (t === "SYMBOL" && isSymbol(v)) return true;
-    if (t === "STRING" && isString(v)) return true;
-    if (t === "LEXEME" && (isSymbol(v) || isString(v))) return true;
-    if (t === "INTEGER" && isInteger(v)) return true;
-    if (t === "FLOAT" && isFloat(v)) return true;
-    if (t === "NUMBER" && (isInteger(v) || isFloat(v))) return true;
-    if (t === "FACT-ADDRESS" && typeof v === "object" && v !== null && "factId" in v) return true;
-    if ((t === "INSTANCE-NAME" || t === "INSTANCE") && isInstanceName(v)) return true;
-    if ((t === "INSTANCE-ADDRESS" || t === "INSTANCE") && isInstanceRef(v)) return true;
-  }
-  return false;
 }
 
 /** Checks a slot value against the slot's cardinality, type and allowed values. */
