@@ -42,6 +42,8 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
+      /** `(duplicate-instance target [to NAME] (slot value…)…)`: `name` is the target. */
+      readonly duplicate?: { readonly to: Expr | null };
       readonly name: Expr | null;
       readonly cls: Expr;
       readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];

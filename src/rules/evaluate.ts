@@ -55,6 +55,12 @@ export interface ObjectOps {
   makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
+  duplicateInstance(
+    target: Value,
+    to: Value | null,
+    slots: { name: string; values: Value[] }[],
+  ): Value;
   /** The facts of the templates (`facts`) or the instances of the classes named, in query order. */
   candidates(facts: boolean, among: Value[]): Value[];
   /** Whether a fact or instance a query visits still exists. */
@@ -364,6 +370,15 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         name: s.name,
         values: s.values.map((v) => compileExpr(v, opts)),
       }));
+      const to = e.duplicate?.to ? compileExpr(e.duplicate.to, opts) : null;
+      if (e.duplicate) {
+        return (f) =>
+          f.host.objects.duplicateInstance(
+            cls(f),
+            to ? to(f) : null,
+            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          );
+      }
       if (e.modify) {
         return (f) =>
           f.host.objects.modifyInstance(

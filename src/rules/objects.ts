@@ -493,6 +493,67 @@ export class ObjectSystem {
     return TRUE;
   }
 
+  /**
+   * `(duplicate-instance target [to NAME] (slot value…)…)` as CLIPS's direct-duplicate: a new
+   * instance of the target's class (named by gensym* when no name is given; an instance of that
+   * name is deleted first), the overrides placed, every other slot copied from the target, no
+   * init message. The new instance's name, or FALSE when there is no target.
+   */
+  duplicateInstance(
+    target: Value,
+    to: Value | null,
+    overrides: { name: string; values: Value[] }[],
+  ): Value {
+    const src = this.find(target);
+    if (!src) {
+      throw rulesRuntimeError(`no instance ${formatValue(target)} to duplicate`, {
+        clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : formatValue(target)} in function duplicate-instance.`,
+      });
+    }
+    const iname = to === null ? instanceName(this.gensymStar()) : toInstanceName(to);
+    if (iname.name === src.instanceName.name) {
+      throw rulesRuntimeError("duplicate-instance needs a new name for the copy", {
+        clips:
+          "[INSMODDP3] Instance copy must have a different name in duplicate-instance.\n" +
+          "[PRCCODE4] Execution halted during the actions of message-handler direct-duplicate primary in class USER",
+      });
+    }
+    const cls = src.cls;
+    const old = this.byName.get(iname.name);
+    if (old) this.send(old, "delete", []);
+    const inst = new Instance(iname, cls);
+    this.byName.set(iname.name, inst);
+    cls.instances.push(inst);
+    this.traceInstance(true, inst);
+    const placed = new Set<string>();
+    for (const o of overrides) {
+      const slot = cls.slots.find((s) => s.name === o.name);
+      if (!slot) {
+        this.remove(inst);
+        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
+          clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
+        });
+      }
+      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+      placed.add(o.name);
+      this.traceSlot(inst, o.name);
+    }
+    for (const s of cls.slots) {
+      if (placed.has(s.name)) continue;
+      inst.slots.set(s.name, src.slots.get(s.name) as Value);
+      this.traceSlot(inst, s.name);
+    }
+    this.watcher?.made(inst);
+    return iname;
+  }
+
+  /** gensym*: the next genN that names no instance. */
+  private gensymStar(): string {
+    let s = `gen${this.gensymCounter++}`;
+    while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
+    return s;
+  }
+
   /** `==> instance [a] of A` / `<== …` under `(watch instances)`. */
   private traceInstance(made: boolean, inst: Instance): void {
     if (!this.watching("instances")) return;
@@ -855,11 +916,8 @@ export class ObjectSystem {
         return VOID;
       case "gensym":
         return `gen${this.gensymCounter++}`;
-      case "gensym*": {
-        let s = `gen${this.gensymCounter++}`;
-        while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
-        return s;
-      }
+      case "gensym*":
+        return this.gensymStar();
       case "setgen": {
         // CLIPS's setgen: an integer (a float refused), at least 1.
         if (!isInteger(a0)) throw typeError("setgen", 1, "integer");

@@ -129,6 +129,8 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "modify-instance":
     case "message-modify-instance":
       return parseModifyInstance(list, ctx);
+    case "duplicate-instance":
+      return parseDuplicateInstance(list, ctx);
     default:
       if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx);
       return parseFunctionCall(list, fn, ctx);
@@ -166,6 +168,7 @@ const SPECIAL_FORMS = new Set([
   "make-instance",
   "modify-instance",
   "message-modify-instance",
+  "duplicate-instance",
   ...QUERY_FUNCTIONS,
 ]);
 
@@ -225,6 +228,28 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
   return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+}
+
+/** `(duplicate-instance target [to NAME] (slot value…)…)`: a make-instance expression marked `duplicate`. */
+function parseDuplicateInstance(list: SList, ctx: ParseContext): Expr {
+  const target = list.items[1];
+  if (target === undefined) {
+    throw rulesParseError(list.pos, "an instance to duplicate", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const name = parseExpr(target, ctx);
+  const toWord = list.items[2];
+  const named = toWord?.type === "atom" && toWord.kind === "symbol" && toWord.text === "to";
+  const toNode = named ? list.items[3] : undefined;
+  if (named && toNode === undefined) {
+    throw rulesParseError(list.pos, "the new instance's name after 'to'", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const to = toNode === undefined ? null : parseExpr(toNode, ctx);
+  const slots = parseSlotOverrides(list.items.slice(named ? 4 : 2), ctx);
+  return { k: "make-instance", duplicate: { to }, name, cls: name, slots, pos: list.pos };
 }
 
 /** `(fn ((?v CLASS-or-TEMPLATE…)…) query action…)`. */

@@ -45,6 +45,7 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
         return;
       case "make-instance":
         if (e.name) visit(e.name);
+        if (e.duplicate?.to) visit(e.duplicate.to);
         visit(e.cls);
         for (const s of e.slots) s.values.forEach(visit);
         return;
