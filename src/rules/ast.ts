@@ -101,6 +101,8 @@ export interface SlotDef {
   readonly allowedTypes?: readonly string[] | null;
   /** The `(range min max)` bounds (null: ?VARIABLE or no range); not enforced. */
   readonly range?: readonly [Value | null, Value | null];
+  /** A multislot's `(cardinality min max)` bounds (null: ?VARIABLE); not enforced. */
+  readonly cardinality?: readonly [number | null, number | null];
 }
 
 export interface Template {

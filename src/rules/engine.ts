@@ -83,6 +83,11 @@ import {
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import {
+  TEMPLATE_FUNCTIONS,
+  type TemplateFunctionHost,
+  templateFunction,
+} from "./template-functions.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,
@@ -107,7 +112,7 @@ import {
   Watches,
   type WatchItem,
 } from "./watch.js";
-import { templateValues, WorkingMemory } from "./working-memory.js";
+import { defaultFor, templateValues, WorkingMemory } from "./working-memory.js";
 
 export type {
   AgendaEntry,
@@ -1107,6 +1112,18 @@ export class RuleEngine {
   };
 
   /** The focus and module commands; null when `name` is not one. */
+  /** What the deftemplate slot functions read: templates, implied ones, defaults. */
+  private readonly templateFunctionHost: TemplateFunctionHost = {
+    template: (name) => {
+      const t = this.templates.get(name);
+      if (t) return t;
+      // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
+      return this.wm.all().some((f) => f.relation === name) ? "implied" : null;
+    },
+    defaultValue: (template, slot) => defaultFor(template, slot, this.evalHost),
+    print: (text) => this.onPrint(text),
+  };
+
   private engineCommand(name: string, args: Value[]): Value | null {
     const known = (m: Value): string => {
       if (typeof m !== "string" || !this.modules.has(m)) {
@@ -1120,6 +1137,8 @@ export class RuleEngine {
       undefine(name, args, this.undefineHost);
       return VOID;
     }
+    if (TEMPLATE_FUNCTIONS.has(name))
+      return templateFunction(this.templateFunctionHost, name, args);
     switch (name) {
       case "eval":
       case "build":

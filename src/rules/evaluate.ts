@@ -10,6 +10,7 @@ import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { SWITCH_COMMANDS } from "./switches.js";
+import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
   FALSE,
@@ -171,6 +172,7 @@ export const COMMANDS = new Set([
   "sort",
   "expand$",
   "check-syntax",
+  ...TEMPLATE_FUNCTIONS.keys(),
   "build",
   "assert-string",
   "set-salience-evaluation",

@@ -21,6 +21,7 @@ import {
   typeError,
 } from "./function-args.js";
 import { EXTRA_BUILTINS } from "./functions-extra.js";
+import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
   bool,
@@ -437,6 +438,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["sort", 1, ANY],
       ["expand$", 1, 1],
       ["check-syntax", 1, 1],
+      ...[...TEMPLATE_FUNCTIONS].map(([name, n]) => [name, n, n] as const),
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
       ["list-definstances", 0, 1],

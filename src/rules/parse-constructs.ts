@@ -59,15 +59,11 @@ const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
   ["allowed-integers", ["INTEGER"]],
   ["allowed-floats", ["FLOAT"]],
   ["allowed-numbers", ["NUMBER"]],
+  ["allowed-instance-names", ["INSTANCE-NAME"]],
 ]);
 
 /** Slot attributes CLIPS 6.30 accepts that Keel does not build. */
-const CLIPS_ONLY_ATTRIBUTES = new Set([
-  "allowed-instance-names",
-  "allowed-classes",
-  "facet",
-  "multifacet",
-]);
+const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]);
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
@@ -104,6 +100,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
     let range: (Value | null)[] = [];
     let allowedTypes: readonly string[] | null = null;
     let defaultAttr: SList | undefined;
+    let cardinality: (number | null)[] = [];
     for (const attr of node.items.slice(2)) {
       if (attr.type !== "list") {
         throw rulesParseError(
@@ -178,13 +175,25 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
         case "allowed-floats":
         case "allowed-numbers":
         case "allowed-lexemes":
-          allowedTypes = ALLOWED_TYPES.get(attrName) ?? null;
-          allowed = args.map((a) => {
-            if (a.type !== "atom")
-              throw rulesParseError(a.pos, "a constant", describe(a), { construct: ctx.construct });
-            return a.value;
-          });
+        case "allowed-instance-names": {
+          // Several allowed-… attributes add up: each restricts the values of its own types.
+          const restricts = ALLOWED_TYPES.get(attrName) ?? null;
+          allowedTypes =
+            restricts === null || (allowed !== null && allowedTypes === null)
+              ? null
+              : [...(allowedTypes ?? []), ...restricts];
+          allowed = [
+            ...(allowed ?? []),
+            ...args.map((a) => {
+              if (a.type !== "atom")
+                throw rulesParseError(a.pos, "a constant", describe(a), {
+                  construct: ctx.construct,
+                });
+              return a.value;
+            }),
+          ];
           break;
+        }
         case "range":
           // Not enforced (docs/rules.md), but a derived default starts from its bounds.
           range = args.map((a) =>
@@ -192,7 +201,11 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
           );
           break;
         case "cardinality":
-          break; // accepted, not enforced (docs/rules.md)
+          // Not enforced (docs/rules.md); a derived default holds the minimum count of fields.
+          cardinality = args.map((a) =>
+            a.type === "atom" && a.kind === "integer" ? (a.value as number) : null,
+          );
+          break;
         default:
           throw rulesParseError(
             attr.items[0]?.pos,
@@ -231,6 +244,9 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       types,
       allowed,
       range: [range[0] ?? null, range[1] ?? null],
+      ...(cardinality.length
+        ? { cardinality: [cardinality[0] ?? null, cardinality[1] ?? null] }
+        : {}),
       allowedTypes,
     });
   }

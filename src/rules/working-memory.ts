@@ -103,21 +103,26 @@ const DERIVE_ORDER = [
  * FLOAT; the first allowed value of that type, else (for numbers) the range's minimum or maximum,
  * else nil, "", 0 or 0.0.
  */
-function derivedDefault(slot: SlotDef): Value {
-  if (slot.multi) return [];
+export function derivedDefault(slot: SlotDef): Value {
+  // A multislot's derived default holds its minimum cardinality of derived single values.
+  if (slot.multi) return Array(slot.cardinality?.[0] ?? 0).fill(derivedSingle(slot));
+  return derivedSingle(slot);
+}
+
+function derivedSingle(slot: SlotDef): Atom {
   const kind =
     DERIVE_ORDER.find(
       (k) => slot.types === null || k.within.some((t) => slot.types?.includes(t)),
     ) ?? DERIVE_ORDER[0];
   const listed = slot.allowed?.find((v) => kind.is(v));
-  if (listed !== undefined) return listed;
+  if (listed !== undefined) return listed as Atom;
   if (kind.type === "INTEGER" || kind.type === "FLOAT") {
     for (const bound of slot.range ?? []) {
       if (bound === null || bound === undefined || !isNumber(bound)) continue;
       return kind.type === "INTEGER" ? Math.trunc(numberOf(bound)) : float(numberOf(bound));
     }
   }
-  return kind.standard;
+  return kind.standard as Atom;
 }
 
 /** A slot's default value for a new template fact. */
