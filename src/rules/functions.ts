@@ -21,6 +21,7 @@ import {
   typeError,
 } from "./function-args.js";
 import { EXTRA_BUILTINS } from "./functions-extra.js";
+import { MODULE_OF_FUNCTIONS } from "./introspect.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
@@ -438,6 +439,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["sort", 1, ANY],
       ["expand$", 1, 1],
       ["check-syntax", 1, 1],
+      ...MODULE_OF_FUNCTIONS.map((name) => [name, 1, 1] as const),
       ...[...TEMPLATE_FUNCTIONS].map(([name, n]) => [name, n, n] as const),
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
