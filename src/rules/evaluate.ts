@@ -153,6 +153,7 @@ export const COMMANDS = new Set([
   "fact-relation",
   "fact-existp",
   "fact-slot-value",
+  "fact-slot-names",
   "get-fact-list",
   "focus",
   "pop-focus",

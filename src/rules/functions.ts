@@ -424,6 +424,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["fact-relation", 1, 1],
       ["fact-existp", 1, 1],
       ["fact-slot-value", 2, 2],
+      ["fact-slot-names", 1, 1],
       ["get-fact-list", 0, 1],
       ["refresh-agenda", 0, 1],
       ["undefrule", 1, 1],
