@@ -353,7 +353,11 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       const facts = e.facts.map((spec) => compileFactSpec(spec, opts));
       return (f) => {
         let last: Value = FALSE;
-        for (const make of facts) last = f.host.assertFact(make(f));
+        for (const make of facts) {
+          last = f.host.assertFact(make(f));
+          // CLIPS asserts the fact built up to a field that failed to evaluate, then stops.
+          if (evaluationErrorSeen()) break;
+        }
         return last;
       };
     }
@@ -580,7 +584,16 @@ export function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame
   if (spec.kind === "ordered") {
     const fields = spec.fields.map((x) => compileExpr(x, opts));
     const relation = spec.relation;
-    return (f) => ({ kind: "ordered", relation, fields: flattenAll(fields.map((c) => c(f))) });
+    return (f) => {
+      const values: Value[] = [];
+      for (const c of fields) {
+        const v = c(f);
+        // A field that failed to evaluate ends the fact there, as in CLIPS.
+        if (evaluationErrorSeen()) break;
+        values.push(v);
+      }
+      return { kind: "ordered", relation, fields: flattenAll(values) };
+    };
   }
   const slots = spec.slots.map((s) => ({
     index: spec.template.slotIndex.get(s.name) as number,

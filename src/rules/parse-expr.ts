@@ -63,7 +63,10 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
   switch (fn) {
     case "assert":
       if (rest.length === 0) {
-        throw rulesParseError(list.pos, "at least one fact", "')'", { construct: ctx.construct });
+        throw rulesParseError(list.pos, "at least one fact", "')'", {
+          construct: ctx.construct,
+          clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for assert command.",
+        });
       }
       return { k: "assert", facts: rest.map((n) => parseFactSpec(n, ctx)), pos: list.pos };
     case "modify":
@@ -108,6 +111,7 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
       if (v === undefined || v.type !== "atom" || (v.kind !== "sfvar" && v.kind !== "mfvar")) {
         throw rulesParseError(v?.pos ?? list.pos, "a variable to bind", describe(v), {
           construct: ctx.construct,
+          clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for bind function.",
         });
       }
       return {
@@ -469,22 +473,34 @@ function parseFieldExprs(items: SNode[], ctx: ParseContext): Expr[] {
     const n = items[i] as SNode;
     if (n.type === "atom" && n.kind === "symbol" && n.text === "=" && items[i + 1]?.type === "list")
       continue;
+    if (n.type === "atom" && (n.kind === "and" || n.kind === "or" || n.kind === "not")) {
+      // A constraint connective has no place in a fact being asserted.
+      throw rulesParseError(n.pos, "a value", describe(n), {
+        construct: ctx.construct,
+        clips: RHS_PATTERNS,
+      });
+    }
     out.push(parseExpr(n, ctx));
   }
   return out;
 }
+
+const RHS_PATTERNS = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for RHS patterns.";
 
 /** A fact in `assert` or `deffacts`: ordered, or template when the relation names a deftemplate. */
 export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   if (node.type !== "list") {
     throw rulesParseError(node.pos, "a fact in parentheses", describe(node), {
       construct: ctx.construct,
+      clips: RHS_PATTERNS,
     });
   }
   const head = node.items[0];
   if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
     throw rulesParseError(head?.pos ?? node.pos, "a relation name (a symbol)", describe(head), {
       construct: ctx.construct,
+      clips:
+        "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for first field of a RHS pattern.",
     });
   }
   const template = ctx.template(head.text);
