@@ -71,6 +71,8 @@ export function errorEcho(
     text = ppConstruct(form, module, limit);
     // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
+    // A CE group closed where CLIPS expected more: its `)` follows what came before it.
+    if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
 }

@@ -466,8 +466,18 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     case "and":
     case "or":
       return { type: kw, ces: parseSubCEs(node, ctx, true), pos: node.pos };
-    case "exists":
-      return { type: "exists", ces: parseSubCEs(node, ctx), pos: node.pos };
+    case "exists": {
+      const ces = parseSubCEs(node, ctx);
+      if (ces.length === 0) {
+        throw rulesParseError(node.pos, "a conditional element in (exists …)", "none", {
+          construct: ctx.construct,
+          clips:
+            "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the exists conditional element.",
+          echoThrough: true,
+        });
+      }
+      return { type: "exists", ces, pos: node.pos };
+    }
     case "forall": {
       const inner = parseSubCEs(node, ctx);
       const first = inner[0];
@@ -478,6 +488,9 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
           `${inner.length}`,
           {
             construct: ctx.construct,
+            clips:
+              "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the forall conditional element.",
+            echoThrough: true,
           },
         );
       }
