@@ -163,8 +163,15 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       return VOID;
     case "format": {
       const control = args[1];
-      if (control === undefined || !isString(control)) {
-        throw rulesRuntimeError("format expects a logical name and a control string");
+      if (control === undefined) {
+        throw rulesRuntimeError("format expects a logical name and a control string", {
+          clips: "[ARGACCES4] Function format expected at least 2 argument(s)",
+        });
+      }
+      if (!isString(control)) {
+        throw rulesRuntimeError("format's control must be a string", {
+          clips: "[ARGACCES5] Function format expected argument #2 to be of type string",
+        });
       }
       const text = formatText(control.value, args.slice(2));
       const router = args[0];
