@@ -7,7 +7,7 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
-import { errorEcho } from "./error-echo.js";
+import { echoMode, errorEcho } from "./error-echo.js";
 import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode, type SourcePos } from "./reader.js";
 import type { Value } from "./values.js";
@@ -118,7 +118,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
             clips,
             errorPos(failure),
             construct.module,
-            failure.details.echoThrough === true,
+            echoMode(failure.details),
           );
         if (echo) print(echo);
       }

@@ -16,7 +16,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
-import { errorEcho } from "./error-echo.js";
+import { echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -1424,8 +1424,7 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;
   const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
-  const through = error.details.echoThrough === true;
-  const echo = errorEcho(form, error.details.clips, pos, module, through);
+  const echo = errorEcho(form, error.details.clips, pos, module, echoMode(error.details));
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;
 }

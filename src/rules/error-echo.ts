@@ -26,6 +26,15 @@ const AT_NAME = new Set(["EXPRNPSR3", "TMPLTDEF1"]);
 /** Messages about a call checked once its arguments are read: the echo stops after its `)`. */
 const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 
+/** Where an error's echo stops when its message alone does not say: see KeelError details. */
+export type EchoMode = "through" | "whole";
+
+/** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
+export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
+  if (details.echoThrough === true) return "through";
+  return details.echoWhole === true ? "whole" : undefined;
+}
+
 /**
  * The text after CLIPS's message for a construct that failed (`"\nERROR:\n" + text + "\n"`),
  * or null when Keel does not know where CLIPS stops for this message.
@@ -35,12 +44,13 @@ export function errorEcho(
   clips: string,
   pos: SourcePos | undefined,
   module: string,
-  through = false,
+  mode?: EchoMode,
 ): string | null {
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
+  const through = mode === "through";
   let text: string | null = null;
-  if (WHOLE.has(id)) {
+  if (WHOLE.has(id) || mode === "whole") {
     text = ppConstruct(form, module);
     if (text === null) return null;
     text = text.slice(0, -1);

@@ -33,7 +33,7 @@ export function rulesParseError(
 export function rulesLoadError(
   pos: SourcePos | undefined,
   message: string,
-  extra: { hint?: string; construct?: string; clips?: string } = {},
+  extra: { hint?: string; construct?: string; clips?: string; echoWhole?: boolean } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
@@ -43,6 +43,8 @@ export function rulesLoadError(
       column: pos?.column,
       construct: extra.construct,
       clips: extra.clips,
+      // CLIPS found the error once the whole construct was read: its ERROR: echo is all of it.
+      ...(extra.echoWhole ? { echoWhole: true } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

@@ -19,6 +19,7 @@ import {
   splitModuleName,
 } from "./parse-expr.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { checkRhsSlots } from "./rhs-slot-check.js";
 import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
 import type { Value } from "./values.js";
 
@@ -327,6 +328,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     );
   }
   const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
+  checkRhsSlots(ces, actions, ctx.construct);
   return {
     name,
     salience,
