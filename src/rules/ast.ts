@@ -219,6 +219,8 @@ export interface ClassSlotAst {
 export interface DefclassAst {
   readonly name: string;
   readonly supers: readonly string[];
+  /** Where `(is-a …)` starts (CLIPS's precedence error echoes the class through it). */
+  readonly isaPos?: SourcePos;
   /** `(role abstract)`: true; `(role concrete)`: false; null: inherited. */
   readonly abstract: boolean | null;
   /** `(pattern-match reactive)`: true; `non-reactive`: false; null: inherited. */

@@ -1328,8 +1328,12 @@ export class RuleEngine {
       try {
         this.atomically(() => this.defineConstruct(form as SList));
       } catch (e) {
-        // CLIPS echoes a built construct that fails as it echoes one in a file.
-        throw withEcho(e, form as SList, this.module);
+        // CLIPS echoes a built construct that fails as it echoes one in a file, and build
+        // gives FALSE: what called it goes on.
+        const error = withEcho(e, form as SList, this.module);
+        if (!isKeelError(error) || typeof error.details.clips !== "string") throw error;
+        this.onPrint(clipsMessageText(error.details.clips));
+        return FALSE;
       }
       return TRUE;
     }

@@ -9,6 +9,7 @@
  * // "\nERROR:\n(defrule MAIN::r\n   (a ?x)\n   =>\n   (printout t (foo\n"
  */
 import { ppConstruct } from "./pp-constructs.js";
+import { ppCool } from "./pp-cool.js";
 import type { SList, SNode, SourcePos } from "./reader.js";
 
 /** Messages reported after the whole construct was read: its whole text is echoed. */
@@ -79,12 +80,26 @@ export function errorEcho(
     }
     if (limit === null) return null;
     text = ppConstruct(form, module, limit);
+    if (text === null && through && isIsa(node)) {
+      // A defclass's precedence error: its header, then the (is-a …) line.
+      text = ppCool(form, module)
+        .split("\n")
+        .slice(0, 2)
+        .join("\n")
+        // The class's own `)` was not read yet.
+        .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
+    }
     // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
     // A CE group closed where CLIPS expected more: its `)` follows what came before it.
     if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
+}
+
+function isIsa(node: SNode): boolean {
+  const head = node.type === "list" ? node.items[0] : undefined;
+  return head?.type === "atom" && head.text === "is-a";
 }
 
 /** The node at `pos` (the outermost one starting there) and the list holding it. */

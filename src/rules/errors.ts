@@ -33,7 +33,13 @@ export function rulesParseError(
 export function rulesLoadError(
   pos: SourcePos | undefined,
   message: string,
-  extra: { hint?: string; construct?: string; clips?: string; echoWhole?: boolean } = {},
+  extra: {
+    hint?: string;
+    construct?: string;
+    clips?: string;
+    echoWhole?: boolean;
+    echoThrough?: boolean;
+  } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
@@ -45,6 +51,7 @@ export function rulesLoadError(
       clips: extra.clips,
       // CLIPS found the error once the whole construct was read: its ERROR: echo is all of it.
       ...(extra.echoWhole ? { echoWhole: true } : {}),
+      ...(extra.echoThrough ? { echoThrough: true } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

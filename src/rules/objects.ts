@@ -5,10 +5,11 @@
  * matched (docs/rules.md).
  */
 import type { DefclassAst, HandlerAst } from "./ast.js";
-import { rulesRuntimeError } from "./errors.js";
+import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
+import type { SourcePos } from "./source-pos.js";
 import {
   type Atom,
   FALSE,
@@ -258,6 +259,8 @@ export class ObjectSystem {
     abstract: boolean,
     reactive: boolean,
     own: ClassSlot[],
+    isaPos?: SourcePos,
+    redefining = false,
   ): ClassDef {
     const cls: ClassDef = {
       name,
@@ -272,7 +275,7 @@ export class ObjectSystem {
       subclasses: [],
       instances: [],
     };
-    cls.cpl = precedenceList(cls);
+    cls.cpl = precedenceList(cls, isaPos, redefining);
     // Inherited slots first; a slot a more specific class defines again moves to its place.
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
@@ -333,7 +336,14 @@ export class ObjectSystem {
     // An abstract class is never reactive (no direct instances), and passes that on as it
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
-    const cls = this.newClass(ast.name, supers, abstract, reactive, own);
+    let cls: ClassDef;
+    try {
+      cls = this.newClass(ast.name, supers, abstract, reactive, own, ast.isaPos, old !== undefined);
+    } catch (e) {
+      // The old class stays, linked to its superclasses again.
+      if (old) for (const s of old.supers) s.subclasses.push(old);
+      throw e;
+    }
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
@@ -987,6 +997,34 @@ function flatten(vals: Value[]): Atom[] {
 }
 
 /**
+ * The loop CLIPS prints when no class is left without a predecessor (PrintPartialOrderLoop):
+ * each class left is given one predecessor (the first class in table order whose successors,
+ * read newest first as CLIPS chains them, reach it), then the links are followed from the
+ * table's first class until one repeats; the loop from there is printed.
+ */
+function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDef[]>): string {
+  const pred = new Map<ClassDef, ClassDef>();
+  for (const c of table) {
+    for (const s of [...(succs.get(c) ?? [])].reverse()) {
+      if (!pred.has(s) && table.includes(s)) pred.set(s, c);
+    }
+  }
+  const seen = new Set<ClassDef>();
+  let c = table[0] as ClassDef;
+  while (!seen.has(c)) {
+    seen.add(c);
+    c = pred.get(c) as ClassDef;
+  }
+  const names: string[] = [];
+  const start = c;
+  do {
+    names.push(c.name);
+    c = pred.get(c) as ClassDef;
+  } while (c !== start);
+  return `Precedence loop in superclasses: ${[...names, start.name].join(" ")}`;
+}
+
+/**
  * CLIPS's class precedence list (inherpsr.c FindPrecedenceList): the superclasses in a table in
  * pre-order depth-first order (each once), ordered by two rules — a class before its direct
  * superclasses, and a class's direct superclasses in the order given — with Knuth's
@@ -994,7 +1032,7 @@ function flatten(vals: Value[]): Atom[] {
  * from where the last one was taken (wrapping around), which keeps a superclass's "family"
  * together. The class itself comes first.
  */
-function precedenceList(cls: ClassDef): ClassDef[] {
+function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): ClassDef[] {
   const table: ClassDef[] = [];
   const collect = (supers: readonly ClassDef[]) => {
     for (const s of supers) {
@@ -1034,8 +1072,15 @@ function precedenceList(cls: ClassDef): ClassDef[] {
     const c = table[at] as ClassDef;
     if (preds.get(c) !== 0) {
       at++;
-      if (++misses >= table.length)
-        throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
+      if (++misses >= table.length) {
+        // CLIPS puts a class being redefined in its own table (to catch cycles): it is placed first.
+        const partial = (redefining ? out : out.slice(1)).map((c) => ` ${c.name}`).join("");
+        throw rulesLoadError(isaPos, `class ${cls.name} has no consistent precedence list`, {
+          construct: `defclass ${cls.name}`,
+          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table, succs)}`,
+          echoThrough: true,
+        });
+      }
       continue;
     }
     for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
