@@ -168,8 +168,7 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
       throw rulesRuntimeError(
         `slot ${slot.name} of deftemplate ${template.name} expects ${slot.types.join(" or ")}, not ${String(isString(f) ? `"${f.value}"` : typeof f === "object" ? "a value" : f)}`,
         {
-          clips:
-            "[CSTRNCHK1] A literal slot value found in the assert command does not match the allowed types",
+          clips: `[CSTRNCHK1] A literal slot value found in the assert command\ndoes not match the allowed types for slot ${slot.name}.`,
         },
       );
     }

@@ -14,6 +14,8 @@
 (deftemplate not-allowed-multi (multislot s (allowed-values 1 2) (default 1 3)))
 (deftemplate ok-multi (multislot s (default a b c)) (slot t (default (+ 1 2))))
 (deftemplate ok-none (slot s (default ?NONE)) (slot u (default ?DERIVE)))
+(deftemplate typed (slot n (type INTEGER)))
+(assert (typed (n abc)))
 (list-deftemplates)
 (assert (ok-multi))
 (facts)
