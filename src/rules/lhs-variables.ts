@@ -66,7 +66,9 @@ function one(ce: CE, bound: Set<string>, counter: { n: number }, construct: stri
 }
 
 function pattern(ce: PatternCE, bound: Set<string>, n: number, construct: string): void {
-  ce.fields.forEach((field, i) => constraint(field, bound, `CE #${n} field #${i + 1}`, construct));
+  for (const [i, field] of ce.fields.entries()) {
+    constraint(field, bound, `CE #${n} field #${i + 1}`, construct);
+  }
   for (const [index, fields] of ce.slots) {
     const name = ce.template?.slots[index]?.name ?? String(index);
     for (const field of fields) constraint(field, bound, `CE #${n} slot ${name}`, construct);
