@@ -404,6 +404,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["facts", 0, 4],
       ["agenda", 0, 1],
       ["retract", 1, ANY],
+      ["send", 2, ANY],
       ["read", 0, 1],
       ["readline", 0, 1],
       ["read-number", 0, 1],

@@ -24,4 +24,6 @@
 (make-instance gen7 of BOX)
 (duplicate-instance b1)
 (instances)
+(send)
+(send [b1])
 (exit)
