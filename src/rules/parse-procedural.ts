@@ -4,6 +4,7 @@ import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { checkBodyVariables } from "./rhs-variables.js";
 
 /** The name of `(deffunction name …)`, read before the body so the body may call itself. */
 export function deffunctionName(list: SList, ctx: ParseContext): string {
@@ -44,6 +45,13 @@ export function parseDeffunction(list: SList, ctx: ParseContext): DeffunctionAst
     else params.push(text);
   }
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  // CLIPS refuses a body reading a variable no parameter or earlier bind binds.
+  checkBodyVariables(
+    body,
+    rest === null ? params : [...params, rest],
+    ctx.construct ?? "",
+    "deffunction",
+  );
   return { name, params, rest, body, source: list.source };
 }
 

@@ -4,6 +4,7 @@
 (deffunction bad)
 (deffunction bad (?a abc))
 (deffunction bad2 ($?a $?a))
+(deffunction unbound-body (?x) (bind ?y 1) (+ ?x ?y ?z))
 (deffunction ok (?a $?r) (printout t ?a " " ?r crlf))
 (ok 1 2 3)
 (exit)
