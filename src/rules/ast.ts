@@ -42,6 +42,8 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
+      /** `(duplicate-instance target [to NAME] (slot value…)…)`: `name` is the target. */
+      readonly duplicate?: { readonly to: Expr | null };
       readonly name: Expr | null;
       readonly cls: Expr;
       readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];
@@ -99,6 +101,8 @@ export interface SlotDef {
   readonly allowedTypes?: readonly string[] | null;
   /** The `(range min max)` bounds (null: ?VARIABLE or no range); not enforced. */
   readonly range?: readonly [Value | null, Value | null];
+  /** A multislot's `(cardinality min max)` bounds (null: ?VARIABLE); not enforced. */
+  readonly cardinality?: readonly [number | null, number | null];
 }
 
 export interface Template {
@@ -215,6 +219,8 @@ export interface ClassSlotAst {
 export interface DefclassAst {
   readonly name: string;
   readonly supers: readonly string[];
+  /** Where `(is-a …)` starts (CLIPS's precedence error echoes the class through it). */
+  readonly isaPos?: SourcePos;
   /** `(role abstract)`: true; `(role concrete)`: false; null: inherited. */
   readonly abstract: boolean | null;
   /** `(pattern-match reactive)`: true; `non-reactive`: false; null: inherited. */

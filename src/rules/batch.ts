@@ -7,7 +7,7 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
-import { errorEcho } from "./error-echo.js";
+import { echoMode, errorEcho } from "./error-echo.js";
 import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode, type SourcePos } from "./reader.js";
 import type { Value } from "./values.js";
@@ -112,7 +112,14 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
         print(clipsMessageText(clips));
         // CLIPS then echoes the construct as far as it had read it.
         const echo =
-          construct && errorEcho(construct.form, clips, errorPos(failure), construct.module);
+          construct &&
+          errorEcho(
+            construct.form,
+            clips,
+            errorPos(failure),
+            construct.module,
+            echoMode(failure.details),
+          );
         if (echo) print(echo);
       }
     }

@@ -16,7 +16,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
-import { errorEcho } from "./error-echo.js";
+import { echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -83,6 +83,11 @@ import {
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import {
+  TEMPLATE_FUNCTIONS,
+  type TemplateFunctionHost,
+  templateFunction,
+} from "./template-functions.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,
@@ -107,7 +112,7 @@ import {
   Watches,
   type WatchItem,
 } from "./watch.js";
-import { templateValues, WorkingMemory } from "./working-memory.js";
+import { defaultFor, templateValues, WorkingMemory } from "./working-memory.js";
 
 export type {
   AgendaEntry,
@@ -225,6 +230,7 @@ export class RuleEngine {
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
+    duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
     candidates: (facts, among) => {
       if (!facts) return this.objects.candidates(among);
       const out: Value[] = [];
@@ -1106,6 +1112,18 @@ export class RuleEngine {
   };
 
   /** The focus and module commands; null when `name` is not one. */
+  /** What the deftemplate slot functions read: templates, implied ones, defaults. */
+  private readonly templateFunctionHost: TemplateFunctionHost = {
+    template: (name) => {
+      const t = this.templates.get(name);
+      if (t) return t;
+      // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
+      return this.wm.all().some((f) => f.relation === name) ? "implied" : null;
+    },
+    defaultValue: (template, slot) => defaultFor(template, slot, this.evalHost),
+    print: (text) => this.onPrint(text),
+  };
+
   private engineCommand(name: string, args: Value[]): Value | null {
     const known = (m: Value): string => {
       if (typeof m !== "string" || !this.modules.has(m)) {
@@ -1119,6 +1137,8 @@ export class RuleEngine {
       undefine(name, args, this.undefineHost);
       return VOID;
     }
+    if (TEMPLATE_FUNCTIONS.has(name))
+      return templateFunction(this.templateFunctionHost, name, args);
     switch (name) {
       case "eval":
       case "build":
@@ -1308,8 +1328,12 @@ export class RuleEngine {
       try {
         this.atomically(() => this.defineConstruct(form as SList));
       } catch (e) {
-        // CLIPS echoes a built construct that fails as it echoes one in a file.
-        throw withEcho(e, form as SList, this.module);
+        // CLIPS echoes a built construct that fails as it echoes one in a file, and build
+        // gives FALSE: what called it goes on.
+        const error = withEcho(e, form as SList, this.module);
+        if (!isKeelError(error) || typeof error.details.clips !== "string") throw error;
+        this.onPrint(clipsMessageText(error.details.clips));
+        return FALSE;
       }
       return TRUE;
     }
@@ -1404,7 +1428,7 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;
   const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
-  const echo = errorEcho(form, error.details.clips, pos, module);
+  const echo = errorEcho(form, error.details.clips, pos, module, echoMode(error.details));
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;
 }

@@ -9,6 +9,7 @@
  * // "\nERROR:\n(defrule MAIN::r\n   (a ?x)\n   =>\n   (printout t (foo\n"
  */
 import { ppConstruct } from "./pp-constructs.js";
+import { ppCool } from "./pp-cool.js";
 import type { SList, SNode, SourcePos } from "./reader.js";
 
 /** Messages reported after the whole construct was read: its whole text is echoed. */
@@ -26,6 +27,15 @@ const AT_NAME = new Set(["EXPRNPSR3", "TMPLTDEF1"]);
 /** Messages about a call checked once its arguments are read: the echo stops after its `)`. */
 const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 
+/** Where an error's echo stops when its message alone does not say: see KeelError details. */
+export type EchoMode = "through" | "whole";
+
+/** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
+export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
+  if (details.echoThrough === true) return "through";
+  return details.echoWhole === true ? "whole" : undefined;
+}
+
 /**
  * The text after CLIPS's message for a construct that failed (`"\nERROR:\n" + text + "\n"`),
  * or null when Keel does not know where CLIPS stops for this message.
@@ -35,11 +45,13 @@ export function errorEcho(
   clips: string,
   pos: SourcePos | undefined,
   module: string,
+  mode?: EchoMode,
 ): string | null {
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
+  const through = mode === "through";
   let text: string | null = null;
-  if (WHOLE.has(id)) {
+  if (WHOLE.has(id) || mode === "whole") {
     text = ppConstruct(form, module);
     if (text === null) return null;
     text = text.slice(0, -1);
@@ -53,7 +65,10 @@ export function errorEcho(
     if (found === null) return null;
     const [node, parent] = found;
     let limit: number | null = null;
-    if (id === "PRNTUTIL2" && node === form) {
+    if (through) {
+      // A syntax error at the token CLIPS had just read: the echo ends with it.
+      limit = count(form, node, node.type === "list");
+    } else if (id === "PRNTUTIL2" && node === form) {
       // A syntax error found once the construct's `)` was read (a defrule without `=>`).
       limit = count(form, form, true);
     } else if (AT_NAME.has(id)) {
@@ -65,10 +80,26 @@ export function errorEcho(
     }
     if (limit === null) return null;
     text = ppConstruct(form, module, limit);
+    if (text === null && through && isIsa(node)) {
+      // A defclass's precedence error: its header, then the (is-a …) line.
+      text = ppCool(form, module)
+        .split("\n")
+        .slice(0, 2)
+        .join("\n")
+        // The class's own `)` was not read yet.
+        .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
+    }
     // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
+    // A CE group closed where CLIPS expected more: its `)` follows what came before it.
+    if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
+}
+
+function isIsa(node: SNode): boolean {
+  const head = node.type === "list" ? node.items[0] : undefined;
+  return head?.type === "atom" && head.text === "is-a";
 }
 
 /** The node at `pos` (the outermost one starting there) and the list holding it. */

@@ -9,7 +9,7 @@ export function rulesParseError(
   pos: SourcePos | undefined,
   expected: string,
   found: string,
-  extra: { hint?: string; construct?: string; clips?: string } = {},
+  extra: { hint?: string; construct?: string; clips?: string; echoThrough?: boolean } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
@@ -22,6 +22,8 @@ export function rulesParseError(
       construct: extra.construct,
       // What CLIPS prints for it, when Keel knows.
       ...(extra.clips !== undefined ? { clips: extra.clips } : {}),
+      // CLIPS's ERROR: echo runs through the token at pos (through its `)` for a list).
+      ...(extra.echoThrough ? { echoThrough: true } : {}),
     },
     hint: extra.hint ?? "Check the syntax against docs/rules.md.",
   });
@@ -31,7 +33,13 @@ export function rulesParseError(
 export function rulesLoadError(
   pos: SourcePos | undefined,
   message: string,
-  extra: { hint?: string; construct?: string; clips?: string } = {},
+  extra: {
+    hint?: string;
+    construct?: string;
+    clips?: string;
+    echoWhole?: boolean;
+    echoThrough?: boolean;
+  } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
@@ -41,6 +49,9 @@ export function rulesLoadError(
       column: pos?.column,
       construct: extra.construct,
       clips: extra.clips,
+      // CLIPS found the error once the whole construct was read: its ERROR: echo is all of it.
+      ...(extra.echoWhole ? { echoWhole: true } : {}),
+      ...(extra.echoThrough ? { echoThrough: true } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

@@ -3,6 +3,7 @@
  * a top-level command. The engine supplies a backend of its internals.
  */
 import type { KeelError } from "../core/index.js";
+import { noteEvaluationError } from "./clips-messages.js";
 import { rulesRuntimeError } from "./errors.js";
 import type { EvalHost, ObjectOps, ResolvedFact } from "./evaluate.js";
 import type { Fact } from "./facts.js";
@@ -162,8 +163,15 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       return VOID;
     case "format": {
       const control = args[1];
-      if (control === undefined || !isString(control)) {
-        throw rulesRuntimeError("format expects a logical name and a control string");
+      if (control === undefined) {
+        throw rulesRuntimeError("format expects a logical name and a control string", {
+          clips: "[ARGACCES4] Function format expected at least 2 argument(s)",
+        });
+      }
+      if (!isString(control)) {
+        throw rulesRuntimeError("format's control must be a string", {
+          clips: "[ARGACCES5] Function format expected argument #2 to be of type string",
+        });
       }
       const text = formatText(control.value, args.slice(2));
       const router = args[0];
@@ -174,6 +182,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "fact-relation":
     case "fact-existp":
     case "fact-slot-value":
+    case "fact-slot-names":
       return factFunction(b, name, args);
     case "get-fact-list":
       return b.wm.all();
@@ -219,31 +228,60 @@ function factsRange(b: HostBackend, args: Value[]): [number, number, number] | n
   return out;
 }
 
-/** fact-index, fact-relation, fact-existp, fact-slot-value (factfun.c). */
+/**
+ * fact-index, fact-relation, fact-existp, fact-slot-value, fact-slot-names (factfun.c), with
+ * CLIPS's argument checks: each message printed where CLIPS prints it, then FALSE and CLIPS's
+ * evaluation error (a rule's actions halt).
+ */
 function factFunction(b: HostBackend, name: string, args: Value[]): Value {
+  const fail = (text: string): Value => {
+    b.print(`${text}\n`);
+    noteEvaluationError();
+    return FALSE;
+  };
   const target = args[0] as Value;
-  const fact = isFactRef(target)
-    ? (b.wm.byId.get(target.factId) ?? null)
-    : isInteger(target)
-      ? (b.wm.byId.get(target) ?? null)
-      : null;
-  const live = fact !== null && (!isFactRef(target) || fact === target);
-  switch (name) {
-    case "fact-existp":
-      return live ? "TRUE" : FALSE;
-    case "fact-index":
-      if (!isFactRef(target)) throw rulesRuntimeError("fact-index expects a fact address");
-      return target.factId;
-    case "fact-relation":
-      return live && fact ? fact.relation : FALSE;
-    default: {
-      const slot = args[1];
-      if (!live || !fact || typeof slot !== "string") return FALSE;
-      if (fact.template === null) {
-        return slot === "implied" ? (fact.values as Atom[]) : FALSE;
-      }
-      const index = fact.template.slotIndex.get(slot);
-      return index === undefined ? FALSE : (fact.values[index] as Value);
+  if (name === "fact-index") {
+    if (!isFactRef(target)) {
+      return fail(
+        "[ARGACCES5] Function fact-index expected argument #1 to be of type fact-address",
+      );
     }
+    return target.factId;
   }
+  if (!isFactRef(target) && !isInteger(target) && !isSymbol(target)) {
+    return fail(
+      `[ARGACCES5] Function ${name} expected argument #1 to be of type fact-address, integer, or symbol`,
+    );
+  }
+  if (!isFactRef(target) && !(isInteger(target) && target >= 0)) {
+    return fail(
+      `[ARGACCES5] Function ${name} expected argument #1 to be of type fact-address or fact-index`,
+    );
+  }
+  const fact = b.wm.byId.get(isFactRef(target) ? target.factId : (target as number)) ?? null;
+  const live = fact !== null && (!isFactRef(target) || fact === target);
+  if (name === "fact-existp") return live ? "TRUE" : FALSE;
+  if (name === "fact-relation") return live && fact ? fact.relation : FALSE;
+  const slot = args[1];
+  if (name === "fact-slot-value" && (slot === undefined || !isSymbol(slot))) {
+    return fail("[ARGACCES5] Function fact-slot-value expected argument #2 to be of type symbol");
+  }
+  // A retracted fact's address gives FALSE without a message; an index of no fact prints one.
+  if ((!live || !fact) && isFactRef(target)) return FALSE;
+  if (!live || !fact) {
+    const id = isFactRef(target) ? target.factId : (target as number);
+    return fail(`[PRNTUTIL1] Unable to find fact f-${id}.`);
+  }
+  if (name === "fact-slot-names") {
+    return fact.template === null ? ["implied"] : fact.template.slots.map((s) => s.name);
+  }
+  if (fact.template === null) {
+    if (slot === "implied") return fact.values as Atom[];
+  } else {
+    const index = fact.template.slotIndex.get(slot as string);
+    if (index !== undefined) return fact.values[index] as Value;
+  }
+  return fail(
+    `[TMPLTDEF1] Invalid slot ${String(slot)} not defined in corresponding deftemplate ${fact.relation}.`,
+  );
 }

@@ -10,6 +10,7 @@ import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { SWITCH_COMMANDS } from "./switches.js";
+import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
   FALSE,
@@ -55,6 +56,12 @@ export interface ObjectOps {
   makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
+  duplicateInstance(
+    target: Value,
+    to: Value | null,
+    slots: { name: string; values: Value[] }[],
+  ): Value;
   /** The facts of the templates (`facts`) or the instances of the classes named, in query order. */
   candidates(facts: boolean, among: Value[]): Value[];
   /** Whether a fact or instance a query visits still exists. */
@@ -146,6 +153,7 @@ export const COMMANDS = new Set([
   "fact-relation",
   "fact-existp",
   "fact-slot-value",
+  "fact-slot-names",
   "get-fact-list",
   "focus",
   "pop-focus",
@@ -165,6 +173,7 @@ export const COMMANDS = new Set([
   "sort",
   "expand$",
   "check-syntax",
+  ...TEMPLATE_FUNCTIONS.keys(),
   "build",
   "assert-string",
   "set-salience-evaluation",
@@ -344,7 +353,11 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       const facts = e.facts.map((spec) => compileFactSpec(spec, opts));
       return (f) => {
         let last: Value = FALSE;
-        for (const make of facts) last = f.host.assertFact(make(f));
+        for (const make of facts) {
+          last = f.host.assertFact(make(f));
+          // CLIPS asserts the fact built up to a field that failed to evaluate, then stops.
+          if (evaluationErrorSeen()) break;
+        }
         return last;
       };
     }
@@ -364,6 +377,15 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         name: s.name,
         values: s.values.map((v) => compileExpr(v, opts)),
       }));
+      const to = e.duplicate?.to ? compileExpr(e.duplicate.to, opts) : null;
+      if (e.duplicate) {
+        return (f) =>
+          f.host.objects.duplicateInstance(
+            cls(f),
+            to ? to(f) : null,
+            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          );
+      }
       if (e.modify) {
         return (f) =>
           f.host.objects.modifyInstance(
@@ -562,7 +584,16 @@ export function compileFactSpec(spec: FactSpec, opts: CompileOptions): (f: Frame
   if (spec.kind === "ordered") {
     const fields = spec.fields.map((x) => compileExpr(x, opts));
     const relation = spec.relation;
-    return (f) => ({ kind: "ordered", relation, fields: flattenAll(fields.map((c) => c(f))) });
+    return (f) => {
+      const values: Value[] = [];
+      for (const c of fields) {
+        const v = c(f);
+        // A field that failed to evaluate ends the fact there, as in CLIPS.
+        if (evaluationErrorSeen()) break;
+        values.push(v);
+      }
+      return { kind: "ordered", relation, fields: flattenAll(values) };
+    };
   }
   const slots = spec.slots.map((s) => ({
     index: spec.template.slotIndex.get(s.name) as number,

@@ -1,91 +1,151 @@
 /**
- * CLIPS's `format`: a C printf control string (`%d %f %e %g %s %x %o %c`, flags, width and
- * precision) plus CLIPS's `%n` (newline), `%r` (carriage return) and `%%`.
+ * CLIPS's `format`: a C printf control string (`%d %f %e %g %s %x %o %u %c`, `-`, width and
+ * precision) plus CLIPS's `%n` (newline), `%r` (carriage return), `%t`, `%v` and `%%`.
  */
 import { rulesRuntimeError } from "./errors.js";
 import {
-  formatFloat,
-  formatValue,
+  isInstanceName,
   isInteger,
   isNumber,
   isString,
+  isSymbol,
   numberOf,
   type Value,
 } from "./values.js";
 
-const DIRECTIVE = /%([-+ #0]*)(\d*)(?:\.(\d+))?([a-zA-Z%])/g;
+/** One piece of a control string, as CLIPS's FindFormatFlag reads it. */
+type Piece =
+  | { kind: "text"; text: string }
+  | { kind: "conv"; spec: string; letter: string }
+  | { kind: "invalid"; spec: string };
 
-/** The text `(format <router> control args…)` produces. */
-export function formatText(control: string, args: readonly Value[]): string {
-  let next = 0;
-  const arg = (letter: string): Value => {
-    const v = args[next++];
-    if (v === undefined) {
-      throw rulesRuntimeError(`format has no argument for %${letter}`, {
-        clips: "[IOFUN2] Insufficient arguments for format",
-      });
+const NO_ARGUMENT: Readonly<Record<string, string>> = {
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "%": "%",
+};
+
+/**
+ * Splits a control string as CLIPS 6.30 does (iofun.c): after `%`, digits, `.` and `-` until a
+ * conversion letter (`d o x u c s e f g`); any other character makes the flag invalid; a flag
+ * the next `%` or the end cuts short is printed as written.
+ */
+function pieces(control: string): Piece[] {
+  const out: Piece[] = [];
+  let i = 0;
+  while (i < control.length) {
+    if (control[i] !== "%") {
+      const at = control.indexOf("%", i);
+      const end = at < 0 ? control.length : at;
+      out.push({ kind: "text", text: control.slice(i, end) });
+      i = end;
+      continue;
     }
-    return v;
-  };
-  return control.replace(
-    DIRECTIVE,
-    (whole, flags: string, width: string, prec: string | undefined, letter: string) => {
-      switch (letter) {
-        case "%":
-          return "%";
-        case "n":
-          return "\n";
-        case "r":
-          return "\r";
-        case "t":
-          return "\t";
-        case "d":
-        case "x":
-        case "o":
-        case "c": {
-          const v = arg(letter);
-          if (!isNumber(v)) throw notNumber(letter);
-          const n = Math.trunc(numberOf(v));
-          if (letter === "c") return pad(String.fromCharCode(n), flags, width);
-          const body =
-            letter === "d" ? String(Math.abs(n)) : Math.abs(n).toString(letter === "x" ? 16 : 8);
-          return signed(body, n < 0, flags, width);
-        }
-        case "f":
-        case "e":
-        case "g": {
-          const v = arg(letter);
-          if (!isNumber(v)) throw notNumber(letter);
-          const x = numberOf(v);
-          const p = prec === undefined ? 6 : Number(prec);
-          return signed(
-            cFloat(Math.abs(x), letter, p, flags.includes("#")),
-            x < 0 || Object.is(x, -0),
-            flags,
-            width,
-          );
-        }
-        case "s": {
-          const v = arg(letter);
-          let text = isString(v)
-            ? v.value
-            : isInteger(v) || !isNumber(v)
-              ? formatValue(v, true)
-              : formatFloat(numberOf(v));
-          if (prec !== undefined) text = text.slice(0, Number(prec));
-          return pad(text, flags, width);
-        }
-        default:
-          return whole;
+    i++;
+    const fixed = NO_ARGUMENT[control[i] ?? ""];
+    if (fixed !== undefined) {
+      out.push({ kind: "text", text: fixed });
+      i++;
+      continue;
+    }
+    let spec = "%";
+    let piece: Piece | null = null;
+    while (i < control.length && control[i] !== "%") {
+      const ch = control[i++] as string;
+      if ("doxucsefg".includes(ch)) {
+        piece = { kind: "conv", spec, letter: ch };
+        break;
       }
-    },
-  );
+      spec += ch;
+      if (!/[0-9.-]/.test(ch)) {
+        piece = { kind: "invalid", spec };
+        break;
+      }
+    }
+    out.push(piece ?? { kind: "text", text: spec });
+  }
+  return out;
 }
 
-function notNumber(letter: string): Error {
-  return rulesRuntimeError(`format's %${letter} expects a number`, {
-    clips: "[IOFUN1] Illegal format argument",
+/** The text `(format <router> control args…)` produces, with CLIPS 6.30's checks and messages. */
+export function formatText(control: string, args: readonly Value[]): string {
+  const parts = pieces(control);
+  let wanted = 0;
+  for (const p of parts) {
+    if (p.kind === "invalid") {
+      throw rulesRuntimeError(`format flag ${p.spec} is not valid`, {
+        clips: `[IOFUN3] Invalid format flag "${p.spec}" specified in format function.`,
+      });
+    }
+    if (p.kind === "conv") wanted++;
+  }
+  if (wanted !== args.length) {
+    throw rulesRuntimeError(`format's control string takes ${wanted} argument(s)`, {
+      clips: `[ARGACCES4] Function format expected exactly ${wanted + 2} argument(s)`,
+    });
+  }
+  let next = 0;
+  let out = "";
+  for (const p of parts) {
+    if (p.kind === "text") out += p.text;
+    else if (p.kind === "conv")
+      out += conversion(p.spec, p.letter, args[next] as Value, next++ + 3);
+  }
+  return out;
+}
+
+function typeError(which: number, type: string): Error {
+  return rulesRuntimeError(`format's argument #${which} must be of type ${type}`, {
+    clips: `[ARGACCES5] Function format expected argument #${which} to be of type ${type}`,
   });
+}
+
+/** One conversion: `spec` is `%` with its `-`, digits and `.` (C's printf reads them). */
+function conversion(spec: string, letter: string, v: Value, which: number): string {
+  const m = /^%(-*)(0*)(\d*)(?:\.(\d*))?$/.exec(spec);
+  const flags = `${m?.[1] ?? ""}${m?.[2] ?? ""}`;
+  const width = m?.[3] ?? "";
+  const prec = m?.[4];
+  switch (letter) {
+    case "s": {
+      if (!isSymbol(v) && !isString(v) && !isInstanceName(v))
+        typeErrorThrow(which, "symbol or string");
+      let text = isString(v) ? v.value : isInstanceName(v) ? v.name : String(v);
+      if (prec !== undefined) text = text.slice(0, Number(prec || 0));
+      return pad(text, flags, width);
+    }
+    case "c": {
+      if (isSymbol(v) || isString(v)) {
+        return pad((isString(v) ? v.value : v).slice(0, 1), flags, width);
+      }
+      if (!isInteger(v)) typeErrorThrow(which, "symbol, string, or integer");
+      return pad(String.fromCharCode(Number(v) & 0xff), flags, width);
+    }
+    case "d":
+    case "x":
+    case "o":
+    case "u": {
+      if (!isNumber(v)) typeErrorThrow(which, "integer or float");
+      const n = Math.trunc(numberOf(v));
+      const body =
+        letter === "x" || letter === "o"
+          ? Math.abs(n).toString(letter === "x" ? 16 : 8)
+          : String(Math.abs(n));
+      return signed(body, n < 0, flags, width);
+    }
+    default: {
+      if (!isNumber(v)) typeErrorThrow(which, "integer or float");
+      const x = numberOf(v);
+      const p = prec === undefined ? 6 : Number(prec || 0);
+      return signed(cFloat(Math.abs(x), letter, p, false), x < 0 || Object.is(x, -0), flags, width);
+    }
+  }
+}
+
+function typeErrorThrow(which: number, type: string): never {
+  throw typeError(which, type);
 }
 
 function pad(text: string, flags: string, width: string): string {

@@ -21,6 +21,8 @@ import {
   typeError,
 } from "./function-args.js";
 import { EXTRA_BUILTINS } from "./functions-extra.js";
+import { MODULE_OF_FUNCTIONS } from "./introspect.js";
+import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
   bool,
@@ -401,6 +403,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["run", 0, 1],
       ["facts", 0, 4],
       ["agenda", 0, 1],
+      ["retract", 1, ANY],
+      ["send", 2, ANY],
       ["read", 0, 1],
       ["readline", 0, 1],
       ["read-number", 0, 1],
@@ -422,6 +426,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["fact-relation", 1, 1],
       ["fact-existp", 1, 1],
       ["fact-slot-value", 2, 2],
+      ["fact-slot-names", 1, 1],
       ["get-fact-list", 0, 1],
       ["refresh-agenda", 0, 1],
       ["undefrule", 1, 1],
@@ -437,6 +442,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["sort", 1, ANY],
       ["expand$", 1, 1],
       ["check-syntax", 1, 1],
+      ...MODULE_OF_FUNCTIONS.map((name) => [name, 1, 1] as const),
+      ...[...TEMPLATE_FUNCTIONS].map(([name, n]) => [name, n, n] as const),
       ["list-defmodules", 0, 0],
       ["list-defclasses", 0, 1],
       ["list-definstances", 0, 1],

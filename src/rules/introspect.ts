@@ -8,7 +8,7 @@
  */
 import { type ConstructKind, type ConstructTexts, splitName } from "./construct-texts.js";
 import { rulesRuntimeError } from "./errors.js";
-import { formatValue, type Value, VOID } from "./values.js";
+import { FALSE, formatValue, isSymbol, type Value, VOID } from "./values.js";
 
 /** What the commands read from the engine. */
 export interface IntrospectionHost {
@@ -56,11 +56,27 @@ const GET_LIST: Record<string, ConstructKind> = {
   "get-definstances-list": "definstances",
 };
 
+/** `(deftemplate-module name)` and the other `def…-module` functions: the construct's module. */
+const MODULE_OF: Record<string, ConstructKind> = {
+  "defrule-module": "defrule",
+  "deftemplate-module": "deftemplate",
+  "deffacts-module": "deffacts",
+  "deffunction-module": "deffunction",
+  "defglobal-module": "defglobal",
+  "defgeneric-module": "defgeneric",
+  "defclass-module": "defclass",
+  "definstances-module": "definstances",
+};
+
+/** The `def…-module` functions' names. */
+export const MODULE_OF_FUNCTIONS: readonly string[] = Object.keys(MODULE_OF);
+
 /** The introspection commands' names. */
 export const INTROSPECTION_COMMANDS: ReadonlySet<string> = new Set([
   ...Object.keys(PP),
   ...Object.keys(LIST),
   ...Object.keys(GET_LIST),
+  ...Object.keys(MODULE_OF),
   "list-defmodules",
   "get-defmodule-list",
   "show-defglobals",
@@ -99,6 +115,8 @@ export function introspectionCommand(
     const qualify = args[0] === "*";
     return modules.flatMap((m) => names(host, get, m).map((n) => (qualify ? `${m}::${n}` : n)));
   }
+  const moduleOf = MODULE_OF[name];
+  if (moduleOf) return constructModule(host, name, moduleOf, args[0]);
   if (name === "list-defmodules") {
     host.print(total(host.modules(), "defmodule"));
     return VOID;
@@ -110,6 +128,39 @@ export function introspectionCommand(
     return VOID;
   }
   return null;
+}
+
+/**
+ * The module a construct belongs to (a `MOD::` prefix ignored), or FALSE after CLIPS's message.
+ * The built-in initial-fact deftemplate and deffacts are seen from MAIN only (MAIN exports
+ * nothing); the system classes from every module.
+ */
+function constructModule(
+  host: IntrospectionHost,
+  fn: string,
+  kind: ConstructKind,
+  arg: Value | undefined,
+): Value {
+  if (arg === undefined || !isSymbol(arg)) {
+    host.print(`[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol\n`);
+    return FALSE;
+  }
+  const [, name] = splitName(arg, host.module());
+  const found =
+    kind === "defclass"
+      ? host.classes().includes(name)
+        ? (host.texts.moduleOf(kind, name) ?? "MAIN")
+        : undefined
+      : BUILT_IN[kind] === name
+        ? host.module() === "MAIN"
+          ? "MAIN"
+          : undefined
+        : host.texts.moduleOf(kind, name);
+  if (found === undefined) {
+    host.print(`[PRNTUTIL1] Unable to find ${kind} ${name}.\n`);
+    return FALSE;
+  }
+  return found;
 }
 
 /**

@@ -5,10 +5,11 @@
  * matched (docs/rules.md).
  */
 import type { DefclassAst, HandlerAst } from "./ast.js";
-import { rulesRuntimeError } from "./errors.js";
+import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
+import type { SourcePos } from "./source-pos.js";
 import {
   type Atom,
   FALSE,
@@ -258,6 +259,8 @@ export class ObjectSystem {
     abstract: boolean,
     reactive: boolean,
     own: ClassSlot[],
+    isaPos?: SourcePos,
+    redefining = false,
   ): ClassDef {
     const cls: ClassDef = {
       name,
@@ -272,7 +275,7 @@ export class ObjectSystem {
       subclasses: [],
       instances: [],
     };
-    cls.cpl = precedenceList(cls);
+    cls.cpl = precedenceList(cls, isaPos, redefining);
     // Inherited slots first; a slot a more specific class defines again moves to its place.
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
@@ -333,7 +336,14 @@ export class ObjectSystem {
     // An abstract class is never reactive (no direct instances), and passes that on as it
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
-    const cls = this.newClass(ast.name, supers, abstract, reactive, own);
+    let cls: ClassDef;
+    try {
+      cls = this.newClass(ast.name, supers, abstract, reactive, own, ast.isaPos, old !== undefined);
+    } catch (e) {
+      // The old class stays, linked to its superclasses again.
+      if (old) for (const s of old.supers) s.subclasses.push(old);
+      throw e;
+    }
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
   }
 
@@ -491,6 +501,67 @@ export class ObjectSystem {
         overrides.map((o) => o.name),
       );
     return TRUE;
+  }
+
+  /**
+   * `(duplicate-instance target [to NAME] (slot value…)…)` as CLIPS's direct-duplicate: a new
+   * instance of the target's class (named by gensym* when no name is given; an instance of that
+   * name is deleted first), the overrides placed, every other slot copied from the target, no
+   * init message. The new instance's name, or FALSE when there is no target.
+   */
+  duplicateInstance(
+    target: Value,
+    to: Value | null,
+    overrides: { name: string; values: Value[] }[],
+  ): Value {
+    const src = this.find(target);
+    if (!src) {
+      throw rulesRuntimeError(`no instance ${formatValue(target)} to duplicate`, {
+        clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : formatValue(target)} in function duplicate-instance.`,
+      });
+    }
+    const iname = to === null ? instanceName(this.gensymStar()) : toInstanceName(to);
+    if (iname.name === src.instanceName.name) {
+      throw rulesRuntimeError("duplicate-instance needs a new name for the copy", {
+        clips:
+          "[INSMODDP3] Instance copy must have a different name in duplicate-instance.\n" +
+          "[PRCCODE4] Execution halted during the actions of message-handler direct-duplicate primary in class USER",
+      });
+    }
+    const cls = src.cls;
+    const old = this.byName.get(iname.name);
+    if (old) this.send(old, "delete", []);
+    const inst = new Instance(iname, cls);
+    this.byName.set(iname.name, inst);
+    cls.instances.push(inst);
+    this.traceInstance(true, inst);
+    const placed = new Set<string>();
+    for (const o of overrides) {
+      const slot = cls.slots.find((s) => s.name === o.name);
+      if (!slot) {
+        this.remove(inst);
+        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
+          clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
+        });
+      }
+      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+      placed.add(o.name);
+      this.traceSlot(inst, o.name);
+    }
+    for (const s of cls.slots) {
+      if (placed.has(s.name)) continue;
+      inst.slots.set(s.name, src.slots.get(s.name) as Value);
+      this.traceSlot(inst, s.name);
+    }
+    this.watcher?.made(inst);
+    return iname;
+  }
+
+  /** gensym*: the next genN that names no instance. */
+  private gensymStar(): string {
+    let s = `gen${this.gensymCounter++}`;
+    while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
+    return s;
   }
 
   /** `==> instance [a] of A` / `<== …` under `(watch instances)`. */
@@ -855,11 +926,8 @@ export class ObjectSystem {
         return VOID;
       case "gensym":
         return `gen${this.gensymCounter++}`;
-      case "gensym*": {
-        let s = `gen${this.gensymCounter++}`;
-        while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
-        return s;
-      }
+      case "gensym*":
+        return this.gensymStar();
       case "setgen": {
         // CLIPS's setgen: an integer (a float refused), at least 1.
         if (!isInteger(a0)) throw typeError("setgen", 1, "integer");
@@ -929,6 +997,34 @@ function flatten(vals: Value[]): Atom[] {
 }
 
 /**
+ * The loop CLIPS prints when no class is left without a predecessor (PrintPartialOrderLoop):
+ * each class left is given one predecessor (the first class in table order whose successors,
+ * read newest first as CLIPS chains them, reach it), then the links are followed from the
+ * table's first class until one repeats; the loop from there is printed.
+ */
+function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDef[]>): string {
+  const pred = new Map<ClassDef, ClassDef>();
+  for (const c of table) {
+    for (const s of [...(succs.get(c) ?? [])].reverse()) {
+      if (!pred.has(s) && table.includes(s)) pred.set(s, c);
+    }
+  }
+  const seen = new Set<ClassDef>();
+  let c = table[0] as ClassDef;
+  while (!seen.has(c)) {
+    seen.add(c);
+    c = pred.get(c) as ClassDef;
+  }
+  const names: string[] = [];
+  const start = c;
+  do {
+    names.push(c.name);
+    c = pred.get(c) as ClassDef;
+  } while (c !== start);
+  return `Precedence loop in superclasses: ${[...names, start.name].join(" ")}`;
+}
+
+/**
  * CLIPS's class precedence list (inherpsr.c FindPrecedenceList): the superclasses in a table in
  * pre-order depth-first order (each once), ordered by two rules — a class before its direct
  * superclasses, and a class's direct superclasses in the order given — with Knuth's
@@ -936,7 +1032,7 @@ function flatten(vals: Value[]): Atom[] {
  * from where the last one was taken (wrapping around), which keeps a superclass's "family"
  * together. The class itself comes first.
  */
-function precedenceList(cls: ClassDef): ClassDef[] {
+function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): ClassDef[] {
   const table: ClassDef[] = [];
   const collect = (supers: readonly ClassDef[]) => {
     for (const s of supers) {
@@ -976,8 +1072,15 @@ function precedenceList(cls: ClassDef): ClassDef[] {
     const c = table[at] as ClassDef;
     if (preds.get(c) !== 0) {
       at++;
-      if (++misses >= table.length)
-        throw rulesRuntimeError(`class ${cls.name} has no consistent precedence list`);
+      if (++misses >= table.length) {
+        // CLIPS puts a class being redefined in its own table (to catch cycles): it is placed first.
+        const partial = (redefining ? out : out.slice(1)).map((c) => ` ${c.name}`).join("");
+        throw rulesLoadError(isaPos, `class ${cls.name} has no consistent precedence list`, {
+          construct: `defclass ${cls.name}`,
+          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table, succs)}`,
+          echoThrough: true,
+        });
+      }
       continue;
     }
     for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);

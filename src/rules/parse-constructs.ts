@@ -19,6 +19,8 @@ import {
   splitModuleName,
 } from "./parse-expr.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { checkRhsSlots } from "./rhs-slot-check.js";
+import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
 import type { Value } from "./values.js";
 
 export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
@@ -58,7 +60,11 @@ const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
   ["allowed-integers", ["INTEGER"]],
   ["allowed-floats", ["FLOAT"]],
   ["allowed-numbers", ["NUMBER"]],
+  ["allowed-instance-names", ["INSTANCE-NAME"]],
 ]);
+
+/** Slot attributes CLIPS 6.30 accepts that Keel does not build. */
+const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]);
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
@@ -94,6 +100,8 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
     let allowed: Value[] | null = null;
     let range: (Value | null)[] = [];
     let allowedTypes: readonly string[] | null = null;
+    let defaultAttr: SList | undefined;
+    let cardinality: (number | null)[] = [];
     for (const attr of node.items.slice(2)) {
       if (attr.type !== "list") {
         throw rulesParseError(
@@ -107,6 +115,17 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       }
       const attrName = symbolAt(attr, 0, "a slot attribute name", ctx).text;
       const args = attr.items.slice(1);
+      const single = kind.text === "slot" || kind.text === "field";
+      if (attrName === "default" || attrName === "default-dynamic") {
+        if (defaultAttr !== undefined) {
+          throw rulesParseError(attr.items[0]?.pos, "one default attribute", "a second one", {
+            construct: ctx.construct,
+            clips: "[PRNTUTIL5] The default attribute has already been parsed.",
+            echoThrough: true,
+          });
+        }
+        defaultAttr = attr;
+      }
       switch (attrName) {
         case "default": {
           const first = args[0];
@@ -123,11 +142,13 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
           ) {
             def = { kind: first.text === "NONE" ? "none" : "derive", exprs: [] };
           } else {
+            if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
             def = { kind: "static", exprs: args.map((a) => parseExpr(a, ctx)) };
           }
           break;
         }
         case "default-dynamic":
+          if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
           def = { kind: "dynamic", exprs: args.map((a) => parseExpr(a, ctx)) };
           break;
         case "type":
@@ -155,13 +176,25 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
         case "allowed-floats":
         case "allowed-numbers":
         case "allowed-lexemes":
-          allowedTypes = ALLOWED_TYPES.get(attrName) ?? null;
-          allowed = args.map((a) => {
-            if (a.type !== "atom")
-              throw rulesParseError(a.pos, "a constant", describe(a), { construct: ctx.construct });
-            return a.value;
-          });
+        case "allowed-instance-names": {
+          // Several allowed-… attributes add up: each restricts the values of its own types.
+          const restricts = ALLOWED_TYPES.get(attrName) ?? null;
+          allowedTypes =
+            restricts === null || (allowed !== null && allowedTypes === null)
+              ? null
+              : [...(allowedTypes ?? []), ...restricts];
+          allowed = [
+            ...(allowed ?? []),
+            ...args.map((a) => {
+              if (a.type !== "atom")
+                throw rulesParseError(a.pos, "a constant", describe(a), {
+                  construct: ctx.construct,
+                });
+              return a.value;
+            }),
+          ];
           break;
+        }
         case "range":
           // Not enforced (docs/rules.md), but a derived default starts from its bounds.
           range = args.map((a) =>
@@ -169,17 +202,40 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
           );
           break;
         case "cardinality":
-          break; // accepted, not enforced (docs/rules.md)
+          // Not enforced (docs/rules.md); a derived default holds the minimum count of fields.
+          cardinality = args.map((a) =>
+            a.type === "atom" && a.kind === "integer" ? (a.value as number) : null,
+          );
+          break;
         default:
           throw rulesParseError(
-            attr.pos,
+            attr.items[0]?.pos,
             "default, default-dynamic, type or allowed-values",
             `'${attrName}'`,
             {
               construct: ctx.construct,
+              // Names CLIPS knows and Keel does not build keep Keel's own error.
+              ...(CLIPS_ONLY_ATTRIBUTES.has(attrName)
+                ? {}
+                : {
+                    clips:
+                      "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for slot attributes.",
+                    echoThrough: true,
+                  }),
             },
           );
       }
+    }
+    if (defaultAttr !== undefined && (def.kind === "static" || def.kind === "dynamic")) {
+      const checked = { name: slotName, types, allowed, allowedTypes };
+      const dynamic = def.kind === "dynamic";
+      checkDefaultConstants(
+        node,
+        checked,
+        defaultAttr.items.slice(1),
+        dynamic,
+        ctx.construct ?? "",
+      );
     }
     slotIndex.set(slotName, slots.length);
     slots.push({
@@ -189,6 +245,9 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       types,
       allowed,
       range: [range[0] ?? null, range[1] ?? null],
+      ...(cardinality.length
+        ? { cardinality: [cardinality[0] ?? null, cardinality[1] ?? null] }
+        : {}),
       allowedTypes,
     });
   }
@@ -269,6 +328,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     );
   }
   const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
+  checkRhsSlots(ces, actions, ctx.construct);
   return {
     name,
     salience,
@@ -305,13 +365,35 @@ function parseDeclare(
   let salience = 0;
   let salienceExpr: Expr | undefined;
   let autoFocus = false;
+  let salienceSeen = false;
+  let autoFocusSeen = false;
+  // CLIPS's DeclarationParse: each failure is a [PRNTUTIL2] naming the statement, echoed
+  // through the token it had just read.
+  const syntax = (at: SNode, statement: string, expected: string): never => {
+    throw rulesParseError(at.pos, expected, describe(at), {
+      construct: ctx.construct,
+      clips: `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${statement}.`,
+      echoThrough: true,
+    });
+  };
+  if (list.items.length === 1) syntax(list, "declare statement", "(salience N)");
   for (let k = 1; k < list.items.length; k++) {
     const item = list.items[k] as SNode;
-    if (item.type !== "list" || item.items[0]?.type !== "atom") {
-      throw rulesParseError(item.pos, "(salience N)", describe(item), { construct: ctx.construct });
+    if (item.type !== "list") syntax(item, "declare statement", "(salience N)");
+    const head = (item as SList).items[0];
+    if (head?.type !== "atom" || head.kind !== "symbol") {
+      syntax(head ?? item, "declare statement", "(salience N)");
     }
-    const key = item.items[0].text;
-    const v = item.items[1];
+    const { items } = item as SList;
+    const key = (head as SAtom).text;
+    const v = items[1];
+    if ((key === "salience" && salienceSeen) || (key === "auto-focus" && autoFocusSeen)) {
+      throw rulesParseError(head?.pos, `one ${key} declaration`, "a second one", {
+        construct: ctx.construct,
+        clips: `[PRNTUTIL5] The ${key} declaration has already been parsed.`,
+        echoThrough: true,
+      });
+    }
     if (key === "salience" && v !== undefined && (v.type === "list" || v.kind === "gvar")) {
       // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says.
       salienceExpr = parseExpr(v, ctx);
@@ -328,10 +410,17 @@ function parseDeclare(
         });
       }
     } else if (key === "auto-focus") {
-      autoFocus = v?.type === "atom" && v.text === "TRUE";
+      if (v?.type !== "atom" || v.kind !== "symbol" || (v.text !== "TRUE" && v.text !== "FALSE")) {
+        syntax(v ?? item, "auto-focus statement", "TRUE or FALSE");
+      }
+      autoFocus = (v as SAtom).text === "TRUE";
     } else {
-      throw rulesParseError(item.pos, "(salience N)", `'${key}'`, { construct: ctx.construct });
+      syntax(head as SAtom, "declare statement", "(salience N) or (auto-focus TRUE|FALSE)");
     }
+    if (key === "salience") salienceSeen = true;
+    else autoFocusSeen = true;
+    const extra = items[2];
+    if (extra !== undefined) syntax(extra, "declare statement", "')'");
   }
   return { salience, autoFocus, salienceExpr };
 }
@@ -379,8 +468,18 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     case "and":
     case "or":
       return { type: kw, ces: parseSubCEs(node, ctx, true), pos: node.pos };
-    case "exists":
-      return { type: "exists", ces: parseSubCEs(node, ctx), pos: node.pos };
+    case "exists": {
+      const ces = parseSubCEs(node, ctx);
+      if (ces.length === 0) {
+        throw rulesParseError(node.pos, "a conditional element in (exists …)", "none", {
+          construct: ctx.construct,
+          clips:
+            "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the exists conditional element.",
+          echoThrough: true,
+        });
+      }
+      return { type: "exists", ces, pos: node.pos };
+    }
     case "forall": {
       const inner = parseSubCEs(node, ctx);
       const first = inner[0];
@@ -391,6 +490,9 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
           `${inner.length}`,
           {
             construct: ctx.construct,
+            clips:
+              "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the forall conditional element.",
+            echoThrough: true,
           },
         );
       }

@@ -69,7 +69,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
         );
     }
   }
-  return { name, supers, abstract, reactive, slots, source: list.source };
+  return { name, supers, isaPos: isa.pos, abstract, reactive, slots, source: list.source };
 }
 
 function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSlotAst {

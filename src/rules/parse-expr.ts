@@ -63,7 +63,10 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
   switch (fn) {
     case "assert":
       if (rest.length === 0) {
-        throw rulesParseError(list.pos, "at least one fact", "')'", { construct: ctx.construct });
+        throw rulesParseError(list.pos, "at least one fact", "')'", {
+          construct: ctx.construct,
+          clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for assert command.",
+        });
       }
       return { k: "assert", facts: rest.map((n) => parseFactSpec(n, ctx)), pos: list.pos };
     case "modify":
@@ -108,6 +111,7 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
       if (v === undefined || v.type !== "atom" || (v.kind !== "sfvar" && v.kind !== "mfvar")) {
         throw rulesParseError(v?.pos ?? list.pos, "a variable to bind", describe(v), {
           construct: ctx.construct,
+          clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for bind function.",
         });
       }
       return {
@@ -129,6 +133,8 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "modify-instance":
     case "message-modify-instance":
       return parseModifyInstance(list, ctx);
+    case "duplicate-instance":
+      return parseDuplicateInstance(list, ctx);
     default:
       if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx);
       return parseFunctionCall(list, fn, ctx);
@@ -166,6 +172,7 @@ const SPECIAL_FORMS = new Set([
   "make-instance",
   "modify-instance",
   "message-modify-instance",
+  "duplicate-instance",
   ...QUERY_FUNCTIONS,
 ]);
 
@@ -225,6 +232,28 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
   return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+}
+
+/** `(duplicate-instance target [to NAME] (slot value…)…)`: a make-instance expression marked `duplicate`. */
+function parseDuplicateInstance(list: SList, ctx: ParseContext): Expr {
+  const target = list.items[1];
+  if (target === undefined) {
+    throw rulesParseError(list.pos, "an instance to duplicate", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const name = parseExpr(target, ctx);
+  const toWord = list.items[2];
+  const named = toWord?.type === "atom" && toWord.kind === "symbol" && toWord.text === "to";
+  const toNode = named ? list.items[3] : undefined;
+  if (named && toNode === undefined) {
+    throw rulesParseError(list.pos, "the new instance's name after 'to'", "')'", {
+      construct: ctx.construct,
+    });
+  }
+  const to = toNode === undefined ? null : parseExpr(toNode, ctx);
+  const slots = parseSlotOverrides(list.items.slice(named ? 4 : 2), ctx);
+  return { k: "make-instance", duplicate: { to }, name, cls: name, slots, pos: list.pos };
 }
 
 /** `(fn ((?v CLASS-or-TEMPLATE…)…) query action…)`. */
@@ -444,22 +473,34 @@ function parseFieldExprs(items: SNode[], ctx: ParseContext): Expr[] {
     const n = items[i] as SNode;
     if (n.type === "atom" && n.kind === "symbol" && n.text === "=" && items[i + 1]?.type === "list")
       continue;
+    if (n.type === "atom" && (n.kind === "and" || n.kind === "or" || n.kind === "not")) {
+      // A constraint connective has no place in a fact being asserted.
+      throw rulesParseError(n.pos, "a value", describe(n), {
+        construct: ctx.construct,
+        clips: RHS_PATTERNS,
+      });
+    }
     out.push(parseExpr(n, ctx));
   }
   return out;
 }
+
+const RHS_PATTERNS = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for RHS patterns.";
 
 /** A fact in `assert` or `deffacts`: ordered, or template when the relation names a deftemplate. */
 export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   if (node.type !== "list") {
     throw rulesParseError(node.pos, "a fact in parentheses", describe(node), {
       construct: ctx.construct,
+      clips: RHS_PATTERNS,
     });
   }
   const head = node.items[0];
   if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
     throw rulesParseError(head?.pos ?? node.pos, "a relation name (a symbol)", describe(head), {
       construct: ctx.construct,
+      clips:
+        "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for first field of a RHS pattern.",
     });
   }
   const template = ctx.template(head.text);

@@ -3,7 +3,8 @@ import type { DeffunctionAst, DefglobalAst, Expr } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
-import { describe, type SList, type SNode } from "./reader.js";
+import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { checkBodyVariables } from "./rhs-variables.js";
 
 /** The name of `(deffunction name …)`, read before the body so the body may call itself. */
 export function deffunctionName(list: SList, ctx: ParseContext): string {
@@ -16,34 +17,41 @@ export function parseDeffunction(list: SList, ctx: ParseContext): DeffunctionAst
   ctx.construct = `deffunction ${name}`;
   const at = skipComment(list, 2);
   const paramList = list.items[at];
-  if (paramList?.type !== "list") {
+  // CLIPS's parameter-list errors, each echoed through the token it had just read.
+  const bad = (at: SNode, clips: string): never => {
     throw rulesParseError(
-      paramList?.pos ?? list.pos,
-      "a parameter list (?a ?b …)",
-      describe(paramList),
+      at.pos,
+      "a parameter ?name (a last $?name takes the rest)",
+      describe(at),
       {
         construct: ctx.construct,
+        clips,
+        echoThrough: true,
       },
     );
-  }
+  };
+  const SYNTAX = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for parameter list.";
+  if (paramList?.type !== "list") bad(paramList ?? list, SYNTAX);
   const params: string[] = [];
   let rest: string | null = null;
-  paramList.items.forEach((p, k) => {
-    const last = k === paramList.items.length - 1;
-    if (p.type === "atom" && p.kind === "sfvar" && !params.includes(p.text)) params.push(p.text);
-    else if (p.type === "atom" && p.kind === "mfvar" && last) rest = p.text;
-    else {
-      throw rulesParseError(
-        p.pos,
-        "a parameter ?name (a last $?name takes the rest)",
-        describe(p),
-        {
-          construct: ctx.construct,
-        },
-      );
+  for (const p of (paramList as SList).items) {
+    if (p.type !== "atom" || (p.kind !== "sfvar" && p.kind !== "mfvar")) bad(p, SYNTAX);
+    const { text, kind } = p as SAtom;
+    if (params.includes(text) || rest === text) {
+      bad(p, "[PRCCODE7] Duplicate parameter names not allowed.");
     }
-  });
+    if (rest !== null) bad(p, "[PRCCODE8] No parameters allowed after wildcard parameter.");
+    if (kind === "mfvar") rest = text;
+    else params.push(text);
+  }
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  // CLIPS refuses a body reading a variable no parameter or earlier bind binds.
+  checkBodyVariables(
+    body,
+    rest === null ? params : [...params, rest],
+    ctx.construct ?? "",
+    "deffunction",
+  );
   return { name, params, rest, body, source: list.source };
 }
 

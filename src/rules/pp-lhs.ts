@@ -75,7 +75,14 @@ function declaration(r: PPReader): void {
     r.save(" ");
     if (isSymbol(prop, "salience")) atomOrExpression(r);
     else r.get();
-    if (r.get().kind !== ")") throw new PPStop();
+    const close = r.peek();
+    if (close !== undefined && close.kind !== ")") {
+      // CLIPS backs up over the token it read in place of `)` and writes it after a space.
+      r.skip();
+      r.save(` ${close.print}`);
+      throw new PPStop();
+    }
+    r.get();
     const t = r.get();
     if (t.kind === ")") return;
     if (t.kind !== "(") throw new PPStop();

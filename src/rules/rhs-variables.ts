@@ -1,17 +1,33 @@
-/** Load-time check that a rule's right-hand side reads only variables it has bound. */
+/**
+ * Load-time check that a rule's right-hand side, or a deffunction's body, reads only variables
+ * it has bound (CLIPS's [PRCCODE3]).
+ */
 import type { Expr, RuleAst } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
 
 /** Throws when an action reads a variable neither the left-hand side nor an earlier bind binds. */
 export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): void {
-  const bound = new Set<string>(scope.keys());
+  checkBodyVariables(ast.actions, scope.keys(), `defrule ${ast.name}`, "RHS of defrule");
+}
+
+/**
+ * The same check for any body: `bound` holds what is bound before it (parameters), `where`
+ * ends CLIPS's message (`RHS of defrule`, `deffunction`).
+ */
+export function checkBodyVariables(
+  body: readonly Expr[],
+  bound0: Iterable<string>,
+  construct: string,
+  where: string,
+): void {
+  const bound = new Set<string>(bound0);
   const visit = (e: Expr): void => {
     switch (e.k) {
       case "var":
         if (!bound.has(e.name) && !bound.has(e.name.slice(0, Math.max(0, e.name.indexOf(":"))))) {
           throw rulesLoadError(e.pos, `variable ?${e.name} is not bound`, {
-            construct: `defrule ${ast.name}`,
-            clips: `[PRCCODE3] Undefined variable ${e.name} referenced in RHS of defrule.`,
+            construct,
+            clips: `[PRCCODE3] Undefined variable ${e.name} referenced in ${where}.`,
             hint: "Bind it in a pattern on the left-hand side (or with bind before using it).",
           });
         }
@@ -45,6 +61,7 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
         return;
       case "make-instance":
         if (e.name) visit(e.name);
+        if (e.duplicate?.to) visit(e.duplicate.to);
         visit(e.cls);
         for (const s of e.slots) s.values.forEach(visit);
         return;
@@ -80,5 +97,5 @@ export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): vo
         return;
     }
   };
-  ast.actions.forEach(visit);
+  body.forEach(visit);
 }

@@ -4,6 +4,7 @@ import type { RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
 import { type Compiled, compileExpr } from "./evaluate.js";
+import { checkLhsVariables } from "./lhs-variables.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
@@ -30,6 +31,8 @@ export function compileRule(
   hooks: ActivationHooks,
   dynamicSalience?: () => number,
 ): RuleEntry {
+  // CLIPS's [ANALYSIS4] before building: a variable read before any CE binds it.
+  checkLhsVariables(ast.ces, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
   const entry: RuleEntry = {

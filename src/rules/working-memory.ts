@@ -9,12 +9,11 @@ import {
 } from "./evaluate.js";
 import { contentHash, Fact, valueHashes } from "./facts.js";
 import { HashChains } from "./rete/chains.js";
+import { typeOk } from "./slot-types.js";
 import {
   type Atom,
   float,
   isFloat,
-  isInstanceName,
-  isInstanceRef,
   isInteger,
   isMultifield,
   isNumber,
@@ -104,21 +103,26 @@ const DERIVE_ORDER = [
  * FLOAT; the first allowed value of that type, else (for numbers) the range's minimum or maximum,
  * else nil, "", 0 or 0.0.
  */
-function derivedDefault(slot: SlotDef): Value {
-  if (slot.multi) return [];
+export function derivedDefault(slot: SlotDef): Value {
+  // A multislot's derived default holds its minimum cardinality of derived single values.
+  if (slot.multi) return Array(slot.cardinality?.[0] ?? 0).fill(derivedSingle(slot));
+  return derivedSingle(slot);
+}
+
+function derivedSingle(slot: SlotDef): Atom {
   const kind =
     DERIVE_ORDER.find(
       (k) => slot.types === null || k.within.some((t) => slot.types?.includes(t)),
     ) ?? DERIVE_ORDER[0];
   const listed = slot.allowed?.find((v) => kind.is(v));
-  if (listed !== undefined) return listed;
+  if (listed !== undefined) return listed as Atom;
   if (kind.type === "INTEGER" || kind.type === "FLOAT") {
     for (const bound of slot.range ?? []) {
       if (bound === null || bound === undefined || !isNumber(bound)) continue;
       return kind.type === "INTEGER" ? Math.trunc(numberOf(bound)) : float(numberOf(bound));
     }
   }
-  return kind.standard;
+  return kind.standard as Atom;
 }
 
 /** A slot's default value for a new template fact. */
@@ -147,21 +151,6 @@ export function defaultFor(template: Template, slot: SlotDef, host: EvalHost): V
   }
 }
 
-function typeOk(v: Value, types: readonly string[]): boolean {
-  for (const t of types) {
-    if (t === "SYMBOL" && isSymbol(v)) return true;
-    if (t === "STRING" && isString(v)) return true;
-    if (t === "LEXEME" && (isSymbol(v) || isString(v))) return true;
-    if (t === "INTEGER" && isInteger(v)) return true;
-    if (t === "FLOAT" && isFloat(v)) return true;
-    if (t === "NUMBER" && (isInteger(v) || isFloat(v))) return true;
-    if (t === "FACT-ADDRESS" && typeof v === "object" && v !== null && "factId" in v) return true;
-    if ((t === "INSTANCE-NAME" || t === "INSTANCE") && isInstanceName(v)) return true;
-    if ((t === "INSTANCE-ADDRESS" || t === "INSTANCE") && isInstanceRef(v)) return true;
-  }
-  return false;
-}
-
 /** Checks a slot value against the slot's cardinality, type and allowed values. */
 export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Value {
   if (!slot.multi && isMultifield(v)) {
@@ -179,8 +168,7 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
       throw rulesRuntimeError(
         `slot ${slot.name} of deftemplate ${template.name} expects ${slot.types.join(" or ")}, not ${String(isString(f) ? `"${f.value}"` : typeof f === "object" ? "a value" : f)}`,
         {
-          clips:
-            "[CSTRNCHK1] A literal slot value found in the assert command does not match the allowed types",
+          clips: `[CSTRNCHK1] A literal slot value found in the assert command\ndoes not match the allowed types for slot ${slot.name}.`,
         },
       );
     }

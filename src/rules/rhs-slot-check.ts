@@ -1,0 +1,49 @@
+/**
+ * CLIPS checks, once a rule is read, that `(modify ?f (slot …))` and `(duplicate ?f …)` name
+ * slots of the deftemplate `?f`'s pattern matches ([TMPLTDEF1], the whole rule echoed).
+ *
+ * @example
+ * // (defrule r ?f <- (point (x 1)) => (modify ?f (z 2))) fails with
+ * // "[TMPLTDEF1] Invalid slot z not defined in corresponding deftemplate point."
+ */
+import type { CE, Expr, Template } from "./ast.js";
+import { rulesLoadError } from "./errors.js";
+
+/** Throws for the first modify/duplicate of a template fact address naming a slot it lacks. */
+export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], construct: string) {
+  const templates = new Map<string, Template>();
+  for (const ce of ces) {
+    if (ce.type === "pattern" && ce.addressVar !== null && ce.template !== null && !ce.object) {
+      templates.set(ce.addressVar, ce.template);
+    }
+  }
+  if (templates.size === 0) return;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const e = node as Partial<Expr> & Record<string, unknown>;
+    if ((e.k === "modify" || e.k === "duplicate") && e.target?.k === "var") {
+      const template = templates.get(e.target.name);
+      for (const slot of template ? (e.slots ?? []) : []) {
+        if (template && !template.slotIndex.has(slot.name)) {
+          throw rulesLoadError(
+            slot.pos,
+            `slot '${slot.name}' is not in deftemplate '${template.name}'`,
+            {
+              construct,
+              clips: `[TMPLTDEF1] Invalid slot ${slot.name} not defined in corresponding deftemplate ${template.name}.`,
+              echoWhole: true,
+            },
+          );
+        }
+      }
+    }
+    for (const [key, value] of Object.entries(e)) {
+      if (key !== "pos" && typeof value === "object") visit(value);
+    }
+  };
+  visit(actions);
+}

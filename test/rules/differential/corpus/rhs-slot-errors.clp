@@ -1,0 +1,11 @@
+; modify and duplicate of a template pattern's fact address naming a slot the template lacks
+(deftemplate car (slot make) (slot speed (default 0)))
+(defrule typo ?c <- (car (make ?m)) => (modify ?c (sped 10)))
+(defrule typo-nested ?c <- (car) => (if TRUE then (duplicate ?c (make x) (colour red))))
+(defrule ordered ?o <- (wheel ?n) => (modify ?o (size 3)))
+(defrule fine ?c <- (car (speed 0)) => (modify ?c (speed 50)) (printout t "faster" crlf))
+(assert (car (make fiat)))
+(run)
+(facts)
+(list-defrules)
+(exit)
