@@ -95,8 +95,9 @@ async function sendBatch(pool: PostgresPool, taken: readonly PendingQuery[]): Pr
       for (const pending of taken) pending.reject(error);
       return;
     }
-    // The server rolled the whole batch back: each write again on its own.
-    await Promise.all(taken.map((pending) => sendAlone(pool, pending)));
+    // The server rolled the whole batch back: each write again on its own, in queue order (sent
+    // side by side, a pool's connections could commit them in any order).
+    for (const pending of taken) await sendAlone(pool, pending);
     return;
   }
   taken.forEach((pending, i) => {
