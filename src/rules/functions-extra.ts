@@ -14,6 +14,7 @@ import {
   lexeme,
   multi,
   num,
+  strictInt,
   typeError,
 } from "./function-args.js";
 import { readForms } from "./reader.js";
@@ -234,7 +235,7 @@ export function scanFields(text: string): Atom[] {
 }
 
 function position(name: string, args: Value[], i: number, m: Multifield, extra = 0): number {
-  const p = int(name, args, i);
+  const p = strictInt(name, args, i);
   if (p < 1 || p > m.length + extra) {
     throw rulesRuntimeError(
       `multifield index ${p} out of range 1..${m.length + extra} in ${name}`,
@@ -248,8 +249,8 @@ function position(name: string, args: Value[], i: number, m: Multifield, extra =
 
 /** A `begin..end` pair of positions, refused as CLIPS's multifun.c refuses it. */
 function span(name: string, args: Value[], i: number, m: Multifield): [number, number] {
-  const a = int(name, args, i);
-  const b = int(name, args, i + 1);
+  const a = strictInt(name, args, i);
+  const b = strictInt(name, args, i + 1);
   if (a > b || a < 1 || b > m.length) {
     const what = a === b ? `index ${a}` : `index range ${a}..${b}`;
     throw rulesRuntimeError(`multifield ${what} out of range 1..${m.length} in ${name}`, {

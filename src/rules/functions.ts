@@ -289,7 +289,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "nth$",
     B(
       (args) => {
-        const i = int("nth$", args, 0);
+        const i = strictInt("nth$", args, 0);
         const m = multi("nth$", args, 1);
         // CLIPS 6.30 answers nil for an index outside the multifield.
         return i < 1 || i > m.length ? NIL : (m[i - 1] as Atom);
@@ -358,8 +358,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     B(
       (args) => {
         const m = multi("subseq$", args, 0);
-        const start = Math.max(1, int("subseq$", args, 1));
-        const end = Math.min(m.length, int("subseq$", args, 2));
+        const start = Math.max(1, strictInt("subseq$", args, 1));
+        const end = Math.min(m.length, strictInt("subseq$", args, 2));
         return end < start ? [] : m.slice(start - 1, end);
       },
       3,
