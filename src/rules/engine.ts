@@ -82,6 +82,7 @@ import {
 } from "./rule-entry.js";
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
+import { RandomNumbers } from "./random-numbers.js";
 import { Switches } from "./switches.js";
 import {
   TEMPLATE_FUNCTIONS,
@@ -206,6 +207,8 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private readonly switches = new Switches();
+  /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
+  private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
   private tms = new TruthMaintenance();
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
@@ -1277,6 +1280,7 @@ export class RuleEngine {
         return (
           introspectionCommand(this.introspection, name, args) ??
           this.switches.command(name, args) ??
+          this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
           fileFunction(name, args, this.onPrint)
         );

@@ -9,6 +9,7 @@ import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
+import { RANDOM_COMMANDS } from "./random-numbers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
@@ -195,6 +196,7 @@ export const COMMANDS = new Set([
   ...INTROSPECTION_COMMANDS,
   ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
+  ...RANDOM_COMMANDS,
   ...FILE_FUNCTION_NAMES,
   "conserve-mem",
   "release-mem",

@@ -485,6 +485,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["gensym", 0, 0],
       ["gensym*", 0, 0],
       ["setgen", 1, 1],
+      ["seed", 1, 1],
+      ["random", 0, 2],
       ["eval", 1, 1],
       ["build", 1, 1],
       ["conserve-mem", 1, 1],
