@@ -794,7 +794,29 @@ export class RuleEngine {
   }
 
   /** The text of `(agenda)`. */
-  agendaText(module?: string): string {
+  agendaText(module?: Value): string {
+    // CLIPS's checks of agenda's argument: a symbol, then `*` or a module's name.
+    if (module !== undefined && typeof module !== "string") {
+      throw rulesRuntimeError("agenda expects a module name", {
+        clips: "[ARGACCES5] Function agenda expected argument #1 to be of type symbol",
+      });
+    }
+    if (module === "*") {
+      // Each module under its name, activations indented, one total at the end.
+      let text = "";
+      let count = 0;
+      for (const m of this.modules) {
+        const acts = this.agenda.listModule(m);
+        text += `${m}:\n${acts.map((a) => `   ${agendaLine(a)}\n`).join("")}`;
+        count += acts.length;
+      }
+      return count === 0 ? text : `${text}For a total of ${count} activation${count === 1 ? "" : "s"}.\n`;
+    }
+    if (module !== undefined && !this.modules.has(module)) {
+      throw rulesRuntimeError(`agenda: no module ${module}`, {
+        clips: "[ARGACCES5] Function agenda expected argument #1 to be of type defmodule name",
+      });
+    }
     return agendaListing(this.agenda.listModule(module ?? this.module));
   }
 

@@ -50,7 +50,7 @@ export interface HostBackend {
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
   /** `(agenda [module])`: the current module's agenda when none is named. */
-  agendaText(module?: string): string;
+  agendaText(module?: Value): string;
   /** The engine's own commands (focus stack, strategy, watch); null when `name` is not one. */
   engineCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
@@ -156,7 +156,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       return VOID;
     }
     case "agenda":
-      b.print(b.agendaText(typeof args[0] === "string" ? args[0] : undefined));
+      b.print(b.agendaText(args[0]));
       return VOID;
     case "exit":
       b.exit();
