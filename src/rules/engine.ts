@@ -978,6 +978,14 @@ export class RuleEngine {
 
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
   clear(): void {
+    if (this.running) {
+      // CLIPS 6.30 will not remove the constructs of a firing rule: it deletes every instance
+      // and fact, says so, and keeps constructs and globals.
+      this.objects.removeAll();
+      for (const f of this.wm.all()) this.retractFact(f);
+      this.onPrint("[CONSTRCT1] Some constructs are still in use. Clear cannot continue.\n");
+      return;
+    }
     this.initialise();
     // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
     // pushed again.

@@ -833,6 +833,8 @@ export class ObjectSystem {
     let out = "";
     for (const i of this.byName.values()) out += `[${i.instanceName.name}] of ${i.cls.name}\n`;
     const n = this.byName.size;
+    // No instances at all (not even initial-object): CLIPS prints nothing.
+    if (n === 0) return "";
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
 
