@@ -524,6 +524,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       construct: ctx.construct,
       clips:
         "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for first field of a RHS pattern.",
+      echoThrough: true,
     });
   }
   const template = ctx.template(head.text);
