@@ -512,6 +512,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["print-region", 2, ANY],
       ["get-region", 1, ANY],
       ["toss", 1, 1],
+      ["system", 1, ANY],
       ["open", 2, 3],
       ["remove", 1, 1],
       ["rename", 2, 2],

@@ -6,7 +6,7 @@
  */
 import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
-import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value } from "./values.js";
+import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value, VOID } from "./values.js";
 
 type Answer =
   | "argacces2"
@@ -16,7 +16,8 @@ type Answer =
   | "textpro1"
   | "false"
   | "true"
-  | "no-region";
+  | "no-region"
+  | "no-system";
 
 const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new Map([
   ["load", { answer: "argacces2" }],
@@ -44,6 +45,9 @@ const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new
   ["print-region", { answer: "no-region" }],
   ["get-region", { answer: "no-region" }],
   ["toss", { answer: "no-region" }],
+  // No shell either: system answers as CLIPS built without one (the Debian build the
+  // recordings come from).
+  ["system", { answer: "no-system" }],
   // CLIPS 6.30's dribble-off answers TRUE even when no dribble is on.
   ["dribble-off", { answer: "true" }],
 ]);
@@ -82,6 +86,12 @@ export function fileFunction(
       return TRUE;
     case "no-region":
       return noRegion(name, args);
+    case "no-system":
+      args.forEach((v, i) => {
+        if (!isSymbol(v) && !isString(v)) throw typeError(name, i + 1, "symbol or string");
+      });
+      print("System function not fully defined for this system.\n");
+      return VOID;
     default:
       return FALSE;
   }
