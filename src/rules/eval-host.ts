@@ -15,6 +15,7 @@ import { factsListing } from "./printer.js";
 import {
   type Atom,
   FALSE,
+  formatValue,
   isFactRef,
   isInteger,
   isString,
@@ -187,14 +188,40 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "get-fact-list":
       return b.wm.all();
     case "read":
+      inputRouter(name, args[0]);
       return b.input.read();
     case "readline":
+      inputRouter(name, args[0]);
       return b.input.readLine();
     case "read-number":
+      inputRouter(name, args[0]);
       return b.input.readNumber();
     default:
       return b.engineCommand(name, args);
   }
+}
+
+/** The logical names CLIPS's terminal router answers; others have no router to read from. */
+const TERMINAL_NAMES = new Set([
+  "t",
+  "stdin",
+  "stdout",
+  "wclips",
+  "wdialog",
+  "wdisplay",
+  "werror",
+  "wwarning",
+  "wtrace",
+]);
+
+/** A read's logical name: no file is ever open, so only the terminal's names are known. */
+function inputRouter(fn: string, name: Value | undefined): void {
+  if (name === undefined) return;
+  const text = isString(name) ? name.value : formatValue(name);
+  if (TERMINAL_NAMES.has(text)) return;
+  throw rulesRuntimeError(`${fn}: no router for logical name ${text}`, {
+    clips: `[ROUTER1] Logical name ${text} was not recognized by any routers`,
+  });
 }
 
 /**
