@@ -12,6 +12,7 @@ import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import type { RuleLimits } from "./limits.js";
 import { factsListing } from "./printer.js";
+import { isRouterName, STDOUT_ROUTERS, unknownRouterMessage } from "./routers.js";
 import {
   type Atom,
   FALSE,
@@ -25,8 +26,6 @@ import {
   VOID,
 } from "./values.js";
 
-/** The routers that reach standard output in the CLIPS shell. */
-const STDOUT_ROUTERS = new Set(["t", "stdout", "wdisplay", "wdialog", "wprompt", "wclips"]);
 
 function print(b: HostBackend, router: string, text: string): void {
   if (STDOUT_ROUTERS.has(router)) b.print(text);
@@ -174,9 +173,15 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
           clips: "[ARGACCES5] Function format expected argument #2 to be of type string",
         });
       }
+      const router = args[0] as Value;
+      // The router is looked up before the control string is read.
+      const routerName = isString(router) ? router.value : formatValue(router);
+      if (!isRouterName(routerName)) {
+        b.print(`${unknownRouterMessage(routerName)}\n`);
+        return str("");
+      }
       const text = formatText(control.value, args.slice(2));
-      const router = args[0];
-      if (router !== "nil" && typeof router === "string") print(b, router, text);
+      if (routerName !== "nil") print(b, routerName, text);
       return str(text);
     }
     case "fact-index":
@@ -201,26 +206,13 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
   }
 }
 
-/** The logical names CLIPS's terminal router answers; others have no router to read from. */
-const TERMINAL_NAMES = new Set([
-  "t",
-  "stdin",
-  "stdout",
-  "wclips",
-  "wdialog",
-  "wdisplay",
-  "werror",
-  "wwarning",
-  "wtrace",
-]);
-
 /** A read's logical name: no file is ever open, so only the terminal's names are known. */
 function inputRouter(fn: string, name: Value | undefined): void {
   if (name === undefined) return;
   const text = isString(name) ? name.value : formatValue(name);
-  if (TERMINAL_NAMES.has(text)) return;
+  if (isRouterName(text)) return;
   throw rulesRuntimeError(`${fn}: no router for logical name ${text}`, {
-    clips: `[ROUTER1] Logical name ${text} was not recognized by any routers`,
+    clips: unknownRouterMessage(text),
   });
 }
 

@@ -10,6 +10,7 @@ import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { RANDOM_COMMANDS } from "./random-numbers.js";
+import { isRouterName, unknownRouterMessage } from "./routers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
@@ -18,6 +19,7 @@ import {
   formatValue,
   isInteger,
   isMultifield,
+  isString,
   isSymbol,
   type Value,
   VOID,
@@ -694,7 +696,12 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     case "printout":
       return (f) => {
         const r = args[0]?.(f);
-        const router = typeof r === "string" ? r : "t";
+        const router = r === undefined ? "t" : isString(r) ? r.value : formatValue(r);
+        // CLIPS looks the router up first: for none it says so and prints nothing.
+        if (!isRouterName(router)) {
+          f.host.print("t", `${unknownRouterMessage(router)}\n`);
+          return VOID;
+        }
         // Each argument is printed as soon as it is evaluated, as CLIPS does: what evaluating a
         // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
