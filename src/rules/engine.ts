@@ -66,6 +66,7 @@ import {
 import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
+import { RandomNumbers } from "./random-numbers.js";
 import { readForms, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
@@ -82,7 +83,6 @@ import {
 } from "./rule-entry.js";
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
-import { RandomNumbers } from "./random-numbers.js";
 import { Switches } from "./switches.js";
 import {
   TEMPLATE_FUNCTIONS,
@@ -810,7 +810,9 @@ export class RuleEngine {
         text += `${m}:\n${acts.map((a) => `   ${agendaLine(a)}\n`).join("")}`;
         count += acts.length;
       }
-      return count === 0 ? text : `${text}For a total of ${count} activation${count === 1 ? "" : "s"}.\n`;
+      return count === 0
+        ? text
+        : `${text}For a total of ${count} activation${count === 1 ? "" : "s"}.\n`;
     }
     if (module !== undefined && !this.modules.has(module)) {
       throw rulesRuntimeError(`agenda: no module ${module}`, {

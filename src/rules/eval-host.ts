@@ -26,7 +26,6 @@ import {
   VOID,
 } from "./values.js";
 
-
 function print(b: HostBackend, router: string, text: string): void {
   if (STDOUT_ROUTERS.has(router)) b.print(text);
 }

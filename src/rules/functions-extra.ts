@@ -10,7 +10,6 @@ import {
   type Builtin,
   charLength,
   flatten,
-  int,
   lexeme,
   multi,
   num,

@@ -102,7 +102,8 @@ export function fileFunction(
  * logical name a symbol, the file a symbol or string), then FALSE, or "" for get-region.
  */
 function noRegion(name: string, args: readonly Value[]): Value {
-  const lexical = (v: Value | undefined): boolean => v !== undefined && (isSymbol(v) || isString(v));
+  const lexical = (v: Value | undefined): boolean =>
+    v !== undefined && (isSymbol(v) || isString(v));
   let fileAt = 0;
   if (name === "print-region") {
     if (!isSymbol(args[0] as Value)) throw typeError(name, 1, "symbol");
