@@ -235,7 +235,8 @@ export function scanFields(text: string): Atom[] {
 
 function position(name: string, args: Value[], i: number, m: Multifield, extra = 0): number {
   const p = strictInt(name, args, i);
-  if (p < 1 || p > m.length + extra) {
+  // CLIPS 6.30 refuses only a position below 1; one past the end or beyond appends.
+  if (p < 1) {
     throw rulesRuntimeError(
       `multifield index ${p} out of range 1..${m.length + extra} in ${name}`,
       {
@@ -243,7 +244,7 @@ function position(name: string, args: Value[], i: number, m: Multifield, extra =
       },
     );
   }
-  return p;
+  return Math.min(p, m.length + extra);
 }
 
 /** A `begin..end` pair of positions, refused as CLIPS's multifun.c refuses it. */
