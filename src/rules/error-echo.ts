@@ -28,11 +28,12 @@ const AT_NAME = new Set(["EXPRNPSR3", "TMPLTDEF1"]);
 const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 
 /** Where an error's echo stops when its message alone does not say: see KeelError details. */
-export type EchoMode = "through" | "whole";
+export type EchoMode = "through" | "whole" | "open";
 
 /** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
 export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
   if (details.echoThrough === true) return "through";
+  if (details.echoOpen === true) return "open";
   return details.echoWhole === true ? "whole" : undefined;
 }
 
@@ -65,7 +66,10 @@ export function errorEcho(
     if (found === null) return null;
     const [node, parent] = found;
     let limit: number | null = null;
-    if (through) {
+    if (mode === "open") {
+      // A list where CLIPS wanted a single token: it stopped at the list's `(`.
+      limit = count(form, node, false);
+    } else if (through) {
       // A syntax error at the token CLIPS had just read: the echo ends with it.
       limit = count(form, node, node.type === "list");
     } else if (id === "PRNTUTIL2" && node === form) {

@@ -717,6 +717,8 @@ function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Te
     throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", "a '(' list", {
       construct: ctx.construct,
       hint: "Write a predicate constraint as ?x&:(> ?x 1).",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule.",
+      echoOpen: true,
     });
   }
   termEnd.next = i + 1;
