@@ -561,6 +561,15 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
       },
     );
   }
+  if (head.text === "=") {
+    // `=` opens a return-value constraint; CLIPS refuses it as a pattern's first field.
+    throw rulesParseError(head.pos, "a relation name at the start of a pattern", "'='", {
+      construct: ctx.construct,
+      clips:
+        "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the field field of a pattern.",
+      echoThrough: true,
+    });
+  }
   const template = ctx.template(head.text) ?? null;
   if (!template) {
     const fields = parseFieldSequence(items, 1, items.length, ctx, true);

@@ -519,7 +519,8 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     });
   }
   const head = node.items[0];
-  if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
+  // `=` opens a return-value call, never a relation name.
+  if (head === undefined || head.type !== "atom" || head.kind !== "symbol" || head.text === "=") {
     throw rulesParseError(head?.pos ?? node.pos, "a relation name (a symbol)", describe(head), {
       construct: ctx.construct,
       clips:
