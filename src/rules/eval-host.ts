@@ -67,10 +67,19 @@ export function createEvalHost(b: HostBackend): EvalHost {
   return {
     hostFunction: (name) => b.hostFunction(name),
     assertFact: (r) => b.assertResolved(r) ?? FALSE,
-    retract: (target) => {
+    retract: (target, index = 1) => {
       if (target === "*") {
         for (const f of b.wm.all()) b.retractFact(f);
         return;
+      }
+      // CLIPS's words for what retract refuses: another symbol, or a value of another type.
+      if (!isFactRef(target) && !isInteger(target)) {
+        const expected = isSymbol(target)
+          ? "fact-address, fact-index, or the symbol *"
+          : "fact-address, integer, or symbol";
+        throw rulesRuntimeError(`retract expects a fact address, a fact index or *`, {
+          clips: `[ARGACCES5] Function retract expected argument #${index} to be of type ${expected}`,
+        });
       }
       // CLIPS ignores a fact address whose fact is already retracted.
       if (isFactRef(target) && target.retracted) return;

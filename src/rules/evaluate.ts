@@ -31,7 +31,8 @@ export interface EvalHost {
   /** Host-registered functions. */
   hostFunction(name: string): RuleFunction | undefined;
   assertFact(spec: ResolvedFact): Value;
-  retract(target: Value): void;
+  /** `index`: the argument's position, for CLIPS's message (1 when left out). */
+  retract(target: Value, index?: number): void;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
   /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
@@ -714,10 +715,9 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     case "retract":
       return (f) => {
-        for (const a of args) {
-          const v = a(f);
-          f.host.retract(v);
-        }
+        args.forEach((a, i) => {
+          f.host.retract(a(f), i + 1);
+        });
         return VOID;
       };
     case "halt":
