@@ -534,14 +534,19 @@ function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): Patter
   const n = items[i] as SNode;
   const arrowTok = items[i + 1];
   const pattern = items[i + 2];
-  if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
+  const arrowOk = arrowTok?.type === "atom" && arrowTok.text === "<-";
+  if (!arrowOk || pattern?.type !== "list") {
+    // CLIPS's echo stops at the token in the way: a list's `(`, or an atom.
+    const at = arrowOk ? pattern : arrowTok;
     throw rulesParseError(
-      arrowTok?.pos ?? n.pos,
+      at?.pos ?? n.pos,
       "'<-' and a pattern after a fact-address variable",
-      describe(arrowTok),
+      describe(at),
       {
         construct: ctx.construct,
         hint: "Bind a fact with ?f <- (pattern).",
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for binding patterns.",
+        ...(at?.type === "list" ? { echoOpen: true } : { echoThrough: at !== undefined }),
       },
     );
   }
