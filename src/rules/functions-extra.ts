@@ -184,7 +184,24 @@ const math: [string, Builtin][] = [
   ["deg-grad", math1("deg-grad", (x) => x / 0.9)],
   ["grad-deg", math1("grad-deg", (x) => x * 0.9)],
   ["pi", B(() => float(Math.PI), 0, 0)],
-  ["**", B((args) => float(num("**", args, 0) ** num("**", args, 1)), 2, 2)],
+  [
+    "**",
+    B(
+      (args) => {
+        const x = num("**", args, 0);
+        const y = num("**", args, 1);
+        // CLIPS's domain: no 0 to a power <= 0, no negative base to a fractional power.
+        if ((x === 0 && y <= 0) || (x < 0 && !Number.isInteger(y))) {
+          throw rulesRuntimeError("domain error for ** function", {
+            clips: "[EMATHFUN1] Domain error for ** function.",
+          });
+        }
+        return float(x ** y);
+      },
+      2,
+      2,
+    ),
+  ],
   [
     "round",
     B(
@@ -383,7 +400,6 @@ const text: [string, Builtin][] = [
     ),
   ],
   ["pointerp", B(() => FALSE, 1, 1)],
-  ["!=", B((args) => bool(!valuesEqual(args[0] as Value, args[1] as Value)), 2, 2)],
 ];
 
 /** The extra built-ins, merged into BUILTINS. */

@@ -14,6 +14,7 @@ import {
   int,
   lexeme,
   multi,
+  notEqual,
   num,
   predicate,
   type RuleFunction,
@@ -152,13 +153,9 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       2,
     ),
   ],
-  [
-    "<>",
-    B(
-      compare("<>", (a, b) => a !== b),
-      2,
-    ),
-  ],
+  ["<>", B(notEqual("<>"), 2)],
+  // CLIPS 6.30 also knows <> as !=.
+  ["!=", B(notEqual("!="), 2)],
   [
     ">",
     B(
