@@ -93,12 +93,25 @@ export function errorEcho(
         // The class's own `)` was not read yet.
         .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
     }
+    // A deffacts puts each fact on its own line, an atom where a fact belongs too.
+    if (text !== null && through && node.type === "atom" && parent === form && isDeffacts(form)) {
+      // The line break is written once the token after it is read: print one token more, cut
+      // after the atom.
+      const next = ppConstruct(form, module, limit + 1);
+      const at = next === null ? -1 : next.lastIndexOf(`\n   ${node.text}`);
+      if (next !== null && at >= 0) text = next.slice(0, at + 4 + node.text.length);
+    }
     // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
     // A CE group closed where CLIPS expected more: its `)` follows what came before it.
     if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
+}
+
+function isDeffacts(form: SList): boolean {
+  const head = form.items[0];
+  return head?.type === "atom" && head.text === "deffacts";
 }
 
 function isIsa(node: SNode): boolean {

@@ -516,6 +516,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     throw rulesParseError(node.pos, "a fact in parentheses", describe(node), {
       construct: ctx.construct,
       clips: RHS_PATTERNS,
+      echoThrough: true,
     });
   }
   const head = node.items[0];
