@@ -66,6 +66,7 @@ import {
 import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
+import { RandomNumbers } from "./random-numbers.js";
 import { readForms, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
@@ -206,6 +207,8 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private readonly switches = new Switches();
+  /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
+  private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
   private tms = new TruthMaintenance();
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
@@ -791,7 +794,31 @@ export class RuleEngine {
   }
 
   /** The text of `(agenda)`. */
-  agendaText(module?: string): string {
+  agendaText(module?: Value): string {
+    // CLIPS's checks of agenda's argument: a symbol, then `*` or a module's name.
+    if (module !== undefined && typeof module !== "string") {
+      throw rulesRuntimeError("agenda expects a module name", {
+        clips: "[ARGACCES5] Function agenda expected argument #1 to be of type symbol",
+      });
+    }
+    if (module === "*") {
+      // Each module under its name, activations indented, one total at the end.
+      let text = "";
+      let count = 0;
+      for (const m of this.modules) {
+        const acts = this.agenda.listModule(m);
+        text += `${m}:\n${acts.map((a) => `   ${agendaLine(a)}\n`).join("")}`;
+        count += acts.length;
+      }
+      return count === 0
+        ? text
+        : `${text}For a total of ${count} activation${count === 1 ? "" : "s"}.\n`;
+    }
+    if (module !== undefined && !this.modules.has(module)) {
+      throw rulesRuntimeError(`agenda: no module ${module}`, {
+        clips: "[ARGACCES5] Function agenda expected argument #1 to be of type defmodule name",
+      });
+    }
     return agendaListing(this.agenda.listModule(module ?? this.module));
   }
 
@@ -953,6 +980,14 @@ export class RuleEngine {
 
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
   clear(): void {
+    if (this.running) {
+      // CLIPS 6.30 will not remove the constructs of a firing rule: it deletes every instance
+      // and fact, says so, and keeps constructs and globals.
+      this.objects.removeAll();
+      for (const f of this.wm.all()) this.retractFact(f);
+      this.onPrint("[CONSTRCT1] Some constructs are still in use. Clear cannot continue.\n");
+      return;
+    }
     this.initialise();
     // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
     // pushed again.
@@ -1277,6 +1312,7 @@ export class RuleEngine {
         return (
           introspectionCommand(this.introspection, name, args) ??
           this.switches.command(name, args) ??
+          this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
           fileFunction(name, args, this.onPrint)
         );

@@ -28,11 +28,12 @@ const AT_NAME = new Set(["EXPRNPSR3", "TMPLTDEF1"]);
 const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 
 /** Where an error's echo stops when its message alone does not say: see KeelError details. */
-export type EchoMode = "through" | "whole";
+export type EchoMode = "through" | "whole" | "open";
 
 /** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
 export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
   if (details.echoThrough === true) return "through";
+  if (details.echoOpen === true) return "open";
   return details.echoWhole === true ? "whole" : undefined;
 }
 
@@ -65,7 +66,10 @@ export function errorEcho(
     if (found === null) return null;
     const [node, parent] = found;
     let limit: number | null = null;
-    if (through) {
+    if (mode === "open") {
+      // A list where CLIPS wanted a single token: it stopped at the list's `(`.
+      limit = count(form, node, false);
+    } else if (through) {
       // A syntax error at the token CLIPS had just read: the echo ends with it.
       limit = count(form, node, node.type === "list");
     } else if (id === "PRNTUTIL2" && node === form) {
@@ -89,12 +93,25 @@ export function errorEcho(
         // The class's own `)` was not read yet.
         .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
     }
+    // A deffacts puts each fact on its own line, an atom where a fact belongs too.
+    if (text !== null && through && node.type === "atom" && parent === form && isDeffacts(form)) {
+      // The line break is written once the token after it is read: print one token more, cut
+      // after the atom.
+      const next = ppConstruct(form, module, limit + 1);
+      const at = next === null ? -1 : next.lastIndexOf(`\n   ${node.text}`);
+      if (next !== null && at >= 0) text = next.slice(0, at + 4 + node.text.length);
+    }
     // A call's arguments are checked once CollectArguments has closed it: `(f a )` → `(f a)`.
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
     // A CE group closed where CLIPS expected more: its `)` follows what came before it.
     if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
+}
+
+function isDeffacts(form: SList): boolean {
+  const head = form.items[0];
+  return head?.type === "atom" && head.text === "deffacts";
 }
 
 function isIsa(node: SNode): boolean {

@@ -9,7 +9,13 @@ export function rulesParseError(
   pos: SourcePos | undefined,
   expected: string,
   found: string,
-  extra: { hint?: string; construct?: string; clips?: string; echoThrough?: boolean } = {},
+  extra: {
+    hint?: string;
+    construct?: string;
+    clips?: string;
+    echoThrough?: boolean;
+    echoOpen?: boolean;
+  } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
   const inside = extra.construct ? ` (in ${extra.construct})` : "";
@@ -24,6 +30,8 @@ export function rulesParseError(
       ...(extra.clips !== undefined ? { clips: extra.clips } : {}),
       // CLIPS's ERROR: echo runs through the token at pos (through its `)` for a list).
       ...(extra.echoThrough ? { echoThrough: true } : {}),
+      // CLIPS's echo stops at the `(` opening the list at pos (a list where a constant belongs).
+      ...(extra.echoOpen ? { echoOpen: true } : {}),
     },
     hint: extra.hint ?? "Check the syntax against docs/rules.md.",
   });

@@ -12,9 +12,11 @@ import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import type { RuleLimits } from "./limits.js";
 import { factsListing } from "./printer.js";
+import { isRouterName, STDOUT_ROUTERS, unknownRouterMessage } from "./routers.js";
 import {
   type Atom,
   FALSE,
+  formatValue,
   isFactRef,
   isInteger,
   isString,
@@ -23,9 +25,6 @@ import {
   type Value,
   VOID,
 } from "./values.js";
-
-/** The routers that reach standard output in the CLIPS shell. */
-const STDOUT_ROUTERS = new Set(["t", "stdout", "wdisplay", "wdialog", "wprompt", "wclips"]);
 
 function print(b: HostBackend, router: string, text: string): void {
   if (STDOUT_ROUTERS.has(router)) b.print(text);
@@ -50,7 +49,7 @@ export interface HostBackend {
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
   /** `(agenda [module])`: the current module's agenda when none is named. */
-  agendaText(module?: string): string;
+  agendaText(module?: Value): string;
   /** The engine's own commands (focus stack, strategy, watch); null when `name` is not one. */
   engineCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
@@ -68,10 +67,19 @@ export function createEvalHost(b: HostBackend): EvalHost {
   return {
     hostFunction: (name) => b.hostFunction(name),
     assertFact: (r) => b.assertResolved(r) ?? FALSE,
-    retract: (target) => {
+    retract: (target, index = 1) => {
       if (target === "*") {
         for (const f of b.wm.all()) b.retractFact(f);
         return;
+      }
+      // CLIPS's words for what retract refuses: another symbol, or a value of another type.
+      if (!isFactRef(target) && !isInteger(target)) {
+        const expected = isSymbol(target)
+          ? "fact-address, fact-index, or the symbol *"
+          : "fact-address, integer, or symbol";
+        throw rulesRuntimeError(`retract expects a fact address, a fact index or *`, {
+          clips: `[ARGACCES5] Function retract expected argument #${index} to be of type ${expected}`,
+        });
       }
       // CLIPS ignores a fact address whose fact is already retracted.
       if (isFactRef(target) && target.retracted) return;
@@ -156,7 +164,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       return VOID;
     }
     case "agenda":
-      b.print(b.agendaText(typeof args[0] === "string" ? args[0] : undefined));
+      b.print(b.agendaText(args[0]));
       return VOID;
     case "exit":
       b.exit();
@@ -173,9 +181,15 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
           clips: "[ARGACCES5] Function format expected argument #2 to be of type string",
         });
       }
+      const router = args[0] as Value;
+      // The router is looked up before the control string is read.
+      const routerName = isString(router) ? router.value : formatValue(router);
+      if (!isRouterName(routerName)) {
+        b.print(`${unknownRouterMessage(routerName)}\n`);
+        return str("");
+      }
       const text = formatText(control.value, args.slice(2));
-      const router = args[0];
-      if (router !== "nil" && typeof router === "string") print(b, router, text);
+      if (routerName !== "nil") print(b, routerName, text);
       return str(text);
     }
     case "fact-index":
@@ -187,14 +201,27 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     case "get-fact-list":
       return b.wm.all();
     case "read":
+      inputRouter(name, args[0]);
       return b.input.read();
     case "readline":
+      inputRouter(name, args[0]);
       return b.input.readLine();
     case "read-number":
+      inputRouter(name, args[0]);
       return b.input.readNumber();
     default:
       return b.engineCommand(name, args);
   }
+}
+
+/** A read's logical name: no file is ever open, so only the terminal's names are known. */
+function inputRouter(fn: string, name: Value | undefined): void {
+  if (name === undefined) return;
+  const text = isString(name) ? name.value : formatValue(name);
+  if (isRouterName(text)) return;
+  throw rulesRuntimeError(`${fn}: no router for logical name ${text}`, {
+    clips: unknownRouterMessage(text),
+  });
 }
 
 /**

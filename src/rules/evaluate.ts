@@ -7,8 +7,10 @@ import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
+import { RANDOM_COMMANDS } from "./random-numbers.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
+import { isRouterName, unknownRouterMessage } from "./routers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
@@ -17,6 +19,7 @@ import {
   formatValue,
   isInteger,
   isMultifield,
+  isString,
   isSymbol,
   type Value,
   VOID,
@@ -28,7 +31,8 @@ export interface EvalHost {
   /** Host-registered functions. */
   hostFunction(name: string): RuleFunction | undefined;
   assertFact(spec: ResolvedFact): Value;
-  retract(target: Value): void;
+  /** `index`: the argument's position, for CLIPS's message (1 when left out). */
+  retract(target: Value, index?: number): void;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
   /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
@@ -195,6 +199,7 @@ export const COMMANDS = new Set([
   ...INTROSPECTION_COMMANDS,
   ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
+  ...RANDOM_COMMANDS,
   ...FILE_FUNCTION_NAMES,
   "conserve-mem",
   "release-mem",
@@ -692,7 +697,12 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     case "printout":
       return (f) => {
         const r = args[0]?.(f);
-        const router = typeof r === "string" ? r : "t";
+        const router = r === undefined ? "t" : isString(r) ? r.value : formatValue(r);
+        // CLIPS looks the router up first: for none it says so and prints nothing.
+        if (!isRouterName(router)) {
+          f.host.print("t", `${unknownRouterMessage(router)}\n`);
+          return VOID;
+        }
         // Each argument is printed as soon as it is evaluated, as CLIPS does: what evaluating a
         // later one prints (an error message) comes after it.
         for (let i = 1; i < args.length; i++) {
@@ -705,10 +715,9 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     case "retract":
       return (f) => {
-        for (const a of args) {
-          const v = a(f);
-          f.host.retract(v);
-        }
+        args.forEach((a, i) => {
+          f.host.retract(a(f), i + 1);
+        });
         return VOID;
       };
     case "halt":

@@ -85,6 +85,16 @@ export function arith(name: string, op: (a: number, b: number) => number): RuleF
   };
 }
 
+/** CLIPS's `<>`: TRUE when the first number differs from every other (each argument a number). */
+export function notEqual(name: string): RuleFunction {
+  return (args) => {
+    const first = num(name, args, 0);
+    let differs = true;
+    for (let j = 1; j < args.length; j++) if (num(name, args, j) === first) differs = false;
+    return differs ? TRUE : FALSE;
+  };
+}
+
 export function compare(name: string, ok: (a: number, b: number) => boolean): RuleFunction {
   return (args) => {
     for (let i = 0; i + 1 < args.length; i++) {

@@ -10,10 +10,10 @@ import {
   type Builtin,
   charLength,
   flatten,
-  int,
   lexeme,
   multi,
   num,
+  strictInt,
   typeError,
 } from "./function-args.js";
 import { readForms } from "./reader.js";
@@ -184,7 +184,24 @@ const math: [string, Builtin][] = [
   ["deg-grad", math1("deg-grad", (x) => x / 0.9)],
   ["grad-deg", math1("grad-deg", (x) => x * 0.9)],
   ["pi", B(() => float(Math.PI), 0, 0)],
-  ["**", B((args) => float(num("**", args, 0) ** num("**", args, 1)), 2, 2)],
+  [
+    "**",
+    B(
+      (args) => {
+        const x = num("**", args, 0);
+        const y = num("**", args, 1);
+        // CLIPS's domain: no 0 to a power <= 0, no negative base to a fractional power.
+        if ((x === 0 && y <= 0) || (x < 0 && !Number.isInteger(y))) {
+          throw rulesRuntimeError("domain error for ** function", {
+            clips: "[EMATHFUN1] Domain error for ** function.",
+          });
+        }
+        return float(x ** y);
+      },
+      2,
+      2,
+    ),
+  ],
   [
     "round",
     B(
@@ -234,8 +251,9 @@ export function scanFields(text: string): Atom[] {
 }
 
 function position(name: string, args: Value[], i: number, m: Multifield, extra = 0): number {
-  const p = int(name, args, i);
-  if (p < 1 || p > m.length + extra) {
+  const p = strictInt(name, args, i);
+  // CLIPS 6.30 refuses only a position below 1; one past the end or beyond appends.
+  if (p < 1) {
     throw rulesRuntimeError(
       `multifield index ${p} out of range 1..${m.length + extra} in ${name}`,
       {
@@ -243,13 +261,13 @@ function position(name: string, args: Value[], i: number, m: Multifield, extra =
       },
     );
   }
-  return p;
+  return Math.min(p, m.length + extra);
 }
 
 /** A `begin..end` pair of positions, refused as CLIPS's multifun.c refuses it. */
 function span(name: string, args: Value[], i: number, m: Multifield): [number, number] {
-  const a = int(name, args, i);
-  const b = int(name, args, i + 1);
+  const a = strictInt(name, args, i);
+  const b = strictInt(name, args, i + 1);
   if (a > b || a < 1 || b > m.length) {
     const what = a === b ? `index ${a}` : `index range ${a}..${b}`;
     throw rulesRuntimeError(`multifield ${what} out of range 1..${m.length} in ${name}`, {
@@ -382,7 +400,6 @@ const text: [string, Builtin][] = [
     ),
   ],
   ["pointerp", B(() => FALSE, 1, 1)],
-  ["!=", B((args) => bool(!valuesEqual(args[0] as Value, args[1] as Value)), 2, 2)],
 ];
 
 /** The extra built-ins, merged into BUILTINS. */

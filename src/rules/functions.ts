@@ -14,6 +14,7 @@ import {
   int,
   lexeme,
   multi,
+  notEqual,
   num,
   predicate,
   type RuleFunction,
@@ -152,13 +153,9 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       2,
     ),
   ],
-  [
-    "<>",
-    B(
-      compare("<>", (a, b) => a !== b),
-      2,
-    ),
-  ],
+  ["<>", B(notEqual("<>"), 2)],
+  // CLIPS 6.30 also knows <> as !=.
+  ["!=", B(notEqual("!="), 2)],
   [
     ">",
     B(
@@ -289,7 +286,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     "nth$",
     B(
       (args) => {
-        const i = int("nth$", args, 0);
+        const i = strictInt("nth$", args, 0);
         const m = multi("nth$", args, 1);
         // CLIPS 6.30 answers nil for an index outside the multifield.
         return i < 1 || i > m.length ? NIL : (m[i - 1] as Atom);
@@ -358,8 +355,8 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
     B(
       (args) => {
         const m = multi("subseq$", args, 0);
-        const start = Math.max(1, int("subseq$", args, 1));
-        const end = Math.min(m.length, int("subseq$", args, 2));
+        const start = Math.max(1, strictInt("subseq$", args, 1));
+        const end = Math.min(m.length, strictInt("subseq$", args, 2));
         return end < start ? [] : m.slice(start - 1, end);
       },
       3,
@@ -485,6 +482,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["gensym", 0, 0],
       ["gensym*", 0, 0],
       ["setgen", 1, 1],
+      ["seed", 1, 1],
+      ["random", 0, 2],
       ["eval", 1, 1],
       ["build", 1, 1],
       ["conserve-mem", 1, 1],
@@ -507,6 +506,10 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["save-instances", 1, ANY],
       ["bsave-instances", 1, ANY],
       ["fetch", 1, 1],
+      ["print-region", 2, ANY],
+      ["get-region", 1, ANY],
+      ["toss", 1, 1],
+      ["system", 1, ANY],
       ["open", 2, 3],
       ["remove", 1, 1],
       ["rename", 2, 2],

@@ -9,6 +9,7 @@
  * // "get-x primary in class A\nput-x primary in class A\nFor a total of 2 message-handlers.\n"
  */
 import { rulesRuntimeError } from "./errors.js";
+import { typeError } from "./function-args.js";
 import type { ClassDef, HandlerInfo, ObjectSystem } from "./objects.js";
 import { type Atom, FALSE, formatValue, isSymbol, TRUE, type Value, VOID } from "./values.js";
 
@@ -39,6 +40,7 @@ export function handlerCommand(
     }
     case "message-handler-existp":
       objects.namedClass(args[0] as Value, name);
+      if (!isSymbol(args[1] as Value)) throw typeError(name, 2, "symbol");
       return findHandler(objects, name, args, false) ? TRUE : FALSE;
     default:
       return null;
@@ -68,6 +70,7 @@ function findHandler(
       clips: `[MSGFUN7] Unrecognized message-handler type in ${fn}.`,
     });
   }
+  if (loud && !isSymbol(clsName)) throw typeError(fn, 1, "symbol");
   const cls = isSymbol(clsName) ? objects.classNamed(clsName) : undefined;
   const found = cls
     ? objects.handlerList(cls).find((h) => h.name === handler && h.type === type)

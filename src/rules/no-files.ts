@@ -5,7 +5,8 @@
  * nothing is read or written. A host passes data in through facts, `input` and host functions.
  */
 import { rulesRuntimeError } from "./errors.js";
-import { FALSE, formatValue, isString, TRUE, type Value } from "./values.js";
+import { typeError } from "./function-args.js";
+import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value, VOID } from "./values.js";
 
 type Answer =
   | "argacces2"
@@ -14,7 +15,9 @@ type Answer =
   | "argacces2-insfile1"
   | "textpro1"
   | "false"
-  | "true";
+  | "true"
+  | "no-region"
+  | "no-system";
 
 const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new Map([
   ["load", { answer: "argacces2" }],
@@ -38,6 +41,13 @@ const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new
   ["remove", { answer: "false" }],
   ["rename", { answer: "false" }],
   ["close", { answer: "false" }],
+  // The help-file functions: fetch never loads a file, so none is found (after the checks).
+  ["print-region", { answer: "no-region" }],
+  ["get-region", { answer: "no-region" }],
+  ["toss", { answer: "no-region" }],
+  // No shell either: system answers as CLIPS built without one (the Debian build the
+  // recordings come from).
+  ["system", { answer: "no-system" }],
   // CLIPS 6.30's dribble-off answers TRUE even when no dribble is on.
   ["dribble-off", { answer: "true" }],
 ]);
@@ -74,7 +84,31 @@ export function fileFunction(
       return FALSE;
     case "true":
       return TRUE;
+    case "no-region":
+      return noRegion(name, args);
+    case "no-system":
+      args.forEach((v, i) => {
+        if (!isSymbol(v) && !isString(v)) throw typeError(name, i + 1, "symbol or string");
+      });
+      print("System function not fully defined for this system.\n");
+      return VOID;
     default:
       return FALSE;
   }
+}
+
+/**
+ * print-region, get-region and toss on a file never fetched: CLIPS's argument checks (the
+ * logical name a symbol, the file a symbol or string), then FALSE, or "" for get-region.
+ */
+function noRegion(name: string, args: readonly Value[]): Value {
+  const lexical = (v: Value | undefined): boolean =>
+    v !== undefined && (isSymbol(v) || isString(v));
+  let fileAt = 0;
+  if (name === "print-region") {
+    if (!isSymbol(args[0] as Value)) throw typeError(name, 1, "symbol");
+    fileAt = 1;
+  }
+  if (!lexical(args[fileAt])) throw typeError(name, fileAt + 1, "symbol or string");
+  return name === "get-region" ? str("") : FALSE;
 }

@@ -833,12 +833,16 @@ export class ObjectSystem {
     let out = "";
     for (const i of this.byName.values()) out += `[${i.instanceName.name}] of ${i.cls.name}\n`;
     const n = this.byName.size;
+    // No instances at all (not even initial-object): CLIPS prints nothing.
+    if (n === 0) return "";
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
 
   /** The class a class-introspection function names, or CLIPS's message for none. */
-  namedClass(v: Value, fn: string): ClassDef {
-    const cls = isSymbol(v) ? this.classes.get(v) : undefined;
+  namedClass(v: Value, fn: string, index = 1): ClassDef {
+    // CLIPS checks the argument is a symbol before it looks the class up.
+    if (!isSymbol(v)) throw typeError(fn, index, "symbol");
+    const cls = this.classes.get(v);
     if (!cls) {
       throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
         clips: `[CLASSFUN1] Unable to find class ${formatValue(v)} in function ${fn}.`,
@@ -901,9 +905,8 @@ export class ObjectSystem {
         return isSymbol(a0) && this.classes.has(a0) ? TRUE : FALSE;
       case "subclassp":
       case "superclassp": {
-        const a = isSymbol(a0) ? this.classes.get(a0) : undefined;
-        const b = isSymbol(args[1] as Value) ? this.classes.get(args[1] as string) : undefined;
-        if (!a || !b) return FALSE;
+        const a = this.namedClass(a0, name);
+        const b = this.namedClass(args[1] as Value, name, 2);
         const [sub, sup] = name === "subclassp" ? [a, b] : [b, a];
         return sub !== sup && sub.cpl.includes(sup) ? TRUE : FALSE;
       }
@@ -912,8 +915,13 @@ export class ObjectSystem {
       case "class-slots":
       case "class-abstractp":
       case "class-reactivep":
-      case "slot-existp":
-        return classQuery(this.namedClass(a0, name), name, args);
+      case "slot-existp": {
+        const cls = this.namedClass(a0, name);
+        args.slice(1).forEach((v, i) => {
+          if (!isSymbol(v)) throw typeError(name, i + 2, "symbol");
+        });
+        return classQuery(cls, name, args);
+      }
       case "dynamic-get":
         return this.slotOf(this.currentSelf(), String(a0));
       case "dynamic-put":

@@ -534,14 +534,19 @@ function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): Patter
   const n = items[i] as SNode;
   const arrowTok = items[i + 1];
   const pattern = items[i + 2];
-  if (arrowTok?.type !== "atom" || arrowTok.text !== "<-" || pattern?.type !== "list") {
+  const arrowOk = arrowTok?.type === "atom" && arrowTok.text === "<-";
+  if (!arrowOk || pattern?.type !== "list") {
+    // CLIPS's echo stops at the token in the way: a list's `(`, or an atom.
+    const at = arrowOk ? pattern : arrowTok;
     throw rulesParseError(
-      arrowTok?.pos ?? n.pos,
+      at?.pos ?? n.pos,
       "'<-' and a pattern after a fact-address variable",
-      describe(arrowTok),
+      describe(at),
       {
         construct: ctx.construct,
         hint: "Bind a fact with ?f <- (pattern).",
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for binding patterns.",
+        ...(at?.type === "list" ? { echoOpen: true } : { echoThrough: at !== undefined }),
       },
     );
   }
@@ -560,6 +565,15 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
         construct: ctx.construct,
       },
     );
+  }
+  if (head.text === "=") {
+    // `=` opens a return-value constraint; CLIPS refuses it as a pattern's first field.
+    throw rulesParseError(head.pos, "a relation name at the start of a pattern", "'='", {
+      construct: ctx.construct,
+      clips:
+        "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the field field of a pattern.",
+      echoThrough: true,
+    });
   }
   const template = ctx.template(head.text) ?? null;
   if (!template) {
@@ -717,6 +731,8 @@ function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Te
     throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", "a '(' list", {
       construct: ctx.construct,
       hint: "Write a predicate constraint as ?x&:(> ?x 1).",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule.",
+      echoOpen: true,
     });
   }
   termEnd.next = i + 1;

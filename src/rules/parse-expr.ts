@@ -89,7 +89,19 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "while": {
       const cond = rest[0];
       if (cond === undefined)
-        throw rulesParseError(list.pos, "a condition", "')'", { construct: ctx.construct });
+        throw rulesParseError(list.pos, "a condition", "')'", {
+          construct: ctx.construct,
+          clips: NO_EXPRESSION,
+          echoThrough: true,
+        });
+      // CLIPS wants something after the condition: `do` or an action.
+      if (rest.length === 1) {
+        throw rulesParseError(list.pos, "'do' or an action", "')'", {
+          construct: ctx.construct,
+          clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for while function.",
+          echoThrough: true,
+        });
+      }
       let body = rest.slice(1);
       const first = body[0];
       if (first?.type === "atom" && first.kind === "symbol" && first.text === "do")
@@ -424,16 +436,27 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
+/** CLIPS's message for a form missing where an expression must come. */
+const NO_EXPRESSION = "[EXPRNPSR2] Expected a constant, variable, or expression.";
+
 function parseIf(list: SList, ctx: ParseContext): Expr {
   const items = list.items;
   const cond = items[1];
   const thenKw = items[2];
   if (cond === undefined)
-    throw rulesParseError(list.pos, "a condition", "')'", { construct: ctx.construct });
+    throw rulesParseError(list.pos, "a condition", "')'", {
+      construct: ctx.construct,
+      clips: NO_EXPRESSION,
+      echoThrough: true,
+    });
   if (thenKw === undefined || thenKw.type !== "atom" || thenKw.text !== "then") {
     throw rulesParseError(thenKw?.pos ?? list.pos, "'then'", describe(thenKw), {
       construct: ctx.construct,
       hint: "Write (if <condition> then <action>… [else <action>…]).",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for if function.",
+      // Echoed through the token in place of `then`; at the `)` CLIPS's echo keeps the `)` on
+      // its own line, which the through echo does not write yet, so none is printed.
+      echoThrough: thenKw !== undefined,
     });
   }
   const thenPart: Expr[] = [];
@@ -493,14 +516,17 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     throw rulesParseError(node.pos, "a fact in parentheses", describe(node), {
       construct: ctx.construct,
       clips: RHS_PATTERNS,
+      echoThrough: true,
     });
   }
   const head = node.items[0];
-  if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
+  // `=` opens a return-value call, never a relation name.
+  if (head === undefined || head.type !== "atom" || head.kind !== "symbol" || head.text === "=") {
     throw rulesParseError(head?.pos ?? node.pos, "a relation name (a symbol)", describe(head), {
       construct: ctx.construct,
       clips:
         "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for first field of a RHS pattern.",
+      echoThrough: true,
     });
   }
   const template = ctx.template(head.text);

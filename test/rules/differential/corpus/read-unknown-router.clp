@@ -1,0 +1,12 @@
+; read, readline and read-number from a logical name no router answers (no file is ever open): [ROUTER1], halting the call; the terminal names read as usual
+(printout t "[" (read foo) "]" crlf)
+(printout t "[" (readline foo) "]" crlf)
+(printout t "[" (read-number foo) "]" crlf)
+(printout t "[" (read 3) "]" crlf)
+(printout t "[" (read "foo") "]" crlf)
+(printout t "[" (read t) "]" crlf)
+(printout t "[" (read stdin) "]" crlf)
+(printout t "[" (readline stdout) "]" crlf)
+(deffunction f () (bind ?x (read datefile)) (printout t "after " ?x crlf))
+(f)
+(exit)
