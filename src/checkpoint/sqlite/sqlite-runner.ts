@@ -92,21 +92,9 @@ export class SqliteRunner implements SqlRunner {
     )
       return false;
     this.insertIfLeased ??= this.statement(INSERT_CHECKPOINT_IF_LEASED);
-    // The values one by one, in CHECKPOINT_COLUMNS order (no array to spread at every step).
     const { changes } = this.insertIfLeased.run(
       c.threadId,
-      c.checkpointNs,
-      c.id,
-      c.seq,
-      c.parentId,
-      c.formatVersion,
-      c.step,
-      c.source,
-      c.checkpointJson,
-      c.channelSeqsJson,
-      c.metadataJson,
-      c.createdAt,
-      c.belowLatest,
+      ...checkpointValues(c),
       thread.threadId,
       batch.ownerId,
       batch.now,
