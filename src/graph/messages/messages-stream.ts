@@ -28,6 +28,8 @@ export interface NodeStreamInfo {
 interface LlmRunStart {
   metadata: Record<string, unknown>;
   streamed: boolean;
+  /** The id the run's first chunk went out with: later chunks without one get it too. */
+  messageId?: string;
 }
 
 /**
@@ -181,14 +183,19 @@ export class MessagesStream {
         const chunk = isMessageLike(message)
           ? message
           : new (lcMessages().AIMessageChunk)({ content: token });
-        // A chunk without an id gets the model call's (`run-<runId>`, the id LangChain gives the
-        // whole message), as LangGraph.js does: a client can join the chunks to the message.
-        if (chunk.id == null) {
-          chunk.id = `run-${runId}`;
+        // A chunk without an id gets the id of the run's first chunk, else the model call's
+        // (`run-<runId>`, the id LangChain gives the whole message), as LangGraph.js does: a
+        // client can join the chunks to one message even when only the first chunk names it.
+        const runDefault = `run-${runId}`;
+        const id =
+          chunk.id == null || chunk.id === runDefault ? (run.messageId ?? runDefault) : chunk.id;
+        if (id !== chunk.id) {
+          chunk.id = id;
           (chunk as { lc_kwargs?: Record<string, unknown> }).lc_kwargs ??= {};
-          (chunk as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs.id = chunk.id;
+          (chunk as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs.id = id;
         }
-        seen.add(chunk.id);
+        run.messageId ??= id;
+        seen.add(id);
         stream.push([chunk, run.metadata]);
       },
 

@@ -1,5 +1,7 @@
 /** `streamMode: "tools"` and `streamEvents` v3's `tools` and `messages` channels. */
-import { AIMessage } from "@langchain/core/messages";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { z } from "zod/v3";
@@ -237,3 +239,58 @@ export const issue13ToolsPrograms = {
 };
 
 const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
+
+/** A model that streams `text` a character a chunk, naming the message only in the first chunk. */
+class FirstChunkNamedModel extends BaseChatModel {
+  constructor(private readonly text: string) {
+    super({});
+  }
+  _llmType(): string {
+    return "first-chunk-named";
+  }
+  async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
+    const message = new AIMessage({ id: "reply-1", content: this.text });
+    return { generations: [{ message, text: this.text }] };
+  }
+  override async *_streamResponseChunks(
+    _messages: BaseMessage[],
+    _options: unknown,
+    runManager?: { handleLLMNewToken: (...args: never[]) => Promise<unknown> },
+  ): AsyncGenerator<ChatGenerationChunk> {
+    let first = true;
+    for (const char of this.text) {
+      const message = new AIMessageChunk(first ? { id: "reply-1", content: char } : char);
+      const chunk = new ChatGenerationChunk({ message, text: char });
+      await (runManager?.handleLLMNewToken as (...args: unknown[]) => Promise<unknown>)?.(
+        char,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        { chunk },
+      );
+      yield chunk;
+      first = false;
+    }
+  }
+}
+
+export const issue13MessageIdPrograms = {
+  /**
+   * `streamMode: "messages"`: chunks after a first one that names the message go out under that
+   * id too (as a model such as Anthropic's streams), so the client sees one message.
+   */
+  async laterChunksTakeTheFirstChunksId(api: GraphApi) {
+    const graph = new api.StateGraph((api as unknown as Loose).MessagesAnnotation)
+      .addNode("talk", async () => {
+        const reply = await new FirstChunkNamedModel("abc").invoke("hello");
+        return { messages: [reply] };
+      })
+      .addEdge(api.START, "talk")
+      .compile() as unknown as Loose;
+    const seen: unknown[] = [];
+    for await (const [message] of await graph.stream({ messages: [] }, { streamMode: "messages" }))
+      seen.push([message.id, message.content]);
+    return seen;
+  },
+};
