@@ -27,6 +27,7 @@ import {
 } from "./messages/messages-stream.js";
 import { ToolsStream } from "./messages/tools-stream.js";
 import { cacheHits } from "./pregel/cache-hits.js";
+import { fillDeltaValues } from "./pregel/delta-saves.js";
 import { CONFIG_KEY_CHECKPOINTER } from "./pregel/execute.js";
 import { GraphLoop, type LoopHooks, type LoopOutcome, type Replay } from "./pregel/loop.js";
 import { snapshotOf } from "./pregel/snapshot.js";
@@ -565,6 +566,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     // As LangGraph.js: a thread's latest state shows the writes of its pending step's finished
     // tasks; a checkpoint asked for by id shows the checkpoint as saved.
     const latest = !config.configurable?.checkpoint_id;
+    const filling = fillDeltaValues(this.spec, saver, tuple);
+    if (filling) await filling;
     const snapshot = snapshotOf(this.createLoop(config, {}, saver), tuple, latest);
     await addSubgraphStates(this.spec, snapshot, saver, subgraphs);
     return snapshot as StateSnapshot<State>;
@@ -601,6 +604,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
       },
     };
     for await (const tuple of saver.list(own, options)) {
+      const filling = fillDeltaValues(this.spec, saver, tuple);
+      if (filling) await filling;
       yield snapshotOf(this.createLoop(config, {}, saver), tuple, false) as StateSnapshot<State>;
     }
   }
@@ -651,6 +656,8 @@ export class CompiledStateGraph<State = Record<string, unknown>, Update = Partia
     for (const { updates } of supersteps) {
       const loop = graph.createLoop(current, {}, target);
       const tuple = await target.getTuple(current);
+      const filling = fillDeltaValues(graph.spec, target, tuple);
+      if (filling) await filling;
       saved = await applySuperStep(loop, tuple, updates, () => defaultWriter(target, tuple));
       current = { ...current, configurable: { ...current.configurable, ...saved.configurable } };
     }

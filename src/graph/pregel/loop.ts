@@ -17,6 +17,7 @@ import type { RunConfig, StateTask } from "../types.js";
 import { applyTasks } from "./apply.js";
 import { cacheHits } from "./cache-hits.js";
 import { dueInput, groupPendingWrites, type SavedTaskOutcome } from "./checkpointing.js";
+import { fillDeltaValues } from "./delta-saves.js";
 import {
   debugResult,
   debugTask,
@@ -190,6 +191,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       options.config.configurable?.checkpoint_ns ?? "",
       options.config,
       this.runSignal,
+      options.spec.deltaKeys,
     );
   }
 
@@ -278,7 +280,11 @@ export class GraphLoop extends RunState implements ExecuteContext {
     const limit = this.config.recursionLimit ?? 25;
     const startAt = this.options.startAt;
     const tuple = startAt ? startAt.tuple : await this.persistence.load();
-    if (tuple) this.restore(tuple);
+    if (tuple) {
+      const filling = fillDeltaValues(this.spec, this.options.saver, tuple);
+      if (filling) await filling;
+      this.restore(tuple);
+    }
     const command = isCommand(input) ? (input as Command) : undefined;
     const resuming = input === undefined || input === null || command !== undefined;
     if (resuming && !tuple) {
@@ -324,6 +330,8 @@ export class GraphLoop extends RunState implements ExecuteContext {
     if ((latest || resumes) && tuple.pendingWrites.length > 0) {
       this.saved = groupPendingWrites(tuple.pendingWrites);
       this.reuseWrites = latest;
+      // The step goes on from those writes: the next checkpoint is built from them all.
+      if (latest && this.persistence.delta) this.persistence.delta.unrecorded = false;
     } else if (resumes) this.saved = new Map();
     this.skipInterruptBefore = true;
     if (resumes) this.resume = { value: command!.resume };
@@ -360,7 +368,11 @@ export class GraphLoop extends RunState implements ExecuteContext {
     });
     if (isCommandInput) {
       const command = input as Command;
-      if (command.update !== undefined) writeUpdate(this, task, START, command.update);
+      if (command.update !== undefined) {
+        writeUpdate(this, task, START, command.update);
+        // Not saved as a task's writes: a delta key it changed is snapshotted next.
+        if (this.persistence.delta) this.persistence.delta.unrecorded = true;
+      }
       if (command.goto.length > 0)
         writeRoute(this, task, START, command.goto, undefined, "The Command goto");
     } else {

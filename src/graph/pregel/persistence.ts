@@ -12,7 +12,9 @@ import {
 import { KeelError } from "../../core/index.js";
 import type { RunConfig } from "../types.js";
 import { makeCheckpoint, taskPendingWrites } from "./checkpointing.js";
+import { DeltaSaves } from "./delta-saves.js";
 import type { RunState } from "./run-state.js";
+import type { DeltaKey } from "./spec.js";
 import type { Task } from "./task.js";
 
 /** In `async` durability, how many saves may be outstanding before a step waits for them. */
@@ -79,14 +81,24 @@ export class RunPersistence {
    * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
    */
   private readonly base: CheckpointConfigurable;
+  /**
+   * The graph's `DeltaChannel` keys saved in LangGraph.js's delta format: only for a graph that
+   * has such keys and a saver other than Keel's SQL savers (which store every key by value).
+   */
+  readonly delta: DeltaSaves | undefined;
 
   constructor(
     readonly saver: BaseCheckpointSaver | undefined,
     readonly ns: string,
     private readonly run: RunConfig,
     private readonly signal?: AbortSignal,
+    deltaKeys: readonly DeltaKey[] = [],
   ) {
     this.ordered = saver === undefined || savesInOrder(saver);
+    this.delta =
+      deltaKeys.length > 0 && saver !== undefined && !this.ordered
+        ? new DeltaSaves(deltaKeys)
+        : undefined;
     const configurable: CheckpointConfigurable = { ...run.configurable, checkpoint_ns: ns };
     delete configurable.checkpoint_id;
     delete configurable.durability;
@@ -149,6 +161,11 @@ export class RunPersistence {
 
   /** Continues from a loaded checkpoint. */
   adopt(tuple: CheckpointTuple): void {
+    if (this.delta) {
+      this.delta.adopt(tuple.metadata);
+      // Writes of a paused or failed step the next checkpoint may not be built from.
+      if (tuple.pendingWrites.length > 0) this.delta.unrecorded = true;
+    }
     this.checkpointId = tuple.checkpoint.id;
     this.setConfig({ configurable: { ...this.base, ...tuple.config.configurable } });
     this.persisted = true;
@@ -296,7 +313,7 @@ export class RunPersistence {
       for (const [taskId, writes] of this.stepWrites)
         await this.saver.putWrites(config, writes, taskId);
       this.stepWrites = [];
-      await this.saver.flush();
+      await flushSaver(this.saver);
       return;
     }
     if (this.inflight.length > 0) await this.drain();
@@ -304,7 +321,7 @@ export class RunPersistence {
     // a step that stopped at an interrupt or an error, which no checkpoint followed) is durable
     // before the run returns, unless the saver was told to hold the run (`configurable.durability`
     // "exit": it commits at its own flush).
-    if (this.hint !== "exit") await this.saver.flush();
+    if (this.hint !== "exit") await flushSaver(this.saver);
   }
 
   private putCheckpoint(
@@ -361,6 +378,15 @@ export class RunPersistence {
       if (state.channels[index]!.has())
         newVersions[state.spec.channelNames[index]!] = state.versions[index]!;
     }
+    // Delta keys: saved as writes only when the step's writes are the parent's pending writes
+    // (a loop step or an input, in `sync`/`async`; a thread's first checkpoint holds defaults).
+    this.delta?.apply(
+      state,
+      checkpoint,
+      metadata,
+      newVersions,
+      this.mode !== "exit" && (metadata.source === "loop" || metadata.source === "input"),
+    );
     state.dirty!.clear();
     const parent =
       hint === undefined
@@ -415,6 +441,11 @@ export class RunPersistence {
 }
 
 function ignore(): void {}
+
+/** `saver.flush()`, which a saver written for LangGraph.js (not extending Keel's) may not have. */
+function flushSaver(saver: BaseCheckpointSaver): Promise<void> | undefined {
+  return typeof saver.flush === "function" ? saver.flush() : undefined;
+}
 
 function checkMode(mode: unknown): Durability | undefined {
   if (mode === undefined) return undefined;

@@ -12,8 +12,9 @@ import {
   SendQueue,
   TriggerChannel,
 } from "../channels/index.js";
+import { DeltaEngineChannel } from "../channels/public/delta.js";
 import { BRANCH_PREFIX, END, JOIN_PREFIX, START, TASKS_CHANNEL } from "../constants.js";
-import { messagesStateReducer } from "../messages/messages-reducer.js";
+import { messagesDeltaReducer, messagesStateReducer } from "../messages/messages-reducer.js";
 import type { CachePolicy, RetryPolicy } from "../types.js";
 import { type TimeoutPolicy, timeoutPolicyOf } from "./timeout.js";
 
@@ -69,8 +70,13 @@ export interface NodeSpec {
 export interface GraphSpec {
   stateKeys: string[];
   stateChannels: StateChannel[];
-  /** Per state key: true when `messagesStateReducer` reduces it (its writes get message ids). */
+  /**
+   * Per state key: true when `messagesStateReducer` (or `messagesDeltaReducer` in a
+   * `DeltaChannel`) reduces it: its writes get message ids before they are saved.
+   */
   messageKeys: boolean[];
+  /** The state keys that are `DeltaChannel`s (usually none), for the savers' delta format. */
+  deltaKeys: DeltaKey[];
   channelNames: string[];
   channelKinds: ChannelKind[];
   channelIndex: Map<string, number>;
@@ -87,6 +93,13 @@ export interface GraphSpec {
   createChannels(): Channel[];
   /** An entrypoint's graph: its input goes straight to its node, START is not traced as a task. */
   functional?: boolean;
+}
+
+/** A `DeltaChannel` state key: its channel index and how often it is snapshotted. */
+export interface DeltaKey {
+  name: string;
+  index: number;
+  snapshotFrequency: number;
 }
 
 /** Turns a validated declaration into the loop's tables. */
@@ -174,10 +187,23 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
     source(branch.source).branches.push({ path: branch.path, pathMap: branch.pathMap });
   }
 
+  const deltaKeys: DeltaKey[] = [];
+  const messageKeys = stateKeys.map((key, index) => {
+    const channel = stateChannels[index]!;
+    // An uncalled `Annotation<T>` is a last-value key: never reduced.
+    if (typeof channel === "function" || !channel.hasReducer) return false;
+    const made = channel.createChannel(key);
+    if (made instanceof DeltaEngineChannel) {
+      deltaKeys.push({ name: key, index, snapshotFrequency: made.snapshotFrequency });
+      return made.reducer === messagesDeltaReducer;
+    }
+    return made instanceof BinaryOperatorAggregate && made.operator === messagesStateReducer;
+  });
   return {
     stateKeys,
     stateChannels,
-    messageKeys: stateKeys.map((key, i) => usesMessagesReducer(stateChannels[i]!, key)),
+    messageKeys,
+    deltaKeys,
     channelNames,
     channelKinds,
     channelIndex,
@@ -189,11 +215,4 @@ export function buildSpec(graph: GraphDeclaration): GraphSpec {
     hasDeferred: nodes.some((node) => node.defer === true),
     createChannels: () => factories.map((make) => make()),
   };
-}
-
-function usesMessagesReducer(channel: StateChannel, key: string): boolean {
-  // An uncalled `Annotation<T>` is a last-value key: never reduced.
-  if (typeof channel === "function" || !channel.hasReducer) return false;
-  const made = channel.createChannel(key);
-  return made instanceof BinaryOperatorAggregate && made.operator === messagesStateReducer;
 }

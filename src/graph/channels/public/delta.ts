@@ -161,9 +161,46 @@ export class DeltaChannel<Value = unknown, Update = unknown> extends BaseChannel
     );
   }
 
-  /** In a Keel graph the key is saved by value (Keel's savers store only changed channels). */
+  /**
+   * The engine's channel: it checkpoints the value (what Keel's SQL savers store); the run's
+   * persistence leaves it out between snapshots for other savers (see `DeltaSaves`).
+   */
   override createChannel(_key: string): Channel {
-    return new EngineChannel(new DeltaByValue(this.fromCheckpoint(undefined)), this.reducer);
+    return new DeltaEngineChannel(
+      new DeltaByValue(this.fromCheckpoint(undefined)),
+      this.reducer,
+      this.snapshotFrequency,
+    );
+  }
+}
+
+/**
+ * A delta key as the engine runs it: an {@link EngineChannel} that also remembers whether a write
+ * since the last checkpoint was an `Overwrite` (such a step is snapshotted: replaying its writes
+ * in task-id order could put a sibling's write after the reset).
+ */
+export class DeltaEngineChannel extends EngineChannel {
+  /** True once an `Overwrite` was written since the flag was last taken. */
+  overwritten = false;
+
+  constructor(
+    inner: ConstructorParameters<typeof EngineChannel>[0],
+    reducer: unknown,
+    readonly snapshotFrequency: number,
+  ) {
+    super(inner, reducer);
+  }
+
+  override write(value: unknown, firstInStep: boolean): void {
+    if (overwriteOf(value)) this.overwritten = true;
+    super.write(value, firstInStep);
+  }
+
+  /** Whether an `Overwrite` was written since the last call. */
+  takeOverwritten(): boolean {
+    const seen = this.overwritten;
+    this.overwritten = false;
+    return seen;
   }
 }
 

@@ -1,5 +1,6 @@
 /** LangGraph.js's `DeltaChannel` and `messagesDeltaReducer`, alone and as a graph's state key. */
 import { AIMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import { MemorySaver as LangGraphMemorySaver } from "@langchain/langgraph-checkpoint";
 import type { GraphApi } from "../api.js";
 import { outcome } from "../harness.js";
 
@@ -195,5 +196,98 @@ export const issue13DeltaPrograms = {
       baseAgrees: JSON.stringify(walked.list) === JSON.stringify(own.list),
       rebuilt: rebuilt.list.get(),
     };
+  },
+
+  /**
+   * A graph's DeltaChannel key on a saver that is not Keel's SQL savers, in LangGraph.js's delta
+   * format: left out of a checkpoint between snapshots (every `snapshotFrequency` updates), a
+   * snapshot after an Overwrite (with the counters in the metadata reset), and rebuilt on read by
+   * a fresh graph (getState, history) from the nearest snapshot and the writes saved since.
+   */
+  async deltaKeySavedAsWrites(api: GraphApi) {
+    const { DeltaChannel, isDeltaSnapshot, Overwrite } = lib(api);
+    const State = api.Annotation.Root({
+      log: new DeltaChannel(listReducer, { snapshotFrequency: 3 }),
+    });
+    const saver = new api.MemorySaver() as Loose;
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("a", () => ({ log: [1] }))
+        .addNode("b", (s) => ((s.log as number[]).length > 6 ? { log: new Overwrite([0]) } : {}))
+        .addNode("c", () => ({ log: [2] }))
+        .addEdge(api.START, "a")
+        .addEdge("a", "b")
+        .addEdge("a", "c")
+        .addEdge("b", api.END)
+        .addEdge("c", api.END)
+        .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "delta-writes" } };
+    const live: unknown[] = [];
+    for (let i = 0; i < 4; i += 1) live.push((await make().invoke({ log: [9] }, config)).log);
+    const stored: unknown[] = [];
+    for await (const tuple of saver.list(config)) {
+      const value = tuple.checkpoint.channel_values.log;
+      stored.push([
+        tuple.metadata.step,
+        value === undefined ? "absent" : isDeltaSnapshot(value) ? ["snapshot", value.value] : value,
+        tuple.metadata.counters_since_delta_snapshot?.log ?? null,
+      ]);
+    }
+    const history: unknown[] = [];
+    for await (const snapshot of make().getStateHistory(config)) history.push(snapshot.values.log);
+    return { live, stored, state: (await make().getState(config)).values.log, history };
+  },
+
+  /** `exit` durability and `updateState` with a DeltaChannel key: read back as they were. */
+  async deltaKeyExitAndUpdate(api: GraphApi) {
+    const { DeltaChannel, Overwrite } = lib(api);
+    const State = api.Annotation.Root({ log: new DeltaChannel(listReducer) });
+    const saver = new api.MemorySaver() as Loose;
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("a", () => ({ log: new Overwrite([5]) }))
+        .addNode("b", () => ({ log: [6] }))
+        .addEdge(api.START, "a")
+        .addEdge("a", "b")
+        .addEdge("b", api.END)
+        .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "delta-exit" } };
+    const live = (await make().invoke({ log: [1] }, { ...config, durability: "exit" })).log;
+    const afterExit = (await make().getState(config)).values.log;
+    await make().updateState(config, { log: [7] }, "b");
+    const afterUpdate = (await make().getState(config)).values.log;
+    const next = (await make().invoke({ log: [8] }, config)).log;
+    return { live, afterExit, afterUpdate, next, read: (await make().getState(config)).values.log };
+  },
+
+  /**
+   * A saver from LangGraph.js's own checkpoint package (it has no `flush`) runs a graph with a
+   * DeltaChannel key on both libraries: writes saved in the delta format, read back by the walk.
+   */
+  async deltaKeyOnLangGraphSaver(api: GraphApi) {
+    const { DeltaChannel, messagesDeltaReducer } = lib(api);
+    const State = api.Annotation.Root({ messages: new DeltaChannel(messagesDeltaReducer) });
+    const saver = new LangGraphMemorySaver();
+    let turn = 0;
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("chat", () => {
+          turn += 1;
+          return { messages: [new AIMessage({ id: `r${turn}`, content: `reply ${turn}` })] };
+        })
+        .addEdge(api.START, "chat")
+        .addEdge("chat", api.END)
+        .compile({ checkpointer: saver as never });
+    const config = { configurable: { thread_id: "lg-saver" } };
+    for (let i = 0; i < 3; i += 1)
+      await make().invoke(
+        { messages: [new HumanMessage({ id: `h${i}`, content: `hi ${i}` })] },
+        config,
+      );
+    const state = await make().getState(config);
+    return (state.values.messages as { id: string; content: unknown }[]).map((m) => [
+      m.id,
+      m.content,
+    ]);
   },
 };
