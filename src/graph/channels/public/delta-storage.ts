@@ -12,8 +12,8 @@ import { DeltaChannel, DeltaSnapshot } from "./delta.js";
  * LangGraph.js's storage of a {@link DeltaChannel} for a saver that keeps whole checkpoints:
  * a checkpoint carries the channel only as a {@link DeltaSnapshot} now and then, and a reader
  * rebuilds it from the nearest snapshot and the writes saved since. These helpers are that
- * format's building blocks, as LangGraph.js exports them; Keel's own engine stores a delta
- * channel by value (see docs/graph.md).
+ * format's building blocks, as LangGraph.js exports them (Keel's engine saves a graph's delta keys
+ * this way itself, see `pregel/delta-saves.ts`).
  */
 
 /** Supersteps after which a delta channel snapshots even if it was written less often. */

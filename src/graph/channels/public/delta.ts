@@ -14,7 +14,7 @@ export type DeltaReducer<Value, Update = unknown> = (state: Value, writes: Updat
 
 /** Options of {@link DeltaChannel}. */
 export interface DeltaChannelOptions<Value> {
-  /** How many updates between full snapshots in LangGraph.js's savers (positive integer; 1000). */
+  /** How many updates between full snapshots in saved checkpoints (positive integer; 1000). */
   snapshotFrequency?: number;
   /** The value of an empty channel (default `[]`). */
   initialValueFactory?: () => Value;
@@ -48,9 +48,9 @@ export type DeltaWrite = readonly [string, string, unknown];
  * An `Overwrite` wins its whole step (its siblings are dropped; two in one step are an
  * `InvalidUpdateError`).
  *
- * LangGraph.js stores such a key as writes and replays them on read; Keel's savers already store
- * only the channels a step changed, so in a Keel graph the key is saved like any reducer key and
- * `snapshotFrequency` has no effect (see docs/graph.md).
+ * As in LangGraph.js, a graph saves such a key as writes between snapshots (a `DeltaSnapshot`
+ * every `snapshotFrequency` updates) and replays them on read; Keel's SQL savers store it by
+ * value instead (see docs/graph.md).
  *
  * @example
  * const State = Annotation.Root({
