@@ -20,7 +20,9 @@ const COUNTERS = "counters_since_delta_snapshot";
  * savers: a checkpoint leaves such a key out of `channel_values` (its value is the nearest
  * ancestor's snapshot plus the pending writes saved since, which the saver already holds), and
  * stores it as a `DeltaSnapshot` every `snapshotFrequency` updates, every
- * `LANGGRAPH_DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT` supersteps, after an `Overwrite`, and whenever
+ * `LANGGRAPH_DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT` supersteps, after an `Overwrite` or several
+ * writes in one step (applied in node order, which a replay in task-id order would not keep;
+ * LangGraph.js applies them in task-id order instead), and whenever
  * the key changed by something not saved as a task's pending writes of the parent checkpoint
  * (an update, a Command's update, a fork or copy, `exit` durability, a run started over the
  * pending writes of a paused or failed step): a reader replaying the parent's writes would not
@@ -64,19 +66,14 @@ export class DeltaSaves {
     const values = checkpoint.channel_values;
     for (const key of this.keys) {
       const channel = state.channels[key.index] as DeltaEngineChannel;
-      const overwritten = channel.takeOverwritten();
+      const unsafe = channel.takeReplayUnsafe();
       if (!channel.has()) continue;
       const [updates, supersteps] = this.counters[key.name] ?? [0, 0];
       const counter: [number, number] = [
         state.dirty?.has(key.index) === true ? updates + 1 : updates,
         supersteps + 1,
       ];
-      if (
-        snapshotAll ||
-        overwritten ||
-        counter[0] >= key.snapshotFrequency ||
-        counter[1] >= bound
-      ) {
+      if (snapshotAll || unsafe || counter[0] >= key.snapshotFrequency || counter[1] >= bound) {
         values[key.name] = new DeltaSnapshot(channel.get());
         newVersions[key.name] = state.versions[key.index]!;
         continue;

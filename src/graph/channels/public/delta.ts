@@ -175,13 +175,15 @@ export class DeltaChannel<Value = unknown, Update = unknown> extends BaseChannel
 }
 
 /**
- * A delta key as the engine runs it: an {@link EngineChannel} that also remembers whether a write
- * since the last checkpoint was an `Overwrite` (such a step is snapshotted: replaying its writes
- * in task-id order could put a sibling's write after the reset).
+ * A delta key as the engine runs it: an {@link EngineChannel} that also remembers whether a step
+ * since the last checkpoint wrote it in a way replaying the saved writes would not reproduce: an
+ * `Overwrite` (replayed in task-id order, a sibling's write could land after the reset), or
+ * several writes in one step (the engine applies them in node order, a replay in task-id order).
+ * Such a step's checkpoint stores the key as a snapshot.
  */
 export class DeltaEngineChannel extends EngineChannel {
-  /** True once an `Overwrite` was written since the flag was last taken. */
-  overwritten = false;
+  /** True once such a write happened since the flag was last taken. */
+  replayUnsafe = false;
 
   constructor(
     inner: ConstructorParameters<typeof EngineChannel>[0],
@@ -192,14 +194,14 @@ export class DeltaEngineChannel extends EngineChannel {
   }
 
   override write(value: unknown, firstInStep: boolean): void {
-    if (overwriteOf(value)) this.overwritten = true;
+    if (!firstInStep || overwriteOf(value)) this.replayUnsafe = true;
     super.write(value, firstInStep);
   }
 
-  /** Whether an `Overwrite` was written since the last call. */
-  takeOverwritten(): boolean {
-    const seen = this.overwritten;
-    this.overwritten = false;
+  /** Whether such a write happened since the last call. */
+  takeReplayUnsafe(): boolean {
+    const seen = this.replayUnsafe;
+    this.replayUnsafe = false;
     return seen;
   }
 }

@@ -290,4 +290,126 @@ export const issue13DeltaPrograms = {
       m.content,
     ]);
   },
+
+  /**
+   * A DeltaChannel key through a pause: the finished sibling's writes and the resumed node's are
+   * both in the next checkpoint; a resume with an update, an update, and a run from a past
+   * checkpoint read back (by a fresh graph, state and history) as live.
+   */
+  async deltaKeyThroughPauses(api: GraphApi) {
+    const { DeltaChannel } = lib(api);
+    const State = api.Annotation.Root({
+      log: new DeltaChannel(listReducer),
+      sides: api.Annotation({ reducer: (a: number, b: number) => a + b, default: () => 0 }),
+    });
+    const saver = new api.MemorySaver() as Loose;
+    // One writer of `log` per step: LangGraph.js orders a step's writes to a delta key by task
+    // id, which differs between the libraries (see deltaKeyConcurrentWrites).
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("a", () => ({ log: [1] }))
+        .addNode("ask", () => ({ log: [Number(api.interrupt("n?"))] }))
+        .addNode("side", () => ({ sides: 1 }))
+        .addNode("z", () => ({ log: [3] }))
+        .addEdge(api.START, "a")
+        .addEdge("a", "ask")
+        .addEdge("a", "side")
+        .addEdge("ask", "z")
+        .addEdge("side", "z")
+        .addEdge("z", api.END)
+        .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "delta-pause" } };
+    const read = async () => (await make().getState(config)).values.log;
+    const out: Record<string, unknown> = {};
+    await make().invoke({ log: [0] }, config);
+    out.paused = await read();
+    out.resumed = (await make().invoke(new api.Command({ resume: 7 }), config)).log;
+    out.readResumed = await read();
+    await make().invoke({ log: [10] }, config);
+    await make().invoke(new api.Command({ resume: 8 }), config);
+    await make().updateState(config, { log: [30] }, "z");
+    out.afterUpdate = await read();
+    const history: Loose[] = [];
+    for await (const snapshot of make().getStateHistory(config)) history.push(snapshot);
+    out.history = history.map((snapshot) => snapshot.values.log);
+    const past = history.find((snapshot) => snapshot.next.includes("ask"))!;
+    out.fromPast = (await make().invoke(new api.Command({ resume: 9 }), past.config)).log;
+    out.readFromPast = await read();
+    out.rerun = (await make().invoke(null, history[history.length - 3]!.config)).log;
+    out.readRerun = await read();
+    // Last: LangGraph.js saves the paused checkpoint again with such an update applied, which
+    // its history shows; Keel applies it in place (a difference of history, not of delta keys).
+    await make().invoke({ log: [40] }, config);
+    out.resumedWithUpdate = (
+      await make().invoke(new api.Command({ resume: 8, update: { log: [20] } }), config)
+    ).log;
+    out.readWithUpdate = await read();
+    return out;
+  },
+
+  /**
+   * Several writers of a DeltaChannel key in one step (the order they apply in is each library's
+   * own: Keel's node order, LangGraph.js's task-id order): whatever it is, a fresh graph reads
+   * back the value the run returned, through later steps and turns.
+   */
+  async deltaKeyConcurrentWrites(api: GraphApi) {
+    const { DeltaChannel } = lib(api);
+    const State = api.Annotation.Root({ log: new DeltaChannel(listReducer) });
+    const saver = new api.MemorySaver() as Loose;
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("a", () => ({ log: [1] }))
+        .addNode("b", () => ({ log: [2] }))
+        .addNode("c", () => ({ log: [3] }))
+        .addNode("z", () => ({ log: [4] }))
+        .addEdge(api.START, "a")
+        .addEdge(api.START, "b")
+        .addEdge(api.START, "c")
+        .addEdge("a", "z")
+        .addEdge("b", "z")
+        .addEdge("c", "z")
+        .addEdge("z", api.END)
+        .compile({ checkpointer: saver });
+    const out: unknown[] = [];
+    for (let thread = 0; thread < 4; thread += 1) {
+      const config = { configurable: { thread_id: `concurrent-${thread}` } };
+      for (let turn = 0; turn < 2; turn += 1) {
+        const live = (await make().invoke({ log: [0] }, config)).log as number[];
+        const read = (await make().getState(config)).values.log as number[];
+        out.push([JSON.stringify(live) === JSON.stringify(read), [...live].sort()]);
+      }
+    }
+    return out;
+  },
+
+  /**
+   * A new input on a thread paused in a step where a sibling finished and wrote the DeltaChannel
+   * key: the run starts over without that write, and a fresh graph reads back what it returned.
+   */
+  async deltaKeyNewInputOverPause(api: GraphApi) {
+    const { DeltaChannel } = lib(api);
+    const State = api.Annotation.Root({ log: new DeltaChannel(listReducer) });
+    const saver = new api.MemorySaver() as Loose;
+    let asked = 0;
+    const make = () =>
+      new api.StateGraph(State)
+        .addNode("a", () => ({ log: [1] }))
+        .addNode("ask", () => {
+          asked += 1;
+          return asked === 1 ? { log: [Number(api.interrupt("n?"))] } : {};
+        })
+        .addNode("side", () => ({ log: [2] }))
+        .addEdge(api.START, "a")
+        .addEdge("a", "ask")
+        .addEdge("a", "side")
+        .addEdge("ask", api.END)
+        .addEdge("side", api.END)
+        .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "delta-new-input" } };
+    const read = async () => (await make().getState(config)).values.log;
+    const paused = await make().invoke({ log: [0] }, config);
+    const readPaused = await read();
+    const again = (await make().invoke({ log: [10] }, config)).log;
+    return { paused: paused.log, readPaused, again, readAgain: await read() };
+  },
 };
