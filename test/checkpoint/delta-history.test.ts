@@ -6,13 +6,18 @@
 import { describe, expect, it } from "vitest";
 import { SqliteSaver } from "../../src/checkpoint/sqlite/index.js";
 import {
-  type BaseCheckpointSaver,
+  Annotation,
+  BaseCheckpointSaver,
   type Checkpoint,
   type CheckpointMetadata,
+  DeltaChannel,
   DeltaSnapshot,
+  END,
   emptyCheckpoint,
   isDeltaSnapshot,
   MemorySaver,
+  START,
+  StateGraph,
 } from "../../src/index.js";
 import { sqliteTestStore } from "./support/databases.js";
 
@@ -51,6 +56,36 @@ describe("getDeltaChannelHistory", () => {
     expect((history.list?.seed as DeltaSnapshot | undefined)?.value).toEqual([0]);
     expect(history.list?.writes).toEqual(expected);
     expect(history.other).toEqual({ writes: [] });
+  });
+
+  it("MemorySaver's own walk agrees with the base walk on a graph's thread", async () => {
+    const saver = new MemorySaver();
+    const concat = (state: number[], writes: number[][]) => state.concat(...writes);
+    const State = Annotation.Root({
+      log: new DeltaChannel(concat, { snapshotFrequency: 3 }),
+      other: new DeltaChannel(concat),
+    });
+    const graph = new StateGraph(State)
+      .addNode("a", () => ({ log: [1], other: [5] }))
+      .addNode("b", () => ({ log: [2] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .addEdge("b", END)
+      .compile({ checkpointer: saver });
+    const thread = { configurable: { thread_id: "g" } };
+    for (let turn = 0; turn < 5; turn += 1) await graph.invoke({ log: [turn] }, thread);
+    let snapshots = 0;
+    for await (const tuple of saver.list(thread)) {
+      if (isDeltaSnapshot(tuple.checkpoint.channel_values.log)) snapshots += 1;
+      const options = { config: tuple.config, channels: ["log", "other", "none"] };
+      const own = await saver.getDeltaChannelHistory(options);
+      const base = await BaseCheckpointSaver.prototype.getDeltaChannelHistory.call(saver, options);
+      expect(own).toEqual(base);
+    }
+    expect(snapshots).toBeGreaterThan(0);
+    expect((await graph.getState(thread)).values.log).toEqual([
+      0, 1, 2, 1, 1, 2, 2, 1, 2, 3, 1, 2, 4, 1, 2,
+    ]);
   });
 
   it("SqliteSaver: the same walk", async () => {

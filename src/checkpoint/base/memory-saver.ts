@@ -16,6 +16,7 @@ import type {
   CheckpointMetadata,
   CheckpointPendingWrite,
   CheckpointTuple,
+  DeltaChannelHistory,
   PendingWrite,
 } from "./types.js";
 
@@ -193,6 +194,47 @@ export class MemorySaver extends BaseCheckpointSaver {
     });
   }
 
+  /**
+   * The base walk (see {@link BaseCheckpointSaver.getDeltaChannelHistory}) over the stored
+   * checkpoints themselves: per ancestor it decodes only the asked channels' writes and seed,
+   * not the whole tuple (a thread's read of a delta key walks up to `snapshotFrequency` ancestors).
+   */
+  override async getDeltaChannelHistory(options: {
+    config: CheckpointConfig;
+    channels: readonly string[];
+  }): Promise<Record<string, DeltaChannelHistory>> {
+    const { config, channels } = options;
+    const out: Record<string, DeltaChannelHistory> = {};
+    for (const channel of channels) out[channel] = { writes: [] };
+    const threadId = config.configurable?.thread_id;
+    const store =
+      typeof threadId === "string"
+        ? this.threads.get(threadId)?.get(namespaceOf(config))
+        : undefined;
+    const id = checkpointIdOf(config) ?? store?.latestId;
+    const remaining = new Set(channels);
+    let cursor = id === undefined ? undefined : store?.checkpoints.get(id)?.parentId;
+    while (store && cursor !== undefined && remaining.size > 0) {
+      const stored = store.checkpoints.get(cursor);
+      if (!stored) break;
+      // Newest first within the ancestor (reversed at the end, as the base walk collects them).
+      const writes = this.pendingWritesOf(store, cursor, remaining);
+      for (let i = writes.length - 1; i >= 0; i -= 1) out[writes[i]![1]]!.writes.push(writes[i]!);
+      for (const channel of [...remaining]) {
+        if (!Object.hasOwn(stored.channelVersions, channel)) continue;
+        const holder = stored.holders[channel];
+        const blob =
+          holder === undefined ? undefined : store.checkpoints.get(holder)?.stored.get(channel);
+        if (blob === undefined || blob === null) continue;
+        out[channel]!.seed = this.serde.loads(blob);
+        remaining.delete(channel);
+      }
+      cursor = stored.parentId;
+    }
+    for (const channel of channels) out[channel]!.writes.reverse();
+    return out;
+  }
+
   async deleteThread(threadId: string): Promise<void> {
     this.threads.delete(threadId);
   }
@@ -244,7 +286,7 @@ export class MemorySaver extends BaseCheckpointSaver {
         versions_seen: versionsSeen,
       },
       metadata: this.serde.loads(stored.metadata) as CheckpointMetadata,
-      pendingWrites: this.pendingWrites(store, stored.id),
+      pendingWrites: this.pendingWritesOf(store, stored.id),
     };
     if (stored.parentId !== undefined) {
       tuple.parentConfig = {
@@ -254,10 +296,18 @@ export class MemorySaver extends BaseCheckpointSaver {
     return tuple;
   }
 
-  private pendingWrites(store: NamespaceStore, checkpointId: string): CheckpointPendingWrite[] {
+  /** A checkpoint's pending writes ordered by `(taskId, index)`; only `channels`' when given. */
+  private pendingWritesOf(
+    store: NamespaceStore,
+    checkpointId: string,
+    channels?: ReadonlySet<string>,
+  ): CheckpointPendingWrite[] {
     const writes = store.writes.get(checkpointId);
     if (!writes) return [];
-    return [...writes.values()]
+    const kept = channels
+      ? [...writes.values()].filter((write) => channels.has(write.channel))
+      : [...writes.values()];
+    return kept
       .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : a.index - b.index))
       .map((write) => [write.taskId, write.channel, this.serde.loads(write.value)]);
   }
