@@ -412,4 +412,38 @@ export const issue13DeltaPrograms = {
     const again = (await make().invoke({ log: [10] }, config)).log;
     return { paused: paused.log, readPaused, again, readAgain: await read() };
   },
+
+  /**
+   * A DeltaChannel key in a stateful subgraph (`checkpointer: true`, its own namespace on the
+   * parent's saver) and written by `Send` tasks: each turn's state read back by fresh graphs.
+   */
+  async deltaKeyInSubgraphAndSends(api: GraphApi) {
+    const { DeltaChannel } = lib(api);
+    const State = api.Annotation.Root({ log: new DeltaChannel(listReducer) });
+    const saver = new api.MemorySaver() as Loose;
+    const make = () => {
+      const child = new api.StateGraph(State)
+        .addNode("step", (s) => ({ log: [(s.log as number[]).length] }))
+        .addEdge(api.START, "step")
+        .addEdge("step", api.END)
+        .compile({ checkpointer: true } as never);
+      return new api.StateGraph(State)
+        .addNode("fan", () => ({}))
+        .addNode("work", (s) => ({ log: [100 + (s.log as number[])[0]!] }))
+        .addNode("child", child as never)
+        .addEdge(api.START, "fan")
+        .addConditionalEdges("fan", () => [new api.Send("work", { log: [1] })])
+        .addEdge("work", "child")
+        .addEdge("child", api.END)
+        .compile({ checkpointer: saver });
+    };
+    const config = { configurable: { thread_id: "delta-sub" } };
+    const out: unknown[] = [];
+    for (let turn = 0; turn < 3; turn += 1) {
+      const live = (await make().invoke({ log: [turn] }, config)).log;
+      const read = (await make().getState(config)).values.log;
+      out.push([live, read]);
+    }
+    return out;
+  },
 };
