@@ -12,6 +12,7 @@ import {
 } from "../../checkpoint/base/index.js";
 import { KeelError } from "../../core/index.js";
 import type { BaseChannel } from "../channels/public/base-channel.js";
+import { DeltaChannel, DeltaSnapshot } from "../channels/public/delta.js";
 import { isCommand } from "../command.js";
 import { INTERRUPT, TASKS_CHANNEL } from "../constants.js";
 import { GraphRecursionError, InvalidUpdateError } from "../errors.js";
@@ -319,7 +320,7 @@ export class Pregel {
     // a value without one (an empty Topic's []) would be in the checkpoint but not in the store.
     for (const [name, channel] of Object.entries(run.channels)) {
       if (run.versions[name] === undefined) continue;
-      const value = channel.checkpoint();
+      const value = savedValue(channel);
       if (value !== undefined) checkpoint.channel_values[name] = value;
     }
     const base = this.threadConfig(config);
@@ -730,4 +731,14 @@ async function runStep(step: PregelStep, input: unknown, config: unknown): Promi
     return out;
   }
   return step.invoke(input, config);
+}
+
+/**
+ * What a checkpoint stores for a channel. A `DeltaChannel` checkpoints nothing (LangGraph.js
+ * rebuilds it from a thread's saved writes); this loop saves no pending writes, so it stores the
+ * value, as a `DeltaSnapshot`.
+ */
+function savedValue(channel: BaseChannel): unknown {
+  if (!(channel instanceof DeltaChannel)) return channel.checkpoint();
+  return channel.isAvailable() ? new DeltaSnapshot(channel.get()) : undefined;
 }

@@ -356,4 +356,28 @@ export const issue13PregelPrograms = {
       unknown,
     };
   },
+
+  /** A `DeltaChannel` among a checkpointed Pregel's channels keeps its value across invokes. */
+  async deltaChannelCheckpointed(api: GraphApi) {
+    const { Pregel, Channel, LastValue, DeltaChannel } = lib(api);
+    const append = (state: number[], writes: number[][]) => state.concat(...writes);
+    const make = (saver: unknown) =>
+      new Pregel({
+        nodes: {
+          one: Channel.subscribeTo(["input"])
+            .pipe((x: { input: number }) => [x.input])
+            .pipe(Channel.writeTo(["log"])),
+        },
+        channels: { log: new DeltaChannel(append), input: new LastValue() },
+        inputChannels: "input",
+        outputChannels: "log",
+        checkpointer: saver,
+      });
+    const saver = new api.MemorySaver();
+    const thread = { configurable: { thread_id: "1" } };
+    const runs: unknown[] = [];
+    for (let i = 1; i <= 3; i += 1) runs.push(await make(saver).invoke(i, thread));
+    const state = await make(saver).getState(thread);
+    return { runs, values: state.values };
+  },
 };
