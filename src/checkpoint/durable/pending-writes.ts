@@ -1,10 +1,10 @@
 import { KeelError } from "../../core/index.js";
 import type { CheckpointPendingWrite, Serializer } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
-import { readWritesAndChildren } from "./queries.js";
+import { readBlobsAt, readWritesAndChildren } from "./queries.js";
 import type { CheckpointRow, Place, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { parseRow } from "./value-map.js";
+import { corruptRow, fillBlobWrites, type ParsedRow, parseRow } from "./value-map.js";
 
 /**
  * The pending writes of a checkpoint: the rows of `state_checkpoint_writes` saved against it, and
@@ -20,7 +20,46 @@ export async function readPendingWrites(
   children?: readonly CheckpointRow[],
 ): Promise<CheckpointPendingWrite[]> {
   const read = await readWritesAndChildren(db, place, checkpointId, children === undefined);
-  return mergeWrites(serde, read.writes, children ?? read.children);
+  const rows = children ?? read.children;
+  const parsed = rows.map((child) => parseRow(child));
+  await fillRowsBlobWrites(db, place, rows, parsed);
+  return mergeWrites(serde, read.writes, rows, parsed);
+}
+
+/**
+ * Gives the writes of layout-5 rows stored as their row's blob (`BlobWrite`) the text of that
+ * blob, read in one query and checked against its hash.
+ */
+export async function fillRowsBlobWrites(
+  db: SqlRunner,
+  place: Place,
+  rows: readonly CheckpointRow[],
+  parsed: readonly ParsedRow[],
+): Promise<void> {
+  const wanted: Array<[string, number]> = [];
+  for (const { blobWrites } of parsed)
+    for (const { channel, seq } of blobWrites ?? []) wanted.push([channel, seq]);
+  if (wanted.length === 0) return;
+  const texts = new Map<string, string | null>();
+  for (const blob of await readBlobsAt(db, place, wanted))
+    texts.set(
+      `${blob.channel}\u0000${blob.seq}`,
+      valueHashOf(blob.valueJson) === blob.valueHash ? blob.valueJson : null,
+    );
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as CheckpointRow;
+    const blobWrites = parsed[i]?.blobWrites;
+    if (blobWrites === undefined) continue;
+    for (const { channel, seq } of blobWrites) {
+      if (texts.get(`${channel}\u0000${seq}`) === null)
+        throw corruptRow(
+          row,
+          `pending write of channel "${channel}"`,
+          new Error("its content does not match its hash"),
+        );
+    }
+    fillBlobWrites(row, blobWrites, (channel, seq) => texts.get(`${channel}\u0000${seq}`));
+  }
 }
 
 type Keyed = { taskId: string; idx: number; channel: string; value: unknown };
@@ -29,6 +68,7 @@ function mergeWrites(
   serde: Serializer,
   rows: readonly WriteRow[],
   children: readonly CheckpointRow[],
+  parsed: readonly ParsedRow[],
 ): CheckpointPendingWrite[] {
   if (rows.length === 0 && children.length === 0) return [];
   const byKey = new Map<string, Keyed>();
@@ -40,8 +80,9 @@ function mergeWrites(
       value: decodeWrite(serde, row),
     });
   }
-  for (const child of children) {
-    const inline = parseRow(child).map.w;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i] as CheckpointRow;
+    const inline = parsed[i]?.map.w;
     if (!inline) continue;
     for (const [taskId, idx, channel, text] of inline) {
       const key = `${taskId}\u0000${idx}`;

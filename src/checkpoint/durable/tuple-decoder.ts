@@ -6,7 +6,15 @@ import { readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
 import type { CheckpointRow, Place } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { corruptRow, type MapEntry, parseRow, type RowHead, type ValueMap } from "./value-map.js";
+import {
+  corruptRow,
+  fillBlobWrites,
+  type MapEntry,
+  type ParsedRow,
+  parseRow,
+  type RowHead,
+  type ValueMap,
+} from "./value-map.js";
 
 /** A tuple read back, with what a saver caches to write the next step without reading. */
 export interface DecodedRow {
@@ -62,7 +70,7 @@ async function decodeRowUnplaced(
   row: CheckpointRow,
   children?: readonly CheckpointRow[],
 ): Promise<DecodedRow> {
-  const { head, map } = readRowFormat(serde, row);
+  const { head, map, blobWrites } = readRowFormat(serde, row);
   const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
   const values: Record<string, unknown> = {};
   const versions: Record<string, number> = {};
@@ -93,6 +101,11 @@ async function decodeRowUnplaced(
       const remembered = rememberOf(serde, value, blob, bySeq);
       if (remembered) lastWritten.set(channel, remembered);
     }
+    // The row's own blobs (checked by decodeBlob above) hold the text of its blob writes.
+    if (blobWrites !== undefined)
+      fillBlobWrites(row, blobWrites, (channel, seq) => bySeqOf.get(channel)?.get(seq)?.valueJson);
+  } else if (blobWrites !== undefined) {
+    fillBlobWrites(row, blobWrites, () => undefined);
   }
   const pendingWrites = await readPendingWrites(db, serde, place, row.id, children);
   const configurable = {
@@ -125,7 +138,7 @@ async function decodeRowUnplaced(
  * format, row layout, checkpoint format) and its map matches its hash; CHECKPOINT_FORMAT or
  * CHECKPOINT_CORRUPT otherwise. Whatever reads or rewrites a thread from its rows checks this first.
  */
-export function readRowFormat(serde: Serializer, row: CheckpointRow): ReturnType<typeof parseRow> {
+export function readRowFormat(serde: Serializer, row: CheckpointRow): ParsedRow {
   if (row.formatVersion > serde.format) {
     throw new KeelError(
       "CHECKPOINT_FORMAT",
