@@ -359,6 +359,10 @@ export function runRowLayoutSuite(options: {
         code: "CHECKPOINT_CORRUPT",
         message: expect.stringContaining('pending write of channel "log"'),
       });
+      // So does a listing, which reads the child's blob with the parent's values.
+      await expect(history(saverOn(test.store), "blob-write-bad")).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+      });
       // Read as the child itself, its value fails the same hash.
       await expect(
         saverOn(test.store).getTuple({

@@ -1,6 +1,6 @@
 import { KeelError } from "../../core/index.js";
 import type { CheckpointPendingWrite, Serializer } from "../base/index.js";
-import { valueHashOf } from "./blob-codec.js";
+import { type StoredBlob, valueHashOf } from "./blob-codec.js";
 import { readBlobsAt, readWritesAndChildren } from "./queries.js";
 import type { CheckpointRow, Place, WriteRow } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
@@ -18,12 +18,24 @@ export async function readPendingWrites(
   place: Place,
   checkpointId: string,
   children?: readonly CheckpointRow[],
+  parsedChildren?: readonly ParsedRow[],
 ): Promise<CheckpointPendingWrite[]> {
   const read = await readWritesAndChildren(db, place, checkpointId, children === undefined);
   const rows = children ?? read.children;
-  const parsed = rows.map((child) => parseRow(child));
-  await fillRowsBlobWrites(db, place, rows, parsed);
+  let parsed = parsedChildren;
+  if (parsed === undefined) {
+    parsed = rows.map((child) => parseRow(child));
+    await fillRowsBlobWrites(db, place, rows, parsed);
+  }
   return mergeWrites(serde, read.writes, rows, parsed);
+}
+
+/** The (channel, seq) of every blob the writes of `parsed` rows take their text from. */
+export function blobWritePairs(parsed: readonly ParsedRow[]): Array<[string, number]> {
+  const pairs: Array<[string, number]> = [];
+  for (const { blobWrites } of parsed)
+    for (const { channel, seq } of blobWrites ?? []) pairs.push([channel, seq]);
+  return pairs;
 }
 
 /**
@@ -36,12 +48,21 @@ export async function fillRowsBlobWrites(
   rows: readonly CheckpointRow[],
   parsed: readonly ParsedRow[],
 ): Promise<void> {
-  const wanted: Array<[string, number]> = [];
-  for (const { blobWrites } of parsed)
-    for (const { channel, seq } of blobWrites ?? []) wanted.push([channel, seq]);
-  if (wanted.length === 0) return;
+  const wanted = blobWritePairs(parsed);
+  if (wanted.length > 0) fillFromBlobs(rows, parsed, await readBlobsAt(db, place, wanted));
+}
+
+/**
+ * `fillRowsBlobWrites` from blobs already read (a history listing reads its children's blobs with
+ * the checkpoint's own values, in one query).
+ */
+export function fillFromBlobs(
+  rows: readonly CheckpointRow[],
+  parsed: readonly ParsedRow[],
+  blobs: readonly StoredBlob[],
+): void {
   const texts = new Map<string, string | null>();
-  for (const blob of await readBlobsAt(db, place, wanted))
+  for (const blob of blobs)
     texts.set(
       `${blob.channel}\u0000${blob.seq}`,
       valueHashOf(blob.valueJson) === blob.valueHash ? blob.valueJson : null,

@@ -2,7 +2,7 @@ import { KeelError } from "../../core/index.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple, Serializer } from "../base/index.js";
 import { decodeBlob, type LastWritten, rememberValue, type StoredBlob } from "./blob-codec.js";
 import { expandMetadata } from "./compact-row.js";
-import { readPendingWrites } from "./pending-writes.js";
+import { blobWritePairs, fillFromBlobs, readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
 import type { CheckpointRow, Place } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
@@ -90,8 +90,19 @@ async function decodeRowUnplaced(
     values[channel] = loadInline(serde, row, channel, entry[2]);
   }
   const lastWritten = new Map<string, LastWritten>();
-  if (wanted.length > 0) {
-    const bySeqOf = groupBlobs(await readBlobs(db, place, wanted));
+  // Children given (a history listing): the blobs their writes take their text from are read
+  // with this row's values, in the same query, not one query more per row.
+  const parsedChildren = children?.map((child) => parseRow(child));
+  const childPairs = parsedChildren ? blobWritePairs(parsedChildren) : [];
+  if (wanted.length > 0 || childPairs.length > 0) {
+    const blobs = await readBlobs(
+      db,
+      place,
+      childPairs.length > 0 ? [...wanted, ...childPairs] : wanted,
+    );
+    if (parsedChildren && childPairs.length > 0 && children)
+      fillFromBlobs(children, parsedChildren, blobs);
+    const bySeqOf = groupBlobs(blobs);
     for (const [channel, seq] of wanted) {
       const bySeq = bySeqOf.get(channel);
       const blob = bySeq?.get(seq);
@@ -107,7 +118,7 @@ async function decodeRowUnplaced(
   } else if (blobWrites !== undefined) {
     fillBlobWrites(row, blobWrites, () => undefined);
   }
-  const pendingWrites = await readPendingWrites(db, serde, place, row.id, children);
+  const pendingWrites = await readPendingWrites(db, serde, place, row.id, children, parsedChildren);
   const configurable = {
     thread_id: row.threadId,
     checkpoint_ns: row.checkpointNs,
