@@ -39,6 +39,35 @@ function chain(saver: DurableSaver) {
   return builder.compile({ checkpointer: saver });
 }
 
+/** A loop whose node appends one long message a step to a list (a blob, stored as appends). */
+function appender(saver: DurableSaver, turns: number) {
+  const State = Annotation.Root({
+    log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+  });
+  const builder = new StateGraph(State) as unknown as {
+    addNode(name: string, fn: unknown): typeof builder;
+    addEdge(from: string, to: string): typeof builder;
+    addConditionalEdges(from: string, route: unknown, ends: Record<string, string>): typeof builder;
+    compile(options: { checkpointer: DurableSaver }): {
+      invoke(input: unknown, config: unknown): Promise<unknown>;
+    };
+  };
+  return builder
+    .addNode("say", (s: { log: string[] }) => ({
+      log: [`line ${s.log.length}: ${"the quick brown fox jumps over the lazy dog ".repeat(3)}`],
+    }))
+    .addEdge(START, "say")
+    .addConditionalEdges(
+      "say",
+      (s: { log: string[] }) => (s.log.length >= turns ? "end" : "again"),
+      {
+        again: "say",
+        end: END,
+      },
+    )
+    .compile({ checkpointer: saver });
+}
+
 interface RawRow {
   id: string;
   checkpoint_json: string;
@@ -187,6 +216,160 @@ export function runRowLayoutSuite(options: {
         expect(await history(saverOn(test.store), "meta-hash")).toEqual(before);
       },
     );
+
+    it_(
+      "a write whose text is the row's own blob (an appended item) is stored once; rows of layout 4 read the same",
+      async () => {
+        const saver = saverOn(test.store);
+        const config = { configurable: { thread_id: "blob-write" }, durability: "sync" as const };
+        await appender(saver, 4).invoke({ log: ["first"] }, config);
+        const before = await history(saver, "blob-write");
+        const rows = await rowsOf(saver, "blob-write");
+        const blobs = await saver.sql.all<{ checkpoint_seq: number; value_json: string }>(
+          "SELECT checkpoint_seq, value_json FROM state_checkpoint_blobs WHERE thread_id = ? AND channel = 'log'",
+          ["blob-write"],
+        );
+        // The third line: once in the blob that appends it, not again in the row's pending write.
+        const line = "line 3: the quick";
+        const stored = rows.map((r) => r.channel_seqs_json + r.metadata_json);
+        expect(blobs.filter((b) => b.value_json.includes(line))).toHaveLength(1);
+        expect(stored.filter((text) => text.includes(line))).toHaveLength(0);
+        const folded = rows.filter((r) =>
+          (JSON.parse(r.channel_seqs_json).w ?? []).some(
+            (w: unknown[]) => w.length === 3 && w[2] === "log",
+          ),
+        );
+        expect(folded.length).toBe(2); // lines 2 and 3 (line 1 went into a full copy)
+        const withLine = before.find((t) => JSON.stringify(t.metadata.writes ?? {}).includes(line));
+        expect(withLine?.metadata.writes).toEqual({
+          say: { log: [expect.stringContaining(line)] },
+        });
+        // A listing filtered on metadata rebuilds it from the blob too.
+        const filtered: CheckpointTuple[] = [];
+        for await (const t of saverOn(test.store).list(
+          { configurable: { thread_id: "blob-write" } },
+          { filter: { step: withLine?.metadata.step } },
+        ))
+          filtered.push(t);
+        expect(filtered.map((t) => t.metadata)).toEqual([withLine?.metadata]);
+        // A parent's pending writes read from its child row and the child's blob.
+        const parentId = withLine?.parentConfig?.configurable?.checkpoint_id;
+        const parent = await saverOn(test.store).getTuple({
+          configurable: { thread_id: "blob-write", checkpoint_id: parentId },
+        });
+        expect(parent?.pendingWrites).toEqual(
+          before.find((t) => t.checkpoint.id === parentId)?.pendingWrites,
+        );
+        expect(JSON.stringify(parent?.pendingWrites)).toContain(line);
+
+        // The same thread as layout 4 wrote it: each such write with its text in the row.
+        const bySeq = new Map(blobs.map((b) => [b.checkpoint_seq, b.value_json]));
+        for (const row of rows) {
+          const map = JSON.parse(row.channel_seqs_json) as {
+            c: Record<string, unknown[]>;
+            w?: unknown[][];
+          };
+          for (const write of map.w ?? []) {
+            const entry = map.c[write[2] as string];
+            if (write.length === 3 && entry?.[1] !== 0) write.push(bySeq.get(entry?.[1] as number));
+          }
+          const text = JSON.stringify(map);
+          const head = {
+            ...JSON.parse(row.checkpoint_json),
+            l: 4,
+            h: rowHashOf({
+              channelSeqsJson: text,
+              metadataJson: row.metadata_json,
+              step: row.step,
+              source: row.source,
+              parentId: row.parent_checkpoint_id,
+            }),
+          };
+          await saver.sql.run(
+            "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
+            [JSON.stringify(head), text, "blob-write", row.id],
+          );
+        }
+        const old = await rowsOf(saver, "blob-write");
+        expect(old.every((row) => JSON.parse(row.checkpoint_json).l === 4)).toBe(true);
+        expect(old.filter((r) => r.channel_seqs_json.includes(line))).toHaveLength(1);
+        const reader = saverOn(test.store);
+        expect(await history(reader, "blob-write")).toEqual(before);
+        // A run goes on from a layout-4 checkpoint; its new rows are the current layout.
+        await appender(reader, 6).invoke({ log: ["again"] }, config);
+        const latest = await reader.getTuple(config);
+        expect(latest?.checkpoint.channel_values.log).toHaveLength(6);
+        expect(
+          JSON.parse((await rowsOf(reader, "blob-write")).at(-1)?.checkpoint_json ?? "{}").l,
+        ).toBe(ROW_LAYOUT);
+
+        // A layout-4 row may not point a write at a blob: refused as a damaged write.
+        const lastOld = old.at(-1);
+        if (!lastOld) throw new Error("no rows");
+        const map = JSON.parse(lastOld.channel_seqs_json) as { w: unknown[][] };
+        for (const write of map.w) if (write[2] === "log") write.length = 3;
+        const text = JSON.stringify(map);
+        const head = {
+          ...JSON.parse(lastOld.checkpoint_json),
+          h: rowHashOf({
+            channelSeqsJson: text,
+            metadataJson: lastOld.metadata_json,
+            step: lastOld.step,
+            source: lastOld.source,
+            parentId: lastOld.parent_checkpoint_id,
+          }),
+        };
+        await saver.sql.run(
+          "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
+          [JSON.stringify(head), text, "blob-write", lastOld.id],
+        );
+        await expect(
+          saverOn(test.store).getTuple({
+            configurable: { thread_id: "blob-write", checkpoint_id: lastOld.id },
+          }),
+        ).rejects.toMatchObject({
+          code: "CHECKPOINT_CORRUPT",
+          message: expect.stringContaining('pending write of channel "log"'),
+        });
+      },
+    );
+
+    it_("a write stored as its row's blob is refused when that blob is damaged", async () => {
+      const saver = saverOn(test.store);
+      const config = { configurable: { thread_id: "blob-write-bad" }, durability: "sync" as const };
+      await appender(saver, 3).invoke({ log: ["first"] }, config);
+      const rows = await rowsOf(saver, "blob-write-bad");
+      const child = rows.find((r) =>
+        (JSON.parse(r.channel_seqs_json).w ?? []).some(
+          (w: unknown[]) => w.length === 3 && w[2] === "log",
+        ),
+      );
+      if (!child?.parent_checkpoint_id) throw new Error("no row with a blob write");
+      const map = JSON.parse(child.channel_seqs_json) as { c: { log: [unknown, number] } };
+      await saver.sql.run(
+        "UPDATE state_checkpoint_blobs SET value_json = ? WHERE thread_id = ? AND channel = 'log' AND checkpoint_seq = ?",
+        ['["edited"]', "blob-write-bad", map.c.log[1]],
+      );
+      // Read as the parent's pending write (through the child row), it fails its blob's hash.
+      await expect(
+        saverOn(test.store).getTuple({
+          configurable: { thread_id: "blob-write-bad", checkpoint_id: child.parent_checkpoint_id },
+        }),
+      ).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+        message: expect.stringContaining('pending write of channel "log"'),
+      });
+      // So does a listing, which reads the child's blob with the parent's values.
+      await expect(history(saverOn(test.store), "blob-write-bad")).rejects.toMatchObject({
+        code: "CHECKPOINT_CORRUPT",
+      });
+      // Read as the child itself, its value fails the same hash.
+      await expect(
+        saverOn(test.store).getTuple({
+          configurable: { thread_id: "blob-write-bad", checkpoint_id: child.id },
+        }),
+      ).rejects.toMatchObject({ code: "CHECKPOINT_CORRUPT" });
+    });
 
     it_("a write stored without its value needs its channel's inline entry", async () => {
       const saver = saverOn(test.store);

@@ -20,6 +20,7 @@ import {
   writeIndex,
 } from "../base/index.js";
 import { checkDurability, durabilityOf } from "./durability.js";
+import { fillRowsBlobWrites } from "./pending-writes.js";
 import {
   greaterMaxId,
   knownMaxId,
@@ -163,7 +164,11 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     for (const row of rows) {
       if (options.limit !== undefined && yielded >= options.limit) return;
       if (options.filter) {
-        const { head, map } = readRowFormat(this.serde, row);
+        const parsed = readRowFormat(this.serde, row);
+        const { head, map } = parsed;
+        // Compact metadata is rebuilt from the row's writes, some of which may be its blobs.
+        if (parsed.blobWrites !== undefined && head.compactMetadata)
+          await fillRowsBlobWrites(this.db, row, [row], [parsed]);
         const metadata = rowMetadata(this.serde, row, head, map) as Record<string, unknown>;
         if (!matchesFilter(metadata, options.filter)) continue;
       }

@@ -152,7 +152,29 @@ export async function readBlobs(
      SELECT channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash FROM chain`,
     params,
   );
-  return rows.map((raw) => ({
+  return rows.map(toStoredBlob);
+}
+
+/** The blobs of the given (channel, seq) pairs themselves, without their chains. */
+export async function readBlobsAt(
+  db: SqlRunner,
+  place: Place,
+  wanted: ReadonlyArray<readonly [channel: string, seq: number]>,
+): Promise<StoredBlob[]> {
+  if (wanted.length === 0) return [];
+  const params: unknown[] = [place.threadId, place.checkpointNs];
+  for (const [channel, seq] of wanted) params.push(channel, seq);
+  const rows = await db.all<RawBlob>(
+    `SELECT channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash
+       FROM state_checkpoint_blobs
+      WHERE thread_id = ? AND checkpoint_ns = ? AND (${wanted.map(() => "(channel = ? AND checkpoint_seq = ?)").join(" OR ")})`,
+    params,
+  );
+  return rows.map(toStoredBlob);
+}
+
+function toStoredBlob(raw: RawBlob): StoredBlob {
+  return {
     channel: raw.channel,
     seq: toInt(raw.checkpoint_seq),
     version: raw.version,
@@ -160,7 +182,7 @@ export async function readBlobs(
     baseSeq: toIntOrNull(raw.base_checkpoint_seq),
     valueJson: raw.value_json,
     valueHash: raw.value_hash,
-  }));
+  };
 }
 
 interface RawWriteOrChild {

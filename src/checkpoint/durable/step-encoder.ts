@@ -54,7 +54,7 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
   const { place, checkpoint, newVersions, parentEntries } = input;
   const seq = state.maxSeq + 1;
   const entries = input.inPlace ? parentEntries : new Map<string, string>();
-  const stored: StoredValues = { blobs: [], remembered: [], inline: undefined };
+  const stored: StoredValues = { blobs: [], remembered: [], texts: undefined };
   const values = checkpoint.channel_values;
   const versions = checkpoint.channel_versions;
   // No closure here: this runs every step (and tsx would rename a closure at every call).
@@ -102,7 +102,7 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
       step: metadata.step,
       source: metadata.source,
       metadata,
-      inline: stored.inline,
+      texts: stored.texts,
       createdAt: input.now,
       belowLatest: input.belowLatest,
       v: checkpoint.v,
@@ -120,8 +120,12 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
 interface StoredValues {
   blobs: PlacedBlobRow[];
   remembered: Array<[string, LastWritten]>;
-  /** Channel → text of the values stored inline (made at the first). */
-  inline: Map<string, string> | undefined;
+  /**
+   * Channel → the text this step stores for it: an inline value's, or the `value_json` of the
+   * blob it writes (a full value or an append). A pending write with the same text is stored
+   * without it (`sealCheckpoint`). Made at the first.
+   */
+  texts: Map<string, string> | undefined;
 }
 
 /** The entry of a channel whose value changed: inline when small, else a blob (maybe a delta). */
@@ -144,8 +148,8 @@ function changedEntry(
   if (!base || !(Array.isArray(value) || isRecord(value))) {
     text = serde.dumps(value);
     if (text.length <= INLINE_MAX) {
-      stored.inline ??= new Map();
-      stored.inline.set(channel, text);
+      stored.texts ??= new Map();
+      stored.texts.set(channel, text);
       return inlineEntry(version, text);
     }
   }
@@ -154,6 +158,10 @@ function changedEntry(
   const { row, remember } = encodeBlob(serde, at(channel, seq, version), value, delta, text);
   stored.blobs.push(placed(row, place));
   stored.remembered.push([channel, remember]);
+  if (row.valueJson !== null) {
+    stored.texts ??= new Map();
+    stored.texts.set(channel, row.valueJson);
+  }
   return blobEntry(version, seq);
 }
 

@@ -2,11 +2,19 @@ import { KeelError } from "../../core/index.js";
 import type { Checkpoint, CheckpointMetadata, CheckpointTuple, Serializer } from "../base/index.js";
 import { decodeBlob, type LastWritten, rememberValue, type StoredBlob } from "./blob-codec.js";
 import { expandMetadata } from "./compact-row.js";
-import { readPendingWrites } from "./pending-writes.js";
+import { blobWritePairs, fillFromBlobs, readPendingWrites } from "./pending-writes.js";
 import { readBlobs } from "./queries.js";
 import type { CheckpointRow, Place } from "./rows.js";
 import type { SqlRunner } from "./sql-runner.js";
-import { corruptRow, type MapEntry, parseRow, type RowHead, type ValueMap } from "./value-map.js";
+import {
+  corruptRow,
+  fillBlobWrites,
+  type MapEntry,
+  type ParsedRow,
+  parseRow,
+  type RowHead,
+  type ValueMap,
+} from "./value-map.js";
 
 /** A tuple read back, with what a saver caches to write the next step without reading. */
 export interface DecodedRow {
@@ -62,7 +70,7 @@ async function decodeRowUnplaced(
   row: CheckpointRow,
   children?: readonly CheckpointRow[],
 ): Promise<DecodedRow> {
-  const { head, map } = readRowFormat(serde, row);
+  const { head, map, blobWrites } = readRowFormat(serde, row);
   const place: Place = { threadId: row.threadId, checkpointNs: row.checkpointNs };
   const values: Record<string, unknown> = {};
   const versions: Record<string, number> = {};
@@ -82,8 +90,19 @@ async function decodeRowUnplaced(
     values[channel] = loadInline(serde, row, channel, entry[2]);
   }
   const lastWritten = new Map<string, LastWritten>();
-  if (wanted.length > 0) {
-    const bySeqOf = groupBlobs(await readBlobs(db, place, wanted));
+  // Children given (a history listing): the blobs their writes take their text from are read
+  // with this row's values, in the same query, not one query more per row.
+  const parsedChildren = children?.map((child) => parseRow(child));
+  const childPairs = parsedChildren ? blobWritePairs(parsedChildren) : [];
+  if (wanted.length > 0 || childPairs.length > 0) {
+    const blobs = await readBlobs(
+      db,
+      place,
+      childPairs.length > 0 ? [...wanted, ...childPairs] : wanted,
+    );
+    if (parsedChildren && childPairs.length > 0 && children)
+      fillFromBlobs(children, parsedChildren, blobs);
+    const bySeqOf = groupBlobs(blobs);
     for (const [channel, seq] of wanted) {
       const bySeq = bySeqOf.get(channel);
       const blob = bySeq?.get(seq);
@@ -93,8 +112,13 @@ async function decodeRowUnplaced(
       const remembered = rememberOf(serde, value, blob, bySeq);
       if (remembered) lastWritten.set(channel, remembered);
     }
+    // The row's own blobs (checked by decodeBlob above) hold the text of its blob writes.
+    if (blobWrites !== undefined)
+      fillBlobWrites(row, blobWrites, (channel, seq) => bySeqOf.get(channel)?.get(seq)?.valueJson);
+  } else if (blobWrites !== undefined) {
+    fillBlobWrites(row, blobWrites, () => undefined);
   }
-  const pendingWrites = await readPendingWrites(db, serde, place, row.id, children);
+  const pendingWrites = await readPendingWrites(db, serde, place, row.id, children, parsedChildren);
   const configurable = {
     thread_id: row.threadId,
     checkpoint_ns: row.checkpointNs,
@@ -125,7 +149,7 @@ async function decodeRowUnplaced(
  * format, row layout, checkpoint format) and its map matches its hash; CHECKPOINT_FORMAT or
  * CHECKPOINT_CORRUPT otherwise. Whatever reads or rewrites a thread from its rows checks this first.
  */
-export function readRowFormat(serde: Serializer, row: CheckpointRow): ReturnType<typeof parseRow> {
+export function readRowFormat(serde: Serializer, row: CheckpointRow): ParsedRow {
   if (row.formatVersion > serde.format) {
     throw new KeelError(
       "CHECKPOINT_FORMAT",

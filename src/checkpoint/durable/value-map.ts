@@ -12,7 +12,9 @@
  *   transaction as this row (the common case: a task's writes and the checkpoint of its step).
  *   Writes committed on their own (a parallel task that finished early, an interrupt) stay in
  *   `state_checkpoint_writes`. A checkpoint's pending writes are the union of both. A write
- *   `[task, idx, channel]` without a value wrote the text of the row's inline entry for `channel`.
+ *   `[task, idx, channel]` without a value wrote the text the row stores for `channel`: its
+ *   inline entry's, or (layout 5) the `value_json` of the blob the row itself stores for it (the
+ *   message a tools task appended is the `append` blob of that step: stored once, not twice).
  * - Layout 3 writes each value once (see `compact-row.ts`); rows of layout 2 read as before.
  */
 import { KeelError } from "../../core/index.js";
@@ -39,9 +41,13 @@ import type {
  * The row layout this code writes and reads. Layout 4 is layout 3 with a row hash `h` that
  * covers the metadata and the step, source and parent columns as well as the value map (an
  * edited metadata could otherwise drop a node's update unnoticed); rows of layouts 2 and 3
- * hashed the map only and are verified that way.
+ * hashed the map only and are verified that way. Layout 5 also stores without its value a write
+ * whose text is the blob the row stores for its channel (`BLOB_WRITE_LAYOUT`).
  */
-export const ROW_LAYOUT = 4;
+export const ROW_LAYOUT = 5;
+
+/** The first layout whose writes may share the text of the row's own blob of their channel. */
+const BLOB_WRITE_LAYOUT = 5;
 
 /** The first layout whose hash covers the whole row (`rowHashOf`). */
 const WHOLE_ROW_HASH_LAYOUT = 4;
@@ -70,8 +76,8 @@ export interface QueuedCheckpoint
   entries: string;
   seenJson: string;
   metadata: CheckpointMetadata;
-  /** Channel → value text of the values this step stores inline (those its writes may share). */
-  inline: Map<string, string> | undefined;
+  /** Channel → the text this step stores for it, inline or as its blob (its writes may share it). */
+  texts: Map<string, string> | undefined;
 }
 
 /** A value inline: `[version, 0, text]`. */
@@ -120,11 +126,12 @@ export function sealCheckpoint(
     map += ',"w":[';
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i]!;
-      // The value this write gave its channel is in the channel's entry: not written again.
+      // The value this write gave its channel is in the channel's entry or in the blob this row
+      // stores for it: not written again.
       const value =
         w.valueJson === null
           ? ",null"
-          : queued.inline?.get(w.channel) === w.valueJson
+          : queued.texts?.get(w.channel) === w.valueJson
             ? ""
             : `,${jsonString(w.valueJson)}`;
       map += `${i === 0 ? "" : ","}[${jsonString(w.taskId)},${w.idx},${jsonString(w.channel)}${value}]`;
@@ -183,8 +190,28 @@ export interface ValueMap {
   w?: InlineWrite[];
 }
 
-/** Parses and checks a row's head and map; CHECKPOINT_FORMAT or CHECKPOINT_CORRUPT on failure. */
-export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
+/**
+ * A write of a layout-5 row stored without its value because its text is the blob the row stores
+ * for its channel: the reader appends that blob's `value_json` (`fillBlobWrites`).
+ */
+export interface BlobWrite {
+  write: unknown[];
+  channel: string;
+  seq: number;
+}
+
+/** A row's head, its map and the writes that still need their blob's text (layout 5). */
+export interface ParsedRow {
+  head: RowHead;
+  map: ValueMap;
+  blobWrites: BlobWrite[] | undefined;
+}
+
+/**
+ * Parses and checks a row's head and map; CHECKPOINT_FORMAT or CHECKPOINT_CORRUPT on failure.
+ * The map's writes hold their text, except `blobWrites` (to fill before the writes are used).
+ */
+export function parseRow(row: CheckpointRow): ParsedRow {
   const head = parseJson(row, "header", row.checkpointJson) as Partial<{
     v: number;
     ts: string;
@@ -224,24 +251,63 @@ export function parseRow(row: CheckpointRow): { head: RowHead; map: ValueMap } {
   if (typeof map !== "object" || map === null || typeof map.c !== "object" || map.c === null) {
     throw corruptRow(row, "value map", new Error("it has no channel entries"));
   }
-  if (map.w !== undefined) shareEntryTexts(row, map);
+  const blobWrites =
+    map.w === undefined
+      ? undefined
+      : shareEntryTexts(row, map, typeof head.l === "number" && head.l >= BLOB_WRITE_LAYOUT);
   const ts = head.ts ?? isoOfId(row.id);
   if (typeof ts !== "string") throw corruptRow(row, "header", new Error("it has no timestamp"));
-  return { head: { v: head.v as number, ts, compactMetadata: head.m === 1 }, map };
+  return { head: { v: head.v as number, ts, compactMetadata: head.m === 1 }, map, blobWrites };
 }
 
-/** Gives each write stored without a value (layout 3) the text of its channel's inline entry. */
-function shareEntryTexts(row: CheckpointRow, map: ValueMap): void {
+/**
+ * Gives each write stored without a value (layout 3) the text of its channel's inline entry;
+ * returns those (layout 5) whose text is the row's blob of their channel, still without it.
+ */
+function shareEntryTexts(
+  row: CheckpointRow,
+  map: ValueMap,
+  blobsAllowed: boolean,
+): BlobWrite[] | undefined {
   const writes = map.w;
   if (!Array.isArray(writes)) throw corruptRow(row, "pending writes", undefined);
+  let blobWrites: BlobWrite[] | undefined;
   for (const write of writes as unknown[][]) {
     if (!Array.isArray(write)) throw corruptRow(row, "pending writes", undefined);
     if (write.length !== 3) continue;
     const channel = String(write[2]);
     const entry = Object.hasOwn(map.c, channel) ? map.c[channel] : undefined;
-    if (!Array.isArray(entry) || entry[1] !== 0 || typeof entry[2] !== "string")
+    if (Array.isArray(entry) && entry[1] === 0 && typeof entry[2] === "string") {
+      write.push(entry[2]);
+      continue;
+    }
+    const seq = Array.isArray(entry) ? entry[1] : undefined;
+    if (!blobsAllowed || typeof seq !== "number" || !Number.isInteger(seq) || seq <= 0)
       throw corruptRow(row, `pending write of channel "${channel}"`, undefined);
-    write.push(entry[2]);
+    blobWrites ??= [];
+    blobWrites.push({ write, channel, seq });
+  }
+  return blobWrites;
+}
+
+/**
+ * Appends to each of `blobWrites` the text of its blob, as `textOf` gives it (already checked
+ * against its hash); CHECKPOINT_CORRUPT naming the channel when the blob is missing.
+ */
+export function fillBlobWrites(
+  row: CheckpointRow,
+  blobWrites: readonly BlobWrite[],
+  textOf: (channel: string, seq: number) => string | null | undefined,
+): void {
+  for (const { write, channel, seq } of blobWrites) {
+    const text = textOf(channel, seq);
+    if (typeof text !== "string")
+      throw corruptRow(
+        row,
+        `pending write of channel "${channel}"`,
+        new Error("its value is missing"),
+      );
+    write.push(text);
   }
 }
 
