@@ -43,6 +43,13 @@ class AliasedToolMessage extends ToolMessage {
   }
 }
 
+/** Two of its keys are written under one JSON name (`note` is aliased to `tool_call_id`'s). */
+class ClashingToolMessage extends ToolMessage {
+  override get lc_aliases(): Record<string, string> {
+    return { ...super.lc_aliases, note: "tool_call_id" };
+  }
+}
+
 /** A class with a secret: always written through `toJSON`. */
 class SecretHumanMessage extends HumanMessage {
   override get lc_secrets(): Record<string, string> {
@@ -79,6 +86,12 @@ function messages(): BaseMessage[] {
     new HumanMessage({ content: "\u0000undefined" }),
     new AliasedToolMessage({ content: "ok", tool_call_id: "c9" }),
     new AliasedToolMessage({ content: "again", tool_call_id: "c10", name: "pay" }),
+    new ClashingToolMessage({ content: "one name", tool_call_id: "c11" }),
+    new ClashingToolMessage({
+      content: "two keys, one name",
+      tool_call_id: "c12",
+      note: "n",
+    } as ConstructorParameters<typeof ToolMessage>[0]),
     new SecretHumanMessage({ content: "x", additional_kwargs: { token: "t0ps3cret" } }),
   ];
 }

@@ -67,7 +67,9 @@ export function messageText(
   const fields = fieldsOf(value);
   if (fields === undefined) return undefined;
   const text = fastText(value, fields, serialise) ?? serialise(value);
-  texts.set(value, { snapshot: fields.map(snapshotOf), text });
+  // The fields list becomes the snapshot (nothing else keeps it): its values copied in place.
+  for (let index = 1; index < fields.length; index += 2) fields[index] = snapshotOf(fields[index]);
+  texts.set(value, { snapshot: fields, text });
   return text;
 }
 
@@ -177,11 +179,7 @@ function writeText(known: ClassText, fields: unknown[]): string | undefined {
   const written = new Set<string>();
   for (let index = 0; index < fields.length; index += 2) {
     const key = fields[index] as string;
-    let keyText = known.keys.get(key);
-    if (keyText === undefined) {
-      keyText = JSON.stringify(known.aliases[key] || snakeCase(key));
-      known.keys.set(key, keyText);
-    }
+    const keyText = keyTextOf(known, key);
     // Two keys under one JSON name: `toJSON` keeps the first's place, the last's value.
     if (written.has(keyText)) return undefined;
     written.add(keyText);
@@ -194,6 +192,16 @@ function writeText(known: ClassText, fields: unknown[]): string | undefined {
     body += `${body === "" ? "" : ","}${keyText}:${fieldText}`;
   }
   return `${known.head}${body}}}}`;
+}
+
+/** A key of `lc_kwargs` as `toJSON` writes it (its alias or its snake case), quoted. */
+function keyTextOf(known: ClassText, key: string): string {
+  let keyText = known.keys.get(key);
+  if (keyText === undefined) {
+    keyText = JSON.stringify(known.aliases[key] || snakeCase(key));
+    known.keys.set(key, keyText);
+  }
+  return keyText;
 }
 
 /** How the serializer writes `undefined` (serde.ts's tag). */
