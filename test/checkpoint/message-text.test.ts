@@ -15,10 +15,18 @@ import { jsonSerde } from "../../src/checkpoint/base/index.js";
  * than through LangChain's `toJSON`; it must be exactly the text `toJSON` gives.
  */
 
-/** What the serializer writes through `toJSON`: serde.ts's tags for undefined and "$keel" keys. */
+/**
+ * What the serializer writes through `toJSON`: serde.ts's tags for undefined, numbers JSON has
+ * not, Dates, Maps and "$keel" keys.
+ */
 function referenceText(message: BaseMessage): string {
   const tagged = (value: unknown): unknown => {
     if (value === undefined) return { $keel: "undefined" };
+    if (typeof value === "number" && !Number.isFinite(value))
+      return { $keel: "number", v: String(value) };
+    if (value instanceof Date) return { $keel: "date", v: value.toISOString() };
+    if (value instanceof Map)
+      return { $keel: "map", v: [...value].map(([k, v]) => [tagged(k), tagged(v)]) };
     if (Array.isArray(value)) return value.map(tagged);
     if (typeof value !== "object" || value === null) return value;
     const out: Record<string, unknown> = {};
@@ -32,6 +40,13 @@ function referenceText(message: BaseMessage): string {
 class AliasedToolMessage extends ToolMessage {
   override get lc_aliases(): Record<string, string> {
     return { ...super.lc_aliases, tool_call_id: "call_ref" };
+  }
+}
+
+/** Two of its keys are written under one JSON name (`note` is aliased to `tool_call_id`'s). */
+class ClashingToolMessage extends ToolMessage {
+  override get lc_aliases(): Record<string, string> {
+    return { ...super.lc_aliases, note: "tool_call_id" };
   }
 }
 
@@ -71,6 +86,12 @@ function messages(): BaseMessage[] {
     new HumanMessage({ content: "\u0000undefined" }),
     new AliasedToolMessage({ content: "ok", tool_call_id: "c9" }),
     new AliasedToolMessage({ content: "again", tool_call_id: "c10", name: "pay" }),
+    new ClashingToolMessage({ content: "one name", tool_call_id: "c11" }),
+    new ClashingToolMessage({
+      content: "two keys, one name",
+      tool_call_id: "c12",
+      note: "n",
+    } as ConstructorParameters<typeof ToolMessage>[0]),
     new SecretHumanMessage({ content: "x", additional_kwargs: { token: "t0ps3cret" } }),
   ];
 }
@@ -107,6 +128,62 @@ describe("a message's serialised text", () => {
     const after = jsonSerde.dumps([message]);
     expect(after).not.toBe(before);
     expect(after).toBe(`[${referenceText(message)}]`);
+  });
+
+  it("follows every kind of in-place change of a stored message, however deep", () => {
+    // Each change leaves the message's JSON different, or equal as JSON but no longer plain
+    // JSON (a Map, a Date, NaN, a class instance): the text must be the reference's each time.
+    const message = new AIMessage({
+      id: "deep",
+      content: "",
+      tool_calls: [{ id: "c1", name: "pay", args: { amount: 1, to: "bob" } }],
+      additional_kwargs: { extra: { a: 1, b: [1, 2] } },
+      response_metadata: { model: "m", when: null },
+    });
+    const kwargs = () => message.additional_kwargs as Record<string, unknown>;
+    const extra = () => kwargs().extra as Record<string, unknown>;
+    const changes: Array<[string, () => void]> = [
+      [
+        "a nested argument",
+        () => ((message.tool_calls?.[0]?.args as { amount: number }).amount = 2),
+      ],
+      ["a key added deep down", () => (extra().c = true)],
+      [
+        "a key's place (deleted, added again)",
+        () => {
+          const a = extra().a;
+          delete extra().a;
+          extra().a = a;
+        },
+      ],
+      ["an array grown", () => (extra().b as number[]).push(3)],
+      ["an array shrunk", () => (extra().b as number[]).pop()],
+      ["an array swapped for a record", () => (extra().b = { 0: 1, 1: 2 })],
+      ["null swapped for NaN", () => (message.response_metadata.when = Number.NaN)],
+      ["NaN swapped back for null", () => (message.response_metadata.when = null)],
+      ["a record swapped for a Map", () => (kwargs().extra = new Map())],
+      ["a Map swapped for an empty record", () => (kwargs().extra = {})],
+      ["an empty record swapped for a Date (no keys either)", () => (kwargs().extra = new Date(0))],
+      ["a string swapped for a Date", () => (message.response_metadata.model = new Date(0))],
+      [
+        "a Date swapped for its ISO string",
+        () => {
+          message.response_metadata.model = new Date(0).toISOString();
+        },
+      ],
+      ["a field set to undefined", () => (message.content = undefined as unknown as string)],
+      ["a field set to the cache's marker", () => (message.content = "\u0000undefined")],
+      ["a key added to lc_kwargs", () => (message.lc_kwargs.name = "named")],
+      ["a nested record given an escaped key", () => (extra().lc = 1)],
+    ];
+    expect(jsonSerde.dumps([message])).toBe(`[${referenceText(message)}]`);
+    for (const [what, change] of changes) {
+      change();
+      const text = jsonSerde.dumps([message]);
+      expect(text, what).toBe(`[${referenceText(message)}]`);
+      // Unchanged since: the remembered text again, still the reference's.
+      expect(jsonSerde.dumps([message]), what).toBe(text);
+    }
   });
 });
 

@@ -112,6 +112,36 @@ export function runLedgerCases(harness: RuntimeHarness): void {
       expect((await verifyAuditLog(store)).ok).toBe(true);
     });
 
+    it("records a synchronous tool's answer, a thenable's resolved value and a synchronous throw", async () => {
+      // The ledger awaits a tool's answer only when it is a promise or a thenable.
+      const { store, clock, tools, audit, request } = await setup("ledger_sync_tools");
+      tools.register(openSpec("sync", "write", "answers at once"), () => ({ at: "once" }));
+      tools.register(openSpec("thenable", "write", "answers through a thenable"), () => ({
+        // biome-ignore lint/suspicious/noThenProperty: the thenable under test
+        then: (resolve: (value: unknown) => void) => resolve({ at: "later" }),
+      }));
+      tools.register(openSpec("throws", "write", "throws before returning"), () => {
+        throw new ToolFailure("NOPE", "refused at once", { retryable: false });
+      });
+      const ledger = new ToolLedger({ store, tools, audit, clock });
+      const sync = await ledger.call(request({ tool: "test.sync", idempotencyKey: "k-sync" }));
+      expect(sync.output).toEqual({ at: "once" });
+      expect(sync.result.response_hash).toBe(hashValue({ at: "once" }));
+      const later = await ledger.call(request({ tool: "test.thenable", idempotencyKey: "k-then" }));
+      expect(later.output).toEqual({ at: "later" });
+      expect(later.result.response_hash).toBe(hashValue({ at: "later" }));
+      const thrown = await caught(
+        ledger.call(request({ tool: "test.throws", idempotencyKey: "k-throw" })),
+      );
+      expect(codeOf(thrown)).toBe("TOOL_CALL_FAILED");
+      const byKey = new Map((await rows(store)).map((row) => [row.idempotency_key, row.status]));
+      expect(Object.fromEntries(byKey)).toEqual({
+        "k-sync": "succeeded",
+        "k-then": "succeeded",
+        "k-throw": "failed",
+      });
+    });
+
     it("answers a succeeded call from the ledger without running it again", async () => {
       const { store, world, ledger, traceId, request } = await setup("ledger_replay");
       const first = await ledger.call(request());

@@ -80,6 +80,30 @@ export async function admitToolCall(
   return tool;
 }
 
+/**
+ * The tool of a call `admitToolCall` would admit with nothing to audit (a key, a registered tool
+ * its profile allows, every permission held, valid input, not deprecated), checked without a
+ * promise; undefined otherwise, and the caller runs `admitToolCall`, which audits why. Every
+ * ledgered call takes this path: under `AsyncLocalStorage` each promise a call makes costs it.
+ */
+export function admittedQuietly(
+  tools: ToolRegistry,
+  request: ToolCallRequest,
+): RegisteredTool | undefined {
+  if (typeof request.idempotencyKey !== "string" || request.idempotencyKey.length === 0) return;
+  if (!tools.has(request.tool)) return;
+  const tool = tools.get(request.tool);
+  if (tool.spec.deprecated) return;
+  try {
+    assertProfileAllows(request.profile ?? "default", tool.id, tool.spec.side_effects);
+  } catch {
+    return;
+  }
+  const held = request.capabilities;
+  for (const permission of tool.spec.permissions) if (!held?.includes(permission)) return;
+  return tool.validateInput(request.input).length === 0 ? tool : undefined;
+}
+
 async function announceDeprecated(
   audit: AuditWriter,
   request: ToolCallRequest,

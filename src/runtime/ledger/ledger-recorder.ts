@@ -92,7 +92,21 @@ export class LedgerRecorder {
    * written. `requestJson` is the canonical JSON of the redacted request (what `requestHash`
    * hashes).
    */
-  async attemptUnlessLive(
+  attemptUnlessLive(
+    tool: RegisteredTool,
+    request: ToolCallRequest,
+    requestJson: string,
+    requestHash: string,
+  ): Promise<{ row: ToolCallsTable; recorded: boolean }> {
+    try {
+      return this.#attempt(tool, request, requestJson, requestHash);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** `attemptUnlessLive` as one promise chain (no async frame: a promise less a call). */
+  #attempt(
     tool: RegisteredTool,
     request: ToolCallRequest,
     requestJson: string,
@@ -135,15 +149,15 @@ export class LedgerRecorder {
       summary: `${tool.id}: ${row.action} attempted${row.cost_estimate === null ? "" : ` (cost estimate ${row.cost_estimate})`}`,
       outcome: "info",
     });
-    let written: AttemptWrite;
-    try {
-      written = await this.#writes.attemptUnlessLive(row, record);
-    } catch (error) {
-      throw ledgerWriteFailed(error, record, row.idempotency_key);
-    }
-    return "live" in written
-      ? { row: written.live, recorded: false }
-      : { row: { ...row, fence: written.fence }, recorded: true };
+    return this.#writes.attemptUnlessLive(row, record).then(
+      (written: AttemptWrite) =>
+        "live" in written
+          ? { row: written.live, recorded: false }
+          : { row: { ...row, fence: written.fence }, recorded: true },
+      (error: unknown) => {
+        throw ledgerWriteFailed(error, record, row.idempotency_key);
+      },
+    );
   }
 
   recordSucceeded(
@@ -245,7 +259,7 @@ export class LedgerRecorder {
     artifact: ArtifactsTable,
     entry: Entry,
   ): Promise<{ toolCall: ToolCall; result: ToolResult }> {
-    return this.#transitionRow(row, changes, artifact, entry).then((updated) => {
+    return this.#transitionRow(row, changes, artifact, entry, undefined, (updated) => {
       const result = toolResultFromRow(updated);
       if (!result) {
         throw new KeelError(
@@ -257,34 +271,45 @@ export class LedgerRecorder {
     });
   }
 
-  /** Moves a row on if it is still where we last saw it, with its audit event in the same commit. */
-  async #transitionRow(
+  /**
+   * Moves a row on if it is still where we last saw it, with its audit event in the same commit;
+   * `then` maps the moved row (one promise chain, no async frame: a call makes fewer promises).
+   */
+  #transitionRow<T = ToolCallsTable>(
     row: ToolCallsTable,
     changes: Partial<ToolCallsTable> & { status: ToolCallStatus },
     artifact: ArtifactsTable | null,
     entry: Entry,
     lease?: SeenLease,
-  ): Promise<ToolCallsTable> {
-    assertTransition("tool_call", row.status, changes.status, row.id);
-    const updated: ToolCallsTable = { ...row, ...changes };
-    const record = this.#record(updated, entry);
-    let moved: boolean;
+    then: (updated: ToolCallsTable) => T = (updated) => updated as T,
+  ): Promise<T> {
+    let updated: ToolCallsTable;
+    let record: AuditRecord;
     try {
-      moved = await this.#writes.transition(updated, row.status, artifact, record, lease);
+      assertTransition("tool_call", row.status, changes.status, row.id);
+      updated = { ...row, ...changes };
+      record = this.#record(updated, entry);
     } catch (error) {
-      throw ledgerWriteFailed(error, record, row.idempotency_key);
+      return Promise.reject(error);
     }
-    if (!moved) {
-      throw new KeelError(
-        "ILLEGAL_TRANSITION",
-        `Tool call "${row.id}" changed while this process was recording it (expected "${row.status}").`,
-        {
-          details: { toolCallId: row.id, expected: row.status, to: changes.status },
-          hint: "Another worker is handling this call; do not run it twice.",
-        },
-      );
-    }
-    return updated;
+    return this.#writes.transition(updated, row.status, artifact, record, lease).then(
+      (moved) => {
+        if (!moved) {
+          throw new KeelError(
+            "ILLEGAL_TRANSITION",
+            `Tool call "${row.id}" changed while this process was recording it (expected "${row.status}").`,
+            {
+              details: { toolCallId: row.id, expected: row.status, to: changes.status },
+              hint: "Another worker is handling this call; do not run it twice.",
+            },
+          );
+        }
+        return then(updated);
+      },
+      (error: unknown) => {
+        throw ledgerWriteFailed(error, record, row.idempotency_key);
+      },
+    );
   }
 
   #record(row: ToolCallsTable, entry: Entry): AuditRecord {

@@ -16,7 +16,7 @@ import { runtimeDb, type ToolCallsTable } from "../db/tables.js";
 import { ToolFailure } from "../tools/tool-failure.js";
 import type { RegisteredTool, ToolRegistry } from "../tools/tool-registry.js";
 import { DEFAULT_CALL_LEASE_MS, leaseLapsed, newLedgerOwner } from "./call-lease.js";
-import { admitToolCall, auditRefusal } from "./ledger-admission.js";
+import { admitToolCall, admittedQuietly, auditRefusal } from "./ledger-admission.js";
 import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWritesFor } from "./ledger-writes-for.js";
@@ -121,6 +121,8 @@ export class ToolLedger {
 
   /** Calls a tool through the ledger (see the class comment for what happens when). */
   async call(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    // One async frame for the whole call (each promise costs a call more where an
+    // AsyncLocalStorage is enabled, as in every agent run).
     this.#active += 1;
     try {
       return await this.#call(request);
@@ -129,17 +131,38 @@ export class ToolLedger {
     }
   }
 
-  async #call(request: ToolCallRequest): Promise<ToolCallOutcome> {
-    const tool = await admitToolCall(this.#tools, this.#audit, request);
+  #call(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    const tool = admittedQuietly(this.#tools, request);
+    return tool === undefined
+      ? admitToolCall(this.#tools, this.#audit, request).then((admitted) =>
+          this.#admitted(admitted, request),
+        )
+      : this.#admitted(tool, request);
+  }
+
+  #admitted(tool: RegisteredTool, request: ToolCallRequest): Promise<ToolCallOutcome> {
     const { json: requestJson, hash: requestHash } = this.hashRequest(
       tool,
       request.input,
       request.action ?? tool.spec.name,
     );
-    const attempt = await this.#recorder.attemptUnlessLive(tool, request, requestJson, requestHash);
-    if (attempt.recorded) return this.#run(tool, attempt.row, request);
-    // The key already has a live call: the same request or a conflict, then by its status.
-    let row: ToolCallsTable = attempt.row;
+    return this.#recorder
+      .attemptUnlessLive(tool, request, requestJson, requestHash)
+      .then((attempt) =>
+        attempt.recorded
+          ? this.#run(tool, attempt.row, request)
+          : this.#live(tool, attempt.row, request, requestHash),
+      );
+  }
+
+  /** The key already has a live call: the same request or a conflict, then by its status. */
+  async #live(
+    tool: RegisteredTool,
+    live: ToolCallsTable,
+    request: ToolCallRequest,
+    requestHash: string,
+  ): Promise<ToolCallOutcome> {
+    let row: ToolCallsTable = live;
     if (row.request_hash !== requestHash) {
       await auditRefusal(this.#audit, request, tool.id, "IDEMPOTENCY_CONFLICT", {
         existing_tool_call_id: row.id,
@@ -317,13 +340,16 @@ export class ToolLedger {
     this.#holdLease(row);
     let output: unknown;
     try {
-      output = await tool.handler(request.input, {
+      output = tool.handler(request.input, {
         idempotencyKey: row.idempotency_key,
         toolCallId: row.id,
         traceId: row.trace_id,
         fence: row.fence === null ? 0 : Number(row.fence),
         checkClaim: () => this.#checkClaim(row),
       });
+      // Awaited only when it is a promise (or thenable): a synchronous tool's answer is
+      // recorded without the promises an await makes.
+      if (isThenable(output)) output = await output;
     } catch (error) {
       this.#inFlight.delete(row.id);
       // The tool found its claim lost before acting (already audited): nothing to record.
@@ -578,6 +604,13 @@ function inFlight(row: ToolCallsTable): KeelError {
 /** What an operator does about a call in doubt. */
 function settleHint(row: ToolCallsTable): string {
   return `An operator must check whether the effect happened and settle the call: keel ledger resolve ${row.id} --outcome succeeded|failed --reason "…" (or ToolLedger.resolveUnknown).`;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    ((typeof value === "object" && value !== null) || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }
 
 function describe(error: unknown): string {
