@@ -233,6 +233,7 @@ export class RuleEngine {
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
+    initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
     candidates: (facts, among) => {
       if (!facts) return this.objects.candidates(among);

@@ -60,6 +60,8 @@ export interface ObjectOps {
   makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `(initialize-instance target (slot value…)…)`: the instance's name. */
+  initializeInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
   duplicateInstance(
     target: Value,
@@ -107,6 +109,7 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "gensym",
   "gensym*",
   "setgen",
+  "init-slots",
   "call-next-method",
   "override-next-method",
   "next-methodp",
@@ -388,6 +391,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           f.host.objects.duplicateInstance(
             cls(f),
             to ? to(f) : null,
+            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          );
+      }
+      if (e.initialize) {
+        return (f) =>
+          f.host.objects.initializeInstance(
+            cls(f),
             slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
           );
       }

@@ -5,6 +5,13 @@
  * matched (docs/rules.md).
  */
 import type { DefclassAst, HandlerAst } from "./ast.js";
+import {
+  evaluationErrorHalt,
+  haltedIn,
+  takeEvaluationError,
+  withClipsLine,
+} from "./clips-messages.js";
+import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import { typeError } from "./function-args.js";
@@ -39,6 +46,8 @@ interface ClassSlot {
   readonly dynamic: Compiled | null;
   readonly read: boolean;
   readonly write: boolean;
+  /** `(default ?NONE)`: make-instance and initialize-instance must give it a value. */
+  readonly required: boolean;
 }
 
 type HandlerType = "primary" | "before" | "after" | "around";
@@ -99,6 +108,11 @@ export class Instance implements InstanceRef {
   /** Its fact's index in the Rete (object-match.ts); 0 until first matched. */
   tag = 0;
   readonly slots = new Map<string, Value>();
+  /**
+   * While it is being made or initialized: the slots given a value so far (the init message's
+   * init-slots leaves those and places every other slot's default). Null once initialized.
+   */
+  overridden: Set<string> | null = null;
   constructor(
     readonly instanceName: InstanceName,
     readonly cls: ClassDef,
@@ -325,8 +339,9 @@ export class ObjectSystem {
         multi: s.multi,
         value: s.dynamic ? NIL : s.defaults.length === 0 ? (s.multi ? [] : NIL) : compute(frame()),
         dynamic: s.dynamic ? (f) => compute(f) : null,
-        read: s.access !== "write",
-        write: s.access !== "read",
+        read: s.access === "read" || s.access === "read-write",
+        write: s.access === "write" || s.access === "read-write",
+        required: s.required,
       };
     });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
@@ -398,7 +413,15 @@ export class ObjectSystem {
       if (rest !== null) vars.set(rest, flatten(args.slice(params.length)));
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
-      for (const action of body) last = action(frame);
+      try {
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
+      } catch (signal) {
+        if (signal instanceof ReturnSignal) return signal.value;
+        throw haltedIn(signal, `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`);
+      }
       return last;
     };
     const handler: Handler = { cls, name: ast.name, type: ast.type, call };
@@ -456,29 +479,99 @@ export class ObjectSystem {
     }
     const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
     const old = this.byName.get(iname.name);
-    if (old) this.send(old, "delete", []);
-    const inst = new Instance(iname, cls);
-    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
-    for (const s of cls.slots) {
-      inst.slots.set(s.name, s.dynamic ? s.dynamic(f) : s.value);
+    if (old) {
+      this.send(old, "delete", []);
+      if (!old.deleted) {
+        throw rulesRuntimeError(`instance [${iname.name}] could not be deleted to make a new one`, {
+          clips: `[INSMNGR5] Unable to delete old instance ${iname.name}.`,
+        });
+      }
     }
+    const inst = new Instance(iname, cls);
+    // Until init places the defaults, a slot holds its static default (nil for a dynamic one).
+    for (const s of cls.slots) inst.slots.set(s.name, s.dynamic ? NIL : s.value);
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
     this.traceInstance(true, inst);
-    for (const o of overrides) {
-      const slot = cls.slots.find((s) => s.name === o.name);
-      if (!slot) {
-        this.remove(inst);
-        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
-          clips: `[MSGFUN3] ${o.name} slot in [${iname.name}] of ${cls.name}: write access denied.`,
-        });
-      }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+    try {
+      this.initialize(inst, overrides);
+    } catch (e) {
+      this.remove(inst);
+      throw e;
     }
-    for (const s of cls.slots) this.traceSlot(inst, s.name);
-    this.send(inst, "init", []);
     if (!inst.deleted) this.watcher?.made(inst);
     return iname;
+  }
+
+  /**
+   * `(initialize-instance target (slot value…)…)`: the overrides placed by put- messages, then
+   * the init message (init-slots puts back every other slot's default). The instance's name.
+   */
+  initializeInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+    const inst = this.find(target);
+    if (!inst) {
+      if (isSymbol(target) || isInstanceName(target) || isInstanceRef(target)) {
+        const name = isInstanceRef(target) ? target.instanceName.name : formatValue(target);
+        throw rulesRuntimeError(`no instance ${name} to initialize`, {
+          clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : name} in function initialize-instance.`,
+        });
+      }
+      throw rulesRuntimeError("initialize-instance expects an instance", {
+        clips: "[INSFUN1] Expected a valid instance in function initialize-instance.",
+      });
+    }
+    const before = new Map(inst.slots);
+    this.initialize(inst, overrides);
+    const changed = [...inst.slots].filter(([k, v]) => before.get(k) !== v).map(([k]) => k);
+    if (changed.length > 0 && !inst.deleted) this.watcher?.changed(inst, changed);
+    return inst.instanceName;
+  }
+
+  /** The overrides by put- messages, then init (CLIPS's InitializeInstance). */
+  private initialize(inst: Instance, overrides: { name: string; values: Value[] }[]): void {
+    const cls = inst.cls;
+    inst.overridden = new Set();
+    try {
+      for (const o of overrides) {
+        if (!cls.slots.some((s) => s.name === o.name)) {
+          throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
+            clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${inst.instanceName.name}.`,
+          });
+        }
+        this.send(inst, `put-${o.name}`, o.values);
+        inst.overridden.add(o.name);
+      }
+      try {
+        this.send(inst, "init", []);
+      } catch (e) {
+        throw withClipsLine(
+          e,
+          `[INSMNGR8] An error occurred during the initialization of instance ${inst.instanceName.name}.`,
+        );
+      }
+    } finally {
+      inst.overridden = null;
+    }
+  }
+
+  /**
+   * `(init-slots)`, what USER's init handler does: every slot not given a value since the
+   * instance was made (or initialize-instance began) takes its default, in slot order.
+   */
+  initSlots(inst: Instance): Value {
+    const given = inst.overridden ?? new Set<string>();
+    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
+    for (const s of inst.cls.slots) {
+      if (given.has(s.name)) continue;
+      if (s.required) {
+        throw rulesRuntimeError(`slot ${s.name} of [${inst.instanceName.name}] needs a value`, {
+          clips: `[INSMNGR14] Override required for slot ${s.name} in instance ${inst.instanceName.name}.`,
+        });
+      }
+      inst.slots.set(s.name, s.dynamic ? s.dynamic(f) : s.value);
+      this.traceSlot(inst, s.name);
+    }
+    return inst;
   }
 
   /** `(modify-instance target (slot value…)…)`: the slots set, then matched once. */
@@ -693,7 +786,18 @@ export class ObjectSystem {
     if (c.name === "USER") {
       switch (msg) {
         case "init":
-          return { cls: c, name: msg, type: "primary", call: () => TRUE };
+          return {
+            cls: c,
+            name: msg,
+            type: "primary",
+            call: (self) => {
+              try {
+                return this.initSlots(self);
+              } catch (e) {
+                throw haltedIn(e, "message-handler init primary in class USER");
+              }
+            },
+          };
         case "delete":
           return {
             cls: c,
@@ -769,7 +873,8 @@ export class ObjectSystem {
     const v = def?.multi && !isMultifield(value) ? [value as Atom] : value;
     inst.slots.set(slot, v);
     this.traceSlot(inst, slot);
-    this.watcher?.changed(inst, [slot]);
+    if (inst.overridden) inst.overridden.add(slot);
+    else this.watcher?.changed(inst, [slot]);
     return v;
   }
 
@@ -932,6 +1037,8 @@ export class ObjectSystem {
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf()));
         return VOID;
+      case "init-slots":
+        return this.initSlots(this.currentSelf());
       case "gensym":
         return `gen${this.gensymCounter++}`;
       case "gensym*":

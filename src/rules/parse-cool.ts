@@ -1,6 +1,7 @@
 /** Parsing of COOL's constructs and generic functions: defclass, defmessage-handler, definstances, defgeneric, defmethod. */
 import type {
   ClassSlotAst,
+  ClassSlotFacets,
   DefclassAst,
   DefinstancesAst,
   Expr,
@@ -76,8 +77,19 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
   const name = symbolAt(list, 1, "a slot name", ctx).text;
   let defaults: Expr[] = [];
   let dynamic = false;
-  let access: ClassSlotAst["access"] = "read-write";
-  let readOnly = false;
+  let required = false;
+  let createAccessor: ClassSlotFacets["createAccessor"] = null;
+  const facets: Mutable<ClassSlotFacets> = {
+    visibility: "private",
+    storage: "local",
+    propagation: "inherit",
+    source: "exclusive",
+    reactive: true,
+    accessMode: "read-write",
+    createAccessor: null,
+    overrideMessage: null,
+  };
+  const word = (n: SNode | undefined): string => (n?.type === "atom" ? n.text : "");
   for (const f of list.items.slice(2)) {
     const head = f.type === "list" ? f.items[0] : undefined;
     if (f.type !== "list" || head?.type !== "atom") {
@@ -102,28 +114,57 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
           (only.text === "NONE" || only.text === "DERIVE");
         defaults = special ? [] : args.map((a) => parseExpr(a, ctx));
         dynamic = head.text === "default-dynamic";
+        required = special && only.text === "NONE";
         break;
       }
       case "create-accessor": {
-        const a = args[0];
-        const t = a?.type === "atom" ? a.text : "";
-        access =
+        const t = word(args[0]);
+        createAccessor =
           t === "read" ? "read" : t === "write" ? "write" : t === "NONE" ? "none" : "read-write";
         break;
       }
-      case "access":
-        readOnly = isSym(args[0], "read-only");
+      case "access": {
+        const t = word(args[0]);
+        facets.accessMode =
+          t === "read-only"
+            ? "read-only"
+            : t === "initialize-only"
+              ? "initialize-only"
+              : "read-write";
+        break;
+      }
+      case "visibility":
+        facets.visibility = word(args[0]) === "public" ? "public" : "private";
+        break;
+      case "storage":
+        facets.storage = word(args[0]) === "shared" ? "shared" : "local";
+        break;
+      case "propagation":
+        facets.propagation = word(args[0]) === "no-inherit" ? "no-inherit" : "inherit";
+        break;
+      case "source":
+        facets.source = word(args[0]) === "composite" ? "composite" : "exclusive";
+        break;
+      case "pattern-match":
+        facets.reactive = word(args[0]) !== "non-reactive";
+        break;
+      case "override-message":
+        facets.overrideMessage = word(args[0]) || null;
         break;
       default:
-        // type, allowed-…, range, cardinality, storage, propagation, source,
-        // pattern-match, visibility, override-message: accepted, not enforced.
+        // type, allowed-…, range, cardinality: accepted, not enforced.
         break;
     }
   }
+  facets.createAccessor = createAccessor;
+  let access = createAccessor ?? "read-write";
   // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
-  if (readOnly) access = access === "read-write" ? "read" : access === "write" ? "none" : access;
-  return { name, multi, defaults, dynamic, access };
+  if (facets.accessMode === "read-only")
+    access = access === "read-write" ? "read" : access === "write" ? "none" : access;
+  return { name, multi, defaults, dynamic, access, required, facets };
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The parameters `(?a ?b [$?rest])` of a handler. */
 function parseParams(

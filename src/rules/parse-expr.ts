@@ -145,6 +145,8 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "modify-instance":
     case "message-modify-instance":
       return parseModifyInstance(list, ctx);
+    case "initialize-instance":
+      return parseInitializeInstance(list, ctx);
     case "duplicate-instance":
       return parseDuplicateInstance(list, ctx);
     default:
@@ -184,6 +186,7 @@ const SPECIAL_FORMS = new Set([
   "make-instance",
   "modify-instance",
   "message-modify-instance",
+  "initialize-instance",
   "duplicate-instance",
   ...QUERY_FUNCTIONS,
 ]);
@@ -244,6 +247,20 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
   return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+}
+
+/** `(initialize-instance target (slot value…)…)`: a make-instance expression marked `initialize`. */
+function parseInitializeInstance(list: SList, ctx: ParseContext): Expr {
+  const target = list.items[1];
+  if (target === undefined) {
+    throw rulesParseError(list.pos, "an instance to initialize", "')'", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance.",
+    });
+  }
+  const name = parseExpr(target, ctx);
+  const slots = parseSlotOverrides(list.items.slice(2), ctx);
+  return { k: "make-instance", initialize: true, name, cls: name, slots, pos: list.pos };
 }
 
 /** `(duplicate-instance target [to NAME] (slot value…)…)`: a make-instance expression marked `duplicate`. */
@@ -562,6 +579,8 @@ export function checkSlot(
 }
 
 const NUMERIC = new Set([
+  "integer",
+  "float",
   "=",
   "<>",
   ">",
