@@ -58,7 +58,9 @@ export function errorEcho(
     text = text.slice(0, -1);
     // A deffunction's body is checked after its closing `)` was read, before the buffer took
     // back the line break in front of it.
-    if (form.items[0]?.type === "atom" && form.items[0].text === "deffunction") {
+    // So is a message-handler's.
+    const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
+    if (head === "deffunction" || head === "defmessage-handler") {
       text = `${text.slice(0, -1)}\n   )`;
     }
   } else if (pos !== undefined) {

@@ -228,6 +228,17 @@ export interface CompileOptions {
   rhs: boolean;
   /** For messages. */
   construct?: string;
+  /**
+   * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
+   * when the handler is read; `write` for `bind`).
+   */
+  selfSlot?: (slot: string, write: boolean, pos: SourcePos) => SelfSlotAccess;
+}
+
+/** A message-handler's static reference to one slot of its class (`?self:slot`). */
+export interface SelfSlotAccess {
+  get(self: Value): Value;
+  set(self: Value, value: Value): Value;
 }
 
 /** Symbols printout prints as characters (a Map: a symbol such as `constructor` is not one). */
@@ -252,6 +263,10 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (colon > 0 && !e.mf) {
         const base = compileExpr({ ...e, name: e.name.slice(0, colon) }, opts);
         const slot = e.name.slice(colon + 1);
+        if (opts.selfSlot && e.name.startsWith("self:")) {
+          const access = opts.selfSlot(slot, false, e.pos);
+          return (f) => access.get(base(f));
+        }
         return (f) => f.host.objects.slotOf(base(f), slot);
       }
       if (opts.rhs) {
@@ -295,6 +310,11 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           opts,
         );
         const slot = e.name.slice(colon + 1);
+        if (opts.selfSlot && e.name.startsWith("self:")) {
+          const access = opts.selfSlot(slot, true, e.pos);
+          const values = e.value.map((x) => compileExpr(x, opts));
+          return (f) => access.set(base(f), slotValue(values.map((p) => p(f))));
+        }
         const parts = e.value.map((x) => compileExpr(x, opts));
         return (f) => f.host.objects.setSlotOf(base(f), slot, slotValue(parts.map((p) => p(f))));
       }

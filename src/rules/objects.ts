@@ -13,7 +13,14 @@ import {
 } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import {
+  type Compiled,
+  compileExpr,
+  type EvalHost,
+  type Frame,
+  type SelfSlotAccess,
+  slotValue,
+} from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
 import type { SourcePos } from "./source-pos.js";
@@ -48,6 +55,8 @@ interface ClassSlot {
   readonly write: boolean;
   /** `(default ?NONE)`: make-instance and initialize-instance must give it a value. */
   readonly required: boolean;
+  /** `(visibility public)`: handlers of subclasses may use `?self:slot`. */
+  readonly public: boolean;
 }
 
 type HandlerType = "primary" | "before" | "after" | "around";
@@ -342,6 +351,7 @@ export class ObjectSystem {
         read: s.access === "read" || s.access === "read-write",
         write: s.access === "write" || s.access === "read-write",
         required: s.required,
+        public: s.facets.visibility === "public",
       };
     });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
@@ -397,7 +407,11 @@ export class ObjectSystem {
       );
     }
     const construct = `defmessage-handler ${ast.cls} ${ast.name}`;
-    const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
+    const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
+      this.selfSlot(cls, slot, write, pos, construct);
+    const body = ast.body.map((e) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct, selfSlot }),
+    );
     const { params, rest } = ast;
     const call = (self: Instance, args: Value[]): Value => {
       if (rest === null ? args.length !== params.length : args.length < params.length) {
@@ -429,6 +443,63 @@ export class ObjectSystem {
       `${ast.name} ${ast.type}`,
       text === undefined ? handler : { ...handler, text },
     );
+  }
+
+  /**
+   * `?self:slot` in a handler of `cls`: the slot must be one of the class's, defined by it or
+   * public; at run time it must still be that slot in the instance's class ([MSGPASS3] when a
+   * subclass defines the slot again).
+   */
+  private selfSlot(
+    cls: ClassDef,
+    slot: string,
+    write: boolean,
+    pos: SourcePos,
+    construct: string,
+  ): SelfSlotAccess {
+    const def = cls.slots.find((s) => s.name === slot);
+    // CLIPS adds [PRCCODE3] when the reference is read (not bound).
+    const undefinedVar = write
+      ? ""
+      : `\n[PRCCODE3] Undefined variable self:${slot} referenced in message-handler.`;
+    if (!def) {
+      throw rulesLoadError(pos, `class ${cls.name} has no slot ${slot} for ?self:${slot}`, {
+        construct,
+        clips: `[MSGPSR6] No such slot ${slot} in class ${cls.name} for ?self reference.${undefinedVar}`,
+        echoWhole: true,
+      });
+    }
+    if (!def.public && !cls.ownSlots.includes(def)) {
+      const owner = cls.cpl.find((c) => c.ownSlots.includes(def))?.name ?? cls.name;
+      throw rulesLoadError(pos, `slot ${slot} of class ${owner} is private to it`, {
+        construct,
+        clips: `[MSGFUN6] Private slot ${slot} of class ${owner} cannot be accessed directly\n   by handlers attached to class ${cls.name}${undefinedVar}`,
+        echoWhole: true,
+        hint: "Give the slot (visibility public), or send it a get-/put- message.",
+      });
+    }
+    // The class that defines the slot, by name: a class defined again keeps its handlers.
+    const owner = cls.cpl.find((c) => c.ownSlots.includes(def))?.name;
+    const definer = (inst: Instance): string | undefined => {
+      const s = inst.cls.slots.find((x) => x.name === slot);
+      return s && inst.cls.cpl.find((c) => c.ownSlots.includes(s))?.name;
+    };
+    const check = (self: Value): Instance => {
+      const inst = this.need(self, "slot access");
+      if (inst.cls !== cls && definer(inst) !== owner) {
+        throw rulesRuntimeError(
+          `?self:${slot} of class ${cls.name} does not apply to [${inst.instanceName.name}]`,
+          {
+            clips: `[MSGPASS3] Static reference to slot ${slot} of class ${cls.name} does not apply to [${inst.instanceName.name}] of ${inst.cls.name}`,
+          },
+        );
+      }
+      return inst;
+    };
+    return {
+      get: (self) => check(self).slots.get(slot) as Value,
+      set: (self, value) => this.setSlot(check(self), slot, value),
+    };
   }
 
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
