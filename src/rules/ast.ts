@@ -233,6 +233,23 @@ export interface ClassSlotFacets {
   readonly createAccessor: "read" | "write" | "read-write" | "none" | null;
   /** `override-message`; null: `put-SLOT`. */
   readonly overrideMessage: string | null;
+  /** The slot's constraints as describe-class shows them (not enforced). */
+  readonly constraints: SlotConstraintFacets;
+  /** The facets written (`field` for single-slot/multislot, `default` for either default). */
+  readonly given: readonly string[];
+}
+
+/** A slot's type, allowed-…, range and cardinality facets, as written. */
+export interface SlotConstraintFacets {
+  /** The `type` facet's words (null: any type). */
+  readonly types: readonly string[] | null;
+  /** The allowed-… facets given (`allowed-symbols`, `allowed-values`, …). */
+  readonly allowed: readonly string[];
+  /** The constants the allowed-… facets list, in order (a derived default takes the first). */
+  readonly allowedValues: readonly Value[];
+  /** `range` and `cardinality` as written (`?VARIABLE` for an open end). */
+  readonly range: readonly [string, string] | null;
+  readonly cardinality: readonly [string, string] | null;
 }
 
 /** `(defclass NAME (is-a SUPER…) [(role concrete|abstract)] (slot …)…)`. */

@@ -4,7 +4,13 @@
  * handlers, slot accessors and definstances. Object patterns on a rule's left-hand side are not
  * matched (docs/rules.md).
  */
-import type { DefclassAst, HandlerAst } from "./ast.js";
+import type {
+  ClassSlotAst,
+  ClassSlotFacets,
+  DefclassAst,
+  HandlerAst,
+  SlotConstraintFacets,
+} from "./ast.js";
 import {
   evaluationErrorHalt,
   haltedIn,
@@ -12,6 +18,7 @@ import {
   withClipsLine,
 } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
+import { describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import {
   type Compiled,
@@ -27,6 +34,7 @@ import type { SourcePos } from "./source-pos.js";
 import {
   type Atom,
   FALSE,
+  float,
   formatValue,
   type InstanceName,
   type InstanceRef,
@@ -43,9 +51,10 @@ import {
   type Value,
   VOID,
 } from "./values.js";
+import { derivedDefault } from "./working-memory.js";
 
 /** A slot of a class, after inheritance. */
-interface ClassSlot {
+export interface ClassSlot {
   readonly name: string;
   readonly multi: boolean;
   /** Static default (computed once), or a dynamic one (per instance). */
@@ -57,6 +66,16 @@ interface ClassSlot {
   readonly required: boolean;
   /** `(visibility public)`: handlers of subclasses may use `?self:slot`. */
   readonly public: boolean;
+  /** The class that defines it. */
+  readonly owner: string;
+  /** The classes its facets come from, most general first (more than one: composite). */
+  readonly sources: readonly string[];
+  /** Its facets, a composite slot's completed from the definition it inherits. */
+  readonly facets: ClassSlotFacets;
+  /** The accessors it has (after the class defaults mode and read-only). */
+  readonly accessors: "read" | "write" | "read-write" | "none";
+  /** Shared storage: one value for every instance of the classes that have this slot. */
+  readonly shared: { value: Value } | null;
 }
 
 type HandlerType = "primary" | "before" | "after" | "around";
@@ -109,6 +128,8 @@ export interface ClassDef {
   readonly subclasses: ClassDef[];
   /** Instances of exactly this class, oldest first. */
   readonly instances: Instance[];
+  /** Defined in the conservation class defaults mode. */
+  readonly conservation: boolean;
 }
 
 /** One instance of a user class. */
@@ -284,8 +305,10 @@ export class ObjectSystem {
     own: ClassSlot[],
     isaPos?: SourcePos,
     redefining = false,
+    conservation = false,
   ): ClassDef {
     const cls: ClassDef = {
+      conservation,
       name,
       supers,
       abstract,
@@ -303,6 +326,8 @@ export class ObjectSystem {
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
       for (const s of (cls.cpl[i] as ClassDef).ownSlots) {
+        // `(propagation no-inherit)`: the slot stays with the class that defines it.
+        if (i > 0 && s.facets.propagation === "no-inherit") continue;
         const at = slots.findIndex((x) => x.name === s.name);
         if (at >= 0) slots.splice(at, 1);
         slots.push(s);
@@ -334,42 +359,127 @@ export class ObjectSystem {
       for (const s of old.supers) s.subclasses.splice(s.subclasses.indexOf(old), 1);
     }
     const construct = `defclass ${ast.name}`;
-    const own = ast.slots.map((s): ClassSlot => {
-      const exprs = s.defaults.map((e) =>
-        compileExpr(e, { resolve: () => null, rhs: true, construct }),
-      );
-      const compute = (f: Frame): Value => {
-        const vals = exprs.map((c) => c(f));
-        return s.multi ? flatten(vals) : vals.length === 0 ? NIL : slotValue(vals);
-      };
-      const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
-      return {
-        name: s.name,
-        multi: s.multi,
-        value: s.dynamic ? NIL : s.defaults.length === 0 ? (s.multi ? [] : NIL) : compute(frame()),
-        dynamic: s.dynamic ? (f) => compute(f) : null,
-        read: s.access === "read" || s.access === "read-write",
-        write: s.access === "write" || s.access === "read-write",
-        required: s.required,
-        public: s.facets.visibility === "public",
-      };
-    });
+    const conservation = this.modeOf(ast.name) === "conservation";
+    const own = ast.slots.map((s) => this.classSlot(ast.name, s, supers, construct, conservation));
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
     const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
-    const abstract = ast.abstract ?? (fromUser && first.abstract);
+    // In conservation mode a class is abstract and non-reactive unless it says otherwise.
+    const abstract = ast.abstract ?? (fromUser ? first.abstract : conservation);
     // An abstract class is never reactive (no direct instances), and passes that on as it
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
-    const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
+    const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
     let cls: ClassDef;
     try {
-      cls = this.newClass(ast.name, supers, abstract, reactive, own, ast.isaPos, old !== undefined);
+      cls = this.newClass(
+        ast.name,
+        supers,
+        abstract,
+        reactive,
+        own,
+        ast.isaPos,
+        old !== undefined,
+        conservation,
+      );
     } catch (e) {
       // The old class stays, linked to its superclasses again.
       if (old) for (const s of old.supers) s.subclasses.push(old);
       throw e;
     }
     if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
+  }
+
+  /**
+   * One slot a defclass defines. A composite slot (`(source composite)`) takes every facet it
+   * does not write from the nearest definition it inherits; a read-only slot with a static default is shared, as in CLIPS 6.30.
+   */
+  private classSlot(
+    clsName: string,
+    s: ClassSlotAst,
+    supers: readonly ClassDef[],
+    construct: string,
+    conservation: boolean,
+  ): ClassSlot {
+    let base: ClassSlot | undefined;
+    if (s.facets.source === "composite") {
+      // The nearest definition a subclass inherits (a no-inherit one is passed over).
+      for (const c of supers.flatMap((sup) => sup.cpl)) {
+        base = c.ownSlots.find((x) => x.name === s.name && x.facets.propagation === "inherit");
+        if (base) break;
+      }
+    }
+    const given = (facet: string) => base === undefined || s.facets.given.includes(facet);
+    const facets: ClassSlotFacets = base
+      ? {
+          ...s.facets,
+          visibility: given("visibility") ? s.facets.visibility : base.facets.visibility,
+          storage: given("storage") ? s.facets.storage : base.facets.storage,
+          reactive: given("pattern-match") ? s.facets.reactive : base.facets.reactive,
+          accessMode: given("access") ? s.facets.accessMode : base.facets.accessMode,
+          createAccessor: given("create-accessor")
+            ? s.facets.createAccessor
+            : base.facets.createAccessor,
+          overrideMessage: given("override-message")
+            ? s.facets.overrideMessage
+            : base.facets.overrideMessage,
+        }
+      : s.facets;
+    const multi = given("field") ? s.multi : (base as ClassSlot).multi;
+    const exprs = s.defaults.map((e) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct }),
+    );
+    const compute = (f: Frame): Value => {
+      const vals = exprs.map((c) => c(f));
+      return multi ? flatten(vals) : vals.length === 0 ? NIL : slotValue(vals);
+    };
+    const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
+    const ownDefault = given("default");
+    const dynamic = ownDefault ? (s.dynamic ? compute : null) : (base as ClassSlot).dynamic;
+    const value = !ownDefault
+      ? (base as ClassSlot).value
+      : s.dynamic
+        ? NIL
+        : s.defaults.length === 0
+          ? derivedSlotDefault(multi, facets.constraints)
+          : compute(frame());
+    let accessors = facets.createAccessor ?? (conservation ? "none" : "read-write");
+    // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
+    if (facets.accessMode === "read-only") {
+      accessors = accessors === "read-write" ? "read" : accessors === "write" ? "none" : accessors;
+    }
+    const shared =
+      facets.storage === "shared" || (facets.accessMode === "read-only" && dynamic === null);
+    return {
+      name: s.name,
+      multi,
+      value,
+      dynamic,
+      read: accessors === "read" || accessors === "read-write",
+      write: accessors === "write" || accessors === "read-write",
+      required: ownDefault ? s.required : (base as ClassSlot).required,
+      public: facets.visibility === "public",
+      owner: clsName,
+      sources: base ? [...base.sources, clsName] : [clsName],
+      facets: shared ? { ...facets, storage: "shared" } : facets,
+      accessors,
+      shared: shared ? { value } : null,
+    };
+  }
+
+  /** The class defaults mode a class is defined in (a snapshot's, while one is restored). */
+  private modeOf(cls: string): "convenience" | "conservation" {
+    if (this.restoringModes) return this.restoringModes.has(cls) ? "conservation" : "convenience";
+    return this.defaultsMode;
+  }
+
+  /** `(set-class-defaults-mode …)`: how classes defined from now on default their facets. */
+  defaultsMode: "convenience" | "conservation" = "convenience";
+  /** While a snapshot is restored: the classes it says were defined in conservation mode. */
+  restoringModes: ReadonlySet<string> | null = null;
+
+  /** The user classes defined in conservation mode (snapshots keep them). */
+  conservationClasses(): string[] {
+    return [...this.classes.values()].filter((c) => c.conservation).map((c) => c.name);
   }
 
   /**
@@ -560,7 +670,9 @@ export class ObjectSystem {
     }
     const inst = new Instance(iname, cls);
     // Until init places the defaults, a slot holds its static default (nil for a dynamic one).
-    for (const s of cls.slots) inst.slots.set(s.name, s.dynamic ? NIL : s.value);
+    for (const s of cls.slots) {
+      inst.slots.set(s.name, s.shared ? s.shared.value : s.dynamic ? NIL : s.value);
+    }
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
     this.traceInstance(true, inst);
@@ -639,8 +751,12 @@ export class ObjectSystem {
           clips: `[INSMNGR14] Override required for slot ${s.name} in instance ${inst.instanceName.name}.`,
         });
       }
-      inst.slots.set(s.name, s.dynamic ? s.dynamic(f) : s.value);
-      this.traceSlot(inst, s.name);
+      // A shared slot's static default was placed once, when the class was defined.
+      if (s.shared && !s.dynamic) {
+        inst.slots.set(s.name, s.shared.value);
+        continue;
+      }
+      this.place(inst, s, s.dynamic ? s.dynamic(f) : s.value);
     }
     return inst;
   }
@@ -897,18 +1013,32 @@ export class ObjectSystem {
     const slotName = msg.slice(4);
     const slot = c.ownSlots.find((s) => s.name === slotName);
     if (!slot || (get ? !slot.read : !slot.write)) return undefined;
+    const initOnly = slot.facets.accessMode === "initialize-only";
     return {
       cls: c,
       name: msg,
       type: "primary",
       call: get
         ? (self) => this.slotOf(self, slotName)
-        : (self, args) =>
-            this.setSlot(
+        : (self, args) => {
+            if (initOnly && !self.overridden) {
+              // An initialize-only slot takes a value only while the instance is initialized.
+              throw haltedIn(
+                rulesRuntimeError(
+                  `slot ${slotName} of [${self.instanceName.name}] is initialize-only`,
+                  {
+                    clips: `[MSGFUN3] ${slotName} slot in [${self.instanceName.name}] of ${self.cls.name}: write access denied.`,
+                  },
+                ),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
+            return this.setSlot(
               self,
               slotName,
               slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args),
-            ),
+            );
+          },
     };
   }
 
@@ -942,11 +1072,27 @@ export class ObjectSystem {
       throw rulesRuntimeError(`[${inst.instanceName.name}] has no slot ${slot}`);
     const def = inst.cls.slots.find((s) => s.name === slot);
     const v = def?.multi && !isMultifield(value) ? [value as Atom] : value;
-    inst.slots.set(slot, v);
-    this.traceSlot(inst, slot);
+    if (def) this.place(inst, def, v);
+    else {
+      inst.slots.set(slot, v);
+      this.traceSlot(inst, slot);
+    }
     if (inst.overridden) inst.overridden.add(slot);
     else this.watcher?.changed(inst, [slot]);
     return v;
+  }
+
+  /** Puts a slot's value; a shared slot's goes to every instance that has the slot. */
+  private place(inst: Instance, def: ClassSlot, v: Value): void {
+    inst.slots.set(def.name, v);
+    this.traceSlot(inst, def.name);
+    if (!def.shared) return;
+    def.shared.value = v;
+    for (const other of this.byName.values()) {
+      if (other === inst || !other.cls.slots.includes(def)) continue;
+      other.slots.set(def.name, v);
+      if (!other.overridden) this.watcher?.changed(other, [def.name]);
+    }
   }
 
   /** The instance whose handler is running (dynamic-get, dynamic-put). */
@@ -998,6 +1144,9 @@ export class ObjectSystem {
       const inst = new Instance(instanceName(saved.name), cls);
       for (const [k, v] of saved.slots) inst.slots.set(k, v);
       inst.tag = saved.tag;
+      // A shared slot's one value is the one its instances hold.
+      for (const s of cls.slots)
+        if (s.shared) s.shared.value = inst.slots.get(s.name) ?? s.shared.value;
       this.byName.set(saved.name, inst);
       cls.instances.push(inst);
       this.watcher?.made(inst);
@@ -1110,6 +1259,23 @@ export class ObjectSystem {
         return VOID;
       case "init-slots":
         return this.initSlots(this.currentSelf());
+      case "describe-class":
+        this.host().print(
+          "t",
+          describeClass(this.namedClass(a0, name), (c) => this.handlerList(c)),
+        );
+        return VOID;
+      case "get-class-defaults-mode":
+        return this.defaultsMode;
+      case "set-class-defaults-mode": {
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        if (a0 !== "conservation" && a0 !== "convenience") {
+          throw typeError(name, 1, "symbol with value conservation or convenience");
+        }
+        const previous = this.defaultsMode;
+        this.defaultsMode = a0;
+        return previous;
+      }
       case "gensym":
         return `gen${this.gensymCounter++}`;
       case "gensym*":
@@ -1164,6 +1330,32 @@ function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
       return slots.some((s) => s.name === slot) ? TRUE : FALSE;
     }
   }
+}
+
+/** A slot's default from its constraints (no default, or `?DERIVE`), as CLIPS derives it. */
+function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
+  const types = c.types === null || c.types.includes("VARIABLE") ? null : c.types;
+  const number = (t: string | undefined): Value | null => {
+    const n = Number(t);
+    if (t === undefined || t === "" || Number.isNaN(n)) return null;
+    return t.includes(".") || t.includes("e") ? float(n) : n;
+  };
+  const plain = ["SYMBOL", "STRING", "LEXEME", "INTEGER", "FLOAT", "NUMBER"];
+  // Only instance types allowed: the instance name [nil].
+  if (types !== null && !types.some((t) => plain.includes(t))) {
+    if (types.some((t) => t.startsWith("INSTANCE"))) {
+      const one = instanceName("nil");
+      return multi ? Array(Number(c.cardinality?.[0]) || 0).fill(one) : one;
+    }
+  }
+  const low = Number(c.cardinality?.[0]);
+  return derivedDefault({
+    multi,
+    types,
+    allowed: c.allowedValues.length > 0 ? c.allowedValues : null,
+    range: [number(c.range?.[0]), number(c.range?.[1])],
+    cardinality: [Number.isInteger(low) ? low : null, null],
+  });
 }
 
 function toInstanceName(v: Value): InstanceName {

@@ -8,11 +8,13 @@ import type {
   HandlerAst,
   MethodAst,
   MethodParam,
+  SlotConstraintFacets,
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>
   n?.type === "atom" && n.kind === "symbol" && (text === undefined || n.text === text);
@@ -57,7 +59,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
       case "slot":
       case "single-slot":
       case "multislot":
-        slots.push(parseClassSlot(n, head.text === "multislot", ctx));
+        slots.push(parseClassSlot(n, head.text === "multislot", ctx, head.text !== "slot"));
         break;
       default:
         throw rulesParseError(
@@ -73,7 +75,13 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
   return { name, supers, isaPos: isa.pos, abstract, reactive, slots, source: list.source };
 }
 
-function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSlotAst {
+function parseClassSlot(
+  list: SList,
+  multi: boolean,
+  ctx: ParseContext,
+  fieldGiven: boolean,
+): ClassSlotAst {
+  const given: string[] = fieldGiven ? ["field"] : [];
   const name = symbolAt(list, 1, "a slot name", ctx).text;
   let defaults: Expr[] = [];
   let dynamic = false;
@@ -88,6 +96,13 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
     accessMode: "read-write",
     createAccessor: null,
     overrideMessage: null,
+    constraints: { types: null, allowed: [], allowedValues: [], range: null, cardinality: null },
+    given: [],
+  };
+  const constraints: Mutable<SlotConstraintFacets> = {
+    ...facets.constraints,
+    allowed: [],
+    allowedValues: [],
   };
   const word = (n: SNode | undefined): string => (n?.type === "atom" ? n.text : "");
   for (const f of list.items.slice(2)) {
@@ -103,6 +118,7 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
       );
     }
     const args = f.items.slice(1);
+    given.push(head.text === "default-dynamic" ? "default" : head.text);
     switch (head.text) {
       case "default":
       case "default-dynamic": {
@@ -151,11 +167,31 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
       case "override-message":
         facets.overrideMessage = word(args[0]) || null;
         break;
+      case "type":
+        constraints.types = args.map(word);
+        break;
+      case "range":
+      case "cardinality": {
+        const ends: [string, string] = [word(args[0]), word(args[1])];
+        if (head.text === "range") constraints.range = ends;
+        else constraints.cardinality = ends;
+        break;
+      }
       default:
-        // type, allowed-…, range, cardinality: accepted, not enforced.
+        // allowed-…: recorded for describe-class; none of the constraints is enforced.
+        if (head.text.startsWith("allowed-")) {
+          (constraints.allowed as string[]).push(head.text);
+          for (const a of args) {
+            if (a.type === "atom" && a.kind !== "sfvar" && a.kind !== "mfvar") {
+              (constraints.allowedValues as Value[]).push(a.value);
+            }
+          }
+        }
         break;
     }
   }
+  facets.constraints = constraints;
+  facets.given = given;
   facets.createAccessor = createAccessor;
   let access = createAccessor ?? "read-write";
   // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
