@@ -95,6 +95,10 @@ export function errorEcho(
         // The class's own `)` was not read yet.
         .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
     }
+    if (text === null && mode === "open" && isIsa(node)) {
+      // A defclass refused before its (is-a …) was read: its header and that list's `(`.
+      text = `${ppCool(form, module).split("\n")[0]}\n   (`;
+    }
     // A deffacts puts each fact on its own line, an atom where a fact belongs too.
     if (text !== null && through && node.type === "atom" && parent === form && isDeffacts(form)) {
       // The line break is written once the token after it is read: print one token more, cut

@@ -355,6 +355,15 @@ export class ObjectSystem {
       return c;
     });
     const old = this.classes.get(ast.name);
+    if (old && old.instances.length > 0) {
+      throw rulesLoadError(ast.isaPos, `class ${ast.name} has instances: it cannot be redefined`, {
+        construct: `defclass ${ast.name}`,
+        clips:
+          "[CLASSPSR3] a class cannot be redefined while\n    outstanding references to it still exist.",
+        echoOpen: true,
+        hint: "Delete its instances first (unmake-instance).",
+      });
+    }
     if (old) {
       for (const s of old.supers) s.subclasses.splice(s.subclasses.indexOf(old), 1);
     }
@@ -369,9 +378,8 @@ export class ObjectSystem {
     // An abstract class is never reactive (no direct instances), and passes that on as it
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
-    let cls: ClassDef;
     try {
-      cls = this.newClass(
+      this.newClass(
         ast.name,
         supers,
         abstract,
@@ -386,7 +394,7 @@ export class ObjectSystem {
       if (old) for (const s of old.supers) s.subclasses.push(old);
       throw e;
     }
-    if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
+    // A class defined again starts without message-handlers, as in CLIPS 6.30.
   }
 
   /**
