@@ -273,6 +273,8 @@ export interface HandlerAst {
   readonly type: "primary" | "before" | "after" | "around";
   readonly params: readonly string[];
   readonly rest: string | null;
+  /** Where the parameter list starts (CLIPS's echo of some errors stops at its `(`). */
+  readonly paramsPos?: SourcePos;
   readonly body: Expr[];
   readonly source: string;
 }

@@ -86,6 +86,10 @@ export function errorEcho(
     }
     if (limit === null) return null;
     text = ppConstruct(form, module, limit);
+    // A message-handler's parameter list starts its own line once its `(` is read.
+    if (text !== null && mode === "open" && isHandler(form) && /[^\s]\($/.test(text)) {
+      text = `${text.slice(0, -1)}\n   (`;
+    }
     if (text === null && through && isIsa(node)) {
       // A defclass's precedence error: its header, then the (is-a …) line.
       text = ppCool(form, module)
@@ -153,4 +157,9 @@ function count(root: SNode, target: SNode, toEnd: boolean): number | null {
     return node === target;
   };
   return walk(root) ? n : null;
+}
+
+function isHandler(form: SList): boolean {
+  const head = form.items[0];
+  return head?.type === "atom" && head.text === "defmessage-handler";
 }

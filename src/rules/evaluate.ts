@@ -110,6 +110,7 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "gensym*",
   "setgen",
   "init-slots",
+  "undefmessage-handler",
   "describe-class",
   "get-class-defaults-mode",
   "set-class-defaults-mode",
@@ -320,6 +321,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         }
         const parts = e.value.map((x) => compileExpr(x, opts));
         return (f) => f.host.objects.setSlotOf(base(f), slot, slotValue(parts.map((p) => p(f))));
+      }
+      if (opts.selfSlot && e.name === "self") {
+        throw rulesLoadError(e.pos, "a message-handler cannot bind ?self", {
+          construct: opts.construct,
+          clips: "[MSGPSR5] Active instance parameter cannot be changed.",
+          echoWhole: true,
+        });
       }
       if (!opts.rhs)
         throw rulesLoadError(e.pos, "bind is only allowed on the right-hand side of a rule", {

@@ -249,7 +249,8 @@ export class ObjectSystem {
   readonly template = new ObjectTemplate();
   watcher: InstanceWatcher | null = null;
   /** Whether `(watch instances)` / `(watch slots)` is on (the engine's watch settings). */
-  watching: (item: "instances" | "slots") => boolean = () => false;
+  watching: (item: "instances" | "slots" | "messages" | "message-handlers") => boolean = () =>
+    false;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -525,6 +526,18 @@ export class ObjectSystem {
       );
     }
     const construct = `defmessage-handler ${ast.cls} ${ast.name}`;
+    if (ast.type === "primary" && this.isSystemHandler(cls, ast.name)) {
+      throw rulesLoadError(
+        ast.paramsPos,
+        `${ast.name} is a system message-handler of ${cls.name}`,
+        {
+          construct,
+          clips: "[MSGPSR3] System message-handlers may not be modified.",
+          echoOpen: true,
+          hint: "Define a before, after or around handler for it instead.",
+        },
+      );
+    }
     const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
       this.selfSlot(cls, slot, write, pos, construct);
     const body = ast.body.map((e) =>
@@ -620,6 +633,46 @@ export class ObjectSystem {
     };
   }
 
+  /** USER's own handlers and a class's slot accessors: CLIPS lets no one redefine or delete them. */
+  private isSystemHandler(cls: ClassDef, name: string): boolean {
+    if (cls.name === "USER" && USER_HANDLERS.includes(name)) return true;
+    return cls.ownSlots.some(
+      (s) => (s.read && name === `get-${s.name}`) || (s.write && name === `put-${s.name}`),
+    );
+  }
+
+  /** `(undefmessage-handler CLASS name [type])`, `*` for every name or every type. */
+  undefineHandler(args: readonly Value[]): Value {
+    const fn = "undefmessage-handler";
+    const cls = this.namedClass(args[0] as Value, fn);
+    const name = args[1] as Value;
+    if (!isSymbol(name)) throw typeError(fn, 2, "symbol");
+    const type = args[2] ?? "primary";
+    if (
+      !isSymbol(type) ||
+      (type !== "*" && !["primary", "before", "after", "around"].includes(type))
+    ) {
+      throw rulesRuntimeError(`${fn}: ${formatValue(type)} is not a message-handler type`, {
+        clips: `[MSGFUN7] Unrecognized message-handler type in ${fn}.`,
+      });
+    }
+    if ((type === "primary" || type === "*") && name !== "*" && this.isSystemHandler(cls, name)) {
+      throw rulesRuntimeError(`${name} is a system message-handler of ${cls.name}`, {
+        clips: "[MSGPSR3] System message-handlers may not be modified.",
+      });
+    }
+    const doomed = [...cls.handlers].filter(
+      ([, h]) => (name === "*" || h.name === name) && (type === "*" || h.type === type),
+    );
+    if (doomed.length === 0) {
+      throw rulesRuntimeError(`no message-handler ${name} ${type} in class ${cls.name}`, {
+        clips: `[MSGFUN8] Unable to delete message-handler(s) from class ${cls.name}.`,
+      });
+    }
+    for (const [key] of doomed) cls.handlers.delete(key);
+    return TRUE;
+  }
+
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
   defineInstances(
     name: string,
@@ -666,6 +719,8 @@ export class ObjectSystem {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
       });
     }
+    // Only USER's subclasses answer create (the message make-instance sends first).
+    if (!cls.cpl.some((c) => c.name === "USER")) throw noPrimary("create", cls.name);
     const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
     const old = this.byName.get(iname.name);
     if (old) {
@@ -929,11 +984,37 @@ export class ObjectSystem {
       throw noPrimary(msg, `[${self.instanceName.name}]`);
     }
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
+    const trace = this.watching("messages") ? this.traceLine(msg, self, args) : null;
+    if (trace) this.host().print("t", `MSG >> ${trace}`);
     this.stack.push(d);
     try {
       return this.next(d, args);
     } finally {
       this.stack.pop();
+      if (trace) this.host().print("t", `MSG << ${trace}`);
+    }
+  }
+
+  /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
+  private traceLine(what: string, self: Instance, args: readonly Value[]): string {
+    // CLIPS's evaluation depth: one for a message sent at the top level, one more per nested send.
+    const depth = this.stack.length + 1;
+    const shown = [`<Instance-${self.instanceName.name}>`, ...args.map((a) => formatValue(a))];
+    return `${what} ED:${depth} (${shown.join(" ")})\n`;
+  }
+
+  /** Calls one handler, traced under `(watch message-handlers)`. */
+  private run(h: Handler, d: Dispatch, args: Value[]): Value {
+    if (!this.watching("message-handlers")) return h.call(d.self, args);
+    const line = this.traceLine("", d.self, args).slice(1);
+    const head = `${h.name} ${h.type} in class ${h.cls.name}\n       `;
+    // The depth is the send's (the dispatch is on the stack already).
+    const text = line.replace(/^ED:(\d+)/, (_, n: string) => `ED:${Number(n) - 1}`);
+    this.host().print("t", `HND >> ${head}${text}`);
+    try {
+      return h.call(d.self, args);
+    } finally {
+      this.host().print("t", `HND << ${head}${text}`);
     }
   }
 
@@ -942,12 +1023,12 @@ export class ObjectSystem {
     const around = d.arounds[d.around];
     if (around) {
       d.around++;
-      return around.call(d.self, args);
+      return this.run(around, d, args);
     }
     if (d.primary === 0) {
-      for (const b of d.befores) b.call(d.self, args);
+      for (const b of d.befores) this.run(b, d, args);
       const result = this.nextPrimary(d, args);
-      for (const a of d.afters) a.call(d.self, args);
+      for (const a of d.afters) this.run(a, d, args);
       return result;
     }
     return this.nextPrimary(d, args);
@@ -957,7 +1038,7 @@ export class ObjectSystem {
     const p = d.primaries[d.primary];
     if (!p) return FALSE;
     d.primary++;
-    return p.call(d.self, args);
+    return this.run(p, d, args);
   }
 
   /** `(call-next-handler)` and `(override-next-handler arg…)`. */
@@ -987,6 +1068,14 @@ export class ObjectSystem {
             type: "primary",
             call: (self) => {
               try {
+                if (!self.overridden) {
+                  throw rulesRuntimeError(
+                    "init-slots is only valid while an instance is initialized",
+                    {
+                      clips: "[INSMNGR15] init-slots not valid in this context.",
+                    },
+                  );
+                }
                 return this.initSlots(self);
               } catch (e) {
                 throw haltedIn(e, "message-handler init primary in class USER");
@@ -1265,8 +1354,18 @@ export class ObjectSystem {
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf()));
         return VOID;
-      case "init-slots":
-        return this.initSlots(this.currentSelf());
+      case "init-slots": {
+        const self = this.currentSelf();
+        // Only while the instance is being made or initialized (its init message).
+        if (!self.overridden) {
+          throw rulesRuntimeError("init-slots is only valid while an instance is initialized", {
+            clips: "[INSMNGR15] init-slots not valid in this context.",
+          });
+        }
+        return this.initSlots(self);
+      }
+      case "undefmessage-handler":
+        return this.undefineHandler(args);
       case "describe-class":
         this.host().print(
           "t",

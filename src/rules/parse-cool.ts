@@ -219,12 +219,41 @@ function parseParams(
   }
   const params: string[] = [];
   let rest: string | null = null;
-  node.items.forEach((p, k) => {
-    if (p.type === "atom" && p.kind === "sfvar") params.push(p.text);
-    else if (p.type === "atom" && p.kind === "mfvar" && k === node.items.length - 1) rest = p.text;
-    else
-      throw rulesParseError(p.pos, "a parameter ?name", describe(p), { construct: ctx.construct });
-  });
+  // CLIPS's messages for a bad parameter, each echoed through the parameter.
+  const fail = (p: SNode, message: string, clips: string): never => {
+    throw rulesParseError(p.pos, "a parameter ?name", message, {
+      construct: ctx.construct,
+      clips,
+      echoThrough: true,
+    });
+  };
+  for (const p of node.items) {
+    if (rest !== null) {
+      fail(
+        p,
+        "a parameter after $?rest",
+        "[PRCCODE8] No parameters allowed after wildcard parameter.",
+      );
+    }
+    if (p.type !== "atom" || (p.kind !== "sfvar" && p.kind !== "mfvar")) {
+      throw rulesParseError(p.pos, "a parameter ?name", describe(p), {
+        construct: ctx.construct,
+      });
+    }
+    if (p.text.includes(":")) {
+      fail(
+        p,
+        `the slot reference ?${p.text}`,
+        "[MSGPSR4] Illegal slot reference in parameter list.",
+      );
+    }
+    // ?self is the handler's own first parameter: naming it again is a duplicate.
+    if (p.text === "self" || params.includes(p.text)) {
+      fail(p, `?${p.text} a second time`, "[PRCCODE7] Duplicate parameter names not allowed.");
+    }
+    if (p.kind === "mfvar") rest = p.text;
+    else params.push(p.text);
+  }
   return { params, rest };
 }
 
@@ -243,9 +272,19 @@ export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
     at = 4;
   }
   at = skipComment(list, at);
-  const { params, rest } = parseParams(list.items[at], ctx);
+  const plist = list.items[at];
+  const { params, rest } = parseParams(plist, ctx);
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
-  return { cls, name, type, params, rest, body, source: list.source };
+  return {
+    cls,
+    name,
+    type,
+    params,
+    rest,
+    ...(plist ? { paramsPos: plist.pos } : {}),
+    body,
+    source: list.source,
+  };
 }
 
 /** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */
