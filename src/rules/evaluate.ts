@@ -1,6 +1,6 @@
 import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
-import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
+import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
@@ -443,7 +443,17 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         f.host.objects.makeInstance(
           name ? name(f) : null,
           cls(f),
-          slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          slots.map((s) => {
+            try {
+              return { name: s.name, values: s.values.map((c) => c(f)) };
+            } catch (e) {
+              // CLIPS evaluates an override as the arguments of its put- message.
+              throw withClipsLine(
+                e,
+                `[PRCCODE6] This error occurred while evaluating arguments for the message put-${s.name}.`,
+              );
+            }
+          }),
         );
     }
     case "query":

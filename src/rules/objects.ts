@@ -39,6 +39,7 @@ import {
   type InstanceName,
   type InstanceRef,
   instanceName,
+  isFloat,
   isInstanceName,
   isInstanceRef,
   isInteger,
@@ -962,7 +963,25 @@ export class ObjectSystem {
   /** `(send target message arg…)`. */
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
+    if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
     return this.send(this.need(target, "send"), msg, args);
+  }
+
+  /**
+   * A message to a symbol, number, string or multifield goes to its primitive class (SYMBOL, …),
+   * which has no handlers of its own: `[MSGFUN1]`. Handlers defined on the primitive classes are
+   * not run (not built).
+   */
+  private sendToPrimitive(target: Value, msg: string): never {
+    const cls = this.classes.get(primitiveClass(target));
+    const handled = cls?.cpl.some((c) => [...c.handlers.values()].some((h) => h.name === msg));
+    if (handled) {
+      throw rulesRuntimeError(
+        `message ${msg} to ${formatValue(target)}: handlers of primitive classes are not run by Keel`,
+        { hint: "Send the message to an instance instead." },
+      );
+    }
+    throw noPrimary(msg, formatValue(target));
   }
 
   send(self: Instance, msg: string, args: Value[]): Value {
@@ -1118,6 +1137,15 @@ export class ObjectSystem {
       call: get
         ? (self) => this.slotOf(self, slotName)
         : (self, args) => {
+            if (!slot.multi && args.length !== 1 && args.length !== 0) {
+              const shown = `(${args.map((a) => formatValue(a)).join(" ")})`;
+              throw haltedIn(
+                rulesRuntimeError(`slot ${slotName} takes one value, not ${args.length}`, {
+                  clips: `[INSFUN7] ${shown} illegal for single-field slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}.`,
+                }),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
             if (initOnly && !self.overridden) {
               // An initialize-only slot takes a value only while the instance is initialized.
               throw haltedIn(
@@ -1463,6 +1491,15 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
     range: [number(c.range?.[0]), number(c.range?.[1])],
     cardinality: [Number.isInteger(low) ? low : null, null],
   });
+}
+
+/** The system class of a value that is no instance. */
+function primitiveClass(v: Value): string {
+  if (isMultifield(v)) return "MULTIFIELD";
+  if (isInteger(v)) return "INTEGER";
+  if (isFloat(v)) return "FLOAT";
+  if (isString(v)) return "STRING";
+  return "SYMBOL";
 }
 
 function toInstanceName(v: Value): InstanceName {

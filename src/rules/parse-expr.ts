@@ -203,6 +203,7 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
     if (n === undefined) {
       throw rulesParseError(list.pos, "an instance name and 'of'", "')'", {
         construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance.",
       });
     }
     name = parseExpr(n, ctx);
@@ -212,11 +213,16 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
     throw rulesParseError(items[k]?.pos ?? list.pos, "'of' and a class name", describe(items[k]), {
       construct: ctx.construct,
       hint: "Write (make-instance name of CLASS (slot value)…).",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for make-instance.",
     });
   }
   const clsNode = items[k + 1];
-  if (clsNode === undefined)
-    throw rulesParseError(list.pos, "a class name", "')'", { construct: ctx.construct });
+  if (clsNode === undefined) {
+    throw rulesParseError(list.pos, "a class name", "')'", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance class.",
+    });
+  }
   const cls = parseExpr(clsNode, ctx);
   const slots = parseSlotOverrides(items.slice(k + 2), ctx);
   return { k: "make-instance", name, cls, slots, pos: list.pos };
@@ -232,6 +238,9 @@ function parseSlotOverrides(
     if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
         construct: ctx.construct,
+        ...(n.type === "list" && n.items.length === 0
+          ? { clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for slot-override." }
+          : {}),
       });
     }
     return { name: head.text, values: n.items.slice(1).map((v) => parseExpr(v, ctx)) };
