@@ -48,10 +48,20 @@ function headName(list: SList, ctx: ParseContext): string {
     head.type !== "atom" ||
     (head.kind !== "symbol" && head.kind !== "and" && head.kind !== "or")
   ) {
-    throw rulesParseError(list.pos, "a function name after '('", describe(head), {
-      construct: ctx.construct,
-      hint: "A call looks like (function-name arg…).",
-    });
+    const constant = head?.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar";
+    throw rulesParseError(
+      constant ? head.pos : list.pos,
+      "a function name after '('",
+      describe(head),
+      {
+        construct: ctx.construct,
+        hint: "A call looks like (function-name arg…).",
+        // A constant where the name belongs (a number, string, instance name).
+        ...(constant
+          ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoThrough: true }
+          : {}),
+      },
+    );
   }
   return head.text;
 }
