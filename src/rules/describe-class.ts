@@ -4,7 +4,35 @@
  * message-handler its instances answer.
  */
 import type { ClassSlotFacets } from "./ast.js";
-import type { ClassDef, ClassSlot, HandlerInfo } from "./objects.js";
+
+/** What describe-class reads of a slot (objects.ts's ClassSlot has it). */
+export interface DescribedSlot {
+  readonly name: string;
+  readonly multi: boolean;
+  readonly required: boolean;
+  readonly dynamic: unknown;
+  readonly facets: ClassSlotFacets;
+  readonly accessors: "read" | "write" | "read-write" | "none";
+  readonly sources: readonly string[];
+}
+
+/** What describe-class reads of a class (objects.ts's ClassDef has it). */
+export interface DescribedClass {
+  readonly name: string;
+  readonly abstract: boolean;
+  readonly reactive: boolean;
+  readonly supers: readonly DescribedClass[];
+  readonly cpl: readonly DescribedClass[];
+  readonly subclasses: readonly DescribedClass[];
+  readonly slots: readonly DescribedSlot[];
+}
+
+/** One message-handler line: `name type in class cls`. */
+export interface DescribedHandler {
+  readonly name: string;
+  readonly type: string;
+  readonly cls: string;
+}
 
 const RULE_EQ = "=".repeat(80);
 const RULE_STAR = "*".repeat(80);
@@ -14,9 +42,15 @@ const RULE_DASH = "-".repeat(80);
 const NAME_MAX = 16;
 const OVERRIDE_MAX = 12;
 
-/** The text describe-class prints; `handlers` lists one class's own message-handlers. */
-export function describeClass(cls: ClassDef, handlers: (c: ClassDef) => HandlerInfo[]): string {
-  const names = (list: readonly ClassDef[]) => list.map((c) => ` ${c.name}`).join("");
+/**
+ * The text describe-class prints; `recognized` lists the handlers its instances answer, the
+ * most general class's first.
+ */
+export function describeClass(
+  cls: DescribedClass,
+  recognized: readonly DescribedHandler[],
+): string {
+  const names = (list: readonly DescribedClass[]) => list.map((c) => ` ${c.name}`).join("");
   let out = `${RULE_EQ}\n${RULE_STAR}\n`;
   if (cls.abstract) out += "Abstract: direct instances of this class cannot be created.\n";
   else {
@@ -29,7 +63,6 @@ export function describeClass(cls: ClassDef, handlers: (c: ClassDef) => HandlerI
   out += `Inheritance Precedence:${names(cls.cpl)}\n`;
   out += `Direct Subclasses:${names(cls.subclasses)}\n`;
   if (cls.slots.length > 0) out += slotTables(cls.slots);
-  const recognized = [...cls.cpl].reverse().flatMap(handlers);
   if (recognized.length > 0) {
     out += `${RULE_DASH}\nRecognized message-handlers:\n`;
     for (const h of recognized) out += `${h.name} ${h.type} in class ${h.cls}\n`;
@@ -37,10 +70,10 @@ export function describeClass(cls: ClassDef, handlers: (c: ClassDef) => HandlerI
   return `${out}${RULE_STAR}\n${RULE_EQ}\n`;
 }
 
-function slotTables(slots: readonly ClassSlot[]): string {
+function slotTables(slots: readonly DescribedSlot[]): string {
   const width = Math.min(NAME_MAX, Math.max(5, ...slots.map((s) => s.name.length)));
   const label = (text: string) => text.slice(0, width).padEnd(width);
-  const overrideOf = (s: ClassSlot) =>
+  const overrideOf = (s: DescribedSlot) =>
     s.facets.accessMode === "read-only" ? "NIL" : (s.facets.overrideMessage ?? `put-${s.name}`);
   const ovWidth = Math.min(OVERRIDE_MAX, Math.max(8, ...slots.map((s) => overrideOf(s).length)));
   let out = `${RULE_DASH}\n`;
@@ -84,7 +117,7 @@ const TYPE_COLUMNS: readonly { types: readonly string[]; allowed: readonly strin
 ];
 
 /** `  + ` for a type allowed, `  # ` for one limited to listed values, blank for one refused. */
-function constraintCells(s: ClassSlot): string {
+function constraintCells(s: DescribedSlot): string {
   const c: ClassSlotFacets["constraints"] = s.facets.constraints;
   const anyType = c.types === null || c.types.includes("VARIABLE");
   const shown = TYPE_COLUMNS.map((col) => {

@@ -1394,12 +1394,12 @@ export class ObjectSystem {
       }
       case "undefmessage-handler":
         return this.undefineHandler(args);
-      case "describe-class":
-        this.host().print(
-          "t",
-          describeClass(this.namedClass(a0, name), (c) => this.handlerList(c)),
-        );
+      case "describe-class": {
+        const cls = this.namedClass(a0, name);
+        const handlers = [...cls.cpl].reverse().flatMap((c) => this.handlerList(c));
+        this.host().print("t", describeClass(cls, handlers));
         return VOID;
+      }
       case "get-class-defaults-mode":
         return this.defaultsMode;
       case "set-class-defaults-mode": {
