@@ -42,6 +42,8 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
+      /** `(initialize-instance target (slot value…)…)`: `name` is the target. */
+      readonly initialize?: boolean;
       /** `(duplicate-instance target [to NAME] (slot value…)…)`: `name` is the target. */
       readonly duplicate?: { readonly to: Expr | null };
       readonly name: Expr | null;
@@ -213,6 +215,41 @@ export interface ClassSlotAst {
   readonly dynamic: boolean;
   /** The accessors `create-accessor` asks for (`none` for ?NONE). */
   readonly access: "read" | "write" | "read-write" | "none";
+  /** `(default ?NONE)`: every new instance must be given a value. */
+  readonly required: boolean;
+  /** The facets describe-class lists (`facet` as written; absent: CLIPS's default). */
+  readonly facets: ClassSlotFacets;
+}
+
+/** The slot facets Keel records for describe-class and visibility (not all enforced). */
+export interface ClassSlotFacets {
+  readonly visibility: "private" | "public";
+  readonly storage: "local" | "shared";
+  readonly propagation: "inherit" | "no-inherit";
+  readonly source: "exclusive" | "composite";
+  readonly reactive: boolean;
+  readonly accessMode: "read-write" | "read-only" | "initialize-only";
+  /** `create-accessor` as given; null when the class defaults mode decides. */
+  readonly createAccessor: "read" | "write" | "read-write" | "none" | null;
+  /** `override-message`; null: `put-SLOT`. */
+  readonly overrideMessage: string | null;
+  /** The slot's constraints as describe-class shows them (not enforced). */
+  readonly constraints: SlotConstraintFacets;
+  /** The facets written (`field` for single-slot/multislot, `default` for either default). */
+  readonly given: readonly string[];
+}
+
+/** A slot's type, allowed-…, range and cardinality facets, as written. */
+export interface SlotConstraintFacets {
+  /** The `type` facet's words (null: any type). */
+  readonly types: readonly string[] | null;
+  /** The allowed-… facets given (`allowed-symbols`, `allowed-values`, …). */
+  readonly allowed: readonly string[];
+  /** The constants the allowed-… facets list, in order (a derived default takes the first). */
+  readonly allowedValues: readonly Value[];
+  /** `range` and `cardinality` as written (`?VARIABLE` for an open end). */
+  readonly range: readonly [string, string] | null;
+  readonly cardinality: readonly [string, string] | null;
 }
 
 /** `(defclass NAME (is-a SUPER…) [(role concrete|abstract)] (slot …)…)`. */
@@ -236,6 +273,8 @@ export interface HandlerAst {
   readonly type: "primary" | "before" | "after" | "around";
   readonly params: readonly string[];
   readonly rest: string | null;
+  /** Where the parameter list starts (CLIPS's echo of some errors stops at its `(`). */
+  readonly paramsPos?: SourcePos;
   readonly body: Expr[];
   readonly source: string;
 }

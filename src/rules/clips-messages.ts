@@ -93,8 +93,14 @@ export function clipsMessageText(messages: string): string {
  * is returned (changed in place) so a caller can rethrow it.
  */
 export function haltedIn(error: unknown, what: string): unknown {
+  // CLIPS ends the line with a period except after a message handler's name.
+  const stop = what.startsWith("message-handler ") ? "" : ".";
+  return withClipsLine(error, `[PRCCODE4] Execution halted during the actions of ${what}${stop}`);
+}
+
+/** Adds one line to the CLIPS text of an error (changed in place and returned for a rethrow). */
+export function withClipsLine(error: unknown, line: string): unknown {
   if (isKeelError(error) && typeof error.details.clips === "string") {
-    const line = `[PRCCODE4] Execution halted during the actions of ${what}.`;
     error.details.clips = error.details.clips === "" ? line : `${error.details.clips}\n${line}`;
   }
   return error;

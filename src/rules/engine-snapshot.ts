@@ -16,6 +16,8 @@ export function snapshotOf(
   objects: {
     instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
+    conservationClasses?: string[];
+    conservation?: boolean;
   } = {
     instances: [],
     gensym: 1,
@@ -56,6 +58,10 @@ export function snapshotOf(
         }
       : {}),
     ...(objects.gensym !== 1 ? { gensym: objects.gensym } : {}),
+    ...(objects.conservationClasses?.length
+      ? { conservationClasses: objects.conservationClasses }
+      : {}),
+    ...(objects.conservation ? { classDefaultsMode: "conservation" as const } : {}),
   };
 }
 

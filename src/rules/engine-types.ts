@@ -84,6 +84,10 @@ export interface EngineSnapshot {
     readonly slots: Record<string, EncodedValue>;
   }[];
   readonly gensym?: number;
+  /** The classes defined in conservation mode (their facets default differently). */
+  readonly conservationClasses?: readonly string[];
+  /** `(set-class-defaults-mode conservation)` in effect. */
+  readonly classDefaultsMode?: "conservation";
 }
 
 export interface RuleEngineOptions {

@@ -233,6 +233,7 @@ export class RuleEngine {
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
+    initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
     candidates: (facts, among) => {
       if (!facts) return this.objects.candidates(among);
@@ -1051,10 +1052,13 @@ export class RuleEngine {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.restoring = new Map();
+    this.objects.restoringModes = new Set(s.conservationClasses ?? []);
     try {
       for (const c of s.constructs) {
         for (const form of readForms(c.source)) this.defineConstruct(form as SList, c.actions);
       }
+      this.objects.restoringModes = null;
+      this.objects.defaultsMode = s.classDefaultsMode ?? "convenience";
       const refs = new Map<number, FactRef>();
       const factRef = (id: number): FactRef =>
         refs.get(id) ?? this.wm.byId.get(id) ?? { factId: id, retracted: true };
@@ -1100,6 +1104,7 @@ export class RuleEngine {
       this.firingLog = s.firings ? [...s.firings] : [];
     } finally {
       this.restoring = null;
+      this.objects.restoringModes = null;
     }
   }
 
@@ -1342,8 +1347,15 @@ export class RuleEngine {
   private objectState(): {
     instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
+    conservationClasses: string[];
+    conservation: boolean;
   } {
-    return { instances: this.objects.saved(), gensym: this.objects.gensymCounter };
+    return {
+      instances: this.objects.saved(),
+      gensym: this.objects.gensymCounter,
+      conservationClasses: this.objects.conservationClasses(),
+      conservation: this.objects.defaultsMode === "conservation",
+    };
   }
 
   /** `(eval "expr")` evaluates the text; `(build "(defrule …)")` defines the construct. */

@@ -58,7 +58,9 @@ export function errorEcho(
     text = text.slice(0, -1);
     // A deffunction's body is checked after its closing `)` was read, before the buffer took
     // back the line break in front of it.
-    if (form.items[0]?.type === "atom" && form.items[0].text === "deffunction") {
+    // So is a message-handler's.
+    const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
+    if (head === "deffunction" || head === "defmessage-handler") {
       text = `${text.slice(0, -1)}\n   )`;
     }
   } else if (pos !== undefined) {
@@ -84,6 +86,10 @@ export function errorEcho(
     }
     if (limit === null) return null;
     text = ppConstruct(form, module, limit);
+    // A message-handler's parameter list starts its own line once its `(` is read.
+    if (text !== null && mode === "open" && isHandler(form) && /[^\s]\($/.test(text)) {
+      text = `${text.slice(0, -1)}\n   (`;
+    }
     if (text === null && through && isIsa(node)) {
       // A defclass's precedence error: its header, then the (is-a …) line.
       text = ppCool(form, module)
@@ -92,6 +98,10 @@ export function errorEcho(
         .join("\n")
         // The class's own `)` was not read yet.
         .replace(/\)$/, form.items.at(-1) === node ? "" : ")");
+    }
+    if (text === null && mode === "open" && isIsa(node)) {
+      // A defclass refused before its (is-a …) was read: its header and that list's `(`.
+      text = `${ppCool(form, module).split("\n")[0]}\n   (`;
     }
     // A deffacts puts each fact on its own line, an atom where a fact belongs too.
     if (text !== null && through && node.type === "atom" && parent === form && isDeffacts(form)) {
@@ -147,4 +157,9 @@ function count(root: SNode, target: SNode, toEnd: boolean): number | null {
     return node === target;
   };
   return walk(root) ? n : null;
+}
+
+function isHandler(form: SList): boolean {
+  const head = form.items[0];
+  return head?.type === "atom" && head.text === "defmessage-handler";
 }

@@ -47,6 +47,7 @@ export function rulesLoadError(
     clips?: string;
     echoWhole?: boolean;
     echoThrough?: boolean;
+    echoOpen?: boolean;
   } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
@@ -60,6 +61,7 @@ export function rulesLoadError(
       // CLIPS found the error once the whole construct was read: its ERROR: echo is all of it.
       ...(extra.echoWhole ? { echoWhole: true } : {}),
       ...(extra.echoThrough ? { echoThrough: true } : {}),
+      ...(extra.echoOpen ? { echoOpen: true } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

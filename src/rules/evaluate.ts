@@ -1,6 +1,6 @@
 import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
-import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
+import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
@@ -60,6 +60,8 @@ export interface ObjectOps {
   makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `(initialize-instance target (slot value…)…)`: the instance's name. */
+  initializeInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
   duplicateInstance(
     target: Value,
@@ -107,6 +109,11 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "gensym",
   "gensym*",
   "setgen",
+  "init-slots",
+  "undefmessage-handler",
+  "describe-class",
+  "get-class-defaults-mode",
+  "set-class-defaults-mode",
   "call-next-method",
   "override-next-method",
   "next-methodp",
@@ -225,6 +232,17 @@ export interface CompileOptions {
   rhs: boolean;
   /** For messages. */
   construct?: string;
+  /**
+   * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
+   * when the handler is read; `write` for `bind`).
+   */
+  selfSlot?: (slot: string, write: boolean, pos: SourcePos) => SelfSlotAccess;
+}
+
+/** A message-handler's static reference to one slot of its class (`?self:slot`). */
+export interface SelfSlotAccess {
+  get(self: Value): Value;
+  set(self: Value, value: Value): Value;
 }
 
 /** Symbols printout prints as characters (a Map: a symbol such as `constructor` is not one). */
@@ -249,6 +267,10 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (colon > 0 && !e.mf) {
         const base = compileExpr({ ...e, name: e.name.slice(0, colon) }, opts);
         const slot = e.name.slice(colon + 1);
+        if (opts.selfSlot && e.name.startsWith("self:")) {
+          const access = opts.selfSlot(slot, false, e.pos);
+          return (f) => access.get(base(f));
+        }
         return (f) => f.host.objects.slotOf(base(f), slot);
       }
       if (opts.rhs) {
@@ -292,8 +314,20 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           opts,
         );
         const slot = e.name.slice(colon + 1);
+        if (opts.selfSlot && e.name.startsWith("self:")) {
+          const access = opts.selfSlot(slot, true, e.pos);
+          const values = e.value.map((x) => compileExpr(x, opts));
+          return (f) => access.set(base(f), slotValue(values.map((p) => p(f))));
+        }
         const parts = e.value.map((x) => compileExpr(x, opts));
         return (f) => f.host.objects.setSlotOf(base(f), slot, slotValue(parts.map((p) => p(f))));
+      }
+      if (opts.selfSlot && e.name === "self") {
+        throw rulesLoadError(e.pos, "a message-handler cannot bind ?self", {
+          construct: opts.construct,
+          clips: "[MSGPSR5] Active instance parameter cannot be changed.",
+          echoWhole: true,
+        });
       }
       if (!opts.rhs)
         throw rulesLoadError(e.pos, "bind is only allowed on the right-hand side of a rule", {
@@ -391,6 +425,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
             slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
           );
       }
+      if (e.initialize) {
+        return (f) =>
+          f.host.objects.initializeInstance(
+            cls(f),
+            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          );
+      }
       if (e.modify) {
         return (f) =>
           f.host.objects.modifyInstance(
@@ -402,7 +443,17 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         f.host.objects.makeInstance(
           name ? name(f) : null,
           cls(f),
-          slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+          slots.map((s) => {
+            try {
+              return { name: s.name, values: s.values.map((c) => c(f)) };
+            } catch (e) {
+              // CLIPS evaluates an override as the arguments of its put- message.
+              throw withClipsLine(
+                e,
+                `[PRCCODE6] This error occurred while evaluating arguments for the message put-${s.name}.`,
+              );
+            }
+          }),
         );
     }
     case "query":

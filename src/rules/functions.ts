@@ -39,6 +39,7 @@ import {
   isString,
   isSymbol,
   NIL,
+  numberOf,
   str,
   TRUE,
   type Value,
@@ -144,8 +145,20 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
       2,
     ),
   ],
-  ["integer", B((args) => Math.trunc(num("integer", args, 0)), 1, 1)],
-  ["float", B((args) => float(num("float", args, 0)), 1, 1)],
+  // A constant of another type is refused when the call is read ("integer or float"); a value
+  // only known at run time is checked against the function's own type, as CLIPS words it.
+  ["integer", B((args) => int("integer", args, 0), 1, 1)],
+  [
+    "float",
+    B(
+      (args) => {
+        if (!isNumber(args[0] as Value)) throw typeError("float", 1, "float");
+        return float(numberOf(args[0] as Value));
+      },
+      1,
+      1,
+    ),
+  ],
   [
     "=",
     B(
@@ -482,6 +495,11 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["gensym", 0, 0],
       ["gensym*", 0, 0],
       ["setgen", 1, 1],
+      ["init-slots", 0, 0],
+      ["undefmessage-handler", 2, 3],
+      ["describe-class", 1, 1],
+      ["get-class-defaults-mode", 0, 0],
+      ["set-class-defaults-mode", 1, 1],
       ["seed", 1, 1],
       ["random", 0, 2],
       ["eval", 1, 1],

@@ -4,19 +4,42 @@
  * handlers, slot accessors and definstances. Object patterns on a rule's left-hand side are not
  * matched (docs/rules.md).
  */
-import type { DefclassAst, HandlerAst } from "./ast.js";
+import type {
+  ClassSlotAst,
+  ClassSlotFacets,
+  DefclassAst,
+  HandlerAst,
+  SlotConstraintFacets,
+} from "./ast.js";
+import {
+  evaluationErrorHalt,
+  haltedIn,
+  takeEvaluationError,
+  withClipsLine,
+} from "./clips-messages.js";
+import { ReturnSignal } from "./control.js";
+import { describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
+import {
+  type Compiled,
+  compileExpr,
+  type EvalHost,
+  type Frame,
+  type SelfSlotAccess,
+  slotValue,
+} from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
 import type { SourcePos } from "./source-pos.js";
 import {
   type Atom,
   FALSE,
+  float,
   formatValue,
   type InstanceName,
   type InstanceRef,
   instanceName,
+  isFloat,
   isInstanceName,
   isInstanceRef,
   isInteger,
@@ -29,9 +52,10 @@ import {
   type Value,
   VOID,
 } from "./values.js";
+import { derivedDefault } from "./working-memory.js";
 
 /** A slot of a class, after inheritance. */
-interface ClassSlot {
+export interface ClassSlot {
   readonly name: string;
   readonly multi: boolean;
   /** Static default (computed once), or a dynamic one (per instance). */
@@ -39,6 +63,20 @@ interface ClassSlot {
   readonly dynamic: Compiled | null;
   readonly read: boolean;
   readonly write: boolean;
+  /** `(default ?NONE)`: make-instance and initialize-instance must give it a value. */
+  readonly required: boolean;
+  /** `(visibility public)`: handlers of subclasses may use `?self:slot`. */
+  readonly public: boolean;
+  /** The class that defines it. */
+  readonly owner: string;
+  /** The classes its facets come from, most general first (more than one: composite). */
+  readonly sources: readonly string[];
+  /** Its facets, a composite slot's completed from the definition it inherits. */
+  readonly facets: ClassSlotFacets;
+  /** The accessors it has (after the class defaults mode and read-only). */
+  readonly accessors: "read" | "write" | "read-write" | "none";
+  /** Shared storage: one value for every instance of the classes that have this slot. */
+  readonly shared: { value: Value } | null;
 }
 
 type HandlerType = "primary" | "before" | "after" | "around";
@@ -91,6 +129,8 @@ export interface ClassDef {
   readonly subclasses: ClassDef[];
   /** Instances of exactly this class, oldest first. */
   readonly instances: Instance[];
+  /** Defined in the conservation class defaults mode. */
+  readonly conservation: boolean;
 }
 
 /** One instance of a user class. */
@@ -99,6 +139,11 @@ export class Instance implements InstanceRef {
   /** Its fact's index in the Rete (object-match.ts); 0 until first matched. */
   tag = 0;
   readonly slots = new Map<string, Value>();
+  /**
+   * While it is being made or initialized: the slots given a value so far (the init message's
+   * init-slots leaves those and places every other slot's default). Null once initialized.
+   */
+  overridden: Set<string> | null = null;
   constructor(
     readonly instanceName: InstanceName,
     readonly cls: ClassDef,
@@ -205,7 +250,8 @@ export class ObjectSystem {
   readonly template = new ObjectTemplate();
   watcher: InstanceWatcher | null = null;
   /** Whether `(watch instances)` / `(watch slots)` is on (the engine's watch settings). */
-  watching: (item: "instances" | "slots") => boolean = () => false;
+  watching: (item: "instances" | "slots" | "messages" | "message-handlers") => boolean = () =>
+    false;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -261,8 +307,10 @@ export class ObjectSystem {
     own: ClassSlot[],
     isaPos?: SourcePos,
     redefining = false,
+    conservation = false,
   ): ClassDef {
     const cls: ClassDef = {
+      conservation,
       name,
       supers,
       abstract,
@@ -280,6 +328,8 @@ export class ObjectSystem {
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
       for (const s of (cls.cpl[i] as ClassDef).ownSlots) {
+        // `(propagation no-inherit)`: the slot stays with the class that defines it.
+        if (i > 0 && s.facets.propagation === "no-inherit") continue;
         const at = slots.findIndex((x) => x.name === s.name);
         if (at >= 0) slots.splice(at, 1);
         slots.push(s);
@@ -307,44 +357,139 @@ export class ObjectSystem {
       return c;
     });
     const old = this.classes.get(ast.name);
+    if (old && old.instances.length > 0) {
+      throw rulesLoadError(ast.isaPos, `class ${ast.name} has instances: it cannot be redefined`, {
+        construct: `defclass ${ast.name}`,
+        clips:
+          "[CLASSPSR3] a class cannot be redefined while\n    outstanding references to it still exist.",
+        echoOpen: true,
+        hint: "Delete its instances first (unmake-instance).",
+      });
+    }
     if (old) {
       for (const s of old.supers) s.subclasses.splice(s.subclasses.indexOf(old), 1);
     }
     const construct = `defclass ${ast.name}`;
-    const own = ast.slots.map((s): ClassSlot => {
-      const exprs = s.defaults.map((e) =>
-        compileExpr(e, { resolve: () => null, rhs: true, construct }),
-      );
-      const compute = (f: Frame): Value => {
-        const vals = exprs.map((c) => c(f));
-        return s.multi ? flatten(vals) : vals.length === 0 ? NIL : slotValue(vals);
-      };
-      const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
-      return {
-        name: s.name,
-        multi: s.multi,
-        value: s.dynamic ? NIL : s.defaults.length === 0 ? (s.multi ? [] : NIL) : compute(frame()),
-        dynamic: s.dynamic ? (f) => compute(f) : null,
-        read: s.access !== "write",
-        write: s.access !== "read",
-      };
-    });
+    const conservation = this.modeOf(ast.name) === "conservation";
+    const own = ast.slots.map((s) => this.classSlot(ast.name, s, supers, construct, conservation));
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
     const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
-    const abstract = ast.abstract ?? (fromUser && first.abstract);
+    // In conservation mode a class is abstract and non-reactive unless it says otherwise.
+    const abstract = ast.abstract ?? (fromUser ? first.abstract : conservation);
     // An abstract class is never reactive (no direct instances), and passes that on as it
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
-    const reactive = (ast.reactive ?? (fromUser ? first.reactive : true)) && !abstract;
-    let cls: ClassDef;
+    const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
     try {
-      cls = this.newClass(ast.name, supers, abstract, reactive, own, ast.isaPos, old !== undefined);
+      this.newClass(
+        ast.name,
+        supers,
+        abstract,
+        reactive,
+        own,
+        ast.isaPos,
+        old !== undefined,
+        conservation,
+      );
     } catch (e) {
       // The old class stays, linked to its superclasses again.
       if (old) for (const s of old.supers) s.subclasses.push(old);
       throw e;
     }
-    if (old) for (const [k, h] of old.handlers) cls.handlers.set(k, { ...h, cls });
+    // A class defined again starts without message-handlers, as in CLIPS 6.30.
+  }
+
+  /**
+   * One slot a defclass defines. A composite slot (`(source composite)`) takes every facet it
+   * does not write from the nearest definition it inherits; a read-only slot with a static default is shared, as in CLIPS 6.30.
+   */
+  private classSlot(
+    clsName: string,
+    s: ClassSlotAst,
+    supers: readonly ClassDef[],
+    construct: string,
+    conservation: boolean,
+  ): ClassSlot {
+    let base: ClassSlot | undefined;
+    if (s.facets.source === "composite") {
+      // The nearest definition a subclass inherits (a no-inherit one is passed over).
+      for (const c of supers.flatMap((sup) => sup.cpl)) {
+        base = c.ownSlots.find((x) => x.name === s.name && x.facets.propagation === "inherit");
+        if (base) break;
+      }
+    }
+    const given = (facet: string) => base === undefined || s.facets.given.includes(facet);
+    const facets: ClassSlotFacets = base
+      ? {
+          ...s.facets,
+          visibility: given("visibility") ? s.facets.visibility : base.facets.visibility,
+          storage: given("storage") ? s.facets.storage : base.facets.storage,
+          reactive: given("pattern-match") ? s.facets.reactive : base.facets.reactive,
+          accessMode: given("access") ? s.facets.accessMode : base.facets.accessMode,
+          createAccessor: given("create-accessor")
+            ? s.facets.createAccessor
+            : base.facets.createAccessor,
+          overrideMessage: given("override-message")
+            ? s.facets.overrideMessage
+            : base.facets.overrideMessage,
+        }
+      : s.facets;
+    const multi = given("field") ? s.multi : (base as ClassSlot).multi;
+    const exprs = s.defaults.map((e) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct }),
+    );
+    const compute = (f: Frame): Value => {
+      const vals = exprs.map((c) => c(f));
+      return multi ? flatten(vals) : vals.length === 0 ? NIL : slotValue(vals);
+    };
+    const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
+    const ownDefault = given("default");
+    const dynamic = ownDefault ? (s.dynamic ? compute : null) : (base as ClassSlot).dynamic;
+    const value = !ownDefault
+      ? (base as ClassSlot).value
+      : s.dynamic
+        ? NIL
+        : s.defaults.length === 0
+          ? derivedSlotDefault(multi, facets.constraints)
+          : compute(frame());
+    let accessors = facets.createAccessor ?? (conservation ? "none" : "read-write");
+    // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
+    if (facets.accessMode === "read-only") {
+      accessors = accessors === "read-write" ? "read" : accessors === "write" ? "none" : accessors;
+    }
+    const shared =
+      facets.storage === "shared" || (facets.accessMode === "read-only" && dynamic === null);
+    return {
+      name: s.name,
+      multi,
+      value,
+      dynamic,
+      read: accessors === "read" || accessors === "read-write",
+      write: accessors === "write" || accessors === "read-write",
+      required: ownDefault ? s.required : (base as ClassSlot).required,
+      public: facets.visibility === "public",
+      owner: clsName,
+      sources: base ? [...base.sources, clsName] : [clsName],
+      facets: shared ? { ...facets, storage: "shared" } : facets,
+      accessors,
+      shared: shared ? { value } : null,
+    };
+  }
+
+  /** The class defaults mode a class is defined in (a snapshot's, while one is restored). */
+  private modeOf(cls: string): "convenience" | "conservation" {
+    if (this.restoringModes) return this.restoringModes.has(cls) ? "conservation" : "convenience";
+    return this.defaultsMode;
+  }
+
+  /** `(set-class-defaults-mode …)`: how classes defined from now on default their facets. */
+  defaultsMode: "convenience" | "conservation" = "convenience";
+  /** While a snapshot is restored: the classes it says were defined in conservation mode. */
+  restoringModes: ReadonlySet<string> | null = null;
+
+  /** The user classes defined in conservation mode (snapshots keep them). */
+  conservationClasses(): string[] {
+    return [...this.classes.values()].filter((c) => c.conservation).map((c) => c.name);
   }
 
   /**
@@ -382,7 +527,23 @@ export class ObjectSystem {
       );
     }
     const construct = `defmessage-handler ${ast.cls} ${ast.name}`;
-    const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
+    if (ast.type === "primary" && this.isSystemHandler(cls, ast.name)) {
+      throw rulesLoadError(
+        ast.paramsPos,
+        `${ast.name} is a system message-handler of ${cls.name}`,
+        {
+          construct,
+          clips: "[MSGPSR3] System message-handlers may not be modified.",
+          echoOpen: true,
+          hint: "Define a before, after or around handler for it instead.",
+        },
+      );
+    }
+    const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
+      this.selfSlot(cls, slot, write, pos, construct);
+    const body = ast.body.map((e) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct, selfSlot }),
+    );
     const { params, rest } = ast;
     const call = (self: Instance, args: Value[]): Value => {
       if (rest === null ? args.length !== params.length : args.length < params.length) {
@@ -398,7 +559,15 @@ export class ObjectSystem {
       if (rest !== null) vars.set(rest, flatten(args.slice(params.length)));
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
-      for (const action of body) last = action(frame);
+      try {
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
+      } catch (signal) {
+        if (signal instanceof ReturnSignal) return signal.value;
+        throw haltedIn(signal, `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`);
+      }
       return last;
     };
     const handler: Handler = { cls, name: ast.name, type: ast.type, call };
@@ -406,6 +575,103 @@ export class ObjectSystem {
       `${ast.name} ${ast.type}`,
       text === undefined ? handler : { ...handler, text },
     );
+  }
+
+  /**
+   * `?self:slot` in a handler of `cls`: the slot must be one of the class's, defined by it or
+   * public; at run time it must still be that slot in the instance's class ([MSGPASS3] when a
+   * subclass defines the slot again).
+   */
+  private selfSlot(
+    cls: ClassDef,
+    slot: string,
+    write: boolean,
+    pos: SourcePos,
+    construct: string,
+  ): SelfSlotAccess {
+    const def = cls.slots.find((s) => s.name === slot);
+    // CLIPS adds [PRCCODE3] when the reference is read (not bound).
+    const undefinedVar = write
+      ? ""
+      : `\n[PRCCODE3] Undefined variable self:${slot} referenced in message-handler.`;
+    if (!def) {
+      throw rulesLoadError(pos, `class ${cls.name} has no slot ${slot} for ?self:${slot}`, {
+        construct,
+        clips: `[MSGPSR6] No such slot ${slot} in class ${cls.name} for ?self reference.${undefinedVar}`,
+        echoWhole: true,
+      });
+    }
+    if (!def.public && !cls.ownSlots.includes(def)) {
+      const owner = cls.cpl.find((c) => c.ownSlots.includes(def))?.name ?? cls.name;
+      throw rulesLoadError(pos, `slot ${slot} of class ${owner} is private to it`, {
+        construct,
+        clips: `[MSGFUN6] Private slot ${slot} of class ${owner} cannot be accessed directly\n   by handlers attached to class ${cls.name}${undefinedVar}`,
+        echoWhole: true,
+        hint: "Give the slot (visibility public), or send it a get-/put- message.",
+      });
+    }
+    // The class that defines the slot, by name: a class defined again keeps its handlers.
+    const owner = cls.cpl.find((c) => c.ownSlots.includes(def))?.name;
+    const definer = (inst: Instance): string | undefined => {
+      const s = inst.cls.slots.find((x) => x.name === slot);
+      return s && inst.cls.cpl.find((c) => c.ownSlots.includes(s))?.name;
+    };
+    const check = (self: Value): Instance => {
+      const inst = this.need(self, "slot access");
+      if (inst.cls !== cls && definer(inst) !== owner) {
+        throw rulesRuntimeError(
+          `?self:${slot} of class ${cls.name} does not apply to [${inst.instanceName.name}]`,
+          {
+            clips: `[MSGPASS3] Static reference to slot ${slot} of class ${cls.name} does not apply to [${inst.instanceName.name}] of ${inst.cls.name}`,
+          },
+        );
+      }
+      return inst;
+    };
+    return {
+      get: (self) => check(self).slots.get(slot) as Value,
+      set: (self, value) => this.setSlot(check(self), slot, value),
+    };
+  }
+
+  /** USER's own handlers and a class's slot accessors: CLIPS lets no one redefine or delete them. */
+  private isSystemHandler(cls: ClassDef, name: string): boolean {
+    if (cls.name === "USER" && USER_HANDLERS.includes(name)) return true;
+    return cls.ownSlots.some(
+      (s) => (s.read && name === `get-${s.name}`) || (s.write && name === `put-${s.name}`),
+    );
+  }
+
+  /** `(undefmessage-handler CLASS name [type])`, `*` for every name or every type. */
+  undefineHandler(args: readonly Value[]): Value {
+    const fn = "undefmessage-handler";
+    const cls = this.namedClass(args[0] as Value, fn);
+    const name = args[1] as Value;
+    if (!isSymbol(name)) throw typeError(fn, 2, "symbol");
+    const type = args[2] ?? "primary";
+    if (
+      !isSymbol(type) ||
+      (type !== "*" && !["primary", "before", "after", "around"].includes(type))
+    ) {
+      throw rulesRuntimeError(`${fn}: ${formatValue(type)} is not a message-handler type`, {
+        clips: `[MSGFUN7] Unrecognized message-handler type in ${fn}.`,
+      });
+    }
+    if ((type === "primary" || type === "*") && name !== "*" && this.isSystemHandler(cls, name)) {
+      throw rulesRuntimeError(`${name} is a system message-handler of ${cls.name}`, {
+        clips: "[MSGPSR3] System message-handlers may not be modified.",
+      });
+    }
+    const doomed = [...cls.handlers].filter(
+      ([, h]) => (name === "*" || h.name === name) && (type === "*" || h.type === type),
+    );
+    if (doomed.length === 0) {
+      throw rulesRuntimeError(`no message-handler ${name} ${type} in class ${cls.name}`, {
+        clips: `[MSGFUN8] Unable to delete message-handler(s) from class ${cls.name}.`,
+      });
+    }
+    for (const [key] of doomed) cls.handlers.delete(key);
+    return TRUE;
   }
 
   /** `(definstances name (inst of CLASS (slot v…)…)…)`: made on every reset. */
@@ -454,31 +720,109 @@ export class ObjectSystem {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
       });
     }
+    // Only USER's subclasses answer create (the message make-instance sends first).
+    if (!cls.cpl.some((c) => c.name === "USER")) throw noPrimary("create", cls.name);
     const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
     const old = this.byName.get(iname.name);
-    if (old) this.send(old, "delete", []);
+    if (old) {
+      this.send(old, "delete", []);
+      if (!old.deleted) {
+        throw rulesRuntimeError(`instance [${iname.name}] could not be deleted to make a new one`, {
+          clips: `[INSMNGR5] Unable to delete old instance ${iname.name}.`,
+        });
+      }
+    }
     const inst = new Instance(iname, cls);
-    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
+    // Until init places the defaults, a slot holds its static default (nil for a dynamic one).
     for (const s of cls.slots) {
-      inst.slots.set(s.name, s.dynamic ? s.dynamic(f) : s.value);
+      inst.slots.set(s.name, s.shared ? s.shared.value : s.dynamic ? NIL : s.value);
     }
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
     this.traceInstance(true, inst);
-    for (const o of overrides) {
-      const slot = cls.slots.find((s) => s.name === o.name);
-      if (!slot) {
-        this.remove(inst);
-        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
-          clips: `[MSGFUN3] ${o.name} slot in [${iname.name}] of ${cls.name}: write access denied.`,
-        });
-      }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+    try {
+      this.initialize(inst, overrides);
+    } catch (e) {
+      this.remove(inst);
+      throw e;
     }
-    for (const s of cls.slots) this.traceSlot(inst, s.name);
-    this.send(inst, "init", []);
     if (!inst.deleted) this.watcher?.made(inst);
     return iname;
+  }
+
+  /**
+   * `(initialize-instance target (slot value…)…)`: the overrides placed by put- messages, then
+   * the init message (init-slots puts back every other slot's default). The instance's name.
+   */
+  initializeInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+    const inst = this.find(target);
+    if (!inst) {
+      if (isSymbol(target) || isInstanceName(target) || isInstanceRef(target)) {
+        const name = isInstanceRef(target) ? target.instanceName.name : formatValue(target);
+        throw rulesRuntimeError(`no instance ${name} to initialize`, {
+          clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : name} in function initialize-instance.`,
+        });
+      }
+      throw rulesRuntimeError("initialize-instance expects an instance", {
+        clips: "[INSFUN1] Expected a valid instance in function initialize-instance.",
+      });
+    }
+    const before = new Map(inst.slots);
+    this.initialize(inst, overrides);
+    const changed = [...inst.slots].filter(([k, v]) => before.get(k) !== v).map(([k]) => k);
+    if (changed.length > 0 && !inst.deleted) this.watcher?.changed(inst, changed);
+    return inst.instanceName;
+  }
+
+  /** The overrides by put- messages, then init (CLIPS's InitializeInstance). */
+  private initialize(inst: Instance, overrides: { name: string; values: Value[] }[]): void {
+    const cls = inst.cls;
+    inst.overridden = new Set();
+    try {
+      for (const o of overrides) {
+        if (!cls.slots.some((s) => s.name === o.name)) {
+          throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
+            clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${inst.instanceName.name}.`,
+          });
+        }
+        this.send(inst, `put-${o.name}`, o.values);
+        inst.overridden.add(o.name);
+      }
+      try {
+        this.send(inst, "init", []);
+      } catch (e) {
+        throw withClipsLine(
+          e,
+          `[INSMNGR8] An error occurred during the initialization of instance ${inst.instanceName.name}.`,
+        );
+      }
+    } finally {
+      inst.overridden = null;
+    }
+  }
+
+  /**
+   * `(init-slots)`, what USER's init handler does: every slot not given a value since the
+   * instance was made (or initialize-instance began) takes its default, in slot order.
+   */
+  initSlots(inst: Instance): Value {
+    const given = inst.overridden ?? new Set<string>();
+    const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
+    for (const s of inst.cls.slots) {
+      if (given.has(s.name)) continue;
+      if (s.required) {
+        throw rulesRuntimeError(`slot ${s.name} of [${inst.instanceName.name}] needs a value`, {
+          clips: `[INSMNGR14] Override required for slot ${s.name} in instance ${inst.instanceName.name}.`,
+        });
+      }
+      // A shared slot's static default was placed once, when the class was defined.
+      if (s.shared && !s.dynamic) {
+        inst.slots.set(s.name, s.shared.value);
+        continue;
+      }
+      this.place(inst, s, s.dynamic ? s.dynamic(f) : s.value);
+    }
+    return inst;
   }
 
   /** `(modify-instance target (slot value…)…)`: the slots set, then matched once. */
@@ -619,7 +963,25 @@ export class ObjectSystem {
   /** `(send target message arg…)`. */
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
+    if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
     return this.send(this.need(target, "send"), msg, args);
+  }
+
+  /**
+   * A message to a symbol, number, string or multifield goes to its primitive class (SYMBOL, …),
+   * which has no handlers of its own: `[MSGFUN1]`. Handlers defined on the primitive classes are
+   * not run (not built).
+   */
+  private sendToPrimitive(target: Value, msg: string): never {
+    const cls = this.classes.get(primitiveClass(target));
+    const handled = cls?.cpl.some((c) => [...c.handlers.values()].some((h) => h.name === msg));
+    if (handled) {
+      throw rulesRuntimeError(
+        `message ${msg} to ${formatValue(target)}: handlers of primitive classes are not run by Keel`,
+        { hint: "Send the message to an instance instead." },
+      );
+    }
+    throw noPrimary(msg, formatValue(target));
   }
 
   send(self: Instance, msg: string, args: Value[]): Value {
@@ -641,11 +1003,37 @@ export class ObjectSystem {
       throw noPrimary(msg, `[${self.instanceName.name}]`);
     }
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
+    const trace = this.watching("messages") ? this.traceLine(msg, self, args) : null;
+    if (trace) this.host().print("t", `MSG >> ${trace}`);
     this.stack.push(d);
     try {
       return this.next(d, args);
     } finally {
       this.stack.pop();
+      if (trace) this.host().print("t", `MSG << ${trace}`);
+    }
+  }
+
+  /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
+  private traceLine(what: string, self: Instance, args: readonly Value[]): string {
+    // CLIPS's evaluation depth: one for a message sent at the top level, one more per nested send.
+    const depth = this.stack.length + 1;
+    const shown = [`<Instance-${self.instanceName.name}>`, ...args.map((a) => formatValue(a))];
+    return `${what} ED:${depth} (${shown.join(" ")})\n`;
+  }
+
+  /** Calls one handler, traced under `(watch message-handlers)`. */
+  private run(h: Handler, d: Dispatch, args: Value[]): Value {
+    if (!this.watching("message-handlers")) return h.call(d.self, args);
+    const line = this.traceLine("", d.self, args).slice(1);
+    const head = `${h.name} ${h.type} in class ${h.cls.name}\n       `;
+    // The depth is the send's (the dispatch is on the stack already).
+    const text = line.replace(/^ED:(\d+)/, (_, n: string) => `ED:${Number(n) - 1}`);
+    this.host().print("t", `HND >> ${head}${text}`);
+    try {
+      return h.call(d.self, args);
+    } finally {
+      this.host().print("t", `HND << ${head}${text}`);
     }
   }
 
@@ -654,12 +1042,12 @@ export class ObjectSystem {
     const around = d.arounds[d.around];
     if (around) {
       d.around++;
-      return around.call(d.self, args);
+      return this.run(around, d, args);
     }
     if (d.primary === 0) {
-      for (const b of d.befores) b.call(d.self, args);
+      for (const b of d.befores) this.run(b, d, args);
       const result = this.nextPrimary(d, args);
-      for (const a of d.afters) a.call(d.self, args);
+      for (const a of d.afters) this.run(a, d, args);
       return result;
     }
     return this.nextPrimary(d, args);
@@ -669,7 +1057,7 @@ export class ObjectSystem {
     const p = d.primaries[d.primary];
     if (!p) return FALSE;
     d.primary++;
-    return p.call(d.self, args);
+    return this.run(p, d, args);
   }
 
   /** `(call-next-handler)` and `(override-next-handler arg…)`. */
@@ -693,7 +1081,26 @@ export class ObjectSystem {
     if (c.name === "USER") {
       switch (msg) {
         case "init":
-          return { cls: c, name: msg, type: "primary", call: () => TRUE };
+          return {
+            cls: c,
+            name: msg,
+            type: "primary",
+            call: (self) => {
+              try {
+                if (!self.overridden) {
+                  throw rulesRuntimeError(
+                    "init-slots is only valid while an instance is initialized",
+                    {
+                      clips: "[INSMNGR15] init-slots not valid in this context.",
+                    },
+                  );
+                }
+                return this.initSlots(self);
+              } catch (e) {
+                throw haltedIn(e, "message-handler init primary in class USER");
+              }
+            },
+          };
         case "delete":
           return {
             cls: c,
@@ -722,18 +1129,41 @@ export class ObjectSystem {
     const slotName = msg.slice(4);
     const slot = c.ownSlots.find((s) => s.name === slotName);
     if (!slot || (get ? !slot.read : !slot.write)) return undefined;
+    const initOnly = slot.facets.accessMode === "initialize-only";
     return {
       cls: c,
       name: msg,
       type: "primary",
       call: get
         ? (self) => this.slotOf(self, slotName)
-        : (self, args) =>
-            this.setSlot(
+        : (self, args) => {
+            if (!slot.multi && args.length !== 1 && args.length !== 0) {
+              const shown = `(${args.map((a) => formatValue(a)).join(" ")})`;
+              throw haltedIn(
+                rulesRuntimeError(`slot ${slotName} takes one value, not ${args.length}`, {
+                  clips: `[INSFUN7] ${shown} illegal for single-field slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}.`,
+                }),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
+            if (initOnly && !self.overridden) {
+              // An initialize-only slot takes a value only while the instance is initialized.
+              throw haltedIn(
+                rulesRuntimeError(
+                  `slot ${slotName} of [${self.instanceName.name}] is initialize-only`,
+                  {
+                    clips: `[MSGFUN3] ${slotName} slot in [${self.instanceName.name}] of ${self.cls.name}: write access denied.`,
+                  },
+                ),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
+            return this.setSlot(
               self,
               slotName,
               slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args),
-            ),
+            );
+          },
     };
   }
 
@@ -767,10 +1197,27 @@ export class ObjectSystem {
       throw rulesRuntimeError(`[${inst.instanceName.name}] has no slot ${slot}`);
     const def = inst.cls.slots.find((s) => s.name === slot);
     const v = def?.multi && !isMultifield(value) ? [value as Atom] : value;
-    inst.slots.set(slot, v);
-    this.traceSlot(inst, slot);
-    this.watcher?.changed(inst, [slot]);
+    if (def) this.place(inst, def, v);
+    else {
+      inst.slots.set(slot, v);
+      this.traceSlot(inst, slot);
+    }
+    if (inst.overridden) inst.overridden.add(slot);
+    else this.watcher?.changed(inst, [slot]);
     return v;
+  }
+
+  /** Puts a slot's value; a shared slot's goes to every instance that has the slot. */
+  private place(inst: Instance, def: ClassSlot, v: Value): void {
+    inst.slots.set(def.name, v);
+    this.traceSlot(inst, def.name);
+    if (!def.shared) return;
+    def.shared.value = v;
+    for (const other of this.byName.values()) {
+      if (other === inst || !other.cls.slots.includes(def)) continue;
+      other.slots.set(def.name, v);
+      if (!other.overridden) this.watcher?.changed(other, [def.name]);
+    }
   }
 
   /** The instance whose handler is running (dynamic-get, dynamic-put). */
@@ -822,6 +1269,9 @@ export class ObjectSystem {
       const inst = new Instance(instanceName(saved.name), cls);
       for (const [k, v] of saved.slots) inst.slots.set(k, v);
       inst.tag = saved.tag;
+      // A shared slot's one value is the one its instances hold.
+      for (const s of cls.slots)
+        if (s.shared) s.shared.value = inst.slots.get(s.name) ?? s.shared.value;
       this.byName.set(saved.name, inst);
       cls.instances.push(inst);
       this.watcher?.made(inst);
@@ -932,6 +1382,35 @@ export class ObjectSystem {
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf()));
         return VOID;
+      case "init-slots": {
+        const self = this.currentSelf();
+        // Only while the instance is being made or initialized (its init message).
+        if (!self.overridden) {
+          throw rulesRuntimeError("init-slots is only valid while an instance is initialized", {
+            clips: "[INSMNGR15] init-slots not valid in this context.",
+          });
+        }
+        return this.initSlots(self);
+      }
+      case "undefmessage-handler":
+        return this.undefineHandler(args);
+      case "describe-class": {
+        const cls = this.namedClass(a0, name);
+        const handlers = [...cls.cpl].reverse().flatMap((c) => this.handlerList(c));
+        this.host().print("t", describeClass(cls, handlers));
+        return VOID;
+      }
+      case "get-class-defaults-mode":
+        return this.defaultsMode;
+      case "set-class-defaults-mode": {
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        if (a0 !== "conservation" && a0 !== "convenience") {
+          throw typeError(name, 1, "symbol with value conservation or convenience");
+        }
+        const previous = this.defaultsMode;
+        this.defaultsMode = a0;
+        return previous;
+      }
       case "gensym":
         return `gen${this.gensymCounter++}`;
       case "gensym*":
@@ -986,6 +1465,41 @@ function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
       return slots.some((s) => s.name === slot) ? TRUE : FALSE;
     }
   }
+}
+
+/** A slot's default from its constraints (no default, or `?DERIVE`), as CLIPS derives it. */
+function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
+  const types = c.types === null || c.types.includes("VARIABLE") ? null : c.types;
+  const number = (t: string | undefined): Value | null => {
+    const n = Number(t);
+    if (t === undefined || t === "" || Number.isNaN(n)) return null;
+    return t.includes(".") || t.includes("e") ? float(n) : n;
+  };
+  const plain = ["SYMBOL", "STRING", "LEXEME", "INTEGER", "FLOAT", "NUMBER"];
+  // Only instance types allowed: the instance name [nil].
+  if (types !== null && !types.some((t) => plain.includes(t))) {
+    if (types.some((t) => t.startsWith("INSTANCE"))) {
+      const one = instanceName("nil");
+      return multi ? Array(Number(c.cardinality?.[0]) || 0).fill(one) : one;
+    }
+  }
+  const low = Number(c.cardinality?.[0]);
+  return derivedDefault({
+    multi,
+    types,
+    allowed: c.allowedValues.length > 0 ? c.allowedValues : null,
+    range: [number(c.range?.[0]), number(c.range?.[1])],
+    cardinality: [Number.isInteger(low) ? low : null, null],
+  });
+}
+
+/** The system class of a value that is no instance. */
+function primitiveClass(v: Value): string {
+  if (isMultifield(v)) return "MULTIFIELD";
+  if (isInteger(v)) return "INTEGER";
+  if (isFloat(v)) return "FLOAT";
+  if (isString(v)) return "STRING";
+  return "SYMBOL";
 }
 
 function toInstanceName(v: Value): InstanceName {

@@ -1,17 +1,20 @@
 /** Parsing of COOL's constructs and generic functions: defclass, defmessage-handler, definstances, defgeneric, defmethod. */
 import type {
   ClassSlotAst,
+  ClassSlotFacets,
   DefclassAst,
   DefinstancesAst,
   Expr,
   HandlerAst,
   MethodAst,
   MethodParam,
+  SlotConstraintFacets,
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>
   n?.type === "atom" && n.kind === "symbol" && (text === undefined || n.text === text);
@@ -56,7 +59,7 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
       case "slot":
       case "single-slot":
       case "multislot":
-        slots.push(parseClassSlot(n, head.text === "multislot", ctx));
+        slots.push(parseClassSlot(n, head.text === "multislot", ctx, head.text !== "slot"));
         break;
       default:
         throw rulesParseError(
@@ -72,12 +75,36 @@ export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
   return { name, supers, isaPos: isa.pos, abstract, reactive, slots, source: list.source };
 }
 
-function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSlotAst {
+function parseClassSlot(
+  list: SList,
+  multi: boolean,
+  ctx: ParseContext,
+  fieldGiven: boolean,
+): ClassSlotAst {
+  const given: string[] = fieldGiven ? ["field"] : [];
   const name = symbolAt(list, 1, "a slot name", ctx).text;
   let defaults: Expr[] = [];
   let dynamic = false;
-  let access: ClassSlotAst["access"] = "read-write";
-  let readOnly = false;
+  let required = false;
+  let createAccessor: ClassSlotFacets["createAccessor"] = null;
+  const facets: Mutable<ClassSlotFacets> = {
+    visibility: "private",
+    storage: "local",
+    propagation: "inherit",
+    source: "exclusive",
+    reactive: true,
+    accessMode: "read-write",
+    createAccessor: null,
+    overrideMessage: null,
+    constraints: { types: null, allowed: [], allowedValues: [], range: null, cardinality: null },
+    given: [],
+  };
+  const constraints: Mutable<SlotConstraintFacets> = {
+    ...facets.constraints,
+    allowed: [],
+    allowedValues: [],
+  };
+  const word = (n: SNode | undefined): string => (n?.type === "atom" ? n.text : "");
   for (const f of list.items.slice(2)) {
     const head = f.type === "list" ? f.items[0] : undefined;
     if (f.type !== "list" || head?.type !== "atom") {
@@ -91,6 +118,7 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
       );
     }
     const args = f.items.slice(1);
+    given.push(head.text === "default-dynamic" ? "default" : head.text);
     switch (head.text) {
       case "default":
       case "default-dynamic": {
@@ -102,28 +130,77 @@ function parseClassSlot(list: SList, multi: boolean, ctx: ParseContext): ClassSl
           (only.text === "NONE" || only.text === "DERIVE");
         defaults = special ? [] : args.map((a) => parseExpr(a, ctx));
         dynamic = head.text === "default-dynamic";
+        required = special && only.text === "NONE";
         break;
       }
       case "create-accessor": {
-        const a = args[0];
-        const t = a?.type === "atom" ? a.text : "";
-        access =
+        const t = word(args[0]);
+        createAccessor =
           t === "read" ? "read" : t === "write" ? "write" : t === "NONE" ? "none" : "read-write";
         break;
       }
-      case "access":
-        readOnly = isSym(args[0], "read-only");
+      case "access": {
+        const t = word(args[0]);
+        facets.accessMode =
+          t === "read-only"
+            ? "read-only"
+            : t === "initialize-only"
+              ? "initialize-only"
+              : "read-write";
         break;
+      }
+      case "visibility":
+        facets.visibility = word(args[0]) === "public" ? "public" : "private";
+        break;
+      case "storage":
+        facets.storage = word(args[0]) === "shared" ? "shared" : "local";
+        break;
+      case "propagation":
+        facets.propagation = word(args[0]) === "no-inherit" ? "no-inherit" : "inherit";
+        break;
+      case "source":
+        facets.source = word(args[0]) === "composite" ? "composite" : "exclusive";
+        break;
+      case "pattern-match":
+        facets.reactive = word(args[0]) !== "non-reactive";
+        break;
+      case "override-message":
+        facets.overrideMessage = word(args[0]) || null;
+        break;
+      case "type":
+        constraints.types = args.map(word);
+        break;
+      case "range":
+      case "cardinality": {
+        const ends: [string, string] = [word(args[0]), word(args[1])];
+        if (head.text === "range") constraints.range = ends;
+        else constraints.cardinality = ends;
+        break;
+      }
       default:
-        // type, allowed-…, range, cardinality, storage, propagation, source,
-        // pattern-match, visibility, override-message: accepted, not enforced.
+        // allowed-…: recorded for describe-class; none of the constraints is enforced.
+        if (head.text.startsWith("allowed-")) {
+          (constraints.allowed as string[]).push(head.text);
+          for (const a of args) {
+            if (a.type === "atom" && a.kind !== "sfvar" && a.kind !== "mfvar") {
+              (constraints.allowedValues as Value[]).push(a.value);
+            }
+          }
+        }
         break;
     }
   }
+  facets.constraints = constraints;
+  facets.given = given;
+  facets.createAccessor = createAccessor;
+  let access = createAccessor ?? "read-write";
   // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
-  if (readOnly) access = access === "read-write" ? "read" : access === "write" ? "none" : access;
-  return { name, multi, defaults, dynamic, access };
+  if (facets.accessMode === "read-only")
+    access = access === "read-write" ? "read" : access === "write" ? "none" : access;
+  return { name, multi, defaults, dynamic, access, required, facets };
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The parameters `(?a ?b [$?rest])` of a handler. */
 function parseParams(
@@ -142,12 +219,41 @@ function parseParams(
   }
   const params: string[] = [];
   let rest: string | null = null;
-  node.items.forEach((p, k) => {
-    if (p.type === "atom" && p.kind === "sfvar") params.push(p.text);
-    else if (p.type === "atom" && p.kind === "mfvar" && k === node.items.length - 1) rest = p.text;
-    else
-      throw rulesParseError(p.pos, "a parameter ?name", describe(p), { construct: ctx.construct });
-  });
+  // CLIPS's messages for a bad parameter, each echoed through the parameter.
+  const fail = (p: SNode, message: string, clips: string): never => {
+    throw rulesParseError(p.pos, "a parameter ?name", message, {
+      construct: ctx.construct,
+      clips,
+      echoThrough: true,
+    });
+  };
+  for (const p of node.items) {
+    if (rest !== null) {
+      fail(
+        p,
+        "a parameter after $?rest",
+        "[PRCCODE8] No parameters allowed after wildcard parameter.",
+      );
+    }
+    if (p.type !== "atom" || (p.kind !== "sfvar" && p.kind !== "mfvar")) {
+      throw rulesParseError(p.pos, "a parameter ?name", describe(p), {
+        construct: ctx.construct,
+      });
+    }
+    if (p.text.includes(":")) {
+      fail(
+        p,
+        `the slot reference ?${p.text}`,
+        "[MSGPSR4] Illegal slot reference in parameter list.",
+      );
+    }
+    // ?self is the handler's own first parameter: naming it again is a duplicate.
+    if (p.text === "self" || params.includes(p.text)) {
+      fail(p, `?${p.text} a second time`, "[PRCCODE7] Duplicate parameter names not allowed.");
+    }
+    if (p.kind === "mfvar") rest = p.text;
+    else params.push(p.text);
+  }
   return { params, rest };
 }
 
@@ -166,9 +272,19 @@ export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
     at = 4;
   }
   at = skipComment(list, at);
-  const { params, rest } = parseParams(list.items[at], ctx);
+  const plist = list.items[at];
+  const { params, rest } = parseParams(plist, ctx);
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
-  return { cls, name, type, params, rest, body, source: list.source };
+  return {
+    cls,
+    name,
+    type,
+    params,
+    rest,
+    ...(plist ? { paramsPos: plist.pos } : {}),
+    body,
+    source: list.source,
+  };
 }
 
 /** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */

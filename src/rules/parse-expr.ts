@@ -48,10 +48,20 @@ function headName(list: SList, ctx: ParseContext): string {
     head.type !== "atom" ||
     (head.kind !== "symbol" && head.kind !== "and" && head.kind !== "or")
   ) {
-    throw rulesParseError(list.pos, "a function name after '('", describe(head), {
-      construct: ctx.construct,
-      hint: "A call looks like (function-name arg…).",
-    });
+    const constant = head?.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar";
+    throw rulesParseError(
+      constant ? head.pos : list.pos,
+      "a function name after '('",
+      describe(head),
+      {
+        construct: ctx.construct,
+        hint: "A call looks like (function-name arg…).",
+        // A constant where the name belongs (a number, string, instance name).
+        ...(constant
+          ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoThrough: true }
+          : {}),
+      },
+    );
   }
   return head.text;
 }
@@ -145,6 +155,8 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "modify-instance":
     case "message-modify-instance":
       return parseModifyInstance(list, ctx);
+    case "initialize-instance":
+      return parseInitializeInstance(list, ctx);
     case "duplicate-instance":
       return parseDuplicateInstance(list, ctx);
     default:
@@ -184,6 +196,7 @@ const SPECIAL_FORMS = new Set([
   "make-instance",
   "modify-instance",
   "message-modify-instance",
+  "initialize-instance",
   "duplicate-instance",
   ...QUERY_FUNCTIONS,
 ]);
@@ -200,6 +213,7 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
     if (n === undefined) {
       throw rulesParseError(list.pos, "an instance name and 'of'", "')'", {
         construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance.",
       });
     }
     name = parseExpr(n, ctx);
@@ -209,11 +223,16 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
     throw rulesParseError(items[k]?.pos ?? list.pos, "'of' and a class name", describe(items[k]), {
       construct: ctx.construct,
       hint: "Write (make-instance name of CLASS (slot value)…).",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for make-instance.",
     });
   }
   const clsNode = items[k + 1];
-  if (clsNode === undefined)
-    throw rulesParseError(list.pos, "a class name", "')'", { construct: ctx.construct });
+  if (clsNode === undefined) {
+    throw rulesParseError(list.pos, "a class name", "')'", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance class.",
+    });
+  }
   const cls = parseExpr(clsNode, ctx);
   const slots = parseSlotOverrides(items.slice(k + 2), ctx);
   return { k: "make-instance", name, cls, slots, pos: list.pos };
@@ -229,6 +248,9 @@ function parseSlotOverrides(
     if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
         construct: ctx.construct,
+        ...(n.type === "list" && n.items.length === 0
+          ? { clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for slot-override." }
+          : {}),
       });
     }
     return { name: head.text, values: n.items.slice(1).map((v) => parseExpr(v, ctx)) };
@@ -244,6 +266,20 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
   return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+}
+
+/** `(initialize-instance target (slot value…)…)`: a make-instance expression marked `initialize`. */
+function parseInitializeInstance(list: SList, ctx: ParseContext): Expr {
+  const target = list.items[1];
+  if (target === undefined) {
+    throw rulesParseError(list.pos, "an instance to initialize", "')'", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for instance.",
+    });
+  }
+  const name = parseExpr(target, ctx);
+  const slots = parseSlotOverrides(list.items.slice(2), ctx);
+  return { k: "make-instance", initialize: true, name, cls: name, slots, pos: list.pos };
 }
 
 /** `(duplicate-instance target [to NAME] (slot value…)…)`: a make-instance expression marked `duplicate`. */
@@ -562,6 +598,8 @@ export function checkSlot(
 }
 
 const NUMERIC = new Set([
+  "integer",
+  "float",
   "=",
   "<>",
   ">",

@@ -103,13 +103,16 @@ const DERIVE_ORDER = [
  * FLOAT; the first allowed value of that type, else (for numbers) the range's minimum or maximum,
  * else nil, "", 0 or 0.0.
  */
-export function derivedDefault(slot: SlotDef): Value {
+export function derivedDefault(slot: DerivableSlot): Value {
   // A multislot's derived default holds its minimum cardinality of derived single values.
   if (slot.multi) return Array(slot.cardinality?.[0] ?? 0).fill(derivedSingle(slot));
   return derivedSingle(slot);
 }
 
-function derivedSingle(slot: SlotDef): Atom {
+/** What a derived default is made from (a deftemplate's or a defclass's slot). */
+export type DerivableSlot = Pick<SlotDef, "multi" | "types" | "allowed" | "range" | "cardinality">;
+
+function derivedSingle(slot: DerivableSlot): Atom {
   const kind =
     DERIVE_ORDER.find(
       (k) => slot.types === null || k.within.some((t) => slot.types?.includes(t)),

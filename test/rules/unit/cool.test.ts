@@ -127,6 +127,40 @@ describe("COOL in snapshots", () => {
   });
 });
 
+describe("class defaults mode and shared slots in snapshots", () => {
+  it("a class defined in conservation mode stays abstract, non-reactive and without accessors after restore", () => {
+    const engine = new RuleEngine();
+    const run = (text: string) => engine.evalTopLevel(readOne(text), new Map());
+    run("(set-class-defaults-mode conservation)");
+    engine.load("(defclass C (is-a USER) (slot x))");
+    run("(set-class-defaults-mode convenience)");
+    engine.load("(defclass V (is-a USER) (slot x))");
+    const copy = new RuleEngine();
+    copy.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    const again = (text: string) => copy.evalTopLevel(readOne(text), new Map());
+    expect(again("(class-abstractp C)")).toBe("TRUE");
+    expect(again("(class-abstractp V)")).toBe("FALSE");
+    expect(again("(message-handler-existp C get-x)")).toBe("FALSE");
+    expect(again("(get-class-defaults-mode)")).toBe("convenience");
+  });
+
+  it("a shared slot's value survives a restore and reaches the instances made after it", () => {
+    const engine = new RuleEngine();
+    engine.load("(defclass S (is-a USER) (slot n (storage shared) (default 1)))");
+    engine.reset();
+    const run = (text: string) => engine.evalTopLevel(readOne(text), new Map());
+    run("(make-instance a of S)");
+    run("(send [a] put-n 7)");
+    const copy = new RuleEngine();
+    copy.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    const again = (text: string) => copy.evalTopLevel(readOne(text), new Map());
+    again("(make-instance b of S)");
+    expect(again("(send [b] get-n)")).toBe(7);
+    again("(send [b] put-n 9)");
+    expect(again("(send [a] get-n)")).toBe(9);
+  });
+});
+
 function readOne(text: string) {
   const form = readForms(text)[0];
   if (!form) throw new Error("no form");
