@@ -153,13 +153,16 @@ export class RuleEngine {
   private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
   private readonly texts = new ConstructTexts();
+  /** Whether the built-in initial-fact deffacts is defined (`undeffacts` may delete it). */
+  private initialFacts = true;
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
+    initialFacts: () => this.initialFacts,
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
     classes: () => this.objects.classList().map((c) => c.name),
-    globalValue: (name) => this.procs.global(name),
+    globalValue: (name, module) => this.procs.global(`${module}::${name}`),
   };
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
   private readonly sortHost: SortHost = {
@@ -466,12 +469,25 @@ export class RuleEngine {
   /** Defines one construct form (used by load and by the batch runner). */
   defineConstruct(form: SList, hostActions?: readonly unknown[]): void {
     this.defineConstructKind(form, hostActions);
+    // Only deffacts and defglobals are kept per module yet; a construct of another kind
+    // replaces its namesake in another module, so its text goes too.
+    const head = form.items[0];
+    const name = form.items[1];
+    if (head?.type === "atom" && name?.type === "atom" && !PER_MODULE.has(head.text)) {
+      const at = name.text.indexOf("::");
+      const bare = at > 0 ? name.text.slice(at + 2) : name.text;
+      const kind = head.text as ConstructKind;
+      const own = constructModule(form, this.module);
+      const other = this.texts.moduleOf(kind, bare, own);
+      if (other !== undefined && other !== own) this.texts.forget(kind, `${other}::${bare}`);
+    }
     this.texts.record(form, this.module);
   }
 
   private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
+    this.checkConstructModule(head, form);
     switch (head) {
       case "deftemplate": {
         const t = parseDeftemplate(form, ctx);
@@ -487,14 +503,16 @@ export class RuleEngine {
       }
       case "deffacts": {
         const d = parseDeffacts(form, ctx);
+        // Modules are namespaces: FOO::d and BAR::d are two deffacts.
+        const id = `${constructModule(form, this.module)}::${d.name}`;
         // Replacing one moves it (below), which undoing could not put back: snapshot first.
-        if (this.deffacts.has(d.name)) this.beforeReplacing();
+        if (this.deffacts.has(id)) this.beforeReplacing();
         // CLIPS puts a redefined deffacts last: reset asserts its facts after the others.
-        this.deffacts.delete(d.name);
-        this.deffacts.set(d.name, d);
+        this.deffacts.delete(id);
+        this.deffacts.set(id, d);
         const key = this.constructLog.other({ source: form.source });
-        this.logKeys.set(`deffacts ${d.name}`, key);
-        this.journal({ kind: "deffacts", name: d.name, key });
+        this.logKeys.set(`deffacts ${id}`, key);
+        this.journal({ kind: "deffacts", name: id, key });
         return;
       }
       case "defrule":
@@ -557,10 +575,11 @@ export class RuleEngine {
         return;
       }
       case "defglobal": {
-        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
-        this.procs.defineGlobals(ast);
+        const module = constructModule(form, this.module);
+        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name, module));
+        this.procs.defineGlobals(ast, module);
         const key = this.constructLog.other({ source: form.source });
-        for (const g of ast.globals) this.logKeys.set(`defglobal ${g.name}`, key);
+        for (const g of ast.globals) this.logKeys.set(`defglobal ${module}::${g.name}`, key);
         return;
       }
       default:
@@ -568,6 +587,24 @@ export class RuleEngine {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  /** A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]. */
+  private checkConstructModule(head: string, form: SList): void {
+    if (head === "defmodule" || head === "defmessage-handler") return;
+    const node = form.items[1];
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    let module: string | undefined;
+    if (head === "defglobal") module = node.text;
+    else if (node.text.indexOf("::") > 0) module = node.text.slice(0, node.text.indexOf("::"));
+    if (module === undefined || this.modules.has(module)) return;
+    const message = `[PRNTUTIL1] Unable to find defmodule ${module}.`;
+    throw rulesLoadError(node.pos, `no module ${module}`, {
+      // The printer does not replay defglobals: their echo, the module word read, is given here.
+      clips: head === "defglobal" ? `${message}\n\nERROR:\n(defglobal ${module}` : message,
+      echoThrough: head !== "defglobal",
+      hint: "Define the module with defmodule first.",
+    });
   }
 
   private defineRuleAst(
@@ -961,6 +998,7 @@ export class RuleEngine {
     );
     this.templates = new Map();
     this.deffacts = new Map();
+    this.initialFacts = true;
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.logKeys = new Map();
@@ -1020,7 +1058,9 @@ export class RuleEngine {
     this.net.resetRoot();
     this.wm.nextId = 0;
     this.objects.reset();
-    this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    if (this.initialFacts) {
+      this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    }
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
         const fn = compileExpr(
@@ -1114,6 +1154,7 @@ export class RuleEngine {
       (name, now, before) => {
         if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
       },
+      () => this.module,
     );
   }
 
@@ -1131,19 +1172,25 @@ export class RuleEngine {
     texts: this.texts,
     module: () => this.module,
     busy: (kind, name) => kind === "deffunction" && this.procs.running(name),
-    remove: (kind, name) => {
+    remove: (kind, name, module) => {
+      const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
-      else if (kind === "defglobal") this.procs.forgetGlobal(name);
-      else this.deffacts.delete(name);
-      this.texts.forget(kind, name);
-      const key = this.logKeys.get(`${kind} ${name}`);
-      this.logKeys.delete(`${kind} ${name}`);
+      else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
+      else this.deffacts.delete(id);
+      this.texts.forget(kind, id);
+      const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
+      const key = this.logKeys.get(logKey);
+      this.logKeys.delete(logKey);
       // A defglobal's text stays while another global it defines is left.
       if (key !== undefined && ![...this.logKeys.values()].includes(key)) {
         this.constructLog.delete(key);
       }
     },
     print: (text) => this.onPrint(text),
+    initialFacts: () => this.initialFacts,
+    dropInitialFacts: () => {
+      this.initialFacts = false;
+    },
   };
 
   /** The focus and module commands; null when `name` is not one. */
@@ -1458,6 +1505,9 @@ export class RuleEngine {
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
 /** The constructs an atomic section's own roll-back removes (see rollBack). */
+/** The construct kinds whose names are per module (the others are one namespace yet). */
+const PER_MODULE: ReadonlySet<string> = new Set(["deffacts", "defglobal", "defmodule"]);
+
 const SECTION_UNDOES: ReadonlySet<string> = new Set(["defrule", "deftemplate", "deffacts"]);
 
 function withEcho(error: unknown, form: SList, module: string): unknown {
@@ -1517,4 +1567,14 @@ interface Section {
   readonly output: string;
   /** The state before the section, taken once it replaces something it cannot simply undo. */
   before: EngineSnapshot | null;
+}
+
+/** The module a construct goes to: its name's `MOD::` prefix (a defglobal's module word), else `current`. */
+function constructModule(form: SList, current: string): string {
+  const node = form.items[1];
+  if (node?.type !== "atom" || node.kind !== "symbol") return current;
+  const head = form.items[0];
+  if (head?.type === "atom" && head.text === "defglobal") return node.text;
+  const at = node.text.indexOf("::");
+  return at > 0 ? node.text.slice(0, at) : current;
 }
