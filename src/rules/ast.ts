@@ -250,6 +250,8 @@ export interface MethodParam {
 /** `(defmethod name [index] (param… [$?rest]) action…)`. */
 export interface MethodAst {
   readonly name: string;
+  /** The index the defmethod gives (`(defmethod f 3 …)`), or 0. */
+  readonly index?: number;
   readonly params: readonly MethodParam[];
   readonly rest: MethodParam | null;
   readonly body: Expr[];

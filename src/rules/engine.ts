@@ -32,6 +32,7 @@ import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import { arityProblem, type RuleFunction } from "./functions.js";
+import { type GenericCommandHost, genericCommand } from "./generic-commands.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
@@ -221,7 +222,20 @@ export class RuleEngine {
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
+    (name) => this.objects.classNamed(name),
   );
+  /** What the generic-function commands reach. */
+  private readonly genericHost: GenericCommandHost = {
+    generics: this.generics,
+    texts: this.texts,
+    module: () => this.module,
+    print: (text) => this.onPrint(text),
+    forgetGeneric: (name) => {
+      this.generics.forget(name);
+      this.procs.forgetFunction(name);
+      this.texts.forget("defgeneric", name);
+    },
+  };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
     slotOf: (target, slot) => {
@@ -569,8 +583,13 @@ export class RuleEngine {
       case "defgeneric":
       case "defmethod": {
         const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
-        if (!this.generics.has(name)) this.procs.defineCallable(name, this.generics.declare(name));
-        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
+        if (!this.generics.has(name)) {
+          this.procs.defineCallable(
+            name,
+            this.generics.declare(name, constructModule(form, this.module)),
+          );
+        }
+        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
         this.constructLog.other({ source: form.source });
         return;
       }
@@ -1358,6 +1377,7 @@ export class RuleEngine {
       default:
         return (
           introspectionCommand(this.introspection, name, args) ??
+          genericCommand(this.genericHost, name, args) ??
           this.switches.command(name, args) ??
           this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??

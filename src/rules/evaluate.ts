@@ -4,6 +4,7 @@ import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
+import { GENERIC_COMMANDS } from "./generic-commands.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
@@ -197,6 +198,7 @@ export const COMMANDS = new Set([
   "list-definstances",
   "list-defgenerics",
   ...INTROSPECTION_COMMANDS,
+  ...GENERIC_COMMANDS,
   ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
   ...RANDOM_COMMANDS,
