@@ -5,7 +5,14 @@ import type { Value } from "./values.js";
 export type Expr =
   | { readonly k: "const"; readonly v: Value }
   | { readonly k: "var"; readonly name: string; readonly mf: boolean; readonly pos: SourcePos }
-  | { readonly k: "call"; readonly fn: string; readonly args: Expr[]; readonly pos: SourcePos }
+  | {
+      readonly k: "call";
+      readonly fn: string;
+      readonly args: Expr[];
+      readonly pos: SourcePos;
+      /** A system function a generic function overloads: the call dispatches to the generic. */
+      readonly generic?: true;
+    }
   | { readonly k: "assert"; readonly facts: FactSpec[]; readonly pos: SourcePos }
   | {
       readonly k: "modify" | "duplicate";

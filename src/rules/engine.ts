@@ -469,6 +469,7 @@ export class RuleEngine {
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
+    overloaded: (name) => this.generics.overloads(name),
   };
 
   private parseContext(): ParseContext {

@@ -672,6 +672,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
   if (e.args.some(isExpansion)) return compileExpanding(e, opts);
   const args = e.args.map((a) => compileExpr(a, opts));
   const name = e.fn;
+  if (e.generic) return compileHostCall(name, args);
   const problem = arityProblem(name, args.length);
   if (problem) {
     throw rulesLoadError(e.pos, problem.message, {
@@ -778,6 +779,11 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     }
     return (f) => fn(args.map((a) => a(f)));
   }
+  return compileHostCall(name, args);
+}
+
+/** A call of a deffunction, generic function or host function, looked up when it runs. */
+function compileHostCall(name: string, args: Compiled[]): Compiled {
   return (f) => {
     const hostFn = f.host.hostFunction(name);
     if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);

@@ -6,11 +6,12 @@
 import type { MethodAst, MethodParam } from "./ast.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { type Compiled, compileExpr, type EvalHost, type Frame } from "./evaluate.js";
-import type { RuleFunction } from "./functions.js";
+import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
+import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
 import { ppDefmethod } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
+import { systemMethod } from "./system-methods.js";
 import {
   type Atom,
   FALSE,
@@ -35,6 +36,8 @@ interface Method {
   readonly queries: (Compiled | null)[];
   readonly restQuery: Compiled | null;
   readonly body: Compiled[];
+  /** The system function an implicit method (`#SYS1`) calls, with its argument bound. */
+  readonly system?: { readonly fn: RuleFunction; readonly maxArgs?: number };
 }
 
 /** One generic function: its methods in precedence order (CLIPS orders them when defined). */
@@ -152,9 +155,43 @@ export class Generics {
   /** `(defgeneric name)`: the callable that dispatches (the caller registers it). */
   declare(name: string, module = "MAIN"): RuleFunction {
     if (!this.generics.has(name)) {
-      this.generics.set(name, { name, module, methods: [], nextIndex: 1 });
+      const g: Generic = { name, module, methods: [], nextIndex: 1 };
+      this.generics.set(name, g);
+      // Overloading a system function: the function stays callable as the generic's method #SYS1.
+      const sys = systemMethod(name);
+      if (sys) {
+        const fn = this.systemFunction(name);
+        const ast: MethodAst = { name, params: sys.params, rest: sys.rest, body: [], source: "" };
+        const at = this.position(g, restrictionsOf(ast));
+        g.methods.splice(at.at, 0, {
+          index: g.nextIndex++,
+          ast,
+          form: null,
+          queries: [],
+          restQuery: null,
+          body: [],
+          system: { fn, ...(sys.maxArgs !== undefined ? { maxArgs: sys.maxArgs } : {}) },
+        });
+      }
     }
     return (args) => this.dispatch(name, args);
+  }
+
+  /** What a system function's implicit method calls. */
+  private systemFunction(name: string): RuleFunction {
+    const builtin = BUILTINS.get(name)?.fn;
+    if (builtin) return builtin;
+    if (OBJECT_CALLS.has(name)) return (args) => this.host().objects.call(name, args) ?? FALSE;
+    return () => {
+      throw rulesRuntimeError(`system function ${name} is not built in Keel`, {
+        hint: "Give the generic function a method of its own for these arguments.",
+      });
+    };
+  }
+
+  /** Whether `name` is a generic function that overloads a system function. */
+  overloads(name: string): boolean {
+    return this.generics.get(name)?.methods.some((m) => m.system) ?? false;
   }
 
   /**
@@ -304,6 +341,7 @@ export class Generics {
       vars.set(rest.name, flatten(tail));
     }
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+    if (m.system?.maxArgs !== undefined && args.length > m.system.maxArgs) return false;
     for (const q of m.queries) if (q && q(frame) === FALSE) return false;
     if (m.restQuery && m.restQuery(frame) === FALSE) return false;
     return true;
@@ -340,6 +378,7 @@ export class Generics {
 
   private run(call: Call, args: Value[]): Value {
     const m = call.generic.methods[call.at] as Method;
+    if (m.system) return m.system.fn(args);
     const vars = new Map<string, Value>();
     m.ast.params.forEach((p, i) => {
       vars.set(p.name, args[i] as Value);
@@ -388,7 +427,7 @@ function describeMethod(m: Method): string {
   };
   const list = m.ast.params.map((p) => one(p, false));
   if (m.ast.rest) list.push(one(m.ast.rest, true));
-  return `#${m.index}  ${list.join(" ")}`;
+  return `#${m.system ? "SYS" : ""}${m.index}  ${list.join(" ")}`;
 }
 
 /** An expression's shape without its source positions, to compare two queries. */
