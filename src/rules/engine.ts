@@ -107,6 +107,7 @@ import {
 } from "./values.js";
 import {
   activationTrace,
+  deffunctionTrace,
   factTrace,
   fireTrace,
   globalTrace,
@@ -1175,6 +1176,10 @@ export class RuleEngine {
         if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
       },
       () => this.module,
+      (begin, name, depth, args) => {
+        if (this.watches.has("deffunctions"))
+          this.onPrint(deffunctionTrace(begin, name, depth, args));
+      },
     );
   }
 

@@ -6,6 +6,7 @@
 import type { MethodAst, MethodParam } from "./ast.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { deeper } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
@@ -388,7 +389,10 @@ export class Generics {
     this.stack.push(call);
     let last: Value = FALSE;
     try {
-      for (const action of m.body) last = action(frame);
+      // A method runs one evaluation level deeper (CLIPS's ED in traces).
+      deeper(() => {
+        for (const action of m.body) last = action(frame);
+      });
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       throw signal;

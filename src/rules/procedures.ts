@@ -3,6 +3,7 @@ import type { DeffunctionAst, DefglobalAst } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
+import { deeper, evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
 import { type Atom, FALSE, isMultifield, NIL, type Value } from "./values.js";
@@ -31,6 +32,8 @@ export class Procedures {
     private readonly onSet?: (name: string, now: Value, before: Value) => void,
     /** The current module, which picks among globals of one name in several modules. */
     private readonly module: () => string = () => "MAIN",
+    /** Told as a deffunction starts and ends (`(watch deffunctions)`), with its depth. */
+    private readonly onCall?: (begin: boolean, name: string, depth: number, args: Value[]) => void,
   ) {}
 
   hasFunction(name: string): boolean {
@@ -133,18 +136,26 @@ export class Procedures {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       this.active.set(name, (this.active.get(name) ?? 0) + 1);
-      try {
-        for (const action of body) {
-          last = action(frame);
-          if (takeEvaluationError()) throw evaluationErrorHalt();
+      return deeper(() => {
+        const depth = evaluationDepth();
+        this.onCall?.(true, name, depth, args);
+        try {
+          for (const action of body) {
+            last = action(frame);
+            if (takeEvaluationError()) throw evaluationErrorHalt();
+          }
+        } catch (signal) {
+          if (signal instanceof ReturnSignal) {
+            this.onCall?.(false, name, depth, args);
+            return signal.value;
+          }
+          throw haltedIn(signal, `deffunction ${name}`);
+        } finally {
+          this.active.set(name, (this.active.get(name) ?? 1) - 1);
         }
-      } catch (signal) {
-        if (signal instanceof ReturnSignal) return signal.value;
-        throw haltedIn(signal, `deffunction ${name}`);
-      } finally {
-        this.active.set(name, (this.active.get(name) ?? 1) - 1);
-      }
-      return last;
+        this.onCall?.(false, name, depth, args);
+        return last;
+      });
     });
   }
 
