@@ -4,7 +4,7 @@ import { evaluationErrorSeen, noteEvaluationError } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
-import { GENERIC_COMMANDS } from "./generic-commands.js";
+import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";

@@ -10,23 +10,13 @@
  */
 import type { ConstructTexts } from "./construct-texts.js";
 import { rulesRuntimeError } from "./errors.js";
+import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
 import { isInteger, isSymbol, type Value, VOID } from "./values.js";
 
-/** The commands this file runs. */
-export const GENERIC_COMMANDS: ReadonlySet<string> = new Set([
-  "ppdefgeneric",
-  "ppdefmethod",
-  "list-defgenerics",
-  "list-defmethods",
-  "get-defgeneric-list",
-  "get-defmethod-list",
-  "preview-generic",
-  "undefgeneric",
-  "undefmethod",
-]);
+export { GENERIC_COMMANDS };
 
 /** What the commands read from the engine. */
 export interface GenericCommandHost {
