@@ -804,6 +804,7 @@ export class RuleEngine {
   // ── agenda and run ──────────────────────────────────────────────────────────────────────
 
   private activate(entry: RuleEntry, info: RuleInfo, t: Token): void {
+    if (this.quietRules?.has(entry)) return;
     const a: Activation = {
       rule: info,
       token: t,
@@ -1066,11 +1067,41 @@ export class RuleEngine {
   }
 
   private resetting = false;
+  /** The rules that get no activation while reset retracts the facts (see resetOnce). */
+  private quietRules: ReadonlySet<RuleEntry> | null = null;
+
+  /**
+   * Removes the activations of the rules without patterns, then of those led by a not, the
+   * newest rule first in each kind, as CLIPS's reset does before any fact goes. Returns the
+   * rules led by a not.
+   */
+  private removePrimeActivations(): Set<RuleEntry> {
+    const newest = [...this.rules.values()].reverse();
+    const kind = new Map(
+      newest.map((e) => [e, e.built[0] ? this.net.primeKind(e.built[0]) : null]),
+    );
+    const left = new Set<RuleEntry>();
+    for (const want of ["right", "left"] as const) {
+      for (const e of newest) {
+        if (kind.get(e) !== want) continue;
+        if (want === "left") left.add(e);
+        for (const a of this.agenda.list()) if (a.rule.name === e.name) this.deactivate(e, a.token);
+      }
+    }
+    return left;
+  }
 
   private resetOnce(): void {
-    // CLIPS deletes the instances first, then retracts the facts.
-    this.objects.removeAll();
-    for (const f of this.wm.all()) this.retractFact(f);
+    // CLIPS first takes back the activations its prime joins gave (rulebsc.c ResetDefrules);
+    // while the facts go, the rules led by a not stay quiet (CLIPS marks their root match).
+    this.quietRules = this.removePrimeActivations();
+    try {
+      // CLIPS deletes the instances first, then retracts the facts.
+      this.objects.removeAll();
+      for (const f of this.wm.all()) this.retractFact(f);
+    } finally {
+      this.quietRules = null;
+    }
     this.agenda.clear();
     this.setModule(MAIN);
     // Globals first: the root token activates rules without patterns, whose dynamic salience
