@@ -5,7 +5,14 @@ import type { Value } from "./values.js";
 export type Expr =
   | { readonly k: "const"; readonly v: Value }
   | { readonly k: "var"; readonly name: string; readonly mf: boolean; readonly pos: SourcePos }
-  | { readonly k: "call"; readonly fn: string; readonly args: Expr[]; readonly pos: SourcePos }
+  | {
+      readonly k: "call";
+      readonly fn: string;
+      readonly args: Expr[];
+      readonly pos: SourcePos;
+      /** A system function a generic function overloads: the call dispatches to the generic. */
+      readonly generic?: true;
+    }
   | { readonly k: "assert"; readonly facts: FactSpec[]; readonly pos: SourcePos }
   | {
       readonly k: "modify" | "duplicate";
@@ -289,6 +296,8 @@ export interface MethodParam {
 /** `(defmethod name [index] (param… [$?rest]) action…)`. */
 export interface MethodAst {
   readonly name: string;
+  /** The index the defmethod gives (`(defmethod f 3 …)`), or 0. */
+  readonly index?: number;
   readonly params: readonly MethodParam[];
   readonly rest: MethodParam | null;
   readonly body: Expr[];

@@ -12,6 +12,8 @@ import type { SList, SNode } from "./reader.js";
 interface Entry {
   readonly form: SList;
   readonly module: string;
+  /** The construct's name without its module. */
+  readonly name: string;
   /** For a defglobal: the global's value expression. */
   readonly value?: SNode;
 }
@@ -50,11 +52,11 @@ export class ConstructTexts {
     if (kind === "defmethod" || kind === "defmessage-handler") return;
     if (nameNode?.type !== "atom") return;
     if (kind === "defmodule") {
-      this.put(kind, nameNode.text, { form, module: "" });
+      this.put(kind, { form, module: "", name: nameNode.text });
       return;
     }
     const [mod, name] = splitName(nameNode.text, module);
-    this.put(kind, name, { form, module: mod });
+    this.put(kind, { form, module: mod, name });
   }
 
   private recordGlobals(form: SList, module: string): void {
@@ -69,30 +71,52 @@ export class ConstructTexts {
       const v = form.items[i];
       const value = form.items[i + 2];
       if (v?.type !== "atom" || v.kind !== "gvar" || value === undefined) break;
-      this.put("defglobal", v.text, { form, module: mod, value });
+      this.put("defglobal", { form, module: mod, name: v.text, value });
     }
   }
 
-  private put(kind: string, name: string, entry: Entry): void {
+  /** Entries are keyed `MODULE::name`: modules are namespaces, two may hold one name. */
+  private put(kind: string, entry: Entry): void {
     let names = this.kinds.get(kind);
     if (!names) {
       names = new Map();
       this.kinds.set(kind, names);
     }
-    names.delete(name);
-    names.set(name, entry);
+    const key = `${entry.module}::${entry.name}`;
+    names.delete(key);
+    names.set(key, entry);
   }
 
-  forget(kind: ConstructKind, name: string): void {
-    this.kinds.get(kind)?.delete(name);
+  /**
+   * The entry `name` stands for seen from module `from`: `MOD::name` exactly; a bare name in
+   * `from` first, else (imports are not enforced) the first defined anywhere.
+   */
+  private find(kind: string, name: string, from?: string): Entry | undefined {
+    const names = this.kinds.get(kind);
+    if (!names) return undefined;
+    if (kind === "defmodule") return names.get(`::${name}`);
+    if (name.includes("::")) return names.get(name);
+    if (from !== undefined) {
+      const own = names.get(`${from}::${name}`);
+      if (own) return own;
+    }
+    for (const e of names.values()) if (e.name === name) return e;
+    return undefined;
+  }
+
+  /** Forgets `name` (`MOD::name`, or a bare name as {@link find} resolves it from `from`). */
+  forget(kind: ConstructKind, name: string, from?: string): void {
+    const e = this.find(kind, name, from);
+    if (e) this.kinds.get(kind)?.delete(`${e.module}::${e.name}`);
   }
 
   clear(): void {
     this.kinds.clear();
   }
 
-  has(kind: ConstructKind, name: string): boolean {
-    return this.kinds.get(kind)?.has(name) ?? false;
+  /** Whether `name` (`MOD::name` or bare, see {@link find}) is defined. */
+  has(kind: ConstructKind, name: string, from?: string): boolean {
+    return this.find(kind, name, from) !== undefined;
   }
 
   /** The names of one kind in definition order, those of `module` only when given. */
@@ -100,30 +124,31 @@ export class ConstructTexts {
     const names = this.kinds.get(kind);
     if (!names) return [];
     const out: string[] = [];
-    for (const [name, e] of names) if (module === undefined || e.module === module) out.push(name);
+    for (const e of names.values())
+      if (module === undefined || e.module === module) out.push(e.name);
     return out;
   }
 
   /** Every construct's form with its kind and name, for reference scans (`undefine.ts`). */
-  *entries(): Iterable<{ kind: string; name: string; form: SList }> {
+  *entries(): Iterable<{ kind: string; name: string; module: string; form: SList }> {
     for (const [kind, names] of this.kinds) {
-      for (const [name, e] of names) yield { kind, name, form: e.form };
+      for (const e of names.values()) yield { kind, name: e.name, module: e.module, form: e.form };
     }
   }
 
-  /** The module a construct belongs to. */
-  moduleOf(kind: ConstructKind, name: string): string | undefined {
-    return this.kinds.get(kind)?.get(name)?.module;
+  /** The module of the construct `name` stands for seen from `from` (see {@link find}). */
+  moduleOf(kind: ConstructKind, name: string, from?: string): string | undefined {
+    return this.find(kind, name, from)?.module;
   }
 
   /**
    * The construct's text as CLIPS's pp command prints it (ending in a line break); "" when
    * CLIPS keeps none (MAIN), null when the printer does not replay this kind.
    */
-  pretty(kind: ConstructKind, name: string): string | null {
-    const e = this.kinds.get(kind)?.get(name);
+  pretty(kind: ConstructKind, name: string, from?: string): string | null {
+    const e = this.find(kind, name, from);
     if (!e) return null;
-    if (kind === "defglobal") return e.value ? ppDefglobal(e.module, name, e.value) : null;
+    if (kind === "defglobal") return e.value ? ppDefglobal(e.module, e.name, e.value) : null;
     if (kind === "defclass" || kind === "definstances") return ppCool(e.form, e.module);
     return ppConstruct(e.form, e.module);
   }

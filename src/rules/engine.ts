@@ -32,6 +32,7 @@ import type { Fact } from "./facts.js";
 import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import { arityProblem, type RuleFunction } from "./functions.js";
+import { type GenericCommandHost, genericCommand } from "./generic-commands.js";
 import { Generics } from "./generics.js";
 import { InputBuffer } from "./input.js";
 import { type IntrospectionHost, introspectionCommand } from "./introspect.js";
@@ -106,6 +107,7 @@ import {
 } from "./values.js";
 import {
   activationTrace,
+  deffunctionTrace,
   factTrace,
   fireTrace,
   globalTrace,
@@ -153,13 +155,16 @@ export class RuleEngine {
   private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
   private readonly texts = new ConstructTexts();
+  /** Whether the built-in initial-fact deffacts is defined (`undeffacts` may delete it). */
+  private initialFacts = true;
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
+    initialFacts: () => this.initialFacts,
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
     classes: () => this.objects.classList().map((c) => c.name),
-    globalValue: (name) => this.procs.global(name),
+    globalValue: (name, module) => this.procs.global(`${module}::${name}`),
   };
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
   private readonly sortHost: SortHost = {
@@ -218,7 +223,20 @@ export class RuleEngine {
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
+    (name) => this.objects.classNamed(name),
   );
+  /** What the generic-function commands reach. */
+  private readonly genericHost: GenericCommandHost = {
+    generics: this.generics,
+    texts: this.texts,
+    module: () => this.module,
+    print: (text) => this.onPrint(text),
+    forgetGeneric: (name) => {
+      this.generics.forget(name);
+      this.procs.forgetFunction(name);
+      this.texts.forget("defgeneric", name);
+    },
+  };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
     slotOf: (target, slot) => {
@@ -453,6 +471,7 @@ export class RuleEngine {
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
+    overloaded: (name) => this.generics.overloads(name),
   };
 
   private parseContext(): ParseContext {
@@ -467,12 +486,25 @@ export class RuleEngine {
   /** Defines one construct form (used by load and by the batch runner). */
   defineConstruct(form: SList, hostActions?: readonly unknown[]): void {
     this.defineConstructKind(form, hostActions);
+    // Only deffacts and defglobals are kept per module yet; a construct of another kind
+    // replaces its namesake in another module, so its text goes too.
+    const head = form.items[0];
+    const name = form.items[1];
+    if (head?.type === "atom" && name?.type === "atom" && !PER_MODULE.has(head.text)) {
+      const at = name.text.indexOf("::");
+      const bare = at > 0 ? name.text.slice(at + 2) : name.text;
+      const kind = head.text as ConstructKind;
+      const own = constructModule(form, this.module);
+      const other = this.texts.moduleOf(kind, bare, own);
+      if (other !== undefined && other !== own) this.texts.forget(kind, `${other}::${bare}`);
+    }
     this.texts.record(form, this.module);
   }
 
   private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
+    this.checkConstructModule(head, form);
     switch (head) {
       case "deftemplate": {
         const t = parseDeftemplate(form, ctx);
@@ -488,14 +520,16 @@ export class RuleEngine {
       }
       case "deffacts": {
         const d = parseDeffacts(form, ctx);
+        // Modules are namespaces: FOO::d and BAR::d are two deffacts.
+        const id = `${constructModule(form, this.module)}::${d.name}`;
         // Replacing one moves it (below), which undoing could not put back: snapshot first.
-        if (this.deffacts.has(d.name)) this.beforeReplacing();
+        if (this.deffacts.has(id)) this.beforeReplacing();
         // CLIPS puts a redefined deffacts last: reset asserts its facts after the others.
-        this.deffacts.delete(d.name);
-        this.deffacts.set(d.name, d);
+        this.deffacts.delete(id);
+        this.deffacts.set(id, d);
         const key = this.constructLog.other({ source: form.source });
-        this.logKeys.set(`deffacts ${d.name}`, key);
-        this.journal({ kind: "deffacts", name: d.name, key });
+        this.logKeys.set(`deffacts ${id}`, key);
+        this.journal({ kind: "deffacts", name: id, key });
         return;
       }
       case "defrule":
@@ -552,16 +586,22 @@ export class RuleEngine {
       case "defgeneric":
       case "defmethod": {
         const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
-        if (!this.generics.has(name)) this.procs.defineCallable(name, this.generics.declare(name));
-        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
+        if (!this.generics.has(name)) {
+          this.procs.defineCallable(
+            name,
+            this.generics.declare(name, constructModule(form, this.module)),
+          );
+        }
+        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
         this.constructLog.other({ source: form.source });
         return;
       }
       case "defglobal": {
-        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
-        this.procs.defineGlobals(ast);
+        const module = constructModule(form, this.module);
+        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name, module));
+        this.procs.defineGlobals(ast, module);
         const key = this.constructLog.other({ source: form.source });
-        for (const g of ast.globals) this.logKeys.set(`defglobal ${g.name}`, key);
+        for (const g of ast.globals) this.logKeys.set(`defglobal ${module}::${g.name}`, key);
         return;
       }
       default:
@@ -569,6 +609,24 @@ export class RuleEngine {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  /** A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]. */
+  private checkConstructModule(head: string, form: SList): void {
+    if (head === "defmodule" || head === "defmessage-handler") return;
+    const node = form.items[1];
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    let module: string | undefined;
+    if (head === "defglobal") module = node.text;
+    else if (node.text.indexOf("::") > 0) module = node.text.slice(0, node.text.indexOf("::"));
+    if (module === undefined || this.modules.has(module)) return;
+    const message = `[PRNTUTIL1] Unable to find defmodule ${module}.`;
+    throw rulesLoadError(node.pos, `no module ${module}`, {
+      // The printer does not replay defglobals: their echo, the module word read, is given here.
+      clips: head === "defglobal" ? `${message}\n\nERROR:\n(defglobal ${module}` : message,
+      echoThrough: head !== "defglobal",
+      hint: "Define the module with defmodule first.",
+    });
   }
 
   private defineRuleAst(
@@ -747,6 +805,7 @@ export class RuleEngine {
   // ── agenda and run ──────────────────────────────────────────────────────────────────────
 
   private activate(entry: RuleEntry, info: RuleInfo, t: Token): void {
+    if (this.quietRules?.has(entry)) return;
     const a: Activation = {
       rule: info,
       token: t,
@@ -962,6 +1021,7 @@ export class RuleEngine {
     );
     this.templates = new Map();
     this.deffacts = new Map();
+    this.initialFacts = true;
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.logKeys = new Map();
@@ -1008,11 +1068,41 @@ export class RuleEngine {
   }
 
   private resetting = false;
+  /** The rules that get no activation while reset retracts the facts (see resetOnce). */
+  private quietRules: ReadonlySet<RuleEntry> | null = null;
+
+  /**
+   * Removes the activations of the rules without patterns, then of those led by a not, the
+   * newest rule first in each kind, as CLIPS's reset does before any fact goes. Returns the
+   * rules led by a not.
+   */
+  private removePrimeActivations(): Set<RuleEntry> {
+    const newest = [...this.rules.values()].reverse();
+    const kind = new Map(
+      newest.map((e) => [e, e.built[0] ? this.net.primeKind(e.built[0]) : null]),
+    );
+    const left = new Set<RuleEntry>();
+    for (const want of ["right", "left"] as const) {
+      for (const e of newest) {
+        if (kind.get(e) !== want) continue;
+        if (want === "left") left.add(e);
+        for (const a of this.agenda.list()) if (a.rule.name === e.name) this.deactivate(e, a.token);
+      }
+    }
+    return left;
+  }
 
   private resetOnce(): void {
-    // CLIPS deletes the instances first, then retracts the facts.
-    this.objects.removeAll();
-    for (const f of this.wm.all()) this.retractFact(f);
+    // CLIPS first takes back the activations its prime joins gave (rulebsc.c ResetDefrules);
+    // while the facts go, the rules led by a not stay quiet (CLIPS marks their root match).
+    this.quietRules = this.removePrimeActivations();
+    try {
+      // CLIPS deletes the instances first, then retracts the facts.
+      this.objects.removeAll();
+      for (const f of this.wm.all()) this.retractFact(f);
+    } finally {
+      this.quietRules = null;
+    }
     this.agenda.clear();
     this.setModule(MAIN);
     // Globals first: the root token activates rules without patterns, whose dynamic salience
@@ -1021,7 +1111,9 @@ export class RuleEngine {
     this.net.resetRoot();
     this.wm.nextId = 0;
     this.objects.reset();
-    this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    if (this.initialFacts) {
+      this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    }
     for (const d of this.deffacts.values()) {
       for (const spec of d.facts) {
         const fn = compileExpr(
@@ -1119,6 +1211,11 @@ export class RuleEngine {
       (name, now, before) => {
         if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
       },
+      () => this.module,
+      (begin, name, depth, args) => {
+        if (this.watches.has("deffunctions"))
+          this.onPrint(deffunctionTrace(begin, name, depth, args));
+      },
     );
   }
 
@@ -1136,19 +1233,25 @@ export class RuleEngine {
     texts: this.texts,
     module: () => this.module,
     busy: (kind, name) => kind === "deffunction" && this.procs.running(name),
-    remove: (kind, name) => {
+    remove: (kind, name, module) => {
+      const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
-      else if (kind === "defglobal") this.procs.forgetGlobal(name);
-      else this.deffacts.delete(name);
-      this.texts.forget(kind, name);
-      const key = this.logKeys.get(`${kind} ${name}`);
-      this.logKeys.delete(`${kind} ${name}`);
+      else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
+      else this.deffacts.delete(id);
+      this.texts.forget(kind, id);
+      const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
+      const key = this.logKeys.get(logKey);
+      this.logKeys.delete(logKey);
       // A defglobal's text stays while another global it defines is left.
       if (key !== undefined && ![...this.logKeys.values()].includes(key)) {
         this.constructLog.delete(key);
       }
     },
     print: (text) => this.onPrint(text),
+    initialFacts: () => this.initialFacts,
+    dropInitialFacts: () => {
+      this.initialFacts = false;
+    },
   };
 
   /** The focus and module commands; null when `name` is not one. */
@@ -1316,6 +1419,7 @@ export class RuleEngine {
       default:
         return (
           introspectionCommand(this.introspection, name, args) ??
+          genericCommand(this.genericHost, name, args) ??
           this.switches.command(name, args) ??
           this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
@@ -1470,6 +1574,9 @@ export class RuleEngine {
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
 /** The constructs an atomic section's own roll-back removes (see rollBack). */
+/** The construct kinds whose names are per module (the others are one namespace yet). */
+const PER_MODULE: ReadonlySet<string> = new Set(["deffacts", "defglobal", "defmodule"]);
+
 const SECTION_UNDOES: ReadonlySet<string> = new Set(["defrule", "deftemplate", "deffacts"]);
 
 function withEcho(error: unknown, form: SList, module: string): unknown {
@@ -1529,4 +1636,14 @@ interface Section {
   readonly output: string;
   /** The state before the section, taken once it replaces something it cannot simply undo. */
   before: EngineSnapshot | null;
+}
+
+/** The module a construct goes to: its name's `MOD::` prefix (a defglobal's module word), else `current`. */
+function constructModule(form: SList, current: string): string {
+  const node = form.items[1];
+  if (node?.type !== "atom" || node.kind !== "symbol") return current;
+  const head = form.items[0];
+  if (head?.type === "atom" && head.text === "defglobal") return node.text;
+  const at = node.text.indexOf("::");
+  return at > 0 ? node.text.slice(0, at) : current;
 }

@@ -115,6 +115,11 @@ export function errorEcho(
     if (text !== null && AFTER_CALL.has(id)) text = text.replace(/ \)$/, ")");
     // A CE group closed where CLIPS expected more: its `)` follows what came before it.
     if (text !== null && through) text = text.replace(/\n +\)$/, ")");
+    // A logical inside a not/exists/forall: CLIPS had begun the next line under its CEs.
+    if (text !== null && id === "RULELHS1" && through) {
+      const line = text.slice(text.lastIndexOf("\n") + 1);
+      text += `\n${" ".repeat(line.lastIndexOf("(logical") + 5)}`;
+    }
   }
   return text === null ? null : `\nERROR:\n${text}\n`;
 }

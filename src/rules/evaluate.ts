@@ -4,6 +4,7 @@ import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
+import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
@@ -204,6 +205,7 @@ export const COMMANDS = new Set([
   "list-definstances",
   "list-defgenerics",
   ...INTROSPECTION_COMMANDS,
+  ...GENERIC_COMMANDS,
   ...HANDLER_COMMANDS,
   ...SWITCH_COMMANDS,
   ...RANDOM_COMMANDS,
@@ -721,6 +723,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
   if (e.args.some(isExpansion)) return compileExpanding(e, opts);
   const args = e.args.map((a) => compileExpr(a, opts));
   const name = e.fn;
+  if (e.generic) return compileHostCall(name, args);
   const problem = arityProblem(name, args.length);
   if (problem) {
     throw rulesLoadError(e.pos, problem.message, {
@@ -827,6 +830,11 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     }
     return (f) => fn(args.map((a) => a(f)));
   }
+  return compileHostCall(name, args);
+}
+
+/** A call of a deffunction, generic function or host function, looked up when it runs. */
+function compileHostCall(name: string, args: Compiled[]): Compiled {
   return (f) => {
     const hostFn = f.host.hostFunction(name);
     if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);

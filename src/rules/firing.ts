@@ -5,6 +5,7 @@ import type { Activation } from "./agenda.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { isControlSignal, ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
+import { stepIn, stepOut } from "./eval-depth.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
 import type { Token } from "./rete/memory.js";
@@ -62,6 +63,8 @@ export function runActions(
 ): void {
   const frame: Frame = { tok: a.token, local: null, rhs: null, host };
   const rhs = rhsByBuilt.get(built) ?? [];
+  // The actions run one evaluation level deeper (CLIPS's ED in traces).
+  stepIn();
   try {
     for (const action of rhs) {
       action(frame);
@@ -91,5 +94,7 @@ export function runActions(
       );
     }
     throw haltedIn(e, `defrule ${entry.name}`);
+  } finally {
+    stepOut();
   }
 }

@@ -5,10 +5,14 @@
  */
 import type { MethodAst, MethodParam } from "./ast.js";
 import { ReturnSignal } from "./control.js";
-import { rulesRuntimeError } from "./errors.js";
-import { type Compiled, compileExpr, type EvalHost, type Frame } from "./evaluate.js";
-import type { RuleFunction } from "./functions.js";
+import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { deeper } from "./eval-depth.js";
+import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
+import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
+import { ppDefmethod } from "./pp-constructs.js";
+import type { SList } from "./reader.js";
+import { systemMethod } from "./system-methods.js";
 import {
   type Atom,
   FALSE,
@@ -25,18 +29,50 @@ import {
 } from "./values.js";
 
 interface Method {
+  /** The method's index (`foo #2`): given in the defmethod, else the generic's next one. */
+  readonly index: number;
   readonly ast: MethodAst;
+  /** The defmethod's form, for ppdefmethod. */
+  readonly form: SList | null;
   readonly queries: (Compiled | null)[];
   readonly restQuery: Compiled | null;
   readonly body: Compiled[];
-  readonly order: number;
+  /** The system function an implicit method (`#SYS1`) calls, with its argument bound. */
+  readonly system?: { readonly fn: RuleFunction; readonly maxArgs?: number };
+}
+
+/** One generic function: its methods in precedence order (CLIPS orders them when defined). */
+interface Generic {
+  readonly name: string;
+  readonly module: string;
+  readonly methods: Method[];
+  nextIndex: number;
 }
 
 interface Call {
-  readonly methods: Method[];
-  index: number;
+  readonly generic: Generic;
+  /** The position of the running method in `generic.methods`. */
+  at: number;
   readonly args: Value[];
 }
+
+/** A method's restrictions as CLIPS compares them: each parameter, the wildcard last. */
+interface Restrictions {
+  readonly list: readonly MethodParam[];
+  /** Regular parameters. */
+  readonly min: number;
+  /** -1 with a wildcard. */
+  readonly max: number;
+}
+
+function restrictionsOf(ast: MethodAst): Restrictions {
+  const list = ast.rest ? [...ast.params, ast.rest] : ast.params;
+  return { list, min: ast.params.length, max: ast.rest ? -1 : ast.params.length };
+}
+
+const HIGHER = -1;
+const IDENTICAL = 0;
+const LOWER = 1;
 
 /** What dispatch needs to know of classes: an instance's class. */
 export type ClassOf = (v: Value) => ClassDef | null;
@@ -54,13 +90,14 @@ function primitiveTypes(v: Value): string[] {
 
 /** The generic functions of one engine. */
 export class Generics {
-  private readonly generics = new Map<string, Method[]>();
+  private readonly generics = new Map<string, Generic>();
   private readonly stack: Call[] = [];
-  private order = 0;
 
   constructor(
     private readonly host: () => EvalHost,
     private readonly classOf: ClassOf,
+    /** A class by name (user or system), to order type restrictions by inheritance. */
+    private readonly classNamed: (name: string) => ClassDef | undefined = () => undefined,
   ) {}
 
   has(name: string): boolean {
@@ -71,30 +108,205 @@ export class Generics {
     this.generics.clear();
   }
 
+  /** The generic functions' names, in definition order (those of `module` when given). */
+  names(module?: string): string[] {
+    const out: string[] = [];
+    for (const g of this.generics.values())
+      if (module === undefined || g.module === module) out.push(g.name);
+    return out;
+  }
+
+  /** The module of a generic function, or undefined when there is none of that name. */
+  moduleOf(name: string): string | undefined {
+    return this.generics.get(name)?.module;
+  }
+
+  /** Each method's index and restrictions text (`#2  (INTEGER) ($? NUMBER <qry>)`), in precedence order. */
+  describe(name: string): { index: number; text: string }[] | undefined {
+    return this.generics
+      .get(name)
+      ?.methods.map((m) => ({ index: m.index, text: describeMethod(m) }));
+  }
+
+  /** The form a method was defined from, or undefined (no such method); null for no form. */
+  methodForm(name: string, index: number): SList | null | undefined {
+    const m = this.generics.get(name)?.methods.find((x) => x.index === index);
+    return m === undefined ? undefined : m.form;
+  }
+
+  /** Whether a call of the generic is running now (CLIPS will not delete it). */
+  running(name: string): boolean {
+    return this.stack.some((c) => c.generic.name === name);
+  }
+
+  /** Deletes a generic function and its methods. */
+  forget(name: string): void {
+    this.generics.delete(name);
+  }
+
+  /** Deletes one method; false when the generic has none of that index. */
+  forgetMethod(name: string, index: number): boolean {
+    const g = this.generics.get(name);
+    const at = g ? g.methods.findIndex((m) => m.index === index) : -1;
+    if (!g || at < 0) return false;
+    g.methods.splice(at, 1);
+    return true;
+  }
+
   /** `(defgeneric name)`: the callable that dispatches (the caller registers it). */
-  declare(name: string): RuleFunction {
-    if (!this.generics.has(name)) this.generics.set(name, []);
+  declare(name: string, module = "MAIN"): RuleFunction {
+    if (!this.generics.has(name)) {
+      const g: Generic = { name, module, methods: [], nextIndex: 1 };
+      this.generics.set(name, g);
+      // Overloading a system function: the function stays callable as the generic's method #SYS1.
+      const sys = systemMethod(name);
+      if (sys) {
+        const fn = this.systemFunction(name);
+        const ast: MethodAst = { name, params: sys.params, rest: sys.rest, body: [], source: "" };
+        const at = this.position(g, restrictionsOf(ast));
+        g.methods.splice(at.at, 0, {
+          index: g.nextIndex++,
+          ast,
+          form: null,
+          queries: [],
+          restQuery: null,
+          body: [],
+          system: { fn, ...(sys.maxArgs !== undefined ? { maxArgs: sys.maxArgs } : {}) },
+        });
+      }
+    }
     return (args) => this.dispatch(name, args);
   }
 
-  /** `(defmethod …)`; a method with the same restrictions replaces the old one. */
-  defineMethod(ast: MethodAst): void {
+  /** What a system function's implicit method calls. */
+  private systemFunction(name: string): RuleFunction {
+    const builtin = BUILTINS.get(name)?.fn;
+    if (builtin) return builtin;
+    if (OBJECT_CALLS.has(name)) return (args) => this.host().objects.call(name, args) ?? FALSE;
+    return () => {
+      throw rulesRuntimeError(`system function ${name} is not built in Keel`, {
+        hint: "Give the generic function a method of its own for these arguments.",
+      });
+    };
+  }
+
+  /** Whether `name` is a generic function that overloads a system function. */
+  overloads(name: string): boolean {
+    return this.generics.get(name)?.methods.some((m) => m.system) ?? false;
+  }
+
+  /**
+   * `(defmethod …)`, placed among the generic's methods by CLIPS's precedence (FindMethodByRestrictions):
+   * before the first method it precedes; one with the same restrictions is replaced and keeps its index.
+   */
+  defineMethod(ast: MethodAst, form: SList | null = null): void {
     const construct = `defmethod ${ast.name}`;
     const compile = (e: import("./ast.js").Expr) =>
       compileExpr(e, { resolve: () => null, rhs: true, construct });
+    const g = this.generics.get(ast.name) ?? {
+      name: ast.name,
+      module: "MAIN",
+      methods: [],
+      nextIndex: 1,
+    };
+    this.generics.set(ast.name, g);
+    const mine = restrictionsOf(ast);
+    let index = ast.index ?? 0;
+    let at = this.position(g, mine);
+    if (at.same) {
+      const old = g.methods[at.at] as Method;
+      if (index !== 0 && index !== old.index) {
+        const echo = form ? ppDefmethod(form, g.module, true) : null;
+        const message = `[GENRCPSR2] New method #${index} would be indistinguishable from method #${old.index}.`;
+        throw rulesLoadError(
+          form?.pos,
+          `new method #${index} would be indistinguishable from method #${old.index}`,
+          {
+            construct,
+            // The printer does not replay defmethods: the echo is given with the message.
+            clips: echo === null ? message : `${message}\n\nERROR:\n${echo}`,
+            hint: "Give the method the index of the one it replaces, or none.",
+          },
+        );
+      }
+      index = old.index;
+      g.methods.splice(at.at, 1);
+    } else if (index !== 0) {
+      const old = g.methods.findIndex((m) => m.index === index);
+      if (old >= 0) {
+        g.methods.splice(old, 1);
+        at = this.position(g, mine);
+      }
+    }
+    if (index === 0) index = g.nextIndex++;
+    else if (index >= g.nextIndex) g.nextIndex = index + 1;
     const method: Method = {
+      index,
       ast,
+      form,
       queries: ast.params.map((p) => (p.query ? compile(p.query) : null)),
       restQuery: ast.rest?.query ? compile(ast.rest.query) : null,
       body: ast.body.map(compile),
-      order: this.order++,
     };
-    const list = this.generics.get(ast.name) ?? [];
-    const key = signature(ast);
-    const at = list.findIndex((m) => signature(m.ast) === key);
-    if (at >= 0) list[at] = method;
-    else list.push(method);
-    this.generics.set(ast.name, list);
+    g.methods.splice(at.at, 0, method);
+  }
+
+  /** Where restrictions `r` go among `g`'s methods, and whether a method there has the same ones. */
+  private position(g: Generic, r: Restrictions): { at: number; same: boolean } {
+    for (let i = 0; i < g.methods.length; i++) {
+      const cmp = this.compareRestrictions(r, restrictionsOf((g.methods[i] as Method).ast));
+      if (cmp === IDENTICAL) return { at: i, same: true };
+      if (cmp === HIGHER) return { at: i, same: false };
+    }
+    return { at: g.methods.length, same: false };
+  }
+
+  /** CLIPS's RestrictionsCompare: how new restrictions `a` rank against a method's `b`. */
+  private compareRestrictions(a: Restrictions, b: Restrictions): number {
+    let diff = false;
+    const n = Math.min(a.list.length, b.list.length);
+    for (let i = 0; i < n; i++) {
+      // A wildcard parameter ranks below a regular one, whatever its types.
+      if (i === a.list.length - 1 && a.max === -1 && b.max !== -1) return LOWER;
+      if (i === b.list.length - 1 && a.max !== -1 && b.max === -1) return HIGHER;
+      const r1 = a.list[i] as MethodParam;
+      const r2 = b.list[i] as MethodParam;
+      const types = this.compareTypes(r1.types, r2.types);
+      if (types !== IDENTICAL) return types;
+      if (r1.query === null && r2.query !== null) return LOWER;
+      if (r1.query !== null && r2.query === null) return HIGHER;
+      if (exprKey(r1.query) !== exprKey(r2.query)) diff = true;
+    }
+    if (a.list.length === b.list.length) return diff ? LOWER : IDENTICAL;
+    // As CLIPS 6.30 writes it: more regular parameters first, then the one without a wildcard.
+    if (a.min > b.min) return HIGHER;
+    if (b.min < a.min) return LOWER;
+    return a.max === -1 ? LOWER : HIGHER;
+  }
+
+  /** CLIPS's TypeListCompare: a subclass precedes its superclass, position by position. */
+  private compareTypes(t1: readonly string[], t2: readonly string[]): number {
+    if (t1.length === 0 && t2.length === 0) return IDENTICAL;
+    if (t1.length === 0) return LOWER;
+    if (t2.length === 0) return HIGHER;
+    let diff = false;
+    for (let i = 0; i < t1.length && i < t2.length; i++) {
+      const a = t1[i] as string;
+      const b = t2[i] as string;
+      if (a === b) continue;
+      diff = true;
+      if (this.inherits(a, b)) return HIGHER;
+      if (this.inherits(b, a)) return LOWER;
+    }
+    if (t1.length < t2.length) return HIGHER;
+    if (t1.length > t2.length) return LOWER;
+    return diff ? LOWER : IDENTICAL;
+  }
+
+  /** Whether class `sub` has `sup` as a superclass. */
+  private inherits(sub: string, sup: string): boolean {
+    const c = this.classNamed(sub);
+    return c?.cpl.some((x) => x.name === sup && x !== c) ?? false;
   }
 
   private typesOf(v: Value): string[] {
@@ -108,86 +320,84 @@ export class Generics {
     return primitiveTypes(v);
   }
 
-  /** How well `p` fits `v`: the rank of its best type in `v`'s types (lower: more specific). */
-  private fit(p: MethodParam, v: Value): number {
-    if (p.types.length === 0) return 1000;
+  /** Whether `p`'s types admit `v` (no types: anything). */
+  private fits(p: MethodParam, v: Value): boolean {
+    if (p.types.length === 0) return true;
     const types = this.typesOf(v);
-    let best = -1;
-    for (const t of p.types) {
-      const i = types.indexOf(t);
-      if (i >= 0 && (best < 0 || i < best)) best = i;
-    }
-    return best;
+    return p.types.some((t) => types.includes(t));
   }
 
-  private applicable(m: Method, args: Value[]): number[] | null {
+  /** Whether method `m` applies to `args` (types, then queries, as CLIPS tests them). */
+  private applies(m: Method, args: Value[]): boolean {
     const { params, rest } = m.ast;
-    if (rest === null ? args.length !== params.length : args.length < params.length) return null;
-    const ranks: number[] = [];
+    if (rest === null ? args.length !== params.length : args.length < params.length) return false;
     const vars = new Map<string, Value>();
     for (let i = 0; i < params.length; i++) {
-      const p = params[i] as MethodParam;
-      const r = this.fit(p, args[i] as Value);
-      if (r < 0) return null;
-      ranks.push(r * 2 + (p.query ? 0 : 1));
-      vars.set(p.name, args[i] as Value);
+      if (!this.fits(params[i] as MethodParam, args[i] as Value)) return false;
+      vars.set((params[i] as MethodParam).name, args[i] as Value);
     }
     if (rest) {
       const tail = args.slice(params.length);
-      for (const a of tail) if (this.fit(rest, a) < 0) return null;
+      for (const a of tail) if (!this.fits(rest, a)) return false;
       vars.set(rest.name, flatten(tail));
     }
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
-    for (const q of m.queries) if (q && q(frame) === FALSE) return null;
-    if (m.restQuery && m.restQuery(frame) === FALSE) return null;
-    ranks.push(rest ? 1 : 0);
-    return ranks;
+    if (m.system?.maxArgs !== undefined && args.length > m.system.maxArgs) return false;
+    for (const q of m.queries) if (q && q(frame) === FALSE) return false;
+    if (m.restQuery && m.restQuery(frame) === FALSE) return false;
+    return true;
+  }
+
+  /** The position of the first method from `from` on that applies to `args`, or -1. */
+  private nextApplicable(g: Generic, from: number, args: Value[]): number {
+    for (let i = from; i < g.methods.length; i++) {
+      if (this.applies(g.methods[i] as Method, args)) return i;
+    }
+    return -1;
+  }
+
+  /** `(preview-generic name args…)`: the methods that apply, in the order they would run. */
+  applicable(name: string, args: Value[]): { index: number; text: string }[] | undefined {
+    const g = this.generics.get(name);
+    if (!g) return undefined;
+    const out: { index: number; text: string }[] = [];
+    for (const m of g.methods)
+      if (this.applies(m, args)) out.push({ index: m.index, text: describeMethod(m) });
+    return out;
   }
 
   private dispatch(name: string, args: Value[]): Value {
-    const methods = this.generics.get(name) ?? [];
-    const found: { m: Method; ranks: number[] }[] = [];
-    for (const m of methods) {
-      const ranks = this.applicable(m, args);
-      if (ranks) found.push({ m, ranks });
-    }
-    if (found.length === 0) {
+    const g = this.generics.get(name);
+    const at = g ? this.nextApplicable(g, 0, args) : -1;
+    if (!g || at < 0) {
       throw rulesRuntimeError(`no method of ${name} applies to these arguments`, {
         clips: `[GENRCEXE1] No applicable methods for ${name}.`,
       });
     }
-    found.sort((a, b) => {
-      const n = Math.max(a.ranks.length, b.ranks.length);
-      for (let i = 0; i < n; i++) {
-        const d = (a.ranks[i] ?? 0) - (b.ranks[i] ?? 0);
-        if (d !== 0) return d;
-      }
-      return a.m.order - b.m.order;
-    });
-    const call: Call = { methods: found.map((f) => f.m), index: 0, args };
-    this.stack.push(call);
-    try {
-      return this.runNext(call, args);
-    } finally {
-      this.stack.pop();
-    }
+    return this.run({ generic: g, at, args }, args);
   }
 
-  private runNext(call: Call, args: Value[]): Value {
-    const m = call.methods[call.index++];
-    if (!m) throw rulesRuntimeError("call-next-method: no next method");
+  private run(call: Call, args: Value[]): Value {
+    const m = call.generic.methods[call.at] as Method;
+    if (m.system) return m.system.fn(args);
     const vars = new Map<string, Value>();
     m.ast.params.forEach((p, i) => {
       vars.set(p.name, args[i] as Value);
     });
     if (m.ast.rest) vars.set(m.ast.rest.name, flatten(args.slice(m.ast.params.length)));
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+    this.stack.push(call);
     let last: Value = FALSE;
     try {
-      for (const action of m.body) last = action(frame);
+      // A method runs one evaluation level deeper (CLIPS's ED in traces).
+      deeper(() => {
+        for (const action of m.body) last = action(frame);
+      });
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       throw signal;
+    } finally {
+      this.stack.pop();
     }
     return last;
   }
@@ -199,24 +409,34 @@ export class Generics {
       case "call-next-method":
       case "override-next-method": {
         if (!top) throw rulesRuntimeError(`${name} is only allowed inside a method`);
-        const saved = top.index;
-        try {
-          return this.runNext(top, name === "call-next-method" ? top.args : args);
-        } finally {
-          top.index = saved;
-        }
+        const next = name === "call-next-method" ? top.args : args;
+        const at = this.nextApplicable(top.generic, top.at + 1, next);
+        if (at < 0) throw rulesRuntimeError(`${name}: no next method`);
+        return this.run({ generic: top.generic, at, args: next }, next);
       }
       case "next-methodp":
-        return top && top.index < top.methods.length ? TRUE : FALSE;
+        return top && this.nextApplicable(top.generic, top.at + 1, top.args) >= 0 ? TRUE : FALSE;
       default:
         return null;
     }
   }
 }
 
-function signature(ast: MethodAst): string {
-  const p = (x: MethodParam) => `${x.types.join("|")}${x.query ? "?" : ""}`;
-  return `${ast.params.map(p).join(",")};${ast.rest ? p(ast.rest) : "-"}`;
+/** `#2  (INTEGER <qry>) ($? NUMBER)` without the name: list-defmethods' text of a method. */
+function describeMethod(m: Method): string {
+  const one = (p: MethodParam, wildcard: boolean): string => {
+    const parts = [...(wildcard ? ["$?"] : []), ...p.types, ...(p.query ? ["<qry>"] : [])];
+    if (wildcard && parts.length === 1) return "$?";
+    return `(${parts.join(" ")})`;
+  };
+  const list = m.ast.params.map((p) => one(p, false));
+  if (m.ast.rest) list.push(one(m.ast.rest, true));
+  return `#${m.system ? "SYS" : ""}${m.index}  ${list.join(" ")}`;
+}
+
+/** An expression's shape without its source positions, to compare two queries. */
+function exprKey(e: unknown): string {
+  return JSON.stringify(e, (k, v) => (k === "pos" ? undefined : v));
 }
 
 function flatten(vals: Value[]): Atom[] {

@@ -20,8 +20,10 @@ export interface IntrospectionHost {
   print(text: string): void;
   /** Every class, the system classes first (classes belong to MAIN). */
   classes(): string[];
-  /** A defined global's current value (`show-defglobals`). */
-  globalValue(name: string): Value;
+  /** Whether MAIN still has the built-in initial-fact deffacts (`undeffacts` deletes it). */
+  initialFacts(): boolean;
+  /** The current value of `module`'s global `name` (`show-defglobals`). */
+  globalValue(name: string, module: string): Value;
 }
 
 const PP: Record<string, ConstructKind> = {
@@ -151,11 +153,11 @@ function constructModule(
       ? host.classes().includes(name)
         ? (host.texts.moduleOf(kind, name) ?? "MAIN")
         : undefined
-      : BUILT_IN[kind] === name
+      : builtIn(host, kind) === name
         ? host.module() === "MAIN"
           ? "MAIN"
           : undefined
-        : host.texts.moduleOf(kind, name);
+        : host.texts.moduleOf(kind, arg, host.module());
   if (found === undefined) {
     host.print(`[PRNTUTIL1] Unable to find ${kind} ${name}.\n`);
     return FALSE;
@@ -172,7 +174,7 @@ function showGlobals(host: IntrospectionHost, modules: string[], headed: boolean
   for (const m of modules) {
     if (headed) text += `${m}:\n`;
     for (const g of host.texts.names("defglobal", m)) {
-      text += `${headed ? "   " : ""}?*${g}* = ${formatValue(host.globalValue(g))}\n`;
+      text += `${headed ? "   " : ""}?*${g}* = ${formatValue(host.globalValue(g, m))}\n`;
     }
   }
   return text;
@@ -183,8 +185,13 @@ function names(host: IntrospectionHost, kind: ConstructKind, module: string): st
   if (kind === "defclass") return module === "MAIN" ? host.classes() : [];
   const own = host.texts.names(kind, module);
   if (module !== "MAIN") return own;
-  const builtIn = BUILT_IN[kind];
-  return builtIn ? [builtIn, ...own.filter((n) => n !== builtIn)] : own;
+  const first = builtIn(host, kind);
+  return first ? [first, ...own.filter((n) => n !== first)] : own;
+}
+
+/** The built-in construct of `kind` there is (none once the initial-fact deffacts is deleted). */
+function builtIn(host: IntrospectionHost, kind: ConstructKind): string | undefined {
+  return kind === "deffacts" && !host.initialFacts() ? undefined : BUILT_IN[kind];
 }
 
 /** The constructs CLIPS 6.30 defines itself, listed first in MAIN and kept without text. */
@@ -254,22 +261,20 @@ function prettyPrint(
     });
   }
   // MAIN and the built-in initial-fact constructs exist but CLIPS keeps no text for them.
-  if (kind === "defmodule" ? arg === "MAIN" : arg === BUILT_IN[kind]) return VOID;
+  if (kind === "defmodule" ? arg === "MAIN" : arg === builtIn(host, kind)) return VOID;
   // The system classes have no text either.
   if (kind === "defclass" && !host.texts.has(kind, arg) && host.classes().includes(arg)) {
     return VOID;
   }
+  // A bare name is looked for in the current module only.
   const [module, name] = kind === "defmodule" ? ["", arg] : splitName(arg, host.module());
-  const found =
-    host.texts.has(kind, name) &&
-    (kind === "defmodule" || host.texts.moduleOf(kind, name) === module || !arg.includes("::"));
-  const inScope = found && (kind === "defmodule" || host.texts.moduleOf(kind, name) === module);
-  if (!inScope) {
+  const id = kind === "defmodule" ? arg : `${module}::${name}`;
+  if (!host.texts.has(kind, id)) {
     throw rulesRuntimeError(`unable to find ${kind} ${formatValue(arg)}`, {
       clips: `[PRNTUTIL1] Unable to find ${kind} ${arg}.`,
     });
   }
-  const text = host.texts.pretty(kind, name);
+  const text = host.texts.pretty(kind, id);
   if (text !== null) host.print(text);
   return VOID;
 }

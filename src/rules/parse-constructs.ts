@@ -499,10 +499,20 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
       return { type: "forall", first, rest: inner.slice(1), pos: node.pos };
     }
     case "logical":
-      throw rulesLoadError(node.pos, "a logical CE can only be among a rule's first CEs", {
-        construct: ctx.construct,
-        hint: "Write (logical …) at the top of the rule's conditions, not inside another CE.",
-      });
+      throw rulesLoadError(
+        head?.pos ?? node.pos,
+        "a logical CE can only be among a rule's first CEs",
+        {
+          construct: ctx.construct,
+          ...(negatedDepth > 0
+            ? {
+                clips: "[RULELHS1] The logical CE cannot be used within a not/exists/forall CE.",
+                echoThrough: true,
+              }
+            : {}),
+          hint: "Write (logical …) at the top of the rule's conditions, not inside another CE.",
+        },
+      );
     default:
       return parsePattern(node, ctx, null);
   }
@@ -517,17 +527,26 @@ const NO_SLOTS: ReadonlyMap<number, FieldConstraint[]> = new Map();
  */
 function parseSubCEs(list: SList, ctx: ParseContext, bind = false): CE[] {
   const out: CE[] = [];
-  for (let k = 1; k < list.items.length; k++) {
-    const n = list.items[k] as SNode;
-    if (bind && n.type === "atom" && n.kind === "sfvar") {
-      out.push(parseBoundPattern(list.items, k, ctx));
-      k += 2;
-      continue;
+  // Without `bind` these are a not's, exists' or forall's CEs (where CLIPS refuses a logical).
+  if (!bind) negatedDepth++;
+  try {
+    for (let k = 1; k < list.items.length; k++) {
+      const n = list.items[k] as SNode;
+      if (bind && n.type === "atom" && n.kind === "sfvar") {
+        out.push(parseBoundPattern(list.items, k, ctx));
+        k += 2;
+        continue;
+      }
+      out.push(parseCE(n, ctx));
     }
-    out.push(parseCE(n, ctx));
+  } finally {
+    if (!bind) negatedDepth--;
   }
   return out;
 }
+
+/** How many not/exists/forall CEs enclose the CE being parsed (parsing is synchronous). */
+let negatedDepth = 0;
 
 /** `?f <- (pattern)` starting at `items[i]` (the variable). */
 function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): PatternCE {

@@ -348,7 +348,9 @@ export function parseDefmethod(list: SList, ctx: ParseContext): MethodAst {
   ctx.construct = `defmethod ${name}`;
   let at = 2;
   const idx = list.items[at];
-  if (idx?.type === "atom" && idx.kind === "integer") at++;
+  const indexed = idx?.type === "atom" && idx.kind === "integer";
+  const index = indexed ? Number(idx.text) : 0;
+  if (indexed) at++;
   at = skipComment(list, at);
   const plist = list.items[at];
   if (plist?.type !== "list") {
@@ -379,5 +381,5 @@ export function parseDefmethod(list: SList, ctx: ParseContext): MethodAst {
     else params.push(param);
   });
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
-  return { name, params, rest, body, source: list.source };
+  return { name, index, params, rest, body, source: list.source };
 }

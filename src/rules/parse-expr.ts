@@ -9,6 +9,8 @@ export interface ParseContext {
   hasFunction(name: string): boolean;
   /** Whether a defglobal `?*name*` is defined (absent: globals are refused). */
   hasGlobal?(name: string): boolean;
+  /** Whether a generic function overloads system function `name` (its calls then dispatch). */
+  overloaded?(name: string): boolean;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
@@ -469,6 +471,8 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   const items = list.items;
   const args: Expr[] = [];
   for (let k = 1; k < items.length; k++) args.push(parseExpr(items[k] as SNode, ctx));
+  // A call bound to a generic function is checked by its methods when it runs.
+  if (ctx.overloaded?.(fn)) return { k: "call", fn, args, pos: list.pos, generic: true };
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 

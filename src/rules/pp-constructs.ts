@@ -168,6 +168,57 @@ function listsOnLines(r: PPReader, module: string, facts = false): void {
   }
 }
 
+/** One atom or expression as CLIPS's printer writes it (a method's parameter query). */
+export function ppExpression(node: SNode): string {
+  const r = new PPReader(node);
+  try {
+    atomOrExpression(r);
+  } catch (e) {
+    if (!(e instanceof PPStop)) throw e;
+  }
+  return r.buf.text;
+}
+
+/**
+ * A defmethod as ppdefmethod prints it: `(defmethod MODULE::name [index] ["comment"]`, the
+ * parameters one a line, then the actions as a deffunction's. Null for a form it cannot follow.
+ */
+export function ppDefmethod(form: SList, module: string, headerOnly = false): string | null {
+  const items = form.items;
+  const name = items[1];
+  if (name?.type !== "atom") return null;
+  let head = `(defmethod ${name.text.includes("::") ? name.text : `${module}::${name.text}`}`;
+  let at = 2;
+  const idx = items[at];
+  if (idx?.type === "atom" && idx.kind === "integer") {
+    head += ` ${idx.text}`;
+    at++;
+  }
+  const comment = items[at];
+  if (comment?.type === "atom" && comment.kind === "string") {
+    head += ` ${ppExpression(comment)}`;
+    at++;
+  }
+  const params = items[at];
+  if (params?.type !== "list") return null;
+  const one = (p: SNode): string =>
+    p.type === "atom" ? ppExpression(p) : `(${p.items.map((x) => ppExpression(x)).join(" ")})`;
+  const paramText = `(${params.items.map(one).join("\n    ")})`;
+  // The echo of a method refused once its parameters were read ([GENRCPSR2]).
+  if (headerOnly) return `${head}\n   ${paramText}\n   `;
+  // The actions print as a deffunction's: borrow its printer on a form without parameters.
+  const symbol = (text: string): SNode => ({ ...name, kind: "symbol", text, value: text });
+  const body: SList = {
+    ...form,
+    items: [symbol("deffunction"), symbol("m"), { ...params, items: [] }, ...items.slice(at + 1)],
+  };
+  const fn = ppConstruct(body, "MAIN");
+  const open = "\n   ()";
+  const cut = fn?.indexOf(open) ?? -1;
+  if (fn === null || fn === undefined || cut < 0) return null;
+  return `${head}\n   ${paramText}${fn.slice(cut + open.length)}`;
+}
+
 /** `(defglobal MODULE ?*name* = value)` for one global, as ppdefglobal prints it. */
 export function ppDefglobal(module: string, name: string, value: SNode): string {
   const r = new PPReader(value);

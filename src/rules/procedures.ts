@@ -3,6 +3,7 @@ import type { DeffunctionAst, DefglobalAst } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
+import { deeper, evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
 import { type Atom, FALSE, isMultifield, NIL, type Value } from "./values.js";
@@ -10,12 +11,16 @@ import { type Atom, FALSE, isMultifield, NIL, type Value } from "./values.js";
 interface Global {
   value: Value;
   readonly init: Compiled;
+  readonly module: string;
 }
 
 /** The deffunctions and defglobals of one engine. */
 export class Procedures {
   private readonly functions = new Map<string, RuleFunction>();
+  /** Keyed `MODULE::name`: modules are namespaces, two may define globals of one name. */
   private readonly globals = new Map<string, Global>();
+  /** The globals of each name (one, unless several modules define it). */
+  private readonly byName = new Map<string, Global[]>();
   /** How many calls of each deffunction are running (CLIPS will not delete a running one). */
   private readonly active = new Map<string, number>();
   /** Each deffunction's parameter count and whether it takes a wildcard (not the generics'). */
@@ -25,6 +30,10 @@ export class Procedures {
     private readonly host: () => EvalHost,
     /** Told each time a global changes (`(watch globals)`). */
     private readonly onSet?: (name: string, now: Value, before: Value) => void,
+    /** The current module, which picks among globals of one name in several modules. */
+    private readonly module: () => string = () => "MAIN",
+    /** Told as a deffunction starts and ends (`(watch deffunctions)`), with its depth. */
+    private readonly onCall?: (begin: boolean, name: string, depth: number, args: Value[]) => void,
   ) {}
 
   hasFunction(name: string): boolean {
@@ -66,8 +75,37 @@ export class Procedures {
     return (this.active.get(name) ?? 0) > 0;
   }
 
-  forgetGlobal(name: string): void {
-    this.globals.delete(name);
+  forgetGlobal(name: string, module: string): void {
+    const g = this.globals.get(`${module}::${name}`);
+    if (!g) return;
+    this.globals.delete(`${module}::${name}`);
+    const rest = (this.byName.get(name) ?? []).filter((x) => x !== g);
+    if (rest.length > 0) this.byName.set(name, rest);
+    else this.byName.delete(name);
+  }
+
+  /**
+   * The global `name` stands for (`MOD::name`, or a bare name: the current module's, else the
+   * only or first one — imports are not enforced).
+   */
+  private find(name: string): Global | undefined {
+    if (name.includes("::")) return this.globals.get(name);
+    const list = this.byName.get(name);
+    if (list === undefined || list.length === 1) return list?.[0];
+    const here = this.module();
+    return list.find((g) => g.module === here) ?? list[0];
+  }
+
+  private put(name: string, g: Global): void {
+    const key = `${g.module}::${name}`;
+    const old = this.globals.get(key);
+    this.globals.delete(key);
+    this.globals.set(key, g);
+    const list = this.byName.get(name) ?? [];
+    const at = old ? list.indexOf(old) : -1;
+    if (at >= 0) list[at] = g;
+    else list.push(g);
+    this.byName.set(name, list);
   }
 
   /** Defines (or redefines) a deffunction. */
@@ -98,48 +136,58 @@ export class Procedures {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       this.active.set(name, (this.active.get(name) ?? 0) + 1);
-      try {
-        for (const action of body) {
-          last = action(frame);
-          if (takeEvaluationError()) throw evaluationErrorHalt();
+      return deeper(() => {
+        const depth = evaluationDepth();
+        this.onCall?.(true, name, depth, args);
+        try {
+          for (const action of body) {
+            last = action(frame);
+            if (takeEvaluationError()) throw evaluationErrorHalt();
+          }
+        } catch (signal) {
+          if (signal instanceof ReturnSignal) {
+            this.onCall?.(false, name, depth, args);
+            return signal.value;
+          }
+          throw haltedIn(signal, `deffunction ${name}`);
+        } finally {
+          this.active.set(name, (this.active.get(name) ?? 1) - 1);
         }
-      } catch (signal) {
-        if (signal instanceof ReturnSignal) return signal.value;
-        throw haltedIn(signal, `deffunction ${name}`);
-      } finally {
-        this.active.set(name, (this.active.get(name) ?? 1) - 1);
-      }
-      return last;
+        this.onCall?.(false, name, depth, args);
+        return last;
+      });
     });
   }
 
   hasGlobal(name: string): boolean {
-    return this.globals.has(name);
+    return this.find(name) !== undefined;
   }
 
   /** Declares a global while its defglobal is parsed (nil until defined). */
-  declareGlobal(name: string): void {
-    if (!this.globals.has(name)) this.globals.set(name, { value: NIL, init: () => NIL });
+  declareGlobal(name: string, module = "MAIN"): void {
+    if (!this.globals.has(`${module}::${name}`)) {
+      this.put(name, { value: NIL, init: () => NIL, module });
+    }
   }
 
-  /** Defines the globals of a defglobal, evaluating each initial value in order. */
-  defineGlobals(ast: DefglobalAst): void {
+  /** Defines the globals of a defglobal (in `module`), evaluating each initial value in order. */
+  defineGlobals(ast: DefglobalAst, module = "MAIN"): void {
     for (const g of ast.globals) {
       const init = compileExpr(g.init, { resolve: () => null, rhs: true, construct: "defglobal" });
-      const entry: Global = { value: NIL, init };
-      this.globals.set(g.name, entry);
+      const entry: Global = { value: NIL, init, module };
+      this.put(g.name, entry);
       entry.value = this.evaluate(init);
     }
   }
 
   global(name: string): Value {
-    const g = this.globals.get(name);
+    const g = this.find(name);
     if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
     return g.value;
   }
 
   setGlobal(name: string, value: Value): void {
-    const g = this.globals.get(name);
+    const g = this.find(name);
     if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
     this.onSet?.(name, value, g.value);
     g.value = value;
@@ -147,16 +195,16 @@ export class Procedures {
 
   /** `(reset)`: every global takes its initial value again. */
   resetGlobals(): void {
-    for (const [name, g] of this.globals) {
+    for (const [key, g] of this.globals) {
       const value = this.evaluate(g.init);
-      this.onSet?.(name, value, g.value);
+      this.onSet?.(key.slice(g.module.length + 2), value, g.value);
       g.value = value;
     }
   }
 
-  /** The current values, for snapshots. */
+  /** The current values, for snapshots: MAIN's globals by name, the others' as `MOD::name`. */
   globalValues(): [string, Value][] {
-    return [...this.globals].map(([name, g]) => [name, g.value]);
+    return [...this.globals].map(([key, g]) => [g.module === "MAIN" ? key.slice(6) : key, g.value]);
   }
 
   private evaluate(init: Compiled): Value {

@@ -24,9 +24,13 @@ export interface UndefineHost {
   module(): string;
   /** Whether the construct is running now (a deffunction in its body). */
   busy(kind: ConstructKind, name: string): boolean;
-  /** Deletes the construct from the engine (its text too). */
-  remove(kind: ConstructKind, name: string): void;
+  /** Deletes the construct `module::name` from the engine (its text too). */
+  remove(kind: ConstructKind, name: string, module: string): void;
   print(text: string): void;
+  /** Whether MAIN still has the built-in initial-fact deffacts. */
+  initialFacts(): boolean;
+  /** Deletes the built-in initial-fact deffacts: `(reset)` then asserts no `(initial-fact)`. */
+  dropInitialFacts(): void;
 }
 
 /** Runs `(undef… name)`; the argument count is checked where the call is parsed. */
@@ -40,21 +44,29 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
     });
   }
   const [module, name] = splitName(target, host.module());
-  const found = host.texts.has(kind, name) && host.texts.moduleOf(kind, name) === module;
+  // The built-in initial-fact deffacts has no text but can be deleted too.
+  const builtIn = kind === "deffacts" && module === "MAIN" && host.initialFacts();
+  if (builtIn && name === "initial-fact") {
+    host.dropInitialFacts();
+    return;
+  }
+  const found = host.texts.has(kind, `${module}::${name}`);
   if (!found && target !== "*") {
     throw rulesRuntimeError(`unable to find ${kind} ${target}`, {
       clips: `[PRNTUTIL1] Unable to find ${kind} ${target}.`,
       hint: `list-${kind}s lists the ${kind}s there are.`,
     });
   }
-  const names = found ? [name] : host.texts.names(kind, host.module());
+  const from = found ? module : host.module();
+  const names = found ? [name] : host.texts.names(kind, from);
+  if (!found && builtIn && from === "MAIN") host.dropInitialFacts();
   for (const n of names) {
     if (host.busy(kind, n) || referenced(host.texts, kind, n, !found)) {
       // CLIPS reports each one it keeps and goes on with the others.
       host.print(`[PRNTUTIL4] Unable to delete ${kind} ${n}.\n`);
       continue;
     }
-    host.remove(kind, n);
+    host.remove(kind, n, from);
   }
 }
 

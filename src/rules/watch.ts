@@ -122,6 +122,16 @@ export function focusTrace(pushed: boolean, module: string, other: string | null
   return `<== Focus ${module}${other ? ` to ${other}` : ""}\n`;
 }
 
+/** `DFN >> f ED:2 (a 1)` as a deffunction starts, `DFN << …` as it ends. */
+export function deffunctionTrace(
+  begin: boolean,
+  name: string,
+  depth: number,
+  args: Value[],
+): string {
+  return `DFN ${begin ? ">>" : "<<"} ${name} ED:${depth} (${args.map((a) => formatValue(a)).join(" ")})\n`;
+}
+
 /** `:== ?*g* ==> 4 <== 1`. */
 export function globalTrace(name: string, now: Value, before: Value): string {
   return `:== ?*${name}* ==> ${formatValue(now)} <== ${formatValue(before)}\n`;

@@ -184,6 +184,24 @@ export class Network {
       if (!(c instanceof TerminalNode || c instanceof TestNode)) c.leftActivate(t);
   }
 
+  /**
+   * How CLIPS's reset treats the rule before the facts go (rulebsc.c ResetDefrules): "right"
+   * for a rule without patterns (a right prime join), "left" for one led by a not over a
+   * pattern or a group, forall included (a left prime join), else null.
+   */
+  primeKind(rule: BuiltRule): "right" | "left" | null {
+    if (rule.path.every((p) => p.node instanceof TerminalNode || p.node instanceof TestNode)) {
+      return "right";
+    }
+    const led = rule.path.some(
+      (p) =>
+        p.parent === this.root &&
+        (p.node instanceof NegativeNode || p.node instanceof NandNode) &&
+        !p.node.exists,
+    );
+    return led ? "left" : null;
+  }
+
   /** Removes a rule's nodes that no other rule shares. */
   detach(rule: BuiltRule): void {
     for (let i = rule.path.length - 1; i >= 0; i--) {

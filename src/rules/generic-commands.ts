@@ -1,0 +1,217 @@
+/**
+ * The generic-function commands of CLIPS 6.30 (BPG 12.10): `ppdefgeneric`, `ppdefmethod`,
+ * `list-defgenerics`, `list-defmethods`, `get-defgeneric-list`, `get-defmethod-list`,
+ * `preview-generic`, `undefgeneric` and `undefmethod`, with CLIPS's output and messages. A method
+ * is named by its generic and index and listed with its restrictions, in precedence order.
+ *
+ * @example
+ * // (defmethod f ((?a INTEGER)) 1) (defmethod f ((?a NUMBER)) 2) then (list-defmethods) prints
+ * // "f #1  (INTEGER)\nf #2  (NUMBER)\nFor a total of 2 methods.\n"
+ */
+import type { ConstructTexts } from "./construct-texts.js";
+import { rulesRuntimeError } from "./errors.js";
+import { GENERIC_COMMANDS } from "./generic-command-names.js";
+import type { Generics } from "./generics.js";
+import { ppDefmethod, ppExpression } from "./pp-constructs.js";
+import type { SList } from "./reader.js";
+import { isInteger, isSymbol, type Value, VOID } from "./values.js";
+
+export { GENERIC_COMMANDS };
+
+/** What the commands read from the engine. */
+export interface GenericCommandHost {
+  readonly generics: Generics;
+  readonly texts: ConstructTexts;
+  /** The current module. */
+  module(): string;
+  print(text: string): void;
+  /** Deletes a generic function: its methods, its callable and its text. */
+  forgetGeneric(name: string): void;
+}
+
+/** Runs one generic-function command; null when `name` is not one. */
+export function genericCommand(
+  host: GenericCommandHost,
+  name: string,
+  args: readonly Value[],
+): Value | null {
+  switch (name) {
+    case "ppdefgeneric":
+      return ppdefgeneric(host, args[0]);
+    case "ppdefmethod":
+      return ppdefmethod(host, args);
+    case "list-defgenerics": {
+      const names = host.generics.names(host.module());
+      if (names.length > 0) {
+        const s = names.length === 1 ? "" : "s";
+        host.print(
+          `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} defgeneric${s}.\n`,
+        );
+      }
+      return VOID;
+    }
+    case "list-defmethods":
+      return listDefmethods(host, args[0]);
+    case "get-defgeneric-list":
+      return host.generics.names(host.module());
+    case "get-defmethod-list": {
+      const names =
+        args[0] === undefined ? host.generics.names(host.module()) : [generic(host, name, args[0])];
+      return names.flatMap((n) => (host.generics.describe(n) ?? []).flatMap((m) => [n, m.index]));
+    }
+    case "preview-generic": {
+      const g = generic(host, name, args[0]);
+      for (const m of host.generics.applicable(g, args.slice(1)) ?? [])
+        host.print(`${g} ${m.text}\n`);
+      return VOID;
+    }
+    case "undefgeneric":
+      return undefgeneric(host, args[0]);
+    case "undefmethod":
+      return undefmethod(host, args);
+    default:
+      return null;
+  }
+}
+
+/** The generic function argument #1 names; CLIPS's [GENRCFUN3] when there is none. */
+function generic(host: GenericCommandHost, fn: string, arg: Value | undefined): string {
+  if (arg === undefined || !isSymbol(arg)) {
+    throw rulesRuntimeError(`${fn} expects a generic function name`, {
+      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
+    });
+  }
+  if (!host.generics.has(arg)) {
+    throw rulesRuntimeError(`no generic function ${arg}`, {
+      clips: `[GENRCFUN3] Unable to find generic function ${arg} in function ${fn}.`,
+      hint: "list-defgenerics lists the generic functions there are.",
+    });
+  }
+  return arg;
+}
+
+/** `(ppdefgeneric name)`: `(defgeneric MODULE::name ["comment"])`. */
+function ppdefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
+  if (arg === undefined || !isSymbol(arg)) {
+    throw rulesRuntimeError("ppdefgeneric expects a generic function name", {
+      clips: "[ARGACCES5] Function ppdefgeneric expected argument #1 to be of type symbol",
+    });
+  }
+  const module = host.generics.moduleOf(arg);
+  if (module === undefined) {
+    throw rulesRuntimeError(`unable to find defgeneric ${arg}`, {
+      clips: `[PRNTUTIL1] Unable to find defgeneric ${arg}.`,
+    });
+  }
+  // A generic made by its first defmethod has no defgeneric text: CLIPS writes the header alone.
+  const form = [...host.texts.entries()].find(
+    (e) => e.kind === "defgeneric" && e.name === arg,
+  )?.form;
+  const comment = form?.items[2];
+  const text =
+    comment?.type === "atom" && comment.kind === "string" ? ` ${ppExpression(comment)}` : "";
+  host.print(`(defgeneric ${module}::${arg}${text})\n`);
+  return VOID;
+}
+
+/** `(ppdefmethod name index)`. */
+function ppdefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
+  const [name, index] = args;
+  if (name === undefined || !isSymbol(name)) {
+    throw rulesRuntimeError("ppdefmethod expects a generic function name", {
+      clips: "[ARGACCES5] Function ppdefmethod expected argument #1 to be of type symbol",
+    });
+  }
+  if (index === undefined || !isInteger(index)) {
+    throw rulesRuntimeError("ppdefmethod expects a method index", {
+      clips: "[ARGACCES5] Function ppdefmethod expected argument #2 to be of type integer",
+    });
+  }
+  const g = generic(host, "ppdefmethod", name);
+  const form = method(host, "ppdefmethod", g, Number(index));
+  const text = form === null ? null : ppDefmethod(form, host.generics.moduleOf(g) ?? "MAIN");
+  if (text !== null) host.print(text);
+  return VOID;
+}
+
+/** The form of method `index` of `g`; CLIPS's [GENRCFUN2] when there is none. */
+function method(host: GenericCommandHost, fn: string, g: string, index: number): SList | null {
+  const form = host.generics.methodForm(g, index);
+  if (form === undefined) {
+    throw rulesRuntimeError(`generic function ${g} has no method #${index}`, {
+      clips: `[GENRCFUN2] Unable to find method ${g} #${index} in function ${fn}.`,
+      hint: "list-defmethods lists the methods with their indices.",
+    });
+  }
+  return form;
+}
+
+/**
+ * `(list-defmethods [name])`: `name #index  restrictions` a line, in precedence order; the
+ * generics of the current module are separated by a blank line; no total when there is none.
+ */
+function listDefmethods(host: GenericCommandHost, arg: Value | undefined): Value {
+  const names =
+    arg === undefined
+      ? host.generics.names(host.module())
+      : [generic(host, "list-defmethods", arg)];
+  let text = "";
+  let count = 0;
+  names.forEach((n, i) => {
+    if (i > 0) text += "\n";
+    for (const m of host.generics.describe(n) ?? []) {
+      text += `${n} ${m.text}\n`;
+      count++;
+    }
+  });
+  if (count > 0) text += `For a total of ${count} method${count === 1 ? "" : "s"}.\n`;
+  host.print(text);
+  return VOID;
+}
+
+/** `(undefgeneric name | *)`. */
+function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
+  if (arg === undefined || !isSymbol(arg)) {
+    throw rulesRuntimeError("undefgeneric expects a generic function name", {
+      clips: "[ARGACCES5] Function undefgeneric expected argument #1 to be of type symbol",
+    });
+  }
+  const all = arg === "*" && !host.generics.has("*");
+  if (!all && !host.generics.has(arg)) {
+    throw rulesRuntimeError(`unable to find defgeneric ${arg}`, {
+      clips: `[PRNTUTIL1] Unable to find defgeneric ${arg}.`,
+    });
+  }
+  for (const n of all ? host.generics.names(host.module()) : [arg]) {
+    if (host.generics.running(n)) host.print(`[PRNTUTIL4] Unable to delete defgeneric ${n}.\n`);
+    else host.forgetGeneric(n);
+  }
+  return VOID;
+}
+
+/** `(undefmethod name index | *)`. */
+function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
+  const [name, index] = args;
+  if (name === undefined || !isSymbol(name)) {
+    throw rulesRuntimeError("undefmethod expects a generic function name", {
+      clips: "[ARGACCES5] Function undefmethod expected argument #1 to be of type symbol",
+    });
+  }
+  if (!host.generics.has(name)) {
+    throw rulesRuntimeError(`no generic function ${name}`, {
+      clips: `[GENRCCOM1] No such generic function ${name} in function undefmethod.`,
+    });
+  }
+  if (index === "*") {
+    for (const m of host.generics.describe(name) ?? []) host.generics.forgetMethod(name, m.index);
+    return VOID;
+  }
+  if (index === undefined || !isInteger(index)) {
+    throw rulesRuntimeError("undefmethod expects a method index or *", {
+      clips: "[ARGACCES5] Function undefmethod expected argument #2 to be of type integer",
+    });
+  }
+  method(host, "undefmethod", name, Number(index));
+  host.generics.forgetMethod(name, Number(index));
+  return VOID;
+}

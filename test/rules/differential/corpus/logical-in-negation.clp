@@ -1,0 +1,7 @@
+(defrule r1 "error" (exists (logical (a ?) (b ?))) =>)
+(defrule r2 "error" (forall (logical (a ?)) (b ?) (c ?)) =>)
+(defrule r3 "error" (not (logical (a ?) (b ?))) =>)
+(defrule r4 (x) (not (and (y) (logical (a ?)))) =>)
+(defrule r5 (and (logical (a)) (b)) =>)
+(defrule r6 (exists (a) (logical (b))) =>)
+(exit)
