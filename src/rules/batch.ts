@@ -7,7 +7,7 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
-import { echoMode, errorEcho } from "./error-echo.js";
+import { echoAfter, echoMode, errorEcho } from "./error-echo.js";
 import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode, type SourcePos } from "./reader.js";
 import type { Value } from "./values.js";
@@ -119,6 +119,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
             errorPos(failure),
             construct.module,
             echoMode(failure.details),
+            echoAfter(failure.details),
           );
         if (echo) print(echo);
       }

@@ -16,7 +16,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
-import { echoMode, errorEcho } from "./error-echo.js";
+import { echoAfter, echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -452,6 +452,15 @@ export class RuleEngine {
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
+    evaluate: (exprs) =>
+      exprs.map((e) =>
+        compileExpr(e, { resolve: () => null, rhs: false })({
+          tok: null,
+          local: null,
+          rhs: null,
+          host: this.evalHost,
+        }),
+      ),
   };
 
   private parseContext(): ParseContext {
@@ -1464,7 +1473,14 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;
   const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
-  const echo = errorEcho(form, error.details.clips, pos, module, echoMode(error.details));
+  const echo = errorEcho(
+    form,
+    error.details.clips,
+    pos,
+    module,
+    echoMode(error.details),
+    echoAfter(error.details),
+  );
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;
 }

@@ -30,6 +30,11 @@ const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 /** Where an error's echo stops when its message alone does not say: see KeelError details. */
 export type EchoMode = "through" | "whole" | "open";
 
+/** What CLIPS wrote after the token an error's echo stops at (its details' `echoAfter`). */
+export function echoAfter(details: Readonly<Record<string, unknown>>): string {
+  return typeof details.echoAfter === "string" ? details.echoAfter : "";
+}
+
 /** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
 export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
   if (details.echoThrough === true) return "through";
@@ -47,6 +52,7 @@ export function errorEcho(
   pos: SourcePos | undefined,
   module: string,
   mode?: EchoMode,
+  after = "",
 ): string | null {
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
@@ -106,7 +112,7 @@ export function errorEcho(
     // A CE group closed where CLIPS expected more: its `)` follows what came before it.
     if (text !== null && through) text = text.replace(/\n +\)$/, ")");
   }
-  return text === null ? null : `\nERROR:\n${text}\n`;
+  return text === null ? null : `\nERROR:\n${text}${after}\n`;
 }
 
 function isDeffacts(form: SList): boolean {

@@ -2,6 +2,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import type { Value } from "./values.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
 export interface ParseContext {
@@ -13,6 +14,11 @@ export interface ParseContext {
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
   construct?: string;
+  /**
+   * Evaluates a deftemplate slot's static `(default …)` when the template is read, as CLIPS
+   * does (absent: the default is evaluated for each fact).
+   */
+  evaluate?(exprs: readonly Expr[]): Value[];
 }
 
 /** Parses an expression: a constant, a variable or a function call (with the special forms). */
