@@ -1,3 +1,4 @@
+import { isKeelError } from "../core/index.js";
 import type {
   CE,
   DeffactsAst,
@@ -22,6 +23,7 @@ import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import { checkRhsSlots } from "./rhs-slot-check.js";
 import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
 import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
+import { isMultifield, type Value } from "./values.js";
 
 export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
   const n = list.items[index];
@@ -125,7 +127,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       checkDefaultConstants(
         node,
         { ...checked, ...(cardinality ? { cardinality } : {}) },
-        defaultAttr.items.slice(1),
+        def.exprs,
         def.kind === "dynamic",
         ctx.construct ?? "",
       );
@@ -169,7 +171,21 @@ function parseDefaultAttribute(
   }
   if (special !== null) return { kind: special, exprs: [] };
   if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
-  return { kind: dynamic ? "dynamic" : "static", exprs: args.map((a) => parseExpr(a, ctx)) };
+  const exprs = args.map((a) => parseExpr(a, ctx));
+  if (dynamic || !ctx.evaluate) return { kind: dynamic ? "dynamic" : "static", exprs };
+  // CLIPS evaluates a static default once, when it reads the attribute.
+  let values: Value[];
+  try {
+    values = ctx.evaluate(exprs);
+  } catch (e) {
+    // The evaluation's own messages, then the echo through the attribute.
+    if (isKeelError(e) && typeof e.details.clips === "string") {
+      Object.assign(e.details, { line: attr.pos.line, column: attr.pos.column, echoThrough: true });
+    }
+    throw e;
+  }
+  const flat = single ? values : values.flatMap((v) => (isMultifield(v) ? v : [v]));
+  return { kind: "static", exprs: flat.map((v) => ({ k: "const", v })) };
 }
 
 function defaultSyntax(at: SNode, ctx: ParseContext): never {

@@ -4,11 +4,18 @@
  * satisfy the slot's type and allowed values ([CSTRNCHK1]). Each error is echoed as CLIPS
  * echoes it: [DEFAULT1] through the attribute's `)`, [CSTRNCHK1] through the slot's.
  */
-import type { SlotDef } from "./ast.js";
+import type { Expr, SlotDef } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import type { SList, SNode } from "./reader.js";
 import { typeOk } from "./slot-types.js";
-import { formatValue, isNumber, numberOf, type Value, valuesEqual } from "./values.js";
+import {
+  formatValue,
+  isMultifield,
+  isNumber,
+  numberOf,
+  type Value,
+  valuesEqual,
+} from "./values.js";
 
 /** Functions whose value is a multifield: never a single field slot's default. */
 const MULTIFIELD_RESULT = new Set([
@@ -42,10 +49,52 @@ export function checkSingleDefault(attr: SList, args: readonly SNode[], construc
   });
 }
 
+/** The basic types of the values some functions return (CLIPS's return-type codes). */
+const RETURNS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ...["+", "-", "*", "/", "abs", "min", "max"].map(
+    (f) => [f, ["INTEGER", "FLOAT"]] as [string, string[]],
+  ),
+  ...["sym-cat", "str-cat"].map((f) => [f, ["SYMBOL", "STRING"]] as [string, string[]]),
+  ...[
+    "eq",
+    "neq",
+    "=",
+    "<>",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "and",
+    "or",
+    "not",
+    "numberp",
+    "integerp",
+    "floatp",
+    "symbolp",
+    "stringp",
+    "lexemep",
+    "multifieldp",
+    "evenp",
+    "oddp",
+    "gensym",
+    "gensym*",
+  ].map((f) => [f, ["SYMBOL"]] as [string, string[]]),
+  ...[...MULTIFIELD_RESULT].map((f) => [f, ["MULTIFIELD"]] as [string, string[]]),
+]);
+
+/** The basic types each type name allows. */
+const BASICS: Readonly<Record<string, readonly string[]>> = {
+  LEXEME: ["SYMBOL", "STRING"],
+  NUMBER: ["INTEGER", "FLOAT"],
+  INSTANCE: ["INSTANCE-NAME", "INSTANCE-ADDRESS"],
+};
+
 /**
- * [CSTRNCHK1] when the default's constants break the slot's cardinality (a multislot: how many
- * values it gives), type, allowed values or range, checked in CLIPS's order
- * (ConstraintCheckExpressionChain). A call counts as one value unless it returns a multifield.
+ * [CSTRNCHK1] when a default breaks the slot's cardinality (a multislot: how many values it
+ * gives), type, allowed values or range, checked in CLIPS's order
+ * (ConstraintCheckExpressionChain). A static default was evaluated when the template was read,
+ * so its values are constants; a dynamic one's calls count as one value unless they return a
+ * multifield, and a call whose value cannot be of the slot's types fails.
  */
 export function checkDefaultConstants(
   slotNode: SList,
@@ -53,25 +102,24 @@ export function checkDefaultConstants(
     SlotDef,
     "name" | "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"
   >,
-  args: readonly SNode[],
+  exprs: readonly Expr[],
   dynamic: boolean,
   construct: string,
 ): void {
   const where = dynamic ? "default-dynamic" : "default";
-  const fail = (what: string): never => {
+  const fail = (what: string, subject = "An expression"): never => {
     throw rulesParseError(slotNode.pos, `a default the slot's constraints allow`, what, {
       construct,
-      clips: `[CSTRNCHK1] An expression found in the ${where} attribute\n${what} for slot ${slot.name}.`,
+      clips: `[CSTRNCHK1] ${subject} found in the ${where} attribute\n${what} for slot ${slot.name}.`,
       echoThrough: true,
     });
   };
   if (slot.multi && slot.cardinality) {
     let min = 0;
     let open = false;
-    for (const arg of args) {
-      const call = arg.type === "list" ? arg.items[0] : undefined;
-      if (arg.type === "atom" && CONSTANT_KINDS.has(arg.kind)) min++;
-      else if (call?.type === "atom" && !MULTIFIELD_RESULT.has(call.text)) min++;
+    for (const e of exprs) {
+      if (e.k === "const") min += isMultifield(e.v) ? e.v.length : 1;
+      else if (e.k === "call" && !MULTIFIELD_RESULT.has(e.fn)) min++;
       else open = true;
     }
     const [low, high] = slot.cardinality;
@@ -80,24 +128,34 @@ export function checkDefaultConstants(
       fail("does not satisfy the cardinality restrictions");
     }
   }
-  for (const arg of args) {
-    if (arg.type !== "atom" || !CONSTANT_KINDS.has(arg.kind)) continue;
-    const v = arg.value;
-    if (slot.types && !typeOk(v, slot.types)) fail("does not match the allowed types");
-    if (
-      slot.allowed &&
-      (!slot.allowedTypes || typeOk(v, slot.allowedTypes)) &&
-      !slot.allowed.some((a) => valuesEqual(a, v))
-    ) {
-      fail("does not match the allowed values");
+  const allows = slot.types?.flatMap((t) => BASICS[t] ?? [t]);
+  for (const e of exprs) {
+    if (e.k === "call") {
+      const returns = RETURNS.get(e.fn);
+      const fits = (t: string) => (t === "MULTIFIELD" ? slot.multi : allows?.includes(t));
+      if (allows && returns && !returns.some(fits)) {
+        fail("does not match the allowed types", "The function return value");
+      }
+      continue;
     }
-    const [low, high] = slot.range ?? [null, null];
-    if (
-      isNumber(v) &&
-      ((low !== null && numberOf(v) < numberOf(low)) ||
-        (high !== null && numberOf(v) > numberOf(high)))
-    ) {
-      fail(`does not fall in the allowed range ${rangeText(low)} to ${rangeText(high, "+oo")}`);
+    if (e.k !== "const") continue;
+    for (const v of isMultifield(e.v) ? e.v : [e.v]) {
+      if (slot.types && !typeOk(v, slot.types)) fail("does not match the allowed types");
+      if (
+        slot.allowed &&
+        (!slot.allowedTypes || typeOk(v, slot.allowedTypes)) &&
+        !slot.allowed.some((a) => valuesEqual(a, v))
+      ) {
+        fail("does not match the allowed values");
+      }
+      const [low, high] = slot.range ?? [null, null];
+      if (
+        isNumber(v) &&
+        ((low !== null && numberOf(v) < numberOf(low)) ||
+          (high !== null && numberOf(v) > numberOf(high)))
+      ) {
+        fail(`does not fall in the allowed range ${rangeText(low)} to ${rangeText(high, "+oo")}`);
+      }
     }
   }
 }

@@ -12,14 +12,19 @@ import { HashChains } from "./rete/chains.js";
 import { typeOk } from "./slot-types.js";
 import {
   type Atom,
+  DUMMY_FACT,
+  DUMMY_INSTANCE,
   float,
+  instanceName,
   isFloat,
+  isInstanceName,
   isInteger,
   isMultifield,
   isNumber,
   isString,
   isSymbol,
   NIL,
+  NULL_POINTER,
   numberOf,
   str,
   type Value,
@@ -96,6 +101,20 @@ const DERIVE_ORDER = [
   { type: "STRING", within: ["STRING", "LEXEME"], is: isString, standard: str("") as Value },
   { type: "INTEGER", within: ["INTEGER", "NUMBER"], is: isInteger, standard: 0 as Value },
   { type: "FLOAT", within: ["FLOAT", "NUMBER"], is: isFloat, standard: float(0) as Value },
+  {
+    type: "INSTANCE-NAME",
+    within: ["INSTANCE-NAME", "INSTANCE"],
+    is: isInstanceName,
+    standard: instanceName("nil") as Value,
+  },
+  {
+    type: "INSTANCE-ADDRESS",
+    within: ["INSTANCE-ADDRESS", "INSTANCE"],
+    is: () => false,
+    standard: DUMMY_INSTANCE as Value,
+  },
+  { type: "FACT-ADDRESS", within: ["FACT-ADDRESS"], is: () => false, standard: DUMMY_FACT },
+  { type: "EXTERNAL", within: ["EXTERNAL-ADDRESS"], is: () => false, standard: NULL_POINTER },
 ] as const;
 
 /**
