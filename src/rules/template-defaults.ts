@@ -34,8 +34,6 @@ const MULTIFIELD_RESULT = new Set([
   "str-explode",
 ]);
 
-const CONSTANT_KINDS = new Set(["symbol", "string", "integer", "float", "instance"]);
-
 /** [DEFAULT1] unless `args` is one value that can be a single field. */
 export function checkSingleDefault(attr: SList, args: readonly SNode[], construct: string): void {
   const only = args.length === 1 ? args[0] : undefined;
