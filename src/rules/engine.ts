@@ -1,6 +1,6 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
-import type { DeffactsAst, RuleAst, Template } from "./ast.js";
+import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
@@ -84,6 +84,7 @@ import {
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import { violationText } from "./template-defaults.js";
 import {
   TEMPLATE_FUNCTIONS,
   type TemplateFunctionHost,
@@ -113,7 +114,13 @@ import {
   Watches,
   type WatchItem,
 } from "./watch.js";
-import { defaultFor, templateValues, WorkingMemory } from "./working-memory.js";
+import {
+  checkFactConstraints,
+  defaultFor,
+  slotViolation,
+  templateValues,
+  WorkingMemory,
+} from "./working-memory.js";
 
 export type {
   AgendaEntry,
@@ -271,6 +278,7 @@ export class RuleEngine {
         // modify and duplicate create the fact themselves; it is traced and matched here.
         this.trace("facts", () => factTrace(true, factLine(f)));
         this.net.assertFact(f);
+        if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(f);
       },
       print: (text) => this.onPrint(text),
       matchError: options.onMatchError,
@@ -651,6 +659,18 @@ export class RuleEngine {
    */
   assert(fact: FactInput): number | null {
     const resolved = resolveFactInput(fact, this.templates, this.parseContext(), this.evalHost);
+    // A host's values are checked against the slots' constraints before the fact is made.
+    if (resolved.kind === "template") {
+      for (const [i, v] of resolved.slots) {
+        const slot = resolved.template.slots[i] as SlotDef;
+        const broken = slotViolation(slot, v);
+        if (broken !== null) {
+          throw rulesRuntimeError(violationText(resolved.template.name, slot, broken), {
+            clips: `[CSTRNCHK1] A literal slot value found in the assert command\n${broken} for slot ${slot.name}.`,
+          });
+        }
+      }
+    }
     const f = this.assertResolved(resolved);
     return f ? f.factId : null;
   }
@@ -737,6 +757,7 @@ export class RuleEngine {
         throw error;
       }
       this.tms.flush(this.retractLost);
+      if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(fact);
     }
     return fact;
   }

@@ -50,6 +50,7 @@ export function rulesLoadError(
     clips?: string;
     echoWhole?: boolean;
     echoThrough?: boolean;
+    echoAfter?: string;
   } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
@@ -63,6 +64,7 @@ export function rulesLoadError(
       // CLIPS found the error once the whole construct was read: its ERROR: echo is all of it.
       ...(extra.echoWhole ? { echoWhole: true } : {}),
       ...(extra.echoThrough ? { echoThrough: true } : {}),
+      ...(extra.echoAfter !== undefined ? { echoAfter: extra.echoAfter } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

@@ -1,7 +1,8 @@
-import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import type { Expr, FactSpec, SlotDef, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
 import type { Value } from "./values.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
@@ -538,7 +539,26 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   const template = ctx.template(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
-    for (const s of slots) checkSlot(template, s.name, s.pos, ctx);
+    for (const [k, s] of slots.entries()) {
+      const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
+      // CLIPS's static constraint check of what the fact's slot is given, once it read the
+      // slot's `)`: the echo ends with the slot's last token and that `)`.
+      const broken = staticViolation(slot, s.values);
+      if (broken !== null) {
+        let last = node.items[k + 1] as SNode;
+        let closing = "";
+        while (last.type === "list" && last.items.length > 0) {
+          last = last.items.at(-1) as SNode;
+          closing += ")";
+        }
+        throw rulesLoadError(last.pos, violationText(template.name, slot, broken.text), {
+          construct: ctx.construct,
+          clips: slotValueMessage(broken, "assert", slot.name),
+          echoThrough: true,
+          echoAfter: closing,
+        });
+      }
+    }
     return { kind: "template", template, slots, pos: node.pos };
   }
   return {

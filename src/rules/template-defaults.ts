@@ -87,31 +87,26 @@ const BASICS: Readonly<Record<string, readonly string[]>> = {
   INSTANCE: ["INSTANCE-NAME", "INSTANCE-ADDRESS"],
 };
 
+/** What a slot's expressions break, as CLIPS's static constraint check finds it. */
+export interface StaticViolation {
+  /** e.g. "does not match the allowed types". */
+  readonly text: string;
+  /** Broken by a call's return type (CLIPS: "The function return value"). */
+  readonly call: boolean;
+  /** Broken by how many values there are (CLIPS: "Literal slot values"). */
+  readonly cardinality: boolean;
+}
+
 /**
- * [CSTRNCHK1] when a default breaks the slot's cardinality (a multislot: how many values it
- * gives), type, allowed values or range, checked in CLIPS's order
- * (ConstraintCheckExpressionChain). A static default was evaluated when the template was read,
- * so its values are constants; a dynamic one's calls count as one value unless they return a
- * multifield, and a call whose value cannot be of the slot's types fails.
+ * CLIPS's static constraint check of a slot's expressions (ConstraintCheckExpressionChain): how
+ * many values they give (a call counts as one unless it returns a multifield; a variable makes
+ * the count open) against the cardinality, then each constant's type, allowed values and range,
+ * and each call's return type. Null when nothing is broken.
  */
-export function checkDefaultConstants(
-  slotNode: SList,
-  slot: Pick<
-    SlotDef,
-    "name" | "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"
-  >,
+export function staticViolation(
+  slot: Pick<SlotDef, "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality">,
   exprs: readonly Expr[],
-  dynamic: boolean,
-  construct: string,
-): void {
-  const where = dynamic ? "default-dynamic" : "default";
-  const fail = (what: string, subject = "An expression"): never => {
-    throw rulesParseError(slotNode.pos, `a default the slot's constraints allow`, what, {
-      construct,
-      clips: `[CSTRNCHK1] ${subject} found in the ${where} attribute\n${what} for slot ${slot.name}.`,
-      echoThrough: true,
-    });
-  };
+): StaticViolation | null {
   if (slot.multi && slot.cardinality) {
     let min = 0;
     let open = false;
@@ -123,7 +118,11 @@ export function checkDefaultConstants(
     const [low, high] = slot.cardinality;
     const max = open ? Number.POSITIVE_INFINITY : min;
     if ((high !== null && min > high) || (low !== null && max < low)) {
-      fail("does not satisfy the cardinality restrictions");
+      return {
+        text: "does not satisfy the cardinality restrictions",
+        call: false,
+        cardinality: true,
+      };
     }
   }
   const allows = slot.types?.flatMap((t) => BASICS[t] ?? [t]);
@@ -132,30 +131,85 @@ export function checkDefaultConstants(
       const returns = RETURNS.get(e.fn);
       const fits = (t: string) => (t === "MULTIFIELD" ? slot.multi : allows?.includes(t));
       if (allows && returns && !returns.some(fits)) {
-        fail("does not match the allowed types", "The function return value");
+        return { text: "does not match the allowed types", call: true, cardinality: false };
       }
       continue;
     }
     if (e.k !== "const") continue;
     for (const v of isMultifield(e.v) ? e.v : [e.v]) {
-      if (slot.types && !typeOk(v, slot.types)) fail("does not match the allowed types");
-      if (
-        slot.allowed &&
-        (!slot.allowedTypes || typeOk(v, slot.allowedTypes)) &&
-        !slot.allowed.some((a) => valuesEqual(a, v))
-      ) {
-        fail("does not match the allowed values");
-      }
-      const [low, high] = slot.range ?? [null, null];
-      if (
-        isNumber(v) &&
-        ((low !== null && numberOf(v) < numberOf(low)) ||
-          (high !== null && numberOf(v) > numberOf(high)))
-      ) {
-        fail(`does not fall in the allowed range ${rangeText(low)} to ${rangeText(high, "+oo")}`);
-      }
+      const text = valueViolation(slot, v);
+      if (text !== null) return { text, call: false, cardinality: false };
     }
   }
+  return null;
+}
+
+/** What one value breaks of a slot's type, allowed values and range (in that order), or null. */
+export function valueViolation(
+  slot: Pick<SlotDef, "types" | "allowed" | "allowedTypes" | "range">,
+  v: Value,
+): string | null {
+  if (slot.types && !typeOk(v, slot.types)) return "does not match the allowed types";
+  if (
+    slot.allowed &&
+    (!slot.allowedTypes || typeOk(v, slot.allowedTypes)) &&
+    !slot.allowed.some((a) => valuesEqual(a, v))
+  ) {
+    return "does not match the allowed values";
+  }
+  const [low, high] = slot.range ?? [null, null];
+  if (
+    isNumber(v) &&
+    ((low !== null && numberOf(v) < numberOf(low)) ||
+      (high !== null && numberOf(v) > numberOf(high)))
+  ) {
+    return `does not fall in the allowed range ${rangeText(low)} to ${rangeText(high, "+oo")}`;
+  }
+  return null;
+}
+
+/**
+ * [CSTRNCHK1] when a slot's default breaks its constraints ({@link staticViolation}). A static
+ * default was evaluated when the template was read, so its values are constants.
+ */
+export function checkDefaultConstants(
+  slotNode: SList,
+  slot: Pick<
+    SlotDef,
+    "name" | "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"
+  >,
+  exprs: readonly Expr[],
+  dynamic: boolean,
+  construct: string,
+): void {
+  const broken = staticViolation(slot, exprs);
+  if (broken === null) return;
+  const where = dynamic ? "default-dynamic" : "default";
+  const subject = broken.call ? "The function return value" : "An expression";
+  throw rulesParseError(slotNode.pos, "a default the slot's constraints allow", broken.text, {
+    construct,
+    clips: `[CSTRNCHK1] ${subject} found in the ${where} attribute\n${broken.text} for slot ${slot.name}.`,
+    echoThrough: true,
+  });
+}
+
+/** Keel's own words for a slot value that breaks the slot's constraints (`broken`). */
+export function violationText(template: string, slot: SlotDef, broken: string): string {
+  const what =
+    broken === "does not match the allowed types" && slot.types
+      ? `expects ${slot.types.join(" or ")}`
+      : `is given a value that ${broken}`;
+  return `slot ${slot.name} of deftemplate ${template} ${what}`;
+}
+
+/** CLIPS's message for a slot of an assert, modify or duplicate that breaks its constraints. */
+export function slotValueMessage(broken: StaticViolation, command: string, slot: string): string {
+  const subject = broken.call
+    ? "The function return value"
+    : broken.cardinality
+      ? "Literal slot values"
+      : "A literal slot value";
+  return `[CSTRNCHK1] ${subject} found in the ${command} command\n${broken.text} for slot ${slot}.`;
 }
 
 /** A range bound as CLIPS's PrintRange writes it. */
