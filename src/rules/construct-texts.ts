@@ -73,6 +73,11 @@ export class ConstructTexts {
     }
   }
 
+  /** Records one global of a defglobal as soon as it is defined (CLIPS defines them one by one). */
+  recordGlobal(form: SList, module: string, name: string, value: SNode): void {
+    this.put("defglobal", name, { form, module, value });
+  }
+
   private put(kind: string, name: string, entry: Entry): void {
     let names = this.kinds.get(kind);
     if (!names) {

@@ -16,7 +16,7 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
-import { echoAfter, echoMode, errorEcho } from "./error-echo.js";
+import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
@@ -60,8 +60,8 @@ import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
   deffunctionName,
   parseDeffunction,
-  parseDefglobal,
   parseDefmodule,
+  readDefglobal,
 } from "./parse-procedural.js";
 import { ppConstruct } from "./pp-constructs.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
@@ -574,10 +574,17 @@ export class RuleEngine {
         return;
       }
       case "defglobal": {
-        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name));
-        this.procs.defineGlobals(ast);
+        const names = readDefglobal(
+          form,
+          ctx,
+          (m) => this.modules.has(m),
+          (name, init, module, value) => {
+            this.procs.defineGlobal(name, init);
+            this.texts.recordGlobal(form, module, name, value);
+          },
+        );
         const key = this.constructLog.other({ source: form.source });
-        for (const g of ast.globals) this.logKeys.set(`defglobal ${g.name}`, key);
+        for (const name of names) this.logKeys.set(`defglobal ${name}`, key);
         return;
       }
       default:
@@ -1500,7 +1507,7 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
     pos,
     module,
     echoMode(error.details),
-    echoAfter(error.details),
+    echoExtras(error.details),
   );
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;

@@ -30,9 +30,21 @@ const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 /** Where an error's echo stops when its message alone does not say: see KeelError details. */
 export type EchoMode = "through" | "whole" | "open";
 
-/** What CLIPS wrote after the token an error's echo stops at (its details' `echoAfter`). */
-export function echoAfter(details: Readonly<Record<string, unknown>>): string {
-  return typeof details.echoAfter === "string" ? details.echoAfter : "";
+/**
+ * What an error's details add to its echo: `echoAfter`, what CLIPS wrote after the token the
+ * echo stops at; `echoText`, the whole echo when the error made it itself (a defglobal's).
+ */
+export function echoExtras(details: Readonly<Record<string, unknown>>): EchoExtras {
+  return {
+    after: typeof details.echoAfter === "string" ? details.echoAfter : "",
+    ...(typeof details.echoText === "string" ? { text: details.echoText } : {}),
+  };
+}
+
+/** See {@link echoExtras}. */
+export interface EchoExtras {
+  readonly after: string;
+  readonly text?: string;
 }
 
 /** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
@@ -52,8 +64,10 @@ export function errorEcho(
   pos: SourcePos | undefined,
   module: string,
   mode?: EchoMode,
-  after = "",
+  extras: EchoExtras = { after: "" },
 ): string | null {
+  if (extras.text !== undefined) return `\nERROR:\n${extras.text}\n`;
+  const after = extras.after;
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
   const through = mode === "through";

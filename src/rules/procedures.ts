@@ -1,5 +1,5 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
-import type { DeffunctionAst, DefglobalAst } from "./ast.js";
+import type { DeffunctionAst, DefglobalAst, Expr } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
@@ -132,9 +132,24 @@ export class Procedures {
     }
   }
 
+  /**
+   * Defines one global of a defglobal: its value is evaluated first, so a value that fails
+   * (its error thrown, or reported and read as FALSE) leaves the global as it was.
+   */
+  defineGlobal(name: string, initExpr: Expr): void {
+    const init = compileExpr(initExpr, { resolve: () => null, rhs: true, construct: "defglobal" });
+    const value = this.evaluate(init);
+    if (takeEvaluationError()) throw evaluationErrorHalt();
+    this.globals.set(name, { value, init });
+  }
+
   global(name: string): Value {
     const g = this.globals.get(name);
-    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    if (!g) {
+      throw rulesRuntimeError(`global variable ?*${name}* is not defined`, {
+        clips: `[GLOBLDEF1] Global variable ?*${name}* is unbound.`,
+      });
+    }
     return g.value;
   }
 
