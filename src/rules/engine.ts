@@ -17,7 +17,7 @@ import type {
   RuleEngineOptions,
 } from "./engine-types.js";
 import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
-import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { rulesLoadError, rulesParseError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
   compileExpr,
@@ -47,7 +47,7 @@ import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
-import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
+import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import {
   defmethodName,
   parseDefclass,
@@ -64,10 +64,11 @@ import {
   readDefglobal,
 } from "./parse-procedural.js";
 import { ppConstruct } from "./pp-constructs.js";
+import { tokenText } from "./pp-reader.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { RandomNumbers } from "./random-numbers.js";
-import { readForms, type SList, type SNode } from "./reader.js";
+import { readForms, type SAtom, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
 import { type ParsedRule, parsedRule, parseRuleDefinition } from "./rule-check.js";
@@ -460,6 +461,9 @@ export class RuleEngine {
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
+    deffunctionAccepts: (name, count) => this.procs.acceptsCount(name, count),
+    deffunctionArityText: (name) => this.procs.arityText(name),
+    sequenceExpansion: () => this.switches.enabled("sequence-operator-recognition"),
     evaluate: (exprs) =>
       exprs.map((e) =>
         compileExpr(e, { resolve: () => null, rhs: false })({
@@ -519,6 +523,7 @@ export class RuleEngine {
         return;
       case "deffunction": {
         const name = deffunctionName(form, ctx);
+        this.checkDeffunctionName(form, name);
         const existed = this.procs.hasFunction(name);
         this.procs.declareFunction(name);
         try {
@@ -592,6 +597,37 @@ export class RuleEngine {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  /**
+   * CLIPS's checks of a deffunction's name: not a construct's ([DFFNXPSR1]), a built-in
+   * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
+   * ([DFNXPSR4]); echoed through the `(` that follows the name.
+   */
+  private checkDeffunctionName(form: SList, name: string): void {
+    const clips = CONSTRUCT_NAMES.has(name)
+      ? "[DFFNXPSR1] Deffunctions are not allowed to replace constructs."
+      : isKnownFunction(name)
+        ? "[DFFNXPSR2] Deffunctions are not allowed to replace external functions."
+        : this.generics.has(name)
+          ? "[DFFNXPSR3] Deffunctions are not allowed to replace generic functions."
+          : this.procs.running(name)
+            ? `[DFNXPSR4] Deffunction ${name} may not be redefined while it is executing.`
+            : null;
+    if (clips === null) return;
+    // CLIPS had read the token after the name (and comment) and put it on a line of its own.
+    const at = skipComment(form, 2);
+    const next = form.items[at];
+    const comment = at > 2 ? ` ${tokenText(form.items[2] as SAtom)}` : "";
+    const found = next === undefined ? ")" : next.type === "list" ? "(" : tokenText(next);
+    const error = rulesParseError(form.pos, `a deffunction name free to use`, `'${name}'`, {
+      construct: `deffunction ${name}`,
+      clips,
+    });
+    Object.assign(error.details, {
+      echoText: `(deffunction ${this.module}::${name}${comment}\n   ${found}`,
+    });
+    throw error;
   }
 
   private defineRuleAst(

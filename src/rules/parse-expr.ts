@@ -20,6 +20,15 @@ export interface ParseContext {
    * does (absent: the default is evaluated for each fact).
    */
   evaluate?(exprs: readonly Expr[]): Value[];
+  /** Whether the deffunction `name` takes `count` arguments (null: no such deffunction). */
+  deffunctionAccepts?(name: string, count: number): boolean | null;
+  /** CLIPS's [ARGACCES4] message for a call of the deffunction `name` with a wrong count. */
+  deffunctionArityText?(name: string): string;
+  /**
+   * Whether sequence operator recognition is on: a call's `$?x` argument then stands for its
+   * fields, as `(expand$ $?x)` does.
+   */
+  sequenceExpansion?(): boolean;
 }
 
 /** Parses an expression: a constant, a variable or a function call (with the special forms). */
@@ -479,7 +488,24 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   }
   const items = list.items;
   const args: Expr[] = [];
-  for (let k = 1; k < items.length; k++) args.push(parseExpr(items[k] as SNode, ctx));
+  const expand = ctx.sequenceExpansion?.() === true;
+  for (let k = 1; k < items.length; k++) {
+    const arg = parseExpr(items[k] as SNode, ctx);
+    args.push(
+      expand && arg.k === "var" && arg.mf
+        ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
+        : arg,
+    );
+  }
+  // A deffunction's argument count is checked when the call is read, unless an expansion
+  // makes it unknown (without sequence expansion a `$?x` is one argument).
+  const counted = !args.some((a) => a.k === "call" && a.fn === "expand$");
+  if (counted && ctx.deffunctionAccepts?.(fn, args.length) === false) {
+    throw rulesLoadError(list.pos, `deffunction ${fn} does not take ${args.length} argument(s)`, {
+      construct: ctx.construct,
+      clips: ctx.deffunctionArityText?.(fn) ?? "",
+    });
+  }
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 

@@ -11,7 +11,25 @@ import { checkBodyVariables } from "./rhs-variables.js";
 
 /** The name of `(deffunction name …)`, read before the body so the body may call itself. */
 export function deffunctionName(list: SList, ctx: ParseContext): string {
+  checkConstructName(list);
   return splitModuleName(symbolAt(list, 1, "a deffunction name", ctx).text, ctx).name;
+}
+
+/**
+ * [CSTRCPSR2] when a construct has no name: CLIPS echoes the construct's keyword and the token
+ * found in the name's place.
+ */
+export function checkConstructName(list: SList): void {
+  const kind = (list.items[0] as SAtom).text;
+  const name = list.items[1];
+  if (name?.type === "atom" && name.kind === "symbol") return;
+  const found = name === undefined ? ")" : name.type === "list" ? "(" : tokenText(name);
+  const error = rulesParseError(name?.pos ?? list.pos, `a ${kind} name`, describe(name), {
+    construct: kind,
+    clips: `[CSTRCPSR2] Missing name for ${kind} construct`,
+  });
+  Object.assign(error.details, { echoText: `(${kind} ${found}` });
+  throw error;
 }
 
 /** `(deffunction name ["comment"] (?a ?b [$?rest]) action…)` */
@@ -54,6 +72,7 @@ export function parseDeffunction(list: SList, ctx: ParseContext): DeffunctionAst
     rest === null ? params : [...params, rest],
     ctx.construct ?? "",
     "deffunction",
+    true,
   );
   return { name, params, rest, body, source: list.source };
 }

@@ -61,6 +61,13 @@ export class Procedures {
     return a.rest ? count >= a.params : count === a.params;
   }
 
+  /** CLIPS's [ARGACCES4] message for a call of the deffunction `name` with a wrong count. */
+  arityText(name: string): string {
+    const a = this.arities.get(name);
+    const how = a?.rest ? "at least" : "exactly";
+    return `[ARGACCES4] Function ${name} expected ${how} ${a?.params ?? 0} argument(s)`;
+  }
+
   /** Whether a call of the deffunction is running now. */
   running(name: string): boolean {
     return (this.active.get(name) ?? 0) > 0;
@@ -77,7 +84,7 @@ export class Procedures {
     const { params, rest, name } = ast;
     const arity = params.length;
     this.arities.set(name, { params: arity, rest: rest !== null });
-    this.functions.set(name, (args) => {
+    const call: RuleFunction = (args) => {
       if (rest === null ? args.length !== arity : args.length < arity) {
         const how = rest === null ? "exactly" : "at least";
         throw rulesRuntimeError(`deffunction ${name} expects ${how} ${arity} argument(s)`, {
@@ -110,7 +117,9 @@ export class Procedures {
         this.active.set(name, (this.active.get(name) ?? 1) - 1);
       }
       return last;
-    });
+    };
+    // What a failing argument's message names ([PRCCODE6]).
+    this.functions.set(name, Object.assign(call, { procedure: `deffunction ${name}` }));
   }
 
   hasGlobal(name: string): boolean {
