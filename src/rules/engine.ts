@@ -58,6 +58,7 @@ import {
 } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
+  checkConstructName,
   deffunctionName,
   parseDeffunction,
   parseDefmodule,
@@ -572,9 +573,27 @@ export class RuleEngine {
       }
       case "defgeneric":
       case "defmethod": {
+        checkConstructName(form);
         const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
-        if (!this.generics.has(name)) this.procs.defineCallable(name, this.generics.declare(name));
-        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
+        const declared = !this.generics.has(name);
+        if (declared) {
+          // What a failing argument's message names ([PRCCODE6]).
+          const dispatch = this.generics.declare(name);
+          this.procs.defineCallable(
+            name,
+            Object.assign(dispatch, { procedure: `generic function ${name}` }),
+          );
+        }
+        try {
+          if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx));
+        } catch (e) {
+          // A generic function comes with its first method: a failed one leaves none.
+          if (declared) {
+            this.generics.forget(name);
+            this.procs.forgetFunction(name);
+          }
+          throw e;
+        }
         this.constructLog.other({ source: form.source });
         return;
       }

@@ -794,7 +794,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         const v = a(f);
         if (v === VOID) {
           throw rulesRuntimeError(`an argument of ${procedure} has no value`, {
-            clips: `[PRCCODE2] Functions without a return value are illegal as ${procedure.split(" ")[0]} arguments.`,
+            clips: `[PRCCODE2] Functions without a return value are illegal as ${procedure.slice(0, procedure.lastIndexOf(" "))} arguments.`,
           });
         }
         values.push(v);

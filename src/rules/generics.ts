@@ -77,6 +77,11 @@ export class Generics {
     return (args) => this.dispatch(name, args);
   }
 
+  /** Forgets a generic function its first, failed, defmethod declared. */
+  forget(name: string): void {
+    this.generics.delete(name);
+  }
+
   /** `(defmethod …)`; a method with the same restrictions replaces the old one. */
   defineMethod(ast: MethodAst): void {
     const construct = `defmethod ${ast.name}`;

@@ -19,7 +19,7 @@ import {
   parseFactSpec,
   splitModuleName,
 } from "./parse-expr.js";
-import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { describe, type SAtom, type SList, type SNode, type SourcePos } from "./reader.js";
 import { checkRhsSlots } from "./rhs-slot-check.js";
 import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
 import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
@@ -201,7 +201,36 @@ export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
   const { name } = splitModuleName(symbolAt(list, 1, "a deffacts name", ctx).text, ctx);
   ctx.construct = `deffacts ${name}`;
   const facts = list.items.slice(skipComment(list, 2)).map((n) => parseFactSpec(n, ctx));
+  // Checked once the deffacts is read: its facts are asserted where no variable is bound.
+  const local = firstLocalVariable(facts);
+  if (local !== null) {
+    throw rulesLoadError(local, "a deffacts cannot read a local variable", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL6] Local variables can not be accessed by a deffacts construct.",
+      echoWhole: true,
+    });
+  }
   return { name, facts, source: list.source };
+}
+
+/** Where the first `?x`/`$?x` in `node` is, or null (globals are fine). */
+function firstLocalVariable(node: unknown): SourcePos | null {
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const found = firstLocalVariable(n);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (node === null || typeof node !== "object") return null;
+  const e = node as Record<string, unknown>;
+  if (e.k === "var") return e.pos as SourcePos;
+  for (const [key, value] of Object.entries(e)) {
+    if (key === "pos" || key === "template") continue;
+    const found = firstLocalVariable(value);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** `(defrule name ["comment"] [(declare (salience N))] CE… => action…)` */
