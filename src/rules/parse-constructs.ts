@@ -696,7 +696,18 @@ function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Te
     n = i < to ? items[i] : undefined;
   }
   if (n === undefined) {
-    throw rulesParseError(undefined, "a constraint", "')'", { construct: ctx.construct });
+    // A lone `~`: CLIPS read the `)` after it.
+    const tilde = neg ? items[i - 1] : undefined;
+    throw rulesParseError(tilde?.pos, "a constraint", "')'", {
+      construct: ctx.construct,
+      ...(tilde
+        ? {
+            clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule.",
+            echoThrough: true,
+            echoAfter: ")",
+          }
+        : {}),
+    });
   }
   if (n.type === "list") {
     throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", "a '(' list", {
