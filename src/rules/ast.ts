@@ -207,12 +207,6 @@ export interface DeffunctionAst {
   readonly source: string;
 }
 
-/** `(defglobal [module] ?*name* = expr …)`. */
-export interface DefglobalAst {
-  readonly globals: { readonly name: string; readonly init: Expr }[];
-  readonly source: string;
-}
-
 /** One slot of a defclass. */
 export interface ClassSlotAst {
   readonly name: string;

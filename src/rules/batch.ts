@@ -7,7 +7,7 @@ import {
   type HostFunction,
   RuleEngine,
 } from "./engine.js";
-import { echoMode, errorEcho } from "./error-echo.js";
+import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
 import type { RuleLimits } from "./limits.js";
 import { readFormsUntilError, type SList, type SNode, type SourcePos } from "./reader.js";
 import type { Value } from "./values.js";
@@ -109,7 +109,8 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       // wording it prints nothing (the error is still in `errors`).
       const clips = failure.details.clips;
       if (typeof clips === "string") {
-        print(clipsMessageText(clips));
+        // An empty message: CLIPS printed it while evaluating (only the echo is left).
+        if (clips !== "") print(clipsMessageText(clips));
         // CLIPS then echoes the construct as far as it had read it.
         const echo =
           construct &&
@@ -119,6 +120,7 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
             errorPos(failure),
             construct.module,
             echoMode(failure.details),
+            echoExtras(failure.details),
           );
         if (echo) print(echo);
       }

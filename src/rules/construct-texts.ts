@@ -75,6 +75,11 @@ export class ConstructTexts {
     }
   }
 
+  /** Records one global of a defglobal as soon as it is defined (CLIPS defines them one by one). */
+  recordGlobal(form: SList, module: string, name: string, value: SNode): void {
+    this.put("defglobal", { form, module, name, value });
+  }
+
   /** Entries are keyed `MODULE::name`: modules are namespaces, two may hold one name. */
   private put(kind: string, entry: Entry): void {
     let names = this.kinds.get(kind);

@@ -1,6 +1,6 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
-import type { DeffactsAst, RuleAst, Template } from "./ast.js";
+import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
@@ -16,8 +16,8 @@ import type {
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
-import { echoMode, errorEcho } from "./error-echo.js";
-import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
+import { rulesLoadError, rulesParseError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
 import {
   compileExpr,
@@ -48,7 +48,7 @@ import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
-import { parseDeffacts, parseDefrule, parseDeftemplate } from "./parse-constructs.js";
+import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import {
   defmethodName,
   parseDefclass,
@@ -59,16 +59,18 @@ import {
 } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
+  checkConstructName,
   deffunctionName,
   parseDeffunction,
-  parseDefglobal,
   parseDefmodule,
+  readDefglobal,
 } from "./parse-procedural.js";
 import { ppConstruct } from "./pp-constructs.js";
+import { tokenText } from "./pp-reader.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { RandomNumbers } from "./random-numbers.js";
-import { readForms, type SList, type SNode } from "./reader.js";
+import { readForms, type SAtom, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
 import { Network } from "./rete/network.js";
 import { type ParsedRule, parsedRule, parseRuleDefinition } from "./rule-check.js";
@@ -85,6 +87,7 @@ import {
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
+import { violationText } from "./template-defaults.js";
 import {
   TEMPLATE_FUNCTIONS,
   type TemplateFunctionHost,
@@ -115,7 +118,13 @@ import {
   Watches,
   type WatchItem,
 } from "./watch.js";
-import { defaultFor, templateValues, WorkingMemory } from "./working-memory.js";
+import {
+  checkFactConstraints,
+  defaultFor,
+  slotViolation,
+  templateValues,
+  WorkingMemory,
+} from "./working-memory.js";
 
 export type {
   AgendaEntry,
@@ -290,6 +299,7 @@ export class RuleEngine {
         // modify and duplicate create the fact themselves; it is traced and matched here.
         this.trace("facts", () => factTrace(true, factLine(f)));
         this.net.assertFact(f);
+        if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(f);
       },
       print: (text) => this.onPrint(text),
       matchError: options.onMatchError,
@@ -472,6 +482,18 @@ export class RuleEngine {
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
     overloaded: (name) => this.generics.overloads(name),
+    deffunctionAccepts: (name, count) => this.procs.acceptsCount(name, count),
+    deffunctionArityText: (name) => this.procs.arityText(name),
+    sequenceExpansion: () => this.switches.enabled("sequence-operator-recognition"),
+    evaluate: (exprs) =>
+      exprs.map((e) =>
+        compileExpr(e, { resolve: () => null, rhs: false })({
+          tok: null,
+          local: null,
+          rhs: null,
+          host: this.evalHost,
+        }),
+      ),
   };
 
   private parseContext(): ParseContext {
@@ -537,6 +559,7 @@ export class RuleEngine {
         return;
       case "deffunction": {
         const name = deffunctionName(form, ctx);
+        this.checkDeffunctionName(form, name);
         const existed = this.procs.hasFunction(name);
         this.procs.declareFunction(name);
         try {
@@ -585,23 +608,44 @@ export class RuleEngine {
       }
       case "defgeneric":
       case "defmethod": {
+        checkConstructName(form);
         const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
-        if (!this.generics.has(name)) {
+        const declared = !this.generics.has(name);
+        if (declared) {
+          // What a failing argument's message names ([PRCCODE6]).
+          const dispatch = this.generics.declare(name, constructModule(form, this.module));
           this.procs.defineCallable(
             name,
-            this.generics.declare(name, constructModule(form, this.module)),
+            Object.assign(dispatch, { procedure: `generic function ${name}` }),
           );
         }
-        if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
+        try {
+          if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
+        } catch (e) {
+          // A generic function comes with its first method: a failed one leaves none.
+          if (declared) {
+            this.generics.forget(name);
+            this.procs.forgetFunction(name);
+          }
+          throw e;
+        }
         this.constructLog.other({ source: form.source });
         return;
       }
       case "defglobal": {
-        const module = constructModule(form, this.module);
-        const ast = parseDefglobal(form, ctx, (name) => this.procs.declareGlobal(name, module));
-        this.procs.defineGlobals(ast, module);
+        const defined: string[] = [];
+        readDefglobal(
+          form,
+          ctx,
+          (m) => this.modules.has(m),
+          (name, init, module, value) => {
+            this.procs.defineGlobal(name, init, module);
+            this.texts.recordGlobal(form, module, name, value);
+            defined.push(`${module}::${name}`);
+          },
+        );
         const key = this.constructLog.other({ source: form.source });
-        for (const g of ast.globals) this.logKeys.set(`defglobal ${module}::${g.name}`, key);
+        for (const id of defined) this.logKeys.set(`defglobal ${id}`, key);
         return;
       }
       default:
@@ -627,6 +671,37 @@ export class RuleEngine {
       echoThrough: head !== "defglobal",
       hint: "Define the module with defmodule first.",
     });
+  }
+
+  /**
+   * CLIPS's checks of a deffunction's name: not a construct's ([DFFNXPSR1]), a built-in
+   * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
+   * ([DFNXPSR4]); echoed through the `(` that follows the name.
+   */
+  private checkDeffunctionName(form: SList, name: string): void {
+    const clips = CONSTRUCT_NAMES.has(name)
+      ? "[DFFNXPSR1] Deffunctions are not allowed to replace constructs."
+      : isKnownFunction(name)
+        ? "[DFFNXPSR2] Deffunctions are not allowed to replace external functions."
+        : this.generics.has(name)
+          ? "[DFFNXPSR3] Deffunctions are not allowed to replace generic functions."
+          : this.procs.running(name)
+            ? `[DFNXPSR4] Deffunction ${name} may not be redefined while it is executing.`
+            : null;
+    if (clips === null) return;
+    // CLIPS had read the token after the name (and comment) and put it on a line of its own.
+    const at = skipComment(form, 2);
+    const next = form.items[at];
+    const comment = at > 2 ? ` ${tokenText(form.items[2] as SAtom)}` : "";
+    const found = next === undefined ? ")" : next.type === "list" ? "(" : tokenText(next);
+    const error = rulesParseError(form.pos, `a deffunction name free to use`, `'${name}'`, {
+      construct: `deffunction ${name}`,
+      clips,
+    });
+    Object.assign(error.details, {
+      echoText: `(deffunction ${this.module}::${name}${comment}\n   ${found}`,
+    });
+    throw error;
   }
 
   private defineRuleAst(
@@ -701,6 +776,18 @@ export class RuleEngine {
    */
   assert(fact: FactInput): number | null {
     const resolved = resolveFactInput(fact, this.templates, this.parseContext(), this.evalHost);
+    // A host's values are checked against the slots' constraints before the fact is made.
+    if (resolved.kind === "template") {
+      for (const [i, v] of resolved.slots) {
+        const slot = resolved.template.slots[i] as SlotDef;
+        const broken = slotViolation(slot, v);
+        if (broken !== null) {
+          throw rulesRuntimeError(violationText(resolved.template.name, slot, broken), {
+            clips: `[CSTRNCHK1] A literal slot value found in the assert command\n${broken} for slot ${slot.name}.`,
+          });
+        }
+      }
+    }
     const f = this.assertResolved(resolved);
     return f ? f.factId : null;
   }
@@ -787,6 +874,7 @@ export class RuleEngine {
         throw error;
       }
       this.tms.flush(this.retractLost);
+      if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(fact);
     }
     return fact;
   }
@@ -1583,7 +1671,14 @@ function withEcho(error: unknown, form: SList, module: string): unknown {
   if (!isKeelError(error) || typeof error.details.clips !== "string") return error;
   const { line, column } = error.details;
   const pos = typeof line === "number" && typeof column === "number" ? { line, column } : undefined;
-  const echo = errorEcho(form, error.details.clips, pos, module, echoMode(error.details));
+  const echo = errorEcho(
+    form,
+    error.details.clips,
+    pos,
+    module,
+    echoMode(error.details),
+    echoExtras(error.details),
+  );
   if (echo !== null) error.details.clips = `${error.details.clips}\n${echo.slice(0, -1)}`;
   return error;
 }

@@ -30,6 +30,23 @@ const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 /** Where an error's echo stops when its message alone does not say: see KeelError details. */
 export type EchoMode = "through" | "whole" | "open";
 
+/**
+ * What an error's details add to its echo: `echoAfter`, what CLIPS wrote after the token the
+ * echo stops at; `echoText`, the whole echo when the error made it itself (a defglobal's).
+ */
+export function echoExtras(details: Readonly<Record<string, unknown>>): EchoExtras {
+  return {
+    after: typeof details.echoAfter === "string" ? details.echoAfter : "",
+    ...(typeof details.echoText === "string" ? { text: details.echoText } : {}),
+  };
+}
+
+/** See {@link echoExtras}. */
+export interface EchoExtras {
+  readonly after: string;
+  readonly text?: string;
+}
+
 /** The echo mode an error's details ask for (`echoThrough`, `echoWhole`). */
 export function echoMode(details: Readonly<Record<string, unknown>>): EchoMode | undefined {
   if (details.echoThrough === true) return "through";
@@ -47,7 +64,10 @@ export function errorEcho(
   pos: SourcePos | undefined,
   module: string,
   mode?: EchoMode,
+  extras: EchoExtras = { after: "" },
 ): string | null {
+  if (extras.text !== undefined) return `\nERROR:\n${extras.text}\n`;
+  const after = extras.after;
   const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
   if (id === undefined) return null;
   const through = mode === "through";
@@ -121,7 +141,7 @@ export function errorEcho(
       text += `\n${" ".repeat(line.lastIndexOf("(logical") + 5)}`;
     }
   }
-  return text === null ? null : `\nERROR:\n${text}\n`;
+  return text === null ? null : `\nERROR:\n${text}${after}\n`;
 }
 
 function isDeffacts(form: SList): boolean {

@@ -15,6 +15,7 @@ export function rulesParseError(
     clips?: string;
     echoThrough?: boolean;
     echoOpen?: boolean;
+    echoAfter?: string;
   } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
@@ -32,6 +33,8 @@ export function rulesParseError(
       ...(extra.echoThrough ? { echoThrough: true } : {}),
       // CLIPS's echo stops at the `(` opening the list at pos (a list where a constant belongs).
       ...(extra.echoOpen ? { echoOpen: true } : {}),
+      // What CLIPS had written after that token when it stopped (a space, ` )`).
+      ...(extra.echoAfter !== undefined ? { echoAfter: extra.echoAfter } : {}),
     },
     hint: extra.hint ?? "Check the syntax against docs/rules.md.",
   });
@@ -48,6 +51,7 @@ export function rulesLoadError(
     echoWhole?: boolean;
     echoThrough?: boolean;
     echoOpen?: boolean;
+    echoAfter?: string;
   } = {},
 ): KeelError {
   const where = pos ? `line ${pos.line}, column ${pos.column}: ` : "";
@@ -62,6 +66,7 @@ export function rulesLoadError(
       ...(extra.echoWhole ? { echoWhole: true } : {}),
       ...(extra.echoThrough ? { echoThrough: true } : {}),
       ...(extra.echoOpen ? { echoOpen: true } : {}),
+      ...(extra.echoAfter !== undefined ? { echoAfter: extra.echoAfter } : {}),
     },
     ...(extra.hint ? { hint: extra.hint } : {}),
   });

@@ -1,4 +1,4 @@
-import type { KeelError } from "../core/index.js";
+import { isKeelError, type KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -277,17 +277,23 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       }
       if (opts.rhs) {
         const name = e.name;
+        // In a deffunction CLIPS names the deffunction ([PRCCODE5]).
+        const inFunction = opts.construct?.startsWith("deffunction ")
+          ? opts.construct.slice("deffunction ".length)
+          : null;
+        const text =
+          inFunction !== null
+            ? `[PRCCODE5] Variable ${name} unbound in deffunction ${inFunction}.`
+            : `[EVALUATN1] Variable ${name} is unbound`;
         return (f) => {
           const v = f.rhs?.get(name);
           if (v !== undefined) return v;
-          const error = rulesRuntimeError(`variable ?${name} is not bound`, {
-            clips: `[EVALUATN1] Variable ${name} is unbound`,
-          });
+          const error = rulesRuntimeError(`variable ?${name} is not bound`, { clips: text });
           const report = f.host.matchError;
           if (!report) throw error;
           // CLIPS prints this, reads the variable as FALSE and finishes the enclosing call (which
           // usually reports the next error); then the command halts.
-          f.host.print("t", `[EVALUATN1] Variable ${name} is unbound\n`);
+          f.host.print("t", `${text}\n`);
           noteEvaluationError();
           report(error);
           return FALSE;
@@ -838,6 +844,27 @@ function compileHostCall(name: string, args: Compiled[]): Compiled {
   return (f) => {
     const hostFn = f.host.hostFunction(name);
     if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);
-    return hostFn(args.map((a) => a(f)));
+    const procedure = (hostFn as { procedure?: string }).procedure;
+    if (procedure === undefined) return hostFn(args.map((a) => a(f)));
+    // A deffunction's arguments: CLIPS says so when one fails or has no value.
+    const values: Value[] = [];
+    try {
+      for (const a of args) {
+        const v = a(f);
+        if (v === VOID) {
+          throw rulesRuntimeError(`an argument of ${procedure} has no value`, {
+            clips: `[PRCCODE2] Functions without a return value are illegal as ${procedure.slice(0, procedure.lastIndexOf(" "))} arguments.`,
+          });
+        }
+        values.push(v);
+      }
+    } catch (error) {
+      if (isKeelError(error) && typeof error.details.clips === "string") {
+        const line = `[PRCCODE6] This error occurred while evaluating arguments for the ${procedure}.`;
+        error.details.clips = error.details.clips === "" ? line : `${error.details.clips}\n${line}`;
+      }
+      throw error;
+    }
+    return hostFn(values);
   };
 }

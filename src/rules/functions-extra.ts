@@ -277,7 +277,59 @@ function span(name: string, args: Value[], i: number, m: Multifield): [number, n
   return [a, b];
 }
 
+/** CLIPS's older multifield functions take the index first and one index: `mv-delete 2 $?m`. */
+function oneIndex(name: string, args: Value[], m: Multifield): number {
+  const i = strictInt(name, args, 0);
+  if (i < 1 || i > m.length) {
+    throw rulesRuntimeError(`multifield index ${i} out of range 1..${m.length} in ${name}`, {
+      clips: `[MULTIFUN1] Multifield index ${i} out of range 1..${m.length} in function ${name}.`,
+    });
+  }
+  return i;
+}
+
 const multifield: [string, Builtin][] = [
+  [
+    "mv-delete",
+    B(
+      (args) => {
+        strictInt("mv-delete", args, 0);
+        const m = multi("mv-delete", args, 1);
+        const i = oneIndex("mv-delete", args, m);
+        return [...m.slice(0, i - 1), ...m.slice(i)];
+      },
+      2,
+      2,
+    ),
+  ],
+  [
+    "mv-subseq",
+    B(
+      (args) => {
+        // As subseq$, the indices clipped to the multifield.
+        const start = Math.max(1, strictInt("mv-subseq", args, 0));
+        const last = strictInt("mv-subseq", args, 1);
+        const m = multi("mv-subseq", args, 2);
+        const end = Math.min(m.length, last);
+        return end < start ? [] : m.slice(start - 1, end);
+      },
+      3,
+      3,
+    ),
+  ],
+  [
+    "mv-replace",
+    B(
+      (args) => {
+        strictInt("mv-replace", args, 0);
+        const m = multi("mv-replace", args, 1);
+        const i = oneIndex("mv-replace", args, m);
+        return [...m.slice(0, i - 1), ...flatten(args.slice(2)), ...m.slice(i)];
+      },
+      3,
+      3,
+    ),
+  ],
   [
     "delete$",
     B(

@@ -1,3 +1,4 @@
+import { isKeelError } from "../core/index.js";
 import type {
   CE,
   DeffactsAst,
@@ -18,10 +19,11 @@ import {
   parseFactSpec,
   splitModuleName,
 } from "./parse-expr.js";
-import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { describe, type SAtom, type SList, type SNode, type SourcePos } from "./reader.js";
 import { checkRhsSlots } from "./rhs-slot-check.js";
+import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
 import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
-import type { Value } from "./values.js";
+import { isMultifield, type Value } from "./values.js";
 
 export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
   const n = list.items[index];
@@ -36,32 +38,6 @@ export function skipComment(list: SList, index: number): number {
   const n = list.items[index];
   return n?.type === "atom" && n.kind === "string" ? index + 1 : index;
 }
-
-const TYPE_NAMES = new Set([
-  "SYMBOL",
-  "STRING",
-  "LEXEME",
-  "INTEGER",
-  "FLOAT",
-  "NUMBER",
-  "FACT-ADDRESS",
-  "INSTANCE",
-  "INSTANCE-NAME",
-  "INSTANCE-ADDRESS",
-  "EXTERNAL-ADDRESS",
-  "?VARIABLE",
-]);
-
-/** The types each allowed-… attribute restricts (allowed-values restricts them all). */
-const ALLOWED_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
-  ["allowed-symbols", ["SYMBOL"]],
-  ["allowed-strings", ["STRING"]],
-  ["allowed-lexemes", ["LEXEME"]],
-  ["allowed-integers", ["INTEGER"]],
-  ["allowed-floats", ["FLOAT"]],
-  ["allowed-numbers", ["NUMBER"]],
-  ["allowed-instance-names", ["INSTANCE-NAME"]],
-]);
 
 /** Slot attributes CLIPS 6.30 accepts that Keel does not build. */
 const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]);
@@ -89,19 +65,19 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
         construct: ctx.construct,
       });
     }
-    const slotName = symbolAt(node, 1, "a slot name", ctx).text;
+    const nameAtom = symbolAt(node, 1, "a slot name", ctx);
+    const slotName = nameAtom.text;
     if (slotIndex.has(slotName)) {
-      throw rulesLoadError(node.pos, `slot '${slotName}' is defined twice`, {
+      throw rulesParseError(nameAtom.pos, "a slot name not used yet", `'${slotName}'`, {
         construct: ctx.construct,
+        clips: `[PRNTUTIL5] The slot ${slotName} has already been parsed.`,
+        echoThrough: true,
       });
     }
+    const single = kind.text === "slot" || kind.text === "field";
+    const constraints = new SlotConstraintReader(!single, ctx.construct ?? "");
     let def: SlotDef["default"] = { kind: "derive", exprs: [] };
-    let types: string[] | null = null;
-    let allowed: Value[] | null = null;
-    let range: (Value | null)[] = [];
-    let allowedTypes: readonly string[] | null = null;
     let defaultAttr: SList | undefined;
-    let cardinality: (number | null)[] = [];
     for (const attr of node.items.slice(2)) {
       if (attr.type !== "list") {
         throw rulesParseError(
@@ -114,8 +90,6 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
         );
       }
       const attrName = symbolAt(attr, 0, "a slot attribute name", ctx).text;
-      const args = attr.items.slice(1);
-      const single = kind.text === "slot" || kind.text === "field";
       if (attrName === "default" || attrName === "default-dynamic") {
         if (defaultAttr !== undefined) {
           throw rulesParseError(attr.items[0]?.pos, "one default attribute", "a second one", {
@@ -125,115 +99,36 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
           });
         }
         defaultAttr = attr;
-      }
-      switch (attrName) {
-        case "default": {
-          const first = args[0];
-          if (
-            first?.type === "atom" &&
-            first.kind === "symbol" &&
-            (first.text === "?NONE" || first.text === "?DERIVE")
-          ) {
-            def = { kind: first.text === "?NONE" ? "none" : "derive", exprs: [] };
-          } else if (
-            first?.type === "atom" &&
-            first.kind === "sfvar" &&
-            (first.text === "NONE" || first.text === "DERIVE")
-          ) {
-            def = { kind: first.text === "NONE" ? "none" : "derive", exprs: [] };
-          } else {
-            if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
-            def = { kind: "static", exprs: args.map((a) => parseExpr(a, ctx)) };
-          }
-          break;
-        }
-        case "default-dynamic":
-          if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
-          def = { kind: "dynamic", exprs: args.map((a) => parseExpr(a, ctx)) };
-          break;
-        case "type":
-          types = args.map((a) =>
-            a.type === "atom" ? (a.kind === "sfvar" ? `?${a.text}` : a.text) : "?",
-          );
-          for (const [i, t] of types.entries()) {
-            if (!TYPE_NAMES.has(t)) {
-              throw rulesParseError(
-                args[i]?.pos,
-                "a type (SYMBOL STRING LEXEME INTEGER FLOAT NUMBER)",
-                `'${t}'`,
-                {
-                  construct: ctx.construct,
-                },
-              );
-            }
-          }
-          if (types.includes("?VARIABLE")) types = null;
-          break;
-        case "allowed-values":
-        case "allowed-symbols":
-        case "allowed-strings":
-        case "allowed-integers":
-        case "allowed-floats":
-        case "allowed-numbers":
-        case "allowed-lexemes":
-        case "allowed-instance-names": {
-          // Several allowed-… attributes add up: each restricts the values of its own types.
-          const restricts = ALLOWED_TYPES.get(attrName) ?? null;
-          allowedTypes =
-            restricts === null || (allowed !== null && allowedTypes === null)
-              ? null
-              : [...(allowedTypes ?? []), ...restricts];
-          allowed = [
-            ...(allowed ?? []),
-            ...args.map((a) => {
-              if (a.type !== "atom")
-                throw rulesParseError(a.pos, "a constant", describe(a), {
-                  construct: ctx.construct,
-                });
-              return a.value;
-            }),
-          ];
-          break;
-        }
-        case "range":
-          // Not enforced (docs/rules.md), but a derived default starts from its bounds.
-          range = args.map((a) =>
-            a.type === "atom" && (a.kind === "integer" || a.kind === "float") ? a.value : null,
-          );
-          break;
-        case "cardinality":
-          // Not enforced (docs/rules.md); a derived default holds the minimum count of fields.
-          cardinality = args.map((a) =>
-            a.type === "atom" && a.kind === "integer" ? (a.value as number) : null,
-          );
-          break;
-        default:
-          throw rulesParseError(
-            attr.items[0]?.pos,
-            "default, default-dynamic, type or allowed-values",
-            `'${attrName}'`,
-            {
-              construct: ctx.construct,
-              // Names CLIPS knows and Keel does not build keep Keel's own error.
-              ...(CLIPS_ONLY_ATTRIBUTES.has(attrName)
-                ? {}
-                : {
-                    clips:
-                      "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for slot attributes.",
-                    echoThrough: true,
-                  }),
-            },
-          );
+        def = parseDefaultAttribute(attr, attrName === "default-dynamic", single, ctx);
+      } else if (isConstraintAttribute(attrName)) {
+        constraints.readAttribute(attr);
+      } else {
+        throw rulesParseError(
+          attr.items[0]?.pos,
+          "default, default-dynamic, type or allowed-values",
+          `'${attrName}'`,
+          {
+            construct: ctx.construct,
+            // Names CLIPS knows and Keel does not build keep Keel's own error.
+            ...(CLIPS_ONLY_ATTRIBUTES.has(attrName)
+              ? {}
+              : {
+                  clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for slot attributes.",
+                  echoThrough: true,
+                }),
+          },
+        );
       }
     }
+    constraints.checkConflicts(node);
+    const { types, allowed, allowedTypes, range, cardinality } = constraints.result;
     if (defaultAttr !== undefined && (def.kind === "static" || def.kind === "dynamic")) {
-      const checked = { name: slotName, types, allowed, allowedTypes };
-      const dynamic = def.kind === "dynamic";
+      const checked = { name: slotName, multi: !single, types, allowed, allowedTypes, range };
       checkDefaultConstants(
         node,
-        checked,
-        defaultAttr.items.slice(1),
-        dynamic,
+        { ...checked, ...(cardinality ? { cardinality } : {}) },
+        def.exprs,
+        def.kind === "dynamic",
         ctx.construct ?? "",
       );
     }
@@ -244,14 +139,61 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       default: def,
       types,
       allowed,
-      range: [range[0] ?? null, range[1] ?? null],
-      ...(cardinality.length
-        ? { cardinality: [cardinality[0] ?? null, cardinality[1] ?? null] }
-        : {}),
+      range,
+      ...(cardinality ? { cardinality } : {}),
       allowedTypes,
     });
   }
   return { name, slots, slotIndex, source: list.source };
+}
+
+/**
+ * A slot's `(default …)` or `(default-dynamic …)` as CLIPS's ParseDefault reads it: `?NONE` or
+ * `?DERIVE` alone, no other variable but globals, and one single-field value for a single slot.
+ */
+function parseDefaultAttribute(
+  attr: SList,
+  dynamic: boolean,
+  single: boolean,
+  ctx: ParseContext,
+): SlotDef["default"] {
+  const args = attr.items.slice(1);
+  let special: "none" | "derive" | null = null;
+  for (const [k, a] of args.entries()) {
+    const variable = a.type === "atom" && (a.kind === "sfvar" || a.kind === "mfvar");
+    const named =
+      a.type === "atom" &&
+      ((a.kind === "sfvar" && (a.text === "NONE" || a.text === "DERIVE")) ||
+        (a.kind === "symbol" && (a.text === "?NONE" || a.text === "?DERIVE")));
+    if ((variable || named) && (!named || k > 0)) defaultSyntax(a, ctx);
+    if (named) special = (a as SAtom).text.endsWith("NONE") ? "none" : "derive";
+    else if (special !== null) defaultSyntax(a, ctx);
+  }
+  if (special !== null) return { kind: special, exprs: [] };
+  if (single) checkSingleDefault(attr, args, ctx.construct ?? "deftemplate");
+  const exprs = args.map((a) => parseExpr(a, ctx));
+  if (dynamic || !ctx.evaluate) return { kind: dynamic ? "dynamic" : "static", exprs };
+  // CLIPS evaluates a static default once, when it reads the attribute.
+  let values: Value[];
+  try {
+    values = ctx.evaluate(exprs);
+  } catch (e) {
+    // The evaluation's own messages, then the echo through the attribute.
+    if (isKeelError(e) && typeof e.details.clips === "string") {
+      Object.assign(e.details, { line: attr.pos.line, column: attr.pos.column, echoThrough: true });
+    }
+    throw e;
+  }
+  const flat = single ? values : values.flatMap((v) => (isMultifield(v) ? v : [v]));
+  return { kind: "static", exprs: flat.map((v) => ({ k: "const", v })) };
+}
+
+function defaultSyntax(at: SNode, ctx: ParseContext): never {
+  throw rulesParseError(at.pos, "a value or an expression", describe(at), {
+    construct: ctx.construct,
+    clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for default attribute.",
+    echoThrough: true,
+  });
 }
 
 /** `(deffacts name ["comment"] fact…)` */
@@ -259,7 +201,36 @@ export function parseDeffacts(list: SList, ctx: ParseContext): DeffactsAst {
   const { name } = splitModuleName(symbolAt(list, 1, "a deffacts name", ctx).text, ctx);
   ctx.construct = `deffacts ${name}`;
   const facts = list.items.slice(skipComment(list, 2)).map((n) => parseFactSpec(n, ctx));
+  // Checked once the deffacts is read: its facts are asserted where no variable is bound.
+  const local = firstLocalVariable(facts);
+  if (local !== null) {
+    throw rulesLoadError(local, "a deffacts cannot read a local variable", {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL6] Local variables can not be accessed by a deffacts construct.",
+      echoWhole: true,
+    });
+  }
   return { name, facts, source: list.source };
+}
+
+/** Where the first `?x`/`$?x` in `node` is, or null (globals are fine). */
+function firstLocalVariable(node: unknown): SourcePos | null {
+  if (Array.isArray(node)) {
+    for (const n of node) {
+      const found = firstLocalVariable(n);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (node === null || typeof node !== "object") return null;
+  const e = node as Record<string, unknown>;
+  if (e.k === "var") return e.pos as SourcePos;
+  for (const [key, value] of Object.entries(e)) {
+    if (key === "pos" || key === "template") continue;
+    const found = firstLocalVariable(value);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** `(defrule name ["comment"] [(declare (salience N))] CE… => action…)` */
@@ -744,7 +715,18 @@ function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Te
     n = i < to ? items[i] : undefined;
   }
   if (n === undefined) {
-    throw rulesParseError(undefined, "a constraint", "')'", { construct: ctx.construct });
+    // A lone `~`: CLIPS read the `)` after it.
+    const tilde = neg ? items[i - 1] : undefined;
+    throw rulesParseError(tilde?.pos, "a constraint", "')'", {
+      construct: ctx.construct,
+      ...(tilde
+        ? {
+            clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule.",
+            echoThrough: true,
+            echoAfter: ")",
+          }
+        : {}),
+    });
   }
   if (n.type === "list") {
     throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", "a '(' list", {

@@ -14,6 +14,7 @@ import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>
@@ -381,5 +382,9 @@ export function parseDefmethod(list: SList, ctx: ParseContext): MethodAst {
     else params.push(param);
   });
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  // CLIPS refuses a body reading a variable no parameter or bind binds ([PRCCODE3]).
+  const restName = (rest as MethodParam | null)?.name;
+  const names = [...params.map((p) => p.name), ...(restName ? [restName] : [])];
+  checkBodyVariables(body, names, ctx.construct ?? "", "method", true);
   return { name, index, params, rest, body, source: list.source };
 }

@@ -1,7 +1,9 @@
-import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
+import type { Expr, FactSpec, SlotDef, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
-import { describe, type SList, type SNode } from "./reader.js";
+import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
+import type { Value } from "./values.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
 export interface ParseContext {
@@ -15,6 +17,20 @@ export interface ParseContext {
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
   construct?: string;
+  /**
+   * Evaluates a deftemplate slot's static `(default …)` when the template is read, as CLIPS
+   * does (absent: the default is evaluated for each fact).
+   */
+  evaluate?(exprs: readonly Expr[]): Value[];
+  /** Whether the deffunction `name` takes `count` arguments (null: no such deffunction). */
+  deffunctionAccepts?(name: string, count: number): boolean | null;
+  /** CLIPS's [ARGACCES4] message for a call of the deffunction `name` with a wrong count. */
+  deffunctionArityText?(name: string): string;
+  /**
+   * Whether sequence operator recognition is on: a call's `$?x` argument then stands for its
+   * fields, as `(expand$ $?x)` does.
+   */
+  sequenceExpansion?(): boolean;
 }
 
 /** Parses an expression: a constant, a variable or a function call (with the special forms). */
@@ -387,41 +403,81 @@ function parseLoop(list: SList, ctx: ParseContext): Expr {
   };
 }
 
-/** `(progn$ (?v <multifield>) action…)` or `(foreach ?v <multifield> [do] action…)`. */
+/**
+ * `(progn$ (?v <multifield>) action…)`, `(progn$ <multifield> action…)` (no variable) or
+ * `(foreach ?v <multifield> [do] action…)`, with CLIPS's errors: [EXPRNPSR2] where the
+ * multifield is missing, [PRNTUTIL2] for another shape, [MULTIFUN2] for a body that binds the
+ * loop variable.
+ */
 function parseForeach(list: SList, ctx: ParseContext): Expr {
+  const fn = (list.items[0] as SAtom).text;
   const spec = list.items[1];
-  if (spec?.type === "list") {
-    const v = spec.items[0];
-    const m = spec.items[1];
-    if (v?.type !== "atom" || v.kind !== "sfvar" || m === undefined) {
-      throw rulesParseError(spec.pos, "(?var <multifield>)", describe(spec), {
-        construct: ctx.construct,
-      });
-    }
-    return {
-      k: "foreach",
-      v: v.text,
-      list: parseExpr(m, ctx),
-      body: parseBody(list.items.slice(2), ctx),
-    };
-  }
-  const m = list.items[2];
-  if (spec?.type !== "atom" || spec.kind !== "sfvar" || m === undefined) {
-    throw rulesParseError(
-      spec?.pos ?? list.pos,
-      "a loop variable and a multifield",
-      describe(spec),
-      {
-        construct: ctx.construct,
-      },
-    );
-  }
-  return {
-    k: "foreach",
-    v: spec.text,
-    list: parseExpr(m, ctx),
-    body: parseBody(list.items.slice(3), ctx),
+  // Where CLIPS met the `)`, its echo ends with the last token read, a space and the `)`.
+  const syntax = (at: SNode | undefined): never => {
+    const last = at ?? (list.items.at(-1) as SNode);
+    throw rulesParseError(last.pos, "a loop variable and a multifield", describe(at), {
+      construct: ctx.construct,
+      clips: `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${fn}.`,
+      ...(at?.type === "list" ? { echoOpen: true } : { echoThrough: true }),
+      ...(at ? {} : { echoAfter: " )" }),
+    });
   };
+  const missing = (inside: SList): never => {
+    const last = inside.items.at(-1) as SNode;
+    throw rulesParseError(last.pos, "a multifield expression", "')'", {
+      construct: ctx.construct,
+      clips: "[EXPRNPSR2] Expected a constant, variable, or expression.",
+      echoThrough: true,
+      echoAfter: " )",
+    });
+  };
+  let v: string;
+  let m: SNode;
+  let from: number;
+  if (fn === "progn$") {
+    if (spec === undefined) missing(list);
+    if (spec?.type !== "list") syntax(spec);
+    const [head, value, extra] = (spec as SList).items;
+    if (head?.type === "atom" && head.kind === "sfvar") {
+      if (value === undefined) missing(spec as SList);
+      if (extra !== undefined) syntax(extra);
+      v = head.text;
+      m = value as SNode;
+    } else {
+      // No variable: the multifield is the expression itself.
+      v = "";
+      m = spec as SList;
+    }
+    from = 2;
+  } else {
+    if (spec?.type !== "atom" || spec.kind !== "sfvar") syntax(spec);
+    if (list.items[2] === undefined) missing(list);
+    v = (spec as SAtom).text;
+    m = list.items[2] as SNode;
+    from = 3;
+  }
+  const values = parseExpr(m, ctx);
+  const body = parseBody(list.items.slice(from), ctx);
+  if (v !== "" && bindsVariable(body, v)) {
+    throw rulesParseError(list.pos, `a body that does not bind ?${v}`, `(bind ?${v} …)`, {
+      construct: ctx.construct,
+      clips: `[MULTIFUN2] Cannot rebind field variable in function ${fn}.`,
+      echoThrough: true,
+    });
+  }
+  return { k: "foreach", v, list: values, body };
+}
+
+/** True when a `(bind ?name …)` in `exprs` (at any depth) binds `name`. */
+function bindsVariable(exprs: readonly unknown[], name: string): boolean {
+  const visit = (node: unknown): boolean => {
+    if (Array.isArray(node)) return node.some(visit);
+    if (node === null || typeof node !== "object") return false;
+    const e = node as Record<string, unknown>;
+    if (e.k === "bind" && e.name === name && e.global !== true) return true;
+    return Object.entries(e).some(([key, value]) => key !== "pos" && visit(value));
+  };
+  return exprs.some(visit);
 }
 
 /** `(switch <expr> (case <expr> then action…)… [(default action…)])`. */
@@ -470,9 +526,26 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   }
   const items = list.items;
   const args: Expr[] = [];
-  for (let k = 1; k < items.length; k++) args.push(parseExpr(items[k] as SNode, ctx));
+  const expand = ctx.sequenceExpansion?.() === true;
+  for (let k = 1; k < items.length; k++) {
+    const arg = parseExpr(items[k] as SNode, ctx);
+    args.push(
+      expand && arg.k === "var" && arg.mf
+        ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
+        : arg,
+    );
+  }
   // A call bound to a generic function is checked by its methods when it runs.
   if (ctx.overloaded?.(fn)) return { k: "call", fn, args, pos: list.pos, generic: true };
+  // A deffunction's argument count is checked when the call is read, unless an expansion
+  // makes it unknown (without sequence expansion a `$?x` is one argument).
+  const counted = !args.some((a) => a.k === "call" && a.fn === "expand$");
+  if (counted && ctx.deffunctionAccepts?.(fn, args.length) === false) {
+    throw rulesLoadError(list.pos, `deffunction ${fn} does not take ${args.length} argument(s)`, {
+      construct: ctx.construct,
+      clips: ctx.deffunctionArityText?.(fn) ?? "",
+    });
+  }
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
@@ -572,7 +645,26 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   const template = ctx.template(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
-    for (const s of slots) checkSlot(template, s.name, s.pos, ctx);
+    for (const [k, s] of slots.entries()) {
+      const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
+      // CLIPS's static constraint check of what the fact's slot is given, once it read the
+      // slot's `)`: the echo ends with the slot's last token and that `)`.
+      const broken = staticViolation(slot, s.values);
+      if (broken !== null) {
+        let last = node.items[k + 1] as SNode;
+        let closing = "";
+        while (last.type === "list" && last.items.length > 0) {
+          last = last.items.at(-1) as SNode;
+          closing += ")";
+        }
+        throw rulesLoadError(last.pos, violationText(template.name, slot, broken.text), {
+          construct: ctx.construct,
+          clips: slotValueMessage(broken, "assert", slot.name),
+          echoThrough: true,
+          echoAfter: closing,
+        });
+      }
+    }
     return { kind: "template", template, slots, pos: node.pos };
   }
   return {

@@ -1,14 +1,35 @@
 /** Parsing of the procedural constructs: deffunction and defglobal. */
-import type { DeffunctionAst, DefglobalAst, Expr } from "./ast.js";
+import { isKeelError, type KeelError } from "../core/index.js";
+import type { DeffunctionAst, Expr } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
+import { ppDefglobal } from "./pp-constructs.js";
+import { tokenText } from "./pp-reader.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import { checkBodyVariables } from "./rhs-variables.js";
 
 /** The name of `(deffunction name …)`, read before the body so the body may call itself. */
 export function deffunctionName(list: SList, ctx: ParseContext): string {
+  checkConstructName(list);
   return splitModuleName(symbolAt(list, 1, "a deffunction name", ctx).text, ctx).name;
+}
+
+/**
+ * [CSTRCPSR2] when a construct has no name: CLIPS echoes the construct's keyword and the token
+ * found in the name's place.
+ */
+export function checkConstructName(list: SList): void {
+  const kind = (list.items[0] as SAtom).text;
+  const name = list.items[1];
+  if (name?.type === "atom" && name.kind === "symbol") return;
+  const found = name === undefined ? ")" : name.type === "list" ? "(" : tokenText(name);
+  const error = rulesParseError(name?.pos ?? list.pos, `a ${kind} name`, describe(name), {
+    construct: kind,
+    clips: `[CSTRCPSR2] Missing name for ${kind} construct`,
+  });
+  Object.assign(error.details, { echoText: `(${kind} ${found}` });
+  throw error;
 }
 
 /** `(deffunction name ["comment"] (?a ?b [$?rest]) action…)` */
@@ -51,41 +72,98 @@ export function parseDeffunction(list: SList, ctx: ParseContext): DeffunctionAst
     rest === null ? params : [...params, rest],
     ctx.construct ?? "",
     "deffunction",
+    true,
   );
   return { name, params, rest, body, source: list.source };
 }
 
-/** `(defglobal [module] ?*name* = expr …)`; the parser learns each name as it is read. */
-export function parseDefglobal(
+/**
+ * `(defglobal [module] ?*name* = expr …)` read as CLIPS reads it: one global at a time, each
+ * defined (`define` evaluates its value) before the next is read, so an error leaves the globals
+ * before it defined. Each error's echo is CLIPS's, which starts again after each global:
+ * `(defglobal MAIN ` and what was read of the failing one. Returns the names defined.
+ */
+export function readDefglobal(
   list: SList,
   ctx: ParseContext,
-  declare: (name: string) => void,
-): DefglobalAst {
+  hasModule: (name: string) => boolean,
+  define: (name: string, init: Expr, module: string, value: SNode) => void,
+): string[] {
   ctx.construct = "defglobal";
   const items = list.items;
   let k = 1;
-  if (items[1]?.type === "atom" && items[1].kind === "symbol") k = 2;
-  const globals: { name: string; init: Expr }[] = [];
+  let module = ctx.currentModule ?? "MAIN";
+  const first = items[1];
+  if (first?.type === "atom" && first.kind === "symbol") {
+    if (!hasModule(first.text)) {
+      throw defglobalError(
+        first,
+        `[PRNTUTIL1] Unable to find defmodule ${first.text}.`,
+        `(defglobal ${first.text}`,
+      );
+    }
+    module = first.text;
+    k = 2;
+  }
+  const head = `(defglobal ${module} `;
+  const defined: string[] = [];
+  // Globals are looked up when the value is evaluated ([GLOBLDEF1] there), not when it is read.
+  const valueCtx: ParseContext = { ...ctx, hasGlobal: () => true };
   while (k < items.length) {
     const v = items[k] as SNode;
+    const syntax = (read: string): never => {
+      throw defglobalError(
+        v,
+        "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defglobal.",
+        head + read,
+      );
+    };
+    if (v.type !== "atom" || v.kind !== "gvar") syntax(tokenOf(v));
+    const name = (v as SAtom).text;
     const eq = items[k + 1];
+    if (eq?.type !== "atom" || eq.kind !== "symbol" || eq.text !== "=") {
+      syntax(`?*${name}* ${eq === undefined ? ")" : tokenOf(eq)}`);
+    }
     const init = items[k + 2];
-    if (v.type !== "atom" || v.kind !== "gvar") {
-      throw rulesParseError(v.pos, "a global variable ?*name*", describe(v), {
-        construct: ctx.construct,
-      });
+    if (init === undefined) {
+      throw defglobalError(
+        eq as SNode,
+        "[EXPRNPSR2] Expected a constant, variable, or expression.",
+        `${head}?*${name}* = )`,
+      );
     }
-    if (eq?.type !== "atom" || eq.text !== "=" || init === undefined) {
-      throw rulesParseError(eq?.pos ?? v.pos, "'=' and a value", describe(eq), {
-        construct: ctx.construct,
-        hint: "Write (defglobal ?*name* = value).",
-      });
+    const read = ppDefglobal(module, name, init).slice(0, -2);
+    try {
+      define(name, parseExpr(init, valueCtx), module, init);
+    } catch (e) {
+      // The value's own messages were printed or are the error's; the echo is through it.
+      if (isKeelError(e)) Object.assign(e.details, { echoText: read });
+      throw e;
     }
-    globals.push({ name: v.text, init: parseExpr(init, ctx) });
-    declare(v.text);
+    defined.push(name);
     k += 3;
   }
-  return { globals, source: list.source };
+  return defined;
+}
+
+/** A token as CLIPS's echo shows it: an atom's text, a list's `(`. */
+function tokenOf(n: SNode): string {
+  return n.type === "atom" ? tokenText(n) : "(";
+}
+
+function defglobalError(at: SNode, clips: string, echoText: string): KeelError {
+  const error = rulesParseError(
+    at.pos,
+    "a defglobal as (defglobal ?*name* = value)",
+    describe(at),
+    {
+      construct: "defglobal",
+      clips,
+      hint: "Write (defglobal ?*name* = value).",
+    },
+  );
+  Object.assign(error.details, { echoText });
+  return error;
 }
 
 /** `(defmodule NAME ["comment"] (import …) (export …))`: its name (imports and exports are not kept). */

@@ -1,5 +1,5 @@
 /** Deffunctions and defglobals: the procedural part of an engine's constructs. */
-import type { DeffunctionAst, DefglobalAst } from "./ast.js";
+import type { DeffunctionAst, Expr } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
@@ -70,6 +70,13 @@ export class Procedures {
     return a.rest ? count >= a.params : count === a.params;
   }
 
+  /** CLIPS's [ARGACCES4] message for a call of the deffunction `name` with a wrong count. */
+  arityText(name: string): string {
+    const a = this.arities.get(name);
+    const how = a?.rest ? "at least" : "exactly";
+    return `[ARGACCES4] Function ${name} expected ${how} ${a?.params ?? 0} argument(s)`;
+  }
+
   /** Whether a call of the deffunction is running now. */
   running(name: string): boolean {
     return (this.active.get(name) ?? 0) > 0;
@@ -115,7 +122,7 @@ export class Procedures {
     const { params, rest, name } = ast;
     const arity = params.length;
     this.arities.set(name, { params: arity, rest: rest !== null });
-    this.functions.set(name, (args) => {
+    const call: RuleFunction = (args) => {
       if (rest === null ? args.length !== arity : args.length < arity) {
         const how = rest === null ? "exactly" : "at least";
         throw rulesRuntimeError(`deffunction ${name} expects ${how} ${arity} argument(s)`, {
@@ -156,33 +163,33 @@ export class Procedures {
         this.onCall?.(false, name, depth, args);
         return last;
       });
-    });
+    };
+    // What a failing argument's message names ([PRCCODE6]).
+    this.functions.set(name, Object.assign(call, { procedure: `deffunction ${name}` }));
   }
 
   hasGlobal(name: string): boolean {
     return this.find(name) !== undefined;
   }
 
-  /** Declares a global while its defglobal is parsed (nil until defined). */
-  declareGlobal(name: string, module = "MAIN"): void {
-    if (!this.globals.has(`${module}::${name}`)) {
-      this.put(name, { value: NIL, init: () => NIL, module });
-    }
-  }
-
-  /** Defines the globals of a defglobal (in `module`), evaluating each initial value in order. */
-  defineGlobals(ast: DefglobalAst, module = "MAIN"): void {
-    for (const g of ast.globals) {
-      const init = compileExpr(g.init, { resolve: () => null, rhs: true, construct: "defglobal" });
-      const entry: Global = { value: NIL, init, module };
-      this.put(g.name, entry);
-      entry.value = this.evaluate(init);
-    }
+  /**
+   * Defines one global of a defglobal: its value is evaluated first, so a value that fails
+   * (its error thrown, or reported and read as FALSE) leaves the global as it was.
+   */
+  defineGlobal(name: string, initExpr: Expr, module = "MAIN"): void {
+    const init = compileExpr(initExpr, { resolve: () => null, rhs: true, construct: "defglobal" });
+    const value = this.evaluate(init);
+    if (takeEvaluationError()) throw evaluationErrorHalt();
+    this.put(name, { value, init, module });
   }
 
   global(name: string): Value {
     const g = this.find(name);
-    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    if (!g) {
+      throw rulesRuntimeError(`global variable ?*${name}* is not defined`, {
+        clips: `[GLOBLDEF1] Global variable ?*${name}* is unbound.`,
+      });
+    }
     return g.value;
   }
 

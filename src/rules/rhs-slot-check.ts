@@ -8,6 +8,7 @@
  */
 import type { CE, Expr, Template } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
+import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
 
 /** Throws for the first modify/duplicate of a template fact address naming a slot it lacks. */
 export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], construct: string) {
@@ -28,6 +29,20 @@ export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], cons
     if ((e.k === "modify" || e.k === "duplicate") && e.target?.k === "var") {
       const template = templates.get(e.target.name);
       for (const slot of template ? (e.slots ?? []) : []) {
+        const index = template?.slotIndex.get(slot.name);
+        const def = index === undefined ? undefined : template?.slots[index];
+        const broken = def ? staticViolation(def, slot.values) : null;
+        if (def && broken) {
+          throw rulesLoadError(
+            slot.pos,
+            violationText((template as Template).name, def, broken.text),
+            {
+              construct,
+              clips: slotValueMessage(broken, e.k, slot.name),
+              echoWhole: true,
+            },
+          );
+        }
         if (template && !template.slotIndex.has(slot.name)) {
           throw rulesLoadError(
             slot.pos,

@@ -19,8 +19,11 @@ export function checkBodyVariables(
   bound0: Iterable<string>,
   construct: string,
   where: string,
+  bindsAnywhere = false,
 ): void {
   const bound = new Set<string>(bound0);
+  // A deffunction's variable may be bound after it is read ([PRCCODE5] then, when it is run).
+  if (bindsAnywhere) for (const name of bindNames(body)) bound.add(name);
   const visit = (e: Expr): void => {
     switch (e.k) {
       case "var":
@@ -98,4 +101,21 @@ export function checkBodyVariables(
     }
   };
   body.forEach(visit);
+}
+
+/** The variables a `(bind ?v …)` anywhere in `body` binds. */
+function bindNames(body: readonly Expr[]): string[] {
+  const names: string[] = [];
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const e = node as Record<string, unknown>;
+    if (e.k === "bind" && e.global !== true && typeof e.name === "string") names.push(e.name);
+    for (const [key, value] of Object.entries(e)) if (key !== "pos") visit(value);
+  };
+  visit(body);
+  return names;
 }

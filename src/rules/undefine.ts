@@ -60,14 +60,34 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
   const from = found ? module : host.module();
   const names = found ? [name] : host.texts.names(kind, from);
   if (!found && builtIn && from === "MAIN") host.dropInitialFacts();
+  const kept: string[] = [];
   for (const n of names) {
     if (host.busy(kind, n) || referenced(host.texts, kind, n, !found)) {
       // CLIPS reports each one it keeps and goes on with the others.
       host.print(`[PRNTUTIL4] Unable to delete ${kind} ${n}.\n`);
+      kept.push(n);
+    }
+  }
+  for (const n of names) {
+    if (kept.includes(n)) continue;
+    // `*` keeps a deffunction one it could not delete calls, with a warning.
+    if (kind === "deffunction" && kept.some((k) => callsFunction(host.texts, k, n))) {
+      host.print(
+        `[DFFNXFUN1] WARNING: Deffunction ${n} only partially deleted due to usage by other constructs.\n`,
+      );
       continue;
     }
     host.remove(kind, n, from);
   }
+}
+
+/** Whether the deffunction `caller`'s body calls `callee`. */
+function callsFunction(texts: ConstructTexts, caller: string, callee: string): boolean {
+  for (const e of texts.entries()) {
+    if (e.kind !== "deffunction" || e.name !== caller) continue;
+    return e.form.items.slice(2).some((n) => mentions(n, "deffunction", callee));
+  }
+  return false;
 }
 
 /** Whether another construct calls the deffunction or reads the global. */

@@ -65,6 +65,14 @@ export interface FactRef {
   retracted: boolean;
 }
 
+/**
+ * What a slot's derived default holds for the address types (CLIPS's default.c): placeholders
+ * that print as CLIPS prints them. Keel has no external addresses; its placeholder is one.
+ */
+export const DUMMY_FACT: FactRef = { factId: 0, retracted: true };
+export const DUMMY_INSTANCE: InstanceRef = { instanceName: instanceName("nil"), deleted: true };
+export const NULL_POINTER: FactRef = { factId: 0, retracted: true };
+
 const floats = new Map<number, ClipsFloat>();
 const strings = new Map<string, ClipsString>();
 const NEGATIVE_ZERO = new ClipsFloat(-0);
@@ -230,6 +238,9 @@ export function formatValue(v: Value, forPrintout = false): string {
     return v === VOID ? "" : `(${v.map((x) => formatValue(x, false)).join(" ")})`;
   }
   if (v instanceof InstanceName) return `[${v.name}]`;
+  if (v === DUMMY_INSTANCE) return "<Dummy Instance>";
+  if (v === DUMMY_FACT) return "<Dummy Fact>";
+  if (v === NULL_POINTER) return "<Pointer-C-(nil)>";
   if (isInstanceRef(v)) return `<Instance-${v.instanceName.name}>`;
   return `<Fact-${(v as FactRef).factId}>`;
 }

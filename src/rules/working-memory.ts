@@ -9,21 +9,26 @@ import {
 } from "./evaluate.js";
 import { contentHash, Fact, valueHashes } from "./facts.js";
 import { HashChains } from "./rete/chains.js";
-import { typeOk } from "./slot-types.js";
+import { valueViolation } from "./template-defaults.js";
 import {
   type Atom,
+  DUMMY_FACT,
+  DUMMY_INSTANCE,
   float,
+  formatValue,
+  instanceName,
   isFloat,
+  isInstanceName,
   isInteger,
   isMultifield,
   isNumber,
   isString,
   isSymbol,
   NIL,
+  NULL_POINTER,
   numberOf,
   str,
   type Value,
-  valuesEqual,
 } from "./values.js";
 
 /**
@@ -96,6 +101,20 @@ const DERIVE_ORDER = [
   { type: "STRING", within: ["STRING", "LEXEME"], is: isString, standard: str("") as Value },
   { type: "INTEGER", within: ["INTEGER", "NUMBER"], is: isInteger, standard: 0 as Value },
   { type: "FLOAT", within: ["FLOAT", "NUMBER"], is: isFloat, standard: float(0) as Value },
+  {
+    type: "INSTANCE-NAME",
+    within: ["INSTANCE-NAME", "INSTANCE"],
+    is: isInstanceName,
+    standard: instanceName("nil") as Value,
+  },
+  {
+    type: "INSTANCE-ADDRESS",
+    within: ["INSTANCE-ADDRESS", "INSTANCE"],
+    is: () => false,
+    standard: DUMMY_INSTANCE as Value,
+  },
+  { type: "FACT-ADDRESS", within: ["FACT-ADDRESS"], is: () => false, standard: DUMMY_FACT },
+  { type: "EXTERNAL", within: ["EXTERNAL-ADDRESS"], is: () => false, standard: NULL_POINTER },
 ] as const;
 
 /**
@@ -154,7 +173,11 @@ export function defaultFor(template: Template, slot: SlotDef, host: EvalHost): V
   }
 }
 
-/** Checks a slot value against the slot's cardinality, type and allowed values. */
+/**
+ * A slot value's shape: a single slot holds one value ([TMPLTDEF2] otherwise), a multislot a
+ * multifield. Its constraints are checked only when dynamic constraint checking is on
+ * ({@link slotViolation}); constants are checked when the assert is read.
+ */
 export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Value {
   if (!slot.multi && isMultifield(v)) {
     throw rulesRuntimeError(
@@ -165,27 +188,44 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
       },
     );
   }
+  return slot.multi && !isMultifield(v) ? [v as Atom] : v;
+}
+
+/**
+ * What CLIPS says a slot value breaks (its cardinality, type, allowed values or range, in that
+ * order), e.g. "does not match the allowed types"; null when it keeps them all.
+ */
+export function slotViolation(slot: SlotDef, v: Value): string | null {
   const fields = isMultifield(v) ? v : [v];
-  for (const f of fields) {
-    if (slot.types && !typeOk(f, slot.types)) {
-      throw rulesRuntimeError(
-        `slot ${slot.name} of deftemplate ${template.name} expects ${slot.types.join(" or ")}, not ${String(isString(f) ? `"${f.value}"` : typeof f === "object" ? "a value" : f)}`,
-        {
-          clips: `[CSTRNCHK1] A literal slot value found in the assert command\ndoes not match the allowed types for slot ${slot.name}.`,
-        },
-      );
-    }
-    if (
-      slot.allowed &&
-      (!slot.allowedTypes || typeOk(f, slot.allowedTypes)) &&
-      !slot.allowed.some((a) => valuesEqual(a, f))
-    ) {
-      throw rulesRuntimeError(
-        `slot ${slot.name} of deftemplate ${template.name} does not allow this value`,
-      );
+  if (slot.multi && slot.cardinality) {
+    const [low, high] = slot.cardinality;
+    if ((low !== null && fields.length < low) || (high !== null && fields.length > high)) {
+      return "does not satisfy the cardinality restrictions";
     }
   }
-  return slot.multi && !isMultifield(v) ? [v as Atom] : v;
+  for (const f of fields) {
+    const broken = valueViolation(slot, f);
+    if (broken !== null) return broken;
+  }
+  return null;
+}
+
+/**
+ * CLIPS's dynamic constraint check of a fact just asserted: the fact stays, the error halts
+ * what asserted it ([CSTRNCHK1] naming the value and the fact).
+ */
+export function checkFactConstraints(fact: Fact): void {
+  const template = fact.template;
+  if (!template) return;
+  for (const [i, slot] of template.slots.entries()) {
+    const v = fact.values[i] as Value;
+    const broken = slotViolation(slot, v);
+    if (broken === null) continue;
+    const id = `f-${fact.factId}`.padEnd(8);
+    throw rulesRuntimeError(`slot ${slot.name} of fact f-${fact.factId} ${broken}`, {
+      clips: `[CSTRNCHK1] Slot value ${formatValue(v)} found in fact ${id}\n${broken} for slot ${slot.name}.`,
+    });
+  }
 }
 
 /** The slot values of a template fact built from given slots plus defaults. */

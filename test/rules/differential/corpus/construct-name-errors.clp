@@ -1,0 +1,16 @@
+; A construct without a name, a deffacts reading a local variable, and a void argument of a
+; generic function
+(defgeneric ())
+(defgeneric)
+(deffacts info (fact ?x))
+(deffacts info2 (fact (create$ $?y)))
+(defglobal ?*g* = 1)
+(deffacts fine (fact ?*g*))
+(deffunction twice (?n) (* 2 ?n))
+(printout t (twice 4) crlf)
+(defgeneric shown)
+(defmethod shown (?a) (printout t ?a crlf))
+(shown (printout t "inner" crlf))
+(reset)
+(facts)
+(exit)

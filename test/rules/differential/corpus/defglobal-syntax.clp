@@ -1,0 +1,18 @@
+; defglobal errors: CLIPS defines the globals one at a time, so those before an error stay,
+; and its echo starts again after each global
+(defglobal ?*a*)
+(defglobal ?b = 1)
+(defglobal NOWHERE ?*c* = 1)
+(defglobal ?*d* =)
+(defglobal ?*e* = (* 2 x))
+(defglobal ?*f* = ?*missing*)
+(defglobal ?*g* = ?local)
+(defglobal ?*h* 5)
+(defglobal ?*first* = 1 ?*second* = 2 ?*third*)
+(defglobal ?*one* = (create$ p q) ?*two* = (+ ?*one* 1))
+(defglobal MAIN ?*fine* = 3 ?*also* = (+ ?*fine* 1))
+(defglobal ?*kept* = 10 = 11)
+(show-defglobals)
+(ppdefglobal second)
+(list-defglobals)
+(exit)

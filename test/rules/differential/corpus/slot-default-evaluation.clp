@@ -1,0 +1,17 @@
+; A static default is evaluated once, when the deftemplate is read; a dynamic one for each fact
+(defglobal ?*n* = 0)
+(deffunction next () (bind ?*n* (+ ?*n* 1)))
+(deftemplate counted (slot once (default (next))) (slot each (default-dynamic (next))))
+?*n*
+(assert (counted))
+(assert (counted))
+(facts)
+(deftemplate sized (multislot m (cardinality 2 3) (default (create$ a b c d))))
+(deftemplate typed (slot s (type SYMBOL) (default (+ 1 2))))
+(deftemplate typed-dynamic (slot s (type SYMBOL) (default-dynamic (* 2 3))))
+(deftemplate lexeme-dynamic (slot s (type FLOAT) (default-dynamic (str-cat a b))))
+(deftemplate ok-dynamic (slot s (type STRING) (default-dynamic (str-cat a b))))
+(deffunction broken () (+ 1 (nth$ 1 (create$ a))))
+(deftemplate failing (slot s (default (broken))) (slot t))
+(list-deftemplates)
+(exit)
