@@ -6,7 +6,7 @@ import { rulesRuntimeError } from "./errors.js";
 import { deeper, evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
-import { type Atom, FALSE, isMultifield, NIL, type Value } from "./values.js";
+import { type Atom, FALSE, isMultifield, type Value } from "./values.js";
 
 interface Global {
   value: Value;
