@@ -41,12 +41,15 @@ function keel(
 }
 
 describe("keel db dump / shell", { timeout: 120_000 }, () => {
-  it("dumps a SQLite database as SQL that rebuilds it; --tables limits it; an unknown table is exit 5", () => {
+  // In-process: the SQLite dump is written by Keel itself to stdout (no process start per call).
+  it("dumps a SQLite database as SQL that rebuilds it; --tables limits it; an unknown table is exit 5", async () => {
     const dir = tempDir("dump");
     const db = join(dir, "keel.db");
-    expect(keel(["config", "set", "theme", 'it\'s "dark"', "--db", db]).code).toBe(0);
-    const dump = keel(["db", "dump", "--db", db]);
-    expect(dump.code).toBe(0);
+    expect(
+      (await keelInProcess(["config", "set", "theme", 'it\'s "dark"', "--db", db])).exitCode,
+    ).toBe(0);
+    const dump = await keelInProcess(["db", "dump", "--db", db]);
+    expect(dump.exitCode).toBe(0);
     expect(dump.stdout).toMatch(/^PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\n/);
     expect(dump.stdout.trimEnd().endsWith("COMMIT;")).toBe(true);
     const rebuilt = new Database(":memory:");
@@ -67,16 +70,16 @@ describe("keel db dump / shell", { timeout: 120_000 }, () => {
     expect(names(rebuilt)).toEqual(names(original));
     original.close();
 
-    const some = keel(["db", "dump", "--db", db, "--tables", "config_preferences"]);
+    const some = await keelInProcess(["db", "dump", "--db", db, "--tables", "config_preferences"]);
     expect(some.stdout.match(/^CREATE TABLE/gm)).toHaveLength(1);
-    const missing = keel(["db", "dump", "--db", db, "--tables", "nope", "--json"]);
-    expect(missing.code).toBe(5);
+    const missing = await keelInProcess(["db", "dump", "--db", db, "--tables", "nope", "--json"]);
+    expect(missing.exitCode).toBe(5);
     expect(JSON.parse(missing.stdout).error.code).toBe("NOT_FOUND");
   });
 
-  it("opens sqlite3 on the database (statements from stdin)", () => {
+  it("opens sqlite3 on the database (statements from stdin)", async () => {
     const db = join(tempDir("shell"), "keel.db");
-    keel(["config", "set", "theme", "dark", "--db", db]);
+    expect((await keelInProcess(["config", "set", "theme", "dark", "--db", db])).exitCode).toBe(0);
     const shell = keel(["db", "shell", "--db", db], {
       input: "SELECT key FROM config_preferences;\n",
     });
@@ -88,7 +91,8 @@ describe("keel db dump / shell", { timeout: 120_000 }, () => {
     if (!(await postgresAvailable())) return;
     const database = await createMigratedDatabase("cli_extras_dump");
     drops.push(database.drop);
-    expect(keel(["config", "set", "theme", "dark", "--db", database.url]).code).toBe(0);
+    const set = await keelInProcess(["config", "set", "theme", "dark", "--db", database.url]);
+    expect(set.exitCode).toBe(0);
     const dump = keel(["db", "dump", "--db", database.url, "--tables", "config_preferences"]);
     expect(dump.code).toBe(0);
     expect(dump.stdout).toContain("CREATE TABLE public.config_preferences");
