@@ -28,6 +28,43 @@ function chain(saver: PostgresSaver, length: number) {
   return builder.addEdge(`n${length - 1}`, END).compile({ checkpointer: saver });
 }
 
+const sync = (config: ReturnType<typeof threadConfig>) => ({
+  ...config,
+  durability: "sync" as const,
+});
+const step = (n: number) => checkpointOf({ count: n }, { count: n });
+
+/**
+ * A saver on the store's pool whose next step commit (the `WITH thr AS` statement) waits, once
+ * `holdNextCommit()` was called, until the function it returned is called.
+ */
+function gatedSaver(native: { pool: { query: unknown } }) {
+  let hold: Promise<void> | undefined;
+  const query = native.pool.query as (...args: unknown[]) => unknown;
+  const saver = new PostgresSaver({
+    pool: {
+      query: (async (...args: unknown[]) => {
+        const first = args[0] as string | { text: string };
+        const text = typeof first === "string" ? first : first.text;
+        if (hold !== undefined && /^\s*WITH thr AS/.test(text)) {
+          const gate = hold;
+          hold = undefined;
+          await gate;
+        }
+        return query.apply(native.pool, args);
+      }) as never,
+    },
+  });
+  const holdNextCommit = (): (() => void) => {
+    let release = () => {};
+    hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    return release;
+  };
+  return { saver, holdNextCommit };
+}
+
 describe("Postgres saver: group commit", () => {
   let test: TestStore;
   beforeAll(async () => {
@@ -106,28 +143,8 @@ describe("Postgres saver: group commit", () => {
       const native = test.store.native;
       if (native.dialect !== "postgres") throw new Error("expected Postgres");
       // Holds the next commit until released, so the steps queued meanwhile share the one after.
-      let hold: Promise<void> | undefined;
-      let release = () => {};
-      const saver = new PostgresSaver({
-        pool: {
-          query: (async (...args: unknown[]) => {
-            const first = args[0] as string | { text: string };
-            const text = typeof first === "string" ? first : first.text;
-            if (hold !== undefined && /^\s*WITH thr AS/.test(text)) {
-              const gate = hold;
-              hold = undefined;
-              await gate;
-            }
-            return (native.pool.query as (...a: unknown[]) => unknown)(...args);
-          }) as typeof native.pool.query,
-        },
-      });
+      const { saver, holdNextCommit } = gatedSaver(native);
       const other = PostgresSaver.fromStore(test.store, { ownerId: "other-host:2:def" });
-      const sync = (config: ReturnType<typeof threadConfig>) => ({
-        ...config,
-        durability: "sync" as const,
-      });
-      const step = (n: number) => checkpointOf({ count: n }, { count: n });
       const latest: Record<string, ReturnType<typeof threadConfig>> = {};
       for (const thread of ["blocker", "first-waiter", "leased-waiter"])
         latest[thread] = await saver.put(sync(threadConfig(thread)), step(1), metadataOf(0), {
@@ -137,9 +154,7 @@ describe("Postgres saver: group commit", () => {
         now: Date.now(),
         ttlMs: 60_000,
       });
-      hold = new Promise((resolve) => {
-        release = resolve;
-      });
+      const release = holdNextCommit();
       const blocker = saver.put(sync(latest.blocker!), step(2), metadataOf(1), { count: 2 });
       await new Promise((resolve) => setImmediate(resolve));
       // Writes nobody waits for, then two sync steps: the free thread's waiter is first in line.
@@ -171,28 +186,7 @@ describe("Postgres saver: group commit", () => {
     async () => {
       const native = test.store.native;
       if (native.dialect !== "postgres") throw new Error("expected Postgres");
-      // Holds the commit made while `hold` is set until released.
-      let hold: Promise<void> | undefined;
-      let release = () => {};
-      const saver = new PostgresSaver({
-        pool: {
-          query: (async (...args: unknown[]) => {
-            const first = args[0] as string | { text: string };
-            const text = typeof first === "string" ? first : first.text;
-            if (hold !== undefined && /^\s*WITH thr AS/.test(text)) {
-              const gate = hold;
-              hold = undefined;
-              await gate;
-            }
-            return (native.pool.query as (...a: unknown[]) => unknown)(...args);
-          }) as typeof native.pool.query,
-        },
-      });
-      const sync = (config: ReturnType<typeof threadConfig>) => ({
-        ...config,
-        durability: "sync" as const,
-      });
-      const step = (n: number) => checkpointOf({ count: n }, { count: n });
+      const { saver, holdNextCommit } = gatedSaver(native);
       const latest: Record<string, ReturnType<typeof threadConfig>> = {};
       for (const thread of ["own-first", "own-second"])
         latest[thread] = await saver.put(sync(threadConfig(thread)), step(1), metadataOf(0), {
@@ -202,9 +196,8 @@ describe("Postgres saver: group commit", () => {
       // which is held.
       const first = saver.put(sync(latest["own-first"]!), step(2), metadataOf(1), { count: 2 });
       const second = saver.put(sync(latest["own-second"]!), step(2), metadataOf(1), { count: 2 });
-      hold = new Promise((resolve) => {
-        release = resolve;
-      });
+      // The commit after the first is held.
+      const release = holdNextCommit();
       const timeout = new Promise((resolve) => setTimeout(() => resolve("held"), 5_000));
       try {
         await expect(Promise.race([first.then(() => "saved"), timeout])).resolves.toBe("saved");
