@@ -7,6 +7,7 @@ import {
   requireThreadId,
   writeIndex,
 } from "./checkpoint.js";
+import { collectDeltaHistory, type DeltaAncestor, NO_STORED_VALUE } from "./delta-history.js";
 import { BaseCheckpointSaver } from "./saver.js";
 import type {
   ChannelVersions,
@@ -204,35 +205,39 @@ export class MemorySaver extends BaseCheckpointSaver {
     channels: readonly string[];
   }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
-    const out: Record<string, DeltaChannelHistory> = {};
-    for (const channel of channels) out[channel] = { writes: [] };
     const threadId = config.configurable?.thread_id;
     const store =
       typeof threadId === "string"
         ? this.threads.get(threadId)?.get(namespaceOf(config))
         : undefined;
-    const id = checkpointIdOf(config) ?? store?.latestId;
-    const remaining = new Set(channels);
-    let cursor = id === undefined ? undefined : store?.checkpoints.get(id)?.parentId;
-    while (store && cursor !== undefined && remaining.size > 0) {
+    if (!store) return collectDeltaHistory(channels, []);
+    const id = checkpointIdOf(config) ?? store.latestId;
+    const start = id === undefined ? undefined : store.checkpoints.get(id)?.parentId;
+    return collectDeltaHistory(channels, this.storedAncestors(store, start, channels));
+  }
+
+  /** The stored ancestors from `id` back, reading only `channels`' writes and values. */
+  private *storedAncestors(
+    store: NamespaceStore,
+    id: string | undefined,
+    channels: readonly string[],
+  ): Generator<DeltaAncestor> {
+    const asked = new Set(channels);
+    for (let cursor = id; cursor !== undefined; ) {
       const stored = store.checkpoints.get(cursor);
-      if (!stored) break;
-      // Newest first within the ancestor (reversed at the end, as the base walk collects them).
-      const writes = this.pendingWritesOf(store, cursor, remaining);
-      for (let i = writes.length - 1; i >= 0; i -= 1) out[writes[i]![1]]!.writes.push(writes[i]!);
-      for (const channel of [...remaining]) {
-        if (!Object.hasOwn(stored.channelVersions, channel)) continue;
-        const holder = stored.holders[channel];
-        const blob =
-          holder === undefined ? undefined : store.checkpoints.get(holder)?.stored.get(channel);
-        if (blob === undefined || blob === null) continue;
-        out[channel]!.seed = this.serde.loads(blob);
-        remaining.delete(channel);
-      }
+      if (!stored) return;
+      yield {
+        writes: this.pendingWritesOf(store, cursor, asked),
+        valueOf: (channel) => {
+          if (!Object.hasOwn(stored.channelVersions, channel)) return NO_STORED_VALUE;
+          const holder = stored.holders[channel];
+          const blob =
+            holder === undefined ? undefined : store.checkpoints.get(holder)?.stored.get(channel);
+          return blob === undefined || blob === null ? NO_STORED_VALUE : this.serde.loads(blob);
+        },
+      };
       cursor = stored.parentId;
     }
-    for (const channel of channels) out[channel]!.writes.reverse();
-    return out;
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { collectDeltaHistory, type DeltaAncestor, NO_STORED_VALUE } from "./delta-history.js";
 import { jsonSerde, type Serializer } from "./serde.js";
 import type {
   ChannelVersions,
@@ -103,27 +104,22 @@ export abstract class BaseCheckpointSaver {
     channels: readonly string[];
   }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
-    const out: Record<string, DeltaChannelHistory> = {};
-    // Collected newest first (each ancestor's block reversed), turned around at the end.
-    for (const channel of channels) out[channel] = { writes: [] };
-    const remaining = new Set(channels);
-    let cursor = remaining.size > 0 ? (await this.getTuple(config))?.parentConfig : undefined;
-    while (cursor !== undefined && remaining.size > 0) {
+    return collectDeltaHistory(channels, this.ancestorsOf(config));
+  }
+
+  /** The ancestors of `config`'s checkpoint, nearest first, as the delta-history walk reads them. */
+  private async *ancestorsOf(config: CheckpointConfig): AsyncGenerator<DeltaAncestor> {
+    let cursor = (await this.getTuple(config))?.parentConfig;
+    while (cursor !== undefined) {
       const tuple = await this.getTuple(cursor);
-      if (tuple === undefined) break;
-      for (let i = tuple.pendingWrites.length - 1; i >= 0; i -= 1) {
-        const write = tuple.pendingWrites[i]!;
-        if (remaining.has(write[1])) out[write[1]]!.writes.push(write);
-      }
-      for (const channel of [...remaining]) {
-        if (!Object.hasOwn(tuple.checkpoint.channel_values, channel)) continue;
-        out[channel]!.seed = tuple.checkpoint.channel_values[channel];
-        remaining.delete(channel);
-      }
+      if (tuple === undefined) return;
+      const values = tuple.checkpoint.channel_values;
+      yield {
+        writes: tuple.pendingWrites,
+        valueOf: (channel) => (Object.hasOwn(values, channel) ? values[channel] : NO_STORED_VALUE),
+      };
       cursor = tuple.parentConfig;
     }
-    for (const channel of channels) out[channel]!.writes.reverse();
-    return out;
   }
 
   /**
