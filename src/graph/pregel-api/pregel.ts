@@ -164,11 +164,14 @@ export class Pregel {
     return output;
   }
 
-  /** The latest checkpoint of a thread: channel values, the nodes that would run next. */
-  async getState(config: PregelRunConfig): Promise<PregelSnapshot> {
+  /** The saver, and the checkpoint `config` names (its thread's latest without a `checkpoint_id`). */
+  private async addressedTuple(
+    config: PregelRunConfig,
+    verb: string,
+  ): Promise<{ saver: BaseCheckpointSaver; tuple: CheckpointTuple | undefined }> {
     const saver = this.checkpointer;
     if (!saver) {
-      throw new KeelError("CHECKPOINTER_REQUIRED", "No checkpointer set: getState needs one.", {
+      throw new KeelError("CHECKPOINTER_REQUIRED", `No checkpointer set: ${verb} needs one.`, {
         hint: "Give the Pregel graph a checkpointer.",
       });
     }
@@ -178,6 +181,12 @@ export class Pregel {
         ...pick(config.configurable, "checkpoint_id"),
       },
     });
+    return { saver, tuple };
+  }
+
+  /** The latest checkpoint of a thread: channel values, the nodes that would run next. */
+  async getState(config: PregelRunConfig): Promise<PregelSnapshot> {
+    const { tuple } = await this.addressedTuple(config, "getState");
     return this.snapshot(config, tuple);
   }
 
@@ -271,18 +280,7 @@ export class Pregel {
     values: unknown,
     asNode?: string,
   ): Promise<CheckpointConfig> {
-    const saver = this.checkpointer;
-    if (!saver) {
-      throw new KeelError("CHECKPOINTER_REQUIRED", "No checkpointer set: updateState needs one.", {
-        hint: "Give the Pregel graph a checkpointer.",
-      });
-    }
-    const tuple = await saver.getTuple({
-      configurable: {
-        ...this.threadConfig(config).configurable,
-        ...pick(config.configurable, "checkpoint_id"),
-      },
-    });
+    const { saver, tuple } = await this.addressedTuple(config, "updateState");
     const { run, parent } = await this.load(config, tuple);
     const name = chooseUpdateNode(this.nodes, this.inputChannels, run.seen, asNode);
     const task: Task = { name, node: this.nodes[name]!, input: values, writes: [] };
