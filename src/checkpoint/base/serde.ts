@@ -22,6 +22,13 @@ export interface Serializer {
   dumps(value: unknown): string;
   /** Decodes text written by `dumps` (of this format or an older one). */
   loads(text: string): unknown;
+  /**
+   * Optional: the text of each item of a list, such that `[` + the texts joined by `,` + `]` is a
+   * text `loads` reads back as the list. A saver that stores a growing list as appends then
+   * compares the items it already stored one by one, and writes only the new ones' texts,
+   * instead of the whole list's text at every step. Without it, savers use `dumps`.
+   */
+  listItemTexts?(list: readonly unknown[]): string[];
 }
 
 /**
@@ -76,14 +83,18 @@ export const jsonSerde: Serializer & TypedSerializer = {
       if (typeof value === "object" && value !== null) return containerText(value, 0);
       return JSON.stringify(encode(value));
     } catch (error) {
-      throw new KeelError(
-        "CHECKPOINT_NOT_SERIALIZABLE",
-        `Cannot save a value in a checkpoint: ${(error as Error).message}`,
-        {
-          cause: error,
-          hint: "Keep graph state to JSON data, Dates, Maps, Sets, BigInts and byte arrays.",
-        },
-      );
+      throw notSerializable(error);
+    }
+  },
+  listItemTexts(list: readonly unknown[]): string[] {
+    // The items as `containerText` writes them: joined, they are the text `dumps` writes for a
+    // list that is not plain JSON (a message list), and one `loads` reads as the same list.
+    try {
+      const texts = new Array<string>(list.length);
+      for (let index = 0; index < list.length; index++) texts[index] = itemText(list[index], 0);
+      return texts;
+    } catch (error) {
+      throw notSerializable(error);
     }
   },
   loads(text: string): unknown {
@@ -102,6 +113,17 @@ export const jsonSerde: Serializer & TypedSerializer = {
     return jsonSerde.loads(typeof data === "string" ? data : new TextDecoder().decode(data));
   },
 };
+
+function notSerializable(error: unknown): KeelError {
+  return new KeelError(
+    "CHECKPOINT_NOT_SERIALIZABLE",
+    `Cannot save a value in a checkpoint: ${(error as Error).message}`,
+    {
+      cause: error,
+      hint: "Keep graph state to JSON data, Dates, Maps, Sets, BigInts and byte arrays.",
+    },
+  );
+}
 
 /** How deep `containerText` looks for messages before handing a value to `JSON.stringify`. */
 const TEXT_DEPTH = 3;

@@ -37,7 +37,13 @@ export interface BlobRow {
  */
 export interface LastWritten {
   seq: number;
-  /** The list's serialised text, as stored: an append must extend exactly this text. */
+  /**
+   * The text of each item of the list, as stored (`Serializer.listItemTexts`): an append must
+   * leave exactly these first. Kept per item so the next step compares only items and joins only
+   * the new ones, not the whole list's text again.
+   */
+  itemTexts?: readonly string[] | undefined;
+  /** The list's serialised text, as stored, for a serializer without `listItemTexts`. */
   listText?: string | undefined;
   /** Number of items of that list. */
   length?: number;
@@ -56,8 +62,12 @@ export function rememberValue(
   fullLength: number,
   chainCount: number,
 ): LastWritten | undefined {
-  if (Array.isArray(value))
-    return { seq, listText: serde.dumps(value), length: value.length, fullLength, chainCount };
+  if (Array.isArray(value)) {
+    const length = value.length;
+    if (serde.listItemTexts)
+      return { seq, itemTexts: serde.listItemTexts(value), length, fullLength, chainCount };
+    return { seq, listText: serde.dumps(value), length, fullLength, chainCount };
+  }
   if (isPlainRecord(value)) return { seq, keyTexts: keyTextsOf(serde, value), chainCount };
   return undefined;
 }
@@ -100,36 +110,7 @@ export function encodeBlob(
     return { row: rowOf(at, "empty", null, 0, null), remember: { seq, chainCount: 0 } };
   }
   const canChain = last !== undefined && last.chainCount < MAX_CHAIN;
-  if (Array.isArray(value)) {
-    const full = text ?? serde.dumps(value);
-    const fullLength = last?.fullLength ?? 0;
-    const appendedSinceFull = value.length - fullLength;
-    if (
-      last?.listText !== undefined &&
-      last.chainCount < MAX_APPEND_CHAIN &&
-      (appendedSinceFull <= fullLength || last.chainCount < MIN_APPENDS)
-    ) {
-      // Compared as text: an item changed in place since the last step is a change.
-      const appended = appendedText(last.listText, full);
-      if (appended !== undefined) {
-        const chainCount = last.chainCount + 1;
-        return {
-          row: rowOf(at, "append", last.seq, chainCount, appended),
-          remember: { seq, listText: full, length: value.length, fullLength, chainCount },
-        };
-      }
-    }
-    return {
-      row: rowOf(at, "full", null, 0, full),
-      remember: {
-        seq,
-        listText: full,
-        length: value.length,
-        fullLength: value.length,
-        chainCount: 0,
-      },
-    };
-  }
+  if (Array.isArray(value)) return encodeList(serde, at, value, last, text);
   if (isPlainRecord(value)) {
     const keyTexts = keyTextsOf(serde, value);
     if (canChain && last.keyTexts) {
@@ -151,6 +132,86 @@ export function encodeBlob(
     row: rowOf(at, "full", null, 0, text ?? serde.dumps(value)),
     remember: { seq, chainCount: 0 },
   };
+}
+
+/** Whether a list may be stored as an append to `last` (see `BlobEncoding`). */
+function mayAppend(last: LastWritten | undefined, length: number): last is LastWritten {
+  if (last === undefined || last.chainCount >= MAX_APPEND_CHAIN) return false;
+  const fullLength = last.fullLength ?? 0;
+  return length - fullLength <= fullLength || last.chainCount < MIN_APPENDS;
+}
+
+function encodeList(
+  serde: Serializer,
+  at: At,
+  value: unknown[],
+  last: LastWritten | undefined,
+  text: string | undefined,
+): { row: BlobRow; remember: LastWritten } {
+  const { seq } = at;
+  const length = value.length;
+  if (!serde.listItemTexts) return encodeListText(serde, at, value, last, text);
+  const itemTexts = serde.listItemTexts(value);
+  if (mayAppend(last, length) && last.itemTexts !== undefined) {
+    // Compared as text, item by item: an item changed in place since the last step is a change.
+    const appended = appendedItems(last.itemTexts, itemTexts);
+    if (appended !== undefined) {
+      const chainCount = last.chainCount + 1;
+      const fullLength = last.fullLength ?? 0;
+      return {
+        row: rowOf(at, "append", last.seq, chainCount, appended),
+        remember: { seq, itemTexts, length, fullLength, chainCount },
+      };
+    }
+  }
+  return {
+    row: rowOf(at, "full", null, 0, text ?? `[${itemTexts.join(",")}]`),
+    remember: { seq, itemTexts, length, fullLength: length, chainCount: 0 },
+  };
+}
+
+/** `encodeList` for a serializer that only writes whole values: the list's text compared. */
+function encodeListText(
+  serde: Serializer,
+  at: At,
+  value: unknown[],
+  last: LastWritten | undefined,
+  text: string | undefined,
+): { row: BlobRow; remember: LastWritten } {
+  const { seq } = at;
+  const length = value.length;
+  const full = text ?? serde.dumps(value);
+  if (mayAppend(last, length) && last.listText !== undefined) {
+    // Compared as text: an item changed in place since the last step is a change.
+    const appended = appendedText(last.listText, full);
+    if (appended !== undefined) {
+      const chainCount = last.chainCount + 1;
+      const fullLength = last.fullLength ?? 0;
+      return {
+        row: rowOf(at, "append", last.seq, chainCount, appended),
+        remember: { seq, listText: full, length, fullLength, chainCount },
+      };
+    }
+  }
+  return {
+    row: rowOf(at, "full", null, 0, full),
+    remember: { seq, listText: full, length, fullLength: length, chainCount: 0 },
+  };
+}
+
+/**
+ * The text of the items `next` adds after `previous` (both lists of item texts), as a list; or
+ * undefined when `next` does not start with exactly `previous`.
+ */
+function appendedItems(previous: readonly string[], next: readonly string[]): string | undefined {
+  const known = previous.length;
+  if (next.length < known) return undefined;
+  // The message cache hands back the very string it stored, so most of these are one pointer check.
+  for (let index = 0; index < known; index++) if (next[index] !== previous[index]) return undefined;
+  let text = "[";
+  for (let index = known; index < next.length; index++)
+    text += index === known ? next[index] : `,${next[index]}`;
+  return `${text}]`;
 }
 
 /**
