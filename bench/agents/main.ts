@@ -11,6 +11,9 @@
  * - A governed tool call's ledger cost on SQLite against its floor (ledger.ts).
  * - Storage: a 500-message conversation (125 turns of question, tool call, tool answer, answer)
  *   on each library's SQLite saver; database bytes after a WAL checkpoint.
+ *
+ * `KEEL_BENCH=loop,storage,ledger` (any of them, comma-separated) runs only those parts: the
+ * ledger alone runs in a heap the agent rounds have not grown.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +41,7 @@ const ROUNDS = 10;
 const RUNS_PER_ROUND = 20;
 const MEASURED_ROUNDS = 7;
 const TURNS = 125;
+const PARTS = new Set((process.env.KEEL_BENCH ?? "loop,storage,ledger").split(","));
 
 const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
   name: "add",
@@ -130,7 +134,7 @@ async function sqliteAgents() {
 const wall: Comparison[] = [];
 const cpu: Comparison[] = [];
 const overhead: Comparison[] = [];
-{
+if (PARTS.has("loop")) {
   const keel = createReactAgent({ llm: model, tools: [add] });
   const langgraph = lgCreateReactAgent({ llm: model, tools: [add] });
   const sqlite = await sqliteAgents();
@@ -187,7 +191,7 @@ const overhead: Comparison[] = [];
   );
 }
 
-{
+if (PARTS.has("storage")) {
   // A 500-message conversation: 125 turns of human, AI tool call, tool answer, AI answer.
   const turnModel = new RoundsModel(1);
   const store = await openStore({
@@ -230,7 +234,7 @@ const overhead: Comparison[] = [];
     ],
   );
 }
-{
+if (PARTS.has("ledger")) {
   const { cost, floor } = await ledgerCost(workdir);
   printTable("agents: a governed tool call's ledger cost per call on SQLite, against its floor", [
     {
