@@ -26,6 +26,7 @@ import {
   type StateDefinition,
   StateGraph,
 } from "../../graph/index.js";
+import { schemaUsesReducer } from "../../graph/messages/index.js";
 import { modelEndpointError } from "./model-errors.js";
 import { type ToolLike, ToolNode } from "./tool-node.js";
 
@@ -266,6 +267,19 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
   const withStore = (config: RunConfig): RunnableConfig =>
     (store === undefined ? config : { ...config, store }) as RunnableConfig;
 
+  const schema = (params.stateSchema ??
+    createReactAgentAnnotation()) as unknown as AnnotationRoot<StateDefinition>;
+  if (!Object.hasOwn(schema.spec, "messages"))
+    throw new KeelError("INVALID_ARGUMENT", "The agent's state schema has no `messages` key.", {
+      hint: "Extend MessagesAnnotation: Annotation.Root({ ...MessagesAnnotation.spec, … }).",
+    });
+  // The model node writes the message the reducer stores (a streamed chunk becomes its
+  // whole-message class, as `messagesStateReducer` makes it): the saved write and the list's new
+  // item are then one object, serialised once, and a saver stores the write as the list's append.
+  const messagesSpec = schema.spec.messages;
+  const writesStored =
+    messagesSpec !== undefined &&
+    schemaUsesReducer({ messages: messagesSpec }, messagesStateReducer);
   const callModel = async (state: AgentState, config: RunConfig) => {
     // What a pre-model hook gave for this call only replaces the conversation the model sees.
     const llmInput = state.llmInputMessages as BaseMessage[] | undefined;
@@ -282,7 +296,7 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
       response.name = name;
       response.lc_kwargs.name = name;
     }
-    return { messages: [response] };
+    return { messages: writesStored ? messagesStateReducer([], [response]) : [response] };
   };
   // A governed tool node also answers malformed calls (LangGraph's ToolNode leaves them).
   const answersInvalid =
@@ -328,12 +342,6 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     return responseFormat !== undefined ? "generate_structured_response" : END;
   };
 
-  const schema = (params.stateSchema ??
-    createReactAgentAnnotation()) as unknown as AnnotationRoot<StateDefinition>;
-  if (!Object.hasOwn(schema.spec, "messages"))
-    throw new KeelError("INVALID_ARGUMENT", "The agent's state schema has no `messages` key.", {
-      hint: "Extend MessagesAnnotation: Annotation.Root({ ...MessagesAnnotation.spec, … }).",
-    });
   // A pre-model hook's `llmInputMessages` is a channel of the graph, not of its output.
   const builder =
     params.preModelHook !== undefined

@@ -62,7 +62,8 @@ const TAG = "$keel";
  * serialisable objects (messages), which are read back as instances of their classes. Plain JSON data, the common
  * case, takes one `JSON.stringify` with no per-key callback.
  */
-export const jsonSerde: Serializer & TypedSerializer = {
+export const jsonSerde: Serializer &
+  TypedSerializer & { listItemTexts(list: readonly unknown[]): string[] } = {
   format: SERDE_FORMAT,
   dumps(value: unknown): string {
     // Primitives, most of a checkpoint's values, without JSON.stringify's cost per call.
