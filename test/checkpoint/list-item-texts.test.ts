@@ -24,6 +24,11 @@ describe("jsonSerde.listItemTexts", () => {
     expect(jsonSerde.listItemTexts([message])[0]).not.toBe(before);
   });
 
+  it("is not copied by a spread, so a serializer wrapping jsonSerde's dumps keeps whole texts", () => {
+    const wrapped = { ...jsonSerde, dumps: (value: unknown) => jsonSerde.dumps(value) };
+    expect("listItemTexts" in wrapped).toBe(false);
+  });
+
   it("refuses a value it cannot serialise with CHECKPOINT_NOT_SERIALIZABLE", () => {
     expect(() => jsonSerde.listItemTexts([() => 1])).toThrow(
       expect.objectContaining({ code: "CHECKPOINT_NOT_SERIALIZABLE" }),

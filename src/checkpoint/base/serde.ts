@@ -62,8 +62,7 @@ const TAG = "$keel";
  * serialisable objects (messages), which are read back as instances of their classes. Plain JSON data, the common
  * case, takes one `JSON.stringify` with no per-key callback.
  */
-export const jsonSerde: Serializer &
-  TypedSerializer & { listItemTexts(list: readonly unknown[]): string[] } = {
+export const jsonSerde = {
   format: SERDE_FORMAT,
   dumps(value: unknown): string {
     // Primitives, most of a checkpoint's values, without JSON.stringify's cost per call.
@@ -87,17 +86,6 @@ export const jsonSerde: Serializer &
       throw notSerializable(error);
     }
   },
-  listItemTexts(list: readonly unknown[]): string[] {
-    // The items as `containerText` writes them: joined, they are the text `dumps` writes for a
-    // list that is not plain JSON (a message list), and one `loads` reads as the same list.
-    try {
-      const texts = new Array<string>(list.length);
-      for (let index = 0; index < list.length; index++) texts[index] = itemText(list[index], 0);
-      return texts;
-    } catch (error) {
-      throw notSerializable(error);
-    }
-  },
   loads(text: string): unknown {
     const parsed: unknown = JSON.parse(text);
     return text.includes(`"${TAG}"`) ? decode(parsed) : parsed;
@@ -113,7 +101,24 @@ export const jsonSerde: Serializer &
       });
     return jsonSerde.loads(typeof data === "string" ? data : new TextDecoder().decode(data));
   },
-};
+} as Serializer & TypedSerializer & { listItemTexts(list: readonly unknown[]): string[] };
+
+// Not enumerable: a serializer made by spreading `jsonSerde` with its own `dumps`/`loads` (say,
+// encrypting) must not inherit it, or a saver would write that serializer's appends without them.
+Object.defineProperty(jsonSerde, "listItemTexts", {
+  enumerable: false,
+  value(list: readonly unknown[]): string[] {
+    // The items as `containerText` writes them: joined, they are the text `dumps` writes for a
+    // list that is not plain JSON (a message list), and one `loads` reads as the same list.
+    try {
+      const texts = new Array<string>(list.length);
+      for (let index = 0; index < list.length; index++) texts[index] = itemText(list[index], 0);
+      return texts;
+    } catch (error) {
+      throw notSerializable(error);
+    }
+  },
+});
 
 function notSerializable(error: unknown): KeelError {
   return new KeelError(
