@@ -20,6 +20,7 @@ import {
 import { ReturnSignal } from "./control.js";
 import { describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { evaluationDepth, stepIn, stepOut } from "./eval-depth.js";
 import {
   type Compiled,
   compileExpr,
@@ -741,6 +742,7 @@ export class ObjectSystem {
     cls.instances.push(inst);
     this.traceInstance(true, inst);
     try {
+      this.send(inst, "create", []);
       this.initialize(inst, overrides);
     } catch (e) {
       this.remove(inst);
@@ -1003,6 +1005,8 @@ export class ObjectSystem {
       throw noPrimary(msg, `[${self.instanceName.name}]`);
     }
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
+    // A send is one evaluation level, like a deffunction call (CLIPS's PerformMessage).
+    stepIn();
     const trace = this.watching("messages") ? this.traceLine(msg, self, args) : null;
     if (trace) this.host().print("t", `MSG >> ${trace}`);
     this.stack.push(d);
@@ -1010,30 +1014,30 @@ export class ObjectSystem {
       return this.next(d, args);
     } finally {
       this.stack.pop();
-      if (trace) this.host().print("t", `MSG << ${trace}`);
+      if (trace) this.host().print("t", `MSG << ${this.traceLine(msg, self, args)}`);
+      stepOut();
     }
   }
 
   /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
   private traceLine(what: string, self: Instance, args: readonly Value[]): string {
-    // CLIPS's evaluation depth: one for a message sent at the top level, one more per nested send.
-    const depth = this.stack.length + 1;
-    const shown = [`<Instance-${self.instanceName.name}>`, ...args.map((a) => formatValue(a))];
-    return `${what} ED:${depth} (${shown.join(" ")})\n`;
+    const shown = [
+      `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`,
+      ...args.map((a) => formatValue(a)),
+    ];
+    return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
   }
 
   /** Calls one handler, traced under `(watch message-handlers)`. */
   private run(h: Handler, d: Dispatch, args: Value[]): Value {
     if (!this.watching("message-handlers")) return h.call(d.self, args);
-    const line = this.traceLine("", d.self, args).slice(1);
+    const text = this.traceLine("", d.self, args).slice(1);
     const head = `${h.name} ${h.type} in class ${h.cls.name}\n       `;
-    // The depth is the send's (the dispatch is on the stack already).
-    const text = line.replace(/^ED:(\d+)/, (_, n: string) => `ED:${Number(n) - 1}`);
     this.host().print("t", `HND >> ${head}${text}`);
     try {
       return h.call(d.self, args);
     } finally {
-      this.host().print("t", `HND << ${head}${text}`);
+      this.host().print("t", `HND << ${head}${this.traceLine("", d.self, args).slice(1)}`);
     }
   }
 
@@ -1111,6 +1115,9 @@ export class ObjectSystem {
               return TRUE;
             },
           };
+        case "create":
+          // make-instance sends create first; USER's handler does nothing (CLIPS 6.30).
+          return { cls: c, name: msg, type: "primary", call: () => TRUE };
         case "print":
           return {
             cls: c,
