@@ -584,7 +584,7 @@ export class RuleEngine {
         return;
       case "defmessage-handler":
         this.objects.defineHandler(
-          parseHandler(form, ctx),
+          parseHandler(form, ctx, (c) => this.objects.hasClass(c)),
           ppConstruct(form, this.module) ?? undefined,
         );
         this.constructLog.other({ source: form.source });

@@ -4,6 +4,7 @@
  * handlers, slot accessors and definstances. Object patterns on a rule's left-hand side are not
  * matched (docs/rules.md).
  */
+import { isKeelError } from "../core/index.js";
 import type {
   ClassSlotAst,
   ClassSlotFacets,
@@ -12,6 +13,7 @@ import type {
   SlotConstraintFacets,
 } from "./ast.js";
 import {
+  clipsMessageText,
   evaluationErrorHalt,
   haltedIn,
   takeEvaluationError,
@@ -1012,6 +1014,9 @@ export class ObjectSystem {
     this.stack.push(d);
     try {
       return this.next(d, args);
+    } catch (e) {
+      if (trace) this.printErrorNow(e);
+      throw e;
     } finally {
       this.stack.pop();
       if (trace) this.host().print("t", `MSG << ${this.traceLine(msg, self, args)}`);
@@ -1028,6 +1033,16 @@ export class ObjectSystem {
     return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
   }
 
+  /**
+   * CLIPS prints an error where it happens, so before the `<<` trace lines of the sends and
+   * handlers it unwinds through: the message is printed now and left empty for the batch.
+   */
+  private printErrorNow(e: unknown): void {
+    if (!isKeelError(e) || typeof e.details.clips !== "string" || e.details.clips === "") return;
+    this.host().print("t", clipsMessageText(e.details.clips));
+    e.details.clips = "";
+  }
+
   /** Calls one handler, traced under `(watch message-handlers)`. */
   private run(h: Handler, d: Dispatch, args: Value[]): Value {
     if (!this.watching("message-handlers")) return h.call(d.self, args);
@@ -1036,6 +1051,9 @@ export class ObjectSystem {
     this.host().print("t", `HND >> ${head}${text}`);
     try {
       return h.call(d.self, args);
+    } catch (e) {
+      this.printErrorNow(e);
+      throw e;
     } finally {
       this.host().print("t", `HND << ${head}${this.traceLine("", d.self, args).slice(1)}`);
     }

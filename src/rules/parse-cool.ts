@@ -13,6 +13,7 @@ import type {
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
+import { checkHandlerHead } from "./parse-handler-head.js";
 import { describe, type SList, type SNode } from "./reader.js";
 import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
@@ -261,7 +262,12 @@ function parseParams(
 const HANDLER_TYPES = new Set(["primary", "before", "after", "around"]);
 
 /** `(defmessage-handler CLASS name [type] ["comment"] (?a…) action…)` */
-export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
+export function parseHandler(
+  list: SList,
+  ctx: ParseContext,
+  classExists?: (name: string) => boolean,
+): HandlerAst {
+  if (classExists) checkHandlerHead(list, ctx.currentModule ?? "MAIN", classExists);
   const cls = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
   const name = symbolAt(list, 2, "a message name", ctx).text;
   ctx.construct = `defmessage-handler ${cls} ${name}`;
