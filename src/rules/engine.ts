@@ -590,7 +590,7 @@ export class RuleEngine {
         this.constructLog.other({ source: form.source });
         return;
       case "definstances": {
-        const ast = parseDefinstances(form, ctx);
+        const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
         this.objects.defineInstances(
           ast.name,

@@ -507,6 +507,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["gensym*", 0, 0],
       ["setgen", 1, 1],
       ["init-slots", 0, 0],
+      ["delete-instance", 0, 0],
+      ["ppinstance", 0, 0],
       ["undefmessage-handler", 2, 3],
       ["describe-class", 1, 1],
       ["get-class-defaults-mode", 0, 0],

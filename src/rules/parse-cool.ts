@@ -12,6 +12,7 @@ import type {
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
+import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { checkHandlerHead } from "./parse-handler-head.js";
 import { describe, type SList, type SNode } from "./reader.js";
@@ -295,7 +296,12 @@ export function parseHandler(
 }
 
 /** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */
-export function parseDefinstances(list: SList, ctx: ParseContext): DefinstancesAst {
+export function parseDefinstances(
+  list: SList,
+  ctx: ParseContext,
+  classOf?: ClassLookup,
+): DefinstancesAst {
+  if (classOf) checkDefinstances(list, ctx.currentModule ?? "MAIN", classOf);
   const name = symbolAt(list, 1, "a definstances name", ctx).text;
   ctx.construct = `definstances ${name}`;
   let at = 2;
