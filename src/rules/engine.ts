@@ -5,6 +5,7 @@ import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
+import { withDefclassEcho } from "./defclass-echo.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -579,7 +580,11 @@ export class RuleEngine {
         return;
       }
       case "defclass":
-        this.objects.defineClass(parseDefclass(form, ctx));
+        try {
+          this.objects.defineClass(parseDefclass(form, ctx, (c) => this.objects.hasClass(c)));
+        } catch (e) {
+          throw withDefclassEcho(e, form, this.module);
+        }
         this.constructLog.other({ source: form.source });
         return;
       case "defmessage-handler":

@@ -360,11 +360,12 @@ export class ObjectSystem {
       return c;
     });
     const old = this.classes.get(ast.name);
-    if (old && old.instances.length > 0) {
+    // Instances of a subclass hold the class too.
+    const inUse = (c: ClassDef): boolean => c.instances.length > 0 || c.subclasses.some(inUse);
+    if (old && inUse(old)) {
       throw rulesLoadError(ast.isaPos, `class ${ast.name} has instances: it cannot be redefined`, {
         construct: `defclass ${ast.name}`,
-        clips:
-          "[CLASSPSR3] a class cannot be redefined while\n    outstanding references to it still exist.",
+        clips: `[CLASSPSR3] ${ast.name} class cannot be redefined while\n    outstanding references to it still exist.`,
         echoOpen: true,
         hint: "Delete its instances first (unmake-instance).",
       });
@@ -374,7 +375,15 @@ export class ObjectSystem {
     }
     const construct = `defclass ${ast.name}`;
     const conservation = this.modeOf(ast.name) === "conservation";
-    const own = ast.slots.map((s) => this.classSlot(ast.name, s, supers, construct, conservation));
+    const own = ast.slots.map((s) => {
+      try {
+        return this.classSlot(ast.name, s, supers, construct, conservation);
+      } catch (e) {
+        // CLIPS computes a slot's default at the slot's `)`: the echo stops there.
+        if (isKeelError(e)) e.details.echoSlot ??= s.name;
+        throw e;
+      }
+    });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
     const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
@@ -455,6 +464,7 @@ export class ObjectSystem {
         : s.defaults.length === 0
           ? derivedSlotDefault(multi, facets.constraints)
           : compute(frame());
+    if (ownDefault && !multi) singleDefaultCheck(s, value, (text) => this.host().print("t", text));
     let accessors = facets.createAccessor ?? (conservation ? "none" : "read-write");
     // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
     if (facets.accessMode === "read-only") {
@@ -1489,6 +1499,29 @@ function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
       const slots = inherit ? cls.slots : cls.ownSlots;
       return slots.some((s) => s.name === slot) ? TRUE : FALSE;
     }
+  }
+}
+
+/**
+ * A single-field slot's own default must be one value: a static one that is not is
+ * [INSFUN7], a dynamic one of more than one expression [CSTRNCHK1] (CLIPS checks both when the
+ * class is defined).
+ */
+function singleDefaultCheck(s: ClassSlotAst, value: Value, print: (text: string) => void): void {
+  if (s.dynamic && s.defaults.length > 1) {
+    // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+    print(
+      `[CSTRNCHK1] Expression for slot ${s.name} found in dynamic default value\ndoes not satisfy the cardinality restrictions.\n`,
+    );
+    throw rulesRuntimeError(
+      `the dynamic default of single-field slot ${s.name} has more than one value`,
+      { clips: "" },
+    );
+  }
+  if (!s.dynamic && s.defaults.length > 0 && isMultifield(value)) {
+    throw rulesRuntimeError(`the default of single-field slot ${s.name} is not one value`, {
+      clips: `[INSFUN7] ${formatValue(value)} illegal for single-field slot ${s.name} found in slot default value.`,
+    });
   }
 }
 

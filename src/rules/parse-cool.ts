@@ -12,6 +12,7 @@ import type {
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
+import { type ClassExists, checkDefclass } from "./parse-defclass-check.js";
 import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { checkHandlerHead } from "./parse-handler-head.js";
@@ -23,7 +24,12 @@ const isSym = (n: SNode | undefined, text?: string): boolean =>
   n?.type === "atom" && n.kind === "symbol" && (text === undefined || n.text === text);
 
 /** `(defclass NAME ["comment"] (is-a SUPER…) [(role …)] [(pattern-match …)] (slot …)… (message-handler …)…)` */
-export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
+export function parseDefclass(
+  list: SList,
+  ctx: ParseContext,
+  classExists?: ClassExists,
+): DefclassAst {
+  if (classExists) checkDefclass(list, ctx.currentModule ?? "MAIN", classExists);
   const name = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
   ctx.construct = `defclass ${name}`;
   let at = skipComment(list, 2);
@@ -131,7 +137,9 @@ function parseClassSlot(
           only?.type === "atom" &&
           only.kind === "sfvar" &&
           (only.text === "NONE" || only.text === "DERIVE");
-        defaults = special ? [] : args.map((a) => parseExpr(a, ctx));
+        // A global is looked up when the default is computed ([GLOBLDEF1] then), as in CLIPS.
+        const lenient = { ...ctx, hasGlobal: () => true };
+        defaults = special ? [] : args.map((a) => parseExpr(a, lenient));
         dynamic = head.text === "default-dynamic";
         required = special && only.text === "NONE";
         break;

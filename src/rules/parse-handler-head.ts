@@ -49,6 +49,13 @@ export function checkHandlerHead(
   if (!classExists(cls)) {
     fail(t1 ?? list, "[MSGPSR1] A class must be defined before its message-handlers.", afterClass);
   }
+  if (cls === "INSTANCE" || cls === "INSTANCE-NAME" || cls === "INSTANCE-ADDRESS") {
+    fail(
+      t1 ?? list,
+      `[MSGPSR8] Message-handlers cannot be attached to the class ${cls}.`,
+      afterClass,
+    );
+  }
   if (t1?.type !== "atom" || t1.kind !== "symbol") fail(t1 ?? list, SYNTAX, afterClass);
   let line = `${head} ${t1.text}`;
   let at = 3;
