@@ -1127,6 +1127,7 @@ export class RuleEngine {
     this.instanceFacts.clear();
     this.objects.watcher = this.instanceFacts;
     this.objects.watching = (item) => this.watches.has(item);
+    this.objects.constraintChecking = () => this.switches.enabled("dynamic-constraint-checking");
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     this.objects.makeInitialObject();

@@ -20,6 +20,12 @@ import {
   withClipsLine,
 } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
+import {
+  checkedSlot,
+  compositeConstraints,
+  defaultViolation,
+  storedViolation,
+} from "./cool-constraints.js";
 import { describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth, stepIn, stepOut } from "./eval-depth.js";
@@ -255,6 +261,8 @@ export class ObjectSystem {
   /** Whether `(watch instances)` / `(watch slots)` is on (the engine's watch settings). */
   watching: (item: "instances" | "slots" | "messages" | "message-handlers") => boolean = () =>
     false;
+  /** Whether put- checks slot values against their constraints (dynamic-constraint-checking). */
+  constraintChecking: () => boolean = () => false;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -444,6 +452,11 @@ export class ObjectSystem {
           overrideMessage: given("override-message")
             ? s.facets.overrideMessage
             : base.facets.overrideMessage,
+          constraints: compositeConstraints(
+            s.facets.constraints,
+            base.facets.constraints,
+            s.facets.given,
+          ),
         }
       : s.facets;
     const multi = given("field") ? s.multi : (base as ClassSlot).multi;
@@ -457,14 +470,32 @@ export class ObjectSystem {
     const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
     const ownDefault = given("default");
     const dynamic = ownDefault ? (s.dynamic ? compute : null) : (base as ClassSlot).dynamic;
+    // A composite slot re-derives an inherited derived default from its merged constraints.
+    const derivedBase =
+      base !== undefined && !base.facets.given.includes("default") && base.dynamic === null;
     const value = !ownDefault
-      ? (base as ClassSlot).value
+      ? derivedBase
+        ? derivedSlotDefault(multi, facets.constraints)
+        : (base as ClassSlot).value
       : s.dynamic
         ? NIL
         : s.defaults.length === 0
           ? derivedSlotDefault(multi, facets.constraints)
           : compute(frame());
-    if (ownDefault && !multi) singleDefaultCheck(s, value, (text) => this.host().print("t", text));
+    const print = (text: string) => this.host().print("t", text);
+    if (ownDefault && !multi) singleDefaultCheck(s, value, print);
+    const checked = checkedSlot(facets.constraints, multi);
+    const broken =
+      ownDefault && checked && (s.defaults.length > 0 || s.dynamic)
+        ? defaultViolation(checked, s.name, s.dynamic, value, s.defaults)
+        : null;
+    if (broken !== null) {
+      // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+      print(`${broken}\n`);
+      throw rulesRuntimeError(`the default of slot ${s.name} breaks its constraints`, {
+        clips: "",
+      });
+    }
     let accessors = facets.createAccessor ?? (conservation ? "none" : "read-write");
     // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
     if (facets.accessMode === "read-only") {
@@ -1193,11 +1224,28 @@ export class ObjectSystem {
                 `message-handler ${msg} primary in class ${c.name}`,
               );
             }
-            return this.setSlot(
-              self,
-              slotName,
-              slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args),
-            );
+            const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
+            const checked = this.constraintChecking()
+              ? checkedSlot(slot.facets.constraints, slot.multi)
+              : null;
+            const broken = checked ? storedViolation(checked, value) : null;
+            if (broken !== null) {
+              // Printed here: this [CSTRNCHK1] has no blank line before it.
+              this.host().print(
+                "t",
+                `[CSTRNCHK1] ${formatValue(value)} for slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}\n${broken}.\n`,
+              );
+              throw haltedIn(
+                rulesRuntimeError(
+                  `${formatValue(value)} breaks the constraints of slot ${slotName}`,
+                  {
+                    clips: "",
+                  },
+                ),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
+            return this.setSlot(self, slotName, value);
           },
     };
   }

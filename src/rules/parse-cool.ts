@@ -139,7 +139,13 @@ function parseClassSlot(
           (only.text === "NONE" || only.text === "DERIVE");
         // A global is looked up when the default is computed ([GLOBLDEF1] then), as in CLIPS.
         const lenient = { ...ctx, hasGlobal: () => true };
-        defaults = special ? [] : args.map((a) => parseExpr(a, lenient));
+        // `(default)` is the empty value (not a derived one).
+        const empty: Expr = { k: "const", v: [] };
+        defaults = special
+          ? []
+          : args.length === 0
+            ? [empty]
+            : args.map((a) => parseExpr(a, lenient));
         dynamic = head.text === "default-dynamic";
         required = special && only.text === "NONE";
         break;
