@@ -764,8 +764,9 @@ export class ObjectSystem {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
       });
     }
-    // Only USER's subclasses answer create (the message make-instance sends first).
-    if (!cls.cpl.some((c) => c.name === "USER")) throw noPrimary("create", cls.name);
+    // Only classes with a primary create handler (USER's, or one defined) can make instances.
+    const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
+    if (!creates) throw noPrimary("create", cls.name);
     const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
     const old = this.byName.get(iname.name);
     if (old) {
@@ -1009,7 +1010,11 @@ export class ObjectSystem {
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
     if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
-    return this.send(this.need(target, "send"), msg, args);
+    // A deleted instance's address is [INSFUN4], a name with no instance [MSGPASS2].
+    const self = isInstanceRef(target)
+      ? this.instanceArg(target, "send")
+      : this.need(target, "send");
+    return this.send(self, msg, args);
   }
 
   /**
@@ -1126,7 +1131,11 @@ export class ObjectSystem {
   /** `(call-next-handler)` and `(override-next-handler arg…)`. */
   callNextHandler(args: Value[] | null): Value {
     const d = this.stack[this.stack.length - 1];
-    if (!d) throw rulesRuntimeError("call-next-handler is only allowed inside a message-handler");
+    if (!d) {
+      throw rulesRuntimeError("call-next-handler is only allowed inside a message-handler", {
+        clips: "[MSGPASS1] Shadowed message-handlers not applicable in current context.",
+      });
+    }
     const use = args ?? d.args;
     if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
     if (d.primary >= d.primaries.length)
@@ -1303,14 +1312,37 @@ export class ObjectSystem {
     }
   }
 
-  /** The instance whose handler is running (dynamic-get, dynamic-put). */
-  currentSelf(): Instance {
+  /** The instance whose handler is running (dynamic-get, dynamic-put, …: `fn`). */
+  currentSelf(fn: string): Instance {
     const d = this.stack[this.stack.length - 1];
-    if (!d)
-      throw rulesRuntimeError(
-        "dynamic-get and dynamic-put are only allowed inside a message-handler",
-      );
+    if (!d) {
+      throw rulesRuntimeError(`${fn} is only allowed inside a message-handler`, {
+        clips: `[MSGFUN4] ${fn} may only be called from within message-handlers.`,
+      });
+    }
     return d.self;
+  }
+
+  /**
+   * The instance an argument names: an instance name or symbol ([INSFUN2] when there is
+   * none), or an instance address ([INSFUN4] once deleted).
+   */
+  private instanceArg(v: Value, fn: string): Instance {
+    if (isInstanceRef(v)) {
+      if (!(v as Instance).deleted) return v as Instance;
+      throw rulesRuntimeError(`the instance address given to ${fn} was deleted`, {
+        clips: `[INSFUN4] Invalid instance-address in function ${fn}.`,
+      });
+    }
+    if (!isInstanceName(v) && !isSymbol(v)) {
+      throw typeError(fn, 1, "instance address, instance name, or symbol");
+    }
+    const inst = this.find(v);
+    if (inst) return inst;
+    const name = isInstanceName(v) ? v.name : v;
+    throw rulesRuntimeError(`no instance ${name} (${fn})`, {
+      clips: `[INSFUN2] No such instance ${name} in function ${fn}.`,
+    });
   }
 
   /** The instances of the named classes and their subclasses, as the query functions visit them. */
@@ -1402,9 +1434,9 @@ export class ObjectSystem {
       case "next-handlerp":
         return this.nextHandlerp() ? TRUE : FALSE;
       case "instance-name":
-        return this.need(a0, name).instanceName;
+        return this.instanceArg(a0, name).instanceName;
       case "instance-address":
-        return this.need(a0, name);
+        return this.instanceArg(a0, name);
       case "instancep":
         return isInstanceName(a0) || isInstanceRef(a0) ? TRUE : FALSE;
       case "instance-namep":
@@ -1412,28 +1444,41 @@ export class ObjectSystem {
       case "instance-addressp":
         return isInstanceRef(a0) ? TRUE : FALSE;
       case "instance-existp":
+        if (!isInstanceName(a0) && !isInstanceRef(a0) && !isSymbol(a0)) {
+          throw typeError(name, 1, "instance address, instance name, or symbol");
+        }
         return this.find(a0) ? TRUE : FALSE;
       case "class":
-        return this.need(a0, name).cls.name;
-      case "unmake-instance":
-      case "delete-instance": {
-        const targets = name === "delete-instance" ? [this.currentSelf()] : args;
+        // An instance's class; any other value's primitive class (a symbol's is SYMBOL).
+        return isInstanceName(a0) || isInstanceRef(a0)
+          ? this.instanceArg(a0, name).cls.name
+          : primitiveClass(a0);
+      case "delete-instance":
+        // The active instance goes directly (it is what USER's delete handler does).
+        this.remove(this.currentSelf(name));
+        return TRUE;
+      case "unmake-instance": {
+        const targets = args;
         let ok = true;
         for (const t of targets) {
-          if (t === "*") {
+          // `*` is every instance, unless one is named [*].
+          if (t === "*" && !this.byName.has("*")) {
             for (const i of [...this.byName.values()]) this.send(i, "delete", []);
             continue;
           }
-          const inst = this.find(t);
-          if (inst) this.send(inst, "delete", []);
-          else ok = false;
+          const inst = this.instanceArg(t, name);
+          this.send(inst, "delete", []);
+          ok &&= inst.deleted;
         }
         return ok ? TRUE : FALSE;
       }
       case "symbol-to-instance-name":
-        return isSymbol(a0) ? instanceName(a0) : FALSE;
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        return instanceName(a0);
       case "instance-name-to-symbol":
-        return isInstanceName(a0) ? a0.name : isSymbol(a0) ? a0 : FALSE;
+        if (isInstanceName(a0)) return a0.name;
+        if (!isSymbol(a0)) throw typeError(name, 1, "instance name or symbol");
+        return a0;
       case "class-existp":
         return isSymbol(a0) && this.classes.has(a0) ? TRUE : FALSE;
       case "subclassp":
@@ -1456,17 +1501,17 @@ export class ObjectSystem {
         return classQuery(cls, name, args);
       }
       case "dynamic-get":
-        return this.slotOf(this.currentSelf(), String(a0));
+        return this.slotOf(this.currentSelf(name), String(a0));
       case "dynamic-put":
-        return this.setSlot(this.currentSelf(), String(a0), slotValue(args.slice(1)));
+        return this.setSlot(this.currentSelf(name), String(a0), slotValue(args.slice(1)));
       case "instances":
         this.host().print("t", this.listing());
         return VOID;
       case "ppinstance":
-        this.host().print("t", this.printText(this.currentSelf()));
+        this.host().print("t", this.printText(this.currentSelf(name)));
         return VOID;
       case "init-slots": {
-        const self = this.currentSelf();
+        const self = this.currentSelf(name);
         // Only while the instance is being made or initialized (its init message).
         if (!self.overridden) {
           throw rulesRuntimeError("init-slots is only valid while an instance is initialized", {
