@@ -1,3 +1,4 @@
+import { SLOT_FUNCTION_ARITIES } from "./cool-slot-functions.js";
 import { rulesRuntimeError } from "./errors.js";
 import {
   allIntegers,
@@ -521,6 +522,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["instance-namep", 1, 1],
       ["instance-addressp", 1, 1],
       ["instance-existp", 1, 1],
+      ...SLOT_FUNCTION_ARITIES,
       ["undefmessage-handler", 2, 3],
       ["describe-class", 1, 1],
       ["get-class-defaults-mode", 0, 0],

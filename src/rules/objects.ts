@@ -20,12 +20,14 @@ import {
   withClipsLine,
 } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
+import { inheritFlag } from "./cool-args.js";
 import {
   checkedSlot,
   compositeConstraints,
   defaultViolation,
   storedViolation,
 } from "./cool-constraints.js";
+import { slotFunction } from "./cool-slot-functions.js";
 import { describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth, stepIn, stepOut } from "./eval-depth.js";
@@ -1312,6 +1314,11 @@ export class ObjectSystem {
     }
   }
 
+  /** Prints a CLIPS message where evaluation goes on after it. */
+  report(clips: string): void {
+    this.host().print("t", clipsMessageText(clips));
+  }
+
   /** The instance whose handler is running (dynamic-get, dynamic-put, …: `fn`). */
   currentSelf(fn: string): Instance {
     const d = this.stack[this.stack.length - 1];
@@ -1327,7 +1334,7 @@ export class ObjectSystem {
    * The instance an argument names: an instance name or symbol ([INSFUN2] when there is
    * none), or an instance address ([INSFUN4] once deleted).
    */
-  private instanceArg(v: Value, fn: string): Instance {
+  instanceArg(v: Value, fn: string): Instance {
     if (isInstanceRef(v)) {
       if (!(v as Instance).deleted) return v as Instance;
       throw rulesRuntimeError(`the instance address given to ${fn} was deleted`, {
@@ -1480,7 +1487,8 @@ export class ObjectSystem {
         if (!isSymbol(a0)) throw typeError(name, 1, "instance name or symbol");
         return a0;
       case "class-existp":
-        return isSymbol(a0) && this.classes.has(a0) ? TRUE : FALSE;
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        return this.classes.has(a0) ? TRUE : FALSE;
       case "subclassp":
       case "superclassp": {
         const a = this.namedClass(a0, name);
@@ -1495,10 +1503,13 @@ export class ObjectSystem {
       case "class-reactivep":
       case "slot-existp": {
         const cls = this.namedClass(a0, name);
-        args.slice(1).forEach((v, i) => {
-          if (!isSymbol(v)) throw typeError(name, i + 2, "symbol");
-        });
-        return classQuery(cls, name, args);
+        const slotArg = name === "slot-existp";
+        if (slotArg && !isSymbol(args[1] as Value)) throw typeError(name, 2, "symbol");
+        // A slot the class has nowhere is FALSE before the keyword is looked at.
+        if (slotArg && args[2] !== undefined && !isSymbol(args[2]))
+          throw typeError(name, 3, "symbol");
+        if (slotArg && !cls.slots.some((x) => x.name === args[1])) return FALSE;
+        return classQuery(cls, name, args, inheritFlag(name, args, slotArg ? 3 : 2));
       }
       case "dynamic-get":
         return this.slotOf(this.currentSelf(name), String(a0));
@@ -1552,7 +1563,7 @@ export class ObjectSystem {
         return n;
       }
       default:
-        return null;
+        return slotFunction(this, name, args);
     }
   }
 }
@@ -1561,8 +1572,7 @@ export class ObjectSystem {
  * The class-introspection functions on one class: `inherit` (the last argument) takes in what
  * the class inherits (every superclass, every subclass at any depth, inherited slots).
  */
-function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
-  const inherit = args[args.length - 1] === "inherit";
+function classQuery(cls: ClassDef, name: string, args: Value[], inherit: boolean): Value {
   switch (name) {
     case "class-superclasses":
       return (inherit ? cls.cpl.slice(1) : cls.supers).map((c) => c.name);
