@@ -152,3 +152,14 @@ function bounds(range: readonly [string, string] | null, low = "-oo"): string {
     v === undefined || v === "" || v === "VARIABLE" || v === "?VARIABLE" ? open : v;
   return `${end(range?.[0], low)}..${end(range?.[1], "+oo")}`;
 }
+
+/**
+ * `(browse-classes [CLASS])`: the class and, below it, each subclass two spaces further in, a
+ * class with more than one direct superclass marked ` *` (and shown under each of them).
+ */
+export function browseClasses(cls: DescribedClass, depth = 0): string {
+  const mark = cls.supers.length > 1 ? " *" : "";
+  let out = `${"  ".repeat(depth)}${cls.name}${mark}\n`;
+  for (const s of cls.subclasses) out += browseClasses(s, depth + 1);
+  return out;
+}

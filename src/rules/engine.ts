@@ -94,6 +94,7 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
+import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,
@@ -581,19 +582,26 @@ export class RuleEngine {
       }
       case "defclass":
         try {
-          this.objects.defineClass(parseDefclass(form, ctx, (c) => this.objects.hasClass(c)));
+          const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
+          this.objects.defineClass(ast);
+          this.logKeys.set(
+            `defclass ${ast.name}`,
+            this.constructLog.other({ source: form.source }),
+          );
         } catch (e) {
           throw withDefclassEcho(e, form, this.module);
         }
-        this.constructLog.other({ source: form.source });
         return;
-      case "defmessage-handler":
-        this.objects.defineHandler(
-          parseHandler(form, ctx, (c) => this.objects.hasClass(c)),
-          ppConstruct(form, this.module) ?? undefined,
+      case "defmessage-handler": {
+        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
+        // Keyed by class (undefclass drops a class's handlers from the log).
+        this.logKeys.set(
+          `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
+          this.constructLog.other({ source: form.source }),
         );
-        this.constructLog.other({ source: form.source });
         return;
+      }
       case "definstances": {
         const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
@@ -1348,6 +1356,33 @@ export class RuleEngine {
     },
   };
 
+  private readonly undefclassHost: UndefclassHost = {
+    classNamed: (name) => this.objects.classNamed(name),
+    isSystemClass: (name) => this.objects.isSystemClass(name),
+    moduleClasses: () => this.texts.names("defclass", this.module),
+    namedByMethod: (cls) =>
+      this.generics.names().some((g) =>
+        (this.generics.describe(g) ?? []).some((m) => {
+          const form = this.generics.methodForm(g, m.index);
+          return form ? methodNamesClass(form, cls) : false;
+        }),
+      ),
+    remove: (cls) => {
+      const def = this.objects.classNamed(cls.name);
+      for (const name of def ? this.objects.removeClass(def) : []) {
+        this.texts.forget("defclass", name, this.module);
+        // Its defclass and handlers leave the construct log (a snapshot replays the log).
+        for (const [logKey, key] of this.logKeys) {
+          if (logKey === `defclass ${name}` || logKey.startsWith(`defmessage-handler ${name} `)) {
+            this.constructLog.delete(key);
+            this.logKeys.delete(logKey);
+          }
+        }
+      }
+    },
+    print: (text) => this.onPrint(text),
+  };
+
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
@@ -1372,6 +1407,10 @@ export class RuleEngine {
     };
     if (UNDEFINE_COMMANDS.has(name)) {
       undefine(name, args, this.undefineHost);
+      return VOID;
+    }
+    if (name === "undefclass") {
+      undefclass(args, this.undefclassHost);
       return VOID;
     }
     if (TEMPLATE_FUNCTIONS.has(name))

@@ -522,6 +522,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["instance-namep", 1, 1],
       ["instance-addressp", 1, 1],
       ["instance-existp", 1, 1],
+      ["undefclass", 1, 1],
+      ["browse-classes", 0, 1],
       ...SLOT_FUNCTION_ARITIES,
       ["undefmessage-handler", 2, 3],
       ["describe-class", 1, 1],

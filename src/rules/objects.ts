@@ -28,7 +28,7 @@ import {
   storedViolation,
 } from "./cool-constraints.js";
 import { slotFunction } from "./cool-slot-functions.js";
-import { describeClass } from "./describe-class.js";
+import { browseClasses, describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth, stepIn, stepOut } from "./eval-depth.js";
 import {
@@ -292,6 +292,22 @@ export class ObjectSystem {
   /** Every class in definition order, the system classes first (list-defclasses). */
   classList(): ClassDef[] {
     return [...this.classes.values()];
+  }
+
+  isSystemClass(name: string): boolean {
+    return SYSTEM_CLASSES.includes(name);
+  }
+
+  /**
+   * Deletes a class and, first, its subclasses (undefclass): each leaves its superclasses'
+   * subclass lists. The names deleted, subclasses first.
+   */
+  removeClass(cls: ClassDef): string[] {
+    const removed = [...cls.subclasses].flatMap((s) => this.removeClass(s));
+    if (!this.classes.has(cls.name)) return removed;
+    for (const s of cls.supers) s.subclasses.splice(s.subclasses.indexOf(cls), 1);
+    this.classes.delete(cls.name);
+    return [...removed, cls.name];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -1533,6 +1549,9 @@ export class ObjectSystem {
       }
       case "undefmessage-handler":
         return this.undefineHandler(args);
+      case "browse-classes":
+        this.host().print("t", browseClasses(this.namedClass(args[0] ?? "OBJECT", name)));
+        return VOID;
       case "describe-class": {
         const cls = this.namedClass(a0, name);
         const handlers = [...cls.cpl].reverse().flatMap((c) => this.handlerList(c));
