@@ -13,7 +13,7 @@ export function inheritFlag(fn: string, args: readonly Value[], index: number): 
   if (v === undefined) return false;
   if (!isSymbol(v)) throw typeError(fn, index, "symbol");
   if (v === "inherit") return true;
-  if (fn === "slot-existp") throw typeError(fn, index, 'keyword "inherit"');
+  if (fn === "slot-existp" || fn === "instances") throw typeError(fn, index, 'keyword "inherit"');
   throw rulesRuntimeError(`${fn} takes only the keyword inherit here, not ${v}`, {
     clips: `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${fn}.`,
   });

@@ -1136,6 +1136,7 @@ export class RuleEngine {
     this.objects.watcher = this.instanceFacts;
     this.objects.watching = (item) => this.watches.has(item);
     this.objects.constraintChecking = () => this.switches.enabled("dynamic-constraint-checking");
+    this.objects.moduleExists = (name) => this.modules.has(name);
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     this.objects.makeInitialObject();

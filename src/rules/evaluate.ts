@@ -115,6 +115,7 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "undefmessage-handler",
   "describe-class",
   "browse-classes",
+  "preview-send",
   "get-class-defaults-mode",
   "set-class-defaults-mode",
   "call-next-method",

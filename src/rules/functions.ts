@@ -524,6 +524,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["instance-existp", 1, 1],
       ["undefclass", 1, 1],
       ["browse-classes", 0, 1],
+      ["preview-send", 2, 2],
       ...SLOT_FUNCTION_ARITIES,
       ["undefmessage-handler", 2, 3],
       ["describe-class", 1, 1],

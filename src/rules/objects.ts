@@ -41,6 +41,7 @@ import {
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
+import { previewText } from "./preview-send.js";
 import type { SourcePos } from "./source-pos.js";
 import {
   type Atom,
@@ -167,6 +168,8 @@ function noPrimary(msg: string, target: string): Error {
     clips: `[MSGFUN1] No applicable primary message-handlers found for ${msg}.`,
   });
 }
+
+type HandlerKinds = "arounds" | "befores" | "primaries" | "afters";
 
 interface Dispatch {
   readonly self: Instance;
@@ -707,6 +710,18 @@ export class ObjectSystem {
   /** `(undefmessage-handler CLASS name [type])`, `*` for every name or every type. */
   undefineHandler(args: readonly Value[]): Value {
     const fn = "undefmessage-handler";
+    // Class `*` is every class (unless one is named `*`).
+    if (args[0] === "*" && !this.classes.has("*")) {
+      const type = args[2] ?? "primary";
+      for (const c of this.classes.values()) {
+        // Only the classes with such a handler (the others are no error here).
+        const has = [...c.handlers.values()].some(
+          (h) => (args[1] === "*" || h.name === args[1]) && (type === "*" || h.type === type),
+        );
+        if (has) this.undefineHandler([c.name, ...args.slice(1)]);
+      }
+      return TRUE;
+    }
     const cls = this.namedClass(args[0] as Value, fn);
     const name = args[1] as Value;
     if (!isSymbol(name)) throw typeError(fn, 2, "symbol");
@@ -724,8 +739,10 @@ export class ObjectSystem {
         clips: "[MSGPSR3] System message-handlers may not be modified.",
       });
     }
+    // Name `*` is every handler, unless the class has one named `*`.
+    const every = name === "*" && ![...cls.handlers.values()].some((h) => h.name === "*");
     const doomed = [...cls.handlers].filter(
-      ([, h]) => (name === "*" || h.name === name) && (type === "*" || h.type === type),
+      ([, h]) => (every || h.name === name) && (type === "*" || h.type === type),
     );
     if (doomed.length === 0) {
       throw rulesRuntimeError(`no message-handler ${name} ${type} in class ${cls.name}`, {
@@ -1052,12 +1069,13 @@ export class ObjectSystem {
     throw noPrimary(msg, formatValue(target));
   }
 
-  send(self: Instance, msg: string, args: Value[]): Value {
+  /** The handlers a message to an instance of `cls` runs, each kind in CLIPS's order. */
+  private applicable(cls: ClassDef, msg: string): Record<HandlerKinds, Handler[]> {
     const arounds: Handler[] = [];
     const befores: Handler[] = [];
     const primaries: Handler[] = [];
     const afters: Handler[] = [];
-    for (const c of self.cls.cpl) {
+    for (const c of cls.cpl) {
       const around = c.handlers.get(`${msg} around`);
       if (around) arounds.push(around);
       const before = c.handlers.get(`${msg} before`);
@@ -1067,6 +1085,18 @@ export class ObjectSystem {
       const after = c.handlers.get(`${msg} after`);
       if (after) afters.unshift(after);
     }
+    return { arounds, befores, primaries, afters };
+  }
+
+  /** `(preview-send CLASS message)`: the handlers a send would run, nested as they run. */
+  previewSend(cls: ClassDef, msg: string): string {
+    const a = this.applicable(cls, msg);
+    if (a.primaries.length === 0 && a.arounds.length === 0) throw noPrimary(msg, cls.name);
+    return previewText(a);
+  }
+
+  send(self: Instance, msg: string, args: Value[]): Value {
+    const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
     if (primaries.length === 0 && arounds.length === 0) {
       throw noPrimary(msg, `[${self.instanceName.name}]`);
     }
@@ -1417,14 +1447,41 @@ export class ObjectSystem {
   }
 
   /** `(instances)`: every instance, oldest first. */
-  listing(): string {
+  listing(among: Iterable<Instance> = this.byName.values(), indent = ""): string {
     let out = "";
-    for (const i of this.byName.values()) out += `[${i.instanceName.name}] of ${i.cls.name}\n`;
-    const n = this.byName.size;
-    // No instances at all (not even initial-object): CLIPS prints nothing.
+    let n = 0;
+    for (const i of among) {
+      out += `${indent}[${i.instanceName.name}] of ${i.cls.name}\n`;
+      n++;
+    }
+    // No instances at all: CLIPS prints nothing.
     if (n === 0) return "";
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
+
+  /**
+   * `(instances [MODULE [CLASS [inherit]]])`: a class's direct instances (its subclasses' too
+   * with inherit); module `*` lists under each module's name (Keel's instances are all MAIN's).
+   */
+  private instancesCommand(args: readonly Value[]): string {
+    const fn = "instances";
+    const [module, clsName] = args;
+    if (module === undefined) return this.listing();
+    if (!isSymbol(module)) throw typeError(fn, 1, "symbol");
+    if (module !== "*" && !this.moduleExists(module)) throw typeError(fn, 1, "defmodule name");
+    if (clsName !== undefined && !isSymbol(clsName)) throw typeError(fn, 2, "symbol");
+    const cls = clsName === undefined ? null : this.namedClass(clsName, fn, 2);
+    const inherit = inheritFlag(fn, args, 3);
+    const chosen = [...this.byName.values()].filter(
+      (i) => cls === null || i.cls === cls || (inherit && i.cls.cpl.includes(cls)),
+    );
+    if (module !== "*") return this.listing(chosen);
+    const listed = this.listing(chosen, "   ");
+    return listed === "" ? "" : `MAIN:\n${listed.replace(/^ {3}For a total/m, "For a total")}`;
+  }
+
+  /** Whether a defmodule exists (the engine's modules; set by the engine). */
+  moduleExists: (name: string) => boolean = (name) => name === "MAIN";
 
   /** The class a class-introspection function names, or CLIPS's message for none. */
   namedClass(v: Value, fn: string, index = 1): ClassDef {
@@ -1532,7 +1589,7 @@ export class ObjectSystem {
       case "dynamic-put":
         return this.setSlot(this.currentSelf(name), String(a0), slotValue(args.slice(1)));
       case "instances":
-        this.host().print("t", this.listing());
+        this.host().print("t", this.instancesCommand(args));
         return VOID;
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf(name)));
@@ -1549,6 +1606,10 @@ export class ObjectSystem {
       }
       case "undefmessage-handler":
         return this.undefineHandler(args);
+      case "preview-send":
+        if (!isSymbol(args[1] as Value)) throw typeError(name, 2, "symbol");
+        this.host().print("t", this.previewSend(this.namedClass(a0, name), args[1] as string));
+        return VOID;
       case "browse-classes":
         this.host().print("t", browseClasses(this.namedClass(args[0] ?? "OBJECT", name)));
         return VOID;
