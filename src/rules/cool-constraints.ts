@@ -5,8 +5,9 @@
  * constraint checking on, each put- checks the value it stores ([CSTRNCHK1]).
  */
 import type { Expr, SlotConstraintFacets, SlotDef } from "./ast.js";
-import { staticViolation, valueViolation } from "./template-defaults.js";
-import { float, formatValue, isMultifield, type Value } from "./values.js";
+import { staticViolation } from "./template-defaults.js";
+import { float, formatValue, type Value } from "./values.js";
+import { slotViolation } from "./working-memory.js";
 
 /** The constraint shape template-defaults.ts checks. */
 export type CheckedSlot = Pick<
@@ -79,20 +80,7 @@ export function checkedSlot(c: SlotConstraintFacets, multi: boolean): CheckedSlo
 }
 
 /** What a slot's value breaks (cardinality first, then each field), or null. */
-export function storedViolation(slot: CheckedSlot, value: Value): string | null {
-  const fields = isMultifield(value) ? value : [value];
-  if (slot.multi && slot.cardinality) {
-    const [low, high] = slot.cardinality;
-    if ((low !== null && fields.length < low) || (high !== null && fields.length > high)) {
-      return "does not satisfy the cardinality restrictions";
-    }
-  }
-  for (const v of fields) {
-    const broken = valueViolation(slot, v);
-    if (broken !== null) return broken;
-  }
-  return null;
-}
+export const storedViolation: (slot: CheckedSlot, value: Value) => string | null = slotViolation;
 
 /**
  * CLIPS's message for a slot default that breaks the slot's constraints: a static one names

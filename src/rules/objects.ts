@@ -43,6 +43,7 @@ import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
 import type { SourcePos } from "./source-pos.js";
+import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 import {
   type Atom,
   FALSE,
@@ -208,26 +209,7 @@ const SYSTEM_HIERARCHY: readonly (readonly [string, readonly string[]])[] = [
   ["INITIAL-OBJECT", ["USER"]],
 ];
 
-/** The order CLIPS lists the system classes in (list-defclasses, get-defclass-list). */
-const SYSTEM_LISTING = [
-  "FLOAT",
-  "INTEGER",
-  "SYMBOL",
-  "STRING",
-  "MULTIFIELD",
-  "EXTERNAL-ADDRESS",
-  "FACT-ADDRESS",
-  "INSTANCE-ADDRESS",
-  "INSTANCE-NAME",
-  "OBJECT",
-  "PRIMITIVE",
-  "NUMBER",
-  "LEXEME",
-  "ADDRESS",
-  "INSTANCE",
-  "USER",
-  "INITIAL-OBJECT",
-];
+const SYSTEM_LISTING = SYSTEM_CLASS_NAMES;
 
 const SYSTEM_CLASSES = SYSTEM_LISTING;
 

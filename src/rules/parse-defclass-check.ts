@@ -4,35 +4,17 @@
  * read it — the parts before the bad one pretty-printed as ppdefclass prints them, then the bad
  * part's tokens.
  */
-import { rulesParseError } from "./errors.js";
+import { echoToken, failWithEcho, syntaxError } from "./construct-check.js";
 import { checkConstructName } from "./parse-procedural.js";
 import { ppCool } from "./pp-cool.js";
-import { tokenText } from "./pp-reader.js";
-import { describe, type SList, type SNode } from "./reader.js";
+import type { SList, SNode } from "./reader.js";
+import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 
 /** Whether a class is defined. */
 export type ClassExists = (name: string) => boolean;
 
 /** The classes CLIPS predefines: a defclass may not name one. */
-const PREDEFINED = new Set([
-  "FLOAT",
-  "INTEGER",
-  "SYMBOL",
-  "STRING",
-  "MULTIFIELD",
-  "EXTERNAL-ADDRESS",
-  "FACT-ADDRESS",
-  "INSTANCE-ADDRESS",
-  "INSTANCE-NAME",
-  "OBJECT",
-  "PRIMITIVE",
-  "NUMBER",
-  "LEXEME",
-  "ADDRESS",
-  "INSTANCE",
-  "USER",
-  "INITIAL-OBJECT",
-]);
+const PREDEFINED = new Set(SYSTEM_CLASS_NAMES);
 
 /** The system classes a user class may not inherit from. */
 const NOT_SUPERCLASSES = new Set(["INSTANCE", "INSTANCE-NAME", "INSTANCE-ADDRESS"]);
@@ -64,23 +46,12 @@ const CONSTRAINTS = new Set([
 ]);
 const SLOTS = new Set(["slot", "single-slot", "multislot"]);
 
-const syntax = (what: string): string =>
-  `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${what}.`;
-
+const syntax = syntaxError;
 function fail(at: SNode, clips: string, echoText: string): never {
-  const error = rulesParseError(at.pos, "a defclass", describe(at), {
-    construct: "defclass",
-    clips,
-  });
-  Object.assign(error.details, { echoText });
-  throw error;
+  return failWithEcho("defclass", at, clips, echoText);
 }
 
-/** A token as CLIPS echoes it; `)` when the list ended there. */
-function tok(n: SNode | undefined): string {
-  if (n === undefined) return ")";
-  return n.type === "list" ? "(" : tokenText(n);
-}
+const tok = echoToken;
 
 function word(n: SNode | undefined): string | null {
   return n?.type === "atom" ? n.text : null;

@@ -4,32 +4,20 @@
  * the instances before the bad one pretty-printed as ppdefinstances prints them, then the bad
  * one's tokens.
  */
-import { rulesParseError } from "./errors.js";
+import { echoToken, failWithEcho, syntaxError } from "./construct-check.js";
 import { checkConstructName } from "./parse-procedural.js";
 import { ppCool } from "./pp-cool.js";
-import { tokenText } from "./pp-reader.js";
-import { describe, type SList, type SNode } from "./reader.js";
+import type { SList, SNode } from "./reader.js";
 
 /** What the check needs to know of a class: null when it is not defined. */
 export type ClassLookup = (name: string) => { readonly abstract: boolean } | null;
 
-const syntax = (what: string): string =>
-  `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${what}.`;
-
 function fail(at: SNode, clips: string, echoText: string): never {
-  const error = rulesParseError(at.pos, "a definstances", describe(at), {
-    construct: "definstances",
-    clips,
-  });
-  Object.assign(error.details, { echoText });
-  throw error;
+  return failWithEcho("definstances", at, clips, echoText);
 }
+const syntax = syntaxError;
 
-/** A token as CLIPS echoes it; `)` when the list ended there. */
-function tok(n: SNode | undefined): string {
-  if (n === undefined) return ")";
-  return n.type === "list" ? "(" : tokenText(n);
-}
+const tok = echoToken;
 
 /**
  * Throws CLIPS's error for a bad definstances: no name ([CSTRCPSR2]), an atom where an

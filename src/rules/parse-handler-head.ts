@@ -3,30 +3,20 @@
  * 6.30's ParseDefmessageHandler reads it (msgpsr.c): each error names what was wrong and echoes
  * the construct as far as CLIPS's pretty-print buffer had it, token by token.
  */
-import { rulesParseError } from "./errors.js";
+import { echoToken, failWithEcho, syntaxError } from "./construct-check.js";
 import { checkConstructName } from "./parse-procedural.js";
 import { tokenText } from "./pp-reader.js";
-import { describe, type SList, type SNode } from "./reader.js";
-
-const HANDLER_TYPES = new Set(["primary", "before", "after", "around"]);
-
-/** What CLIPS's pretty-print buffer holds once it read `node` (`)` when it read the list's end). */
-function read(node: SNode | undefined): string {
-  if (node === undefined) return ")";
-  return node.type === "list" ? "(" : tokenText(node);
-}
+import type { SList, SNode } from "./reader.js";
 
 function fail(at: SNode, clips: string, echoText: string): never {
-  const error = rulesParseError(at.pos, "a defmessage-handler", describe(at), {
-    construct: "defmessage-handler",
-    clips,
-  });
-  Object.assign(error.details, { echoText });
-  throw error;
+  return failWithEcho("defmessage-handler", at, clips, echoText);
 }
+const HANDLER_TYPES = new Set(["primary", "before", "after", "around"]);
 
-const SYNTAX = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defmessage-handler.";
-const PARAMS = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for parameter list.";
+const read = echoToken;
+
+const SYNTAX = syntaxError("defmessage-handler");
+const PARAMS = syntaxError("parameter list");
 
 /**
  * Throws CLIPS's error for a bad handler head: no name ([CSTRCPSR2]), an undefined class
