@@ -96,6 +96,7 @@ import {
 } from "./template-functions.js";
 import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
+import { type UndefinstancesHost, undefinstances } from "./undefinstances.js";
 import {
   ClipsString,
   decodeValue,
@@ -171,6 +172,7 @@ export class RuleEngine {
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
     initialFacts: () => this.initialFacts,
+    initialObject: () => this.objects.initialObject,
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
@@ -616,7 +618,10 @@ export class RuleEngine {
             })),
           })),
         );
-        this.constructLog.other({ source: form.source });
+        this.logKeys.set(
+          `definstances ${ast.name}`,
+          this.constructLog.other({ source: form.source }),
+        );
         return;
       }
       case "defgeneric":
@@ -1384,6 +1389,22 @@ export class RuleEngine {
     print: (text) => this.onPrint(text),
   };
 
+  private readonly undefinstancesHost: UndefinstancesHost = {
+    names: () => this.texts.names("definstances", this.module),
+    has: (name) => this.texts.has("definstances", name, this.module),
+    builtIn: () => this.module === "MAIN" && this.objects.initialObject,
+    dropBuiltIn: () => {
+      this.objects.initialObject = false;
+    },
+    remove: (name) => {
+      this.objects.forgetInstances(name);
+      this.texts.forget("definstances", name, this.module);
+      const key = this.logKeys.get(`definstances ${name}`);
+      this.logKeys.delete(`definstances ${name}`);
+      if (key !== undefined) this.constructLog.delete(key);
+    },
+  };
+
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
@@ -1412,6 +1433,10 @@ export class RuleEngine {
     }
     if (name === "undefclass") {
       undefclass(args, this.undefclassHost);
+      return VOID;
+    }
+    if (name === "undefinstances") {
+      undefinstances(args, this.undefinstancesHost);
       return VOID;
     }
     if (TEMPLATE_FUNCTIONS.has(name))

@@ -200,6 +200,7 @@ export const COMMANDS = new Set([
   "undefglobal",
   "undeffacts",
   "undefclass",
+  "undefinstances",
   "list-defrules",
   "list-deftemplates",
   "list-deffacts",

@@ -523,6 +523,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["instance-addressp", 1, 1],
       ["instance-existp", 1, 1],
       ["undefclass", 1, 1],
+      ["undefinstances", 1, 1],
       ["browse-classes", 0, 1],
       ["preview-send", 2, 2],
       ...SLOT_FUNCTION_ARITIES,

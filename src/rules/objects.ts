@@ -261,6 +261,7 @@ export class ObjectSystem {
     this.byName.clear();
     this.classes.clear();
     this.definstances.clear();
+    this.initialObject = true;
     for (const [name, supers] of SYSTEM_HIERARCHY) {
       const direct = supers.map((n) => this.classes.get(n) as ClassDef);
       // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
@@ -748,10 +749,18 @@ export class ObjectSystem {
     for (const i of [...this.byName.values()]) this.remove(i);
   }
 
+  /** Whether MAIN's built-in initial-object definstances is there (undefinstances deletes it). */
+  initialObject = true;
+
+  /** Deletes a definstances (undefinstances). */
+  forgetInstances(name: string): void {
+    this.definstances.delete(name);
+  }
+
   /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
   reset(): void {
     this.removeAll();
-    this.makeInitialObject();
+    if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
     for (const specs of this.definstances.values()) {
       for (const s of specs) {
