@@ -78,18 +78,12 @@ function slotTables(slots: readonly DescribedSlot[]): string {
   const ovWidth = Math.min(OVERRIDE_MAX, Math.max(8, ...slots.map((s) => overrideOf(s).length)));
   let out = `${RULE_DASH}\n`;
   out += `${label("SLOTS")} : FLD DEF PRP ACC STO MCH SRC VIS CRT ${"OVRD-MSG".padEnd(ovWidth)} SOURCE(S)\n`;
+  // A one-letter code sits in the middle of its three columns.
+  const cell = (code: string) => (code.length === 1 ? ` ${code} ` : code.padEnd(3));
   for (const s of slots) {
-    const f = s.facets;
+    const codes = slotFacetCodes(s);
     const cells = [
-      s.multi ? "MLT" : "SGL",
-      s.required ? "NIL" : s.dynamic ? "DYN" : "STC",
-      f.propagation === "inherit" ? "INH" : "NIL",
-      f.accessMode === "read-write" ? "RW " : f.accessMode === "read-only" ? " R " : "INT",
-      f.storage === "shared" ? "SHR" : "LCL",
-      f.reactive ? "RCT" : "NIL",
-      f.source === "composite" ? "CMP" : "EXC",
-      f.visibility === "public" ? "PUB" : "PRV",
-      { "read-write": "RW ", read: " R ", write: " W ", none: "NIL" }[s.accessors],
+      ...codes.slice(0, -1).map(cell),
       overrideOf(s).slice(0, ovWidth).padEnd(ovWidth),
       s.sources.join(" "),
     ];
@@ -99,6 +93,27 @@ function slotTables(slots: readonly DescribedSlot[]): string {
   out += `${label("SLOTS")} : SYM STR INN INA EXA FTA INT FLT\n`;
   for (const s of slots) out += `${label(s.name)} :${constraintCells(s)}\n`;
   return out;
+}
+
+/**
+ * A slot's facets as CLIPS's codes (what `slot-facets` returns and describe-class tabulates):
+ * field, default, propagation, access, storage, pattern-match, source, visibility, accessors,
+ * override message.
+ */
+export function slotFacetCodes(s: DescribedSlot): string[] {
+  const f = s.facets;
+  return [
+    s.multi ? "MLT" : "SGL",
+    s.required ? "NIL" : s.dynamic ? "DYN" : "STC",
+    f.propagation === "inherit" ? "INH" : "NIL",
+    f.accessMode === "read-write" ? "RW" : f.accessMode === "read-only" ? "R" : "INT",
+    f.storage === "shared" ? "SHR" : "LCL",
+    f.reactive ? "RCT" : "NIL",
+    f.source === "composite" ? "CMP" : "EXC",
+    f.visibility === "public" ? "PUB" : "PRV",
+    { "read-write": "RW", read: "R", write: "W", none: "NIL" }[s.accessors],
+    f.accessMode === "read-only" ? "NIL" : (f.overrideMessage ?? `put-${s.name}`),
+  ];
 }
 
 /** The type columns CLIPS shows, each with the `type` words and allowed-… facets that reach it. */
@@ -136,4 +151,15 @@ function bounds(range: readonly [string, string] | null, low = "-oo"): string {
   const end = (v: string | undefined, open: string) =>
     v === undefined || v === "" || v === "VARIABLE" || v === "?VARIABLE" ? open : v;
   return `${end(range?.[0], low)}..${end(range?.[1], "+oo")}`;
+}
+
+/**
+ * `(browse-classes [CLASS])`: the class and, below it, each subclass two spaces further in, a
+ * class with more than one direct superclass marked ` *` (and shown under each of them).
+ */
+export function browseClasses(cls: DescribedClass, depth = 0): string {
+  const mark = cls.supers.length > 1 ? " *" : "";
+  let out = `${"  ".repeat(depth)}${cls.name}${mark}\n`;
+  for (const s of cls.subclasses) out += browseClasses(s, depth + 1);
+  return out;
 }

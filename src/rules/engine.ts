@@ -5,6 +5,7 @@ import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
+import { withDefclassEcho } from "./defclass-echo.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -93,7 +94,9 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
+import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
+import { type UndefinstancesHost, undefinstances } from "./undefinstances.js";
 import {
   ClipsString,
   decodeValue,
@@ -169,6 +172,7 @@ export class RuleEngine {
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
     initialFacts: () => this.initialFacts,
+    initialObject: () => this.objects.initialObject,
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
@@ -579,18 +583,29 @@ export class RuleEngine {
         return;
       }
       case "defclass":
-        this.objects.defineClass(parseDefclass(form, ctx));
-        this.constructLog.other({ source: form.source });
+        try {
+          const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
+          this.objects.defineClass(ast);
+          this.logKeys.set(
+            `defclass ${ast.name}`,
+            this.constructLog.other({ source: form.source }),
+          );
+        } catch (e) {
+          throw withDefclassEcho(e, form, this.module);
+        }
         return;
-      case "defmessage-handler":
-        this.objects.defineHandler(
-          parseHandler(form, ctx),
-          ppConstruct(form, this.module) ?? undefined,
+      case "defmessage-handler": {
+        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
+        // Keyed by class (undefclass drops a class's handlers from the log).
+        this.logKeys.set(
+          `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
+          this.constructLog.other({ source: form.source }),
         );
-        this.constructLog.other({ source: form.source });
         return;
+      }
       case "definstances": {
-        const ast = parseDefinstances(form, ctx);
+        const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
         this.objects.defineInstances(
           ast.name,
@@ -603,7 +618,10 @@ export class RuleEngine {
             })),
           })),
         );
-        this.constructLog.other({ source: form.source });
+        this.logKeys.set(
+          `definstances ${ast.name}`,
+          this.constructLog.other({ source: form.source }),
+        );
         return;
       }
       case "defgeneric":
@@ -1122,6 +1140,8 @@ export class RuleEngine {
     this.instanceFacts.clear();
     this.objects.watcher = this.instanceFacts;
     this.objects.watching = (item) => this.watches.has(item);
+    this.objects.constraintChecking = () => this.switches.enabled("dynamic-constraint-checking");
+    this.objects.moduleExists = (name) => this.modules.has(name);
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     this.objects.makeInitialObject();
@@ -1342,6 +1362,49 @@ export class RuleEngine {
     },
   };
 
+  private readonly undefclassHost: UndefclassHost = {
+    classNamed: (name) => this.objects.classNamed(name),
+    isSystemClass: (name) => this.objects.isSystemClass(name),
+    moduleClasses: () => this.texts.names("defclass", this.module),
+    namedByMethod: (cls) =>
+      this.generics.names().some((g) =>
+        (this.generics.describe(g) ?? []).some((m) => {
+          const form = this.generics.methodForm(g, m.index);
+          return form ? methodNamesClass(form, cls) : false;
+        }),
+      ),
+    remove: (cls) => {
+      const def = this.objects.classNamed(cls.name);
+      for (const name of def ? this.objects.removeClass(def) : []) {
+        this.texts.forget("defclass", name, this.module);
+        // Its defclass and handlers leave the construct log (a snapshot replays the log).
+        for (const [logKey, key] of this.logKeys) {
+          if (logKey === `defclass ${name}` || logKey.startsWith(`defmessage-handler ${name} `)) {
+            this.constructLog.delete(key);
+            this.logKeys.delete(logKey);
+          }
+        }
+      }
+    },
+    print: (text) => this.onPrint(text),
+  };
+
+  private readonly undefinstancesHost: UndefinstancesHost = {
+    names: () => this.texts.names("definstances", this.module),
+    has: (name) => this.texts.has("definstances", name, this.module),
+    builtIn: () => this.module === "MAIN" && this.objects.initialObject,
+    dropBuiltIn: () => {
+      this.objects.initialObject = false;
+    },
+    remove: (name) => {
+      this.objects.forgetInstances(name);
+      this.texts.forget("definstances", name, this.module);
+      const key = this.logKeys.get(`definstances ${name}`);
+      this.logKeys.delete(`definstances ${name}`);
+      if (key !== undefined) this.constructLog.delete(key);
+    },
+  };
+
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
@@ -1366,6 +1429,14 @@ export class RuleEngine {
     };
     if (UNDEFINE_COMMANDS.has(name)) {
       undefine(name, args, this.undefineHost);
+      return VOID;
+    }
+    if (name === "undefclass") {
+      undefclass(args, this.undefclassHost);
+      return VOID;
+    }
+    if (name === "undefinstances") {
+      undefinstances(args, this.undefinstancesHost);
       return VOID;
     }
     if (TEMPLATE_FUNCTIONS.has(name))

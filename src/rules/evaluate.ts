@@ -2,6 +2,7 @@ import { isKeelError, type KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
+import { SLOT_FUNCTIONS } from "./cool-slot-functions.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
@@ -113,11 +114,14 @@ export const OBJECT_CALLS: ReadonlySet<string> = new Set([
   "init-slots",
   "undefmessage-handler",
   "describe-class",
+  "browse-classes",
+  "preview-send",
   "get-class-defaults-mode",
   "set-class-defaults-mode",
   "call-next-method",
   "override-next-method",
   "next-methodp",
+  ...SLOT_FUNCTIONS,
 ]);
 
 /** A slot change of modify or duplicate, before its name is checked. */
@@ -195,6 +199,8 @@ export const COMMANDS = new Set([
   "undeffunction",
   "undefglobal",
   "undeffacts",
+  "undefclass",
+  "undefinstances",
   "list-defrules",
   "list-deftemplates",
   "list-deffacts",

@@ -8,6 +8,7 @@
  * // (defclass A (is-a USER) (slot x)) then (list-defmessage-handlers A) prints
  * // "get-x primary in class A\nput-x primary in class A\nFor a total of 2 message-handlers.\n"
  */
+import { inheritFlag } from "./cool-args.js";
 import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
 import type { ClassDef, HandlerInfo, ObjectSystem } from "./objects.js";
@@ -51,7 +52,7 @@ export function handlerCommand(
 function handlersOf(objects: ObjectSystem, fn: string, args: readonly Value[]): HandlerInfo[] {
   if (args.length === 0) return objects.classList().flatMap((c) => objects.handlerList(c));
   const cls = objects.namedClass(args[0] as Value, fn);
-  const classes: ClassDef[] = args[1] === "inherit" ? [...cls.cpl].reverse() : [cls];
+  const classes: ClassDef[] = inheritFlag(fn, args, 2) ? [...cls.cpl].reverse() : [cls];
   return classes.flatMap((c) => objects.handlerList(c));
 }
 

@@ -4,6 +4,7 @@
  * handlers, slot accessors and definstances. Object patterns on a rule's left-hand side are not
  * matched (docs/rules.md).
  */
+import { isKeelError } from "../core/index.js";
 import type {
   ClassSlotAst,
   ClassSlotFacets,
@@ -12,14 +13,24 @@ import type {
   SlotConstraintFacets,
 } from "./ast.js";
 import {
+  clipsMessageText,
   evaluationErrorHalt,
   haltedIn,
   takeEvaluationError,
   withClipsLine,
 } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
-import { describeClass } from "./describe-class.js";
+import { inheritFlag } from "./cool-args.js";
+import {
+  checkedSlot,
+  compositeConstraints,
+  defaultViolation,
+  storedViolation,
+} from "./cool-constraints.js";
+import { slotFunction } from "./cool-slot-functions.js";
+import { browseClasses, describeClass } from "./describe-class.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { evaluationDepth, stepIn, stepOut } from "./eval-depth.js";
 import {
   type Compiled,
   compileExpr,
@@ -30,7 +41,9 @@ import {
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
+import { previewText } from "./preview-send.js";
 import type { SourcePos } from "./source-pos.js";
+import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 import {
   type Atom,
   FALSE,
@@ -157,6 +170,8 @@ function noPrimary(msg: string, target: string): Error {
   });
 }
 
+type HandlerKinds = "arounds" | "befores" | "primaries" | "afters";
+
 interface Dispatch {
   readonly self: Instance;
   readonly args: Value[];
@@ -194,26 +209,7 @@ const SYSTEM_HIERARCHY: readonly (readonly [string, readonly string[]])[] = [
   ["INITIAL-OBJECT", ["USER"]],
 ];
 
-/** The order CLIPS lists the system classes in (list-defclasses, get-defclass-list). */
-const SYSTEM_LISTING = [
-  "FLOAT",
-  "INTEGER",
-  "SYMBOL",
-  "STRING",
-  "MULTIFIELD",
-  "EXTERNAL-ADDRESS",
-  "FACT-ADDRESS",
-  "INSTANCE-ADDRESS",
-  "INSTANCE-NAME",
-  "OBJECT",
-  "PRIMITIVE",
-  "NUMBER",
-  "LEXEME",
-  "ADDRESS",
-  "INSTANCE",
-  "USER",
-  "INITIAL-OBJECT",
-];
+const SYSTEM_LISTING = SYSTEM_CLASS_NAMES;
 
 const SYSTEM_CLASSES = SYSTEM_LISTING;
 
@@ -252,6 +248,8 @@ export class ObjectSystem {
   /** Whether `(watch instances)` / `(watch slots)` is on (the engine's watch settings). */
   watching: (item: "instances" | "slots" | "messages" | "message-handlers") => boolean = () =>
     false;
+  /** Whether put- checks slot values against their constraints (dynamic-constraint-checking). */
+  constraintChecking: () => boolean = () => false;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -263,6 +261,7 @@ export class ObjectSystem {
     this.byName.clear();
     this.classes.clear();
     this.definstances.clear();
+    this.initialObject = true;
     for (const [name, supers] of SYSTEM_HIERARCHY) {
       const direct = supers.map((n) => this.classes.get(n) as ClassDef);
       // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
@@ -279,6 +278,22 @@ export class ObjectSystem {
   /** Every class in definition order, the system classes first (list-defclasses). */
   classList(): ClassDef[] {
     return [...this.classes.values()];
+  }
+
+  isSystemClass(name: string): boolean {
+    return SYSTEM_CLASSES.includes(name);
+  }
+
+  /**
+   * Deletes a class and, first, its subclasses (undefclass): each leaves its superclasses'
+   * subclass lists. The names deleted, subclasses first.
+   */
+  removeClass(cls: ClassDef): string[] {
+    const removed = [...cls.subclasses].flatMap((s) => this.removeClass(s));
+    if (!this.classes.has(cls.name)) return removed;
+    for (const s of cls.supers) s.subclasses.splice(s.subclasses.indexOf(cls), 1);
+    this.classes.delete(cls.name);
+    return [...removed, cls.name];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -357,11 +372,12 @@ export class ObjectSystem {
       return c;
     });
     const old = this.classes.get(ast.name);
-    if (old && old.instances.length > 0) {
+    // Instances of a subclass hold the class too.
+    const inUse = (c: ClassDef): boolean => c.instances.length > 0 || c.subclasses.some(inUse);
+    if (old && inUse(old)) {
       throw rulesLoadError(ast.isaPos, `class ${ast.name} has instances: it cannot be redefined`, {
         construct: `defclass ${ast.name}`,
-        clips:
-          "[CLASSPSR3] a class cannot be redefined while\n    outstanding references to it still exist.",
+        clips: `[CLASSPSR3] ${ast.name} class cannot be redefined while\n    outstanding references to it still exist.`,
         echoOpen: true,
         hint: "Delete its instances first (unmake-instance).",
       });
@@ -371,7 +387,15 @@ export class ObjectSystem {
     }
     const construct = `defclass ${ast.name}`;
     const conservation = this.modeOf(ast.name) === "conservation";
-    const own = ast.slots.map((s) => this.classSlot(ast.name, s, supers, construct, conservation));
+    const own = ast.slots.map((s) => {
+      try {
+        return this.classSlot(ast.name, s, supers, construct, conservation);
+      } catch (e) {
+        // CLIPS computes a slot's default at the slot's `)`: the echo stops there.
+        if (isKeelError(e)) e.details.echoSlot ??= s.name;
+        throw e;
+      }
+    });
     // Without a role, a class takes its first superclass's (the system classes' excepted).
     const first = supers[0];
     const fromUser = first !== undefined && !SYSTEM_CLASSES.includes(first.name);
@@ -432,6 +456,11 @@ export class ObjectSystem {
           overrideMessage: given("override-message")
             ? s.facets.overrideMessage
             : base.facets.overrideMessage,
+          constraints: compositeConstraints(
+            s.facets.constraints,
+            base.facets.constraints,
+            s.facets.given,
+          ),
         }
       : s.facets;
     const multi = given("field") ? s.multi : (base as ClassSlot).multi;
@@ -445,13 +474,32 @@ export class ObjectSystem {
     const frame = (): Frame => ({ tok: null, local: null, rhs: new Map(), host: this.host() });
     const ownDefault = given("default");
     const dynamic = ownDefault ? (s.dynamic ? compute : null) : (base as ClassSlot).dynamic;
+    // A composite slot re-derives an inherited derived default from its merged constraints.
+    const derivedBase =
+      base !== undefined && !base.facets.given.includes("default") && base.dynamic === null;
     const value = !ownDefault
-      ? (base as ClassSlot).value
+      ? derivedBase
+        ? derivedSlotDefault(multi, facets.constraints)
+        : (base as ClassSlot).value
       : s.dynamic
         ? NIL
         : s.defaults.length === 0
           ? derivedSlotDefault(multi, facets.constraints)
           : compute(frame());
+    const print = (text: string) => this.host().print("t", text);
+    if (ownDefault && !multi) singleDefaultCheck(s, value, print);
+    const checked = checkedSlot(facets.constraints, multi);
+    const broken =
+      ownDefault && checked && (s.defaults.length > 0 || s.dynamic)
+        ? defaultViolation(checked, s.name, s.dynamic, value, s.defaults)
+        : null;
+    if (broken !== null) {
+      // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+      print(`${broken}\n`);
+      throw rulesRuntimeError(`the default of slot ${s.name} breaks its constraints`, {
+        clips: "",
+      });
+    }
     let accessors = facets.createAccessor ?? (conservation ? "none" : "read-write");
     // A read-only slot has no put- accessor, whatever create-accessor asks (CLIPS 6.30).
     if (facets.accessMode === "read-only") {
@@ -645,6 +693,18 @@ export class ObjectSystem {
   /** `(undefmessage-handler CLASS name [type])`, `*` for every name or every type. */
   undefineHandler(args: readonly Value[]): Value {
     const fn = "undefmessage-handler";
+    // Class `*` is every class (unless one is named `*`).
+    if (args[0] === "*" && !this.classes.has("*")) {
+      const type = args[2] ?? "primary";
+      for (const c of this.classes.values()) {
+        // Only the classes with such a handler (the others are no error here).
+        const has = [...c.handlers.values()].some(
+          (h) => (args[1] === "*" || h.name === args[1]) && (type === "*" || h.type === type),
+        );
+        if (has) this.undefineHandler([c.name, ...args.slice(1)]);
+      }
+      return TRUE;
+    }
     const cls = this.namedClass(args[0] as Value, fn);
     const name = args[1] as Value;
     if (!isSymbol(name)) throw typeError(fn, 2, "symbol");
@@ -662,8 +722,10 @@ export class ObjectSystem {
         clips: "[MSGPSR3] System message-handlers may not be modified.",
       });
     }
+    // Name `*` is every handler, unless the class has one named `*`.
+    const every = name === "*" && ![...cls.handlers.values()].some((h) => h.name === "*");
     const doomed = [...cls.handlers].filter(
-      ([, h]) => (name === "*" || h.name === name) && (type === "*" || h.type === type),
+      ([, h]) => (every || h.name === name) && (type === "*" || h.type === type),
     );
     if (doomed.length === 0) {
       throw rulesRuntimeError(`no message-handler ${name} ${type} in class ${cls.name}`, {
@@ -687,10 +749,18 @@ export class ObjectSystem {
     for (const i of [...this.byName.values()]) this.remove(i);
   }
 
+  /** Whether MAIN's built-in initial-object definstances is there (undefinstances deletes it). */
+  initialObject = true;
+
+  /** Deletes a definstances (undefinstances). */
+  forgetInstances(name: string): void {
+    this.definstances.delete(name);
+  }
+
   /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
   reset(): void {
     this.removeAll();
-    this.makeInitialObject();
+    if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
     for (const specs of this.definstances.values()) {
       for (const s of specs) {
@@ -720,8 +790,9 @@ export class ObjectSystem {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
       });
     }
-    // Only USER's subclasses answer create (the message make-instance sends first).
-    if (!cls.cpl.some((c) => c.name === "USER")) throw noPrimary("create", cls.name);
+    // Only classes with a primary create handler (USER's, or one defined) can make instances.
+    const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
+    if (!creates) throw noPrimary("create", cls.name);
     const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
     const old = this.byName.get(iname.name);
     if (old) {
@@ -741,6 +812,7 @@ export class ObjectSystem {
     cls.instances.push(inst);
     this.traceInstance(true, inst);
     try {
+      this.send(inst, "create", []);
       this.initialize(inst, overrides);
     } catch (e) {
       this.remove(inst);
@@ -964,7 +1036,11 @@ export class ObjectSystem {
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
     if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
-    return this.send(this.need(target, "send"), msg, args);
+    // A deleted instance's address is [INSFUN4], a name with no instance [MSGPASS2].
+    const self = isInstanceRef(target)
+      ? this.instanceArg(target, "send")
+      : this.need(target, "send");
+    return this.send(self, msg, args);
   }
 
   /**
@@ -984,12 +1060,13 @@ export class ObjectSystem {
     throw noPrimary(msg, formatValue(target));
   }
 
-  send(self: Instance, msg: string, args: Value[]): Value {
+  /** The handlers a message to an instance of `cls` runs, each kind in CLIPS's order. */
+  private applicable(cls: ClassDef, msg: string): Record<HandlerKinds, Handler[]> {
     const arounds: Handler[] = [];
     const befores: Handler[] = [];
     const primaries: Handler[] = [];
     const afters: Handler[] = [];
-    for (const c of self.cls.cpl) {
+    for (const c of cls.cpl) {
       const around = c.handlers.get(`${msg} around`);
       if (around) arounds.push(around);
       const before = c.handlers.get(`${msg} before`);
@@ -999,41 +1076,71 @@ export class ObjectSystem {
       const after = c.handlers.get(`${msg} after`);
       if (after) afters.unshift(after);
     }
+    return { arounds, befores, primaries, afters };
+  }
+
+  /** `(preview-send CLASS message)`: the handlers a send would run, nested as they run. */
+  previewSend(cls: ClassDef, msg: string): string {
+    const a = this.applicable(cls, msg);
+    if (a.primaries.length === 0 && a.arounds.length === 0) throw noPrimary(msg, cls.name);
+    return previewText(a);
+  }
+
+  send(self: Instance, msg: string, args: Value[]): Value {
+    const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
     if (primaries.length === 0 && arounds.length === 0) {
       throw noPrimary(msg, `[${self.instanceName.name}]`);
     }
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
+    // A send is one evaluation level, like a deffunction call (CLIPS's PerformMessage).
+    stepIn();
     const trace = this.watching("messages") ? this.traceLine(msg, self, args) : null;
     if (trace) this.host().print("t", `MSG >> ${trace}`);
     this.stack.push(d);
     try {
       return this.next(d, args);
+    } catch (e) {
+      if (trace) this.printErrorNow(e);
+      throw e;
     } finally {
       this.stack.pop();
-      if (trace) this.host().print("t", `MSG << ${trace}`);
+      if (trace) this.host().print("t", `MSG << ${this.traceLine(msg, self, args)}`);
+      stepOut();
     }
   }
 
   /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
   private traceLine(what: string, self: Instance, args: readonly Value[]): string {
-    // CLIPS's evaluation depth: one for a message sent at the top level, one more per nested send.
-    const depth = this.stack.length + 1;
-    const shown = [`<Instance-${self.instanceName.name}>`, ...args.map((a) => formatValue(a))];
-    return `${what} ED:${depth} (${shown.join(" ")})\n`;
+    const shown = [
+      `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`,
+      ...args.map((a) => formatValue(a)),
+    ];
+    return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
+  }
+
+  /**
+   * CLIPS prints an error where it happens, so before the `<<` trace lines of the sends and
+   * handlers it unwinds through: the message is printed now and left empty for the batch.
+   */
+  private printErrorNow(e: unknown): void {
+    if (!isKeelError(e) || typeof e.details.clips !== "string" || e.details.clips === "") return;
+    this.host().print("t", clipsMessageText(e.details.clips));
+    e.details.clips = "";
   }
 
   /** Calls one handler, traced under `(watch message-handlers)`. */
   private run(h: Handler, d: Dispatch, args: Value[]): Value {
     if (!this.watching("message-handlers")) return h.call(d.self, args);
-    const line = this.traceLine("", d.self, args).slice(1);
+    const text = this.traceLine("", d.self, args).slice(1);
     const head = `${h.name} ${h.type} in class ${h.cls.name}\n       `;
-    // The depth is the send's (the dispatch is on the stack already).
-    const text = line.replace(/^ED:(\d+)/, (_, n: string) => `ED:${Number(n) - 1}`);
     this.host().print("t", `HND >> ${head}${text}`);
     try {
       return h.call(d.self, args);
+    } catch (e) {
+      this.printErrorNow(e);
+      throw e;
     } finally {
-      this.host().print("t", `HND << ${head}${text}`);
+      this.host().print("t", `HND << ${head}${this.traceLine("", d.self, args).slice(1)}`);
     }
   }
 
@@ -1063,7 +1170,11 @@ export class ObjectSystem {
   /** `(call-next-handler)` and `(override-next-handler arg…)`. */
   callNextHandler(args: Value[] | null): Value {
     const d = this.stack[this.stack.length - 1];
-    if (!d) throw rulesRuntimeError("call-next-handler is only allowed inside a message-handler");
+    if (!d) {
+      throw rulesRuntimeError("call-next-handler is only allowed inside a message-handler", {
+        clips: "[MSGPASS1] Shadowed message-handlers not applicable in current context.",
+      });
+    }
     const use = args ?? d.args;
     if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
     if (d.primary >= d.primaries.length)
@@ -1111,6 +1222,9 @@ export class ObjectSystem {
               return TRUE;
             },
           };
+        case "create":
+          // make-instance sends create first; USER's handler does nothing (CLIPS 6.30).
+          return { cls: c, name: msg, type: "primary", call: () => TRUE };
         case "print":
           return {
             cls: c,
@@ -1158,11 +1272,28 @@ export class ObjectSystem {
                 `message-handler ${msg} primary in class ${c.name}`,
               );
             }
-            return this.setSlot(
-              self,
-              slotName,
-              slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args),
-            );
+            const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
+            const checked = this.constraintChecking()
+              ? checkedSlot(slot.facets.constraints, slot.multi)
+              : null;
+            const broken = checked ? storedViolation(checked, value) : null;
+            if (broken !== null) {
+              // Printed here: this [CSTRNCHK1] has no blank line before it.
+              this.host().print(
+                "t",
+                `[CSTRNCHK1] ${formatValue(value)} for slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}\n${broken}.\n`,
+              );
+              throw haltedIn(
+                rulesRuntimeError(
+                  `${formatValue(value)} breaks the constraints of slot ${slotName}`,
+                  {
+                    clips: "",
+                  },
+                ),
+                `message-handler ${msg} primary in class ${c.name}`,
+              );
+            }
+            return this.setSlot(self, slotName, value);
           },
     };
   }
@@ -1220,14 +1351,42 @@ export class ObjectSystem {
     }
   }
 
-  /** The instance whose handler is running (dynamic-get, dynamic-put). */
-  currentSelf(): Instance {
+  /** Prints a CLIPS message where evaluation goes on after it. */
+  report(clips: string): void {
+    this.host().print("t", clipsMessageText(clips));
+  }
+
+  /** The instance whose handler is running (dynamic-get, dynamic-put, …: `fn`). */
+  currentSelf(fn: string): Instance {
     const d = this.stack[this.stack.length - 1];
-    if (!d)
-      throw rulesRuntimeError(
-        "dynamic-get and dynamic-put are only allowed inside a message-handler",
-      );
+    if (!d) {
+      throw rulesRuntimeError(`${fn} is only allowed inside a message-handler`, {
+        clips: `[MSGFUN4] ${fn} may only be called from within message-handlers.`,
+      });
+    }
     return d.self;
+  }
+
+  /**
+   * The instance an argument names: an instance name or symbol ([INSFUN2] when there is
+   * none), or an instance address ([INSFUN4] once deleted).
+   */
+  instanceArg(v: Value, fn: string): Instance {
+    if (isInstanceRef(v)) {
+      if (!(v as Instance).deleted) return v as Instance;
+      throw rulesRuntimeError(`the instance address given to ${fn} was deleted`, {
+        clips: `[INSFUN4] Invalid instance-address in function ${fn}.`,
+      });
+    }
+    if (!isInstanceName(v) && !isSymbol(v)) {
+      throw typeError(fn, 1, "instance address, instance name, or symbol");
+    }
+    const inst = this.find(v);
+    if (inst) return inst;
+    const name = isInstanceName(v) ? v.name : v;
+    throw rulesRuntimeError(`no instance ${name} (${fn})`, {
+      clips: `[INSFUN2] No such instance ${name} in function ${fn}.`,
+    });
   }
 
   /** The instances of the named classes and their subclasses, as the query functions visit them. */
@@ -1279,14 +1438,41 @@ export class ObjectSystem {
   }
 
   /** `(instances)`: every instance, oldest first. */
-  listing(): string {
+  listing(among: Iterable<Instance> = this.byName.values(), indent = ""): string {
     let out = "";
-    for (const i of this.byName.values()) out += `[${i.instanceName.name}] of ${i.cls.name}\n`;
-    const n = this.byName.size;
-    // No instances at all (not even initial-object): CLIPS prints nothing.
+    let n = 0;
+    for (const i of among) {
+      out += `${indent}[${i.instanceName.name}] of ${i.cls.name}\n`;
+      n++;
+    }
+    // No instances at all: CLIPS prints nothing.
     if (n === 0) return "";
     return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
   }
+
+  /**
+   * `(instances [MODULE [CLASS [inherit]]])`: a class's direct instances (its subclasses' too
+   * with inherit); module `*` lists under each module's name (Keel's instances are all MAIN's).
+   */
+  private instancesCommand(args: readonly Value[]): string {
+    const fn = "instances";
+    const [module, clsName] = args;
+    if (module === undefined) return this.listing();
+    if (!isSymbol(module)) throw typeError(fn, 1, "symbol");
+    if (module !== "*" && !this.moduleExists(module)) throw typeError(fn, 1, "defmodule name");
+    if (clsName !== undefined && !isSymbol(clsName)) throw typeError(fn, 2, "symbol");
+    const cls = clsName === undefined ? null : this.namedClass(clsName, fn, 2);
+    const inherit = inheritFlag(fn, args, 3);
+    const chosen = [...this.byName.values()].filter(
+      (i) => cls === null || i.cls === cls || (inherit && i.cls.cpl.includes(cls)),
+    );
+    if (module !== "*") return this.listing(chosen);
+    const listed = this.listing(chosen, "   ");
+    return listed === "" ? "" : `MAIN:\n${listed.replace(/^ {3}For a total/m, "For a total")}`;
+  }
+
+  /** Whether a defmodule exists (the engine's modules; set by the engine). */
+  moduleExists: (name: string) => boolean = (name) => name === "MAIN";
 
   /** The class a class-introspection function names, or CLIPS's message for none. */
   namedClass(v: Value, fn: string, index = 1): ClassDef {
@@ -1319,9 +1505,9 @@ export class ObjectSystem {
       case "next-handlerp":
         return this.nextHandlerp() ? TRUE : FALSE;
       case "instance-name":
-        return this.need(a0, name).instanceName;
+        return this.instanceArg(a0, name).instanceName;
       case "instance-address":
-        return this.need(a0, name);
+        return this.instanceArg(a0, name);
       case "instancep":
         return isInstanceName(a0) || isInstanceRef(a0) ? TRUE : FALSE;
       case "instance-namep":
@@ -1329,30 +1515,44 @@ export class ObjectSystem {
       case "instance-addressp":
         return isInstanceRef(a0) ? TRUE : FALSE;
       case "instance-existp":
+        if (!isInstanceName(a0) && !isInstanceRef(a0) && !isSymbol(a0)) {
+          throw typeError(name, 1, "instance address, instance name, or symbol");
+        }
         return this.find(a0) ? TRUE : FALSE;
       case "class":
-        return this.need(a0, name).cls.name;
-      case "unmake-instance":
-      case "delete-instance": {
-        const targets = name === "delete-instance" ? [this.currentSelf()] : args;
+        // An instance's class; any other value's primitive class (a symbol's is SYMBOL).
+        return isInstanceName(a0) || isInstanceRef(a0)
+          ? this.instanceArg(a0, name).cls.name
+          : primitiveClass(a0);
+      case "delete-instance":
+        // The active instance goes directly (it is what USER's delete handler does).
+        this.remove(this.currentSelf(name));
+        return TRUE;
+      case "unmake-instance": {
+        const targets = args;
         let ok = true;
         for (const t of targets) {
-          if (t === "*") {
+          // `*` is every instance, unless one is named [*].
+          if (t === "*" && !this.byName.has("*")) {
             for (const i of [...this.byName.values()]) this.send(i, "delete", []);
             continue;
           }
-          const inst = this.find(t);
-          if (inst) this.send(inst, "delete", []);
-          else ok = false;
+          const inst = this.instanceArg(t, name);
+          this.send(inst, "delete", []);
+          ok &&= inst.deleted;
         }
         return ok ? TRUE : FALSE;
       }
       case "symbol-to-instance-name":
-        return isSymbol(a0) ? instanceName(a0) : FALSE;
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        return instanceName(a0);
       case "instance-name-to-symbol":
-        return isInstanceName(a0) ? a0.name : isSymbol(a0) ? a0 : FALSE;
+        if (isInstanceName(a0)) return a0.name;
+        if (!isSymbol(a0)) throw typeError(name, 1, "instance name or symbol");
+        return a0;
       case "class-existp":
-        return isSymbol(a0) && this.classes.has(a0) ? TRUE : FALSE;
+        if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
+        return this.classes.has(a0) ? TRUE : FALSE;
       case "subclassp":
       case "superclassp": {
         const a = this.namedClass(a0, name);
@@ -1367,23 +1567,26 @@ export class ObjectSystem {
       case "class-reactivep":
       case "slot-existp": {
         const cls = this.namedClass(a0, name);
-        args.slice(1).forEach((v, i) => {
-          if (!isSymbol(v)) throw typeError(name, i + 2, "symbol");
-        });
-        return classQuery(cls, name, args);
+        const slotArg = name === "slot-existp";
+        if (slotArg && !isSymbol(args[1] as Value)) throw typeError(name, 2, "symbol");
+        // A slot the class has nowhere is FALSE before the keyword is looked at.
+        if (slotArg && args[2] !== undefined && !isSymbol(args[2]))
+          throw typeError(name, 3, "symbol");
+        if (slotArg && !cls.slots.some((x) => x.name === args[1])) return FALSE;
+        return classQuery(cls, name, args, inheritFlag(name, args, slotArg ? 3 : 2));
       }
       case "dynamic-get":
-        return this.slotOf(this.currentSelf(), String(a0));
+        return this.slotOf(this.currentSelf(name), String(a0));
       case "dynamic-put":
-        return this.setSlot(this.currentSelf(), String(a0), slotValue(args.slice(1)));
+        return this.setSlot(this.currentSelf(name), String(a0), slotValue(args.slice(1)));
       case "instances":
-        this.host().print("t", this.listing());
+        this.host().print("t", this.instancesCommand(args));
         return VOID;
       case "ppinstance":
-        this.host().print("t", this.printText(this.currentSelf()));
+        this.host().print("t", this.printText(this.currentSelf(name)));
         return VOID;
       case "init-slots": {
-        const self = this.currentSelf();
+        const self = this.currentSelf(name);
         // Only while the instance is being made or initialized (its init message).
         if (!self.overridden) {
           throw rulesRuntimeError("init-slots is only valid while an instance is initialized", {
@@ -1394,6 +1597,13 @@ export class ObjectSystem {
       }
       case "undefmessage-handler":
         return this.undefineHandler(args);
+      case "preview-send":
+        if (!isSymbol(args[1] as Value)) throw typeError(name, 2, "symbol");
+        this.host().print("t", this.previewSend(this.namedClass(a0, name), args[1] as string));
+        return VOID;
+      case "browse-classes":
+        this.host().print("t", browseClasses(this.namedClass(args[0] ?? "OBJECT", name)));
+        return VOID;
       case "describe-class": {
         const cls = this.namedClass(a0, name);
         const handlers = [...cls.cpl].reverse().flatMap((c) => this.handlerList(c));
@@ -1424,7 +1634,7 @@ export class ObjectSystem {
         return n;
       }
       default:
-        return null;
+        return slotFunction(this, name, args);
     }
   }
 }
@@ -1433,8 +1643,7 @@ export class ObjectSystem {
  * The class-introspection functions on one class: `inherit` (the last argument) takes in what
  * the class inherits (every superclass, every subclass at any depth, inherited slots).
  */
-function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
-  const inherit = args[args.length - 1] === "inherit";
+function classQuery(cls: ClassDef, name: string, args: Value[], inherit: boolean): Value {
   switch (name) {
     case "class-superclasses":
       return (inherit ? cls.cpl.slice(1) : cls.supers).map((c) => c.name);
@@ -1464,6 +1673,29 @@ function classQuery(cls: ClassDef, name: string, args: Value[]): Value {
       const slots = inherit ? cls.slots : cls.ownSlots;
       return slots.some((s) => s.name === slot) ? TRUE : FALSE;
     }
+  }
+}
+
+/**
+ * A single-field slot's own default must be one value: a static one that is not is
+ * [INSFUN7], a dynamic one of more than one expression [CSTRNCHK1] (CLIPS checks both when the
+ * class is defined).
+ */
+function singleDefaultCheck(s: ClassSlotAst, value: Value, print: (text: string) => void): void {
+  if (s.dynamic && s.defaults.length > 1) {
+    // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+    print(
+      `[CSTRNCHK1] Expression for slot ${s.name} found in dynamic default value\ndoes not satisfy the cardinality restrictions.\n`,
+    );
+    throw rulesRuntimeError(
+      `the dynamic default of single-field slot ${s.name} has more than one value`,
+      { clips: "" },
+    );
+  }
+  if (!s.dynamic && s.defaults.length > 0 && isMultifield(value)) {
+    throw rulesRuntimeError(`the default of single-field slot ${s.name} is not one value`, {
+      clips: `[INSFUN7] ${formatValue(value)} illegal for single-field slot ${s.name} found in slot default value.`,
+    });
   }
 }
 

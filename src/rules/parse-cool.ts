@@ -12,7 +12,10 @@ import type {
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
+import { type ClassExists, checkDefclass } from "./parse-defclass-check.js";
+import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
+import { checkHandlerHead } from "./parse-handler-head.js";
 import { describe, type SList, type SNode } from "./reader.js";
 import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
@@ -21,7 +24,12 @@ const isSym = (n: SNode | undefined, text?: string): boolean =>
   n?.type === "atom" && n.kind === "symbol" && (text === undefined || n.text === text);
 
 /** `(defclass NAME ["comment"] (is-a SUPER…) [(role …)] [(pattern-match …)] (slot …)… (message-handler …)…)` */
-export function parseDefclass(list: SList, ctx: ParseContext): DefclassAst {
+export function parseDefclass(
+  list: SList,
+  ctx: ParseContext,
+  classExists?: ClassExists,
+): DefclassAst {
+  if (classExists) checkDefclass(list, ctx.currentModule ?? "MAIN", classExists);
   const name = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
   ctx.construct = `defclass ${name}`;
   let at = skipComment(list, 2);
@@ -129,7 +137,15 @@ function parseClassSlot(
           only?.type === "atom" &&
           only.kind === "sfvar" &&
           (only.text === "NONE" || only.text === "DERIVE");
-        defaults = special ? [] : args.map((a) => parseExpr(a, ctx));
+        // A global is looked up when the default is computed ([GLOBLDEF1] then), as in CLIPS.
+        const lenient = { ...ctx, hasGlobal: () => true };
+        // `(default)` is the empty value (not a derived one).
+        const empty: Expr = { k: "const", v: [] };
+        defaults = special
+          ? []
+          : args.length === 0
+            ? [empty]
+            : args.map((a) => parseExpr(a, lenient));
         dynamic = head.text === "default-dynamic";
         required = special && only.text === "NONE";
         break;
@@ -261,7 +277,12 @@ function parseParams(
 const HANDLER_TYPES = new Set(["primary", "before", "after", "around"]);
 
 /** `(defmessage-handler CLASS name [type] ["comment"] (?a…) action…)` */
-export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
+export function parseHandler(
+  list: SList,
+  ctx: ParseContext,
+  classExists?: (name: string) => boolean,
+): HandlerAst {
+  if (classExists) checkHandlerHead(list, ctx.currentModule ?? "MAIN", classExists);
   const cls = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
   const name = symbolAt(list, 2, "a message name", ctx).text;
   ctx.construct = `defmessage-handler ${cls} ${name}`;
@@ -289,7 +310,12 @@ export function parseHandler(list: SList, ctx: ParseContext): HandlerAst {
 }
 
 /** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */
-export function parseDefinstances(list: SList, ctx: ParseContext): DefinstancesAst {
+export function parseDefinstances(
+  list: SList,
+  ctx: ParseContext,
+  classOf?: ClassLookup,
+): DefinstancesAst {
+  if (classOf) checkDefinstances(list, ctx.currentModule ?? "MAIN", classOf);
   const name = symbolAt(list, 1, "a definstances name", ctx).text;
   ctx.construct = `definstances ${name}`;
   let at = 2;

@@ -66,9 +66,12 @@ function headName(list: SList, ctx: ParseContext): string {
     head.type !== "atom" ||
     (head.kind !== "symbol" && head.kind !== "and" && head.kind !== "or")
   ) {
-    const constant = head?.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar";
+    // `()` too: CLIPS reads its `)` where the name belongs.
+    const constant =
+      head === undefined ||
+      (head.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar");
     throw rulesParseError(
-      constant ? head.pos : list.pos,
+      constant && head ? head.pos : list.pos,
       "a function name after '('",
       describe(head),
       {

@@ -195,7 +195,10 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
  * What CLIPS says a slot value breaks (its cardinality, type, allowed values or range, in that
  * order), e.g. "does not match the allowed types"; null when it keeps them all.
  */
-export function slotViolation(slot: SlotDef, v: Value): string | null {
+export function slotViolation(
+  slot: Pick<SlotDef, "multi" | "cardinality" | "types" | "allowed" | "allowedTypes" | "range">,
+  v: Value,
+): string | null {
   const fields = isMultifield(v) ? v : [v];
   if (slot.multi && slot.cardinality) {
     const [low, high] = slot.cardinality;

@@ -69,7 +69,7 @@ describe("COOL error paths stop the batch with CLIPS's message", () => {
 
   it("a superclass that is not defined yet", () => {
     expect(failure("(defclass B (is-a MISSING))").clips).toBe(
-      "[PRNTUTIL1] Unable to find class MISSING.",
+      "[INHERPSR3] A class must be defined after all its superclasses.",
     );
   });
 

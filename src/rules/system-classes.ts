@@ -1,0 +1,20 @@
+/** CLIPS 6.30's system classes in the order it lists them (list-defclasses, get-defclass-list). */
+export const SYSTEM_CLASS_NAMES: readonly string[] = [
+  "FLOAT",
+  "INTEGER",
+  "SYMBOL",
+  "STRING",
+  "MULTIFIELD",
+  "EXTERNAL-ADDRESS",
+  "FACT-ADDRESS",
+  "INSTANCE-ADDRESS",
+  "INSTANCE-NAME",
+  "OBJECT",
+  "PRIMITIVE",
+  "NUMBER",
+  "LEXEME",
+  "ADDRESS",
+  "INSTANCE",
+  "USER",
+  "INITIAL-OBJECT",
+];

@@ -1,0 +1,8 @@
+; Calls CLIPS refuses while parsing: () where a call belongs ([EXPRNPSR1]), arguments to delete-instance and ppinstance ([ARGACCES4])
+(defclass A (is-a USER))
+(make-instance a of A)
+(delete-instance 0)
+(ppinstance 0)
+(initialize-instance ())
+(deffunction f () (printout t () crlf))
+(exit)

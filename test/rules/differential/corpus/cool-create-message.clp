@@ -1,0 +1,11 @@
+; make-instance sends create (USER's handler, then the class's own) before the slot overrides; a deleted instance traces as Stale
+(defclass A (is-a USER) (slot x))
+(defmessage-handler A create after () (printout t "created " (instance-name ?self) " " ?self:x crlf))
+(watch messages)
+(watch instances)
+(watch message-handlers)
+(make-instance a of A (x 1))
+(make-instance a of A (x 2))
+(send [a] create)
+(send [a] delete)
+(exit)

@@ -1,0 +1,13 @@
+; A send is one evaluation level: MSG/HND traces inside a deffunction print ED:2, nested sends one more
+(defclass A (is-a USER) (slot x))
+(defmessage-handler A hi () (printout t "hi" crlf))
+(defmessage-handler A ho () (send ?self hi))
+(deffunction f () (send [a] hi))
+(make-instance a of A)
+(watch messages)
+(watch message-handlers)
+(watch deffunctions)
+(send [a] hi)
+(send [a] ho)
+(f)
+(exit)

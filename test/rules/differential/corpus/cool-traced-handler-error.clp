@@ -1,0 +1,13 @@
+; An error inside a traced handler is printed where it happens, before the HND << and MSG << lines
+(defclass A (is-a USER) (slot x (default abc)))
+(defmessage-handler A boom () (+ 1 ?self:x) (printout t "not reached" crlf))
+(defmessage-handler A boom before () (printout t "before" crlf))
+(defmessage-handler A outer () (send ?self boom))
+(make-instance a of A)
+(watch messages)
+(watch message-handlers)
+(send [a] boom)
+(send [a] outer)
+(unwatch message-handlers)
+(send [a] outer)
+(exit)
