@@ -195,6 +195,7 @@ export const COMMANDS = new Set([
   "undeffunction",
   "undefglobal",
   "undeffacts",
+  "undeftemplate",
   "list-defrules",
   "list-deftemplates",
   "list-deffacts",

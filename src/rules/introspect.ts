@@ -22,6 +22,8 @@ export interface IntrospectionHost {
   classes(): string[];
   /** Whether MAIN still has the built-in initial-fact deffacts (`undeffacts` deletes it). */
   initialFacts(): boolean;
+  /** Whether MAIN still has the built-in initial-fact deftemplate (`undeftemplate` deletes it). */
+  initialTemplate(): boolean;
   /** The current value of `module`'s global `name` (`show-defglobals`). */
   globalValue(name: string, module: string): Value;
 }
@@ -191,7 +193,9 @@ function names(host: IntrospectionHost, kind: ConstructKind, module: string): st
 
 /** The built-in construct of `kind` there is (none once the initial-fact deffacts is deleted). */
 function builtIn(host: IntrospectionHost, kind: ConstructKind): string | undefined {
-  return kind === "deffacts" && !host.initialFacts() ? undefined : BUILT_IN[kind];
+  if (kind === "deffacts" && !host.initialFacts()) return undefined;
+  if (kind === "deftemplate" && !host.initialTemplate()) return undefined;
+  return BUILT_IN[kind];
 }
 
 /** The constructs CLIPS 6.30 defines itself, listed first in MAIN and kept without text. */
