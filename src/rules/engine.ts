@@ -93,12 +93,7 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
-import {
-  templateInUse,
-  UNDEFINE_COMMANDS,
-  type UndefineHost,
-  undefine,
-} from "./undefine.js";
+import { templateInUse, UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,
   decodeValue,
@@ -547,7 +542,11 @@ export class RuleEngine {
       throw error;
     }
     this.beforeReplacing();
-    this.undefineHost.remove("deftemplate", name, this.texts.moduleOf("deftemplate", name) ?? module);
+    this.undefineHost.remove(
+      "deftemplate",
+      name,
+      this.texts.moduleOf("deftemplate", name) ?? module,
+    );
   }
 
   private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
