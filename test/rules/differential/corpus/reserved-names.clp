@@ -8,5 +8,4 @@
 (deffacts d (a) (exists 1))
 (defrule r => (assert (forall)))
 (facts)
-(list-deftemplates)
 (exit)
