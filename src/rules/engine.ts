@@ -84,6 +84,7 @@ import {
   setAct,
   snapshotEntryKey,
 } from "./rule-entry.js";
+import { salienceWhenDefined } from "./salience.js";
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
@@ -765,7 +766,7 @@ export class RuleEngine {
         }
         return v;
       };
-      rule = { ...ast, salience: dynamic() };
+      rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
     this.rules.set(ast.name, entry);

@@ -77,16 +77,28 @@ function pattern(ce: PatternCE, bound: Set<string>, n: number, construct: string
 }
 
 function constraint(field: FieldConstraint, bound: Set<string>, where: string, construct: string) {
-  for (const alt of field.alts) {
-    for (const term of alt) termCheck(term, bound, where, construct);
+  // Only a variable standing first in a field binds, and not when `|` follows it directly
+  // (`?x&a|b` binds ?x, `?x|b` does not); any other one reads.
+  const first = field.alts[0];
+  const leads = first !== undefined && (field.alts.length === 1 || first.length > 1);
+  for (const [i, alt] of field.alts.entries()) {
+    for (const [j, term] of alt.entries()) {
+      termCheck(term, bound, where, construct, leads && i === 0 && j === 0);
+    }
   }
 }
 
-function termCheck(term: Term, bound: Set<string>, where: string, construct: string) {
+function termCheck(
+  term: Term,
+  bound: Set<string>,
+  where: string,
+  construct: string,
+  binds: boolean,
+) {
   if (term.kind === "lit") return;
   if (term.kind === "var") {
     if (bound.has(term.name)) return;
-    if (!term.neg) {
+    if (!term.neg && binds) {
       bound.add(term.name);
       return;
     }

@@ -380,8 +380,9 @@ function parseDeclare(
       });
     }
     if (key === "salience" && v !== undefined && (v.type === "list" || v.kind === "gvar")) {
-      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says.
-      salienceExpr = parseExpr(v, ctx);
+      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says. CLIPS
+      // evaluates it when the rule is defined: an undefined global is [GLOBLDEF1] then, not here.
+      salienceExpr = parseExpr(v, { ...ctx, hasGlobal: () => true });
     } else if (key === "salience") {
       if (v?.type !== "atom" || v.kind !== "integer") {
         throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
