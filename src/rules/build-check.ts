@@ -6,6 +6,7 @@
  */
 import type { CE, Expr, FieldConstraint, RuleAst, Term } from "./ast.js";
 import { type Compiled, type CompileOptions, compileExpr } from "./evaluate.js";
+import { checkRuleConstraints } from "./rule-constraints.js";
 import { FALSE } from "./values.js";
 
 const BOUND: Compiled = () => FALSE;
@@ -14,7 +15,7 @@ const BOUND: Compiled = () => FALSE;
  * True when the network build cannot refuse `ast`: no actions, no dynamic salience, only pattern and test CEs (no
  * or/not/exists/forall, no fact-address variables, no multifield fields), every variable read
  * by a field or a test bound by an earlier field, and every expression compiling as the build
- * compiles it (arity, no `bind`).
+ * compiles it (arity, no `bind`), and no [RULECSTR1] constraint conflict.
  */
 export function buildsSurely(ast: RuleAst): boolean {
   // A dynamic salience is evaluated when the rule is defined, which may fail.
@@ -23,7 +24,17 @@ export function buildsSurely(ast: RuleAst): boolean {
   // One set of compile options per rule, not one closure per expression.
   const opts: CompileOptions = { resolve: (name) => (bound.has(name) ? BOUND : null), rhs: false };
   for (const ce of ast.ces) if (!ceBuilds(ce, bound, opts)) return false;
-  return true;
+  return matchable(ast);
+}
+
+/** Whether CLIPS's static constraint check ([RULECSTR1]) lets the rule be built. */
+function matchable(ast: RuleAst): boolean {
+  try {
+    checkRuleConstraints(ast.ces, `defrule ${ast.name}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {

@@ -124,12 +124,25 @@ function unbound(name: string, pos: SourcePos, construct: string, clipsTail: str
 }
 
 function fail(v: VarExpr, expr: Expr, where: string, construct: string): never {
+  // CLIPS names the call the variable is an argument of, not the whole expression.
+  const call = callHolding(expr, v) ?? expr;
   throw unbound(
     v.name,
     v.pos,
     construct,
-    `found in the expression ${printExpr(expr)}\nwas referenced in ${where} before being defined.`,
+    `found in the expression ${printExpr(call)}\nwas referenced in ${where} before being defined.`,
   );
+}
+
+/** The call in `expr` that has `v` among its own arguments, or null. */
+function callHolding(expr: Expr, v: VarExpr): Expr | null {
+  if (expr.k !== "call") return null;
+  if (expr.args.includes(v)) return expr;
+  for (const a of expr.args) {
+    const found = callHolding(a, v);
+    if (found) return found;
+  }
+  return null;
 }
 
 type VarExpr = Expr & { k: "var" };
