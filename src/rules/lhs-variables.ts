@@ -160,7 +160,7 @@ function firstUnbound(expr: Expr, bound: ReadonlySet<string>): VarExpr | null {
 }
 
 /** An expression as CLIPS's PrintExpression writes it. */
-function printExpr(expr: Expr): string {
+export function printExpr(expr: Expr): string {
   switch (expr.k) {
     case "const":
       return formatValue(expr.v);

@@ -13,8 +13,9 @@
  * // (defrule r (foo (x ?x) (y ?x)) =>) fails with
  * // "[RULECSTR1] Variable ?x in CE #1 slot y\nhas constraint conflicts which make the pattern unmatchable."
  */
-import type { CE, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
+import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
+import { printExpr } from "./lhs-variables.js";
 import {
   ANY,
   constantDomain,
@@ -37,6 +38,7 @@ export function checkRuleConstraints(ces: readonly CE[], construct: string): voi
         return;
       case "test":
         counter.n++;
+        restrictArgs(ce.expr, vars, `CE #${counter.n}`, construct);
         return;
       case "not":
         walk(ce.ce);
@@ -86,6 +88,10 @@ function check(
       throw conflict(field, `${who} ${where}`, construct);
     }
     for (const t of terms) if (t.kind === "var" && !t.neg) vars.set(t.name, d);
+    for (const t of terms) {
+      if (t.kind === "pred" || t.kind === "ret")
+        restrictArgs(t.expr, vars, `CE #${n} ${where}`, construct);
+    }
   } else if (field.alts.every((alt) => isEmpty(narrowed(alt, base, vars)))) {
     throw conflict(field, `Pattern #${n} ${where}`, construct);
   }
@@ -101,6 +107,49 @@ function narrowed(terms: readonly Term[], base: Domain, vars: ReadonlyMap<string
   }
   for (const t of terms) if (t.neg && t.kind === "lit") d = without(d, t.value);
   return d;
+}
+
+/** The functions whose every argument must be a number (CLIPS's "n" restriction). */
+const NUMERIC_ARGS = new Set([
+  "+",
+  "-",
+  "*",
+  "/",
+  ">",
+  "<",
+  ">=",
+  "<=",
+  "=",
+  "<>",
+  "abs",
+  "min",
+  "max",
+]);
+
+const NUMBER: Domain = { ...ANY, types: new Set(["INTEGER", "FLOAT"]) };
+
+/**
+ * [RULECSTR2] when a variable whose values are all non-numbers is a numeric function's
+ * argument in a pattern's predicate or a test CE; otherwise the call narrows it to numbers.
+ */
+function restrictArgs(expr: Expr, vars: Map<string, Domain>, where: string, construct: string) {
+  if (expr.k !== "call") return;
+  const numeric = NUMERIC_ARGS.has(expr.fn);
+  for (const [i, a] of expr.args.entries()) {
+    const d = a.k === "var" && !a.mf ? vars.get(a.name) : undefined;
+    if (numeric && a.k === "var" && d !== undefined) {
+      const left = intersect(d, NUMBER);
+      if (isEmpty(left)) {
+        throw rulesLoadError(a.pos, `?${a.name} can never be a number here`, {
+          construct,
+          clips: `[RULECSTR2] Previous variable bindings of ?${a.name} caused the type restrictions\nfor argument #${i + 1} of the expression ${printExpr(expr)}\nfound in ${where} to be violated.`,
+          echoWhole: true,
+        });
+      }
+      vars.set(a.name, left);
+    }
+    restrictArgs(a, vars, where, construct);
+  }
 }
 
 function conflict(field: FieldConstraint, where: string, construct: string): Error {
