@@ -16,6 +16,7 @@
 import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
 import { printExpr } from "./lhs-variables.js";
+import { NUMBER, NUMERIC_ARGS } from "./rhs-constraints.js";
 import {
   ANY,
   constantDomain,
@@ -26,8 +27,14 @@ import {
   without,
 } from "./value-domain.js";
 
-/** Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces`. */
-export function checkRuleConstraints(ces: readonly CE[], construct: string): void {
+/**
+ * Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces` ([RULECSTR2] for a
+ * numeric call no value fits); returns what each variable may hold after them.
+ */
+export function checkRuleConstraints(
+  ces: readonly CE[],
+  construct: string,
+): ReadonlyMap<string, Domain> {
   const vars = new Map<string, Domain>();
   const counter = { n: 0 };
   const walk = (ce: CE): void => {
@@ -52,6 +59,7 @@ export function checkRuleConstraints(ces: readonly CE[], construct: string): voi
     }
   };
   for (const ce of ces) walk(ce);
+  return vars;
 }
 
 function pattern(ce: PatternCE, n: number, vars: Map<string, Domain>, construct: string): void {
@@ -108,25 +116,6 @@ function narrowed(terms: readonly Term[], base: Domain, vars: ReadonlyMap<string
   for (const t of terms) if (t.neg && t.kind === "lit") d = without(d, t.value);
   return d;
 }
-
-/** The functions whose every argument must be a number (CLIPS's "n" restriction). */
-const NUMERIC_ARGS = new Set([
-  "+",
-  "-",
-  "*",
-  "/",
-  ">",
-  "<",
-  ">=",
-  "<=",
-  "=",
-  "<>",
-  "abs",
-  "min",
-  "max",
-]);
-
-const NUMBER: Domain = { ...ANY, types: new Set(["INTEGER", "FLOAT"]) };
 
 /**
  * [RULECSTR2] when a variable whose values are all non-numbers is a numeric function's
