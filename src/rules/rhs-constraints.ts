@@ -58,7 +58,8 @@ export function checkRhsConstraints(
   for (const e of actions) visit(e, vars, construct);
 }
 
-function returned(value: readonly Expr[]): Domain {
+/** What the expression(s) of a bind or a `=(…)` constraint may return, as far as Keel knows. */
+export function returned(value: readonly Expr[]): Domain {
   const only = value.length === 1 ? value[0] : undefined;
   if (only?.k === "const") return constantDomain(only.v);
   if (only?.k === "call") {

@@ -16,7 +16,8 @@
 import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
 import { printExpr } from "./lhs-variables.js";
-import { NUMBER, NUMERIC_ARGS } from "./rhs-constraints.js";
+import { checkMultislot, type Sizes } from "./multislot-cardinality.js";
+import { NUMBER, NUMERIC_ARGS, returned } from "./rhs-constraints.js";
 import {
   ANY,
   constantDomain,
@@ -36,12 +37,13 @@ export function checkRuleConstraints(
   construct: string,
 ): ReadonlyMap<string, Domain> {
   const vars = new Map<string, Domain>();
+  const sizes = new Map<string, Sizes>();
   const counter = { n: 0 };
   const walk = (ce: CE): void => {
     switch (ce.type) {
       case "pattern":
         counter.n++;
-        pattern(ce, counter.n, vars, construct);
+        pattern(ce, counter.n, vars, sizes, construct);
         return;
       case "test":
         counter.n++;
@@ -62,7 +64,13 @@ export function checkRuleConstraints(
   return vars;
 }
 
-function pattern(ce: PatternCE, n: number, vars: Map<string, Domain>, construct: string): void {
+function pattern(
+  ce: PatternCE,
+  n: number,
+  vars: Map<string, Domain>,
+  sizes: Map<string, Sizes>,
+  construct: string,
+): void {
   if (!ce.template) {
     for (const [i, field] of ce.fields.entries()) {
       if (!field.multi) check(field, ANY, n, `field #${i + 1}`, vars, construct);
@@ -72,6 +80,7 @@ function pattern(ce: PatternCE, n: number, vars: Map<string, Domain>, construct:
   for (const [index, fields] of ce.slots) {
     const slot = ce.template.slots[index] as SlotDef;
     const field = fields[0];
+    if (slot.multi) checkMultislot(fields, slot, n, sizes, construct);
     if (slot.multi || fields.length !== 1 || field === undefined || field.multi) continue;
     check(field, slotDomain(slot), n, `slot ${slot.name}`, vars, construct);
   }
@@ -112,6 +121,7 @@ function narrowed(terms: readonly Term[], base: Domain, vars: ReadonlyMap<string
     if (t.neg) continue;
     if (t.kind === "var") d = intersect(d, vars.get(t.name) ?? ANY);
     else if (t.kind === "lit") d = intersect(d, constantDomain(t.value));
+    else if (t.kind === "ret") d = intersect(d, returned([t.expr]));
   }
   for (const t of terms) if (t.neg && t.kind === "lit") d = without(d, t.value);
   return d;
