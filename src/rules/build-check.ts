@@ -6,23 +6,35 @@
  */
 import type { CE, Expr, FieldConstraint, RuleAst, Term } from "./ast.js";
 import { type Compiled, type CompileOptions, compileExpr } from "./evaluate.js";
+import { checkRuleConstraints } from "./rule-constraints.js";
 import { FALSE } from "./values.js";
 
 const BOUND: Compiled = () => FALSE;
 
 /**
- * True when the network build cannot refuse `ast`: no actions, only pattern and test CEs (no
+ * True when the network build cannot refuse `ast`: no actions, no dynamic salience, only pattern and test CEs (no
  * or/not/exists/forall, no fact-address variables, no multifield fields), every variable read
  * by a field or a test bound by an earlier field, and every expression compiling as the build
- * compiles it (arity, no `bind`).
+ * compiles it (arity, no `bind`), and no [RULECSTR1] constraint conflict.
  */
 export function buildsSurely(ast: RuleAst): boolean {
-  if (ast.actions.length > 0) return false;
+  // A dynamic salience is evaluated when the rule is defined, which may fail.
+  if (ast.actions.length > 0 || ast.salienceExpr !== undefined) return false;
   const bound = new Set<string>();
   // One set of compile options per rule, not one closure per expression.
   const opts: CompileOptions = { resolve: (name) => (bound.has(name) ? BOUND : null), rhs: false };
   for (const ce of ast.ces) if (!ceBuilds(ce, bound, opts)) return false;
-  return true;
+  return matchable(ast);
+}
+
+/** Whether CLIPS's static constraint check ([RULECSTR1]) lets the rule be built. */
+function matchable(ast: RuleAst): boolean {
+  try {
+    checkRuleConstraints(ast.ces, `defrule ${ast.name}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {
@@ -38,8 +50,10 @@ function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {
 function fieldBuilds(fc: FieldConstraint, bound: Set<string>, opts: CompileOptions): boolean {
   if (fc.multi) return false;
   // A field led by a new variable binds it (field-plan.ts): the rest of the field may read it.
+  // `?x|b` binds nothing (lhs-variables.ts).
   const lead = fc.alts[0]?.[0];
-  const binds = lead?.kind === "var" && !lead.neg && !lead.mf && !bound.has(lead.name);
+  const leads = fc.alts.length === 1 || (fc.alts[0]?.length ?? 0) > 1;
+  const binds = leads && lead?.kind === "var" && !lead.neg && !lead.mf && !bound.has(lead.name);
   if (binds) bound.add(lead.name);
   for (const alt of fc.alts) {
     for (const t of alt) {

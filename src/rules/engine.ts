@@ -85,6 +85,7 @@ import {
   setAct,
   snapshotEntryKey,
 } from "./rule-entry.js";
+import { salienceWhenDefined } from "./salience.js";
 import { type SortHost, sortCommand } from "./sort.js";
 import { isStrategy, STRATEGIES } from "./strategy.js";
 import { Switches } from "./switches.js";
@@ -95,7 +96,7 @@ import {
   templateFunction,
 } from "./template-functions.js";
 import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
-import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
+import { templateInUse, UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import { type UndefinstancesHost, undefinstances } from "./undefinstances.js";
 import {
   ClipsString,
@@ -169,10 +170,13 @@ export class RuleEngine {
   private readonly texts = new ConstructTexts();
   /** Whether the built-in initial-fact deffacts is defined (`undeffacts` may delete it). */
   private initialFacts = true;
+  /** Whether the built-in initial-fact deftemplate is defined (`undeftemplate` may delete it). */
+  private initialTemplate = true;
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
     initialFacts: () => this.initialFacts,
     initialObject: () => this.objects.initialObject,
+    initialTemplate: () => this.initialTemplate,
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
@@ -527,6 +531,29 @@ export class RuleEngine {
     this.texts.record(form, this.module);
   }
 
+  /**
+   * CLIPS replaces a deftemplate no rule, deffacts, assert or fact uses (the old text goes);
+   * one in use stays and the new one is [CSTRCPSR4].
+   */
+  private redefiningTemplate(name: string, form: SList): void {
+    const module = constructModule(form, this.module);
+    if (templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0) {
+      const error = rulesLoadError(form.pos, `deftemplate ${name} is in use, not redefined`, {
+        clips: `[CSTRCPSR4] Cannot redefine deftemplate ${name} while it is in use.`,
+        hint: "Retract its facts and delete the rules and constructs using it first.",
+      });
+      // CLIPS checks once it has read the name: its echo stops there.
+      Object.assign(error.details, { echoText: `(deftemplate ${module}::${name}` });
+      throw error;
+    }
+    this.beforeReplacing();
+    this.undefineHost.remove(
+      "deftemplate",
+      name,
+      this.texts.moduleOf("deftemplate", name) ?? module,
+    );
+  }
+
   private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
@@ -534,13 +561,10 @@ export class RuleEngine {
     switch (head) {
       case "deftemplate": {
         const t = parseDeftemplate(form, ctx);
-        if (this.templates.has(t.name)) {
-          throw rulesLoadError(form.pos, `deftemplate ${t.name} is already defined`, {
-            hint: "Template redefinition is not supported; clear the engine first.",
-          });
-        }
+        if (this.templates.has(t.name)) this.redefiningTemplate(t.name, form);
         this.templates.set(t.name, t);
         const key = this.constructLog.other({ source: form.source });
+        this.logKeys.set(`deftemplate ${constructModule(form, this.module)}::${t.name}`, key);
         this.journal({ kind: "template", name: t.name, key });
         return;
       }
@@ -760,7 +784,7 @@ export class RuleEngine {
         }
         return v;
       };
-      rule = { ...ast, salience: dynamic() };
+      rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
     this.rules.set(ast.name, entry);
@@ -1128,6 +1152,7 @@ export class RuleEngine {
     this.templates = new Map();
     this.deffacts = new Map();
     this.initialFacts = true;
+    this.initialTemplate = true;
     this.rules = new Map();
     this.constructLog = new ConstructLog();
     this.logKeys = new Map();
@@ -1340,10 +1365,14 @@ export class RuleEngine {
   private readonly undefineHost: UndefineHost = {
     texts: this.texts,
     module: () => this.module,
-    busy: (kind, name) => kind === "deffunction" && this.procs.running(name),
+    busy: (kind, name) =>
+      kind === "deftemplate"
+        ? this.wm.ofRelation(name).length > 0
+        : kind === "deffunction" && this.procs.running(name),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
+      else if (kind === "deftemplate") this.templates.delete(name);
       else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
@@ -1359,6 +1388,10 @@ export class RuleEngine {
     initialFacts: () => this.initialFacts,
     dropInitialFacts: () => {
       this.initialFacts = false;
+    },
+    initialTemplate: () => this.initialTemplate,
+    dropInitialTemplate: () => {
+      this.initialTemplate = false;
     },
   };
 

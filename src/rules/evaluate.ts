@@ -201,6 +201,7 @@ export const COMMANDS = new Set([
   "undeffacts",
   "undefclass",
   "undefinstances",
+  "undeftemplate",
   "list-defrules",
   "list-deftemplates",
   "list-deffacts",

@@ -444,6 +444,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["undeffunction", 1, 1],
       ["undefglobal", 1, 1],
       ["undeffacts", 1, 1],
+      ["undeftemplate", 1, 1],
       ["list-defrules", 0, 1],
       ["list-deftemplates", 0, 1],
       ["list-deffacts", 0, 1],

@@ -24,6 +24,8 @@ export interface IntrospectionHost {
   initialFacts(): boolean;
   /** Whether MAIN still has the built-in initial-object definstances (`undefinstances`). */
   initialObject(): boolean;
+  /** Whether MAIN still has the built-in initial-fact deftemplate (`undeftemplate` deletes it). */
+  initialTemplate(): boolean;
   /** The current value of `module`'s global `name` (`show-defglobals`). */
   globalValue(name: string, module: string): Value;
 }
@@ -194,6 +196,7 @@ function names(host: IntrospectionHost, kind: ConstructKind, module: string): st
 /** The built-in construct of `kind` there is (none once the initial-fact deffacts is deleted). */
 function builtIn(host: IntrospectionHost, kind: ConstructKind): string | undefined {
   if (kind === "deffacts" && !host.initialFacts()) return undefined;
+  if (kind === "deftemplate" && !host.initialTemplate()) return undefined;
   return kind === "definstances" && !host.initialObject() ? undefined : BUILT_IN[kind];
 }
 

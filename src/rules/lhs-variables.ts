@@ -77,16 +77,28 @@ function pattern(ce: PatternCE, bound: Set<string>, n: number, construct: string
 }
 
 function constraint(field: FieldConstraint, bound: Set<string>, where: string, construct: string) {
-  for (const alt of field.alts) {
-    for (const term of alt) termCheck(term, bound, where, construct);
+  // Only a variable standing first in a field binds, and not when `|` follows it directly
+  // (`?x&a|b` binds ?x, `?x|b` does not); any other one reads.
+  const first = field.alts[0];
+  const leads = first !== undefined && (field.alts.length === 1 || first.length > 1);
+  for (const [i, alt] of field.alts.entries()) {
+    for (const [j, term] of alt.entries()) {
+      termCheck(term, bound, where, construct, leads && i === 0 && j === 0);
+    }
   }
 }
 
-function termCheck(term: Term, bound: Set<string>, where: string, construct: string) {
+function termCheck(
+  term: Term,
+  bound: Set<string>,
+  where: string,
+  construct: string,
+  binds: boolean,
+) {
   if (term.kind === "lit") return;
   if (term.kind === "var") {
     if (bound.has(term.name)) return;
-    if (!term.neg) {
+    if (!term.neg && binds) {
       bound.add(term.name);
       return;
     }
@@ -112,12 +124,25 @@ function unbound(name: string, pos: SourcePos, construct: string, clipsTail: str
 }
 
 function fail(v: VarExpr, expr: Expr, where: string, construct: string): never {
+  // CLIPS names the call the variable is an argument of, not the whole expression.
+  const call = callHolding(expr, v) ?? expr;
   throw unbound(
     v.name,
     v.pos,
     construct,
-    `found in the expression ${printExpr(expr)}\nwas referenced in ${where} before being defined.`,
+    `found in the expression ${printExpr(call)}\nwas referenced in ${where} before being defined.`,
   );
+}
+
+/** The call in `expr` that has `v` among its own arguments, or null. */
+function callHolding(expr: Expr, v: VarExpr): Expr | null {
+  if (expr.k !== "call") return null;
+  if (expr.args.includes(v)) return expr;
+  for (const a of expr.args) {
+    const found = callHolding(a, v);
+    if (found) return found;
+  }
+  return null;
 }
 
 type VarExpr = Expr & { k: "var" };
@@ -135,7 +160,7 @@ function firstUnbound(expr: Expr, bound: ReadonlySet<string>): VarExpr | null {
 }
 
 /** An expression as CLIPS's PrintExpression writes it. */
-function printExpr(expr: Expr): string {
+export function printExpr(expr: Expr): string {
   switch (expr.k) {
     case "const":
       return formatValue(expr.v);

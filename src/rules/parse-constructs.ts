@@ -17,8 +17,11 @@ import {
   type ParseContext,
   parseExpr,
   parseFactSpec,
+  RESERVED_RELATIONS,
+  reservedName,
   splitModuleName,
 } from "./parse-expr.js";
+import { tokenText } from "./pp-reader.js";
 import { describe, type SAtom, type SList, type SNode, type SourcePos } from "./reader.js";
 import { checkRhsSlots } from "./rhs-slot-check.js";
 import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
@@ -44,8 +47,19 @@ const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
-  const { name } = splitModuleName(symbolAt(list, 1, "a deftemplate name", ctx).text, ctx);
+  const nameAtom = symbolAt(list, 1, "a deftemplate name", ctx);
+  const { module, name } = splitModuleName(nameAtom.text, ctx);
   ctx.construct = `deftemplate ${name}`;
+  if (RESERVED_RELATIONS.has(name)) {
+    const error = reservedName({ ...nameAtom, text: name }, "deftemplate", ctx);
+    // CLIPS checks once it read the token after the name (and comment): its echo ends there.
+    const at = skipComment(list, 2);
+    const comment = at > 2 ? ` ${tokenText(list.items[2] as SAtom)}` : "";
+    const next = list.items[at];
+    const tail = next === undefined ? ")" : `\n   ${next.type === "list" ? "(" : tokenText(next)}`;
+    Object.assign(error.details, { echoText: `(deftemplate ${module}::${name}${comment}${tail}` });
+    throw error;
+  }
   const slots: SlotDef[] = [];
   const slotIndex = new Map<string, number>();
   for (const node of list.items.slice(skipComment(list, 2))) {
@@ -366,8 +380,9 @@ function parseDeclare(
       });
     }
     if (key === "salience" && v !== undefined && (v.type === "list" || v.kind === "gvar")) {
-      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says.
-      salienceExpr = parseExpr(v, ctx);
+      // Dynamic salience: a global or a call, evaluated as set-salience-evaluation says. CLIPS
+      // evaluates it when the rule is defined: an undefined global is [GLOBLDEF1] then, not here.
+      salienceExpr = parseExpr(v, { ...ctx, hasGlobal: () => true });
     } else if (key === "salience") {
       if (v?.type !== "atom" || v.kind !== "integer") {
         throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
@@ -543,18 +558,25 @@ function parseBoundPattern(items: SNode[], i: number, ctx: ParseContext): Patter
   return parsePattern(pattern, ctx, (n as SAtom).text);
 }
 
+/** CLIPS's error for a pattern whose first field is not a relation name; the echo ends at `at`. */
+function firstFieldError(at: SNode, ctx: ParseContext): Error {
+  return rulesParseError(at.pos, "a relation name at the start of a pattern", describe(at), {
+    construct: ctx.construct,
+    clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the first field of a pattern.",
+    echoThrough: true,
+  });
+}
+
 function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null): PatternCE {
   const items = list.items;
   const head = items[0];
   if (head === undefined || head.type !== "atom" || head.kind !== "symbol") {
-    throw rulesParseError(
-      head?.pos ?? list.pos,
-      "a relation name at the start of a pattern",
-      describe(head),
-      {
-        construct: ctx.construct,
-      },
-    );
+    throw firstFieldError(head ?? list, ctx);
+  }
+  // A connective after the relation name: CLIPS reads the first field as a constant only.
+  const second = items[1];
+  if (second?.type === "atom" && (second.kind === "and" || second.kind === "or")) {
+    throw firstFieldError(second, ctx);
   }
   if (head.text === "=") {
     // `=` opens a return-value constraint; CLIPS refuses it as a pattern's first field.

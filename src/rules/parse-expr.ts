@@ -1,3 +1,4 @@
+import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotDef, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
@@ -626,6 +627,34 @@ function parseFieldExprs(items: SNode[], ctx: ParseContext): Expr[] {
 
 const RHS_PATTERNS = "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for RHS patterns.";
 
+/** The symbols CLIPS reads as conditional elements, never as a relation or deftemplate name. */
+export const RESERVED_RELATIONS: ReadonlySet<string> = new Set([
+  "and",
+  "not",
+  "or",
+  "test",
+  "logical",
+  "exists",
+  "forall",
+  "object",
+]);
+
+/** CLIPS's [PATTERN1] for a reserved symbol used as a `relation` or `deftemplate` name. */
+export function reservedName(
+  at: SNode,
+  what: "relation" | "deftemplate",
+  ctx: ParseContext,
+  echo: "echoThrough" | "echoOpen" | "echoWhole" = "echoThrough",
+): KeelError {
+  const name = at.type === "atom" ? at.text : "";
+  const error = rulesParseError(at.pos, `a ${what} name other than ${name}`, `'${name}'`, {
+    construct: ctx.construct,
+    clips: `[PATTERN1] The symbol ${name} has special meaning\nand may not be used as a ${what} name.`,
+  });
+  Object.assign(error.details, { [echo]: true });
+  return error;
+}
+
 /** A fact in `assert` or `deffacts`: ordered, or template when the relation names a deftemplate. */
 export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   if (node.type !== "list") {
@@ -645,6 +674,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       echoThrough: true,
     });
   }
+  if (RESERVED_RELATIONS.has(head.text)) throw reservedName(head, "relation", ctx);
   const template = ctx.template(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));

@@ -8,7 +8,9 @@ import { checkLhsVariables } from "./lhs-variables.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
+import { checkRhsConstraints } from "./rhs-constraints.js";
 import { checkRhsVariables } from "./rhs-variables.js";
+import { checkRuleConstraints } from "./rule-constraints.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
 import { ruleComplexity } from "./strategy.js";
 
@@ -33,6 +35,9 @@ export function compileRule(
 ): RuleEntry {
   // CLIPS's [ANALYSIS4] before building: a variable read before any CE binds it.
   checkLhsVariables(ast.ces, `defrule ${ast.name}`);
+  // Then its static constraint check: [RULECSTR1] for a pattern no fact can match.
+  const lhs = checkRuleConstraints(ast.ces, `defrule ${ast.name}`);
+  checkRhsConstraints(ast.actions, lhs, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
   const entry: RuleEntry = {

@@ -1,13 +1,14 @@
 /**
- * `undeffunction`, `undefglobal` and `undeffacts` as CLIPS 6.30's UndefconstructCommand
- * (cstrccom.c): one symbol argument, `*` for every construct of the kind in the current module;
- * a name not found is `[PRNTUTIL1]`; a construct still in use (called or read by another
- * construct, or running) stays and is `[PRNTUTIL4]`.
+ * `undeffunction`, `undefglobal`, `undeffacts` and `undeftemplate` as CLIPS 6.30's
+ * UndefconstructCommand (cstrccom.c): one symbol argument, `*` for every construct of the kind in
+ * the current module (unless one is named `*`: CLIPS looks the name up first); a name not found
+ * is `[PRNTUTIL1]`; a construct still in use (called or read by another construct, matched by a
+ * rule, holding facts, or running) stays and is `[PRNTUTIL4]`.
  */
 import type { ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { splitName } from "./construct-texts.js";
 import { rulesRuntimeError } from "./errors.js";
-import type { SNode } from "./reader.js";
+import type { SList, SNode } from "./reader.js";
 import type { Value } from "./values.js";
 
 /** The undef commands this file serves, with the construct kind each deletes. */
@@ -15,6 +16,7 @@ export const UNDEFINE_COMMANDS: ReadonlyMap<string, ConstructKind> = new Map([
   ["undeffunction", "deffunction"],
   ["undefglobal", "defglobal"],
   ["undeffacts", "deffacts"],
+  ["undeftemplate", "deftemplate"],
 ]);
 
 /** What the engine gives the command. */
@@ -22,7 +24,7 @@ export interface UndefineHost {
   readonly texts: ConstructTexts;
   /** The current module (`*` deletes in it only). */
   module(): string;
-  /** Whether the construct is running now (a deffunction in its body). */
+  /** Whether the construct is busy now: a deffunction in its body, a deftemplate with facts. */
   busy(kind: ConstructKind, name: string): boolean;
   /** Deletes the construct `module::name` from the engine (its text too). */
   remove(kind: ConstructKind, name: string, module: string): void;
@@ -31,7 +33,13 @@ export interface UndefineHost {
   initialFacts(): boolean;
   /** Deletes the built-in initial-fact deffacts: `(reset)` then asserts no `(initial-fact)`. */
   dropInitialFacts(): void;
+  /** Whether MAIN still has the built-in initial-fact deftemplate. */
+  initialTemplate(): boolean;
+  /** Deletes the built-in initial-fact deftemplate. */
+  dropInitialTemplate(): void;
 }
+
+const INITIAL = "initial-fact";
 
 /** Runs `(undef… name)`; the argument count is checked where the call is parsed. */
 export function undefine(command: string, args: readonly Value[], host: UndefineHost): void {
@@ -44,10 +52,11 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
     });
   }
   const [module, name] = splitName(target, host.module());
-  // The built-in initial-fact deffacts has no text but can be deleted too.
-  const builtIn = kind === "deffacts" && module === "MAIN" && host.initialFacts();
-  if (builtIn && name === "initial-fact") {
-    host.dropInitialFacts();
+  // The built-in initial-fact deffacts and deftemplate have no text but can be deleted too.
+  const builtIn = module === "MAIN" && hasBuiltIn(kind, host);
+  if (builtIn && name === INITIAL) {
+    if (builtInBusy(kind, host)) host.print(`[PRNTUTIL4] Unable to delete ${kind} ${INITIAL}.\n`);
+    else dropBuiltIn(kind, host);
     return;
   }
   const found = host.texts.has(kind, `${module}::${name}`);
@@ -59,7 +68,10 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
   }
   const from = found ? module : host.module();
   const names = found ? [name] : host.texts.names(kind, from);
-  if (!found && builtIn && from === "MAIN") host.dropInitialFacts();
+  if (!found && from === "MAIN" && hasBuiltIn(kind, host)) {
+    if (builtInBusy(kind, host)) host.print(`[PRNTUTIL4] Unable to delete ${kind} ${INITIAL}.\n`);
+    else dropBuiltIn(kind, host);
+  }
   const kept: string[] = [];
   for (const n of names) {
     if (host.busy(kind, n) || referenced(host.texts, kind, n, !found)) {
@@ -81,6 +93,21 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
   }
 }
 
+function hasBuiltIn(kind: ConstructKind, host: UndefineHost): boolean {
+  if (kind === "deffacts") return host.initialFacts();
+  return kind === "deftemplate" && host.initialTemplate();
+}
+
+/** The initial-fact deftemplate is in use while its deffacts or an (initial-fact) fact is. */
+function builtInBusy(kind: ConstructKind, host: UndefineHost): boolean {
+  return kind === "deftemplate" && (host.initialFacts() || host.busy(kind, INITIAL));
+}
+
+function dropBuiltIn(kind: ConstructKind, host: UndefineHost): void {
+  if (kind === "deffacts") host.dropInitialFacts();
+  else host.dropInitialTemplate();
+}
+
 /** Whether the deffunction `caller`'s body calls `callee`. */
 function callsFunction(texts: ConstructTexts, caller: string, callee: string): boolean {
   for (const e of texts.entries()) {
@@ -98,6 +125,7 @@ function referenced(
   all: boolean,
 ): boolean {
   if (kind === "deffacts") return false;
+  if (kind === "deftemplate") return templateInUse(texts, name);
   const calls = (node: SNode): boolean => mentions(node, kind, name);
   for (const e of texts.entries()) {
     if (e.kind === kind && e.name === name) continue;
@@ -118,6 +146,41 @@ function referenced(
 }
 
 const CE_HEADS = new Set(["and", "or", "not", "exists", "forall", "logical"]);
+
+/** Whether a rule matches the deftemplate, or a deffacts or an `assert` anywhere makes one. */
+export function templateInUse(texts: ConstructTexts, name: string): boolean {
+  const isFact = (n: SNode): boolean => n.type === "list" && headIs(n, name);
+  const asserts = (n: SNode): boolean =>
+    n.type === "list" &&
+    ((headIs(n, "assert") && n.items.slice(1).some(isFact)) || n.items.some(asserts));
+  for (const e of texts.entries()) {
+    const items = e.form.items;
+    if (e.kind === "deftemplate") continue;
+    if (e.kind === "deffacts" && items.slice(2).some(isFact)) return true;
+    if (e.kind === "defrule") {
+      const arrow = items.findIndex((n) => n.type === "atom" && n.text === "=>");
+      const lhs = arrow < 0 ? items : items.slice(2, arrow);
+      if (lhs.some((n) => matchesTemplate(n, name))) return true;
+    }
+    if (items.some(asserts)) return true;
+  }
+  return false;
+}
+
+/** Whether a conditional element (or one inside it) is a pattern on the deftemplate. */
+function matchesTemplate(ce: SNode, name: string): boolean {
+  if (ce.type === "atom") return false;
+  const head = ce.items[0];
+  if (head?.type === "atom" && CE_HEADS.has(head.text)) {
+    return ce.items.slice(1).some((n) => matchesTemplate(n, name));
+  }
+  return headIs(ce, name);
+}
+
+function headIs(list: SList, text: string): boolean {
+  const head = list.items[0];
+  return head?.type === "atom" && head.kind === "symbol" && head.text === text;
+}
 
 /** A pattern's (or fact's) own head is a relation, not a call: only what is inside counts. */
 function inPattern(ce: SNode, calls: (node: SNode) => boolean): boolean {

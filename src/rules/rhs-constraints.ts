@@ -1,0 +1,124 @@
+/**
+ * CLIPS 6.30's check of a rule's actions against what its conditions let a variable hold
+ * ([RULECSTR3], rulecstr.c CheckRHSForConstraintErrors): a variable the patterns allow no
+ * number for, given to a numeric function on the right-hand side, refuses the rule. A `bind`
+ * of the variable anywhere in the actions adds the values it may store.
+ *
+ * @example
+ * // (deftemplate foo (slot x (type SYMBOL))) (defrule r (foo (x ?x)) => (+ ?x 1)) fails with
+ * // "[RULECSTR3] Previous variable bindings of ?x caused the type restrictions\nfor argument #1
+ * // of the expression (+ ?x 1)\nfound in the rule's RHS to be violated."
+ */
+import type { Expr } from "./ast.js";
+import { rulesLoadError } from "./errors.js";
+import { printExpr } from "./lhs-variables.js";
+import { ANY, constantDomain, type Domain, intersect, isEmpty } from "./value-domain.js";
+
+/** The functions whose every argument must be a number (CLIPS's "n" restriction). */
+export const NUMERIC_ARGS: ReadonlySet<string> = new Set([
+  "+",
+  "-",
+  "*",
+  "/",
+  ">",
+  "<",
+  ">=",
+  "<=",
+  "=",
+  "<>",
+  "abs",
+  "min",
+  "max",
+]);
+
+/** Numbers only. */
+export const NUMBER: Domain = { ...ANY, types: new Set(["INTEGER", "FLOAT"]) };
+
+const SYMBOL: Domain = { ...ANY, types: new Set(["SYMBOL"]) };
+const RETURNS: Readonly<Record<string, Domain>> = {
+  gensym: SYMBOL,
+  "gensym*": SYMBOL,
+  "sym-cat": SYMBOL,
+  "str-cat": { ...ANY, types: new Set(["STRING"]) },
+};
+
+/** Throws [RULECSTR3] for the first numeric argument the variable's values never fit. */
+export function checkRhsConstraints(
+  actions: readonly Expr[],
+  lhs: ReadonlyMap<string, Domain>,
+  construct: string,
+): void {
+  const vars = new Map(lhs);
+  // Every bind's possible values join what the conditions allow (types only).
+  for (const b of binds(actions)) {
+    const old = vars.get(b.name);
+    if (old === undefined) vars.set(b.name, returned(b.value));
+    else vars.set(b.name, { ...ANY, types: new Set([...old.types, ...returned(b.value).types]) });
+  }
+  for (const e of actions) visit(e, vars, construct);
+}
+
+/** What the expression(s) of a bind or a `=(…)` constraint may return, as far as Keel knows. */
+export function returned(value: readonly Expr[]): Domain {
+  const only = value.length === 1 ? value[0] : undefined;
+  if (only?.k === "const") return constantDomain(only.v);
+  if (only?.k === "call") {
+    if (NUMERIC_ARGS.has(only.fn) && !["=", "<>", ">", "<", ">=", "<="].includes(only.fn)) {
+      return NUMBER;
+    }
+    return RETURNS[only.fn] ?? ANY;
+  }
+  return ANY;
+}
+
+function visit(e: Expr, vars: ReadonlyMap<string, Domain>, construct: string): void {
+  if (e.k === "call" && NUMERIC_ARGS.has(e.fn)) {
+    for (const [i, a] of e.args.entries()) {
+      const d = a.k === "var" && !a.mf ? vars.get(a.name) : undefined;
+      if (a.k !== "var" || d === undefined || !isEmpty(intersect(d, NUMBER))) continue;
+      throw rulesLoadError(a.pos, `?${a.name} can never be a number here`, {
+        construct,
+        clips: `[RULECSTR3] Previous variable bindings of ?${a.name} caused the type restrictions\nfor argument #${i + 1} of the expression ${printExpr(e)}\nfound in the rule's RHS to be violated.`,
+        echoWhole: true,
+      });
+    }
+  }
+  for (const child of children(e)) visit(child, vars, construct);
+}
+
+type Bind = Expr & { k: "bind" };
+
+function binds(actions: readonly Expr[]): Bind[] {
+  const out: Bind[] = [];
+  const walk = (e: Expr) => {
+    if (e.k === "bind" && !e.global) out.push(e);
+    children(e).forEach(walk);
+  };
+  actions.forEach(walk);
+  return out;
+}
+
+/** The expressions directly inside `e`, also those in facts it asserts (any kind). */
+function children(e: Expr): Expr[] {
+  const out: Expr[] = [];
+  const collect = (v: unknown, depth: number): void => {
+    if (Array.isArray(v)) {
+      for (const x of v) collect(x, depth);
+    } else if (isExpr(v) && depth > 0) {
+      out.push(v);
+    } else if (typeof v === "object" && v !== null && !isTemplate(v)) {
+      for (const x of Object.values(v)) collect(x, depth + 1);
+    }
+  };
+  collect(e, 0);
+  return out;
+}
+
+/** A fact spec's deftemplate: no expressions in it. */
+function isTemplate(v: object): boolean {
+  return "slotIndex" in v;
+}
+
+function isExpr(x: unknown): x is Expr {
+  return typeof x === "object" && x !== null && typeof (x as { k?: unknown }).k === "string";
+}

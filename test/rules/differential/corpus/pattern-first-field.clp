@@ -1,0 +1,10 @@
+; a pattern's first field must be a relation name: a variable, a number, a ~ or a connective after it is CLIPS 6.30's syntax error for the first field of a pattern
+(defrule f1 ($?x&abc) =>)
+(defrule f2 (?x a) =>)
+(defrule f3 (abc&def) =>)
+(defrule f4 (~abc) =>)
+(defrule f5 (3 a) =>)
+(defrule f6 (a|b c) =>)
+(defrule ok (a ~b) =>)
+(rules)
+(exit)

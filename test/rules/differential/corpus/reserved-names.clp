@@ -1,0 +1,11 @@
+; [PATTERN1]: and, not, or, test, logical, exists, forall and object name conditional elements, so CLIPS 6.30 refuses them as deftemplate names (echo through the token after the name) and as relations in assert, deffacts and RHS asserts
+(deftemplate and "a comment")
+(deftemplate not)
+(deftemplate or (slot x))
+(deftemplate MAIN::test "c" x)
+(deftemplate object "c" (slot y))
+(assert (ok) (logical 1))
+(deffacts d (a) (exists 1))
+(defrule r => (assert (forall)))
+(facts)
+(exit)

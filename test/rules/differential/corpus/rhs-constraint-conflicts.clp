@@ -1,0 +1,11 @@
+; [RULECSTR3]: a variable the patterns allow no number for, given to a numeric function in the actions (nested in assert or if too), refuses the rule; a bind of the variable anywhere in the actions adds what it may store
+(deftemplate foo (slot x (type SYMBOL)))
+(defrule plain (foo (x ?x)) => (+ ?x 1))
+(defrule nested (foo (x ?x)) => (assert (yak (+ ?x 1))))
+(defrule in-if (foo (x ?x)) => (if (eq ?x a) then (printout t (* 2 ?x) crlf)))
+(defrule bound-symbol (foo) => (bind ?q (gensym)) (+ 3 5 ?q))
+(defrule rebound-before (foo (x ?x)) => (bind ?x 3) (+ ?x 1))
+(defrule rebound-after (foo (x ?x)) => (+ ?x 1) (bind ?x 3))
+(defrule fine (foo (x ?x)) => (printout t (sym-cat ?x ?x) crlf))
+(rules)
+(exit)

@@ -1,0 +1,13 @@
+; only a variable leading a field binds (not one after & or in a | alternative, not one directly followed by |): any other unbound one is [ANALYSIS4] for its CE and field
+(defrule a1 (a ?x|b) => (printout t ?x))
+(defrule a2 (a b|?x) =>)
+(defrule a3 (a ?y&?x) =>)
+(defrule a4 (a ?y&:(> ?y 1)&?x) =>)
+(defrule a5 (a ?x ?y|?x) =>)
+(defrule ok1 (a ?x&?x) =>)
+(defrule ok2 (a ?x&b|c) => (printout t ?x crlf))
+(defrule ok3 (a ?x) (b ?y&?x|c) =>)
+(rules)
+(assert (a c))
+(run)
+(exit)
