@@ -49,17 +49,16 @@ import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
-import {
-  defmethodName,
-  parseDefclass,
-  parseDefgeneric,
-  parseDefinstances,
-  parseDefmethod,
-  parseHandler,
-} from "./parse-cool.js";
+import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
-  checkConstructName,
+  defmethodName,
+  type GenericScope,
+  NOT_OVERLOADABLE,
+  parseDefgeneric,
+  parseDefmethod,
+} from "./parse-generic.js";
+import {
   deffunctionName,
   parseDeffunction,
   parseDefmodule,
@@ -608,8 +607,12 @@ export class RuleEngine {
       }
       case "defgeneric":
       case "defmethod": {
-        checkConstructName(form);
-        const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
+        const module = constructModule(form, this.module);
+        const scope = this.genericScope();
+        const name =
+          head === "defgeneric"
+            ? parseDefgeneric(form, ctx, module, scope)
+            : defmethodName(form, ctx, module, scope);
         const declared = !this.generics.has(name);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
@@ -620,7 +623,9 @@ export class RuleEngine {
           );
         }
         try {
-          if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
+          if (head === "defmethod") {
+            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form);
+          }
         } catch (e) {
           // A generic function comes with its first method: a failed one leaves none.
           if (declared) {
@@ -653,6 +658,23 @@ export class RuleEngine {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  /** CLIPS's ValidGenericName: what a generic function may not be named, with its message. */
+  private genericScope(): GenericScope {
+    return {
+      refuse: (name) =>
+        CONSTRUCT_NAMES.has(name)
+          ? "[GENRCPSR3] Defgenerics are not allowed to replace constructs."
+          : this.procs.hasFunction(name) && !this.generics.has(name)
+            ? "[GENRCPSR5] Defgenerics are not allowed to replace deffunctions."
+            : this.generics.running(name)
+              ? `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.`
+              : NOT_OVERLOADABLE.has(name)
+                ? `[GENRCPSR16] The system function ${name} cannot be overloaded.`
+                : null,
+      classNamed: (name) => this.objects.classNamed(name),
+    };
   }
 
   /** A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]. */
