@@ -234,6 +234,8 @@ export interface CompileOptions {
   rhs: boolean;
   /** For messages. */
   construct?: string;
+  /** What [PRCCODE5] names when a variable is unbound (`generic function f method #1`). */
+  procedure?: string;
   /**
    * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
    * when the handler is read; `write` for `bind`).
@@ -278,12 +280,12 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (opts.rhs) {
         const name = e.name;
         // In a deffunction CLIPS names the deffunction ([PRCCODE5]).
-        const inFunction = opts.construct?.startsWith("deffunction ")
-          ? opts.construct.slice("deffunction ".length)
-          : null;
+        const procedure = opts.construct?.startsWith("deffunction ")
+          ? opts.construct
+          : opts.procedure;
         const text =
-          inFunction !== null
-            ? `[PRCCODE5] Variable ${name} unbound in deffunction ${inFunction}.`
+          procedure !== undefined
+            ? `[PRCCODE5] Variable ${name} unbound in ${procedure}.`
             : `[EVALUATN1] Variable ${name} is unbound`;
         return (f) => {
           const v = f.rhs?.get(name);

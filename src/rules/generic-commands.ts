@@ -189,7 +189,10 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   return VOID;
 }
 
-/** `(undefmethod name index | *)`. */
+/**
+ * `(undefmethod name index | *)`, checked in CLIPS's order (UndefmethodCommand): the name (`*`
+ * for every generic), then the index (`*` for every method); a running generic is not changed.
+ */
 function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   const [name, index] = args;
   if (name === undefined || !isSymbol(name)) {
@@ -197,21 +200,48 @@ function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
       clips: "[ARGACCES5] Function undefmethod expected argument #1 to be of type symbol",
     });
   }
-  if (!host.generics.has(name)) {
+  const all = name === "*" && !host.generics.has(name);
+  if (!all && !host.generics.has(name)) {
     throw rulesRuntimeError(`no generic function ${name}`, {
       clips: `[GENRCCOM1] No such generic function ${name} in function undefmethod.`,
     });
   }
-  if (index === "*") {
-    for (const m of host.generics.describe(name) ?? []) host.generics.forgetMethod(name, m.index);
+  const every = index === "*";
+  if (!every && (index === undefined || !isInteger(index) || Number(index) === 0)) {
+    throw rulesRuntimeError("undefmethod expects a method index or *", {
+      clips: "[GENRCCOM2] Expected a valid method index in function undefmethod.",
+    });
+  }
+  if (all) {
+    if (!every) {
+      throw rulesRuntimeError("undefmethod * takes * for the methods", {
+        clips: "[GENRCCOM3] Incomplete method specification for deletion.",
+      });
+    }
+    for (const g of host.generics.names()) {
+      if (!host.generics.running(g)) forgetExplicit(host, g);
+    }
     return VOID;
   }
-  if (index === undefined || !isInteger(index)) {
-    throw rulesRuntimeError("undefmethod expects a method index or *", {
-      clips: "[ARGACCES5] Function undefmethod expected argument #2 to be of type integer",
-    });
+  if (host.generics.running(name)) {
+    // CLIPS prints this and goes on: the caller is not halted.
+    host.print(
+      `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.\n`,
+    );
+    return VOID;
+  }
+  if (every) {
+    forgetExplicit(host, name);
+    return VOID;
   }
   method(host, "undefmethod", name, Number(index));
   host.generics.forgetMethod(name, Number(index));
   return VOID;
+}
+
+/** Deletes a generic's methods but its implicit system one (`#SYS1`). */
+function forgetExplicit(host: GenericCommandHost, name: string): void {
+  for (const m of host.generics.describe(name) ?? []) {
+    if (!m.text.startsWith("#SYS")) host.generics.forgetMethod(name, m.index);
+  }
 }

@@ -4,6 +4,7 @@
  * `call-next-method` runs the next.
  */
 import type { MethodAst, MethodParam } from "./ast.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { deeper } from "./eval-depth.js";
@@ -16,6 +17,7 @@ import { systemMethod } from "./system-methods.js";
 import {
   type Atom,
   FALSE,
+  formatValue,
   isFactRef,
   isFloat,
   isInstanceName,
@@ -201,8 +203,6 @@ export class Generics {
    */
   defineMethod(ast: MethodAst, form: SList | null = null): void {
     const construct = `defmethod ${ast.name}`;
-    const compile = (e: import("./ast.js").Expr) =>
-      compileExpr(e, { resolve: () => null, rhs: true, construct });
     const g = this.generics.get(ast.name) ?? {
       name: ast.name,
       module: "MAIN",
@@ -240,6 +240,9 @@ export class Generics {
     }
     if (index === 0) index = g.nextIndex++;
     else if (index >= g.nextIndex) g.nextIndex = index + 1;
+    const procedure = `generic function ${ast.name} method #${index}`;
+    const compile = (e: import("./ast.js").Expr) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct, procedure });
     const method: Method = {
       index,
       ast,
@@ -321,8 +324,13 @@ export class Generics {
   }
 
   /** Whether `p`'s types admit `v` (no types: anything). */
-  private fits(p: MethodParam, v: Value): boolean {
+  private fits(p: MethodParam, v: Value, generic: string): boolean {
     if (p.types.length === 0) return true;
+    if (isInstanceName(v) && this.classOf(v) === null) {
+      throw rulesRuntimeError(`no instance ${v} to take the class of`, {
+        clips: `[GENRCEXE3] Unable to determine class of ${formatValue(v)} in generic function ${generic}.`,
+      });
+    }
     const types = this.typesOf(v);
     return p.types.some((t) => types.includes(t));
   }
@@ -333,12 +341,12 @@ export class Generics {
     if (rest === null ? args.length !== params.length : args.length < params.length) return false;
     const vars = new Map<string, Value>();
     for (let i = 0; i < params.length; i++) {
-      if (!this.fits(params[i] as MethodParam, args[i] as Value)) return false;
+      if (!this.fits(params[i] as MethodParam, args[i] as Value, m.ast.name)) return false;
       vars.set((params[i] as MethodParam).name, args[i] as Value);
     }
     if (rest) {
       const tail = args.slice(params.length);
-      for (const a of tail) if (!this.fits(rest, a)) return false;
+      for (const a of tail) if (!this.fits(rest, a, m.ast.name)) return false;
       vars.set(rest.name, flatten(tail));
     }
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
@@ -391,11 +399,15 @@ export class Generics {
     try {
       // A method runs one evaluation level deeper (CLIPS's ED in traces).
       deeper(() => {
-        for (const action of m.body) last = action(frame);
+        for (const action of m.body) {
+          last = action(frame);
+          // An error reported and gone on from (an unbound variable) halts the method.
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
       });
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
-      throw signal;
+      throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);
     } finally {
       this.stack.pop();
     }
@@ -408,10 +420,13 @@ export class Generics {
     switch (name) {
       case "call-next-method":
       case "override-next-method": {
-        if (!top) throw rulesRuntimeError(`${name} is only allowed inside a method`);
-        const next = name === "call-next-method" ? top.args : args;
-        const at = this.nextApplicable(top.generic, top.at + 1, next);
-        if (at < 0) throw rulesRuntimeError(`${name}: no next method`);
+        const next = name === "call-next-method" ? (top?.args ?? []) : args;
+        const at = top ? this.nextApplicable(top.generic, top.at + 1, next) : -1;
+        if (!top || at < 0) {
+          throw rulesRuntimeError(`${name}: no next method here`, {
+            clips: "[GENRCEXE2] Shadowed methods not applicable in current context.",
+          });
+        }
         return this.run({ generic: top.generic, at, args: next }, next);
       }
       case "next-methodp":
