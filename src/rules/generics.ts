@@ -72,6 +72,9 @@ function restrictionsOf(ast: MethodAst): Restrictions {
   return { list, min: ast.params.length, max: ast.rest ? -1 : ast.params.length };
 }
 
+/** The variable a parameter's query reads its argument from. */
+const CURRENT_ARGUMENT = "current-argument";
+
 const HIGHER = -1;
 const IDENTICAL = 0;
 const LOWER = 1;
@@ -335,24 +338,30 @@ export class Generics {
     return p.types.some((t) => types.includes(t));
   }
 
-  /** Whether method `m` applies to `args` (types, then queries, as CLIPS tests them). */
+  /**
+   * Whether method `m` applies to `args`, tested as CLIPS does: argument by argument, its types
+   * then its query, which reads the argument as `?current-argument` (each of a wildcard's).
+   */
   private applies(m: Method, args: Value[]): boolean {
     const { params, rest } = m.ast;
     if (rest === null ? args.length !== params.length : args.length < params.length) return false;
-    const vars = new Map<string, Value>();
-    for (let i = 0; i < params.length; i++) {
-      if (!this.fits(params[i] as MethodParam, args[i] as Value, m.ast.name)) return false;
-      vars.set((params[i] as MethodParam).name, args[i] as Value);
-    }
-    if (rest) {
-      const tail = args.slice(params.length);
-      for (const a of tail) if (!this.fits(rest, a, m.ast.name)) return false;
-      vars.set(rest.name, flatten(tail));
-    }
-    const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
     if (m.system?.maxArgs !== undefined && args.length > m.system.maxArgs) return false;
-    for (const q of m.queries) if (q && q(frame) === FALSE) return false;
-    if (m.restQuery && m.restQuery(frame) === FALSE) return false;
+    const vars = new Map<string, Value>();
+    params.forEach((p, i) => {
+      vars.set(p.name, args[i] as Value);
+    });
+    if (rest) vars.set(rest.name, flatten(args.slice(params.length)));
+    const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+    for (let i = 0; i < args.length; i++) {
+      const wildcard = i >= params.length;
+      const p = (wildcard ? rest : params[i]) as MethodParam;
+      const arg = args[i] as Value;
+      if (!this.fits(p, arg, m.ast.name)) return false;
+      const query = wildcard ? m.restQuery : m.queries[i];
+      if (!query) continue;
+      vars.set(CURRENT_ARGUMENT, arg);
+      if (query(frame) === FALSE) return false;
+    }
     return true;
   }
 

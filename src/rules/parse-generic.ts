@@ -171,7 +171,8 @@ function methodHeader(
     at++;
   }
   const next = list.items[at];
-  echo += next === undefined ? ")" : `\n   ${shown(next)}`;
+  // After an index or comment CLIPS starts a line before it reads the next token, even `)`.
+  echo += next === undefined && at === 2 ? ")" : `\n   ${shown(next)}`;
   const refusal = scope.refuse(bare(name));
   if (refusal !== null) throw refused(name, list, refusal, echo);
   return { name: bare(name), index, at, echo };
