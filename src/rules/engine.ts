@@ -2,6 +2,7 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { clipsMessageText } from "./clips-messages.js";
+import { checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -614,6 +615,7 @@ export class RuleEngine {
             ? parseDefgeneric(form, ctx, module, scope)
             : defmethodName(form, ctx, module, scope);
         const declared = !this.generics.has(name);
+        this.generics.touch(name);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
           const dispatch = this.generics.declare(name, constructModule(form, this.module));
@@ -1667,6 +1669,7 @@ export class RuleEngine {
     // A command belongs to no construct: the last construct parsed must not name its errors.
     ctx.construct = undefined;
     const expr = parseExpr(form, ctx);
+    checkCommandContext(expr);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
     this.deadline = Date.now() + this.limits.maxRunMs;
     try {

@@ -467,6 +467,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["preview-generic", 1, ANY],
       ["undefgeneric", 1, 1],
       ["undefmethod", 2, 2],
+      ["get-method-restrictions", 2, 2],
       ["call-next-method", 0, 0],
       ["next-methodp", 0, 0],
       ["rules", 0, 1],

@@ -14,7 +14,7 @@ import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
-import { isInteger, isSymbol, type Value, VOID } from "./values.js";
+import { type Atom, FALSE, isInteger, isSymbol, TRUE, type Value, VOID } from "./values.js";
 
 export { GENERIC_COMMANDS };
 
@@ -69,6 +69,8 @@ export function genericCommand(
       return undefgeneric(host, args[0]);
     case "undefmethod":
       return undefmethod(host, args);
+    case "get-method-restrictions":
+      return methodRestrictions(host, args);
     default:
       return null;
   }
@@ -132,6 +134,33 @@ function ppdefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   const text = form === null ? null : ppDefmethod(form, host.generics.moduleOf(g) ?? "MAIN");
   if (text !== null) host.print(text);
   return VOID;
+}
+
+/**
+ * `(get-method-restrictions name index)`: CLIPS's layout, `min max count`, then where each
+ * restriction's entry starts (1-based), then each entry: `query-flag class-count class…`.
+ */
+function methodRestrictions(host: GenericCommandHost, args: readonly Value[]): Value {
+  const g = generic(host, "get-method-restrictions", args[0]);
+  const index = args[1];
+  if (index === undefined || !isInteger(index)) {
+    throw rulesRuntimeError("get-method-restrictions expects a method index", {
+      clips:
+        "[ARGACCES5] Function get-method-restrictions expected argument #2 to be of type integer",
+    });
+  }
+  method(host, "get-method-restrictions", g, Number(index));
+  const r = host.generics.restrictions(g, Number(index));
+  if (r === undefined) return [];
+  const entries: Atom[][] = r.list.map((p) => [p.query ? TRUE : FALSE, p.types.length, ...p.types]);
+  const out: Atom[] = [r.min, r.max, r.list.length];
+  let at = 4 + r.list.length;
+  for (const e of entries) {
+    out.push(at);
+    at += e.length;
+  }
+  for (const e of entries) out.push(...e);
+  return out;
 }
 
 /** The form of method `index` of `g`; CLIPS's [GENRCFUN2] when there is none. */

@@ -133,6 +133,23 @@ export class Generics {
       ?.methods.map((m) => ({ index: m.index, text: describeMethod(m) }));
   }
 
+  /** A method's restrictions (get-method-restrictions): `max` is -1 with a wildcard. */
+  restrictions(
+    name: string,
+    index: number,
+  ): { min: number; max: number; list: readonly MethodParam[] } | undefined {
+    const m = this.generics.get(name)?.methods.find((x) => x.index === index);
+    return m === undefined ? undefined : restrictionsOf(m.ast);
+  }
+
+  /** CLIPS moves a generic to the end of its list each time a defgeneric or defmethod names it. */
+  touch(name: string): void {
+    const g = this.generics.get(name);
+    if (g === undefined) return;
+    this.generics.delete(name);
+    this.generics.set(name, g);
+  }
+
   /** The form a method was defined from, or undefined (no such method); null for no form. */
   methodForm(name: string, index: number): SList | null | undefined {
     const m = this.generics.get(name)?.methods.find((x) => x.index === index);
@@ -455,7 +472,8 @@ function describeMethod(m: Method): string {
   };
   const list = m.ast.params.map((p) => one(p, false));
   if (m.ast.rest) list.push(one(m.ast.rest, true));
-  return `#${m.system ? "SYS" : ""}${m.index}  ${list.join(" ")}`;
+  // CLIPS writes the index as "%-2d ": one space after an index of two digits.
+  return `#${m.system ? "SYS" : ""}${String(m.index).padEnd(2)} ${list.join(" ")}`;
 }
 
 /** An expression's shape without its source positions, to compare two queries. */
