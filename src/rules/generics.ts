@@ -449,7 +449,8 @@ export class Generics {
         const next = name === "call-next-method" ? (top?.args ?? []) : args;
         const at = top ? this.nextApplicable(top.generic, top.at + 1, next) : -1;
         if (!top || at < 0) {
-          throw rulesRuntimeError(`${name}: no next method here`, {
+          const why = top ? "no next method applies here" : "is only allowed inside a method";
+          throw rulesRuntimeError(`${name} ${why}`, {
             clips: "[GENRCEXE2] Shadowed methods not applicable in current context.",
           });
         }
