@@ -7,6 +7,7 @@ import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
+import { logicalName } from "./logical-names.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import { RANDOM_COMMANDS } from "./random-numbers.js";
 import type { SourcePos } from "./reader.js";
@@ -759,7 +760,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     case "printout":
       return (f) => {
         const r = args[0]?.(f);
-        const router = r === undefined ? "t" : isString(r) ? r.value : formatValue(r);
+        const router = r === undefined ? "t" : logicalName("printout", r);
         // CLIPS looks the router up first: for none it says so and prints nothing.
         if (!isRouterName(router)) {
           f.host.print("t", `${unknownRouterMessage(router)}\n`);

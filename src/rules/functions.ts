@@ -415,6 +415,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["agenda", 0, 1],
       ["retract", 1, ANY],
       ["send", 2, ANY],
+      ["printout", 1, ANY],
       ["read", 0, 1],
       ["readline", 0, 1],
       ["read-number", 0, 1],
