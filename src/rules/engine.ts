@@ -233,6 +233,8 @@ export class RuleEngine {
     () => this.evalHost,
     (v) => this.objects.classOf(v),
     (name) => this.objects.classNamed(name),
+    (item) => this.watches.has(item),
+    (text) => this.onPrint(text),
   );
   /** What the generic-function commands reach. */
   private readonly genericHost: GenericCommandHost = {
@@ -1602,13 +1604,15 @@ export class RuleEngine {
       return TRUE;
     }
     if (form.type === "atom") {
-      if (form.kind === "sfvar" || form.kind === "mfvar") {
+      // `$?*name*` is a global's expansion: evalTopLevel reads it (an expand$ out of a call).
+      const mfGlobal = form.kind === "mfvar" && /^\*.+\*$/.test(form.text);
+      if ((form.kind === "sfvar" || form.kind === "mfvar") && !mfGlobal) {
         // eval sees no variables of its caller, as in CLIPS.
         throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`, {
           clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
         });
       }
-      if (form.kind !== "gvar") return form.value;
+      if (form.kind !== "gvar" && !mfGlobal) return form.value;
     }
     return this.evalTopLevel(form, new Map());
   }

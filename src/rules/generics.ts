@@ -7,7 +7,7 @@ import type { MethodAst, MethodParam } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { deeper } from "./eval-depth.js";
+import { deeper, evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
@@ -103,6 +103,10 @@ export class Generics {
     private readonly classOf: ClassOf,
     /** A class by name (user or system), to order type restrictions by inheritance. */
     private readonly classNamed: (name: string) => ClassDef | undefined = () => undefined,
+    /** Whether `(watch generic-functions)` or `(watch methods)` is on. */
+    private readonly watching: (item: "generic-functions" | "methods") => boolean = () => false,
+    /** Where traces go. */
+    private readonly print: (text: string) => void = () => {},
   ) {}
 
   has(name: string): boolean {
@@ -408,11 +412,42 @@ export class Generics {
         clips: `[GENRCEXE1] No applicable methods for ${name}.`,
       });
     }
-    return this.run({ generic: g, at, args }, args);
+    // A call runs one evaluation level deeper (CLIPS's ED in traces), its methods at that level.
+    return deeper(() => {
+      const trace = this.traced("generic-functions", `${name} `, args);
+      trace?.(true);
+      const value = this.run({ generic: g, at, args }, args);
+      trace?.(false);
+      return value;
+    });
+  }
+
+  /**
+   * The `>>`/`<<` trace of a generic call (`GNC`) or a method (`MTH`) while that item is watched:
+   * `GNC >> f  ED:1 (1 2)`, `MTH >> f:#2  ED:1 (1 2)`; null while it is not.
+   */
+  private traced(
+    item: "generic-functions" | "methods",
+    what: string,
+    args: readonly Value[],
+  ): ((begin: boolean) => void) | null {
+    if (!this.watching(item)) return null;
+    const tag = item === "methods" ? "MTH" : "GNC";
+    const tail = ` ED:${evaluationDepth()} (${args.map((a) => formatValue(a)).join(" ")})\n`;
+    return (begin) => this.print(`${tag} ${begin ? ">>" : "<<"} ${what}${tail}`);
   }
 
   private run(call: Call, args: Value[]): Value {
     const m = call.generic.methods[call.at] as Method;
+    const index = `${m.system ? "SYS" : ""}${m.index}`;
+    const trace = this.traced("methods", `${call.generic.name}:#${index} `, args);
+    trace?.(true);
+    const value = this.runMethod(m, call, args);
+    trace?.(false);
+    return value;
+  }
+
+  private runMethod(m: Method, call: Call, args: Value[]): Value {
     if (m.system) return m.system.fn(args);
     const vars = new Map<string, Value>();
     m.ast.params.forEach((p, i) => {
@@ -423,14 +458,11 @@ export class Generics {
     this.stack.push(call);
     let last: Value = FALSE;
     try {
-      // A method runs one evaluation level deeper (CLIPS's ED in traces).
-      deeper(() => {
-        for (const action of m.body) {
-          last = action(frame);
-          // An error reported and gone on from (an unbound variable) halts the method.
-          if (takeEvaluationError()) throw evaluationErrorHalt();
-        }
-      });
+      for (const action of m.body) {
+        last = action(frame);
+        // An error reported and gone on from (an unbound variable) halts the method.
+        if (takeEvaluationError()) throw evaluationErrorHalt();
+      }
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);

@@ -39,8 +39,14 @@ export function parseExpr(node: SNode, ctx: ParseContext): Expr {
     switch (node.kind) {
       case "sfvar":
         return { k: "var", name: node.text, mf: false, pos: node.pos };
-      case "mfvar":
-        return { k: "var", name: node.text, mf: true, pos: node.pos };
+      case "mfvar": {
+        // `$?*name*`: a defglobal's fields, always spliced into the call as CLIPS's expand$ does.
+        const global = /^\*(.+)\*$/.exec(node.text)?.[1];
+        if (global === undefined) return { k: "var", name: node.text, mf: true, pos: node.pos };
+        if (!ctx.hasGlobal?.(global)) throw undefinedGlobal({ ...node, text: global }, ctx);
+        const value: Expr = { k: "gvar", name: global, pos: node.pos };
+        return { k: "call", fn: "expand$", args: [value], pos: node.pos };
+      }
       case "gvar":
         if (!ctx.hasGlobal?.(node.text)) throw undefinedGlobal(node, ctx);
         return { k: "gvar", name: node.text, pos: node.pos };
@@ -130,6 +136,9 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
           clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for while function.",
           echoThrough: true,
         });
+      }
+      if (cond.type === "atom" && cond.kind === "mfvar" && ctx.sequenceExpansion?.() === true) {
+        noSequence("while", list, ctx);
       }
       let body = rest.slice(1);
       const first = body[0];
@@ -583,6 +592,7 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   const expand = ctx.sequenceExpansion?.() === true;
   for (let k = 1; k < items.length; k++) {
     const arg = parseExpr(items[k] as SNode, ctx);
+    if (expand && arg.k === "var" && arg.mf) noSequence(fn, list, ctx);
     args.push(
       expand && arg.k === "var" && arg.mf
         ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
@@ -603,12 +613,39 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
+/** The functions CLIPS will not give a `$?x` argument to when sequences expand. */
+const NO_SEQUENCE: ReadonlySet<string> = new Set([
+  "expand$",
+  "return",
+  "progn",
+  "if",
+  "while",
+  "loop-for-count",
+  "switch",
+]);
+
+/** [EXPRNPSR4] for a `$?x` argument of such a function, echoed through the call's `)`. */
+function noSequence(fn: string, list: SList, ctx: ParseContext): void {
+  if (!NO_SEQUENCE.has(fn)) return;
+  // CLIPS checks once the call's `)` is read: the echo ends with its last argument and `)`.
+  const last = list.items.at(-1) as SNode;
+  throw rulesParseError(last.pos, `no $? argument for ${fn}`, "a sequence expansion", {
+    construct: ctx.construct,
+    clips: `[EXPRNPSR4] $ Sequence operator not a valid argument for ${fn}.`,
+    echoThrough: true,
+    echoAfter: ")",
+  });
+}
+
 /** CLIPS's message for a form missing where an expression must come. */
 const NO_EXPRESSION = "[EXPRNPSR2] Expected a constant, variable, or expression.";
 
 function parseIf(list: SList, ctx: ParseContext): Expr {
   const items = list.items;
   const cond = items[1];
+  if (cond?.type === "atom" && cond.kind === "mfvar" && ctx.sequenceExpansion?.() === true) {
+    noSequence("if", list, ctx);
+  }
   const thenKw = items[2];
   if (cond === undefined)
     throw rulesParseError(list.pos, "a condition", "')'", {
