@@ -319,6 +319,7 @@ export class RuleEngine {
       engineCommand: (name, args) => this.engineCommand(name, args),
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
+      resetGlobal: (name) => this.procs.resetGlobal(name),
       input: this.input,
       objects: this.objectOps,
       get limits() {

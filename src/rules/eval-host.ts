@@ -55,6 +55,7 @@ export interface HostBackend {
   engineCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
+  resetGlobal(name: string): Value;
   readonly input: InputBuffer;
   readonly objects: ObjectOps;
   /** The engine's bounds (read per loop, so a change applies at once). */
@@ -112,6 +113,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
     },
     global: (name) => b.global(name),
     setGlobal: (name, value) => b.setGlobal(name, value),
+    resetGlobal: (name) => b.resetGlobal(name),
     command: (name, args) => command(b, name, args),
     objects: b.objects,
     get limits() {

@@ -43,6 +43,8 @@ export interface EvalHost {
   /** A defglobal's value (the parser has checked it is defined). */
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
+  /** `(bind ?*name*)`: the global takes its initial value again, which is returned. */
+  resetGlobal(name: string): Value;
   /** Top-level commands (reset, clear, run, facts, agenda, exit); null when `name` is not one. */
   command(name: string, args: Value[]): Value | null;
   /** COOL, generic functions and the query functions' access to facts and instances. */
@@ -312,6 +314,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (e.global) {
         const parts = e.value.map((x) => compileExpr(x, opts));
         const name = e.name;
+        if (parts.length === 0) return (f) => f.host.resetGlobal(name);
         return (f) => {
           const v = slotValue(parts.map((p) => p(f)));
           f.host.setGlobal(name, v);
@@ -346,6 +349,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         });
       const parts = e.value.map((x) => compileExpr(x, opts));
       const name = e.name;
+      // `(bind ?x)` with no value unbinds the variable, as CLIPS does.
+      if (parts.length === 0) {
+        return (f) => {
+          f.rhs?.delete(name);
+          return FALSE;
+        };
+      }
       return (f) => {
         const vals = parts.map((p) => p(f));
         const v: Value =

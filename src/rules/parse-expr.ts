@@ -57,6 +57,9 @@ export function parseExpr(node: SNode, ctx: ParseContext): Expr {
       case "not":
         throw rulesParseError(node.pos, "an expression", describe(node), {
           construct: ctx.construct,
+          // A wildcard or connective where an argument belongs.
+          clips: NO_EXPRESSION,
+          echoThrough: true,
         });
       default:
         return { k: "const", v: node.value };

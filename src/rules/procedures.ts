@@ -200,6 +200,16 @@ export class Procedures {
     g.value = value;
   }
 
+  /** `(bind ?*name*)`: the global takes its initial value again (evaluated anew). */
+  resetGlobal(name: string): Value {
+    const g = this.find(name);
+    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    const value = this.evaluate(g.init);
+    this.onSet?.(name, value, g.value);
+    g.value = value;
+    return value;
+  }
+
   /** `(reset)`: every global takes its initial value again. */
   resetGlobals(): void {
     for (const [key, g] of this.globals) {
