@@ -17,7 +17,6 @@ import { isRouterName, STDOUT_ROUTERS, unknownRouterMessage } from "./routers.js
 import {
   type Atom,
   FALSE,
-  formatValue,
   isFactRef,
   isInteger,
   isString,

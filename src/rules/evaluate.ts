@@ -21,7 +21,6 @@ import {
   formatValue,
   isInteger,
   isMultifield,
-  isString,
   isSymbol,
   type Value,
   VOID,

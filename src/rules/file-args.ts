@@ -41,9 +41,11 @@ export function checkFileArguments(name: string, args: readonly Value[]): void {
       if (args[0] !== undefined) ownName("close", args[0]);
       return;
     case "open":
-      return checkOpen(args);
+      checkOpen(args);
+      return;
     case "save-facts":
-      return checkSaveFactsScope(args[1]);
+      checkSaveFactsScope(args[1]);
+      return;
     default:
       return;
   }
