@@ -3,6 +3,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { stepIn, stepOut } from "./eval-depth.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
@@ -464,14 +465,18 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           name ? name(f) : null,
           cls(f),
           slots.map((s) => {
+            // CLIPS evaluates an override as the arguments of its put- message: one level
+            // deeper (its ED in traces).
+            stepIn();
             try {
               return { name: s.name, values: s.values.map((c) => c(f)) };
             } catch (e) {
-              // CLIPS evaluates an override as the arguments of its put- message.
               throw withClipsLine(
                 e,
                 `[PRCCODE6] This error occurred while evaluating arguments for the message put-${s.name}.`,
               );
+            } finally {
+              stepOut();
             }
           }),
         );
@@ -820,6 +825,22 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     }
   }
+  if (name === "send") {
+    // A message runs one evaluation level deeper, its arguments evaluated there (CLIPS's ED).
+    return (f) => {
+      stepIn();
+      try {
+        return (
+          f.host.objects.call(
+            name,
+            args.map((a) => a(f)),
+          ) ?? FALSE
+        );
+      } finally {
+        stepOut();
+      }
+    };
+  }
   if (OBJECT_CALLS.has(name)) {
     return (f) =>
       f.host.objects.call(
@@ -858,8 +879,10 @@ function compileHostCall(name: string, args: Compiled[]): Compiled {
     if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);
     const procedure = (hostFn as { procedure?: string }).procedure;
     if (procedure === undefined) return hostFn(args.map((a) => a(f)));
-    // A deffunction's arguments: CLIPS says so when one fails or has no value.
+    // A deffunction's or generic's arguments, evaluated one level deeper where it then runs
+    // (CLIPS's ED in traces); CLIPS says so when one fails or has no value.
     const values: Value[] = [];
+    stepIn();
     try {
       for (const a of args) {
         const v = a(f);
@@ -875,8 +898,13 @@ function compileHostCall(name: string, args: Compiled[]): Compiled {
         const line = `[PRCCODE6] This error occurred while evaluating arguments for the ${procedure}.`;
         error.details.clips = error.details.clips === "" ? line : `${error.details.clips}\n${line}`;
       }
+      stepOut();
       throw error;
     }
-    return hostFn(values);
+    try {
+      return hostFn(values);
+    } finally {
+      stepOut();
+    }
   };
 }

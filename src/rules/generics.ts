@@ -7,7 +7,7 @@ import type { MethodAst, MethodParam } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { deeper, evaluationDepth } from "./eval-depth.js";
+import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
@@ -412,14 +412,13 @@ export class Generics {
         clips: `[GENRCEXE1] No applicable methods for ${name}.`,
       });
     }
-    // A call runs one evaluation level deeper (CLIPS's ED in traces), its methods at that level.
-    return deeper(() => {
-      const trace = this.traced("generic-functions", `${name} `, args);
-      trace?.(true);
-      const value = this.run({ generic: g, at, args }, args);
-      trace?.(false);
-      return value;
-    });
+    // The call runs one level deeper, where its arguments were evaluated (compileHostCall), and
+    // its methods at that level (CLIPS's ED in traces).
+    const trace = this.traced("generic-functions", `${name} `, args);
+    trace?.(true);
+    const value = this.run({ generic: g, at, args }, args);
+    trace?.(false);
+    return value;
   }
 
   /**
