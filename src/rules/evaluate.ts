@@ -237,7 +237,10 @@ export interface CompileOptions {
   rhs: boolean;
   /** For messages. */
   construct?: string;
-  /** What [PRCCODE5] names when a variable is unbound (`generic function f method #1`). */
+  /**
+   * What [PRCCODE5] names when a variable is unbound: `generic function f method #1`,
+   * `message-handler m primary in class C`.
+   */
   procedure?: string;
   /**
    * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
@@ -286,9 +289,11 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         const procedure = opts.construct?.startsWith("deffunction ")
           ? opts.construct
           : opts.procedure;
+        // CLIPS ends the line with a period except after a message handler's name.
+        const stop = procedure?.startsWith("message-handler ") ? "" : ".";
         const text =
           procedure !== undefined
-            ? `[PRCCODE5] Variable ${name} unbound in ${procedure}.`
+            ? `[PRCCODE5] Variable ${name} unbound in ${procedure}${stop}`
             : `[EVALUATN1] Variable ${name} is unbound`;
         return (f) => {
           const v = f.rhs?.get(name);
