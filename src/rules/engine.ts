@@ -2,7 +2,7 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { clipsMessageText } from "./clips-messages.js";
-import { checkCommandContext } from "./command-context.js";
+import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -557,9 +557,12 @@ export class RuleEngine {
         this.journal({ kind: "deffacts", name: id, key });
         return;
       }
-      case "defrule":
-        this.defineRuleAst(parseDefrule(form, ctx), form.source, hostActions);
+      case "defrule": {
+        const rule = parseDefrule(form, ctx);
+        checkActionsContext(rule.actions);
+        this.defineRuleAst(rule, form.source, hostActions);
         return;
+      }
       case "deffunction": {
         const name = deffunctionName(form, ctx);
         this.checkDeffunctionName(form, name);

@@ -9,6 +9,7 @@
  */
 import { isKeelError, type KeelError } from "../core/index.js";
 import type { Expr, MethodAst, MethodParam } from "./ast.js";
+import { checkActionsContext } from "./command-context.js";
 import { rulesParseError } from "./errors.js";
 import type { ClassDef } from "./objects.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
@@ -201,6 +202,18 @@ export function parseDefmethod(
   const restName = params.rest?.name;
   const names = [...params.list.map((p) => p.name), ...(restName ? [restName] : [])];
   const body = list.items.slice(head.at + 1).map((n) => parseExpr(n, ctx));
+  try {
+    checkActionsContext(body);
+  } catch (e) {
+    // The printer does not replay defmethods: the echo is the method's text through `(break`
+    // (the first one after the parameters, the one CLIPS stopped at unless a loop held another).
+    const whole = ppDefmethod(list, module);
+    const at = whole?.indexOf("(break", head.echo.length) ?? -1;
+    if (isKeelError(e) && whole && at >= 0) {
+      Object.assign(e.details, { echoText: whole.slice(0, at + "(break".length) });
+    }
+    throw e;
+  }
   try {
     // CLIPS refuses a body reading a variable no parameter or bind binds ([PRCCODE3]).
     checkBodyVariables(body, names, ctx.construct, "method", true);
