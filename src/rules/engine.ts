@@ -2,6 +2,7 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { clipsMessageText } from "./clips-messages.js";
+import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -50,17 +51,16 @@ import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
-import {
-  defmethodName,
-  parseDefclass,
-  parseDefgeneric,
-  parseDefinstances,
-  parseDefmethod,
-  parseHandler,
-} from "./parse-cool.js";
+import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
 import {
-  checkConstructName,
+  defmethodName,
+  type GenericScope,
+  NOT_OVERLOADABLE,
+  parseDefgeneric,
+  parseDefmethod,
+} from "./parse-generic.js";
+import {
   deffunctionName,
   parseDeffunction,
   parseDefmodule,
@@ -241,6 +241,8 @@ export class RuleEngine {
     () => this.evalHost,
     (v) => this.objects.classOf(v),
     (name) => this.objects.classNamed(name),
+    (item) => this.watches.has(item),
+    (text) => this.onPrint(text),
   );
   /** What the generic-function commands reach. */
   private readonly genericHost: GenericCommandHost = {
@@ -325,6 +327,7 @@ export class RuleEngine {
       engineCommand: (name, args) => this.engineCommand(name, args),
       global: (name) => this.procs.global(name),
       setGlobal: (name, value) => this.procs.setGlobal(name, value),
+      resetGlobal: (name) => this.procs.resetGlobal(name),
       input: this.input,
       objects: this.objectOps,
       get limits() {
@@ -582,9 +585,12 @@ export class RuleEngine {
         this.journal({ kind: "deffacts", name: id, key });
         return;
       }
-      case "defrule":
-        this.defineRuleAst(parseDefrule(form, ctx), form.source, hostActions);
+      case "defrule": {
+        const rule = parseDefrule(form, ctx);
+        checkActionsContext(rule.actions);
+        this.defineRuleAst(rule, form.source, hostActions);
         return;
+      }
       case "deffunction": {
         const name = deffunctionName(form, ctx);
         this.checkDeffunctionName(form, name);
@@ -650,9 +656,14 @@ export class RuleEngine {
       }
       case "defgeneric":
       case "defmethod": {
-        checkConstructName(form);
-        const name = head === "defgeneric" ? parseDefgeneric(form, ctx) : defmethodName(form, ctx);
+        const module = constructModule(form, this.module);
+        const scope = this.genericScope();
+        const name =
+          head === "defgeneric"
+            ? parseDefgeneric(form, ctx, module, scope)
+            : defmethodName(form, ctx, module, scope);
         const declared = !this.generics.has(name);
+        this.generics.touch(name);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
           const dispatch = this.generics.declare(name, constructModule(form, this.module));
@@ -662,7 +673,9 @@ export class RuleEngine {
           );
         }
         try {
-          if (head === "defmethod") this.generics.defineMethod(parseDefmethod(form, ctx), form);
+          if (head === "defmethod") {
+            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form);
+          }
         } catch (e) {
           // A generic function comes with its first method: a failed one leaves none.
           if (declared) {
@@ -695,6 +708,23 @@ export class RuleEngine {
           hint: "Use deftemplate, deffacts or defrule.",
         });
     }
+  }
+
+  /** CLIPS's ValidGenericName: what a generic function may not be named, with its message. */
+  private genericScope(): GenericScope {
+    return {
+      refuse: (name) =>
+        CONSTRUCT_NAMES.has(name)
+          ? "[GENRCPSR3] Defgenerics are not allowed to replace constructs."
+          : this.procs.hasFunction(name) && !this.generics.has(name)
+            ? "[GENRCPSR5] Defgenerics are not allowed to replace deffunctions."
+            : this.generics.running(name)
+              ? `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.`
+              : NOT_OVERLOADABLE.has(name)
+                ? `[GENRCPSR16] The system function ${name} cannot be overloaded.`
+                : null,
+      classNamed: (name) => this.objects.classNamed(name),
+    };
   }
 
   /** A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]. */
@@ -1682,13 +1712,15 @@ export class RuleEngine {
       return TRUE;
     }
     if (form.type === "atom") {
-      if (form.kind === "sfvar" || form.kind === "mfvar") {
+      // `$?*name*` is a global's expansion: evalTopLevel reads it (an expand$ out of a call).
+      const mfGlobal = form.kind === "mfvar" && /^\*.+\*$/.test(form.text);
+      if ((form.kind === "sfvar" || form.kind === "mfvar") && !mfGlobal) {
         // eval sees no variables of its caller, as in CLIPS.
         throw rulesRuntimeError(`variable ?${form.text} is not bound (eval)`, {
           clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
         });
       }
-      if (form.kind !== "gvar") return form.value;
+      if (form.kind !== "gvar" && !mfGlobal) return form.value;
     }
     return this.evalTopLevel(form, new Map());
   }
@@ -1749,6 +1781,7 @@ export class RuleEngine {
     // A command belongs to no construct: the last construct parsed must not name its errors.
     ctx.construct = undefined;
     const expr = parseExpr(form, ctx);
+    checkCommandContext(expr);
     const fn = compileExpr(expr, { resolve: () => null, rhs: true });
     this.deadline = Date.now() + this.limits.maxRunMs;
     try {

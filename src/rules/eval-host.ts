@@ -11,12 +11,12 @@ import { formatText } from "./format.js";
 import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import type { RuleLimits } from "./limits.js";
+import { logicalName } from "./logical-names.js";
 import { factsListing } from "./printer.js";
 import { isRouterName, STDOUT_ROUTERS, unknownRouterMessage } from "./routers.js";
 import {
   type Atom,
   FALSE,
-  formatValue,
   isFactRef,
   isInteger,
   isString,
@@ -54,6 +54,7 @@ export interface HostBackend {
   engineCommand(name: string, args: Value[]): Value | null;
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
+  resetGlobal(name: string): Value;
   readonly input: InputBuffer;
   readonly objects: ObjectOps;
   /** The engine's bounds (read per loop, so a change applies at once). */
@@ -111,6 +112,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
     },
     global: (name) => b.global(name),
     setGlobal: (name, value) => b.setGlobal(name, value),
+    resetGlobal: (name) => b.resetGlobal(name),
     command: (name, args) => command(b, name, args),
     objects: b.objects,
     get limits() {
@@ -183,7 +185,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
       }
       const router = args[0] as Value;
       // The router is looked up before the control string is read.
-      const routerName = isString(router) ? router.value : formatValue(router);
+      const routerName = logicalName("format", router);
       if (!isRouterName(routerName)) {
         b.print(`${unknownRouterMessage(routerName)}\n`);
         return str("");
@@ -217,7 +219,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
 /** A read's logical name: no file is ever open, so only the terminal's names are known. */
 function inputRouter(fn: string, name: Value | undefined): void {
   if (name === undefined) return;
-  const text = isString(name) ? name.value : formatValue(name);
+  const text = logicalName(fn, name);
   if (isRouterName(text)) return;
   throw rulesRuntimeError(`${fn}: no router for logical name ${text}`, {
     clips: unknownRouterMessage(text),

@@ -4,10 +4,12 @@ import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { SLOT_FUNCTIONS } from "./cool-slot-functions.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
+import { stepIn, stepOut } from "./eval-depth.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
+import { logicalName } from "./logical-names.js";
 import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import { RANDOM_COMMANDS } from "./random-numbers.js";
 import type { SourcePos } from "./reader.js";
@@ -21,7 +23,6 @@ import {
   formatValue,
   isInteger,
   isMultifield,
-  isString,
   isSymbol,
   type Value,
   VOID,
@@ -43,6 +44,8 @@ export interface EvalHost {
   /** A defglobal's value (the parser has checked it is defined). */
   global(name: string): Value;
   setGlobal(name: string, value: Value): void;
+  /** `(bind ?*name*)`: the global takes its initial value again, which is returned. */
+  resetGlobal(name: string): Value;
   /** Top-level commands (reset, clear, run, facts, agenda, exit); null when `name` is not one. */
   command(name: string, args: Value[]): Value | null;
   /** COOL, generic functions and the query functions' access to facts and instances. */
@@ -242,6 +245,11 @@ export interface CompileOptions {
   /** For messages. */
   construct?: string;
   /**
+   * What [PRCCODE5] names when a variable is unbound: `generic function f method #1`,
+   * `message-handler m primary in class C`.
+   */
+  procedure?: string;
+  /**
    * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
    * when the handler is read; `write` for `bind`).
    */
@@ -285,12 +293,14 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (opts.rhs) {
         const name = e.name;
         // In a deffunction CLIPS names the deffunction ([PRCCODE5]).
-        const inFunction = opts.construct?.startsWith("deffunction ")
-          ? opts.construct.slice("deffunction ".length)
-          : null;
+        const procedure = opts.construct?.startsWith("deffunction ")
+          ? opts.construct
+          : opts.procedure;
+        // CLIPS ends the line with a period except after a message handler's name.
+        const stop = procedure?.startsWith("message-handler ") ? "" : ".";
         const text =
-          inFunction !== null
-            ? `[PRCCODE5] Variable ${name} unbound in deffunction ${inFunction}.`
+          procedure !== undefined
+            ? `[PRCCODE5] Variable ${name} unbound in ${procedure}${stop}`
             : `[EVALUATN1] Variable ${name} is unbound`;
         return (f) => {
           const v = f.rhs?.get(name);
@@ -316,6 +326,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       if (e.global) {
         const parts = e.value.map((x) => compileExpr(x, opts));
         const name = e.name;
+        if (parts.length === 0) return (f) => f.host.resetGlobal(name);
         return (f) => {
           const v = slotValue(parts.map((p) => p(f)));
           f.host.setGlobal(name, v);
@@ -350,6 +361,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         });
       const parts = e.value.map((x) => compileExpr(x, opts));
       const name = e.name;
+      // `(bind ?x)` with no value unbinds the variable, as CLIPS does.
+      if (parts.length === 0) {
+        return (f) => {
+          f.rhs?.delete(name);
+          return FALSE;
+        };
+      }
       return (f) => {
         const vals = parts.map((p) => p(f));
         const v: Value =
@@ -459,14 +477,18 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           name ? name(f) : null,
           cls(f),
           slots.map((s) => {
+            // CLIPS evaluates an override as the arguments of its put- message: one level
+            // deeper (its ED in traces).
+            stepIn();
             try {
               return { name: s.name, values: s.values.map((c) => c(f)) };
             } catch (e) {
-              // CLIPS evaluates an override as the arguments of its put- message.
               throw withClipsLine(
                 e,
                 `[PRCCODE6] This error occurred while evaluating arguments for the message put-${s.name}.`,
               );
+            } finally {
+              stepOut();
             }
           }),
         );
@@ -764,7 +786,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     case "printout":
       return (f) => {
         const r = args[0]?.(f);
-        const router = r === undefined ? "t" : isString(r) ? r.value : formatValue(r);
+        const router = r === undefined ? "t" : logicalName("printout", r);
         // CLIPS looks the router up first: for none it says so and prints nothing.
         if (!isRouterName(router)) {
           f.host.print("t", `${unknownRouterMessage(router)}\n`);
@@ -815,6 +837,22 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     }
   }
+  if (name === "send") {
+    // A message runs one evaluation level deeper, its arguments evaluated there (CLIPS's ED).
+    return (f) => {
+      stepIn();
+      try {
+        return (
+          f.host.objects.call(
+            name,
+            args.map((a) => a(f)),
+          ) ?? FALSE
+        );
+      } finally {
+        stepOut();
+      }
+    };
+  }
   if (OBJECT_CALLS.has(name)) {
     return (f) =>
       f.host.objects.call(
@@ -853,8 +891,10 @@ function compileHostCall(name: string, args: Compiled[]): Compiled {
     if (!hostFn) throw rulesRuntimeError(`unknown function '${name}'`);
     const procedure = (hostFn as { procedure?: string }).procedure;
     if (procedure === undefined) return hostFn(args.map((a) => a(f)));
-    // A deffunction's arguments: CLIPS says so when one fails or has no value.
+    // A deffunction's or generic's arguments, evaluated one level deeper where it then runs
+    // (CLIPS's ED in traces); CLIPS says so when one fails or has no value.
     const values: Value[] = [];
+    stepIn();
     try {
       for (const a of args) {
         const v = a(f);
@@ -870,8 +910,13 @@ function compileHostCall(name: string, args: Compiled[]): Compiled {
         const line = `[PRCCODE6] This error occurred while evaluating arguments for the ${procedure}.`;
         error.details.clips = error.details.clips === "" ? line : `${error.details.clips}\n${line}`;
       }
+      stepOut();
       throw error;
     }
-    return hostFn(values);
+    try {
+      return hostFn(values);
+    } finally {
+      stepOut();
+    }
   };
 }

@@ -12,4 +12,5 @@ export const GENERIC_COMMANDS: ReadonlySet<string> = new Set([
   "preview-generic",
   "undefgeneric",
   "undefmethod",
+  "get-method-restrictions",
 ]);

@@ -14,7 +14,7 @@ import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
-import { isInteger, isSymbol, type Value, VOID } from "./values.js";
+import { type Atom, FALSE, isInteger, isSymbol, TRUE, type Value, VOID } from "./values.js";
 
 export { GENERIC_COMMANDS };
 
@@ -69,6 +69,8 @@ export function genericCommand(
       return undefgeneric(host, args[0]);
     case "undefmethod":
       return undefmethod(host, args);
+    case "get-method-restrictions":
+      return methodRestrictions(host, args);
     default:
       return null;
   }
@@ -134,6 +136,33 @@ function ppdefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   return VOID;
 }
 
+/**
+ * `(get-method-restrictions name index)`: CLIPS's layout, `min max count`, then where each
+ * restriction's entry starts (1-based), then each entry: `query-flag class-count class…`.
+ */
+function methodRestrictions(host: GenericCommandHost, args: readonly Value[]): Value {
+  const g = generic(host, "get-method-restrictions", args[0]);
+  const index = args[1];
+  if (index === undefined || !isInteger(index)) {
+    throw rulesRuntimeError("get-method-restrictions expects a method index", {
+      clips:
+        "[ARGACCES5] Function get-method-restrictions expected argument #2 to be of type integer",
+    });
+  }
+  method(host, "get-method-restrictions", g, Number(index));
+  const r = host.generics.restrictions(g, Number(index));
+  if (r === undefined) return [];
+  const entries: Atom[][] = r.list.map((p) => [p.query ? TRUE : FALSE, p.types.length, ...p.types]);
+  const out: Atom[] = [r.min, r.max, r.list.length];
+  let at = 4 + r.list.length;
+  for (const e of entries) {
+    out.push(at);
+    at += e.length;
+  }
+  for (const e of entries) out.push(...e);
+  return out;
+}
+
 /** The form of method `index` of `g`; CLIPS's [GENRCFUN2] when there is none. */
 function method(host: GenericCommandHost, fn: string, g: string, index: number): SList | null {
   const form = host.generics.methodForm(g, index);
@@ -189,7 +218,10 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   return VOID;
 }
 
-/** `(undefmethod name index | *)`. */
+/**
+ * `(undefmethod name index | *)`, checked in CLIPS's order (UndefmethodCommand): the name (`*`
+ * for every generic), then the index (`*` for every method); a running generic is not changed.
+ */
 function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   const [name, index] = args;
   if (name === undefined || !isSymbol(name)) {
@@ -197,21 +229,48 @@ function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
       clips: "[ARGACCES5] Function undefmethod expected argument #1 to be of type symbol",
     });
   }
-  if (!host.generics.has(name)) {
+  const all = name === "*" && !host.generics.has(name);
+  if (!all && !host.generics.has(name)) {
     throw rulesRuntimeError(`no generic function ${name}`, {
       clips: `[GENRCCOM1] No such generic function ${name} in function undefmethod.`,
     });
   }
-  if (index === "*") {
-    for (const m of host.generics.describe(name) ?? []) host.generics.forgetMethod(name, m.index);
+  const every = index === "*";
+  if (!every && (index === undefined || !isInteger(index) || Number(index) === 0)) {
+    throw rulesRuntimeError("undefmethod expects a method index or *", {
+      clips: "[GENRCCOM2] Expected a valid method index in function undefmethod.",
+    });
+  }
+  if (all) {
+    if (!every) {
+      throw rulesRuntimeError("undefmethod * takes * for the methods", {
+        clips: "[GENRCCOM3] Incomplete method specification for deletion.",
+      });
+    }
+    for (const g of host.generics.names()) {
+      if (!host.generics.running(g)) forgetExplicit(host, g);
+    }
     return VOID;
   }
-  if (index === undefined || !isInteger(index)) {
-    throw rulesRuntimeError("undefmethod expects a method index or *", {
-      clips: "[ARGACCES5] Function undefmethod expected argument #2 to be of type integer",
-    });
+  if (host.generics.running(name)) {
+    // CLIPS prints this and goes on: the caller is not halted.
+    host.print(
+      `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.\n`,
+    );
+    return VOID;
+  }
+  if (every) {
+    forgetExplicit(host, name);
+    return VOID;
   }
   method(host, "undefmethod", name, Number(index));
   host.generics.forgetMethod(name, Number(index));
   return VOID;
+}
+
+/** Deletes a generic's methods but its implicit system one (`#SYS1`). */
+function forgetExplicit(host: GenericCommandHost, name: string): void {
+  for (const m of host.generics.describe(name) ?? []) {
+    if (!m.text.startsWith("#SYS")) host.generics.forgetMethod(name, m.index);
+  }
 }

@@ -4,9 +4,10 @@
  * `call-next-method` runs the next.
  */
 import type { MethodAst, MethodParam } from "./ast.js";
+import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
-import { deeper } from "./eval-depth.js";
+import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
 import type { ClassDef } from "./objects.js";
@@ -16,6 +17,7 @@ import { systemMethod } from "./system-methods.js";
 import {
   type Atom,
   FALSE,
+  formatValue,
   isFactRef,
   isFloat,
   isInstanceName,
@@ -70,6 +72,9 @@ function restrictionsOf(ast: MethodAst): Restrictions {
   return { list, min: ast.params.length, max: ast.rest ? -1 : ast.params.length };
 }
 
+/** The variable a parameter's query reads its argument from. */
+const CURRENT_ARGUMENT = "current-argument";
+
 const HIGHER = -1;
 const IDENTICAL = 0;
 const LOWER = 1;
@@ -98,6 +103,10 @@ export class Generics {
     private readonly classOf: ClassOf,
     /** A class by name (user or system), to order type restrictions by inheritance. */
     private readonly classNamed: (name: string) => ClassDef | undefined = () => undefined,
+    /** Whether `(watch generic-functions)` or `(watch methods)` is on. */
+    private readonly watching: (item: "generic-functions" | "methods") => boolean = () => false,
+    /** Where traces go. */
+    private readonly print: (text: string) => void = () => {},
   ) {}
 
   has(name: string): boolean {
@@ -126,6 +135,23 @@ export class Generics {
     return this.generics
       .get(name)
       ?.methods.map((m) => ({ index: m.index, text: describeMethod(m) }));
+  }
+
+  /** A method's restrictions (get-method-restrictions): `max` is -1 with a wildcard. */
+  restrictions(
+    name: string,
+    index: number,
+  ): { min: number; max: number; list: readonly MethodParam[] } | undefined {
+    const m = this.generics.get(name)?.methods.find((x) => x.index === index);
+    return m === undefined ? undefined : restrictionsOf(m.ast);
+  }
+
+  /** CLIPS moves a generic to the end of its list each time a defgeneric or defmethod names it. */
+  touch(name: string): void {
+    const g = this.generics.get(name);
+    if (g === undefined) return;
+    this.generics.delete(name);
+    this.generics.set(name, g);
   }
 
   /** The form a method was defined from, or undefined (no such method); null for no form. */
@@ -201,8 +227,6 @@ export class Generics {
    */
   defineMethod(ast: MethodAst, form: SList | null = null): void {
     const construct = `defmethod ${ast.name}`;
-    const compile = (e: import("./ast.js").Expr) =>
-      compileExpr(e, { resolve: () => null, rhs: true, construct });
     const g = this.generics.get(ast.name) ?? {
       name: ast.name,
       module: "MAIN",
@@ -240,6 +264,9 @@ export class Generics {
     }
     if (index === 0) index = g.nextIndex++;
     else if (index >= g.nextIndex) g.nextIndex = index + 1;
+    const procedure = `generic function ${ast.name} method #${index}`;
+    const compile = (e: import("./ast.js").Expr) =>
+      compileExpr(e, { resolve: () => null, rhs: true, construct, procedure });
     const method: Method = {
       index,
       ast,
@@ -321,30 +348,41 @@ export class Generics {
   }
 
   /** Whether `p`'s types admit `v` (no types: anything). */
-  private fits(p: MethodParam, v: Value): boolean {
+  private fits(p: MethodParam, v: Value, generic: string): boolean {
     if (p.types.length === 0) return true;
+    if (isInstanceName(v) && this.classOf(v) === null) {
+      throw rulesRuntimeError(`no instance ${v} to take the class of`, {
+        clips: `[GENRCEXE3] Unable to determine class of ${formatValue(v)} in generic function ${generic}.`,
+      });
+    }
     const types = this.typesOf(v);
     return p.types.some((t) => types.includes(t));
   }
 
-  /** Whether method `m` applies to `args` (types, then queries, as CLIPS tests them). */
+  /**
+   * Whether method `m` applies to `args`, tested as CLIPS does: argument by argument, its types
+   * then its query, which reads the argument as `?current-argument` (each of a wildcard's).
+   */
   private applies(m: Method, args: Value[]): boolean {
     const { params, rest } = m.ast;
     if (rest === null ? args.length !== params.length : args.length < params.length) return false;
-    const vars = new Map<string, Value>();
-    for (let i = 0; i < params.length; i++) {
-      if (!this.fits(params[i] as MethodParam, args[i] as Value)) return false;
-      vars.set((params[i] as MethodParam).name, args[i] as Value);
-    }
-    if (rest) {
-      const tail = args.slice(params.length);
-      for (const a of tail) if (!this.fits(rest, a)) return false;
-      vars.set(rest.name, flatten(tail));
-    }
-    const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
     if (m.system?.maxArgs !== undefined && args.length > m.system.maxArgs) return false;
-    for (const q of m.queries) if (q && q(frame) === FALSE) return false;
-    if (m.restQuery && m.restQuery(frame) === FALSE) return false;
+    const vars = new Map<string, Value>();
+    params.forEach((p, i) => {
+      vars.set(p.name, args[i] as Value);
+    });
+    if (rest) vars.set(rest.name, flatten(args.slice(params.length)));
+    const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
+    for (let i = 0; i < args.length; i++) {
+      const wildcard = i >= params.length;
+      const p = (wildcard ? rest : params[i]) as MethodParam;
+      const arg = args[i] as Value;
+      if (!this.fits(p, arg, m.ast.name)) return false;
+      const query = wildcard ? m.restQuery : m.queries[i];
+      if (!query) continue;
+      vars.set(CURRENT_ARGUMENT, arg);
+      if (query(frame) === FALSE) return false;
+    }
     return true;
   }
 
@@ -374,11 +412,41 @@ export class Generics {
         clips: `[GENRCEXE1] No applicable methods for ${name}.`,
       });
     }
-    return this.run({ generic: g, at, args }, args);
+    // The call runs one level deeper, where its arguments were evaluated (compileHostCall), and
+    // its methods at that level (CLIPS's ED in traces).
+    const trace = this.traced("generic-functions", `${name} `, args);
+    trace?.(true);
+    const value = this.run({ generic: g, at, args }, args);
+    trace?.(false);
+    return value;
+  }
+
+  /**
+   * The `>>`/`<<` trace of a generic call (`GNC`) or a method (`MTH`) while that item is watched:
+   * `GNC >> f  ED:1 (1 2)`, `MTH >> f:#2  ED:1 (1 2)`; null while it is not.
+   */
+  private traced(
+    item: "generic-functions" | "methods",
+    what: string,
+    args: readonly Value[],
+  ): ((begin: boolean) => void) | null {
+    if (!this.watching(item)) return null;
+    const tag = item === "methods" ? "MTH" : "GNC";
+    const tail = ` ED:${evaluationDepth()} (${args.map((a) => formatValue(a)).join(" ")})\n`;
+    return (begin) => this.print(`${tag} ${begin ? ">>" : "<<"} ${what}${tail}`);
   }
 
   private run(call: Call, args: Value[]): Value {
     const m = call.generic.methods[call.at] as Method;
+    const index = `${m.system ? "SYS" : ""}${m.index}`;
+    const trace = this.traced("methods", `${call.generic.name}:#${index} `, args);
+    trace?.(true);
+    const value = this.runMethod(m, call, args);
+    trace?.(false);
+    return value;
+  }
+
+  private runMethod(m: Method, call: Call, args: Value[]): Value {
     if (m.system) return m.system.fn(args);
     const vars = new Map<string, Value>();
     m.ast.params.forEach((p, i) => {
@@ -389,13 +457,14 @@ export class Generics {
     this.stack.push(call);
     let last: Value = FALSE;
     try {
-      // A method runs one evaluation level deeper (CLIPS's ED in traces).
-      deeper(() => {
-        for (const action of m.body) last = action(frame);
-      });
+      for (const action of m.body) {
+        last = action(frame);
+        // An error reported and gone on from (an unbound variable) halts the method.
+        if (takeEvaluationError()) throw evaluationErrorHalt();
+      }
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
-      throw signal;
+      throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);
     } finally {
       this.stack.pop();
     }
@@ -408,10 +477,14 @@ export class Generics {
     switch (name) {
       case "call-next-method":
       case "override-next-method": {
-        if (!top) throw rulesRuntimeError(`${name} is only allowed inside a method`);
-        const next = name === "call-next-method" ? top.args : args;
-        const at = this.nextApplicable(top.generic, top.at + 1, next);
-        if (at < 0) throw rulesRuntimeError(`${name}: no next method`);
+        const next = name === "call-next-method" ? (top?.args ?? []) : args;
+        const at = top ? this.nextApplicable(top.generic, top.at + 1, next) : -1;
+        if (!top || at < 0) {
+          const why = top ? "no next method applies here" : "is only allowed inside a method";
+          throw rulesRuntimeError(`${name} ${why}`, {
+            clips: "[GENRCEXE2] Shadowed methods not applicable in current context.",
+          });
+        }
         return this.run({ generic: top.generic, at, args: next }, next);
       }
       case "next-methodp":
@@ -431,7 +504,8 @@ function describeMethod(m: Method): string {
   };
   const list = m.ast.params.map((p) => one(p, false));
   if (m.ast.rest) list.push(one(m.ast.rest, true));
-  return `#${m.system ? "SYS" : ""}${m.index}  ${list.join(" ")}`;
+  // CLIPS writes the index as "%-2d ": one space after an index of two digits.
+  return `#${m.system ? "SYS" : ""}${String(m.index).padEnd(2)} ${list.join(" ")}`;
 }
 
 /** An expression's shape without its source positions, to compare two queries. */

@@ -5,6 +5,7 @@
  * nothing is read or written. A host passes data in through facts, `input` and host functions.
  */
 import { rulesRuntimeError } from "./errors.js";
+import { checkFileArguments } from "./file-args.js";
 import { typeError } from "./function-args.js";
 import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value, VOID } from "./values.js";
 
@@ -63,6 +64,7 @@ export function fileFunction(
 ): Value | null {
   const spec = FILE_FUNCTIONS.get(name);
   if (!spec) return null;
+  checkFileArguments(name, args);
   const first = args[0];
   const file = first === undefined ? "" : isString(first) ? first.value : formatValue(first);
   const unable = `[ARGACCES2] Function ${spec.as ?? name} was unable to open file ${file}.`;

@@ -6,8 +6,6 @@ import type {
   DefinstancesAst,
   Expr,
   HandlerAst,
-  MethodAst,
-  MethodParam,
   SlotConstraintFacets,
 } from "./ast.js";
 import { rulesParseError } from "./errors.js";
@@ -17,7 +15,6 @@ import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { checkHandlerHead } from "./parse-handler-head.js";
 import { describe, type SList, type SNode } from "./reader.js";
-import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>
@@ -356,61 +353,4 @@ export function parseDefinstances(
     return { name: iname, cls, slots };
   });
   return { name, instances, source: list.source };
-}
-
-/** `(defgeneric name ["comment"])`: the generic's name. */
-export function parseDefgeneric(list: SList, ctx: ParseContext): string {
-  ctx.construct = "defgeneric";
-  return splitModuleName(symbolAt(list, 1, "a generic function name", ctx).text, ctx).name;
-}
-
-/** The name of `(defmethod name …)`, read before the body (a method may call its generic). */
-export function defmethodName(list: SList, ctx: ParseContext): string {
-  return splitModuleName(symbolAt(list, 1, "a generic function name", ctx).text, ctx).name;
-}
-
-/** `(defmethod name [index] ["comment"] (param… [$?rest]) action…)` */
-export function parseDefmethod(list: SList, ctx: ParseContext): MethodAst {
-  const name = defmethodName(list, ctx);
-  ctx.construct = `defmethod ${name}`;
-  let at = 2;
-  const idx = list.items[at];
-  const indexed = idx?.type === "atom" && idx.kind === "integer";
-  const index = indexed ? Number(idx.text) : 0;
-  if (indexed) at++;
-  at = skipComment(list, at);
-  const plist = list.items[at];
-  if (plist?.type !== "list") {
-    throw rulesParseError(plist?.pos ?? list.pos, "a parameter list", describe(plist), {
-      construct: ctx.construct,
-    });
-  }
-  const params: MethodParam[] = [];
-  let rest: MethodParam | null = null;
-  plist.items.forEach((p, k) => {
-    const last = k === plist.items.length - 1;
-    const v = p.type === "list" ? p.items[0] : p;
-    if (v?.type !== "atom" || (v.kind !== "sfvar" && !(v.kind === "mfvar" && last))) {
-      throw rulesParseError(p.pos, "a parameter ?name or (?name TYPE… [query])", describe(p), {
-        construct: ctx.construct,
-      });
-    }
-    const types: string[] = [];
-    let query: Expr | null = null;
-    if (p.type === "list") {
-      for (const r of p.items.slice(1)) {
-        if (r.type === "atom" && r.kind === "symbol") types.push(r.text);
-        else query = parseExpr(r, ctx);
-      }
-    }
-    const param = { name: v.text, types, query };
-    if (v.kind === "mfvar") rest = param;
-    else params.push(param);
-  });
-  const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
-  // CLIPS refuses a body reading a variable no parameter or bind binds ([PRCCODE3]).
-  const restName = (rest as MethodParam | null)?.name;
-  const names = [...params.map((p) => p.name), ...(restName ? [restName] : [])];
-  checkBodyVariables(body, names, ctx.construct ?? "", "method", true);
-  return { name, index, params, rest, body, source: list.source };
 }

@@ -40,8 +40,14 @@ export function parseExpr(node: SNode, ctx: ParseContext): Expr {
     switch (node.kind) {
       case "sfvar":
         return { k: "var", name: node.text, mf: false, pos: node.pos };
-      case "mfvar":
-        return { k: "var", name: node.text, mf: true, pos: node.pos };
+      case "mfvar": {
+        // `$?*name*`: a defglobal's fields, always spliced into the call as CLIPS's expand$ does.
+        const global = /^\*(.+)\*$/.exec(node.text)?.[1];
+        if (global === undefined) return { k: "var", name: node.text, mf: true, pos: node.pos };
+        if (!ctx.hasGlobal?.(global)) throw undefinedGlobal({ ...node, text: global }, ctx);
+        const value: Expr = { k: "gvar", name: global, pos: node.pos };
+        return { k: "call", fn: "expand$", args: [value], pos: node.pos };
+      }
       case "gvar":
         if (!ctx.hasGlobal?.(node.text)) throw undefinedGlobal(node, ctx);
         return { k: "gvar", name: node.text, pos: node.pos };
@@ -52,6 +58,9 @@ export function parseExpr(node: SNode, ctx: ParseContext): Expr {
       case "not":
         throw rulesParseError(node.pos, "an expression", describe(node), {
           construct: ctx.construct,
+          // A wildcard or connective where an argument belongs.
+          clips: NO_EXPRESSION,
+          echoThrough: true,
         });
       default:
         return { k: "const", v: node.value };
@@ -126,13 +135,17 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
           clips: NO_EXPRESSION,
           echoThrough: true,
         });
-      // CLIPS wants something after the condition: `do` or an action.
-      if (rest.length === 1) {
-        throw rulesParseError(list.pos, "'do' or an action", "')'", {
+      // CLIPS wants `do` or an action's `(` after the condition.
+      const next = rest[1];
+      if (next === undefined || (next.type === "atom" && next.text !== "do")) {
+        throw rulesParseError((next ?? list).pos, "'do' or an action", describe(next), {
           construct: ctx.construct,
           clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for while function.",
           echoThrough: true,
         });
+      }
+      if (cond.type === "atom" && cond.kind === "mfvar" && ctx.sequenceExpansion?.() === true) {
+        noSequence("while", list, ctx);
       }
       let body = rest.slice(1);
       const first = body[0];
@@ -373,36 +386,68 @@ function parseBody(items: SNode[], ctx: ParseContext): Expr[] {
   return body.map((n) => parseExpr(n, ctx));
 }
 
-/** `(loop-for-count 3 …)`, `(loop-for-count (?i 5) …)`, `(loop-for-count (?i 2 5) do …)`. */
+/**
+ * `(loop-for-count 3 …)`, `(loop-for-count (?i 5) …)`, `(loop-for-count (?i 2 5) do …)`, with
+ * CLIPS's errors: [EXPRNPSR2] where a count is missing, [PRNTUTIL2] for a constant count that is
+ * not an integer, a range of another shape or a word other than `do` after it.
+ */
 function parseLoop(list: SList, ctx: ParseContext): Expr {
+  const syntax = (at: SNode): never => {
+    throw rulesParseError(
+      at.pos,
+      "(loop-for-count [(?var [start] end) | end] [do] action…)",
+      describe(at),
+      {
+        construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for loop-for-count function.",
+        echoThrough: true,
+      },
+    );
+  };
+  // A constant count must be an integer (CLIPS's argument restriction 'i').
+  const count = (n: SNode): Expr => {
+    if (n.type === "atom" && n.kind !== "integer" && n.kind !== "sfvar" && n.kind !== "gvar") {
+      syntax(n);
+    }
+    return parseExpr(n, ctx);
+  };
   const spec = list.items[1];
   if (spec === undefined) {
     throw rulesParseError(list.pos, "a range after loop-for-count", "')'", {
       construct: ctx.construct,
+      clips: NO_EXPRESSION,
+      echoThrough: true,
     });
   }
+  const after = list.items[2];
+  if (after?.type === "atom" && !(after.kind === "symbol" && after.text === "do")) syntax(after);
   const one: Expr = { k: "const", v: 1 };
-  if (spec.type === "list" && spec.items[0]?.type === "atom" && spec.items[0].kind === "sfvar") {
-    const bounds = spec.items.slice(1).map((n) => parseExpr(n, ctx));
-    if (bounds.length < 1 || bounds.length > 2) {
-      throw rulesParseError(spec.pos, "(?var [start] end)", describe(spec), {
+  const head = spec.type === "list" ? spec.items[0] : undefined;
+  if (spec.type === "list" && head?.type === "atom" && head.kind === "sfvar") {
+    const bounds = spec.items.slice(1);
+    if (bounds.length === 0) {
+      throw rulesParseError(spec.pos, "a range end", "')'", {
         construct: ctx.construct,
+        clips: NO_EXPRESSION,
+        echoThrough: true,
       });
     }
-    const [a, b] = bounds as [Expr, Expr | undefined];
+    if (bounds.length > 2) syntax(bounds[2] as SNode);
+    const [a, b] = bounds.map(count) as [Expr, Expr | undefined];
     return {
       k: "loop",
-      v: spec.items[0].text,
+      v: head.text,
       from: b ? a : one,
       to: b ?? a,
       body: parseBody(list.items.slice(2), ctx),
     };
   }
+  if (spec.type === "list" && (head?.type !== "atom" || head.kind !== "symbol")) syntax(spec);
   return {
     k: "loop",
     v: null,
     from: one,
-    to: parseExpr(spec, ctx),
+    to: count(spec),
     body: parseBody(list.items.slice(2), ctx),
   };
 }
@@ -484,39 +529,60 @@ function bindsVariable(exprs: readonly unknown[], name: string): boolean {
   return exprs.some(visit);
 }
 
-/** `(switch <expr> (case <expr> then action…)… [(default action…)])`. */
+/**
+ * `(switch <expr> (case <expr> then action…)… [(default action…)])`, with CLIPS's errors:
+ * [EXPRNPSR2] where an expression is missing, [PRNTUTIL2] for any other shape (a clause after
+ * the default, a case without `then`).
+ */
 function parseSwitch(list: SList, ctx: ParseContext): Expr {
-  const subject = list.items[1];
-  if (subject === undefined) {
-    throw rulesParseError(list.pos, "an expression after switch", "')'", {
+  const missing = (at: SNode): never => {
+    throw rulesParseError(at.pos, "an expression", "')'", {
       construct: ctx.construct,
+      clips: NO_EXPRESSION,
+      echoThrough: true,
     });
-  }
+  };
+  const syntax = (at: SNode): never => {
+    throw rulesParseError(
+      at.pos,
+      "(case <value> then action…) or (default action…)",
+      describe(at),
+      {
+        construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for switch function.",
+        echoThrough: true,
+      },
+    );
+  };
+  const subject = list.items[1];
+  if (subject === undefined) missing(list);
   const cases: { test: Expr; body: Expr[] }[] = [];
-  let otherwise: Expr[] = [];
+  let otherwise: Expr[] | null = null;
   for (const item of list.items.slice(2)) {
     const head = item.type === "list" ? item.items[0] : undefined;
-    if (item.type === "list" && head?.type === "atom" && head.text === "case") {
-      const test = item.items[1];
-      const then = item.items[2];
-      if (test === undefined || then?.type !== "atom" || then.text !== "then") {
-        throw rulesParseError(item.pos, "(case <value> then action…)", describe(item), {
-          construct: ctx.construct,
-        });
-      }
+    if (item.type !== "list" || head?.type !== "atom" || otherwise !== null) syntax(item);
+    const clause = item as SList;
+    if ((head as SAtom).text === "case") {
+      const test = clause.items[1];
+      if (test === undefined) missing(clause);
+      const then = clause.items[2];
+      if (then?.type !== "atom" || then.text !== "then") syntax(then ?? clause);
       cases.push({
-        test: parseExpr(test, ctx),
-        body: item.items.slice(3).map((n) => parseExpr(n, ctx)),
+        test: parseExpr(test as SNode, ctx),
+        body: clause.items.slice(3).map((n) => parseExpr(n, ctx)),
       });
-    } else if (item.type === "list" && head?.type === "atom" && head.text === "default") {
-      otherwise = item.items.slice(1).map((n) => parseExpr(n, ctx));
+    } else if ((head as SAtom).text === "default") {
+      otherwise = clause.items.slice(1).map((n) => parseExpr(n, ctx));
     } else {
-      throw rulesParseError(item.pos, "(case …) or (default …)", describe(item), {
-        construct: ctx.construct,
-      });
+      syntax(clause);
     }
   }
-  return { k: "switch", value: parseExpr(subject, ctx), cases, otherwise };
+  return {
+    k: "switch",
+    value: parseExpr(subject as SNode, ctx),
+    cases,
+    otherwise: otherwise ?? [],
+  };
 }
 
 /** `(fn arg…)`: a call of a built-in or host function. */
@@ -533,6 +599,7 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   const expand = ctx.sequenceExpansion?.() === true;
   for (let k = 1; k < items.length; k++) {
     const arg = parseExpr(items[k] as SNode, ctx);
+    if (expand && arg.k === "var" && arg.mf) noSequence(fn, list, ctx);
     args.push(
       expand && arg.k === "var" && arg.mf
         ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
@@ -553,12 +620,39 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
+/** The functions CLIPS will not give a `$?x` argument to when sequences expand. */
+const NO_SEQUENCE: ReadonlySet<string> = new Set([
+  "expand$",
+  "return",
+  "progn",
+  "if",
+  "while",
+  "loop-for-count",
+  "switch",
+]);
+
+/** [EXPRNPSR4] for a `$?x` argument of such a function, echoed through the call's `)`. */
+function noSequence(fn: string, list: SList, ctx: ParseContext): void {
+  if (!NO_SEQUENCE.has(fn)) return;
+  // CLIPS checks once the call's `)` is read: the echo ends with its last argument and `)`.
+  const last = list.items.at(-1) as SNode;
+  throw rulesParseError(last.pos, `no $? argument for ${fn}`, "a sequence expansion", {
+    construct: ctx.construct,
+    clips: `[EXPRNPSR4] $ Sequence operator not a valid argument for ${fn}.`,
+    echoThrough: true,
+    echoAfter: ")",
+  });
+}
+
 /** CLIPS's message for a form missing where an expression must come. */
 const NO_EXPRESSION = "[EXPRNPSR2] Expected a constant, variable, or expression.";
 
 function parseIf(list: SList, ctx: ParseContext): Expr {
   const items = list.items;
   const cond = items[1];
+  if (cond?.type === "atom" && cond.kind === "mfvar" && ctx.sequenceExpansion?.() === true) {
+    noSequence("if", list, ctx);
+  }
   const thenKw = items[2];
   if (cond === undefined)
     throw rulesParseError(list.pos, "a condition", "')'", {

@@ -1,6 +1,7 @@
 /** Parsing of the procedural constructs: deffunction and defglobal. */
 import { isKeelError, type KeelError } from "../core/index.js";
 import type { DeffunctionAst, Expr } from "./ast.js";
+import { checkActionsContext } from "./command-context.js";
 import { rulesParseError } from "./errors.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
@@ -66,6 +67,7 @@ export function parseDeffunction(list: SList, ctx: ParseContext): DeffunctionAst
     else params.push(text);
   }
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  checkActionsContext(body);
   // CLIPS refuses a body reading a variable no parameter or earlier bind binds.
   checkBodyVariables(
     body,

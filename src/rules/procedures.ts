@@ -3,7 +3,7 @@ import type { DeffunctionAst, Expr } from "./ast.js";
 import { evaluationErrorHalt, haltedIn, takeEvaluationError } from "./clips-messages.js";
 import { ReturnSignal } from "./control.js";
 import { rulesRuntimeError } from "./errors.js";
-import { deeper, evaluationDepth } from "./eval-depth.js";
+import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
 import { type Atom, FALSE, isMultifield, type Value } from "./values.js";
@@ -143,26 +143,25 @@ export class Procedures {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       this.active.set(name, (this.active.get(name) ?? 0) + 1);
-      return deeper(() => {
-        const depth = evaluationDepth();
-        this.onCall?.(true, name, depth, args);
-        try {
-          for (const action of body) {
-            last = action(frame);
-            if (takeEvaluationError()) throw evaluationErrorHalt();
-          }
-        } catch (signal) {
-          if (signal instanceof ReturnSignal) {
-            this.onCall?.(false, name, depth, args);
-            return signal.value;
-          }
-          throw haltedIn(signal, `deffunction ${name}`);
-        } finally {
-          this.active.set(name, (this.active.get(name) ?? 1) - 1);
+      // The caller stepped one level deeper before evaluating the arguments (compileHostCall).
+      const depth = evaluationDepth();
+      this.onCall?.(true, name, depth, args);
+      try {
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
         }
-        this.onCall?.(false, name, depth, args);
-        return last;
-      });
+      } catch (signal) {
+        if (signal instanceof ReturnSignal) {
+          this.onCall?.(false, name, depth, args);
+          return signal.value;
+        }
+        throw haltedIn(signal, `deffunction ${name}`);
+      } finally {
+        this.active.set(name, (this.active.get(name) ?? 1) - 1);
+      }
+      this.onCall?.(false, name, depth, args);
+      return last;
     };
     // What a failing argument's message names ([PRCCODE6]).
     this.functions.set(name, Object.assign(call, { procedure: `deffunction ${name}` }));
@@ -198,6 +197,16 @@ export class Procedures {
     if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
     this.onSet?.(name, value, g.value);
     g.value = value;
+  }
+
+  /** `(bind ?*name*)`: the global takes its initial value again (evaluated anew). */
+  resetGlobal(name: string): Value {
+    const g = this.find(name);
+    if (!g) throw rulesRuntimeError(`global variable ?*${name}* is not defined`);
+    const value = this.evaluate(g.init);
+    this.onSet?.(name, value, g.value);
+    g.value = value;
+    return value;
   }
 
   /** `(reset)`: every global takes its initial value again. */

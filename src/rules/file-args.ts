@@ -1,0 +1,91 @@
+/**
+ * The argument checks CLIPS's file functions make before they touch a file (iofun.c,
+ * factcom.c): Keel has no file system (no-files.ts), but a call with a bad argument gets CLIPS's
+ * message for that argument, not the one for a file that cannot be opened.
+ *
+ * @example
+ * // (open 10 data "r") is "[ARGACCES5] Function open expected argument #1 to be of type symbol or string"
+ */
+import { rulesRuntimeError } from "./errors.js";
+import { typeError } from "./function-args.js";
+import { logicalName } from "./logical-names.js";
+import { isRouterName } from "./routers.js";
+import { isString, isSymbol, type Value } from "./values.js";
+
+/** open's access modes. */
+const MODES: ReadonlySet<string> = new Set(["r", "w", "a", "rb", "wb", "ab"]);
+
+/** The functions whose argument #1 is a file name (CLIPS's GetFileName). */
+const FILE_NAME_FIRST: ReadonlySet<string> = new Set([
+  "open",
+  "remove",
+  "rename",
+  "load-facts",
+  "save-facts",
+]);
+
+/** Throws CLIPS's message for the first bad argument of file function `name`, if any. */
+export function checkFileArguments(name: string, args: readonly Value[]): void {
+  const fileName = (i: number): void => {
+    const v = args[i];
+    if (v !== undefined && !isSymbol(v) && !isString(v)) {
+      throw typeError(name, i + 1, "symbol or string");
+    }
+  };
+  if (FILE_NAME_FIRST.has(name)) fileName(0);
+  switch (name) {
+    case "rename":
+      fileName(1);
+      return;
+    case "close":
+      if (args[0] !== undefined) ownName("close", args[0]);
+      return;
+    case "open":
+      checkOpen(args);
+      return;
+    case "save-facts":
+      checkSaveFactsScope(args[1]);
+      return;
+    default:
+      return;
+  }
+}
+
+/** open's logical name (free: not a router's) and access mode. */
+function checkOpen(args: readonly Value[]): void {
+  const name = ownName("open", args[1] as Value);
+  if (isRouterName(name) && name !== "nil") {
+    throw rulesRuntimeError(`open: logical name ${name} is in use`, {
+      clips: `[IOFUN2] Logical name ${name} already in use.`,
+    });
+  }
+  const mode = args[2];
+  if (mode === undefined) return;
+  if (!isString(mode)) throw typeError("open", 3, "string");
+  if (!MODES.has(mode.value)) {
+    throw typeError("open", 3, 'string with value "r", "w", "a", "rb", "wb", or "ab"');
+  }
+}
+
+/**
+ * The logical name of a file: `t` names no file (CLIPS reads it as "no name given", which open
+ * and close do not allow).
+ */
+function ownName(fn: string, v: Value): string {
+  const name = logicalName(fn, v);
+  if (name === "t") {
+    throw rulesRuntimeError(`${fn}: t is the terminal, not a file`, {
+      clips: `[IOFUN1] Illegal logical name used for ${fn} function.`,
+    });
+  }
+  return name;
+}
+
+/** save-facts' second argument: the word local or visible. */
+function checkSaveFactsScope(scope: Value | undefined): void {
+  if (scope === undefined) return;
+  if (!isSymbol(scope)) throw typeError("save-facts", 2, "symbol");
+  if (scope !== "local" && scope !== "visible") {
+    throw typeError("save-facts", 2, "symbol with value local or visible");
+  }
+}

@@ -1,0 +1,7 @@
+(deffunction f1 () (loop-for-count 1.5 do (printout t x)))
+(deffunction f2 () (loop-for-count))
+(deffunction f3 () (switch 1 (case 1 do 2)))
+(deffunction f4 () (switch))
+(deffunction f5 () (while TRUE halt))
+(deffunction f6 () (loop-for-count 2 stop))
+(exit)
