@@ -93,6 +93,7 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
+import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,
@@ -166,6 +167,15 @@ export class RuleEngine {
   private readonly texts = new ConstructTexts();
   /** Whether the built-in initial-fact deffacts is defined (`undeffacts` may delete it). */
   private initialFacts = true;
+  /** What `matches` and `refresh` read (matches.ts). */
+  private readonly matchesHost: MatchesHost = {
+    rule: (name) => this.rules.get(name),
+    rootNode: () => this.net.root,
+    rootToken: () => this.net.root.token,
+    activations: () => this.agenda.listModule(this.module),
+    print: (text) => this.onPrint(text),
+  };
+
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
     initialFacts: () => this.initialFacts,
@@ -1413,6 +1423,10 @@ export class RuleEngine {
       case "refresh-agenda":
         this.refreshSaliences();
         return VOID;
+      case "matches":
+        return matchesCommand(this.matchesHost, args);
+      case "refresh":
+        return refreshCommand(this.matchesHost, args);
       case "undefrule": {
         const target = args[0];
         if (typeof target !== "string") {

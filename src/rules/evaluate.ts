@@ -191,6 +191,8 @@ export const COMMANDS = new Set([
   "set-salience-evaluation",
   "get-salience-evaluation",
   "refresh-agenda",
+  "matches",
+  "refresh",
   "undefrule",
   "undeffunction",
   "undefglobal",

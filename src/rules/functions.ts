@@ -439,6 +439,8 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["fact-slot-names", 1, 1],
       ["get-fact-list", 0, 1],
       ["refresh-agenda", 0, 1],
+      ["matches", 1, 2],
+      ["refresh", 1, 1],
       ["undefrule", 1, 1],
       ["undeffunction", 1, 1],
       ["undefglobal", 1, 1],

@@ -35,6 +35,7 @@ export function compileRule(
   checkLhsVariables(ast.ces, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
+  const infos: RuleInfo[] = [];
   const entry: RuleEntry = {
     name: ast.name,
     info: {
@@ -45,6 +46,7 @@ export function compileRule(
       ...(dynamicSalience ? { dynamicSalience } : {}),
     },
     built,
+    disjuncts: infos,
     hostActions,
     source: ast.source,
     ...(ast.logical ? { logical: ast.logical } : {}),
@@ -74,6 +76,7 @@ export function compileRule(
       );
       display.push(...b.display);
       built.push(b);
+      infos.push(info);
       rhsByBuilt.set(b, compileActions(ast, b));
     }
   } catch (error) {
