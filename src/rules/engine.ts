@@ -93,6 +93,7 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
+import { type BreaksHost, Breakpoints } from "./breaks.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
@@ -167,6 +168,19 @@ export class RuleEngine {
   private readonly texts = new ConstructTexts();
   /** Whether the built-in initial-fact deffacts is defined (`undeffacts` may delete it). */
   private initialFacts = true;
+  /** Rule breakpoints (breaks.ts) and what their commands read. */
+  private readonly breaks = new Breakpoints();
+  private readonly breaksHost: BreaksHost = {
+    moduleOf: (rule) => {
+      const entry = this.rules.get(rule);
+      return entry ? (entry.disjuncts?.[0]?.module ?? MAIN) : undefined;
+    },
+    rules: () => [...this.rules.keys()],
+    modules: () => [...this.modules],
+    module: () => this.module,
+    print: (text) => this.onPrint(text),
+  };
+
   /** What `matches` and `refresh` read (matches.ts). */
   private readonly matchesHost: MatchesHost = {
     rule: (name) => this.rules.get(name),
@@ -767,6 +781,7 @@ export class RuleEngine {
   private removeRule(name: string): void {
     const entry = this.rules.get(name);
     if (!entry) return;
+    this.breaks.forget(name);
     this.discardRule(entry);
     this.rules.delete(name);
   }
@@ -1006,6 +1021,12 @@ export class RuleEngine {
         if (Date.now() > this.deadline)
           throw ruleLimitError("maxRunMs", this.limits.maxRunMs, mostFired(fired) ?? a.rule.name);
         fired.push(this.fire(a, fired.length + 1));
+        // CLIPS stops before a rule with a breakpoint once the run has fired one.
+        const next = this.breaks.size > 0 ? this.agenda.next() : null;
+        if (next && this.breaks.has(next.rule.name)) {
+          this.onPrint(`Breaking on rule ${next.rule.name}.\n`);
+          break;
+        }
         // CLIPS evaluates every dynamic salience again after each firing.
         if (this.salienceEvaluation === "every-cycle") this.refreshSaliences();
         stats?.add(this.counts());
@@ -1148,6 +1169,7 @@ export class RuleEngine {
       return;
     }
     this.initialise();
+    this.breaks.clear();
     // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
     // pushed again.
     this.agenda.clear();
@@ -1427,6 +1449,10 @@ export class RuleEngine {
         return matchesCommand(this.matchesHost, args);
       case "refresh":
         return refreshCommand(this.matchesHost, args);
+      case "set-break":
+      case "remove-break":
+      case "show-breaks":
+        return this.breaks.command(this.breaksHost, name, args);
       case "undefrule": {
         const target = args[0];
         if (typeof target !== "string") {
