@@ -31,7 +31,7 @@ export class Breakpoints {
     return this.rules.has(rule);
   }
 
-  /** A rule that is removed or redefined loses its breakpoint (it is a new rule). */
+  /** A deleted rule loses its breakpoint (a redefined one keeps it, as in CLIPS). */
   forget(rule: string): void {
     this.rules.delete(rule);
   }

@@ -781,7 +781,6 @@ export class RuleEngine {
   private removeRule(name: string): void {
     const entry = this.rules.get(name);
     if (!entry) return;
-    this.breaks.forget(name);
     this.discardRule(entry);
     this.rules.delete(name);
   }
@@ -1479,6 +1478,8 @@ export class RuleEngine {
             }
           }
           this.removeRule(n);
+          // A deleted rule's breakpoint goes with it (a redefined one keeps it).
+          this.breaks.forget(n);
           this.constructLog.delete(`defrule ${n}`);
           this.texts.forget("defrule", n);
         }

@@ -5,17 +5,16 @@
  */
 import type { Activation } from "./agenda.js";
 import { rulesRuntimeError } from "./errors.js";
-import { TestNode } from "./rete/beta.js";
 import {
   alphaMatches,
   type ClipsJoin,
   ceNumber,
   countPatterns,
   type JoinView,
-  joinOutput,
+  hasOutput,
+  joinMemory,
   joinView,
   partialMatchText,
-  tokensBySource,
 } from "./rete/join-view.js";
 import type { Token, TokenSource } from "./rete/memory.js";
 import { getAct, type RuleEntry } from "./rule-entry.js";
@@ -73,7 +72,7 @@ export function matchesCommand(host: MatchesHost, args: readonly Value[]): Value
     }
     output = mode;
   }
-  const made = tokensBySource(host.rootToken());
+  const root = host.rootToken();
   const say = (text: string) => {
     if (output === "verbose") host.print(text);
   };
@@ -82,14 +81,15 @@ export function matchesCommand(host: MatchesHost, args: readonly Value[]): Value
   };
   let alphaCount = 0;
   let betaCount = 0;
-  for (const view of viewsOf(host, entry)) {
+  for (const [d, view] of viewsOf(host, entry).entries()) {
+    const terminal = (entry.built[d] as RuleEntry["built"][number]).terminal;
     const alphas = view.joins.filter((j) => j.right === null);
     alphas.forEach((join, i) => {
       say(`Matches for Pattern ${i + 1}\n`);
       let count: number;
       if (join.alpha === null) {
         // A join without a pattern: `*` once it let the partial match before it through.
-        count = passedThrough(join, made) ? 1 : 0;
+        count = hasOutput(join, root) ? 1 : 0;
         say(count ? "*\n" : " None\n");
       } else {
         const list = alphaMatches(join);
@@ -104,11 +104,11 @@ export function matchesCommand(host: MatchesHost, args: readonly Value[]): Value
       const join = view.joins[i] as ClipsJoin;
       const header = betaHeader(view.joins, i);
       say(`Partial matches for CEs ${header}\n`);
-      const tokens = joinOutput(join, made);
+      const tokens = joinMemory(view, i, terminal, root);
       for (const t of tokens) say(`${partialMatchText(join, t)}\n`);
       if (tokens.length === 0) say(" None\n");
       betaCount += tokens.length;
-      brief(`CEs ${header}: ${betaCount}\n`);
+      brief(`CEs ${header}: ${tokens.length}\n`);
     }
   }
   say("Activations\n");
@@ -129,13 +129,6 @@ function view0(host: MatchesHost, entry: RuleEntry, a: Activation): ClipsJoin | 
 
 function activationText(last: ClipsJoin | null, a: Activation): string {
   return last ? partialMatchText(last, a.token) : "*";
-}
-
-/** True when a join without a pattern has let anything through. */
-function passedThrough(join: ClipsJoin, made: ReadonlyMap<TokenSource, Token[]>): boolean {
-  // A rule without nodes, or merged leading tests: CLIPS's first join holds the empty match.
-  if (!(join.node instanceof TestNode)) return true;
-  return (made.get(join.node)?.length ?? 0) > 0;
 }
 
 /** CLIPS's name for a join's partial matches: `1 - 3`, `1 (P1) , 2 (P2 - P3)` (BetaHeaderString). */
@@ -188,11 +181,11 @@ function betaHeader(joins: readonly ClipsJoin[], index: number): string {
 export function refreshCommand(host: MatchesHost, args: readonly Value[]): Value {
   const entry = namedRule(host, "refresh", args);
   if (!entry) return FALSE;
-  const made = tokensBySource(host.rootToken());
+  const root = host.rootToken();
   entry.built.forEach((built, index) => {
-    const last = joinView(built, host.rootNode(), disjunctLeadingTest(entry, index)).last;
+    const view = joinView(built, host.rootNode(), disjunctLeadingTest(entry, index));
     // A rule without a node of its own matches once, with the root token.
-    const tokens = last?.out ? joinOutput(last, made) : [host.rootToken()];
+    const tokens = view.last?.out ? joinMemory(view, view.joins.length - 1, built.terminal, root) : [root];
     for (const t of tokens) if (!getAct(entry, t)) built.terminal.onActivate(t);
   });
   return VOID;

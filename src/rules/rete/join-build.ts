@@ -96,7 +96,14 @@ export function buildJoin(ctx: Context): JoinSpec {
       return true;
     };
   }
-  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test };
+  const clipsHash = pairs.length ? clipsHashOf(pairs.map((p) => p.outer)) : null;
+  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test, clipsHash };
+}
+
+/** CLIPS's hash values of a token at a join comparing `locs` (see JoinSpec.clipsHash). */
+export function clipsHashOf(locs: readonly VarLoc[]): (t: Token) => readonly Value[] {
+  const reads = locs.map(outerRead).reverse();
+  return (t) => reads.map((read) => read(t));
 }
 
 export type TermTest = (v: Value, f: Frame) => boolean;

@@ -16,6 +16,7 @@ import {
   type Token,
   type TokenSource,
 } from "./memory.js";
+import { heldBy } from "./prime.js";
 
 /** One of CLIPS's joins. */
 export interface ClipsJoin {
@@ -145,34 +146,38 @@ export function ceNumber(join: ClipsJoin): number {
 }
 
 /**
- * The partial matches a join holds now, newest first as a CLIPS beta memory lists them: the
- * tokens its node made, or those a not/exists node passes on, by when they were passed.
- * `made` is every live token by the node that made it (see {@link tokensBySource}).
+ * The partial matches join `index` of a view holds now, in the order CLIPS lists the memory of
+ * the join after it (its left memory, or a join from the right's right memory; the rule's last
+ * join: the terminal's): as that memory took them (prime.ts heldBy), and in a hashed memory
+ * bucket by bucket as CLIPS files them (a left memory newest first in each, a right one oldest
+ * first).
  */
-export function joinOutput(join: ClipsJoin, made: ReadonlyMap<TokenSource, Token[]>): Token[] {
-  const out = join.out;
-  if (out === null) return [];
-  if ((out instanceof NegativeNode || out instanceof NandNode) && out.passes) {
-    const passed = out.passed().map((t) => ({ t, at: out.passedAt(t) }));
-    return passed.sort((a, b) => b.at - a.at).map((p) => p.t);
-  }
-  return [...(made.get(out) ?? [])].sort((a, b) => b.seq - a.seq);
+export function joinMemory(
+  view: JoinView,
+  index: number,
+  terminal: TerminalNode,
+  root: Token,
+): Token[] {
+  const join = view.joins[index];
+  const out = join?.out ?? null;
+  if (!join || out === null) return [];
+  const next = view.joins[index + 1];
+  const right = next !== undefined && next.right === join;
+  const successor = !next ? terminal : right ? (next.node as NandNode).input : next.node;
+  if (successor === null) return [];
+  return heldBy(successor, out, root);
 }
 
-/** Every live token under `root`, by the node that made it. */
-export function tokensBySource(root: Token): Map<TokenSource, Token[]> {
-  const out = new Map<TokenSource, Token[]>();
-  const stack: Token[] = [root];
-  for (let t = stack.pop(); t; t = stack.pop()) {
-    let list = out.get(t.source);
-    if (!list) {
-      list = [];
-      out.set(t.source, list);
-    }
-    list.push(t);
+/** True when a join without a pattern has let a partial match through. */
+export function hasOutput(join: ClipsJoin, root: Token): boolean {
+  const out = join.out;
+  if (out === null) return true;
+  for (const stack = [root]; stack.length > 0; ) {
+    const t = stack.pop() as Token;
+    if (t.source === out && t !== root) return true;
     for (let c = t.firstChild; c; c = c.nextSibling) if (!c.dead) stack.push(c);
   }
-  return out;
+  return false;
 }
 
 /** A join's partial match as CLIPS prints it: `f-1,*,f-3` (an instance: `[name]`). */
