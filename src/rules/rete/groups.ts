@@ -169,7 +169,7 @@ export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<G
       return true;
     },
     test: null,
-    clipsHash: clipsHashOf(locs),
+    clipsHash: clipsHashOf(locs, false),
   };
 }
 
