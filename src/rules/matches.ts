@@ -89,7 +89,9 @@ export function matchesCommand(host: MatchesHost, args: readonly Value[]): Value
       let count: number;
       if (join.alpha === null) {
         // A join without a pattern: `*` once it let the partial match before it through.
-        count = hasOutput(join, root) ? 1 : 0;
+        // Merged leading tests: held when they let a match through, or when they hold now.
+        const next = join.holds ? view.joins[1] : undefined;
+        count = (next && hasOutput(next, root)) || hasOutput(join, root) ? 1 : 0;
         say(count ? "*\n" : " None\n");
       } else {
         const list = alphaMatches(join);

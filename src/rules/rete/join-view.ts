@@ -34,9 +34,11 @@ export interface ClipsJoin {
   readonly positive: boolean;
   /** The element of Keel's token this join's match is at (-1: none). */
   readonly slot: number;
+  /** A join without a node standing for merged test CEs: whether they hold. */
+  readonly holds?: () => boolean;
 }
 
-/** A rule's joins in CLIPS's order, and what the join before the first pattern passed. */
+/** A rule's joins in CLIPS's order. */
 export interface JoinView {
   readonly joins: readonly ClipsJoin[];
   /** The rule's last join (its output is the rule's complete matches). */
@@ -47,6 +49,8 @@ export interface JoinView {
 export interface RulePath {
   readonly path: readonly { readonly node: LeftInput; readonly parent: TokenSource }[];
   readonly terminal: TerminalNode;
+  /** Leading test CEs merged into the first pattern's join: whether they hold. */
+  readonly leadingTests?: () => boolean;
 }
 
 /**
@@ -63,7 +67,7 @@ export function joinView(rule: RulePath, root: TokenSource, leading: boolean): J
   // A rule without a node of its own, or led by merged tests, starts with a join without one.
   const start: ClipsJoin | null =
     nodes.length === 0 || (leading && !(nodes[0]?.node instanceof TestNode))
-      ? emptyJoin(null)
+      ? emptyJoin(rule.leadingTests ?? null)
       : null;
   if (start) joins.push(start);
   for (const { node, first } of nodes) {
@@ -95,8 +99,17 @@ export function joinView(rule: RulePath, root: TokenSource, leading: boolean): J
   return { joins, last: joins[joins.length - 1] ?? null };
 }
 
-function emptyJoin(lastLevel: ClipsJoin | null): ClipsJoin {
-  return { node: null, out: null, right: null, lastLevel, alpha: null, positive: false, slot: -1 };
+function emptyJoin(holds: (() => boolean) | null): ClipsJoin {
+  return {
+    node: null,
+    out: null,
+    right: null,
+    lastLevel: null,
+    alpha: null,
+    positive: false,
+    slot: -1,
+    ...(holds ? { holds } : {}),
+  };
 }
 
 /**
@@ -171,7 +184,7 @@ export function joinMemory(
 /** True when a join without a pattern has let a partial match through. */
 export function hasOutput(join: ClipsJoin, root: Token): boolean {
   const out = join.out;
-  if (out === null) return true;
+  if (out === null) return join.holds?.() ?? true;
   for (const stack = [root]; stack.length > 0; ) {
     const t = stack.pop() as Token;
     if (t.source === out && t !== root) return true;
