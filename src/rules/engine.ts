@@ -1,6 +1,7 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
+import { Breakpoints, type BreaksHost } from "./breaks.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
@@ -44,6 +45,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -93,8 +95,6 @@ import {
   type TemplateFunctionHost,
   templateFunction,
 } from "./template-functions.js";
-import { type BreaksHost, Breakpoints } from "./breaks.js";
-import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
 import {
   ClipsString,

@@ -10,8 +10,8 @@ import {
   type ClipsJoin,
   ceNumber,
   countPatterns,
-  type JoinView,
   hasOutput,
+  type JoinView,
   joinMemory,
   joinView,
   partialMatchText,
@@ -187,7 +187,9 @@ export function refreshCommand(host: MatchesHost, args: readonly Value[]): Value
   entry.built.forEach((built, index) => {
     const view = joinView(built, host.rootNode(), disjunctLeadingTest(entry, index));
     // A rule without a node of its own matches once, with the root token.
-    const tokens = view.last?.out ? joinMemory(view, view.joins.length - 1, built.terminal, root) : [root];
+    const tokens = view.last?.out
+      ? joinMemory(view, view.joins.length - 1, built.terminal, root)
+      : [root];
     for (const t of tokens) if (!getAct(entry, t)) built.terminal.onActivate(t);
   });
   return VOID;

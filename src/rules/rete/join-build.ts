@@ -96,10 +96,12 @@ export function buildJoin(ctx: Context): JoinSpec {
       return true;
     };
   }
-  const clipsHash = pairs.length ? clipsHashOf(
-    pairs.map((p) => p.outer),
-    true,
-  ) : null;
+  const clipsHash = pairs.length
+    ? clipsHashOf(
+        pairs.map((p) => p.outer),
+        true,
+      )
+    : null;
   return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test, clipsHash };
 }
 

@@ -82,7 +82,8 @@ export function joinView(rule: RulePath, root: TokenSource, leading: boolean): J
       }
     }
     const lastLevel = parent === root ? start : (byNode.get(parent) ?? null);
-    const right = node instanceof NandNode ? (byNode.get(node.inputParent as TokenSource) ?? null) : null;
+    const right =
+      node instanceof NandNode ? (byNode.get(node.inputParent as TokenSource) ?? null) : null;
     const alpha = node instanceof JoinNode || node instanceof NegativeNode ? node.alpha : null;
     const join: ClipsJoin = {
       node,

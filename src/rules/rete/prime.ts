@@ -4,8 +4,9 @@
  * the tokens its parent made in the order a sibling holds them. The sibling is the first child
  * of the parent (children are newest first) that does not belong to the new rule.
  */
-import { JoinNode, TerminalNode, TestNode } from "./beta.js";
+
 import type { Value } from "../values.js";
+import { JoinNode, TerminalNode, TestNode } from "./beta.js";
 import { type NandInput, NandNode, NegativeNode } from "./blocking.js";
 import { betaBucket } from "./clips-hash.js";
 import {
@@ -31,7 +32,7 @@ export function primeFromSibling(node: LeftInput, parent: TokenSource, ctx: Prim
   const upto = lastTokenSeq();
   if (node instanceof TerminalNode || node instanceof TestNode) node.primed = { tokens, upto };
   const order = new WeakMap<Token, number>();
-  tokens.forEach((t, i) => order.set(t, upto + (i + 1) / (tokens.length + 1)));
+  for (const [i, t] of tokens.entries()) order.set(t, upto + (i + 1) / (tokens.length + 1));
   primedOrder.set(node, order);
   for (const t of tokens) if (!t.dead) node.leftActivate(t);
 }
