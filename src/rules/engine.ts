@@ -320,10 +320,15 @@ export class RuleEngine {
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
       enter: (f) => {
-        // modify and duplicate create the fact themselves; it is traced and matched here.
+        // modify and duplicate create the fact themselves; it is traced and matched here, and
+        // gets the firing rule's logical support as an assert's fact does.
+        if (this.refusedUnsupported(f)) return false;
         this.trace("facts", () => factTrace(true, factLine(f)));
+        this.tms.asserted(f, false);
         this.net.assertFact(f);
+        this.tms.flush(this.retractLost);
         if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(f);
+        return true;
       },
       print: (text) => this.onPrint(text),
       matchError: options.onMatchError,
@@ -816,6 +821,18 @@ export class RuleEngine {
     return f ? f.factId : null;
   }
 
+  /**
+   * True, after taking back the fact just made, when the firing rule's logical match is gone
+   * (its actions retracted a fact of it): CLIPS then asserts nothing (AddLogicalDependencies
+   * fails) and uses no fact index.
+   */
+  private refusedUnsupported(fact: Fact): boolean {
+    if (!this.tms.current?.dead) return false;
+    this.wm.remove(fact);
+    this.wm.nextId = fact.factId;
+    return true;
+  }
+
   /** Retracts a fact by index; false when no such fact exists. */
   retract(id: number): boolean {
     const fact = this.wm.byId.get(id);
@@ -884,6 +901,8 @@ export class RuleEngine {
     if (!fact) {
       const existing = this.wm.duplicateOf;
       if (existing) this.tms.asserted(existing, true);
+    } else if (this.refusedUnsupported(fact)) {
+      return null;
     }
     if (fact) {
       this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
