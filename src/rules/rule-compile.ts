@@ -1,5 +1,6 @@
 /** Compiles a parsed defrule into the network and its right-hand side into closures. */
 
+import { checkPatternAddresses } from "./address-check.js";
 import type { RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
@@ -33,6 +34,7 @@ export function compileRule(
 ): RuleEntry {
   // CLIPS's [ANALYSIS4] before building: a variable read before any CE binds it.
   checkLhsVariables(ast.ces, `defrule ${ast.name}`);
+  checkPatternAddresses(ast.ces, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
   const infos: RuleInfo[] = [];
