@@ -1460,9 +1460,23 @@ export class RuleEngine {
       }
       case "get-salience-evaluation":
         return this.salienceEvaluation;
-      case "refresh-agenda":
-        this.refreshSaliences();
+      case "refresh-agenda": {
+        // The current module's agenda, a named module's, or every module's for `*`.
+        const m = args[0];
+        if (m !== undefined && typeof m !== "string") {
+          throw rulesRuntimeError("refresh-agenda expects a module name", {
+            clips: "[ARGACCES5] Function refresh-agenda expected argument #1 to be of type symbol",
+          });
+        }
+        if (m !== undefined && m !== "*" && !this.modules.has(m)) {
+          throw rulesRuntimeError(`refresh-agenda: no module ${m}`, {
+            clips:
+              "[ARGACCES5] Function refresh-agenda expected argument #1 to be of type defmodule name",
+          });
+        }
+        this.refreshSaliences(m === "*" ? null : (m ?? this.module));
         return VOID;
+      }
       case "matches":
         return matchesCommand(this.matchesHost, args);
       case "refresh":
@@ -1583,8 +1597,8 @@ export class RuleEngine {
    * Evaluates every dynamic salience again and re-places the activations whose salience changed
    * (every-cycle evaluation before each firing, and refresh-agenda).
    */
-  private refreshSaliences(): void {
-    for (const a of this.agenda.list()) {
+  private refreshSaliences(module: string | null = null): void {
+    for (const a of module === null ? this.agenda.list() : this.agenda.listModule(module)) {
       const dynamic = a.rule.dynamicSalience;
       if (!dynamic) continue;
       const now = dynamic();
