@@ -1,6 +1,7 @@
 import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
+import { Breakpoints, type BreaksHost } from "./breaks.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -46,6 +47,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -172,6 +174,28 @@ export class RuleEngine {
   private initialFacts = true;
   /** Whether the built-in initial-fact deftemplate is defined (`undeftemplate` may delete it). */
   private initialTemplate = true;
+  /** Rule breakpoints (breaks.ts) and what their commands read. */
+  private readonly breaks = new Breakpoints();
+  private readonly breaksHost: BreaksHost = {
+    moduleOf: (rule) => {
+      const entry = this.rules.get(rule);
+      return entry ? (entry.disjuncts?.[0]?.module ?? MAIN) : undefined;
+    },
+    rules: () => [...this.rules.keys()],
+    modules: () => [...this.modules],
+    module: () => this.module,
+    print: (text) => this.onPrint(text),
+  };
+
+  /** What `matches` and `refresh` read (matches.ts). */
+  private readonly matchesHost: MatchesHost = {
+    rule: (name) => this.rules.get(name),
+    rootNode: () => this.net.root,
+    rootToken: () => this.net.root.token,
+    activations: () => this.agenda.listModule(this.module),
+    print: (text) => this.onPrint(text),
+  };
+
   private readonly introspection: IntrospectionHost = {
     texts: this.texts,
     initialFacts: () => this.initialFacts,
@@ -306,10 +330,15 @@ export class RuleEngine {
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
       enter: (f) => {
-        // modify and duplicate create the fact themselves; it is traced and matched here.
+        // modify and duplicate create the fact themselves; it is traced and matched here, and
+        // gets the firing rule's logical support as an assert's fact does.
+        if (this.refusedUnsupported(f)) return false;
         this.trace("facts", () => factTrace(true, factLine(f)));
+        this.tms.asserted(f, false);
         this.net.assertFact(f);
+        this.tms.flush(this.retractLost);
         if (this.switches.enabled("dynamic-constraint-checking")) checkFactConstraints(f);
+        return true;
       },
       print: (text) => this.onPrint(text),
       matchError: options.onMatchError,
@@ -864,6 +893,18 @@ export class RuleEngine {
     return f ? f.factId : null;
   }
 
+  /**
+   * True, after taking back the fact just made, when the firing rule's logical match is gone
+   * (its actions retracted a fact of it): CLIPS then asserts nothing (AddLogicalDependencies
+   * fails) and uses no fact index.
+   */
+  private refusedUnsupported(fact: Fact): boolean {
+    if (!this.tms.current?.dead) return false;
+    this.wm.remove(fact);
+    this.wm.nextId = fact.factId;
+    return true;
+  }
+
   /** Retracts a fact by index; false when no such fact exists. */
   retract(id: number): boolean {
     const fact = this.wm.byId.get(id);
@@ -932,6 +973,8 @@ export class RuleEngine {
     if (!fact) {
       const existing = this.wm.duplicateOf;
       if (existing) this.tms.asserted(existing, true);
+    } else if (this.refusedUnsupported(fact)) {
+      return null;
     }
     if (fact) {
       this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
@@ -1068,6 +1111,12 @@ export class RuleEngine {
         if (Date.now() > this.deadline)
           throw ruleLimitError("maxRunMs", this.limits.maxRunMs, mostFired(fired) ?? a.rule.name);
         fired.push(this.fire(a, fired.length + 1));
+        // CLIPS stops before a rule with a breakpoint once the run has fired one.
+        const next = this.breaks.size > 0 ? this.agenda.next() : null;
+        if (next && this.breaks.has(next.rule.name)) {
+          this.onPrint(`Breaking on rule ${next.rule.name}.\n`);
+          break;
+        }
         // CLIPS evaluates every dynamic salience again after each firing.
         if (this.salienceEvaluation === "every-cycle") this.refreshSaliences();
         stats?.add(this.counts());
@@ -1213,6 +1262,7 @@ export class RuleEngine {
       return;
     }
     this.initialise();
+    this.breaks.clear();
     // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and
     // pushed again.
     this.agenda.clear();
@@ -1544,9 +1594,31 @@ export class RuleEngine {
       }
       case "get-salience-evaluation":
         return this.salienceEvaluation;
-      case "refresh-agenda":
-        this.refreshSaliences();
+      case "refresh-agenda": {
+        // The current module's agenda, a named module's, or every module's for `*`.
+        const m = args[0];
+        if (m !== undefined && typeof m !== "string") {
+          throw rulesRuntimeError("refresh-agenda expects a module name", {
+            clips: "[ARGACCES5] Function refresh-agenda expected argument #1 to be of type symbol",
+          });
+        }
+        if (m !== undefined && m !== "*" && !this.modules.has(m)) {
+          throw rulesRuntimeError(`refresh-agenda: no module ${m}`, {
+            clips:
+              "[ARGACCES5] Function refresh-agenda expected argument #1 to be of type defmodule name",
+          });
+        }
+        this.refreshSaliences(m === "*" ? null : (m ?? this.module));
         return VOID;
+      }
+      case "matches":
+        return matchesCommand(this.matchesHost, args);
+      case "refresh":
+        return refreshCommand(this.matchesHost, args);
+      case "set-break":
+      case "remove-break":
+      case "show-breaks":
+        return this.breaks.command(this.breaksHost, name, args);
       case "undefrule": {
         const target = args[0];
         if (typeof target !== "string") {
@@ -1573,6 +1645,8 @@ export class RuleEngine {
             }
           }
           this.removeRule(n);
+          // A deleted rule's breakpoint goes with it (a redefined one keeps it).
+          this.breaks.forget(n);
           this.constructLog.delete(`defrule ${n}`);
           this.texts.forget("defrule", n);
         }
@@ -1657,8 +1731,8 @@ export class RuleEngine {
    * Evaluates every dynamic salience again and re-places the activations whose salience changed
    * (every-cycle evaluation before each firing, and refresh-agenda).
    */
-  private refreshSaliences(): void {
-    for (const a of this.agenda.list()) {
+  private refreshSaliences(module: string | null = null): void {
+    for (const a of module === null ? this.agenda.list() : this.agenda.listModule(module)) {
       const dynamic = a.rule.dynamicSalience;
       if (!dynamic) continue;
       const now = dynamic();

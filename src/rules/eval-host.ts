@@ -38,8 +38,11 @@ export interface HostBackend {
   hostFunction(name: string): RuleFunction | undefined;
   assertResolved(r: ResolvedFact): Fact | null;
   retractFact(fact: Fact): void;
-  /** Runs a fact already created in working memory through the network. */
-  enter(fact: Fact): void;
+  /**
+   * Runs a fact already created in working memory through the network; false when it was taken
+   * back instead (the firing rule's logical support is gone).
+   */
+  enter(fact: Fact): boolean;
   print(text: string): void;
   readonly matchError?: ((error: KeelError) => void) | undefined;
   halt(): void;
@@ -101,8 +104,7 @@ export function createEvalHost(b: HostBackend): EvalHost {
       const values = changedValues(fact, changes);
       if (!dup) b.retractFact(fact);
       const created = b.wm.create(fact.relation, fact.template, values);
-      if (!created) return FALSE;
-      b.enter(created);
+      if (!created || !b.enter(created)) return FALSE;
       return created;
     },
     print: (router, text) => print(b, router, text),

@@ -1,5 +1,6 @@
 /** Compiles a parsed defrule into the network and its right-hand side into closures. */
 
+import { checkPatternAddresses } from "./address-check.js";
 import type { RuleInfo } from "./agenda.js";
 import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
@@ -35,11 +36,13 @@ export function compileRule(
 ): RuleEntry {
   // CLIPS's [ANALYSIS4] before building: a variable read before any CE binds it.
   checkLhsVariables(ast.ces, `defrule ${ast.name}`);
+  checkPatternAddresses(ast.ces, `defrule ${ast.name}`);
   // Then its static constraint check: [RULECSTR1] for a pattern no fact can match.
   const lhs = checkRuleConstraints(ast.ces, `defrule ${ast.name}`);
   checkRhsConstraints(ast.actions, lhs, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
+  const infos: RuleInfo[] = [];
   const entry: RuleEntry = {
     name: ast.name,
     info: {
@@ -50,6 +53,7 @@ export function compileRule(
       ...(dynamicSalience ? { dynamicSalience } : {}),
     },
     built,
+    disjuncts: infos,
     hostActions,
     source: ast.source,
     ...(ast.logical ? { logical: ast.logical } : {}),
@@ -79,6 +83,7 @@ export function compileRule(
       );
       display.push(...b.display);
       built.push(b);
+      infos.push(info);
       rhsByBuilt.set(b, compileActions(ast, b));
     }
   } catch (error) {

@@ -9,6 +9,8 @@ export interface RuleEntry {
   readonly name: string;
   readonly info: RuleInfo;
   readonly built: BuiltRule[];
+  /** Each disjunct's activation info (its display, whether test CEs lead it). */
+  readonly disjuncts?: readonly RuleInfo[];
   readonly hostActions: readonly unknown[] | undefined;
   readonly source: string;
   /** How many leading CEs are logical: facts the rule asserts depend on their match. */

@@ -1,3 +1,4 @@
+import type { Value } from "../values.js";
 import type { AlphaMatch, AlphaNode, Primed, RightInput } from "./memory.js";
 import {
   emit,
@@ -20,6 +21,11 @@ export interface JoinSpec<R = AlphaMatch> {
   readonly rightHash: ((am: R) => number) | null;
   readonly keyEq: ((t: Token, am: R) => boolean) | null;
   readonly test: ((t: Token, am: R) => boolean) | null;
+  /**
+   * The values CLIPS 6.30 hashes a token by at this join, in its order (the pattern's last
+   * compared field first); only `matches` reads it, to list a memory in CLIPS's bucket order.
+   */
+  readonly clipsHash: ((t: Token) => readonly Value[]) | null;
 }
 
 /** The top of the beta network: one empty token every rule starts from. */

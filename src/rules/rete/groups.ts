@@ -9,7 +9,7 @@ import { valuesEqual } from "../values.js";
 import type { JoinSpec } from "./beta.js";
 import type { GroupMatch } from "./blocking.js";
 import { combineHash, valueHash } from "./hash.js";
-import { outerRead } from "./join-build.js";
+import { clipsHashOf, outerRead } from "./join-build.js";
 import { exprVars, type Scope, type VarLoc } from "./pattern-context.js";
 
 /** A not/exists as the network builds it. */
@@ -147,7 +147,9 @@ export function nandExternals(ces: readonly CE[]): Map<Negation, string[]> {
 export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<GroupMatch> {
   const locs = externals.map((name) => scope.get(name) as VarLoc);
   const key = locs.map((loc) => `${loc.slot}:${loc.key}`).join(",");
-  if (locs.length === 0) return { key, leftHash: null, rightHash: null, keyEq: null, test: null };
+  if (locs.length === 0) {
+    return { key, leftHash: null, rightHash: null, keyEq: null, test: null, clipsHash: null };
+  }
   const reads = locs.map(outerRead);
   const n = reads.length;
   const leftHash = (t: GroupMatch["token"]) => {
@@ -167,6 +169,7 @@ export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<G
       return true;
     },
     test: null,
+    clipsHash: clipsHashOf(locs, false),
   };
 }
 

@@ -96,7 +96,26 @@ export function buildJoin(ctx: Context): JoinSpec {
       return true;
     };
   }
-  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test };
+  const clipsHash = pairs.length
+    ? clipsHashOf(
+        pairs.map((p) => p.outer),
+        true,
+      )
+    : null;
+  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test, clipsHash };
+}
+
+/**
+ * CLIPS's hash values of a token at a join comparing `locs` (see JoinSpec.clipsHash): a
+ * pattern's join lists them last field first, a join from the right in the group's order.
+ */
+export function clipsHashOf(
+  locs: readonly VarLoc[],
+  lastFirst: boolean,
+): (t: Token) => readonly Value[] {
+  const reads = locs.map(outerRead);
+  if (lastFirst) reads.reverse();
+  return (t) => reads.map((read) => read(t));
 }
 
 export type TermTest = (v: Value, f: Frame) => boolean;

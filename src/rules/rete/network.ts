@@ -32,6 +32,11 @@ export interface BuiltRule {
   readonly display: Display[];
   /** Nodes this rule uses, top to bottom, with their parents, for removal. */
   readonly path: PathEntry[];
+  /**
+   * Leading test CEs merged into the first pattern's join: whether they hold now (CLIPS gives
+   * them a join of their own, which `matches` lists).
+   */
+  leadingTests?: () => boolean;
 }
 
 /** A node another rule may share: its key among its parent's children, and how many use it. */
@@ -51,6 +56,8 @@ interface Build {
   patterns: number;
   /** The variables each nand join compares. */
   readonly externals: Map<Negation, string[]>;
+  /** Test CEs that lead the rule, merged into its first pattern's join. */
+  leading?: Expr[];
   /**
    * Top-level `(not pattern)` and `(exists pattern)` nodes pass their input token on (see
    * BlockingNode.passes). Not in a rule with logical CEs: their support needs a token per CE.
@@ -117,9 +124,10 @@ export class Network {
       passes: logical === 0,
     };
     const terminal = new TerminalNode(onActivate, onRemove);
-    const built = { terminal, scope, display, path: b.path };
+    const built: BuiltRule = { terminal, scope, display, path: b.path };
     try {
       const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
+      if (b.leading) built.leadingTests = this.constantTests(b.leading, b.construct);
       link(end.parent, terminal, false);
       this.fresh.push(terminal);
       b.path.push({ node: terminal, parent: end.parent });
@@ -314,6 +322,7 @@ export class Network {
       switch (ce.type) {
         case "pattern": {
           const tests = pendingTests;
+          if (tests.length > 0 && top && display.length === 0) b.leading = [...tests];
           pendingTests = [];
           while (ces[i + 1]?.type === "test" && !refersTo(ces[i + 1] as CE, ce.addressVar)) {
             tests.push((ces[i + 1] as { expr: Expr }).expr);
@@ -404,6 +413,15 @@ export class Network {
       for (const [name, binding] of cp.bindings) scope.set(name, { slot: depth, ...binding });
     }
     return node;
+  }
+
+  /** Test CEs that read no variable, evaluated on demand. */
+  private constantTests(exprs: readonly Expr[], construct: string): () => boolean {
+    const fns = exprs.map((e) => compileExpr(e, { resolve: () => null, rhs: false, construct }));
+    return () => {
+      const frame = { tok: null, local: null, rhs: null, host: this.host() };
+      return fns.every((fn) => fn(frame) !== FALSE);
+    };
   }
 
   /** A `(test …)` CE as a join of its own. */

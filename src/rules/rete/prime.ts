@@ -4,8 +4,11 @@
  * the tokens its parent made in the order a sibling holds them. The sibling is the first child
  * of the parent (children are newest first) that does not belong to the new rule.
  */
+
+import type { Value } from "../values.js";
 import { JoinNode, TerminalNode, TestNode } from "./beta.js";
 import { type NandInput, NandNode, NegativeNode } from "./blocking.js";
+import { betaBucket } from "./clips-hash.js";
 import {
   type LeftInput,
   lastTokenSeq,
@@ -26,10 +29,25 @@ export function primeFromSibling(node: LeftInput, parent: TokenSource, ctx: Prim
   const sibling = parent.children.find((c) => c !== node && !ctx.fresh.has(c));
   if (!sibling) return;
   const tokens = heldBy(sibling, parent, ctx.root);
-  if (node instanceof TerminalNode || node instanceof TestNode) {
-    node.primed = { tokens, upto: lastTokenSeq() };
-  }
+  const upto = lastTokenSeq();
+  if (node instanceof TerminalNode || node instanceof TestNode) node.primed = { tokens, upto };
+  const order = new WeakMap<Token, number>();
+  for (const [i, t] of tokens.entries()) order.set(t, upto + (i + 1) / (tokens.length + 1));
+  primedOrder.set(node, order);
   for (const t of tokens) if (!t.dead) node.leftActivate(t);
+}
+
+/** When each primed node took each token it was primed with (see {@link enteredAt}). */
+const primedOrder = new WeakMap<LeftInput, WeakMap<Token, number>>();
+
+/**
+ * When `node` took `t` on a token `seq` scale: between the seq before and after priming for a
+ * token it was primed with, in the order it took them; else `made` (when the token was made or
+ * passed on, which is when the node took it).
+ */
+export function enteredAt(node: LeftInput, t: Token, made: number): number {
+  const primed = primedOrder.get(node)?.get(t);
+  return primed !== undefined && primed > made ? primed : made;
 }
 
 /**
@@ -38,16 +56,19 @@ export function primeFromSibling(node: LeftInput, parent: TokenSource, ctx: Prim
  * (Keel's activations live elsewhere): it took its parent's tokens as they were made, after the
  * ones it was primed with, so its memory is rebuilt from that.
  */
-function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
+export function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
   if (
     sibling instanceof JoinNode ||
     sibling instanceof NegativeNode ||
     sibling instanceof NandNode
   ) {
-    return live([...sibling.left.chains.all()].map((e) => e.token));
+    const tokens = live([...sibling.left.chains.all()].map((e) => e.token));
+    return inClipsOrder(sibling, parent, tokens, sibling.spec.clipsHash, true);
   }
   if ("nand" in sibling) {
-    return live([...(sibling as NandInput).nand.memory.all()].map((gm) => gm.token));
+    const nand = (sibling as NandInput).nand;
+    const tokens = live([...nand.memory.all()].map((gm) => gm.token));
+    return inClipsOrder(sibling, parent, tokens, nand.spec.clipsHash, false);
   }
   const primed = (sibling as { primed?: Primed | null }).primed;
   if (parent instanceof NegativeNode && parent.passes) {
@@ -63,6 +84,29 @@ function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
     ? [...live(primed.tokens), ...made.filter((t) => t.seq > primed.upto)]
     : made;
   return taken.reverse();
+}
+
+/**
+ * A hashed memory's tokens in CLIPS's order: bucket by bucket as CLIPS 6.30 files them (Keel's
+ * own buckets differ), in each the order the memory took them (a left memory newest first, a
+ * nand join's right memory oldest first). An unhashed memory's chain is already in that order.
+ */
+function inClipsOrder(
+  node: LeftInput,
+  parent: TokenSource,
+  tokens: Token[],
+  hashValues: ((t: Token) => readonly Value[]) | null,
+  newestFirst: boolean,
+): Token[] {
+  if (hashValues === null || tokens.length < 2) return tokens;
+  const passing = (parent instanceof NegativeNode || parent instanceof NandNode) && parent.passes;
+  const keyed = tokens.map((t) => ({
+    t,
+    bucket: betaBucket(hashValues(t)),
+    at: enteredAt(node, t, passing ? parent.passedAt(t) : t.seq),
+  }));
+  keyed.sort((a, b) => a.bucket - b.bucket || (newestFirst ? b.at - a.at : a.at - b.at));
+  return keyed.map((k) => k.t);
 }
 
 function live(tokens: readonly Token[]): Token[] {

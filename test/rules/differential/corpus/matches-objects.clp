@@ -1,0 +1,7 @@
+(defclass A (is-a USER) (slot v))
+(defrule ro (object (is-a A) (v ?x)) (b ?x) =>)
+(make-instance a1 of A (v 1))
+(make-instance a2 of A (v 2))
+(assert (b 1))
+(matches ro)
+(exit)
