@@ -29,6 +29,7 @@ import {
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
+import { versionText } from "./version-text.js";
 import type {
   CheckpointRow,
   NewCheckpointRow,
@@ -82,17 +83,17 @@ export interface QueuedCheckpoint
 
 /** A value inline: `[version, 0, text]`. */
 export function inlineEntry(version: unknown, text: string): string {
-  return `[${jsonOf(version)},0,${jsonString(text)}]`;
+  return `[${versionText(version)},0,${jsonString(text)}]`;
 }
 
 /** A value in the blob table, stored by checkpoint `seq`: `[version, seq]`. */
 export function blobEntry(version: unknown, seq: number): string {
-  return `[${jsonOf(version)},${seq}]`;
+  return `[${versionText(version)},${seq}]`;
 }
 
 /** A channel with a version and no value: `[version]`. */
 export function versionEntry(version: unknown): string {
-  return `[${jsonOf(version)}]`;
+  return `[${versionText(version)}]`;
 }
 
 /** `JSON.stringify(seen)` for `versions_seen` (node → channel → version). */
@@ -107,7 +108,7 @@ export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): s
     for (const channel in versions) {
       const version = versions[channel];
       if (version === undefined) continue;
-      text += `${first ? "" : ","}${jsonString(channel)}:${jsonOf(version)}`;
+      text += `${first ? "" : ","}${jsonString(channel)}:${versionText(version)}`;
       first = false;
     }
     text += "}";
