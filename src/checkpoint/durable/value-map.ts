@@ -29,7 +29,6 @@ import {
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
-import { versionText } from "./version-text.js";
 import type {
   CheckpointRow,
   NewCheckpointRow,
@@ -37,6 +36,7 @@ import type {
   ThreadBatch,
   WriteRow,
 } from "./rows.js";
+import { versionText } from "./version-text.js";
 
 /**
  * The row layout this code writes and reads. Layout 4 is layout 3 with a row hash `h` that
