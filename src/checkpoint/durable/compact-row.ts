@@ -127,8 +127,7 @@ function isEmptyRecord(value: unknown): boolean {
   return true;
 }
 
-/** The millisecond part (`xxxxxxxx-xxxx`) of the last UUIDv7 id read, and its ISO time. */
-let lastPrefix = "";
+let lastMs = -1;
 let lastIso = "";
 
 /** True when `ts` is the time the checkpoint id carries (then layout 3 leaves it out). */
@@ -138,27 +137,11 @@ export function tsOfIdIs(id: string, ts: string): boolean {
 
 /** The ISO time a UUIDv7 checkpoint id carries, or undefined for another kind of id. */
 export function isoOfId(id: string): string | undefined {
-  // Ids of one millisecond share their first 13 characters: no parse for most steps' ids. The
-  // checks are `checkpointIdTime`'s (a hex digit where its counter starts), so both agree.
-  if (
-    lastPrefix !== "" &&
-    id.length === 36 &&
-    id.charCodeAt(14) === 0x37 /* "7" */ &&
-    isHexDigit(id.charCodeAt(15)) &&
-    id.startsWith(lastPrefix)
-  )
-    return lastIso;
   const ms = checkpointIdTime(id);
   if (ms === undefined) return undefined;
-  lastPrefix = id.slice(0, 13);
-  lastIso = new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
   return lastIso;
-}
-
-function isHexDigit(code: number): boolean {
-  return (
-    (code >= 0x30 && code <= 0x39) ||
-    (code >= 0x61 && code <= 0x66) ||
-    (code >= 0x41 && code <= 0x46)
-  );
 }

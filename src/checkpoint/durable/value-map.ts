@@ -36,7 +36,6 @@ import type {
   ThreadBatch,
   WriteRow,
 } from "./rows.js";
-import { versionText } from "./version-text.js";
 
 /**
  * The row layout this code writes and reads. Layout 4 is layout 3 with a row hash `h` that
@@ -83,17 +82,17 @@ export interface QueuedCheckpoint
 
 /** A value inline: `[version, 0, text]`. */
 export function inlineEntry(version: unknown, text: string): string {
-  return `[${versionText(version)},0,${jsonString(text)}]`;
+  return `[${jsonOf(version)},0,${jsonString(text)}]`;
 }
 
 /** A value in the blob table, stored by checkpoint `seq`: `[version, seq]`. */
 export function blobEntry(version: unknown, seq: number): string {
-  return `[${versionText(version)},${seq}]`;
+  return `[${jsonOf(version)},${seq}]`;
 }
 
 /** A channel with a version and no value: `[version]`. */
 export function versionEntry(version: unknown): string {
-  return `[${versionText(version)}]`;
+  return `[${jsonOf(version)}]`;
 }
 
 /** `JSON.stringify(seen)` for `versions_seen` (node → channel → version). */
@@ -108,7 +107,7 @@ export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): s
     for (const channel in versions) {
       const version = versions[channel];
       if (version === undefined) continue;
-      text += `${first ? "" : ","}${jsonString(channel)}:${versionText(version)}`;
+      text += `${first ? "" : ","}${jsonString(channel)}:${jsonOf(version)}`;
       first = false;
     }
     text += "}";
