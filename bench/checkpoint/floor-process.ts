@@ -17,7 +17,7 @@ import { PostgresSaver, SqliteSaver } from "../../src/checkpoint/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase } from "../../test/support/postgres.js";
 import { type Figures, measure, medianFigures, warmUp } from "../lib/report.js";
-import { postgresFloor, sqliteFloor } from "./floor.js";
+import { postgresFloor, sameSqliteSettings, sqliteFloor } from "./floor.js";
 import { CHAIN_LENGTH, type Invokable, keelChain } from "./graphs.js";
 import { NoopSaver } from "./noop-saver.js";
 
@@ -65,8 +65,8 @@ try {
       backupBeforeMigrate: false,
     });
     const bare = new Database(join(dir, `floor-process-bare-${synchronous}.db`));
-    bare.pragma("journal_mode = WAL");
-    bare.pragma(`synchronous = ${synchronous}`);
+    if (store.native.dialect !== "sqlite") throw new Error("expected a SQLite store");
+    sameSqliteSettings(bare, store.native.database);
     const result = await rounds(keelChain(SqliteSaver.fromStore(store)), () =>
       sqliteFloor(bare, CHAIN_LENGTH),
     );

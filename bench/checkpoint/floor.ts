@@ -29,6 +29,18 @@ function stepRow(threadId: string, seq: number): unknown[] {
 const COLUMNS =
   "thread_id, checkpoint_ns, id, seq, parent_id, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at";
 
+/**
+ * Gives the bare database the settings of Keel's store that decide what a commit costs: journal
+ * mode, `synchronous` and `wal_autocheckpoint` (the store keeps 10,000 frames at NORMAL, SQLite's
+ * default is 1,000: a floor at the default checkpoints — copies the log into the file and fsyncs
+ * it — ten times as often as Keel's store, which made it 0.5–6 µs a commit dearer than Keel's
+ * commits pay).
+ */
+export function sameSqliteSettings(bare: Database.Database, keel: Database.Database): void {
+  for (const name of ["journal_mode", "synchronous", "wal_autocheckpoint"])
+    bare.pragma(`${name} = ${keel.pragma(name, { simple: true })}`);
+}
+
 /** Microseconds per commit of `rows` single-row autocommitted inserts on SQLite. */
 export function sqliteFloor(database: Database.Database, rows: number): Promise<Figures> {
   database.exec(`CREATE TABLE IF NOT EXISTS bench_floor (

@@ -9,9 +9,12 @@ import {
   type Checkpoint,
   type CheckpointConfig,
   type CheckpointTuple,
+  ORDERED_SAVES,
 } from "../../src/checkpoint/index.js";
 
 export class NoopSaver extends BaseCheckpointSaver {
+  readonly [ORDERED_SAVES] = true;
+
   getTuple(): Promise<CheckpointTuple | undefined> {
     return Promise.resolve(undefined);
   }
