@@ -842,22 +842,6 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       };
     }
   }
-  if (name === "send") {
-    // A message runs one evaluation level deeper, its arguments evaluated there (CLIPS's ED).
-    return (f) => {
-      stepIn();
-      try {
-        return (
-          f.host.objects.call(
-            name,
-            args.map((a) => a(f)),
-          ) ?? FALSE
-        );
-      } finally {
-        stepOut();
-      }
-    };
-  }
   if (OBJECT_CALLS.has(name)) {
     return (f) =>
       f.host.objects.call(
