@@ -38,9 +38,15 @@ export function withDefclassEcho(error: unknown, form: SList, module: string): u
   if (id === undefined) return error;
   if ((d.echoThrough !== true && !AT_NAME.has(id)) || typeof d.line !== "number") return error;
   const pos = { line: d.line, column: d.column };
+  const after = typeof d.echoAfter === "string" ? d.echoAfter : "";
   for (let p = 2; p < items.length; p++) {
     const slot = items[p] as SNode;
     if (slot.type !== "list" || !SLOTS.has(tokenOf(slot.items[0]))) continue;
+    if (slot.pos.line === pos.line && slot.pos.column === pos.column) {
+      // Found once the slot was read: through its `)`.
+      d.echoText = ppCool({ ...form, items: items.slice(0, p + 1) }, module).slice(0, -2);
+      return error;
+    }
     for (let k = 2; k < slot.items.length; k++) {
       const facet = slot.items[k] as SNode;
       let target = find(facet, pos.line, pos.column);
@@ -50,7 +56,11 @@ export function withDefclassEcho(error: unknown, form: SList, module: string): u
         { ...form, items: [...items.slice(0, p), { ...slot, items: slot.items.slice(0, k) }] },
         module,
       ).slice(0, -3);
-      d.echoText = `${before}\n      ${partial(facet, target)}`;
+      // An attribute wrong as a whole is echoed through its `)`; an empty one with the space
+      // CLIPS wrote while it waited for a value.
+      const empty = target === facet && facet.type === "list" && facet.items.length === 1;
+      const text = empty ? `(${flat(facet.items[0] as SNode)} )` : partial(facet, target);
+      d.echoText = `${before}\n      ${text}${after}`;
       return error;
     }
   }

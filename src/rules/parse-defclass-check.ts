@@ -5,9 +5,11 @@
  * part's tokens.
  */
 import { echoToken, failWithEcho, syntaxError } from "./construct-check.js";
+import { rulesParseError } from "./errors.js";
 import { checkConstructName } from "./parse-procedural.js";
 import { ppCool } from "./pp-cool.js";
 import type { SList, SNode } from "./reader.js";
+import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
 import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 
 /** Whether a class is defined. */
@@ -142,6 +144,8 @@ function checkSlot(
   if (seen.has(nameNode.text)) fail(nameNode, "[CLSLTPSR1] Duplicate slots not allowed.", named);
   seen.add(nameNode.text);
   const facets = new Set<string>();
+  // The constraint attributes as a deftemplate's are read (cardinality checked below instead).
+  const constraints = new SlotConstraintReader(true, "defclass");
   for (let k = 2; k < slot.items.length; k++) {
     const f = slot.items[k] as SNode;
     const before = through(k);
@@ -152,6 +156,8 @@ function checkSlot(
       if (facets.has(head))
         fail(f, `[PRNTUTIL5] The ${head} attribute has already been parsed.`, fopen);
       facets.add(head);
+      // allowed-classes is COOL's own (the deftemplate reader refuses it).
+      if (isConstraintAttribute(head)) constraints.readAttribute(f);
       continue;
     }
     const words = head === null ? undefined : FACET_WORDS.get(head);
@@ -177,4 +183,14 @@ function checkSlot(
       }
     }
   }
+  // Checked once the slot's `)` is read: the echo runs through it (defclass-echo.ts).
+  const single = word(slot.items[0]) !== "multislot" && !facets.has("source");
+  if (single && facets.has("cardinality")) {
+    throw rulesParseError(slot.pos, "a multislot", "a single-field slot", {
+      construct: "defclass",
+      clips: "[CLSLTPSR3] Cardinality facet can only be used with multifield slots",
+      echoThrough: true,
+    });
+  }
+  constraints.checkConflicts(slot);
 }

@@ -1,0 +1,11 @@
+; A defclass slot's constraint attributes read as a deftemplate's, with defclass echoes: [CLSLTPSR3], [CSTRNPSR1/2/4], attribute syntax errors
+(defclass A (is-a USER) (slot foo (cardinality 3 4)))
+(defclass A (is-a USER) (slot foo (type SYMBOL) (range 3 4)))
+(defclass A (is-a USER) (slot foo (allowed-values)))
+(defclass A (is-a USER) (slot foo (allowed-integers abc)))
+(defclass A (is-a USER) (slot foo (type SYMBOL) (allowed-integers 1 2)))
+(defclass A (is-a USER) (multislot foo (cardinality 4 3)))
+(defclass A (is-a USER) (slot foo (type FOO)))
+(defclass A (is-a USER) (slot foo (range a 3)))
+(defclass A (is-a USER) (slot foo (type SYMBOL) (default abc) (allowed-symbols x y)))
+(exit)
