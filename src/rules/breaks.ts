@@ -4,6 +4,7 @@
  * breakpoint, unless that rule is the first the run fires.
  */
 import { rulesRuntimeError } from "./errors.js";
+import { splitRuleName } from "./rule-entry.js";
 import { FALSE, type Value, VOID } from "./values.js";
 
 /** What the commands need of the engine. */
@@ -85,11 +86,9 @@ function ruleArgument(host: BreaksHost, fn: string, arg: Value | undefined): str
       clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
     });
   }
-  // `MODULE::rule` names the rule in that module.
-  const at = arg.indexOf("::");
-  const rule = at >= 0 ? arg.slice(at + 2) : arg;
-  const module = host.moduleOf(rule);
-  if (module === undefined || (at >= 0 && arg.slice(0, at) !== module)) {
+  const { module, rule } = splitRuleName(arg);
+  const found = host.moduleOf(rule);
+  if (found === undefined || (module !== null && module !== found)) {
     host.print(`[PRNTUTIL1] Unable to find defrule ${arg}.\n`);
     return null;
   }

@@ -17,7 +17,7 @@ import {
   partialMatchText,
 } from "./rete/join-view.js";
 import type { Token, TokenSource } from "./rete/memory.js";
-import { getAct, type RuleEntry } from "./rule-entry.js";
+import { getAct, type RuleEntry, splitRuleName } from "./rule-entry.js";
 import { FALSE, type Value, VOID } from "./values.js";
 
 /** What the commands read from the engine. */
@@ -41,9 +41,13 @@ function namedRule(host: MatchesHost, fn: string, args: readonly Value[]): RuleE
       clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
     });
   }
-  const entry = host.rule(name);
-  if (!entry) host.print(`[PRNTUTIL1] Unable to find defrule ${name}.\n`);
-  return entry ?? null;
+  const { module, rule } = splitRuleName(name);
+  const entry = host.rule(rule);
+  if (entry && (module === null || module === (entry.disjuncts?.[0]?.module ?? "MAIN"))) {
+    return entry;
+  }
+  host.print(`[PRNTUTIL1] Unable to find defrule ${name}.\n`);
+  return null;
 }
 
 function viewsOf(host: MatchesHost, entry: RuleEntry): JoinView[] {

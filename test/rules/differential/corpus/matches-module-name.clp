@@ -1,0 +1,8 @@
+(defmodule FOO)
+(defrule FOO::r (a) =>)
+(assert (a))
+(matches FOO::r)
+(matches MAIN::r)
+(set-current-module MAIN)
+(refresh FOO::r)
+(exit)
