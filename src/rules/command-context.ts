@@ -39,8 +39,11 @@ function visit(node: unknown, inLoop: boolean, returnOk: boolean): void {
     if (bad) outOfContext(e.fn, e.pos as SourcePos | undefined);
   }
   const loop = typeof e.k === "string" && LOOPS.has(e.k);
+  // A function's arguments are no loop's actions (progn's are the actions it groups).
+  const args = e.k === "call" && e.fn !== "progn";
   for (const [key, value] of Object.entries(e)) {
-    if (key !== "pos" && key !== "v") visit(value, inLoop || (loop && key === "body"), returnOk);
+    if (key === "pos" || key === "v") continue;
+    visit(value, !args && (inLoop || (loop && key === "body")), returnOk);
   }
 }
 

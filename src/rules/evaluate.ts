@@ -402,6 +402,9 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
             // The clock is read every 1024 iterations: a loop of cheap bodies stays cheap.
             if ((n & 1023) === 0) f.host.checkDeadline();
             body(f);
+            // An error reported and gone on from (an unbound variable) halts the loop, as
+            // CLIPS's HaltExecution does; the flag stays set for what encloses it.
+            if (evaluationErrorSeen()) break;
           }
         } catch (signal) {
           if (!(signal instanceof BreakSignal)) throw signal;
@@ -605,6 +608,7 @@ function compileLoop(e: Expr & { k: "loop" }, opts: CompileOptions): Compiled {
         if (name !== null) setVar(f, name, i);
         if (((i - start + 1) & 1023) === 0) f.host.checkDeadline();
         body(f);
+        if (evaluationErrorSeen()) break;
       }
     } catch (signal) {
       if (!(signal instanceof BreakSignal)) throw signal;
@@ -627,6 +631,7 @@ function compileForeach(e: Expr & { k: "foreach" }, opts: CompileOptions): Compi
         setVar(f, name, items[i] as Atom);
         setVar(f, indexName, i + 1);
         last = body(f);
+        if (evaluationErrorSeen()) break;
       }
     } catch (signal) {
       if (!(signal instanceof BreakSignal)) throw signal;

@@ -8,6 +8,8 @@
 (deffunction fine-query () (do-for-all-facts ((?i item)) TRUE (break)) queried)
 (deffunction early () (return early))
 (defrule ends => (printout t (fine-loop) " " (fine-each) " " (fine-query) " " (early) crlf) (return) (printout t "not printed" crlf))
+(deffunction pass-on (?x) ?x)
+(deffunction as-argument () (while TRUE do (pass-on (break))))
 (reset)
 (run)
 (exit)

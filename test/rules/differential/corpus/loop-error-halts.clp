@@ -1,0 +1,7 @@
+(while 1 do ?a)
+(loop-for-count 3 do (printout t ?b crlf))
+(progn$ (?v (create$ 1 2)) (printout t ?v ?c crlf))
+(deffunction f () (while TRUE do ?z) (printout t after crlf))
+(f)
+(printout t ok crlf)
+(exit)
