@@ -44,6 +44,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -597,6 +598,8 @@ export class RuleEngine {
       }
       case "defmodule": {
         const name = parseDefmodule(form, ctx);
+        checkImports(form, this.importHost);
+        this.moduleExports.set(name, exportsOf(form));
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -1126,6 +1129,7 @@ export class RuleEngine {
     this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
+    this.moduleExports.clear();
     this.net = new Network(
       () => this.evalHost,
       (relation) =>
@@ -1341,6 +1345,13 @@ export class RuleEngine {
     this.module = name;
     this.parsing.currentModule = name;
   }
+
+  /** What each defmodule exports (null: nothing), for the checks of imports. */
+  private readonly moduleExports = new Map<string, ModuleExports | null>();
+  private readonly importHost: ImportHost = {
+    exports: (m) => (this.modules.has(m) ? (this.moduleExports.get(m) ?? null) : undefined),
+    defines: (kind, m, name) => this.texts.has(kind as ConstructKind, `${m}::${name}`),
+  };
 
   private readonly undefineHost: UndefineHost = {
     texts: this.texts,

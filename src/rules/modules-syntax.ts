@@ -18,17 +18,9 @@ const ALL_OR_NONE = /^\?(ALL|NONE)$/;
 const EXPORTABLE = new Set(["deftemplate", "defclass", "defglobal", "deffunction", "defgeneric"]);
 
 /** Throws CLIPS's error for the first malformed specification of `(defmodule name …)`. */
-export function checkModuleSpecs(list: SList, construct: string): void {
-  const name = list.items[1];
-  if (name?.type !== "atom") return;
-  let k = 2;
-  let head = `(defmodule ${name.text}`;
-  const comment = list.items[k];
-  if (comment?.type === "atom" && comment.kind === "string") {
-    head += ` ${tokenText(comment)}`;
-    k++;
-  }
-  for (const spec of list.items.slice(k)) {
+export function checkModuleSpecs(list: SList): void {
+  const { head, specs } = moduleParts(list);
+  for (const spec of specs) {
     const kw = spec.type === "list" ? spec.items[0] : spec;
     const word = kw?.type === "atom" ? kw.text : "";
     if (spec.type !== "list" || (word !== "export" && word !== "import")) {
@@ -48,6 +40,19 @@ export function checkModuleSpecs(list: SList, construct: string): void {
     }
     specification(items.slice(i), spec, what, echo);
   }
+}
+
+/** The echo of `(defmodule name ["comment"]` and the specifications after it. */
+export function moduleParts(list: SList): { head: string; specs: readonly SNode[] } {
+  const name = list.items[1];
+  let k = 2;
+  let head = `(defmodule ${name?.type === "atom" ? name.text : ""}`;
+  const comment = list.items[k];
+  if (comment?.type === "atom" && comment.kind === "string") {
+    head += ` ${tokenText(comment)}`;
+    k++;
+  }
+  return { head, specs: list.items.slice(k) };
 }
 
 /** `?ALL`, `?NONE`, or a construct type then `?ALL`, `?NONE` or names. */
@@ -81,10 +86,19 @@ function text(n: SNode | undefined): string {
 }
 
 function fail(at: SNode, what: string, echoText: string): never {
-  const error = rulesParseError(at.pos, `a valid ${what}`, describe(at), {
+  throw moduleError(
+    at,
+    `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${what}.`,
+    echoText,
+  );
+}
+
+/** A defmodule error with CLIPS's message `clips` and the echo `echoText`. */
+export function moduleError(at: SNode, clips: string, echoText: string): Error {
+  const error = rulesParseError(at.pos, "a valid defmodule", describe(at), {
     construct: "defmodule",
-    clips: `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${what}.`,
+    clips,
   });
   Object.assign(error.details, { echoText });
-  throw error;
+  return error;
 }

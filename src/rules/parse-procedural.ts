@@ -171,6 +171,6 @@ function defglobalError(at: SNode, clips: string, echoText: string): KeelError {
 export function parseDefmodule(list: SList, ctx: ParseContext): string {
   ctx.construct = "defmodule";
   const name = symbolAt(list, 1, "a module name", ctx).text;
-  checkModuleSpecs(list, ctx.construct);
+  checkModuleSpecs(list);
   return name;
 }
