@@ -62,7 +62,7 @@ export function checkImports(list: SList, host: ImportHost): void {
     const given = exports.all ? "all" : exports.types.get(kind);
     for (const n of names) {
       const name = word(n);
-      const exported = given === "all" || (given !== undefined && given.includes(name));
+      const exported = given === "all" || given?.includes(name) === true;
       if (!exported || !host.defines(kind, module, name)) {
         const whole = `${at} ${kind} ${names.map(word).join(" ")})`;
         throw moduleError(
