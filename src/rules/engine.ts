@@ -45,6 +45,7 @@ import {
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
+import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -597,9 +598,14 @@ export class RuleEngine {
         return;
       }
       case "defmodule": {
+        this.checkModuleRedefinition(form);
         const name = parseDefmodule(form, ctx);
         checkImports(form, this.importHost);
-        this.moduleExports.set(name, exportsOf(form));
+        const exports = exportsOf(form);
+        // CLIPS lets MAIN be defined again until once with imports or exports.
+        if (name === MAIN && (exports !== null || form.items.length > 2))
+          this.mainRedefinable = false;
+        this.moduleExports.set(name, exports);
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -1130,6 +1136,7 @@ export class RuleEngine {
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
     this.moduleExports.clear();
+    this.mainRedefinable = true;
     this.net = new Network(
       () => this.evalHost,
       (relation) =>
@@ -1344,6 +1351,20 @@ export class RuleEngine {
   private setModule(name: string): void {
     this.module = name;
     this.parsing.currentModule = name;
+  }
+
+  /** Only MAIN can be defined again, and only until it is with imports or exports (CLIPS). */
+  private mainRedefinable = true;
+
+  private checkModuleRedefinition(form: SList): void {
+    const name = form.items[1];
+    if (name?.type !== "atom" || !this.modules.has(name.text)) return;
+    if (name.text === MAIN && this.mainRedefinable) return;
+    throw moduleError(
+      name,
+      `[CSTRCPSR4] Cannot redefine defmodule ${name.text} while it is in use.`,
+      `(defmodule ${name.text}`,
+    );
   }
 
   /** What each defmodule exports (null: nothing), for the checks of imports. */
