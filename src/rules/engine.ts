@@ -603,8 +603,7 @@ export class RuleEngine {
         checkImports(form, this.importHost);
         const exports = exportsOf(form);
         // CLIPS lets MAIN be defined again until once with imports or exports.
-        if (name === MAIN && (exports !== null || form.items.length > 2))
-          this.mainRedefinable = false;
+        if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
         this.moduleExports.set(name, exports);
         this.modules.add(name);
         this.setModule(name);
