@@ -45,7 +45,7 @@ import {
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
-import { moduleError, moduleParts } from "./modules-syntax.js";
+import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -605,6 +605,7 @@ export class RuleEngine {
         // CLIPS lets MAIN be defined again until once with imports or exports.
         if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
         this.moduleExports.set(name, exports);
+        if (moduleParts(form).specs.some(isImport)) this.importing.add(name);
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -1135,6 +1136,7 @@ export class RuleEngine {
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
     this.moduleExports.clear();
+    this.importing.clear();
     this.mainRedefinable = true;
     this.net = new Network(
       () => this.evalHost,
@@ -1366,11 +1368,15 @@ export class RuleEngine {
     );
   }
 
+  /** The modules with an import specification. */
+  private readonly importing = new Set<string>();
   /** What each defmodule exports (null: nothing), for the checks of imports. */
   private readonly moduleExports = new Map<string, ModuleExports | null>();
   private readonly importHost: ImportHost = {
     exports: (m) => (this.modules.has(m) ? (this.moduleExports.get(m) ?? null) : undefined),
-    defines: (kind, m, name) => this.texts.has(kind as ConstructKind, `${m}::${name}`),
+    // A module that imports may pass on what it imports: Keel does not follow it, so it counts.
+    defines: (kind, m, name) =>
+      this.importing.has(m) || this.texts.has(kind as ConstructKind, `${m}::${name}`),
   };
 
   private readonly undefineHost: UndefineHost = {
