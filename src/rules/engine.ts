@@ -48,6 +48,8 @@ import {
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
+import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
+import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -635,7 +637,14 @@ export class RuleEngine {
         return;
       }
       case "defmodule": {
+        this.checkModuleRedefinition(form);
         const name = parseDefmodule(form, ctx);
+        checkImports(form, this.importHost);
+        const exports = exportsOf(form);
+        // CLIPS lets MAIN be defined again until once with imports or exports.
+        if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
+        this.moduleExports.set(name, exports);
+        if (moduleParts(form).specs.some(isImport)) this.importing.add(name);
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -1223,6 +1232,9 @@ export class RuleEngine {
     this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
+    this.moduleExports.clear();
+    this.importing.clear();
+    this.mainRedefinable = true;
     this.net = new Network(
       () => this.evalHost,
       (relation) =>
@@ -1441,6 +1453,31 @@ export class RuleEngine {
     this.module = name;
     this.parsing.currentModule = name;
   }
+
+  /** Only MAIN can be defined again, and only until it is with imports or exports (CLIPS). */
+  private mainRedefinable = true;
+
+  private checkModuleRedefinition(form: SList): void {
+    const name = form.items[1];
+    if (name?.type !== "atom" || !this.modules.has(name.text)) return;
+    if (name.text === MAIN && this.mainRedefinable) return;
+    throw moduleError(
+      name,
+      `[CSTRCPSR4] Cannot redefine defmodule ${name.text} while it is in use.`,
+      `(defmodule ${name.text}`,
+    );
+  }
+
+  /** The modules with an import specification. */
+  private readonly importing = new Set<string>();
+  /** What each defmodule exports (null: nothing), for the checks of imports. */
+  private readonly moduleExports = new Map<string, ModuleExports | null>();
+  private readonly importHost: ImportHost = {
+    exports: (m) => (this.modules.has(m) ? (this.moduleExports.get(m) ?? null) : undefined),
+    // A module that imports may pass on what it imports: Keel does not follow it, so it counts.
+    defines: (kind, m, name) =>
+      this.importing.has(m) || this.texts.has(kind as ConstructKind, `${m}::${name}`),
+  };
 
   private readonly undefineHost: UndefineHost = {
     texts: this.texts,

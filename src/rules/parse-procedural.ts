@@ -3,6 +3,7 @@ import { isKeelError, type KeelError } from "../core/index.js";
 import type { DeffunctionAst, Expr } from "./ast.js";
 import { checkActionsContext } from "./command-context.js";
 import { rulesParseError } from "./errors.js";
+import { checkModuleSpecs } from "./modules-syntax.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { ppDefglobal } from "./pp-constructs.js";
@@ -171,5 +172,7 @@ function defglobalError(at: SNode, clips: string, echoText: string): KeelError {
 /** `(defmodule NAME ["comment"] (import …) (export …))`: its name (imports and exports are not kept). */
 export function parseDefmodule(list: SList, ctx: ParseContext): string {
   ctx.construct = "defmodule";
-  return symbolAt(list, 1, "a module name", ctx).text;
+  const name = symbolAt(list, 1, "a module name", ctx).text;
+  checkModuleSpecs(list);
+  return name;
 }

@@ -1,0 +1,76 @@
+/**
+ * What a defmodule exports, and CLIPS 6.30's checks of an import against it (modulpsr.c): the
+ * module must exist (`[PRNTUTIL1]`), export something (`[MODULPSR1] … does not export any
+ * constructs.`), and a construct imported by name must be defined there and exported
+ * (`[MODULPSR1] … does not export the deftemplate foo.`). Keel checks imports when a module is
+ * defined; it does not yet limit what a module sees by them.
+ */
+
+import { moduleError, moduleParts } from "./modules-syntax.js";
+import type { SList, SNode } from "./reader.js";
+
+/** A module's exports: every construct, or per construct type every one or some names. */
+export interface ModuleExports {
+  readonly all: boolean;
+  readonly types: ReadonlyMap<string, "all" | readonly string[]>;
+}
+
+/** What the check asks the engine. */
+export interface ImportHost {
+  /** The module's exports, null when it exports nothing, undefined when there is no module. */
+  exports(module: string): ModuleExports | null | undefined;
+  /** Whether `module` defines the construct. */
+  defines(kind: string, module: string, name: string): boolean;
+}
+
+const word = (n: SNode | undefined): string => (n?.type === "atom" ? n.text : "");
+const isAll = (n: SNode | undefined): boolean =>
+  word(n) === "ALL" && n?.type === "atom" && n.kind === "sfvar";
+
+/** The exports of a defmodule whose syntax was checked (`modules-syntax.ts`); null for none. */
+export function exportsOf(list: SList): ModuleExports | null {
+  let all = false;
+  const types = new Map<string, "all" | string[]>();
+  for (const spec of moduleParts(list).specs) {
+    if (spec.type !== "list" || word(spec.items[0]) !== "export") continue;
+    const [, first, ...rest] = spec.items;
+    if (isAll(first)) all = true;
+    else if (first !== undefined && rest.length > 0 && word(rest[0]) !== "NONE") {
+      types.set(word(first), isAll(rest[0]) ? "all" : rest.map(word));
+    }
+  }
+  return all || types.size > 0 ? { all, types } : null;
+}
+
+/** Throws CLIPS's error for the first import of `list` its module cannot give. */
+export function checkImports(list: SList, host: ImportHost): void {
+  const { head, specs } = moduleParts(list);
+  for (const spec of specs) {
+    if (spec.type !== "list" || word(spec.items[0]) !== "import") continue;
+    const [, moduleNode, typeNode, ...names] = spec.items;
+    const module = word(moduleNode);
+    const at = `${head}\n   (import ${module}`;
+    const exports = host.exports(module);
+    if (exports === undefined) {
+      throw moduleError(spec, `[PRNTUTIL1] Unable to find defmodule ${module}.`, at);
+    }
+    if (exports === null) {
+      throw moduleError(spec, `[MODULPSR1] Module ${module} does not export any constructs.`, at);
+    }
+    const kind = word(typeNode);
+    if (names.length === 0 || isAll(names[0]) || word(names[0]) === "NONE") continue;
+    const given = exports.all ? "all" : exports.types.get(kind);
+    for (const n of names) {
+      const name = word(n);
+      const exported = given === "all" || given?.includes(name) === true;
+      if (!exported || !host.defines(kind, module, name)) {
+        const whole = `${at} ${kind} ${names.map(word).join(" ")})`;
+        throw moduleError(
+          n,
+          `[MODULPSR1] Module ${module} does not export the ${kind} ${name}.`,
+          whole,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+; a defmodule's export and import specifications are read as CLIPS 6.30 reads them: ?ALL or ?NONE, or a construct type that can be exported then ?ALL, ?NONE or names; anything else is [PRNTUTIL2] for the specification, echoed through the token CLIPS stopped at
+(defmodule A (export ?ALL))
+(defmodule B (export deffacts ?ALL))
+(defmodule B (export bogus))
+(defmodule B (export))
+(defmodule B (import A defrule ?ALL))
+(defmodule B (import))
+(defmodule B (foo A))
+(defmodule B "comment" (export defrule ?ALL))
+(defmodule B (export deftemplate ?ALL ?NONE))
+(defmodule B (export deftemplate a b) (import A ?ALL))
+(list-defmodules)
+(exit)
