@@ -150,52 +150,54 @@ function encodeList(
 ): { row: BlobRow; remember: LastWritten } {
   const { seq } = at;
   const length = value.length;
-  if (!serde.listItemTexts) return encodeListText(serde, at, value, last, text);
-  const itemTexts = serde.listItemTexts(value);
-  if (mayAppend(last, length) && last.itemTexts !== undefined) {
-    // Compared as text, item by item: an item changed in place since the last step is a change.
-    const appended = appendedItems(last.itemTexts, itemTexts);
+  const form = listForm(serde, value, text);
+  if (mayAppend(last, length)) {
+    // Compared as text: an item changed in place since the last step is a change.
+    const appended = form.appendedTo(last);
     if (appended !== undefined) {
       const chainCount = last.chainCount + 1;
       const fullLength = last.fullLength ?? 0;
       return {
         row: rowOf(at, "append", last.seq, chainCount, appended),
-        remember: { seq, itemTexts, length, fullLength, chainCount },
+        remember: { seq, ...form.memo, length, fullLength, chainCount },
       };
     }
   }
   return {
-    row: rowOf(at, "full", null, 0, text ?? `[${itemTexts.join(",")}]`),
-    remember: { seq, itemTexts, length, fullLength: length, chainCount: 0 },
+    row: rowOf(at, "full", null, 0, form.full()),
+    remember: { seq, ...form.memo, length, fullLength: length, chainCount: 0 },
   };
 }
 
-/** `encodeList` for a serializer that only writes whole values: the list's text compared. */
-function encodeListText(
-  serde: Serializer,
-  at: At,
-  value: unknown[],
-  last: LastWritten | undefined,
-  text: string | undefined,
-): { row: BlobRow; remember: LastWritten } {
-  const { seq } = at;
-  const length = value.length;
-  const full = text ?? serde.dumps(value);
-  if (mayAppend(last, length) && last.listText !== undefined) {
-    // Compared as text: an item changed in place since the last step is a change.
-    const appended = appendedText(last.listText, full);
-    if (appended !== undefined) {
-      const chainCount = last.chainCount + 1;
-      const fullLength = last.fullLength ?? 0;
-      return {
-        row: rowOf(at, "append", last.seq, chainCount, appended),
-        remember: { seq, listText: full, length, fullLength, chainCount },
-      };
-    }
+/** How a list is compared with the one written last, and what is remembered of it. */
+interface ListForm {
+  readonly memo: Pick<LastWritten, "itemTexts" | "listText">;
+  /** The appended items' text, or undefined when the list is not `last`'s plus new items. */
+  appendedTo(last: LastWritten): string | undefined;
+  /** The whole list's text. */
+  full(): string;
+}
+
+/**
+ * Item by item when the serializer gives each item's text (only the new items are joined); as
+ * one text for a serializer that only writes whole values.
+ */
+function listForm(serde: Serializer, value: unknown[], text: string | undefined): ListForm {
+  if (serde.listItemTexts) {
+    const itemTexts = serde.listItemTexts(value);
+    return {
+      memo: { itemTexts },
+      appendedTo: (last) =>
+        last.itemTexts === undefined ? undefined : appendedItems(last.itemTexts, itemTexts),
+      full: () => text ?? `[${itemTexts.join(",")}]`,
+    };
   }
+  const full = text ?? serde.dumps(value);
   return {
-    row: rowOf(at, "full", null, 0, full),
-    remember: { seq, listText: full, length, fullLength: length, chainCount: 0 },
+    memo: { listText: full },
+    appendedTo: (last) =>
+      last.listText === undefined ? undefined : appendedText(last.listText, full),
+    full: () => full,
   };
 }
 
