@@ -22,6 +22,11 @@ const FILE_NAME_FIRST: ReadonlySet<string> = new Set([
   "rename",
   "load-facts",
   "save-facts",
+  "load-instances",
+  "save-instances",
+  "restore-instances",
+  "bload-instances",
+  "bsave-instances",
 ]);
 
 /** Throws CLIPS's message for the first bad argument of file function `name`, if any. */
@@ -44,7 +49,12 @@ export function checkFileArguments(name: string, args: readonly Value[]): void {
       checkOpen(args);
       return;
     case "save-facts":
-      checkSaveFactsScope(args[1]);
+      checkScope(name, args[1], "symbol with value local or visible");
+      return;
+    case "save-instances":
+    case "bsave-instances":
+      // CLIPS words this check differently from save-facts' (insfile.c).
+      checkScope(name, args[1], 'symbol "local" or "visible"');
       return;
     default:
       return;
@@ -81,11 +91,9 @@ function ownName(fn: string, v: Value): string {
   return name;
 }
 
-/** save-facts' second argument: the word local or visible. */
-function checkSaveFactsScope(scope: Value | undefined): void {
+/** The second argument of save-facts and save-instances: the word local or visible. */
+function checkScope(fn: string, scope: Value | undefined, expected: string): void {
   if (scope === undefined) return;
-  if (!isSymbol(scope)) throw typeError("save-facts", 2, "symbol");
-  if (scope !== "local" && scope !== "visible") {
-    throw typeError("save-facts", 2, "symbol with value local or visible");
-  }
+  if (!isSymbol(scope)) throw typeError(fn, 2, "symbol");
+  if (scope !== "local" && scope !== "visible") throw typeError(fn, 2, expected);
 }
