@@ -520,6 +520,7 @@ export class RuleEngine {
   private readonly parsing: ParseContext = {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(name),
+    hasClass: (name) => this.objects.hasClass(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
