@@ -57,6 +57,7 @@ import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
+import { queryRestrictionNames } from "./query-parse.js";
 import {
   defmethodName,
   type GenericScope,
@@ -298,7 +299,10 @@ export class RuleEngine {
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
-    candidates: (facts, among) => {
+    candidates: (facts, values, fn) => {
+      const among = queryRestrictionNames(fn, values, (n) =>
+        facts ? this.deftemplateKnown(n) : this.objects.hasClass(n),
+      );
       if (!facts) return this.objects.candidates(among);
       const out: Value[] = [];
       for (const t of among) {
@@ -521,6 +525,7 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(name),
     hasClass: (name) => this.objects.hasClass(name),
+    hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
@@ -1555,6 +1560,16 @@ export class RuleEngine {
       if (key !== undefined) this.constructLog.delete(key);
     },
   };
+
+  /**
+   * Whether a deftemplate of this name exists for the fact-set queries: a defined one, the
+   * built-in initial-fact, or an implied one (Keel keeps none: a relation with a fact stands for one).
+   */
+  private deftemplateKnown(name: string): boolean {
+    if (this.templates.has(name)) return true;
+    if (name === "initial-fact" && this.initialTemplate) return true;
+    return this.wm.all().some((f) => f.relation === name);
+  }
 
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */

@@ -12,6 +12,8 @@ export interface ParseContext {
   template(name: string): Template | undefined;
   /** Whether a class is defined, for the instance-set queries (absent: any name is). */
   hasClass?(name: string): boolean;
+  /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
+  hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
   /** Whether a defglobal `?*name*` is defined (absent: globals are refused). */
   hasGlobal?(name: string): boolean;

@@ -7,13 +7,16 @@
  * // (any-instancep ((?b BOGUS)) TRUE) → "[PRNTUTIL1] Unable to find class BOGUS."
  */
 import type { Expr } from "./ast.js";
-import { rulesLoadError } from "./errors.js";
+import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import type { SList, SNode } from "./reader.js";
+import { formatValue, isMultifield, isSymbol, type Value } from "./values.js";
 
 /** What the query parser asks about the engine (see ParseContext in parse-expr.ts). */
 export interface QueryParseContext {
-  /** Whether a deftemplate is defined. */
+  /** The deftemplate of a name, if defined. */
   template(name: string): unknown;
+  /** Whether a deftemplate exists, implied ones included (absent: `template` decides). */
+  hasDeftemplate?(name: string): boolean;
   /** Whether a class is defined (absent: every class name is taken as defined). */
   hasClass?(name: string): boolean;
   construct?: string;
@@ -102,7 +105,7 @@ export function parseQuery<C extends QueryParseContext>(
 }
 
 function known(ctx: QueryParseContext, name: string, kind: string): boolean {
-  if (kind === "deftemplate") return ctx.template(name) !== undefined;
+  if (kind === "deftemplate") return ctx.hasDeftemplate?.(name) ?? ctx.template(name) !== undefined;
   return ctx.hasClass?.(name) ?? true;
 }
 
@@ -124,4 +127,32 @@ function boundMember(node: SNode, names: ReadonlySet<string>): string | null {
     if (found !== null) return found;
   }
   return null;
+}
+
+/**
+ * The class (or deftemplate) names a query's restrictions evaluated to, multifields spread, as
+ * CLIPS checks them when the query runs: a value that is no symbol is a syntax error, an unknown
+ * name CLIPS's "Unable to find" message followed by that syntax error.
+ */
+export function queryRestrictionNames(
+  fn: string,
+  values: readonly Value[],
+  exists: (name: string) => boolean,
+): string[] {
+  const { set, kind } = querySet(fn);
+  const syntax = `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${set} query class restrictions.`;
+  const names: string[] = [];
+  for (const v of values.flatMap((x) => (isMultifield(x) ? [...x] : [x]))) {
+    if (!isSymbol(v)) {
+      throw rulesRuntimeError(`${fn}: ${formatValue(v)} is no ${kind} name`, { clips: syntax });
+    }
+    if (!exists(v)) {
+      const id = kind === "class" ? "CLASSFUN1" : "PRNTUTIL1";
+      throw rulesRuntimeError(`${fn}: ${kind} ${v} is not defined`, {
+        clips: `[${id}] Unable to find ${kind} ${v} in function ${fn}.\n${syntax}`,
+      });
+    }
+    names.push(v);
+  }
+  return names;
 }
