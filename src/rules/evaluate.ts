@@ -563,6 +563,9 @@ function compileQuery(e: Expr & { k: "query" }, opts: CompileOptions): Compiled 
           last = body(f);
         }
       }
+    } catch (signal) {
+      // A break in a query's action ends the query, not the loop around it (CLIPS's query.c).
+      if (!(signal instanceof BreakSignal)) throw signal;
     } finally {
       vars.forEach((v, i) => {
         const old = saved[i];
