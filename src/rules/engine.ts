@@ -57,7 +57,6 @@ import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
-import { queryRestrictionNames } from "./query-parse.js";
 import {
   defmethodName,
   type GenericScope,
@@ -75,6 +74,7 @@ import { ppConstruct } from "./pp-constructs.js";
 import { tokenText } from "./pp-reader.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
+import { queryRestrictionNames } from "./query-parse.js";
 import { RandomNumbers } from "./random-numbers.js";
 import { readForms, type SAtom, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
