@@ -1563,12 +1563,14 @@ export class RuleEngine {
 
   /**
    * Whether a deftemplate of this name exists for the fact-set queries: a defined one, the
-   * built-in initial-fact, or an implied one (Keel keeps none: a relation with a fact stands for one).
+   * built-in initial-fact, or an implied one (Keel keeps none: a relation a construct names or a
+   * fact has stands for one).
    */
   private deftemplateKnown(name: string): boolean {
     if (this.templates.has(name)) return true;
     if (name === "initial-fact" && this.initialTemplate) return true;
-    return this.wm.all().some((f) => f.relation === name);
+    // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
+    return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
   }
 
   /** The focus and module commands; null when `name` is not one. */
