@@ -76,7 +76,8 @@ export function parseQuery<C extends QueryParseContext>(
   const queryNode = list.items[2];
   // CLIPS had begun the query's line (a body action's depth, the usual place) when it read `)`.
   if (queryNode === undefined) throw syntax(spec, "\n      )");
-  const rebound = boundMember(queryNode, names);
+  // The query may bind no local variable at all (globals it may).
+  const rebound = boundMember(queryNode, null);
   if (rebound !== null) {
     throw fail(queryNode, `[${id}2] Binds are not allowed in ${set} query in function ${fn}.`);
   }
@@ -109,8 +110,8 @@ function known(ctx: QueryParseContext, name: string, kind: string): boolean {
   return ctx.hasClass?.(name) ?? true;
 }
 
-/** The member variable a `(bind ?v …)` inside `node` sets, if any (CLIPS refuses those). */
-function boundMember(node: SNode, names: ReadonlySet<string>): string | null {
+/** The variable of `names` (null: any local one) a `(bind ?v …)` inside `node` sets, if any. */
+function boundMember(node: SNode, names: ReadonlySet<string> | null): string | null {
   if (node.type !== "list") return null;
   const [head, target] = node.items;
   if (
@@ -118,7 +119,7 @@ function boundMember(node: SNode, names: ReadonlySet<string>): string | null {
     head.text === "bind" &&
     target?.type === "atom" &&
     target.kind === "sfvar" &&
-    names.has(target.text)
+    (names === null || names.has(target.text))
   ) {
     return target.text;
   }
