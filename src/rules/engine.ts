@@ -1573,6 +1573,19 @@ export class RuleEngine {
     return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
   }
 
+  /**
+   * A class save-instances names: `local` ones must be defined in the current module (system
+   * classes are MAIN's); visible ones are any (Keel does not check class imports here).
+   */
+  private saveClass(name: string, local: boolean): { abstract: boolean } | null {
+    const cls = this.objects.classNamed(name);
+    if (!cls) return null;
+    if (local && (this.texts.moduleOf("defclass", name, this.module) ?? "MAIN") !== this.module) {
+      return null;
+    }
+    return { abstract: cls.abstract };
+  }
+
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
@@ -1774,7 +1787,7 @@ export class RuleEngine {
           this.switches.command(name, args) ??
           this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
-          fileFunction(name, args, this.onPrint)
+          fileFunction(name, args, this.onPrint, (c, local) => this.saveClass(c, local))
         );
     }
   }
