@@ -13,9 +13,7 @@ import { formatValue, isMultifield, isSymbol, type Value } from "./values.js";
 
 /** What the query parser asks about the engine (see ParseContext in parse-expr.ts). */
 export interface QueryParseContext {
-  /** The deftemplate of a name, if defined. */
-  template(name: string): unknown;
-  /** Whether a deftemplate exists, implied ones included (absent: `template` decides). */
+  /** Whether a deftemplate exists, implied ones included (absent: any name is taken). */
   hasDeftemplate?(name: string): boolean;
   /** Whether a class is defined (absent: every class name is taken as defined). */
   hasClass?(name: string): boolean;
@@ -106,7 +104,8 @@ export function parseQuery<C extends QueryParseContext>(
 }
 
 function known(ctx: QueryParseContext, name: string, kind: string): boolean {
-  if (kind === "deftemplate") return ctx.hasDeftemplate?.(name) ?? ctx.template(name) !== undefined;
+  // Without the engine's answer (checkRules) any name is taken: an implied one may exist.
+  if (kind === "deftemplate") return ctx.hasDeftemplate?.(name) ?? true;
   return ctx.hasClass?.(name) ?? true;
 }
 
