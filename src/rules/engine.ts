@@ -74,6 +74,7 @@ import { ppConstruct } from "./pp-constructs.js";
 import { tokenText } from "./pp-reader.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
+import { queryRestrictionNames } from "./query-parse.js";
 import { RandomNumbers } from "./random-numbers.js";
 import { readForms, type SAtom, type SList, type SNode } from "./reader.js";
 import { matchesOf, type Token } from "./rete/memory.js";
@@ -298,7 +299,10 @@ export class RuleEngine {
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
-    candidates: (facts, among) => {
+    candidates: (facts, values, fn) => {
+      const among = queryRestrictionNames(fn, values, (n) =>
+        facts ? this.deftemplateKnown(n) : this.objects.hasClass(n),
+      );
       if (!facts) return this.objects.candidates(among);
       const out: Value[] = [];
       for (const t of among) {
@@ -520,6 +524,8 @@ export class RuleEngine {
   private readonly parsing: ParseContext = {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(name),
+    hasClass: (name) => this.objects.hasClass(name),
+    hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
@@ -1555,6 +1561,31 @@ export class RuleEngine {
     },
   };
 
+  /**
+   * Whether a deftemplate of this name exists for the fact-set queries: a defined one, the
+   * built-in initial-fact, or an implied one (Keel keeps none: a relation a construct names or a
+   * fact has stands for one).
+   */
+  private deftemplateKnown(name: string): boolean {
+    if (this.templates.has(name)) return true;
+    if (name === "initial-fact" && this.initialTemplate) return true;
+    // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
+    return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
+  }
+
+  /**
+   * A class save-instances names: `local` ones must be defined in the current module (system
+   * classes are MAIN's); visible ones are any (Keel does not check class imports here).
+   */
+  private saveClass(name: string, local: boolean): { abstract: boolean } | null {
+    const cls = this.objects.classNamed(name);
+    if (!cls) return null;
+    if (local && (this.texts.moduleOf("defclass", name, this.module) ?? "MAIN") !== this.module) {
+      return null;
+    }
+    return { abstract: cls.abstract };
+  }
+
   /** The focus and module commands; null when `name` is not one. */
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
@@ -1756,7 +1787,7 @@ export class RuleEngine {
           this.switches.command(name, args) ??
           this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
-          fileFunction(name, args, this.onPrint)
+          fileFunction(name, args, this.onPrint, (c, local) => this.saveClass(c, local))
         );
     }
   }

@@ -73,8 +73,11 @@ export interface ObjectOps {
     to: Value | null,
     slots: { name: string; values: Value[] }[],
   ): Value;
-  /** The facts of the templates (`facts`) or the instances of the classes named, in query order. */
-  candidates(facts: boolean, among: Value[]): Value[];
+  /**
+   * The facts of the templates (`facts`) or the instances of the classes named, in query order;
+   * `fn`, the query function, names it in CLIPS's message for a bad name.
+   */
+  candidates(facts: boolean, among: Value[], fn: string): Value[];
   /** Whether a fact or instance a query visits still exists. */
   exists(v: Value): boolean;
   /** {@link OBJECT_CALLS}; null when `name` is not one. */
@@ -524,6 +527,7 @@ function compileQuery(e: Expr & { k: "query" }, opts: CompileOptions): Compiled 
       f.host.objects.candidates(
         facts,
         v.among.map((a) => a(f)),
+        e.fn,
       ),
     );
     const saved = vars.map((v) => f.rhs?.get(v.name));
@@ -559,6 +563,9 @@ function compileQuery(e: Expr & { k: "query" }, opts: CompileOptions): Compiled 
           last = body(f);
         }
       }
+    } catch (signal) {
+      // A break in a query's action ends the query, not the loop around it (CLIPS's query.c).
+      if (!(signal instanceof BreakSignal)) throw signal;
     } finally {
       vars.forEach((v, i) => {
         const old = saved[i];

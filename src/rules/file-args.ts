@@ -22,10 +22,25 @@ const FILE_NAME_FIRST: ReadonlySet<string> = new Set([
   "rename",
   "load-facts",
   "save-facts",
+  "load-instances",
+  "save-instances",
+  "restore-instances",
+  "bload-instances",
+  "bsave-instances",
 ]);
 
+/**
+ * A class save-instances may name: whether it is abstract, or null when it is not found in the
+ * scope (`local`: defined in the current module; else visible from it).
+ */
+export type SaveClassLookup = (name: string, local: boolean) => { abstract: boolean } | null;
+
 /** Throws CLIPS's message for the first bad argument of file function `name`, if any. */
-export function checkFileArguments(name: string, args: readonly Value[]): void {
+export function checkFileArguments(
+  name: string,
+  args: readonly Value[],
+  classes?: SaveClassLookup,
+): void {
   const fileName = (i: number): void => {
     const v = args[i];
     if (v !== undefined && !isSymbol(v) && !isString(v)) {
@@ -44,7 +59,13 @@ export function checkFileArguments(name: string, args: readonly Value[]): void {
       checkOpen(args);
       return;
     case "save-facts":
-      checkSaveFactsScope(args[1]);
+      checkScope(name, args[1], "symbol with value local or visible");
+      return;
+    case "save-instances":
+    case "bsave-instances":
+      // CLIPS words this check differently from save-facts' (insfile.c).
+      checkScope(name, args[1], 'symbol "local" or "visible"');
+      if (classes) checkClassList(name, args, classes);
       return;
     default:
       return;
@@ -81,11 +102,28 @@ function ownName(fn: string, v: Value): string {
   return name;
 }
 
-/** save-facts' second argument: the word local or visible. */
-function checkSaveFactsScope(scope: Value | undefined): void {
+/** The second argument of save-facts and save-instances: the word local or visible. */
+function checkScope(fn: string, scope: Value | undefined, expected: string): void {
   if (scope === undefined) return;
-  if (!isSymbol(scope)) throw typeError("save-facts", 2, "symbol");
-  if (scope !== "local" && scope !== "visible") {
-    throw typeError("save-facts", 2, "symbol with value local or visible");
+  if (!isSymbol(scope)) throw typeError(fn, 2, "symbol");
+  if (scope !== "local" && scope !== "visible") throw typeError(fn, 2, expected);
+}
+
+/**
+ * save-instances' class list after the scope (insfile.c ProcessSaveClassList): an `inherit`
+ * first (with a class after it) lets abstract classes in; each must be a class in the scope.
+ */
+function checkClassList(fn: string, args: readonly Value[], classes: SaveClassLookup): void {
+  const local = args[1] === "local";
+  let from = 2;
+  const inherit = args[2] === "inherit" && args.length > 3;
+  if (inherit) from = 3;
+  for (let i = from; i < args.length; i++) {
+    const v = args[i] as Value;
+    if (!isSymbol(v)) throw typeError(fn, i + 1, "symbol");
+    const found = classes(v, local);
+    if (found === null || (!inherit && found.abstract)) {
+      throw typeError(fn, i + 1, inherit ? "valid class name" : "valid concrete class name");
+    }
   }
 }

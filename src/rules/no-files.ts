@@ -5,7 +5,7 @@
  * nothing is read or written. A host passes data in through facts, `input` and host functions.
  */
 import { rulesRuntimeError } from "./errors.js";
-import { checkFileArguments } from "./file-args.js";
+import { checkFileArguments, type SaveClassLookup } from "./file-args.js";
 import { typeError } from "./function-args.js";
 import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value, VOID } from "./values.js";
 
@@ -56,15 +56,19 @@ const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new
 /** The names of CLIPS's file functions (each answers as when its file cannot be opened). */
 export const FILE_FUNCTION_NAMES: readonly string[] = [...FILE_FUNCTIONS.keys()];
 
-/** Runs a file function: prints what CLIPS prints and returns its value; null for other names. */
+/**
+ * Runs a file function: prints what CLIPS prints and returns its value; null for other names.
+ * `classes` finds the classes save-instances names (absent: its class list is not checked).
+ */
 export function fileFunction(
   name: string,
   args: readonly Value[],
   print: (text: string) => void,
+  classes?: SaveClassLookup,
 ): Value | null {
   const spec = FILE_FUNCTIONS.get(name);
   if (!spec) return null;
-  checkFileArguments(name, args);
+  checkFileArguments(name, args, classes);
   const first = args[0];
   const file = first === undefined ? "" : isString(first) ? first.value : formatValue(first);
   const unable = `[ARGACCES2] Function ${spec.as ?? name} was unable to open file ${file}.`;

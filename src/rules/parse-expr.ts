@@ -2,6 +2,7 @@ import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotDef, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
+import { parseQuery } from "./query-parse.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
 import type { Value } from "./values.js";
@@ -9,6 +10,10 @@ import type { Value } from "./values.js";
 /** What the parser needs to know about the engine: templates and functions defined so far. */
 export interface ParseContext {
   template(name: string): Template | undefined;
+  /** Whether a class is defined, for the instance-set queries (absent: any name is). */
+  hasClass?(name: string): boolean;
+  /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
+  hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
   /** Whether a defglobal `?*name*` is defined (absent: globals are refused). */
   hasGlobal?(name: string): boolean;
@@ -195,7 +200,7 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "duplicate-instance":
       return parseDuplicateInstance(list, ctx);
     default:
-      if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx);
+      if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx, parseExpr);
       return parseFunctionCall(list, fn, ctx);
   }
 }
@@ -337,34 +342,6 @@ function parseDuplicateInstance(list: SList, ctx: ParseContext): Expr {
   const to = toNode === undefined ? null : parseExpr(toNode, ctx);
   const slots = parseSlotOverrides(list.items.slice(named ? 4 : 2), ctx);
   return { k: "make-instance", duplicate: { to }, name, cls: name, slots, pos: list.pos };
-}
-
-/** `(fn ((?v CLASS-or-TEMPLATE…)…) query action…)`. */
-function parseQuery(list: SList, fn: string, ctx: ParseContext): Expr {
-  const spec = list.items[1];
-  if (spec?.type !== "list" || spec.items.length === 0) {
-    throw rulesParseError(spec?.pos ?? list.pos, "a list of ((?var CLASS…)…)", describe(spec), {
-      construct: ctx.construct,
-    });
-  }
-  const vars = spec.items.map((v) => {
-    const head = v.type === "list" ? v.items[0] : undefined;
-    if (v.type !== "list" || head?.type !== "atom" || head.kind !== "sfvar" || v.items.length < 2) {
-      throw rulesParseError(v.pos, "(?var CLASS…)", describe(v), { construct: ctx.construct });
-    }
-    return { name: head.text, among: v.items.slice(1).map((n) => parseExpr(n, ctx)) };
-  });
-  const queryNode = list.items[2];
-  if (queryNode === undefined)
-    throw rulesParseError(list.pos, "a query", "')'", { construct: ctx.construct });
-  return {
-    k: "query",
-    fn,
-    vars,
-    query: parseExpr(queryNode, ctx),
-    body: list.items.slice(3).map((n) => parseExpr(n, ctx)),
-    pos: list.pos,
-  };
 }
 
 function undefinedGlobal(node: SNode, ctx: ParseContext): Error {

@@ -90,6 +90,12 @@ const SPECIAL: Record<string, (r: PPReader) => void> = {
   "do-for-instance": queryAction,
   "do-for-all-instances": queryAction,
   "delayed-do-for-all-instances": queryAction,
+  "any-factp": queryAction,
+  "find-fact": queryAction,
+  "find-all-facts": queryAction,
+  "any-instancep": queryAction,
+  "find-instance": queryAction,
+  "find-all-instances": queryAction,
 };
 
 /** Function2Parse: the special parsers CLIPS has, else plain arguments. */
@@ -234,7 +240,7 @@ export function rhsPattern(r: PPReader): void {
   }
 }
 
-/** The query functions with actions: the template list, then query and actions one per line. */
+/** The query functions: the member variable list, then query and actions one per line. */
 function queryAction(r: PPReader): void {
   r.save(" ");
   skipBalanced(r);

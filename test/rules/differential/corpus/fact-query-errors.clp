@@ -1,0 +1,12 @@
+; The fact-set queries' messages name deftemplates and fact-sets.
+(deftemplate item (slot n))
+(assert (tag red))
+(any-factp)
+(find-fact ((?f gizmo)) TRUE)
+(find-all-facts ((?f 7)) TRUE)
+(find-all-facts ((?f (create$ item nothing))) TRUE)
+(any-factp ((?f item)) (progn (bind ?f 0) TRUE))
+(do-for-all-facts ((?f item)) TRUE (bind ?f 0))
+(any-factp ((?f item) (?f item)) TRUE)
+(printout t (any-factp ((?t tag)) TRUE) " " (any-factp ((?i initial-fact)) TRUE) crlf)
+(exit)

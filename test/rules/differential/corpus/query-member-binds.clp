@@ -1,0 +1,12 @@
+; A query may bind no local variable (a global it may); a query action may not rebind a member.
+(defglobal ?*seen* = 0)
+(defclass PART (is-a USER))
+(any-instancep ((?p PART)) (progn (bind ?p 1) TRUE))
+(do-for-all-instances ((?p PART)) TRUE (bind ?p 2))
+(find-instance ((?p PART)) (progn (bind ?count 1) TRUE))
+(any-instancep ((?p PART)) (progn (bind ?*seen* 1) TRUE))
+(printout t ?*seen* crlf)
+(delayed-do-for-all-instances ((?p PART) (?q PART)) TRUE (printout t ?p crlf) (bind ?q 3))
+(make-instance a of PART)
+(do-for-instance ((?p PART)) TRUE (bind ?other ?p) (printout t ?other crlf))
+(exit)

@@ -1,0 +1,13 @@
+; Malformed instance-set queries are refused when read, each with CLIPS's message.
+(defclass PART (is-a USER))
+(any-instancep)
+(find-instance 3)
+(find-all-instances () TRUE)
+(do-for-instance (?p PART) TRUE)
+(any-instancep ((?p PART)))
+(any-instancep ((?p)) TRUE)
+(find-instance ((p PART)) TRUE)
+(any-instancep ((?p PART) (?p PART)) TRUE)
+(any-instancep ((?p PART)) TRUE extra)
+(printout t "still running" crlf)
+(exit)

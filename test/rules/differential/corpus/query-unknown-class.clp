@@ -1,0 +1,10 @@
+; A query naming a class that does not exist, or a value that is no class name.
+(defclass PART (is-a USER))
+(defglobal ?*names* = (create$ PART MISSING))
+(any-instancep ((?p WIDGET)) TRUE)
+(find-all-instances ((?p PART GADGET)) TRUE)
+(any-instancep ((?p 12)) TRUE)
+(find-all-instances ((?p ?*names*)) TRUE)
+(do-for-all-instances ((?p (create$ PART 1.5))) TRUE (printout t ?p crlf))
+(printout t "still running" crlf)
+(exit)
