@@ -85,6 +85,34 @@ async function rowsOf(saver: DurableSaver, threadId: string): Promise<RawRow[]> 
   );
 }
 
+/**
+ * Stores `text` as `row`'s channel map, with the row hash recomputed (and `head` merged into its
+ * head), as an older layout or a damaged row would have it.
+ */
+async function rewriteChannelMap(
+  saver: DurableSaver,
+  threadId: string,
+  row: RawRow,
+  text: string,
+  head: Record<string, unknown> = {},
+): Promise<void> {
+  const newHead = {
+    ...JSON.parse(row.checkpoint_json),
+    ...head,
+    h: rowHashOf({
+      channelSeqsJson: text,
+      metadataJson: row.metadata_json,
+      step: row.step,
+      source: row.source,
+      parentId: row.parent_checkpoint_id,
+    }),
+  };
+  await saver.sql.run(
+    "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
+    [JSON.stringify(newHead), text, threadId, row.id],
+  );
+}
+
 async function history(saver: DurableSaver, threadId: string): Promise<CheckpointTuple[]> {
   const tuples: CheckpointTuple[] = [];
   for await (const tuple of saver.list({ configurable: { thread_id: threadId } }))
@@ -273,22 +301,7 @@ export function runRowLayoutSuite(options: {
             const entry = map.c[write[2] as string];
             if (write.length === 3 && entry?.[1] !== 0) write.push(bySeq.get(entry?.[1] as number));
           }
-          const text = JSON.stringify(map);
-          const head = {
-            ...JSON.parse(row.checkpoint_json),
-            l: 4,
-            h: rowHashOf({
-              channelSeqsJson: text,
-              metadataJson: row.metadata_json,
-              step: row.step,
-              source: row.source,
-              parentId: row.parent_checkpoint_id,
-            }),
-          };
-          await saver.sql.run(
-            "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
-            [JSON.stringify(head), text, "blob-write", row.id],
-          );
+          await rewriteChannelMap(saver, "blob-write", row, JSON.stringify(map), { l: 4 });
         }
         const old = await rowsOf(saver, "blob-write");
         expect(old.every((row) => JSON.parse(row.checkpoint_json).l === 4)).toBe(true);
@@ -308,21 +321,7 @@ export function runRowLayoutSuite(options: {
         if (!lastOld) throw new Error("no rows");
         const map = JSON.parse(lastOld.channel_seqs_json) as { w: unknown[][] };
         for (const write of map.w) if (write[2] === "log") write.length = 3;
-        const text = JSON.stringify(map);
-        const head = {
-          ...JSON.parse(lastOld.checkpoint_json),
-          h: rowHashOf({
-            channelSeqsJson: text,
-            metadataJson: lastOld.metadata_json,
-            step: lastOld.step,
-            source: lastOld.source,
-            parentId: lastOld.parent_checkpoint_id,
-          }),
-        };
-        await saver.sql.run(
-          "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
-          [JSON.stringify(head), text, "blob-write", lastOld.id],
-        );
+        await rewriteChannelMap(saver, "blob-write", lastOld, JSON.stringify(map));
         await expect(
           saverOn(test.store).getTuple({
             configurable: { thread_id: "blob-write", checkpoint_id: lastOld.id },
@@ -381,21 +380,7 @@ export function runRowLayoutSuite(options: {
       // The entry of `word` gone (hash recomputed): the write that shares its text is unreadable.
       const map = JSON.parse(last.channel_seqs_json) as { c: Record<string, unknown> };
       delete map.c.word;
-      const text = JSON.stringify(map);
-      const head = {
-        ...JSON.parse(last.checkpoint_json),
-        h: rowHashOf({
-          channelSeqsJson: text,
-          metadataJson: last.metadata_json,
-          step: last.step,
-          source: last.source,
-          parentId: last.parent_checkpoint_id,
-        }),
-      };
-      await saver.sql.run(
-        "UPDATE state_checkpoints SET checkpoint_json = ?, channel_seqs_json = ? WHERE thread_id = ? AND id = ?",
-        [JSON.stringify(head), text, "broken-ref", last.id],
-      );
+      await rewriteChannelMap(saver, "broken-ref", last, JSON.stringify(map));
       await expect(saverOn(test.store).getTuple(config)).rejects.toMatchObject({
         code: "CHECKPOINT_CORRUPT",
         message: expect.stringContaining('pending write of channel "word"'),
