@@ -5,19 +5,12 @@
  * endpoint that is down.
  */
 import { type AIMessageChunk, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createReactAgent } from "../../src/agents/index.js";
 import { MemorySaver } from "../../src/index.js";
 import { type OpenAIServer, startOpenAIServer, toolAnswers } from "./support/openai-server.js";
-
-const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
-  name: "add",
-  description: "Adds two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
+import { add } from "./support/tools.js";
 
 const model = (baseURL: string, options: { streaming?: boolean } = {}) =>
   new ChatOpenAI({

@@ -6,19 +6,13 @@
  */
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
-import { tool } from "@langchain/core/tools";
 import { createReactAgent as langgraphReactAgent } from "@langchain/langgraph/prebuilt";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createReactAgent } from "../../src/agents/index.js";
 import { isKeelError } from "../../src/index.js";
 import { type ScriptEntry, ScriptedChatModel } from "./support/scripted-model.js";
-
-const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
-  name: "add",
-  description: "Adds two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
+import { add } from "./support/tools.js";
 
 const SMALL: ScriptEntry[] = [
   { content: "", tool_calls: [{ id: "c1", name: "add", args: { a: 2, b: 3 } }] },

@@ -4,23 +4,17 @@ import {
   type BaseMessage,
   HumanMessage,
 } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createReactAgent } from "../../src/agents/index.js";
 import { Annotation } from "../../src/graph/index.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
+import { add } from "./support/tools.js";
 
 /**
  * The model node writes the message the state stores: a model's chunk is written as its
  * `AIMessage` (what `messagesStateReducer` keeps), so a saver serialises it once and stores the
  * write as the list's append.
  */
-const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
-  name: "add",
-  description: "Adds two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
 const script = () =>
   new ScriptedChatModel([
     { tool_calls: [{ id: "c1", name: "add", args: { a: 1, b: 2 }, type: "tool_call" }] },

@@ -16,12 +16,8 @@ import {
   StateGraph,
 } from "../../src/index.js";
 import { type ScriptEntry, ScriptedChatModel } from "./support/scripted-model.js";
+import { add } from "./support/tools.js";
 
-const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
-  name: "add",
-  description: "Adds two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
 const explode = tool(
   (): string => {
     throw new Error("the warehouse is closed");

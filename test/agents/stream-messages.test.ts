@@ -4,18 +4,11 @@ import {
   type BaseMessage,
   HumanMessage,
 } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { createReactAgent } from "../../src/agents/index.js";
 import { END, MessagesAnnotation, type RunConfig, START, StateGraph } from "../../src/index.js";
 import { ScriptedChatModel } from "./support/scripted-model.js";
-
-const add = tool(({ a, b }: { a: number; b: number }) => String(a + b), {
-  name: "add",
-  description: "Adds two numbers.",
-  schema: z.object({ a: z.number(), b: z.number() }),
-});
+import { add } from "./support/tools.js";
 
 async function collect(stream: AsyncIterable<unknown>): Promise<unknown[]> {
   const out: unknown[] = [];
