@@ -10,6 +10,7 @@
  */
 import type { ConstructTexts } from "./construct-texts.js";
 import { rulesRuntimeError } from "./errors.js";
+import { typeError } from "./function-args.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
@@ -79,9 +80,7 @@ export function genericCommand(
 /** The generic function argument #1 names; CLIPS's [GENRCFUN3] when there is none. */
 function generic(host: GenericCommandHost, fn: string, arg: Value | undefined): string {
   if (arg === undefined || !isSymbol(arg)) {
-    throw rulesRuntimeError(`${fn} expects a generic function name`, {
-      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
-    });
+    throw typeError(fn, 1, "symbol");
   }
   if (!host.generics.has(arg)) {
     throw rulesRuntimeError(`no generic function ${arg}`, {
@@ -95,9 +94,7 @@ function generic(host: GenericCommandHost, fn: string, arg: Value | undefined): 
 /** `(ppdefgeneric name)`: `(defgeneric MODULE::name ["comment"])`. */
 function ppdefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   if (arg === undefined || !isSymbol(arg)) {
-    throw rulesRuntimeError("ppdefgeneric expects a generic function name", {
-      clips: "[ARGACCES5] Function ppdefgeneric expected argument #1 to be of type symbol",
-    });
+    throw typeError("ppdefgeneric", 1, "symbol");
   }
   const module = host.generics.moduleOf(arg);
   if (module === undefined) {
@@ -120,14 +117,10 @@ function ppdefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
 function ppdefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   const [name, index] = args;
   if (name === undefined || !isSymbol(name)) {
-    throw rulesRuntimeError("ppdefmethod expects a generic function name", {
-      clips: "[ARGACCES5] Function ppdefmethod expected argument #1 to be of type symbol",
-    });
+    throw typeError("ppdefmethod", 1, "symbol");
   }
   if (index === undefined || !isInteger(index)) {
-    throw rulesRuntimeError("ppdefmethod expects a method index", {
-      clips: "[ARGACCES5] Function ppdefmethod expected argument #2 to be of type integer",
-    });
+    throw typeError("ppdefmethod", 2, "integer");
   }
   const g = generic(host, "ppdefmethod", name);
   const form = method(host, "ppdefmethod", g, Number(index));
@@ -144,10 +137,7 @@ function methodRestrictions(host: GenericCommandHost, args: readonly Value[]): V
   const g = generic(host, "get-method-restrictions", args[0]);
   const index = args[1];
   if (index === undefined || !isInteger(index)) {
-    throw rulesRuntimeError("get-method-restrictions expects a method index", {
-      clips:
-        "[ARGACCES5] Function get-method-restrictions expected argument #2 to be of type integer",
-    });
+    throw typeError("get-method-restrictions", 2, "integer");
   }
   method(host, "get-method-restrictions", g, Number(index));
   const r = host.generics.restrictions(g, Number(index));
@@ -201,9 +191,7 @@ function listDefmethods(host: GenericCommandHost, arg: Value | undefined): Value
 /** `(undefgeneric name | *)`. */
 function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   if (arg === undefined || !isSymbol(arg)) {
-    throw rulesRuntimeError("undefgeneric expects a generic function name", {
-      clips: "[ARGACCES5] Function undefgeneric expected argument #1 to be of type symbol",
-    });
+    throw typeError("undefgeneric", 1, "symbol");
   }
   const all = arg === "*" && !host.generics.has("*");
   if (!all && !host.generics.has(arg)) {
@@ -225,9 +213,7 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
 function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   const [name, index] = args;
   if (name === undefined || !isSymbol(name)) {
-    throw rulesRuntimeError("undefmethod expects a generic function name", {
-      clips: "[ARGACCES5] Function undefmethod expected argument #1 to be of type symbol",
-    });
+    throw typeError("undefmethod", 1, "symbol");
   }
   const all = name === "*" && !host.generics.has(name);
   if (!all && !host.generics.has(name)) {
