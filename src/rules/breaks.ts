@@ -1,9 +1,4 @@
-/**
- * Rule breakpoints as CLIPS 6.30 has them (rulebsc.c, engine.c): `(set-break rule)`,
- * `(remove-break [rule])`, `(show-breaks [module | *])`. A run stops before firing a rule with a
- * breakpoint, unless that rule is the first the run fires.
- */
-import { rulesRuntimeError } from "./errors.js";
+import { typeError } from "./function-args.js";
 import { splitRuleName } from "./rule-entry.js";
 import { FALSE, type Value, VOID } from "./values.js";
 
@@ -82,9 +77,7 @@ export class Breakpoints {
 /** The rule a command names, or null after CLIPS's message for an unknown one. */
 function ruleArgument(host: BreaksHost, fn: string, arg: Value | undefined): string | null {
   if (typeof arg !== "string") {
-    throw rulesRuntimeError(`${fn} expects a rule name`, {
-      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
-    });
+    throw typeError(fn, 1, "symbol");
   }
   const { module, rule } = splitRuleName(arg);
   const found = host.moduleOf(rule);
@@ -98,15 +91,11 @@ function ruleArgument(host: BreaksHost, fn: string, arg: Value | undefined): str
 function moduleArgument(host: BreaksHost, arg: Value | undefined): readonly string[] {
   if (arg === undefined) return [host.module()];
   if (typeof arg !== "string") {
-    throw rulesRuntimeError("show-breaks expects a module name", {
-      clips: "[ARGACCES5] Function show-breaks expected argument #1 to be of type symbol",
-    });
+    throw typeError("show-breaks", 1, "symbol");
   }
   if (arg === "*") return host.modules();
   if (!host.modules().includes(arg)) {
-    throw rulesRuntimeError(`show-breaks: no module ${arg}`, {
-      clips: "[ARGACCES5] Function show-breaks expected argument #1 to be of type defmodule name",
-    });
+    throw typeError("show-breaks", 1, "defmodule name");
   }
   return [arg];
 }

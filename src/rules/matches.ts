@@ -4,7 +4,7 @@
  * (rete/join-view.ts).
  */
 import type { Activation } from "./agenda.js";
-import { rulesRuntimeError } from "./errors.js";
+import { typeError } from "./function-args.js";
 import {
   alphaMatches,
   type ClipsJoin,
@@ -37,9 +37,7 @@ type Output = "verbose" | "succinct" | "terse";
 function namedRule(host: MatchesHost, fn: string, args: readonly Value[]): RuleEntry | null {
   const name = args[0];
   if (typeof name !== "string") {
-    throw rulesRuntimeError(`${fn} expects a rule name`, {
-      clips: `[ARGACCES5] Function ${fn} expected argument #1 to be of type symbol`,
-    });
+    throw typeError(fn, 1, "symbol");
   }
   const { module, rule } = splitRuleName(name);
   const entry = host.rule(rule);

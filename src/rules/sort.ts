@@ -9,8 +9,7 @@
  * // [ARGACCES5] … function name expecting two arguments, and returns FALSE
  */
 import { clipsMessageText } from "./clips-messages.js";
-import { rulesRuntimeError } from "./errors.js";
-import { flatten } from "./function-args.js";
+import { flatten, typeError } from "./function-args.js";
 import { type Atom, FALSE, type Value } from "./values.js";
 
 /** What sort needs from the engine. */
@@ -31,9 +30,7 @@ export interface SortHost {
 export function sortCommand(host: SortHost, args: readonly Value[]): Value {
   const fn = args[0];
   if (typeof fn !== "string") {
-    throw rulesRuntimeError("sort expects a function name first", {
-      clips: "[ARGACCES5] Function sort expected argument #1 to be of type symbol",
-    });
+    throw typeError("sort", 1, "symbol");
   }
   // CLIPS prints these and returns FALSE without an evaluation error: a printout goes on.
   const refuse = (what: string): Value => {
