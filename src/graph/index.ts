@@ -83,6 +83,8 @@ export { interrupt } from "./interrupt.js";
 export {
   type Messages,
   MessagesAnnotation,
+  MessagesDeltaValue,
+  MessagesValue,
   messagesDeltaReducer,
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
@@ -105,8 +107,9 @@ export {
   type PregelStep,
 } from "./pregel-api/index.js";
 export { RunControl } from "./run-control.js";
+export { DeltaValue, type DeltaValueInit } from "./schema/delta-value.js";
 export { ReducedValue, type ReducedValueInit } from "./schema/reduced-value.js";
-export { StateSchema, type StateSchemaField } from "./schema/state-schema.js";
+export { type JsonSchema, StateSchema, type StateSchemaField } from "./schema/state-schema.js";
 export { isSend, Send } from "./send.js";
 export {
   GraphRunStream,

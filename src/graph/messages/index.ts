@@ -11,3 +11,4 @@ export {
   messagesStateReducer,
   REMOVE_ALL_MESSAGES,
 } from "./messages-reducer.js";
+export { MessagesDeltaValue, MessagesValue } from "./messages-value.js";

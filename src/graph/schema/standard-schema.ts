@@ -43,3 +43,37 @@ export function defaultOf(schema: StandardSchemaLike): (() => unknown) | undefin
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as { then?: unknown })?.then === "function";
 }
+
+/**
+ * A schema that accepts any value as it is, with an optional default: for keys whose values a
+ * schema cannot describe (message instances), as `z.custom()` would, without loading a schema
+ * library.
+ */
+export function anyValueSchema<Output>(makeDefault?: () => Output): StandardSchemaLike<Output> {
+  return {
+    "~standard": {
+      validate: (value) => ({
+        value: (value === undefined && makeDefault ? makeDefault() : value) as Output,
+      }),
+    },
+  };
+}
+
+/**
+ * The JSON schema (draft-07) of a Standard Schema that can describe itself (Standard JSON Schema:
+ * zod 4 and others), `$schema` included as LangGraph.js leaves it; undefined for one that cannot
+ * (a custom type).
+ */
+export function jsonSchemaOf(schema: unknown): Record<string, unknown> | undefined {
+  if (!isStandardSchema(schema)) return undefined;
+  const standard = schema["~standard"] as {
+    jsonSchema?: { input?: (options: { target: string }) => Record<string, unknown> };
+  };
+  if (typeof standard.jsonSchema?.input !== "function") return undefined;
+  try {
+    return standard.jsonSchema.input({ target: "draft-07" });
+  } catch {
+    // A schema that has no JSON form (zod's `z.custom()`) throws; LangGraph.js leaves it out too.
+    return undefined;
+  }
+}

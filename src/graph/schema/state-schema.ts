@@ -1,17 +1,40 @@
 import { KeelError } from "../../core/index.js";
-import { Annotation, type StateChannel } from "../annotation.js";
+import { Annotation, type StateChannel, toChannels } from "../annotation.js";
+import { DeltaChannel } from "../channels/public/index.js";
+import { DeltaValue } from "./delta-value.js";
 import { ReducedValue } from "./reduced-value.js";
-import { defaultOf, isStandardSchema, type StandardSchemaLike } from "./standard-schema.js";
+import {
+  defaultOf,
+  isStandardSchema,
+  jsonSchemaOf,
+  type StandardSchemaLike,
+} from "./standard-schema.js";
 import { validatedChannel } from "./validated-channel.js";
 
 const STATE_SCHEMA = Symbol.for("langgraph.state.state_schema");
 
-/** A field of a `StateSchema`: a schema (last value wins) or a `ReducedValue`. */
-export type StateSchemaField = StandardSchemaLike | ReducedValue<never, never>;
+/** A field of a `StateSchema`: a schema (last value wins), a `ReducedValue` or a `DeltaValue`. */
+export type StateSchemaField =
+  | StandardSchemaLike
+  | ReducedValue<never, never>
+  | DeltaValue<never, never>;
+
+/** A JSON schema (draft-07) as `getJsonSchema` gives it. */
+export type JsonSchema = Record<string, unknown>;
 
 type OutputOf<S> = S extends StandardSchemaLike<infer O> ? O : unknown;
-type FieldValue<F> = F extends ReducedValue<infer V, infer _I> ? V : OutputOf<F>;
-type FieldUpdate<F> = F extends ReducedValue<infer _V, infer I> ? I : OutputOf<F>;
+type FieldValue<F> =
+  F extends ReducedValue<infer V, infer _I>
+    ? V
+    : F extends DeltaValue<infer V, infer _I>
+      ? V
+      : OutputOf<F>;
+type FieldUpdate<F> =
+  F extends ReducedValue<infer _V, infer I>
+    ? I
+    : F extends DeltaValue<infer _V, infer I>
+      ? I
+      : OutputOf<F>;
 
 /** The state definition (key → channel) a `StateSchema`'s fields stand for. */
 export type FieldsToDefinition<F> = {
@@ -48,10 +71,10 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
     private readonly options: { validateUpdates?: boolean } = {},
   ) {
     for (const [key, field] of Object.entries(fields)) {
-      if (!ReducedValue.isInstance(field) && !isStandardSchema(field))
+      if (!isFolded(field) && !isStandardSchema(field))
         throw new KeelError(
           "INVALID_ARGUMENT",
-          `StateSchema field "${key}" must be a schema (e.g. z.string()) or a ReducedValue.`,
+          `StateSchema field "${key}" must be a schema (e.g. z.string()), a ReducedValue or a DeltaValue.`,
           { details: { key } },
         );
     }
@@ -61,7 +84,20 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
   getChannels(): Record<string, StateChannel> {
     const channels: Record<string, StateChannel> = {};
     for (const [key, field] of Object.entries(this.fields)) {
-      if (ReducedValue.isInstance(field)) {
+      if (DeltaValue.isInstance(field)) {
+        const channel = new DeltaChannel(
+          field.reducer as (state: unknown, writes: unknown[]) => unknown,
+          {
+            ...(field.snapshotFrequency !== undefined && {
+              snapshotFrequency: field.snapshotFrequency,
+            }),
+            ...(defaultOf(field.valueSchema) && {
+              initialValueFactory: defaultOf(field.valueSchema),
+            }),
+          },
+        );
+        channels[key] = toChannels({ [key]: channel })[key] as StateChannel;
+      } else if (ReducedValue.isInstance(field)) {
         const initial = defaultOf(field.valueSchema);
         const reducer = field.reducer as (a: unknown, b: unknown) => unknown;
         channels[key] = initial
@@ -88,7 +124,7 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
     const problems: Array<{ path: string; message: string }> = [];
     for (const [key, value] of Object.entries(data)) {
       const field = this.fields[key];
-      const schema = ReducedValue.isInstance(field)
+      const schema = isFolded(field)
         ? field.inputSchema
         : isStandardSchema(field)
           ? field
@@ -115,6 +151,40 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
     return out as T;
   }
 
+  /**
+   * The JSON schema (draft-07) of the state, as LangGraph Studio reads it: each field's own JSON
+   * form (absent for a type no JSON schema describes) with its `jsonSchemaExtra`; a field without
+   * a default is required.
+   *
+   * @example
+   * new StateSchema({ topic: z.string(), messages: MessagesValue }).getJsonSchema();
+   * // { type: "object", properties: { topic: { type: "string" }, messages: { langgraph_type: "messages", … } }, required: ["topic"] }
+   */
+  getJsonSchema(): JsonSchema {
+    return this.jsonSchema("value");
+  }
+
+  /** The JSON schema of an update or an input: every field optional, a folded one's input schema. */
+  getInputJsonSchema(): JsonSchema {
+    return this.jsonSchema("input");
+  }
+
+  private jsonSchema(which: "value" | "input"): JsonSchema {
+    const properties: JsonSchema = {};
+    const required: string[] = [];
+    for (const [key, field] of Object.entries(this.fields)) {
+      const folded = isFolded(field) ? field : undefined;
+      const schema = folded ? (which === "value" ? folded.valueSchema : folded.inputSchema) : field;
+      let json = jsonSchemaOf(schema);
+      if (folded?.jsonSchemaExtra) json = { ...json, ...folded.jsonSchemaExtra };
+      if (json === undefined) continue;
+      properties[key] = json;
+      const valueSchema = (folded ? folded.valueSchema : field) as StandardSchemaLike;
+      if (which === "value" && defaultOf(valueSchema) === undefined) required.push(key);
+    }
+    return { type: "object", properties, ...(required.length > 0 && { required }) };
+  }
+
   /** The keys of the schema. */
   getAllKeys(): string[] {
     return Object.keys(this.fields);
@@ -124,6 +194,10 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
   static isInstance(value: unknown): value is StateSchema {
     return typeof value === "object" && value !== null && STATE_SCHEMA in value;
   }
+}
+
+function isFolded(field: unknown): field is ReducedValue | DeltaValue {
+  return ReducedValue.isInstance(field) || DeltaValue.isInstance(field);
 }
 
 function pathKey(segment: unknown): string {

@@ -10,6 +10,7 @@
 import type * as LcJsonSchema from "@langchain/core/utils/json_schema";
 import { loadOptionalPeer } from "../../core/index.js";
 import { schemaSourcesOf } from "../schema/graph-schemas.js";
+import { StateSchema } from "../schema/state-schema.js";
 import { metaOf } from "./meta.js";
 import { isZodObject } from "./zod-state.js";
 
@@ -63,7 +64,7 @@ export function getConfigTypeSchema(graph: unknown): JsonSchema | undefined {
 function schemaOf(
   graph: unknown,
   which: "state" | "input" | "output" | "context" | "config",
-): ZodObjectLike | undefined {
+): ZodObjectLike | StateSchema | undefined {
   const sources = schemaSourcesOf(graph);
   if (sources === undefined) return undefined;
   const state = sources.state as Record<string, unknown> | undefined;
@@ -73,16 +74,21 @@ function schemaOf(
       ? [state, state?.state, state?.stateSchema, state?.input]
       : // The second argument itself is the context schema in `new StateGraph(state, context)`.
         [options?.[which], state?.[which], ...(which === "context" ? [options] : [])];
-  for (const candidate of candidates)
+  for (const candidate of candidates) {
     if (isZodObject(candidate)) return candidate as unknown as ZodObjectLike;
+    if (StateSchema.isInstance(candidate)) return candidate;
+  }
   return undefined;
 }
 
 function jsonOf(
-  schema: ZodObjectLike | undefined,
+  schema: ZodObjectLike | StateSchema | undefined,
   options: { partial: boolean; reducers: boolean },
 ): JsonSchema | undefined {
   if (schema === undefined) return undefined;
+  // A `StateSchema` (zod 4 or any Standard Schema fields) describes itself.
+  if (StateSchema.isInstance(schema))
+    return options.partial ? schema.getInputJsonSchema() : schema.getJsonSchema();
   const shape: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(schema.shape)) {
     const meta = metaOf(field);
