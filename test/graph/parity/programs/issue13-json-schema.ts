@@ -61,11 +61,14 @@ export const issue13JsonSchemaPrograms = {
       messages: MessagesValue,
       agentId: z.string().describe("the agent's id"),
       count: z.number().default(0),
-      tags: new ReducedValue(z.array(z.string()).default(() => []), {
-        inputSchema: z.string(),
-        reducer: (all: string[], one: string) => [...all, one],
-        jsonSchemaExtra: { langgraph_type: "tags" },
-      }),
+      tags: new ReducedValue(
+        z.array(z.string()).default(() => []),
+        {
+          inputSchema: z.string(),
+          reducer: (all: string[], one: string) => [...all, one],
+          jsonSchemaExtra: { langgraph_type: "tags" },
+        },
+      ),
     });
     const graph = new api.StateGraph(State)
       .addNode("agent", () => ({ messages: [{ role: "assistant", content: "hi" }], tags: "x" }))
