@@ -1,16 +1,14 @@
 import type { DeltaReducer } from "../channels/public/index.js";
+import { FoldedValue, type FoldedValueInit } from "./folded-value.js";
 import type { StandardSchemaLike } from "./standard-schema.js";
 
 const DELTA = Symbol.for("langgraph.state.delta_value");
 
 /** Options of `DeltaValue`: the reducer over a step's writes, and how often to save a snapshot. */
-export interface DeltaValueInit<Value, Input> {
-  reducer: DeltaReducer<Value, Input>;
-  /** The schema of an update (default: the value schema). */
-  inputSchema?: StandardSchemaLike<Input>;
+export interface DeltaValueInit<Value, Input>
+  extends FoldedValueInit<Input, DeltaReducer<Value, Input>> {
   /** Updates between full snapshots in saved checkpoints (default 1000). */
   snapshotFrequency?: number;
-  jsonSchemaExtra?: Record<string, unknown>;
 }
 
 /**
@@ -25,25 +23,17 @@ export interface DeltaValueInit<Value, Input> {
  *   }),
  * });
  */
-export class DeltaValue<Value = unknown, Input = Value> {
+export class DeltaValue<Value = unknown, Input = Value> extends FoldedValue<
+  Value,
+  Input,
+  DeltaReducer<Value, Input>
+> {
   readonly [DELTA] = true as const;
-  readonly reducer: DeltaReducer<Value, Input>;
-  readonly inputSchema: StandardSchemaLike<unknown>;
   readonly snapshotFrequency: number | undefined;
-  readonly jsonSchemaExtra: Record<string, unknown> | undefined;
-  /** Type only: the value nodes read. */
-  declare ValueType: Value;
-  /** Type only: the update nodes write. */
-  declare InputType: Input;
 
-  constructor(
-    readonly valueSchema: StandardSchemaLike<Value>,
-    init: DeltaValueInit<Value, Input>,
-  ) {
-    this.reducer = init.reducer;
-    this.inputSchema = init.inputSchema ?? valueSchema;
+  constructor(valueSchema: StandardSchemaLike<Value>, init: DeltaValueInit<Value, Input>) {
+    super(valueSchema, init);
     this.snapshotFrequency = init.snapshotFrequency;
-    this.jsonSchemaExtra = init.jsonSchemaExtra;
   }
 
   /** True for a `DeltaValue` (of this or another copy of the library). */

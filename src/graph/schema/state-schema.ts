@@ -23,18 +23,15 @@ export type StateSchemaField =
 export type JsonSchema = Record<string, unknown>;
 
 type OutputOf<S> = S extends StandardSchemaLike<infer O> ? O : unknown;
-type FieldValue<F> =
-  F extends ReducedValue<infer V, infer _I>
-    ? V
-    : F extends DeltaValue<infer V, infer _I>
-      ? V
-      : OutputOf<F>;
-type FieldUpdate<F> =
-  F extends ReducedValue<infer _V, infer I>
-    ? I
-    : F extends DeltaValue<infer _V, infer I>
-      ? I
-      : OutputOf<F>;
+/** A folded field's value and update types. */
+type Folded<F> =
+  F extends ReducedValue<infer V, infer I>
+    ? [V, I]
+    : F extends DeltaValue<infer V, infer I>
+      ? [V, I]
+      : undefined;
+type FieldValue<F> = Folded<F> extends [infer V, unknown] ? V : OutputOf<F>;
+type FieldUpdate<F> = Folded<F> extends [unknown, infer I] ? I : OutputOf<F>;
 
 /** The state definition (key → channel) a `StateSchema`'s fields stand for. */
 export type FieldsToDefinition<F> = {
