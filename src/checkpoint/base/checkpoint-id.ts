@@ -6,6 +6,10 @@ const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;
 let lastMs = -1;
 let sequence = 0;
+/** The id made last, and its time prefix ("xxxxxxxx-xxxx-") with the millisecond it encodes. */
+let lastId = "";
+let prefix = "";
+let prefixMs = -1;
 
 function hex(byte: number): string {
   return HEX[byte & 0xff]!;
@@ -40,7 +44,8 @@ function positionOf(id: string): { ms: number; sequence: number } | undefined {
  * newCheckpointId(parentId) > parentId; // true, even with a clock that is behind
  */
 export function newCheckpointId(after?: string, now: number = Date.now()): string {
-  if (after !== undefined) {
+  // A chain's parent is usually the id made last here, never ahead of this process: no parse.
+  if (after !== undefined && after !== lastId) {
     const floor = positionOf(after);
     // Continue from the parent when it is ahead of what this process has issued.
     if (floor && (floor.ms > lastMs || (floor.ms === lastMs && floor.sequence > sequence))) {
@@ -67,17 +72,15 @@ export function newCheckpointId(after?: string, now: number = Date.now()): strin
   }
   const r = poolOffset;
   poolOffset += 8;
-  const high = Math.floor(ms / 0x10000);
-  const low = ms % 0x10000;
-  return (
-    hex(high >>> 24) +
-    hex(high >>> 16) +
-    hex(high >>> 8) +
-    hex(high) +
-    "-" +
-    hex(low >>> 8) +
-    hex(low) +
-    "-" +
+  // Steps a few microseconds apart share the millisecond: its text is made once.
+  if (ms !== prefixMs) {
+    const high = Math.floor(ms / 0x10000);
+    const low = ms % 0x10000;
+    prefix = `${hex(high >>> 24)}${hex(high >>> 16)}${hex(high >>> 8)}${hex(high)}-${hex(low >>> 8)}${hex(low)}-`;
+    prefixMs = ms;
+  }
+  lastId =
+    prefix +
     hex(0x70 | (sequence >>> 8)) +
     hex(sequence) +
     "-" +
@@ -89,6 +92,6 @@ export function newCheckpointId(after?: string, now: number = Date.now()): strin
     hex(pool[r + 4]!) +
     hex(pool[r + 5]!) +
     hex(pool[r + 6]!) +
-    hex(pool[r + 7]!)
-  );
+    hex(pool[r + 7]!);
+  return lastId;
 }

@@ -396,10 +396,13 @@ export class RunPersistence {
           : { ...this.config, durability: hint };
     const saver = this.saver!;
     this.savedParentId = this.config.configurable?.checkpoint_id;
-    // The saved checkpoint's config is known without waiting for the saver.
-    this.setConfig({
-      configurable: { ...this.base, checkpoint_ns: this.ns, checkpoint_id: checkpoint.id },
-    });
+    // The saved checkpoint's config is known without waiting for the saver. A copy with keys set
+    // one by one: V8 (Node 20) builds a spread literal that adds a key its source lacks
+    // (`{ ...base, checkpoint_id }`) through a slow path, and this runs at every step.
+    const configurable = Object.assign({}, this.base);
+    configurable.checkpoint_ns = this.ns;
+    configurable.checkpoint_id = checkpoint.id;
+    this.setConfig({ configurable });
     this.checkpointId = checkpoint.id;
     this.persisted = true;
     return async () => {
@@ -435,7 +438,8 @@ export class RunPersistence {
   }
 
   private callConfig(checkpointId: string, hint = this.hint): CheckpointConfig {
-    const configurable = { ...this.config.configurable, checkpoint_id: checkpointId };
+    const configurable = Object.assign({}, this.config.configurable);
+    configurable.checkpoint_id = checkpointId;
     return hint === undefined ? { configurable } : { configurable, durability: hint };
   }
 }
