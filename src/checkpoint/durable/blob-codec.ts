@@ -150,54 +150,34 @@ function encodeList(
 ): { row: BlobRow; remember: LastWritten } {
   const { seq } = at;
   const length = value.length;
-  const form = listForm(serde, value, text);
+  // Item by item when the serializer gives each item's text (only the new items are joined);
+  // as one text for a serializer that only writes whole values. No closures: this runs every
+  // step, and a closure made per call costs its allocation (and, under tsx, a rename).
+  const itemTexts = serde.listItemTexts ? serde.listItemTexts(value) : undefined;
+  const listText = itemTexts === undefined ? (text ?? serde.dumps(value)) : undefined;
   if (mayAppend(last, length)) {
     // Compared as text: an item changed in place since the last step is a change.
-    const appended = form.appendedTo(last);
+    const appended =
+      itemTexts !== undefined
+        ? last.itemTexts === undefined
+          ? undefined
+          : appendedItems(last.itemTexts, itemTexts)
+        : last.listText === undefined
+          ? undefined
+          : appendedText(last.listText, listText as string);
     if (appended !== undefined) {
       const chainCount = last.chainCount + 1;
       const fullLength = last.fullLength ?? 0;
       return {
         row: rowOf(at, "append", last.seq, chainCount, appended),
-        remember: { seq, ...form.memo, length, fullLength, chainCount },
+        remember: { seq, itemTexts, listText, length, fullLength, chainCount },
       };
     }
   }
+  const full = listText ?? text ?? `[${(itemTexts as string[]).join(",")}]`;
   return {
-    row: rowOf(at, "full", null, 0, form.full()),
-    remember: { seq, ...form.memo, length, fullLength: length, chainCount: 0 },
-  };
-}
-
-/** How a list is compared with the one written last, and what is remembered of it. */
-interface ListForm {
-  readonly memo: Pick<LastWritten, "itemTexts" | "listText">;
-  /** The appended items' text, or undefined when the list is not `last`'s plus new items. */
-  appendedTo(last: LastWritten): string | undefined;
-  /** The whole list's text. */
-  full(): string;
-}
-
-/**
- * Item by item when the serializer gives each item's text (only the new items are joined); as
- * one text for a serializer that only writes whole values.
- */
-function listForm(serde: Serializer, value: unknown[], text: string | undefined): ListForm {
-  if (serde.listItemTexts) {
-    const itemTexts = serde.listItemTexts(value);
-    return {
-      memo: { itemTexts },
-      appendedTo: (last) =>
-        last.itemTexts === undefined ? undefined : appendedItems(last.itemTexts, itemTexts),
-      full: () => text ?? `[${itemTexts.join(",")}]`,
-    };
-  }
-  const full = text ?? serde.dumps(value);
-  return {
-    memo: { listText: full },
-    appendedTo: (last) =>
-      last.listText === undefined ? undefined : appendedText(last.listText, full),
-    full: () => full,
+    row: rowOf(at, "full", null, 0, full),
+    remember: { seq, itemTexts, listText, length, fullLength: length, chainCount: 0 },
   };
 }
 

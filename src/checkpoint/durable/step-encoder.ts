@@ -185,7 +185,27 @@ function at(channel: string, seq: number, version: unknown) {
 }
 
 /** The blob seq an entry text points at (0 for an inline value or a bare version). */
-function entrySeq(entry: string): number {
+export function entrySeq(entry: string): number {
+  // An entry of a numeric version (the engine's) is `[version,seq…`: read the seq's digits
+  // where they stand instead of parsing the entry (an inline value's text can be long).
+  const first = entry.charCodeAt(1);
+  if (
+    entry.charCodeAt(0) === 0x5b /* [ */ &&
+    ((first >= 0x30 && first <= 0x39) || first === 0x2d)
+  ) {
+    const comma = entry.indexOf(",");
+    if (comma < 0) return 0;
+    let seq = 0;
+    for (let i = comma + 1; i < entry.length; i++) {
+      const digit = entry.charCodeAt(i) - 0x30;
+      if (digit >= 0 && digit <= 9) seq = seq * 10 + digit;
+      else return i > comma + 1 && (entry[i] === "," || entry[i] === "]") ? seq : slowSeq(entry);
+    }
+  }
+  return slowSeq(entry);
+}
+
+function slowSeq(entry: string): number {
   const seq = (JSON.parse(entry) as unknown[])[1];
   return typeof seq === "number" ? seq : 0;
 }
