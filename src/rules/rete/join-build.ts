@@ -182,48 +182,6 @@ type LeftRead = (t: Token) => Value;
  * ordered fact's field before any multifield), so hashes come from the facts' cached hashes and
  * the values compare with `===` (single fields hold atoms, which are interned).
  */
-/**
- * {@link directHashJoin} on two variables (a not CE on two shared variables is common), unrolled:
- * no index arrays and no scratch. The same hash as the general case: pair 0's value first.
- */
-function twoSlotJoin(
-  slots: readonly number[],
-  leftAt: readonly number[],
-  rightAt: readonly number[],
-): Pick<JoinSpec, "leftHash" | "rightHash" | "keyEq"> {
-  const s0 = slots[0] as number;
-  const s1 = slots[1] as number;
-  // The pair nearer the token is read first (pair 0 when both are in one pattern).
-  const nearFirst = s0 >= s1;
-  const nearDepth = (nearFirst ? s0 : s1) + 1;
-  const farDepth = (nearFirst ? s1 : s0) + 1;
-  const nearLeft = leftAt[nearFirst ? 0 : 1] as number;
-  const farLeft = leftAt[nearFirst ? 1 : 0] as number;
-  const nearRight = rightAt[nearFirst ? 0 : 1] as number;
-  const farRight = rightAt[nearFirst ? 1 : 0] as number;
-  const r0 = rightAt[0] as number;
-  const r1 = rightAt[1] as number;
-  return {
-    leftHash: (t) => {
-      let x = t;
-      while (x.depth > nearDepth) x = x.parent as Token;
-      const near = (x.am as AlphaMatch).fact.hashes[nearLeft] as number;
-      while (x.depth > farDepth) x = x.parent as Token;
-      const far = (x.am as AlphaMatch).fact.hashes[farLeft] as number;
-      return nearFirst ? combineHash(near, far) : combineHash(far, near);
-    },
-    rightHash: (am) => combineHash(am.fact.hashes[r0] as number, am.fact.hashes[r1] as number),
-    keyEq: (t, am) => {
-      const values = am.fact.values;
-      let x = t;
-      while (x.depth > nearDepth) x = x.parent as Token;
-      if ((x.am as AlphaMatch).fact.values[nearLeft] !== values[nearRight]) return false;
-      while (x.depth > farDepth) x = x.parent as Token;
-      return (x.am as AlphaMatch).fact.values[farLeft] === values[farRight];
-    },
-  };
-}
-
 function directHashJoin(
   slots: readonly number[],
   leftAt: readonly number[],
@@ -239,7 +197,6 @@ function directHashJoin(
       keyEq: (t, am) => (matchAt(t, slot) as AlphaMatch).fact.values[l] === am.fact.values[r],
     };
   }
-  if (slots.length === 2) return twoSlotJoin(slots, leftAt, rightAt);
   // Read the values nearest the token first, so one walk up the token's parents reaches them all;
   // combine them in the pairs' own order, as the alpha memory's hash does (several joins with
   // their variables bound in different orders share one memory).
