@@ -85,10 +85,10 @@ import {
   activationKey,
   delAct,
   delActOf,
-  getAct,
   type RuleEntry,
   setAct,
   snapshotEntryKey,
+  takeAct,
 } from "./rule-entry.js";
 import { salienceWhenDefined } from "./salience.js";
 import { type SortHost, sortCommand } from "./sort.js";
@@ -1052,9 +1052,8 @@ export class RuleEngine {
   }
 
   private deactivate(entry: RuleEntry, t: Token): void {
-    const a = getAct(entry, t);
+    const a = takeAct(entry, t);
     if (!a) return;
-    delAct(entry, t);
     this.agenda.remove(a);
     this.trace("activations", () => activationTrace(false, agendaLine(a)));
   }

@@ -51,6 +51,23 @@ export function delAct(entry: RuleEntry, t: Token): void {
   }
 }
 
+/** Takes the activation of `entry` off `t` and returns it (one walk of the token's entries). */
+export function takeAct(entry: RuleEntry, t: Token): Activation | undefined {
+  if (t.memOwner === entry) {
+    const a = t.aux as Activation | null;
+    t.aux = null;
+    return a ?? undefined;
+  }
+  let before: TokenExt | null = null;
+  for (let e = t.ext; e !== null; before = e, e = e.extNext) {
+    if (e.memory !== entry) continue;
+    if (before) before.extNext = e.extNext;
+    else t.ext = e.extNext;
+    return e as Activation;
+  }
+  return undefined;
+}
+
 export function delActOf(entry: RuleEntry | undefined, t: Token): void {
   if (entry) delAct(entry, t);
 }

@@ -59,12 +59,13 @@ export function joins<R>(spec: JoinSpec<R>, t: Token, am: R): boolean {
 /** A positive pattern: joins tokens with alpha matches. */
 export class JoinNode extends BetaNode implements LeftInput, RightInput {
   rank = 0;
-  readonly left = new LeftMemory();
+  readonly left: LeftMemory;
   constructor(
     readonly alpha: AlphaNode,
     readonly spec: JoinSpec,
   ) {
     super();
+    this.left = new LeftMemory(spec.leftHash !== null);
   }
 
   leftActivate(t: Token): void {

@@ -58,7 +58,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     readonly passes = false,
   ) {
     super();
-    this.left = new LeftMemory();
+    this.left = new LeftMemory(spec.leftHash !== null);
   }
 
   private recordOf(h: Held, t: Token): Block {
@@ -93,7 +93,7 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     const b = h.aux as Block | null;
     const passed = this.passes && (b !== null && b.am !== null) === this.exists;
     if (b) unlinkBlock(b);
-    this.left.remove(t);
+    this.left.removeHeld(t, h);
     if (passed) {
       // The children took `t` itself: they forget it too (its children are removed by the caller).
       const kids = this.children;
@@ -217,7 +217,7 @@ export class NandNode extends BlockingNode<GroupMatch> implements LeftInput {
   inputParent: TokenSource | null = null;
 
   constructor(spec: JoinSpec<GroupMatch>, exists: boolean) {
-    super(new HashChains<GroupMatch>(), spec, exists);
+    super(new HashChains<GroupMatch>(spec.rightHash !== null), spec, exists);
     const byToken = new Map<Token, GroupMatch>();
     const memory = this.memory;
     const rightHash = spec.rightHash;

@@ -16,32 +16,46 @@ export interface ChainEntry<E> {
 const INITIAL_BUCKETS = 8;
 
 export class HashChains<E extends ChainEntry<E>> {
-  private heads: (E | null)[] = new Array(INITIAL_BUCKETS).fill(null);
-  private tails: (E | null)[] = new Array(INITIAL_BUCKETS).fill(null);
-  private mask = INITIAL_BUCKETS - 1;
+  /**
+   * Bucket b's first entry at 2b and its last at 2b + 1: a large memory's buckets are read at
+   * random, and one array keeps a bucket's two ends in one cache line (one miss, not two).
+   */
+  private ends: (E | null)[];
+  private mask: number;
   size = 0;
+
+  /**
+   * `hashed` false: every entry hashes to 0 (a join without an equality test), so the table
+   * keeps one bucket and never grows (growing would only relink the one chain).
+   */
+  constructor(private readonly hashed = true) {
+    const buckets = hashed ? INITIAL_BUCKETS : 1;
+    this.ends = new Array(2 * buckets).fill(null);
+    this.mask = buckets - 1;
+  }
 
   /** The first entry of the bucket `hash` falls in (entries of other hashes may share it). */
   first(hash: number): E | null {
-    return this.heads[hash & this.mask] as E | null;
+    return this.ends[(hash & this.mask) << 1] as E | null;
   }
 
   /** Adds an entry after every other of its bucket (for oldest-first scans). */
   append(e: E): void {
-    if (++this.size > this.heads.length) this.grow();
+    if (++this.size > this.ends.length >> 1 && this.hashed) this.grow();
     this.link(e);
   }
 
   /** Adds an entry before every other of its bucket (for newest-first scans). */
   prepend(e: E): void {
-    if (++this.size > this.heads.length) this.grow();
-    const b = e.hash & this.mask;
-    const head = this.heads[b] as E | null;
+    if (++this.size > this.ends.length >> 1 && this.hashed) this.grow();
+    const ends = this.ends;
+    const b = (e.hash & this.mask) << 1;
+    const head = ends[b] as E | null;
     e.prev = null;
     e.next = head;
     if (head) head.prev = e;
-    else this.tails[b] = e;
-    this.heads[b] = e;
+    else ends[b + 1] = e;
+    ends[b] = e;
   }
 
   /**
@@ -49,36 +63,39 @@ export class HashChains<E extends ChainEntry<E>> {
    * to the entry that followed it.
    */
   remove(e: E): void {
-    const b = e.hash & this.mask;
-    if (e.prev) e.prev.next = e.next;
-    else this.heads[b] = e.next;
-    if (e.next) e.next.prev = e.prev;
-    else this.tails[b] = e.prev;
+    const ends = this.ends;
+    const b = (e.hash & this.mask) << 1;
+    const prev = e.prev;
+    const next = e.next;
+    if (prev) prev.next = next;
+    else ends[b] = next;
+    if (next) next.prev = prev;
+    else ends[b + 1] = prev;
     e.prev = null;
     this.size--;
   }
 
   /** Every entry, bucket by bucket (no particular order across buckets). */
   *all(): IterableIterator<E> {
-    for (const head of this.heads) for (let e = head; e; e = e.next) yield e;
+    const ends = this.ends;
+    for (let b = 0; b < ends.length; b += 2) for (let e = ends[b] ?? null; e; e = e.next) yield e;
   }
 
   clear(): void {
-    this.heads = new Array(INITIAL_BUCKETS).fill(null);
-    this.tails = new Array(INITIAL_BUCKETS).fill(null);
-    this.mask = INITIAL_BUCKETS - 1;
+    const buckets = this.hashed ? INITIAL_BUCKETS : 1;
+    this.ends = new Array(2 * buckets).fill(null);
+    this.mask = buckets - 1;
     this.size = 0;
   }
 
   /** Doubles the table; each bucket's entries keep their order in the bucket they move to. */
   private grow(): void {
-    const old = this.heads;
-    const size = old.length * 2;
-    this.heads = new Array(size).fill(null);
-    this.tails = new Array(size).fill(null);
-    this.mask = size - 1;
-    for (const head of old) {
-      let e = head;
+    const old = this.ends;
+    const buckets = old.length;
+    this.ends = new Array(2 * buckets).fill(null);
+    this.mask = buckets - 1;
+    for (let b = 0; b < old.length; b += 2) {
+      let e = old[b] ?? null;
       while (e) {
         const next: E | null = e.next;
         this.link(e);
@@ -88,12 +105,13 @@ export class HashChains<E extends ChainEntry<E>> {
   }
 
   private link(e: E): void {
-    const b = e.hash & this.mask;
-    const tail = this.tails[b] as E | null;
+    const ends = this.ends;
+    const b = (e.hash & this.mask) << 1;
+    const tail = ends[b + 1] as E | null;
     e.next = null;
     e.prev = tail;
     if (tail) tail.next = e;
-    else this.heads[b] = e;
-    this.tails[b] = e;
+    else ends[b] = e;
+    ends[b + 1] = e;
   }
 }

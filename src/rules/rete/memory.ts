@@ -178,7 +178,12 @@ class LeftEntry implements Held, TokenExt {
  * node's join values, newest first in each bucket (CLIPS scans beta memories newest first).
  */
 export class LeftMemory {
-  readonly chains = new HashChains<MemEntry>();
+  readonly chains: HashChains<MemEntry>;
+
+  /** `hashed` false: the node has no equality test, every token hashes to 0. */
+  constructor(hashed = true) {
+    this.chains = new HashChains<MemEntry>(hashed);
+  }
 
   /** Adds `t`; returns where it is held. */
   add(t: Token, hash: number): Held {
@@ -214,6 +219,12 @@ export class LeftMemory {
       this.chains.remove(e as LeftEntry);
       return;
     }
+  }
+
+  /** Removes `t`, held at `h` (what {@link holder} returned): no second walk of its entries. */
+  removeHeld(t: Token, h: Held): void {
+    if (h !== t) unlinkExt(t, h as LeftEntry);
+    this.chains.remove(h);
   }
 
   /** The hash `t` was stored under. */
@@ -493,7 +504,7 @@ export class AlphaNode {
    * the hashed fields, as in CLIPS), so one insertion serves all the joins below; oldest first in
    * each bucket, as CLIPS scans alpha memories.
    */
-  readonly memory = new HashChains<AlphaMatch>();
+  readonly memory: HashChains<AlphaMatch>;
   /** The stop nodes feeding this memory, in walking order (rank = index). */
   readonly members: { rank: number; readonly succ: RightInput[] }[] = [];
   /** The match a shared memory made for the fact walking the tree now. */
@@ -505,7 +516,9 @@ export class AlphaNode {
     readonly key: string,
     readonly relation: string,
     readonly rightHash: ((am: AlphaMatch) => number) | null,
-  ) {}
+  ) {
+    this.memory = new HashChains<AlphaMatch>(rightHash !== null);
+  }
 
   /** Adds a match to the memory. */
   store(am: AlphaMatch): void {
