@@ -168,7 +168,7 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
-  private constructLog = new ConstructLog();
+  private constructLog = new ConstructLog(() => this.module);
   /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
   private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
@@ -508,6 +508,7 @@ export class RuleEngine {
         this.procs.globalValues(),
         this.objectState(),
       ),
+      ...this.moduleState(),
       clock: section.clock,
     };
   }
@@ -1251,7 +1252,7 @@ export class RuleEngine {
     this.initialFacts = true;
     this.initialTemplate = true;
     this.rules = new Map();
-    this.constructLog = new ConstructLog();
+    this.constructLog = new ConstructLog(() => this.module);
     this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
@@ -1358,14 +1359,27 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(
-      this.constructLog.list(),
-      this.wm,
-      this.agenda,
-      this.firingLog,
-      this.procs.globalValues(),
-      this.objectState(),
-    );
+    return {
+      ...snapshotOf(
+        this.constructLog.list(),
+        this.wm,
+        this.agenda,
+        this.firingLog,
+        this.procs.globalValues(),
+        this.objectState(),
+      ),
+      ...this.moduleState(),
+    };
+  }
+
+  /** The current module for a snapshot, when not MAIN. */
+  private moduleState(): { module?: string } {
+    return this.module === MAIN ? {} : { module: this.module };
+  }
+
+  /** A defglobal's value (`name` without the `?*…*`); [GLOBLDEF1] when there is none. */
+  globalValue(name: string): Value {
+    return this.procs.global(name);
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -1378,6 +1392,7 @@ export class RuleEngine {
     this.objects.restoringModes = new Set(s.conservationClasses ?? []);
     try {
       for (const c of s.constructs) {
+        this.setModule(c.module ?? MAIN);
         for (const form of readForms(c.source)) this.defineConstruct(form as SList, c.actions);
       }
       this.objects.restoringModes = null;
@@ -1422,6 +1437,7 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       this.agenda.timetagClock = s.clock;
+      this.setModule(s.module ?? MAIN);
       if (s.focus) this.agenda.stack = [...s.focus];
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
