@@ -47,6 +47,8 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { DEPENDENCY_COMMANDS, type DependencyHost, dependencyCommand } from "./dependencies.js";
+import { type PpfactHost, ppfact } from "./ppfact.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
 import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
@@ -1603,6 +1605,22 @@ export class RuleEngine {
   }
 
   /** The focus and module commands; null when `name` is not one. */
+  /** What `dependencies` and `dependents` read: facts, instances, logical support. */
+  private readonly dependencyHost: DependencyHost = {
+    fact: (id) => this.wm.byId.get(id),
+    instanceExists: (v) => this.objects.find(v) !== null,
+    facts: () => this.wm.all(),
+    supportOf: (fact) => this.tms.supportOf(fact),
+    print: (text) => this.onPrint(text),
+  };
+
+  /** What `ppfact` reads: facts and their slots' defaults. */
+  private readonly ppfactHost: PpfactHost = {
+    fact: (id) => this.wm.byId.get(id),
+    defaultOf: (template, slot) => defaultFor(template, slot, this.evalHost),
+    print: (text) => this.onPrint(text),
+  };
+
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
     template: (name) => {
@@ -1638,6 +1656,9 @@ export class RuleEngine {
     }
     if (TEMPLATE_FUNCTIONS.has(name))
       return templateFunction(this.templateFunctionHost, name, args);
+    if (DEPENDENCY_COMMANDS.has(name))
+      return dependencyCommand(this.dependencyHost, name, args[0] as Value);
+    if (name === "ppfact") return ppfact(this.ppfactHost, args);
     switch (name) {
       case "eval":
       case "build":

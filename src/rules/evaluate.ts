@@ -16,6 +16,7 @@ import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { isRouterName, unknownRouterMessage } from "./routers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
+import { DEPENDENCY_COMMANDS } from "./dependencies.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,
@@ -195,6 +196,8 @@ export const COMMANDS = new Set([
   "sort",
   "expand$",
   "check-syntax",
+  ...DEPENDENCY_COMMANDS,
+  "ppfact",
   ...TEMPLATE_FUNCTIONS.keys(),
   "build",
   "assert-string",
