@@ -74,7 +74,9 @@ function entityOf(host: DependencyHost, name: string, arg: Value): Fact | null {
   }
   if (isSymbol(arg) || isInstanceName(arg) || isInstanceRef(arg)) {
     if (host.instanceExists(arg)) return null;
-    const text = isInstanceRef(arg) ? arg.instanceName.name : formatValue(arg).replace(/^\[|\]$/g, "");
+    const text = isInstanceRef(arg)
+      ? arg.instanceName.name
+      : formatValue(arg).replace(/^\[|\]$/g, "");
     throw notFound("instance", text);
   }
   throw rulesRuntimeError(`${name} expects a fact or an instance`, {
