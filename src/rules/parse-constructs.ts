@@ -19,6 +19,7 @@ import {
   parseFactSpec,
   RESERVED_RELATIONS,
   reservedName,
+  slotGivenTwice,
   splitModuleName,
 } from "./parse-expr.js";
 import { tokenText } from "./pp-reader.js";
@@ -637,6 +638,15 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
   // A connective after the relation name: CLIPS reads the first field as a constant only.
   const second = items[1];
   if (second?.type === "atom" && (second.kind === "and" || second.kind === "or")) {
+    if (ctx.template(head.text) && head.text !== OBJECT_RELATION) {
+      // A deftemplate's name: its parser reads the connective right after it (no space).
+      throw rulesParseError(head.pos, "a slot after a deftemplate's name", describe(second), {
+        construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for deftemplate patterns.",
+        echoThrough: true,
+        echoAfter: second.text,
+      });
+    }
     throw firstFieldError(second, ctx);
   }
   if (head.text === "=") {
@@ -667,6 +677,9 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
       );
     }
     const index = checkSlot(template, s.items[0].text, s.pos, ctx);
+    if (slots.has(index) && head.text !== OBJECT_RELATION) {
+      throw slotGivenTwice(s, s.items[0].text, ctx);
+    }
     const def = template.slots[index] as SlotDef;
     const fields = parseFieldSequence(s.items, 1, s.items.length, ctx, def.multi);
     if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {

@@ -749,7 +749,10 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   const template = ctx.template(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
+    const seen = new Set<string>();
     for (const [k, s] of slots.entries()) {
+      if (seen.has(s.name)) throw slotGivenTwice(node.items[k + 1] as SNode, s.name, ctx);
+      seen.add(s.name);
       const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
       // CLIPS's static constraint check of what the fact's slot is given, once it read the
       // slot's `)`: the echo ends with the slot's last token and that `)`.
@@ -777,6 +780,16 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     fields: parseFieldExprs(node.items.slice(1), ctx),
     pos: node.pos,
   };
+}
+
+/** CLIPS's error for a slot a fact or pattern names twice, echoed through its second name. */
+export function slotGivenTwice(slot: SNode, name: string, ctx: ParseContext): Error {
+  const at = slot.type === "list" ? (slot.items[0] ?? slot) : slot;
+  return rulesParseError(at.pos, `slot ${name} once`, "it a second time", {
+    construct: ctx.construct,
+    clips: `[PRNTUTIL5] The slot ${name} has already been parsed.`,
+    echoThrough: true,
+  });
 }
 
 /** Fails when `slot` is not a slot of `template`. */
