@@ -123,6 +123,14 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
           construct: ctx.construct,
         });
       }
+      if (ctx.construct !== undefined && target.type === "atom" && target.kind === "integer") {
+        // Only a top-level command may name the fact by its index.
+        throw rulesParseError(target.pos, "a fact address", "a fact index", {
+          construct: ctx.construct,
+          clips: `[TMPLTFUN1] Fact-indexes can only be used by ${fn} as a top level command.`,
+          echoThrough: true,
+        });
+      }
       return {
         k: fn,
         target: parseExpr(target, ctx),
