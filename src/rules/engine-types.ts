@@ -91,6 +91,8 @@ export interface EngineSnapshot {
   readonly classDefaultsMode?: "conservation";
   /** The current module (absent: MAIN); replaying the defmodules alone would leave the last. */
   readonly module?: string;
+  /** The rules with a breakpoint (`set-break`; absent: none). */
+  readonly breaks?: readonly string[];
 }
 
 export interface RuleEngineOptions {

@@ -1374,9 +1374,12 @@ export class RuleEngine {
     };
   }
 
-  /** The current module for a snapshot, when not MAIN. */
-  private moduleState(): { module?: string } {
-    return this.module === MAIN ? {} : { module: this.module };
+  /** The current module for a snapshot, when not MAIN, and the breakpoints, when any. */
+  private moduleState(): { module?: string; breaks?: string[] } {
+    return {
+      ...(this.module === MAIN ? {} : { module: this.module }),
+      ...(this.breaks.size > 0 ? { breaks: this.breaks.list() } : {}),
+    };
   }
 
   /** A defglobal's value (`name` without the `?*…*`); [GLOBLDEF1] when there is none. */
@@ -1440,6 +1443,8 @@ export class RuleEngine {
       }
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
+      this.breaks.clear();
+      this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
