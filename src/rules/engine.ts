@@ -8,6 +8,7 @@ import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { withDefclassEcho } from "./defclass-echo.js";
+import { DEPENDENCY_COMMANDS, type DependencyHost, dependencyCommand } from "./dependencies.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -47,8 +48,6 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
-import { DEPENDENCY_COMMANDS, type DependencyHost, dependencyCommand } from "./dependencies.js";
-import { type PpfactHost, ppfact } from "./ppfact.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
 import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
@@ -74,6 +73,7 @@ import {
 } from "./parse-procedural.js";
 import { ppConstruct } from "./pp-constructs.js";
 import { tokenText } from "./pp-reader.js";
+import { type PpfactHost, ppfact } from "./ppfact.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { queryRestrictionNames } from "./query-parse.js";

@@ -3,6 +3,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { SLOT_FUNCTIONS } from "./cool-slot-functions.js";
+import { DEPENDENCY_COMMANDS } from "./dependencies.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { stepIn, stepOut } from "./eval-depth.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
@@ -16,7 +17,6 @@ import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
 import { isRouterName, unknownRouterMessage } from "./routers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
-import { DEPENDENCY_COMMANDS } from "./dependencies.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
 import {
   type Atom,

@@ -1,4 +1,6 @@
 /** Parsing of COOL's constructs and generic functions: defclass, defmessage-handler, definstances, defgeneric, defmethod. */
+
+import { isKeelError } from "../core/index.js";
 import type {
   ClassSlotAst,
   ClassSlotFacets,
@@ -8,16 +10,15 @@ import type {
   HandlerAst,
   SlotConstraintFacets,
 } from "./ast.js";
-import { isKeelError } from "../core/index.js";
 import { rulesParseError } from "./errors.js";
-import { ppConstruct } from "./pp-constructs.js";
-import { checkBodyVariables } from "./rhs-variables.js";
 import { skipComment, symbolAt } from "./parse-constructs.js";
 import { type ClassExists, checkDefclass } from "./parse-defclass-check.js";
 import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { checkHandlerHead } from "./parse-handler-head.js";
+import { ppConstruct } from "./pp-constructs.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>

@@ -21,8 +21,8 @@ import {
   isMultifield,
   isSymbol,
   type Value,
-  valuesEqual,
   VOID,
+  valuesEqual,
 } from "./values.js";
 
 /** What ppfact reads from the engine. */

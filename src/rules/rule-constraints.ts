@@ -15,11 +15,10 @@
  */
 import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
-import { valueViolation } from "./template-defaults.js";
-import { formatValue as printValue } from "./values.js";
 import { printExpr } from "./lhs-variables.js";
 import { checkMultislot, type Sizes } from "./multislot-cardinality.js";
 import { NUMBER, NUMERIC_ARGS, returned } from "./rhs-constraints.js";
+import { valueViolation } from "./template-defaults.js";
 import {
   ANY,
   constantDomain,
@@ -29,6 +28,7 @@ import {
   slotDomain,
   without,
 } from "./value-domain.js";
+import { formatValue as printValue } from "./values.js";
 
 /**
  * Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces` ([RULECSTR2] for a
