@@ -762,6 +762,35 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       if (seen.has(s.name)) throw slotGivenTwice(node.items[k + 1] as SNode, s.name, ctx);
       seen.add(s.name);
       const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
+      const given = node.items[k + 1];
+      const second = given?.type === "list" ? given.items[2] : undefined;
+      if (!slot.multi && second !== undefined) {
+        // CLIPS stops at the second value (its echo runs on into it without a space).
+        // After a call CLIPS's echo ends with the call's `)`s instead.
+        let end = (given as SList).items[1] as SNode;
+        let closing = "";
+        while (end.type === "list" && end.items.length > 0) {
+          end = end.items.at(-1) as SNode;
+          closing += ")";
+        }
+        throw rulesLoadError(
+          end.pos,
+          `slot ${slot.name} of deftemplate ${template.name} takes one value, not several`,
+          {
+            construct: ctx.construct,
+            clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+            echoThrough: true,
+            echoAfter:
+              closing ||
+              (second.type !== "atom"
+                ? "("
+                : second.kind === "string"
+                  ? `"${second.text}"`
+                  : second.text),
+            hint: "Declare it as a multislot to store several values.",
+          },
+        );
+      }
       // CLIPS's static constraint check of what the fact's slot is given, once it read the
       // slot's `)`: the echo ends with the slot's last token and that `)`.
       const broken = staticViolation(slot, s.values);
