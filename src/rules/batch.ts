@@ -97,6 +97,9 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
       } else if (form.type === "list") {
         // Each top-level command has its own variables: CLIPS forgets a (bind) once it returns.
         engine.evalTopLevel(form, new Map<string, Value>());
+      } else if (form.kind === "gvar") {
+        // A global at top level is looked up (its value unprinted): an unknown one is an error.
+        engine.globalValue(form.text);
       }
     } catch (e) {
       const failure = toKeelError(e);

@@ -36,6 +36,16 @@ export class Breakpoints {
     this.rules.clear();
   }
 
+  /** The rules with a breakpoint, in the order they were set (for snapshots). */
+  list(): string[] {
+    return [...this.rules];
+  }
+
+  /** Sets a breakpoint on each of `rules` (a restore; the rules exist). */
+  setAll(rules: readonly string[]): void {
+    for (const r of rules) this.rules.add(r);
+  }
+
   /** Runs set-break, remove-break or show-breaks; null for another name. */
   command(host: BreaksHost, name: string, args: readonly Value[]): Value | null {
     switch (name) {

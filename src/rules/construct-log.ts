@@ -11,6 +11,8 @@
 export interface ConstructRecord {
   readonly source: string;
   readonly actions?: readonly unknown[];
+  /** The module current when it was defined (absent: MAIN), which a restore makes current. */
+  readonly module?: string;
 }
 
 /** What an atomic section added, undone newest first when the section fails. */
@@ -23,6 +25,14 @@ export class ConstructLog {
   private readonly entries = new Map<string, ConstructRecord>();
   private serial = 0;
 
+  /** `currentModule`: read as each construct is recorded (set-current-module is no construct). */
+  constructor(private readonly currentModule: () => string = () => "MAIN") {}
+
+  private stamped(record: ConstructRecord): ConstructRecord {
+    const module = this.currentModule();
+    return module === "MAIN" ? record : { ...record, module };
+  }
+
   /**
    * Records a rule under its name: a redefinition drops the old text and appends the new one,
    * so a restore defines it after whatever it may now depend on. Returns the key.
@@ -30,7 +40,7 @@ export class ConstructLog {
   rule(name: string, record: ConstructRecord): string {
     const key = `defrule ${name}`;
     this.entries.delete(key);
-    this.entries.set(key, record);
+    this.entries.set(key, this.stamped(record));
     return key;
   }
 
@@ -40,7 +50,7 @@ export class ConstructLog {
    */
   other(record: ConstructRecord): string {
     const key = `#${++this.serial}`;
-    this.entries.set(key, record);
+    this.entries.set(key, this.stamped(record));
     return key;
   }
 

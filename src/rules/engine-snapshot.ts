@@ -8,7 +8,7 @@ import type { WorkingMemory } from "./working-memory.js";
 
 /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
 export function snapshotOf(
-  constructLog: readonly { source: string; actions?: readonly unknown[] }[],
+  constructLog: readonly { source: string; actions?: readonly unknown[]; module?: string }[],
   wm: WorkingMemory,
   agenda: FocusAgenda,
   firings: readonly Firing[],
@@ -28,6 +28,7 @@ export function snapshotOf(
     constructs: constructLog.map((c) => ({
       source: c.source,
       ...(c.actions ? { actions: c.actions } : {}),
+      ...(c.module ? { module: c.module } : {}),
     })),
     facts: wm
       .all()

@@ -58,7 +58,8 @@ export interface RuleDefinition {
 /** The whole engine state as plain JSON, for checkpoints. */
 export interface EngineSnapshot {
   readonly format: "keel.rules/1";
-  readonly constructs: { source: string; actions?: readonly unknown[] }[];
+  /** Each construct's text and the module current when it was defined (absent: MAIN). */
+  readonly constructs: { source: string; actions?: readonly unknown[]; module?: string }[];
   readonly facts: { id: number; relation: string; values: EncodedValue[] }[];
   readonly nextFactId: number;
   readonly agenda: {
@@ -88,6 +89,10 @@ export interface EngineSnapshot {
   readonly conservationClasses?: readonly string[];
   /** `(set-class-defaults-mode conservation)` in effect. */
   readonly classDefaultsMode?: "conservation";
+  /** The current module (absent: MAIN); replaying the defmodules alone would leave the last. */
+  readonly module?: string;
+  /** The rules with a breakpoint (`set-break`; absent: none). */
+  readonly breaks?: readonly string[];
 }
 
 export interface RuleEngineOptions {

@@ -8,6 +8,7 @@ import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { withDefclassEcho } from "./defclass-echo.js";
+import { DEPENDENCY_COMMANDS, type DependencyHost, dependencyCommand } from "./dependencies.js";
 import { checkSnapshot, snapshotOf } from "./engine-snapshot.js";
 import type {
   AgendaEntry,
@@ -72,6 +73,7 @@ import {
 } from "./parse-procedural.js";
 import { ppConstruct } from "./pp-constructs.js";
 import { tokenText } from "./pp-reader.js";
+import { type PpfactHost, ppfact } from "./ppfact.js";
 import { activationFacts, agendaLine, agendaListing, factLine, factsListing } from "./printer.js";
 import { Procedures } from "./procedures.js";
 import { queryRestrictionNames } from "./query-parse.js";
@@ -168,7 +170,7 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
-  private constructLog = new ConstructLog();
+  private constructLog = new ConstructLog(() => this.module);
   /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
   private logKeys = new Map<string, string>();
   /** The constructs by kind and name, for the introspection commands (ppdefrule, …). */
@@ -508,6 +510,7 @@ export class RuleEngine {
         this.procs.globalValues(),
         this.objectState(),
       ),
+      ...this.moduleState(),
       clock: section.clock,
     };
   }
@@ -1250,7 +1253,7 @@ export class RuleEngine {
     this.initialFacts = true;
     this.initialTemplate = true;
     this.rules = new Map();
-    this.constructLog = new ConstructLog();
+    this.constructLog = new ConstructLog(() => this.module);
     this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
@@ -1357,14 +1360,30 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
-    return snapshotOf(
-      this.constructLog.list(),
-      this.wm,
-      this.agenda,
-      this.firingLog,
-      this.procs.globalValues(),
-      this.objectState(),
-    );
+    return {
+      ...snapshotOf(
+        this.constructLog.list(),
+        this.wm,
+        this.agenda,
+        this.firingLog,
+        this.procs.globalValues(),
+        this.objectState(),
+      ),
+      ...this.moduleState(),
+    };
+  }
+
+  /** The current module for a snapshot, when not MAIN, and the breakpoints, when any. */
+  private moduleState(): { module?: string; breaks?: string[] } {
+    return {
+      ...(this.module === MAIN ? {} : { module: this.module }),
+      ...(this.breaks.size > 0 ? { breaks: this.breaks.list() } : {}),
+    };
+  }
+
+  /** A defglobal's value (`name` without the `?*…*`); [GLOBLDEF1] when there is none. */
+  globalValue(name: string): Value {
+    return this.procs.global(name);
   }
 
   /** Replaces the whole state with a snapshot (host functions stay as registered). */
@@ -1377,6 +1396,7 @@ export class RuleEngine {
     this.objects.restoringModes = new Set(s.conservationClasses ?? []);
     try {
       for (const c of s.constructs) {
+        this.setModule(c.module ?? MAIN);
         for (const form of readForms(c.source)) this.defineConstruct(form as SList, c.actions);
       }
       this.objects.restoringModes = null;
@@ -1421,6 +1441,9 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       this.agenda.timetagClock = s.clock;
+      this.setModule(s.module ?? MAIN);
+      this.breaks.clear();
+      this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
@@ -1586,6 +1609,22 @@ export class RuleEngine {
   }
 
   /** The focus and module commands; null when `name` is not one. */
+  /** What `dependencies` and `dependents` read: facts, instances, logical support. */
+  private readonly dependencyHost: DependencyHost = {
+    fact: (id) => this.wm.byId.get(id),
+    instanceExists: (v) => this.objects.find(v) !== null,
+    facts: () => this.wm.all(),
+    supportOf: (fact) => this.tms.supportOf(fact),
+    print: (text) => this.onPrint(text),
+  };
+
+  /** What `ppfact` reads: facts and their slots' defaults. */
+  private readonly ppfactHost: PpfactHost = {
+    fact: (id) => this.wm.byId.get(id),
+    defaultOf: (template, slot) => defaultFor(template, slot, this.evalHost),
+    print: (text) => this.onPrint(text),
+  };
+
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
     template: (name) => {
@@ -1621,6 +1660,9 @@ export class RuleEngine {
     }
     if (TEMPLATE_FUNCTIONS.has(name))
       return templateFunction(this.templateFunctionHost, name, args);
+    if (DEPENDENCY_COMMANDS.has(name))
+      return dependencyCommand(this.dependencyHost, name, args[0] as Value);
+    if (name === "ppfact") return ppfact(this.ppfactHost, args);
     switch (name) {
       case "eval":
       case "build":

@@ -3,6 +3,7 @@ import type { Expr, FactSpec, SlotSpec, Template } from "./ast.js";
 import { evaluationErrorSeen, noteEvaluationError, withClipsLine } from "./clips-messages.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { SLOT_FUNCTIONS } from "./cool-slot-functions.js";
+import { DEPENDENCY_COMMANDS } from "./dependencies.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { stepIn, stepOut } from "./eval-depth.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
@@ -195,6 +196,8 @@ export const COMMANDS = new Set([
   "sort",
   "expand$",
   "check-syntax",
+  ...DEPENDENCY_COMMANDS,
+  "ppfact",
   ...TEMPLATE_FUNCTIONS.keys(),
   "build",
   "assert-string",

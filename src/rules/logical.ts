@@ -82,6 +82,12 @@ export class TruthMaintenance {
     }
   }
 
+  /** The partial matches supporting `fact`, newest first (CLIPS's `dependencies` order). */
+  supportOf(fact: Fact): Token[] {
+    const set = this.supports.get(fact);
+    return set ? [...set].reverse() : [];
+  }
+
   /** Whether a fact has logical support (for explanations and tests). */
   isSupported(fact: Fact): boolean {
     return this.supports.has(fact);

@@ -589,8 +589,10 @@ export class ObjectSystem {
     }
     const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
       this.selfSlot(cls, slot, write, pos, construct);
+    // An unbound variable names the handler as CLIPS does ([PRCCODE5]).
+    const procedure = `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`;
     const body = ast.body.map((e) =>
-      compileExpr(e, { resolve: () => null, rhs: true, construct, selfSlot }),
+      compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
     const { params, rest } = ast;
     const call = (self: Instance, args: Value[]): Value => {

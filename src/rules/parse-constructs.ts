@@ -19,6 +19,7 @@ import {
   parseFactSpec,
   RESERVED_RELATIONS,
   reservedName,
+  slotGivenTwice,
   splitModuleName,
 } from "./parse-expr.js";
 import { tokenText } from "./pp-reader.js";
@@ -257,6 +258,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
   let autoFocus = false;
   const ces: CE[] = [];
   let logical = 0;
+  let misplacedLogical: Error | null = null;
   let arrow = -1;
   for (; i < list.items.length; i++) {
     const n = list.items[i] as SNode;
@@ -285,15 +287,25 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
       continue;
     }
     if (n.type === "list" && n.items[0]?.type === "atom" && n.items[0].text === "logical") {
-      // Logical CEs must come first (CLIPS's [RULELHS1]); their CEs join the rule's as an and.
+      // Logical CEs must come first; their CEs join the rule's as an and. CLIPS checks once
+      // it has read the whole rule (a later syntax error wins), so the error waits till then.
       if (ces.length !== logical) {
-        throw rulesLoadError(n.pos, "the logical CE must be the first conditional elements", {
-          construct: ctx.construct,
-          clips: "[RULELHS1] The logical CE cannot be used with the CEs that precede it.",
-          hint: "Move (logical …) before the other conditional elements.",
-        });
+        misplacedLogical ??= rulesLoadError(
+          n.pos,
+          "the logical CE must be the first conditional elements",
+          {
+            construct: ctx.construct,
+            clips:
+              logical === 0
+                ? "[RULEPSR1] Logical CEs must be placed first in a rule"
+                : "[RULEPSR2] Gaps may not exist between logical CEs",
+            echoWhole: true,
+            hint: "Move (logical …) before the other conditional elements.",
+          },
+        );
       }
       const sub = parseSubCEs(n, ctx, true);
+      if (sub.length === 0) throw emptyCE(n, "logical", ctx);
       ces.push(...sub);
       logical += sub.length;
       continue;
@@ -313,6 +325,7 @@ export function parseDefrule(list: SList, ctx: ParseContext): RuleAst {
     );
   }
   const actions = list.items.slice(arrow + 1).map((n) => parseExpr(n, ctx));
+  if (misplacedLogical) throw misplacedLogical;
   checkRhsSlots(ces, actions, ctx.construct);
   return {
     name,
@@ -384,15 +397,36 @@ function parseDeclare(
       // evaluates it when the rule is defined: an undefined global is [GLOBLDEF1] then, not here.
       salienceExpr = parseExpr(v, { ...ctx, hasGlobal: () => true });
     } else if (key === "salience") {
-      if (v?.type !== "atom" || v.kind !== "integer") {
-        throw rulesParseError(v?.pos ?? item.pos, "an integer salience", describe(v), {
+      if (v === undefined) {
+        // CLIPS read the `)` as the value: its echo ends with it.
+        throw rulesParseError((head as SAtom).pos, "an integer salience", describe(v), {
           construct: ctx.construct,
+          clips: "[EXPRNPSR2] Expected a constant, variable, or expression.",
+          echoThrough: true,
+          echoAfter: " )",
+        });
+      }
+      if (v.type === "atom" && v.kind === "sfvar") {
+        // CLIPS evaluates the salience when the rule is defined: a rule's variable is unbound.
+        throw rulesLoadError(v.pos, `salience ?${v.text} is a variable of no value`, {
+          construct: ctx.construct,
+          clips: `[EVALUATN1] Variable ${v.text} is unbound\n[PRNTUTIL8] This error occurred while evaluating the salience for ${ctx.construct ?? "defrule"}.`,
+          echoThrough: true,
+        });
+      }
+      if (v.type !== "atom" || v.kind !== "integer") {
+        throw rulesParseError(v.pos, "an integer salience", describe(v), {
+          construct: ctx.construct,
+          clips: "[PRNTUTIL10] Salience value must be an integer value.",
+          echoThrough: true,
         });
       }
       salience = v.value as number;
       if (salience < -10000 || salience > 10000) {
         throw rulesLoadError(v.pos, `salience ${salience} is outside -10000..10000`, {
           construct: ctx.construct,
+          clips: "[PRNTUTIL9] Salience value out of range -10000 to 10000.",
+          echoThrough: true,
         });
       }
     } else if (key === "auto-focus") {
@@ -438,6 +472,7 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
     }
     case "not": {
       const inner = parseSubCEs(node, ctx);
+      if (inner.length === 0) throw emptyCE(node, "not", ctx);
       if (inner.length !== 1) {
         throw rulesParseError(
           node.pos,
@@ -452,8 +487,11 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
       return { type: "not", ce: inner[0] as CE, pos: node.pos };
     }
     case "and":
-    case "or":
-      return { type: kw, ces: parseSubCEs(node, ctx, true), pos: node.pos };
+    case "or": {
+      const ces = parseSubCEs(node, ctx, true);
+      if (ces.length === 0) throw emptyCE(node, kw, ctx);
+      return { type: kw, ces, pos: node.pos };
+    }
     case "exists": {
       const ces = parseSubCEs(node, ctx);
       if (ces.length === 0) {
@@ -504,6 +542,22 @@ export function parseCE(node: SNode, ctx: ParseContext): CE {
   }
 }
 
+/** CLIPS's error for `(and)`, `(or)`, `(not)` or `(logical)` holding no CE; echoed through it. */
+function emptyCE(node: SList, kw: string, ctx: ParseContext): Error {
+  // Through the keyword, then the `)` CLIPS read in place of a CE.
+  return rulesParseError(
+    node.items[0]?.pos ?? node.pos,
+    `a conditional element in (${kw} …)`,
+    "none",
+    {
+      construct: ctx.construct,
+      clips: `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for the ${kw} conditional element.`,
+      echoThrough: true,
+      echoAfter: ")",
+    },
+  );
+}
+
 /** The slot map of every ordered pattern (it has none; read-only, so one map serves all). */
 const NO_SLOTS: ReadonlyMap<number, FieldConstraint[]> = new Map();
 
@@ -518,6 +572,14 @@ function parseSubCEs(list: SList, ctx: ParseContext, bind = false): CE[] {
   try {
     for (let k = 1; k < list.items.length; k++) {
       const n = list.items[k] as SNode;
+      if (negatedDepth > 0 && n.type === "atom" && n.kind === "sfvar") {
+        // Inside a not, exists or forall there is no fact to bind ([RULELHS2]).
+        throw rulesParseError(n.pos, "a pattern", "a fact-address variable", {
+          construct: ctx.construct,
+          clips: "[RULELHS2] A pattern CE cannot be bound to a pattern-address within a not CE",
+          echoThrough: true,
+        });
+      }
       if (bind && n.type === "atom" && n.kind === "sfvar") {
         out.push(parseBoundPattern(list.items, k, ctx));
         k += 2;
@@ -576,6 +638,15 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
   // A connective after the relation name: CLIPS reads the first field as a constant only.
   const second = items[1];
   if (second?.type === "atom" && (second.kind === "and" || second.kind === "or")) {
+    if (ctx.template(head.text) && head.text !== OBJECT_RELATION) {
+      // A deftemplate's name: its parser reads the connective right after it (no space).
+      throw rulesParseError(head.pos, "a slot after a deftemplate's name", describe(second), {
+        construct: ctx.construct,
+        clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for deftemplate patterns.",
+        echoThrough: true,
+        echoAfter: second.text,
+      });
+    }
     throw firstFieldError(second, ctx);
   }
   if (head.text === "=") {
@@ -606,6 +677,9 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
       );
     }
     const index = checkSlot(template, s.items[0].text, s.pos, ctx);
+    if (slots.has(index) && head.text !== OBJECT_RELATION) {
+      throw slotGivenTwice(s, s.items[0].text, ctx);
+    }
     const def = template.slots[index] as SlotDef;
     const fields = parseFieldSequence(s.items, 1, s.items.length, ctx, def.multi);
     if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {

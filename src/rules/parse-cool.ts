@@ -1,4 +1,6 @@
 /** Parsing of COOL's constructs and generic functions: defclass, defmessage-handler, definstances, defgeneric, defmethod. */
+
+import { isKeelError } from "../core/index.js";
 import type {
   ClassSlotAst,
   ClassSlotFacets,
@@ -14,7 +16,9 @@ import { type ClassExists, checkDefclass } from "./parse-defclass-check.js";
 import { type ClassLookup, checkDefinstances } from "./parse-definstances-check.js";
 import { type ParseContext, parseExpr, splitModuleName } from "./parse-expr.js";
 import { checkHandlerHead } from "./parse-handler-head.js";
+import { ppConstruct } from "./pp-constructs.js";
 import { describe, type SList, type SNode } from "./reader.js";
+import { checkBodyVariables } from "./rhs-variables.js";
 import type { Value } from "./values.js";
 
 const isSym = (n: SNode | undefined, text?: string): boolean =>
@@ -294,6 +298,7 @@ export function parseHandler(
   const plist = list.items[at];
   const { params, rest } = parseParams(plist, ctx);
   const body = list.items.slice(at + 1).map((n) => parseExpr(n, ctx));
+  checkHandlerVariables(list, ctx, body, [...params, ...(rest === null ? [] : [rest]), "self"]);
   return {
     cls,
     name,
@@ -304,6 +309,25 @@ export function parseHandler(
     body,
     source: list.source,
   };
+}
+
+/** CLIPS refuses a body reading a variable no parameter or bind binds ([PRCCODE3]). */
+function checkHandlerVariables(
+  list: SList,
+  ctx: ParseContext,
+  body: readonly Expr[],
+  bound: readonly string[],
+): void {
+  try {
+    checkBodyVariables(body, bound, ctx.construct ?? "defmessage-handler", "message-handler", true);
+  } catch (e) {
+    // Found once the whole handler was read: the echo is all of it, its `)` on a line of its own.
+    const whole = ppConstruct(list, ctx.currentModule ?? "MAIN");
+    if (isKeelError(e) && whole !== null) {
+      Object.assign(e.details, { echoText: `${whole.slice(0, -2)}\n   )` });
+    }
+    throw e;
+  }
 }
 
 /** `(definstances name [active] ["comment"] (name of CLASS (slot v…)…)…)` */

@@ -123,6 +123,14 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
           construct: ctx.construct,
         });
       }
+      if (ctx.construct !== undefined && target.type === "atom" && target.kind === "integer") {
+        // Only a top-level command may name the fact by its index.
+        throw rulesParseError(target.pos, "a fact address", "a fact index", {
+          construct: ctx.construct,
+          clips: `[TMPLTFUN1] Fact-indexes can only be used by ${fn} as a top level command.`,
+          echoThrough: true,
+        });
+      }
       return {
         k: fn,
         target: parseExpr(target, ctx),
@@ -749,8 +757,40 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   const template = ctx.template(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
+    const seen = new Set<string>();
     for (const [k, s] of slots.entries()) {
+      if (seen.has(s.name)) throw slotGivenTwice(node.items[k + 1] as SNode, s.name, ctx);
+      seen.add(s.name);
       const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
+      const given = node.items[k + 1];
+      const second = given?.type === "list" ? given.items[2] : undefined;
+      if (!slot.multi && second !== undefined) {
+        // CLIPS stops at the second value (its echo runs on into it without a space).
+        // After a call CLIPS's echo ends with the call's `)`s instead.
+        let end = (given as SList).items[1] as SNode;
+        let closing = "";
+        while (end.type === "list" && end.items.length > 0) {
+          end = end.items.at(-1) as SNode;
+          closing += ")";
+        }
+        throw rulesLoadError(
+          end.pos,
+          `slot ${slot.name} of deftemplate ${template.name} takes one value, not several`,
+          {
+            construct: ctx.construct,
+            clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+            echoThrough: true,
+            echoAfter:
+              closing ||
+              (second.type !== "atom"
+                ? "("
+                : second.kind === "string"
+                  ? `"${second.text}"`
+                  : second.text),
+            hint: "Declare it as a multislot to store several values.",
+          },
+        );
+      }
       // CLIPS's static constraint check of what the fact's slot is given, once it read the
       // slot's `)`: the echo ends with the slot's last token and that `)`.
       const broken = staticViolation(slot, s.values);
@@ -777,6 +817,16 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     fields: parseFieldExprs(node.items.slice(1), ctx),
     pos: node.pos,
   };
+}
+
+/** CLIPS's error for a slot a fact or pattern names twice, echoed through its second name. */
+export function slotGivenTwice(slot: SNode, name: string, ctx: ParseContext): Error {
+  const at = slot.type === "list" ? (slot.items[0] ?? slot) : slot;
+  return rulesParseError(at.pos, `slot ${name} once`, "it a second time", {
+    construct: ctx.construct,
+    clips: `[PRNTUTIL5] The slot ${name} has already been parsed.`,
+    echoThrough: true,
+  });
 }
 
 /** Fails when `slot` is not a slot of `template`. */

@@ -1,6 +1,7 @@
 /**
  * CLIPS checks, once a rule is read, that `(modify ?f (slot …))` and `(duplicate ?f …)` name
- * slots of the deftemplate `?f`'s pattern matches ([TMPLTDEF1], the whole rule echoed).
+ * slots of the deftemplate `?f`'s pattern matches ([TMPLTDEF1], the whole rule echoed), and
+ * give a single-field slot one value ([TMPLTDEF2]).
  *
  * @example
  * // (defrule r ?f <- (point (x 1)) => (modify ?f (z 2))) fails with
@@ -31,6 +32,13 @@ export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], cons
       for (const slot of template ? (e.slots ?? []) : []) {
         const index = template?.slotIndex.get(slot.name);
         const def = index === undefined ? undefined : template?.slots[index];
+        if (def && !def.multi && slot.values.length !== 1) {
+          throw rulesLoadError(slot.pos, `slot '${slot.name}' takes exactly one value`, {
+            construct,
+            clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+            echoWhole: true,
+          });
+        }
         const broken = def ? staticViolation(def, slot.values) : null;
         if (def && broken) {
           throw rulesLoadError(

@@ -18,6 +18,7 @@ import { rulesLoadError } from "./errors.js";
 import { printExpr } from "./lhs-variables.js";
 import { checkMultislot, type Sizes } from "./multislot-cardinality.js";
 import { NUMBER, NUMERIC_ARGS, returned } from "./rhs-constraints.js";
+import { valueViolation } from "./template-defaults.js";
 import {
   ANY,
   constantDomain,
@@ -27,6 +28,7 @@ import {
   slotDomain,
   without,
 } from "./value-domain.js";
+import { formatValue as printValue } from "./values.js";
 
 /**
  * Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces` ([RULECSTR2] for a
@@ -39,15 +41,18 @@ export function checkRuleConstraints(
   const vars = new Map<string, Domain>();
   const sizes = new Map<string, Sizes>();
   const counter = { n: 0 };
+  // CLIPS checks each pattern's constants while it parses the rule, the conflicts after.
+  let literalsOnly = true;
   const walk = (ce: CE): void => {
     switch (ce.type) {
       case "pattern":
         counter.n++;
-        pattern(ce, counter.n, vars, sizes, construct);
+        if (literalsOnly) checkLiterals(ce, counter.n, construct);
+        else pattern(ce, counter.n, vars, sizes, construct);
         return;
       case "test":
         counter.n++;
-        restrictArgs(ce.expr, vars, `CE #${counter.n}`, construct);
+        if (!literalsOnly) restrictArgs(ce.expr, vars, `CE #${counter.n}`, construct);
         return;
       case "not":
         walk(ce.ce);
@@ -61,7 +66,32 @@ export function checkRuleConstraints(
     }
   };
   for (const ce of ces) walk(ce);
+  literalsOnly = false;
+  counter.n = 0;
+  for (const ce of ces) walk(ce);
   return vars;
+}
+
+/** [CSTRNCHK1] for a constant a deftemplate slot's type, allowed values or range exclude. */
+function checkLiterals(ce: PatternCE, n: number, construct: string): void {
+  if (!ce.template || ce.object) return;
+  for (const [index, fields] of ce.slots) {
+    const slot = ce.template.slots[index] as SlotDef;
+    for (const field of fields) {
+      for (const alt of field.alts) {
+        for (const t of alt) {
+          if (t.kind !== "lit") continue;
+          const broken = valueViolation(slot, t.value);
+          if (broken === null) continue;
+          throw rulesLoadError(field.pos, `slot ${slot.name} never holds ${printValue(t.value)}`, {
+            construct,
+            clips: `[CSTRNCHK1] A literal restriction value found in CE #${n}\n${broken} for slot ${slot.name}.`,
+            echoWhole: true,
+          });
+        }
+      }
+    }
+  }
 }
 
 function pattern(

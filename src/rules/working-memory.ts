@@ -268,6 +268,13 @@ export function changedValues(fact: Fact, changes: SlotChange[]): Value[] {
     const v = slot.multi
       ? c.values.flatMap((x) => (isMultifield(x) ? x : [x as Atom]))
       : slotValue(c.values);
+    if (!slot.multi && isMultifield(v)) {
+      // modify and duplicate word it as an assert of a multifield ([TMPLTFUN2]).
+      throw rulesRuntimeError(`slot ${c.name} of deftemplate ${template.name} takes one value`, {
+        clips: `[TMPLTFUN2] Attempted to assert a multifield value \ninto the single field slot ${c.name} of deftemplate ${template.name}.`,
+        hint: "Declare it as a multislot to store several values.",
+      });
+    }
     values[index] = checkSlotValue(template, slot, v);
   }
   return values;

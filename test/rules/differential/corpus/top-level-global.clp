@@ -1,0 +1,6 @@
+(defglobal ?*known* = 5)
+?*known*
+?*unknown*
+(clear)
+?*known*
+(exit)

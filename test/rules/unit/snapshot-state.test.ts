@@ -1,0 +1,67 @@
+/**
+ * What a snapshot carries beyond constructs and facts: the current module, the module each
+ * construct was defined in, and the rules' breakpoints.
+ */
+import { describe, expect, it } from "vitest";
+import { RuleEngine } from "../../../src/rules/index.js";
+import { readForms, type SNode } from "../../../src/rules/reader.js";
+
+function engineWithOutput(): { engine: RuleEngine; output: () => string } {
+  let text = "";
+  const engine = new RuleEngine({ onPrint: (t) => (text += t) });
+  return {
+    engine,
+    output: () => {
+      const out = text;
+      text = "";
+      return out;
+    },
+  };
+}
+
+function command(engine: RuleEngine, source: string): void {
+  engine.evalTopLevel(readForms(source)[0] as SNode, new Map());
+}
+
+function roundTrip(engine: RuleEngine): { engine: RuleEngine; output: () => string } {
+  const copy = engineWithOutput();
+  copy.engine.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+  return copy;
+}
+
+describe("snapshot and restore", () => {
+  it("keep the current module and define each construct in the module it was defined in", () => {
+    const { engine } = engineWithOutput();
+    engine.load("(defmodule MAIN (export ?ALL)) (defmodule SIDE (import MAIN ?ALL))");
+    command(engine, "(set-current-module MAIN)");
+    engine.load("(deffunction twice (?x) (* 2 ?x))");
+    command(engine, "(set-current-module SIDE)");
+    const copy = roundTrip(engine);
+    expect(copy.engine.currentModule).toBe("SIDE");
+    command(copy.engine, "(set-current-module MAIN)");
+    command(copy.engine, "(list-deffunctions)");
+    expect(copy.output()).toBe("twice\nFor a total of 1 deffunction.\n");
+  });
+
+  it("keep the rules' breakpoints: a restored run stops before the rule as the original does", () => {
+    const { engine } = engineWithOutput();
+    engine.load("(defrule first => (assert (step))) (defrule second (step) =>)");
+    engine.reset();
+    command(engine, "(set-break second)");
+    const copy = roundTrip(engine);
+    command(copy.engine, "(show-breaks)");
+    expect(copy.output()).toBe("second\n");
+    expect(copy.engine.run().map((f) => f.rule)).toEqual(["first"]);
+    expect(copy.output()).toBe("Breaking on rule second.\n");
+  });
+
+  it("restoring a snapshot without breakpoints drops those the engine had", () => {
+    const { engine } = engineWithOutput();
+    engine.load("(defrule only =>)");
+    const saved = JSON.parse(JSON.stringify(engine.snapshot()));
+    command(engine, "(set-break only)");
+    engine.restore(saved);
+    engine.reset();
+    expect(engine.run().map((f) => f.rule)).toEqual(["only"]);
+  });
+});
