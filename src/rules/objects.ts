@@ -759,7 +759,11 @@ export class ObjectSystem {
   /** The first half of `(reset)`: every instance deleted, oldest first. */
   removeAll(): void {
     this.holdGensyms();
-    for (const i of [...this.byName.values()]) this.remove(i);
+    // CLIPS sends each instance the delete message (its handlers run, watch traces them).
+    for (const i of [...this.byName.values()]) {
+      if (!i.deleted) this.send(i, "delete", []);
+      if (!i.deleted) this.remove(i);
+    }
   }
 
   private holdGensyms(): void {
