@@ -16,6 +16,7 @@ export function snapshotOf(
   objects: {
     instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
+    heldGensyms?: string[];
     conservationClasses?: string[];
     conservation?: boolean;
   } = {
@@ -59,6 +60,7 @@ export function snapshotOf(
         }
       : {}),
     ...(objects.gensym !== 1 ? { gensym: objects.gensym } : {}),
+    ...(objects.heldGensyms?.length ? { heldGensyms: objects.heldGensyms } : {}),
     ...(objects.conservationClasses?.length
       ? { conservationClasses: objects.conservationClasses }
       : {}),

@@ -85,6 +85,8 @@ export interface EngineSnapshot {
     readonly slots: Record<string, EncodedValue>;
   }[];
   readonly gensym?: number;
+  /** genN names gensym* skips though no instance has them (CLIPS's symbol table keeps them). */
+  readonly heldGensyms?: readonly string[];
   /** The classes defined in conservation mode (their facets default differently). */
   readonly conservationClasses?: readonly string[];
   /** `(set-class-defaults-mode conservation)` in effect. */

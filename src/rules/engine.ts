@@ -1218,9 +1218,11 @@ export class RuleEngine {
       this.firingLog.splice(0, this.firingLog.length - Math.ceil(this.limits.maxFiringLog / 2));
     this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
     this.firingRule = entry.name;
+    this.objects.topLevel = false;
     try {
       runActions(entry, built, a, this.evalHost, () => this.exited);
     } finally {
+      this.objects.topLevel = true;
       this.tms.current = null;
       this.firingRule = undefined;
     }
@@ -1428,6 +1430,8 @@ export class RuleEngine {
         );
       }
       this.objects.gensymCounter = s.gensym ?? 1;
+      this.objects.heldGensyms.clear();
+      for (const name of s.heldGensyms ?? []) this.objects.heldGensyms.add(name);
       const pending = this.restoring;
       for (const e of s.agenda) {
         const key = snapshotEntryKey(e.rule, e.disjunct ?? 0, e.facts);
@@ -1856,12 +1860,14 @@ export class RuleEngine {
   private objectState(): {
     instances: { name: string; cls: string; tag: number; slots: [string, Value][] }[];
     gensym: number;
+    heldGensyms: string[];
     conservationClasses: string[];
     conservation: boolean;
   } {
     return {
       instances: this.objects.saved(),
       gensym: this.objects.gensymCounter,
+      heldGensyms: [...this.objects.heldGensyms],
       conservationClasses: this.objects.conservationClasses(),
       conservation: this.objects.defaultsMode === "conservation",
     };

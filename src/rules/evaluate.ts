@@ -459,31 +459,44 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
     case "make-instance": {
       const name = e.name ? compileExpr(e.name, opts) : null;
       const cls = compileExpr(e.cls, opts);
-      const slots = e.slots.map((s) => ({
-        name: s.name,
-        values: s.values.map((v) => compileExpr(v, opts)),
-      }));
+      const slots = e.slots.map((s) => {
+        // `$?x` (expand$) passes the multifield's fields as separate put- arguments.
+        const parts = s.values.map((v) => {
+          const spread = isExpansion(v) && v.args.length === 1;
+          return { spread, value: compileExpr(spread ? (v.args[0] as Expr) : v, opts) };
+        });
+        const values = (f: Frame): Value[] => {
+          const out: Value[] = [];
+          for (const p of parts) {
+            const v = p.value(f);
+            if (p.spread && Array.isArray(v)) out.push(...v);
+            else out.push(v);
+          }
+          return out;
+        };
+        return { name: s.name, values };
+      });
       const to = e.duplicate?.to ? compileExpr(e.duplicate.to, opts) : null;
       if (e.duplicate) {
         return (f) =>
           f.host.objects.duplicateInstance(
             cls(f),
             to ? to(f) : null,
-            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+            slots.map((s) => ({ name: s.name, values: s.values(f) })),
           );
       }
       if (e.initialize) {
         return (f) =>
           f.host.objects.initializeInstance(
             cls(f),
-            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+            slots.map((s) => ({ name: s.name, values: s.values(f) })),
           );
       }
       if (e.modify) {
         return (f) =>
           f.host.objects.modifyInstance(
             cls(f),
-            slots.map((s) => ({ name: s.name, values: s.values.map((c) => c(f)) })),
+            slots.map((s) => ({ name: s.name, values: s.values(f) })),
           );
       }
       return (f) =>
@@ -495,7 +508,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
             // deeper (its ED in traces).
             stepIn();
             try {
-              return { name: s.name, values: s.values.map((c) => c(f)) };
+              return { name: s.name, values: s.values(f) };
             } catch (e) {
               throw withClipsLine(
                 e,

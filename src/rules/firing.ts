@@ -8,11 +8,12 @@ import { rulesRuntimeError } from "./errors.js";
 import { stepIn, stepOut } from "./eval-depth.js";
 import type { Compiled, EvalHost, Frame } from "./evaluate.js";
 import { type RuleLimits, ruleLimitError } from "./limits.js";
-import type { Token } from "./rete/memory.js";
+import { ObjectFact } from "./object-match.js";
+import { matchAt, type Token } from "./rete/memory.js";
 import type { BuiltRule } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
-import { toPlain } from "./values.js";
+import { toPlain, type Value } from "./values.js";
 
 /** The rule of an activation and the disjunct (network path) that produced it. */
 export function entryFor(
@@ -53,6 +54,32 @@ export function firedFacts(a: Activation): number[] {
   return facts.reverse();
 }
 
+/** Readers of each disjunct's variables bound in object patterns (empty for most rules). */
+const objectReadersByBuilt = new WeakMap<BuiltRule, [string, Compiled][]>();
+
+/**
+ * The values of the activation's object-pattern variables, read before the actions run: CLIPS's
+ * actions see an instance's slots as they were matched, even after the actions change them.
+ */
+function objectBindings(built: BuiltRule, frame: Frame): Map<string, Value> | null {
+  let readers = objectReadersByBuilt.get(built);
+  if (!readers) {
+    // Which patterns are object patterns is fixed per disjunct: learn it from the first token.
+    readers = [];
+    const tok = frame.tok as Token;
+    for (const [name, loc] of built.scope) {
+      if (loc.read && matchAt(tok, loc.slot)?.fact instanceof ObjectFact) {
+        readers.push([name, tokenReader(loc)]);
+      }
+    }
+    objectReadersByBuilt.set(built, readers);
+  }
+  if (readers.length === 0) return null;
+  const values = new Map<string, Value>();
+  for (const [name, read] of readers) values.set(name, read(frame));
+  return values;
+}
+
 /** Runs the rule's actions; a runtime error is reported with the rule's name. */
 export function runActions(
   entry: RuleEntry,
@@ -62,6 +89,7 @@ export function runActions(
   stopped: () => boolean,
 ): void {
   const frame: Frame = { tok: a.token, local: null, rhs: null, host };
+  frame.rhs = objectBindings(built, frame);
   const rhs = rhsByBuilt.get(built) ?? [];
   // The actions run one evaluation level deeper (CLIPS's ED in traces).
   stepIn();

@@ -210,6 +210,8 @@ const SYSTEM_HIERARCHY: readonly (readonly [string, readonly string[]])[] = [
 ];
 
 const SYSTEM_LISTING = SYSTEM_CLASS_NAMES;
+/** The names gensym makes (see ObjectSystem.heldGensyms). */
+const GENSYM = /^gen\d+$/;
 
 const SYSTEM_CLASSES = SYSTEM_LISTING;
 
@@ -242,6 +244,15 @@ export class ObjectSystem {
   private readonly stack: Dispatch[] = [];
   /** gensym's counter, shared with generated instance names. */
   gensymCounter = 1;
+  /**
+   * genN instance names CLIPS's symbol table keeps after their instance is gone: names made
+   * outside a rule's actions, and names alive at a (clear) or (reset). Batch mode never collects
+   * symbols released at the top level, so gensym* and an unnamed make-instance skip these names
+   * even after (setgen 1).
+   */
+  readonly heldGensyms = new Set<string>();
+  /** False while a rule's actions run (set by the engine); see heldGensyms. */
+  topLevel = true;
   /** The layout object patterns match instances by (kept across clear: it only grows). */
   readonly template = new ObjectTemplate();
   watcher: InstanceWatcher | null = null;
@@ -257,6 +268,7 @@ export class ObjectSystem {
 
   /** `(clear)`: the system classes only, no instances. */
   clear(): void {
+    this.holdGensyms();
     for (const i of this.byName.values()) i.deleted = true;
     this.byName.clear();
     this.classes.clear();
@@ -748,7 +760,16 @@ export class ObjectSystem {
 
   /** The first half of `(reset)`: every instance deleted, oldest first. */
   removeAll(): void {
-    for (const i of [...this.byName.values()]) this.remove(i);
+    this.holdGensyms();
+    // CLIPS sends each instance the delete message (its handlers run, watch traces them).
+    for (const i of [...this.byName.values()]) {
+      if (!i.deleted) this.send(i, "delete", []);
+      if (!i.deleted) this.remove(i);
+    }
+  }
+
+  private holdGensyms(): void {
+    for (const name of this.byName.keys()) if (GENSYM.test(name)) this.heldGensyms.add(name);
   }
 
   /** Whether MAIN's built-in initial-object definstances is there (undefinstances deletes it). */
@@ -795,7 +816,7 @@ export class ObjectSystem {
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
     const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
     if (!creates) throw noPrimary("create", cls.name);
-    const iname = name === null ? instanceName(`gen${this.gensymCounter++}`) : toInstanceName(name);
+    const iname = name === null ? instanceName(this.gensymStar()) : toInstanceName(name);
     const old = this.byName.get(iname.name);
     if (old) {
       this.send(old, "delete", []);
@@ -811,6 +832,7 @@ export class ObjectSystem {
       inst.slots.set(s.name, s.shared ? s.shared.value : s.dynamic ? NIL : s.value);
     }
     this.byName.set(iname.name, inst);
+    if (this.topLevel && GENSYM.test(iname.name)) this.heldGensyms.add(iname.name);
     cls.instances.push(inst);
     this.traceInstance(true, inst);
     try {
@@ -975,10 +997,10 @@ export class ObjectSystem {
     return iname;
   }
 
-  /** gensym*: the next genN that names no instance. */
+  /** gensym*: the next genN that names no instance, live or held (see heldGensyms). */
   private gensymStar(): string {
     let s = `gen${this.gensymCounter++}`;
-    while (this.byName.has(s)) s = `gen${this.gensymCounter++}`;
+    while (this.byName.has(s) || this.heldGensyms.has(s)) s = `gen${this.gensymCounter++}`;
     return s;
   }
 

@@ -301,7 +301,15 @@ function parseSlotOverrides(
           : {}),
       });
     }
-    return { name: head.text, values: n.items.slice(1).map((v) => parseExpr(v, ctx)) };
+    // With sequence-operator-recognition on, `$?x` passes its fields as separate put- arguments.
+    const expand = ctx.sequenceExpansion?.() === true;
+    const values = n.items.slice(1).map((v): Expr => {
+      const value = parseExpr(v, ctx);
+      return expand && value.k === "var" && value.mf
+        ? { k: "call", fn: "expand$", args: [value], pos: value.pos }
+        : value;
+    });
+    return { name: head.text, values };
   });
 }
 

@@ -358,8 +358,7 @@ export function compilePattern(
   if (ordered) planMultislot(ce.fields, 0, ctx, 0, pending);
   else {
     const template = ce.template as NonNullable<PatternCE["template"]>;
-    // Slots are planned in the order written (that is how CLIPS resolves variables) and
-    // placed in the tree in slot order (as its pattern nodes are).
+    // Slots are planned and tested in the order written, as CLIPS's pattern nodes are.
     for (const [index, fcs] of ce.slots) {
       if (template.slots[index]?.multi) {
         planMultislot(fcs, index, ctx, index, pending);
@@ -405,8 +404,8 @@ export function compilePattern(
   }
   // The hash is part of the stop node's identity (factbld.c compares it too).
   const rightHash = ctx.hashPairs.map((h) => getterKey(ctx.pos[h.slot] as FieldPos)).join(",");
-  // An object pattern's nodes keep the order its slots are written in (objrtbld.c).
-  if (!ordered && !ce.object) pending.sort((a, b) => a.slot - b.slot);
+  // Template and object patterns alike keep their slots' tests in the order written: CLIPS 6.30
+  // tests (y ?y&:(numberp ?y)) before (x =(+ ?y 1)) when they are written so.
   const steps = finishSteps(pending, rightHash, ordered);
   const bindings = new Map<string, Binding>();
   for (const [name, idx] of ctx.locals) {

@@ -1,0 +1,16 @@
+; a rule's actions read its object-pattern variables as matched, even after changing the slots
+(defclass A (is-a USER) (slot c (create-accessor read-write)) (slot d (create-accessor read-write)))
+(defrule r ?i <- (object (is-a A) (c ?c&~z) (d ?d))
+ =>
+ (printout t "1 " ?c " " ?d crlf)
+ (modify-instance ?i (c x))
+ (printout t "2 " ?c " " ?d crlf)
+ (send ?i put-d y)
+ (printout t "3 " ?c " " ?d " " (send ?i get-d) crlf)
+ (modify-instance ?i (c z))
+ (bind ?d new)
+ (printout t "4 " ?c " " ?d crlf))
+(make-instance a of A (c 1) (d 2))
+(run)
+(send [a] print)
+(exit)
