@@ -655,7 +655,8 @@ function patternCE(
 ): PatternCE {
   return {
     type: "pattern",
-    relation,
+    // A deftemplate outside MAIN: its facts carry its module-qualified key.
+    relation: template?.key ?? relation,
     template,
     addressVar,
     pos: list.pos,
