@@ -53,13 +53,14 @@ import {
   checkImports,
   exportsOf,
   type ImportHost,
+  importConflict,
   importedModules,
   importsOf,
   type ModuleExports,
   type ModuleGraph,
   type ModuleImport,
 } from "./modules-imports.js";
-import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
+import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -604,6 +605,7 @@ export class RuleEngine {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
     this.checkConstructModule(head, form);
+    this.checkImportConflict(head, form);
     switch (head) {
       case "deftemplate": {
         const t = parseDeftemplate(form, ctx);
@@ -660,7 +662,6 @@ export class RuleEngine {
         if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
         this.moduleExports.set(name, exports);
         this.moduleImports.set(name, importsOf(form));
-        if (moduleParts(form).specs.some(isImport)) this.importing.add(name);
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -752,6 +753,7 @@ export class RuleEngine {
             this.texts.recordGlobal(form, module, name, value);
             defined.push(`${module}::${name}`);
           },
+          (name, module) => this.importConflict("defglobal", name, module),
         );
         const key = this.constructLog.other({ source: form.source });
         for (const id of defined) this.logKeys.set(`defglobal ${id}`, key);
@@ -779,6 +781,34 @@ export class RuleEngine {
                 : null,
       classNamed: (name) => this.objects.classNamed(name),
     };
+  }
+
+  /** Whether defining `kind name` in `module` is CLIPS's import/export conflict. */
+  private importConflict(kind: string, name: string, module: string): boolean {
+    if (this.moduleImports.size === 0) return false;
+    return importConflict(this.moduleGraph, this.modules, kind, name, module);
+  }
+
+  /**
+   * [CSTRCPSR3]: a deftemplate, deffunction, generic function or class whose name some module
+   * would then see twice (its own and an imported one, or two imported), checked as CLIPS once
+   * it read the name.
+   */
+  private checkImportConflict(head: string, form: SList): void {
+    const kind = head === "defmethod" ? "defgeneric" : head;
+    if (!PORTABLE.has(kind)) return;
+    const node = form.items[1];
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    const at = node.text.indexOf("::");
+    const module = at > 0 ? node.text.slice(0, at) : this.module;
+    const name = at > 0 ? node.text.slice(at + 2) : node.text;
+    if (!this.importConflict(kind, name, module)) return;
+    const error = rulesLoadError(node.pos, `${kind} ${name} would be seen twice through imports`, {
+      clips: `[CSTRCPSR3] Cannot define ${kind} ${name} because of an import/export conflict.`,
+      hint: "Rename it, or change the modules' imports and exports.",
+    });
+    Object.assign(error.details, { echoText: `(${head} ${module}::${name}` });
+    throw error;
   }
 
   /**
@@ -1260,7 +1290,6 @@ export class RuleEngine {
     this.modules = new Set([MAIN]);
     this.moduleExports.clear();
     this.moduleImports.clear();
-    this.importing.clear();
     this.mainRedefinable = true;
     this.net = new Network(
       () => this.evalHost,
@@ -1495,8 +1524,6 @@ export class RuleEngine {
     );
   }
 
-  /** The modules with an import specification. */
-  private readonly importing = new Set<string>();
   /** What each defmodule exports (null: nothing), for the checks of imports. */
   private readonly moduleExports = new Map<string, ModuleExports | null>();
   /** What each defmodule imports, in the order written. */
@@ -1533,9 +1560,10 @@ export class RuleEngine {
   }
   private readonly importHost: ImportHost = {
     exports: (m) => (this.modules.has(m) ? (this.moduleExports.get(m) ?? null) : undefined),
-    // A module that imports may pass on what it imports: Keel does not follow it, so it counts.
+    // A module that imports may pass on what it imports (and exports).
     defines: (kind, m, name) =>
-      this.importing.has(m) || this.texts.has(kind as ConstructKind, `${m}::${name}`),
+      this.texts.has(kind as ConstructKind, `${m}::${name}`) ||
+      importedModules(this.moduleGraph, kind, name, m).length > 0,
   };
 
   private readonly undefineHost: UndefineHost = {
@@ -2004,6 +2032,14 @@ export class RuleEngine {
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
 /** The constructs an atomic section's own roll-back removes (see rollBack). */
 /** The construct kinds whose names are per module (the others are one namespace yet). */
+/** The construct kinds a module can export and import (a defmethod's is its generic's). */
+const PORTABLE: ReadonlySet<string> = new Set([
+  "deftemplate",
+  "deffunction",
+  "defgeneric",
+  "defclass",
+]);
+
 const PER_MODULE: ReadonlySet<string> = new Set([
   "deffacts",
   "defglobal",

@@ -2,8 +2,8 @@
  * What a defmodule exports, and CLIPS 6.30's checks of an import against it (modulpsr.c): the
  * module must exist (`[PRNTUTIL1]`), export something (`[MODULPSR1] … does not export any
  * constructs.`), and a construct imported by name must be defined there and exported
- * (`[MODULPSR1] … does not export the deftemplate foo.`). Keel checks imports when a module is
- * defined; it does not yet limit what a module sees by them.
+ * (`[MODULPSR1] … does not export the deftemplate foo.`); what a module sees through its imports
+ * ({@link importedModules}) and CLIPS's import/export conflict ({@link importConflict}).
  */
 
 import { moduleError, moduleParts } from "./modules-syntax.js";
@@ -142,4 +142,29 @@ export function importedModules(
   };
   visit(from);
   return found;
+}
+
+/**
+ * CLIPS's import/export conflict ([CSTRCPSR3]): defining `kind name` in `module` would leave
+ * some module seeing two of that name (its own or imported ones), `module` counted as if it
+ * defined it already.
+ */
+export function importConflict(
+  graph: ModuleGraph,
+  modules: Iterable<string>,
+  kind: string,
+  name: string,
+  module: string,
+): boolean {
+  const withNew: ModuleGraph = {
+    imports: (m) => graph.imports(m),
+    exports: (m) => graph.exports(m),
+    defines: (k, m, n) => (m === module && k === kind && n === name) || graph.defines(k, m, n),
+  };
+  for (const m of modules) {
+    const seen = importedModules(withNew, kind, name, m);
+    const own = withNew.defines(kind, m, name) ? 1 : 0;
+    if (own + seen.length > 1) return true;
+  }
+  return false;
 }
