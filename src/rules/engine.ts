@@ -535,6 +535,7 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
+    impliedConflict: (name) => this.importConflict("deftemplate", name, this.module),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
