@@ -116,6 +116,11 @@ export interface SlotDef {
 
 export interface Template {
   readonly name: string;
+  /**
+   * The relation its facts and patterns carry when the template is not MAIN's: its
+   * module-qualified key (`module-scope.ts`); absent, the name.
+   */
+  readonly key?: string;
   readonly slots: readonly SlotDef[];
   readonly slotIndex: ReadonlyMap<string, number>;
   /** The deftemplate text, kept for snapshots. */

@@ -1,13 +1,15 @@
 import { typeError } from "./function-args.js";
-import { splitRuleName } from "./rule-entry.js";
+import { bareName } from "./module-scope.js";
 import { FALSE, type Value, VOID } from "./values.js";
 
 /** What the commands need of the engine. */
 export interface BreaksHost {
   /** The rule's module, or undefined when no rule has that name. */
   moduleOf(rule: string): string | undefined;
-  /** Rule names in definition order. */
+  /** Rule keys in definition order (`module-scope.ts`). */
   rules(): readonly string[];
+  /** The key of the rule a typed name stands for (a bare name: the current module's). */
+  key(typed: string): string;
   /** Module names in definition order, and the current one. */
   modules(): readonly string[];
   module(): string;
@@ -62,7 +64,8 @@ export class Breakpoints {
         }
         const rule = ruleArgument(host, name, args[0]);
         if (rule === null) return FALSE;
-        if (!this.rules.delete(rule)) host.print(`Rule ${rule} does not have a breakpoint set.\n`);
+        if (!this.rules.delete(rule))
+          host.print(`Rule ${bareName(rule)} does not have a breakpoint set.\n`);
         return VOID;
       }
       case "show-breaks": {
@@ -72,7 +75,9 @@ export class Breakpoints {
         for (const m of modules) {
           if (headed) text += `${m}:\n`;
           for (const r of host.rules()) {
-            if (this.rules.has(r) && host.moduleOf(r) === m) text += `${headed ? "   " : ""}${r}\n`;
+            if (this.rules.has(r) && host.moduleOf(r) === m) {
+              text += `${headed ? "   " : ""}${bareName(r)}\n`;
+            }
           }
         }
         host.print(text);
@@ -89,9 +94,8 @@ function ruleArgument(host: BreaksHost, fn: string, arg: Value | undefined): str
   if (typeof arg !== "string") {
     throw typeError(fn, 1, "symbol");
   }
-  const { module, rule } = splitRuleName(arg);
-  const found = host.moduleOf(rule);
-  if (found === undefined || (module !== null && module !== found)) {
+  const rule = host.key(arg);
+  if (host.moduleOf(rule) === undefined) {
     host.print(`[PRNTUTIL1] Unable to find defrule ${arg}.\n`);
     return null;
   }

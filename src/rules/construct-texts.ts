@@ -36,8 +36,18 @@ export function splitName(text: string, module: string): [string, string] {
   return at < 0 ? [module, text] : [text.slice(0, at), text.slice(at + 2)];
 }
 
+/** The kinds whose bare names resolve by module scope: a module's own, then its imports. */
+const SCOPED: ReadonlySet<string> = new Set(["defrule", "deftemplate"]);
+
 export class ConstructTexts {
   private readonly kinds = new Map<string, Map<string, Entry>>();
+
+  /**
+   * The modules whose construct `kind name` module `from` imports (modules-imports.ts
+   * importedModules); the engine sets it. A module importing `?ALL` from one exporting `?ALL`
+   * sees its rules too (CLIPS 6.30 finds them so).
+   */
+  imported: (kind: string, name: string, from: string) => readonly string[] = () => [];
 
   /** Records a construct just defined (`module`: the current module). A redefinition moves last. */
   record(form: SList, module: string): void {
@@ -104,9 +114,23 @@ export class ConstructTexts {
     if (from !== undefined) {
       const own = names.get(`${from}::${name}`);
       if (own) return own;
+      if (SCOPED.has(kind)) {
+        const from2 = this.imported(kind, name, from)[0];
+        return from2 === undefined ? undefined : names.get(`${from2}::${name}`);
+      }
     }
     for (const e of names.values()) if (e.name === name) return e;
     return undefined;
+  }
+
+  /**
+   * The module whose construct a bare `name` typed in `from` names for the pp and undef
+   * commands: for the kinds scoped by imports, `from`'s own or the first one imported; for the
+   * others, `from`.
+   */
+  scopeOf(kind: ConstructKind, name: string, from: string): string {
+    if (!SCOPED.has(kind) || this.kinds.get(kind)?.has(`${from}::${name}`)) return from;
+    return this.imported(kind, name, from)[0] ?? from;
   }
 
   /** Forgets `name` (`MOD::name`, or a bare name as {@link find} resolves it from `from`). */

@@ -49,8 +49,19 @@ import {
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
-import { checkImports, exportsOf, type ImportHost, type ModuleExports } from "./modules-imports.js";
-import { isImport, moduleError, moduleParts } from "./modules-syntax.js";
+import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
+import {
+  checkImports,
+  exportsOf,
+  type ImportHost,
+  importConflict,
+  importedModules,
+  importsOf,
+  type ModuleExports,
+  type ModuleGraph,
+  type ModuleImport,
+} from "./modules-imports.js";
+import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { OBJECT_RELATION } from "./object-template.js";
@@ -182,11 +193,9 @@ export class RuleEngine {
   /** Rule breakpoints (breaks.ts) and what their commands read. */
   private readonly breaks = new Breakpoints();
   private readonly breaksHost: BreaksHost = {
-    moduleOf: (rule) => {
-      const entry = this.rules.get(rule);
-      return entry ? (entry.disjuncts?.[0]?.module ?? MAIN) : undefined;
-    },
+    moduleOf: (rule) => (this.rules.has(rule) ? keyModule(rule) : undefined),
     rules: () => [...this.rules.keys()],
+    key: (typed) => this.ruleKey(typed),
     modules: () => [...this.modules],
     module: () => this.module,
     print: (text) => this.onPrint(text),
@@ -194,7 +203,7 @@ export class RuleEngine {
 
   /** What `matches` and `refresh` read (matches.ts). */
   private readonly matchesHost: MatchesHost = {
-    rule: (name) => this.rules.get(name),
+    rule: (name) => this.rules.get(this.ruleKey(name)),
     rootNode: () => this.net.root,
     rootToken: () => this.net.root.token,
     activations: () => this.agenda.listModule(this.module),
@@ -326,6 +335,7 @@ export class RuleEngine {
     const self = this;
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
+    this.texts.imported = (kind, name, from) => importedModules(this.moduleGraph, kind, name, from);
     this.procs = this.newProcedures();
     this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
@@ -526,8 +536,9 @@ export class RuleEngine {
   /** What the parser asks the engine; built once (it reads the current templates). */
   private readonly parsing: ParseContext = {
     template: (name) =>
-      name === OBJECT_RELATION ? this.objects.template : this.templates.get(name),
+      name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
+    impliedConflict: (name) => this.importConflict("deftemplate", name, this.module),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
@@ -580,7 +591,8 @@ export class RuleEngine {
    */
   private redefiningTemplate(name: string, form: SList): void {
     const module = constructModule(form, this.module);
-    if (templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0) {
+    const id = constructKey(module, name);
+    if (templateInUse(this.texts, name) || this.wm.ofRelation(id).length > 0) {
       const error = rulesLoadError(form.pos, `deftemplate ${name} is in use, not redefined`, {
         clips: `[CSTRCPSR4] Cannot redefine deftemplate ${name} while it is in use.`,
         hint: "Retract its facts and delete the rules and constructs using it first.",
@@ -590,25 +602,25 @@ export class RuleEngine {
       throw error;
     }
     this.beforeReplacing();
-    this.undefineHost.remove(
-      "deftemplate",
-      name,
-      this.texts.moduleOf("deftemplate", name) ?? module,
-    );
+    this.undefineHost.remove("deftemplate", name, module);
   }
 
   private defineConstructKind(form: SList, hostActions?: readonly unknown[]): void {
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const ctx = this.parseContext();
     this.checkConstructModule(head, form);
+    this.checkImportConflict(head, form);
     switch (head) {
       case "deftemplate": {
         const t = parseDeftemplate(form, ctx);
-        if (this.templates.has(t.name)) this.redefiningTemplate(t.name, form);
-        this.templates.set(t.name, t);
+        // Modules are namespaces: FOO::d and BAR::d are two deftemplates (module-scope.ts).
+        const module = constructModule(form, this.module);
+        const id = constructKey(module, t.name);
+        if (this.templates.has(id)) this.redefiningTemplate(t.name, form);
+        this.templates.set(id, id === t.name ? t : { ...t, key: id });
         const key = this.constructLog.other({ source: form.source });
-        this.logKeys.set(`deftemplate ${constructModule(form, this.module)}::${t.name}`, key);
-        this.journal({ kind: "template", name: t.name, key });
+        this.logKeys.set(`deftemplate ${module}::${t.name}`, key);
+        this.journal({ kind: "template", name: id, key });
         return;
       }
       case "deffacts": {
@@ -653,7 +665,7 @@ export class RuleEngine {
         // CLIPS lets MAIN be defined again until once with imports or exports.
         if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
         this.moduleExports.set(name, exports);
-        if (moduleParts(form).specs.some(isImport)) this.importing.add(name);
+        this.moduleImports.set(name, importsOf(form));
         this.modules.add(name);
         this.setModule(name);
         this.constructLog.other({ source: form.source });
@@ -745,6 +757,7 @@ export class RuleEngine {
             this.texts.recordGlobal(form, module, name, value);
             defined.push(`${module}::${name}`);
           },
+          (name, module) => this.importConflict("defglobal", name, module),
         );
         const key = this.constructLog.other({ source: form.source });
         for (const id of defined) this.logKeys.set(`defglobal ${id}`, key);
@@ -774,7 +787,38 @@ export class RuleEngine {
     };
   }
 
-  /** A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]. */
+  /** Whether defining `kind name` in `module` is CLIPS's import/export conflict. */
+  private importConflict(kind: string, name: string, module: string): boolean {
+    if (this.moduleImports.size === 0) return false;
+    return importConflict(this.moduleGraph, this.modules, kind, name, module);
+  }
+
+  /**
+   * [CSTRCPSR3]: a deftemplate, deffunction, generic function or class whose name some module
+   * would then see twice (its own and an imported one, or two imported), checked as CLIPS once
+   * it read the name.
+   */
+  private checkImportConflict(head: string, form: SList): void {
+    const kind = head === "defmethod" ? "defgeneric" : head;
+    if (!PORTABLE.has(kind)) return;
+    const node = form.items[1];
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    const at = node.text.indexOf("::");
+    const module = at > 0 ? node.text.slice(0, at) : this.module;
+    const name = at > 0 ? node.text.slice(at + 2) : node.text;
+    if (!this.importConflict(kind, name, module)) return;
+    const error = rulesLoadError(node.pos, `${kind} ${name} would be seen twice through imports`, {
+      clips: `[CSTRCPSR3] Cannot define ${kind} ${name} because of an import/export conflict.`,
+      hint: "Rename it, or change the modules' imports and exports.",
+    });
+    Object.assign(error.details, { echoText: `(${head} ${module}::${name}` });
+    throw error;
+  }
+
+  /**
+   * A construct naming a module that does not exist is CLIPS's [PRNTUTIL1]; one that exists
+   * becomes the current module.
+   */
   private checkConstructModule(head: string, form: SList): void {
     if (head === "defmodule" || head === "defmessage-handler") return;
     const node = form.items[1];
@@ -782,7 +826,12 @@ export class RuleEngine {
     let module: string | undefined;
     if (head === "defglobal") module = node.text;
     else if (node.text.indexOf("::") > 0) module = node.text.slice(0, node.text.indexOf("::"));
-    if (module === undefined || this.modules.has(module)) return;
+    if (module === undefined) return;
+    if (this.modules.has(module)) {
+      // Naming a module makes it the current one, even when the construct then fails (CLIPS).
+      this.setModule(module);
+      return;
+    }
     const message = `[PRNTUTIL1] Unable to find defmodule ${module}.`;
     throw rulesLoadError(node.pos, `no module ${module}`, {
       // The printer does not replay defglobals: their echo, the module word read, is given here.
@@ -828,18 +877,20 @@ export class RuleEngine {
     source: string,
     hostActions: readonly unknown[] | undefined,
   ): void {
-    const replaces = this.rules.has(ast.name);
-    if (replaces && !this.section?.rules.has(ast.name)) this.beforeReplacing();
+    const id = constructKey(ast.module, ast.name);
+    const replaces = this.rules.has(id);
+    if (replaces && !this.section?.rules.has(id)) this.beforeReplacing();
     this.addRule(ast, hostActions);
-    const key = this.constructLog.rule(ast.name, {
+    const key = this.constructLog.rule(id, {
       source,
       ...(hostActions ? { actions: hostActions } : {}),
     });
-    if (!replaces) this.journal({ kind: "rule", name: ast.name, key });
+    if (!replaces) this.journal({ kind: "rule", name: id, key });
   }
 
   private addRule(ast: RuleAst, hostActions: readonly unknown[] | undefined): void {
-    if (this.rules.has(ast.name)) this.removeRule(ast.name);
+    const id = constructKey(ast.module, ast.name);
+    if (this.rules.has(id)) this.removeRule(id);
     // A rule that fails to compile takes back what it had built (compileRule calls discard).
     let rule = ast;
     let dynamic: (() => number) | undefined;
@@ -864,7 +915,7 @@ export class RuleEngine {
       rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
-    this.rules.set(ast.name, entry);
+    this.rules.set(id, entry);
   }
 
   private readonly hooks: ActivationHooks = {
@@ -983,7 +1034,7 @@ export class RuleEngine {
       fact = this.wm.create(r.relation, null, r.fields);
     } else {
       fact = this.wm.create(
-        r.template.name,
+        r.template.key ?? r.template.name,
         r.template,
         templateValues(r.template, r.slots, this.evalHost),
       );
@@ -1131,7 +1182,7 @@ export class RuleEngine {
         // CLIPS stops before a rule with a breakpoint once the run has fired one.
         const next = this.breaks.size > 0 ? this.agenda.next() : null;
         if (next && this.breaks.has(next.rule.name)) {
-          this.onPrint(`Breaking on rule ${next.rule.name}.\n`);
+          this.onPrint(`Breaking on rule ${bareName(next.rule.name)}.\n`);
           break;
         }
         // CLIPS evaluates every dynamic salience again after each firing.
@@ -1203,15 +1254,15 @@ export class RuleEngine {
 
   private fire(a: Activation, n: number): Firing {
     const { entry, built } = entryFor(this.rules, a);
-    this.trace("rules", () => fireTrace(n, a.rule.name, activationFacts(a)));
+    this.trace("rules", () => fireTrace(n, bareName(a.rule.name), activationFacts(a)));
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
     const facts = firedFacts(a);
     const bindings = bindingsOf(built, a, this.evalHost);
     const firing: Firing = entry.hostActions
-      ? { rule: entry.name, facts, bindings, actions: entry.hostActions }
-      : { rule: entry.name, facts, bindings };
+      ? { rule: bareName(entry.name), facts, bindings, actions: entry.hostActions }
+      : { rule: bareName(entry.name), facts, bindings };
     this.firingLog.push(firing);
     // The log keeps the latest firings; dropping half at a time keeps the cost per firing flat.
     if (this.firingLog.length > this.limits.maxFiringLog)
@@ -1243,7 +1294,7 @@ export class RuleEngine {
     this.setModule(MAIN);
     this.modules = new Set([MAIN]);
     this.moduleExports.clear();
-    this.importing.clear();
+    this.moduleImports.clear();
     this.mainRedefinable = true;
     this.net = new Network(
       () => this.evalHost,
@@ -1500,28 +1551,59 @@ export class RuleEngine {
     );
   }
 
-  /** The modules with an import specification. */
-  private readonly importing = new Set<string>();
   /** What each defmodule exports (null: nothing), for the checks of imports. */
   private readonly moduleExports = new Map<string, ModuleExports | null>();
+  /** What each defmodule imports, in the order written. */
+  private readonly moduleImports = new Map<string, readonly ModuleImport[]>();
+  /** The modules and their imports and exports, as the scope of names reads them. */
+  private readonly moduleGraph: ModuleGraph = {
+    imports: (m) => this.moduleImports.get(m) ?? [],
+    exports: (m) => this.moduleExports.get(m),
+    defines: (kind, m, name) => this.texts.has(kind as ConstructKind, `${m}::${name}`),
+  };
+
+  /**
+   * The key (`module-scope.ts`) of the deftemplate a typed name stands for from the current
+   * module: `MOD::name` that module's, a bare name the current module's own, else the first
+   * one its imports give; the current module's key when there is none.
+   */
+  private templateKey(typed: string): string {
+    return this.scopedKey("deftemplate", typed, (key) => this.templates.has(key));
+  }
+
+  /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */
+  private scopedKey(kind: string, typed: string, defines: (key: string) => boolean): string {
+    const at = typed.indexOf("::");
+    if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
+    const own = constructKey(this.module, typed);
+    if (defines(own) || this.moduleImports.size === 0) return own;
+    const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
+    return from === undefined ? own : constructKey(from, typed);
+  }
+
+  /** The key of the rule a typed name stands for from the current module (see templateKey). */
+  private ruleKey(typed: string): string {
+    return this.scopedKey("defrule", typed, (key) => this.rules.has(key));
+  }
   private readonly importHost: ImportHost = {
     exports: (m) => (this.modules.has(m) ? (this.moduleExports.get(m) ?? null) : undefined),
-    // A module that imports may pass on what it imports: Keel does not follow it, so it counts.
+    // A module that imports may pass on what it imports (and exports).
     defines: (kind, m, name) =>
-      this.importing.has(m) || this.texts.has(kind as ConstructKind, `${m}::${name}`),
+      this.texts.has(kind as ConstructKind, `${m}::${name}`) ||
+      importedModules(this.moduleGraph, kind, name, m).length > 0,
   };
 
   private readonly undefineHost: UndefineHost = {
     texts: this.texts,
     module: () => this.module,
-    busy: (kind, name) =>
+    busy: (kind, name, module) =>
       kind === "deftemplate"
-        ? this.wm.ofRelation(name).length > 0
+        ? this.wm.ofRelation(constructKey(module, name)).length > 0
         : kind === "deffunction" && this.procs.running(name),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
-      else if (kind === "deftemplate") this.templates.delete(name);
+      else if (kind === "deftemplate") this.templates.delete(constructKey(module, name));
       else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
@@ -1593,7 +1675,7 @@ export class RuleEngine {
    * fact has stands for one).
    */
   private deftemplateKnown(name: string): boolean {
-    if (this.templates.has(name)) return true;
+    if (this.templates.has(this.templateKey(name))) return true;
     if (name === "initial-fact" && this.initialTemplate) return true;
     // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
     return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
@@ -1632,7 +1714,7 @@ export class RuleEngine {
   /** What the deftemplate slot functions read: templates, implied ones, defaults. */
   private readonly templateFunctionHost: TemplateFunctionHost = {
     template: (name) => {
-      const t = this.templates.get(name);
+      const t = this.templates.get(this.templateKey(name));
       if (t) return t;
       // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
       return this.wm.all().some((f) => f.relation === name) ? "implied" : null;
@@ -1739,17 +1821,24 @@ export class RuleEngine {
             clips: "[ARGACCES5] Function undefrule expected argument #1 to be of type symbol",
           });
         }
-        // `*` is every rule, unless a rule is named `*` (CLIPS looks the name up first).
-        const names = target === "*" && !this.rules.has("*") ? [...this.rules.keys()] : [target];
+        // `*` is every rule of the current module, unless a rule is named `*` (CLIPS looks the
+        // name up first).
+        const star = localKey("*", this.module);
+        const names =
+          target === "*" && !this.rules.has(star)
+            ? [...this.rules.values()]
+                .map((e) => e.name)
+                .filter((key) => keyModule(key) === this.module)
+            : [this.ruleKey(target)];
         for (const n of names) {
           if (!this.rules.has(n)) {
-            throw rulesRuntimeError(`unable to find defrule ${n}`, {
-              clips: `[PRNTUTIL1] Unable to find defrule ${n}.`,
+            throw rulesRuntimeError(`unable to find defrule ${target}`, {
+              clips: `[PRNTUTIL1] Unable to find defrule ${target}.`,
             });
           }
           // CLIPS keeps a rule whose actions are running (and says so).
           if (n === this.firingRule) {
-            this.onPrint(`[PRNTUTIL4] Unable to delete defrule ${n}.\n`);
+            this.onPrint(`[PRNTUTIL4] Unable to delete defrule ${bareName(n)}.\n`);
             continue;
           }
           for (const a of this.agenda.list()) {
@@ -1761,7 +1850,7 @@ export class RuleEngine {
           // A deleted rule's breakpoint goes with it (a redefined one keeps it).
           this.breaks.forget(n);
           this.constructLog.delete(`defrule ${n}`);
-          this.texts.forget("defrule", n);
+          this.texts.forget("defrule", `${keyModule(n)}::${bareName(n)}`);
         }
         return VOID;
       }
@@ -1788,7 +1877,9 @@ export class RuleEngine {
       case "watch":
       case "unwatch":
         this.watches.set(args, name === "watch", (kind, n) =>
-          kind === "deftemplate" ? this.templates.has(n) : this.texts.has(kind as ConstructKind, n),
+          kind === "deftemplate"
+            ? this.templates.has(this.templateKey(n))
+            : this.texts.has(kind as ConstructKind, n),
         );
         this.agenda.trace = this.focusTrace;
         return VOID;
@@ -1989,7 +2080,21 @@ export class RuleEngine {
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
 /** The constructs an atomic section's own roll-back removes (see rollBack). */
 /** The construct kinds whose names are per module (the others are one namespace yet). */
-const PER_MODULE: ReadonlySet<string> = new Set(["deffacts", "defglobal", "defmodule"]);
+/** The construct kinds a module can export and import (a defmethod's is its generic's). */
+const PORTABLE: ReadonlySet<string> = new Set([
+  "deftemplate",
+  "deffunction",
+  "defgeneric",
+  "defclass",
+]);
+
+const PER_MODULE: ReadonlySet<string> = new Set([
+  "deffacts",
+  "defglobal",
+  "defmodule",
+  "defrule",
+  "deftemplate",
+]);
 
 const SECTION_UNDOES: ReadonlySet<string> = new Set(["defrule", "deftemplate", "deffacts"]);
 

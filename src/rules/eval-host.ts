@@ -292,7 +292,8 @@ function factFunction(b: HostBackend, name: string, args: Value[]): Value {
   const fact = b.wm.byId.get(isFactRef(target) ? target.factId : (target as number)) ?? null;
   const live = fact !== null && (!isFactRef(target) || fact === target);
   if (name === "fact-existp") return live ? "TRUE" : FALSE;
-  if (name === "fact-relation") return live && fact ? fact.relation : FALSE;
+  if (name === "fact-relation")
+    return live && fact ? (fact.template?.name ?? fact.relation) : FALSE;
   const slot = args[1];
   if (name === "fact-slot-value" && (slot === undefined || !isSymbol(slot))) {
     return fail("[ARGACCES5] Function fact-slot-value expected argument #2 to be of type symbol");
@@ -313,6 +314,6 @@ function factFunction(b: HostBackend, name: string, args: Value[]): Value {
     if (index !== undefined) return fact.values[index] as Value;
   }
   return fail(
-    `[TMPLTDEF1] Invalid slot ${String(slot)} not defined in corresponding deftemplate ${fact.relation}.`,
+    `[TMPLTDEF1] Invalid slot ${String(slot)} not defined in corresponding deftemplate ${fact.template?.name ?? fact.relation}.`,
   );
 }

@@ -65,7 +65,9 @@ export class Fact implements FactRef, ChainEntry<Fact> {
       if (isMultifield(v)) return v.length ? `(${s.name} ${formatFields(v)})` : `(${s.name})`;
       return `(${s.name} ${formatValue(v)})`;
     });
-    return slots.length ? `(${this.relation} ${slots.join(" ")})` : `(${this.relation})`;
+    // A template fact prints its template's name: the relation of one outside MAIN is its key.
+    const name = this.template.name;
+    return slots.length ? `(${name} ${slots.join(" ")})` : `(${name})`;
   }
 }
 

@@ -272,8 +272,15 @@ function prettyPrint(
   if (kind === "defclass" && !host.texts.has(kind, arg) && host.classes().includes(arg)) {
     return VOID;
   }
-  // A bare name is looked for in the current module only.
-  const [module, name] = kind === "defmodule" ? ["", arg] : splitName(arg, host.module());
+  // A bare name is looked for in the current module (and what it imports, for the kinds
+  // modules import).
+  const [module, name] =
+    kind === "defmodule"
+      ? ["", arg]
+      : splitName(
+          arg,
+          arg.includes("::") ? host.module() : host.texts.scopeOf(kind, arg, host.module()),
+        );
   const id = kind === "defmodule" ? arg : `${module}::${name}`;
   if (!host.texts.has(kind, id)) {
     throw rulesRuntimeError(`unable to find ${kind} ${formatValue(arg)}`, {

@@ -17,11 +17,12 @@ import {
   partialMatchText,
 } from "./rete/join-view.js";
 import type { Token, TokenSource } from "./rete/memory.js";
-import { getAct, type RuleEntry, splitRuleName } from "./rule-entry.js";
+import { getAct, type RuleEntry } from "./rule-entry.js";
 import { FALSE, type Value, VOID } from "./values.js";
 
 /** What the commands read from the engine. */
 export interface MatchesHost {
+  /** The rule a typed name stands for (`MOD::name`, or a bare name of the current module). */
   rule(name: string): RuleEntry | undefined;
   /** The network's root node and its token. */
   rootNode(): TokenSource;
@@ -39,11 +40,8 @@ function namedRule(host: MatchesHost, fn: string, args: readonly Value[]): RuleE
   if (typeof name !== "string") {
     throw typeError(fn, 1, "symbol");
   }
-  const { module, rule } = splitRuleName(name);
-  const entry = host.rule(rule);
-  if (entry && (module === null || module === (entry.disjuncts?.[0]?.module ?? "MAIN"))) {
-    return entry;
-  }
+  const entry = host.rule(name);
+  if (entry) return entry;
   host.print(`[PRNTUTIL1] Unable to find defrule ${name}.\n`);
   return null;
 }

@@ -2,8 +2,8 @@
  * What a defmodule exports, and CLIPS 6.30's checks of an import against it (modulpsr.c): the
  * module must exist (`[PRNTUTIL1]`), export something (`[MODULPSR1] … does not export any
  * constructs.`), and a construct imported by name must be defined there and exported
- * (`[MODULPSR1] … does not export the deftemplate foo.`). Keel checks imports when a module is
- * defined; it does not yet limit what a module sees by them.
+ * (`[MODULPSR1] … does not export the deftemplate foo.`); what a module sees through its imports
+ * ({@link importedModules}) and CLIPS's import/export conflict ({@link importConflict}).
  */
 
 import { moduleError, moduleParts } from "./modules-syntax.js";
@@ -73,4 +73,98 @@ export function checkImports(list: SList, host: ImportHost): void {
       }
     }
   }
+}
+
+/** One `(import MODULE …)`: every construct (kind null), or one kind, every name or some. */
+export interface ModuleImport {
+  readonly module: string;
+  readonly kind: string | null;
+  readonly names: readonly string[] | null;
+}
+
+/** The imports of a defmodule whose syntax was checked, in the order written (`?NONE` left out). */
+export function importsOf(list: SList): ModuleImport[] {
+  const out: ModuleImport[] = [];
+  for (const spec of moduleParts(list).specs) {
+    if (spec.type !== "list" || word(spec.items[0]) !== "import") continue;
+    const [, moduleNode, first, ...rest] = spec.items;
+    const module = word(moduleNode);
+    if (isAll(first)) out.push({ module, kind: null, names: null });
+    else if (first !== undefined && rest.length > 0 && word(rest[0]) !== "NONE") {
+      out.push({ module, kind: word(first), names: isAll(rest[0]) ? null : rest.map(word) });
+    }
+  }
+  return out;
+}
+
+/** Whether `exports` gives the construct `kind name`. */
+export function exportsConstruct(
+  exports: ModuleExports | null | undefined,
+  kind: string,
+  name: string,
+): boolean {
+  if (!exports) return false;
+  if (exports.all) return true;
+  const given = exports.types.get(kind);
+  return given === "all" || given?.includes(name) === true;
+}
+
+/** What {@link importedModules} reads of the modules defined. */
+export interface ModuleGraph {
+  imports(module: string): readonly ModuleImport[];
+  exports(module: string): ModuleExports | null | undefined;
+  /** Whether `module` itself defines the construct. */
+  defines(kind: string, module: string, name: string): boolean;
+}
+
+/**
+ * The modules whose construct `kind name` module `from` sees through its imports, in CLIPS's
+ * search order (each import in turn, then what the exporting module imports and exports on),
+ * each once. Two or more is CLIPS's ambiguous reference.
+ */
+export function importedModules(
+  graph: ModuleGraph,
+  kind: string,
+  name: string,
+  from: string,
+): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>([from]);
+  const visit = (module: string): void => {
+    for (const i of graph.imports(module)) {
+      if (i.kind !== null && i.kind !== kind) continue;
+      if (i.names !== null && !i.names.includes(name)) continue;
+      if (seen.has(i.module) || !exportsConstruct(graph.exports(i.module), kind, name)) continue;
+      seen.add(i.module);
+      if (graph.defines(kind, i.module, name) && !found.includes(i.module)) found.push(i.module);
+      visit(i.module);
+    }
+  };
+  visit(from);
+  return found;
+}
+
+/**
+ * CLIPS's import/export conflict ([CSTRCPSR3]): defining `kind name` in `module` would leave
+ * some module seeing two of that name (its own or imported ones), `module` counted as if it
+ * defined it already.
+ */
+export function importConflict(
+  graph: ModuleGraph,
+  modules: Iterable<string>,
+  kind: string,
+  name: string,
+  module: string,
+): boolean {
+  const withNew: ModuleGraph = {
+    imports: (m) => graph.imports(m),
+    exports: (m) => graph.exports(m),
+    defines: (k, m, n) => (m === module && k === kind && n === name) || graph.defines(k, m, n),
+  };
+  for (const m of modules) {
+    const seen = importedModules(withNew, kind, name, m);
+    const own = withNew.defines(kind, m, name) ? 1 : 0;
+    if (own + seen.length > 1) return true;
+  }
+  return false;
 }

@@ -42,12 +42,6 @@ export function checkModuleSpecs(list: SList): void {
   }
 }
 
-/** Whether a specification is an `(import …)`. */
-export function isImport(spec: SNode): boolean {
-  const head = spec.type === "list" ? spec.items[0] : undefined;
-  return head?.type === "atom" && head.text === "import";
-}
-
 /** The echo of `(defmodule name ["comment"]` and the specifications after it. */
 export function moduleParts(list: SList): { head: string; specs: readonly SNode[] } {
   const name = list.items[1];

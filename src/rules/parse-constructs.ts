@@ -660,6 +660,18 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
   }
   const template = ctx.template(head.text) ?? null;
   if (!template) {
+    if (head.text !== OBJECT_RELATION && ctx.impliedConflict?.(head.text) === true) {
+      throw rulesParseError(
+        head.pos,
+        "a relation no other module's deftemplate shadows",
+        head.text,
+        {
+          construct: ctx.construct,
+          clips: `[CSTRCPSR3] Cannot define implied deftemplate ${head.text} because of an import/export conflict.`,
+          echoThrough: true,
+        },
+      );
+    }
     const fields = parseFieldSequence(items, 1, items.length, ctx, true);
     return patternCE(list, head.text, template, addressVar, fields, NO_SLOTS);
   }
@@ -729,7 +741,8 @@ function patternCE(
 ): PatternCE {
   return {
     type: "pattern",
-    relation,
+    // A deftemplate outside MAIN: its facts carry its module-qualified key.
+    relation: template?.key ?? relation,
     template,
     addressVar,
     pos: list.pos,

@@ -19,6 +19,11 @@ export interface ParseContext {
   hasGlobal?(name: string): boolean;
   /** Whether a generic function overloads system function `name` (its calls then dispatch). */
   overloaded?(name: string): boolean;
+  /**
+   * Whether an implied deftemplate `name` made in the current module would be an import/export
+   * conflict (CLIPS's [CSTRCPSR3]; absent: never).
+   */
+  impliedConflict?(name: string): boolean;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */

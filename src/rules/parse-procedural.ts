@@ -91,6 +91,8 @@ export function readDefglobal(
   ctx: ParseContext,
   hasModule: (name: string) => boolean,
   define: (name: string, init: Expr, module: string, value: SNode) => void,
+  /** Whether defining the global in the module is an import/export conflict ([CSTRCPSR3]). */
+  conflicts: (name: string, module: string) => boolean = () => false,
 ): string[] {
   ctx.construct = "defglobal";
   const items = list.items;
@@ -123,6 +125,13 @@ export function readDefglobal(
     };
     if (v.type !== "atom" || v.kind !== "gvar") syntax(tokenOf(v));
     const name = (v as SAtom).text;
+    if (conflicts(name, module)) {
+      throw defglobalError(
+        v,
+        `[CSTRCPSR3] Cannot define defglobal ${name} because of an import/export conflict.`,
+        `${head}?*${name}* `,
+      );
+    }
     const eq = items[k + 1];
     if (eq?.type !== "atom" || eq.kind !== "symbol" || eq.text !== "=") {
       syntax(`?*${name}* ${eq === undefined ? ")" : tokenOf(eq)}`);

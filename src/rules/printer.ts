@@ -1,5 +1,6 @@
 import type { Activation } from "./agenda.js";
 import type { Fact } from "./facts.js";
+import { bareName } from "./module-scope.js";
 import { matchesOf } from "./rete/memory.js";
 
 /** `f-1     (a b)`: the index padded as CLIPS pads it. */
@@ -33,7 +34,7 @@ export function activationFacts(a: Activation): string {
 
 /** One activation as `(agenda)` lists it: `0      r: f-1,f-2`. */
 export function agendaLine(a: Activation): string {
-  return `${String(a.salience).padEnd(6)} ${a.rule.name}: ${activationFacts(a)}`;
+  return `${String(a.salience).padEnd(6)} ${bareName(a.rule.name)}: ${activationFacts(a)}`;
 }
 
 /** The output of `(agenda)`. */

@@ -6,6 +6,7 @@ import type { CE, RuleAst } from "./ast.js";
 import { expandOr } from "./disjuncts.js";
 import { type Compiled, compileExpr } from "./evaluate.js";
 import { checkLhsVariables } from "./lhs-variables.js";
+import { constructKey } from "./module-scope.js";
 import type { Token } from "./rete/memory.js";
 import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
@@ -43,10 +44,12 @@ export function compileRule(
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];
   const infos: RuleInfo[] = [];
+  // Modules are namespaces: the entry and its activations carry the module-qualified key.
+  const key = constructKey(ast.module, ast.name);
   const entry: RuleEntry = {
-    name: ast.name,
+    name: key,
     info: {
-      name: ast.name,
+      name: key,
       salience: ast.salience,
       display: [],
       disjunct: 0,
@@ -64,7 +67,7 @@ export function compileRule(
       const display: ("fact" | "star" | "none")[] = [];
       const leadingTest = ces[0]?.type === "test";
       const info: RuleInfo = {
-        name: ast.name,
+        name: key,
         salience: ast.salience,
         ...(dynamicSalience ? { dynamicSalience } : {}),
         display,

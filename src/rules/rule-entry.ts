@@ -94,11 +94,3 @@ export function snapshotEntryKey(
 ): string {
   return `${rule}|${disjunct}|${facts.map((x) => (x === null ? "*" : x)).join(",")}`;
 }
-
-/** A command's rule name: `MODULE::rule` names the rule in that module (module null: any). */
-export function splitRuleName(name: string): { module: string | null; rule: string } {
-  const at = name.indexOf("::");
-  return at < 0
-    ? { module: null, rule: name }
-    : { module: name.slice(0, at), rule: name.slice(at + 2) };
-}

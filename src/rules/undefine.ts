@@ -25,7 +25,7 @@ export interface UndefineHost {
   /** The current module (`*` deletes in it only). */
   module(): string;
   /** Whether the construct is busy now: a deffunction in its body, a deftemplate with facts. */
-  busy(kind: ConstructKind, name: string): boolean;
+  busy(kind: ConstructKind, name: string, module: string): boolean;
   /** Deletes the construct `module::name` from the engine (its text too). */
   remove(kind: ConstructKind, name: string, module: string): void;
   print(text: string): void;
@@ -74,9 +74,10 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
   }
   const kept: string[] = [];
   for (const n of names) {
-    if (host.busy(kind, n) || referenced(host.texts, kind, n, !found)) {
+    if (host.busy(kind, n, from) || referenced(host.texts, kind, n, !found)) {
       // CLIPS reports each one it keeps and goes on with the others.
-      host.print(`[PRNTUTIL4] Unable to delete ${kind} ${n}.\n`);
+      // CLIPS names it as it was typed (`MOD::name` stays qualified).
+      host.print(`[PRNTUTIL4] Unable to delete ${kind} ${found ? target : n}.\n`);
       kept.push(n);
     }
   }
@@ -100,7 +101,7 @@ function hasBuiltIn(kind: ConstructKind, host: UndefineHost): boolean {
 
 /** The initial-fact deftemplate is in use while its deffacts or an (initial-fact) fact is. */
 function builtInBusy(kind: ConstructKind, host: UndefineHost): boolean {
-  return kind === "deftemplate" && (host.initialFacts() || host.busy(kind, INITIAL));
+  return kind === "deftemplate" && (host.initialFacts() || host.busy(kind, INITIAL, "MAIN"));
 }
 
 function dropBuiltIn(kind: ConstructKind, host: UndefineHost): void {

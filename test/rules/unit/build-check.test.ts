@@ -71,9 +71,12 @@ describe("buildsSurely", () => {
       }
       let built = true;
       try {
-        // A rule naming its module needs the module (the file defined it before).
+        // A rule naming its module needs the module (the file defined it before), seeing
+        // MAIN's templates as the file's modules do.
         const module = /^\(defrule\s+([^\s:]+)::/.exec(rule.source)?.[1];
-        if (module !== undefined && module !== "MAIN") engine.load(`(defmodule ${module})`);
+        if (module !== undefined && module !== "MAIN") {
+          engine.load(`(defmodule MAIN (export ?ALL)) (defmodule ${module} (import MAIN ?ALL))`);
+        }
         engine.load(rule.source);
       } catch {
         built = false;

@@ -1,0 +1,39 @@
+/**
+ * Module-qualified keys of constructs. CLIPS 6.30's modules are namespaces: `FOO::d2` and
+ * `BAR::d2` are two rules. The engine keys a construct of MAIN by its bare name (so programs
+ * without modules pay nothing) and one of another module by `MODULE::name`.
+ *
+ * @example
+ * constructKey("FOO", "d2"); // "FOO::d2"
+ * constructKey("MAIN", "d2"); // "d2"
+ * bareName("FOO::d2"); // "d2"
+ */
+import { MAIN } from "./focus-agenda.js";
+
+/** The engine's key of the construct `name` of `module` (absent: MAIN). */
+export function constructKey(module: string | undefined, name: string): string {
+  return module === undefined || module === MAIN ? name : `${module}::${name}`;
+}
+
+/** The name a key stands for, without its module (what listings and traces print). */
+export function bareName(key: string): string {
+  const at = key.indexOf("::");
+  return at > 0 ? key.slice(at + 2) : key;
+}
+
+/** The module a key belongs to. */
+export function keyModule(key: string): string {
+  const at = key.indexOf("::");
+  return at > 0 ? key.slice(0, at) : MAIN;
+}
+
+/**
+ * The key a name typed by the user stands for when its kind is seen only in its own module
+ * (defrule, deffacts, definstances): `MOD::name` exactly, a bare name in `current`.
+ */
+export function localKey(typed: string, current: string): string {
+  const at = typed.indexOf("::");
+  return at > 0
+    ? constructKey(typed.slice(0, at), typed.slice(at + 2))
+    : constructKey(current, typed);
+}
