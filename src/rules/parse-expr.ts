@@ -776,11 +776,16 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       seen.add(s.name);
       const slot = template.slots[checkSlot(template, s.name, s.pos, ctx)] as SlotDef;
       const given = node.items[k + 1];
-      const second = given?.type === "list" ? given.items[2] : undefined;
+      const values = given?.type === "list" ? given.items.slice(1) : [];
+      // `=(call)` is one value written as two items: the `=` and the call.
+      const first = values[0];
+      const firstWidth =
+        first?.type === "atom" && first.text === "=" && values[1]?.type === "list" ? 2 : 1;
+      const second = values[firstWidth];
       if (!slot.multi && second !== undefined) {
         // CLIPS stops at the second value (its echo runs on into it without a space).
         // After a call CLIPS's echo ends with the call's `)`s instead.
-        let end = (given as SList).items[1] as SNode;
+        let end = values[firstWidth - 1] as SNode;
         let closing = "";
         while (end.type === "list" && end.items.length > 0) {
           end = end.items.at(-1) as SNode;
