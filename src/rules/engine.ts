@@ -512,15 +512,7 @@ export class RuleEngine {
     if (!section || section.before) return;
     const keys = new Set(section.added.map((a) => a.key));
     section.before = {
-      ...snapshotOf(
-        this.constructLog.listWithout(keys),
-        this.wm,
-        this.agenda,
-        this.firingLog,
-        this.procs.globalValues(),
-        this.objectState(),
-      ),
-      ...this.moduleState(),
+      ...this.snapshotWith(this.constructLog.listWithout(keys)),
       clock: section.clock,
     };
   }
@@ -1413,9 +1405,14 @@ export class RuleEngine {
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
   snapshot(): EngineSnapshot {
+    return this.snapshotWith(this.constructLog.list());
+  }
+
+  /** The engine's state as a snapshot holding the given constructs. */
+  private snapshotWith(constructs: Parameters<typeof snapshotOf>[0]): EngineSnapshot {
     return {
       ...snapshotOf(
-        this.constructLog.list(),
+        constructs,
         this.wm,
         this.agenda,
         this.firingLog,
