@@ -82,15 +82,14 @@ export class StateSchema<F extends Record<string, unknown> = Record<string, unkn
     const channels: Record<string, StateChannel> = {};
     for (const [key, field] of Object.entries(this.fields)) {
       if (DeltaValue.isInstance(field)) {
+        const initial = defaultOf(field.valueSchema);
         const channel = new DeltaChannel(
           field.reducer as (state: unknown, writes: unknown[]) => unknown,
           {
             ...(field.snapshotFrequency !== undefined && {
               snapshotFrequency: field.snapshotFrequency,
             }),
-            ...(defaultOf(field.valueSchema) && {
-              initialValueFactory: defaultOf(field.valueSchema),
-            }),
+            ...(initial && { initialValueFactory: initial }),
           },
         );
         channels[key] = toChannels({ [key]: channel })[key] as StateChannel;
