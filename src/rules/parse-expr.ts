@@ -4,7 +4,12 @@ import { rulesLoadError, rulesParseError } from "./errors.js";
 import { arityProblem } from "./functions.js";
 import { parseQuery } from "./query-parse.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
-import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
+import {
+  singleFieldSlotMessage,
+  slotValueMessage,
+  staticViolation,
+  violationText,
+} from "./template-defaults.js";
 import type { Value } from "./values.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
@@ -796,7 +801,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
           `slot ${slot.name} of deftemplate ${template.name} takes one value, not several`,
           {
             construct: ctx.construct,
-            clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+            clips: singleFieldSlotMessage(slot.name),
             echoThrough: true,
             echoAfter:
               closing ||

@@ -9,7 +9,12 @@
  */
 import type { CE, Expr, Template } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
-import { slotValueMessage, staticViolation, violationText } from "./template-defaults.js";
+import {
+  singleFieldSlotMessage,
+  slotValueMessage,
+  staticViolation,
+  violationText,
+} from "./template-defaults.js";
 
 /** Throws for the first modify/duplicate of a template fact address naming a slot it lacks. */
 export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], construct: string) {
@@ -35,7 +40,7 @@ export function checkRhsSlots(ces: readonly CE[], actions: readonly Expr[], cons
         if (def && !def.multi && slot.values.length !== 1) {
           throw rulesLoadError(slot.pos, `slot '${slot.name}' takes exactly one value`, {
             construct,
-            clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+            clips: singleFieldSlotMessage(slot.name),
             echoWhole: true,
           });
         }

@@ -216,3 +216,8 @@ export function slotValueMessage(broken: StaticViolation, command: string, slot:
 export function rangeText(bound: Value | null, none = "-oo"): string {
   return bound === null ? none : formatValue(bound);
 }
+
+/** CLIPS's [TMPLTDEF2]: a single-field slot given no value or several. */
+export function singleFieldSlotMessage(slot: string): string {
+  return `[TMPLTDEF2] The single field slot ${slot} can only contain a single field value.`;
+}

@@ -9,7 +9,7 @@ import {
 } from "./evaluate.js";
 import { contentHash, Fact, valueHashes } from "./facts.js";
 import { HashChains } from "./rete/chains.js";
-import { valueViolation } from "./template-defaults.js";
+import { singleFieldSlotMessage, valueViolation } from "./template-defaults.js";
 import {
   type Atom,
   DUMMY_FACT,
@@ -183,7 +183,7 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
     throw rulesRuntimeError(
       `slot ${slot.name} of deftemplate ${template.name} takes one value, not a multifield`,
       {
-        clips: `[TMPLTDEF2] The single field slot ${slot.name} can only contain a single field value.`,
+        clips: singleFieldSlotMessage(slot.name),
         hint: "Declare it as a multislot to store several values.",
       },
     );
