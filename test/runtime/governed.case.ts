@@ -628,11 +628,12 @@ export function runGovernedCases(harness: RuntimeHarness): void {
       });
       expect(codeOf(await caught(runtime.resume(started.run.id, graph)))).toBe("APPROVAL_DENIED");
       const before = await readAuditTrace(store, started.task.trace_id);
+      // Called one at a time: a second call started early would reject with no handler yet.
       for (const again of [
-        runtime.resume(started.run.id, graph),
-        runtime.runs.execute(started.run.id, async () => null),
+        () => runtime.resume(started.run.id, graph),
+        () => runtime.runs.execute(started.run.id, async () => null),
       ]) {
-        expect(codeOf(await caught(again))).toBe("RUN_INVALID_TRANSITION");
+        expect(codeOf(await caught(again()))).toBe("RUN_INVALID_TRANSITION");
       }
       expect((await runtime.task(started.run.id)).status).toBe("failed");
       expect(world.emails).toEqual([]);

@@ -238,9 +238,12 @@ export function sdkCases(
     it("cancels a running run and joins it", async () => {
       const client = t.client();
       const thread = await client.threads.create();
-      const run = await client.runs.create(thread.thread_id, "slow", { input: { n: 0 } });
+      // Steps of a second: the cancel lands mid-run even when each request here takes long.
+      const run = await client.runs.create(thread.thread_id, "slow", {
+        input: { n: 0, stepMs: 1000 },
+      });
       // Cancel once it has made a step (a loaded machine may take longer than a step to start it).
-      for (let i = 0; i < 100; i++) {
+      for (let i = 0; i < 1500; i++) {
         const state = await client.threads.getState(thread.thread_id);
         if (((state.values as { n?: number }).n ?? 0) > 0) break;
         await new Promise((r) => setTimeout(r, 20));
