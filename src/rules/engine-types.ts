@@ -95,6 +95,25 @@ export interface EngineSnapshot {
   readonly module?: string;
   /** The rules with a breakpoint (`set-break`; absent: none). */
   readonly breaks?: readonly string[];
+  /** Logical support (truth maintenance): absent when no fact has any. */
+  readonly logical?: LogicalSnapshot;
+}
+
+/** Logical support as plain JSON (absent from a snapshot when no fact has any). */
+export interface LogicalSnapshot {
+  /** Each partial match giving support, with the facts it supports, newest first. */
+  readonly matches: readonly {
+    readonly rule: string;
+    /** Which `or` disjunct of the rule (absent: the first). */
+    readonly disjunct?: number;
+    /** The place in the disjunct's path of the node that made the partial match. */
+    readonly node: number;
+    /** Its fact ids, null for a not CE. */
+    readonly facts: readonly (number | null)[];
+    readonly supports: readonly number[];
+  }[];
+  /** Each supported fact and its supporting matches (indexes into `matches`), in the order kept. */
+  readonly facts: readonly (readonly [number, readonly number[]])[];
 }
 
 export interface RuleEngineOptions {

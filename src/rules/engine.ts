@@ -17,6 +17,7 @@ import type {
   FactInput,
   Firing,
   HostFunction,
+  LogicalSnapshot,
   RuleDefinition,
   RuleEngineOptions,
 } from "./engine-types.js";
@@ -48,6 +49,7 @@ import {
   ruleLimitError,
 } from "./limits.js";
 import { TruthMaintenance } from "./logical.js";
+import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
 import {
@@ -1423,11 +1425,13 @@ export class RuleEngine {
     };
   }
 
-  /** The current module for a snapshot, when not MAIN, and the breakpoints, when any. */
-  private moduleState(): { module?: string; breaks?: string[] } {
+  /** The current module for a snapshot, when not MAIN, the breakpoints and logical support, when any. */
+  private moduleState(): { module?: string; breaks?: string[]; logical?: LogicalSnapshot } {
+    const logical = logicalSnapshot(this.tms, this.rules);
     return {
       ...(this.module === MAIN ? {} : { module: this.module }),
       ...(this.breaks.size > 0 ? { breaks: this.breaks.list() } : {}),
+      ...(logical ? { logical } : {}),
     };
   }
 
@@ -1492,6 +1496,10 @@ export class RuleEngine {
       for (const list of pending.values()) {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
+      if (s.logical)
+        restoreLogical(this.tms, s.logical, this.rules, this.net.root.token, (id) =>
+          this.wm.byId.get(id),
+        );
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
       this.breaks.clear();

@@ -88,6 +88,29 @@ export class TruthMaintenance {
     return set ? [...set].reverse() : [];
   }
 
+  /** Every supported fact with its supporting partial matches, oldest support first. */
+  supported(): IterableIterator<[Fact, ReadonlySet<Token>]> {
+    return this.supports.entries();
+  }
+
+  /** The facts partial match `t` supports, newest first. */
+  factsSupportedBy(t: Token): readonly Fact[] {
+    return (dependentsOf(t) as Support | null)?.facts ?? [];
+  }
+
+  /**
+   * Sets the support a snapshot recorded (on a fresh instance): each fact's supporting partial
+   * matches in the order kept, and each partial match's facts, newest first.
+   */
+  restore(supports: readonly [Fact, readonly Token[]][], facts: ReadonlyMap<Token, Fact[]>): void {
+    for (const [fact, tokens] of supports) this.supports.set(fact, new Set(tokens));
+    for (const [t, supported] of facts) {
+      const d = new Support(this);
+      d.facts.push(...supported);
+      setDependents(t, d);
+    }
+  }
+
   /** Whether a fact has logical support (for explanations and tests). */
   isSupported(fact: Fact): boolean {
     return this.supports.has(fact);

@@ -64,4 +64,36 @@ describe("snapshot and restore", () => {
     engine.reset();
     expect(engine.run().map((f) => f.rule)).toEqual(["only"]);
   });
+  it("keep logical support: a restored engine retracts what loses its support, as the original does", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (defrule derive (logical (a ?x) (not (b ?x))) => (assert (derived ?x)))
+      (defrule also (logical (a ?x)) (c) => (assert (derived ?x)))
+      (defrule plain (a ?x) => (assert (kept ?x)))`);
+    engine.reset();
+    for (const fact of ["(a 1)", "(a 2)", "(c)"]) command(engine, `(assert ${fact})`);
+    engine.run();
+    const copy = roundTrip(engine);
+    const steps = [
+      "(dependencies 4)",
+      "(dependents 1)",
+      "(assert (b 1))",
+      "(facts)",
+      "(retract 1)",
+      "(facts)",
+      "(retract 2)",
+      "(facts)",
+    ];
+    output();
+    let last = "";
+    for (const step of steps) {
+      command(engine, step);
+      command(copy.engine, step);
+      last = copy.output();
+      expect(last, step).toBe(output());
+    }
+    // Both supports of (derived 1) and the one of (derived 2) are gone: so are the facts.
+    expect(last).toContain("(kept 1)");
+    expect(last).not.toContain("derived");
+  });
 });
