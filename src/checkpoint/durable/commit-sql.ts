@@ -32,8 +32,9 @@ export const WRITE_CONFLICT = `ON CONFLICT (thread_id, checkpoint_ns, checkpoint
   channel = excluded.channel, value_json = excluded.value_json, value_hash = excluded.value_hash
 WHERE excluded.idx < 0`;
 
-// The *_VALUES functions give a row's values in its column list's order, after thread_id (which
-// Postgres's one-statement commit binds once per thread). Keep each beside its column list.
+// The *Values functions give a row's values in its column list's order, after thread_id (which
+// Postgres's one-statement commit binds once per thread). Keep each beside its column list; the
+// order is held by the push* functions, which the *Values functions call.
 
 export const WRITE_COLUMNS =
   "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, task_path, channel, value_json, value_hash";
@@ -46,7 +47,28 @@ export const CHECKPOINT_COLUMNS =
 
 /** A write row's values after `thread_id`, in `WRITE_COLUMNS` order. */
 export function writeValues(w: WriteRow): unknown[] {
-  return [
+  const out: unknown[] = [];
+  pushWriteValues(out, w);
+  return out;
+}
+
+/** A blob row's values after `thread_id`, in `BLOB_COLUMNS` order. */
+export function blobValues(b: PlacedBlobRow): unknown[] {
+  const out: unknown[] = [];
+  pushBlobValues(out, b);
+  return out;
+}
+
+/** A checkpoint row's values after `thread_id`, in `CHECKPOINT_COLUMNS` order. */
+export function checkpointValues(c: NewCheckpointRow): unknown[] {
+  const out: unknown[] = [];
+  pushCheckpointValues(out, c);
+  return out;
+}
+
+/** A write row's values appended to `out` (Postgres's shaped statement fills one array a step). */
+export function pushWriteValues(out: unknown[], w: WriteRow): void {
+  out.push(
     w.checkpointNs,
     w.checkpointId,
     w.taskId,
@@ -55,12 +77,12 @@ export function writeValues(w: WriteRow): unknown[] {
     w.channel,
     w.valueJson,
     w.valueHash,
-  ];
+  );
 }
 
-/** A blob row's values after `thread_id`, in `BLOB_COLUMNS` order. */
-export function blobValues(b: PlacedBlobRow): unknown[] {
-  return [
+/** A blob row's values appended to `out`. */
+export function pushBlobValues(out: unknown[], b: PlacedBlobRow): void {
+  out.push(
     b.checkpointNs,
     b.channel,
     b.seq,
@@ -70,12 +92,12 @@ export function blobValues(b: PlacedBlobRow): unknown[] {
     b.chainCount,
     b.valueJson,
     b.valueHash,
-  ];
+  );
 }
 
-/** A checkpoint row's values after `thread_id`, in `CHECKPOINT_COLUMNS` order. */
-export function checkpointValues(c: NewCheckpointRow): unknown[] {
-  return [
+/** A checkpoint row's values appended to `out`. */
+export function pushCheckpointValues(out: unknown[], c: NewCheckpointRow): void {
+  out.push(
     c.checkpointNs,
     c.id,
     c.seq,
@@ -88,5 +110,5 @@ export function checkpointValues(c: NewCheckpointRow): unknown[] {
     c.metadataJson,
     c.createdAt,
     c.belowLatest,
-  ];
+  );
 }

@@ -216,7 +216,6 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
           state.stale = false;
           return this.putChecked(config, checkpoint, metadata, newVersions, true);
         });
-      const waiting = this.queueStep(place, state, config, checkpoint, metadata, newVersions);
       const saved: CheckpointConfig = {
         configurable: {
           thread_id: place.threadId,
@@ -224,13 +223,26 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
           checkpoint_id: checkpoint.id,
         },
       };
-      return waiting ? waiting.then(() => saved) : Promise.resolve(saved);
+      // A commit to wait for resolves to `saved` itself (no `then` of the saver's on it).
+      const waiting = this.queueStep(
+        place,
+        state,
+        config,
+        checkpoint,
+        metadata,
+        newVersions,
+        saved,
+      );
+      return waiting ?? Promise.resolve(saved);
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** Encodes a step and queues it; returns what to wait for (the commit, in `sync` mode). */
+  /**
+   * Encodes a step and queues it; returns what to wait for (the commit, in `sync` mode), which
+   * resolves to `saved`.
+   */
   private queueStep(
     place: Place,
     state: PlaceState,
@@ -238,7 +250,8 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
-  ): Promise<void> | undefined {
+    saved: CheckpointConfig,
+  ): Promise<CheckpointConfig> | undefined {
     const durability = durabilityOf(config) ?? this.defaultDurability;
     const parentId = checkpointIdOf(config);
     const inPlace = this.inherits(state, parentId);
@@ -266,7 +279,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     state.latestId = checkpoint.id;
     state.latestEntries = step.entries;
     for (const [channel, remember] of step.remembered) state.lastWritten.set(channel, remember);
-    return this.queue.addCheckpoint(place.threadId, step.checkpoint, step.blobs, durability);
+    return this.queue.addCheckpoint(place.threadId, step.checkpoint, step.blobs, durability, saved);
   }
 
   putWrites(config: CheckpointConfig, writes: PendingWrite[], taskId: string): Promise<void> {

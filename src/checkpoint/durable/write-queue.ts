@@ -81,24 +81,28 @@ export class WriteQueue {
 
   /**
    * Queues one step's checkpoint and values; returns a promise when the caller must wait (for
-   * the commit in `sync` mode, for room in the queue), which resolves when the mode says it may.
+   * the commit in `sync` mode, for room in the queue), which resolves to `answer` when the mode
+   * says it may (the saver's answer to `put`: no `then` of its own on the commit at every step).
    */
-  addCheckpoint(
+  addCheckpoint<T>(
     threadId: string,
     checkpoint: QueuedCheckpoint,
     blobs: PlacedBlobRow[],
     durability: Durability,
-  ): Promise<void> | undefined {
+    answer: T,
+  ): Promise<T> | undefined {
     this.throwIfFailed(threadId);
     const batch = this.batchFor(threadId);
     batch.checkpoints.push(checkpoint);
     for (const blob of blobs) batch.blobs.push(blob);
     this.pendingSteps++;
     if (durability === "sync")
-      return this.running === undefined ? this.commitNow(threadId) : this.nextCommit(threadId);
+      return this.running === undefined
+        ? this.commitNow(threadId, answer)
+        : this.nextCommit(threadId, answer);
     this.pendingUnwaited = true;
     if (durability === "async") this.schedule();
-    return this.pendingSteps >= this.maxQueued ? this.drainToBound() : undefined;
+    return this.pendingSteps >= this.maxQueued ? this.drainToBound().then(() => answer) : undefined;
   }
 
   /**
@@ -106,7 +110,7 @@ export class WriteQueue {
    * synchronous (SQLite); else a promise settled by that commit alone (one `then` on it, where
    * `flush` would also wait for the commits started after it, for other threads' steps).
    */
-  private commitNow(threadId: string): Promise<void> | undefined {
+  private commitNow<T>(threadId: string, answer: T): Promise<T> | undefined {
     try {
       while (this.pending.size > 0 && this.running === undefined) this.drainNow();
       if (this.running === undefined) {
@@ -118,7 +122,10 @@ export class WriteQueue {
       return Promise.reject(error);
     }
     return this.running.then(
-      () => this.throwIfFailed(threadId),
+      () => {
+        this.throwIfFailed(threadId);
+        return answer;
+      },
       (error: unknown) => {
         this.raised(error);
         throw error;
@@ -127,7 +134,7 @@ export class WriteQueue {
   }
 
   /** Resolves when the commit that takes the pending steps is done (it starts after the running one). */
-  private nextCommit(threadId: string): Promise<void> {
+  private nextCommit<T>(threadId: string, answer: T): Promise<T> {
     this.pendingWaiters ??= waiters();
     // Like every call, a waiter also reports a background commit's failure (one error at a time).
     return this.pendingWaiters.promise.then(
@@ -137,6 +144,7 @@ export class WriteQueue {
           throw leasedError([threadId]);
         }
         this.throwIfFailed(threadId);
+        return answer;
       },
       (error: unknown) => {
         this.raised(error);

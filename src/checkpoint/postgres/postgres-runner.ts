@@ -104,17 +104,35 @@ export class PostgresRunner implements SqlRunner {
     return statements.map((_, index) => Number(row[`c${index}`] ?? 0));
   }
 
-  // Not async functions: a step's commit is the query's promise and one `then`, no more.
+  // Not async functions: a step's commit is the query's promise, no more (a fresh thread's lease
+  // check retried as the upsert inside the same promise, not in a `then` of it).
   commit(batch: CommitBatch): Promise<string[]> {
-    const fresh = batch.threads.every((thread) => {
+    let fresh = true;
+    for (const thread of batch.threads) {
       const last = this.touched.get(thread.threadId);
-      return last !== undefined && batch.now - last < THREAD_TOUCH_INTERVAL_MS;
-    });
+      if (last === undefined || batch.now - last >= THREAD_TOUCH_INTERVAL_MS) {
+        fresh = false;
+        break;
+      }
+    }
+    if (fresh && fitsShape(batch.threads)) {
+      const thread = batch.threads[0]!;
+      return new Promise((resolve, reject) => {
+        this.shaped(false, thread, batch, (error, refused) => {
+          if (error) return reject(error);
+          // Leased, or the row is gone (a deleted thread): nothing was written; the upsert
+          // recreates a missing row and gives the final answer.
+          if (!refused) return resolve([]);
+          this.shaped(true, thread, batch, (again, leased) =>
+            again ? reject(again) : resolve(leased ? [thread.threadId] : []),
+          );
+        });
+      });
+    }
     if (!fresh) return this.commitWith(true, batch.threads, batch);
     return this.commitWith(false, batch.threads, batch).then((refused) => {
       if (refused.length === 0) return refused;
-      // Leased, or the row is gone (a deleted thread): nothing of these was written; the upsert
-      // recreates a missing row and gives the final answer.
+      // As above, for a batch too large for a shaped statement.
       const again = new Set(refused);
       return this.commitWith(
         true,
@@ -132,20 +150,33 @@ export class PostgresRunner implements SqlRunner {
   ): Promise<string[]> {
     if (fitsShape(threads)) {
       const thread = threads[0]!;
-      const { name, text } = shapedStatement(upsert, thread);
-      // The callback form: the pool makes no promise of its own (nor does the store's error
-      // conversion wrapping it), so a step's commit is this one promise.
       return new Promise((resolve, reject) => {
-        this.pool.query({ name, text, values: shapedParams(thread, batch) }, (error, result) => {
-          if (error) return reject(error);
-          // A shaped statement's rows (checkpoints, or the thread's id) are all or none.
-          const written = (result.rowCount ?? 0) > 0;
-          if (upsert && written) this.touch(thread.threadId, batch.now);
-          resolve(written ? [] : [thread.threadId]);
-        });
+        this.shaped(upsert, thread, batch, (error, refused) =>
+          error ? reject(error) : resolve(refused ? [thread.threadId] : []),
+        );
       });
     }
     return this.commitGeneral(upsert, threads, batch);
+  }
+
+  /**
+   * One thread's rows as a statement of their shape, answered through `done` (the callback form:
+   * the pool makes no promise of its own, nor does the store's error conversion wrapping it).
+   */
+  private shaped(
+    upsert: boolean,
+    thread: ThreadBatch,
+    batch: CommitBatch,
+    done: (error: Error | undefined, refused: boolean) => void,
+  ): void {
+    const { name, text } = shapedStatement(upsert, thread);
+    this.pool.query({ name, text, values: shapedParams(thread, batch) }, (error, result) => {
+      if (error) return done(error, false);
+      // A shaped statement's rows (checkpoints, or the thread's id) are all or none.
+      const written = (result.rowCount ?? 0) > 0;
+      if (upsert && written) this.touch(thread.threadId, batch.now);
+      done(undefined, !written);
+    });
   }
 
   /** `commitWith` for batches too large for a shaped statement. */
