@@ -51,6 +51,7 @@ import { TruthMaintenance } from "./logical.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
 import {
+  checkImportedModule,
   checkImports,
   exportsOf,
   type ImportHost,
@@ -60,6 +61,7 @@ import {
   type ModuleExports,
   type ModuleGraph,
   type ModuleImport,
+  multiImportConflict,
 } from "./modules-imports.js";
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
@@ -651,8 +653,11 @@ export class RuleEngine {
       }
       case "defmodule": {
         this.checkModuleRedefinition(form);
-        const name = parseDefmodule(form, ctx);
+        const name = parseDefmodule(form, ctx, (module, spec, echo) =>
+          checkImportedModule(spec, module.text, echo, this.importHost),
+        );
         checkImports(form, this.importHost);
+        this.checkMultiImportConflict(name, form);
         const exports = exportsOf(form);
         // CLIPS lets MAIN be defined again until once with imports or exports.
         if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
@@ -777,6 +782,25 @@ export class RuleEngine {
                 : null,
       classNamed: (name) => this.objects.classNamed(name),
     };
+  }
+
+  /**
+   * [CSTRCPSR3] for a defmodule whose own imports would give it two constructs of one name;
+   * the module is not defined.
+   */
+  private checkMultiImportConflict(name: string, form: SList): void {
+    const conflict = multiImportConflict(
+      this.moduleGraph,
+      this.modules,
+      (kind, m) => this.texts.names(kind as ConstructKind, m),
+      name,
+      importsOf(form),
+    );
+    if (conflict === null) return;
+    const { kind, name: item } = conflict;
+    const head = form.items[1] as SNode;
+    const message = `[CSTRCPSR3] Cannot define defmodule ${name} because of an import/export conflict caused by the ${kind} ${item}.`;
+    throw moduleError(head, message, (ppConstruct(form, name) ?? "").trimEnd());
   }
 
   /** Whether defining `kind name` in `module` is CLIPS's import/export conflict. */
