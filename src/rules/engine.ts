@@ -372,6 +372,7 @@ export class RuleEngine {
       reset: () => this.reset(),
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
+      factsOfModule: (module) => this.factsOfModule(module),
       agendaText: (module) => this.agendaText(module),
       engineCommand: (name, args) => this.engineCommand(name, args),
       global: (name) => this.procs.global(name),
@@ -532,7 +533,12 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
-    impliedConflict: (name) => this.importConflict("deftemplate", name, this.module),
+    // A pattern on a relation the module sees an implied deftemplate of makes none.
+    impliedConflict: (name) =>
+      !this.implied.has(constructKey(this.module, name)) &&
+      this.visibleImplied(name, this.module) === undefined &&
+      this.importConflict("deftemplate", name, this.module),
+    impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
@@ -1047,7 +1053,8 @@ export class RuleEngine {
       if (this.templates.has(r.relation)) {
         throw rulesRuntimeError(`${r.relation} is a deftemplate; assert it with slots`);
       }
-      fact = this.wm.create(r.relation, null, r.fields);
+      // The fact's relation is its implied deftemplate's key, as seen from the current module.
+      fact = this.wm.create(this.impliedKey(r.relation), null, r.fields);
     } else {
       fact = this.wm.create(
         r.template.key ?? r.template.name,
@@ -1318,6 +1325,7 @@ export class RuleEngine {
         relation === OBJECT_RELATION ? this.instanceFacts.all() : this.wm.ofRelation(relation),
     );
     this.templates = new Map();
+    this.implied.clear();
     this.deffacts = new Map();
     this.initialFacts = true;
     this.initialTemplate = true;
@@ -1416,7 +1424,9 @@ export class RuleEngine {
     if (this.initialFacts) {
       this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     }
-    for (const d of this.deffacts.values()) {
+    for (const [id, d] of this.deffacts) {
+      // A deffacts' ordered facts are of the implied deftemplates its module sees.
+      this.setModule(keyModule(id));
       for (const spec of d.facts) {
         const fn = compileExpr(
           { k: "assert", facts: [spec], pos: spec.pos },
@@ -1425,6 +1435,7 @@ export class RuleEngine {
         fn({ tok: null, local: null, rhs: null, host: this.evalHost });
       }
     }
+    this.setModule(MAIN);
   }
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
@@ -1580,7 +1591,9 @@ export class RuleEngine {
   private readonly moduleGraph: ModuleGraph = {
     imports: (m) => this.moduleImports.get(m) ?? [],
     exports: (m) => this.moduleExports.get(m),
-    defines: (kind, m, name) => this.texts.has(kind as ConstructKind, `${m}::${name}`),
+    defines: (kind, m, name) =>
+      this.texts.has(kind as ConstructKind, `${m}::${name}`) ||
+      (kind === "deftemplate" && this.implied.has(constructKey(m, name))),
   };
 
   /**
@@ -1590,6 +1603,62 @@ export class RuleEngine {
    */
   private templateKey(typed: string): string {
     return this.scopedKey("deftemplate", typed, (key) => this.templates.has(key));
+  }
+
+  /**
+   * The keys of the implied deftemplates (module-scope.ts): CLIPS 6.30 makes one for a relation
+   * a pattern or an ordered fact names when the module sees no deftemplate of that name, in that
+   * module. `(b)` asserted in A and in B are two facts of two deftemplates.
+   */
+  private readonly implied = new Set<string>();
+
+  /**
+   * The key of the implied deftemplate `name` seen from `module`: its own, else the first one
+   * its imports give, else a new one of `module`.
+   */
+  private impliedKey(name: string, module = this.module): string {
+    const own = constructKey(module, name);
+    if (this.implied.has(own)) return own;
+    const seen = this.visibleImplied(name, module);
+    if (seen !== undefined) return seen;
+    if (this.importConflict("deftemplate", name, module)) {
+      throw rulesRuntimeError(`implied deftemplate ${name} would be seen twice through imports`, {
+        clips: `[CSTRCPSR3] Cannot define implied deftemplate ${name} because of an import/export conflict.`,
+      });
+    }
+    this.implied.add(own);
+    return own;
+  }
+
+  /** The key of an implied deftemplate `name` that `module`'s imports give it, if any. */
+  private visibleImplied(name: string, module: string): string | undefined {
+    if (this.moduleImports.size === 0) return undefined;
+    for (const from of importedModules(this.moduleGraph, "deftemplate", name, module)) {
+      const key = constructKey(from, name);
+      if (this.implied.has(key)) return key;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether a fact is in the scope of `module` (its deftemplate is the module's own or one the
+   * module imports), as CLIPS's `(facts)` lists them.
+   */
+  private factInScope(fact: Fact, module: string): boolean {
+    const key = fact.template === null ? fact.relation : (fact.template.key ?? fact.template.name);
+    const owner = keyModule(key);
+    if (owner === module) return true;
+    if (this.moduleImports.size === 0) return false;
+    return importedModules(this.moduleGraph, "deftemplate", bareName(key), module).includes(owner);
+  }
+
+  /** The facts `(facts [module])` lists: the current module's scope, a module's, or all (`*`). */
+  private factsOfModule(module: string | undefined): Fact[] | null {
+    const all = this.wm.all();
+    if (module === "*") return all;
+    const m = module ?? this.module;
+    if (!this.modules.has(m)) return null;
+    return all.filter((f) => this.factInScope(f, m));
   }
 
   /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */

@@ -73,8 +73,16 @@ export function checkImports(list: SList, host: ImportHost): void {
     const exports = host.exports(module);
     if (!exports) continue;
     const kind = word(typeNode);
-    if (names.length === 0 || isAll(names[0]) || word(names[0]) === "NONE") continue;
+    if (names.length === 0 || word(names[0]) === "NONE") continue;
     const given = exports.all ? "all" : exports.types.get(kind);
+    if (isAll(names[0])) {
+      if (given !== undefined) continue;
+      throw moduleError(
+        spec,
+        `[MODULPSR1] Module ${module} does not export any ${kind} constructs.`,
+        `${at} ${kind} ?ALL)`,
+      );
+    }
     for (const n of names) {
       const name = word(n);
       const exported = given === "all" || given?.includes(name) === true;
