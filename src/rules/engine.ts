@@ -141,6 +141,7 @@ import {
   RunStatistics,
   Watches,
   type WatchItem,
+  type WatchListHost,
 } from "./watch.js";
 import {
   checkFactConstraints,
@@ -353,7 +354,7 @@ export class RuleEngine {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
         if (this.refusedUnsupported(f)) return false;
-        this.trace("facts", () => factTrace(true, factLine(f)));
+        this.traceOf("facts", factTemplateName(f), () => factTrace(true, factLine(f)));
         this.tms.asserted(f, false);
         this.net.assertFact(f);
         this.tms.flush(this.retractLost);
@@ -1069,7 +1070,7 @@ export class RuleEngine {
       return null;
     }
     if (fact) {
-      this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
+      this.traceOf("facts", factTemplateName(fact), () => factTrace(true, factLine(fact as Fact)));
       this.tms.asserted(fact, false);
       try {
         this.net.assertFact(fact);
@@ -1090,7 +1091,7 @@ export class RuleEngine {
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
-    this.trace("facts", () => factTrace(false, factLine(fact)));
+    this.traceOf("facts", factTemplateName(fact), () => factTrace(false, factLine(fact)));
     this.wm.remove(fact);
     this.tms.retracted(fact);
     this.net.retractFact(fact);
@@ -1124,7 +1125,7 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
-    this.trace("activations", () => activationTrace(true, agendaLine(a)));
+    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(true, agendaLine(a)));
     if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
@@ -1132,7 +1133,7 @@ export class RuleEngine {
     const a = takeAct(entry, t);
     if (!a) return;
     this.agenda.remove(a);
-    this.trace("activations", () => activationTrace(false, agendaLine(a)));
+    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(false, agendaLine(a)));
   }
 
   /** The agenda in firing order, as data. */
@@ -1277,7 +1278,9 @@ export class RuleEngine {
 
   private fire(a: Activation, n: number): Firing {
     const { entry, built } = entryFor(this.rules, a);
-    this.trace("rules", () => fireTrace(n, bareName(a.rule.name), activationFacts(a)));
+    this.traceOf("rules", bareName(a.rule.name), () =>
+      fireTrace(n, bareName(a.rule.name), activationFacts(a)),
+    );
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
@@ -1549,7 +1552,7 @@ export class RuleEngine {
     return new Procedures(
       () => this.evalHost,
       (name, now, before) => {
-        if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
+        if (this.watches.watching("globals", name)) this.onPrint(globalTrace(name, now, before));
       },
       () => this.module,
       (begin, name, depth, args) => {
@@ -1559,10 +1562,26 @@ export class RuleEngine {
     );
   }
 
-  /** Prints a trace message when `item` is watched. */
-  private trace(item: WatchItem, text: () => string): void {
-    if (this.watches.has(item)) this.onPrint(text());
+  /** Prints a trace message when the construct `name` of `item` is watched (`(watch rules foo)`). */
+  private traceOf(item: WatchItem, name: string, text: () => string): void {
+    if (this.watches.watching(item, name)) this.onPrint(text());
   }
+
+  /** The constructs `watch` and `list-watch-items` name. */
+  private readonly watchListHost: WatchListHost = {
+    modules: () => [...this.modules],
+    names: (kind, module) => {
+      const names = this.texts.names(kind as ConstructKind, module);
+      // The built-in initial-fact deftemplate is MAIN's first.
+      return kind === "deftemplate" && module === MAIN && this.initialTemplate
+        ? ["initial-fact", ...names]
+        : names;
+    },
+    exists: (kind, n) =>
+      kind === "deftemplate"
+        ? this.templates.has(this.templateKey(n))
+        : this.texts.has(kind as ConstructKind, n),
+  };
 
   private setModule(name: string): void {
     this.module = name;
@@ -1933,7 +1952,9 @@ export class RuleEngine {
           }
           for (const a of this.agenda.list()) {
             if (a.rule.name === n) {
-              this.trace("activations", () => activationTrace(false, agendaLine(a)));
+              this.traceOf("activations", bareName(a.rule.name), () =>
+                activationTrace(false, agendaLine(a)),
+              );
             }
           }
           this.removeRule(n);
@@ -1966,12 +1987,11 @@ export class RuleEngine {
         return VOID;
       case "watch":
       case "unwatch":
-        this.watches.set(args, name === "watch", (kind, n) =>
-          kind === "deftemplate"
-            ? this.templates.has(this.templateKey(n))
-            : this.texts.has(kind as ConstructKind, n),
-        );
+        this.watches.set(args, name === "watch", this.watchListHost.exists);
         this.agenda.trace = this.focusTrace;
+        return VOID;
+      case "list-watch-items":
+        this.watches.list(args, this.watchListHost, this.onPrint);
         return VOID;
       case "list-focus-stack":
         for (const m of [...this.agenda.stack].reverse()) this.onPrint(`${m}\n`);
@@ -2262,4 +2282,9 @@ function constructModule(form: SList, current: string): string {
   if (head?.type === "atom" && head.text === "defglobal") return node.text;
   const at = node.text.indexOf("::");
   return at > 0 ? node.text.slice(0, at) : current;
+}
+
+/** The name of a fact's deftemplate (implied or not), as `(watch facts NAME)` names it. */
+function factTemplateName(fact: Fact): string {
+  return fact.template?.name ?? bareName(fact.relation);
 }
