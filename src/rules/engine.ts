@@ -1496,6 +1496,8 @@ export class RuleEngine {
         const template = this.templates.get(f.relation) ?? null;
         const values = f.values.map((v) => decodeValue(v, factRef));
         const fact = this.wm.create(f.relation, template, values, f.id);
+        // An ordered fact's relation is the key of its implied deftemplate.
+        if (template === null) this.implied.add(f.relation);
         if (fact) {
           refs.set(fact.factId, fact);
           this.net.assertFact(fact);
@@ -1649,6 +1651,12 @@ export class RuleEngine {
     return own;
   }
 
+  /** The key of the implied deftemplate `name` the current module sees, if any. */
+  private seenImplied(name: string): string | undefined {
+    const own = constructKey(this.module, name);
+    return this.implied.has(own) ? own : this.visibleImplied(name, this.module);
+  }
+
   /** The key of an implied deftemplate `name` that `module`'s imports give it, if any. */
   private visibleImplied(name: string, module: string): string | undefined {
     if (this.moduleImports.size === 0) return undefined;
@@ -1787,7 +1795,9 @@ export class RuleEngine {
     if (this.templates.has(this.templateKey(name))) return true;
     if (name === "initial-fact" && this.initialTemplate) return true;
     // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
-    return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
+    if (templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0) return true;
+    // An implied deftemplate of the current module or one its imports give.
+    return this.seenImplied(name) !== undefined;
   }
 
   /**
@@ -1826,7 +1836,8 @@ export class RuleEngine {
       const t = this.templates.get(this.templateKey(name));
       if (t) return t;
       // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
-      return this.wm.all().some((f) => f.relation === name) ? "implied" : null;
+      const key = this.seenImplied(name) ?? name;
+      return this.wm.all().some((f) => f.relation === key) ? "implied" : null;
     },
     defaultValue: (template, slot) => defaultFor(template, slot, this.evalHost),
     print: (text) => this.onPrint(text),
