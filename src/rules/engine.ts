@@ -53,6 +53,7 @@ import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
 import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
 import {
+  checkImportedModule,
   checkImports,
   exportsOf,
   type ImportHost,
@@ -62,6 +63,7 @@ import {
   type ModuleExports,
   type ModuleGraph,
   type ModuleImport,
+  multiImportConflict,
 } from "./modules-imports.js";
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
@@ -141,6 +143,7 @@ import {
   RunStatistics,
   Watches,
   type WatchItem,
+  type WatchListHost,
 } from "./watch.js";
 import {
   checkFactConstraints,
@@ -353,7 +356,7 @@ export class RuleEngine {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
         if (this.refusedUnsupported(f)) return false;
-        this.trace("facts", () => factTrace(true, factLine(f)));
+        this.traceOf("facts", factTemplateName(f), () => factTrace(true, factLine(f)));
         this.tms.asserted(f, false);
         this.net.assertFact(f);
         this.tms.flush(this.retractLost);
@@ -372,6 +375,7 @@ export class RuleEngine {
       reset: () => this.reset(),
       clear: () => this.clear(),
       run: (limit) => (this.running ? null : this.run(limit).length),
+      factsOfModule: (module) => this.factsOfModule(module),
       agendaText: (module) => this.agendaText(module),
       engineCommand: (name, args) => this.engineCommand(name, args),
       global: (name) => this.procs.global(name),
@@ -532,7 +536,12 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
-    impliedConflict: (name) => this.importConflict("deftemplate", name, this.module),
+    // A pattern on a relation the module sees an implied deftemplate of makes none.
+    impliedConflict: (name) =>
+      !this.implied.has(constructKey(this.module, name)) &&
+      this.visibleImplied(name, this.module) === undefined &&
+      this.importConflict("deftemplate", name, this.module),
+    impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
       isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
@@ -653,8 +662,11 @@ export class RuleEngine {
       }
       case "defmodule": {
         this.checkModuleRedefinition(form);
-        const name = parseDefmodule(form, ctx);
+        const name = parseDefmodule(form, ctx, (module, spec, echo) =>
+          checkImportedModule(spec, module.text, echo, this.importHost),
+        );
         checkImports(form, this.importHost);
+        this.checkMultiImportConflict(name, form);
         const exports = exportsOf(form);
         // CLIPS lets MAIN be defined again until once with imports or exports.
         if (name === MAIN && moduleParts(form).specs.length > 0) this.mainRedefinable = false;
@@ -779,6 +791,25 @@ export class RuleEngine {
                 : null,
       classNamed: (name) => this.objects.classNamed(name),
     };
+  }
+
+  /**
+   * [CSTRCPSR3] for a defmodule whose own imports would give it two constructs of one name;
+   * the module is not defined.
+   */
+  private checkMultiImportConflict(name: string, form: SList): void {
+    const conflict = multiImportConflict(
+      this.moduleGraph,
+      this.modules,
+      (kind, m) => this.texts.names(kind as ConstructKind, m),
+      name,
+      importsOf(form),
+    );
+    if (conflict === null) return;
+    const { kind, name: item } = conflict;
+    const head = form.items[1] as SNode;
+    const message = `[CSTRCPSR3] Cannot define defmodule ${name} because of an import/export conflict caused by the ${kind} ${item}.`;
+    throw moduleError(head, message, (ppConstruct(form, name) ?? "").trimEnd());
   }
 
   /** Whether defining `kind name` in `module` is CLIPS's import/export conflict. */
@@ -1025,7 +1056,8 @@ export class RuleEngine {
       if (this.templates.has(r.relation)) {
         throw rulesRuntimeError(`${r.relation} is a deftemplate; assert it with slots`);
       }
-      fact = this.wm.create(r.relation, null, r.fields);
+      // The fact's relation is its implied deftemplate's key, as seen from the current module.
+      fact = this.wm.create(this.impliedKey(r.relation), null, r.fields);
     } else {
       fact = this.wm.create(
         r.template.key ?? r.template.name,
@@ -1040,7 +1072,7 @@ export class RuleEngine {
       return null;
     }
     if (fact) {
-      this.trace("facts", () => factTrace(true, factLine(fact as Fact)));
+      this.traceOf("facts", factTemplateName(fact), () => factTrace(true, factLine(fact as Fact)));
       this.tms.asserted(fact, false);
       try {
         this.net.assertFact(fact);
@@ -1061,7 +1093,7 @@ export class RuleEngine {
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
-    this.trace("facts", () => factTrace(false, factLine(fact)));
+    this.traceOf("facts", factTemplateName(fact), () => factTrace(false, factLine(fact)));
     this.wm.remove(fact);
     this.tms.retracted(fact);
     this.net.retractFact(fact);
@@ -1095,7 +1127,7 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
-    this.trace("activations", () => activationTrace(true, agendaLine(a)));
+    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(true, agendaLine(a)));
     if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
@@ -1103,7 +1135,7 @@ export class RuleEngine {
     const a = takeAct(entry, t);
     if (!a) return;
     this.agenda.remove(a);
-    this.trace("activations", () => activationTrace(false, agendaLine(a)));
+    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(false, agendaLine(a)));
   }
 
   /** The agenda in firing order, as data. */
@@ -1248,7 +1280,9 @@ export class RuleEngine {
 
   private fire(a: Activation, n: number): Firing {
     const { entry, built } = entryFor(this.rules, a);
-    this.trace("rules", () => fireTrace(n, bareName(a.rule.name), activationFacts(a)));
+    this.traceOf("rules", bareName(a.rule.name), () =>
+      fireTrace(n, bareName(a.rule.name), activationFacts(a)),
+    );
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
@@ -1296,6 +1330,7 @@ export class RuleEngine {
         relation === OBJECT_RELATION ? this.instanceFacts.all() : this.wm.ofRelation(relation),
     );
     this.templates = new Map();
+    this.implied.clear();
     this.deffacts = new Map();
     this.initialFacts = true;
     this.initialTemplate = true;
@@ -1394,7 +1429,9 @@ export class RuleEngine {
     if (this.initialFacts) {
       this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
     }
-    for (const d of this.deffacts.values()) {
+    for (const [id, d] of this.deffacts) {
+      // A deffacts' ordered facts are of the implied deftemplates its module sees.
+      this.setModule(keyModule(id));
       for (const spec of d.facts) {
         const fn = compileExpr(
           { k: "assert", facts: [spec], pos: spec.pos },
@@ -1403,6 +1440,7 @@ export class RuleEngine {
         fn({ tok: null, local: null, rhs: null, host: this.evalHost });
       }
     }
+    this.setModule(MAIN);
   }
 
   /** The whole state as plain JSON: constructs, facts, agenda (with refraction), counters. */
@@ -1462,6 +1500,8 @@ export class RuleEngine {
         const template = this.templates.get(f.relation) ?? null;
         const values = f.values.map((v) => decodeValue(v, factRef));
         const fact = this.wm.create(f.relation, template, values, f.id);
+        // An ordered fact's relation is the key of its implied deftemplate.
+        if (template === null) this.implied.add(f.relation);
         if (fact) {
           refs.set(fact.factId, fact);
           this.net.assertFact(fact);
@@ -1522,7 +1562,7 @@ export class RuleEngine {
     return new Procedures(
       () => this.evalHost,
       (name, now, before) => {
-        if (this.watches.has("globals")) this.onPrint(globalTrace(name, now, before));
+        if (this.watches.watching("globals", name)) this.onPrint(globalTrace(name, now, before));
       },
       () => this.module,
       (begin, name, depth, args) => {
@@ -1532,10 +1572,26 @@ export class RuleEngine {
     );
   }
 
-  /** Prints a trace message when `item` is watched. */
-  private trace(item: WatchItem, text: () => string): void {
-    if (this.watches.has(item)) this.onPrint(text());
+  /** Prints a trace message when the construct `name` of `item` is watched (`(watch rules foo)`). */
+  private traceOf(item: WatchItem, name: string, text: () => string): void {
+    if (this.watches.watching(item, name)) this.onPrint(text());
   }
+
+  /** The constructs `watch` and `list-watch-items` name. */
+  private readonly watchListHost: WatchListHost = {
+    modules: () => [...this.modules],
+    names: (kind, module) => {
+      const names = this.texts.names(kind as ConstructKind, module);
+      // The built-in initial-fact deftemplate is MAIN's first.
+      return kind === "deftemplate" && module === MAIN && this.initialTemplate
+        ? ["initial-fact", ...names]
+        : names;
+    },
+    exists: (kind, n) =>
+      kind === "deftemplate"
+        ? this.templates.has(this.templateKey(n))
+        : this.texts.has(kind as ConstructKind, n),
+  };
 
   private setModule(name: string): void {
     this.module = name;
@@ -1564,7 +1620,9 @@ export class RuleEngine {
   private readonly moduleGraph: ModuleGraph = {
     imports: (m) => this.moduleImports.get(m) ?? [],
     exports: (m) => this.moduleExports.get(m),
-    defines: (kind, m, name) => this.texts.has(kind as ConstructKind, `${m}::${name}`),
+    defines: (kind, m, name) =>
+      this.texts.has(kind as ConstructKind, `${m}::${name}`) ||
+      (kind === "deftemplate" && this.implied.has(constructKey(m, name))),
   };
 
   /**
@@ -1574,6 +1632,68 @@ export class RuleEngine {
    */
   private templateKey(typed: string): string {
     return this.scopedKey("deftemplate", typed, (key) => this.templates.has(key));
+  }
+
+  /**
+   * The keys of the implied deftemplates (module-scope.ts): CLIPS 6.30 makes one for a relation
+   * a pattern or an ordered fact names when the module sees no deftemplate of that name, in that
+   * module. `(b)` asserted in A and in B are two facts of two deftemplates.
+   */
+  private readonly implied = new Set<string>();
+
+  /**
+   * The key of the implied deftemplate `name` seen from `module`: its own, else the first one
+   * its imports give, else a new one of `module`.
+   */
+  private impliedKey(name: string, module = this.module): string {
+    const own = constructKey(module, name);
+    if (this.implied.has(own)) return own;
+    const seen = this.visibleImplied(name, module);
+    if (seen !== undefined) return seen;
+    if (this.importConflict("deftemplate", name, module)) {
+      throw rulesRuntimeError(`implied deftemplate ${name} would be seen twice through imports`, {
+        clips: `[CSTRCPSR3] Cannot define implied deftemplate ${name} because of an import/export conflict.`,
+      });
+    }
+    this.implied.add(own);
+    return own;
+  }
+
+  /** The key of the implied deftemplate `name` the current module sees, if any. */
+  private seenImplied(name: string): string | undefined {
+    const own = constructKey(this.module, name);
+    return this.implied.has(own) ? own : this.visibleImplied(name, this.module);
+  }
+
+  /** The key of an implied deftemplate `name` that `module`'s imports give it, if any. */
+  private visibleImplied(name: string, module: string): string | undefined {
+    if (this.moduleImports.size === 0) return undefined;
+    for (const from of importedModules(this.moduleGraph, "deftemplate", name, module)) {
+      const key = constructKey(from, name);
+      if (this.implied.has(key)) return key;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether a fact is in the scope of `module` (its deftemplate is the module's own or one the
+   * module imports), as CLIPS's `(facts)` lists them.
+   */
+  private factInScope(fact: Fact, module: string): boolean {
+    const key = fact.template === null ? fact.relation : (fact.template.key ?? fact.template.name);
+    const owner = keyModule(key);
+    if (owner === module) return true;
+    if (this.moduleImports.size === 0) return false;
+    return importedModules(this.moduleGraph, "deftemplate", bareName(key), module).includes(owner);
+  }
+
+  /** The facts `(facts [module])` lists: the current module's scope, a module's, or all (`*`). */
+  private factsOfModule(module: string | undefined): Fact[] | null {
+    const all = this.wm.all();
+    if (module === "*") return all;
+    const m = module ?? this.module;
+    if (!this.modules.has(m)) return null;
+    return all.filter((f) => this.factInScope(f, m));
   }
 
   /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */
@@ -1683,7 +1803,9 @@ export class RuleEngine {
     if (this.templates.has(this.templateKey(name))) return true;
     if (name === "initial-fact" && this.initialTemplate) return true;
     // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
-    return templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0;
+    if (templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0) return true;
+    // An implied deftemplate of the current module or one its imports give.
+    return this.seenImplied(name) !== undefined;
   }
 
   /**
@@ -1722,7 +1844,8 @@ export class RuleEngine {
       const t = this.templates.get(this.templateKey(name));
       if (t) return t;
       // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
-      return this.wm.all().some((f) => f.relation === name) ? "implied" : null;
+      const key = this.seenImplied(name) ?? name;
+      return this.wm.all().some((f) => f.relation === key) ? "implied" : null;
     },
     defaultValue: (template, slot) => defaultFor(template, slot, this.evalHost),
     print: (text) => this.onPrint(text),
@@ -1848,7 +1971,9 @@ export class RuleEngine {
           }
           for (const a of this.agenda.list()) {
             if (a.rule.name === n) {
-              this.trace("activations", () => activationTrace(false, agendaLine(a)));
+              this.traceOf("activations", bareName(a.rule.name), () =>
+                activationTrace(false, agendaLine(a)),
+              );
             }
           }
           this.removeRule(n);
@@ -1881,12 +2006,11 @@ export class RuleEngine {
         return VOID;
       case "watch":
       case "unwatch":
-        this.watches.set(args, name === "watch", (kind, n) =>
-          kind === "deftemplate"
-            ? this.templates.has(this.templateKey(n))
-            : this.texts.has(kind as ConstructKind, n),
-        );
+        this.watches.set(args, name === "watch", this.watchListHost.exists);
         this.agenda.trace = this.focusTrace;
+        return VOID;
+      case "list-watch-items":
+        this.watches.list(args, this.watchListHost, this.onPrint);
         return VOID;
       case "list-focus-stack":
         for (const m of [...this.agenda.stack].reverse()) this.onPrint(`${m}\n`);
@@ -2177,4 +2301,9 @@ function constructModule(form: SList, current: string): string {
   if (head?.type === "atom" && head.text === "defglobal") return node.text;
   const at = node.text.indexOf("::");
   return at > 0 ? node.text.slice(0, at) : current;
+}
+
+/** The name of a fact's deftemplate (implied or not), as `(watch facts NAME)` names it. */
+function factTemplateName(fact: Fact): string {
+  return fact.template?.name ?? bareName(fact.relation);
 }

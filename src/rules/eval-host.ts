@@ -12,6 +12,7 @@ import type { RuleFunction } from "./functions.js";
 import type { InputBuffer } from "./input.js";
 import type { RuleLimits } from "./limits.js";
 import { logicalName } from "./logical-names.js";
+import { bareName } from "./module-scope.js";
 import { factsListing } from "./printer.js";
 import { isRouterName, STDOUT_ROUTERS, unknownRouterMessage } from "./routers.js";
 import {
@@ -51,6 +52,11 @@ export interface HostBackend {
   clear(): void;
   /** Fires rules; how many fired, or null when rules are already firing (the run is ignored). */
   run(limit: number): number | null;
+  /**
+   * The facts `(facts [module])` lists: those in the scope of the current module (undefined),
+   * of a module, or all (`*`); null when there is no such module.
+   */
+  factsOfModule(module: string | undefined): Fact[] | null;
   /** `(agenda [module])`: the current module's agenda when none is named. */
   agendaText(module?: Value): string;
   /** The engine's own commands (focus stack, strategy, watch); null when `name` is not one. */
@@ -164,7 +170,7 @@ function command(b: HostBackend, name: string, args: Value[]): Value | null {
     }
     case "facts": {
       const range = factsRange(b, args);
-      if (range) b.print(factsListing(b.wm.all(), ...range));
+      if (range) b.print(factsListing(range.facts, range.from, range.to, range.max));
       return VOID;
     }
     case "agenda":
@@ -229,22 +235,29 @@ function inputRouter(fn: string, name: Value | undefined): void {
 }
 
 /**
- * The start, end and maximum of `(facts [module] [start [end [max]]])`, -1 when not given; null
- * after printing the message CLIPS prints for a bad argument (factcom.c FactsCommand).
+ * The facts, start, end and maximum of `(facts [module] [start [end [max]]])` (-1 when not
+ * given); null after printing the message CLIPS prints for a bad argument (factcom.c
+ * FactsCommand).
  */
-function factsRange(b: HostBackend, args: Value[]): [number, number, number] | null {
+function factsRange(
+  b: HostBackend,
+  args: Value[],
+): { facts: readonly Fact[]; from: number; to: number; max: number } | null {
   const bad = (index: number, type: string) => {
     b.print(`[ARGACCES5] Function facts expected argument #${index} to be of type ${type}\n`);
     return null;
   };
   const first = args[0];
   let from = 0;
+  let facts = b.factsOfModule(undefined) ?? [];
   if (first !== undefined && isSymbol(first)) {
-    // Only the MAIN module exists; `*` means every module.
-    if (first !== "MAIN" && first !== "*") {
+    // `*` means every module.
+    const named = b.factsOfModule(first);
+    if (named === null) {
       b.print(`[PRNTUTIL1] Unable to find defmodule ${first}.\n`);
       return null;
     }
+    facts = named;
     from = 1;
   } else if (first !== undefined && (!isInteger(first) || first < 0)) {
     return bad(1, "symbol or positive number");
@@ -256,7 +269,7 @@ function factsRange(b: HostBackend, args: Value[]): [number, number, number] | n
     if (v < 0) return bad(from + k + 1, "positive number");
     out[k] = v;
   }
-  return out;
+  return { facts, from: out[0], to: out[1], max: out[2] };
 }
 
 /**
@@ -293,7 +306,7 @@ function factFunction(b: HostBackend, name: string, args: Value[]): Value {
   const live = fact !== null && (!isFactRef(target) || fact === target);
   if (name === "fact-existp") return live ? "TRUE" : FALSE;
   if (name === "fact-relation")
-    return live && fact ? (fact.template?.name ?? fact.relation) : FALSE;
+    return live && fact ? (fact.template?.name ?? bareName(fact.relation)) : FALSE;
   const slot = args[1];
   if (name === "fact-slot-value" && (slot === undefined || !isSymbol(slot))) {
     return fail("[ARGACCES5] Function fact-slot-value expected argument #2 to be of type symbol");

@@ -192,6 +192,7 @@ export const COMMANDS = new Set([
   "get-strategy",
   "watch",
   "unwatch",
+  "list-watch-items",
   "eval",
   "sort",
   "expand$",

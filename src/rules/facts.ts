@@ -58,7 +58,10 @@ export class Fact implements FactRef, ChainEntry<Fact> {
   toString(): string {
     if (!this.template) {
       const fields = formatFields(this.values as Atom[]);
-      return fields ? `(${this.relation} ${fields})` : `(${this.relation})`;
+      // The relation of a fact outside MAIN is its implied deftemplate's key: print the name.
+      const at = this.relation.indexOf("::");
+      const name = at > 0 ? this.relation.slice(at + 2) : this.relation;
+      return fields ? `(${name} ${fields})` : `(${name})`;
     }
     const slots = this.template.slots.map((s, i) => {
       const v = this.values[i] as Value;

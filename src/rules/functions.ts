@@ -515,6 +515,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["assert-string", 1, 1],
       ["watch", 1, ANY],
       ["unwatch", 1, ANY],
+      ["list-watch-items", 0, ANY],
       ["gensym", 0, 0],
       ["gensym*", 0, 0],
       ["setgen", 1, 1],

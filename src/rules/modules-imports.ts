@@ -42,6 +42,25 @@ export function exportsOf(list: SList): ModuleExports | null {
   return all || types.size > 0 ? { all, types } : null;
 }
 
+/**
+ * Throws CLIPS's error for an import of a module that does not exist or exports nothing,
+ * checked as soon as the module's name is read (`at` the echo through it).
+ */
+export function checkImportedModule(
+  spec: SList,
+  module: string,
+  at: string,
+  host: ImportHost,
+): void {
+  const exports = host.exports(module);
+  if (exports === undefined) {
+    throw moduleError(spec, `[PRNTUTIL1] Unable to find defmodule ${module}.`, at);
+  }
+  if (exports === null) {
+    throw moduleError(spec, `[MODULPSR1] Module ${module} does not export any constructs.`, at);
+  }
+}
+
 /** Throws CLIPS's error for the first import of `list` its module cannot give. */
 export function checkImports(list: SList, host: ImportHost): void {
   const { head, specs } = moduleParts(list);
@@ -50,16 +69,20 @@ export function checkImports(list: SList, host: ImportHost): void {
     const [, moduleNode, typeNode, ...names] = spec.items;
     const module = word(moduleNode);
     const at = `${head}\n   (import ${module}`;
+    checkImportedModule(spec, module, at, host);
     const exports = host.exports(module);
-    if (exports === undefined) {
-      throw moduleError(spec, `[PRNTUTIL1] Unable to find defmodule ${module}.`, at);
-    }
-    if (exports === null) {
-      throw moduleError(spec, `[MODULPSR1] Module ${module} does not export any constructs.`, at);
-    }
+    if (!exports) continue;
     const kind = word(typeNode);
-    if (names.length === 0 || isAll(names[0]) || word(names[0]) === "NONE") continue;
+    if (names.length === 0 || word(names[0]) === "NONE") continue;
     const given = exports.all ? "all" : exports.types.get(kind);
+    if (isAll(names[0])) {
+      if (given !== undefined) continue;
+      throw moduleError(
+        spec,
+        `[MODULPSR1] Module ${module} does not export any ${kind} constructs.`,
+        `${at} ${kind} ?ALL)`,
+      );
+    }
     for (const n of names) {
       const name = word(n);
       const exported = given === "all" || given?.includes(name) === true;
@@ -167,4 +190,35 @@ export function importConflict(
     if (own + seen.length > 1) return true;
   }
   return false;
+}
+
+/** The construct kinds in the order CLIPS 6.30 checks a new defmodule's imports for them. */
+const PORT_KINDS = ["defclass", "defgeneric", "deffunction", "defglobal", "deftemplate"] as const;
+
+/**
+ * CLIPS's conflict of a defmodule's own imports (modulpsr.c FindMultiImportConflict): a
+ * construct of some module that the new module `module`, importing `imports`, would see
+ * through two of them. The first one found, or null.
+ */
+export function multiImportConflict(
+  graph: ModuleGraph,
+  modules: Iterable<string>,
+  names: (kind: string, module: string) => readonly string[],
+  module: string,
+  imports: readonly ModuleImport[],
+): { kind: string; name: string } | null {
+  const withNew: ModuleGraph = {
+    imports: (m) => (m === module ? imports : graph.imports(m)),
+    exports: (m) => graph.exports(m),
+    defines: (k, m, n) => m !== module && graph.defines(k, m, n),
+  };
+  for (const m of modules) {
+    if (m === module) continue;
+    for (const kind of PORT_KINDS) {
+      for (const name of names(kind, m)) {
+        if (importedModules(withNew, kind, name, module).length > 1) return { kind, name };
+      }
+    }
+  }
+  return null;
 }

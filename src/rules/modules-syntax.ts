@@ -11,16 +11,27 @@
  */
 import { rulesParseError } from "./errors.js";
 import { tokenText } from "./pp-reader.js";
-import { describe, type SList, type SNode } from "./reader.js";
+import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 
 const ALL_OR_NONE = /^\?(ALL|NONE)$/;
 
 const EXPORTABLE = new Set(["deftemplate", "defclass", "defglobal", "deffunction", "defgeneric"]);
 
-/** Throws CLIPS's error for the first malformed specification of `(defmodule name …)`. */
-export function checkModuleSpecs(list: SList): void {
-  const { head, specs } = moduleParts(list);
-  for (const spec of specs) {
+/**
+ * Throws CLIPS's error for the first malformed specification of `(defmodule name …)`.
+ * `onImport` is called with an import's module as soon as it is read (CLIPS checks that the
+ * module exists and exports something before it reads on), with the echo so far.
+ */
+export function checkModuleSpecs(
+  list: SList,
+  onImport?: (module: SAtom, spec: SList, echo: string) => void,
+): void {
+  const parts = moduleParts(list);
+  // CLIPS's echo holds the specifications read before, each on its line.
+  let head = parts.head;
+  parts.specs.forEach((spec, k) => {
+    const before = parts.specs[k - 1];
+    if (before?.type === "list") head += `\n   (${before.items.map(text).join(" ")})`;
     const kw = spec.type === "list" ? spec.items[0] : spec;
     const word = kw?.type === "atom" ? kw.text : "";
     if (spec.type !== "list" || (word !== "export" && word !== "import")) {
@@ -36,10 +47,11 @@ export function checkModuleSpecs(list: SList): void {
       if (module?.type !== "atom" || module.kind !== "symbol")
         fail(module ?? spec, what, `${echo} ${text(module)}`);
       echo += ` ${text(module)}`;
+      onImport?.(module, spec as SList, echo);
       i = 2;
     }
     specification(items.slice(i), spec, what, echo);
-  }
+  });
 }
 
 /** The echo of `(defmodule name ["comment"]` and the specifications after it. */

@@ -673,7 +673,9 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
       );
     }
     const fields = parseFieldSequence(items, 1, items.length, ctx, true);
-    return patternCE(list, head.text, template, addressVar, fields, NO_SLOTS);
+    const relation =
+      head.text === OBJECT_RELATION ? head.text : (ctx.impliedKey?.(head.text) ?? head.text);
+    return patternCE(list, relation, template, addressVar, fields, NO_SLOTS);
   }
   const slots = new Map<number, FieldConstraint[]>();
   for (let k = 1; k < items.length; k++) {

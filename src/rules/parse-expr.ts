@@ -29,6 +29,11 @@ export interface ParseContext {
    * conflict (CLIPS's [CSTRCPSR3]; absent: never).
    */
   impliedConflict?(name: string): boolean;
+  /**
+   * The key of the implied deftemplate a pattern on the relation `name` matches, made in the
+   * current module when it sees none (absent: the bare name).
+   */
+  impliedKey?(name: string): string;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
@@ -834,6 +839,16 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
     }
     return { kind: "template", template, slots, pos: node.pos };
   }
+  // CLIPS makes the implied deftemplate when it reads the fact (in the construct's module),
+  // refused when another module's deftemplate of that name would then be seen twice.
+  if (ctx.impliedConflict?.(head.text) === true) {
+    throw rulesParseError(head.pos, "a relation no other module's deftemplate shadows", head.text, {
+      construct: ctx.construct,
+      clips: `[CSTRCPSR3] Cannot define implied deftemplate ${head.text} because of an import/export conflict.`,
+      echoThrough: true,
+    });
+  }
+  ctx.impliedKey?.(head.text);
   return {
     kind: "ordered",
     relation: head.text,

@@ -179,9 +179,24 @@ function defglobalError(at: SNode, clips: string, echoText: string): KeelError {
 }
 
 /** `(defmodule NAME ["comment"] (import …) (export …))`: its name (imports and exports are not kept). */
-export function parseDefmodule(list: SList, ctx: ParseContext): string {
+export function parseDefmodule(
+  list: SList,
+  ctx: ParseContext,
+  onImport?: Parameters<typeof checkModuleSpecs>[1],
+): string {
   ctx.construct = "defmodule";
+  checkConstructName(list);
   const name = symbolAt(list, 1, "a module name", ctx).text;
-  checkModuleSpecs(list);
+  if (name.includes("::")) {
+    // CLIPS reads `A::b`, `::` and the like as a module specifier, which a defmodule's name
+    // may not be.
+    const error = rulesParseError(list.items[1]?.pos ?? list.pos, "a module name", name, {
+      construct: "defmodule",
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for module specifier.",
+    });
+    Object.assign(error.details, { echoText: `(defmodule ${name}` });
+    throw error;
+  }
+  checkModuleSpecs(list, onImport);
   return name;
 }

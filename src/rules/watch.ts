@@ -43,8 +43,41 @@ const CONSTRUCT_WATCH: Partial<Record<WatchItem, string>> = {
   "message-handlers": "defclass",
 };
 
+/** The order CLIPS 6.30's `(list-watch-items)` lists the items in. */
+const LIST_ORDER: readonly WatchItem[] = [
+  "facts",
+  "instances",
+  "slots",
+  "rules",
+  "activations",
+  "messages",
+  "message-handlers",
+  "generic-functions",
+  "methods",
+  "deffunctions",
+  "compilations",
+  "statistics",
+  "globals",
+  "focus",
+];
+
+/** What `list-watch-items` reads of the constructs. */
+export interface WatchListHost {
+  modules(): readonly string[];
+  /** The names of the constructs of `kind` defined in `module`, in definition order. */
+  names(kind: string, module: string): readonly string[];
+  exists(kind: string, name: string): boolean;
+}
+
 export class Watches {
-  private readonly on = new Set<string>();
+  /** CLIPS 6.30 starts with compilations watched (it prints them only while loading a file). */
+  private readonly on = new Set<string>(["compilations"]);
+  /**
+   * Constructs watched or not apart from their item (`(watch rules foo)`), by item and name.
+   * CLIPS gives each construct its own flag, set from the item's when defined and by a
+   * `(watch item)` for all: a name here is one set on its own since its item last was.
+   */
+  private readonly named = new Map<WatchItem, Map<string, boolean>>();
 
   /**
    * `(watch item [name…])` (`on` true) or `(unwatch …)`, as CLIPS 6.30's WatchCommand: the first
@@ -77,22 +110,82 @@ export class Watches {
           hint: `Write (${fn} ${item}).`,
         });
       }
+      const watched = item as WatchItem;
       items.slice(1).forEach((n, i) => {
         if (typeof n !== "string" || !exists(kind, n)) {
           throw rulesRuntimeError(`${fn} ${item}: ${formatValue(n)} is not a ${kind}`, {
             clips: `[ARGACCES5] Function ${fn} expected argument #${i + 2} to be of type ${kind}`,
           });
         }
+        const names = this.named.get(watched) ?? new Map<string, boolean>();
+        names.set(n, on);
+        this.named.set(watched, names);
       });
-      // Watching single constructs is not built: every trace is of the whole item.
-      throw rulesRuntimeError(`${fn} of single ${kind}s is not supported`, {
-        hint: `Write (${fn} ${item}) to ${fn} every ${kind}.`,
-      });
+      return;
     }
     const list = item === "all" ? WATCH_ITEMS : [item];
     for (const it of list) {
       if (on) this.on.add(it);
       else this.on.delete(it);
+      this.named.delete(it);
+    }
+  }
+
+  /** Whether the construct `name` (its name without module) of `item` is watched. */
+  watching(item: WatchItem, name: string): boolean {
+    if (this.on.size === 0 && this.named.size === 0) return false;
+    return this.named.get(item)?.get(name) ?? this.on.has(item);
+  }
+
+  /**
+   * The flag list-watch-items shows: CLIPS 6.30 lists a rule's activations flag under `rules`
+   * and its firings flag under `activations`.
+   */
+  private listed(item: WatchItem, name: string): boolean {
+    const shown = item === "rules" ? "activations" : item === "activations" ? "rules" : item;
+    return this.watching(shown, name);
+  }
+
+  /**
+   * `(list-watch-items [item [name…]])`, as CLIPS 6.30's ListWatchItemsCommand: printed as it
+   * goes (a name not found is an error after what came before it).
+   */
+  list(args: readonly Value[], host: WatchListHost, print: (text: string) => void): void {
+    const flag = (on: boolean) => (on ? " = on\n" : " = off\n");
+    const item = args[0];
+    if (item === undefined) {
+      print(LIST_ORDER.map((it) => `${it}${flag(this.on.has(it))}`).join(""));
+      return;
+    }
+    if (typeof item !== "string" || !isSymbol(item) || !isWatchItem(item)) {
+      throw rulesRuntimeError(`list-watch-items does not know the item ${formatValue(item)}`, {
+        clips:
+          "[ARGACCES5] Function list-watch-items expected argument #1 to be of type watchable symbol",
+      });
+    }
+    const kind = CONSTRUCT_WATCH[item];
+    if (kind === undefined && args.length > 1) {
+      throw rulesRuntimeError(`list-watch-items ${item} takes no construct names`, {
+        clips: "[ARGACCES4] Function list-watch-items expected exactly 1 argument(s)",
+      });
+    }
+    print(`${item}${flag(this.on.has(item))}`);
+    if (kind === undefined) return;
+    if (args.length === 1) {
+      for (const m of host.modules()) {
+        let out = `${m}:\n`;
+        for (const n of host.names(kind, m)) out += `   ${n}${flag(this.listed(item, n))}`;
+        print(out);
+      }
+      return;
+    }
+    for (const [i, n] of args.slice(1).entries()) {
+      if (typeof n !== "string" || !host.exists(kind, n)) {
+        throw rulesRuntimeError(`list-watch-items ${item}: ${formatValue(n)} is not a ${kind}`, {
+          clips: `[ARGACCES5] Function list-watch-items expected argument #${i + 2} to be of type ${kind}`,
+        });
+      }
+      print(`${n}${flag(this.listed(item, n))}`);
     }
   }
 

@@ -38,16 +38,20 @@ describe("deffunctions, defglobals and modules in the engine's state", () => {
     const engine = new RuleEngine();
     engine.load(
       [
+        // WORK sees MAIN's items only through its import (as in CLIPS, an ordered `(item …)`
+        // in WORK would be of WORK's own implied deftemplate).
+        "(defmodule MAIN (export ?ALL))",
+        "(deftemplate MAIN::item (slot v))",
         "(defglobal ?*n* = 0)",
         "(deffunction bump (?by) (bind ?*n* (+ ?*n* ?by)))",
         "(defrule MAIN::go (start) => (focus WORK))",
-        "(defmodule WORK)",
-        "(defrule WORK::count (item ?x) => (bump ?x) (halt))",
+        "(defmodule WORK (import MAIN ?ALL))",
+        "(defrule WORK::count (item (v ?x)) => (bump ?x) (halt))",
       ].join("\n"),
     );
     engine.reset();
-    engine.assert("(item 5)");
-    engine.assert("(item 7)");
+    engine.assert("(item (v 5))");
+    engine.assert("(item (v 7))");
     engine.assert("(start)");
     expect(engine.run().map((f) => f.rule)).toEqual(["go", "count"]);
     const saved = engine.snapshot();

@@ -43,6 +43,21 @@ describe("snapshot and restore", () => {
     expect(copy.output()).toBe("twice\nFor a total of 1 deffunction.\n");
   });
 
+  it("keep each ordered fact's implied deftemplate in its module: (facts) stays scoped", () => {
+    const { engine } = engineWithOutput();
+    engine.load("(defmodule LEFT (export ?ALL))");
+    command(engine, "(assert (b 1))");
+    engine.load("(defmodule RIGHT (import LEFT ?ALL))");
+    command(engine, "(assert (c 2))");
+    const copy = roundTrip(engine);
+    command(copy.engine, "(facts)");
+    expect(copy.output()).toBe("f-1     (b 1)\nf-2     (c 2)\nFor a total of 2 facts.\n");
+    // RIGHT sees LEFT's (b): the same fact again is a duplicate, as before the snapshot.
+    command(copy.engine, "(assert (b 1))");
+    command(copy.engine, "(facts LEFT)");
+    expect(copy.output()).toBe("f-1     (b 1)\nFor a total of 1 fact.\n");
+  });
+
   it("keep the rules' breakpoints: a restored run stops before the rule as the original does", () => {
     const { engine } = engineWithOutput();
     engine.load("(defrule first => (assert (step))) (defrule second (step) =>)");
