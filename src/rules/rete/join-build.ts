@@ -6,6 +6,7 @@
 import { type Compiled, compileExpr, type Frame } from "../evaluate.js";
 import { FALSE, type Value, valuesEqual } from "../values.js";
 import type { JoinSpec } from "./beta.js";
+import { directTests } from "./direct-tests.js";
 import { directIndex, exprKey, type FieldPos, getterKey, litKey } from "./field-place.js";
 import { combineHash, valueHash } from "./hash.js";
 import { type AlphaMatch, matchAt, type Token } from "./memory.js";
@@ -95,6 +96,8 @@ export function buildJoin(ctx: Context): JoinSpec {
       for (let i = 0; i < n; i++) if (!(fieldTests[i] as (f: Frame) => boolean)(f)) return false;
       return true;
     };
+    // Tests of single values at fixed places skip the frame (the key above stays the same).
+    test = directTests(ctx) ?? test;
   }
   const clipsHash = pairs.length
     ? clipsHashOf(
