@@ -64,6 +64,7 @@ import {
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
+import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
@@ -273,6 +274,8 @@ export class RuleEngine {
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
+  /** The class slots object patterns are checked against when a rule is defined. */
+  private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
   /** Instances in the Rete, for object patterns. */
   private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
   private readonly generics = new Generics(
@@ -906,7 +909,7 @@ export class RuleEngine {
       };
       rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
-    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
+    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
   }
 
@@ -1310,6 +1313,7 @@ export class RuleEngine {
     this.objects.watcher = this.instanceFacts;
     this.objects.watching = (item) => this.watches.has(item);
     this.objects.constraintChecking = () => this.switches.enabled("dynamic-constraint-checking");
+    this.objects.staticChecking = () => this.switches.enabled("static-constraint-checking");
     this.objects.moduleExists = (name) => this.modules.has(name);
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });

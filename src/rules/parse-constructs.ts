@@ -63,22 +63,24 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
   }
   const slots: SlotDef[] = [];
   const slotIndex = new Map<string, number>();
+  // CLIPS's message for anything but (slot …), (multislot …) and their old names here; its
+  // echo stops at the token that is not one.
+  const notSlot = (at: SNode, found: string) =>
+    rulesParseError(at.pos, "(slot …) or (multislot …)", found, {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for deftemplate.",
+      echoThrough: true,
+    });
   for (const node of list.items.slice(skipComment(list, 2))) {
-    if (node.type !== "list") {
-      throw rulesParseError(node.pos, "(slot …) or (multislot …)", describe(node), {
-        construct: ctx.construct,
-      });
-    }
-    const kind = symbolAt(node, 0, "'slot' or 'multislot'", ctx);
+    if (node.type !== "list") throw notSlot(node, describe(node));
+    const kind = node.items[0];
+    if (kind === undefined) throw notSlot(node, "()");
     if (
-      kind.text !== "slot" &&
-      kind.text !== "multislot" &&
-      kind.text !== "field" &&
-      kind.text !== "multifield"
+      kind.type !== "atom" ||
+      kind.kind !== "symbol" ||
+      !["slot", "multislot", "field", "multifield"].includes(kind.text)
     ) {
-      throw rulesParseError(kind.pos, "'slot' or 'multislot'", describe(kind), {
-        construct: ctx.construct,
-      });
+      throw notSlot(kind, describe(kind));
     }
     const nameAtom = symbolAt(node, 1, "a slot name", ctx);
     const slotName = nameAtom.text;

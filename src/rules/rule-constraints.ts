@@ -30,13 +30,27 @@ import {
 } from "./value-domain.js";
 import { formatValue as printValue } from "./values.js";
 
+/** What an object pattern's slot may hold: the union over the classes the pattern can match. */
+export interface ObjectSlotConstraint {
+  readonly domain: Domain;
+  readonly slot: Pick<SlotDef, "name" | "multi" | "cardinality">;
+}
+
+/**
+ * The constraints of an object pattern's slots, by object-template slot index (a slot no
+ * candidate class restricts is absent); supplied by the engine, which knows the classes.
+ */
+export type ObjectSlotLookup = (ce: PatternCE) => ReadonlyMap<number, ObjectSlotConstraint>;
+
 /**
  * Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces` ([RULECSTR2] for a
- * numeric call no value fits); returns what each variable may hold after them.
+ * numeric call no value fits); returns what each variable may hold after them. Object patterns
+ * are checked only when `objectSlots` is given.
  */
 export function checkRuleConstraints(
   ces: readonly CE[],
   construct: string,
+  objectSlots?: ObjectSlotLookup,
 ): ReadonlyMap<string, Domain> {
   const vars = new Map<string, Domain>();
   const sizes = new Map<string, Sizes>();
@@ -48,7 +62,10 @@ export function checkRuleConstraints(
       case "pattern":
         counter.n++;
         if (literalsOnly) checkLiterals(ce, counter.n, construct);
-        else pattern(ce, counter.n, vars, sizes, construct);
+        else {
+          const own = ce.object && objectSlots ? objectSlots(ce) : undefined;
+          pattern(ce, counter.n, vars, sizes, construct, own);
+        }
         return;
       case "test":
         counter.n++;
@@ -100,6 +117,7 @@ function pattern(
   vars: Map<string, Domain>,
   sizes: Map<string, Sizes>,
   construct: string,
+  objectSlots?: ReadonlyMap<number, ObjectSlotConstraint>,
 ): void {
   if (!ce.template) {
     for (const [i, field] of ce.fields.entries()) {
@@ -108,11 +126,15 @@ function pattern(
     return;
   }
   for (const [index, fields] of ce.slots) {
-    const slot = ce.template.slots[index] as SlotDef;
+    const own = ce.template.slots[index] as SlotDef;
+    // An object pattern's slot: the union over its candidate classes (unknown: any value).
+    const object = ce.object ? objectSlots?.get(index) : undefined;
+    const slot = object?.slot ?? own;
     const field = fields[0];
     if (slot.multi) checkMultislot(fields, slot, n, sizes, construct);
     if (slot.multi || fields.length !== 1 || field === undefined || field.multi) continue;
-    check(field, slotDomain(slot), n, `slot ${slot.name}`, vars, construct);
+    const base = object ? object.domain : ce.object ? ANY : slotDomain(own);
+    check(field, base, n, `slot ${slot.name}`, vars, construct);
   }
 }
 
