@@ -15,9 +15,10 @@
  */
 import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
+import { argKind } from "./function-types.js";
 import { printExpr } from "./lhs-variables.js";
 import { checkMultislot, type Sizes } from "./multislot-cardinality.js";
-import { NUMBER, NUMERIC_ARGS, returned } from "./rhs-constraints.js";
+import { returned } from "./rhs-constraints.js";
 import { valueViolation } from "./template-defaults.js";
 import {
   ANY,
@@ -26,6 +27,7 @@ import {
   intersect,
   isEmpty,
   slotDomain,
+  typesDomain,
   without,
 } from "./value-domain.js";
 import { formatValue as printValue } from "./values.js";
@@ -180,18 +182,19 @@ function narrowed(terms: readonly Term[], base: Domain, vars: ReadonlyMap<string
 }
 
 /**
- * [RULECSTR2] when a variable whose values are all non-numbers is a numeric function's
- * argument in a pattern's predicate or a test CE; otherwise the call narrows it to numbers.
+ * [RULECSTR2] when a variable's values are none of the types a system function's argument
+ * takes (function-types.ts) in a pattern's predicate or a test CE; otherwise the call narrows
+ * the variable to those types.
  */
 function restrictArgs(expr: Expr, vars: Map<string, Domain>, where: string, construct: string) {
   if (expr.k !== "call") return;
-  const numeric = NUMERIC_ARGS.has(expr.fn);
   for (const [i, a] of expr.args.entries()) {
+    const want = expr.generic ? null : argKind(expr.fn, i);
     const d = a.k === "var" && !a.mf ? vars.get(a.name) : undefined;
-    if (numeric && a.k === "var" && d !== undefined) {
-      const left = intersect(d, NUMBER);
+    if (want !== null && a.k === "var" && d !== undefined) {
+      const left = intersect(d, typesDomain(want.types));
       if (isEmpty(left)) {
-        throw rulesLoadError(a.pos, `?${a.name} can never be a number here`, {
+        throw rulesLoadError(a.pos, `?${a.name} can never be of type ${want.name} here`, {
           construct,
           clips: `[RULECSTR2] Previous variable bindings of ?${a.name} caused the type restrictions\nfor argument #${i + 1} of the expression ${printExpr(expr)}\nfound in ${where} to be violated.`,
           echoWhole: true,

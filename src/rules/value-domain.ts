@@ -6,7 +6,7 @@
  */
 import type { SlotDef } from "./ast.js";
 import { typeOk } from "./slot-types.js";
-import { isNumber, numberOf, type Value, valuesEqual } from "./values.js";
+import { isMultifield, isNumber, numberOf, type Value, valuesEqual } from "./values.js";
 
 const PRIMITIVES = [
   "SYMBOL",
@@ -42,9 +42,22 @@ export const ANY: Domain = {
   high: Number.POSITIVE_INFINITY,
 };
 
+/** Any value at all: a single field of any type, a multifield, or no value. */
+export const ANYTHING: Domain = { ...ANY, types: new Set([...PRIMITIVES, "MULTIFIELD", "VOID"]) };
+
+/** Any value of these types (primitive names, `MULTIFIELD`, `VOID`). */
+export function typesDomain(types: Iterable<string>): Domain {
+  return { ...ANY, types: new Set(types) };
+}
+
 function primitives(words: readonly string[] | null | undefined): Set<string> {
   if (!words || words.includes("?VARIABLE")) return new Set(PRIMITIVES);
   return new Set(words.flatMap((w) => EXPANDS[w] ?? [w]));
+}
+
+/** The type of a constant, as one of the primitives (`MULTIFIELD` for a multifield). */
+export function valueType(v: Value): string {
+  return isMultifield(v) ? "MULTIFIELD" : typeOf(v);
 }
 
 /** The type of a constant, as one of the primitives. */
