@@ -97,8 +97,10 @@ function headName(list: SList, ctx: ParseContext): string {
     const constant =
       head === undefined ||
       (head.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar");
+    // A list where the name belongs: CLIPS stops at its `(`.
+    const nested = head?.type === "list";
     throw rulesParseError(
-      constant && head ? head.pos : list.pos,
+      (constant || nested) && head ? head.pos : list.pos,
       "a function name after '('",
       describe(head),
       {
@@ -107,7 +109,9 @@ function headName(list: SList, ctx: ParseContext): string {
         // A constant where the name belongs (a number, string, instance name).
         ...(constant
           ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoThrough: true }
-          : {}),
+          : nested
+            ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoOpen: true }
+            : {}),
       },
     );
   }
