@@ -23,6 +23,7 @@ import type {
 import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesParseError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
+import { readsOuterVariables } from "./eval-variables.js";
 import {
   compileExpr,
   type EvalHost,
@@ -2002,6 +2003,11 @@ export class RuleEngine {
         });
       }
       if (form.kind !== "gvar" && !mfGlobal) return form.value;
+    }
+    if (readsOuterVariables(form)) {
+      throw rulesRuntimeError("eval cannot read the variables of its caller", {
+        clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
+      });
     }
     return this.evalTopLevel(form, new Map());
   }

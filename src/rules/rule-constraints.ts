@@ -5,8 +5,9 @@
  * value makes the rule unmatchable, and CLIPS refuses it.
  *
  * Keel checks single-field slots of deftemplate patterns (type, allowed-… and range facets,
- * constants, `~constant` and variables); cardinality and the types functions return are not
- * derived.
+ * constants, `~constant` and variables), object patterns' slots against the union of their
+ * candidate classes' facets (object-pattern-slots.ts), multislot cardinality, and variables
+ * given to system functions against the functions' declared argument types (function-types.ts).
  *
  * @example
  * // (deftemplate foo (slot x (type SYMBOL)) (slot y (type INTEGER)))
