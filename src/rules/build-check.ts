@@ -39,7 +39,8 @@ function matchable(ast: RuleAst): boolean {
 
 function ceBuilds(ce: CE, bound: Set<string>, opts: CompileOptions): boolean {
   if (ce.type === "test") return exprBuilds(ce.expr, opts);
-  if (ce.type !== "pattern" || ce.addressVar !== null) return false;
+  // An object pattern's static check needs the classes, which only the engine knows.
+  if (ce.type !== "pattern" || ce.addressVar !== null || ce.object) return false;
   if (!ce.template) return ce.fields.every((fc) => fieldBuilds(fc, bound, opts));
   for (const slot of ce.slots.values()) {
     for (const fc of slot) if (!fieldBuilds(fc, bound, opts)) return false;

@@ -13,6 +13,8 @@ import type { SList, SNode } from "./reader.js";
 const SLOTS = new Set(["slot", "single-slot", "multislot"]);
 /** Messages about a function name: the echo stops after the name (error-echo.ts's AT_NAME). */
 const AT_NAME = new Set(["EXPRNPSR3"]);
+/** Messages about a call's arguments, checked once its `)` is read: the echo runs through it. */
+const AFTER_CALL = new Set(["ARGACCES4", "ARGACCES5"]);
 
 /** Sets the echo of an error a defclass's slot raised (changed in place; returned to rethrow). */
 export function withDefclassEcho(error: unknown, form: SList, module: string): unknown {
@@ -36,7 +38,8 @@ export function withDefclassEcho(error: unknown, form: SList, module: string): u
   }
   const id = /^\[([A-Z]+\d+)\]/.exec(d.clips)?.[1];
   if (id === undefined) return error;
-  if ((d.echoThrough !== true && !AT_NAME.has(id)) || typeof d.line !== "number") return error;
+  const named = AT_NAME.has(id) || AFTER_CALL.has(id);
+  if ((d.echoThrough !== true && !named) || typeof d.line !== "number") return error;
   const pos = { line: d.line, column: d.column };
   const after = typeof d.echoAfter === "string" ? d.echoAfter : "";
   for (let p = 2; p < items.length; p++) {
@@ -52,6 +55,7 @@ export function withDefclassEcho(error: unknown, form: SList, module: string): u
       let target = find(facet, pos.line, pos.column);
       if (target === null) continue;
       if (AT_NAME.has(id) && target.type === "list") target = target.items[0] ?? target;
+      if (AFTER_CALL.has(id) && target.type === "atom") target = parentOf(facet, target) ?? target;
       const before = ppCool(
         { ...form, items: [...items.slice(0, p), { ...slot, items: slot.items.slice(0, k) }] },
         module,
@@ -94,6 +98,17 @@ function partial(n: SNode, target: SNode): string {
     parts.push(flat(item));
   }
   return `(${parts.join(" ")}`;
+}
+
+/** The list directly holding `target` inside `n`, or null. */
+function parentOf(n: SNode, target: SNode): SNode | null {
+  if (n.type !== "list") return null;
+  if (n.items.includes(target)) return n;
+  for (const item of n.items) {
+    const hit = parentOf(item, target);
+    if (hit) return hit;
+  }
+  return null;
 }
 
 function contains(n: SNode, target: SNode): boolean {

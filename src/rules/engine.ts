@@ -24,6 +24,7 @@ import type {
 import { echoExtras, echoMode, errorEcho } from "./error-echo.js";
 import { rulesLoadError, rulesParseError, rulesRuntimeError } from "./errors.js";
 import { createEvalHost } from "./eval-host.js";
+import { readsOuterVariables } from "./eval-variables.js";
 import {
   compileExpr,
   type EvalHost,
@@ -68,6 +69,7 @@ import {
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
+import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
@@ -278,6 +280,8 @@ export class RuleEngine {
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
+  /** The class slots object patterns are checked against when a rule is defined. */
+  private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
   /** Instances in the Rete, for object patterns. */
   private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
   private readonly generics = new Generics(
@@ -939,7 +943,7 @@ export class RuleEngine {
       };
       rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
-    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic);
+    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
   }
 
@@ -1347,6 +1351,7 @@ export class RuleEngine {
     this.objects.watcher = this.instanceFacts;
     this.objects.watching = (item) => this.watches.has(item);
     this.objects.constraintChecking = () => this.switches.enabled("dynamic-constraint-checking");
+    this.objects.staticChecking = () => this.switches.enabled("static-constraint-checking");
     this.objects.moduleExists = (name) => this.modules.has(name);
     this.generics.clear();
     this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
@@ -2130,6 +2135,11 @@ export class RuleEngine {
         });
       }
       if (form.kind !== "gvar" && !mfGlobal) return form.value;
+    }
+    if (readsOuterVariables(form)) {
+      throw rulesRuntimeError("eval cannot read the variables of its caller", {
+        clips: "[STRNGFUN2] Some variables could not be accessed by the eval function.",
+      });
     }
     return this.evalTopLevel(form, new Map());
   }

@@ -123,8 +123,9 @@ export function errorEcho(
       // A defclass refused before its (is-a …) was read: its header and that list's `(`.
       text = `${ppCool(form, module).split("\n")[0]}\n   (`;
     }
-    // A deffacts puts each fact on its own line, an atom where a fact belongs too.
-    if (text !== null && through && node.type === "atom" && parent === form && isDeffacts(form)) {
+    // A deffacts puts each fact on its own line, a deftemplate each slot: an atom where a fact
+    // or slot belongs too.
+    if (text !== null && through && node.type === "atom" && parent === form && onLines(form)) {
       // The line break is written once the token after it is read: print one token more, cut
       // after the atom.
       const next = ppConstruct(form, module, limit + 1);
@@ -144,9 +145,9 @@ export function errorEcho(
   return text === null ? null : `\nERROR:\n${text}${after}\n`;
 }
 
-function isDeffacts(form: SList): boolean {
+function onLines(form: SList): boolean {
   const head = form.items[0];
-  return head?.type === "atom" && head.text === "deffacts";
+  return head?.type === "atom" && (head.text === "deffacts" || head.text === "deftemplate");
 }
 
 function isIsa(node: SNode): boolean {

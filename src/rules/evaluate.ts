@@ -6,6 +6,7 @@ import { SLOT_FUNCTIONS } from "./cool-slot-functions.js";
 import { DEPENDENCY_COMMANDS } from "./dependencies.js";
 import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { stepIn, stepOut } from "./eval-depth.js";
+import { typeError } from "./function-args.js";
 import { arityProblem, BUILTINS, type RuleFunction } from "./functions.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import { HANDLER_COMMANDS, INTROSPECTION_COMMANDS } from "./introspect.js";
@@ -24,6 +25,7 @@ import {
   formatValue,
   isInteger,
   isMultifield,
+  isNumber,
   isSymbol,
   type Value,
   VOID,
@@ -886,6 +888,7 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
       ) ?? FALSE;
   }
   const builtin = BUILTINS.get(name);
+  if (builtin && NUMBERS_IN_TURN.has(name)) return numbersInTurn(name, builtin.fn, args);
   if (builtin) {
     const fn = builtin.fn;
     if (args.length === 1) {
@@ -900,6 +903,37 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
     return (f) => fn(args.map((a) => a(f)));
   }
   return compileHostCall(name, args);
+}
+
+/**
+ * The arithmetic and comparison functions CLIPS evaluates an argument at a time, each checked
+ * for a number before the next is evaluated: `(+ ?a ?b)` with both unbound says so for ?a only.
+ */
+const NUMBERS_IN_TURN: ReadonlySet<string> = new Set([
+  "+",
+  "-",
+  "*",
+  "/",
+  "=",
+  "<>",
+  ">",
+  "<",
+  ">=",
+  "<=",
+]);
+
+function numbersInTurn(name: string, fn: RuleFunction, args: readonly Compiled[]): Compiled {
+  const number = (a: Compiled, i: number, f: Frame): Value => {
+    const v = a(f);
+    if (!isNumber(v)) throw typeError(name, i + 1, "integer or float");
+    return v;
+  };
+  if (args.length === 2) {
+    const a0 = args[0] as Compiled;
+    const a1 = args[1] as Compiled;
+    return (f) => fn([number(a0, 0, f), number(a1, 1, f)]);
+  }
+  return (f) => fn(args.map((a, i) => number(a, i, f)));
 }
 
 /** A call of a deffunction, generic function or host function, looked up when it runs. */

@@ -17,7 +17,7 @@ const ANY_SIZE: Sizes = [0, Number.POSITIVE_INFINITY];
 /** Checks the fields of multislot `slot` in CE #n; records the sizes of variables bound there. */
 export function checkMultislot(
   fields: readonly FieldConstraint[],
-  slot: SlotDef,
+  slot: Pick<SlotDef, "name" | "cardinality">,
   n: number,
   sizes: Map<string, Sizes>,
   construct: string,

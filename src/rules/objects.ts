@@ -42,6 +42,7 @@ import {
 import { typeError } from "./function-args.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
+import { facetsConflict } from "./slot-constraints.js";
 import type { SourcePos } from "./source-pos.js";
 import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 import {
@@ -261,6 +262,8 @@ export class ObjectSystem {
     false;
   /** Whether put- checks slot values against their constraints (dynamic-constraint-checking). */
   constraintChecking: () => boolean = () => false;
+  /** Whether slot defaults are checked when a class is defined (static-constraint-checking). */
+  staticChecking: () => boolean = () => true;
 
   constructor(private readonly host: () => EvalHost) {
     this.clear();
@@ -475,6 +478,13 @@ export class ObjectSystem {
           ),
         }
       : s.facets;
+    // CLIPS checks the merged facets of a composite slot for conflicts as it checks a slot's own.
+    const conflict = base ? facetsConflict(facets.constraints) : null;
+    if (conflict !== null) {
+      throw rulesRuntimeError(`slot ${s.name}'s type excludes its ${conflict} facet`, {
+        clips: `[CSTRNPSR1] The type attribute conflicts with the ${conflict} attribute.`,
+      });
+    }
     const multi = given("field") ? s.multi : (base as ClassSlot).multi;
     const exprs = s.defaults.map((e) =>
       compileExpr(e, { resolve: () => null, rhs: true, construct }),
@@ -502,7 +512,7 @@ export class ObjectSystem {
     if (ownDefault && !multi) singleDefaultCheck(s, value, print);
     const checked = checkedSlot(facets.constraints, multi);
     const broken =
-      ownDefault && checked && (s.defaults.length > 0 || s.dynamic)
+      ownDefault && checked && (s.defaults.length > 0 || s.dynamic) && this.staticChecking()
         ? defaultViolation(checked, s.name, s.dynamic, value, s.defaults)
         : null;
     if (broken !== null) {

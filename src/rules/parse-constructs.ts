@@ -26,7 +26,11 @@ import { tokenText } from "./pp-reader.js";
 import { describe, type SAtom, type SList, type SNode, type SourcePos } from "./reader.js";
 import { checkRhsSlots } from "./rhs-slot-check.js";
 import { isConstraintAttribute, SlotConstraintReader } from "./slot-constraints.js";
-import { checkDefaultConstants, checkSingleDefault } from "./template-defaults.js";
+import {
+  checkDefaultConstants,
+  checkSingleDefault,
+  singleFieldSlotMessage,
+} from "./template-defaults.js";
 import { isMultifield, type Value } from "./values.js";
 
 export function symbolAt(list: SList, index: number, expected: string, ctx: ParseContext): SAtom {
@@ -63,22 +67,24 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
   }
   const slots: SlotDef[] = [];
   const slotIndex = new Map<string, number>();
+  // CLIPS's message for anything but (slot …), (multislot …) and their old names here; its
+  // echo stops at the token that is not one.
+  const notSlot = (at: SNode, found: string) =>
+    rulesParseError(at.pos, "(slot …) or (multislot …)", found, {
+      construct: ctx.construct,
+      clips: "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for deftemplate.",
+      echoThrough: true,
+    });
   for (const node of list.items.slice(skipComment(list, 2))) {
-    if (node.type !== "list") {
-      throw rulesParseError(node.pos, "(slot …) or (multislot …)", describe(node), {
-        construct: ctx.construct,
-      });
-    }
-    const kind = symbolAt(node, 0, "'slot' or 'multislot'", ctx);
+    if (node.type !== "list") throw notSlot(node, describe(node));
+    const kind = node.items[0];
+    if (kind === undefined) throw notSlot(node, "()");
     if (
-      kind.text !== "slot" &&
-      kind.text !== "multislot" &&
-      kind.text !== "field" &&
-      kind.text !== "multifield"
+      kind.type !== "atom" ||
+      kind.kind !== "symbol" ||
+      !["slot", "multislot", "field", "multifield"].includes(kind.text)
     ) {
-      throw rulesParseError(kind.pos, "'slot' or 'multislot'", describe(kind), {
-        construct: ctx.construct,
-      });
+      throw notSlot(kind, describe(kind));
     }
     const nameAtom = symbolAt(node, 1, "a slot name", ctx);
     const slotName = nameAtom.text;
@@ -672,7 +678,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
         },
       );
     }
-    const fields = parseFieldSequence(items, 1, items.length, ctx, true);
+    const fields = parseFieldSequence(items, 1, items.length, ctx);
     const relation =
       head.text === OBJECT_RELATION ? head.text : (ctx.impliedKey?.(head.text) ?? head.text);
     return patternCE(list, relation, template, addressVar, fields, NO_SLOTS);
@@ -695,15 +701,29 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
       throw slotGivenTwice(s, s.items[0].text, ctx);
     }
     const def = template.slots[index] as SlotDef;
-    const fields = parseFieldSequence(s.items, 1, s.items.length, ctx, def.multi);
+    // Multifield terms are allowed here: CLIPS counts a single slot's fields once all are read.
+    const fields = parseFieldSequence(s.items, 1, s.items.length, ctx);
     if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {
+      // CLIPS reads the slot's fields up to its `)`, then counts them: none is a defrule syntax
+      // error, several a deftemplate pattern's (its echo ends with the last), one multifield
+      // [TMPLTDEF2] (its echo ends with the `)`).
+      const last = s.items.at(-1) as SNode;
+      const clips =
+        fields.length === 0
+          ? "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for defrule."
+          : fields.length > 1
+            ? "[PRNTUTIL2] Syntax Error:  Check appropriate syntax for deftemplate patterns."
+            : singleFieldSlotMessage(def.name);
       throw rulesParseError(
-        s.pos,
+        fields.length > 0 ? last.pos : s.pos,
         `one single-field constraint for slot '${def.name}'`,
         `${fields.length} constraints`,
         {
           construct: ctx.construct,
           hint: "Only multislots take multifield constraints.",
+          clips,
+          echoThrough: true,
+          ...(fields.length === 1 ? { echoAfter: ")" } : {}),
         },
       );
     }
@@ -770,7 +790,6 @@ function parseFieldSequence(
   from: number,
   to: number,
   ctx: ParseContext,
-  allowMulti: boolean,
 ): FieldConstraint[] {
   const out: FieldConstraint[] = [];
   let i = from;
@@ -782,14 +801,7 @@ function parseFieldSequence(
     let wildOnly = false;
     for (;;) {
       const term = parseTerm(items, i, to, ctx);
-      if (termEnd.isMulti) {
-        if (!allowMulti) {
-          throw rulesParseError(items[i]?.pos, "a single-field constraint", describe(items[i]), {
-            construct: ctx.construct,
-          });
-        }
-        multi = true;
-      }
+      if (termEnd.isMulti) multi = true;
       if (term) conj.push(term);
       else wildOnly = true;
       i = termEnd.next;

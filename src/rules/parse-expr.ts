@@ -1,6 +1,7 @@
 import type { KeelError } from "../core/index.js";
 import type { Expr, FactSpec, SlotDef, SlotSpec, Template } from "./ast.js";
 import { rulesLoadError, rulesParseError } from "./errors.js";
+import { argKind, returnTypes } from "./function-types.js";
 import { arityProblem } from "./functions.js";
 import { parseQuery } from "./query-parse.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
@@ -10,6 +11,7 @@ import {
   staticViolation,
   violationText,
 } from "./template-defaults.js";
+import { valueType } from "./value-domain.js";
 import type { Value } from "./values.js";
 
 /** What the parser needs to know about the engine: templates and functions defined so far. */
@@ -100,8 +102,10 @@ function headName(list: SList, ctx: ParseContext): string {
     const constant =
       head === undefined ||
       (head.type === "atom" && head.kind !== "sfvar" && head.kind !== "mfvar");
+    // A list where the name belongs: CLIPS stops at its `(`.
+    const nested = head?.type === "list";
     throw rulesParseError(
-      constant && head ? head.pos : list.pos,
+      (constant || nested) && head ? head.pos : list.pos,
       "a function name after '('",
       describe(head),
       {
@@ -110,7 +114,9 @@ function headName(list: SList, ctx: ParseContext): string {
         // A constant where the name belongs (a number, string, instance name).
         ...(constant
           ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoThrough: true }
-          : {}),
+          : nested
+            ? { clips: "[EXPRNPSR1] A function name must be a symbol", echoOpen: true }
+            : {}),
       },
     );
   }
@@ -625,7 +631,7 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
       clips: ctx.deffunctionArityText?.(fn) ?? "",
     });
   }
-  return checkNumericArgs({ k: "call", fn, args, pos: list.pos }, items, ctx);
+  return checkArgTypes({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
 
 /** The functions CLIPS will not give a `$?x` argument to when sequences expand. */
@@ -885,60 +891,44 @@ export function checkSlot(
   return index;
 }
 
-const NUMERIC = new Set([
-  "integer",
-  "float",
-  "=",
-  "<>",
-  ">",
-  ">=",
-  "<",
-  "<=",
-  "+",
-  "-",
-  "*",
-  "/",
-  "div",
-  "mod",
-  "abs",
-  "min",
-  "max",
-]);
-
 /**
- * A constant that is not a number, given to a numeric function, fails at load time as in CLIPS.
+ * CLIPS's parse-time check of a call's arguments against the function's argument types
+ * (function-types.ts): a constant, or a nested call whose return types, none of which the
+ * argument may be, fails at load time. Variables are left to the rule's constraint check.
  * `items` are the call's list items (its arguments from index 1).
  */
-function checkNumericArgs(call: Expr & { k: "call" }, items: SNode[], ctx: ParseContext): Expr {
-  if (!NUMERIC.has(call.fn)) return call;
+function checkArgTypes(call: Expr & { k: "call" }, items: SNode[], ctx: ParseContext): Expr {
+  // A sequence expansion makes the arguments unknown until the call runs.
+  if (call.args.some((a) => a.k === "call" && a.fn === "expand$")) return call;
   for (let i = 0; i < call.args.length; i++) {
     const arg = call.args[i] as Expr;
-    if (
-      arg.k === "const" &&
-      typeof arg.v !== "number" &&
-      !(typeof arg.v === "object" && "value" in arg.v && typeof arg.v.value === "number")
-    ) {
-      // CLIPS counts the arguments before it looks at their types (a count alone is checked
-      // when the call is compiled).
-      const problem = arityProblem(call.fn, call.args.length);
-      if (problem) {
-        throw rulesLoadError(call.pos, problem.message, {
-          construct: ctx.construct,
-          clips: problem.clips,
-        });
-      }
-      const node = items[i + 1];
-      const expected = call.fn === "div" ? "integer" : "integer or float";
-      throw rulesLoadError(
-        node?.pos ?? call.pos,
-        `function ${call.fn} expected argument #${i + 1} to be of type ${expected}, not ${describe(node)}`,
-        {
-          construct: ctx.construct,
-          clips: `[ARGACCES5] Function ${call.fn} expected argument #${i + 1} to be of type ${expected}`,
-          hint: "Compare numbers with = > < …; compare symbols and strings with eq or neq.",
-        },
-      );
+    const want = argKind(call.fn, i);
+    if (want === null) continue;
+    const got =
+      arg.k === "const" ? [valueType(arg.v)] : arg.k === "call" ? returnTypes(arg.fn) : null;
+    if (got === null || got.some((t) => want.types.has(t))) continue;
+    // CLIPS counts the arguments before it looks at their types (a count alone is checked
+    // when the call is compiled).
+    const problem = arityProblem(call.fn, call.args.length);
+    if (problem) {
+      throw rulesLoadError(call.pos, problem.message, {
+        construct: ctx.construct,
+        clips: problem.clips,
+      });
     }
+    const node = items[i + 1];
+    throw rulesLoadError(
+      // The echo stops after the call's `)`: at an atom argument, or at the call itself.
+      node?.type === "atom" ? node.pos : call.pos,
+      `function ${call.fn} expected argument #${i + 1} to be of type ${want.name}, not ${describe(node)}`,
+      {
+        construct: ctx.construct,
+        clips: `[ARGACCES5] Function ${call.fn} expected argument #${i + 1} to be of type ${want.name}`,
+        ...(want.name === "integer or float"
+          ? { hint: "Compare numbers with = > < …; compare symbols and strings with eq or neq." }
+          : {}),
+      },
+    );
   }
   return call;
 }

@@ -228,6 +228,14 @@ function assertParse(r: PPReader): void {
 /** A fact on a right-hand side, `(` read: its fields (and slots) separated by spaces. */
 export function rhsPattern(r: PPReader): void {
   r.get();
+  rhsFields(r, true);
+}
+
+/**
+ * A fact's or slot's values through its `)`. `=` then a call is a return-value field, which
+ * CLIPS writes with no space: `=(+ 1 2)`.
+ */
+function rhsFields(r: PPReader, slots: boolean): void {
   for (;;) {
     r.save(" ");
     const t = r.get();
@@ -235,8 +243,14 @@ export function rhsPattern(r: PPReader): void {
       closeWith(r, t.print);
       return;
     }
-    // A slot `(name value…)` prints as a call does.
-    if (t.kind === "(") function1(r);
+    if (t.kind === "atom" && t.print === "=" && r.peek()?.kind === "(") {
+      r.get();
+      function1(r);
+    } else if (t.kind === "(" && slots) {
+      // A slot `(name value…)`.
+      r.get();
+      rhsFields(r, false);
+    } else if (t.kind === "(") function1(r);
   }
 }
 

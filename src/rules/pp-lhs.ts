@@ -95,7 +95,11 @@ function declaration(r: PPReader): void {
  * A pattern CE after its relation name (read): fields separated by one space; a template's
  * slots `(name constraint…)` the same way one level down.
  */
-function pattern(r: PPReader, _head: PPToken): void {
+function pattern(r: PPReader, head: PPToken): void {
+  if (isSymbol(head, "object")) {
+    objectPattern(r);
+    return;
+  }
   for (;;) {
     r.save(" ");
     const t = r.get();
@@ -107,6 +111,35 @@ function pattern(r: PPReader, _head: PPToken): void {
     }
     if (t.kind === "(") pattern(r, r.get());
     else constraint(r, t);
+  }
+}
+
+/**
+ * An object pattern after `object` (objrtbld.c ObjectLHSParse): each restriction after the first
+ * on its own line, seven columns deeper than the pattern; CLIPS takes back the last line break.
+ */
+function objectPattern(r: PPReader): void {
+  r.buf.depth += 7;
+  try {
+    let t = r.get();
+    let restricted = false;
+    while (t.kind !== ")") {
+      restricted = true;
+      r.backup();
+      r.save(" ");
+      r.save(t.print);
+      if (t.kind !== "(") throw new PPStop();
+      pattern(r, r.get());
+      r.cr();
+      t = r.get();
+    }
+    if (restricted) {
+      r.backup();
+      r.backup();
+      r.save(")");
+    }
+  } finally {
+    r.buf.depth -= 7;
   }
 }
 

@@ -11,38 +11,18 @@
  */
 import type { Expr } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
+import { argKind, returnTypes } from "./function-types.js";
 import { printExpr } from "./lhs-variables.js";
-import { ANY, constantDomain, type Domain, intersect, isEmpty } from "./value-domain.js";
+import {
+  ANYTHING,
+  constantDomain,
+  type Domain,
+  intersect,
+  isEmpty,
+  typesDomain,
+} from "./value-domain.js";
 
-/** The functions whose every argument must be a number (CLIPS's "n" restriction). */
-export const NUMERIC_ARGS: ReadonlySet<string> = new Set([
-  "+",
-  "-",
-  "*",
-  "/",
-  ">",
-  "<",
-  ">=",
-  "<=",
-  "=",
-  "<>",
-  "abs",
-  "min",
-  "max",
-]);
-
-/** Numbers only. */
-export const NUMBER: Domain = { ...ANY, types: new Set(["INTEGER", "FLOAT"]) };
-
-const SYMBOL: Domain = { ...ANY, types: new Set(["SYMBOL"]) };
-const RETURNS: Readonly<Record<string, Domain>> = {
-  gensym: SYMBOL,
-  "gensym*": SYMBOL,
-  "sym-cat": SYMBOL,
-  "str-cat": { ...ANY, types: new Set(["STRING"]) },
-};
-
-/** Throws [RULECSTR3] for the first numeric argument the variable's values never fit. */
+/** Throws [RULECSTR3] for the first system function argument the variable's values never fit. */
 export function checkRhsConstraints(
   actions: readonly Expr[],
   lhs: ReadonlyMap<string, Domain>,
@@ -53,29 +33,32 @@ export function checkRhsConstraints(
   for (const b of binds(actions)) {
     const old = vars.get(b.name);
     if (old === undefined) vars.set(b.name, returned(b.value));
-    else vars.set(b.name, { ...ANY, types: new Set([...old.types, ...returned(b.value).types]) });
+    else vars.set(b.name, typesDomain([...old.types, ...returned(b.value).types]));
   }
   for (const e of actions) visit(e, vars, construct);
 }
 
-/** What the expression(s) of a bind or a `=(…)` constraint may return, as far as Keel knows. */
+/**
+ * What the expression(s) of a bind or a `=(…)` constraint may return, as far as Keel knows: a
+ * constant's type, a system function's declared return types (function-types.ts), else anything.
+ */
 export function returned(value: readonly Expr[]): Domain {
   const only = value.length === 1 ? value[0] : undefined;
   if (only?.k === "const") return constantDomain(only.v);
-  if (only?.k === "call") {
-    if (NUMERIC_ARGS.has(only.fn) && !["=", "<>", ">", "<", ">=", "<="].includes(only.fn)) {
-      return NUMBER;
-    }
-    return RETURNS[only.fn] ?? ANY;
+  if (only?.k === "call" && !only.generic) {
+    const types = returnTypes(only.fn);
+    if (types !== null) return typesDomain(types);
   }
-  return ANY;
+  return ANYTHING;
 }
 
 function visit(e: Expr, vars: ReadonlyMap<string, Domain>, construct: string): void {
-  if (e.k === "call" && NUMERIC_ARGS.has(e.fn)) {
+  if (e.k === "call" && !e.generic) {
     for (const [i, a] of e.args.entries()) {
+      const want = argKind(e.fn, i);
       const d = a.k === "var" && !a.mf ? vars.get(a.name) : undefined;
-      if (a.k !== "var" || d === undefined || !isEmpty(intersect(d, NUMBER))) continue;
+      if (want === null || a.k !== "var" || d === undefined) continue;
+      if (!isEmpty(intersect(d, typesDomain(want.types)))) continue;
       throw rulesLoadError(a.pos, `?${a.name} can never be a number here`, {
         construct,
         clips: `[RULECSTR3] Previous variable bindings of ?${a.name} caused the type restrictions\nfor argument #${i + 1} of the expression ${printExpr(e)}\nfound in the rule's RHS to be violated.`,

@@ -12,7 +12,7 @@ import type { BuiltRule, Network } from "./rete/network.js";
 import { tokenReader } from "./rete/pattern-context.js";
 import { checkRhsConstraints } from "./rhs-constraints.js";
 import { checkRhsVariables } from "./rhs-variables.js";
-import { checkRuleConstraints } from "./rule-constraints.js";
+import { checkRuleConstraints, type ObjectSlotLookup } from "./rule-constraints.js";
 import { type RuleEntry, rhsByBuilt } from "./rule-entry.js";
 import { ruleComplexity } from "./strategy.js";
 
@@ -34,12 +34,13 @@ export function compileRule(
   net: Network,
   hooks: ActivationHooks,
   dynamicSalience?: () => number,
+  objectSlots?: ObjectSlotLookup,
 ): RuleEntry {
   // CLIPS's [ANALYSIS4] before building: a variable read before any CE binds it.
   checkLhsVariables(ast.ces, `defrule ${ast.name}`);
   checkPatternAddresses(ast.ces, `defrule ${ast.name}`);
   // Then its static constraint check: [RULECSTR1] for a pattern no fact can match.
-  const lhs = checkRuleConstraints(ast.ces, `defrule ${ast.name}`);
+  const lhs = checkRuleConstraints(ast.ces, `defrule ${ast.name}`, objectSlots);
   checkRhsConstraints(ast.actions, lhs, `defrule ${ast.name}`);
   const disjuncts: CE[][] = expandOr(ast.ces);
   const built: BuiltRule[] = [];

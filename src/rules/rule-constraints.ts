@@ -5,8 +5,9 @@
  * value makes the rule unmatchable, and CLIPS refuses it.
  *
  * Keel checks single-field slots of deftemplate patterns (type, allowed-… and range facets,
- * constants, `~constant` and variables); cardinality and the types functions return are not
- * derived.
+ * constants, `~constant` and variables), object patterns' slots against the union of their
+ * candidate classes' facets (object-pattern-slots.ts), multislot cardinality, and variables
+ * given to system functions against the functions' declared argument types (function-types.ts).
  *
  * @example
  * // (deftemplate foo (slot x (type SYMBOL)) (slot y (type INTEGER)))
@@ -15,9 +16,10 @@
  */
 import type { CE, Expr, FieldConstraint, PatternCE, SlotDef, Term } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
+import { argKind } from "./function-types.js";
 import { printExpr } from "./lhs-variables.js";
 import { checkMultislot, type Sizes } from "./multislot-cardinality.js";
-import { NUMBER, NUMERIC_ARGS, returned } from "./rhs-constraints.js";
+import { returned } from "./rhs-constraints.js";
 import { valueViolation } from "./template-defaults.js";
 import {
   ANY,
@@ -26,17 +28,32 @@ import {
   intersect,
   isEmpty,
   slotDomain,
+  typesDomain,
   without,
 } from "./value-domain.js";
 import { formatValue as printValue } from "./values.js";
 
+/** What an object pattern's slot may hold: the union over the classes the pattern can match. */
+export interface ObjectSlotConstraint {
+  readonly domain: Domain;
+  readonly slot: Pick<SlotDef, "name" | "multi" | "cardinality">;
+}
+
+/**
+ * The constraints of an object pattern's slots, by object-template slot index (a slot no
+ * candidate class restricts is absent); supplied by the engine, which knows the classes.
+ */
+export type ObjectSlotLookup = (ce: PatternCE) => ReadonlyMap<number, ObjectSlotConstraint>;
+
 /**
  * Throws CLIPS's [RULECSTR1] for the first unmatchable field of `ces` ([RULECSTR2] for a
- * numeric call no value fits); returns what each variable may hold after them.
+ * numeric call no value fits); returns what each variable may hold after them. Object patterns
+ * are checked only when `objectSlots` is given.
  */
 export function checkRuleConstraints(
   ces: readonly CE[],
   construct: string,
+  objectSlots?: ObjectSlotLookup,
 ): ReadonlyMap<string, Domain> {
   const vars = new Map<string, Domain>();
   const sizes = new Map<string, Sizes>();
@@ -48,7 +65,10 @@ export function checkRuleConstraints(
       case "pattern":
         counter.n++;
         if (literalsOnly) checkLiterals(ce, counter.n, construct);
-        else pattern(ce, counter.n, vars, sizes, construct);
+        else {
+          const own = ce.object && objectSlots ? objectSlots(ce) : undefined;
+          pattern(ce, counter.n, vars, sizes, construct, own);
+        }
         return;
       case "test":
         counter.n++;
@@ -100,6 +120,7 @@ function pattern(
   vars: Map<string, Domain>,
   sizes: Map<string, Sizes>,
   construct: string,
+  objectSlots?: ReadonlyMap<number, ObjectSlotConstraint>,
 ): void {
   if (!ce.template) {
     for (const [i, field] of ce.fields.entries()) {
@@ -108,11 +129,15 @@ function pattern(
     return;
   }
   for (const [index, fields] of ce.slots) {
-    const slot = ce.template.slots[index] as SlotDef;
+    const own = ce.template.slots[index] as SlotDef;
+    // An object pattern's slot: the union over its candidate classes (unknown: any value).
+    const object = ce.object ? objectSlots?.get(index) : undefined;
+    const slot = object?.slot ?? own;
     const field = fields[0];
     if (slot.multi) checkMultislot(fields, slot, n, sizes, construct);
     if (slot.multi || fields.length !== 1 || field === undefined || field.multi) continue;
-    check(field, slotDomain(slot), n, `slot ${slot.name}`, vars, construct);
+    const base = object ? object.domain : ce.object ? ANY : slotDomain(own);
+    check(field, base, n, `slot ${slot.name}`, vars, construct);
   }
 }
 
@@ -158,18 +183,19 @@ function narrowed(terms: readonly Term[], base: Domain, vars: ReadonlyMap<string
 }
 
 /**
- * [RULECSTR2] when a variable whose values are all non-numbers is a numeric function's
- * argument in a pattern's predicate or a test CE; otherwise the call narrows it to numbers.
+ * [RULECSTR2] when a variable's values are none of the types a system function's argument
+ * takes (function-types.ts) in a pattern's predicate or a test CE; otherwise the call narrows
+ * the variable to those types.
  */
 function restrictArgs(expr: Expr, vars: Map<string, Domain>, where: string, construct: string) {
   if (expr.k !== "call") return;
-  const numeric = NUMERIC_ARGS.has(expr.fn);
   for (const [i, a] of expr.args.entries()) {
+    const want = expr.generic ? null : argKind(expr.fn, i);
     const d = a.k === "var" && !a.mf ? vars.get(a.name) : undefined;
-    if (numeric && a.k === "var" && d !== undefined) {
-      const left = intersect(d, NUMBER);
+    if (want !== null && a.k === "var" && d !== undefined) {
+      const left = intersect(d, typesDomain(want.types));
       if (isEmpty(left)) {
-        throw rulesLoadError(a.pos, `?${a.name} can never be a number here`, {
+        throw rulesLoadError(a.pos, `?${a.name} can never be of type ${want.name} here`, {
           construct,
           clips: `[RULECSTR2] Previous variable bindings of ?${a.name} caused the type restrictions\nfor argument #${i + 1} of the expression ${printExpr(expr)}\nfound in ${where} to be violated.`,
           echoWhole: true,

@@ -10,10 +10,12 @@
  * // (deftemplate t (slot x (type SYMBOL) (range 1 3))) fails with
  * // "[CSTRNPSR1] The type attribute conflicts with the range attribute."
  */
+
+import type { SlotConstraintFacets } from "./ast.js";
 import { rulesParseError } from "./errors.js";
 import type { SAtom, SList, SNode } from "./reader.js";
 import { describe } from "./reader.js";
-import { isFloat, isInteger, numberOf, type Value } from "./values.js";
+import { float, isFloat, isInteger, numberOf, type Value } from "./values.js";
 
 /** The basic types CLIPS keeps a flag for (a type name allows one or several). */
 type Basic =
@@ -69,6 +71,52 @@ export interface SlotConstraints {
   cardinality: [number | null, number | null] | null;
 }
 
+/**
+ * CheckConstraintParseConflicts: the attribute a type attribute allowing only `allows` excludes
+ * (an allowed-… naming a type it lacks, or a range bound of such a type), or null.
+ */
+function typeConflict(
+  allows: ReadonlySet<Basic> | null,
+  r: ReadonlySet<Basic | "ANY">,
+  result: Pick<SlotConstraints, "allowed" | "range">,
+): string | null {
+  if (allows === null) return null;
+  if (r.has("SYMBOL") && !allows.has("SYMBOL")) return "allowed-symbols";
+  if (r.has("STRING") && !allows.has("STRING")) return "allowed-strings";
+  if (r.has("INTEGER") && !allows.has("INTEGER")) return "allowed-integers/numbers";
+  if (r.has("FLOAT") && !allows.has("FLOAT")) return "allowed-floats/numbers";
+  if (r.has("INSTANCE-NAME") && !allows.has("INSTANCE-NAME")) return "allowed-instance-names";
+  if (r.has("ANY")) {
+    for (const v of result.allowed ?? []) if (!allows.has(basicOf(v))) return "allowed-values";
+  }
+  // CLIPS looks at the maximum before the minimum.
+  for (const bound of [result.range[1], result.range[0]]) {
+    if (bound === null) continue;
+    if ((isInteger(bound) && !allows.has("INTEGER")) || (isFloat(bound) && !allows.has("FLOAT"))) {
+      return "range";
+    }
+  }
+  return null;
+}
+
+/**
+ * The [CSTRNPSR1] conflict of facets put together from several definitions (a composite class
+ * slot's, whose type may come from one class and its allowed-… from another), or null.
+ */
+export function facetsConflict(c: SlotConstraintFacets): string | null {
+  const types = c.types?.filter((t) => TYPE_NAMES.has(t));
+  const allows = types?.length ? new Set(types.flatMap((t) => TYPE_NAMES.get(t) ?? [])) : null;
+  const restricted = new Set<Basic | "ANY">();
+  for (const a of c.allowed)
+    for (const b of ALLOWED.get(a)?.basics ?? ["ANY" as const]) restricted.add(b);
+  const bound = (text: string | undefined): Value | null => {
+    if (text === undefined || !/^[-+]?\d/.test(text)) return null;
+    return /[.eE]/.test(text) ? float(Number(text)) : Number(text);
+  };
+  const range: [Value | null, Value | null] = [bound(c.range?.[0]), bound(c.range?.[1])];
+  return typeConflict(allows, restricted, { allowed: [...c.allowedValues], range });
+}
+
 /** Reads one slot's constraint attributes in the order written; see {@link readAttribute}. */
 export class SlotConstraintReader {
   readonly result: SlotConstraints = {
@@ -107,31 +155,9 @@ export class SlotConstraintReader {
    * excludes what an allowed-… or the range attribute allows. `slot` is the slot's list.
    */
   checkConflicts(slot: SList): void {
-    const allows = this.typeBasics;
-    if (allows === null) return;
-    const conflict = (other: string): never =>
+    const other = typeConflict(this.typeBasics, this.restricted, this.result);
+    if (other !== null) {
       this.fail(slot, `[CSTRNPSR1] The type attribute conflicts with the ${other} attribute.`);
-    const r = this.restricted;
-    if (r.has("SYMBOL") && !allows.has("SYMBOL")) conflict("allowed-symbols");
-    else if (r.has("STRING") && !allows.has("STRING")) conflict("allowed-strings");
-    else if (r.has("INTEGER") && !allows.has("INTEGER")) conflict("allowed-integers/numbers");
-    else if (r.has("FLOAT") && !allows.has("FLOAT")) conflict("allowed-floats/numbers");
-    else if (r.has("INSTANCE-NAME") && !allows.has("INSTANCE-NAME")) {
-      conflict("allowed-instance-names");
-    } else if (r.has("ANY")) {
-      for (const v of this.result.allowed ?? []) {
-        if (!allows.has(basicOf(v))) conflict("allowed-values");
-      }
-    }
-    // CLIPS looks at the maximum before the minimum.
-    for (const bound of [this.result.range[1], this.result.range[0]]) {
-      if (bound === null) continue;
-      if (
-        (isInteger(bound) && !allows.has("INTEGER")) ||
-        (isFloat(bound) && !allows.has("FLOAT"))
-      ) {
-        conflict("range");
-      }
     }
   }
 

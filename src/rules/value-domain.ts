@@ -6,7 +6,7 @@
  */
 import type { SlotDef } from "./ast.js";
 import { typeOk } from "./slot-types.js";
-import { isNumber, numberOf, type Value, valuesEqual } from "./values.js";
+import { isMultifield, isNumber, numberOf, type Value, valuesEqual } from "./values.js";
 
 const PRIMITIVES = [
   "SYMBOL",
@@ -42,9 +42,22 @@ export const ANY: Domain = {
   high: Number.POSITIVE_INFINITY,
 };
 
+/** Any value at all: a single field of any type, a multifield, or no value. */
+export const ANYTHING: Domain = { ...ANY, types: new Set([...PRIMITIVES, "MULTIFIELD", "VOID"]) };
+
+/** Any value of these types (primitive names, `MULTIFIELD`, `VOID`). */
+export function typesDomain(types: Iterable<string>): Domain {
+  return { ...ANY, types: new Set(types) };
+}
+
 function primitives(words: readonly string[] | null | undefined): Set<string> {
   if (!words || words.includes("?VARIABLE")) return new Set(PRIMITIVES);
   return new Set(words.flatMap((w) => EXPANDS[w] ?? [w]));
+}
+
+/** The type of a constant, as one of the primitives (`MULTIFIELD` for a multifield). */
+export function valueType(v: Value): string {
+  return isMultifield(v) ? "MULTIFIELD" : typeOf(v);
 }
 
 /** The type of a constant, as one of the primitives. */
@@ -53,7 +66,9 @@ function typeOf(v: Value): string {
 }
 
 /** What a slot's type, allowed-… and range facets let it hold. */
-export function slotDomain(slot: SlotDef): Domain {
+export function slotDomain(
+  slot: Pick<SlotDef, "types" | "allowed" | "allowedTypes" | "range">,
+): Domain {
   const finite = new Map<string, Value[]>();
   if (slot.allowed) {
     for (const t of primitives(slot.allowedTypes)) {
@@ -93,6 +108,31 @@ export function intersect(a: Domain, b: Domain): Domain {
     else if (x || y) finite.set(t, (x ?? y) as readonly Value[]);
   }
   return { types, finite, low: Math.max(a.low, b.low), high: Math.min(a.high, b.high) };
+}
+
+/**
+ * The values either allows (CLIPS's UnionConstraints, for an object pattern's slot that several
+ * classes define): a type is finite only where every side holding it is; the range is the hull
+ * of the ranges of the sides that hold a number.
+ */
+export function union(a: Domain, b: Domain): Domain {
+  const types = new Set([...a.types, ...b.types]);
+  const finite = new Map<string, readonly Value[]>();
+  for (const t of types) {
+    const x = a.types.has(t) ? a.finite.get(t) : [];
+    const y = b.types.has(t) ? b.finite.get(t) : [];
+    if (x && y) finite.set(t, [...x, ...y.filter((v) => !x.some((w) => valuesEqual(v, w)))]);
+  }
+  const numeric = (d: Domain) => d.types.has("INTEGER") || d.types.has("FLOAT");
+  const sides = [a, b].filter(numeric);
+  const low = Math.min(...sides.map((d) => d.low));
+  const high = Math.max(...sides.map((d) => d.high));
+  return {
+    types,
+    finite,
+    low: sides.length > 0 ? low : ANY.low,
+    high: sides.length > 0 ? high : ANY.high,
+  };
 }
 
 /** `d` without the constant `v` (a `~v` term): only a finite set of its type loses it. */

@@ -1,0 +1,59 @@
+/**
+ * What an object pattern's slots may hold, for CLIPS 6.30's static constraint check of rules
+ * (objrtbld.c ProcessSlotRestriction): the classes the pattern can match are every class
+ * defined when the rule is (the `is-a` restriction narrows them to those classes and their
+ * subclasses); each slot the pattern names keeps only the classes that have it, and its
+ * constraint is the union of those classes' slot facets.
+ *
+ * @example
+ * // (defclass FOO (is-a USER) (slot x (type SYMBOL)) (slot y (type INTEGER)))
+ * // (object (is-a FOO) (x ?x) (y ?x)): ?x may be a SYMBOL, then slot y leaves it nothing.
+ */
+import type { PatternCE } from "./ast.js";
+import { checkedSlot } from "./cool-constraints.js";
+import type { ClassDef } from "./objects.js";
+import type { ObjectSlotConstraint, ObjectSlotLookup } from "./rule-constraints.js";
+import { ANY, type Domain, slotDomain, union } from "./value-domain.js";
+
+/** A lookup over the classes `classes()` lists when a rule is checked. */
+export function objectSlotLookup(classes: () => readonly ClassDef[]): ObjectSlotLookup {
+  return (ce) => objectSlots(ce, classes());
+}
+
+function objectSlots(
+  ce: PatternCE,
+  all: readonly ClassDef[],
+): ReadonlyMap<number, ObjectSlotConstraint> {
+  const out = new Map<number, ObjectSlotConstraint>();
+  const isa = ce.object?.classes ?? null;
+  let candidates = isa === null ? all : all.filter((c) => c.cpl.some((k) => isa.includes(k.name)));
+  for (const index of ce.slots.keys()) {
+    const name = ce.template?.slots[index]?.name;
+    if (name === undefined || name === "is-a" || name === "name") continue;
+    // CLIPS drops, slot by slot, the classes that lack a (pattern-matched) slot of that name.
+    const having = candidates.flatMap((c) => {
+      const s = c.slots.find((x) => x.name === name);
+      return s?.facets.reactive ? [s] : [];
+    });
+    candidates = candidates.filter((c) =>
+      c.slots.some((x) => x.name === name && x.facets.reactive),
+    );
+    let domain: Domain | null = null;
+    let multi = false;
+    let low = Number.POSITIVE_INFINITY;
+    let high = 0;
+    for (const s of having) {
+      const checked = checkedSlot(s.facets.constraints, s.multi);
+      const d = checked ? slotDomain(checked) : ANY;
+      domain = domain === null ? d : union(domain, d);
+      multi ||= s.multi;
+      const [min, max] = s.multi ? (checked?.cardinality ?? [null, null]) : [1, 1];
+      low = Math.min(low, min ?? 0);
+      high = Math.max(high, max ?? Number.POSITIVE_INFINITY);
+    }
+    if (domain === null) continue;
+    const cardinality = [low, high === Number.POSITIVE_INFINITY ? null : high] as const;
+    out.set(index, { domain, slot: { name, multi, cardinality } });
+  }
+  return out;
+}

@@ -1,0 +1,6 @@
+(defclass A (is-a USER) (slot s (default (+ 1 (sym-cat x)))))
+(deftemplate T (slot s (default (+ 1 (sym-cat x)))))
+(defclass B (is-a USER) (slot s (default-dynamic (+ 1 (sym-cat x)))))
+(list-defclasses)
+(list-deftemplates)
+(exit)

@@ -1,0 +1,8 @@
+(deftemplate t1 (fild one))
+(deftemplate t2 "comment" (slot x) (multifild y))
+(deftemplate t3 (slot x) loose)
+(deftemplate t4 (7 x))
+(deftemplate t5 (slot x) ())
+(deftemplate t6 (field a) (multifield b))
+(list-deftemplates)
+(exit)
