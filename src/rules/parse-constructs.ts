@@ -672,6 +672,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
         },
       );
     }
+    if (head.text !== OBJECT_RELATION) ctx.impliedTemplate?.(head.text);
     const fields = parseFieldSequence(items, 1, items.length, ctx, true);
     return patternCE(list, head.text, template, addressVar, fields, NO_SLOTS);
   }

@@ -29,6 +29,11 @@ export interface ParseContext {
    * conflict (CLIPS's [CSTRCPSR3]; absent: never).
    */
   impliedConflict?(name: string): boolean;
+  /**
+   * Called when a pattern or an asserted fact names a relation no deftemplate describes: CLIPS
+   * then makes an implied deftemplate, kept even when the construct or command goes on to fail.
+   */
+  impliedTemplate?(name: string): void;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
@@ -773,6 +778,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   }
   if (RESERVED_RELATIONS.has(head.text)) throw reservedName(head, "relation", ctx);
   const template = ctx.template(head.text);
+  if (!template) ctx.impliedTemplate?.(head.text);
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
     const seen = new Set<string>();
