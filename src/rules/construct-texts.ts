@@ -191,7 +191,8 @@ export class ConstructTexts {
   *entries(): Iterable<{ kind: string; name: string; module: string; form: SList }> {
     for (const [kind, names] of this.kinds) {
       // An implied deftemplate has no form to scan.
-      for (const e of names.values()) if (!e.implied) yield { kind, name: e.name, module: e.module, form: e.form };
+      for (const e of names.values())
+        if (!e.implied) yield { kind, name: e.name, module: e.module, form: e.form };
     }
   }
 

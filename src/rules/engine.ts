@@ -534,7 +534,10 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
-    impliedConflict: (name) => this.importConflict("deftemplate", name, this.module),
+    // One visible already (its own or imported) is used: no new one, so no conflict.
+    impliedConflict: (name) =>
+      !this.texts.has("deftemplate", name, this.module) &&
+      this.importConflict("deftemplate", name, this.module),
     impliedTemplate: (name) => this.noteImplied(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
@@ -616,7 +619,10 @@ export class RuleEngine {
           // CLIPS replaces (or refuses to) once it has read the name, before the slots: an
           // implied deftemplate of the name too.
           const name = splitName(node.text, module)[1];
-          if (this.templates.has(constructKey(module, name)) || this.texts.isImplied(name, module)) {
+          if (
+            this.templates.has(constructKey(module, name)) ||
+            this.texts.isImplied(name, module)
+          ) {
             this.redefiningTemplate(name, form);
           }
         }

@@ -778,7 +778,23 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
   }
   if (RESERVED_RELATIONS.has(head.text)) throw reservedName(head, "relation", ctx);
   const template = ctx.template(head.text);
-  if (!template) ctx.impliedTemplate?.(head.text);
+  if (!template) {
+    // As for a pattern (parse-constructs.ts): CLIPS makes an implied deftemplate, unless a
+    // module would then see two of the name.
+    if (ctx.impliedConflict?.(head.text) === true) {
+      throw rulesParseError(
+        head.pos,
+        "a relation no other module's deftemplate shadows",
+        head.text,
+        {
+          construct: ctx.construct,
+          clips: `[CSTRCPSR3] Cannot define implied deftemplate ${head.text} because of an import/export conflict.`,
+          echoThrough: true,
+        },
+      );
+    }
+    ctx.impliedTemplate?.(head.text);
+  }
   if (template) {
     const slots = node.items.slice(1).map((n) => parseSlotSpec(n, ctx));
     const seen = new Set<string>();
