@@ -5,6 +5,7 @@ import { arityProblem } from "./functions.js";
 import { parseQuery } from "./query-parse.js";
 import { describe, type SAtom, type SList, type SNode } from "./reader.js";
 import {
+  returnsMultifield,
   singleFieldSlotMessage,
   slotValueMessage,
   staticViolation,
@@ -809,6 +810,33 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       const firstWidth =
         first?.type === "atom" && first.text === "=" && values[1]?.type === "list" ? 2 : 1;
       const second = values[firstWidth];
+      const call = firstWidth === 1 && first?.type === "list" ? first.items[0] : undefined;
+      if (
+        !slot.multi &&
+        second === undefined &&
+        call?.type === "atom" &&
+        returnsMultifield(call.text)
+      ) {
+        // A call returning a multifield (create$, …) for a single slot: refused when read,
+        // the echo running through the call's last token.
+        let end = first as SNode;
+        let closing = "";
+        while (end.type === "list" && end.items.length > 0) {
+          end = end.items.at(-1) as SNode;
+          closing += ")";
+        }
+        throw rulesLoadError(
+          end.pos,
+          `slot ${slot.name} of deftemplate ${template.name} takes one value`,
+          {
+            construct: ctx.construct,
+            clips: singleFieldSlotMessage(slot.name),
+            echoThrough: true,
+            echoAfter: closing,
+            hint: "Declare it as a multislot to store several values.",
+          },
+        );
+      }
       if (!slot.multi && second !== undefined) {
         // CLIPS stops at the second value (its echo runs on into it without a space).
         // After a call CLIPS's echo ends with the call's `)`s instead.

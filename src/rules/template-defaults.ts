@@ -34,6 +34,11 @@ const MULTIFIELD_RESULT = new Set([
   "str-explode",
 ]);
 
+/** Whether the function `name` returns a multifield (CLIPS's return code 'm'). */
+export function returnsMultifield(name: string): boolean {
+  return MULTIFIELD_RESULT.has(name);
+}
+
 /** [DEFAULT1] unless `args` is one value that can be a single field. */
 export function checkSingleDefault(attr: SList, args: readonly SNode[], construct: string): void {
   const only = args.length === 1 ? args[0] : undefined;

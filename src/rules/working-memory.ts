@@ -238,7 +238,22 @@ export function templateValues(
   host: EvalHost,
 ): Value[] {
   return template.slots.map((slot, i) => {
-    if (given.has(i)) return checkSlotValue(template, slot, given.get(i) as Value);
+    const value = given.get(i);
+    if (value !== undefined) {
+      // A multifield reaching a single slot when the fact is asserted (a variable's or a
+      // global's value: a call's was refused when read) is CLIPS's [TMPLTFUN2]; none at all
+      // (`(slot)` written empty) stays [TMPLTDEF2].
+      if (!slot.multi && isMultifield(value) && value.length > 0) {
+        throw rulesRuntimeError(
+          `slot ${slot.name} of deftemplate ${template.name} takes one value`,
+          {
+            clips: `[TMPLTFUN2] Attempted to assert a multifield value \ninto the single field slot ${slot.name} of deftemplate ${template.name}.`,
+            hint: "Declare it as a multislot to store several values.",
+          },
+        );
+      }
+      return checkSlotValue(template, slot, value);
+    }
     // CLIPS does not check a derived default against the slot's allowed values.
     if (slot.default.kind === "derive") return derivedDefault(slot);
     return checkSlotValue(template, slot, defaultFor(template, slot, host));
