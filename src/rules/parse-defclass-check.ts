@@ -61,7 +61,7 @@ function word(n: SNode | undefined): string | null {
 
 /**
  * Throws CLIPS's error for a bad defclass: no name ([CSTRCPSR2]), a predefined class's name
- * ([CLASSPSR2]), a bad `(is-a …)` ([INHERPSR2], [INHERPSR3], [INHERPSR4], [INHERPSR6]), a
+ * ([CLASSPSR2]), a bad `(is-a …)` ([INHERPSR1], [INHERPSR2], [INHERPSR3], [INHERPSR4], [INHERPSR6]), a
  * role or pattern-match given twice ([CLASSPSR4]), a bad or duplicate slot ([CLSLTPSR1]), a
  * facet given twice ([CLSLTPSR2], [PRNTUTIL5]) or with a bad value.
  */
@@ -94,6 +94,10 @@ export function checkDefclass(list: SList, module: string, classExists: ClassExi
   for (const s of isa.items.slice(1)) {
     const echo = `${header}\n   (is-a ${[...supers, tok(s)].join(" ")}`;
     if (s.type !== "atom" || s.kind !== "symbol") fail(s, syntax("defclass"), echo);
+    // Checked before the superclass is looked up (CLIPS's ParseSuperclasses).
+    if (s.text === (sep < 0 ? name : name.slice(sep + 2))) {
+      fail(s, "[INHERPSR1] A class may not have itself as a superclass.", echo);
+    }
     if (supers.includes(s.text)) {
       fail(s, "[INHERPSR2] A class may inherit from a superclass only once.", echo);
     }

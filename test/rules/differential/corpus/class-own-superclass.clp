@@ -1,0 +1,6 @@
+(defclass A (is-a A))
+(defclass B (is-a USER))
+(defclass B (is-a USER B))
+(defclass C (is-a USER) (role concrete))
+(list-defclasses)
+(exit)
