@@ -104,6 +104,11 @@ export function runBatch(source: string, options: BatchOptions = {}): BatchResul
     } catch (e) {
       const failure = toKeelError(e);
       errors.push(failure);
+      // CLIPS had deleted the construct of that name once it read the name (not in "stop" mode:
+      // there the program ends at its first error).
+      if (construct && options.onError !== "stop") {
+        engine.forgetFailedRedefinition(construct.form, construct.module);
+      }
       if (options.onError === "stop" || failure.code === "RULES_LIMIT") {
         stopped = true;
         break;

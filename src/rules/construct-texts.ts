@@ -16,6 +16,10 @@ interface Entry {
   readonly name: string;
   /** For a defglobal: the global's value expression. */
   readonly value?: SNode;
+  /** An implied deftemplate: CLIPS made it for an ordered relation (it has no text). */
+  readonly implied?: true;
+  /** An implied deftemplate a command made (replaying the constructs would not remake it). */
+  readonly byCommand?: true;
 }
 
 /** The construct kinds the registry keeps, as CLIPS names them. */
@@ -83,6 +87,31 @@ export class ConstructTexts {
       if (v?.type !== "atom" || v.kind !== "gvar" || value === undefined) break;
       this.put("defglobal", { form, module: mod, name: v.text, value });
     }
+  }
+
+  /**
+   * Records the implied deftemplate CLIPS makes in `module` for an ordered relation: listed with
+   * the deftemplates in the order made, without text; a deftemplate of its name replaces it.
+   */
+  recordImplied(name: string, module: string, byCommand: boolean): void {
+    const form: SList = { type: "list", items: [], pos: { line: 0, column: 0 }, source: "" };
+    const entry = { form, module, name, implied: true as const };
+    this.put("deftemplate", byCommand ? { ...entry, byCommand: true } : entry);
+  }
+
+  /** Whether `module::name` is an implied deftemplate. */
+  isImplied(name: string, module: string): boolean {
+    return this.kinds.get("deftemplate")?.get(`${module}::${name}`)?.implied === true;
+  }
+
+  /**
+   * The implied deftemplates commands made, as `MODULE::name` in the order made: what a
+   * snapshot keeps (the constructs' own are remade by replaying them).
+   */
+  commandImpliedKeys(): string[] {
+    const out: string[] = [];
+    for (const [key, e] of this.kinds.get("deftemplate") ?? []) if (e.byCommand) out.push(key);
+    return out;
   }
 
   /** Records one global of a defglobal as soon as it is defined (CLIPS defines them one by one). */
@@ -161,7 +190,9 @@ export class ConstructTexts {
   /** Every construct's form with its kind and name, for reference scans (`undefine.ts`). */
   *entries(): Iterable<{ kind: string; name: string; module: string; form: SList }> {
     for (const [kind, names] of this.kinds) {
-      for (const e of names.values()) yield { kind, name: e.name, module: e.module, form: e.form };
+      // An implied deftemplate has no form to scan.
+      for (const e of names.values())
+        if (!e.implied) yield { kind, name: e.name, module: e.module, form: e.form };
     }
   }
 
@@ -177,6 +208,8 @@ export class ConstructTexts {
   pretty(kind: ConstructKind, name: string, from?: string): string | null {
     const e = this.find(kind, name, from);
     if (!e) return null;
+    // CLIPS keeps no text for an implied deftemplate: its pp command prints nothing.
+    if (e.implied) return "";
     if (kind === "defglobal") return e.value ? ppDefglobal(e.module, e.name, e.value) : null;
     if (kind === "defclass" || kind === "definstances") return ppCool(e.form, e.module);
     return ppConstruct(e.form, e.module);

@@ -95,6 +95,11 @@ export interface EngineSnapshot {
   readonly module?: string;
   /** The rules with a breakpoint (`set-break`; absent: none). */
   readonly breaks?: readonly string[];
+  /**
+   * The implied deftemplates (`MODULE::name`) top-level commands made, listed by
+   * list-deftemplates (absent: none); those of a rule or deffacts are remade by replaying it.
+   */
+  readonly impliedTemplates?: readonly string[];
   /** Logical support (truth maintenance): absent when no fact has any. */
   readonly logical?: LogicalSnapshot;
 }

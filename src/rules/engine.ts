@@ -5,7 +5,7 @@ import { Breakpoints, type BreaksHost } from "./breaks.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
-import { type ConstructKind, ConstructTexts } from "./construct-texts.js";
+import { type ConstructKind, ConstructTexts, splitName } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
 import { withDefclassEcho } from "./defclass-echo.js";
 import { DEPENDENCY_COMMANDS, type DependencyHost, dependencyCommand } from "./dependencies.js";
@@ -266,6 +266,8 @@ export class RuleEngine {
   /** Set by (exit); the batch runner stops reading forms. */
   exited = false;
   private restoring: Map<string, Activation[]> | null = null;
+  /** Set while check-syntax parses: it makes no implied deftemplates. */
+  private checkingSyntax = false;
   private readonly onPrint: (text: string) => void;
   private readonly evalHost: EvalHost;
   private firingLog: Firing[] = [];
@@ -479,6 +481,7 @@ export class RuleEngine {
     }
     const section: Section = {
       added: [],
+      implied: [],
       rules: new Set(),
       clock: this.agenda.timetagClock,
       output: this.output,
@@ -506,6 +509,11 @@ export class RuleEngine {
         else if (added.kind === "template") this.templates.delete(added.name);
         else this.deffacts.delete(added.name);
         this.constructLog.delete(added.key);
+      }
+      for (const key of section.implied) {
+        this.texts.forget("deftemplate", key);
+        const [module, name] = splitName(key, MAIN);
+        this.implied.delete(constructKey(module, name));
       }
       this.agenda.timetagClock = section.clock;
     }
@@ -540,10 +548,11 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
-    // A pattern on a relation the module sees an implied deftemplate of makes none.
+    // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&
       this.visibleImplied(name, this.module) === undefined &&
+      !this.texts.has("deftemplate", name, this.module) &&
       this.importConflict("deftemplate", name, this.module),
     impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
@@ -619,11 +628,22 @@ export class RuleEngine {
     this.checkImportConflict(head, form);
     switch (head) {
       case "deftemplate": {
-        const t = parseDeftemplate(form, ctx);
         // Modules are namespaces: FOO::d and BAR::d are two deftemplates (module-scope.ts).
         const module = constructModule(form, this.module);
+        const node = form.items[1];
+        if (node?.type === "atom" && node.kind === "symbol") {
+          // CLIPS replaces (or refuses to) once it has read the name, before the slots: an
+          // implied deftemplate of the name too.
+          const name = splitName(node.text, module)[1];
+          if (
+            this.templates.has(constructKey(module, name)) ||
+            this.texts.isImplied(name, module)
+          ) {
+            this.redefiningTemplate(name, form);
+          }
+        }
+        const t = parseDeftemplate(form, ctx);
         const id = constructKey(module, t.name);
-        if (this.templates.has(id)) this.redefiningTemplate(t.name, form);
         this.templates.set(id, id === t.name ? t : { ...t, key: id });
         const key = this.constructLog.other({ source: form.source });
         this.logKeys.set(`deftemplate ${module}::${t.name}`, key);
@@ -704,6 +724,7 @@ export class RuleEngine {
         return;
       }
       case "definstances": {
+        this.checkInstancesIdle(form);
         const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
         this.objects.defineInstances(
@@ -870,6 +891,21 @@ export class RuleEngine {
     });
   }
 
+  /** [CSTRCPSR4]: a definstances cannot be redefined while reset makes its instances. */
+  private checkInstancesIdle(form: SList): void {
+    const node = form.items[1];
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    const [module, name] = splitName(node.text, this.module);
+    if (!this.objects.instancesRunning(name)) return;
+    const error = rulesLoadError(node.pos, `definstances ${name} is in use, not redefined`, {
+      clips: `[CSTRCPSR4] Cannot redefine definstances ${name} while it is in use.`,
+      hint: "Redefine it after the reset.",
+    });
+    // CLIPS checks once it has read the name: its echo stops there.
+    Object.assign(error.details, { echoText: `(definstances ${module}::${name}` });
+    throw error;
+  }
+
   /**
    * CLIPS's checks of a deffunction's name: not a construct's ([DFFNXPSR1]), a built-in
    * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
@@ -945,6 +981,60 @@ export class RuleEngine {
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
+  }
+
+  /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
+  private deleteRule(key: string): void {
+    for (const a of this.agenda.list()) {
+      if (a.rule.name === key) {
+        this.traceOf("activations", bareName(a.rule.name), () =>
+          activationTrace(false, agendaLine(a)),
+        );
+      }
+    }
+    this.removeRule(key);
+    // A deleted rule's breakpoint goes with it (a redefined one keeps it).
+    this.breaks.forget(key);
+    this.constructLog.delete(`defrule ${key}`);
+    this.texts.forget("defrule", `${keyModule(key)}::${bareName(key)}`);
+  }
+
+  /**
+   * After a construct form failed to define (in a batch or `build`): CLIPS deletes the
+   * deftemplate, defrule, deffacts or definstances of its name as soon as it has read the name
+   * (cstrcpsr.c), before the rest is parsed, so a failed redefinition leaves none. One still in
+   * use stays (that was the failure, [CSTRCPSR4]). `load` and `defineRule` stay atomic: only the
+   * CLIPS-program paths call this.
+   */
+  forgetFailedRedefinition(form: SList, module: string): void {
+    const head = form.items[0];
+    const node = form.items[1];
+    if (head?.type !== "atom" || !DELETED_ON_REDEFINE.has(head.text)) return;
+    if (node?.type !== "atom" || node.kind !== "symbol") return;
+    const [mod, name] = splitName(node.text, module);
+    if (name === "" || !this.modules.has(mod)) return;
+    const key = constructKey(mod, name);
+    switch (head.text) {
+      case "defrule":
+        if (this.rules.has(key) && key !== this.firingRule) this.deleteRule(key);
+        return;
+      case "deftemplate": {
+        if (!this.texts.has("deftemplate", `${mod}::${name}`)) return;
+        if (this.importConflict("deftemplate", name, mod)) return;
+        if (templateInUse(this.texts, name) || this.wm.ofRelation(key).length > 0) return;
+        this.undefineHost.remove("deftemplate", name, mod);
+        return;
+      }
+      case "deffacts":
+        if (this.texts.has("deffacts", `${mod}::${name}`)) {
+          this.undefineHost.remove("deffacts", name, mod);
+        }
+        return;
+      default:
+        if (this.texts.has("definstances", name, mod) && !this.objects.instancesRunning(name)) {
+          this.undefinstancesHost.remove(name);
+        }
+    }
   }
 
   private readonly hooks: ActivationHooks = {
@@ -1465,7 +1555,25 @@ export class RuleEngine {
         this.objectState(),
       ),
       ...this.moduleState(),
+      ...this.impliedState(),
     };
+  }
+
+  /** The implied deftemplates commands made, for a snapshot (the constructs remake theirs). */
+  private impliedState(): { impliedTemplates?: string[] } {
+    const keys = this.texts.commandImpliedKeys();
+    return keys.length > 0 ? { impliedTemplates: keys } : {};
+  }
+
+  /**
+   * CLIPS makes an implied deftemplate in the current module for an ordered relation a pattern
+   * or an asserted fact names, unless one is visible there already; check-syntax makes none.
+   */
+  private noteImplied(name: string, module: string): void {
+    if (name === "initial-fact" && this.initialTemplate) return;
+    if (this.texts.has("deftemplate", name, module)) return;
+    this.texts.recordImplied(name, module, this.parsing.construct === undefined);
+    this.section?.implied.push(`${module}::${name}`);
   }
 
   /** The current module for a snapshot, when not MAIN, the breakpoints and logical support, when any. */
@@ -1491,6 +1599,9 @@ export class RuleEngine {
     this.agenda.clear();
     this.restoring = new Map();
     this.objects.restoringModes = new Set(s.conservationClasses ?? []);
+    // Replaying the constructs remakes their implied deftemplates, even under check-syntax.
+    const checking = this.checkingSyntax;
+    this.checkingSyntax = false;
     try {
       for (const c of s.constructs) {
         this.setModule(c.module ?? MAIN);
@@ -1547,6 +1658,12 @@ export class RuleEngine {
         );
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
+      // Those only a command made (an assert at top level) are not remade by the constructs.
+      for (const key of s.impliedTemplates ?? []) {
+        const [module, name] = splitName(key, MAIN);
+        if (!this.texts.has("deftemplate", key)) this.texts.recordImplied(name, module, true);
+        this.implied.add(constructKey(module, name));
+      }
       this.breaks.clear();
       this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
@@ -1555,6 +1672,7 @@ export class RuleEngine {
     } finally {
       this.restoring = null;
       this.objects.restoringModes = null;
+      this.checkingSyntax = checking;
     }
   }
 
@@ -1660,7 +1778,10 @@ export class RuleEngine {
         clips: `[CSTRCPSR3] Cannot define implied deftemplate ${name} because of an import/export conflict.`,
       });
     }
+    // check-syntax makes none (CLIPS's check-syntax mode).
+    if (this.checkingSyntax) return own;
     this.implied.add(own);
+    this.noteImplied(name, module);
     return own;
   }
 
@@ -1733,8 +1854,10 @@ export class RuleEngine {
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
-      else if (kind === "deftemplate") this.templates.delete(constructKey(module, name));
-      else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
+      else if (kind === "deftemplate") {
+        this.templates.delete(constructKey(module, name));
+        this.implied.delete(constructKey(module, name));
+      } else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
       const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
@@ -1808,6 +1931,7 @@ export class RuleEngine {
     if (this.templates.has(this.templateKey(name))) return true;
     if (name === "initial-fact" && this.initialTemplate) return true;
     // CLIPS makes an implied one for a relation a rule, deffacts or assert names.
+    if (this.texts.has("deftemplate", name, this.module)) return true;
     if (templateInUse(this.texts, name) || this.wm.ofRelation(name).length > 0) return true;
     // An implied deftemplate of the current module or one its imports give.
     return this.seenImplied(name) !== undefined;
@@ -1848,7 +1972,10 @@ export class RuleEngine {
     template: (name) => {
       const t = this.templates.get(this.templateKey(name));
       if (t) return t;
-      // An implied deftemplate: Keel keeps none, so a relation with a fact stands for one.
+      // An implied deftemplate the module sees.
+      if (this.texts.isImplied(name, this.texts.scopeOf("deftemplate", name, this.module))) {
+        return "implied";
+      }
       const key = this.seenImplied(name) ?? name;
       return this.wm.all().some((f) => f.relation === key) ? "implied" : null;
     },
@@ -1974,18 +2101,7 @@ export class RuleEngine {
             this.onPrint(`[PRNTUTIL4] Unable to delete defrule ${bareName(n)}.\n`);
             continue;
           }
-          for (const a of this.agenda.list()) {
-            if (a.rule.name === n) {
-              this.traceOf("activations", bareName(a.rule.name), () =>
-                activationTrace(false, agendaLine(a)),
-              );
-            }
-          }
-          this.removeRule(n);
-          // A deleted rule's breakpoint goes with it (a redefined one keeps it).
-          this.breaks.forget(n);
-          this.constructLog.delete(`defrule ${n}`);
-          this.texts.forget("defrule", `${keyModule(n)}::${bareName(n)}`);
+          this.deleteRule(n);
         }
         return VOID;
       }
@@ -2113,6 +2229,7 @@ export class RuleEngine {
     if (fn === "build") {
       const head = form.type === "list" && form.items[0]?.type === "atom" ? form.items[0].text : "";
       if (!CONSTRUCT_NAMES.has(head)) return FALSE;
+      const module = this.module;
       try {
         this.atomically(() => this.defineConstruct(form as SList));
       } catch (e) {
@@ -2121,6 +2238,7 @@ export class RuleEngine {
         const error = withEcho(e, form as SList, this.module);
         if (!isKeelError(error) || typeof error.details.clips !== "string") throw error;
         this.onPrint(clipsMessageText(error.details.clips));
+        this.forgetFailedRedefinition(form as SList, module);
         return FALSE;
       }
       return TRUE;
@@ -2171,6 +2289,8 @@ export class RuleEngine {
     }
     const head = form.items[0]?.type === "atom" ? form.items[0].text : "";
     const parsed = new Error("parsed");
+    // Checking makes no implied deftemplates (CLIPS's check-syntax mode).
+    this.checkingSyntax = true;
     try {
       if (CONSTRUCT_NAMES.has(head)) {
         this.atomically(() => {
@@ -2191,6 +2311,8 @@ export class RuleEngine {
       const failure = CONSTRUCT_NAMES.has(head) ? withEcho(e, form, this.module) : e;
       if (!isKeelError(failure) || typeof failure.details.clips !== "string") throw e;
       return [new ClipsString(clipsMessageText(failure.details.clips)), FALSE];
+    } finally {
+      this.checkingSyntax = false;
     }
     return FALSE;
   }
@@ -2293,8 +2415,18 @@ export const CONSTRUCT_NAMES: ReadonlySet<string> = new Set([
 export { activationFacts, factLine, isMultifield, TRUE };
 
 /** An open atomic section: what it added, and what a failure puts back. */
+/** The constructs CLIPS deletes once a redefinition has read the name (the others it keeps). */
+const DELETED_ON_REDEFINE: ReadonlySet<string> = new Set([
+  "defrule",
+  "deftemplate",
+  "deffacts",
+  "definstances",
+]);
+
 interface Section {
   readonly added: Added[];
+  /** The implied deftemplates it made (`MODULE::name`), forgotten when it is undone. */
+  readonly implied: string[];
   /** Names of the rules it added (replacing one of those needs no snapshot). */
   readonly rules: Set<string>;
   readonly clock: number;

@@ -790,18 +790,31 @@ export class ObjectSystem {
     this.definstances.delete(name);
   }
 
+  /** The definstances whose instances reset is making now (CLIPS will not redefine them). */
+  private readonly makingInstances = new Set<string>();
+
+  /** Whether reset is making the definstances `name`'s instances now. */
+  instancesRunning(name: string): boolean {
+    return this.makingInstances.has(name);
+  }
+
   /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
   reset(): void {
     this.removeAll();
     if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
-    for (const specs of this.definstances.values()) {
-      for (const s of specs) {
-        this.makeInstance(
-          s.name ? s.name(f) : null,
-          s.cls,
-          s.slots.map((x) => ({ name: x.name, values: x.values.map((c) => c(f)) })),
-        );
+    for (const [name, specs] of this.definstances) {
+      this.makingInstances.add(name);
+      try {
+        for (const s of specs) {
+          this.makeInstance(
+            s.name ? s.name(f) : null,
+            s.cls,
+            s.slots.map((x) => ({ name: x.name, values: x.values.map((c) => c(f)) })),
+          );
+        }
+      } finally {
+        this.makingInstances.delete(name);
       }
     }
   }

@@ -58,6 +58,14 @@ const RETURNS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly
     (f) => [f, ["INTEGER", "FLOAT"]] as [string, string[]],
   ),
   ...["sym-cat", "str-cat"].map((f) => [f, ["SYMBOL", "STRING"]] as [string, string[]]),
+  // CLIPS's code 'g' (integer, div, round, str-length, …) reads as INTEGER, FLOAT or SYMBOL.
+  ...["integer", "div", "round", "str-length", "str-compare"].map(
+    (f) => [f, ["INTEGER", "FLOAT", "SYMBOL"]] as [string, string[]],
+  ),
+  ...["float", "sqrt", "exp", "log", "log10", "pi", "**", "sin", "cos", "tan"].map(
+    (f) => [f, ["FLOAT"]] as [string, string[]],
+  ),
+  ...["implode$", "sub-string"].map((f) => [f, ["STRING"]] as [string, string[]]),
   ...[
     "eq",
     "neq",

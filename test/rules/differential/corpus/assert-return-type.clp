@@ -1,0 +1,8 @@
+(deftemplate reading (slot v (type INTEGER)) (slot w (type FLOAT)) (slot s (type SYMBOL)))
+(assert (reading (v =(float 3))))
+(assert (reading (w =(integer 2.5))))
+(assert (reading (s =(sqrt 4))))
+(assert (reading (s =(str-length "abc"))))
+(assert (reading (v =(div 7 2)) (w =(float 1)) (s x)))
+(facts)
+(exit)

@@ -1,0 +1,6 @@
+(defclass PART (is-a USER) (role concrete) (slot note (create-accessor write)))
+(definstances parts (p1 of PART (note (build "(definstances parts (p2 of PART))"))))
+(reset)
+(instances)
+(list-definstances)
+(exit)
