@@ -1151,7 +1151,9 @@ export class RuleEngine {
         throw rulesRuntimeError(`${r.relation} is a deftemplate; assert it with slots`);
       }
       // The fact's relation is its implied deftemplate's key, as seen from the current module.
-      fact = this.wm.create(this.impliedKey(r.relation), null, r.fields);
+      // Made when run (an API assert, a pre-parsed rule's action): kept for matching, not listed
+      // (a parse of the same text would have listed it as a construct's or command's).
+      fact = this.wm.create(this.impliedKey(r.relation, this.module, false), null, r.fields);
     } else {
       fact = this.wm.create(
         r.template.key ?? r.template.name,
@@ -1768,7 +1770,7 @@ export class RuleEngine {
    * The key of the implied deftemplate `name` seen from `module`: its own, else the first one
    * its imports give, else a new one of `module`.
    */
-  private impliedKey(name: string, module = this.module): string {
+  private impliedKey(name: string, module = this.module, listed = true): string {
     const own = constructKey(module, name);
     if (this.implied.has(own)) return own;
     const seen = this.visibleImplied(name, module);
@@ -1781,7 +1783,7 @@ export class RuleEngine {
     // check-syntax makes none (CLIPS's check-syntax mode).
     if (this.checkingSyntax) return own;
     this.implied.add(own);
-    this.noteImplied(name, module);
+    if (listed) this.noteImplied(name, module);
     return own;
   }
 
