@@ -7,24 +7,14 @@
  * // (eval "(retract ?f1)") prints
  * // "[STRNGFUN2] Some variables could not be accessed by the eval function."
  */
+import { QUERY_FUNCTIONS } from "./parse-expr.js";
 import type { SNode } from "./reader.js";
 
 /** Functions whose first argument is a list of `(?var …)` declarations. */
-const DECLARING_LISTS = new Set([
+const DECLARING_LISTS: ReadonlySet<string> = new Set([
   "loop-for-count",
   "progn$",
-  "any-factp",
-  "find-fact",
-  "find-all-facts",
-  "do-for-fact",
-  "do-for-all-facts",
-  "delayed-do-for-all-facts",
-  "any-instancep",
-  "find-instance",
-  "find-all-instances",
-  "do-for-instance",
-  "do-for-all-instances",
-  "delayed-do-for-all-instances",
+  ...QUERY_FUNCTIONS,
 ]);
 
 const isLocal = (n: SNode | undefined): n is SNode & { text: string } =>

@@ -4,7 +4,7 @@ import { rulesLoadError, rulesParseError } from "./errors.js";
 import { argKind, returnTypes } from "./function-types.js";
 import { arityProblem } from "./functions.js";
 import { parseQuery } from "./query-parse.js";
-import { describe, type SAtom, type SList, type SNode } from "./reader.js";
+import { describe, lastToken, type SAtom, type SList, type SNode } from "./reader.js";
 import {
   returnsMultifield,
   singleFieldSlotMessage,
@@ -808,12 +808,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       ) {
         // A call returning a multifield (create$, …) for a single slot: refused when read,
         // the echo running through the call's last token.
-        let end = first as SNode;
-        let closing = "";
-        while (end.type === "list" && end.items.length > 0) {
-          end = end.items.at(-1) as SNode;
-          closing += ")";
-        }
+        const { last: end, closing } = lastToken(first as SNode);
         throw rulesLoadError(
           end.pos,
           `slot ${slot.name} of deftemplate ${template.name} takes one value`,
@@ -829,12 +824,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       if (!slot.multi && second !== undefined) {
         // CLIPS stops at the second value (its echo runs on into it without a space).
         // After a call CLIPS's echo ends with the call's `)`s instead.
-        let end = values[firstWidth - 1] as SNode;
-        let closing = "";
-        while (end.type === "list" && end.items.length > 0) {
-          end = end.items.at(-1) as SNode;
-          closing += ")";
-        }
+        const { last: end, closing } = lastToken(values[firstWidth - 1] as SNode);
         throw rulesLoadError(
           end.pos,
           `slot ${slot.name} of deftemplate ${template.name} takes one value, not several`,
@@ -857,12 +847,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       // slot's `)`: the echo ends with the slot's last token and that `)`.
       const broken = staticViolation(slot, s.values);
       if (broken !== null) {
-        let last = node.items[k + 1] as SNode;
-        let closing = "";
-        while (last.type === "list" && last.items.length > 0) {
-          last = last.items.at(-1) as SNode;
-          closing += ")";
-        }
+        const { last, closing } = lastToken(node.items[k + 1] as SNode);
         throw rulesLoadError(last.pos, violationText(template.name, slot, broken.text), {
           construct: ctx.construct,
           clips: slotValueMessage(broken, "assert", slot.name),

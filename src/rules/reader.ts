@@ -340,3 +340,20 @@ export function describe(node: SNode | undefined): string {
       return `'${node.text}'`;
   }
 }
+
+/**
+ * The last token of `node` and the `)`s closing the lists it sits in: where CLIPS's echo of an
+ * error read through `node` ends.
+ *
+ * @example
+ * const { last, closing } = lastToken(readForms("(a (b c))")[0] as SNode); // c, "))"
+ */
+export function lastToken(node: SNode): { last: SNode; closing: string } {
+  let last = node;
+  let closing = "";
+  while (last.type === "list" && last.items.length > 0) {
+    last = last.items.at(-1) as SNode;
+    closing += ")";
+  }
+  return { last, closing };
+}

@@ -11,7 +11,7 @@
 import { isKeelError } from "../core/index.js";
 import type { RuleAst } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
-import { readForms, type SList, type SNode, type SourcePos } from "./reader.js";
+import { lastToken, readForms, type SList, type SNode, type SourcePos } from "./reader.js";
 
 /** The salience `evaluate` gives now, or the definition error CLIPS reports when it fails. */
 export function salienceWhenDefined(ast: RuleAst, evaluate: () => number): number {
@@ -23,12 +23,7 @@ export function salienceWhenDefined(ast: RuleAst, evaluate: () => number): numbe
     if (typeof clips !== "string" || node === undefined) throw e;
     // The echo runs through the salience expression, before the declaration's `)`: through
     // its last token, then the `)`s closing it.
-    let last = node;
-    let closing = "";
-    while (last.type === "list" && last.items.length > 0) {
-      last = last.items.at(-1) as SNode;
-      closing += ")";
-    }
+    const { last, closing } = lastToken(node);
     throw rulesLoadError(last.pos, `the salience of ${ast.name} could not be evaluated`, {
       construct: `defrule ${ast.name}`,
       clips: `${clips}\n[PRNTUTIL8] This error occurred while evaluating the salience for defrule ${ast.name}.`,
