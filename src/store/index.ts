@@ -12,6 +12,7 @@ export { type BackupResult, backupStore } from "./backup/backup.js";
 export { dumpPostgres, dumpSqlite } from "./backup/dump.js";
 export { deleteSqliteDatabase, type ResetResult, resetStore } from "./backup/reset.js";
 export { inspectBackup, type RestoreResult, restoreStore } from "./backup/restore.js";
+export { loadPgDriver, pgDriver } from "./dialects/postgres/pg-driver.js";
 export type {
   ColumnSnapshot,
   ConstraintSnapshot,

@@ -1,4 +1,5 @@
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "../../store/index.js";
 import type { PostgresPool } from "./postgres-native.js";
 
 /** A parameter of a batched statement: what the ledger's statements bind. */
@@ -91,7 +92,7 @@ async function sendBatch(pool: PostgresPool, taken: readonly PendingQuery[]): Pr
       | pg.QueryResult[];
     results = Array.isArray(answer) ? answer : [answer];
   } catch (error) {
-    if (!(error instanceof pg.DatabaseError)) {
+    if (!(error instanceof pgDriver().DatabaseError)) {
       for (const pending of taken) pending.reject(error);
       return;
     }
@@ -132,5 +133,5 @@ export function sqlLiteral(value: BatchValue): string {
     if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
     return `'${value}'`;
   }
-  return pg.escapeLiteral(value);
+  return pgDriver().escapeLiteral(value);
 }

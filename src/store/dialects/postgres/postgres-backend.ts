@@ -1,10 +1,11 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { KeelError } from "../../../core/index.js";
 import type { KernelDatabase } from "../../schema.js";
 import type { StoreCapabilities, StoreLocation } from "../../types.js";
 import type { StoreBackend } from "../backend.js";
 import type { SchemaObject, SchemaSnapshot } from "../schema-snapshot.js";
+import { loadPgDriver, pgDriver } from "./pg-driver.js";
 import { introspectPostgres } from "./postgres-introspector.js";
 import { postgresSchemaObjects } from "./postgres-schema-objects.js";
 import {
@@ -41,7 +42,7 @@ const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
     if (oid === INT8_OID && format !== "binary") return (value: string) => Number(value);
     if (oid === NUMERIC_OID && format !== "binary") return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    return pgDriver().types.getTypeParser(oid, format);
   }) as pg.CustomTypesConfig["getTypeParser"],
 };
 
@@ -59,7 +60,8 @@ export async function openPostgresBackend(
   options: PostgresOpenOptions,
 ): Promise<StoreBackend> {
   const timeouts = resolvePostgresTimeouts(options.timeouts);
-  const pool = new pg.Pool({
+  const { Pool } = await loadPgDriver();
+  const pool = new Pool({
     connectionString: location.url,
     max: options.poolSize,
     types,
