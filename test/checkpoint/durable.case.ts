@@ -808,6 +808,94 @@ export function runDurableSuite(options: {
     );
 
     it_(
+      "a step with a blob and writes, moments after the last, is refused whole when another owner leases the thread",
+      async () => {
+        // SQLite checks such a step's lease in its checkpoint's insert, written first: a refusal
+        // must leave none of the step's rows (blob, folded or loose writes) behind.
+        const other = saverOn(test.store, { ownerId: "other-host:3:ghi" });
+        const pad = "x".repeat(200);
+        const { config, messages } = await grow(saver, "taken-blob", 2, pad);
+        const before = await Promise.all(
+          ["state_checkpoints", "state_checkpoint_blobs", "state_checkpoint_writes"].map((t) =>
+            countRows(saver, t, "taken-blob"),
+          ),
+        );
+        await acquireLease(other.sql, "taken-blob", other.ownerId, {
+          now: Date.now(),
+          ttlMs: 60_000,
+        });
+        const grown = messages.concat([`m2${pad}`]);
+        await expect(
+          saver.put(
+            config,
+            checkpointOf({ messages: grown, step: 2 }, { messages: 3, step: 3 }),
+            metadataOf(2),
+            { messages: 3, step: 3 },
+          ),
+        ).rejects.toMatchObject({ code: "THREAD_LEASED" });
+        const after = await Promise.all(
+          ["state_checkpoints", "state_checkpoint_blobs", "state_checkpoint_writes"].map((t) =>
+            countRows(saver, t, "taken-blob"),
+          ),
+        );
+        expect(after).toEqual(before);
+        expect((await other.getTuple(threadConfig("taken-blob")))?.metadata.step).toBe(1);
+      },
+    );
+
+    it_(
+      "a new thread's first step reads nothing more than the run's read of its latest checkpoint",
+      async () => {
+        const fresh = saverOn(test.store);
+        const reads: string[] = [];
+        const all = fresh.sql.all.bind(fresh.sql);
+        fresh.sql.all = (sql, params) => {
+          reads.push(sql);
+          return all(sql, params);
+        };
+        expect(await fresh.getTuple(threadConfig("new-place"))).toBeUndefined();
+        const config = await fresh.put(
+          threadConfig("new-place"),
+          checkpointOf({ step: 0 }, { step: 1 }),
+          metadataOf(0),
+          { step: 1 },
+        );
+        await fresh.put(config, checkpointOf({ step: 1 }, { step: 2 }), metadataOf(1), {
+          step: 2,
+        });
+        expect(reads).toHaveLength(1);
+        const tuple = await fresh.getTuple(threadConfig("new-place"));
+        expect(tuple?.checkpoint.channel_values.step).toBe(1);
+        // Numbered from 1, as a read of the place's highest seq would have numbered them.
+        const seqs = await fresh.sql.all<{ seq: number | string }>(
+          "SELECT seq FROM state_checkpoints WHERE thread_id = ? ORDER BY seq",
+          ["new-place"],
+        );
+        expect(seqs.map((row) => Number(row.seq))).toEqual([1, 2]);
+      },
+    );
+
+    it_(
+      "a step with a blob on a thread deleted moments after its last step recreates the thread",
+      async () => {
+        const pad = "y".repeat(200);
+        const { config } = await grow(saver, "gone-blob", 2, pad);
+        // Deleted behind the saver's back (another process): its cache still says "touched".
+        await saver.sql.run("DELETE FROM state_threads WHERE id = ?", ["gone-blob"]);
+        const messages = [`a${pad}`, `b${pad}`];
+        await saver.put(
+          config,
+          checkpointOf({ messages, step: 9 }, { messages: 9, step: 9 }),
+          metadataOf(9),
+          { messages: 9, step: 9 },
+        );
+        const tuple = await saver.getTuple(threadConfig("gone-blob"));
+        expect(tuple?.checkpoint.channel_values.messages).toEqual(messages);
+        expect((await saver.getThread("gone-blob")).threadId).toBe("gone-blob");
+      },
+    );
+
+    it_(
       "async mode queues steps (bounded), exit mode holds them until flush; reads see them",
       async () => {
         const asyncSaver = saverOn(test.store, { durability: "async", maxQueuedSteps: 2 });

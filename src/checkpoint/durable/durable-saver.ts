@@ -116,7 +116,13 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
     await this.queue.flush();
     const id = checkpointIdOf(config);
     const row = await readCheckpoint(this.db, place, id);
-    if (!row) return undefined;
+    if (!row) {
+      // The place has no checkpoint (a new thread): its first `put` needs no read of its highest
+      // seq, which this read already found to be none.
+      if (id === undefined && this.queue.idle && this.places.get(place) === undefined)
+        this.places.set(place, emptyPlace(0, undefined));
+      return undefined;
+    }
     const decoded = await decodeRow(this.db, this.serde, row);
     if (id === undefined) {
       // The latest checkpoint is what the next `put` builds on: remember it, unless a write
@@ -392,17 +398,7 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
   /** What the saver knows of a place it has not cached: its highest seq. */
   private async loadState(place: Place): Promise<PlaceState> {
     const { maxSeq, maxId } = await readMaxSeq(this.db, place);
-    return (
-      this.places.get(place) ??
-      this.places.set(place, {
-        maxSeq,
-        maxId: knownMaxId(maxId),
-        latestId: undefined,
-        latestEntries: new Map(),
-        lastWritten: new Map(),
-        stale: false,
-      })
-    );
+    return this.places.get(place) ?? this.places.set(place, emptyPlace(maxSeq, maxId));
   }
 
   /**
@@ -417,6 +413,18 @@ export abstract class DurableSaver extends BaseCheckpointSaver {
 }
 
 const DONE: Promise<void> = Promise.resolve();
+
+/** What a saver knows of a place none of whose checkpoints it has read: its highest seq and id. */
+function emptyPlace(maxSeq: number, maxId: string | undefined): PlaceState {
+  return {
+    maxSeq,
+    maxId: knownMaxId(maxId),
+    latestId: undefined,
+    latestEntries: new Map(),
+    lastWritten: new Map(),
+    stale: false,
+  };
+}
 
 /** Rows grouped by the (place, parent) they are children of. */
 function childrenByParent(rows: readonly CheckpointRow[]): Map<string, CheckpointRow[]> {
