@@ -52,7 +52,13 @@ import {
 import { TruthMaintenance } from "./logical.js";
 import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
-import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
+import {
+  bareName,
+  constructKey,
+  keyModule,
+  localKey,
+  type ModuleScope,
+} from "./module-scope.js";
 import {
   checkImportedModule,
   checkImports,
@@ -225,7 +231,8 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
-    classes: () => this.objects.classList().map((c) => c.name),
+    classes: (m) =>
+      (m === undefined ? this.objects.classList() : this.objects.classesOf(m)).map((c) => c.name),
     globalValue: (name, module) => this.procs.global(`${module}::${name}`),
   };
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
@@ -347,6 +354,7 @@ export class RuleEngine {
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
     this.texts.imported = (kind, name, from) => importedModules(this.moduleGraph, kind, name, from);
+    this.objects.scope = this.moduleScope;
     this.procs = this.newProcedures();
     this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
@@ -704,7 +712,7 @@ export class RuleEngine {
       case "defclass":
         try {
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
-          this.objects.defineClass(ast);
+          this.objects.defineClass(ast, constructModule(form, this.module));
           this.logKeys.set(
             `defclass ${ast.name}`,
             this.constructLog.other({ source: form.source }),
@@ -714,8 +722,10 @@ export class RuleEngine {
         }
         return;
       case "defmessage-handler": {
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
-        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
+        // `MOD::CLASS` is the class of that name MOD sees (CLIPS's LookupDefclassByMdlOrScope).
+        const from = constructModule(form, this.module);
+        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c, from));
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
         // Keyed by class (undefclass drops a class's handlers from the log).
         this.logKeys.set(
           `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
@@ -727,11 +737,16 @@ export class RuleEngine {
         this.checkInstancesIdle(form);
         const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
+        // Each class as the definstances' module sees it now (reset may run in another).
+        const qualified = (typed: string): string => {
+          const c = this.objects.classNamed(typed);
+          return c ? `${c.module}::${c.name}` : typed;
+        };
         this.objects.defineInstances(
-          ast.name,
+          constructKey(constructModule(form, this.module), ast.name),
           ast.instances.map((i) => ({
             name: i.name ? compileExpr(i.name, opts) : null,
-            cls: i.cls,
+            cls: qualified(i.cls),
             slots: i.slots.map((x) => ({
               name: x.name,
               values: x.values.map((v) => compileExpr(v, opts)),
@@ -896,7 +911,7 @@ export class RuleEngine {
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     const [module, name] = splitName(node.text, this.module);
-    if (!this.objects.instancesRunning(name)) return;
+    if (!this.objects.instancesRunning(constructKey(module, name))) return;
     const error = rulesLoadError(node.pos, `definstances ${name} is in use, not redefined`, {
       clips: `[CSTRCPSR4] Cannot redefine definstances ${name} while it is in use.`,
       hint: "Redefine it after the reset.",
@@ -1809,10 +1824,7 @@ export class RuleEngine {
    */
   private factInScope(fact: Fact, module: string): boolean {
     const key = fact.template === null ? fact.relation : (fact.template.key ?? fact.template.name);
-    const owner = keyModule(key);
-    if (owner === module) return true;
-    if (this.moduleImports.size === 0) return false;
-    return importedModules(this.moduleGraph, "deftemplate", bareName(key), module).includes(owner);
+    return this.moduleScope.sees("deftemplate", key, module);
   }
 
   /** The facts `(facts [module])` lists: the current module's scope, a module's, or all (`*`). */
@@ -1824,15 +1836,36 @@ export class RuleEngine {
     return all.filter((f) => this.factInScope(f, m));
   }
 
-  /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */
-  private scopedKey(kind: string, typed: string, defines: (key: string) => boolean): string {
+  /**
+   * {@link templateKey} for a construct kind, typed in module `from`: `defines` says whether a
+   * key is defined.
+   */
+  private scopedKey(
+    kind: string,
+    typed: string,
+    defines: (key: string) => boolean,
+    from = this.module,
+  ): string {
     const at = typed.indexOf("::");
     if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
-    const own = constructKey(this.module, typed);
+    const own = constructKey(from, typed);
     if (defines(own) || this.moduleImports.size === 0) return own;
-    const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
-    return from === undefined ? own : constructKey(from, typed);
+    const first = importedModules(this.moduleGraph, kind, typed, from)[0];
+    return first === undefined ? own : constructKey(first, typed);
   }
+
+  /** The modules' scope of names, as the construct tables read it (module-scope.ts). */
+  private readonly moduleScope: ModuleScope = {
+    current: () => this.module,
+    modules: () => [...this.modules],
+    key: (kind, typed, defines, from) => this.scopedKey(kind, typed, defines, from),
+    sees: (kind, key, from) => {
+      const owner = keyModule(key);
+      if (owner === from) return true;
+      if (this.moduleImports.size === 0) return false;
+      return importedModules(this.moduleGraph, kind, bareName(key), from).includes(owner);
+    },
+  };
 
   /** The key of the rule a typed name stands for from the current module (see templateKey). */
   private ruleKey(typed: string): string {
@@ -1916,7 +1949,7 @@ export class RuleEngine {
       this.objects.initialObject = false;
     },
     remove: (name) => {
-      this.objects.forgetInstances(name);
+      this.objects.forgetInstances(constructKey(this.module, name));
       this.texts.forget("definstances", name, this.module);
       const key = this.logKeys.get(`definstances ${name}`);
       this.logKeys.delete(`definstances ${name}`);
@@ -2352,7 +2385,9 @@ const PORTABLE: ReadonlySet<string> = new Set([
 ]);
 
 const PER_MODULE: ReadonlySet<string> = new Set([
+  "defclass",
   "deffacts",
+  "definstances",
   "defglobal",
   "defmodule",
   "defrule",

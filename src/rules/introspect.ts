@@ -18,8 +18,8 @@ export interface IntrospectionHost {
   /** Every module, in definition order. */
   modules(): string[];
   print(text: string): void;
-  /** Every class, the system classes first (classes belong to MAIN). */
-  classes(): string[];
+  /** Every class, or `module`'s, the system classes first (they belong to MAIN). */
+  classes(module?: string): string[];
   /** Whether MAIN still has the built-in initial-fact deffacts (`undeffacts` deletes it). */
   initialFacts(): boolean;
   /** Whether MAIN still has the built-in initial-object definstances (`undefinstances`). */
@@ -186,7 +186,7 @@ function showGlobals(host: IntrospectionHost, modules: string[], headed: boolean
 
 /** The names of `kind` in `module`, the built-in initial-fact deftemplate and deffacts first. */
 function names(host: IntrospectionHost, kind: ConstructKind, module: string): string[] {
-  if (kind === "defclass") return module === "MAIN" ? host.classes() : [];
+  if (kind === "defclass") return host.classes(module);
   const own = host.texts.names(kind, module);
   if (module !== "MAIN") return own;
   const first = builtIn(host, kind);
