@@ -52,13 +52,7 @@ import {
 import { TruthMaintenance } from "./logical.js";
 import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
-import {
-  bareName,
-  constructKey,
-  keyModule,
-  localKey,
-  type ModuleScope,
-} from "./module-scope.js";
+import { bareName, constructKey, keyModule, localKey, type ModuleScope } from "./module-scope.js";
 import {
   checkImportedModule,
   checkImports,
@@ -305,6 +299,17 @@ export class RuleEngine {
     generics: this.generics,
     texts: this.texts,
     module: () => this.module,
+    modules: () => [...this.modules],
+    resolve: (typed) => {
+      const [module, name] = splitName(typed, this.module);
+      const owner = this.generics.moduleOf(name);
+      if (owner === undefined) return undefined;
+      const key = constructKey(owner, name);
+      const seen = typed.includes("::")
+        ? owner === module
+        : this.moduleScope.sees("defgeneric", key, module);
+      return seen ? name : undefined;
+    },
     print: (text) => this.onPrint(text),
     forgetGeneric: (name) => {
       this.generics.forget(name);
@@ -885,7 +890,7 @@ export class RuleEngine {
    * becomes the current module.
    */
   private checkConstructModule(head: string, form: SList): void {
-    if (head === "defmodule" || head === "defmessage-handler") return;
+    if (head === "defmodule") return;
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     let module: string | undefined;

@@ -13,6 +13,7 @@ import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
+import { moduleArgument, moduleListing } from "./introspect.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
 import { type Atom, FALSE, isInteger, isSymbol, TRUE, type Value, VOID } from "./values.js";
@@ -25,6 +26,13 @@ export interface GenericCommandHost {
   readonly texts: ConstructTexts;
   /** The current module. */
   module(): string;
+  /** Every module, in definition order. */
+  modules(): string[];
+  /**
+   * The generic function a typed name stands for from the current module (`MOD::name` that
+   * module's, a bare name one the module sees), undefined for none.
+   */
+  resolve(typed: string): string | undefined;
   print(text: string): void;
   /** Deletes a generic function: its methods, its callable and its text. */
   forgetGeneric(name: string): void;
@@ -42,12 +50,9 @@ export function genericCommand(
     case "ppdefmethod":
       return ppdefmethod(host, args);
     case "list-defgenerics": {
-      const names = host.generics.names(host.module());
-      if (names.length > 0) {
-        const s = names.length === 1 ? "" : "s";
-        host.print(
-          `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} defgeneric${s}.\n`,
-        );
+      const modules = moduleArgument(host, name, args[0]);
+      if (modules) {
+        host.print(moduleListing("defgeneric", modules, (m) => host.generics.names(m)));
       }
       return VOID;
     }
@@ -82,13 +87,14 @@ function generic(host: GenericCommandHost, fn: string, arg: Value | undefined): 
   if (arg === undefined || !isSymbol(arg)) {
     throw typeError(fn, 1, "symbol");
   }
-  if (!host.generics.has(arg)) {
+  const found = host.resolve(arg);
+  if (found === undefined) {
     throw rulesRuntimeError(`no generic function ${arg}`, {
       clips: `[GENRCFUN3] Unable to find generic function ${arg} in function ${fn}.`,
       hint: "list-defgenerics lists the generic functions there are.",
     });
   }
-  return arg;
+  return found;
 }
 
 /** `(ppdefgeneric name)`: `(defgeneric MODULE::name ["comment"])`. */

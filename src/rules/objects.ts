@@ -40,9 +40,9 @@ import {
   slotValue,
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
-import { ObjectTemplate } from "./object-template.js";
-import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { type InstancesHost, instancesCommand } from "./instances-command.js";
+import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
+import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
 import { facetsConflict } from "./slot-constraints.js";
 import type { SourcePos } from "./source-pos.js";
@@ -286,9 +286,7 @@ export class ObjectSystem {
   private lookup(typed: string, from?: string): ClassDef | undefined {
     const system = this.classes.get(typed);
     if (system && SYSTEM_CLASSES.includes(typed)) return system;
-    return this.classes.get(
-      this.scope.key("defclass", typed, (k) => this.classes.has(k), from),
-    );
+    return this.classes.get(this.scope.key("defclass", typed, (k) => this.classes.has(k), from));
   }
 
   /** Whether module `from` sees the class (its own, imported, or a system class). */
@@ -888,9 +886,12 @@ export class ObjectSystem {
     const old = this.byName.get(iname.name);
     // Instance names are one namespace: one of a class of another module keeps its name.
     if (old && old.cls.module !== cls.module) {
-      throw rulesRuntimeError(`instance name [${iname.name}] is in use in module ${old.cls.module}`, {
-        clips: `[INSMNGR16] The instance name ${iname.name} is in use by an instance of class ${old.cls.name}.`,
-      });
+      throw rulesRuntimeError(
+        `instance name [${iname.name}] is in use in module ${old.cls.module}`,
+        {
+          clips: `[INSMNGR16] The instance name ${iname.name} is in use by an instance of class ${old.cls.name}.`,
+        },
+      );
     }
     if (old) {
       this.send(old, "delete", []);
