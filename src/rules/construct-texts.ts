@@ -41,7 +41,13 @@ export function splitName(text: string, module: string): [string, string] {
 }
 
 /** The kinds whose bare names resolve by module scope: a module's own, then its imports. */
-const SCOPED: ReadonlySet<string> = new Set(["defrule", "deftemplate"]);
+const SCOPED: ReadonlySet<string> = new Set([
+  "defclass",
+  "deffunction",
+  "defgeneric",
+  "defrule",
+  "deftemplate",
+]);
 
 export class ConstructTexts {
   private readonly kinds = new Map<string, Map<string, Entry>>();

@@ -232,9 +232,9 @@ export class RuleEngine {
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
   private readonly sortHost: SortHost = {
     functionKind: (name) => {
-      const accepts = this.procs.acceptsCount(name, 2);
+      const accepts = this.procs.acceptsCount(this.functionKey(name), 2);
       if (accepts !== null) return { kind: "deffunction", takesTwo: accepts };
-      if (this.generics.has(name)) return { kind: "generic" };
+      if (this.generics.has(this.functionKey(name))) return { kind: "generic" };
       if (isKnownFunction(name) || this.hostFns.has(name)) {
         return { kind: "function", takesTwo: arityProblem(name, 2) === null };
       }
@@ -301,20 +301,14 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     resolve: (typed) => {
-      const [module, name] = splitName(typed, this.module);
-      const owner = this.generics.moduleOf(name);
-      if (owner === undefined) return undefined;
-      const key = constructKey(owner, name);
-      const seen = typed.includes("::")
-        ? owner === module
-        : this.moduleScope.sees("defgeneric", key, module);
-      return seen ? name : undefined;
+      const key = this.scopedKey("defgeneric", typed, (k) => this.generics.has(k));
+      return this.generics.has(key) ? key : undefined;
     },
     print: (text) => this.onPrint(text),
-    forgetGeneric: (name) => {
-      this.generics.forget(name);
-      this.procs.forgetFunction(name);
-      this.texts.forget("defgeneric", name);
+    forgetGeneric: (key) => {
+      this.generics.forget(key);
+      this.procs.forgetFunction(key);
+      this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
     },
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
@@ -570,7 +564,10 @@ export class RuleEngine {
     impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
-      isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
+      isKnownFunction(name) ||
+      this.procs.hasFunction(this.functionKey(name)) ||
+      this.hostFns.has(name),
+    functionKey: (name) => this.functionKey(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
     overloaded: (name) => this.generics.overloads(name),
     deffunctionAccepts: (name, count) => this.procs.acceptsCount(name, count),
@@ -685,16 +682,18 @@ export class RuleEngine {
       }
       case "deffunction": {
         const name = deffunctionName(form, ctx);
-        this.checkDeffunctionName(form, name);
-        const existed = this.procs.hasFunction(name);
-        this.procs.declareFunction(name);
+        // Modules are namespaces: FOO::f and BAR::f are two deffunctions.
+        const key = constructKey(constructModule(form, this.module), name);
+        this.checkDeffunctionName(form, name, key);
+        const existed = this.procs.hasFunction(key);
+        this.procs.declareFunction(key);
         try {
-          this.procs.defineFunction(parseDeffunction(form, ctx));
+          this.procs.defineFunction(parseDeffunction(form, ctx), key);
         } catch (e) {
-          if (!existed) this.procs.forgetFunction(name);
+          if (!existed) this.procs.forgetFunction(key);
           throw e;
         }
-        this.logKeys.set(`deffunction ${name}`, this.constructLog.other({ source: form.source }));
+        this.logKeys.set(`deffunction ${key}`, this.constructLog.other({ source: form.source }));
         return;
       }
       case "defmodule": {
@@ -767,30 +766,32 @@ export class RuleEngine {
       case "defgeneric":
       case "defmethod": {
         const module = constructModule(form, this.module);
-        const scope = this.genericScope();
+        const scope = this.genericScope(module);
         const name =
           head === "defgeneric"
             ? parseDefgeneric(form, ctx, module, scope)
             : defmethodName(form, ctx, module, scope);
-        const declared = !this.generics.has(name);
-        this.generics.touch(name);
+        // Modules are namespaces: FOO::f and BAR::f are two generic functions.
+        const key = constructKey(module, name);
+        const declared = !this.generics.has(key);
+        this.generics.touch(key);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
-          const dispatch = this.generics.declare(name, constructModule(form, this.module));
+          const dispatch = this.generics.declare(name, module);
           this.procs.defineCallable(
-            name,
+            key,
             Object.assign(dispatch, { procedure: `generic function ${name}` }),
           );
         }
         try {
           if (head === "defmethod") {
-            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form);
+            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form, key);
           }
         } catch (e) {
           // A generic function comes with its first method: a failed one leaves none.
           if (declared) {
-            this.generics.forget(name);
-            this.procs.forgetFunction(name);
+            this.generics.forget(key);
+            this.procs.forgetFunction(key);
           }
           throw e;
         }
@@ -821,15 +822,19 @@ export class RuleEngine {
     }
   }
 
-  /** CLIPS's ValidGenericName: what a generic function may not be named, with its message. */
-  private genericScope(): GenericScope {
+  /**
+   * CLIPS's ValidGenericName: what a generic function of `module` may not be named, with its
+   * message.
+   */
+  private genericScope(module: string): GenericScope {
+    const keyOf = (name: string): string => constructKey(module, name);
     return {
       refuse: (name) =>
         CONSTRUCT_NAMES.has(name)
           ? "[GENRCPSR3] Defgenerics are not allowed to replace constructs."
-          : this.procs.hasFunction(name) && !this.generics.has(name)
+          : this.procs.hasFunction(keyOf(name)) && !this.generics.has(keyOf(name))
             ? "[GENRCPSR5] Defgenerics are not allowed to replace deffunctions."
-            : this.generics.running(name)
+            : this.generics.running(keyOf(name))
               ? `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.`
               : NOT_OVERLOADABLE.has(name)
                 ? `[GENRCPSR16] The system function ${name} cannot be overloaded.`
@@ -931,14 +936,14 @@ export class RuleEngine {
    * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
    * ([DFNXPSR4]); echoed through the `(` that follows the name.
    */
-  private checkDeffunctionName(form: SList, name: string): void {
+  private checkDeffunctionName(form: SList, name: string, key: string): void {
     const clips = CONSTRUCT_NAMES.has(name)
       ? "[DFFNXPSR1] Deffunctions are not allowed to replace constructs."
       : isKnownFunction(name)
         ? "[DFFNXPSR2] Deffunctions are not allowed to replace external functions."
-        : this.generics.has(name)
+        : this.generics.has(this.scopedKey("defgeneric", name, (k) => this.generics.has(k)))
           ? "[DFFNXPSR3] Deffunctions are not allowed to replace generic functions."
-          : this.procs.running(name)
+          : this.procs.running(key)
             ? `[DFNXPSR4] Deffunction ${name} may not be redefined while it is executing.`
             : null;
     if (clips === null) return;
@@ -1872,6 +1877,23 @@ export class RuleEngine {
     },
   };
 
+  /**
+   * The key (module-scope.ts) of the deffunction or generic function a call typed in the current
+   * module names: `MOD::name` that module's, a bare name the module's own or one it imports;
+   * a built-in or host function's name stays as it is.
+   */
+  private functionKey(typed: string): string {
+    const at = typed.indexOf("::");
+    if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
+    const own = constructKey(this.module, typed);
+    if (this.procs.hasFunction(own)) return own;
+    for (const kind of this.moduleImports.size > 0 ? ["deffunction", "defgeneric"] : []) {
+      const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
+      if (from !== undefined) return constructKey(from, typed);
+    }
+    return isKnownFunction(typed) || this.hostFns.has(typed) ? typed : own;
+  }
+
   /** The key of the rule a typed name stands for from the current module (see templateKey). */
   private ruleKey(typed: string): string {
     return this.scopedKey("defrule", typed, (key) => this.rules.has(key));
@@ -1890,17 +1912,18 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && this.procs.running(name),
+        : kind === "deffunction" && this.procs.running(constructKey(module, name)),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
-      if (kind === "deffunction") this.procs.forgetFunction(name);
+      if (kind === "deffunction") this.procs.forgetFunction(constructKey(module, name));
       else if (kind === "deftemplate") {
         this.templates.delete(constructKey(module, name));
         this.implied.delete(constructKey(module, name));
       } else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
-      const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
+      const logKey =
+        kind === "deffunction" ? `${kind} ${constructKey(module, name)}` : `${kind} ${id}`;
       const key = this.logKeys.get(logKey);
       this.logKeys.delete(logKey);
       // A defglobal's text stays while another global it defines is left.
@@ -1924,7 +1947,7 @@ export class RuleEngine {
     isSystemClass: (name) => this.objects.isSystemClass(name),
     moduleClasses: () => this.texts.names("defclass", this.module),
     namedByMethod: (cls) =>
-      this.generics.names().some((g) =>
+      this.generics.keys().some((g) =>
         (this.generics.describe(g) ?? []).some((m) => {
           const form = this.generics.methodForm(g, m.index);
           return form ? methodNamesClass(form, cls) : false;
@@ -2392,6 +2415,8 @@ const PORTABLE: ReadonlySet<string> = new Set([
 const PER_MODULE: ReadonlySet<string> = new Set([
   "defclass",
   "deffacts",
+  "deffunction",
+  "defgeneric",
   "definstances",
   "defglobal",
   "defmodule",
