@@ -716,9 +716,10 @@ export class RuleEngine {
       case "defclass":
         try {
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
-          this.objects.defineClass(ast, constructModule(form, this.module));
+          const module = constructModule(form, this.module);
+          this.objects.defineClass(ast, module);
           this.logKeys.set(
-            `defclass ${ast.name}`,
+            `defclass ${module}::${ast.name}`,
             this.constructLog.other({ source: form.source }),
           );
         } catch (e) {
@@ -731,8 +732,9 @@ export class RuleEngine {
         const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c, from));
         this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
         // Keyed by class (undefclass drops a class's handlers from the log).
+        const cls = this.objects.classNamed(h.cls, from);
         this.logKeys.set(
-          `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
+          `defmessage-handler ${cls?.module}::${h.cls} ${h.name} ${h.type}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -746,8 +748,9 @@ export class RuleEngine {
           const c = this.objects.classNamed(typed);
           return c ? `${c.module}::${c.name}` : typed;
         };
+        const module = constructModule(form, this.module);
         this.objects.defineInstances(
-          constructKey(constructModule(form, this.module), ast.name),
+          constructKey(module, ast.name),
           ast.instances.map((i) => ({
             name: i.name ? compileExpr(i.name, opts) : null,
             cls: qualified(i.cls),
@@ -758,7 +761,7 @@ export class RuleEngine {
           })),
         );
         this.logKeys.set(
-          `definstances ${ast.name}`,
+          `definstances ${module}::${ast.name}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -1438,6 +1441,7 @@ export class RuleEngine {
     // The strategy is a setting of the environment: clear keeps it, as in CLIPS.
     const strategy = this.agenda.strategy;
     this.agenda = new FocusAgenda();
+    this.agenda.onFocus = (m) => this.setModule(m);
     this.agenda.strategy = strategy;
     this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
@@ -1955,11 +1959,11 @@ export class RuleEngine {
       ),
     remove: (cls) => {
       const def = this.objects.classNamed(cls.name);
-      for (const name of def ? this.objects.removeClass(def) : []) {
-        this.texts.forget("defclass", name, this.module);
+      for (const id of def ? this.objects.removeClass(def) : []) {
+        this.texts.forget("defclass", id);
         // Its defclass and handlers leave the construct log (a snapshot replays the log).
         for (const [logKey, key] of this.logKeys) {
-          if (logKey === `defclass ${name}` || logKey.startsWith(`defmessage-handler ${name} `)) {
+          if (logKey === `defclass ${id}` || logKey.startsWith(`defmessage-handler ${id} `)) {
             this.constructLog.delete(key);
             this.logKeys.delete(logKey);
           }
@@ -1979,8 +1983,9 @@ export class RuleEngine {
     remove: (name) => {
       this.objects.forgetInstances(constructKey(this.module, name));
       this.texts.forget("definstances", name, this.module);
-      const key = this.logKeys.get(`definstances ${name}`);
-      this.logKeys.delete(`definstances ${name}`);
+      const logKey = `definstances ${this.module}::${name}`;
+      const key = this.logKeys.get(logKey);
+      this.logKeys.delete(logKey);
       if (key !== undefined) this.constructLog.delete(key);
     },
   };
@@ -2002,14 +2007,12 @@ export class RuleEngine {
 
   /**
    * A class save-instances names: `local` ones must be defined in the current module (system
-   * classes are MAIN's); visible ones are any (Keel does not check class imports here).
+   * classes are MAIN's); visible ones those it defines or imports.
    */
   private saveClass(name: string, local: boolean): { abstract: boolean } | null {
     const cls = this.objects.classNamed(name);
     if (!cls) return null;
-    if (local && (this.texts.moduleOf("defclass", name, this.module) ?? "MAIN") !== this.module) {
-      return null;
-    }
+    if (local && cls.module !== this.module) return null;
     return { abstract: cls.abstract };
   }
 

@@ -338,14 +338,14 @@ export class ObjectSystem {
 
   /**
    * Deletes a class and, first, its subclasses (undefclass): each leaves its superclasses'
-   * subclass lists. The names deleted, subclasses first.
+   * subclass lists. Those deleted as `MOD::NAME`, subclasses first.
    */
   removeClass(cls: ClassDef): string[] {
     const removed = [...cls.subclasses].flatMap((s) => this.removeClass(s));
     if (!this.classes.has(keyOf(cls))) return removed;
     for (const s of cls.supers) s.subclasses.splice(s.subclasses.indexOf(cls), 1);
     this.classes.delete(keyOf(cls));
-    return [...removed, cls.name];
+    return [...removed, `${cls.module}::${cls.name}`];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
