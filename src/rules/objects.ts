@@ -882,7 +882,8 @@ export class ObjectSystem {
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
     const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
     if (!creates) throw noPrimary("create", cls.name);
-    const iname = name === null ? instanceName(this.gensymStar()) : toInstanceName(name);
+    const iname =
+      name === null ? instanceName(this.gensymStar()) : ownName(toInstanceName(name), cls);
     const old = this.byName.get(iname.name);
     // Instance names are one namespace: one of a class of another module keeps its name.
     if (old && old.cls.module !== cls.module) {
@@ -1111,9 +1112,26 @@ export class ObjectSystem {
   /** The live instance a name, symbol or address designates, or null. */
   find(v: Value): Instance | null {
     if (v instanceof Instance) return v.deleted ? null : v;
-    if (isInstanceName(v)) return this.byName.get(v.name) ?? null;
-    if (isSymbol(v)) return this.byName.get(v) ?? null;
+    if (isInstanceName(v)) return this.named(v.name);
+    if (isSymbol(v)) return this.named(v);
     return null;
+  }
+
+  /**
+   * The instance a name stands for, as CLIPS 6.30 finds one: a bare name anywhere (names are one
+   * namespace), `::name` one of a class the current module sees, `MOD::name` one of a class of
+   * MOD.
+   */
+  private named(name: string): Instance | null {
+    const found = this.byName.get(name);
+    if (found !== undefined || !name.includes("::")) return found ?? null;
+    const at = name.indexOf("::");
+    const inst = this.byName.get(name.slice(at + 2));
+    if (inst === undefined) return null;
+    const module = name.slice(0, at);
+    const ok =
+      module === "" ? this.sees(inst.cls, this.scope.current()) : inst.cls.module === module;
+    return ok ? inst : null;
   }
 
   private need(v: Value, fn: string): Instance {
@@ -1398,7 +1416,7 @@ export class ObjectSystem {
   }
 
   private printText(self: Instance): string {
-    let out = `[${self.instanceName.name}] of ${self.cls.name}\n`;
+    let out = `[${self.instanceName.name}] of ${this.label(self.cls)}\n`;
     for (const s of self.cls.slots) {
       const v = self.slots.get(s.name) as Value;
       if (isMultifield(v)) {
@@ -1811,6 +1829,18 @@ function primitiveClass(v: Value): string {
   if (isFloat(v)) return "FLOAT";
   if (isString(v)) return "STRING";
   return "SYMBOL";
+}
+
+/** A new instance's name without its module: `MOD::name` must name the class's module. */
+function ownName(name: InstanceName, cls: ClassDef): InstanceName {
+  const at = name.name.indexOf("::");
+  if (at < 0) return name;
+  if (name.name.slice(0, at) !== cls.module) {
+    throw rulesRuntimeError(`instance name [${name.name}] names another module than its class's`, {
+      clips: "[INSMNGR11] Invalid module specifier in new instance name.",
+    });
+  }
+  return instanceName(name.name.slice(at + 2));
 }
 
 function toInstanceName(v: Value): InstanceName {
