@@ -41,7 +41,15 @@ export function splitName(text: string, module: string): [string, string] {
 }
 
 /** The kinds whose bare names resolve by module scope: a module's own, then its imports. */
-const SCOPED: ReadonlySet<string> = new Set(["defrule", "deftemplate"]);
+const SCOPED: ReadonlySet<string> = new Set([
+  "defclass",
+  "deffacts",
+  "deffunction",
+  "defgeneric",
+  "definstances",
+  "defrule",
+  "deftemplate",
+]);
 
 export class ConstructTexts {
   private readonly kinds = new Map<string, Map<string, Entry>>();
@@ -133,7 +141,8 @@ export class ConstructTexts {
 
   /**
    * The entry `name` stands for seen from module `from`: `MOD::name` exactly; a bare name in
-   * `from` first, else (imports are not enforced) the first defined anywhere.
+   * `from` first, then (the kinds modules import) the first its imports give; without `from`, the
+   * first defined anywhere.
    */
   private find(kind: string, name: string, from?: string): Entry | undefined {
     const names = this.kinds.get(kind);

@@ -52,7 +52,7 @@ import {
 import { TruthMaintenance } from "./logical.js";
 import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
-import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
+import { bareName, constructKey, keyModule, localKey, type ModuleScope } from "./module-scope.js";
 import {
   checkImportedModule,
   checkImports,
@@ -225,15 +225,16 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
-    classes: () => this.objects.classList().map((c) => c.name),
+    classes: (m) =>
+      (m === undefined ? this.objects.classList() : this.objects.classesOf(m)).map((c) => c.name),
     globalValue: (name, module) => this.procs.global(`${module}::${name}`),
   };
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
   private readonly sortHost: SortHost = {
     functionKind: (name) => {
-      const accepts = this.procs.acceptsCount(name, 2);
+      const accepts = this.procs.acceptsCount(this.functionKey(name), 2);
       if (accepts !== null) return { kind: "deffunction", takesTwo: accepts };
-      if (this.generics.has(name)) return { kind: "generic" };
+      if (this.generics.has(this.functionKey(name))) return { kind: "generic" };
       if (isKnownFunction(name) || this.hostFns.has(name)) {
         return { kind: "function", takesTwo: arityProblem(name, 2) === null };
       }
@@ -298,11 +299,16 @@ export class RuleEngine {
     generics: this.generics,
     texts: this.texts,
     module: () => this.module,
+    modules: () => [...this.modules],
+    resolve: (typed) => {
+      const key = this.scopedKey("defgeneric", typed, (k) => this.generics.has(k));
+      return this.generics.has(key) ? key : undefined;
+    },
     print: (text) => this.onPrint(text),
-    forgetGeneric: (name) => {
-      this.generics.forget(name);
-      this.procs.forgetFunction(name);
-      this.texts.forget("defgeneric", name);
+    forgetGeneric: (key) => {
+      this.generics.forget(key);
+      this.procs.forgetFunction(key);
+      this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
     },
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
@@ -347,6 +353,7 @@ export class RuleEngine {
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
     this.texts.imported = (kind, name, from) => importedModules(this.moduleGraph, kind, name, from);
+    this.objects.scope = this.moduleScope;
     this.procs = this.newProcedures();
     this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
@@ -557,7 +564,10 @@ export class RuleEngine {
     impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
-      isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
+      isKnownFunction(name) ||
+      this.procs.hasFunction(this.functionKey(name)) ||
+      this.hostFns.has(name),
+    functionKey: (name) => this.functionKey(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
     overloaded: (name) => this.generics.overloads(name),
     deffunctionAccepts: (name, count) => this.procs.acceptsCount(name, count),
@@ -672,16 +682,18 @@ export class RuleEngine {
       }
       case "deffunction": {
         const name = deffunctionName(form, ctx);
-        this.checkDeffunctionName(form, name);
-        const existed = this.procs.hasFunction(name);
-        this.procs.declareFunction(name);
+        // Modules are namespaces: FOO::f and BAR::f are two deffunctions.
+        const key = constructKey(constructModule(form, this.module), name);
+        this.checkDeffunctionName(form, name, key);
+        const existed = this.procs.hasFunction(key);
+        this.procs.declareFunction(key);
         try {
-          this.procs.defineFunction(parseDeffunction(form, ctx));
+          this.procs.defineFunction(parseDeffunction(form, ctx), key);
         } catch (e) {
-          if (!existed) this.procs.forgetFunction(name);
+          if (!existed) this.procs.forgetFunction(key);
           throw e;
         }
-        this.logKeys.set(`deffunction ${name}`, this.constructLog.other({ source: form.source }));
+        this.logKeys.set(`deffunction ${key}`, this.constructLog.other({ source: form.source }));
         return;
       }
       case "defmodule": {
@@ -704,9 +716,10 @@ export class RuleEngine {
       case "defclass":
         try {
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
-          this.objects.defineClass(ast);
+          const module = constructModule(form, this.module);
+          this.objects.defineClass(ast, module);
           this.logKeys.set(
-            `defclass ${ast.name}`,
+            `defclass ${module}::${ast.name}`,
             this.constructLog.other({ source: form.source }),
           );
         } catch (e) {
@@ -714,11 +727,14 @@ export class RuleEngine {
         }
         return;
       case "defmessage-handler": {
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
-        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
+        // `MOD::CLASS` is the class of that name MOD sees (CLIPS's LookupDefclassByMdlOrScope).
+        const from = constructModule(form, this.module);
+        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c, from));
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
         // Keyed by class (undefclass drops a class's handlers from the log).
+        const cls = this.objects.classNamed(h.cls, from);
         this.logKeys.set(
-          `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
+          `defmessage-handler ${cls?.module}::${h.cls} ${h.name} ${h.type}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -727,11 +743,17 @@ export class RuleEngine {
         this.checkInstancesIdle(form);
         const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
+        // Each class as the definstances' module sees it now (reset may run in another).
+        const qualified = (typed: string): string => {
+          const c = this.objects.classNamed(typed);
+          return c ? `${c.module}::${c.name}` : typed;
+        };
+        const module = constructModule(form, this.module);
         this.objects.defineInstances(
-          ast.name,
+          constructKey(module, ast.name),
           ast.instances.map((i) => ({
             name: i.name ? compileExpr(i.name, opts) : null,
-            cls: i.cls,
+            cls: qualified(i.cls),
             slots: i.slots.map((x) => ({
               name: x.name,
               values: x.values.map((v) => compileExpr(v, opts)),
@@ -739,7 +761,7 @@ export class RuleEngine {
           })),
         );
         this.logKeys.set(
-          `definstances ${ast.name}`,
+          `definstances ${module}::${ast.name}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -747,30 +769,32 @@ export class RuleEngine {
       case "defgeneric":
       case "defmethod": {
         const module = constructModule(form, this.module);
-        const scope = this.genericScope();
+        const scope = this.genericScope(module);
         const name =
           head === "defgeneric"
             ? parseDefgeneric(form, ctx, module, scope)
             : defmethodName(form, ctx, module, scope);
-        const declared = !this.generics.has(name);
-        this.generics.touch(name);
+        // Modules are namespaces: FOO::f and BAR::f are two generic functions.
+        const key = constructKey(module, name);
+        const declared = !this.generics.has(key);
+        this.generics.touch(key);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
-          const dispatch = this.generics.declare(name, constructModule(form, this.module));
+          const dispatch = this.generics.declare(name, module);
           this.procs.defineCallable(
-            name,
+            key,
             Object.assign(dispatch, { procedure: `generic function ${name}` }),
           );
         }
         try {
           if (head === "defmethod") {
-            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form);
+            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form, key);
           }
         } catch (e) {
           // A generic function comes with its first method: a failed one leaves none.
           if (declared) {
-            this.generics.forget(name);
-            this.procs.forgetFunction(name);
+            this.generics.forget(key);
+            this.procs.forgetFunction(key);
           }
           throw e;
         }
@@ -801,15 +825,19 @@ export class RuleEngine {
     }
   }
 
-  /** CLIPS's ValidGenericName: what a generic function may not be named, with its message. */
-  private genericScope(): GenericScope {
+  /**
+   * CLIPS's ValidGenericName: what a generic function of `module` may not be named, with its
+   * message.
+   */
+  private genericScope(module: string): GenericScope {
+    const keyOf = (name: string): string => constructKey(module, name);
     return {
       refuse: (name) =>
         CONSTRUCT_NAMES.has(name)
           ? "[GENRCPSR3] Defgenerics are not allowed to replace constructs."
-          : this.procs.hasFunction(name) && !this.generics.has(name)
+          : this.procs.hasFunction(keyOf(name)) && !this.generics.has(keyOf(name))
             ? "[GENRCPSR5] Defgenerics are not allowed to replace deffunctions."
-            : this.generics.running(name)
+            : this.generics.running(keyOf(name))
               ? `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.`
               : NOT_OVERLOADABLE.has(name)
                 ? `[GENRCPSR16] The system function ${name} cannot be overloaded.`
@@ -870,7 +898,7 @@ export class RuleEngine {
    * becomes the current module.
    */
   private checkConstructModule(head: string, form: SList): void {
-    if (head === "defmodule" || head === "defmessage-handler") return;
+    if (head === "defmodule") return;
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     let module: string | undefined;
@@ -896,7 +924,7 @@ export class RuleEngine {
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     const [module, name] = splitName(node.text, this.module);
-    if (!this.objects.instancesRunning(name)) return;
+    if (!this.objects.instancesRunning(constructKey(module, name))) return;
     const error = rulesLoadError(node.pos, `definstances ${name} is in use, not redefined`, {
       clips: `[CSTRCPSR4] Cannot redefine definstances ${name} while it is in use.`,
       hint: "Redefine it after the reset.",
@@ -911,14 +939,14 @@ export class RuleEngine {
    * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
    * ([DFNXPSR4]); echoed through the `(` that follows the name.
    */
-  private checkDeffunctionName(form: SList, name: string): void {
+  private checkDeffunctionName(form: SList, name: string, key: string): void {
     const clips = CONSTRUCT_NAMES.has(name)
       ? "[DFFNXPSR1] Deffunctions are not allowed to replace constructs."
       : isKnownFunction(name)
         ? "[DFFNXPSR2] Deffunctions are not allowed to replace external functions."
-        : this.generics.has(name)
+        : this.generics.has(this.scopedKey("defgeneric", name, (k) => this.generics.has(k)))
           ? "[DFFNXPSR3] Deffunctions are not allowed to replace generic functions."
-          : this.procs.running(name)
+          : this.procs.running(key)
             ? `[DFNXPSR4] Deffunction ${name} may not be redefined while it is executing.`
             : null;
     if (clips === null) return;
@@ -1413,6 +1441,7 @@ export class RuleEngine {
     // The strategy is a setting of the environment: clear keeps it, as in CLIPS.
     const strategy = this.agenda.strategy;
     this.agenda = new FocusAgenda();
+    this.agenda.onFocus = (m) => this.setModule(m);
     this.agenda.strategy = strategy;
     this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
@@ -1809,10 +1838,7 @@ export class RuleEngine {
    */
   private factInScope(fact: Fact, module: string): boolean {
     const key = fact.template === null ? fact.relation : (fact.template.key ?? fact.template.name);
-    const owner = keyModule(key);
-    if (owner === module) return true;
-    if (this.moduleImports.size === 0) return false;
-    return importedModules(this.moduleGraph, "deftemplate", bareName(key), module).includes(owner);
+    return this.moduleScope.sees("deftemplate", key, module);
   }
 
   /** The facts `(facts [module])` lists: the current module's scope, a module's, or all (`*`). */
@@ -1824,14 +1850,52 @@ export class RuleEngine {
     return all.filter((f) => this.factInScope(f, m));
   }
 
-  /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */
-  private scopedKey(kind: string, typed: string, defines: (key: string) => boolean): string {
+  /**
+   * {@link templateKey} for a construct kind, typed in module `from`: `defines` says whether a
+   * key is defined.
+   */
+  private scopedKey(
+    kind: string,
+    typed: string,
+    defines: (key: string) => boolean,
+    from = this.module,
+  ): string {
+    const at = typed.indexOf("::");
+    if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
+    const own = constructKey(from, typed);
+    if (defines(own) || this.moduleImports.size === 0) return own;
+    const first = importedModules(this.moduleGraph, kind, typed, from)[0];
+    return first === undefined ? own : constructKey(first, typed);
+  }
+
+  /** The modules' scope of names, as the construct tables read it (module-scope.ts). */
+  private readonly moduleScope: ModuleScope = {
+    current: () => this.module,
+    modules: () => [...this.modules],
+    key: (kind, typed, defines, from) => this.scopedKey(kind, typed, defines, from),
+    sees: (kind, key, from) => {
+      const owner = keyModule(key);
+      if (owner === from) return true;
+      if (this.moduleImports.size === 0) return false;
+      return importedModules(this.moduleGraph, kind, bareName(key), from).includes(owner);
+    },
+  };
+
+  /**
+   * The key (module-scope.ts) of the deffunction or generic function a call typed in the current
+   * module names: `MOD::name` that module's, a bare name the module's own or one it imports;
+   * a built-in or host function's name stays as it is.
+   */
+  private functionKey(typed: string): string {
     const at = typed.indexOf("::");
     if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
     const own = constructKey(this.module, typed);
-    if (defines(own) || this.moduleImports.size === 0) return own;
-    const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
-    return from === undefined ? own : constructKey(from, typed);
+    if (this.procs.hasFunction(own)) return own;
+    for (const kind of this.moduleImports.size > 0 ? ["deffunction", "defgeneric"] : []) {
+      const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
+      if (from !== undefined) return constructKey(from, typed);
+    }
+    return isKnownFunction(typed) || this.hostFns.has(typed) ? typed : own;
   }
 
   /** The key of the rule a typed name stands for from the current module (see templateKey). */
@@ -1852,17 +1916,18 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && this.procs.running(name),
+        : kind === "deffunction" && this.procs.running(constructKey(module, name)),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
-      if (kind === "deffunction") this.procs.forgetFunction(name);
+      if (kind === "deffunction") this.procs.forgetFunction(constructKey(module, name));
       else if (kind === "deftemplate") {
         this.templates.delete(constructKey(module, name));
         this.implied.delete(constructKey(module, name));
       } else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
-      const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
+      const logKey =
+        kind === "deffunction" ? `${kind} ${constructKey(module, name)}` : `${kind} ${id}`;
       const key = this.logKeys.get(logKey);
       this.logKeys.delete(logKey);
       // A defglobal's text stays while another global it defines is left.
@@ -1886,7 +1951,7 @@ export class RuleEngine {
     isSystemClass: (name) => this.objects.isSystemClass(name),
     moduleClasses: () => this.texts.names("defclass", this.module),
     namedByMethod: (cls) =>
-      this.generics.names().some((g) =>
+      this.generics.keys().some((g) =>
         (this.generics.describe(g) ?? []).some((m) => {
           const form = this.generics.methodForm(g, m.index);
           return form ? methodNamesClass(form, cls) : false;
@@ -1894,11 +1959,11 @@ export class RuleEngine {
       ),
     remove: (cls) => {
       const def = this.objects.classNamed(cls.name);
-      for (const name of def ? this.objects.removeClass(def) : []) {
-        this.texts.forget("defclass", name, this.module);
+      for (const id of def ? this.objects.removeClass(def) : []) {
+        this.texts.forget("defclass", id);
         // Its defclass and handlers leave the construct log (a snapshot replays the log).
         for (const [logKey, key] of this.logKeys) {
-          if (logKey === `defclass ${name}` || logKey.startsWith(`defmessage-handler ${name} `)) {
+          if (logKey === `defclass ${id}` || logKey.startsWith(`defmessage-handler ${id} `)) {
             this.constructLog.delete(key);
             this.logKeys.delete(logKey);
           }
@@ -1916,10 +1981,11 @@ export class RuleEngine {
       this.objects.initialObject = false;
     },
     remove: (name) => {
-      this.objects.forgetInstances(name);
+      this.objects.forgetInstances(constructKey(this.module, name));
       this.texts.forget("definstances", name, this.module);
-      const key = this.logKeys.get(`definstances ${name}`);
-      this.logKeys.delete(`definstances ${name}`);
+      const logKey = `definstances ${this.module}::${name}`;
+      const key = this.logKeys.get(logKey);
+      this.logKeys.delete(logKey);
       if (key !== undefined) this.constructLog.delete(key);
     },
   };
@@ -1941,14 +2007,12 @@ export class RuleEngine {
 
   /**
    * A class save-instances names: `local` ones must be defined in the current module (system
-   * classes are MAIN's); visible ones are any (Keel does not check class imports here).
+   * classes are MAIN's); visible ones those it defines or imports.
    */
   private saveClass(name: string, local: boolean): { abstract: boolean } | null {
     const cls = this.objects.classNamed(name);
     if (!cls) return null;
-    if (local && (this.texts.moduleOf("defclass", name, this.module) ?? "MAIN") !== this.module) {
-      return null;
-    }
+    if (local && cls.module !== this.module) return null;
     return { abstract: cls.abstract };
   }
 
@@ -2352,7 +2416,11 @@ const PORTABLE: ReadonlySet<string> = new Set([
 ]);
 
 const PER_MODULE: ReadonlySet<string> = new Set([
+  "defclass",
   "deffacts",
+  "deffunction",
+  "defgeneric",
+  "definstances",
   "defglobal",
   "defmodule",
   "defrule",

@@ -40,6 +40,8 @@ import {
   slotValue,
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
+import { type InstancesHost, instancesCommand } from "./instances-command.js";
+import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
 import { facetsConflict } from "./slot-constraints.js";
@@ -107,6 +109,8 @@ interface Handler {
 /** A message-handler as the introspection functions list it. */
 export interface HandlerInfo {
   readonly cls: string;
+  /** The class's name as listings print it (see {@link ObjectSystem.label}). */
+  readonly label: string;
   readonly name: string;
   readonly type: HandlerType;
   /** The pretty-printed definition; null for slot accessors and USER's own handlers. */
@@ -128,6 +132,8 @@ const USER_HANDLERS = [
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
   readonly name: string;
+  /** The module that defines it (the system classes are MAIN's and seen everywhere). */
+  readonly module: string;
   readonly supers: readonly ClassDef[];
   readonly abstract: boolean;
   /** Matched by object patterns (`(pattern-match reactive)`, the default). */
@@ -265,8 +271,34 @@ export class ObjectSystem {
   /** Whether slot defaults are checked when a class is defined (static-constraint-checking). */
   staticChecking: () => boolean = () => true;
 
+  /** How class names resolve through the defmodules (the engine's). */
+  scope: ModuleScope = ONE_MODULE;
+
   constructor(private readonly host: () => EvalHost) {
     this.clear();
+  }
+
+  /**
+   * The class a typed name stands for from module `from` (the current one by default): a
+   * system class anywhere, `MOD::NAME` that module's, a bare name the module's own or one it
+   * imports (CLIPS's LookupDefclassByMdlOrScope).
+   */
+  private lookup(typed: string, from?: string): ClassDef | undefined {
+    const system = this.classes.get(typed);
+    if (system && SYSTEM_CLASSES.includes(typed)) return system;
+    return this.classes.get(this.scope.key("defclass", typed, (k) => this.classes.has(k), from));
+  }
+
+  /** Whether module `from` sees the class (its own, imported, or a system class). */
+  sees(cls: ClassDef, from: string): boolean {
+    return SYSTEM_CLASSES.includes(cls.name) || this.scope.sees("defclass", keyOf(cls), from);
+  }
+
+  /** A class's name as CLIPS prints it: `MOD::NAME` outside its module (PrintClassName). */
+  label(cls: ClassDef, from = this.scope.current()): string {
+    return cls.module === from || SYSTEM_CLASSES.includes(cls.name)
+      ? cls.name
+      : `${cls.module}::${cls.name}`;
   }
 
   /** `(clear)`: the system classes only, no instances. */
@@ -281,7 +313,7 @@ export class ObjectSystem {
       const direct = supers.map((n) => this.classes.get(n) as ClassDef);
       // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
       const user = name === "OBJECT" || name === "USER" || name === "INITIAL-OBJECT";
-      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, []);
+      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, [], { module: "MAIN" });
     }
     const system = [...this.classes.values()];
     this.classes.clear();
@@ -295,20 +327,25 @@ export class ObjectSystem {
     return [...this.classes.values()];
   }
 
+  /** The classes `module` defines, in definition order (MAIN's: the system classes first). */
+  classesOf(module: string): ClassDef[] {
+    return this.classList().filter((c) => c.module === module);
+  }
+
   isSystemClass(name: string): boolean {
     return SYSTEM_CLASSES.includes(name);
   }
 
   /**
    * Deletes a class and, first, its subclasses (undefclass): each leaves its superclasses'
-   * subclass lists. The names deleted, subclasses first.
+   * subclass lists. Those deleted as `MOD::NAME`, subclasses first.
    */
   removeClass(cls: ClassDef): string[] {
     const removed = [...cls.subclasses].flatMap((s) => this.removeClass(s));
-    if (!this.classes.has(cls.name)) return removed;
+    if (!this.classes.has(keyOf(cls))) return removed;
     for (const s of cls.supers) s.subclasses.splice(s.subclasses.indexOf(cls), 1);
-    this.classes.delete(cls.name);
-    return [...removed, cls.name];
+    this.classes.delete(keyOf(cls));
+    return [...removed, `${cls.module}::${cls.name}`];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -321,12 +358,13 @@ export class ObjectSystem {
     return this.byName.size;
   }
 
-  hasClass(name: string): boolean {
-    return this.classes.has(name);
+  /** Whether a typed class name stands for a class from module `from` (see lookup). */
+  hasClass(name: string, from?: string): boolean {
+    return this.lookup(name, from) !== undefined;
   }
 
-  classNamed(name: string): ClassDef | undefined {
-    return this.classes.get(name);
+  classNamed(name: string, from?: string): ClassDef | undefined {
+    return this.lookup(name, from);
   }
 
   private newClass(
@@ -335,13 +373,18 @@ export class ObjectSystem {
     abstract: boolean,
     reactive: boolean,
     own: ClassSlot[],
-    isaPos?: SourcePos,
-    redefining = false,
-    conservation = false,
+    how: {
+      module: string;
+      isaPos?: SourcePos | undefined;
+      redefining?: boolean;
+      conservation?: boolean;
+    },
   ): ClassDef {
+    const { module, isaPos, redefining = false, conservation = false } = how;
     const cls: ClassDef = {
       conservation,
       name,
+      module,
       supers,
       abstract,
       reactive,
@@ -368,17 +411,17 @@ export class ObjectSystem {
     cls.slots = slots;
     for (const s of own) this.template.add(s.name, s.multi);
     for (const s of supers) s.subclasses.push(cls);
-    this.classes.set(name, cls);
+    this.classes.set(keyOf(cls), cls);
     return cls;
   }
 
-  /** `(defclass …)`. */
-  defineClass(ast: DefclassAst): void {
+  /** `(defclass …)` in `module` (the class's own). */
+  defineClass(ast: DefclassAst, module = "MAIN"): void {
     if (SYSTEM_CLASSES.includes(ast.name)) {
       throw rulesRuntimeError(`class ${ast.name} is a system class and cannot be redefined`);
     }
     const supers = ast.supers.map((n) => {
-      const c = this.classes.get(n);
+      const c = this.lookup(n, module);
       if (!c) {
         throw rulesRuntimeError(`class ${n} is not defined (in defclass ${ast.name})`, {
           clips: `[PRNTUTIL1] Unable to find class ${n}.`,
@@ -386,7 +429,7 @@ export class ObjectSystem {
       }
       return c;
     });
-    const old = this.classes.get(ast.name);
+    const old = this.classes.get(constructKey(module, ast.name));
     // Instances of a subclass hold the class too.
     const inUse = (c: ClassDef): boolean => c.instances.length > 0 || c.subclasses.some(inUse);
     if (old && inUse(old)) {
@@ -420,16 +463,12 @@ export class ObjectSystem {
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
     try {
-      this.newClass(
-        ast.name,
-        supers,
-        abstract,
-        reactive,
-        own,
-        ast.isaPos,
-        old !== undefined,
+      this.newClass(ast.name, supers, abstract, reactive, own, {
+        module,
+        isaPos: ast.isaPos,
+        redefining: old !== undefined,
         conservation,
-      );
+      });
     } catch (e) {
       // The old class stays, linked to its superclasses again.
       if (old) for (const s of old.supers) s.subclasses.push(old);
@@ -569,7 +608,7 @@ export class ObjectSystem {
   handlerList(cls: ClassDef): HandlerInfo[] {
     const out: HandlerInfo[] = [];
     const add = (name: string, type: HandlerType, text: string | null) =>
-      out.push({ cls: cls.name, name, type, text });
+      out.push({ cls: cls.name, label: this.label(cls), name, type, text });
     if (cls.name === "USER") for (const name of USER_HANDLERS) add(name, "primary", null);
     const defined = cls.handlers;
     for (const s of cls.ownSlots) {
@@ -586,8 +625,8 @@ export class ObjectSystem {
   }
 
   /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
-  defineHandler(ast: HandlerAst, text?: string): void {
-    const cls = this.classes.get(ast.cls);
+  defineHandler(ast: HandlerAst, text?: string, from?: string): void {
+    const cls = this.lookup(ast.cls, from);
     if (!cls) {
       throw rulesRuntimeError(
         `class ${ast.cls} is not defined (in defmessage-handler ${ast.name})`,
@@ -718,7 +757,7 @@ export class ObjectSystem {
   undefineHandler(args: readonly Value[]): Value {
     const fn = "undefmessage-handler";
     // Class `*` is every class (unless one is named `*`).
-    if (args[0] === "*" && !this.classes.has("*")) {
+    if (args[0] === "*" && !this.hasClass("*")) {
       const type = args[2] ?? "primary";
       for (const c of this.classes.values()) {
         // Only the classes with such a handler (the others are no error here).
@@ -803,7 +842,11 @@ export class ObjectSystem {
     this.removeAll();
     if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
-    for (const [name, specs] of this.definstances) {
+    // Module by module, each in definition order (CLIPS's DoForAllConstructs).
+    const order = this.scope.modules();
+    const rank = (key: string): number => order.indexOf(keyModule(key));
+    const all = [...this.definstances].sort(([a], [b]) => rank(a) - rank(b));
+    for (const [name, specs] of all) {
       this.makingInstances.add(name);
       try {
         for (const s of specs) {
@@ -825,7 +868,7 @@ export class ObjectSystem {
     clsName: Value,
     overrides: { name: string; values: Value[] }[],
   ): Value {
-    const cls = isSymbol(clsName) ? this.classes.get(clsName) : undefined;
+    const cls = isSymbol(clsName) ? this.lookup(clsName) : undefined;
     if (!cls) {
       throw rulesRuntimeError(`class ${formatValue(clsName)} is not defined (make-instance)`, {
         clips: `[PRNTUTIL1] Unable to find class ${formatValue(clsName)}.`,
@@ -839,8 +882,18 @@ export class ObjectSystem {
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
     const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
     if (!creates) throw noPrimary("create", cls.name);
-    const iname = name === null ? instanceName(this.gensymStar()) : toInstanceName(name);
+    const iname =
+      name === null ? instanceName(this.gensymStar()) : ownName(toInstanceName(name), cls);
     const old = this.byName.get(iname.name);
+    // Instance names are one namespace: one of a class of another module keeps its name.
+    if (old && old.cls.module !== cls.module) {
+      throw rulesRuntimeError(
+        `instance name [${iname.name}] is in use in module ${old.cls.module}`,
+        {
+          clips: `[INSMNGR16] The instance name ${iname.name} is in use by an instance of class ${old.cls.name}.`,
+        },
+      );
+    }
     if (old) {
       this.send(old, "delete", []);
       if (!old.deleted) {
@@ -1059,9 +1112,26 @@ export class ObjectSystem {
   /** The live instance a name, symbol or address designates, or null. */
   find(v: Value): Instance | null {
     if (v instanceof Instance) return v.deleted ? null : v;
-    if (isInstanceName(v)) return this.byName.get(v.name) ?? null;
-    if (isSymbol(v)) return this.byName.get(v) ?? null;
+    if (isInstanceName(v)) return this.named(v.name);
+    if (isSymbol(v)) return this.named(v);
     return null;
+  }
+
+  /**
+   * The instance a name stands for, as CLIPS 6.30 finds one: a bare name anywhere (names are one
+   * namespace), `::name` one of a class the current module sees, `MOD::name` one of a class of
+   * MOD.
+   */
+  private named(name: string): Instance | null {
+    const found = this.byName.get(name);
+    if (found !== undefined || !name.includes("::")) return found ?? null;
+    const at = name.indexOf("::");
+    const inst = this.byName.get(name.slice(at + 2));
+    if (inst === undefined) return null;
+    const module = name.slice(0, at);
+    const ok =
+      module === "" ? this.sees(inst.cls, this.scope.current()) : inst.cls.module === module;
+    return ok ? inst : null;
   }
 
   private need(v: Value, fn: string): Instance {
@@ -1346,7 +1416,7 @@ export class ObjectSystem {
   }
 
   private printText(self: Instance): string {
-    let out = `[${self.instanceName.name}] of ${self.cls.name}\n`;
+    let out = `[${self.instanceName.name}] of ${this.label(self.cls)}\n`;
     for (const s of self.cls.slots) {
       const v = self.slots.get(s.name) as Value;
       if (isMultifield(v)) {
@@ -1446,7 +1516,7 @@ export class ObjectSystem {
       for (const s of c.subclasses) visit(s, seen);
     };
     for (const n of among) {
-      const c = isSymbol(n) ? this.classes.get(n) : undefined;
+      const c = isSymbol(n) ? this.lookup(n) : undefined;
       if (!c) throw rulesRuntimeError(`class ${formatValue(n)} is not defined (instance query)`);
       visit(c, new Set());
     }
@@ -1457,7 +1527,7 @@ export class ObjectSystem {
   saved(): { name: string; cls: string; tag: number; slots: [string, Value][] }[] {
     return [...this.byName.values()].map((i) => ({
       name: i.instanceName.name,
-      cls: i.cls.name,
+      cls: keyOf(i.cls),
       tag: i.tag,
       slots: [...i.slots],
     }));
@@ -1470,6 +1540,7 @@ export class ObjectSystem {
     for (const i of [...this.byName.values()]) this.remove(i);
     for (const saved of list) {
       const cls = this.classes.get(saved.cls);
+      // (A snapshot keeps each instance's class by its key, module-scope.ts.)
       if (!cls)
         throw rulesRuntimeError(`snapshot instance [${saved.name}] of unknown class ${saved.cls}`);
       const inst = new Instance(instanceName(saved.name), cls);
@@ -1484,39 +1555,18 @@ export class ObjectSystem {
     }
   }
 
-  /** `(instances)`: every instance, oldest first. */
-  listing(among: Iterable<Instance> = this.byName.values(), indent = ""): string {
-    let out = "";
-    let n = 0;
-    for (const i of among) {
-      out += `${indent}[${i.instanceName.name}] of ${i.cls.name}\n`;
-      n++;
-    }
-    // No instances at all: CLIPS prints nothing.
-    if (n === 0) return "";
-    return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
-  }
-
-  /**
-   * `(instances [MODULE [CLASS [inherit]]])`: a class's direct instances (its subclasses' too
-   * with inherit); module `*` lists under each module's name (Keel's instances are all MAIN's).
-   */
-  private instancesCommand(args: readonly Value[]): string {
-    const fn = "instances";
-    const [module, clsName] = args;
-    if (module === undefined) return this.listing();
-    if (!isSymbol(module)) throw typeError(fn, 1, "symbol");
-    if (module !== "*" && !this.moduleExists(module)) throw typeError(fn, 1, "defmodule name");
-    if (clsName !== undefined && !isSymbol(clsName)) throw typeError(fn, 2, "symbol");
-    const cls = clsName === undefined ? null : this.namedClass(clsName, fn, 2);
-    const inherit = inheritFlag(fn, args, 3);
-    const chosen = [...this.byName.values()].filter(
-      (i) => cls === null || i.cls === cls || (inherit && i.cls.cpl.includes(cls)),
-    );
-    if (module !== "*") return this.listing(chosen);
-    const listed = this.listing(chosen, "   ");
-    return listed === "" ? "" : `MAIN:\n${listed.replace(/^ {3}For a total/m, "For a total")}`;
-  }
+  /** What `(instances …)` reads (instances-command.ts). */
+  private readonly listingHost: InstancesHost<ClassDef> = {
+    instances: () => this.byName.values(),
+    current: () => this.scope.current(),
+    modules: () => this.scope.modules(),
+    moduleExists: (m) => this.moduleExists(m),
+    classesOf: (m) => this.classesOf(m),
+    classIn: (m, name) =>
+      this.classList().find((c) => c.name === name && (m === null || c.module === m)),
+    sees: (cls, m) => this.sees(cls, m),
+    label: (cls, m) => this.label(cls, m),
+  };
 
   /** Whether a defmodule exists (the engine's modules; set by the engine). */
   moduleExists: (name: string) => boolean = (name) => name === "MAIN";
@@ -1525,7 +1575,7 @@ export class ObjectSystem {
   namedClass(v: Value, fn: string, index = 1): ClassDef {
     // CLIPS checks the argument is a symbol before it looks the class up.
     if (!isSymbol(v)) throw typeError(fn, index, "symbol");
-    const cls = this.classes.get(v);
+    const cls = this.lookup(v);
     if (!cls) {
       throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
         clips: `[CLASSFUN1] Unable to find class ${formatValue(v)} in function ${fn}.`,
@@ -1599,7 +1649,7 @@ export class ObjectSystem {
         return a0;
       case "class-existp":
         if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
-        return this.classes.has(a0) ? TRUE : FALSE;
+        return this.hasClass(a0) ? TRUE : FALSE;
       case "subclassp":
       case "superclassp": {
         const a = this.namedClass(a0, name);
@@ -1627,7 +1677,7 @@ export class ObjectSystem {
       case "dynamic-put":
         return this.setSlot(this.currentSelf(name), String(a0), slotValue(args.slice(1)));
       case "instances":
-        this.host().print("t", this.instancesCommand(args));
+        this.host().print("t", instancesCommand(this.listingHost, args));
         return VOID;
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf(name)));
@@ -1781,6 +1831,18 @@ function primitiveClass(v: Value): string {
   return "SYMBOL";
 }
 
+/** A new instance's name without its module: `MOD::name` must name the class's module. */
+function ownName(name: InstanceName, cls: ClassDef): InstanceName {
+  const at = name.name.indexOf("::");
+  if (at < 0) return name;
+  if (name.name.slice(0, at) !== cls.module) {
+    throw rulesRuntimeError(`instance name [${name.name}] names another module than its class's`, {
+      clips: "[INSMNGR11] Invalid module specifier in new instance name.",
+    });
+  }
+  return instanceName(name.name.slice(at + 2));
+}
+
 function toInstanceName(v: Value): InstanceName {
   if (isInstanceName(v)) return v;
   if (isSymbol(v)) return instanceName(v);
@@ -1890,4 +1952,9 @@ function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): 
     misses = 0;
   }
   return out;
+}
+
+/** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */
+function keyOf(cls: ClassDef): string {
+  return constructKey(cls.module, cls.name);
 }

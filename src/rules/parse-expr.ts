@@ -37,6 +37,11 @@ export interface ParseContext {
    * current module when it sees none (absent: the bare name).
    */
   impliedKey?(name: string): string;
+  /**
+   * The key (module-scope.ts) of the deffunction or generic function a call names from the
+   * current module; a built-in function's name stays.
+   */
+  functionKey?(name: string): string;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
@@ -601,20 +606,22 @@ function parseSwitch(list: SList, ctx: ParseContext): Expr {
 }
 
 /** `(fn arg…)`: a call of a built-in or host function. */
-function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
-  if (!ctx.hasFunction(fn)) {
-    throw rulesLoadError(list.pos, `unknown function '${fn}'`, {
+function parseFunctionCall(list: SList, typed: string, ctx: ParseContext): Expr {
+  if (!ctx.hasFunction(typed)) {
+    throw rulesLoadError(list.pos, `unknown function '${typed}'`, {
       construct: ctx.construct,
-      clips: `[EXPRNPSR3] Missing function declaration for ${fn}.`,
+      clips: `[EXPRNPSR3] Missing function declaration for ${typed}.`,
       hint: "Use a built-in function (docs/rules.md) or register it with engine.registerFunction().",
     });
   }
+  // A deffunction or generic function of another module is called by its key.
+  const fn = ctx.functionKey?.(typed) ?? typed;
   const items = list.items;
   const args: Expr[] = [];
   const expand = ctx.sequenceExpansion?.() === true;
   for (let k = 1; k < items.length; k++) {
     const arg = parseExpr(items[k] as SNode, ctx);
-    if (expand && arg.k === "var" && arg.mf) noSequence(fn, list, ctx);
+    if (expand && arg.k === "var" && arg.mf) noSequence(typed, list, ctx);
     args.push(
       expand && arg.k === "var" && arg.mf
         ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
@@ -627,10 +634,14 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   // makes it unknown (without sequence expansion a `$?x` is one argument).
   const counted = !args.some((a) => a.k === "call" && a.fn === "expand$");
   if (counted && ctx.deffunctionAccepts?.(fn, args.length) === false) {
-    throw rulesLoadError(list.pos, `deffunction ${fn} does not take ${args.length} argument(s)`, {
-      construct: ctx.construct,
-      clips: ctx.deffunctionArityText?.(fn) ?? "",
-    });
+    throw rulesLoadError(
+      list.pos,
+      `deffunction ${typed} does not take ${args.length} argument(s)`,
+      {
+        construct: ctx.construct,
+        clips: ctx.deffunctionArityText?.(fn) ?? "",
+      },
+    );
   }
   return checkArgTypes({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }

@@ -58,6 +58,32 @@ describe("snapshot and restore", () => {
     expect(copy.output()).toBe("f-1     (b 1)\nFor a total of 1 fact.\n");
   });
 
+  it("keep classes, instances and deffunctions of one name in two modules apart", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(
+      "(defmodule LEFT (export ?ALL)) (defclass LEFT::A (is-a USER) (role concrete))" +
+        " (deffunction LEFT::f () left) (definstances LEFT::start (l of A))" +
+        " (defmodule RIGHT) (defclass RIGHT::A (is-a USER) (role concrete))" +
+        " (deffunction RIGHT::f () right) (definstances RIGHT::start (r of A))" +
+        " (defmodule VIEW (import LEFT ?ALL))",
+    );
+    engine.reset();
+    command(engine, "(set-current-module VIEW)");
+    const copy = roundTrip(engine);
+    for (const e of [engine, copy.engine]) {
+      command(e, "(instances *)");
+      command(e, "(instances)");
+      command(e, "(printout t (f) crlf)");
+    }
+    const text = output();
+    expect(copy.output()).toBe(text);
+    expect(text).toBe(
+      "MAIN:\n   [initial-object] of INITIAL-OBJECT\nLEFT:\n   [l] of A\nRIGHT:\n   [r] of A\n" +
+        "VIEW:\nFor a total of 3 instances.\n" +
+        "[initial-object] of INITIAL-OBJECT\n[l] of LEFT::A\nFor a total of 2 instances.\nleft\n",
+    );
+  });
+
   it("keep the rules' breakpoints: a restored run stops before the rule as the original does", () => {
     const { engine } = engineWithOutput();
     engine.load("(defrule first => (assert (step))) (defrule second (step) =>)");
