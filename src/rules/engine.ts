@@ -2,6 +2,13 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { Breakpoints, type BreaksHost } from "./breaks.js";
+import {
+  type ClassHolders,
+  classHeld,
+  formNamesClass,
+  objectPatterns,
+  patternClasses,
+} from "./class-holders.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -71,7 +78,7 @@ import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
-import { ObjectSystem } from "./objects.js";
+import { type ClassDef, ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
@@ -188,6 +195,8 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
+  /** The classes each rule's object patterns can match: the rule holds them (class-holders.ts). */
+  private ruleClasses = new Map<string, ReadonlySet<ClassDef>>();
   private constructLog = new ConstructLog(() => this.module);
   /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
   private logKeys = new Map<string, string>();
@@ -703,8 +712,12 @@ export class RuleEngine {
       }
       case "defclass":
         try {
+          this.checkClassIdle(form);
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
+          const subclasses = [...(this.objects.classNamed(ast.name)?.subclasses ?? [])];
           this.objects.defineClass(ast);
+          // A class defined again loses its subclasses, as in CLIPS (classfun.c DeleteClassUAG).
+          for (const sub of subclasses) this.undefclassHost.remove(sub);
           this.logKeys.set(
             `defclass ${ast.name}`,
             this.constructLog.other({ source: form.source }),
@@ -714,7 +727,12 @@ export class RuleEngine {
         }
         return;
       case "defmessage-handler": {
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
+        const h = parseHandler(
+          form,
+          ctx,
+          (c) => this.objects.hasClass(c),
+          (c) => this.objects.handlersRunning(c),
+        );
         this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
         // Keyed by class (undefclass drops a class's handlers from the log).
         this.logKeys.set(
@@ -981,6 +999,9 @@ export class RuleEngine {
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
+    const classes = this.objects.classList();
+    const held = objectPatterns(ast.ces).flatMap((ce) => patternClasses(ce, classes));
+    if (held.length > 0) this.ruleClasses.set(id, new Set(held));
   }
 
   /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
@@ -1048,6 +1069,7 @@ export class RuleEngine {
     if (!entry) return;
     this.discardRule(entry);
     this.rules.delete(name);
+    this.ruleClasses.delete(name);
   }
 
   /** Takes a rule's activations off the agenda and its unshared nodes out of the network. */
@@ -1431,6 +1453,7 @@ export class RuleEngine {
     this.initialFacts = true;
     this.initialTemplate = true;
     this.rules = new Map();
+    this.ruleClasses = new Map();
     this.constructLog = new ConstructLog(() => this.module);
     this.logKeys = new Map();
     this.texts.clear();
@@ -1881,17 +1904,56 @@ export class RuleEngine {
     },
   };
 
+  private methodForms(): SList[] {
+    return this.generics
+      .names()
+      .flatMap((g) =>
+        (this.generics.describe(g) ?? []).flatMap(
+          (m) => this.generics.methodForm(g, m.index) ?? [],
+        ),
+      );
+  }
+
+  private readonly classHolders: ClassHolders = {
+    namedByMethod: (cls) => this.methodForms().some((form) => methodNamesClass(form, cls)),
+    matchedByRule: (cls) => [...this.ruleClasses.values()].some((held) => held.has(cls)),
+    handlersRunning: (cls) => this.objects.handlersRunning(cls),
+    namedByCode: (cls) => {
+      const handlers = this.objects
+        .classList()
+        .flatMap((c) => this.objects.handlerList(c))
+        .flatMap((h) => (h.text ? readForms(h.text) : []));
+      return [...this.texts.forms(), ...this.methodForms(), ...handlers].some((form) =>
+        formNamesClass(form, cls),
+      );
+    },
+  };
+
+  /** [CLASSPSR3]: a class something holds (class-holders.ts) cannot be defined again. */
+  private checkClassIdle(form: SList): void {
+    const named = form.items[1];
+    if (named?.type !== "atom" || named.kind !== "symbol") return;
+    const name = splitName(named.text, this.module)[1];
+    const cls = this.objects.isSystemClass(name) ? undefined : this.objects.classNamed(name);
+    if (cls === undefined || !classHeld(cls, this.classHolders)) return;
+    // CLIPS stops at the `(` after the name (and comment).
+    const next = form.items.slice(2).find((n) => n.type === "list") ?? form;
+    throw rulesLoadError(next.pos, `class ${name} is in use: it cannot be redefined`, {
+      construct: `defclass ${name}`,
+      clips: `[CLASSPSR3] ${name} class cannot be redefined while\n    outstanding references to it still exist.`,
+      echoOpen: true,
+      hint: "Delete what uses it first (its instances, rules, methods, …).",
+    });
+  }
+
   private readonly undefclassHost: UndefclassHost = {
     classNamed: (name) => this.objects.classNamed(name),
     isSystemClass: (name) => this.objects.isSystemClass(name),
     moduleClasses: () => this.texts.names("defclass", this.module),
-    namedByMethod: (cls) =>
-      this.generics.names().some((g) =>
-        (this.generics.describe(g) ?? []).some((m) => {
-          const form = this.generics.methodForm(g, m.index);
-          return form ? methodNamesClass(form, cls) : false;
-        }),
-      ),
+    held: (cls) => {
+      const def = this.objects.classNamed(cls.name);
+      return def !== undefined && classHeld(def, this.classHolders);
+    },
     remove: (cls) => {
       const def = this.objects.classNamed(cls.name);
       for (const name of def ? this.objects.removeClass(def) : []) {

@@ -336,7 +336,7 @@ export class ObjectSystem {
     reactive: boolean,
     own: ClassSlot[],
     isaPos?: SourcePos,
-    redefining = false,
+    old?: ClassDef,
     conservation = false,
   ): ClassDef {
     const cls: ClassDef = {
@@ -353,7 +353,7 @@ export class ObjectSystem {
       subclasses: [],
       instances: [],
     };
-    cls.cpl = precedenceList(cls, isaPos, redefining);
+    cls.cpl = precedenceList(cls, isaPos, old);
     // Inherited slots first; a slot a more specific class defines again moves to its place.
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
@@ -420,16 +420,7 @@ export class ObjectSystem {
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
     try {
-      this.newClass(
-        ast.name,
-        supers,
-        abstract,
-        reactive,
-        own,
-        ast.isaPos,
-        old !== undefined,
-        conservation,
-      );
+      this.newClass(ast.name, supers, abstract, reactive, own, ast.isaPos, old, conservation);
     } catch (e) {
       // The old class stays, linked to its superclasses again.
       if (old) for (const s of old.supers) s.subclasses.push(old);
@@ -1077,6 +1068,15 @@ export class ObjectSystem {
       });
     }
     return inst;
+  }
+
+  /** Whether a message being dispatched runs handlers the class defines (CLIPS keeps them busy). */
+  handlersRunning(clsName: string): boolean {
+    return this.stack.some((d) =>
+      [d.arounds, d.befores, d.primaries, d.afters].some((hs) =>
+        hs.some((h) => h.cls.name === clsName),
+      ),
+    );
   }
 
   /** `(send target message arg…)`. */
@@ -1803,26 +1803,35 @@ function flatten(vals: Value[]): Atom[] {
  * read newest first as CLIPS chains them, reach it), then the links are followed from the
  * table's first class until one repeats; the loop from there is printed.
  */
-function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDef[]>): string {
-  const pred = new Map<ClassDef, ClassDef>();
-  for (const c of table) {
-    for (const s of [...(succs.get(c) ?? [])].reverse()) {
-      if (!pred.has(s) && table.includes(s)) pred.set(s, c);
+function precedenceLoop(table: readonly Order[]): string {
+  const find = (c: ClassDef) => table.find((o) => o.cls === c);
+  const pred = new Map<Order, Order>();
+  for (const o of table) {
+    for (const s of [...o.succs].reverse()) {
+      const t = find(s.cls);
+      if (t !== undefined && !pred.has(t)) pred.set(t, o);
     }
   }
-  const seen = new Set<ClassDef>();
-  let c = table[0] as ClassDef;
-  while (!seen.has(c)) {
-    seen.add(c);
-    c = pred.get(c) as ClassDef;
+  const seen = new Set<Order>();
+  let o = table[0] as Order;
+  while (!seen.has(o)) {
+    seen.add(o);
+    o = pred.get(o) as Order;
   }
   const names: string[] = [];
-  const start = c;
+  const start = o;
   do {
-    names.push(c.name);
-    c = pred.get(c) as ClassDef;
-  } while (c !== start);
-  return `Precedence loop in superclasses: ${[...names, start.name].join(" ")}`;
+    names.push(o.cls.name);
+    o = pred.get(o) as Order;
+  } while (o !== start);
+  return `Precedence loop in superclasses: ${[...names, start.cls.name].join(" ")}`;
+}
+
+/** One class of the partial-order table: how many classes must precede it, which it precedes. */
+interface Order {
+  readonly cls: ClassDef;
+  preds: number;
+  readonly succs: Order[];
 }
 
 /**
@@ -1832,62 +1841,65 @@ function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDe
  * topological sort as CLIPS varies it: each scan for a class with no predecessor left goes on
  * from where the last one was taken (wrapping around), which keeps a superclass's "family"
  * together. The class itself comes first.
+ *
+ * A class being redefined (`old`) heads the table to catch cycles: its old self may be among
+ * the new superclasses' ancestors, where it stays a separate entry (CLIPS finds a class's
+ * entry by its first occurrence), so the old self is placed and the head is caught in a loop.
  */
-function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): ClassDef[] {
-  const table: ClassDef[] = [];
+function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): ClassDef[] {
+  const table: Order[] = [];
   const collect = (supers: readonly ClassDef[]) => {
     for (const s of supers) {
-      if (table.includes(s)) continue;
-      table.push(s);
+      if (table.some((o) => o.cls === s)) continue;
+      table.push({ cls: s, preds: 0, succs: [] });
       collect(s.supers);
     }
   };
   collect(cls.supers);
-  const preds = new Map<ClassDef, number>();
-  const succs = new Map<ClassDef, ClassDef[]>();
-  for (const c of table) {
-    preds.set(c, 0);
-    succs.set(c, []);
-  }
+  if (old) table.unshift({ cls: old, preds: 0, succs: [] });
+  const find = (c: ClassDef) => table.find((o) => o.cls === c) as Order;
   const record = (c: ClassDef, after: readonly ClassDef[], from: number) => {
+    const node = find(c);
     for (let j = from; j < after.length; j++) {
-      const s = after[j] as ClassDef;
-      succs.get(c)?.push(s);
-      preds.set(s, (preds.get(s) ?? 0) + 1);
+      const s = find(after[j] as ClassDef);
+      node.succs.push(s);
+      s.preds++;
     }
   };
   // Each direct superclass before every later one of its list.
   const inOrder = (supers: readonly ClassDef[]) => {
     for (let i = 0; i < supers.length; i++) record(supers[i] as ClassDef, supers, i + 1);
   };
-  for (const c of table) {
-    record(c, c.supers, 0);
-    inOrder(c.supers);
+  if (old) record(old, cls.supers, 0);
+  for (const o of old ? table.slice(1) : [...table]) {
+    record(o.cls, o.cls.supers, 0);
+    inOrder(o.cls.supers);
   }
   inOrder(cls.supers);
-  const out: ClassDef[] = [cls];
+  const sorted: ClassDef[] = [];
   let at = 0;
   let misses = 0;
   while (table.length > 0) {
     if (at >= table.length) at = 0;
-    const c = table[at] as ClassDef;
-    if (preds.get(c) !== 0) {
+    const o = table[at] as Order;
+    if (o.preds !== 0) {
       at++;
       if (++misses >= table.length) {
-        // CLIPS puts a class being redefined in its own table (to catch cycles): it is placed first.
-        const partial = (redefining ? out : out.slice(1)).map((c) => ` ${c.name}`).join("");
+        const partial = sorted.map((c) => ` ${c.name}`).join("");
         throw rulesLoadError(isaPos, `class ${cls.name} has no consistent precedence list`, {
           construct: `defclass ${cls.name}`,
-          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table, succs)}`,
+          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table)}`,
           echoThrough: true,
         });
       }
       continue;
     }
-    for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
-    out.push(c);
+    for (const s of o.succs) s.preds--;
+    o.succs.length = 0;
+    sorted.push(o.cls);
     table.splice(at, 1);
     misses = 0;
   }
-  return out;
+  // The head of a redefinition's table is placed first: the new class takes its place.
+  return [cls, ...(old ? sorted.slice(1) : sorted)];
 }

@@ -799,7 +799,8 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       const firstWidth =
         first?.type === "atom" && first.text === "=" && values[1]?.type === "list" ? 2 : 1;
       const second = values[firstWidth];
-      const call = firstWidth === 1 && first?.type === "list" ? first.items[0] : undefined;
+      const callNode = values[firstWidth - 1];
+      const call = callNode?.type === "list" ? callNode.items[0] : undefined;
       if (
         !slot.multi &&
         second === undefined &&
@@ -808,7 +809,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       ) {
         // A call returning a multifield (create$, …) for a single slot: refused when read,
         // the echo running through the call's last token.
-        const { last: end, closing } = lastToken(first as SNode);
+        const { last: end, closing } = lastToken(callNode as SNode);
         throw rulesLoadError(
           end.pos,
           `slot ${slot.name} of deftemplate ${template.name} takes one value`,

@@ -1,8 +1,9 @@
 /**
  * `(undefclass NAME)` as CLIPS 6.30 runs it (classcom.c): the class goes with all its
  * subclasses; `*` is every user class of the current module (or the one class named `*`). A
- * system class, a class whose (subclasses') instances exist, or one a defmethod's parameter
- * restriction names stays: [PRNTUTIL4]. An unknown name is [PRNTUTIL1].
+ * system class, or a class something holds (class-holders.ts: its or its subclasses' instances,
+ * a method restriction, a rule's object pattern, …) stays: [PRNTUTIL4]. An unknown name is
+ * [PRNTUTIL1].
  */
 import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
@@ -13,7 +14,6 @@ import { isSymbol, type Value } from "./values.js";
 export interface UndefinableClass {
   readonly name: string;
   readonly subclasses: readonly UndefinableClass[];
-  readonly instances: readonly unknown[];
 }
 
 /** What the engine gives the command. */
@@ -22,8 +22,8 @@ export interface UndefclassHost {
   isSystemClass(name: string): boolean;
   /** The user classes defined in the current module, oldest first. */
   moduleClasses(): string[];
-  /** Whether a defmethod's parameter restriction names the class. */
-  namedByMethod(name: string): boolean;
+  /** Whether something holds the class or one of its subclasses (class-holders.ts). */
+  held(cls: UndefinableClass): boolean;
   /** Deletes the class and its subclasses (their texts and handlers too). */
   remove(cls: UndefinableClass): void;
   print(text: string): void;
@@ -43,21 +43,12 @@ export function undefclass(args: readonly Value[], host: UndefclassHost): void {
         hint: "list-defclasses lists the classes there are.",
       });
     }
-    if (host.isSystemClass(name) || inUse(cls, host)) {
+    if (host.isSystemClass(name) || host.held(cls)) {
       host.print(`[PRNTUTIL4] Unable to delete defclass ${name}.\n`);
       continue;
     }
     host.remove(cls);
   }
-}
-
-/** A class whose instances, or whose subclasses' instances or methods, hold it. */
-function inUse(cls: UndefinableClass, host: UndefclassHost): boolean {
-  return (
-    cls.instances.length > 0 ||
-    host.namedByMethod(cls.name) ||
-    cls.subclasses.some((s) => inUse(s, host))
-  );
 }
 
 /** Whether a defmethod's parameter restrictions name the class `cls`. */
