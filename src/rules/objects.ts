@@ -37,6 +37,7 @@ import {
   type EvalHost,
   type Frame,
   type SelfSlotAccess,
+  type SlotOverride,
   slotValue,
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
@@ -99,10 +100,19 @@ interface Handler {
   readonly cls: ClassDef;
   readonly name: string;
   readonly type: HandlerType;
-  readonly call: (self: Instance, args: Value[]) => Value;
+  /** `self`: an instance, or any other value a message was sent to (its primitive class's handlers). */
+  readonly call: (self: Value, args: Value[]) => Value;
   /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
   readonly text?: string;
 }
+
+/** A make-instance's slot overrides, or how to evaluate them (once the instance exists). */
+type Overrides = readonly SlotOverride[] | (() => readonly SlotOverride[]);
+
+/** A system handler, which only instances reach. */
+type InstanceHandler = Omit<Handler, "call"> & {
+  readonly call: (self: Instance, args: Value[]) => Value;
+};
 
 /** A message-handler as the introspection functions list it. */
 export interface HandlerInfo {
@@ -174,7 +184,8 @@ function noPrimary(msg: string, target: string): Error {
 type HandlerKinds = "arounds" | "befores" | "primaries" | "afters";
 
 interface Dispatch {
-  readonly self: Instance;
+  /** An instance, or the value a message to a primitive class (INTEGER, …) was sent to. */
+  readonly self: Value;
   readonly args: Value[];
   readonly arounds: Handler[];
   readonly befores: Handler[];
@@ -608,7 +619,7 @@ export class ObjectSystem {
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
     const { params, rest } = ast;
-    const call = (self: Instance, args: Value[]): Value => {
+    const call = (self: Value, args: Value[]): Value => {
       if (rest === null ? args.length !== params.length : args.length < params.length) {
         throw rulesRuntimeError(
           `message-handler ${ast.name} expects ${params.length} argument(s)`,
@@ -811,20 +822,28 @@ export class ObjectSystem {
   }
 
   /** `(make-instance name of CLASS (slot v…)…)`: the new instance's name. */
-  makeInstance(
-    name: Value | null,
-    clsName: Value,
-    overrides: { name: string; values: Value[] }[],
-  ): Value {
+  makeInstance(name: Value | null, clsName: Value, overrides: Overrides): Value {
+    // CLIPS looks a class written as a symbol up when it reads the call, so that comes first;
+    // the name is checked when the call runs, then a class given by an expression.
     const cls = isSymbol(clsName) ? this.classes.get(clsName) : undefined;
-    if (!cls) {
+    if (!cls && isSymbol(clsName)) {
       throw rulesRuntimeError(`class ${formatValue(clsName)} is not defined (make-instance)`, {
         clips: `[PRNTUTIL1] Unable to find class ${formatValue(clsName)}.`,
       });
     }
-    if (cls.abstract) {
+    if (cls?.abstract) {
       throw rulesRuntimeError(`class ${cls.name} is abstract: it cannot have instances`, {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
+      });
+    }
+    if (name !== null && !isSymbol(name) && !isInstanceName(name)) {
+      throw rulesRuntimeError(`an instance name must be a symbol, not ${formatValue(name)}`, {
+        clips: "[INSMNGR1] Expected a valid name for new instance.",
+      });
+    }
+    if (!cls) {
+      throw rulesRuntimeError(`make-instance needs a class name, not ${formatValue(clsName)}`, {
+        clips: "[INSMNGR2] Expected a valid class name for new instance.",
       });
     }
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
@@ -832,6 +851,12 @@ export class ObjectSystem {
     if (!creates) throw noPrimary("create", cls.name);
     const iname = name === null ? instanceName(this.gensymStar()) : toInstanceName(name);
     const old = this.byName.get(iname.name);
+    if (old?.overridden) {
+      // A slot override of an instance being made makes one of the same name.
+      throw rulesRuntimeError(`[${iname.name}] is being made: it cannot be made again now`, {
+        clips: `[INSMNGR4] The instance ${iname.name} has a slot-value which depends on the instance definition.`,
+      });
+    }
     if (old) {
       this.send(old, "delete", []);
       if (!old.deleted) {
@@ -864,7 +889,7 @@ export class ObjectSystem {
    * `(initialize-instance target (slot value…)…)`: the overrides placed by put- messages, then
    * the init message (init-slots puts back every other slot's default). The instance's name.
    */
-  initializeInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+  initializeInstance(target: Value, overrides: Overrides): Value {
     const inst = this.find(target);
     if (!inst) {
       if (isSymbol(target) || isInstanceName(target) || isInstanceRef(target)) {
@@ -885,11 +910,22 @@ export class ObjectSystem {
   }
 
   /** The overrides by put- messages, then init (CLIPS's InitializeInstance). */
-  private initialize(inst: Instance, overrides: { name: string; values: Value[] }[]): void {
+  private initialize(inst: Instance, overrides: Overrides): void {
     const cls = inst.cls;
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized already`, {
+        clips: `[INSMNGR7] Instance ${inst.instanceName.name} is already being initialized.`,
+      });
+    }
     inst.overridden = new Set();
     try {
-      for (const o of overrides) {
+      // Evaluated once the instance is being initialized, as CLIPS does.
+      for (const o of typeof overrides === "function" ? overrides() : overrides) {
+        if (o.invalid) {
+          throw rulesRuntimeError(`a slot override names no slot: ${o.name}`, {
+            clips: "[INSMNGR9] Expected a valid slot name for slot-override.",
+          });
+        }
         if (!cls.slots.some((s) => s.name === o.name)) {
           throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
             clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${inst.instanceName.name}.`,
@@ -1035,6 +1071,16 @@ export class ObjectSystem {
     );
   }
 
+  /** Deletes an instance for delete and delete-instance: not while it is initialized. */
+  private quash(inst: Instance): void {
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized`, {
+        clips: `[INSMNGR6] Cannot delete instance ${inst.instanceName.name} during initialization.`,
+      });
+    }
+    this.remove(inst);
+  }
+
   private remove(inst: Instance): void {
     if (!inst.deleted) {
       this.traceInstance(false, inst);
@@ -1082,29 +1128,14 @@ export class ObjectSystem {
   /** `(send target message arg…)`. */
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
-    if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
+    // A symbol, number, string or multifield goes to its primitive class (SYMBOL, …): only
+    // the handlers defined on those classes answer.
+    if (!isInstanceName(target) && !isInstanceRef(target)) return this.send(target, msg, args);
     // A deleted instance's address is [INSFUN4], a name with no instance [MSGPASS2].
     const self = isInstanceRef(target)
       ? this.instanceArg(target, "send")
       : this.need(target, "send");
     return this.send(self, msg, args);
-  }
-
-  /**
-   * A message to a symbol, number, string or multifield goes to its primitive class (SYMBOL, …),
-   * which has no handlers of its own: `[MSGFUN1]`. Handlers defined on the primitive classes are
-   * not run (not built).
-   */
-  private sendToPrimitive(target: Value, msg: string): never {
-    const cls = this.classes.get(primitiveClass(target));
-    const handled = cls?.cpl.some((c) => [...c.handlers.values()].some((h) => h.name === msg));
-    if (handled) {
-      throw rulesRuntimeError(
-        `message ${msg} to ${formatValue(target)}: handlers of primitive classes are not run by Keel`,
-        { hint: "Send the message to an instance instead." },
-      );
-    }
-    throw noPrimary(msg, formatValue(target));
   }
 
   /** The handlers a message to an instance of `cls` runs, each kind in CLIPS's order. */
@@ -1133,11 +1164,11 @@ export class ObjectSystem {
     return previewText(a);
   }
 
-  send(self: Instance, msg: string, args: Value[]): Value {
-    const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
-    if (primaries.length === 0 && arounds.length === 0) {
-      throw noPrimary(msg, `[${self.instanceName.name}]`);
-    }
+  send(self: Value, msg: string, args: Value[]): Value {
+    const cls = self instanceof Instance ? self.cls : this.classes.get(primitiveClass(self));
+    const applicable = cls ? this.applicable(cls, msg) : undefined;
+    const { arounds = [], befores = [], primaries = [], afters = [] } = applicable ?? {};
+    if (primaries.length === 0 && arounds.length === 0) throw noPrimary(msg, selfLabel(self));
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
     // A send is one evaluation level, like a deffunction call (CLIPS's PerformMessage).
     stepIn();
@@ -1157,9 +1188,11 @@ export class ObjectSystem {
   }
 
   /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
-  private traceLine(what: string, self: Instance, args: readonly Value[]): string {
+  private traceLine(what: string, self: Value, args: readonly Value[]): string {
     const shown = [
-      `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`,
+      self instanceof Instance
+        ? `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`
+        : formatValue(self),
       ...args.map((a) => formatValue(a)),
     ];
     return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
@@ -1224,8 +1257,7 @@ export class ObjectSystem {
     }
     const use = args ?? d.args;
     if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
-    if (d.primary >= d.primaries.length)
-      throw noPrimary("call-next-handler", `[${d.self.instanceName.name}]`);
+    if (d.primary >= d.primaries.length) throw noPrimary("call-next-handler", selfLabel(d.self));
     return this.nextPrimary(d, use);
   }
 
@@ -1236,6 +1268,12 @@ export class ObjectSystem {
 
   /** The handlers every USER instance answers: init, delete, print, get-/put- accessors. */
   private systemHandler(c: ClassDef, msg: string): Handler | undefined {
+    const h = this.instanceHandler(c, msg);
+    // Only instances reach them: the primitive classes have neither USER nor slots above them.
+    return h && { ...h, call: (self, args) => h.call(self as Instance, args) };
+  }
+
+  private instanceHandler(c: ClassDef, msg: string): InstanceHandler | undefined {
     if (c.name === "USER") {
       switch (msg) {
         case "init":
@@ -1265,7 +1303,11 @@ export class ObjectSystem {
             name: msg,
             type: "primary",
             call: (self) => {
-              this.remove(self);
+              try {
+                this.quash(self);
+              } catch (e) {
+                throw haltedIn(e, "message-handler delete primary in class USER");
+              }
               return TRUE;
             },
           };
@@ -1409,6 +1451,12 @@ export class ObjectSystem {
     if (!d) {
       throw rulesRuntimeError(`${fn} is only allowed inside a message-handler`, {
         clips: `[MSGFUN4] ${fn} may only be called from within message-handlers.`,
+      });
+    }
+    // A handler of a primitive class (INTEGER, …) runs on a value that is no instance.
+    if (!(d.self instanceof Instance)) {
+      throw rulesRuntimeError(`${fn} needs an instance, not ${formatValue(d.self)}`, {
+        clips: `[MSGFUN5] ${fn} operates only on instances.`,
       });
     }
     return d.self;
@@ -1573,7 +1621,7 @@ export class ObjectSystem {
           : primitiveClass(a0);
       case "delete-instance":
         // The active instance goes directly (it is what USER's delete handler does).
-        this.remove(this.currentSelf(name));
+        this.quash(this.currentSelf(name));
         return TRUE;
       case "unmake-instance": {
         const targets = args;
@@ -1770,6 +1818,11 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
     range: [number(c.range?.[0]), number(c.range?.[1])],
     cardinality: [Number.isInteger(low) ? low : null, null],
   });
+}
+
+/** How a message's target is named in errors: `[a]` for an instance. */
+function selfLabel(self: Value): string {
+  return self instanceof Instance ? `[${self.instanceName.name}]` : formatValue(self);
 }
 
 /** The system class of a value that is no instance. */

@@ -312,10 +312,10 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
 function parseSlotOverrides(
   nodes: readonly SNode[],
   ctx: ParseContext,
-): { name: string; values: Expr[] }[] {
+): { name: string; nameExpr?: Expr; values: Expr[] }[] {
   return nodes.map((n) => {
     const head = n.type === "list" ? n.items[0] : undefined;
-    if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
+    if (n.type !== "list" || head === undefined) {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
         construct: ctx.construct,
         ...(n.type === "list" && n.items.length === 0
@@ -331,7 +331,9 @@ function parseSlotOverrides(
         ? { k: "call", fn: "expand$", args: [value], pos: value.pos }
         : value;
     });
-    return { name: head.text, values };
+    // CLIPS reads the slot name as any expression: one that is no symbol is found when run.
+    if (head.type === "atom" && head.kind === "symbol") return { name: head.text, values };
+    return { name: "", nameExpr: parseExpr(head, ctx), values };
   });
 }
 
