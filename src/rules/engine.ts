@@ -999,9 +999,11 @@ export class RuleEngine {
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
-    const classes = this.objects.classList();
-    const held = objectPatterns(ast.ces).flatMap((ce) => patternClasses(ce, classes));
-    if (held.length > 0) this.ruleClasses.set(id, new Set(held));
+    const patterns = objectPatterns(ast.ces);
+    if (patterns.length > 0) {
+      const classes = this.objects.classList();
+      this.ruleClasses.set(id, new Set(patterns.flatMap((ce) => patternClasses(ce, classes))));
+    }
   }
 
   /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
@@ -1932,7 +1934,8 @@ export class RuleEngine {
   /** [CLASSPSR3]: a class something holds (class-holders.ts) cannot be defined again. */
   private checkClassIdle(form: SList): void {
     const named = form.items[1];
-    if (named?.type !== "atom" || named.kind !== "symbol") return;
+    // check-syntax does not look (CLIPS's check-syntax mode).
+    if (this.checkingSyntax || named?.type !== "atom" || named.kind !== "symbol") return;
     const name = splitName(named.text, this.module)[1];
     const cls = this.objects.isSystemClass(name) ? undefined : this.objects.classNamed(name);
     if (cls === undefined || !classHeld(cls, this.classHolders)) return;
