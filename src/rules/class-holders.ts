@@ -13,6 +13,7 @@
  */
 import type { CE, PatternCE } from "./ast.js";
 import type { ClassDef } from "./objects.js";
+import { QUERY_FUNCTIONS } from "./parse-expr.js";
 import type { SNode } from "./reader.js";
 
 /** The object patterns of a rule's conditions, nested ones included. */
@@ -52,14 +53,7 @@ export function patternClasses(ce: PatternCE, all: readonly ClassDef[]): ClassDe
 }
 
 /** The instance-set query functions: their `((?v CLASS…)…)` names classes. */
-const INSTANCE_QUERIES = new Set([
-  "any-instancep",
-  "find-instance",
-  "find-all-instances",
-  "do-for-instance",
-  "do-for-all-instances",
-  "delayed-do-for-all-instances",
-]);
+const INSTANCE_QUERIES = new Set([...QUERY_FUNCTIONS].filter((fn) => fn.includes("instance")));
 
 /**
  * Whether a construct's form names the class `cls` where CLIPS compiles a reference to it:
