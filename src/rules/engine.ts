@@ -714,7 +714,12 @@ export class RuleEngine {
         try {
           this.checkClassIdle(form);
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
-          const subclasses = [...(this.objects.classNamed(ast.name)?.subclasses ?? [])];
+          // Another module's class of that name keeps its subclasses.
+          const own = this.texts.has(
+            "defclass",
+            `${constructModule(form, this.module)}::${ast.name}`,
+          );
+          const subclasses = own ? [...(this.objects.classNamed(ast.name)?.subclasses ?? [])] : [];
           this.objects.defineClass(ast);
           // A class defined again loses its subclasses, as in CLIPS (classfun.c DeleteClassUAG).
           for (const sub of subclasses) this.undefclassHost.remove(sub);
@@ -1936,7 +1941,9 @@ export class RuleEngine {
     const named = form.items[1];
     // check-syntax does not look (CLIPS's check-syntax mode).
     if (this.checkingSyntax || named?.type !== "atom" || named.kind !== "symbol") return;
-    const name = splitName(named.text, this.module)[1];
+    const [module, name] = splitName(named.text, this.module);
+    // Only a class of the module the defclass goes in is defined again.
+    if (!this.texts.has("defclass", `${module}::${name}`)) return;
     const cls = this.objects.isSystemClass(name) ? undefined : this.objects.classNamed(name);
     if (cls === undefined || !classHeld(cls, this.classHolders)) return;
     // CLIPS stops at the `(` after the name (and comment).
