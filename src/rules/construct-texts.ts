@@ -177,6 +177,11 @@ export class ConstructTexts {
     if (e) this.kinds.get(kind)?.delete(`${e.module}::${e.name}`);
   }
 
+  /** Every construct form recorded, of every kind (what holds a class reads their code). */
+  forms(): SList[] {
+    return [...this.kinds.values()].flatMap((entries) => [...entries.values()].map((e) => e.form));
+  }
+
   clear(): void {
     this.kinds.clear();
   }

@@ -2,6 +2,13 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { Breakpoints, type BreaksHost } from "./breaks.js";
+import {
+  type ClassHolders,
+  classHeld,
+  formNamesClass,
+  objectPatterns,
+  patternClasses,
+} from "./class-holders.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -71,7 +78,7 @@ import { fileFunction } from "./no-files.js";
 import { InstanceMatcher } from "./object-match.js";
 import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
-import { ObjectSystem } from "./objects.js";
+import { type ClassDef, ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
@@ -188,6 +195,8 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
+  /** The classes each rule's object patterns can match: the rule holds them (class-holders.ts). */
+  private ruleClasses = new Map<string, ReadonlySet<ClassDef>>();
   private constructLog = new ConstructLog(() => this.module);
   /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
   private logKeys = new Map<string, string>();
@@ -715,9 +724,16 @@ export class RuleEngine {
       }
       case "defclass":
         try {
+          this.checkClassIdle(form);
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
           const module = constructModule(form, this.module);
+          // A class defined again loses its subclasses, as in CLIPS (classfun.c DeleteClassUAG);
+          // another module's class of that name is another class and keeps its own.
+          const own = this.texts.has("defclass", `${module}::${ast.name}`);
+          const old = own ? this.objects.classNamed(ast.name, module) : undefined;
+          const subclasses = [...(old?.subclasses ?? [])];
           this.objects.defineClass(ast, module);
+          for (const sub of subclasses) this.removeClass(sub);
           this.logKeys.set(
             `defclass ${module}::${ast.name}`,
             this.constructLog.other({ source: form.source }),
@@ -729,7 +745,15 @@ export class RuleEngine {
       case "defmessage-handler": {
         // `MOD::CLASS` is the class of that name MOD sees (CLIPS's LookupDefclassByMdlOrScope).
         const from = constructModule(form, this.module);
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c, from));
+        const h = parseHandler(
+          form,
+          ctx,
+          (c) => this.objects.hasClass(c, from),
+          (c) => {
+            const cls = this.objects.classNamed(c, from);
+            return cls !== undefined && this.objects.handlersRunning(cls);
+          },
+        );
         this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
         // Keyed by class (undefclass drops a class's handlers from the log).
         const cls = this.objects.classNamed(h.cls, from);
@@ -1009,6 +1033,11 @@ export class RuleEngine {
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
+    const patterns = objectPatterns(ast.ces);
+    if (patterns.length > 0) {
+      const classes = this.objects.classList();
+      this.ruleClasses.set(id, new Set(patterns.flatMap((ce) => patternClasses(ce, classes))));
+    }
   }
 
   /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
@@ -1076,6 +1105,7 @@ export class RuleEngine {
     if (!entry) return;
     this.discardRule(entry);
     this.rules.delete(name);
+    this.ruleClasses.delete(name);
   }
 
   /** Takes a rule's activations off the agenda and its unshared nodes out of the network. */
@@ -1460,6 +1490,7 @@ export class RuleEngine {
     this.initialFacts = true;
     this.initialTemplate = true;
     this.rules = new Map();
+    this.ruleClasses = new Map();
     this.constructLog = new ConstructLog(() => this.module);
     this.logKeys = new Map();
     this.texts.clear();
@@ -1946,30 +1977,88 @@ export class RuleEngine {
     },
   };
 
-  private readonly undefclassHost: UndefclassHost = {
+  /** Each method's form with its generic function's module (where its names resolve). */
+  private methodForms(): { form: SList; module: string }[] {
+    return this.generics.keys().flatMap((g) =>
+      (this.generics.describe(g) ?? []).flatMap((m) => {
+        const form = this.generics.methodForm(g, m.index);
+        return form ? [{ form, module: keyModule(g) }] : [];
+      }),
+    );
+  }
+
+  /**
+   * How code of `module` may write the class `cls`: `MOD::NAME`, and its bare name where that
+   * resolves to it (another module's class of that name is another class).
+   */
+  private classWrittenAs(cls: ClassDef, module: string): string[] {
+    const qualified = `${cls.module}::${cls.name}`;
+    return this.objects.classNamed(cls.name, module) === cls ? [cls.name, qualified] : [qualified];
+  }
+
+  private readonly classHolders: ClassHolders = {
+    namedByMethod: (cls) =>
+      this.methodForms().some(({ form, module }) =>
+        this.classWrittenAs(cls, module).some((typed) => methodNamesClass(form, typed)),
+      ),
+    matchedByRule: (cls) => [...this.ruleClasses.values()].some((held) => held.has(cls)),
+    handlersRunning: (cls) => this.objects.handlersRunning(cls),
+    namedByCode: (cls) => {
+      const handlers = this.objects.classList().flatMap((c) =>
+        this.objects
+          .handlerList(c)
+          .flatMap((h) => (h.text ? readForms(h.text) : []))
+          .map((form) => ({ form, module: c.module })),
+      );
+      const constructs = [...this.texts.entries()].map(({ form, module }) => ({ form, module }));
+      return [...constructs, ...this.methodForms(), ...handlers].some(({ form, module }) =>
+        this.classWrittenAs(cls, module).some((typed) => formNamesClass(form, typed)),
+      );
+    },
+  };
+
+  /** [CLASSPSR3]: a class something holds (class-holders.ts) cannot be defined again. */
+  private checkClassIdle(form: SList): void {
+    const named = form.items[1];
+    // check-syntax does not look (CLIPS's check-syntax mode).
+    if (this.checkingSyntax || named?.type !== "atom" || named.kind !== "symbol") return;
+    const [module, name] = splitName(named.text, this.module);
+    // Only a class of the module the defclass goes in is defined again.
+    if (!this.texts.has("defclass", `${module}::${name}`)) return;
+    const cls = this.objects.isSystemClass(name)
+      ? undefined
+      : this.objects.classNamed(name, module);
+    if (cls === undefined || !classHeld(cls, this.classHolders)) return;
+    // CLIPS stops at the `(` after the name (and comment).
+    const next = form.items.slice(2).find((n) => n.type === "list") ?? form;
+    throw rulesLoadError(next.pos, `class ${name} is in use: it cannot be redefined`, {
+      construct: `defclass ${name}`,
+      clips: `[CLASSPSR3] ${name} class cannot be redefined while\n    outstanding references to it still exist.`,
+      echoOpen: true,
+      hint: "Delete what uses it first (its instances, rules, methods, …).",
+    });
+  }
+
+  /** Deletes a class and its subclasses with their texts and handlers (undefclass, redefinition). */
+  private removeClass(def: ClassDef): void {
+    for (const id of this.objects.removeClass(def)) {
+      this.texts.forget("defclass", id);
+      // Its defclass and handlers leave the construct log (a snapshot replays the log).
+      for (const [logKey, key] of this.logKeys) {
+        if (logKey === `defclass ${id}` || logKey.startsWith(`defmessage-handler ${id} `)) {
+          this.constructLog.delete(key);
+          this.logKeys.delete(logKey);
+        }
+      }
+    }
+  }
+
+  private readonly undefclassHost: UndefclassHost<ClassDef> = {
     classNamed: (name) => this.objects.classNamed(name),
     isSystemClass: (name) => this.objects.isSystemClass(name),
     moduleClasses: () => this.texts.names("defclass", this.module),
-    namedByMethod: (cls) =>
-      this.generics.keys().some((g) =>
-        (this.generics.describe(g) ?? []).some((m) => {
-          const form = this.generics.methodForm(g, m.index);
-          return form ? methodNamesClass(form, cls) : false;
-        }),
-      ),
-    remove: (cls) => {
-      const def = this.objects.classNamed(cls.name);
-      for (const id of def ? this.objects.removeClass(def) : []) {
-        this.texts.forget("defclass", id);
-        // Its defclass and handlers leave the construct log (a snapshot replays the log).
-        for (const [logKey, key] of this.logKeys) {
-          if (logKey === `defclass ${id}` || logKey.startsWith(`defmessage-handler ${id} `)) {
-            this.constructLog.delete(key);
-            this.logKeys.delete(logKey);
-          }
-        }
-      }
-    },
+    held: (cls) => classHeld(cls, this.classHolders),
+    remove: (cls) => this.removeClass(cls),
     print: (text) => this.onPrint(text),
   };
 

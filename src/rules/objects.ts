@@ -37,6 +37,7 @@ import {
   type EvalHost,
   type Frame,
   type SelfSlotAccess,
+  type SlotOverride,
   slotValue,
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
@@ -101,10 +102,19 @@ interface Handler {
   readonly cls: ClassDef;
   readonly name: string;
   readonly type: HandlerType;
-  readonly call: (self: Instance, args: Value[]) => Value;
+  /** `self`: an instance, or any other value a message was sent to (its primitive class's handlers). */
+  readonly call: (self: Value, args: Value[]) => Value;
   /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
   readonly text?: string;
 }
+
+/** A make-instance's slot overrides, or how to evaluate them (once the instance exists). */
+type Overrides = readonly SlotOverride[] | (() => readonly SlotOverride[]);
+
+/** A system handler, which only instances reach. */
+type InstanceHandler = Omit<Handler, "call"> & {
+  readonly call: (self: Instance, args: Value[]) => Value;
+};
 
 /** A message-handler as the introspection functions list it. */
 export interface HandlerInfo {
@@ -180,7 +190,8 @@ function noPrimary(msg: string, target: string): Error {
 type HandlerKinds = "arounds" | "befores" | "primaries" | "afters";
 
 interface Dispatch {
-  readonly self: Instance;
+  /** An instance, or the value a message to a primitive class (INTEGER, …) was sent to. */
+  readonly self: Value;
   readonly args: Value[];
   readonly arounds: Handler[];
   readonly befores: Handler[];
@@ -376,11 +387,12 @@ export class ObjectSystem {
     how: {
       module: string;
       isaPos?: SourcePos | undefined;
-      redefining?: boolean;
+      /** The class being redefined (its precedence list catches a loop through it). */
+      old?: ClassDef | undefined;
       conservation?: boolean;
     },
   ): ClassDef {
-    const { module, isaPos, redefining = false, conservation = false } = how;
+    const { module, isaPos, old, conservation = false } = how;
     const cls: ClassDef = {
       conservation,
       name,
@@ -396,7 +408,7 @@ export class ObjectSystem {
       subclasses: [],
       instances: [],
     };
-    cls.cpl = precedenceList(cls, isaPos, redefining);
+    cls.cpl = precedenceList(cls, isaPos, old);
     // Inherited slots first; a slot a more specific class defines again moves to its place.
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
@@ -466,7 +478,7 @@ export class ObjectSystem {
       this.newClass(ast.name, supers, abstract, reactive, own, {
         module,
         isaPos: ast.isaPos,
-        redefining: old !== undefined,
+        old,
         conservation,
       });
     } catch (e) {
@@ -656,7 +668,7 @@ export class ObjectSystem {
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
     const { params, rest } = ast;
-    const call = (self: Instance, args: Value[]): Value => {
+    const call = (self: Value, args: Value[]): Value => {
       if (rest === null ? args.length !== params.length : args.length < params.length) {
         throw rulesRuntimeError(
           `message-handler ${ast.name} expects ${params.length} argument(s)`,
@@ -863,20 +875,28 @@ export class ObjectSystem {
   }
 
   /** `(make-instance name of CLASS (slot v…)…)`: the new instance's name. */
-  makeInstance(
-    name: Value | null,
-    clsName: Value,
-    overrides: { name: string; values: Value[] }[],
-  ): Value {
+  makeInstance(name: Value | null, clsName: Value, overrides: Overrides): Value {
+    // CLIPS looks a class written as a symbol up when it reads the call, so that comes first;
+    // the name is checked when the call runs, then a class given by an expression.
     const cls = isSymbol(clsName) ? this.lookup(clsName) : undefined;
-    if (!cls) {
+    if (!cls && isSymbol(clsName)) {
       throw rulesRuntimeError(`class ${formatValue(clsName)} is not defined (make-instance)`, {
         clips: `[PRNTUTIL1] Unable to find class ${formatValue(clsName)}.`,
       });
     }
-    if (cls.abstract) {
+    if (cls?.abstract) {
       throw rulesRuntimeError(`class ${cls.name} is abstract: it cannot have instances`, {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
+      });
+    }
+    if (name !== null && !isSymbol(name) && !isInstanceName(name)) {
+      throw rulesRuntimeError(`an instance name must be a symbol, not ${formatValue(name)}`, {
+        clips: "[INSMNGR1] Expected a valid name for new instance.",
+      });
+    }
+    if (!cls) {
+      throw rulesRuntimeError(`make-instance needs a class name, not ${formatValue(clsName)}`, {
+        clips: "[INSMNGR2] Expected a valid class name for new instance.",
       });
     }
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
@@ -893,6 +913,12 @@ export class ObjectSystem {
           clips: `[INSMNGR16] The instance name ${iname.name} is in use by an instance of class ${old.cls.name}.`,
         },
       );
+    }
+    if (old?.overridden) {
+      // A slot override of an instance being made makes one of the same name.
+      throw rulesRuntimeError(`[${iname.name}] is being made: it cannot be made again now`, {
+        clips: `[INSMNGR4] The instance ${iname.name} has a slot-value which depends on the instance definition.`,
+      });
     }
     if (old) {
       this.send(old, "delete", []);
@@ -926,7 +952,7 @@ export class ObjectSystem {
    * `(initialize-instance target (slot value…)…)`: the overrides placed by put- messages, then
    * the init message (init-slots puts back every other slot's default). The instance's name.
    */
-  initializeInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+  initializeInstance(target: Value, overrides: Overrides): Value {
     const inst = this.find(target);
     if (!inst) {
       if (isSymbol(target) || isInstanceName(target) || isInstanceRef(target)) {
@@ -947,11 +973,22 @@ export class ObjectSystem {
   }
 
   /** The overrides by put- messages, then init (CLIPS's InitializeInstance). */
-  private initialize(inst: Instance, overrides: { name: string; values: Value[] }[]): void {
+  private initialize(inst: Instance, overrides: Overrides): void {
     const cls = inst.cls;
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized already`, {
+        clips: `[INSMNGR7] Instance ${inst.instanceName.name} is already being initialized.`,
+      });
+    }
     inst.overridden = new Set();
     try {
-      for (const o of overrides) {
+      // Evaluated once the instance is being initialized, as CLIPS does.
+      for (const o of typeof overrides === "function" ? overrides() : overrides) {
+        if (o.invalid) {
+          throw rulesRuntimeError(`a slot override names no slot: ${o.name}`, {
+            clips: "[INSMNGR9] Expected a valid slot name for slot-override.",
+          });
+        }
         if (!cls.slots.some((s) => s.name === o.name)) {
           throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
             clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${inst.instanceName.name}.`,
@@ -1097,6 +1134,16 @@ export class ObjectSystem {
     );
   }
 
+  /** Deletes an instance for delete and delete-instance: not while it is initialized. */
+  private quash(inst: Instance): void {
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized`, {
+        clips: `[INSMNGR6] Cannot delete instance ${inst.instanceName.name} during initialization.`,
+      });
+    }
+    this.remove(inst);
+  }
+
   private remove(inst: Instance): void {
     if (!inst.deleted) {
       this.traceInstance(false, inst);
@@ -1149,32 +1196,24 @@ export class ObjectSystem {
     return inst;
   }
 
+  /** Whether a message being dispatched runs handlers the class defines (CLIPS keeps them busy). */
+  handlersRunning(cls: ClassDef): boolean {
+    return this.stack.some((d) =>
+      [d.arounds, d.befores, d.primaries, d.afters].some((hs) => hs.some((h) => h.cls === cls)),
+    );
+  }
+
   /** `(send target message arg…)`. */
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
-    if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
+    // A symbol, number, string or multifield goes to its primitive class (SYMBOL, …): only
+    // the handlers defined on those classes answer.
+    if (!isInstanceName(target) && !isInstanceRef(target)) return this.send(target, msg, args);
     // A deleted instance's address is [INSFUN4], a name with no instance [MSGPASS2].
     const self = isInstanceRef(target)
       ? this.instanceArg(target, "send")
       : this.need(target, "send");
     return this.send(self, msg, args);
-  }
-
-  /**
-   * A message to a symbol, number, string or multifield goes to its primitive class (SYMBOL, …),
-   * which has no handlers of its own: `[MSGFUN1]`. Handlers defined on the primitive classes are
-   * not run (not built).
-   */
-  private sendToPrimitive(target: Value, msg: string): never {
-    const cls = this.classes.get(primitiveClass(target));
-    const handled = cls?.cpl.some((c) => [...c.handlers.values()].some((h) => h.name === msg));
-    if (handled) {
-      throw rulesRuntimeError(
-        `message ${msg} to ${formatValue(target)}: handlers of primitive classes are not run by Keel`,
-        { hint: "Send the message to an instance instead." },
-      );
-    }
-    throw noPrimary(msg, formatValue(target));
   }
 
   /** The handlers a message to an instance of `cls` runs, each kind in CLIPS's order. */
@@ -1203,11 +1242,11 @@ export class ObjectSystem {
     return previewText(a);
   }
 
-  send(self: Instance, msg: string, args: Value[]): Value {
-    const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
-    if (primaries.length === 0 && arounds.length === 0) {
-      throw noPrimary(msg, `[${self.instanceName.name}]`);
-    }
+  send(self: Value, msg: string, args: Value[]): Value {
+    const cls = self instanceof Instance ? self.cls : this.classes.get(primitiveClass(self));
+    const applicable = cls ? this.applicable(cls, msg) : undefined;
+    const { arounds = [], befores = [], primaries = [], afters = [] } = applicable ?? {};
+    if (primaries.length === 0 && arounds.length === 0) throw noPrimary(msg, selfLabel(self));
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
     // A send is one evaluation level, like a deffunction call (CLIPS's PerformMessage).
     stepIn();
@@ -1227,9 +1266,11 @@ export class ObjectSystem {
   }
 
   /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
-  private traceLine(what: string, self: Instance, args: readonly Value[]): string {
+  private traceLine(what: string, self: Value, args: readonly Value[]): string {
     const shown = [
-      `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`,
+      self instanceof Instance
+        ? `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`
+        : formatValue(self),
       ...args.map((a) => formatValue(a)),
     ];
     return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
@@ -1294,8 +1335,7 @@ export class ObjectSystem {
     }
     const use = args ?? d.args;
     if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
-    if (d.primary >= d.primaries.length)
-      throw noPrimary("call-next-handler", `[${d.self.instanceName.name}]`);
+    if (d.primary >= d.primaries.length) throw noPrimary("call-next-handler", selfLabel(d.self));
     return this.nextPrimary(d, use);
   }
 
@@ -1306,6 +1346,12 @@ export class ObjectSystem {
 
   /** The handlers every USER instance answers: init, delete, print, get-/put- accessors. */
   private systemHandler(c: ClassDef, msg: string): Handler | undefined {
+    const h = this.instanceHandler(c, msg);
+    // Only instances reach them: the primitive classes have neither USER nor slots above them.
+    return h && { ...h, call: (self, args) => h.call(self as Instance, args) };
+  }
+
+  private instanceHandler(c: ClassDef, msg: string): InstanceHandler | undefined {
     if (c.name === "USER") {
       switch (msg) {
         case "init":
@@ -1335,7 +1381,11 @@ export class ObjectSystem {
             name: msg,
             type: "primary",
             call: (self) => {
-              this.remove(self);
+              try {
+                this.quash(self);
+              } catch (e) {
+                throw haltedIn(e, "message-handler delete primary in class USER");
+              }
               return TRUE;
             },
           };
@@ -1481,6 +1531,12 @@ export class ObjectSystem {
         clips: `[MSGFUN4] ${fn} may only be called from within message-handlers.`,
       });
     }
+    // A handler of a primitive class (INTEGER, …) runs on a value that is no instance.
+    if (!(d.self instanceof Instance)) {
+      throw rulesRuntimeError(`${fn} needs an instance, not ${formatValue(d.self)}`, {
+        clips: `[MSGFUN5] ${fn} operates only on instances.`,
+      });
+    }
     return d.self;
   }
 
@@ -1623,7 +1679,7 @@ export class ObjectSystem {
           : primitiveClass(a0);
       case "delete-instance":
         // The active instance goes directly (it is what USER's delete handler does).
-        this.remove(this.currentSelf(name));
+        this.quash(this.currentSelf(name));
         return TRUE;
       case "unmake-instance": {
         const targets = args;
@@ -1822,6 +1878,11 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
   });
 }
 
+/** How a message's target is named in errors: `[a]` for an instance. */
+function selfLabel(self: Value): string {
+  return self instanceof Instance ? `[${self.instanceName.name}]` : formatValue(self);
+}
+
 /** The system class of a value that is no instance. */
 function primitiveClass(v: Value): string {
   if (isMultifield(v)) return "MULTIFIELD";
@@ -1865,26 +1926,35 @@ function flatten(vals: Value[]): Atom[] {
  * read newest first as CLIPS chains them, reach it), then the links are followed from the
  * table's first class until one repeats; the loop from there is printed.
  */
-function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDef[]>): string {
-  const pred = new Map<ClassDef, ClassDef>();
-  for (const c of table) {
-    for (const s of [...(succs.get(c) ?? [])].reverse()) {
-      if (!pred.has(s) && table.includes(s)) pred.set(s, c);
+function precedenceLoop(table: readonly Order[]): string {
+  const find = (c: ClassDef) => table.find((o) => o.cls === c);
+  const pred = new Map<Order, Order>();
+  for (const o of table) {
+    for (const s of [...o.succs].reverse()) {
+      const t = find(s.cls);
+      if (t !== undefined && !pred.has(t)) pred.set(t, o);
     }
   }
-  const seen = new Set<ClassDef>();
-  let c = table[0] as ClassDef;
-  while (!seen.has(c)) {
-    seen.add(c);
-    c = pred.get(c) as ClassDef;
+  const seen = new Set<Order>();
+  let o = table[0] as Order;
+  while (!seen.has(o)) {
+    seen.add(o);
+    o = pred.get(o) as Order;
   }
   const names: string[] = [];
-  const start = c;
+  const start = o;
   do {
-    names.push(c.name);
-    c = pred.get(c) as ClassDef;
-  } while (c !== start);
-  return `Precedence loop in superclasses: ${[...names, start.name].join(" ")}`;
+    names.push(o.cls.name);
+    o = pred.get(o) as Order;
+  } while (o !== start);
+  return `Precedence loop in superclasses: ${[...names, start.cls.name].join(" ")}`;
+}
+
+/** One class of the partial-order table: how many classes must precede it, which it precedes. */
+interface Order {
+  readonly cls: ClassDef;
+  preds: number;
+  readonly succs: Order[];
 }
 
 /**
@@ -1894,64 +1964,67 @@ function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDe
  * topological sort as CLIPS varies it: each scan for a class with no predecessor left goes on
  * from where the last one was taken (wrapping around), which keeps a superclass's "family"
  * together. The class itself comes first.
+ *
+ * A class being redefined (`old`) heads the table to catch cycles: its old self may be among
+ * the new superclasses' ancestors, where it stays a separate entry (CLIPS finds a class's
+ * entry by its first occurrence), so the old self is placed and the head is caught in a loop.
  */
-function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): ClassDef[] {
-  const table: ClassDef[] = [];
+function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): ClassDef[] {
+  const table: Order[] = [];
   const collect = (supers: readonly ClassDef[]) => {
     for (const s of supers) {
-      if (table.includes(s)) continue;
-      table.push(s);
+      if (table.some((o) => o.cls === s)) continue;
+      table.push({ cls: s, preds: 0, succs: [] });
       collect(s.supers);
     }
   };
   collect(cls.supers);
-  const preds = new Map<ClassDef, number>();
-  const succs = new Map<ClassDef, ClassDef[]>();
-  for (const c of table) {
-    preds.set(c, 0);
-    succs.set(c, []);
-  }
+  if (old) table.unshift({ cls: old, preds: 0, succs: [] });
+  const find = (c: ClassDef) => table.find((o) => o.cls === c) as Order;
   const record = (c: ClassDef, after: readonly ClassDef[], from: number) => {
+    const node = find(c);
     for (let j = from; j < after.length; j++) {
-      const s = after[j] as ClassDef;
-      succs.get(c)?.push(s);
-      preds.set(s, (preds.get(s) ?? 0) + 1);
+      const s = find(after[j] as ClassDef);
+      node.succs.push(s);
+      s.preds++;
     }
   };
   // Each direct superclass before every later one of its list.
   const inOrder = (supers: readonly ClassDef[]) => {
     for (let i = 0; i < supers.length; i++) record(supers[i] as ClassDef, supers, i + 1);
   };
-  for (const c of table) {
-    record(c, c.supers, 0);
-    inOrder(c.supers);
+  if (old) record(old, cls.supers, 0);
+  for (const o of old ? table.slice(1) : [...table]) {
+    record(o.cls, o.cls.supers, 0);
+    inOrder(o.cls.supers);
   }
   inOrder(cls.supers);
-  const out: ClassDef[] = [cls];
+  const sorted: ClassDef[] = [];
   let at = 0;
   let misses = 0;
   while (table.length > 0) {
     if (at >= table.length) at = 0;
-    const c = table[at] as ClassDef;
-    if (preds.get(c) !== 0) {
+    const o = table[at] as Order;
+    if (o.preds !== 0) {
       at++;
       if (++misses >= table.length) {
-        // CLIPS puts a class being redefined in its own table (to catch cycles): it is placed first.
-        const partial = (redefining ? out : out.slice(1)).map((c) => ` ${c.name}`).join("");
+        const partial = sorted.map((c) => ` ${c.name}`).join("");
         throw rulesLoadError(isaPos, `class ${cls.name} has no consistent precedence list`, {
           construct: `defclass ${cls.name}`,
-          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table, succs)}`,
+          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table)}`,
           echoThrough: true,
         });
       }
       continue;
     }
-    for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
-    out.push(c);
+    for (const s of o.succs) s.preds--;
+    o.succs.length = 0;
+    sorted.push(o.cls);
     table.splice(at, 1);
     misses = 0;
   }
-  return out;
+  // The head of a redefinition's table is placed first: the new class takes its place.
+  return [cls, ...(old ? sorted.slice(1) : sorted)];
 }
 
 /** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */

@@ -317,10 +317,10 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
 function parseSlotOverrides(
   nodes: readonly SNode[],
   ctx: ParseContext,
-): { name: string; values: Expr[] }[] {
+): { name: string; nameExpr?: Expr; values: Expr[] }[] {
   return nodes.map((n) => {
     const head = n.type === "list" ? n.items[0] : undefined;
-    if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
+    if (n.type !== "list" || head === undefined) {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
         construct: ctx.construct,
         ...(n.type === "list" && n.items.length === 0
@@ -336,7 +336,9 @@ function parseSlotOverrides(
         ? { k: "call", fn: "expand$", args: [value], pos: value.pos }
         : value;
     });
-    return { name: head.text, values };
+    // CLIPS reads the slot name as any expression: one that is no symbol is found when run.
+    if (head.type === "atom" && head.kind === "symbol") return { name: head.text, values };
+    return { name: "", nameExpr: parseExpr(head, ctx), values };
   });
 }
 
@@ -810,7 +812,8 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       const firstWidth =
         first?.type === "atom" && first.text === "=" && values[1]?.type === "list" ? 2 : 1;
       const second = values[firstWidth];
-      const call = firstWidth === 1 && first?.type === "list" ? first.items[0] : undefined;
+      const callNode = values[firstWidth - 1];
+      const call = callNode?.type === "list" ? callNode.items[0] : undefined;
       if (
         !slot.multi &&
         second === undefined &&
@@ -819,7 +822,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       ) {
         // A call returning a multifield (create$, …) for a single slot: refused when read,
         // the echo running through the call's last token.
-        const { last: end, closing } = lastToken(first as SNode);
+        const { last: end, closing } = lastToken(callNode as SNode);
         throw rulesLoadError(
           end.pos,
           `slot ${slot.name} of deftemplate ${template.name} takes one value`,
