@@ -358,6 +358,7 @@ export class RuleEngine {
       hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
+      matching: () => this.net.matching > 0,
       enter: (f) => {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
