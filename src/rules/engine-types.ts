@@ -115,7 +115,10 @@ export interface LogicalSnapshot {
     readonly node: number;
     /** Its fact ids, null for a not CE. */
     readonly facts: readonly (number | null)[];
+    /** What it supports: fact ids, and instances' tags (as `tag` in `instances`). */
     readonly supports: readonly number[];
+    /** The rule that asserted each of `supports`, when one is not `rule` (rules sharing it). */
+    readonly rules?: readonly string[];
   }[];
   /** Each supported fact and its supporting matches (indexes into `matches`), in the order kept. */
   readonly facts: readonly (readonly [number, readonly number[]])[];

@@ -68,7 +68,7 @@ import {
 } from "./modules-imports.js";
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
-import { InstanceMatcher } from "./object-match.js";
+import { InstanceMatcher, type InstanceSupport, ObjectFact } from "./object-match.js";
 import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { ObjectSystem } from "./objects.js";
@@ -278,14 +278,24 @@ export class RuleEngine {
   private readonly switches = new Switches();
   /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
   private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
-  private tms = new TruthMaintenance();
+  private tms = new TruthMaintenance((rule) => this.ruleRank(rule));
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   /** The class slots object patterns are checked against when a rule is defined. */
   private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
   /** Instances in the Rete, for object patterns. */
-  private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
+  private readonly instanceFacts = new InstanceMatcher(
+    () => this.net,
+    this.objects.template,
+    () => this.instanceSupport,
+  );
+  /** Truth maintenance of instances: a logical rule's make-instance is supported as an assert. */
+  private readonly instanceSupport: InstanceSupport = {
+    made: (f) => this.tms.asserted(f, false),
+    gone: (f) => this.tms.retracted(f),
+    settle: () => this.tms.flush(this.retractLost),
+  };
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
@@ -1186,7 +1196,14 @@ export class RuleEngine {
     return fact;
   }
 
-  private readonly retractLost = (f: Fact): void => this.retractFact(f);
+  /** A rule's place in definition order (truth maintenance orders what several rules lost). */
+  private readonly ruleRank = (rule: string): number => [...this.rules.keys()].indexOf(rule);
+
+  /** Takes away what lost its logical support: a fact is retracted, an instance deleted. */
+  private readonly retractLost = (f: Fact): void => {
+    if (!(f instanceof ObjectFact)) this.retractFact(f);
+    else if (!f.instance.deleted) this.objects.send(f.instance, "delete", []);
+  };
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
@@ -1393,6 +1410,7 @@ export class RuleEngine {
     if (this.firingLog.length > this.limits.maxFiringLog)
       this.firingLog.splice(0, this.firingLog.length - Math.ceil(this.limits.maxFiringLog / 2));
     this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    this.tms.currentRule = entry.name;
     this.firingRule = entry.name;
     this.objects.topLevel = false;
     try {
@@ -1436,7 +1454,7 @@ export class RuleEngine {
     this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
-    this.tms = new TruthMaintenance();
+    this.tms = new TruthMaintenance((rule) => this.ruleRank(rule));
     this.procs = this.newProcedures();
     this.objects.watcher = null;
     this.objects.clear();
@@ -1656,8 +1674,12 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       if (s.logical)
-        restoreLogical(this.tms, s.logical, this.rules, this.net.root.token, (id) =>
-          this.wm.byId.get(id),
+        restoreLogical(
+          this.tms,
+          s.logical,
+          this.rules,
+          this.net.root.token,
+          (id) => this.wm.byId.get(id) ?? this.instanceFacts.byTag(id),
         );
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
@@ -1957,8 +1979,12 @@ export class RuleEngine {
   /** What `dependencies` and `dependents` read: facts, instances, logical support. */
   private readonly dependencyHost: DependencyHost = {
     fact: (id) => this.wm.byId.get(id),
-    instanceExists: (v) => this.objects.find(v) !== null,
-    facts: () => this.wm.all(),
+    instance: (v) => {
+      const inst = this.objects.find(v);
+      return inst === null ? null : (this.instanceFacts.factOf(inst) ?? null);
+    },
+    // CLIPS walks every instance, then every fact (its pattern parsers' order).
+    facts: () => [...this.instanceFacts.all(), ...this.wm.all()],
     supportOf: (fact) => this.tms.supportOf(fact),
     print: (text) => this.onPrint(text),
   };

@@ -106,6 +106,17 @@ export interface ObjectNet {
   rematch(fact: Fact, changed: readonly number[]): void;
 }
 
+/**
+ * What truth maintenance (logical.ts) is told about instances: one made by a logical rule is
+ * supported as an asserted fact is, and what a change to the network leaves without support goes
+ * (CLIPS 6.30: insmngr.c AddLogicalDependencies, objrtmch.c ForceLogicalRetractions).
+ */
+export interface InstanceSupport {
+  made(fact: ObjectFact): void;
+  gone(fact: ObjectFact): void;
+  settle(): void;
+}
+
 /** Keeps each instance's {@link ObjectFact} in the Rete as the instance is made, changed, deleted. */
 export class InstanceMatcher {
   private facts = new Map<Instance, ObjectFact>();
@@ -114,6 +125,7 @@ export class InstanceMatcher {
   constructor(
     private readonly net: () => ObjectNet,
     private readonly layout: ObjectTemplate,
+    private readonly support: () => InstanceSupport | null = () => null,
   ) {}
 
   made(inst: Instance): void {
@@ -122,7 +134,21 @@ export class InstanceMatcher {
     else this.nextTag = Math.max(this.nextTag, inst.tag + 1);
     const fact = new ObjectFact(inst.tag, inst, this.layout);
     this.facts.set(inst, fact);
+    const support = this.support();
+    support?.made(fact);
     this.net().assertFact(fact);
+    support?.settle();
+  }
+
+  /** The fact of the live instance with tag `tag` (a snapshot names an instance by it). */
+  byTag(tag: number): ObjectFact | undefined {
+    for (const f of this.facts.values()) if (f.factId === tag) return f;
+    return undefined;
+  }
+
+  /** The fact standing for a live instance in the network, if any. */
+  factOf(inst: Instance): ObjectFact | undefined {
+    return this.facts.get(inst);
   }
 
   changed(inst: Instance, slots: readonly string[]): void {
@@ -135,6 +161,7 @@ export class InstanceMatcher {
       if (at !== undefined) changed.push(at);
     }
     this.net().rematch(fact, changed);
+    this.support()?.settle();
   }
 
   gone(inst: Instance): void {
@@ -142,7 +169,10 @@ export class InstanceMatcher {
     if (!fact) return;
     this.facts.delete(inst);
     fact.retracted = true;
+    const support = this.support();
+    support?.gone(fact);
     this.net().retractFact(fact);
+    support?.settle();
   }
 
   /** The instances' facts, oldest first (a rule defined later is filled from them). */
