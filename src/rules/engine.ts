@@ -276,6 +276,8 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private readonly switches = new Switches();
+  /** The top-level commands being run, outermost first (eval nests them). */
+  private readonly topForms: SNode[] = [];
   /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
   private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
   private tms = new TruthMaintenance((rule) => this.ruleRank(rule));
@@ -314,6 +316,7 @@ export class RuleEngine {
       this.procs.forgetFunction(name);
       this.texts.forget("defgeneric", name);
     },
+    calledNow: (name) => this.calledNow(name),
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
@@ -725,7 +728,12 @@ export class RuleEngine {
         }
         return;
       case "defmessage-handler": {
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
+        const h = parseHandler(
+          form,
+          ctx,
+          (c) => this.objects.hasClass(c),
+          (c) => this.objects.handlersRunning(c),
+        );
         this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
         // Keyed by class (undefclass drops a class's handlers from the log).
         this.logKeys.set(
@@ -1875,7 +1883,7 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && this.procs.running(name),
+        : kind === "deffunction" && (this.procs.running(name) || this.calledNow(name)),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
@@ -2347,6 +2355,23 @@ export class RuleEngine {
   }
 
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
+    this.topForms.push(form);
+    try {
+      return this.evalForm(form, rhs);
+    } finally {
+      this.topForms.pop();
+    }
+  }
+
+  /**
+   * Whether a command being run calls `name`: CLIPS installs a command's expression while it
+   * runs, so the deffunctions and generics it calls cannot be deleted meanwhile.
+   */
+  private calledNow(name: string): boolean {
+    return this.topForms.some((f) => callsName(f, name));
+  }
+
+  private evalForm(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
     ctx.construct = undefined;
@@ -2364,6 +2389,14 @@ export class RuleEngine {
       this.deadline = Number.POSITIVE_INFINITY;
     }
   }
+}
+
+/** Whether `form` holds a call of `name` (a list headed by it). */
+function callsName(form: SNode, name: string): boolean {
+  if (form.type !== "list") return false;
+  const head = form.items[0];
+  if (head?.type === "atom" && head.text === name) return true;
+  return form.items.some((n) => callsName(n, name));
 }
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */

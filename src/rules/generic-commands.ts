@@ -28,6 +28,8 @@ export interface GenericCommandHost {
   print(text: string): void;
   /** Deletes a generic function: its methods, its callable and its text. */
   forgetGeneric(name: string): void;
+  /** Whether the command being run (a top-level call) calls `name`: CLIPS then keeps it. */
+  calledNow(name: string): boolean;
 }
 
 /** Runs one generic-function command; null when `name` is not one. */
@@ -200,7 +202,8 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
     });
   }
   for (const n of all ? host.generics.names(host.module()) : [arg]) {
-    if (host.generics.running(n)) host.print(`[PRNTUTIL4] Unable to delete defgeneric ${n}.\n`);
+    if (host.generics.running(n) || host.calledNow(n))
+      host.print(`[PRNTUTIL4] Unable to delete defgeneric ${n}.\n`);
     else host.forgetGeneric(n);
   }
   return VOID;

@@ -1133,6 +1133,15 @@ export class ObjectSystem {
     return previewText(a);
   }
 
+  /** Whether a message being handled now runs a handler of class `cls` (CLIPS's HandlersExecuting). */
+  handlersRunning(cls: string): boolean {
+    return this.stack.some((d) =>
+      [d.arounds, d.befores, d.primaries, d.afters].some((hs) =>
+        hs.some((h) => h.cls.name === cls),
+      ),
+    );
+  }
+
   send(self: Instance, msg: string, args: Value[]): Value {
     const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
     if (primaries.length === 0 && arounds.length === 0) {
