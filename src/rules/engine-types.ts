@@ -100,6 +100,8 @@ export interface EngineSnapshot {
    * list-deftemplates (absent: none); those of a rule or deffacts are remade by replaying it.
    */
   readonly impliedTemplates?: readonly string[];
+  /** Deffunctions `(undeffunction *)` left empty and without text (absent: none). */
+  readonly hollowFunctions?: readonly string[];
   /** Logical support (truth maintenance): absent when no fact has any. */
   readonly logical?: LogicalSnapshot;
 }

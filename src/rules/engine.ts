@@ -372,6 +372,7 @@ export class RuleEngine {
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
       matching: () => this.net.matching > 0,
+      delayObjectMatching: (run) => this.instanceFacts.delayed(run),
       enter: (f) => {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
@@ -1546,9 +1547,10 @@ export class RuleEngine {
     this.setModule(MAIN);
     // Globals first: the root token activates rules without patterns, whose dynamic salience
     // may read them. (set-reset-globals FALSE) keeps their values across resets.
+    // Fact indexes start again before the globals: a global's `(assert …)` makes f-0 (CLIPS).
+    this.wm.nextId = 0;
     if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
     this.net.resetRoot();
-    this.wm.nextId = 0;
     this.objects.reset();
     if (this.initialFacts) {
       this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
@@ -1589,9 +1591,27 @@ export class RuleEngine {
   }
 
   /** The implied deftemplates commands made, for a snapshot (the constructs remake theirs). */
-  private impliedState(): { impliedTemplates?: string[] } {
+  private impliedState(): { impliedTemplates?: string[]; hollowFunctions?: string[] } {
     const keys = this.texts.commandImpliedKeys();
-    return keys.length > 0 ? { impliedTemplates: keys } : {};
+    // A deffunction kept without text is one (undeffunction *) emptied.
+    const hollow = this.texts
+      .names("deffunction")
+      .filter((n) => this.texts.pretty("deffunction", n) === "");
+    return {
+      ...(keys.length > 0 ? { impliedTemplates: keys } : {}),
+      ...(hollow.length > 0 ? { hollowFunctions: hollow } : {}),
+    };
+  }
+
+  /** Empties deffunction `name` (its arity stays) and drops its text: CLIPS's partial deletion. */
+  private hollowFunction(name: string): void {
+    const form = this.texts.formOf("deffunction", name);
+    if (!form) return;
+    const params = form.items.findIndex((n, i) => i > 1 && n.type === "list");
+    this.procs.defineFunction(
+      parseDeffunction({ ...form, items: form.items.slice(0, params + 1) }, this.parseContext()),
+    );
+    this.texts.dropText("deffunction", name);
   }
 
   /**
@@ -1697,6 +1717,7 @@ export class RuleEngine {
         if (!this.texts.has("deftemplate", key)) this.texts.recordImplied(name, module, true);
         this.implied.add(constructKey(module, name));
       }
+      for (const name of s.hollowFunctions ?? []) this.hollowFunction(name);
       this.breaks.clear();
       this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
@@ -1883,7 +1904,10 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && (this.procs.running(name) || this.calledNow(name)),
+        : kind === "deffunction" &&
+          (this.procs.running(name) || this.calledNow(name) || this.calledByMethods(name)),
+    executing: (name) => this.procs.running(name),
+    hollow: (name) => this.hollowFunction(name),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(name);
@@ -2369,6 +2393,17 @@ export class RuleEngine {
    */
   private calledNow(name: string): boolean {
     return this.topForms.some((f) => callsName(f, name));
+  }
+
+  /** Whether a defmethod's body or restrictions call `name` (CLIPS then keeps a deffunction). */
+  private calledByMethods(name: string): boolean {
+    for (const g of this.generics.names()) {
+      for (const { index } of this.generics.describe(g) ?? []) {
+        const form = this.generics.methodForm(g, index);
+        if (form && callsName(form, name)) return true;
+      }
+    }
+    return false;
   }
 
   private evalForm(form: SNode, rhs: Map<string, Value>): Value {

@@ -41,6 +41,8 @@ export interface HostBackend {
   retractFact(fact: Fact): void;
   /** True while a fact or instance is being matched (a pattern's function is running). */
   matching(): boolean;
+  /** Runs `run` with the matching of changed instances put off until it ends. */
+  delayObjectMatching(run: () => Value): Value;
   /**
    * Runs a fact already created in working memory through the network; false when it was taken
    * back instead (the firing rule's logical support is gone).
@@ -78,6 +80,7 @@ export interface HostBackend {
 export function createEvalHost(b: HostBackend): EvalHost {
   return {
     hostFunction: (name) => b.hostFunction(name),
+    delayObjectMatching: (run) => b.delayObjectMatching(run),
     assertFact: (r) => {
       if (b.matching()) return refusedWhileMatching(b, 2, "asserted");
       return b.assertResolved(r) ?? FALSE;

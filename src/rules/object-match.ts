@@ -117,10 +117,20 @@ export interface InstanceSupport {
   settle(): void;
 }
 
+/** A change to an instance whose matching is put off (object-pattern-match-delay). */
+interface Pending {
+  kind: "made" | "changed" | "gone";
+  readonly inst: Instance;
+  readonly slots: Set<string>;
+}
+
 /** Keeps each instance's {@link ObjectFact} in the Rete as the instance is made, changed, deleted. */
 export class InstanceMatcher {
   private facts = new Map<Instance, ObjectFact>();
   private nextTag = FIRST_TAG;
+  /** How many object-pattern-match-delay calls are running, and the changes they put off. */
+  private delay = 0;
+  private pending: Pending[] = [];
 
   constructor(
     private readonly net: () => ObjectNet,
@@ -128,7 +138,48 @@ export class InstanceMatcher {
     private readonly support: () => InstanceSupport | null = () => null,
   ) {}
 
+  /**
+   * Runs `run` with matching put off: the changes it makes are matched once it ends, in order,
+   * one per instance (CLIPS's QueueObjectMatchAction: a change after a make or another change
+   * joins it, a delete drops a make not matched yet).
+   */
+  delayed<T>(run: () => T): T {
+    this.delay++;
+    try {
+      return run();
+    } finally {
+      if (--this.delay === 0) this.flushPending();
+    }
+  }
+
+  private queue(kind: Pending["kind"], inst: Instance, slots: readonly string[]): void {
+    const at = this.pending.findIndex((p) => p.inst === inst);
+    const known = this.pending[at];
+    if (known === undefined) {
+      this.pending.push({ kind, inst, slots: new Set(slots) });
+    } else if (kind === "changed") {
+      for (const s of slots) known.slots.add(s);
+    } else if (kind === "gone") {
+      if (known.kind === "made") this.pending.splice(at, 1);
+      else known.kind = "gone";
+    }
+  }
+
+  private flushPending(): void {
+    const list = this.pending;
+    this.pending = [];
+    for (const p of list) {
+      if (p.kind === "made") this.made(p.inst);
+      else if (p.kind === "changed") this.changed(p.inst, [...p.slots]);
+      else this.gone(p.inst);
+    }
+  }
+
   made(inst: Instance): void {
+    if (this.delay > 0) {
+      this.queue("made", inst, []);
+      return;
+    }
     if (this.facts.has(inst)) return;
     if (inst.tag === 0) inst.tag = this.nextTag++;
     else this.nextTag = Math.max(this.nextTag, inst.tag + 1);
@@ -152,6 +203,10 @@ export class InstanceMatcher {
   }
 
   changed(inst: Instance, slots: readonly string[]): void {
+    if (this.delay > 0) {
+      this.queue("changed", inst, slots);
+      return;
+    }
     const fact = this.facts.get(inst);
     if (!fact) return;
     fact.refresh();
@@ -165,6 +220,10 @@ export class InstanceMatcher {
   }
 
   gone(inst: Instance): void {
+    if (this.delay > 0) {
+      this.queue("gone", inst, []);
+      return;
+    }
     const fact = this.facts.get(inst);
     if (!fact) return;
     this.facts.delete(inst);
@@ -183,6 +242,7 @@ export class InstanceMatcher {
   /** Forgets every instance (clear; the network is new). */
   clear(): void {
     this.facts = new Map();
+    this.pending = [];
     this.nextTag = FIRST_TAG;
   }
 }

@@ -149,4 +149,20 @@ describe("snapshot and restore", () => {
     expect(all).toContain("<== instance [r] of P\n<== f-3     (c)\n");
     expect(all).toContain("<== instance [q] of P\n<== f-2     (b)\n");
   });
+  it("keep a deffunction (undeffunction *) left empty: listed, no text, its calls return FALSE", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (deffunction foo () (printout t Foo crlf) 1)
+      (defmethod bar () (foo))`);
+    command(engine, "(undeffunction *)");
+    const copy = roundTrip(engine);
+    output();
+    for (const step of ["(printout t (bar) crlf)", "(ppdeffunction foo)", "(list-deffunctions)"]) {
+      command(engine, step);
+      command(copy.engine, step);
+      expect(copy.output(), step).toBe(output());
+    }
+    command(copy.engine, "(printout t (bar) crlf)");
+    expect(copy.output()).toBe("FALSE\n");
+  });
 });
