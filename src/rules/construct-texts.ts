@@ -53,6 +53,8 @@ const SCOPED: ReadonlySet<string> = new Set([
 
 export class ConstructTexts {
   private readonly kinds = new Map<string, Map<string, Entry>>();
+  /** Constructs kept without their text (`kind MOD::name`): a partly deleted deffunction. */
+  private readonly textless = new Set<string>();
 
   /**
    * The modules whose construct `kind name` module `from` imports (modules-imports.ts
@@ -137,6 +139,7 @@ export class ConstructTexts {
     const key = `${entry.module}::${entry.name}`;
     names.delete(key);
     names.set(key, entry);
+    this.textless.delete(`${kind} ${key}`);
   }
 
   /**
@@ -175,6 +178,18 @@ export class ConstructTexts {
   forget(kind: ConstructKind, name: string, from?: string): void {
     const e = this.find(kind, name, from);
     if (e) this.kinds.get(kind)?.delete(`${e.module}::${e.name}`);
+    if (e) this.textless.delete(`${kind} ${e.module}::${e.name}`);
+  }
+
+  /** Keeps the construct listed but drops its text: its pp command prints nothing (CLIPS). */
+  dropText(kind: ConstructKind, name: string, from?: string): void {
+    const e = this.find(kind, name, from);
+    if (e) this.textless.add(`${kind} ${e.module}::${e.name}`);
+  }
+
+  /** The form a construct was defined from, if it is recorded. */
+  formOf(kind: ConstructKind, name: string, from?: string): SList | undefined {
+    return this.find(kind, name, from)?.form;
   }
 
   /** Every construct form recorded, of every kind (what holds a class reads their code). */
@@ -183,6 +198,7 @@ export class ConstructTexts {
   }
 
   clear(): void {
+    this.textless.clear();
     this.kinds.clear();
   }
 
@@ -223,7 +239,7 @@ export class ConstructTexts {
     const e = this.find(kind, name, from);
     if (!e) return null;
     // CLIPS keeps no text for an implied deftemplate: its pp command prints nothing.
-    if (e.implied) return "";
+    if (e.implied || this.textless.has(`${kind} ${e.module}::${e.name}`)) return "";
     if (kind === "defglobal") return e.value ? ppDefglobal(e.module, e.name, e.value) : null;
     if (kind === "defclass" || kind === "definstances") return ppCool(e.form, e.module);
     return ppConstruct(e.form, e.module);

@@ -75,7 +75,7 @@ import {
 } from "./modules-imports.js";
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
-import { InstanceMatcher } from "./object-match.js";
+import { InstanceMatcher, type InstanceSupport, ObjectFact } from "./object-match.js";
 import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { type ClassDef, ObjectSystem } from "./objects.js";
@@ -286,16 +286,28 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private readonly switches = new Switches();
+  /** The top-level commands being run, outermost first (eval nests them). */
+  private readonly topForms: SNode[] = [];
   /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
   private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
-  private tms = new TruthMaintenance();
+  private tms = new TruthMaintenance((rule) => this.ruleRank(rule));
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   /** The class slots object patterns are checked against when a rule is defined. */
   private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
   /** Instances in the Rete, for object patterns. */
-  private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
+  private readonly instanceFacts = new InstanceMatcher(
+    () => this.net,
+    this.objects.template,
+    () => this.instanceSupport,
+  );
+  /** Truth maintenance of instances: a logical rule's make-instance is supported as an assert. */
+  private readonly instanceSupport: InstanceSupport = {
+    made: (f) => this.tms.asserted(f, false),
+    gone: (f) => this.tms.retracted(f),
+    settle: () => this.tms.flush(this.retractLost),
+  };
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
@@ -319,6 +331,7 @@ export class RuleEngine {
       this.procs.forgetFunction(key);
       this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
     },
+    calledNow: (name) => this.calledNow(name),
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
@@ -374,6 +387,8 @@ export class RuleEngine {
       hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
+      matching: () => this.net.matching > 0,
+      delayObjectMatching: (run) => this.instanceFacts.delayed(run),
       enter: (f) => {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
@@ -1243,7 +1258,14 @@ export class RuleEngine {
     return fact;
   }
 
-  private readonly retractLost = (f: Fact): void => this.retractFact(f);
+  /** A rule's place in definition order (truth maintenance orders what several rules lost). */
+  private readonly ruleRank = (rule: string): number => [...this.rules.keys()].indexOf(rule);
+
+  /** Takes away what lost its logical support: a fact is retracted, an instance deleted. */
+  private readonly retractLost = (f: Fact): void => {
+    if (!(f instanceof ObjectFact)) this.retractFact(f);
+    else if (!f.instance.deleted) this.objects.send(f.instance, "delete", []);
+  };
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
@@ -1450,6 +1472,7 @@ export class RuleEngine {
     if (this.firingLog.length > this.limits.maxFiringLog)
       this.firingLog.splice(0, this.firingLog.length - Math.ceil(this.limits.maxFiringLog / 2));
     this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    this.tms.currentRule = entry.name;
     this.firingRule = entry.name;
     this.objects.topLevel = false;
     try {
@@ -1495,7 +1518,7 @@ export class RuleEngine {
     this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
-    this.tms = new TruthMaintenance();
+    this.tms = new TruthMaintenance((rule) => this.ruleRank(rule));
     this.procs = this.newProcedures();
     this.objects.watcher = null;
     this.objects.clear();
@@ -1579,9 +1602,10 @@ export class RuleEngine {
     this.setModule(MAIN);
     // Globals first: the root token activates rules without patterns, whose dynamic salience
     // may read them. (set-reset-globals FALSE) keeps their values across resets.
+    // Fact indexes start again before the globals: a global's `(assert …)` makes f-0 (CLIPS).
+    this.wm.nextId = 0;
     if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
     this.net.resetRoot();
-    this.wm.nextId = 0;
     this.objects.reset();
     if (this.initialFacts) {
       this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
@@ -1622,9 +1646,33 @@ export class RuleEngine {
   }
 
   /** The implied deftemplates commands made, for a snapshot (the constructs remake theirs). */
-  private impliedState(): { impliedTemplates?: string[] } {
+  private impliedState(): { impliedTemplates?: string[]; hollowFunctions?: string[] } {
     const keys = this.texts.commandImpliedKeys();
-    return keys.length > 0 ? { impliedTemplates: keys } : {};
+    // A deffunction kept without text is one (undeffunction *) emptied.
+    const hollow = [...this.texts.entries()]
+      .filter((e) => e.kind === "deffunction")
+      .map((e) => `${e.module}::${e.name}`)
+      .filter((id) => this.texts.pretty("deffunction", id) === "");
+    return {
+      ...(keys.length > 0 ? { impliedTemplates: keys } : {}),
+      ...(hollow.length > 0 ? { hollowFunctions: hollow } : {}),
+    };
+  }
+
+  /**
+   * Empties deffunction `module::name` (its arity stays) and drops its text: CLIPS's partial
+   * deletion.
+   */
+  private hollowFunction(module: string, name: string): void {
+    const id = `${module}::${name}`;
+    const form = this.texts.formOf("deffunction", id);
+    if (!form) return;
+    const params = form.items.findIndex((n, i) => i > 1 && n.type === "list");
+    this.procs.defineFunction(
+      parseDeffunction({ ...form, items: form.items.slice(0, params + 1) }, this.parseContext()),
+      constructKey(module, name),
+    );
+    this.texts.dropText("deffunction", id);
   }
 
   /**
@@ -1715,8 +1763,12 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       if (s.logical)
-        restoreLogical(this.tms, s.logical, this.rules, this.net.root.token, (id) =>
-          this.wm.byId.get(id),
+        restoreLogical(
+          this.tms,
+          s.logical,
+          this.rules,
+          this.net.root.token,
+          (id) => this.wm.byId.get(id) ?? this.instanceFacts.byTag(id),
         );
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
@@ -1726,6 +1778,7 @@ export class RuleEngine {
         if (!this.texts.has("deftemplate", key)) this.texts.recordImplied(name, module, true);
         this.implied.add(constructKey(module, name));
       }
+      for (const id of s.hollowFunctions ?? []) this.hollowFunction(...splitName(id, MAIN));
       this.breaks.clear();
       this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
@@ -1917,13 +1970,13 @@ export class RuleEngine {
    * module names: `MOD::name` that module's, a bare name the module's own or one it imports;
    * a built-in or host function's name stays as it is.
    */
-  private functionKey(typed: string): string {
+  private functionKey(typed: string, module = this.module): string {
     const at = typed.indexOf("::");
     if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
-    const own = constructKey(this.module, typed);
+    const own = constructKey(module, typed);
     if (this.procs.hasFunction(own)) return own;
     for (const kind of this.moduleImports.size > 0 ? ["deffunction", "defgeneric"] : []) {
-      const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
+      const from = importedModules(this.moduleGraph, kind, typed, module)[0];
       if (from !== undefined) return constructKey(from, typed);
     }
     return isKnownFunction(typed) || this.hostFns.has(typed) ? typed : own;
@@ -1947,7 +2000,9 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && this.procs.running(constructKey(module, name)),
+        : kind === "deffunction" && this.functionBusy(constructKey(module, name)),
+    executing: (name, module) => this.procs.running(constructKey(module, name)),
+    hollow: (name, module) => this.hollowFunction(module, name),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
       if (kind === "deffunction") this.procs.forgetFunction(constructKey(module, name));
@@ -2109,8 +2164,12 @@ export class RuleEngine {
   /** What `dependencies` and `dependents` read: facts, instances, logical support. */
   private readonly dependencyHost: DependencyHost = {
     fact: (id) => this.wm.byId.get(id),
-    instanceExists: (v) => this.objects.find(v) !== null,
-    facts: () => this.wm.all(),
+    instance: (v) => {
+      const inst = this.objects.find(v);
+      return inst === null ? null : (this.instanceFacts.factOf(inst) ?? null);
+    },
+    // CLIPS walks every instance, then every fact (its pattern parsers' order).
+    facts: () => [...this.instanceFacts.all(), ...this.wm.all()],
     supportOf: (fact) => this.tms.supportOf(fact),
     print: (text) => this.onPrint(text),
   };
@@ -2473,6 +2532,49 @@ export class RuleEngine {
   }
 
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
+    this.topForms.push(form);
+    try {
+      return this.evalForm(form, rhs);
+    } finally {
+      this.topForms.pop();
+    }
+  }
+
+  /**
+   * Whether a command being run calls `name`: CLIPS installs a command's expression while it
+   * runs, so the deffunctions and generics it calls cannot be deleted meanwhile.
+   */
+  private calledNow(key: string): boolean {
+    return this.topForms.some((f) => this.callsKey(f, key, this.module));
+  }
+
+  /** Whether deffunction `key` is running, called by the command being run or by a method. */
+  private functionBusy(key: string): boolean {
+    return this.procs.running(key) || this.calledNow(key) || this.calledByMethods(key);
+  }
+
+  /** Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction). */
+  private calledByMethods(key: string): boolean {
+    for (const g of this.generics.keys()) {
+      for (const { index } of this.generics.describe(g) ?? []) {
+        const form = this.generics.methodForm(g, index);
+        if (form && this.callsKey(form, key, keyModule(g))) return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether `form`, code of `module`, calls the deffunction or generic function keyed `key`
+   * (module-scope.ts): as `MOD::name`, or by a bare name that module resolves to it.
+   */
+  private callsKey(form: SNode, key: string, module: string): boolean {
+    const name = bareName(key);
+    if (callsName(form, `${keyModule(key)}::${name}`)) return true;
+    return callsName(form, name) && this.functionKey(name, module) === key;
+  }
+
+  private evalForm(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
     ctx.construct = undefined;
@@ -2490,6 +2592,14 @@ export class RuleEngine {
       this.deadline = Number.POSITIVE_INFINITY;
     }
   }
+}
+
+/** Whether `form` holds a call of `name` (a list headed by it). */
+function callsName(form: SNode, name: string): boolean {
+  if (form.type !== "list") return false;
+  const head = form.items[0];
+  if (head?.type === "atom" && head.text === name) return true;
+  return form.items.some((n) => callsName(n, name));
 }
 
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */

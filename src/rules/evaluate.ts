@@ -39,6 +39,8 @@ export interface EvalHost {
   assertFact(spec: ResolvedFact): Value;
   /** `index`: the argument's position, for CLIPS's message (1 when left out). */
   retract(target: Value, index?: number): void;
+  /** Runs `run` with the matching of changed instances put off until it ends. */
+  delayObjectMatching(run: () => Value): Value;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
   /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
@@ -263,6 +265,7 @@ export function isKnownFunction(name: string): boolean {
     name === "and" ||
     name === "or" ||
     name === "progn" ||
+    name === "object-pattern-match-delay" ||
     name === "return" ||
     name === "break"
   );
@@ -829,6 +832,14 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         for (const a of args) last = a(f);
         return last;
       };
+    case "object-pattern-match-delay":
+      // As progn, with instances matched only once the last action is done.
+      return (f) =>
+        f.host.delayObjectMatching(() => {
+          let last: Value = FALSE;
+          for (const a of args) last = a(f);
+          return last;
+        });
     case "printout":
       return (f) => {
         const r = args[0]?.(f);

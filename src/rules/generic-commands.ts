@@ -37,6 +37,8 @@ export interface GenericCommandHost {
   print(text: string): void;
   /** Deletes a generic function: its methods, its callable and its text. */
   forgetGeneric(name: string): void;
+  /** Whether the command being run (a top-level call) calls generic `key`: CLIPS then keeps it. */
+  calledNow(key: string): boolean;
 }
 
 /** Runs one generic-function command; null when `name` is not one. */
@@ -210,7 +212,7 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
     });
   }
   for (const n of key === undefined ? host.generics.keys(host.module()) : [key]) {
-    if (host.generics.running(n)) {
+    if (host.generics.running(n) || host.calledNow(n)) {
       host.print(`[PRNTUTIL4] Unable to delete defgeneric ${bareName(n)}.\n`);
     } else host.forgetGeneric(n);
   }

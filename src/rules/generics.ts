@@ -101,6 +101,8 @@ function primitiveTypes(v: Value): string[] {
 export class Generics {
   private readonly generics = new Map<string, Generic>();
   private readonly stack: Call[] = [];
+  /** The generics whose methods' restrictions are being tested (a query may call anything). */
+  private readonly testing: string[] = [];
 
   constructor(
     private readonly host: () => EvalHost,
@@ -172,10 +174,15 @@ export class Generics {
     return m === undefined ? undefined : m.form;
   }
 
-  /** Whether a call of the generic is running now (CLIPS will not delete it). */
+  /**
+   * Whether a call of the generic is running now, its methods' restrictions being tested
+   * included (CLIPS will not delete or change it).
+   */
   running(name: string): boolean {
     const g = this.generics.get(name);
-    return g !== undefined && this.stack.some((c) => c.generic === g);
+    return (
+      this.testing.includes(name) || (g !== undefined && this.stack.some((c) => c.generic === g))
+    );
   }
 
   /** Deletes a generic function and its methods. */
@@ -420,7 +427,15 @@ export class Generics {
 
   private dispatch(name: string, args: Value[]): Value {
     const g = this.generics.get(name);
-    const at = g ? this.nextApplicable(g, 0, args) : -1;
+    let at = -1;
+    if (g) {
+      this.testing.push(name);
+      try {
+        at = this.nextApplicable(g, 0, args);
+      } finally {
+        this.testing.pop();
+      }
+    }
     if (!g || at < 0) {
       throw rulesRuntimeError(`no method of ${bareName(name)} applies to these arguments`, {
         clips: `[GENRCEXE1] No applicable methods for ${bareName(name)}.`,

@@ -849,9 +849,11 @@ export class ObjectSystem {
     return this.makingInstances.has(name);
   }
 
-  /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
+  /**
+   * Makes the initial object and the definstances' instances. The caller deleted the instances
+   * first: those the globals' values made since stay, as in CLIPS.
+   */
   reset(): void {
-    this.removeAll();
     if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
     // Module by module, each in definition order (CLIPS's DoForAllConstructs).

@@ -137,4 +137,58 @@ describe("snapshot and restore", () => {
     expect(last).toContain("(kept 1)");
     expect(last).not.toContain("derived");
   });
+  it("keep logical support of and by instances, and the order rules sharing a match lose theirs", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (defclass P (is-a USER) (role concrete) (pattern-match reactive))
+      (defrule by-fact (logical (a)) => (assert (b)))
+      (defrule by-fact-2 (logical (a)) => (make-instance [q] of P))
+      (defrule by-instance (logical (object (name [p]))) => (assert (c)))
+      (defrule by-instance-2 (logical (object (name [p]))) => (make-instance [r] of P))`);
+    engine.reset();
+    command(engine, "(make-instance [p] of P)");
+    command(engine, "(assert (a))");
+    engine.run();
+    const copy = roundTrip(engine);
+    const steps = [
+      "(watch facts)",
+      "(watch instances)",
+      "(dependents [p])",
+      "(dependencies [r])",
+      "(dependents 1)",
+      "(send [p] delete)",
+      "(retract 1)",
+      "(instances)",
+      "(facts)",
+    ];
+    output();
+    let all = "";
+    for (const step of steps) {
+      command(engine, step);
+      command(copy.engine, step);
+      const last = copy.output();
+      expect(last, step).toBe(output());
+      all += last;
+    }
+    // What CLIPS 6.30 prints for these steps.
+    expect(all).toContain("[r],f-3\n[p]\n[q],f-2\n");
+    expect(all).toContain("<== instance [r] of P\n<== f-3     (c)\n");
+    expect(all).toContain("<== instance [q] of P\n<== f-2     (b)\n");
+  });
+  it("keep a deffunction (undeffunction *) left empty: listed, no text, its calls return FALSE", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (deffunction foo () (printout t Foo crlf) 1)
+      (defmethod bar () (foo))`);
+    command(engine, "(undeffunction *)");
+    const copy = roundTrip(engine);
+    output();
+    for (const step of ["(printout t (bar) crlf)", "(ppdeffunction foo)", "(list-deffunctions)"]) {
+      command(engine, step);
+      command(copy.engine, step);
+      expect(copy.output(), step).toBe(output());
+    }
+    command(copy.engine, "(printout t (bar) crlf)");
+    expect(copy.output()).toBe("FALSE\n");
+  });
 });
