@@ -191,4 +191,22 @@ describe("snapshot and restore", () => {
     command(copy.engine, "(printout t (bar) crlf)");
     expect(copy.output()).toBe("FALSE\n");
   });
+  it("keep an emptied deffunction of another module under its module", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (deffunction foo () 0)
+      (defmodule B)
+      (deffunction foo () (printout t Foo crlf) 1)
+      (defmethod bar () (foo))`);
+    command(engine, "(undeffunction *)");
+    const copy = roundTrip(engine);
+    output();
+    for (const step of ["(bar)", "(ppdeffunction B::foo)", "(list-deffunctions *)"]) {
+      command(engine, step);
+      command(copy.engine, step);
+      expect(copy.output(), step).toBe(output());
+    }
+    command(copy.engine, "(list-deffunctions *)");
+    expect(copy.output()).toBe("MAIN:\n   foo\nB:\n   foo\nFor a total of 2 deffunctions.\n");
+  });
 });
