@@ -29,6 +29,27 @@ function roundTrip(engine: RuleEngine): { engine: RuleEngine; output: () => stri
   return copy;
 }
 
+/**
+ * Loads `program`, runs `(undeffunction *)` and restores a copy; each step prints the same in
+ * both. The copy, for more checks.
+ */
+function sameAfterUndeffunctionAll(
+  program: string,
+  steps: readonly string[],
+): { engine: RuleEngine; output: () => string } {
+  const { engine, output } = engineWithOutput();
+  engine.load(program);
+  command(engine, "(undeffunction *)");
+  const copy = roundTrip(engine);
+  output();
+  for (const step of steps) {
+    command(engine, step);
+    command(copy.engine, step);
+    expect(copy.output(), step).toBe(output());
+  }
+  return copy;
+}
+
 describe("snapshot and restore", () => {
   it("keep the current module and define each construct in the module it was defined in", () => {
     const { engine } = engineWithOutput();
@@ -176,36 +197,22 @@ describe("snapshot and restore", () => {
     expect(all).toContain("<== instance [q] of P\n<== f-2     (b)\n");
   });
   it("keep a deffunction (undeffunction *) left empty: listed, no text, its calls return FALSE", () => {
-    const { engine, output } = engineWithOutput();
-    engine.load(`
-      (deffunction foo () (printout t Foo crlf) 1)
-      (defmethod bar () (foo))`);
-    command(engine, "(undeffunction *)");
-    const copy = roundTrip(engine);
-    output();
-    for (const step of ["(printout t (bar) crlf)", "(ppdeffunction foo)", "(list-deffunctions)"]) {
-      command(engine, step);
-      command(copy.engine, step);
-      expect(copy.output(), step).toBe(output());
-    }
+    const copy = sameAfterUndeffunctionAll(
+      `(deffunction foo () (printout t Foo crlf) 1)
+       (defmethod bar () (foo))`,
+      ["(printout t (bar) crlf)", "(ppdeffunction foo)", "(list-deffunctions)"],
+    );
     command(copy.engine, "(printout t (bar) crlf)");
     expect(copy.output()).toBe("FALSE\n");
   });
   it("keep an emptied deffunction of another module under its module", () => {
-    const { engine, output } = engineWithOutput();
-    engine.load(`
-      (deffunction foo () 0)
-      (defmodule B)
-      (deffunction foo () (printout t Foo crlf) 1)
-      (defmethod bar () (foo))`);
-    command(engine, "(undeffunction *)");
-    const copy = roundTrip(engine);
-    output();
-    for (const step of ["(bar)", "(ppdeffunction B::foo)", "(list-deffunctions *)"]) {
-      command(engine, step);
-      command(copy.engine, step);
-      expect(copy.output(), step).toBe(output());
-    }
+    const copy = sameAfterUndeffunctionAll(
+      `(deffunction foo () 0)
+       (defmodule B)
+       (deffunction foo () (printout t Foo crlf) 1)
+       (defmethod bar () (foo))`,
+      ["(bar)", "(ppdeffunction B::foo)", "(list-deffunctions *)"],
+    );
     command(copy.engine, "(list-deffunctions *)");
     expect(copy.output()).toBe("MAIN:\n   foo\nB:\n   foo\nFor a total of 2 deffunctions.\n");
   });
