@@ -192,11 +192,6 @@ export class ConstructTexts {
     return this.find(kind, name, from)?.form;
   }
 
-  /** Every construct form recorded, of every kind (what holds a class reads their code). */
-  forms(): SList[] {
-    return [...this.kinds.values()].flatMap((entries) => [...entries.values()].map((e) => e.form));
-  }
-
   clear(): void {
     this.textless.clear();
     this.kinds.clear();
@@ -217,7 +212,10 @@ export class ConstructTexts {
     return out;
   }
 
-  /** Every construct's form with its kind and name, for reference scans (`undefine.ts`). */
+  /**
+   * Every construct's form with its kind, name and module, for reference scans (undefine.ts,
+   * the classes code holds).
+   */
   *entries(): Iterable<{ kind: string; name: string; module: string; form: SList }> {
     for (const [kind, names] of this.kinds) {
       // An implied deftemplate has no form to scan.
