@@ -55,7 +55,12 @@ export type Expr =
       readonly duplicate?: { readonly to: Expr | null };
       readonly name: Expr | null;
       readonly cls: Expr;
-      readonly slots: readonly { readonly name: string; readonly values: Expr[] }[];
+      /** `nameExpr`: a slot name written as an expression (`((sym-cat x y) 1)`), found when run. */
+      readonly slots: readonly {
+        readonly name: string;
+        readonly nameExpr?: Expr;
+        readonly values: Expr[];
+      }[];
       readonly pos: SourcePos;
     }
   /** An instance-set or fact-set query: `(do-for-all-instances ((?v CLASS…)…) query action…)`. */

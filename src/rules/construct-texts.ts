@@ -41,10 +41,20 @@ export function splitName(text: string, module: string): [string, string] {
 }
 
 /** The kinds whose bare names resolve by module scope: a module's own, then its imports. */
-const SCOPED: ReadonlySet<string> = new Set(["defrule", "deftemplate"]);
+const SCOPED: ReadonlySet<string> = new Set([
+  "defclass",
+  "deffacts",
+  "deffunction",
+  "defgeneric",
+  "definstances",
+  "defrule",
+  "deftemplate",
+]);
 
 export class ConstructTexts {
   private readonly kinds = new Map<string, Map<string, Entry>>();
+  /** Constructs kept without their text (`kind MOD::name`): a partly deleted deffunction. */
+  private readonly textless = new Set<string>();
 
   /**
    * The modules whose construct `kind name` module `from` imports (modules-imports.ts
@@ -129,11 +139,13 @@ export class ConstructTexts {
     const key = `${entry.module}::${entry.name}`;
     names.delete(key);
     names.set(key, entry);
+    this.textless.delete(`${kind} ${key}`);
   }
 
   /**
    * The entry `name` stands for seen from module `from`: `MOD::name` exactly; a bare name in
-   * `from` first, else (imports are not enforced) the first defined anywhere.
+   * `from` first, then (the kinds modules import) the first its imports give; without `from`, the
+   * first defined anywhere.
    */
   private find(kind: string, name: string, from?: string): Entry | undefined {
     const names = this.kinds.get(kind);
@@ -166,9 +178,22 @@ export class ConstructTexts {
   forget(kind: ConstructKind, name: string, from?: string): void {
     const e = this.find(kind, name, from);
     if (e) this.kinds.get(kind)?.delete(`${e.module}::${e.name}`);
+    if (e) this.textless.delete(`${kind} ${e.module}::${e.name}`);
+  }
+
+  /** Keeps the construct listed but drops its text: its pp command prints nothing (CLIPS). */
+  dropText(kind: ConstructKind, name: string, from?: string): void {
+    const e = this.find(kind, name, from);
+    if (e) this.textless.add(`${kind} ${e.module}::${e.name}`);
+  }
+
+  /** The form a construct was defined from, if it is recorded. */
+  formOf(kind: ConstructKind, name: string, from?: string): SList | undefined {
+    return this.find(kind, name, from)?.form;
   }
 
   clear(): void {
+    this.textless.clear();
     this.kinds.clear();
   }
 
@@ -187,7 +212,10 @@ export class ConstructTexts {
     return out;
   }
 
-  /** Every construct's form with its kind and name, for reference scans (`undefine.ts`). */
+  /**
+   * Every construct's form with its kind, name and module, for reference scans (undefine.ts,
+   * the classes code holds).
+   */
   *entries(): Iterable<{ kind: string; name: string; module: string; form: SList }> {
     for (const [kind, names] of this.kinds) {
       // An implied deftemplate has no form to scan.
@@ -209,7 +237,7 @@ export class ConstructTexts {
     const e = this.find(kind, name, from);
     if (!e) return null;
     // CLIPS keeps no text for an implied deftemplate: its pp command prints nothing.
-    if (e.implied) return "";
+    if (e.implied || this.textless.has(`${kind} ${e.module}::${e.name}`)) return "";
     if (kind === "defglobal") return e.value ? ppDefglobal(e.module, e.name, e.value) : null;
     if (kind === "defclass" || kind === "definstances") return ppCool(e.form, e.module);
     return ppConstruct(e.form, e.module);

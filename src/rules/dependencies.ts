@@ -1,7 +1,8 @@
 /**
  * CLIPS's truth-maintenance listings: `(dependencies f)` prints the partial matches that give
  * fact `f` logical support, newest first, one a line (`f-1,*,f-2`: `*` for a not); `(dependents
- * f)` prints the facts whose support includes `f`. Either prints `None` when there are none.
+ * f)` prints the facts and instances whose support includes `f`. Either prints `None` when there
+ * are none; an instance (its fact in the network) has both lists as a fact does.
  *
  * @example
  * // (defrule r (logical (a)) => (assert (b))) (assert (a)) (run)
@@ -25,9 +26,9 @@ import {
 export interface DependencyHost {
   /** The live fact with index `id`, if any. */
   fact(id: number): Fact | undefined;
-  /** Whether an instance name, symbol or address designates a live instance. */
-  instanceExists(v: Value): boolean;
-  /** Every live fact, oldest first. */
+  /** The fact standing for the live instance a name, symbol or address designates, or null. */
+  instance(v: Value): Fact | null;
+  /** Every live instance (as its fact) and fact, in the order CLIPS lists dependents. */
   facts(): readonly Fact[];
   /** The partial matches giving `fact` logical support, newest first. */
   supportOf(fact: Fact): readonly Token[];
@@ -42,11 +43,6 @@ export function dependencyCommand(host: DependencyHost, name: string, arg: Value
   // An argument that failed to evaluate (its message printed): CLIPS lists nothing.
   if (evaluationErrorSeen()) return VOID;
   const entity = entityOf(host, name, arg);
-  // Keel keeps no logical support for instances: an instance has neither list.
-  if (entity === null) {
-    host.print("None\n");
-    return VOID;
-  }
   if (name === "dependencies") {
     const support = host.supportOf(entity);
     host.print(support.length ? support.map((t) => `${tokenText(t)}\n`).join("") : "None\n");
@@ -60,8 +56,8 @@ export function dependencyCommand(host: DependencyHost, name: string, arg: Value
   return VOID;
 }
 
-/** The fact `arg` designates; null for an instance; CLIPS's message when there is neither. */
-function entityOf(host: DependencyHost, name: string, arg: Value): Fact | null {
+/** The fact or instance `arg` designates; CLIPS's message when there is none. */
+function entityOf(host: DependencyHost, name: string, arg: Value): Fact {
   if (isFactRef(arg)) {
     const fact = host.fact(arg.factId);
     if (fact) return fact;
@@ -73,7 +69,8 @@ function entityOf(host: DependencyHost, name: string, arg: Value): Fact | null {
     throw notFound("fact", `f-${arg}`);
   }
   if (isSymbol(arg) || isInstanceName(arg) || isInstanceRef(arg)) {
-    if (host.instanceExists(arg)) return null;
+    const inst = host.instance(arg);
+    if (inst) return inst;
     const text = isInstanceRef(arg)
       ? arg.instanceName.name
       : formatValue(arg).replace(/^\[|\]$/g, "");

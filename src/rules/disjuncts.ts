@@ -2,8 +2,9 @@ import type { CE } from "./ast.js";
 
 /**
  * Expands `or` conditional elements into disjuncts, as CLIPS does: a rule with an `or` behaves as
- * several rules with the same name, one per alternative. Nested `and`s are flattened, and a
- * `(not (or A B))` becomes `(not A) (not B)`.
+ * several rules with the same name, one per alternative. Nested `and`s are flattened; an `or`
+ * inside a not goes by De Morgan's law, so `(not (or A B))` becomes `(not A) (not B)`, and one
+ * inside exists becomes `(not (and (not A) (not B)))` (CLIPS's reorder.c lifts every `or`).
  */
 export function expandOr(ces: CE[]): CE[][] {
   let out: CE[][] = [[]];
@@ -17,11 +18,29 @@ export function expandOr(ces: CE[]): CE[][] {
 }
 
 function expandOne(ce: CE): CE[][] {
-  if (ce.type === "or") return ce.ces.flatMap((c) => expandOne(c));
-  // As CLIPS: (not (or A B)) is (not A) (not B).
-  if (ce.type === "not" && ce.ce.type === "or") {
-    return expandOr(ce.ce.ces.map((c): CE => ({ type: "not", ce: c, pos: ce.pos })));
+  switch (ce.type) {
+    case "or":
+      return ce.ces.flatMap((c) => expandOne(c));
+    case "and":
+      return expandOr(ce.ces);
+    case "not": {
+      const alts = expandOne(ce.ce);
+      if (alts.length === 1) return [[{ ...ce, ce: conjunction(alts[0] as CE[], ce) }]];
+      return [alts.map((alt): CE => ({ type: "not", ce: conjunction(alt, ce), pos: ce.pos }))];
+    }
+    case "exists": {
+      const alts = expandOr(ce.ces);
+      if (alts.length === 1) return [[{ ...ce, ces: alts[0] as CE[] }]];
+      // exists is not-not: the inner not of the `or` is a conjunction of nots.
+      const nots = alts.map((alt): CE => ({ type: "not", ce: conjunction(alt, ce), pos: ce.pos }));
+      return [[{ type: "not", ce: { type: "and", ces: nots, pos: ce.pos }, pos: ce.pos }]];
+    }
+    default:
+      return [[ce]];
   }
-  if (ce.type === "and") return expandOr(ce.ces);
-  return [[ce]];
+}
+
+/** One CE for an alternative's list: itself when alone, else an `and` of them. */
+function conjunction(ces: CE[], at: CE): CE {
+  return ces.length === 1 ? (ces[0] as CE) : { type: "and", ces, pos: at.pos };
 }

@@ -100,6 +100,8 @@ export interface EngineSnapshot {
    * list-deftemplates (absent: none); those of a rule or deffacts are remade by replaying it.
    */
   readonly impliedTemplates?: readonly string[];
+  /** Deffunctions `(undeffunction *)` left empty and without text (absent: none). */
+  readonly hollowFunctions?: readonly string[];
   /** Logical support (truth maintenance): absent when no fact has any. */
   readonly logical?: LogicalSnapshot;
 }
@@ -115,7 +117,10 @@ export interface LogicalSnapshot {
     readonly node: number;
     /** Its fact ids, null for a not CE. */
     readonly facts: readonly (number | null)[];
+    /** What it supports: fact ids, and instances' tags (as `tag` in `instances`). */
     readonly supports: readonly number[];
+    /** The rule that asserted each of `supports`, when one is not `rule` (rules sharing it). */
+    readonly rules?: readonly string[];
   }[];
   /** Each supported fact and its supporting matches (indexes into `matches`), in the order kept. */
   readonly facts: readonly (readonly [number, readonly number[]])[];

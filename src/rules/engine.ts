@@ -2,6 +2,13 @@ import { isKeelError, KeelError } from "../core/index.js";
 import type { Activation, RuleInfo } from "./agenda.js";
 import type { DeffactsAst, RuleAst, SlotDef, Template } from "./ast.js";
 import { Breakpoints, type BreaksHost } from "./breaks.js";
+import {
+  type ClassHolders,
+  classHeld,
+  formNamesClass,
+  objectPatterns,
+  patternClasses,
+} from "./class-holders.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
 import { type Added, ConstructLog } from "./construct-log.js";
@@ -52,7 +59,7 @@ import {
 import { TruthMaintenance } from "./logical.js";
 import { logicalSnapshot, restoreLogical } from "./logical-snapshot.js";
 import { type MatchesHost, matchesCommand, refreshCommand } from "./matches.js";
-import { bareName, constructKey, keyModule, localKey } from "./module-scope.js";
+import { bareName, constructKey, keyModule, localKey, type ModuleScope } from "./module-scope.js";
 import {
   checkImportedModule,
   checkImports,
@@ -68,10 +75,10 @@ import {
 } from "./modules-imports.js";
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
-import { InstanceMatcher } from "./object-match.js";
+import { InstanceMatcher, type InstanceSupport, ObjectFact } from "./object-match.js";
 import { objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
-import { ObjectSystem } from "./objects.js";
+import { type ClassDef, ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
 import { parseDefclass, parseDefinstances, parseHandler } from "./parse-cool.js";
 import { type ParseContext, parseExpr } from "./parse-expr.js";
@@ -188,6 +195,8 @@ export class RuleEngine {
   private templates = new Map<string, Template>();
   private deffacts = new Map<string, DeffactsAst>();
   private rules = new Map<string, RuleEntry>();
+  /** The classes each rule's object patterns can match: the rule holds them (class-holders.ts). */
+  private ruleClasses = new Map<string, ReadonlySet<ClassDef>>();
   private constructLog = new ConstructLog(() => this.module);
   /** The construct log's key of each deffunction, defglobal and deffacts (`kind name`), for undef. */
   private logKeys = new Map<string, string>();
@@ -225,15 +234,16 @@ export class RuleEngine {
     module: () => this.module,
     modules: () => [...this.modules],
     print: (text) => this.onPrint(text),
-    classes: () => this.objects.classList().map((c) => c.name),
+    classes: (m) =>
+      (m === undefined ? this.objects.classList() : this.objects.classesOf(m)).map((c) => c.name),
     globalValue: (name, module) => this.procs.global(`${module}::${name}`),
   };
   /** What `(sort …)` needs: what a name calls, and a call of it with two values. */
   private readonly sortHost: SortHost = {
     functionKind: (name) => {
-      const accepts = this.procs.acceptsCount(name, 2);
+      const accepts = this.procs.acceptsCount(this.functionKey(name), 2);
       if (accepts !== null) return { kind: "deffunction", takesTwo: accepts };
-      if (this.generics.has(name)) return { kind: "generic" };
+      if (this.generics.has(this.functionKey(name))) return { kind: "generic" };
       if (isKnownFunction(name) || this.hostFns.has(name)) {
         return { kind: "function", takesTwo: arityProblem(name, 2) === null };
       }
@@ -276,16 +286,28 @@ export class RuleEngine {
   /** `(watch …)`: kept by clear, as in CLIPS. */
   private readonly watches = new Watches();
   private readonly switches = new Switches();
+  /** The top-level commands being run, outermost first (eval nests them). */
+  private readonly topForms: SNode[] = [];
   /** `seed`/`random`: glibc rand's sequence, kept across `(clear)` as C's is. */
   private readonly randomNumbers = new RandomNumbers((text) => this.onPrint(text));
-  private tms = new TruthMaintenance();
+  private tms = new TruthMaintenance((rule) => this.ruleRank(rule));
   /** `(set-salience-evaluation …)`: a setting of the environment, kept by clear. */
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   /** The class slots object patterns are checked against when a rule is defined. */
   private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
   /** Instances in the Rete, for object patterns. */
-  private readonly instanceFacts = new InstanceMatcher(() => this.net, this.objects.template);
+  private readonly instanceFacts = new InstanceMatcher(
+    () => this.net,
+    this.objects.template,
+    () => this.instanceSupport,
+  );
+  /** Truth maintenance of instances: a logical rule's make-instance is supported as an assert. */
+  private readonly instanceSupport: InstanceSupport = {
+    made: (f) => this.tms.asserted(f, false),
+    gone: (f) => this.tms.retracted(f),
+    settle: () => this.tms.flush(this.retractLost),
+  };
   private readonly generics = new Generics(
     () => this.evalHost,
     (v) => this.objects.classOf(v),
@@ -298,12 +320,18 @@ export class RuleEngine {
     generics: this.generics,
     texts: this.texts,
     module: () => this.module,
-    print: (text) => this.onPrint(text),
-    forgetGeneric: (name) => {
-      this.generics.forget(name);
-      this.procs.forgetFunction(name);
-      this.texts.forget("defgeneric", name);
+    modules: () => [...this.modules],
+    resolve: (typed) => {
+      const key = this.scopedKey("defgeneric", typed, (k) => this.generics.has(k));
+      return this.generics.has(key) ? key : undefined;
     },
+    print: (text) => this.onPrint(text),
+    forgetGeneric: (key) => {
+      this.generics.forget(key);
+      this.procs.forgetFunction(key);
+      this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
+    },
+    calledNow: (name) => this.calledNow(name),
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
@@ -347,6 +375,7 @@ export class RuleEngine {
     this.onPrint = options.onPrint ?? ((text) => (this.output += text));
     this.input = new InputBuffer(options.input ?? null);
     this.texts.imported = (kind, name, from) => importedModules(this.moduleGraph, kind, name, from);
+    this.objects.scope = this.moduleScope;
     this.procs = this.newProcedures();
     this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
@@ -358,6 +387,8 @@ export class RuleEngine {
       hostFunction: (name) => this.procs.callable(name) ?? this.hostFns.get(name),
       assertResolved: (r) => this.assertResolved(r),
       retractFact: (f) => this.retractFact(f),
+      matching: () => this.net.matching > 0,
+      delayObjectMatching: (run) => this.instanceFacts.delayed(run),
       enter: (f) => {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
@@ -557,7 +588,10 @@ export class RuleEngine {
     impliedKey: (name) => this.impliedKey(name),
     hasDeftemplate: (name) => this.deftemplateKnown(name),
     hasFunction: (name) =>
-      isKnownFunction(name) || this.procs.hasFunction(name) || this.hostFns.has(name),
+      isKnownFunction(name) ||
+      this.procs.hasFunction(this.functionKey(name)) ||
+      this.hostFns.has(name),
+    functionKey: (name) => this.functionKey(name),
     hasGlobal: (name) => this.procs.hasGlobal(name),
     overloaded: (name) => this.generics.overloads(name),
     deffunctionAccepts: (name, count) => this.procs.acceptsCount(name, count),
@@ -672,16 +706,18 @@ export class RuleEngine {
       }
       case "deffunction": {
         const name = deffunctionName(form, ctx);
-        this.checkDeffunctionName(form, name);
-        const existed = this.procs.hasFunction(name);
-        this.procs.declareFunction(name);
+        // Modules are namespaces: FOO::f and BAR::f are two deffunctions.
+        const key = constructKey(constructModule(form, this.module), name);
+        this.checkDeffunctionName(form, name, key);
+        const existed = this.procs.hasFunction(key);
+        this.procs.declareFunction(key);
         try {
-          this.procs.defineFunction(parseDeffunction(form, ctx));
+          this.procs.defineFunction(parseDeffunction(form, ctx), key);
         } catch (e) {
-          if (!existed) this.procs.forgetFunction(name);
+          if (!existed) this.procs.forgetFunction(key);
           throw e;
         }
-        this.logKeys.set(`deffunction ${name}`, this.constructLog.other({ source: form.source }));
+        this.logKeys.set(`deffunction ${key}`, this.constructLog.other({ source: form.source }));
         return;
       }
       case "defmodule": {
@@ -703,10 +739,18 @@ export class RuleEngine {
       }
       case "defclass":
         try {
+          this.checkClassIdle(form);
           const ast = parseDefclass(form, ctx, (c) => this.objects.hasClass(c));
-          this.objects.defineClass(ast);
+          const module = constructModule(form, this.module);
+          // A class defined again loses its subclasses, as in CLIPS (classfun.c DeleteClassUAG);
+          // another module's class of that name is another class and keeps its own.
+          const own = this.texts.has("defclass", `${module}::${ast.name}`);
+          const old = own ? this.objects.classNamed(ast.name, module) : undefined;
+          const subclasses = [...(old?.subclasses ?? [])];
+          this.objects.defineClass(ast, module);
+          for (const sub of subclasses) this.removeClass(sub);
           this.logKeys.set(
-            `defclass ${ast.name}`,
+            `defclass ${module}::${ast.name}`,
             this.constructLog.other({ source: form.source }),
           );
         } catch (e) {
@@ -714,11 +758,22 @@ export class RuleEngine {
         }
         return;
       case "defmessage-handler": {
-        const h = parseHandler(form, ctx, (c) => this.objects.hasClass(c));
-        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined);
+        // `MOD::CLASS` is the class of that name MOD sees (CLIPS's LookupDefclassByMdlOrScope).
+        const from = constructModule(form, this.module);
+        const h = parseHandler(
+          form,
+          ctx,
+          (c) => this.objects.hasClass(c, from),
+          (c) => {
+            const cls = this.objects.classNamed(c, from);
+            return cls !== undefined && this.objects.handlersRunning(cls);
+          },
+        );
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
         // Keyed by class (undefclass drops a class's handlers from the log).
+        const cls = this.objects.classNamed(h.cls, from);
         this.logKeys.set(
-          `defmessage-handler ${h.cls} ${h.name} ${h.type}`,
+          `defmessage-handler ${cls?.module}::${h.cls} ${h.name} ${h.type}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -727,11 +782,17 @@ export class RuleEngine {
         this.checkInstancesIdle(form);
         const ast = parseDefinstances(form, ctx, (c) => this.objects.classNamed(c) ?? null);
         const opts = { resolve: () => null, rhs: true, construct: `definstances ${ast.name}` };
+        // Each class as the definstances' module sees it now (reset may run in another).
+        const qualified = (typed: string): string => {
+          const c = this.objects.classNamed(typed);
+          return c ? `${c.module}::${c.name}` : typed;
+        };
+        const module = constructModule(form, this.module);
         this.objects.defineInstances(
-          ast.name,
+          constructKey(module, ast.name),
           ast.instances.map((i) => ({
             name: i.name ? compileExpr(i.name, opts) : null,
-            cls: i.cls,
+            cls: qualified(i.cls),
             slots: i.slots.map((x) => ({
               name: x.name,
               values: x.values.map((v) => compileExpr(v, opts)),
@@ -739,7 +800,7 @@ export class RuleEngine {
           })),
         );
         this.logKeys.set(
-          `definstances ${ast.name}`,
+          `definstances ${module}::${ast.name}`,
           this.constructLog.other({ source: form.source }),
         );
         return;
@@ -747,30 +808,32 @@ export class RuleEngine {
       case "defgeneric":
       case "defmethod": {
         const module = constructModule(form, this.module);
-        const scope = this.genericScope();
+        const scope = this.genericScope(module);
         const name =
           head === "defgeneric"
             ? parseDefgeneric(form, ctx, module, scope)
             : defmethodName(form, ctx, module, scope);
-        const declared = !this.generics.has(name);
-        this.generics.touch(name);
+        // Modules are namespaces: FOO::f and BAR::f are two generic functions.
+        const key = constructKey(module, name);
+        const declared = !this.generics.has(key);
+        this.generics.touch(key);
         if (declared) {
           // What a failing argument's message names ([PRCCODE6]).
-          const dispatch = this.generics.declare(name, constructModule(form, this.module));
+          const dispatch = this.generics.declare(name, module);
           this.procs.defineCallable(
-            name,
+            key,
             Object.assign(dispatch, { procedure: `generic function ${name}` }),
           );
         }
         try {
           if (head === "defmethod") {
-            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form);
+            this.generics.defineMethod(parseDefmethod(form, ctx, module, scope), form, key);
           }
         } catch (e) {
           // A generic function comes with its first method: a failed one leaves none.
           if (declared) {
-            this.generics.forget(name);
-            this.procs.forgetFunction(name);
+            this.generics.forget(key);
+            this.procs.forgetFunction(key);
           }
           throw e;
         }
@@ -801,15 +864,19 @@ export class RuleEngine {
     }
   }
 
-  /** CLIPS's ValidGenericName: what a generic function may not be named, with its message. */
-  private genericScope(): GenericScope {
+  /**
+   * CLIPS's ValidGenericName: what a generic function of `module` may not be named, with its
+   * message.
+   */
+  private genericScope(module: string): GenericScope {
+    const keyOf = (name: string): string => constructKey(module, name);
     return {
       refuse: (name) =>
         CONSTRUCT_NAMES.has(name)
           ? "[GENRCPSR3] Defgenerics are not allowed to replace constructs."
-          : this.procs.hasFunction(name) && !this.generics.has(name)
+          : this.procs.hasFunction(keyOf(name)) && !this.generics.has(keyOf(name))
             ? "[GENRCPSR5] Defgenerics are not allowed to replace deffunctions."
-            : this.generics.running(name)
+            : this.generics.running(keyOf(name))
               ? `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.`
               : NOT_OVERLOADABLE.has(name)
                 ? `[GENRCPSR16] The system function ${name} cannot be overloaded.`
@@ -870,7 +937,7 @@ export class RuleEngine {
    * becomes the current module.
    */
   private checkConstructModule(head: string, form: SList): void {
-    if (head === "defmodule" || head === "defmessage-handler") return;
+    if (head === "defmodule") return;
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     let module: string | undefined;
@@ -896,7 +963,7 @@ export class RuleEngine {
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
     const [module, name] = splitName(node.text, this.module);
-    if (!this.objects.instancesRunning(name)) return;
+    if (!this.objects.instancesRunning(constructKey(module, name))) return;
     const error = rulesLoadError(node.pos, `definstances ${name} is in use, not redefined`, {
       clips: `[CSTRCPSR4] Cannot redefine definstances ${name} while it is in use.`,
       hint: "Redefine it after the reset.",
@@ -911,14 +978,14 @@ export class RuleEngine {
    * function's ([DFFNXPSR2]), a generic function's ([DFFNXPSR3]) nor one running now
    * ([DFNXPSR4]); echoed through the `(` that follows the name.
    */
-  private checkDeffunctionName(form: SList, name: string): void {
+  private checkDeffunctionName(form: SList, name: string, key: string): void {
     const clips = CONSTRUCT_NAMES.has(name)
       ? "[DFFNXPSR1] Deffunctions are not allowed to replace constructs."
       : isKnownFunction(name)
         ? "[DFFNXPSR2] Deffunctions are not allowed to replace external functions."
-        : this.generics.has(name)
+        : this.generics.has(this.scopedKey("defgeneric", name, (k) => this.generics.has(k)))
           ? "[DFFNXPSR3] Deffunctions are not allowed to replace generic functions."
-          : this.procs.running(name)
+          : this.procs.running(key)
             ? `[DFNXPSR4] Deffunction ${name} may not be redefined while it is executing.`
             : null;
     if (clips === null) return;
@@ -981,6 +1048,11 @@ export class RuleEngine {
     }
     const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
     this.rules.set(id, entry);
+    const patterns = objectPatterns(ast.ces);
+    if (patterns.length > 0) {
+      const classes = this.objects.classList();
+      this.ruleClasses.set(id, new Set(patterns.flatMap((ce) => patternClasses(ce, classes))));
+    }
   }
 
   /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
@@ -1048,6 +1120,7 @@ export class RuleEngine {
     if (!entry) return;
     this.discardRule(entry);
     this.rules.delete(name);
+    this.ruleClasses.delete(name);
   }
 
   /** Takes a rule's activations off the agenda and its unshared nodes out of the network. */
@@ -1185,7 +1258,14 @@ export class RuleEngine {
     return fact;
   }
 
-  private readonly retractLost = (f: Fact): void => this.retractFact(f);
+  /** A rule's place in definition order (truth maintenance orders what several rules lost). */
+  private readonly ruleRank = (rule: string): number => [...this.rules.keys()].indexOf(rule);
+
+  /** Takes away what lost its logical support: a fact is retracted, an instance deleted. */
+  private readonly retractLost = (f: Fact): void => {
+    if (!(f instanceof ObjectFact)) this.retractFact(f);
+    else if (!f.instance.deleted) this.objects.send(f.instance, "delete", []);
+  };
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
@@ -1392,6 +1472,7 @@ export class RuleEngine {
     if (this.firingLog.length > this.limits.maxFiringLog)
       this.firingLog.splice(0, this.firingLog.length - Math.ceil(this.limits.maxFiringLog / 2));
     this.tms.current = entry.logical ? logicalToken(a.token, entry.logical) : null;
+    this.tms.currentRule = entry.name;
     this.firingRule = entry.name;
     this.objects.topLevel = false;
     try {
@@ -1413,6 +1494,7 @@ export class RuleEngine {
     // The strategy is a setting of the environment: clear keeps it, as in CLIPS.
     const strategy = this.agenda.strategy;
     this.agenda = new FocusAgenda();
+    this.agenda.onFocus = (m) => this.setModule(m);
     this.agenda.strategy = strategy;
     this.agenda.trace = this.focusTrace;
     this.setModule(MAIN);
@@ -1431,11 +1513,12 @@ export class RuleEngine {
     this.initialFacts = true;
     this.initialTemplate = true;
     this.rules = new Map();
+    this.ruleClasses = new Map();
     this.constructLog = new ConstructLog(() => this.module);
     this.logKeys = new Map();
     this.texts.clear();
     this.firingLog = [];
-    this.tms = new TruthMaintenance();
+    this.tms = new TruthMaintenance((rule) => this.ruleRank(rule));
     this.procs = this.newProcedures();
     this.objects.watcher = null;
     this.objects.clear();
@@ -1519,9 +1602,10 @@ export class RuleEngine {
     this.setModule(MAIN);
     // Globals first: the root token activates rules without patterns, whose dynamic salience
     // may read them. (set-reset-globals FALSE) keeps their values across resets.
+    // Fact indexes start again before the globals: a global's `(assert …)` makes f-0 (CLIPS).
+    this.wm.nextId = 0;
     if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
     this.net.resetRoot();
-    this.wm.nextId = 0;
     this.objects.reset();
     if (this.initialFacts) {
       this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
@@ -1562,9 +1646,33 @@ export class RuleEngine {
   }
 
   /** The implied deftemplates commands made, for a snapshot (the constructs remake theirs). */
-  private impliedState(): { impliedTemplates?: string[] } {
+  private impliedState(): { impliedTemplates?: string[]; hollowFunctions?: string[] } {
     const keys = this.texts.commandImpliedKeys();
-    return keys.length > 0 ? { impliedTemplates: keys } : {};
+    // A deffunction kept without text is one (undeffunction *) emptied.
+    const hollow = [...this.texts.entries()]
+      .filter((e) => e.kind === "deffunction")
+      .map((e) => `${e.module}::${e.name}`)
+      .filter((id) => this.texts.pretty("deffunction", id) === "");
+    return {
+      ...(keys.length > 0 ? { impliedTemplates: keys } : {}),
+      ...(hollow.length > 0 ? { hollowFunctions: hollow } : {}),
+    };
+  }
+
+  /**
+   * Empties deffunction `module::name` (its arity stays) and drops its text: CLIPS's partial
+   * deletion.
+   */
+  private hollowFunction(module: string, name: string): void {
+    const id = `${module}::${name}`;
+    const form = this.texts.formOf("deffunction", id);
+    if (!form) return;
+    const params = form.items.findIndex((n, i) => i > 1 && n.type === "list");
+    this.procs.defineFunction(
+      parseDeffunction({ ...form, items: form.items.slice(0, params + 1) }, this.parseContext()),
+      constructKey(module, name),
+    );
+    this.texts.dropText("deffunction", id);
   }
 
   /**
@@ -1655,8 +1763,12 @@ export class RuleEngine {
         for (const a of list) delActOf(this.rules.get(a.rule.name), a.token);
       }
       if (s.logical)
-        restoreLogical(this.tms, s.logical, this.rules, this.net.root.token, (id) =>
-          this.wm.byId.get(id),
+        restoreLogical(
+          this.tms,
+          s.logical,
+          this.rules,
+          this.net.root.token,
+          (id) => this.wm.byId.get(id) ?? this.instanceFacts.byTag(id),
         );
       this.agenda.timetagClock = s.clock;
       this.setModule(s.module ?? MAIN);
@@ -1666,6 +1778,7 @@ export class RuleEngine {
         if (!this.texts.has("deftemplate", key)) this.texts.recordImplied(name, module, true);
         this.implied.add(constructKey(module, name));
       }
+      for (const id of s.hollowFunctions ?? []) this.hollowFunction(...splitName(id, MAIN));
       this.breaks.clear();
       this.breaks.setAll((s.breaks ?? []).filter((r) => this.rules.has(r)));
       if (s.focus) this.agenda.stack = [...s.focus];
@@ -1809,10 +1922,7 @@ export class RuleEngine {
    */
   private factInScope(fact: Fact, module: string): boolean {
     const key = fact.template === null ? fact.relation : (fact.template.key ?? fact.template.name);
-    const owner = keyModule(key);
-    if (owner === module) return true;
-    if (this.moduleImports.size === 0) return false;
-    return importedModules(this.moduleGraph, "deftemplate", bareName(key), module).includes(owner);
+    return this.moduleScope.sees("deftemplate", key, module);
   }
 
   /** The facts `(facts [module])` lists: the current module's scope, a module's, or all (`*`). */
@@ -1824,14 +1934,52 @@ export class RuleEngine {
     return all.filter((f) => this.factInScope(f, m));
   }
 
-  /** {@link templateKey} for a construct kind: `defines` says whether a key is defined. */
-  private scopedKey(kind: string, typed: string, defines: (key: string) => boolean): string {
+  /**
+   * {@link templateKey} for a construct kind, typed in module `from`: `defines` says whether a
+   * key is defined.
+   */
+  private scopedKey(
+    kind: string,
+    typed: string,
+    defines: (key: string) => boolean,
+    from = this.module,
+  ): string {
     const at = typed.indexOf("::");
     if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
-    const own = constructKey(this.module, typed);
+    const own = constructKey(from, typed);
     if (defines(own) || this.moduleImports.size === 0) return own;
-    const from = importedModules(this.moduleGraph, kind, typed, this.module)[0];
-    return from === undefined ? own : constructKey(from, typed);
+    const first = importedModules(this.moduleGraph, kind, typed, from)[0];
+    return first === undefined ? own : constructKey(first, typed);
+  }
+
+  /** The modules' scope of names, as the construct tables read it (module-scope.ts). */
+  private readonly moduleScope: ModuleScope = {
+    current: () => this.module,
+    modules: () => [...this.modules],
+    key: (kind, typed, defines, from) => this.scopedKey(kind, typed, defines, from),
+    sees: (kind, key, from) => {
+      const owner = keyModule(key);
+      if (owner === from) return true;
+      if (this.moduleImports.size === 0) return false;
+      return importedModules(this.moduleGraph, kind, bareName(key), from).includes(owner);
+    },
+  };
+
+  /**
+   * The key (module-scope.ts) of the deffunction or generic function a call typed in the current
+   * module names: `MOD::name` that module's, a bare name the module's own or one it imports;
+   * a built-in or host function's name stays as it is.
+   */
+  private functionKey(typed: string, module = this.module): string {
+    const at = typed.indexOf("::");
+    if (at > 0) return constructKey(typed.slice(0, at), typed.slice(at + 2));
+    const own = constructKey(module, typed);
+    if (this.procs.hasFunction(own)) return own;
+    for (const kind of this.moduleImports.size > 0 ? ["deffunction", "defgeneric"] : []) {
+      const from = importedModules(this.moduleGraph, kind, typed, module)[0];
+      if (from !== undefined) return constructKey(from, typed);
+    }
+    return isKnownFunction(typed) || this.hostFns.has(typed) ? typed : own;
   }
 
   /** The key of the rule a typed name stands for from the current module (see templateKey). */
@@ -1852,17 +2000,20 @@ export class RuleEngine {
     busy: (kind, name, module) =>
       kind === "deftemplate"
         ? this.wm.ofRelation(constructKey(module, name)).length > 0
-        : kind === "deffunction" && this.procs.running(name),
+        : kind === "deffunction" && this.functionBusy(constructKey(module, name)),
+    executing: (name, module) => this.procs.running(constructKey(module, name)),
+    hollow: (name, module) => this.hollowFunction(module, name),
     remove: (kind, name, module) => {
       const id = `${module}::${name}`;
-      if (kind === "deffunction") this.procs.forgetFunction(name);
+      if (kind === "deffunction") this.procs.forgetFunction(constructKey(module, name));
       else if (kind === "deftemplate") {
         this.templates.delete(constructKey(module, name));
         this.implied.delete(constructKey(module, name));
       } else if (kind === "defglobal") this.procs.forgetGlobal(name, module);
       else this.deffacts.delete(id);
       this.texts.forget(kind, id);
-      const logKey = kind === "deffunction" ? `${kind} ${name}` : `${kind} ${id}`;
+      const logKey =
+        kind === "deffunction" ? `${kind} ${constructKey(module, name)}` : `${kind} ${id}`;
       const key = this.logKeys.get(logKey);
       this.logKeys.delete(logKey);
       // A defglobal's text stays while another global it defines is left.
@@ -1881,30 +2032,88 @@ export class RuleEngine {
     },
   };
 
-  private readonly undefclassHost: UndefclassHost = {
+  /** Each method's form with its generic function's module (where its names resolve). */
+  private methodForms(): { form: SList; module: string }[] {
+    return this.generics.keys().flatMap((g) =>
+      (this.generics.describe(g) ?? []).flatMap((m) => {
+        const form = this.generics.methodForm(g, m.index);
+        return form ? [{ form, module: keyModule(g) }] : [];
+      }),
+    );
+  }
+
+  /**
+   * How code of `module` may write the class `cls`: `MOD::NAME`, and its bare name where that
+   * resolves to it (another module's class of that name is another class).
+   */
+  private classWrittenAs(cls: ClassDef, module: string): string[] {
+    const qualified = `${cls.module}::${cls.name}`;
+    return this.objects.classNamed(cls.name, module) === cls ? [cls.name, qualified] : [qualified];
+  }
+
+  private readonly classHolders: ClassHolders = {
+    namedByMethod: (cls) =>
+      this.methodForms().some(({ form, module }) =>
+        this.classWrittenAs(cls, module).some((typed) => methodNamesClass(form, typed)),
+      ),
+    matchedByRule: (cls) => [...this.ruleClasses.values()].some((held) => held.has(cls)),
+    handlersRunning: (cls) => this.objects.handlersRunning(cls),
+    namedByCode: (cls) => {
+      const handlers = this.objects.classList().flatMap((c) =>
+        this.objects
+          .handlerList(c)
+          .flatMap((h) => (h.text ? readForms(h.text) : []))
+          .map((form) => ({ form, module: c.module })),
+      );
+      const constructs = [...this.texts.entries()].map(({ form, module }) => ({ form, module }));
+      return [...constructs, ...this.methodForms(), ...handlers].some(({ form, module }) =>
+        this.classWrittenAs(cls, module).some((typed) => formNamesClass(form, typed)),
+      );
+    },
+  };
+
+  /** [CLASSPSR3]: a class something holds (class-holders.ts) cannot be defined again. */
+  private checkClassIdle(form: SList): void {
+    const named = form.items[1];
+    // check-syntax does not look (CLIPS's check-syntax mode).
+    if (this.checkingSyntax || named?.type !== "atom" || named.kind !== "symbol") return;
+    const [module, name] = splitName(named.text, this.module);
+    // Only a class of the module the defclass goes in is defined again.
+    if (!this.texts.has("defclass", `${module}::${name}`)) return;
+    const cls = this.objects.isSystemClass(name)
+      ? undefined
+      : this.objects.classNamed(name, module);
+    if (cls === undefined || !classHeld(cls, this.classHolders)) return;
+    // CLIPS stops at the `(` after the name (and comment).
+    const next = form.items.slice(2).find((n) => n.type === "list") ?? form;
+    throw rulesLoadError(next.pos, `class ${name} is in use: it cannot be redefined`, {
+      construct: `defclass ${name}`,
+      clips: `[CLASSPSR3] ${name} class cannot be redefined while\n    outstanding references to it still exist.`,
+      echoOpen: true,
+      hint: "Delete what uses it first (its instances, rules, methods, …).",
+    });
+  }
+
+  /** Deletes a class and its subclasses with their texts and handlers (undefclass, redefinition). */
+  private removeClass(def: ClassDef): void {
+    for (const id of this.objects.removeClass(def)) {
+      this.texts.forget("defclass", id);
+      // Its defclass and handlers leave the construct log (a snapshot replays the log).
+      for (const [logKey, key] of this.logKeys) {
+        if (logKey === `defclass ${id}` || logKey.startsWith(`defmessage-handler ${id} `)) {
+          this.constructLog.delete(key);
+          this.logKeys.delete(logKey);
+        }
+      }
+    }
+  }
+
+  private readonly undefclassHost: UndefclassHost<ClassDef> = {
     classNamed: (name) => this.objects.classNamed(name),
     isSystemClass: (name) => this.objects.isSystemClass(name),
     moduleClasses: () => this.texts.names("defclass", this.module),
-    namedByMethod: (cls) =>
-      this.generics.names().some((g) =>
-        (this.generics.describe(g) ?? []).some((m) => {
-          const form = this.generics.methodForm(g, m.index);
-          return form ? methodNamesClass(form, cls) : false;
-        }),
-      ),
-    remove: (cls) => {
-      const def = this.objects.classNamed(cls.name);
-      for (const name of def ? this.objects.removeClass(def) : []) {
-        this.texts.forget("defclass", name, this.module);
-        // Its defclass and handlers leave the construct log (a snapshot replays the log).
-        for (const [logKey, key] of this.logKeys) {
-          if (logKey === `defclass ${name}` || logKey.startsWith(`defmessage-handler ${name} `)) {
-            this.constructLog.delete(key);
-            this.logKeys.delete(logKey);
-          }
-        }
-      }
-    },
+    held: (cls) => classHeld(cls, this.classHolders),
+    remove: (cls) => this.removeClass(cls),
     print: (text) => this.onPrint(text),
   };
 
@@ -1916,10 +2125,11 @@ export class RuleEngine {
       this.objects.initialObject = false;
     },
     remove: (name) => {
-      this.objects.forgetInstances(name);
+      this.objects.forgetInstances(constructKey(this.module, name));
       this.texts.forget("definstances", name, this.module);
-      const key = this.logKeys.get(`definstances ${name}`);
-      this.logKeys.delete(`definstances ${name}`);
+      const logKey = `definstances ${this.module}::${name}`;
+      const key = this.logKeys.get(logKey);
+      this.logKeys.delete(logKey);
       if (key !== undefined) this.constructLog.delete(key);
     },
   };
@@ -1941,14 +2151,12 @@ export class RuleEngine {
 
   /**
    * A class save-instances names: `local` ones must be defined in the current module (system
-   * classes are MAIN's); visible ones are any (Keel does not check class imports here).
+   * classes are MAIN's); visible ones those it defines or imports.
    */
   private saveClass(name: string, local: boolean): { abstract: boolean } | null {
     const cls = this.objects.classNamed(name);
     if (!cls) return null;
-    if (local && (this.texts.moduleOf("defclass", name, this.module) ?? "MAIN") !== this.module) {
-      return null;
-    }
+    if (local && cls.module !== this.module) return null;
     return { abstract: cls.abstract };
   }
 
@@ -1956,8 +2164,12 @@ export class RuleEngine {
   /** What `dependencies` and `dependents` read: facts, instances, logical support. */
   private readonly dependencyHost: DependencyHost = {
     fact: (id) => this.wm.byId.get(id),
-    instanceExists: (v) => this.objects.find(v) !== null,
-    facts: () => this.wm.all(),
+    instance: (v) => {
+      const inst = this.objects.find(v);
+      return inst === null ? null : (this.instanceFacts.factOf(inst) ?? null);
+    },
+    // CLIPS walks every instance, then every fact (its pattern parsers' order).
+    facts: () => [...this.instanceFacts.all(), ...this.wm.all()],
     supportOf: (fact) => this.tms.supportOf(fact),
     print: (text) => this.onPrint(text),
   };
@@ -2320,6 +2532,49 @@ export class RuleEngine {
   }
 
   evalTopLevel(form: SNode, rhs: Map<string, Value>): Value {
+    this.topForms.push(form);
+    try {
+      return this.evalForm(form, rhs);
+    } finally {
+      this.topForms.pop();
+    }
+  }
+
+  /**
+   * Whether a command being run calls `name`: CLIPS installs a command's expression while it
+   * runs, so the deffunctions and generics it calls cannot be deleted meanwhile.
+   */
+  private calledNow(key: string): boolean {
+    return this.topForms.some((f) => this.callsKey(f, key, this.module));
+  }
+
+  /** Whether deffunction `key` is running, called by the command being run or by a method. */
+  private functionBusy(key: string): boolean {
+    return this.procs.running(key) || this.calledNow(key) || this.calledByMethods(key);
+  }
+
+  /** Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction). */
+  private calledByMethods(key: string): boolean {
+    for (const g of this.generics.keys()) {
+      for (const { index } of this.generics.describe(g) ?? []) {
+        const form = this.generics.methodForm(g, index);
+        if (form && this.callsKey(form, key, keyModule(g))) return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether `form`, code of `module`, calls the deffunction or generic function keyed `key`
+   * (module-scope.ts): as `MOD::name`, or by a bare name that module resolves to it.
+   */
+  private callsKey(form: SNode, key: string, module: string): boolean {
+    const name = bareName(key);
+    if (callsName(form, `${keyModule(key)}::${name}`)) return true;
+    return callsName(form, name) && this.functionKey(name, module) === key;
+  }
+
+  private evalForm(form: SNode, rhs: Map<string, Value>): Value {
     const ctx = this.parseContext();
     // A command belongs to no construct: the last construct parsed must not name its errors.
     ctx.construct = undefined;
@@ -2339,6 +2594,14 @@ export class RuleEngine {
   }
 }
 
+/** Whether `form` holds a call of `name` (a list headed by it). */
+function callsName(form: SNode, name: string): boolean {
+  if (form.type !== "list") return false;
+  const head = form.items[0];
+  if (head?.type === "atom" && head.text === name) return true;
+  return form.items.some((n) => callsName(n, name));
+}
+
 /** The rule that fired most often among `fired` (the one that does not settle), if any. */
 /** A construct error's CLIPS message followed by CLIPS's `ERROR:` echo of the construct. */
 /** The constructs an atomic section's own roll-back removes (see rollBack). */
@@ -2352,7 +2615,11 @@ const PORTABLE: ReadonlySet<string> = new Set([
 ]);
 
 const PER_MODULE: ReadonlySet<string> = new Set([
+  "defclass",
   "deffacts",
+  "deffunction",
+  "defgeneric",
+  "definstances",
   "defglobal",
   "defmodule",
   "defrule",

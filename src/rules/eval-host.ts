@@ -39,6 +39,10 @@ export interface HostBackend {
   hostFunction(name: string): RuleFunction | undefined;
   assertResolved(r: ResolvedFact): Fact | null;
   retractFact(fact: Fact): void;
+  /** True while a fact or instance is being matched (a pattern's function is running). */
+  matching(): boolean;
+  /** Runs `run` with the matching of changed instances put off until it ends. */
+  delayObjectMatching(run: () => Value): Value;
   /**
    * Runs a fact already created in working memory through the network; false when it was taken
    * back instead (the firing rule's logical support is gone).
@@ -76,8 +80,16 @@ export interface HostBackend {
 export function createEvalHost(b: HostBackend): EvalHost {
   return {
     hostFunction: (name) => b.hostFunction(name),
-    assertFact: (r) => b.assertResolved(r) ?? FALSE,
+    delayObjectMatching: (run) => b.delayObjectMatching(run),
+    assertFact: (r) => {
+      if (b.matching()) return refusedWhileMatching(b, 2, "asserted");
+      return b.assertResolved(r) ?? FALSE;
+    },
     retract: (target, index = 1) => {
+      if (b.matching()) {
+        refusedWhileMatching(b, 1, "retracted");
+        return;
+      }
       if (target === "*") {
         for (const f of b.wm.all()) b.retractFact(f);
         return;
@@ -128,6 +140,12 @@ export function createEvalHost(b: HostBackend): EvalHost {
     },
     checkDeadline: () => b.checkDeadline(),
   };
+}
+
+/** CLIPS's refusal of an assert or retract made by a function a pattern calls (factmngr.c). */
+function refusedWhileMatching(b: HostBackend, id: number, what: string): Value {
+  b.print(`\n[FACTMNGR${id}] Facts may not be ${what} during pattern-matching\n`);
+  return FALSE;
 }
 
 /**

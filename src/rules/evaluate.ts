@@ -39,6 +39,8 @@ export interface EvalHost {
   assertFact(spec: ResolvedFact): Value;
   /** `index`: the argument's position, for CLIPS's message (1 when left out). */
   retract(target: Value, index?: number): void;
+  /** Runs `run` with the matching of changed instances put off until it ends. */
+  delayObjectMatching(run: () => Value): Value;
   modify(target: Value, changes: SlotChange[], duplicate: boolean): Value;
   print(router: string, text: string): void;
   /** Set when a failed pattern test is reported and treated as false (CLIPS), not thrown. */
@@ -59,17 +61,33 @@ export interface EvalHost {
   checkDeadline(): void;
 }
 
+/** One `(slot value…)` of make-instance and its kin, evaluated. */
+export interface SlotOverride {
+  readonly name: string;
+  readonly values: Value[];
+  /** Its name was an expression whose value is no symbol. */
+  readonly invalid?: boolean;
+}
+
 /** What COOL's functions and the fact-set and instance-set queries ask the engine. */
 export interface ObjectOps {
   /** `?x:slot`: a slot of an instance (name or address) or of a template fact. */
   slotOf(target: Value, slot: string): Value;
   /** `(bind ?self:slot value)`. */
   setSlotOf(target: Value, slot: string, value: Value): Value;
-  makeInstance(name: Value | null, cls: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** An override whose name evaluated to no symbol is `invalid` ([INSMNGR9]). */
+  makeInstance(
+    name: Value | null,
+    cls: Value,
+    slots: readonly SlotOverride[] | (() => readonly SlotOverride[]),
+  ): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(initialize-instance target (slot value…)…)`: the instance's name. */
-  initializeInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  initializeInstance(
+    target: Value,
+    slots: readonly SlotOverride[] | (() => readonly SlotOverride[]),
+  ): Value;
   /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
   duplicateInstance(
     target: Value,
@@ -247,6 +265,7 @@ export function isKnownFunction(name: string): boolean {
     name === "and" ||
     name === "or" ||
     name === "progn" ||
+    name === "object-pattern-match-delay" ||
     name === "return" ||
     name === "break"
   );
@@ -463,6 +482,12 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
       const name = e.name ? compileExpr(e.name, opts) : null;
       const cls = compileExpr(e.cls, opts);
       const slots = e.slots.map((s) => {
+        const nameOf = s.nameExpr ? compileExpr(s.nameExpr, opts) : null;
+        const slotName = (f: Frame): { name: string; invalid?: boolean } => {
+          if (nameOf === null) return { name: s.name };
+          const v = nameOf(f);
+          return isSymbol(v) ? { name: v } : { name: formatValue(v), invalid: true };
+        };
         // `$?x` (expand$) passes the multifield's fields as separate put- arguments.
         const parts = s.values.map((v) => {
           const spread = isExpansion(v) && v.args.length === 1;
@@ -477,45 +502,33 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           }
           return out;
         };
-        return { name: s.name, values };
+        return { slotName, values };
       });
+      const evaluated = (f: Frame): SlotOverride[] =>
+        slots.map((s) => ({ ...s.slotName(f), values: s.values(f) }));
       const to = e.duplicate?.to ? compileExpr(e.duplicate.to, opts) : null;
       if (e.duplicate) {
-        return (f) =>
-          f.host.objects.duplicateInstance(
-            cls(f),
-            to ? to(f) : null,
-            slots.map((s) => ({ name: s.name, values: s.values(f) })),
-          );
+        return (f) => f.host.objects.duplicateInstance(cls(f), to ? to(f) : null, evaluated(f));
       }
       if (e.initialize) {
-        return (f) =>
-          f.host.objects.initializeInstance(
-            cls(f),
-            slots.map((s) => ({ name: s.name, values: s.values(f) })),
-          );
+        return (f) => f.host.objects.initializeInstance(cls(f), evaluated(f));
       }
       if (e.modify) {
-        return (f) =>
-          f.host.objects.modifyInstance(
-            cls(f),
-            slots.map((s) => ({ name: s.name, values: s.values(f) })),
-          );
+        return (f) => f.host.objects.modifyInstance(cls(f), evaluated(f));
       }
       return (f) =>
-        f.host.objects.makeInstance(
-          name ? name(f) : null,
-          cls(f),
+        f.host.objects.makeInstance(name ? name(f) : null, cls(f), () =>
           slots.map((s) => {
+            const slot = s.slotName(f);
             // CLIPS evaluates an override as the arguments of its put- message: one level
             // deeper (its ED in traces).
             stepIn();
             try {
-              return { name: s.name, values: s.values(f) };
+              return { ...slot, values: s.values(f) };
             } catch (e) {
               throw withClipsLine(
                 e,
-                `[PRCCODE6] This error occurred while evaluating arguments for the message put-${s.name}.`,
+                `[PRCCODE6] This error occurred while evaluating arguments for the message put-${slot.name}.`,
               );
             } finally {
               stepOut();
@@ -819,6 +832,14 @@ function compileCall(e: Expr & { k: "call" }, opts: CompileOptions): Compiled {
         for (const a of args) last = a(f);
         return last;
       };
+    case "object-pattern-match-delay":
+      // As progn, with instances matched only once the last action is done.
+      return (f) =>
+        f.host.delayObjectMatching(() => {
+          let last: Value = FALSE;
+          for (const a of args) last = a(f);
+          return last;
+        });
     case "printout":
       return (f) => {
         const r = args[0]?.(f);

@@ -18,6 +18,11 @@ export class FocusAgenda {
   strategy: Strategy = "depth";
   /** Prints `(watch focus)` messages; null when focus is not watched. */
   trace: ((text: string) => void) | null = null;
+  /**
+   * Told the module that becomes the current module as focus moves: each one focused (even one
+   * already on top), and the new top after a pop (CLIPS's EnvFocus and RemoveFocus).
+   */
+  onFocus: (module: string) => void = () => {};
   /** The random strategy's generator state (a fixed seed: runs are reproducible). */
   private seed = 1;
 
@@ -93,6 +98,7 @@ export class FocusAgenda {
     for (let i = modules.length - 1; i >= 0; i--) {
       const m = modules[i] as string;
       const top = this.focus();
+      this.onFocus(m);
       if (top === m) continue;
       this.trace?.(focusTrace(true, m, top));
       this.stack.push(m);
@@ -102,6 +108,8 @@ export class FocusAgenda {
   popFocus(): string | null {
     const m = this.stack.pop() ?? null;
     if (m !== null) this.trace?.(focusTrace(false, m, this.focus()));
+    const top = this.focus();
+    if (m !== null && top !== null) this.onFocus(top);
     return m;
   }
 

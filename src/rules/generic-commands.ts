@@ -13,6 +13,8 @@ import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
 import { GENERIC_COMMANDS } from "./generic-command-names.js";
 import type { Generics } from "./generics.js";
+import { moduleArgument, moduleListing } from "./introspect.js";
+import { bareName } from "./module-scope.js";
 import { ppDefmethod, ppExpression } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
 import { type Atom, FALSE, isInteger, isSymbol, TRUE, type Value, VOID } from "./values.js";
@@ -25,9 +27,18 @@ export interface GenericCommandHost {
   readonly texts: ConstructTexts;
   /** The current module. */
   module(): string;
+  /** Every module, in definition order. */
+  modules(): string[];
+  /**
+   * The generic function a typed name stands for from the current module (`MOD::name` that
+   * module's, a bare name one the module sees), undefined for none.
+   */
+  resolve(typed: string): string | undefined;
   print(text: string): void;
   /** Deletes a generic function: its methods, its callable and its text. */
   forgetGeneric(name: string): void;
+  /** Whether the command being run (a top-level call) calls generic `key`: CLIPS then keeps it. */
+  calledNow(key: string): boolean;
 }
 
 /** Runs one generic-function command; null when `name` is not one. */
@@ -42,12 +53,9 @@ export function genericCommand(
     case "ppdefmethod":
       return ppdefmethod(host, args);
     case "list-defgenerics": {
-      const names = host.generics.names(host.module());
-      if (names.length > 0) {
-        const s = names.length === 1 ? "" : "s";
-        host.print(
-          `${names.map((n) => `${n}\n`).join("")}For a total of ${names.length} defgeneric${s}.\n`,
-        );
+      const modules = moduleArgument(host, name, args[0]);
+      if (modules) {
+        host.print(moduleListing("defgeneric", modules, (m) => host.generics.names(m)));
       }
       return VOID;
     }
@@ -56,14 +64,16 @@ export function genericCommand(
     case "get-defgeneric-list":
       return host.generics.names(host.module());
     case "get-defmethod-list": {
-      const names =
-        args[0] === undefined ? host.generics.names(host.module()) : [generic(host, name, args[0])];
-      return names.flatMap((n) => (host.generics.describe(n) ?? []).flatMap((m) => [n, m.index]));
+      const keys =
+        args[0] === undefined ? host.generics.keys(host.module()) : [generic(host, name, args[0])];
+      return keys.flatMap((n) =>
+        (host.generics.describe(n) ?? []).flatMap((m) => [bareName(n), m.index]),
+      );
     }
     case "preview-generic": {
       const g = generic(host, name, args[0]);
       for (const m of host.generics.applicable(g, args.slice(1)) ?? [])
-        host.print(`${g} ${m.text}\n`);
+        host.print(`${bareName(g)} ${m.text}\n`);
       return VOID;
     }
     case "undefgeneric":
@@ -82,13 +92,14 @@ function generic(host: GenericCommandHost, fn: string, arg: Value | undefined): 
   if (arg === undefined || !isSymbol(arg)) {
     throw typeError(fn, 1, "symbol");
   }
-  if (!host.generics.has(arg)) {
+  const found = host.resolve(arg);
+  if (found === undefined) {
     throw rulesRuntimeError(`no generic function ${arg}`, {
       clips: `[GENRCFUN3] Unable to find generic function ${arg} in function ${fn}.`,
       hint: "list-defgenerics lists the generic functions there are.",
     });
   }
-  return arg;
+  return found;
 }
 
 /** `(ppdefgeneric name)`: `(defgeneric MODULE::name ["comment"])`. */
@@ -96,20 +107,22 @@ function ppdefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   if (arg === undefined || !isSymbol(arg)) {
     throw typeError("ppdefgeneric", 1, "symbol");
   }
-  const module = host.generics.moduleOf(arg);
-  if (module === undefined) {
+  const key = host.resolve(arg);
+  const module = key === undefined ? undefined : host.generics.moduleOf(key);
+  if (key === undefined || module === undefined) {
     throw rulesRuntimeError(`unable to find defgeneric ${arg}`, {
       clips: `[PRNTUTIL1] Unable to find defgeneric ${arg}.`,
     });
   }
   // A generic made by its first defmethod has no defgeneric text: CLIPS writes the header alone.
+  const name = bareName(key);
   const form = [...host.texts.entries()].find(
-    (e) => e.kind === "defgeneric" && e.name === arg,
+    (e) => e.kind === "defgeneric" && e.name === name && e.module === module,
   )?.form;
   const comment = form?.items[2];
   const text =
     comment?.type === "atom" && comment.kind === "string" ? ` ${ppExpression(comment)}` : "";
-  host.print(`(defgeneric ${module}::${arg}${text})\n`);
+  host.print(`(defgeneric ${module}::${name}${text})\n`);
   return VOID;
 }
 
@@ -157,8 +170,8 @@ function methodRestrictions(host: GenericCommandHost, args: readonly Value[]): V
 function method(host: GenericCommandHost, fn: string, g: string, index: number): SList | null {
   const form = host.generics.methodForm(g, index);
   if (form === undefined) {
-    throw rulesRuntimeError(`generic function ${g} has no method #${index}`, {
-      clips: `[GENRCFUN2] Unable to find method ${g} #${index} in function ${fn}.`,
+    throw rulesRuntimeError(`generic function ${bareName(g)} has no method #${index}`, {
+      clips: `[GENRCFUN2] Unable to find method ${bareName(g)} #${index} in function ${fn}.`,
       hint: "list-defmethods lists the methods with their indices.",
     });
   }
@@ -170,16 +183,14 @@ function method(host: GenericCommandHost, fn: string, g: string, index: number):
  * generics of the current module are separated by a blank line; no total when there is none.
  */
 function listDefmethods(host: GenericCommandHost, arg: Value | undefined): Value {
-  const names =
-    arg === undefined
-      ? host.generics.names(host.module())
-      : [generic(host, "list-defmethods", arg)];
+  const keys =
+    arg === undefined ? host.generics.keys(host.module()) : [generic(host, "list-defmethods", arg)];
   let text = "";
   let count = 0;
-  names.forEach((n, i) => {
+  keys.forEach((n, i) => {
     if (i > 0) text += "\n";
     for (const m of host.generics.describe(n) ?? []) {
-      text += `${n} ${m.text}\n`;
+      text += `${bareName(n)} ${m.text}\n`;
       count++;
     }
   });
@@ -193,15 +204,17 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
   if (arg === undefined || !isSymbol(arg)) {
     throw typeError("undefgeneric", 1, "symbol");
   }
-  const all = arg === "*" && !host.generics.has("*");
-  if (!all && !host.generics.has(arg)) {
+  const key = host.resolve(arg);
+  const all = arg === "*" && key === undefined;
+  if (!all && key === undefined) {
     throw rulesRuntimeError(`unable to find defgeneric ${arg}`, {
       clips: `[PRNTUTIL1] Unable to find defgeneric ${arg}.`,
     });
   }
-  for (const n of all ? host.generics.names(host.module()) : [arg]) {
-    if (host.generics.running(n)) host.print(`[PRNTUTIL4] Unable to delete defgeneric ${n}.\n`);
-    else host.forgetGeneric(n);
+  for (const n of key === undefined ? host.generics.keys(host.module()) : [key]) {
+    if (host.generics.running(n) || host.calledNow(n)) {
+      host.print(`[PRNTUTIL4] Unable to delete defgeneric ${bareName(n)}.\n`);
+    } else host.forgetGeneric(n);
   }
   return VOID;
 }
@@ -211,16 +224,18 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
  * for every generic), then the index (`*` for every method); a running generic is not changed.
  */
 function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
-  const [name, index] = args;
-  if (name === undefined || !isSymbol(name)) {
+  const [typed, index] = args;
+  if (typed === undefined || !isSymbol(typed)) {
     throw typeError("undefmethod", 1, "symbol");
   }
-  const all = name === "*" && !host.generics.has(name);
-  if (!all && !host.generics.has(name)) {
-    throw rulesRuntimeError(`no generic function ${name}`, {
-      clips: `[GENRCCOM1] No such generic function ${name} in function undefmethod.`,
+  const found = host.resolve(typed);
+  const all = typed === "*" && found === undefined;
+  if (!all && found === undefined) {
+    throw rulesRuntimeError(`no generic function ${typed}`, {
+      clips: `[GENRCCOM1] No such generic function ${typed} in function undefmethod.`,
     });
   }
+  const name = found ?? typed;
   const every = index === "*";
   if (!every && (index === undefined || !isInteger(index) || Number(index) === 0)) {
     throw rulesRuntimeError("undefmethod expects a method index or *", {
@@ -233,7 +248,7 @@ function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
         clips: "[GENRCCOM3] Incomplete method specification for deletion.",
       });
     }
-    for (const g of host.generics.names()) {
+    for (const g of host.generics.keys()) {
       if (!host.generics.running(g)) forgetExplicit(host, g);
     }
     return VOID;
@@ -241,7 +256,7 @@ function undefmethod(host: GenericCommandHost, args: readonly Value[]): Value {
   if (host.generics.running(name)) {
     // CLIPS prints this and goes on: the caller is not halted.
     host.print(
-      `[GENRCFUN1] Defgeneric ${name} cannot be modified while one of its methods is executing.\n`,
+      `[GENRCFUN1] Defgeneric ${typed} cannot be modified while one of its methods is executing.\n`,
     );
     return VOID;
   }

@@ -10,6 +10,7 @@ import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
+import { bareName, constructKey, keyModule } from "./module-scope.js";
 import type { ClassDef } from "./objects.js";
 import { ppDefmethod } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
@@ -93,10 +94,15 @@ function primitiveTypes(v: Value): string[] {
   return ["OBJECT"];
 }
 
-/** The generic functions of one engine. */
+/**
+ * The generic functions of one engine, keyed as module-scope.ts keys constructs (`MOD::name`, a
+ * bare name for MAIN's): every method below takes that key.
+ */
 export class Generics {
   private readonly generics = new Map<string, Generic>();
   private readonly stack: Call[] = [];
+  /** The generics whose methods' restrictions are being tested (a query may call anything). */
+  private readonly testing: string[] = [];
 
   constructor(
     private readonly host: () => EvalHost,
@@ -115,6 +121,14 @@ export class Generics {
 
   clear(): void {
     this.generics.clear();
+  }
+
+  /** The generic functions' keys, in definition order (those of `module` when given). */
+  keys(module?: string): string[] {
+    const out: string[] = [];
+    for (const [key, g] of this.generics)
+      if (module === undefined || g.module === module) out.push(key);
+    return out;
   }
 
   /** The generic functions' names, in definition order (those of `module` when given). */
@@ -160,9 +174,15 @@ export class Generics {
     return m === undefined ? undefined : m.form;
   }
 
-  /** Whether a call of the generic is running now (CLIPS will not delete it). */
+  /**
+   * Whether a call of the generic is running now, its methods' restrictions being tested
+   * included (CLIPS will not delete or change it).
+   */
   running(name: string): boolean {
-    return this.stack.some((c) => c.generic.name === name);
+    const g = this.generics.get(name);
+    return (
+      this.testing.includes(name) || (g !== undefined && this.stack.some((c) => c.generic === g))
+    );
   }
 
   /** Deletes a generic function and its methods. */
@@ -181,9 +201,10 @@ export class Generics {
 
   /** `(defgeneric name)`: the callable that dispatches (the caller registers it). */
   declare(name: string, module = "MAIN"): RuleFunction {
-    if (!this.generics.has(name)) {
+    const key = constructKey(module, name);
+    if (!this.generics.has(key)) {
       const g: Generic = { name, module, methods: [], nextIndex: 1 };
-      this.generics.set(name, g);
+      this.generics.set(key, g);
       // Overloading a system function: the function stays callable as the generic's method #SYS1.
       const sys = systemMethod(name);
       if (sys) {
@@ -201,7 +222,7 @@ export class Generics {
         });
       }
     }
-    return (args) => this.dispatch(name, args);
+    return (args) => this.dispatch(key, args);
   }
 
   /** What a system function's implicit method calls. */
@@ -225,15 +246,15 @@ export class Generics {
    * `(defmethod …)`, placed among the generic's methods by CLIPS's precedence (FindMethodByRestrictions):
    * before the first method it precedes; one with the same restrictions is replaced and keeps its index.
    */
-  defineMethod(ast: MethodAst, form: SList | null = null): void {
+  defineMethod(ast: MethodAst, form: SList | null = null, key = ast.name): void {
     const construct = `defmethod ${ast.name}`;
-    const g = this.generics.get(ast.name) ?? {
+    const g = this.generics.get(key) ?? {
       name: ast.name,
-      module: "MAIN",
+      module: keyModule(key),
       methods: [],
       nextIndex: 1,
     };
-    this.generics.set(ast.name, g);
+    this.generics.set(key, g);
     const mine = restrictionsOf(ast);
     let index = ast.index ?? 0;
     let at = this.position(g, mine);
@@ -406,15 +427,23 @@ export class Generics {
 
   private dispatch(name: string, args: Value[]): Value {
     const g = this.generics.get(name);
-    const at = g ? this.nextApplicable(g, 0, args) : -1;
+    let at = -1;
+    if (g) {
+      this.testing.push(name);
+      try {
+        at = this.nextApplicable(g, 0, args);
+      } finally {
+        this.testing.pop();
+      }
+    }
     if (!g || at < 0) {
-      throw rulesRuntimeError(`no method of ${name} applies to these arguments`, {
-        clips: `[GENRCEXE1] No applicable methods for ${name}.`,
+      throw rulesRuntimeError(`no method of ${bareName(name)} applies to these arguments`, {
+        clips: `[GENRCEXE1] No applicable methods for ${bareName(name)}.`,
       });
     }
     // The call runs one level deeper, where its arguments were evaluated (compileHostCall), and
     // its methods at that level (CLIPS's ED in traces).
-    const trace = this.traced("generic-functions", `${name} `, args);
+    const trace = this.traced("generic-functions", `${g.name} `, args);
     trace?.(true);
     const value = this.run({ generic: g, at, args }, args);
     trace?.(false);

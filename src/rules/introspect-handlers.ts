@@ -27,7 +27,7 @@ export function handlerCommand(
     case "list-defmessage-handlers": {
       const list = handlersOf(objects, name, args);
       if (list.length === 0) return VOID;
-      const lines = list.map((h) => `${h.name} ${h.type} in class ${h.cls}\n`).join("");
+      const lines = list.map((h) => `${h.name} ${h.type} in class ${h.label}\n`).join("");
       const s = list.length === 1 ? "" : "s";
       print(`${lines}For a total of ${list.length} message-handler${s}.\n`);
       return VOID;

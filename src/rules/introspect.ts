@@ -18,8 +18,8 @@ export interface IntrospectionHost {
   /** Every module, in definition order. */
   modules(): string[];
   print(text: string): void;
-  /** Every class, the system classes first (classes belong to MAIN). */
-  classes(): string[];
+  /** Every class, or `module`'s, the system classes first (they belong to MAIN). */
+  classes(module?: string): string[];
   /** Whether MAIN still has the built-in initial-fact deffacts (`undeffacts` deletes it). */
   initialFacts(): boolean;
   /** Whether MAIN still has the built-in initial-object definstances (`undefinstances`). */
@@ -186,7 +186,7 @@ function showGlobals(host: IntrospectionHost, modules: string[], headed: boolean
 
 /** The names of `kind` in `module`, the built-in initial-fact deftemplate and deffacts first. */
 function names(host: IntrospectionHost, kind: ConstructKind, module: string): string[] {
-  if (kind === "defclass") return module === "MAIN" ? host.classes() : [];
+  if (kind === "defclass") return host.classes(module);
   const own = host.texts.names(kind, module);
   if (module !== "MAIN") return own;
   const first = builtIn(host, kind);
@@ -208,8 +208,8 @@ const BUILT_IN: Partial<Record<ConstructKind, string>> = {
 };
 
 /** `(list-… [module | *])`: the modules to list, null after CLIPS's message for a bad one. */
-function moduleArgument(
-  host: IntrospectionHost,
+export function moduleArgument(
+  host: Pick<IntrospectionHost, "module" | "modules">,
   fn: string,
   arg: Value | undefined,
 ): string[] | null {
@@ -229,14 +229,26 @@ function moduleArgument(
 }
 
 function listing(host: IntrospectionHost, kind: ConstructKind, modules: string[]): string {
+  return moduleListing(kind, modules, (m) => names(host, kind, m));
+}
+
+/**
+ * A `list-def…` command's text: one module's names and their total, or with several (`*`) each
+ * module's under `NAME:` and one total.
+ */
+export function moduleListing(
+  kind: string,
+  modules: readonly string[],
+  namesOf: (module: string) => readonly string[],
+): string {
   if (modules.length === 1) {
     const only = modules[0] as string;
-    return total(names(host, kind, only), kind);
+    return total(namesOf(only), kind);
   }
   let text = "";
   let count = 0;
   for (const m of modules) {
-    const these = names(host, kind, m);
+    const these = namesOf(m);
     text += `${m}:\n${these.map((n) => `   ${n}\n`).join("")}`;
     count += these.length;
   }

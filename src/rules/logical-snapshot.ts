@@ -35,6 +35,11 @@ function factsOf(t: Token): (number | null)[] {
   return matchesOf(t, t.depth).map((m) => (m ? m.fact.factId : null));
 }
 
+/** The rules that asserted a match's facts, when any is not the rule naming the match. */
+function assertedBy(rules: readonly string[], rule: string): { rules?: string[] } {
+  return rules.some((r) => r !== rule) ? { rules: [...rules] } : {};
+}
+
 /** The support `tms` keeps, as plain JSON; undefined when there is none. */
 export function logicalSnapshot(
   tms: TruthMaintenance,
@@ -61,6 +66,7 @@ export function logicalSnapshot(
           node: place.node,
           facts: factsOf(t),
           supports: tms.factsSupportedBy(t).map((f) => f.factId),
+          ...assertedBy(tms.rulesSupportedBy(t), place.rule),
         });
       }
       refs.push(i);
@@ -101,14 +107,16 @@ export function restoreLogical(
     if (byFacts === undefined) continue;
     for (const i of byFacts.get(factsOf(t).join(",")) ?? []) found[i] = t;
   }
-  const dependents = new Map<Token, Fact[]>();
+  const dependents = new Map<Token, [Fact, string][]>();
   s.matches.forEach((m, i) => {
     const t = found[i];
     if (t === undefined) return;
-    dependents.set(
-      t,
-      m.supports.map(factById).filter((f): f is Fact => f !== undefined),
-    );
+    const supported: [Fact, string][] = [];
+    m.supports.forEach((id, at) => {
+      const f = factById(id);
+      if (f) supported.push([f, m.rules?.[at] ?? m.rule]);
+    });
+    dependents.set(t, supported);
   });
   const supports: [Fact, Token[]][] = [];
   for (const [id, refs] of s.facts) {

@@ -13,14 +13,18 @@ import {
   type TokenExt,
 } from "./rete/memory.js";
 
-/** The facts one partial match supports, newest first (CLIPS's dependents list). */
+/**
+ * The facts one partial match supports, newest first (CLIPS's dependents list), and the rule
+ * that asserted each: CLIPS keeps one partial match per rule where Keel shares one token.
+ */
 class Support implements TokenDependents {
   readonly memory = null;
   extNext: TokenExt | null = null;
   readonly facts: Fact[] = [];
+  readonly rules: string[] = [];
   constructor(private readonly tm: TruthMaintenance) {}
   lost(t: Token): void {
-    this.tm.lost(t, this.facts);
+    this.tm.lost(t, this.facts, this.rules);
   }
 }
 
@@ -32,6 +36,13 @@ export class TruthMaintenance {
   private flushing = false;
   /** The logical partial match of the rule firing now, or null. */
   current: Token | null = null;
+  /** The rule firing now (with `current`). */
+  currentRule = "";
+
+  constructor(
+    /** A rule's place in definition order (an earlier rule's partial match is taken first). */
+    private readonly rank: (rule: string) => number = () => 0,
+  ) {}
 
   /** A fact was asserted (`existing`: it was already there) while `current` fires. */
   asserted(fact: Fact, existing: boolean): void {
@@ -55,6 +66,7 @@ export class TruthMaintenance {
       setDependents(t, d);
     }
     d.facts.unshift(fact);
+    d.rules.unshift(this.currentRule);
   }
 
   /** A fact was retracted: it needs no support any more. */
@@ -62,8 +74,9 @@ export class TruthMaintenance {
     if (this.supports.size !== 0) this.supports.delete(fact);
   }
 
-  lost(t: Token, facts: readonly Fact[]): void {
-    for (const f of facts) {
+  lost(t: Token, facts: readonly Fact[], rules: readonly string[]): void {
+    for (const i of lossOrder(rules, this.rank)) {
+      const f = facts[i] as Fact;
       const set = this.supports.get(f);
       if (!set?.delete(t) || set.size > 0) continue;
       this.supports.delete(f);
@@ -98,15 +111,26 @@ export class TruthMaintenance {
     return (dependentsOf(t) as Support | null)?.facts ?? [];
   }
 
+  /** The rule that asserted each of {@link factsSupportedBy}'s facts. */
+  rulesSupportedBy(t: Token): readonly string[] {
+    return (dependentsOf(t) as Support | null)?.rules ?? [];
+  }
+
   /**
    * Sets the support a snapshot recorded (on a fresh instance): each fact's supporting partial
-   * matches in the order kept, and each partial match's facts, newest first.
+   * matches in the order kept, and each partial match's facts, newest first, with their rules.
    */
-  restore(supports: readonly [Fact, readonly Token[]][], facts: ReadonlyMap<Token, Fact[]>): void {
+  restore(
+    supports: readonly [Fact, readonly Token[]][],
+    facts: ReadonlyMap<Token, readonly (readonly [Fact, string])[]>,
+  ): void {
     for (const [fact, tokens] of supports) this.supports.set(fact, new Set(tokens));
     for (const [t, supported] of facts) {
       const d = new Support(this);
-      d.facts.push(...supported);
+      for (const [f, rule] of supported) {
+        d.facts.push(f);
+        d.rules.push(rule);
+      }
       setDependents(t, d);
     }
   }
@@ -115,4 +139,22 @@ export class TruthMaintenance {
   isSupported(fact: Fact): boolean {
     return this.supports.has(fact);
   }
+}
+
+/**
+ * The order a lost partial match's facts lose their support in: newest first for one rule (as
+ * CLIPS walks a partial match's dependents); when several rules share the token, CLIPS had one
+ * partial match per rule and took the earliest defined rule's first.
+ */
+function lossOrder(rules: readonly string[], rank: (rule: string) => number): number[] {
+  const order = rules.map((_, i) => i);
+  const first = rules[0];
+  if (rules.some((r) => r !== first)) {
+    const ranks = new Map<string, number>();
+    for (const r of rules) if (!ranks.has(r)) ranks.set(r, rank(r));
+    order.sort(
+      (a, b) => (ranks.get(rules[a] as string) ?? 0) - (ranks.get(rules[b] as string) ?? 0),
+    );
+  }
+  return order;
 }

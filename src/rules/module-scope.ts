@@ -37,3 +37,34 @@ export function localKey(typed: string, current: string): string {
     ? constructKey(typed.slice(0, at), typed.slice(at + 2))
     : constructKey(current, typed);
 }
+
+/**
+ * How a construct table resolves the names typed in modules (the engine implements it on the
+ * defmodules' imports and exports): one mechanism for every kind of construct that modules
+ * import and export.
+ */
+export interface ModuleScope {
+  /** The current module. */
+  current(): string;
+  /** Every module, in definition order. */
+  modules(): readonly string[];
+  /**
+   * The key (see {@link constructKey}) a name of `kind` typed in module `from` (the current one
+   * when absent) stands for: `MOD::name` exactly; a bare name `from`'s own when `defines` says
+   * so, else the first one its imports give, else `from`'s.
+   */
+  key(kind: string, typed: string, defines: (key: string) => boolean, from?: string): string;
+  /** Whether module `from` sees the construct keyed `key`: its own, or one it imports. */
+  sees(kind: string, key: string, from: string): boolean;
+}
+
+/** The scope of an engine with MAIN its only module (what a table uses until told otherwise). */
+export const ONE_MODULE: ModuleScope = {
+  current: () => MAIN,
+  modules: () => [MAIN],
+  key: (_kind, typed) => {
+    const at = typed.indexOf("::");
+    return at > 0 ? constructKey(typed.slice(0, at), typed.slice(at + 2)) : typed;
+  },
+  sees: (_kind, key) => keyModule(key) === MAIN,
+};

@@ -106,26 +106,107 @@ export interface ObjectNet {
   rematch(fact: Fact, changed: readonly number[]): void;
 }
 
+/**
+ * What truth maintenance (logical.ts) is told about instances: one made by a logical rule is
+ * supported as an asserted fact is, and what a change to the network leaves without support goes
+ * (CLIPS 6.30: insmngr.c AddLogicalDependencies, objrtmch.c ForceLogicalRetractions).
+ */
+export interface InstanceSupport {
+  made(fact: ObjectFact): void;
+  gone(fact: ObjectFact): void;
+  settle(): void;
+}
+
+/** A change to an instance whose matching is put off (object-pattern-match-delay). */
+interface Pending {
+  kind: "made" | "changed" | "gone";
+  readonly inst: Instance;
+  readonly slots: Set<string>;
+}
+
 /** Keeps each instance's {@link ObjectFact} in the Rete as the instance is made, changed, deleted. */
 export class InstanceMatcher {
   private facts = new Map<Instance, ObjectFact>();
   private nextTag = FIRST_TAG;
+  /** How many object-pattern-match-delay calls are running, and the changes they put off. */
+  private delay = 0;
+  private pending: Pending[] = [];
 
   constructor(
     private readonly net: () => ObjectNet,
     private readonly layout: ObjectTemplate,
+    private readonly support: () => InstanceSupport | null = () => null,
   ) {}
 
+  /**
+   * Runs `run` with matching put off: the changes it makes are matched once it ends, in order,
+   * one per instance (CLIPS's QueueObjectMatchAction: a change after a make or another change
+   * joins it, a delete drops a make not matched yet).
+   */
+  delayed<T>(run: () => T): T {
+    this.delay++;
+    try {
+      return run();
+    } finally {
+      if (--this.delay === 0) this.flushPending();
+    }
+  }
+
+  private queue(kind: Pending["kind"], inst: Instance, slots: readonly string[]): void {
+    const at = this.pending.findIndex((p) => p.inst === inst);
+    const known = this.pending[at];
+    if (known === undefined) {
+      this.pending.push({ kind, inst, slots: new Set(slots) });
+    } else if (kind === "changed") {
+      for (const s of slots) known.slots.add(s);
+    } else if (kind === "gone") {
+      if (known.kind === "made") this.pending.splice(at, 1);
+      else known.kind = "gone";
+    }
+  }
+
+  private flushPending(): void {
+    const list = this.pending;
+    this.pending = [];
+    for (const p of list) {
+      if (p.kind === "made") this.made(p.inst);
+      else if (p.kind === "changed") this.changed(p.inst, [...p.slots]);
+      else this.gone(p.inst);
+    }
+  }
+
   made(inst: Instance): void {
+    if (this.delay > 0) {
+      this.queue("made", inst, []);
+      return;
+    }
     if (this.facts.has(inst)) return;
     if (inst.tag === 0) inst.tag = this.nextTag++;
     else this.nextTag = Math.max(this.nextTag, inst.tag + 1);
     const fact = new ObjectFact(inst.tag, inst, this.layout);
     this.facts.set(inst, fact);
+    const support = this.support();
+    support?.made(fact);
     this.net().assertFact(fact);
+    support?.settle();
+  }
+
+  /** The fact of the live instance with tag `tag` (a snapshot names an instance by it). */
+  byTag(tag: number): ObjectFact | undefined {
+    for (const f of this.facts.values()) if (f.factId === tag) return f;
+    return undefined;
+  }
+
+  /** The fact standing for a live instance in the network, if any. */
+  factOf(inst: Instance): ObjectFact | undefined {
+    return this.facts.get(inst);
   }
 
   changed(inst: Instance, slots: readonly string[]): void {
+    if (this.delay > 0) {
+      this.queue("changed", inst, slots);
+      return;
+    }
     const fact = this.facts.get(inst);
     if (!fact) return;
     fact.refresh();
@@ -135,14 +216,22 @@ export class InstanceMatcher {
       if (at !== undefined) changed.push(at);
     }
     this.net().rematch(fact, changed);
+    this.support()?.settle();
   }
 
   gone(inst: Instance): void {
+    if (this.delay > 0) {
+      this.queue("gone", inst, []);
+      return;
+    }
     const fact = this.facts.get(inst);
     if (!fact) return;
     this.facts.delete(inst);
     fact.retracted = true;
+    const support = this.support();
+    support?.gone(fact);
     this.net().retractFact(fact);
+    support?.settle();
   }
 
   /** The instances' facts, oldest first (a rule defined later is filled from them). */
@@ -153,6 +242,7 @@ export class InstanceMatcher {
   /** Forgets every instance (clear; the network is new). */
   clear(): void {
     this.facts = new Map();
+    this.pending = [];
     this.nextTag = FIRST_TAG;
   }
 }

@@ -37,9 +37,12 @@ import {
   type EvalHost,
   type Frame,
   type SelfSlotAccess,
+  type SlotOverride,
   slotValue,
 } from "./evaluate.js";
 import { typeError } from "./function-args.js";
+import { type InstancesHost, instancesCommand } from "./instances-command.js";
+import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
 import { facetsConflict } from "./slot-constraints.js";
@@ -99,14 +102,25 @@ interface Handler {
   readonly cls: ClassDef;
   readonly name: string;
   readonly type: HandlerType;
-  readonly call: (self: Instance, args: Value[]) => Value;
+  /** `self`: an instance, or any other value a message was sent to (its primitive class's handlers). */
+  readonly call: (self: Value, args: Value[]) => Value;
   /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
   readonly text?: string;
 }
 
+/** A make-instance's slot overrides, or how to evaluate them (once the instance exists). */
+type Overrides = readonly SlotOverride[] | (() => readonly SlotOverride[]);
+
+/** A system handler, which only instances reach. */
+type InstanceHandler = Omit<Handler, "call"> & {
+  readonly call: (self: Instance, args: Value[]) => Value;
+};
+
 /** A message-handler as the introspection functions list it. */
 export interface HandlerInfo {
   readonly cls: string;
+  /** The class's name as listings print it (see {@link ObjectSystem.label}). */
+  readonly label: string;
   readonly name: string;
   readonly type: HandlerType;
   /** The pretty-printed definition; null for slot accessors and USER's own handlers. */
@@ -128,6 +142,8 @@ const USER_HANDLERS = [
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
   readonly name: string;
+  /** The module that defines it (the system classes are MAIN's and seen everywhere). */
+  readonly module: string;
   readonly supers: readonly ClassDef[];
   readonly abstract: boolean;
   /** Matched by object patterns (`(pattern-match reactive)`, the default). */
@@ -174,7 +190,8 @@ function noPrimary(msg: string, target: string): Error {
 type HandlerKinds = "arounds" | "befores" | "primaries" | "afters";
 
 interface Dispatch {
-  readonly self: Instance;
+  /** An instance, or the value a message to a primitive class (INTEGER, …) was sent to. */
+  readonly self: Value;
   readonly args: Value[];
   readonly arounds: Handler[];
   readonly befores: Handler[];
@@ -265,8 +282,34 @@ export class ObjectSystem {
   /** Whether slot defaults are checked when a class is defined (static-constraint-checking). */
   staticChecking: () => boolean = () => true;
 
+  /** How class names resolve through the defmodules (the engine's). */
+  scope: ModuleScope = ONE_MODULE;
+
   constructor(private readonly host: () => EvalHost) {
     this.clear();
+  }
+
+  /**
+   * The class a typed name stands for from module `from` (the current one by default): a
+   * system class anywhere, `MOD::NAME` that module's, a bare name the module's own or one it
+   * imports (CLIPS's LookupDefclassByMdlOrScope).
+   */
+  private lookup(typed: string, from?: string): ClassDef | undefined {
+    const system = this.classes.get(typed);
+    if (system && SYSTEM_CLASSES.includes(typed)) return system;
+    return this.classes.get(this.scope.key("defclass", typed, (k) => this.classes.has(k), from));
+  }
+
+  /** Whether module `from` sees the class (its own, imported, or a system class). */
+  sees(cls: ClassDef, from: string): boolean {
+    return SYSTEM_CLASSES.includes(cls.name) || this.scope.sees("defclass", keyOf(cls), from);
+  }
+
+  /** A class's name as CLIPS prints it: `MOD::NAME` outside its module (PrintClassName). */
+  label(cls: ClassDef, from = this.scope.current()): string {
+    return cls.module === from || SYSTEM_CLASSES.includes(cls.name)
+      ? cls.name
+      : `${cls.module}::${cls.name}`;
   }
 
   /** `(clear)`: the system classes only, no instances. */
@@ -281,7 +324,7 @@ export class ObjectSystem {
       const direct = supers.map((n) => this.classes.get(n) as ClassDef);
       // Only OBJECT, USER and INITIAL-OBJECT are matched by object patterns (class-reactivep).
       const user = name === "OBJECT" || name === "USER" || name === "INITIAL-OBJECT";
-      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, []);
+      this.newClass(name, direct, name !== "INITIAL-OBJECT", user, [], { module: "MAIN" });
     }
     const system = [...this.classes.values()];
     this.classes.clear();
@@ -295,20 +338,25 @@ export class ObjectSystem {
     return [...this.classes.values()];
   }
 
+  /** The classes `module` defines, in definition order (MAIN's: the system classes first). */
+  classesOf(module: string): ClassDef[] {
+    return this.classList().filter((c) => c.module === module);
+  }
+
   isSystemClass(name: string): boolean {
     return SYSTEM_CLASSES.includes(name);
   }
 
   /**
    * Deletes a class and, first, its subclasses (undefclass): each leaves its superclasses'
-   * subclass lists. The names deleted, subclasses first.
+   * subclass lists. Those deleted as `MOD::NAME`, subclasses first.
    */
   removeClass(cls: ClassDef): string[] {
     const removed = [...cls.subclasses].flatMap((s) => this.removeClass(s));
-    if (!this.classes.has(cls.name)) return removed;
+    if (!this.classes.has(keyOf(cls))) return removed;
     for (const s of cls.supers) s.subclasses.splice(s.subclasses.indexOf(cls), 1);
-    this.classes.delete(cls.name);
-    return [...removed, cls.name];
+    this.classes.delete(keyOf(cls));
+    return [...removed, `${cls.module}::${cls.name}`];
   }
 
   /** CLIPS 6.30 makes [initial-object] on clear, as it asserts (initial-fact). */
@@ -321,12 +369,13 @@ export class ObjectSystem {
     return this.byName.size;
   }
 
-  hasClass(name: string): boolean {
-    return this.classes.has(name);
+  /** Whether a typed class name stands for a class from module `from` (see lookup). */
+  hasClass(name: string, from?: string): boolean {
+    return this.lookup(name, from) !== undefined;
   }
 
-  classNamed(name: string): ClassDef | undefined {
-    return this.classes.get(name);
+  classNamed(name: string, from?: string): ClassDef | undefined {
+    return this.lookup(name, from);
   }
 
   private newClass(
@@ -335,13 +384,19 @@ export class ObjectSystem {
     abstract: boolean,
     reactive: boolean,
     own: ClassSlot[],
-    isaPos?: SourcePos,
-    redefining = false,
-    conservation = false,
+    how: {
+      module: string;
+      isaPos?: SourcePos | undefined;
+      /** The class being redefined (its precedence list catches a loop through it). */
+      old?: ClassDef | undefined;
+      conservation?: boolean;
+    },
   ): ClassDef {
+    const { module, isaPos, old, conservation = false } = how;
     const cls: ClassDef = {
       conservation,
       name,
+      module,
       supers,
       abstract,
       reactive,
@@ -353,7 +408,7 @@ export class ObjectSystem {
       subclasses: [],
       instances: [],
     };
-    cls.cpl = precedenceList(cls, isaPos, redefining);
+    cls.cpl = precedenceList(cls, isaPos, old);
     // Inherited slots first; a slot a more specific class defines again moves to its place.
     const slots: ClassSlot[] = [];
     for (let i = cls.cpl.length - 1; i >= 0; i--) {
@@ -368,17 +423,17 @@ export class ObjectSystem {
     cls.slots = slots;
     for (const s of own) this.template.add(s.name, s.multi);
     for (const s of supers) s.subclasses.push(cls);
-    this.classes.set(name, cls);
+    this.classes.set(keyOf(cls), cls);
     return cls;
   }
 
-  /** `(defclass …)`. */
-  defineClass(ast: DefclassAst): void {
+  /** `(defclass …)` in `module` (the class's own). */
+  defineClass(ast: DefclassAst, module = "MAIN"): void {
     if (SYSTEM_CLASSES.includes(ast.name)) {
       throw rulesRuntimeError(`class ${ast.name} is a system class and cannot be redefined`);
     }
     const supers = ast.supers.map((n) => {
-      const c = this.classes.get(n);
+      const c = this.lookup(n, module);
       if (!c) {
         throw rulesRuntimeError(`class ${n} is not defined (in defclass ${ast.name})`, {
           clips: `[PRNTUTIL1] Unable to find class ${n}.`,
@@ -386,7 +441,7 @@ export class ObjectSystem {
       }
       return c;
     });
-    const old = this.classes.get(ast.name);
+    const old = this.classes.get(constructKey(module, ast.name));
     // Instances of a subclass hold the class too.
     const inUse = (c: ClassDef): boolean => c.instances.length > 0 || c.subclasses.some(inUse);
     if (old && inUse(old)) {
@@ -420,16 +475,12 @@ export class ObjectSystem {
     // passes its role: CLIPS 6.30's class-reactivep of a class below an abstract one is FALSE.
     const reactive = (ast.reactive ?? (fromUser ? first.reactive : !conservation)) && !abstract;
     try {
-      this.newClass(
-        ast.name,
-        supers,
-        abstract,
-        reactive,
-        own,
-        ast.isaPos,
-        old !== undefined,
+      this.newClass(ast.name, supers, abstract, reactive, own, {
+        module,
+        isaPos: ast.isaPos,
+        old,
         conservation,
-      );
+      });
     } catch (e) {
       // The old class stays, linked to its superclasses again.
       if (old) for (const s of old.supers) s.subclasses.push(old);
@@ -569,7 +620,7 @@ export class ObjectSystem {
   handlerList(cls: ClassDef): HandlerInfo[] {
     const out: HandlerInfo[] = [];
     const add = (name: string, type: HandlerType, text: string | null) =>
-      out.push({ cls: cls.name, name, type, text });
+      out.push({ cls: cls.name, label: this.label(cls), name, type, text });
     if (cls.name === "USER") for (const name of USER_HANDLERS) add(name, "primary", null);
     const defined = cls.handlers;
     for (const s of cls.ownSlots) {
@@ -586,8 +637,8 @@ export class ObjectSystem {
   }
 
   /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
-  defineHandler(ast: HandlerAst, text?: string): void {
-    const cls = this.classes.get(ast.cls);
+  defineHandler(ast: HandlerAst, text?: string, from?: string): void {
+    const cls = this.lookup(ast.cls, from);
     if (!cls) {
       throw rulesRuntimeError(
         `class ${ast.cls} is not defined (in defmessage-handler ${ast.name})`,
@@ -617,7 +668,7 @@ export class ObjectSystem {
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
     const { params, rest } = ast;
-    const call = (self: Instance, args: Value[]): Value => {
+    const call = (self: Value, args: Value[]): Value => {
       if (rest === null ? args.length !== params.length : args.length < params.length) {
         throw rulesRuntimeError(
           `message-handler ${ast.name} expects ${params.length} argument(s)`,
@@ -718,7 +769,7 @@ export class ObjectSystem {
   undefineHandler(args: readonly Value[]): Value {
     const fn = "undefmessage-handler";
     // Class `*` is every class (unless one is named `*`).
-    if (args[0] === "*" && !this.classes.has("*")) {
+    if (args[0] === "*" && !this.hasClass("*")) {
       const type = args[2] ?? "primary";
       for (const c of this.classes.values()) {
         // Only the classes with such a handler (the others are no error here).
@@ -798,12 +849,18 @@ export class ObjectSystem {
     return this.makingInstances.has(name);
   }
 
-  /** `(reset)`: every instance deleted, then [initial-object] and the definstances made. */
+  /**
+   * Makes the initial object and the definstances' instances. The caller deleted the instances
+   * first: those the globals' values made since stay, as in CLIPS.
+   */
   reset(): void {
-    this.removeAll();
     if (this.initialObject) this.makeInitialObject();
     const f: Frame = { tok: null, local: null, rhs: new Map(), host: this.host() };
-    for (const [name, specs] of this.definstances) {
+    // Module by module, each in definition order (CLIPS's DoForAllConstructs).
+    const order = this.scope.modules();
+    const rank = (key: string): number => order.indexOf(keyModule(key));
+    const all = [...this.definstances].sort(([a], [b]) => rank(a) - rank(b));
+    for (const [name, specs] of all) {
       this.makingInstances.add(name);
       try {
         for (const s of specs) {
@@ -820,27 +877,51 @@ export class ObjectSystem {
   }
 
   /** `(make-instance name of CLASS (slot v…)…)`: the new instance's name. */
-  makeInstance(
-    name: Value | null,
-    clsName: Value,
-    overrides: { name: string; values: Value[] }[],
-  ): Value {
-    const cls = isSymbol(clsName) ? this.classes.get(clsName) : undefined;
-    if (!cls) {
+  makeInstance(name: Value | null, clsName: Value, overrides: Overrides): Value {
+    // CLIPS looks a class written as a symbol up when it reads the call, so that comes first;
+    // the name is checked when the call runs, then a class given by an expression.
+    const cls = isSymbol(clsName) ? this.lookup(clsName) : undefined;
+    if (!cls && isSymbol(clsName)) {
       throw rulesRuntimeError(`class ${formatValue(clsName)} is not defined (make-instance)`, {
         clips: `[PRNTUTIL1] Unable to find class ${formatValue(clsName)}.`,
       });
     }
-    if (cls.abstract) {
+    if (cls?.abstract) {
       throw rulesRuntimeError(`class ${cls.name} is abstract: it cannot have instances`, {
         clips: `[INSMNGR3] Cannot create instances of abstract class ${cls.name}.`,
+      });
+    }
+    if (name !== null && !isSymbol(name) && !isInstanceName(name)) {
+      throw rulesRuntimeError(`an instance name must be a symbol, not ${formatValue(name)}`, {
+        clips: "[INSMNGR1] Expected a valid name for new instance.",
+      });
+    }
+    if (!cls) {
+      throw rulesRuntimeError(`make-instance needs a class name, not ${formatValue(clsName)}`, {
+        clips: "[INSMNGR2] Expected a valid class name for new instance.",
       });
     }
     // Only classes with a primary create handler (USER's, or one defined) can make instances.
     const creates = cls.cpl.some((c) => c.name === "USER" || c.handlers.has("create primary"));
     if (!creates) throw noPrimary("create", cls.name);
-    const iname = name === null ? instanceName(this.gensymStar()) : toInstanceName(name);
+    const iname =
+      name === null ? instanceName(this.gensymStar()) : ownName(toInstanceName(name), cls);
     const old = this.byName.get(iname.name);
+    // Instance names are one namespace: one of a class of another module keeps its name.
+    if (old && old.cls.module !== cls.module) {
+      throw rulesRuntimeError(
+        `instance name [${iname.name}] is in use in module ${old.cls.module}`,
+        {
+          clips: `[INSMNGR16] The instance name ${iname.name} is in use by an instance of class ${old.cls.name}.`,
+        },
+      );
+    }
+    if (old?.overridden) {
+      // A slot override of an instance being made makes one of the same name.
+      throw rulesRuntimeError(`[${iname.name}] is being made: it cannot be made again now`, {
+        clips: `[INSMNGR4] The instance ${iname.name} has a slot-value which depends on the instance definition.`,
+      });
+    }
     if (old) {
       this.send(old, "delete", []);
       if (!old.deleted) {
@@ -873,7 +954,7 @@ export class ObjectSystem {
    * `(initialize-instance target (slot value…)…)`: the overrides placed by put- messages, then
    * the init message (init-slots puts back every other slot's default). The instance's name.
    */
-  initializeInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+  initializeInstance(target: Value, overrides: Overrides): Value {
     const inst = this.find(target);
     if (!inst) {
       if (isSymbol(target) || isInstanceName(target) || isInstanceRef(target)) {
@@ -894,11 +975,22 @@ export class ObjectSystem {
   }
 
   /** The overrides by put- messages, then init (CLIPS's InitializeInstance). */
-  private initialize(inst: Instance, overrides: { name: string; values: Value[] }[]): void {
+  private initialize(inst: Instance, overrides: Overrides): void {
     const cls = inst.cls;
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized already`, {
+        clips: `[INSMNGR7] Instance ${inst.instanceName.name} is already being initialized.`,
+      });
+    }
     inst.overridden = new Set();
     try {
-      for (const o of overrides) {
+      // Evaluated once the instance is being initialized, as CLIPS does.
+      for (const o of typeof overrides === "function" ? overrides() : overrides) {
+        if (o.invalid) {
+          throw rulesRuntimeError(`a slot override names no slot: ${o.name}`, {
+            clips: "[INSMNGR9] Expected a valid slot name for slot-override.",
+          });
+        }
         if (!cls.slots.some((s) => s.name === o.name)) {
           throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
             clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${inst.instanceName.name}.`,
@@ -1044,6 +1136,16 @@ export class ObjectSystem {
     );
   }
 
+  /** Deletes an instance for delete and delete-instance: not while it is initialized. */
+  private quash(inst: Instance): void {
+    if (inst.overridden !== null) {
+      throw rulesRuntimeError(`[${inst.instanceName.name}] is being initialized`, {
+        clips: `[INSMNGR6] Cannot delete instance ${inst.instanceName.name} during initialization.`,
+      });
+    }
+    this.remove(inst);
+  }
+
   private remove(inst: Instance): void {
     if (!inst.deleted) {
       this.traceInstance(false, inst);
@@ -1059,9 +1161,26 @@ export class ObjectSystem {
   /** The live instance a name, symbol or address designates, or null. */
   find(v: Value): Instance | null {
     if (v instanceof Instance) return v.deleted ? null : v;
-    if (isInstanceName(v)) return this.byName.get(v.name) ?? null;
-    if (isSymbol(v)) return this.byName.get(v) ?? null;
+    if (isInstanceName(v)) return this.named(v.name);
+    if (isSymbol(v)) return this.named(v);
     return null;
+  }
+
+  /**
+   * The instance a name stands for, as CLIPS 6.30 finds one: a bare name anywhere (names are one
+   * namespace), `::name` one of a class the current module sees, `MOD::name` one of a class of
+   * MOD.
+   */
+  private named(name: string): Instance | null {
+    const found = this.byName.get(name);
+    if (found !== undefined || !name.includes("::")) return found ?? null;
+    const at = name.indexOf("::");
+    const inst = this.byName.get(name.slice(at + 2));
+    if (inst === undefined) return null;
+    const module = name.slice(0, at);
+    const ok =
+      module === "" ? this.sees(inst.cls, this.scope.current()) : inst.cls.module === module;
+    return ok ? inst : null;
   }
 
   private need(v: Value, fn: string): Instance {
@@ -1079,32 +1198,24 @@ export class ObjectSystem {
     return inst;
   }
 
+  /** Whether a message being dispatched runs handlers the class defines (CLIPS keeps them busy). */
+  handlersRunning(cls: ClassDef): boolean {
+    return this.stack.some((d) =>
+      [d.arounds, d.befores, d.primaries, d.afters].some((hs) => hs.some((h) => h.cls === cls)),
+    );
+  }
+
   /** `(send target message arg…)`. */
   sendTo(target: Value, msg: Value, args: Value[]): Value {
     if (!isSymbol(msg)) throw rulesRuntimeError("send expects a message name (a symbol)");
-    if (!isInstanceName(target) && !isInstanceRef(target)) return this.sendToPrimitive(target, msg);
+    // A symbol, number, string or multifield goes to its primitive class (SYMBOL, …): only
+    // the handlers defined on those classes answer.
+    if (!isInstanceName(target) && !isInstanceRef(target)) return this.send(target, msg, args);
     // A deleted instance's address is [INSFUN4], a name with no instance [MSGPASS2].
     const self = isInstanceRef(target)
       ? this.instanceArg(target, "send")
       : this.need(target, "send");
     return this.send(self, msg, args);
-  }
-
-  /**
-   * A message to a symbol, number, string or multifield goes to its primitive class (SYMBOL, …),
-   * which has no handlers of its own: `[MSGFUN1]`. Handlers defined on the primitive classes are
-   * not run (not built).
-   */
-  private sendToPrimitive(target: Value, msg: string): never {
-    const cls = this.classes.get(primitiveClass(target));
-    const handled = cls?.cpl.some((c) => [...c.handlers.values()].some((h) => h.name === msg));
-    if (handled) {
-      throw rulesRuntimeError(
-        `message ${msg} to ${formatValue(target)}: handlers of primitive classes are not run by Keel`,
-        { hint: "Send the message to an instance instead." },
-      );
-    }
-    throw noPrimary(msg, formatValue(target));
   }
 
   /** The handlers a message to an instance of `cls` runs, each kind in CLIPS's order. */
@@ -1133,11 +1244,11 @@ export class ObjectSystem {
     return previewText(a);
   }
 
-  send(self: Instance, msg: string, args: Value[]): Value {
-    const { arounds, befores, primaries, afters } = this.applicable(self.cls, msg);
-    if (primaries.length === 0 && arounds.length === 0) {
-      throw noPrimary(msg, `[${self.instanceName.name}]`);
-    }
+  send(self: Value, msg: string, args: Value[]): Value {
+    const cls = self instanceof Instance ? self.cls : this.classes.get(primitiveClass(self));
+    const applicable = cls ? this.applicable(cls, msg) : undefined;
+    const { arounds = [], befores = [], primaries = [], afters = [] } = applicable ?? {};
+    if (primaries.length === 0 && arounds.length === 0) throw noPrimary(msg, selfLabel(self));
     const d: Dispatch = { self, args, arounds, befores, primaries, afters, around: 0, primary: 0 };
     // A send is one evaluation level, like a deffunction call (CLIPS's PerformMessage).
     stepIn();
@@ -1157,9 +1268,11 @@ export class ObjectSystem {
   }
 
   /** `init ED:1 (<Instance-a> 1 2)`: what `(watch messages)` prints after MSG >> / MSG <<. */
-  private traceLine(what: string, self: Instance, args: readonly Value[]): string {
+  private traceLine(what: string, self: Value, args: readonly Value[]): string {
     const shown = [
-      `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`,
+      self instanceof Instance
+        ? `<${self.deleted ? "Stale " : ""}Instance-${self.instanceName.name}>`
+        : formatValue(self),
       ...args.map((a) => formatValue(a)),
     ];
     return `${what} ED:${evaluationDepth()} (${shown.join(" ")})\n`;
@@ -1224,8 +1337,7 @@ export class ObjectSystem {
     }
     const use = args ?? d.args;
     if (d.around < d.arounds.length || d.primary === 0) return this.next(d, use);
-    if (d.primary >= d.primaries.length)
-      throw noPrimary("call-next-handler", `[${d.self.instanceName.name}]`);
+    if (d.primary >= d.primaries.length) throw noPrimary("call-next-handler", selfLabel(d.self));
     return this.nextPrimary(d, use);
   }
 
@@ -1236,6 +1348,12 @@ export class ObjectSystem {
 
   /** The handlers every USER instance answers: init, delete, print, get-/put- accessors. */
   private systemHandler(c: ClassDef, msg: string): Handler | undefined {
+    const h = this.instanceHandler(c, msg);
+    // Only instances reach them: the primitive classes have neither USER nor slots above them.
+    return h && { ...h, call: (self, args) => h.call(self as Instance, args) };
+  }
+
+  private instanceHandler(c: ClassDef, msg: string): InstanceHandler | undefined {
     if (c.name === "USER") {
       switch (msg) {
         case "init":
@@ -1265,7 +1383,11 @@ export class ObjectSystem {
             name: msg,
             type: "primary",
             call: (self) => {
-              this.remove(self);
+              try {
+                this.quash(self);
+              } catch (e) {
+                throw haltedIn(e, "message-handler delete primary in class USER");
+              }
               return TRUE;
             },
           };
@@ -1346,7 +1468,7 @@ export class ObjectSystem {
   }
 
   private printText(self: Instance): string {
-    let out = `[${self.instanceName.name}] of ${self.cls.name}\n`;
+    let out = `[${self.instanceName.name}] of ${this.label(self.cls)}\n`;
     for (const s of self.cls.slots) {
       const v = self.slots.get(s.name) as Value;
       if (isMultifield(v)) {
@@ -1411,6 +1533,12 @@ export class ObjectSystem {
         clips: `[MSGFUN4] ${fn} may only be called from within message-handlers.`,
       });
     }
+    // A handler of a primitive class (INTEGER, …) runs on a value that is no instance.
+    if (!(d.self instanceof Instance)) {
+      throw rulesRuntimeError(`${fn} needs an instance, not ${formatValue(d.self)}`, {
+        clips: `[MSGFUN5] ${fn} operates only on instances.`,
+      });
+    }
     return d.self;
   }
 
@@ -1446,7 +1574,7 @@ export class ObjectSystem {
       for (const s of c.subclasses) visit(s, seen);
     };
     for (const n of among) {
-      const c = isSymbol(n) ? this.classes.get(n) : undefined;
+      const c = isSymbol(n) ? this.lookup(n) : undefined;
       if (!c) throw rulesRuntimeError(`class ${formatValue(n)} is not defined (instance query)`);
       visit(c, new Set());
     }
@@ -1457,7 +1585,7 @@ export class ObjectSystem {
   saved(): { name: string; cls: string; tag: number; slots: [string, Value][] }[] {
     return [...this.byName.values()].map((i) => ({
       name: i.instanceName.name,
-      cls: i.cls.name,
+      cls: keyOf(i.cls),
       tag: i.tag,
       slots: [...i.slots],
     }));
@@ -1470,6 +1598,7 @@ export class ObjectSystem {
     for (const i of [...this.byName.values()]) this.remove(i);
     for (const saved of list) {
       const cls = this.classes.get(saved.cls);
+      // (A snapshot keeps each instance's class by its key, module-scope.ts.)
       if (!cls)
         throw rulesRuntimeError(`snapshot instance [${saved.name}] of unknown class ${saved.cls}`);
       const inst = new Instance(instanceName(saved.name), cls);
@@ -1484,39 +1613,18 @@ export class ObjectSystem {
     }
   }
 
-  /** `(instances)`: every instance, oldest first. */
-  listing(among: Iterable<Instance> = this.byName.values(), indent = ""): string {
-    let out = "";
-    let n = 0;
-    for (const i of among) {
-      out += `${indent}[${i.instanceName.name}] of ${i.cls.name}\n`;
-      n++;
-    }
-    // No instances at all: CLIPS prints nothing.
-    if (n === 0) return "";
-    return `${out}For a total of ${n} instance${n === 1 ? "" : "s"}.\n`;
-  }
-
-  /**
-   * `(instances [MODULE [CLASS [inherit]]])`: a class's direct instances (its subclasses' too
-   * with inherit); module `*` lists under each module's name (Keel's instances are all MAIN's).
-   */
-  private instancesCommand(args: readonly Value[]): string {
-    const fn = "instances";
-    const [module, clsName] = args;
-    if (module === undefined) return this.listing();
-    if (!isSymbol(module)) throw typeError(fn, 1, "symbol");
-    if (module !== "*" && !this.moduleExists(module)) throw typeError(fn, 1, "defmodule name");
-    if (clsName !== undefined && !isSymbol(clsName)) throw typeError(fn, 2, "symbol");
-    const cls = clsName === undefined ? null : this.namedClass(clsName, fn, 2);
-    const inherit = inheritFlag(fn, args, 3);
-    const chosen = [...this.byName.values()].filter(
-      (i) => cls === null || i.cls === cls || (inherit && i.cls.cpl.includes(cls)),
-    );
-    if (module !== "*") return this.listing(chosen);
-    const listed = this.listing(chosen, "   ");
-    return listed === "" ? "" : `MAIN:\n${listed.replace(/^ {3}For a total/m, "For a total")}`;
-  }
+  /** What `(instances …)` reads (instances-command.ts). */
+  private readonly listingHost: InstancesHost<ClassDef> = {
+    instances: () => this.byName.values(),
+    current: () => this.scope.current(),
+    modules: () => this.scope.modules(),
+    moduleExists: (m) => this.moduleExists(m),
+    classesOf: (m) => this.classesOf(m),
+    classIn: (m, name) =>
+      this.classList().find((c) => c.name === name && (m === null || c.module === m)),
+    sees: (cls, m) => this.sees(cls, m),
+    label: (cls, m) => this.label(cls, m),
+  };
 
   /** Whether a defmodule exists (the engine's modules; set by the engine). */
   moduleExists: (name: string) => boolean = (name) => name === "MAIN";
@@ -1525,7 +1633,7 @@ export class ObjectSystem {
   namedClass(v: Value, fn: string, index = 1): ClassDef {
     // CLIPS checks the argument is a symbol before it looks the class up.
     if (!isSymbol(v)) throw typeError(fn, index, "symbol");
-    const cls = this.classes.get(v);
+    const cls = this.lookup(v);
     if (!cls) {
       throw rulesRuntimeError(`class ${formatValue(v)} is not defined (${fn})`, {
         clips: `[CLASSFUN1] Unable to find class ${formatValue(v)} in function ${fn}.`,
@@ -1573,7 +1681,7 @@ export class ObjectSystem {
           : primitiveClass(a0);
       case "delete-instance":
         // The active instance goes directly (it is what USER's delete handler does).
-        this.remove(this.currentSelf(name));
+        this.quash(this.currentSelf(name));
         return TRUE;
       case "unmake-instance": {
         const targets = args;
@@ -1599,7 +1707,7 @@ export class ObjectSystem {
         return a0;
       case "class-existp":
         if (!isSymbol(a0)) throw typeError(name, 1, "symbol");
-        return this.classes.has(a0) ? TRUE : FALSE;
+        return this.hasClass(a0) ? TRUE : FALSE;
       case "subclassp":
       case "superclassp": {
         const a = this.namedClass(a0, name);
@@ -1627,7 +1735,7 @@ export class ObjectSystem {
       case "dynamic-put":
         return this.setSlot(this.currentSelf(name), String(a0), slotValue(args.slice(1)));
       case "instances":
-        this.host().print("t", this.instancesCommand(args));
+        this.host().print("t", instancesCommand(this.listingHost, args));
         return VOID;
       case "ppinstance":
         this.host().print("t", this.printText(this.currentSelf(name)));
@@ -1772,6 +1880,11 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
   });
 }
 
+/** How a message's target is named in errors: `[a]` for an instance. */
+function selfLabel(self: Value): string {
+  return self instanceof Instance ? `[${self.instanceName.name}]` : formatValue(self);
+}
+
 /** The system class of a value that is no instance. */
 function primitiveClass(v: Value): string {
   if (isMultifield(v)) return "MULTIFIELD";
@@ -1779,6 +1892,18 @@ function primitiveClass(v: Value): string {
   if (isFloat(v)) return "FLOAT";
   if (isString(v)) return "STRING";
   return "SYMBOL";
+}
+
+/** A new instance's name without its module: `MOD::name` must name the class's module. */
+function ownName(name: InstanceName, cls: ClassDef): InstanceName {
+  const at = name.name.indexOf("::");
+  if (at < 0) return name;
+  if (name.name.slice(0, at) !== cls.module) {
+    throw rulesRuntimeError(`instance name [${name.name}] names another module than its class's`, {
+      clips: "[INSMNGR11] Invalid module specifier in new instance name.",
+    });
+  }
+  return instanceName(name.name.slice(at + 2));
 }
 
 function toInstanceName(v: Value): InstanceName {
@@ -1803,26 +1928,35 @@ function flatten(vals: Value[]): Atom[] {
  * read newest first as CLIPS chains them, reach it), then the links are followed from the
  * table's first class until one repeats; the loop from there is printed.
  */
-function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDef[]>): string {
-  const pred = new Map<ClassDef, ClassDef>();
-  for (const c of table) {
-    for (const s of [...(succs.get(c) ?? [])].reverse()) {
-      if (!pred.has(s) && table.includes(s)) pred.set(s, c);
+function precedenceLoop(table: readonly Order[]): string {
+  const find = (c: ClassDef) => table.find((o) => o.cls === c);
+  const pred = new Map<Order, Order>();
+  for (const o of table) {
+    for (const s of [...o.succs].reverse()) {
+      const t = find(s.cls);
+      if (t !== undefined && !pred.has(t)) pred.set(t, o);
     }
   }
-  const seen = new Set<ClassDef>();
-  let c = table[0] as ClassDef;
-  while (!seen.has(c)) {
-    seen.add(c);
-    c = pred.get(c) as ClassDef;
+  const seen = new Set<Order>();
+  let o = table[0] as Order;
+  while (!seen.has(o)) {
+    seen.add(o);
+    o = pred.get(o) as Order;
   }
   const names: string[] = [];
-  const start = c;
+  const start = o;
   do {
-    names.push(c.name);
-    c = pred.get(c) as ClassDef;
-  } while (c !== start);
-  return `Precedence loop in superclasses: ${[...names, start.name].join(" ")}`;
+    names.push(o.cls.name);
+    o = pred.get(o) as Order;
+  } while (o !== start);
+  return `Precedence loop in superclasses: ${[...names, start.cls.name].join(" ")}`;
+}
+
+/** One class of the partial-order table: how many classes must precede it, which it precedes. */
+interface Order {
+  readonly cls: ClassDef;
+  preds: number;
+  readonly succs: Order[];
 }
 
 /**
@@ -1832,62 +1966,70 @@ function precedenceLoop(table: readonly ClassDef[], succs: Map<ClassDef, ClassDe
  * topological sort as CLIPS varies it: each scan for a class with no predecessor left goes on
  * from where the last one was taken (wrapping around), which keeps a superclass's "family"
  * together. The class itself comes first.
+ *
+ * A class being redefined (`old`) heads the table to catch cycles: its old self may be among
+ * the new superclasses' ancestors, where it stays a separate entry (CLIPS finds a class's
+ * entry by its first occurrence), so the old self is placed and the head is caught in a loop.
  */
-function precedenceList(cls: ClassDef, isaPos?: SourcePos, redefining = false): ClassDef[] {
-  const table: ClassDef[] = [];
+function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): ClassDef[] {
+  const table: Order[] = [];
   const collect = (supers: readonly ClassDef[]) => {
     for (const s of supers) {
-      if (table.includes(s)) continue;
-      table.push(s);
+      if (table.some((o) => o.cls === s)) continue;
+      table.push({ cls: s, preds: 0, succs: [] });
       collect(s.supers);
     }
   };
   collect(cls.supers);
-  const preds = new Map<ClassDef, number>();
-  const succs = new Map<ClassDef, ClassDef[]>();
-  for (const c of table) {
-    preds.set(c, 0);
-    succs.set(c, []);
-  }
+  if (old) table.unshift({ cls: old, preds: 0, succs: [] });
+  const find = (c: ClassDef) => table.find((o) => o.cls === c) as Order;
   const record = (c: ClassDef, after: readonly ClassDef[], from: number) => {
+    const node = find(c);
     for (let j = from; j < after.length; j++) {
-      const s = after[j] as ClassDef;
-      succs.get(c)?.push(s);
-      preds.set(s, (preds.get(s) ?? 0) + 1);
+      const s = find(after[j] as ClassDef);
+      node.succs.push(s);
+      s.preds++;
     }
   };
   // Each direct superclass before every later one of its list.
   const inOrder = (supers: readonly ClassDef[]) => {
     for (let i = 0; i < supers.length; i++) record(supers[i] as ClassDef, supers, i + 1);
   };
-  for (const c of table) {
-    record(c, c.supers, 0);
-    inOrder(c.supers);
+  if (old) record(old, cls.supers, 0);
+  for (const o of old ? table.slice(1) : [...table]) {
+    record(o.cls, o.cls.supers, 0);
+    inOrder(o.cls.supers);
   }
   inOrder(cls.supers);
-  const out: ClassDef[] = [cls];
+  const sorted: ClassDef[] = [];
   let at = 0;
   let misses = 0;
   while (table.length > 0) {
     if (at >= table.length) at = 0;
-    const c = table[at] as ClassDef;
-    if (preds.get(c) !== 0) {
+    const o = table[at] as Order;
+    if (o.preds !== 0) {
       at++;
       if (++misses >= table.length) {
-        // CLIPS puts a class being redefined in its own table (to catch cycles): it is placed first.
-        const partial = (redefining ? out : out.slice(1)).map((c) => ` ${c.name}`).join("");
+        const partial = sorted.map((c) => ` ${c.name}`).join("");
         throw rulesLoadError(isaPos, `class ${cls.name} has no consistent precedence list`, {
           construct: `defclass ${cls.name}`,
-          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table, succs)}`,
+          clips: `[INHERPSR5] Partial precedence list formed:${partial}\n${precedenceLoop(table)}`,
           echoThrough: true,
         });
       }
       continue;
     }
-    for (const s of succs.get(c) ?? []) preds.set(s, (preds.get(s) ?? 0) - 1);
-    out.push(c);
+    for (const s of o.succs) s.preds--;
+    o.succs.length = 0;
+    sorted.push(o.cls);
     table.splice(at, 1);
     misses = 0;
   }
-  return out;
+  // The head of a redefinition's table is placed first: the new class takes its place.
+  return [cls, ...(old ? sorted.slice(1) : sorted)];
+}
+
+/** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */
+function keyOf(cls: ClassDef): string {
+  return constructKey(cls.module, cls.name);
 }

@@ -887,6 +887,7 @@ function parseTerm(items: SNode[], i: number, to: number, ctx: ParseContext): Te
     case "string":
     case "integer":
     case "float":
+    case "instance":
       return { kind: "lit", neg, value: n.value };
     default:
       throw rulesParseError(n.pos, "a constant, a variable, :(…) or =(…)", describe(n), {

@@ -282,8 +282,11 @@ export function parseHandler(
   list: SList,
   ctx: ParseContext,
   classExists?: (name: string) => boolean,
+  handlersRunning?: (cls: string) => boolean,
 ): HandlerAst {
-  if (classExists) checkHandlerHead(list, ctx.currentModule ?? "MAIN", classExists);
+  if (classExists) {
+    checkHandlerHead(list, ctx.currentModule ?? "MAIN", classExists, handlersRunning);
+  }
   const cls = splitModuleName(symbolAt(list, 1, "a class name", ctx).text, ctx).name;
   const name = symbolAt(list, 2, "a message name", ctx).text;
   ctx.construct = `defmessage-handler ${cls} ${name}`;

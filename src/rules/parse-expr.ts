@@ -37,6 +37,11 @@ export interface ParseContext {
    * current module when it sees none (absent: the bare name).
    */
   impliedKey?(name: string): string;
+  /**
+   * The key (module-scope.ts) of the deffunction or generic function a call names from the
+   * current module; a built-in function's name stays.
+   */
+  functionKey?(name: string): string;
   /** The current defmodule: constructs without a `MODULE::` prefix belong to it (absent: MAIN). */
   currentModule?: string;
   /** Set while parsing a construct, for messages. */
@@ -312,10 +317,10 @@ function parseMakeInstance(list: SList, ctx: ParseContext): Expr {
 function parseSlotOverrides(
   nodes: readonly SNode[],
   ctx: ParseContext,
-): { name: string; values: Expr[] }[] {
+): { name: string; nameExpr?: Expr; values: Expr[] }[] {
   return nodes.map((n) => {
     const head = n.type === "list" ? n.items[0] : undefined;
-    if (n.type !== "list" || head?.type !== "atom" || head.kind !== "symbol") {
+    if (n.type !== "list" || head === undefined) {
       throw rulesParseError(n.pos, "a slot override (slot value…)", describe(n), {
         construct: ctx.construct,
         ...(n.type === "list" && n.items.length === 0
@@ -331,7 +336,9 @@ function parseSlotOverrides(
         ? { k: "call", fn: "expand$", args: [value], pos: value.pos }
         : value;
     });
-    return { name: head.text, values };
+    // CLIPS reads the slot name as any expression: one that is no symbol is found when run.
+    if (head.type === "atom" && head.kind === "symbol") return { name: head.text, values };
+    return { name: "", nameExpr: parseExpr(head, ctx), values };
   });
 }
 
@@ -601,20 +608,22 @@ function parseSwitch(list: SList, ctx: ParseContext): Expr {
 }
 
 /** `(fn arg…)`: a call of a built-in or host function. */
-function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
-  if (!ctx.hasFunction(fn)) {
-    throw rulesLoadError(list.pos, `unknown function '${fn}'`, {
+function parseFunctionCall(list: SList, typed: string, ctx: ParseContext): Expr {
+  if (!ctx.hasFunction(typed)) {
+    throw rulesLoadError(list.pos, `unknown function '${typed}'`, {
       construct: ctx.construct,
-      clips: `[EXPRNPSR3] Missing function declaration for ${fn}.`,
+      clips: `[EXPRNPSR3] Missing function declaration for ${typed}.`,
       hint: "Use a built-in function (docs/rules.md) or register it with engine.registerFunction().",
     });
   }
+  // A deffunction or generic function of another module is called by its key.
+  const fn = ctx.functionKey?.(typed) ?? typed;
   const items = list.items;
   const args: Expr[] = [];
   const expand = ctx.sequenceExpansion?.() === true;
   for (let k = 1; k < items.length; k++) {
     const arg = parseExpr(items[k] as SNode, ctx);
-    if (expand && arg.k === "var" && arg.mf) noSequence(fn, list, ctx);
+    if (expand && arg.k === "var" && arg.mf) noSequence(typed, list, ctx);
     args.push(
       expand && arg.k === "var" && arg.mf
         ? { k: "call", fn: "expand$", args: [arg], pos: arg.pos }
@@ -627,10 +636,14 @@ function parseFunctionCall(list: SList, fn: string, ctx: ParseContext): Expr {
   // makes it unknown (without sequence expansion a `$?x` is one argument).
   const counted = !args.some((a) => a.k === "call" && a.fn === "expand$");
   if (counted && ctx.deffunctionAccepts?.(fn, args.length) === false) {
-    throw rulesLoadError(list.pos, `deffunction ${fn} does not take ${args.length} argument(s)`, {
-      construct: ctx.construct,
-      clips: ctx.deffunctionArityText?.(fn) ?? "",
-    });
+    throw rulesLoadError(
+      list.pos,
+      `deffunction ${typed} does not take ${args.length} argument(s)`,
+      {
+        construct: ctx.construct,
+        clips: ctx.deffunctionArityText?.(fn) ?? "",
+      },
+    );
   }
   return checkArgTypes({ k: "call", fn, args, pos: list.pos }, items, ctx);
 }
@@ -799,7 +812,8 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       const firstWidth =
         first?.type === "atom" && first.text === "=" && values[1]?.type === "list" ? 2 : 1;
       const second = values[firstWidth];
-      const call = firstWidth === 1 && first?.type === "list" ? first.items[0] : undefined;
+      const callNode = values[firstWidth - 1];
+      const call = callNode?.type === "list" ? callNode.items[0] : undefined;
       if (
         !slot.multi &&
         second === undefined &&
@@ -808,7 +822,7 @@ export function parseFactSpec(node: SNode, ctx: ParseContext): FactSpec {
       ) {
         // A call returning a multifield (create$, …) for a single slot: refused when read,
         // the echo running through the call's last token.
-        const { last: end, closing } = lastToken(first as SNode);
+        const { last: end, closing } = lastToken(callNode as SNode);
         throw rulesLoadError(
           end.pos,
           `slot ${slot.name} of deftemplate ${template.name} takes one value`,

@@ -20,13 +20,15 @@ const PARAMS = syntaxError("parameter list");
 
 /**
  * Throws CLIPS's error for a bad handler head: no name ([CSTRCPSR2]), an undefined class
- * ([MSGPSR1]), a message name that is no symbol, an unknown handler type ([MSGFUN7]), no
+ * ([MSGPSR1]), a class whose handlers a running message is executing ([MSGPSR2]), a message
+ * name that is no symbol, an unknown handler type ([MSGFUN7]), no
  * parameter list or a parameter that is no variable.
  */
 export function checkHandlerHead(
   list: SList,
   module: string,
   classExists: (name: string) => boolean,
+  handlersRunning?: (cls: string) => boolean,
 ): void {
   checkConstructName(list);
   const given = (list.items[1] as SNode & { text: string }).text;
@@ -43,6 +45,13 @@ export function checkHandlerHead(
     fail(
       t1 ?? list,
       `[MSGPSR8] Message-handlers cannot be attached to the class ${cls}.`,
+      afterClass,
+    );
+  }
+  if (handlersRunning?.(cls)) {
+    fail(
+      t1 ?? list,
+      "[MSGPSR2] Cannot (re)define message-handlers during execution of \n  other message-handlers for the same class.",
       afterClass,
     );
   }

@@ -96,6 +96,30 @@ const SPECIAL: Record<string, (r: PPReader) => void> = {
   "any-instancep": queryAction,
   "find-instance": queryAction,
   "find-all-instances": queryAction,
+  ...Object.fromEntries(
+    ["make-instance", "active-make-instance"].map((n) => [
+      n,
+      (r: PPReader) => instanceCall(r, "make"),
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      "initialize-instance",
+      "active-initialize-instance",
+      "modify-instance",
+      "active-modify-instance",
+      "message-modify-instance",
+      "active-message-modify-instance",
+    ].map((n) => [n, (r: PPReader) => instanceCall(r, "change")]),
+  ),
+  ...Object.fromEntries(
+    [
+      "duplicate-instance",
+      "active-duplicate-instance",
+      "message-duplicate-instance",
+      "active-message-duplicate-instance",
+    ].map((n) => [n, (r: PPReader) => instanceCall(r, "duplicate")]),
+  ),
 };
 
 /** Function2Parse: the special parsers CLIPS has, else plain arguments. */
@@ -281,4 +305,42 @@ export function plainList(r: PPReader): void {
     first = false;
     if (r.get().kind === "(") plainList(r);
   }
+}
+
+/**
+ * make-instance and its kin (inspsr.c ParseInitializeInstance): the name or target, `of CLASS`
+ * (`to NAME` for a duplicate), then each slot override on a line of its own, three steps in.
+ */
+function instanceCall(r: PPReader, kind: "make" | "change" | "duplicate"): void {
+  r.buf.depth += 3;
+  r.save(" ");
+  const first = r.get();
+  atomOrExpression(r, first);
+  r.save(" ");
+  if (kind === "make") {
+    // `(make-instance of CLASS …)` names no instance; otherwise `of` comes next.
+    if (!isSymbol(first, "of") && !isSymbol(r.get(), "of")) throw new PPStop();
+    if (!isSymbol(first, "of")) r.save(" ");
+    atomOrExpression(r);
+  }
+  r.cr();
+  let t = r.get();
+  if (kind === "duplicate" && isSymbol(t, "to")) {
+    r.backup();
+    r.backup();
+    r.save(t.print);
+    r.save(" ");
+    atomOrExpression(r);
+    r.cr();
+    t = r.get();
+  }
+  while (t.kind === "(") {
+    atomOrExpression(r);
+    collectArguments(r);
+    r.cr();
+    t = r.get();
+  }
+  if (t.kind !== ")") throw new PPStop();
+  closeWith(r, t.print);
+  r.buf.depth -= 3;
 }

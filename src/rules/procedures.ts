@@ -6,6 +6,7 @@ import { rulesRuntimeError } from "./errors.js";
 import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
+import { bareName } from "./module-scope.js";
 import { type Atom, FALSE, isMultifield, type Value } from "./values.js";
 
 interface Global {
@@ -70,11 +71,11 @@ export class Procedures {
     return a.rest ? count >= a.params : count === a.params;
   }
 
-  /** CLIPS's [ARGACCES4] message for a call of the deffunction `name` with a wrong count. */
-  arityText(name: string): string {
-    const a = this.arities.get(name);
+  /** CLIPS's [ARGACCES4] message for a call of the deffunction `key` with a wrong count. */
+  arityText(key: string): string {
+    const a = this.arities.get(key);
     const how = a?.rest ? "at least" : "exactly";
-    return `[ARGACCES4] Function ${name} expected ${how} ${a?.params ?? 0} argument(s)`;
+    return `[ARGACCES4] Function ${bareName(key)} expected ${how} ${a?.params ?? 0} argument(s)`;
   }
 
   /** Whether a call of the deffunction is running now. */
@@ -115,13 +116,16 @@ export class Procedures {
     this.byName.set(name, list);
   }
 
-  /** Defines (or redefines) a deffunction. */
-  defineFunction(ast: DeffunctionAst): void {
+  /**
+   * Defines (or redefines) a deffunction, keyed `key` (module-scope.ts: `MOD::name`, a bare
+   * name for MAIN's).
+   */
+  defineFunction(ast: DeffunctionAst, key = ast.name): void {
     const construct = `deffunction ${ast.name}`;
     const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
     const { params, rest, name } = ast;
     const arity = params.length;
-    this.arities.set(name, { params: arity, rest: rest !== null });
+    this.arities.set(key, { params: arity, rest: rest !== null });
     const call: RuleFunction = (args) => {
       if (rest === null ? args.length !== arity : args.length < arity) {
         const how = rest === null ? "exactly" : "at least";
@@ -142,7 +146,7 @@ export class Procedures {
       }
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
-      this.active.set(name, (this.active.get(name) ?? 0) + 1);
+      this.active.set(key, (this.active.get(key) ?? 0) + 1);
       // The caller stepped one level deeper before evaluating the arguments (compileHostCall).
       const depth = evaluationDepth();
       this.onCall?.(true, name, depth, args);
@@ -158,13 +162,13 @@ export class Procedures {
         }
         throw haltedIn(signal, `deffunction ${name}`);
       } finally {
-        this.active.set(name, (this.active.get(name) ?? 1) - 1);
+        this.active.set(key, (this.active.get(key) ?? 1) - 1);
       }
       this.onCall?.(false, name, depth, args);
       return last;
     };
     // What a failing argument's message names ([PRCCODE6]).
-    this.functions.set(name, Object.assign(call, { procedure: `deffunction ${name}` }));
+    this.functions.set(key, Object.assign(call, { procedure: `deffunction ${name}` }));
   }
 
   hasGlobal(name: string): boolean {

@@ -66,7 +66,10 @@ export function checkBodyVariables(
         if (e.name) visit(e.name);
         if (e.duplicate?.to) visit(e.duplicate.to);
         visit(e.cls);
-        for (const s of e.slots) s.values.forEach(visit);
+        for (const s of e.slots) {
+          if (s.nameExpr) visit(s.nameExpr);
+          s.values.forEach(visit);
+        }
         return;
       case "query":
         for (const v of e.vars) {

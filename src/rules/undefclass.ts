@@ -1,8 +1,9 @@
 /**
  * `(undefclass NAME)` as CLIPS 6.30 runs it (classcom.c): the class goes with all its
  * subclasses; `*` is every user class of the current module (or the one class named `*`). A
- * system class, a class whose (subclasses') instances exist, or one a defmethod's parameter
- * restriction names stays: [PRNTUTIL4]. An unknown name is [PRNTUTIL1].
+ * system class, or a class something holds (class-holders.ts: its or its subclasses' instances,
+ * a method restriction, a rule's object pattern, …) stays: [PRNTUTIL4]. An unknown name is
+ * [PRNTUTIL1].
  */
 import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
@@ -13,24 +14,26 @@ import { isSymbol, type Value } from "./values.js";
 export interface UndefinableClass {
   readonly name: string;
   readonly subclasses: readonly UndefinableClass[];
-  readonly instances: readonly unknown[];
 }
 
-/** What the engine gives the command. */
-export interface UndefclassHost {
-  classNamed(name: string): UndefinableClass | undefined;
+/** What the engine gives the command (`C`: its classes, found by name, then held or removed). */
+export interface UndefclassHost<C extends UndefinableClass = UndefinableClass> {
+  classNamed(name: string): C | undefined;
   isSystemClass(name: string): boolean;
   /** The user classes defined in the current module, oldest first. */
   moduleClasses(): string[];
-  /** Whether a defmethod's parameter restriction names the class. */
-  namedByMethod(name: string): boolean;
+  /** Whether something holds the class or one of its subclasses (class-holders.ts). */
+  held(cls: C): boolean;
   /** Deletes the class and its subclasses (their texts and handlers too). */
-  remove(cls: UndefinableClass): void;
+  remove(cls: C): void;
   print(text: string): void;
 }
 
 /** Runs `(undefclass name)`. */
-export function undefclass(args: readonly Value[], host: UndefclassHost): void {
+export function undefclass<C extends UndefinableClass>(
+  args: readonly Value[],
+  host: UndefclassHost<C>,
+): void {
   const target = args[0] as Value;
   if (!isSymbol(target)) throw typeError("undefclass", 1, "symbol");
   const all = target === "*" && host.classNamed("*") === undefined;
@@ -43,21 +46,12 @@ export function undefclass(args: readonly Value[], host: UndefclassHost): void {
         hint: "list-defclasses lists the classes there are.",
       });
     }
-    if (host.isSystemClass(name) || inUse(cls, host)) {
+    if (host.isSystemClass(name) || host.held(cls)) {
       host.print(`[PRNTUTIL4] Unable to delete defclass ${name}.\n`);
       continue;
     }
     host.remove(cls);
   }
-}
-
-/** A class whose instances, or whose subclasses' instances or methods, hold it. */
-function inUse(cls: UndefinableClass, host: UndefclassHost): boolean {
-  return (
-    cls.instances.length > 0 ||
-    host.namedByMethod(cls.name) ||
-    cls.subclasses.some((s) => inUse(s, host))
-  );
 }
 
 /** Whether a defmethod's parameter restrictions name the class `cls`. */

@@ -26,6 +26,10 @@ export interface UndefineHost {
   module(): string;
   /** Whether the construct is busy now: a deffunction in its body, a deftemplate with facts. */
   busy(kind: ConstructKind, name: string, module: string): boolean;
+  /** Whether a call of deffunction `module::name` is running (not only a command calling it). */
+  executing(name: string, module: string): boolean;
+  /** Empties a deffunction and drops its text, keeping it listed (CLIPS's partial deletion). */
+  hollow(name: string, module: string): void;
   /** Deletes the construct `module::name` from the engine (its text too). */
   remove(kind: ConstructKind, name: string, module: string): void;
   print(text: string): void;
@@ -72,6 +76,10 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
     if (builtInBusy(kind, host)) host.print(`[PRNTUTIL4] Unable to delete ${kind} ${INITIAL}.\n`);
     else dropBuiltIn(kind, host);
   }
+  if (!found && kind === "deffunction") {
+    undefineAllFunctions(names, from, host);
+    return;
+  }
   const kept: string[] = [];
   for (const n of names) {
     if (host.busy(kind, n, from) || referenced(host.texts, kind, n, !found)) {
@@ -81,16 +89,32 @@ export function undefine(command: string, args: readonly Value[], host: Undefine
       kept.push(n);
     }
   }
+  for (const n of names) if (!kept.includes(n)) host.remove(kind, n, from);
+}
+
+/**
+ * `(undeffunction *)` as CLIPS's RemoveAllDeffunctions: a running one stays ([PRNTUTIL4]); the
+ * others lose their bodies, so calls among them no longer count; one still called by another
+ * construct, a running deffunction or the command is then kept empty, without its text
+ * ([DFFNXFUN1]); the rest go.
+ */
+function undefineAllFunctions(names: readonly string[], from: string, host: UndefineHost): void {
+  const running = names.filter((n) => host.executing(n, from));
+  for (const n of running) host.print(`[PRNTUTIL4] Unable to delete deffunction ${n}.\n`);
   for (const n of names) {
-    if (kept.includes(n)) continue;
-    // `*` keeps a deffunction one it could not delete calls, with a warning.
-    if (kind === "deffunction" && kept.some((k) => callsFunction(host.texts, k, n))) {
-      host.print(
-        `[DFFNXFUN1] WARNING: Deffunction ${n} only partially deleted due to usage by other constructs.\n`,
-      );
+    if (running.includes(n)) continue;
+    const used =
+      host.busy("deffunction", n, from) ||
+      referenced(host.texts, "deffunction", n, true) ||
+      running.some((k) => callsFunction(host.texts, k, n));
+    if (!used) {
+      host.remove("deffunction", n, from);
       continue;
     }
-    host.remove(kind, n, from);
+    host.print(
+      `[DFFNXFUN1] WARNING: Deffunction ${n} only partially deleted due to usage by other constructs.\n`,
+    );
+    host.hollow(n, from);
   }
 }
 

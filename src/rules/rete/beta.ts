@@ -72,9 +72,10 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
     const spec = this.spec;
     const hash = spec.leftHash === null ? 0 : spec.leftHash(t);
     this.left.add(t, hash);
-    // Alpha memories are scanned oldest first, as CLIPS does.
+    // Alpha memories are scanned oldest first, as CLIPS does; a match of a fact being retracted
+    // is passed over (a not it unblocked sends tokens here before the fact leaves this memory).
     for (let am = this.alpha.memory.first(hash); am !== null; am = am.next) {
-      if (am.hash !== hash || am.reached <= this.rank) continue;
+      if (am.hash !== hash || am.reached <= this.rank || am.fact.retracted) continue;
       if (t.dead) return;
       if (joins(spec, t, am)) emit(this, t, am);
     }

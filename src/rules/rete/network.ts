@@ -85,19 +85,40 @@ export class Network {
     this.alphas = new AlphaNet(factsOf);
   }
 
+  /**
+   * Above 0 while a fact or instance goes through the network or a new rule is primed: CLIPS's
+   * MatchOperationInProgress, under which a pattern's function may not assert or retract.
+   */
+  matching = 0;
+
   /** Runs a new fact through its relation's pattern tree and the joins below. */
   assertFact(fact: Fact): void {
-    this.alphas.assertFact(fact);
+    this.matching++;
+    try {
+      this.alphas.assertFact(fact);
+    } finally {
+      this.matching--;
+    }
   }
 
   /** Removes a fact's matches and everything built on them. */
   retractFact(fact: Fact): void {
-    this.alphas.retractFact(fact);
+    this.matching++;
+    try {
+      this.alphas.retractFact(fact);
+    } finally {
+      this.matching--;
+    }
   }
 
   /** An instance's object-template slots `changed`: re-matches the patterns that name them. */
   rematch(fact: Fact, changed: readonly number[]): void {
-    this.alphas.rematch(fact, changed);
+    this.matching++;
+    try {
+      this.alphas.rematch(fact, changed);
+    } finally {
+      this.matching--;
+    }
   }
 
   /**
@@ -148,9 +169,11 @@ export class Network {
   primeRule(): void {
     const paths = this.pending;
     this.pending = [];
+    this.matching++;
     try {
       this.prime(paths);
     } finally {
+      this.matching--;
       this.fresh = [];
       this.alphas.forgetFresh();
     }

@@ -25,3 +25,25 @@ describe("undefclass in snapshots", () => {
     expect(run(copy, "(class-existp C)")).toBe("TRUE");
   });
 });
+
+describe("classes held by rules in snapshots", () => {
+  it("a class a rule's object pattern matches stays held after restore, and freed with the rule", () => {
+    const engine = new RuleEngine();
+    engine.load(
+      [
+        "(defclass A (is-a USER) (role concrete) (slot x))",
+        "(defrule r (object (is-a A) (x ?x)) =>)",
+        "(defclass B (is-a USER) (role concrete))",
+      ].join("\n"),
+    );
+    const copy = new RuleEngine();
+    copy.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    run(copy, "(undefclass A)");
+    expect(run(copy, "(class-existp A)")).toBe("TRUE");
+    run(copy, "(undefclass B)");
+    expect(run(copy, "(class-existp B)")).toBe("FALSE");
+    run(copy, "(undefrule r)");
+    run(copy, "(undefclass A)");
+    expect(run(copy, "(class-existp A)")).toBe("FALSE");
+  });
+});

@@ -29,6 +29,27 @@ function roundTrip(engine: RuleEngine): { engine: RuleEngine; output: () => stri
   return copy;
 }
 
+/**
+ * Loads `program`, runs `(undeffunction *)` and restores a copy; each step prints the same in
+ * both. The copy, for more checks.
+ */
+function sameAfterUndeffunctionAll(
+  program: string,
+  steps: readonly string[],
+): { engine: RuleEngine; output: () => string } {
+  const { engine, output } = engineWithOutput();
+  engine.load(program);
+  command(engine, "(undeffunction *)");
+  const copy = roundTrip(engine);
+  output();
+  for (const step of steps) {
+    command(engine, step);
+    command(copy.engine, step);
+    expect(copy.output(), step).toBe(output());
+  }
+  return copy;
+}
+
 describe("snapshot and restore", () => {
   it("keep the current module and define each construct in the module it was defined in", () => {
     const { engine } = engineWithOutput();
@@ -56,6 +77,32 @@ describe("snapshot and restore", () => {
     command(copy.engine, "(assert (b 1))");
     command(copy.engine, "(facts LEFT)");
     expect(copy.output()).toBe("f-1     (b 1)\nFor a total of 1 fact.\n");
+  });
+
+  it("keep classes, instances and deffunctions of one name in two modules apart", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(
+      "(defmodule LEFT (export ?ALL)) (defclass LEFT::A (is-a USER) (role concrete))" +
+        " (deffunction LEFT::f () left) (definstances LEFT::start (l of A))" +
+        " (defmodule RIGHT) (defclass RIGHT::A (is-a USER) (role concrete))" +
+        " (deffunction RIGHT::f () right) (definstances RIGHT::start (r of A))" +
+        " (defmodule VIEW (import LEFT ?ALL))",
+    );
+    engine.reset();
+    command(engine, "(set-current-module VIEW)");
+    const copy = roundTrip(engine);
+    for (const e of [engine, copy.engine]) {
+      command(e, "(instances *)");
+      command(e, "(instances)");
+      command(e, "(printout t (f) crlf)");
+    }
+    const text = output();
+    expect(copy.output()).toBe(text);
+    expect(text).toBe(
+      "MAIN:\n   [initial-object] of INITIAL-OBJECT\nLEFT:\n   [l] of A\nRIGHT:\n   [r] of A\n" +
+        "VIEW:\nFor a total of 3 instances.\n" +
+        "[initial-object] of INITIAL-OBJECT\n[l] of LEFT::A\nFor a total of 2 instances.\nleft\n",
+    );
   });
 
   it("keep the rules' breakpoints: a restored run stops before the rule as the original does", () => {
@@ -110,5 +157,63 @@ describe("snapshot and restore", () => {
     // Both supports of (derived 1) and the one of (derived 2) are gone: so are the facts.
     expect(last).toContain("(kept 1)");
     expect(last).not.toContain("derived");
+  });
+  it("keep logical support of and by instances, and the order rules sharing a match lose theirs", () => {
+    const { engine, output } = engineWithOutput();
+    engine.load(`
+      (defclass P (is-a USER) (role concrete) (pattern-match reactive))
+      (defrule by-fact (logical (a)) => (assert (b)))
+      (defrule by-fact-2 (logical (a)) => (make-instance [q] of P))
+      (defrule by-instance (logical (object (name [p]))) => (assert (c)))
+      (defrule by-instance-2 (logical (object (name [p]))) => (make-instance [r] of P))`);
+    engine.reset();
+    command(engine, "(make-instance [p] of P)");
+    command(engine, "(assert (a))");
+    engine.run();
+    const copy = roundTrip(engine);
+    const steps = [
+      "(watch facts)",
+      "(watch instances)",
+      "(dependents [p])",
+      "(dependencies [r])",
+      "(dependents 1)",
+      "(send [p] delete)",
+      "(retract 1)",
+      "(instances)",
+      "(facts)",
+    ];
+    output();
+    let all = "";
+    for (const step of steps) {
+      command(engine, step);
+      command(copy.engine, step);
+      const last = copy.output();
+      expect(last, step).toBe(output());
+      all += last;
+    }
+    // What CLIPS 6.30 prints for these steps.
+    expect(all).toContain("[r],f-3\n[p]\n[q],f-2\n");
+    expect(all).toContain("<== instance [r] of P\n<== f-3     (c)\n");
+    expect(all).toContain("<== instance [q] of P\n<== f-2     (b)\n");
+  });
+  it("keep a deffunction (undeffunction *) left empty: listed, no text, its calls return FALSE", () => {
+    const copy = sameAfterUndeffunctionAll(
+      `(deffunction foo () (printout t Foo crlf) 1)
+       (defmethod bar () (foo))`,
+      ["(printout t (bar) crlf)", "(ppdeffunction foo)", "(list-deffunctions)"],
+    );
+    command(copy.engine, "(printout t (bar) crlf)");
+    expect(copy.output()).toBe("FALSE\n");
+  });
+  it("keep an emptied deffunction of another module under its module", () => {
+    const copy = sameAfterUndeffunctionAll(
+      `(deffunction foo () 0)
+       (defmodule B)
+       (deffunction foo () (printout t Foo crlf) 1)
+       (defmethod bar () (foo))`,
+      ["(bar)", "(ppdeffunction B::foo)", "(list-deffunctions *)"],
+    );
+    command(copy.engine, "(list-deffunctions *)");
+    expect(copy.output()).toBe("MAIN:\n   foo\nB:\n   foo\nFor a total of 2 deffunctions.\n");
   });
 });
