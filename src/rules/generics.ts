@@ -10,7 +10,7 @@ import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
-import { bareName, constructKey, keyModule } from "./module-scope.js";
+import { bareName, constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import type { ClassDef } from "./objects.js";
 import { ppDefmethod } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
@@ -99,6 +99,8 @@ function primitiveTypes(v: Value): string[] {
  * bare name for MAIN's): every method below takes that key.
  */
 export class Generics {
+  /** The defmodules' scope: a method's actions run in its generic function's module. */
+  scope: ModuleScope = ONE_MODULE;
   private readonly generics = new Map<string, Generic>();
   private readonly stack: Call[] = [];
 
@@ -471,11 +473,16 @@ export class Generics {
     this.stack.push(call);
     let last: Value = FALSE;
     try {
-      for (const action of m.body) {
-        last = action(frame);
-        // An error reported and gone on from (an unbound variable) halts the method.
-        if (takeEvaluationError()) throw evaluationErrorHalt();
-      }
+      // A method's actions run in its generic function's module.
+      last = this.scope.within(call.generic.module, () => {
+        let value: Value = FALSE;
+        for (const action of m.body) {
+          value = action(frame);
+          // An error reported and gone on from (an unbound variable) halts the method.
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
+        return value;
+      });
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);

@@ -56,6 +56,11 @@ export interface ModuleScope {
   key(kind: string, typed: string, defines: (key: string) => boolean, from?: string): string;
   /** Whether module `from` sees the construct keyed `key`: its own, or one it imports. */
   sees(kind: string, key: string, from: string): boolean;
+  /**
+   * Runs `body` with `module` the current module and puts the one before back after, as CLIPS
+   * runs a deffunction's, method's or message-handler's actions (EvaluateProcActions).
+   */
+  within<T>(module: string, body: () => T): T;
 }
 
 /** The scope of an engine with MAIN its only module (what a table uses until told otherwise). */
@@ -67,4 +72,5 @@ export const ONE_MODULE: ModuleScope = {
     return at > 0 ? constructKey(typed.slice(0, at), typed.slice(at + 2)) : typed;
   },
   sees: (_kind, key) => keyModule(key) === MAIN,
+  within: (_module, body) => body(),
 };

@@ -671,10 +671,15 @@ export class ObjectSystem {
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
       try {
-        for (const action of body) {
-          last = action(frame);
-          if (takeEvaluationError()) throw evaluationErrorHalt();
-        }
+        // A handler's actions run in its class's module.
+        last = this.scope.within(cls.module, () => {
+          let value: Value = FALSE;
+          for (const action of body) {
+            value = action(frame);
+            if (takeEvaluationError()) throw evaluationErrorHalt();
+          }
+          return value;
+        });
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
         throw haltedIn(signal, `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`);
