@@ -1882,15 +1882,14 @@ export class RuleEngine {
       if (this.moduleImports.size === 0) return false;
       return importedModules(this.moduleGraph, kind, bareName(key), from).includes(owner);
     },
-    within: (module, body) => {
+    enter: (module) => {
       const before = this.module;
       if (before !== module) this.setModule(module);
-      try {
-        return body();
-      } finally {
-        // A set-current-module in the actions is undone too.
-        if (this.module !== before) this.setModule(before);
-      }
+      return before;
+    },
+    // A set-current-module in the actions is undone too.
+    leave: (before) => {
+      if (this.module !== before) this.setModule(before);
     },
   };
 

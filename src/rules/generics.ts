@@ -472,21 +472,19 @@ export class Generics {
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
     this.stack.push(call);
     let last: Value = FALSE;
+    // A method's actions run in its generic function's module.
+    const before = this.scope.enter(call.generic.module);
     try {
-      // A method's actions run in its generic function's module.
-      last = this.scope.within(call.generic.module, () => {
-        let value: Value = FALSE;
-        for (const action of m.body) {
-          value = action(frame);
-          // An error reported and gone on from (an unbound variable) halts the method.
-          if (takeEvaluationError()) throw evaluationErrorHalt();
-        }
-        return value;
-      });
+      for (const action of m.body) {
+        last = action(frame);
+        // An error reported and gone on from (an unbound variable) halts the method.
+        if (takeEvaluationError()) throw evaluationErrorHalt();
+      }
     } catch (signal) {
       if (signal instanceof ReturnSignal) return signal.value;
       throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);
     } finally {
+      this.scope.leave(before);
       this.stack.pop();
     }
     return last;

@@ -57,10 +57,12 @@ export interface ModuleScope {
   /** Whether module `from` sees the construct keyed `key`: its own, or one it imports. */
   sees(kind: string, key: string, from: string): boolean;
   /**
-   * Runs `body` with `module` the current module and puts the one before back after, as CLIPS
-   * runs a deffunction's, method's or message-handler's actions (EvaluateProcActions).
+   * Makes `module` current for a deffunction's, method's or message-handler's actions, as CLIPS
+   * runs them (EvaluateProcActions); the module to give {@link leave} once they are done.
    */
-  within<T>(module: string, body: () => T): T;
+  enter(module: string): string;
+  /** Puts back the module {@link enter} gave, whatever the actions made current. */
+  leave(before: string): void;
 }
 
 /** The scope of an engine with MAIN its only module (what a table uses until told otherwise). */
@@ -72,5 +74,6 @@ export const ONE_MODULE: ModuleScope = {
     return at > 0 ? constructKey(typed.slice(0, at), typed.slice(at + 2)) : typed;
   },
   sees: (_kind, key) => keyModule(key) === MAIN,
-  within: (_module, body) => body(),
+  enter: () => MAIN,
+  leave: () => {},
 };

@@ -670,19 +670,18 @@ export class ObjectSystem {
       if (rest !== null) vars.set(rest, flatten(args.slice(params.length)));
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
+      // A handler's actions run in its class's module.
+      const before = this.scope.enter(cls.module);
       try {
-        // A handler's actions run in its class's module.
-        last = this.scope.within(cls.module, () => {
-          let value: Value = FALSE;
-          for (const action of body) {
-            value = action(frame);
-            if (takeEvaluationError()) throw evaluationErrorHalt();
-          }
-          return value;
-        });
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
         throw haltedIn(signal, `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`);
+      } finally {
+        this.scope.leave(before);
       }
       return last;
     };

@@ -153,15 +153,12 @@ export class Procedures {
       // The caller stepped one level deeper before evaluating the arguments (compileHostCall).
       const depth = evaluationDepth();
       this.onCall?.(true, name, depth, args);
+      const before = this.scope.enter(module);
       try {
-        last = this.scope.within(module, () => {
-          let value: Value = FALSE;
-          for (const action of body) {
-            value = action(frame);
-            if (takeEvaluationError()) throw evaluationErrorHalt();
-          }
-          return value;
-        });
+        for (const action of body) {
+          last = action(frame);
+          if (takeEvaluationError()) throw evaluationErrorHalt();
+        }
       } catch (signal) {
         if (signal instanceof ReturnSignal) {
           this.onCall?.(false, name, depth, args);
@@ -169,6 +166,7 @@ export class Procedures {
         }
         throw haltedIn(signal, `deffunction ${name}`);
       } finally {
+        this.scope.leave(before);
         this.active.set(key, (this.active.get(key) ?? 1) - 1);
       }
       this.onCall?.(false, name, depth, args);
