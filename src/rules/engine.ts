@@ -376,6 +376,7 @@ export class RuleEngine {
     this.input = new InputBuffer(options.input ?? null);
     this.texts.imported = (kind, name, from) => importedModules(this.moduleGraph, kind, name, from);
     this.objects.scope = this.moduleScope;
+    this.generics.scope = this.moduleScope;
     this.procs = this.newProcedures();
     this.limits = resolveRuleLimits(options.limits);
     for (const [name, fn] of Object.entries(options.functions ?? {}))
@@ -1797,7 +1798,7 @@ export class RuleEngine {
   }
 
   private newProcedures(): Procedures {
-    return new Procedures(
+    const procs = new Procedures(
       () => this.evalHost,
       (name, now, before) => {
         if (this.watches.watching("globals", name)) this.onPrint(globalTrace(name, now, before));
@@ -1808,6 +1809,8 @@ export class RuleEngine {
           this.onPrint(deffunctionTrace(begin, name, depth, args));
       },
     );
+    procs.scope = this.moduleScope;
+    return procs;
   }
 
   /** Prints a trace message when the construct `name` of `item` is watched (`(watch rules foo)`). */
@@ -1962,6 +1965,15 @@ export class RuleEngine {
       if (owner === from) return true;
       if (this.moduleImports.size === 0) return false;
       return importedModules(this.moduleGraph, kind, bareName(key), from).includes(owner);
+    },
+    enter: (module) => {
+      const before = this.module;
+      if (before !== module) this.setModule(module);
+      return before;
+    },
+    // A set-current-module in the actions is undone too.
+    leave: (before) => {
+      if (this.module !== before) this.setModule(before);
     },
   };
 

@@ -10,7 +10,7 @@ import { rulesLoadError, rulesRuntimeError } from "./errors.js";
 import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, OBJECT_CALLS } from "./evaluate.js";
 import { BUILTINS, type RuleFunction } from "./functions.js";
-import { bareName, constructKey, keyModule } from "./module-scope.js";
+import { bareName, constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import type { ClassDef } from "./objects.js";
 import { ppDefmethod } from "./pp-constructs.js";
 import type { SList } from "./reader.js";
@@ -99,6 +99,8 @@ function primitiveTypes(v: Value): string[] {
  * bare name for MAIN's): every method below takes that key.
  */
 export class Generics {
+  /** The defmodules' scope: a method's actions run in its generic function's module. */
+  scope: ModuleScope = ONE_MODULE;
   private readonly generics = new Map<string, Generic>();
   private readonly stack: Call[] = [];
   /** The generics whose methods' restrictions are being tested (a query may call anything). */
@@ -485,6 +487,8 @@ export class Generics {
     const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
     this.stack.push(call);
     let last: Value = FALSE;
+    // A method's actions run in its generic function's module.
+    const before = this.scope.enter(call.generic.module);
     try {
       for (const action of m.body) {
         last = action(frame);
@@ -495,6 +499,7 @@ export class Generics {
       if (signal instanceof ReturnSignal) return signal.value;
       throw haltedIn(signal, `generic function ${call.generic.name} method #${m.index}`);
     } finally {
+      this.scope.leave(before);
       this.stack.pop();
     }
     return last;

@@ -56,6 +56,13 @@ export interface ModuleScope {
   key(kind: string, typed: string, defines: (key: string) => boolean, from?: string): string;
   /** Whether module `from` sees the construct keyed `key`: its own, or one it imports. */
   sees(kind: string, key: string, from: string): boolean;
+  /**
+   * Makes `module` current for a deffunction's, method's or message-handler's actions, as CLIPS
+   * runs them (EvaluateProcActions); the module to give {@link leave} once they are done.
+   */
+  enter(module: string): string;
+  /** Puts back the module {@link enter} gave, whatever the actions made current. */
+  leave(before: string): void;
 }
 
 /** The scope of an engine with MAIN its only module (what a table uses until told otherwise). */
@@ -67,4 +74,6 @@ export const ONE_MODULE: ModuleScope = {
     return at > 0 ? constructKey(typed.slice(0, at), typed.slice(at + 2)) : typed;
   },
   sees: (_kind, key) => keyModule(key) === MAIN,
+  enter: () => MAIN,
+  leave: () => {},
 };

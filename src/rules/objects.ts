@@ -682,6 +682,8 @@ export class ObjectSystem {
       if (rest !== null) vars.set(rest, flatten(args.slice(params.length)));
       const frame: Frame = { tok: null, local: null, rhs: vars, host: this.host() };
       let last: Value = FALSE;
+      // A handler's actions run in its class's module.
+      const before = this.scope.enter(cls.module);
       try {
         for (const action of body) {
           last = action(frame);
@@ -690,6 +692,8 @@ export class ObjectSystem {
       } catch (signal) {
         if (signal instanceof ReturnSignal) return signal.value;
         throw haltedIn(signal, `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`);
+      } finally {
+        this.scope.leave(before);
       }
       return last;
     };

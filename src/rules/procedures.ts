@@ -6,7 +6,7 @@ import { rulesRuntimeError } from "./errors.js";
 import { evaluationDepth } from "./eval-depth.js";
 import { type Compiled, compileExpr, type EvalHost, type Frame, slotValue } from "./evaluate.js";
 import type { RuleFunction } from "./functions.js";
-import { bareName } from "./module-scope.js";
+import { bareName, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { type Atom, FALSE, isMultifield, type Value } from "./values.js";
 
 interface Global {
@@ -17,6 +17,8 @@ interface Global {
 
 /** The deffunctions and defglobals of one engine. */
 export class Procedures {
+  /** The defmodules' scope: a deffunction's actions run in its module (the engine's). */
+  scope: ModuleScope = ONE_MODULE;
   private readonly functions = new Map<string, RuleFunction>();
   /** Keyed `MODULE::name`: modules are namespaces, two may define globals of one name. */
   private readonly globals = new Map<string, Global>();
@@ -124,6 +126,7 @@ export class Procedures {
     const construct = `deffunction ${ast.name}`;
     const body = ast.body.map((e) => compileExpr(e, { resolve: () => null, rhs: true, construct }));
     const { params, rest, name } = ast;
+    const module = keyModule(key);
     const arity = params.length;
     this.arities.set(key, { params: arity, rest: rest !== null });
     const call: RuleFunction = (args) => {
@@ -150,6 +153,7 @@ export class Procedures {
       // The caller stepped one level deeper before evaluating the arguments (compileHostCall).
       const depth = evaluationDepth();
       this.onCall?.(true, name, depth, args);
+      const before = this.scope.enter(module);
       try {
         for (const action of body) {
           last = action(frame);
@@ -162,6 +166,7 @@ export class Procedures {
         }
         throw haltedIn(signal, `deffunction ${name}`);
       } finally {
+        this.scope.leave(before);
         this.active.set(key, (this.active.get(key) ?? 1) - 1);
       }
       this.onCall?.(false, name, depth, args);
