@@ -12,6 +12,7 @@
  * // prints "[PRNTUTIL4] Unable to delete defclass A." while r exists.
  */
 import type { CE, PatternCE } from "./ast.js";
+import { candidateClasses } from "./object-pattern-slots.js";
 import type { ClassDef } from "./objects.js";
 import { QUERY_FUNCTIONS } from "./parse-expr.js";
 import type { SNode } from "./reader.js";
@@ -40,16 +41,11 @@ export function objectPatterns(ces: readonly CE[]): PatternCE[] {
  * the pattern names (the classes having it, pattern-matched).
  */
 export function patternClasses(ce: PatternCE, all: readonly ClassDef[]): ClassDef[] {
-  const isa = ce.object?.classes ?? null;
-  let out = all.filter(
-    (c) => c.reactive && !c.abstract && (isa === null || c.cpl.some((k) => isa.includes(k.name))),
-  );
-  for (const index of ce.slots.keys()) {
+  const slots = [...ce.slots.keys()].flatMap((index) => {
     const name = ce.template?.slots[index]?.name;
-    if (name === undefined || name === "is-a" || name === "name") continue;
-    out = out.filter((c) => c.slots.some((x) => x.name === name && x.facets.reactive));
-  }
-  return out;
+    return name === undefined || name === "is-a" || name === "name" ? [] : [name];
+  });
+  return candidateClasses(all, ce.object?.classes ?? null, slots);
 }
 
 /** The instance-set query functions: their `((?v CLASS…)…)` names classes. */

@@ -76,7 +76,7 @@ import {
 import { moduleError, moduleParts } from "./modules-syntax.js";
 import { fileFunction } from "./no-files.js";
 import { InstanceMatcher, type InstanceSupport, ObjectFact } from "./object-match.js";
-import { objectSlotLookup } from "./object-pattern-slots.js";
+import { candidateClasses, objectSlotLookup } from "./object-pattern-slots.js";
 import { OBJECT_RELATION } from "./object-template.js";
 import { type ClassDef, ObjectSystem } from "./objects.js";
 import { parseDeffacts, parseDefrule, parseDeftemplate, skipComment } from "./parse-constructs.js";
@@ -580,6 +580,7 @@ export class RuleEngine {
     template: (name) =>
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
+    objectCandidates: (isa, slots) => candidateClasses(this.objects.classList(), isa, slots).length,
     // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&

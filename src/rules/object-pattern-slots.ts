@@ -15,6 +15,25 @@ import type { ClassDef } from "./objects.js";
 import type { ObjectSlotConstraint, ObjectSlotLookup } from "./rule-constraints.js";
 import { ANY, type Domain, slotDomain, union } from "./value-domain.js";
 
+/**
+ * The classes of `all` an object pattern can match (objrtbld.c's class bitmap): the reactive
+ * concrete ones, of the `is-a` classes or below (null: any), having each slot named,
+ * pattern-matched.
+ */
+export function candidateClasses(
+  all: readonly ClassDef[],
+  isa: readonly string[] | null,
+  slots: readonly string[],
+): ClassDef[] {
+  return all.filter(
+    (c) =>
+      c.reactive &&
+      !c.abstract &&
+      (isa === null || c.cpl.some((k) => isa.includes(k.name))) &&
+      slots.every((name) => c.slots.some((x) => x.name === name && x.facets.reactive)),
+  );
+}
+
 /** A lookup over the classes `classes()` lists when a rule is checked. */
 export function objectSlotLookup(classes: () => readonly ClassDef[]): ObjectSlotLookup {
   return (ce) => objectSlots(ce, classes());

@@ -684,6 +684,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     return patternCE(list, relation, template, addressVar, fields, NO_SLOTS);
   }
   const slots = new Map<number, FieldConstraint[]>();
+  const classes = head.text === OBJECT_RELATION ? new ObjectClassCheck(ctx) : null;
   for (let k = 1; k < items.length; k++) {
     const s = items[k] as SNode;
     if (s.type !== "list" || s.items[0]?.type !== "atom" || s.items[0].kind !== "symbol") {
@@ -696,6 +697,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
         },
       );
     }
+    classes?.slot(s.items[0]);
     const index = checkSlot(template, s.items[0].text, s.pos, ctx);
     if (slots.has(index) && head.text !== OBJECT_RELATION) {
       throw slotGivenTwice(s, s.items[0].text, ctx);
@@ -727,6 +729,7 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
         },
       );
     }
+    if (s.items[0].text === "is-a") classes?.isa(fields, s);
     slots.set(index, fields);
   }
   const ce = patternCE(list, head.text, template, addressVar, [], slots);
@@ -738,18 +741,85 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
  * bitmap) rather than a slot test; every other slot named is one the class must have.
  */
 function objectPattern(ce: PatternCE, slots: Map<number, FieldConstraint[]>): PatternCE {
-  let classes: string[] | null = null;
-  const isa = slots.get(0)?.[0];
-  if (isa && isa.alts.length > 0 && isa.alts.every((a) => a.length === 1 && isClassName(a[0]))) {
-    classes = isa.alts.map((a) => (a[0] as { value: string }).value);
-    slots.delete(0);
-  }
+  const classes = constantClasses(slots.get(0)?.[0]);
+  if (classes) slots.delete(0);
   const named = [...slots.keys()].filter((i) => i > 1).sort((a, b) => a - b);
   return { ...ce, object: { classes, slots: named } };
 }
 
 function isClassName(t: Term | undefined): boolean {
   return t?.kind === "lit" && !t.neg && typeof t.value === "string";
+}
+
+/** `(is-a A B)` of constant class names: the names; null for any other restriction. */
+function constantClasses(isa: FieldConstraint | undefined): string[] | null {
+  if (
+    !isa ||
+    isa.alts.length === 0 ||
+    !isa.alts.every((a) => a.length === 1 && isClassName(a[0]))
+  ) {
+    return null;
+  }
+  return isa.alts.map((a) => (a[0] as { value: string }).value);
+}
+
+/**
+ * CLIPS's check of an object pattern as it reads it (objrtbld.c ObjectLHSParse): the classes it
+ * can match start as every reactive concrete class; `(is-a …)` must name defined classes
+ * ([OBJRTBLD5]) some of which can have instances ([OBJRTBLD2]), and each slot must leave a class
+ * having it ([OBJRTBLD2], the echo stopping at the slot's name).
+ */
+class ObjectClassCheck {
+  private classes: string[] | null = null;
+  private readonly slots: string[] = [];
+  constructor(private readonly ctx: ParseContext) {}
+
+  slot(name: SAtom): void {
+    const count = this.ctx.objectCandidates;
+    if (count === undefined || name.text === "is-a" || name.text === "name") return;
+    if (count(this.classes, [...this.slots, name.text]) === 0) {
+      throw rulesLoadError(
+        name.pos,
+        `no class can satisfy slot ${name.text} of the object pattern`,
+        {
+          construct: this.ctx.construct,
+          clips: `[OBJRTBLD2] No objects of existing classes can satisfy ${name.text} restriction in object pattern.`,
+          echoThrough: true,
+        },
+      );
+    }
+    this.slots.push(name.text);
+  }
+
+  isa(fields: readonly FieldConstraint[], list: SList): void {
+    const count = this.ctx.objectCandidates;
+    const classes = constantClasses(fields[0]);
+    if (count === undefined || classes === null) return;
+    const fail = (clips: string): never => {
+      throw rulesLoadError(
+        (list.items.at(-1) as SNode).pos,
+        "no class can satisfy the object pattern",
+        {
+          construct: this.ctx.construct,
+          clips,
+          echoThrough: true,
+          echoAfter: ")",
+        },
+      );
+    };
+    if (classes.some((c) => this.ctx.hasClass?.(c) === false)) {
+      fail("[OBJRTBLD5] Undefined class in object pattern.");
+    }
+    if (count(classes, []) === 0) {
+      fail(
+        "[OBJRTBLD2] No objects of existing classes can satisfy is-a restriction in object pattern.",
+      );
+    }
+    if (count(classes, this.slots) === 0) {
+      fail("[OBJRTBLD1] No objects of existing classes can satisfy pattern.");
+    }
+    this.classes = classes;
+  }
 }
 
 /** A pattern CE, every field written in one literal (one object shape for both kinds). */

@@ -20,6 +20,11 @@ export interface ParseContext {
   template(name: string): Template | undefined;
   /** Whether a class is defined, for the instance-set queries (absent: any name is). */
   hasClass?(name: string): boolean;
+  /**
+   * How many classes an object pattern can match: reactive concrete ones, of `isa` or below
+   * (null: any), having each slot of `slots` (absent: object patterns are not checked).
+   */
+  objectCandidates?(isa: readonly string[] | null, slots: readonly string[]): number;
   /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
   hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
