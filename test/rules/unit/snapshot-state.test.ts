@@ -165,4 +165,21 @@ describe("snapshot and restore", () => {
     command(copy.engine, "(printout t (bar) crlf)");
     expect(copy.output()).toBe("FALSE\n");
   });
+  it("keep a rule defined with incremental reset off: only the facts after it reach it", () => {
+    const { engine, output } = engineWithOutput();
+    command(engine, "(set-incremental-reset FALSE)");
+    command(engine, "(assert (color red) (size 1))");
+    engine.load("(defrule pair (color ?c) (size ?s) =>)");
+    command(engine, "(assert (color blue))");
+    const copy = roundTrip(engine);
+    output();
+    for (const step of ["(agenda)", "(assert (size 2))", "(agenda)", "(reset)", "(agenda)"]) {
+      command(engine, step);
+      command(copy.engine, step);
+      expect(copy.output(), step).toBe(output());
+    }
+    command(copy.engine, "(assert (color a) (size 3))");
+    command(copy.engine, "(agenda)");
+    expect(copy.output()).toBe("0      pair: f-1,f-2\nFor a total of 1 activation.\n");
+  });
 });
