@@ -100,6 +100,11 @@ export interface EngineSnapshot {
    * list-deftemplates (absent: none); those of a rule or deffacts are remade by replaying it.
    */
   readonly impliedTemplates?: readonly string[];
+  /**
+   * Rules defined with incremental reset off since the last reset, each with the next fact index
+   * when it was defined: only the facts from there on reached it (absent: none).
+   */
+  readonly unprimedRules?: readonly (readonly [string, number])[];
   /** Deffunctions `(undeffunction *)` left empty and without text (absent: none). */
   readonly hollowFunctions?: readonly string[];
   /** Logical support (truth maintenance): absent when no fact has any. */

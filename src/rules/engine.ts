@@ -1048,14 +1048,30 @@ export class RuleEngine {
       };
       rule = { ...ast, salience: salienceWhenDefined(ast, dynamic) };
     }
-    const entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
+    // With incremental reset off a new rule sees only what comes later (until a reset); a
+    // restore links such a rule without its root token until the facts after it come.
+    const mark = this.unrootedRestore?.get(id);
+    const incremental = this.unrootedRestore !== null || this.switches.enabled("incremental-reset");
+    this.net.primeMode = mark !== undefined ? "unrooted" : incremental ? "prime" : "link";
+    let entry: RuleEntry;
+    try {
+      entry = compileRule(rule, hostActions, this.net, this.hooks, dynamic, this.objectSlots);
+    } finally {
+      this.net.primeMode = "prime";
+    }
     this.rules.set(id, entry);
     const patterns = objectPatterns(ast.ces);
     if (patterns.length > 0) {
       const classes = this.objects.classList();
       this.ruleClasses.set(id, new Set(patterns.flatMap((ce) => patternClasses(ce, classes))));
     }
+    if (mark !== undefined || !incremental) this.unprimed.set(id, mark ?? this.wm.nextId);
   }
+
+  /** Rules defined with incremental reset off since the last reset, and the next fact index then. */
+  private unprimed = new Map<string, number>();
+  /** During a restore: the rules to link without their root token, by that fact index. */
+  private unrootedRestore: Map<string, number> | null = null;
 
   /** Deletes the rule `key` as undefrule does: its activations (traced), breakpoint and text. */
   private deleteRule(key: string): void {
@@ -1123,6 +1139,7 @@ export class RuleEngine {
     this.discardRule(entry);
     this.rules.delete(name);
     this.ruleClasses.delete(name);
+    this.unprimed.delete(name);
   }
 
   /** Takes a rule's activations off the agenda and its unshared nodes out of the network. */
@@ -1521,6 +1538,7 @@ export class RuleEngine {
     this.texts.clear();
     this.firingLog = [];
     this.tms = new TruthMaintenance((rule) => this.ruleRank(rule));
+    this.unprimed = new Map();
     this.procs = this.newProcedures();
     this.objects.watcher = null;
     this.objects.clear();
@@ -1607,6 +1625,8 @@ export class RuleEngine {
     // Fact indexes start again before the globals: a global's `(assert …)` makes f-0 (CLIPS).
     this.wm.nextId = 0;
     if (this.switches.enabled("reset-globals")) this.procs.resetGlobals();
+    // The root token reaches every rule again: those defined without incremental reset too.
+    this.unprimed.clear();
     this.net.resetRoot();
     this.objects.reset();
     if (this.initialFacts) {
@@ -1644,6 +1664,7 @@ export class RuleEngine {
       ),
       ...this.moduleState(),
       ...this.impliedState(),
+      ...this.unprimedState(),
     };
   }
 
@@ -1659,6 +1680,33 @@ export class RuleEngine {
       ...(keys.length > 0 ? { impliedTemplates: keys } : {}),
       ...(hollow.length > 0 ? { hollowFunctions: hollow } : {}),
     };
+  }
+
+  /** The behaviour switches; incremental reset cannot change while rules are defined (CLIPS). */
+  private switchCommand(name: string, args: Value[]): Value | null {
+    if (name === "set-incremental-reset" && args.length === 1 && this.rules.size > 0) {
+      throw rulesRuntimeError("incremental reset cannot change while rules are defined", {
+        clips: "[INCRRSET1] The incremental reset behavior cannot be changed with rules loaded.",
+        hint: "Call set-incremental-reset after (clear), before defining rules.",
+      });
+    }
+    return this.switches.command(name, args);
+  }
+
+  /** A restore reached fact `id`: the rules defined before it was asserted get the root token. */
+  private rootUnprimed(id: number): void {
+    const pending = this.unrootedRestore;
+    if (pending === null || pending.size === 0) return;
+    for (const [rule, mark] of pending) {
+      if (id < mark) continue;
+      pending.delete(rule);
+      for (const b of this.rules.get(rule)?.built ?? []) this.net.giveRoot(b);
+    }
+  }
+
+  /** The rules defined with incremental reset off since the last reset (for a snapshot). */
+  private unprimedState(): { unprimedRules?: [string, number][] } {
+    return this.unprimed.size > 0 ? { unprimedRules: [...this.unprimed] } : {};
   }
 
   /**
@@ -1710,6 +1758,7 @@ export class RuleEngine {
     for (const f of this.wm.all()) this.retractFact(f);
     this.agenda.clear();
     this.restoring = new Map();
+    this.unrootedRestore = new Map(s.unprimedRules ?? []);
     this.objects.restoringModes = new Set(s.conservationClasses ?? []);
     // Replaying the constructs remakes their implied deftemplates, even under check-syntax.
     const checking = this.checkingSyntax;
@@ -1732,9 +1781,11 @@ export class RuleEngine {
         if (template === null) this.implied.add(f.relation);
         if (fact) {
           refs.set(fact.factId, fact);
+          this.rootUnprimed(fact.factId);
           this.net.assertFact(fact);
         }
       }
+      this.rootUnprimed(Number.POSITIVE_INFINITY);
       this.wm.nextId = s.nextFactId;
       for (const [name, v] of Object.entries(s.globals ?? {})) {
         if (this.procs.hasGlobal(name)) this.procs.setGlobal(name, decodeValue(v, factRef));
@@ -1787,6 +1838,7 @@ export class RuleEngine {
       // The explanation log is part of the state: explain() answers the same after a restore.
       this.firingLog = s.firings ? [...s.firings] : [];
     } finally {
+      this.unrootedRestore = null;
       this.restoring = null;
       this.objects.restoringModes = null;
       this.checkingSyntax = checking;
@@ -2397,7 +2449,7 @@ export class RuleEngine {
         return (
           introspectionCommand(this.introspection, name, args) ??
           genericCommand(this.genericHost, name, args) ??
-          this.switches.command(name, args) ??
+          this.switchCommand(name, args) ??
           this.randomNumbers.command(name, args) ??
           handlerCommand(this.objects, this.onPrint, name, args) ??
           fileFunction(name, args, this.onPrint, (c, local) => this.saveClass(c, local))

@@ -331,10 +331,13 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           : opts.procedure;
         // CLIPS ends the line with a period except after a message handler's name.
         const stop = procedure?.startsWith("message-handler ") ? "" : ".";
+        // A rule's action reading a variable before its bind: CLIPS names no construct.
         const text =
           procedure !== undefined
             ? `[PRCCODE5] Variable ${name} unbound in ${procedure}${stop}`
-            : `[EVALUATN1] Variable ${name} is unbound`;
+            : opts.construct?.startsWith("defrule ")
+              ? `[PRCCODE5] Variable ${name} unbound.`
+              : `[EVALUATN1] Variable ${name} is unbound`;
         return (f) => {
           const v = f.rhs?.get(name);
           if (v !== undefined) return v;

@@ -27,6 +27,7 @@ const FILE_NAME_FIRST: ReadonlySet<string> = new Set([
   "restore-instances",
   "bload-instances",
   "bsave-instances",
+  "constructs-to-c",
 ]);
 
 /**
@@ -51,6 +52,12 @@ export function checkFileArguments(
   switch (name) {
     case "rename":
       fileName(1);
+      return;
+    case "constructs-to-c":
+      // (constructs-to-c file-name id [path [max-elements]])
+      if (!Number.isInteger(args[1])) throw typeError(name, 2, "integer");
+      fileName(2);
+      if (args[3] !== undefined && !Number.isInteger(args[3])) throw typeError(name, 4, "integer");
       return;
     case "close":
       if (args[0] !== undefined) ownName("close", args[0]);

@@ -566,6 +566,7 @@ const SPECIAL_ARITY: ReadonlyMap<string, { min: number; max: number }> = new Map
       ["bload-instances", 1, 1],
       ["save-instances", 1, ANY],
       ["bsave-instances", 1, ANY],
+      ["constructs-to-c", 2, 4],
       ["fetch", 1, 1],
       ["print-region", 2, ANY],
       ["get-region", 1, ANY],

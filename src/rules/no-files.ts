@@ -12,6 +12,7 @@ import { FALSE, formatValue, isString, isSymbol, str, TRUE, type Value, VOID } f
 type Answer =
   | "argacces2"
   | "argacces2-error"
+  | "argacces2-void"
   | "insfile1"
   | "argacces2-insfile1"
   | "textpro1"
@@ -34,6 +35,8 @@ const FILE_FUNCTIONS: ReadonlyMap<string, { answer: Answer; as?: string }> = new
   ["dribble-on", { answer: "argacces2" }],
   ["save-instances", { answer: "argacces2-error" }],
   ["bsave-instances", { answer: "argacces2-error" }],
+  // Its first file is the header, `path` + name + `.h`.
+  ["constructs-to-c", { answer: "argacces2-void" }],
   ["load-instances", { answer: "insfile1" }],
   ["restore-instances", { answer: "insfile1" }],
   ["bload-instances", { answer: "argacces2-insfile1" }],
@@ -69,14 +72,18 @@ export function fileFunction(
   const spec = FILE_FUNCTIONS.get(name);
   if (!spec) return null;
   checkFileArguments(name, args, classes);
-  const first = args[0];
-  const file = first === undefined ? "" : isString(first) ? first.value : formatValue(first);
+  const text = (v: Value | undefined): string =>
+    v === undefined ? "" : isString(v) ? v.value : formatValue(v);
+  const file = name === "constructs-to-c" ? `${text(args[2])}${text(args[0])}.h` : text(args[0]);
   const unable = `[ARGACCES2] Function ${spec.as ?? name} was unable to open file ${file}.`;
   const incomplete = `[INSFILE1] Function ${name} could not completely process file ${file}.`;
   switch (spec.answer) {
     case "argacces2":
       print(`${unable}\n`);
       return FALSE;
+    case "argacces2-void":
+      print(`${unable}\n`);
+      return VOID;
     case "argacces2-error":
       throw rulesRuntimeError(`${name}: Keel has no file system`, { clips: unable });
     case "insfile1":

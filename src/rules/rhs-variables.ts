@@ -7,7 +7,8 @@ import { rulesLoadError } from "./errors.js";
 
 /** Throws when an action reads a variable neither the left-hand side nor an earlier bind binds. */
 export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): void {
-  checkBodyVariables(ast.actions, scope.keys(), `defrule ${ast.name}`, "RHS of defrule");
+  // As in a deffunction, a variable some bind sets may be read first ([PRCCODE5] when run).
+  checkBodyVariables(ast.actions, scope.keys(), `defrule ${ast.name}`, "RHS of defrule", true);
 }
 
 /**

@@ -85,6 +85,12 @@ export class JoinNode extends BetaNode implements LeftInput, RightInput {
     this.left.remove(t);
   }
 
+  /** Keeps `t` in the left memory without joining it with what the alpha memory holds now. */
+  hold(t: Token): void {
+    if (this.left.holder(t) === null)
+      this.left.add(t, this.spec.leftHash === null ? 0 : this.spec.leftHash(t));
+  }
+
   rightActivate(am: AlphaMatch): void {
     const spec = this.spec;
     const hash = am.hash;

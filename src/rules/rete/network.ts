@@ -86,6 +86,13 @@ export class Network {
   }
 
   /**
+   * How {@link primeRule} fills a new rule: "prime" with what exists (CLIPS's incremental
+   * reset); "link" only links it, so what comes later reaches it (incremental reset off);
+   * "unrooted" links it without the root token, given later by {@link giveRoot} (a restore).
+   */
+  primeMode: "prime" | "link" | "unrooted" = "prime";
+
+  /**
    * Above 0 while a fact or instance goes through the network or a new rule is primed: CLIPS's
    * MatchOperationInProgress, under which a pattern's function may not assert or retract.
    */
@@ -171,7 +178,8 @@ export class Network {
     this.pending = [];
     this.matching++;
     try {
-      this.prime(paths);
+      if (this.primeMode === "prime") this.prime(paths);
+      else this.link(paths, this.primeMode === "link");
     } finally {
       this.matching--;
       this.fresh = [];
@@ -299,6 +307,34 @@ export class Network {
     const done = new Set<LeftInput>();
     for (const path of paths) this.primePath(path, ctx, done);
     this.alphas.redrive();
+  }
+
+  /**
+   * Links new nodes without filling them (no incremental reset, incrrset.c): a new pattern's
+   * memory starts empty, and a new first join holds the root token only, so the facts asserted
+   * later join it and the ones already there do not. A rule led by a not or a test has no such
+   * match in CLIPS: it waits for the next reset.
+   */
+  private link(paths: readonly (readonly PathEntry[])[], rooted: boolean): void {
+    this.alphas.commit(
+      this.fresh.filter((n): n is AlphaJoin => n instanceof JoinNode || n instanceof NegativeNode),
+    );
+    if (!rooted) return;
+    const fresh = new Set<LeftInput>(this.fresh);
+    for (const path of paths) this.holdRoot(path, fresh);
+  }
+
+  /** Gives the root token to a linked rule's first joins (see primeMode "unrooted"). */
+  giveRoot(rule: BuiltRule): void {
+    this.holdRoot(rule.path, null);
+  }
+
+  private holdRoot(path: readonly PathEntry[], only: ReadonlySet<LeftInput> | null): void {
+    const root = this.root.token;
+    for (const { node, parent } of path) {
+      if (parent !== this.root || !(node instanceof JoinNode)) continue;
+      if (only === null || only.has(node)) node.hold(root);
+    }
   }
 
   /** Primes one disjunct's new nodes, from its end upwards (CheckForPrimableJoins). */

@@ -30,6 +30,25 @@ function roundTrip(engine: RuleEngine): { engine: RuleEngine; output: () => stri
 }
 
 /**
+ * Runs each step on the engine and on its restored copy (whose output so far is dropped) and
+ * expects the same output from both; returns the copy's output, step by step.
+ */
+function sameSteps(
+  original: { engine: RuleEngine; output: () => string },
+  copy: { engine: RuleEngine; output: () => string },
+  steps: readonly string[],
+): string[] {
+  original.output();
+  return steps.map((step) => {
+    command(original.engine, step);
+    command(copy.engine, step);
+    const out = copy.output();
+    expect(out, step).toBe(original.output());
+    return out;
+  });
+}
+
+/**
  * Loads `program`, runs `(undeffunction *)` and restores a copy; each step prints the same in
  * both. The copy, for more checks.
  */
@@ -41,12 +60,7 @@ function sameAfterUndeffunctionAll(
   engine.load(program);
   command(engine, "(undeffunction *)");
   const copy = roundTrip(engine);
-  output();
-  for (const step of steps) {
-    command(engine, step);
-    command(copy.engine, step);
-    expect(copy.output(), step).toBe(output());
-  }
+  sameSteps({ engine, output }, copy, steps);
   return copy;
 }
 
@@ -146,14 +160,7 @@ describe("snapshot and restore", () => {
       "(retract 2)",
       "(facts)",
     ];
-    output();
-    let last = "";
-    for (const step of steps) {
-      command(engine, step);
-      command(copy.engine, step);
-      last = copy.output();
-      expect(last, step).toBe(output());
-    }
+    const last = sameSteps({ engine, output }, copy, steps).at(-1) ?? "";
     // Both supports of (derived 1) and the one of (derived 2) are gone: so are the facts.
     expect(last).toContain("(kept 1)");
     expect(last).not.toContain("derived");
@@ -171,26 +178,9 @@ describe("snapshot and restore", () => {
     command(engine, "(assert (a))");
     engine.run();
     const copy = roundTrip(engine);
-    const steps = [
-      "(watch facts)",
-      "(watch instances)",
-      "(dependents [p])",
-      "(dependencies [r])",
-      "(dependents 1)",
-      "(send [p] delete)",
-      "(retract 1)",
-      "(instances)",
-      "(facts)",
-    ];
-    output();
-    let all = "";
-    for (const step of steps) {
-      command(engine, step);
-      command(copy.engine, step);
-      const last = copy.output();
-      expect(last, step).toBe(output());
-      all += last;
-    }
+    const look = ["(watch facts)", "(watch instances)", "(dependents [p])", "(dependencies [r])"];
+    const change = ["(dependents 1)", "(send [p] delete)", "(retract 1)", "(instances)", "(facts)"];
+    const all = sameSteps({ engine, output }, copy, [...look, ...change]).join("");
     // What CLIPS 6.30 prints for these steps.
     expect(all).toContain("[r],f-3\n[p]\n[q],f-2\n");
     expect(all).toContain("<== instance [r] of P\n<== f-3     (c)\n");
@@ -215,5 +205,18 @@ describe("snapshot and restore", () => {
     );
     command(copy.engine, "(list-deffunctions *)");
     expect(copy.output()).toBe("MAIN:\n   foo\nB:\n   foo\nFor a total of 2 deffunctions.\n");
+  });
+  it("keep a rule defined with incremental reset off: only the facts after it reach it", () => {
+    const { engine, output } = engineWithOutput();
+    command(engine, "(set-incremental-reset FALSE)");
+    command(engine, "(assert (color red) (size 1))");
+    engine.load("(defrule pair (color ?c) (size ?s) =>)");
+    command(engine, "(assert (color blue))");
+    const copy = roundTrip(engine);
+    const steps = ["(agenda)", "(assert (size 2))", "(agenda)", "(reset)", "(agenda)"];
+    sameSteps({ engine, output }, copy, steps);
+    command(copy.engine, "(assert (color a) (size 3))");
+    command(copy.engine, "(agenda)");
+    expect(copy.output()).toBe("0      pair: f-1,f-2\nFor a total of 1 activation.\n");
   });
 });

@@ -1,0 +1,7 @@
+(constructs-to-c bug 1 Temp/)
+(printout t (constructs-to-c bug 1 Temp/) crlf)
+(constructs-to-c bug)
+(constructs-to-c 1 1)
+(constructs-to-c bug a)
+(constructs-to-c bug 1 Temp/ a)
+(exit)

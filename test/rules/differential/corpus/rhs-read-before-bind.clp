@@ -1,0 +1,8 @@
+(defrule foo => (printout t ?a) (bind ?a 1))
+(defrule bar => (bind ?b 2) (printout t ?b crlf) (printout t ?c crlf))
+(reset)
+(run)
+(defrule baz (x ?y) => (if (> ?y 1) then (bind ?z ?y)) (printout t ?z crlf))
+(assert (x 1))
+(run)
+(exit)
