@@ -131,6 +131,14 @@ export class Watches {
     }
   }
 
+  /**
+   * False when neither `item` nor any construct of it is watched: the engine's hot paths ask
+   * this first, so an unwatched activation builds no name and no trace text.
+   */
+  mayWatch(item: WatchItem): boolean {
+    return this.on.has(item) || this.named.has(item);
+  }
+
   /** Whether the construct `name` (its name without module) of `item` is watched. */
   watching(item: WatchItem, name: string): boolean {
     if (this.on.size === 0 && this.named.size === 0) return false;
