@@ -218,14 +218,14 @@ function directHashJoin(
     return {
       leftHash: pairHash(at, lefts, order[0] === 0),
       rightHash,
-      keyEq: pairEq(at, lefts, rights),
+      keyEq: smallEq(at, lefts, rights),
     };
   }
   if (n === 3) {
     return {
       leftHash: tripleHash(at, lefts, order),
       rightHash,
-      keyEq: tripleEq(at, lefts, rights),
+      keyEq: smallEq(at, lefts, rights),
     };
   }
   const scratch = new Int32Array(n);
@@ -296,34 +296,19 @@ function tripleHash(
   };
 }
 
-/** True when the token's two values (at depths `at`, deepest first) equal the match's. */
-function pairEq(
+/**
+ * True when the token's two or three values (at depths `at`, deepest first) equal the match's:
+ * {@link directHashJoin}'s loop unrolled.
+ */
+function smallEq(
   at: readonly number[],
   lefts: readonly number[],
   rights: readonly number[],
 ): (t: Token, am: AlphaMatch) => boolean {
-  const [d0, d1] = at.map((slot) => slot + 1) as [number, number];
-  const [l0, l1] = lefts as [number, number];
-  const [r0, r1] = rights as [number, number];
-  return (t, am) => {
-    const values = am.fact.values;
-    let x = t;
-    while (x.depth > d0) x = x.parent as Token;
-    if ((x.am as AlphaMatch).fact.values[l0] !== values[r0]) return false;
-    while (x.depth > d1) x = x.parent as Token;
-    return (x.am as AlphaMatch).fact.values[l1] === values[r1];
-  };
-}
-
-/** True when the token's three values equal the match's. */
-function tripleEq(
-  at: readonly number[],
-  lefts: readonly number[],
-  rights: readonly number[],
-): (t: Token, am: AlphaMatch) => boolean {
-  const [d0, d1, d2] = at.map((slot) => slot + 1) as [number, number, number];
-  const [l0, l1, l2] = lefts as [number, number, number];
-  const [r0, r1, r2] = rights as [number, number, number];
+  const [d0, d1, d2 = 0] = at.map((slot) => slot + 1) as [number, number, number?];
+  const [l0, l1, l2 = 0] = lefts as [number, number, number?];
+  const [r0, r1, r2 = 0] = rights as [number, number, number?];
+  const three = at.length === 3;
   return (t, am) => {
     const values = am.fact.values;
     let x = t;
@@ -331,6 +316,7 @@ function tripleEq(
     if ((x.am as AlphaMatch).fact.values[l0] !== values[r0]) return false;
     while (x.depth > d1) x = x.parent as Token;
     if ((x.am as AlphaMatch).fact.values[l1] !== values[r1]) return false;
+    if (!three) return true;
     while (x.depth > d2) x = x.parent as Token;
     return (x.am as AlphaMatch).fact.values[l2] === values[r2];
   };
