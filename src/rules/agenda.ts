@@ -66,6 +66,8 @@ export class Agenda {
   private order: SalienceGroup[] = [];
   private clock = 0;
   size = 0;
+  /** The group the last activation went to (cleared with the groups). */
+  private last: SalienceGroup | null = null;
 
   nextTimetag(): number {
     return ++this.clock;
@@ -73,7 +75,11 @@ export class Agenda {
 
   /** Adds an activation at its place under `strategy` (default depth) within its salience. */
   add(a: Activation, strategy: Strategy = "depth"): void {
-    let g = this.groups.get(a.salience);
+    // Activations come in runs of one salience: the last group saves a map lookup.
+    let g =
+      this.last !== null && this.last.salience === a.salience
+        ? this.last
+        : this.groups.get(a.salience);
     if (!g) {
       g = { salience: a.salience, head: null, tail: null, size: 0 };
       this.groups.set(a.salience, g);
@@ -103,6 +109,7 @@ export class Agenda {
     a.group = g;
     g.size++;
     this.size++;
+    this.last = g;
   }
 
   remove(a: Activation): void {
@@ -139,6 +146,7 @@ export class Agenda {
     // An activation removed later (reset renews the root token after clearing) must not count.
     for (const g of this.order) for (let a = g.head; a; a = a.next) a.group = null;
     this.groups.clear();
+    this.last = null;
     this.order = [];
     this.size = 0;
   }

@@ -394,7 +394,8 @@ export class RuleEngine {
         // modify and duplicate create the fact themselves; it is traced and matched here, and
         // gets the firing rule's logical support as an assert's fact does.
         if (this.refusedUnsupported(f)) return false;
-        this.traceOf("facts", factTemplateName(f), () => factTrace(true, factLine(f)));
+        if (this.watches.mayWatch("facts"))
+          this.traceOf("facts", factTemplateName(f), () => factTrace(true, factLine(f)));
         this.tms.asserted(f, false);
         this.net.assertFact(f);
         this.tms.flush(this.retractLost);
@@ -1260,7 +1261,10 @@ export class RuleEngine {
       return null;
     }
     if (fact) {
-      this.traceOf("facts", factTemplateName(fact), () => factTrace(true, factLine(fact as Fact)));
+      if (this.watches.mayWatch("facts"))
+        this.traceOf("facts", factTemplateName(fact), () =>
+          factTrace(true, factLine(fact as Fact)),
+        );
       this.tms.asserted(fact, false);
       try {
         this.net.assertFact(fact);
@@ -1288,7 +1292,8 @@ export class RuleEngine {
 
   private retractFact(fact: Fact): void {
     if (fact.retracted) return;
-    this.traceOf("facts", factTemplateName(fact), () => factTrace(false, factLine(fact)));
+    if (this.watches.mayWatch("facts"))
+      this.traceOf("facts", factTemplateName(fact), () => factTrace(false, factLine(fact)));
     this.wm.remove(fact);
     this.tms.retracted(fact);
     this.net.retractFact(fact);
@@ -1322,7 +1327,10 @@ export class RuleEngine {
       return;
     }
     this.agenda.add(a);
-    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(true, agendaLine(a)));
+    if (this.watches.mayWatch("activations"))
+      this.traceOf("activations", bareName(a.rule.name), () =>
+        activationTrace(true, agendaLine(a)),
+      );
     if (info.autoFocus) this.agenda.pushFocus([info.module ?? MAIN]);
   }
 
@@ -1330,7 +1338,10 @@ export class RuleEngine {
     const a = takeAct(entry, t);
     if (!a) return;
     this.agenda.remove(a);
-    this.traceOf("activations", bareName(a.rule.name), () => activationTrace(false, agendaLine(a)));
+    if (this.watches.mayWatch("activations"))
+      this.traceOf("activations", bareName(a.rule.name), () =>
+        activationTrace(false, agendaLine(a)),
+      );
   }
 
   /** The agenda in firing order, as data. */
@@ -1475,9 +1486,10 @@ export class RuleEngine {
 
   private fire(a: Activation, n: number): Firing {
     const { entry, built } = entryFor(this.rules, a);
-    this.traceOf("rules", bareName(a.rule.name), () =>
-      fireTrace(n, bareName(a.rule.name), activationFacts(a)),
-    );
+    if (this.watches.mayWatch("rules"))
+      this.traceOf("rules", bareName(a.rule.name), () =>
+        fireTrace(n, bareName(a.rule.name), activationFacts(a)),
+      );
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);

@@ -85,7 +85,10 @@ function keyPart(v: Value): string {
 
 /** The join hashes of a fact's values. */
 export function valueHashes(values: readonly Value[]): number[] {
-  return values.map(valueHash);
+  // Pushed, not mapped: a packed array whatever tier runs this (see templateValues).
+  const hashes: number[] = [];
+  for (let i = 0; i < values.length; i++) hashes.push(valueHash(values[i] as Value));
+  return hashes;
 }
 
 /** The hash of a fact's content from its relation and its values' hashes. */

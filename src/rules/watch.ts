@@ -89,6 +89,21 @@ export class Watches {
     on: boolean,
     exists: (kind: string, name: string) => boolean = () => false,
   ): void {
+    try {
+      this.change(items, on, exists);
+    } finally {
+      this.quiet = this.named.size === 0 && this.on.size === (this.on.has("compilations") ? 1 : 0);
+    }
+  }
+
+  /** True while nothing but compilations is watched (the default): {@link mayWatch}'s fast path. */
+  private quiet = true;
+
+  private change(
+    items: readonly Value[],
+    on: boolean,
+    exists: (kind: string, name: string) => boolean,
+  ): void {
     const fn = on ? "watch" : "unwatch";
     const item = items[0];
     if (!isSymbol(item ?? "")) {
@@ -129,6 +144,14 @@ export class Watches {
       else this.on.delete(it);
       this.named.delete(it);
     }
+  }
+
+  /**
+   * False when neither `item` nor any construct of it is watched: the engine's hot paths ask
+   * this first, so an unwatched activation builds no name and no trace text.
+   */
+  mayWatch(item: WatchItem): boolean {
+    return !this.quiet && (this.on.has(item) || this.named.has(item));
   }
 
   /** Whether the construct `name` (its name without module) of `item` is watched. */

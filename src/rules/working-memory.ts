@@ -237,27 +237,38 @@ export function templateValues(
   given: Map<number, Value>,
   host: EvalHost,
 ): Value[] {
-  return template.slots.map((slot, i) => {
-    const value = given.get(i);
-    if (value !== undefined) {
-      // A multifield reaching a single slot when the fact is asserted (a variable's or a
-      // global's value: a call's was refused when read) is CLIPS's [TMPLTFUN2]; none at all
-      // (`(slot)` written empty) stays [TMPLTDEF2].
-      if (!slot.multi && isMultifield(value) && value.length > 0) {
-        throw rulesRuntimeError(
-          `slot ${slot.name} of deftemplate ${template.name} takes one value`,
-          {
-            clips: `[TMPLTFUN2] Attempted to assert a multifield value \ninto the single field slot ${slot.name} of deftemplate ${template.name}.`,
-            hint: "Declare it as a multislot to store several values.",
-          },
-        );
-      }
-      return checkSlotValue(template, slot, value);
+  // Built by push, not map: every fact's values array is then packed, as the joins' reads expect
+  // (an optimized map makes holey arrays, and a second array shape makes those reads deoptimize).
+  const values: Value[] = [];
+  const slots = template.slots;
+  for (let i = 0; i < slots.length; i++) {
+    values.push(slotValueOf(template, slots[i] as SlotDef, given.get(i), host));
+  }
+  return values;
+}
+
+/** The value of one slot of a template fact: the given one, checked, or the slot's default. */
+function slotValueOf(
+  template: Template,
+  slot: SlotDef,
+  value: Value | undefined,
+  host: EvalHost,
+): Value {
+  if (value !== undefined) {
+    // A multifield reaching a single slot when the fact is asserted (a variable's or a
+    // global's value: a call's was refused when read) is CLIPS's [TMPLTFUN2]; none at all
+    // (`(slot)` written empty) stays [TMPLTDEF2].
+    if (!slot.multi && isMultifield(value) && value.length > 0) {
+      throw rulesRuntimeError(`slot ${slot.name} of deftemplate ${template.name} takes one value`, {
+        clips: `[TMPLTFUN2] Attempted to assert a multifield value \ninto the single field slot ${slot.name} of deftemplate ${template.name}.`,
+        hint: "Declare it as a multislot to store several values.",
+      });
     }
-    // CLIPS does not check a derived default against the slot's allowed values.
-    if (slot.default.kind === "derive") return derivedDefault(slot);
-    return checkSlotValue(template, slot, defaultFor(template, slot, host));
-  });
+    return checkSlotValue(template, slot, value);
+  }
+  // CLIPS does not check a derived default against the slot's allowed values.
+  if (slot.default.kind === "derive") return derivedDefault(slot);
+  return checkSlotValue(template, slot, defaultFor(template, slot, host));
 }
 
 /** Applies modify/duplicate changes to a template fact's values. */

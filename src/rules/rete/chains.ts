@@ -39,15 +39,19 @@ export class HashChains<E extends ChainEntry<E>> {
     return this.ends[(hash & this.mask) << 1] as E | null;
   }
 
+  // A table grows once it holds more entries than half its buckets (`ends` has two slots per
+  // bucket): a lookup then meets about half as many entries of other hashes as at one entry per
+  // bucket (each a likely cache miss in a large memory), for two more pointers per entry.
+
   /** Adds an entry after every other of its bucket (for oldest-first scans). */
   append(e: E): void {
-    if (++this.size > this.ends.length >> 1 && this.hashed) this.grow();
+    if (++this.size > this.ends.length >> 2 && this.hashed) this.grow();
     this.link(e);
   }
 
   /** Adds an entry before every other of its bucket (for newest-first scans). */
   prepend(e: E): void {
-    if (++this.size > this.ends.length >> 1 && this.hashed) this.grow();
+    if (++this.size > this.ends.length >> 2 && this.hashed) this.grow();
     const ends = this.ends;
     const b = (e.hash & this.mask) << 1;
     const head = ends[b] as E | null;

@@ -208,6 +208,26 @@ function directHashJoin(
   const lefts = order.map((i) => leftAt[i] as number);
   const rights = order.map((i) => rightAt[i] as number);
   const n = at.length;
+  const rightHash = (am: AlphaMatch): number => {
+    let h = am.fact.hashAt(rightAt[0] as number);
+    for (let i = 1; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
+    return h;
+  };
+  // Most joins on several variables compare two or three: those read them without a loop.
+  if (n === 2) {
+    return {
+      leftHash: pairHash(at, lefts, order[0] === 0),
+      rightHash,
+      keyEq: smallEq(at, lefts, rights),
+    };
+  }
+  if (n === 3) {
+    return {
+      leftHash: tripleHash(at, lefts, order),
+      rightHash,
+      keyEq: smallEq(at, lefts, rights),
+    };
+  }
   const scratch = new Int32Array(n);
   return {
     leftHash: (t) => {
@@ -221,11 +241,7 @@ function directHashJoin(
       for (let i = 1; i < n; i++) h = combineHash(h, scratch[i] as number);
       return h;
     },
-    rightHash: (am) => {
-      let h = am.fact.hashAt(rightAt[0] as number);
-      for (let i = 1; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
-      return h;
-    },
+    rightHash,
     keyEq: (t, am) => {
       const values = am.fact.values;
       let x = t;
@@ -237,5 +253,71 @@ function directHashJoin(
       }
       return true;
     },
+  };
+}
+
+/** The token's hash on two values at depths `at` (deepest first), `inOrder`: the first is pair 0. */
+function pairHash(
+  at: readonly number[],
+  lefts: readonly number[],
+  inOrder: boolean,
+): (t: Token) => number {
+  const [d0, d1] = at.map((slot) => slot + 1) as [number, number];
+  const [l0, l1] = lefts as [number, number];
+  return (t) => {
+    let x = t;
+    while (x.depth > d0) x = x.parent as Token;
+    const h0 = (x.am as AlphaMatch).fact.hashAt(l0);
+    while (x.depth > d1) x = x.parent as Token;
+    const h1 = (x.am as AlphaMatch).fact.hashAt(l1);
+    return inOrder ? combineHash(h0, h1) : combineHash(h1, h0);
+  };
+}
+
+/** The token's hash on three values, read deepest first and combined in the pairs' order. */
+function tripleHash(
+  at: readonly number[],
+  lefts: readonly number[],
+  order: readonly number[],
+): (t: Token) => number {
+  const [d0, d1, d2] = at.map((slot) => slot + 1) as [number, number, number];
+  const [l0, l1, l2] = lefts as [number, number, number];
+  const [o0, o1, o2] = order as [number, number, number];
+  const h = new Int32Array(3);
+  return (t) => {
+    let x = t;
+    while (x.depth > d0) x = x.parent as Token;
+    h[o0] = (x.am as AlphaMatch).fact.hashAt(l0);
+    while (x.depth > d1) x = x.parent as Token;
+    h[o1] = (x.am as AlphaMatch).fact.hashAt(l1);
+    while (x.depth > d2) x = x.parent as Token;
+    h[o2] = (x.am as AlphaMatch).fact.hashAt(l2);
+    return combineHash(combineHash(h[0] as number, h[1] as number), h[2] as number);
+  };
+}
+
+/**
+ * True when the token's two or three values (at depths `at`, deepest first) equal the match's:
+ * {@link directHashJoin}'s loop unrolled.
+ */
+function smallEq(
+  at: readonly number[],
+  lefts: readonly number[],
+  rights: readonly number[],
+): (t: Token, am: AlphaMatch) => boolean {
+  const [d0, d1, d2 = 0] = at.map((slot) => slot + 1) as [number, number, number?];
+  const [l0, l1, l2 = 0] = lefts as [number, number, number?];
+  const [r0, r1, r2 = 0] = rights as [number, number, number?];
+  const three = at.length === 3;
+  return (t, am) => {
+    const values = am.fact.values;
+    let x = t;
+    while (x.depth > d0) x = x.parent as Token;
+    if ((x.am as AlphaMatch).fact.values[l0] !== values[r0]) return false;
+    while (x.depth > d1) x = x.parent as Token;
+    if ((x.am as AlphaMatch).fact.values[l1] !== values[r1]) return false;
+    if (!three) return true;
+    while (x.depth > d2) x = x.parent as Token;
+    return (x.am as AlphaMatch).fact.values[l2] === values[r2];
   };
 }
