@@ -113,6 +113,9 @@ export function checkRules(
   const globals = new Set(options.globals === "any" ? [] : (options.globals ?? []));
   // Set when the current definition reads a global the check cannot vouch for.
   let unknownGlobal = false;
+  // Set when a query in the current definition names a template or class the check cannot see
+  // (a class, or a template not given with the templates): the engine it is defined in decides.
+  let unknownName = false;
   const ctx: ParseContext = {
     hasGlobal: (name) => {
       if (globals.has(name)) return true;
@@ -120,6 +123,14 @@ export function checkRules(
       return anyGlobal;
     },
     template: (name) => templates.get(name),
+    hasDeftemplate: (name) => {
+      if (!templates.has(name)) unknownName = true;
+      return true;
+    },
+    hasClass: () => {
+      unknownName = true;
+      return true;
+    },
     hasFunction: (name) => {
       if (isKnownFunction(name)) return true;
       if (!functions.has(name)) return false;
@@ -148,6 +159,7 @@ export function checkRules(
     }
     hostFunctions = null;
     unknownGlobal = false;
+    unknownName = false;
     ctx.construct = undefined;
     try {
       const { ast, source } = parseRuleDefinition(def, ctx);
@@ -165,12 +177,14 @@ export function checkRules(
         continue;
       }
       const salience = def.salience ?? 0;
-      const definable = buildsSurely(ast) && !unknownGlobal;
+      const unverified = unknownGlobal || unknownName;
+      const definable = buildsSurely(ast) && !unverified;
       const rule: ParsedRule = def.actions
         ? { name: def.name, salience, source, actions: def.actions, definable }
         : { name: def.name, salience, source, definable };
-      // A rule reading a global defined elsewhere is parsed again against the engine's globals.
-      if (keep && !unknownGlobal) {
+      // A rule reading a global, or querying a template or class, defined elsewhere is parsed
+      // again against the engine's.
+      if (keep && !unverified) {
         parsedRules.set(rule, { ast, hostFunctions: hostFunctions ?? NO_FUNCTIONS });
       }
       rules.push(rule);

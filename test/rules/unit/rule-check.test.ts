@@ -156,3 +156,33 @@ describe("checkRules and ?*globals*", () => {
     expect(engine.run().map((f) => f.facts)).toEqual([[1]]);
   });
 });
+
+describe("checkRules and the names a query reads", () => {
+  const facts = { name: "seen", when: "(go)\n(test (any-factp ((?f sighting)) TRUE))" };
+  const objects = { name: "owned", when: "(go)\n(test (any-instancep ((?i CAR)) TRUE))" };
+
+  it("a query's template or class the check cannot see: accepted, not definable, checked by the engine", () => {
+    const check = checkRules([facts, objects]);
+    expect(check.problems).toEqual([]);
+    expect(check.rules.map((rule) => rule?.definable)).toEqual([false, false]);
+    const engine = new RuleEngine();
+    for (const rule of check.rules) {
+      expect(() => engine.defineRule(rule as NonNullable<typeof rule>)).toThrow(
+        /Unable to find (deftemplate sighting|class CAR)/,
+      );
+    }
+    engine.load("(deftemplate sighting (slot what)) (defclass CAR (is-a USER))");
+    for (const rule of check.rules) engine.defineRule(rule as NonNullable<typeof rule>);
+    engine.reset();
+    // A test CE is evaluated when the pattern before it matches: the sighting comes first.
+    engine.assert("(sighting (what owl))");
+    engine.assert("(go)");
+    expect(engine.run().map((f) => f.rule)).toEqual(["seen"]);
+  });
+
+  it("a template given with the templates is known: the rule stays definable", () => {
+    const check = checkRules([facts], { templates: "(deftemplate sighting (slot what))" });
+    expect(check.problems).toEqual([]);
+    expect(check.rules[0]?.definable).toBe(true);
+  });
+});
