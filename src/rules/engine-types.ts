@@ -11,6 +11,8 @@ export interface Firing {
   readonly rule: string;
   /** Indices of the facts matched by the rule's positive patterns, in pattern order. */
   readonly facts: number[];
+  /** Names of the instances its object patterns matched, in pattern order (none: absent). */
+  readonly instances?: readonly string[];
   /** The left-hand-side variables and their values (plain JSON). */
   readonly bindings: Record<string, unknown>;
   /** The host action list of a rule defined with defineRule, if any. */
@@ -21,7 +23,10 @@ export interface Firing {
 export interface AgendaEntry {
   readonly rule: string;
   readonly salience: number;
+  /** Each pattern's fact index; null for a not/exists CE and for an object pattern. */
   readonly facts: (number | null)[];
+  /** Names of the instances its object patterns matched, in pattern order (none: absent). */
+  readonly instances?: readonly string[];
   readonly bindings: Record<string, unknown>;
 }
 

@@ -42,7 +42,7 @@ import {
 } from "./evaluate.js";
 import { factData, isValue, resolveFactInput } from "./fact-data.js";
 import type { Fact } from "./facts.js";
-import { bindingsOf, entryFor, firedFacts, runActions } from "./firing.js";
+import { bindingsOf, entryFor, firedMatches, runActions } from "./firing.js";
 import { FocusAgenda, MAIN } from "./focus-agenda.js";
 import { arityProblem, type RuleFunction } from "./functions.js";
 import { type GenericCommandHost, genericCommand } from "./generic-commands.js";
@@ -1346,14 +1346,20 @@ export class RuleEngine {
 
   /** The agenda in firing order, as data. */
   agendaEntries(): AgendaEntry[] {
-    return this.agenda.list().map((a) => ({
-      rule: a.rule.name,
-      salience: a.salience,
-      facts: matchesOf(a.token, a.rule.display.length).map((m, i) =>
-        a.rule.display[i] === "fact" && m ? m.fact.factId : null,
-      ),
-      bindings: this.bindingsOf(a),
-    }));
+    return this.agenda.list().map((a) => {
+      const { instances } = firedMatches(a);
+      return {
+        rule: a.rule.name,
+        salience: a.salience,
+        facts: matchesOf(a.token, a.rule.display.length).map((m, i) =>
+          a.rule.display[i] === "fact" && m && !(m.fact instanceof ObjectFact)
+            ? m.fact.factId
+            : null,
+        ),
+        ...(instances.length > 0 ? { instances } : {}),
+        bindings: this.bindingsOf(a),
+      };
+    });
   }
 
   /** The text of `(agenda)`. */
@@ -1493,11 +1499,15 @@ export class RuleEngine {
     this.agenda.remove(a);
     this.setModule(a.rule.module ?? MAIN);
     delAct(entry, a.token);
-    const facts = firedFacts(a);
+    const { facts, instances } = firedMatches(a);
     const bindings = bindingsOf(built, a, this.evalHost);
-    const firing: Firing = entry.hostActions
-      ? { rule: bareName(entry.name), facts, bindings, actions: entry.hostActions }
-      : { rule: bareName(entry.name), facts, bindings };
+    const firing: Firing = {
+      rule: bareName(entry.name),
+      facts,
+      ...(instances.length > 0 ? { instances } : {}),
+      bindings,
+      ...(entry.hostActions ? { actions: entry.hostActions } : {}),
+    };
     this.firingLog.push(firing);
     // The log keeps the latest firings; dropping half at a time keeps the cost per firing flat.
     if (this.firingLog.length > this.limits.maxFiringLog)

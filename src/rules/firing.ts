@@ -45,13 +45,22 @@ export function bindingsOf(
 }
 
 /** Indices of the facts matched by the activation's positive patterns, in pattern order. */
-export function firedFacts(a: Activation): number[] {
+/**
+ * What an activation matched, in pattern order: the facts' indices and the names of the
+ * instances its object patterns matched (an instance is in the network as a fact, whose tag is
+ * no fact index a host could look up).
+ */
+export function firedMatches(a: Activation): { facts: number[]; instances: string[] } {
   const display = a.rule.display;
   const facts: number[] = [];
+  const instances: string[] = [];
   for (let t: Token | null = a.token; t !== null && t.depth > 0; t = t.parent) {
-    if (display[t.depth - 1] === "fact" && t.am) facts.push(t.am.fact.factId);
+    if (display[t.depth - 1] !== "fact" || !t.am) continue;
+    const fact = t.am.fact;
+    if (fact instanceof ObjectFact) instances.push(fact.instance.instanceName.name);
+    else facts.push(fact.factId);
   }
-  return facts.reverse();
+  return { facts: facts.reverse(), instances: instances.reverse() };
 }
 
 /** Readers of each disjunct's variables bound in object patterns (empty for most rules). */

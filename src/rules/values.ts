@@ -256,6 +256,9 @@ export function toPlain(v: Value): unknown {
   if (v instanceof ClipsFloat) return v.value;
   if (v instanceof ClipsString) return v.value;
   if (Array.isArray(v)) return v.map(toPlain);
+  if (v instanceof InstanceName) return { instance: v.name };
+  if (isInstanceRef(v)) return { instance: v.instanceName.name };
+  if (v === NULL_POINTER) return null;
   return { fact: (v as FactRef).factId };
 }
 

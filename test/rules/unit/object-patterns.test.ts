@@ -54,4 +54,36 @@ describe("object patterns", () => {
     expect(engine.agendaText()).toBe("");
     expect(engine.run()).toEqual([]);
   });
+
+  it("explain an instance match by the instance's name, never a fact index", () => {
+    const engine = new RuleEngine();
+    engine.load(`${PACK}
+      (defrule flagged (logical (audit ?who)) ?a <- (object (is-a ACCOUNT) (owner ?who))
+        => (assert (seen ?a)))
+      (defrule noted (audit ?who) =>)`);
+    engine.reset();
+    command(engine, "(make-instance a1 of ACCOUNT (owner ann) (balance -5))");
+    const audit = engine.assert("(audit ann)");
+    expect(engine.agendaEntries().find((e) => e.rule === "flagged")).toMatchObject({
+      facts: [audit, null],
+      instances: ["a1"],
+      bindings: { who: "ann", a: { instance: "a1" } },
+    });
+    const fired = engine.run();
+    expect(fired.find((f) => f.rule === "flagged")).toEqual({
+      rule: "flagged",
+      facts: [audit],
+      instances: ["a1"],
+      bindings: { who: "ann", a: { instance: "a1" } },
+    });
+    // A rule without object patterns has no `instances`.
+    expect(fired.find((f) => f.rule === "noted")).toEqual({
+      rule: "noted",
+      facts: [audit],
+      bindings: { who: "ann" },
+    });
+    const restored = new RuleEngine();
+    restored.restore(JSON.parse(JSON.stringify(engine.snapshot())));
+    expect(restored.explain()).toEqual(engine.explain());
+  });
 });
