@@ -1397,14 +1397,12 @@ export class RuleEngine {
     // A run inside a top-level command keeps the command's deadline.
     const outermost = this.deadline === Number.POSITIVE_INFINITY;
     if (outermost) this.deadline = Date.now() + this.limits.maxRunMs;
-    // CLIPS focuses MAIN when a run starts with an empty focus stack.
-    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
     const stats = this.watches.has("statistics") ? new RunStatistics(this.counts()) : null;
     const maxFirings = this.limits.maxFirings;
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
-        const a = this.agenda.next();
+        const a = this.nextToFire();
         if (!a) break;
         if (fired.length >= maxFirings)
           throw ruleLimitError("maxFirings", maxFirings, mostFired(fired) ?? a.rule.name);
@@ -1412,7 +1410,7 @@ export class RuleEngine {
           throw ruleLimitError("maxRunMs", this.limits.maxRunMs, mostFired(fired) ?? a.rule.name);
         fired.push(this.fire(a, fired.length + 1));
         // CLIPS stops before a rule with a breakpoint once the run has fired one.
-        const next = this.breaks.size > 0 ? this.agenda.next() : null;
+        const next = this.breaks.size > 0 ? this.nextToFire() : null;
         if (next && this.breaks.has(next.rule.name)) {
           this.onPrint(`Breaking on rule ${bareName(next.rule.name)}.\n`);
           break;
@@ -1427,6 +1425,15 @@ export class RuleEngine {
     }
     if (stats && this.watches.has("statistics")) this.onPrint(stats.text(fired.length));
     return fired;
+  }
+
+  /**
+   * The activation to fire next. CLIPS focuses MAIN whenever it looks with an empty focus
+   * stack: as a run starts, and after a rule's (return) or (pop-focus) emptied it.
+   */
+  private nextToFire(): Activation | null {
+    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
+    return this.agenda.next();
   }
 
   /** Facts and activations now, for `(watch statistics)`. */
@@ -1507,7 +1514,10 @@ export class RuleEngine {
     this.firingRule = entry.name;
     this.objects.topLevel = false;
     try {
-      runActions(entry, built, a, this.evalHost, () => this.exited);
+      // CLIPS's (return) takes the rule's module, wherever it is on the stack, out of focus.
+      if (runActions(entry, built, a, this.evalHost, () => this.exited)) {
+        this.agenda.removeFocus(a.rule.module ?? MAIN);
+      }
     } finally {
       this.objects.topLevel = true;
       this.tms.current = null;
