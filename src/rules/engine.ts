@@ -11,6 +11,7 @@ import {
 } from "./class-holders.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
+import { syntaxError } from "./construct-check.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts, splitName } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -183,6 +184,19 @@ export type {
  * engine.assert("(severity 5)");
  * engine.run(); // [{ rule: "alert", facts: [1], bindings: { s: 5 } }]
  */
+/** What CLIPS's syntax error names for a construct called `MOD::` (no name after the module). */
+const EMPTY_NAME_SYNTAX: Readonly<Record<string, string>> = {
+  deftemplate: "construct name",
+  deffacts: "construct name",
+  defrule: "construct name",
+  deffunction: "construct name",
+  defgeneric: "construct name",
+  defclass: "construct name",
+  definstances: "construct name",
+  defglobal: "defglobal",
+  defmodule: "module specifier",
+};
+
 export class RuleEngine {
   /** Text printed with `printout t` when no onPrint was given. */
   output = "";
@@ -940,9 +954,17 @@ export class RuleEngine {
    * becomes the current module.
    */
   private checkConstructModule(head: string, form: SList): void {
-    if (head === "defmodule") return;
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
+    if (node.text.endsWith("::") && head in EMPTY_NAME_SYNTAX) {
+      // `MOD::` names a module and no construct: CLIPS's syntax error, echoed through it.
+      const error = rulesLoadError(node.pos, `a name after ${node.text}`, {
+        clips: syntaxError(EMPTY_NAME_SYNTAX[head] as string),
+      });
+      Object.assign(error.details, { echoText: `(${head} ${node.text}` });
+      throw error;
+    }
+    if (head === "defmodule") return;
     let module: string | undefined;
     if (head === "defglobal") module = node.text;
     else if (node.text.indexOf("::") > 0) module = node.text.slice(0, node.text.indexOf("::"));
