@@ -258,6 +258,8 @@ export interface SlotConstraintFacets {
   readonly allowed: readonly string[];
   /** The constants the allowed-… facets list, in order (a derived default takes the first). */
   readonly allowedValues: readonly Value[];
+  /** The classes `allowed-classes` lists (kept apart: they restrict no value, only instances). */
+  readonly allowedClasses: readonly string[];
   /** `range` and `cardinality` as written (`?VARIABLE` for an open end). */
   readonly range: readonly [string, string] | null;
   readonly cardinality: readonly [string, string] | null;

@@ -43,10 +43,12 @@ export function compositeConstraints(
     cardinality: given.includes("cardinality") ? own.cardinality : base.cardinality,
     allowed: ownAllowed ? own.allowed : base.allowed,
     allowedValues: ownAllowed ? own.allowedValues : base.allowedValues,
+    allowedClasses: given.includes("allowed-classes") ? own.allowedClasses : base.allowedClasses,
   };
 }
 
-function bound(text: string | undefined): Value | null {
+/** A range or cardinality end as written, as a number; null for an open (?VARIABLE) end. */
+export function bound(text: string | undefined): Value | null {
   if (text === undefined || text === "" || text.includes("VARIABLE")) return null;
   const n = Number(text);
   if (Number.isNaN(n)) return null;

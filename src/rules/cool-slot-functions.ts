@@ -1,10 +1,12 @@
 /**
  * COOL's slot functions (Basic Programming Guide 12.16.1.4 and 12.16.4): `slot-writablep`,
- * `slot-initablep`, `slot-facets`, `slot-sources`, the multifield slot functions
+ * `slot-initablep`, `slot-facets`, `slot-sources` (and through cool-slot-info.ts the constraint
+ * queries `slot-types`, `slot-range`, …), the multifield slot functions
  * `slot-replace$`, `slot-insert$`, `slot-delete$` (which store through the put- message) with
  * their `direct-slot-…$` forms for handlers (which store directly), and the CLIPS 6.30 names
  * still accepted for them: `mv-slot-…`, `direct-mv-…`, `get` and `put`.
  */
+import { SLOT_INFO_FUNCTIONS, slotInfo } from "./cool-slot-info.js";
 import { type DescribedSlot, slotFacetCodes } from "./describe-class.js";
 import { rulesRuntimeError } from "./errors.js";
 import { typeError } from "./function-args.js";
@@ -52,6 +54,7 @@ export const SLOT_FUNCTIONS: readonly string[] = [
   "slot-initablep",
   "slot-facets",
   "slot-sources",
+  ...SLOT_INFO_FUNCTIONS,
   "slot-replace$",
   "slot-insert$",
   "slot-delete$",
@@ -65,6 +68,7 @@ export const SLOT_FUNCTION_ARITIES: readonly [string, number, number][] = [
   ["slot-initablep", 2, 2],
   ["slot-facets", 2, 2],
   ["slot-sources", 2, 2],
+  ...SLOT_INFO_FUNCTIONS.map((f): [string, number, number] => [f, 2, 2]),
   ["slot-replace$", 5, Number.POSITIVE_INFINITY],
   ["slot-insert$", 4, Number.POSITIVE_INFINITY],
   ["slot-delete$", 4, 4],
@@ -99,6 +103,7 @@ export function slotFunction<I extends SlottedInstance>(
 ): Value | null {
   const name = ALIASES.get(called) ?? called;
   if (name === "dynamic-get" || name === "dynamic-put") return host.call(name, args);
+  if (SLOT_INFO_FUNCTIONS.includes(name)) return slotInfo(name, classSlot(host, name, args));
   switch (name) {
     case "slot-writablep":
     case "slot-initablep":

@@ -11,6 +11,7 @@ import {
 } from "./class-holders.js";
 import { clipsMessageText } from "./clips-messages.js";
 import { checkActionsContext, checkCommandContext } from "./command-context.js";
+import { syntaxError } from "./construct-check.js";
 import { type Added, ConstructLog } from "./construct-log.js";
 import { type ConstructKind, ConstructTexts, splitName } from "./construct-texts.js";
 import { BreakSignal, ReturnSignal } from "./control.js";
@@ -183,6 +184,19 @@ export type {
  * engine.assert("(severity 5)");
  * engine.run(); // [{ rule: "alert", facts: [1], bindings: { s: 5 } }]
  */
+/** What CLIPS's syntax error names for a construct called `MOD::` (no name after the module). */
+const EMPTY_NAME_SYNTAX: Readonly<Record<string, string>> = {
+  deftemplate: "construct name",
+  deffacts: "construct name",
+  defrule: "construct name",
+  deffunction: "construct name",
+  defgeneric: "construct name",
+  defclass: "construct name",
+  definstances: "construct name",
+  defglobal: "defglobal",
+  defmodule: "module specifier",
+};
+
 export class RuleEngine {
   /** Text printed with `printout t` when no onPrint was given. */
   output = "";
@@ -940,9 +954,17 @@ export class RuleEngine {
    * becomes the current module.
    */
   private checkConstructModule(head: string, form: SList): void {
-    if (head === "defmodule") return;
     const node = form.items[1];
     if (node?.type !== "atom" || node.kind !== "symbol") return;
+    if (node.text.endsWith("::") && head in EMPTY_NAME_SYNTAX) {
+      // `MOD::` names a module and no construct: CLIPS's syntax error, echoed through it.
+      const error = rulesLoadError(node.pos, `a name after ${node.text}`, {
+        clips: syntaxError(EMPTY_NAME_SYNTAX[head] as string),
+      });
+      Object.assign(error.details, { echoText: `(${head} ${node.text}` });
+      throw error;
+    }
+    if (head === "defmodule") return;
     let module: string | undefined;
     if (head === "defglobal") module = node.text;
     else if (node.text.indexOf("::") > 0) module = node.text.slice(0, node.text.indexOf("::"));
@@ -1403,14 +1425,12 @@ export class RuleEngine {
     // A run inside a top-level command keeps the command's deadline.
     const outermost = this.deadline === Number.POSITIVE_INFINITY;
     if (outermost) this.deadline = Date.now() + this.limits.maxRunMs;
-    // CLIPS focuses MAIN when a run starts with an empty focus stack.
-    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
     const fired: Firing[] = [];
     const stats = this.watches.has("statistics") ? new RunStatistics(this.counts()) : null;
     const maxFirings = this.limits.maxFirings;
     try {
       while (!this.halted && (limit === undefined || limit < 0 || fired.length < limit)) {
-        const a = this.agenda.next();
+        const a = this.nextToFire();
         if (!a) break;
         if (fired.length >= maxFirings)
           throw ruleLimitError("maxFirings", maxFirings, mostFired(fired) ?? a.rule.name);
@@ -1418,7 +1438,7 @@ export class RuleEngine {
           throw ruleLimitError("maxRunMs", this.limits.maxRunMs, mostFired(fired) ?? a.rule.name);
         fired.push(this.fire(a, fired.length + 1));
         // CLIPS stops before a rule with a breakpoint once the run has fired one.
-        const next = this.breaks.size > 0 ? this.agenda.next() : null;
+        const next = this.breaks.size > 0 ? this.nextToFire() : null;
         if (next && this.breaks.has(next.rule.name)) {
           this.onPrint(`Breaking on rule ${bareName(next.rule.name)}.\n`);
           break;
@@ -1433,6 +1453,15 @@ export class RuleEngine {
     }
     if (stats && this.watches.has("statistics")) this.onPrint(stats.text(fired.length));
     return fired;
+  }
+
+  /**
+   * The activation to fire next. CLIPS focuses MAIN whenever it looks with an empty focus
+   * stack: as a run starts, and after a rule's (return) or (pop-focus) emptied it.
+   */
+  private nextToFire(): Activation | null {
+    if (this.agenda.focus() === null) this.agenda.pushFocus([MAIN]);
+    return this.agenda.next();
   }
 
   /** Facts and activations now, for `(watch statistics)`. */
@@ -1517,7 +1546,10 @@ export class RuleEngine {
     this.firingRule = entry.name;
     this.objects.topLevel = false;
     try {
-      runActions(entry, built, a, this.evalHost, () => this.exited);
+      // CLIPS's (return) takes the rule's module, wherever it is on the stack, out of focus.
+      if (runActions(entry, built, a, this.evalHost, () => this.exited)) {
+        this.agenda.removeFocus(a.rule.module ?? MAIN);
+      }
     } finally {
       this.objects.topLevel = true;
       this.tms.current = null;

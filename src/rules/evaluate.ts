@@ -16,6 +16,7 @@ import { FILE_FUNCTION_NAMES } from "./no-files.js";
 import { RANDOM_COMMANDS } from "./random-numbers.js";
 import type { SourcePos } from "./reader.js";
 import type { Token } from "./rete/memory.js";
+import { slotRefColon } from "./rhs-variables.js";
 import { isRouterName, unknownRouterMessage } from "./routers.js";
 import { SWITCH_COMMANDS } from "./switches.js";
 import { TEMPLATE_FUNCTIONS } from "./template-functions.js";
@@ -313,7 +314,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
     case "var": {
       const r = opts.resolve(e.name);
       if (r) return r;
-      const colon = e.name.indexOf(":");
+      const colon = slotRefColon(e.name);
       if (colon > 0 && !e.mf) {
         const base = compileExpr({ ...e, name: e.name.slice(0, colon) }, opts);
         const slot = e.name.slice(colon + 1);
@@ -369,7 +370,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
           return v;
         };
       }
-      const colon = e.name.indexOf(":");
+      const colon = slotRefColon(e.name);
       if (colon > 0) {
         const base = compileExpr(
           { k: "var", name: e.name.slice(0, colon), mf: false, pos: e.pos },

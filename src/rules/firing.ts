@@ -89,14 +89,17 @@ function objectBindings(built: BuiltRule, frame: Frame): Map<string, Value> | nu
   return values;
 }
 
-/** Runs the rule's actions; a runtime error is reported with the rule's name. */
+/**
+ * Runs the rule's actions; a runtime error is reported with the rule's name. True when a
+ * (return) ended them (the engine then takes the rule's module out of focus, as CLIPS does).
+ */
 export function runActions(
   entry: RuleEntry,
   built: BuiltRule,
   a: Activation,
   host: EvalHost,
   stopped: () => boolean,
-): void {
+): boolean {
   const frame: Frame = { tok: a.token, local: null, rhs: null, host };
   frame.rhs = objectBindings(built, frame);
   const rhs = rhsByBuilt.get(built) ?? [];
@@ -109,10 +112,8 @@ export function runActions(
       if (stopped()) break;
     }
   } catch (e) {
-    // (return) or a (break) outside any loop ends the rule's actions; return also takes the
-    // rule's module out of focus, as in CLIPS.
-    if (e instanceof ReturnSignal) host.command("pop-focus", []);
-    if (isControlSignal(e)) return;
+    // (return) or a (break) outside any loop ends the rule's actions.
+    if (isControlSignal(e)) return e instanceof ReturnSignal;
     if (isKeelError(e) && e.code === "RULES_LIMIT" && e.details.rule === undefined) {
       throw ruleLimitError(
         e.details.limit as keyof RuleLimits,
@@ -134,4 +135,5 @@ export function runActions(
   } finally {
     stepOut();
   }
+  return false;
 }

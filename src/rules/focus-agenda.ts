@@ -113,6 +113,18 @@ export class FocusAgenda {
     return m;
   }
 
+  /** Takes the topmost occurrence of `module` off the stack (a rule's (return) does). */
+  removeFocus(module: string): void {
+    const at = this.stack.lastIndexOf(module);
+    if (at < 0) return;
+    if (at === this.stack.length - 1) {
+      this.popFocus();
+      return;
+    }
+    this.stack.splice(at, 1);
+    this.trace?.(focusTrace(false, module, null));
+  }
+
   /** `(clear-focus-stack)`: pops every module. */
   clearStack(): void {
     while (this.stack.length > 0) this.popFocus();

@@ -1354,7 +1354,18 @@ export class ObjectSystem {
   private systemHandler(c: ClassDef, msg: string): Handler | undefined {
     const h = this.instanceHandler(c, msg);
     // Only instances reach them: the primitive classes have neither USER nor slots above them.
-    return h && { ...h, call: (self, args) => h.call(self as Instance, args) };
+    if (!h) return undefined;
+    // Like a handler written in it, a system handler runs in its class's module (USER's: MAIN),
+    // so print names the class as MAIN sees it.
+    const call = (self: Value, args: Value[]): Value => {
+      const before = this.scope.enter(c.module);
+      try {
+        return h.call(self as Instance, args);
+      } finally {
+        this.scope.leave(before);
+      }
+    };
+    return { ...h, call };
   }
 
   private instanceHandler(c: ClassDef, msg: string): InstanceHandler | undefined {

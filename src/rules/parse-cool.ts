@@ -106,13 +106,21 @@ function parseClassSlot(
     accessMode: "read-write",
     createAccessor: null,
     overrideMessage: null,
-    constraints: { types: null, allowed: [], allowedValues: [], range: null, cardinality: null },
+    constraints: {
+      types: null,
+      allowed: [],
+      allowedValues: [],
+      allowedClasses: [],
+      range: null,
+      cardinality: null,
+    },
     given: [],
   };
   const constraints: Mutable<SlotConstraintFacets> = {
     ...facets.constraints,
     allowed: [],
     allowedValues: [],
+    allowedClasses: [],
   };
   const word = (n: SNode | undefined): string => (n?.type === "atom" ? n.text : "");
   for (const f of list.items.slice(2)) {
@@ -200,9 +208,10 @@ function parseClassSlot(
         if (head.text.startsWith("allowed-")) {
           (constraints.allowed as string[]).push(head.text);
           for (const a of args) {
-            if (a.type === "atom" && a.kind !== "sfvar" && a.kind !== "mfvar") {
-              (constraints.allowedValues as Value[]).push(a.value);
-            }
+            if (a.type !== "atom" || a.kind === "sfvar" || a.kind === "mfvar") continue;
+            if (head.text === "allowed-classes") {
+              (constraints.allowedClasses as string[]).push(word(a));
+            } else (constraints.allowedValues as Value[]).push(a.value);
           }
         }
         break;

@@ -5,6 +5,16 @@
 import type { Expr, RuleAst } from "./ast.js";
 import { rulesLoadError } from "./errors.js";
 
+/**
+ * Where `?var:slot` splits: the first colon with a name before it and a slot after it; -1 for
+ * none. A trailing colon is part of the variable's name (`?x:` is the variable `x:`), as in
+ * CLIPS's insqypsr.c.
+ */
+export function slotRefColon(name: string): number {
+  const colon = name.indexOf(":");
+  return colon > 0 && colon < name.length - 1 ? colon : -1;
+}
+
 /** Throws when an action reads a variable neither the left-hand side nor an earlier bind binds. */
 export function checkRhsVariables(ast: RuleAst, scope: Map<string, unknown>): void {
   // As in a deffunction, a variable some bind sets may be read first ([PRCCODE5] when run).
@@ -28,7 +38,7 @@ export function checkBodyVariables(
   const visit = (e: Expr): void => {
     switch (e.k) {
       case "var":
-        if (!bound.has(e.name) && !bound.has(e.name.slice(0, Math.max(0, e.name.indexOf(":"))))) {
+        if (!bound.has(e.name) && !bound.has(e.name.slice(0, Math.max(0, slotRefColon(e.name))))) {
           throw rulesLoadError(e.pos, `variable ?${e.name} is not bound`, {
             construct,
             clips: `[PRCCODE3] Undefined variable ${e.name} referenced in ${where}.`,

@@ -122,7 +122,14 @@ const IMPLIED: SlotDef = {
 
 /** The type names a slot allows, in CLIPS's order. */
 function typesOf(slot: SlotDef): string[] {
-  if (slot.types === null) return [...ALL_TYPES];
-  const named = new Set(slot.types.flatMap((t) => EXPANDS[t] ?? [t]));
+  return typeNames(slot.types);
+}
+
+/** The primitive type names a `type` facet's words allow (null or ?VARIABLE: all), in CLIPS's order. */
+export function typeNames(types: readonly string[] | null): string[] {
+  if (types === null || types.includes("VARIABLE") || types.includes("?VARIABLE")) {
+    return [...ALL_TYPES];
+  }
+  const named = new Set(types.flatMap((t) => EXPANDS[t] ?? [t]));
   return ALL_TYPES.filter((t) => named.has(t));
 }

@@ -287,7 +287,7 @@ export function changedValues(fact: Fact, changes: SlotChange[]): Value[] {
     const index = template.slotIndex.get(c.name);
     if (index === undefined) {
       throw rulesRuntimeError(`slot '${c.name}' is not in deftemplate '${template.name}'`, {
-        clips: `[TMPLTFUN1] Invalid slot ${c.name} not defined in corresponding deftemplate ${template.name}`,
+        clips: `[TMPLTDEF1] Invalid slot ${c.name} not defined in corresponding deftemplate ${template.name}.`,
       });
     }
     const slot = template.slots[index] as SlotDef;
