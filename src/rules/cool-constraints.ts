@@ -5,8 +5,9 @@
  * constraint checking on, each put- checks the value it stores ([CSTRNCHK1]).
  */
 import type { Expr, SlotConstraintFacets, SlotDef } from "./ast.js";
+import { constraintBound } from "./slot-constraints.js";
 import { staticViolation } from "./template-defaults.js";
-import { float, formatValue, type Value } from "./values.js";
+import { formatValue, type Value } from "./values.js";
 import { slotViolation } from "./working-memory.js";
 
 /** The constraint shape template-defaults.ts checks. */
@@ -47,23 +48,18 @@ export function compositeConstraints(
   };
 }
 
-/** A range or cardinality end as written, as a number; null for an open (?VARIABLE) end. */
-export function bound(text: string | undefined): Value | null {
-  if (text === undefined || text === "" || text.includes("VARIABLE")) return null;
-  const n = Number(text);
-  if (Number.isNaN(n)) return null;
-  return /[.eE]/.test(text) ? float(n) : n;
-}
-
 /** The facets in the shape template-defaults.ts's checks read; null when nothing restricts. */
 export function checkedSlot(c: SlotConstraintFacets, multi: boolean): CheckedSlot | null {
   const types = c.types === null || c.types.includes("VARIABLE") ? null : c.types;
   const checked = c.allowed.filter((a) => a in ALLOWED_TYPES);
   const allowedTypes = checked.flatMap((a) => ALLOWED_TYPES[a] ?? []);
   const everyType = checked.some((a) => ALLOWED_TYPES[a] === null);
-  const range: [Value | null, Value | null] = [bound(c.range?.[0]), bound(c.range?.[1])];
-  const low = bound(c.cardinality?.[0]);
-  const high = bound(c.cardinality?.[1]);
+  const range: [Value | null, Value | null] = [
+    constraintBound(c.range?.[0]),
+    constraintBound(c.range?.[1]),
+  ];
+  const low = constraintBound(c.cardinality?.[0]);
+  const high = constraintBound(c.cardinality?.[1]);
   const cardinality: [number | null, number | null] = [
     typeof low === "number" ? low : null,
     typeof high === "number" ? high : null,

@@ -4,7 +4,7 @@
  * from a class slot's constraint facets (a composite slot's already merged with its parent's).
  */
 import type { SlotConstraintFacets } from "./ast.js";
-import { bound } from "./cool-constraints.js";
+import { constraintBound } from "./slot-constraints.js";
 import { typeNames } from "./template-functions.js";
 import { type Atom, FALSE, type Value } from "./values.js";
 
@@ -33,12 +33,18 @@ export function slotInfo(fn: string, slot: InfoSlot): Value {
       // A range only while a number type is allowed.
       const types = typeNames(c.types);
       if (!types.includes("FLOAT") && !types.includes("INTEGER")) return FALSE;
-      return [bound(c.range?.[0]) ?? "-oo", bound(c.range?.[1]) ?? "+oo"] as Atom[];
+      return [
+        constraintBound(c.range?.[0]) ?? "-oo",
+        constraintBound(c.range?.[1]) ?? "+oo",
+      ] as Atom[];
     }
     case "slot-cardinality":
       // A single-field slot has none: the empty multifield.
       if (!slot.multi) return [];
-      return [bound(c.cardinality?.[0]) ?? 0, bound(c.cardinality?.[1]) ?? "+oo"] as Atom[];
+      return [
+        constraintBound(c.cardinality?.[0]) ?? 0,
+        constraintBound(c.cardinality?.[1]) ?? "+oo",
+      ] as Atom[];
     case "slot-allowed-values":
       return c.allowedValues.length > 0 ? (c.allowedValues as Atom[]) : FALSE;
     default:

@@ -109,12 +109,19 @@ export function facetsConflict(c: SlotConstraintFacets): string | null {
   const restricted = new Set<Basic | "ANY">();
   for (const a of c.allowed)
     for (const b of ALLOWED.get(a)?.basics ?? ["ANY" as const]) restricted.add(b);
-  const bound = (text: string | undefined): Value | null => {
-    if (text === undefined || !/^[-+]?\d/.test(text)) return null;
-    return /[.eE]/.test(text) ? float(Number(text)) : Number(text);
-  };
-  const range: [Value | null, Value | null] = [bound(c.range?.[0]), bound(c.range?.[1])];
+  const range: [Value | null, Value | null] = [
+    constraintBound(c.range?.[0]),
+    constraintBound(c.range?.[1]),
+  ];
   return typeConflict(allows, restricted, { allowed: [...c.allowedValues], range });
+}
+
+/** A range or cardinality end as written, as a number; null for an open (?VARIABLE) end. */
+export function constraintBound(text: string | undefined): Value | null {
+  if (text === undefined || text === "" || text.includes("VARIABLE")) return null;
+  const n = Number(text);
+  if (Number.isNaN(n)) return null;
+  return /[.eE]/.test(text) ? float(n) : n;
 }
 
 /** Reads one slot's constraint attributes in the order written; see {@link readAttribute}. */
