@@ -238,6 +238,40 @@ export function runAuditCases(harness: RuntimeHarness): void {
       expect(await verifyAuditLog(store)).toEqual({ ok: true, checked: 4, findings: [] });
     });
 
+    it.runIf(harness.dialect === "postgres")(
+      "appenders of one key queued behind the chain head's lock leave one event",
+      async () => {
+        const store = await harness.open("audit_keyed_queue");
+        const native = store.native;
+        if (native.dialect !== "postgres") throw new Error("a Postgres store");
+        const audit = new AuditWriter(store);
+        await audit.ensureHead();
+        const trace = newId();
+        const entry = {
+          stage: "route" as const,
+          type: "ir.transition",
+          summary: "queued",
+          outcome: "info" as const,
+          key: "queued",
+        };
+        // Another transaction holds the head's lock, so every append waits on it and, when it
+        // is released, each finds the log as the first one to get the lock left it.
+        const holder = await native.pool.connect();
+        try {
+          await holder.query("BEGIN");
+          await holder.query("SELECT 1 FROM state_audit_heads FOR UPDATE");
+          const writes = Array.from({ length: 5 }, () => audit.write(trace, entry));
+          // Lets the five statements reach the lock before it is released.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await holder.query("COMMIT");
+          await Promise.all(writes);
+        } finally {
+          holder.release();
+        }
+        expect((await readAuditTrace(store, trace)).map((e) => e.summary)).toEqual(["queued"]);
+      },
+    );
+
     it("stores a payload as an artifact referenced by payload_ref", async () => {
       const store = await harness.open("audit_payload");
       const event = await new AuditWriter(store).write(newId(), {

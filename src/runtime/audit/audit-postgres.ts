@@ -72,53 +72,22 @@ const APPEND_WITH_PAYLOAD = numbered(`WITH ${auditCtes()}, art AS (
 )
 SELECT seq FROM head`);
 
-// Keyed appends: the head is taken (so the head moves and the event is inserted) only if no
-// event has the id yet. The FIRST parameter is that id.
-const NOT_TAKEN = "NOT EXISTS (SELECT 1 FROM state_audit_events WHERE id = ?::text)";
-
-const APPEND_KEYED = numbered(`WITH ${auditLockCte(NOT_TAKEN)}, ${auditAppendCtes()}
-SELECT seq FROM head`);
-
-const APPEND_KEYED_WITH_PAYLOAD =
-  numbered(`WITH ${auditLockCte(NOT_TAKEN)}, ${auditAppendCtes()}, art AS (
-  INSERT INTO state_artifacts (${ARTIFACT_COLUMNS}) SELECT ${ARTIFACT_PLACEHOLDERS} FROM head
-)
-SELECT seq FROM head`);
-
 /**
  * Appends one event (and its payload artifact) as ONE statement: one round trip, its own
  * transaction. False, with nothing written, when the chain has no head row yet (the caller
- * creates it and retries) or, with `unlessTaken`, when an event with that id is already in the
- * log (the caller tells which with `auditIdTakenPostgres`).
+ * creates it and retries). A keyed event is appended in a transaction instead (AuditWriter).
  */
 export async function appendAuditPostgres(
   pool: PostgresPool,
   record: AuditRecord,
   payload: ArtifactsTable | null,
-  unlessTaken: string | null = null,
 ): Promise<boolean> {
-  const values: (string | number | null)[] = unlessTaken === null ? [] : [unlessTaken];
-  values.push(...auditParams(record));
+  const values = auditParams(record);
   if (payload !== null) values.push(...artifactValues(payload));
-  const name = `keel_audit_append${payload === null ? "" : "_payload"}${unlessTaken === null ? "" : "_keyed"}`;
-  const text =
-    unlessTaken === null
-      ? payload === null
-        ? APPEND
-        : APPEND_WITH_PAYLOAD
-      : payload === null
-        ? APPEND_KEYED
-        : APPEND_KEYED_WITH_PAYLOAD;
-  const result = await pool.query({ name, text, values });
+  const result = await pool.query(
+    payload === null
+      ? { name: "keel_audit_append", text: APPEND, values }
+      : { name: "keel_audit_append_payload", text: APPEND_WITH_PAYLOAD, values },
+  );
   return result.rows.length === 1;
-}
-
-/** Whether an event with this id is in the log. */
-export async function auditIdTakenPostgres(pool: PostgresPool, id: string): Promise<boolean> {
-  const result = await pool.query({
-    name: "keel_audit_id_taken",
-    text: "SELECT 1 FROM state_audit_events WHERE id = $1",
-    values: [id],
-  });
-  return result.rows.length > 0;
 }

@@ -17,7 +17,7 @@ import {
 import { AUDIT_HEAD_ID, chainHashOf, GENESIS_HASH } from "./audit-chain.js";
 import { checkAuditEvent } from "./audit-event-check.js";
 import { keyedAuditId } from "./audit-key.js";
-import { appendAuditPostgres, auditIdTakenPostgres } from "./audit-postgres.js";
+import { appendAuditPostgres } from "./audit-postgres.js";
 import {
   AUDIT_RECORD_COLUMNS,
   type AuditRecord,
@@ -166,7 +166,8 @@ export class AuditWriter {
   }
 
   /**
-   * Its own transaction: native statements on SQLite, one CTE statement on Postgres. `keyed`:
+   * Its own transaction: native statements on SQLite, one CTE statement on Postgres (a keyed
+   * event: a transaction, see below). `keyed`:
    * nothing is appended when an event with the record's id is already in the log.
    */
   async #appendAlone(
@@ -186,17 +187,17 @@ export class AuditWriter {
       });
       return;
     }
+    if (keyed) {
+      // A keyed append looks for its id after taking the head's lock, in a transaction: one
+      // statement cannot (its snapshot predates the lock, so two appenders of one key at once
+      // would both see it free), and no unique index on the id stops the second (migration 020).
+      await runtimeDb(this.#store)
+        .transaction()
+        .execute((tx) => this.#appendIn(tx, record, payload, true));
+      return;
+    }
     const pool = native.pool;
-    const append = async (): Promise<boolean> => {
-      if (!keyed) return appendAuditPostgres(pool, record, payload);
-      try {
-        if (await appendAuditPostgres(pool, record, payload, id)) return true;
-      } catch (error) {
-        // Two appenders of one key at once: the loser's look predates the winner's commit.
-        if ((error as { code?: string }).code !== "23505") throw error;
-      }
-      return auditIdTakenPostgres(pool, id);
-    };
+    const append = (): Promise<boolean> => appendAuditPostgres(pool, record, payload);
     if (await append()) return;
     await this.ensureHead();
     if (!(await append())) {
