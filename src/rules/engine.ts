@@ -1369,15 +1369,18 @@ export class RuleEngine {
   /** The agenda in firing order, as data. */
   agendaEntries(): AgendaEntry[] {
     return this.agenda.list().map((a) => {
-      const { instances } = firedMatches(a);
+      // One walk of the token: each pattern's fact index, and the instances' names apart.
+      const instances: string[] = [];
+      const facts = matchesOf(a.token, a.rule.display.length).map((m, i) => {
+        if (a.rule.display[i] !== "fact" || !m) return null;
+        if (!(m.fact instanceof ObjectFact)) return m.fact.factId;
+        instances.push(m.fact.instance.instanceName.name);
+        return null;
+      });
       return {
         rule: a.rule.name,
         salience: a.salience,
-        facts: matchesOf(a.token, a.rule.display.length).map((m, i) =>
-          a.rule.display[i] === "fact" && m && !(m.fact instanceof ObjectFact)
-            ? m.fact.factId
-            : null,
-        ),
+        facts,
         ...(instances.length > 0 ? { instances } : {}),
         bindings: this.bindingsOf(a),
       };
@@ -1533,7 +1536,7 @@ export class RuleEngine {
     const firing: Firing = {
       rule: bareName(entry.name),
       facts,
-      ...(instances.length > 0 ? { instances } : {}),
+      ...(instances ? { instances } : {}),
       bindings,
       ...(entry.hostActions ? { actions: entry.hostActions } : {}),
     };

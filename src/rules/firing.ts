@@ -48,19 +48,21 @@ export function bindingsOf(
 /**
  * What an activation matched, in pattern order: the facts' indices and the names of the
  * instances its object patterns matched (an instance is in the network as a fact, whose tag is
- * no fact index a host could look up).
+ * no fact index a host could look up); `instances` is made only when there is one.
  */
-export function firedMatches(a: Activation): { facts: number[]; instances: string[] } {
+export function firedMatches(a: Activation): { facts: number[]; instances?: string[] } {
   const display = a.rule.display;
   const facts: number[] = [];
-  const instances: string[] = [];
+  let instances: string[] | undefined;
   for (let t: Token | null = a.token; t !== null && t.depth > 0; t = t.parent) {
     if (display[t.depth - 1] !== "fact" || !t.am) continue;
     const fact = t.am.fact;
-    if (fact instanceof ObjectFact) instances.push(fact.instance.instanceName.name);
-    else facts.push(fact.factId);
+    if (!(fact instanceof ObjectFact)) facts.push(fact.factId);
+    else if (instances === undefined) instances = [fact.instance.instanceName.name];
+    else instances.unshift(fact.instance.instanceName.name);
   }
-  return { facts: facts.reverse(), instances: instances.reverse() };
+  facts.reverse();
+  return instances === undefined ? { facts } : { facts, instances };
 }
 
 /** Readers of each disjunct's variables bound in object patterns (empty for most rules). */
