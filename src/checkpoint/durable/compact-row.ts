@@ -98,9 +98,9 @@ export function expandMetadata(
   const refs = JSON.parse(row.metadataJson) as Record<string, [number, number]> | null;
   let updates: Record<string, unknown> | null = null;
   if (refs !== null) {
-    const groups = taskMembers(
+    const groups = taskWrites(
       writes.map(([taskId, idx, channel, valueJson]) => ({ taskId, idx, channel, valueJson })),
-    );
+    )?.map((group) => group.map(memberText));
     updates = {};
     for (const node in refs) {
       const [task, n] = refs[node] ?? [];
@@ -119,10 +119,12 @@ export function expandMetadata(
   };
 }
 
+type TaskWrite = Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">;
+
 /** Each task's writes, tasks in order of first appearance; undefined when one is special. */
-function taskWrites(writes: readonly WriteRow[]): WriteRow[][] | undefined {
+function taskWrites<W extends TaskWrite>(writes: readonly W[]): W[][] | undefined {
   const tasks: string[] = [];
-  const groups: WriteRow[][] = [];
+  const groups: W[][] = [];
   for (const write of writes) {
     // A special write (error, interrupt) is no part of a node's update.
     if (write.idx < 0) return undefined;
@@ -131,28 +133,14 @@ function taskWrites(writes: readonly WriteRow[]): WriteRow[][] | undefined {
       task = tasks.push(write.taskId) - 1;
       groups.push([]);
     }
-    (groups[task] as WriteRow[]).push(write);
+    (groups[task] as W[]).push(write);
   }
   return groups;
 }
 
-/** `"channel":value` texts of each task's writes, tasks in order of first appearance. */
-function taskMembers(
-  writes: ReadonlyArray<Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">>,
-): string[][] | undefined {
-  const tasks: string[] = [];
-  const members: string[][] = [];
-  for (const write of writes) {
-    // A special write (error, interrupt) is no part of a node's update.
-    if (write.idx < 0) return undefined;
-    let task = tasks.indexOf(write.taskId);
-    if (task < 0) {
-      task = tasks.push(write.taskId) - 1;
-      members.push([]);
-    }
-    (members[task] as string[]).push(`${jsonString(write.channel)}:${write.valueJson ?? "null"}`);
-  }
-  return members;
+/** A write's `"channel":value` text, as a node's update holds it. */
+function memberText(write: TaskWrite): string {
+  return `${jsonString(write.channel)}:${write.valueJson ?? "null"}`;
 }
 
 function isEmptyRecord(value: unknown): boolean {
