@@ -8,6 +8,8 @@
  *   SQLite saver at equal settings (WAL, synchronous=NORMAL, wal_autocheckpoint 10,000) in each durability mode both
  *   libraries name alike: `sync` (Keel's default: a step is committed before the next starts)
  *   and `async` (LangGraph.js's default: the next step does not wait for the write).
+ * - The SQLite floor of those rounds' commits: Keel's rows written again by bare statements in
+ *   the same transactions (commit-floor.ts), what the table layout alone costs a round.
  * - A governed tool call's ledger cost on SQLite against its floor (ledger.ts).
  * - Storage: a 500-message conversation (125 turns of question, tool call, tool answer, answer)
  *   on each library's SQLite saver; database bytes after a WAL checkpoint.
@@ -34,6 +36,7 @@ import {
   medianFigures,
   printTable,
 } from "../lib/report.js";
+import { commitFloor } from "./commit-floor.js";
 import { RoundsModel } from "./fake-model.js";
 import { ledgerCost } from "./ledger.js";
 
@@ -189,6 +192,26 @@ if (PARTS.has("loop")) {
       target: 10,
     })),
   );
+  // What the SQLite rows alone cost: the overhead above less this is the saver's JavaScript and
+  // the engine's (commit-floor.ts).
+  const commits = await commitFloor(
+    workdir,
+    (saver) => {
+      const agent = createReactAgent({ llm: model, tools: [add], checkpointer: saver });
+      return (threadId, durability) =>
+        agent.invoke(input(), {
+          recursionLimit: 100,
+          durability,
+          configurable: { thread_id: threadId },
+        });
+    },
+    ["sync", "async"],
+    ROUNDS,
+  );
+  for (const [mode, figures] of commits)
+    console.log(
+      `\nSQLite floor of a round's commits, durability ${mode} (Keel's rows by bare statements, same transactions): ${figures.cpu.toFixed(1)} µs/round CPU, ${figures.wall.toFixed(1)} wall`,
+    );
 }
 
 if (PARTS.has("storage")) {

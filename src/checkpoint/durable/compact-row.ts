@@ -48,7 +48,7 @@ export function compactMetadata(
   const updates = metadata.writes;
   if (updates === null) return "null";
   if (typeof updates !== "object" || Array.isArray(updates)) return undefined;
-  const groups = taskMembers(writes);
+  const groups = taskWrites(writes);
   if (groups === undefined) return undefined;
   let text = "{";
   for (const node in updates) {
@@ -59,14 +59,31 @@ export function compactMetadata(
   return `${text}}`;
 }
 
-/** `[task, n]` when `update` is the object of the first n writes of a task. */
-function refOf(groups: readonly string[][], update: string): string | undefined {
+/**
+ * `[task, n]` when `update` is the object of the first n writes of a task: `{`, their
+ * `"channel":value` texts joined by `,`, `}`. Compared piece by piece where they stand in
+ * `update`, so no text of the writes is built (this runs at every step; the joined texts were
+ * about a kilobyte of strings a step, made to be compared once and dropped).
+ */
+function refOf(groups: readonly WriteRow[][], update: string): string | undefined {
+  if (update.charCodeAt(0) !== 0x7b /* { */) return undefined;
   for (let task = 0; task < groups.length; task++) {
-    const members = groups[task] as string[];
-    let text = "{";
-    for (let n = 1; n <= members.length && text.length < update.length; n++) {
-      text += `${n === 1 ? "" : ","}${members[n - 1]}`;
-      if (text.length + 1 === update.length && `${text}}` === update) return `[${task},${n}]`;
+    const members = groups[task] as WriteRow[];
+    let at = 1;
+    for (let n = 1; n <= members.length; n++) {
+      const write = members[n - 1] as WriteRow;
+      if (n > 1) {
+        if (update.charCodeAt(at) !== 0x2c /* , */) break;
+        at += 1;
+      }
+      const key = jsonString(write.channel);
+      if (!update.startsWith(key, at) || update.charCodeAt(at + key.length) !== 0x3a /* : */) break;
+      at += key.length + 1;
+      const value = write.valueJson ?? "null";
+      if (!update.startsWith(value, at)) break;
+      at += value.length;
+      if (at + 1 === update.length && update.charCodeAt(at) === 0x7d /* } */)
+        return `[${task},${n}]`;
     }
   }
   return undefined;
@@ -81,9 +98,9 @@ export function expandMetadata(
   const refs = JSON.parse(row.metadataJson) as Record<string, [number, number]> | null;
   let updates: Record<string, unknown> | null = null;
   if (refs !== null) {
-    const groups = taskMembers(
+    const groups = taskWrites(
       writes.map(([taskId, idx, channel, valueJson]) => ({ taskId, idx, channel, valueJson })),
-    );
+    )?.map((group) => group.map(memberText));
     updates = {};
     for (const node in refs) {
       const [task, n] = refs[node] ?? [];
@@ -102,23 +119,28 @@ export function expandMetadata(
   };
 }
 
-/** `"channel":value` texts of each task's writes, tasks in order of first appearance. */
-function taskMembers(
-  writes: ReadonlyArray<Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">>,
-): string[][] | undefined {
+type TaskWrite = Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">;
+
+/** Each task's writes, tasks in order of first appearance; undefined when one is special. */
+function taskWrites<W extends TaskWrite>(writes: readonly W[]): W[][] | undefined {
   const tasks: string[] = [];
-  const members: string[][] = [];
+  const groups: W[][] = [];
   for (const write of writes) {
     // A special write (error, interrupt) is no part of a node's update.
     if (write.idx < 0) return undefined;
     let task = tasks.indexOf(write.taskId);
     if (task < 0) {
       task = tasks.push(write.taskId) - 1;
-      members.push([]);
+      groups.push([]);
     }
-    (members[task] as string[]).push(`${jsonString(write.channel)}:${write.valueJson ?? "null"}`);
+    (groups[task] as W[]).push(write);
   }
-  return members;
+  return groups;
+}
+
+/** A write's `"channel":value` text, as a node's update holds it. */
+function memberText(write: TaskWrite): string {
+  return `${jsonString(write.channel)}:${write.valueJson ?? "null"}`;
 }
 
 function isEmptyRecord(value: unknown): boolean {
