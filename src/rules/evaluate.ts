@@ -285,9 +285,14 @@ export interface CompileOptions {
   procedure?: string;
   /**
    * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
-   * when the handler is read; `write` for `bind`).
+   * when the handler is read; `write` for `bind`, whose value expressions `values` are).
    */
-  selfSlot?: (slot: string, write: boolean, pos: SourcePos) => SelfSlotAccess;
+  selfSlot?: (
+    slot: string,
+    write: boolean,
+    pos: SourcePos,
+    values?: readonly Expr[],
+  ) => SelfSlotAccess;
 }
 
 /** A message-handler's static reference to one slot of its class (`?self:slot`). */
@@ -378,7 +383,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         );
         const slot = e.name.slice(colon + 1);
         if (opts.selfSlot && e.name.startsWith("self:")) {
-          const access = opts.selfSlot(slot, true, e.pos);
+          const access = opts.selfSlot(slot, true, e.pos, e.value);
           const values = e.value.map((x) => compileExpr(x, opts));
           return (f) => access.set(base(f), slotValue(values.map((p) => p(f))));
         }

@@ -9,6 +9,7 @@ import type {
   ClassSlotAst,
   ClassSlotFacets,
   DefclassAst,
+  Expr,
   HandlerAst,
   SlotConstraintFacets,
 } from "./ast.js";
@@ -26,6 +27,7 @@ import {
   compositeConstraints,
   defaultViolation,
   storedViolation,
+  writeViolation,
 } from "./cool-constraints.js";
 import { slotFunction } from "./cool-slot-functions.js";
 import { browseClasses, describeClass } from "./describe-class.js";
@@ -138,6 +140,10 @@ const USER_HANDLERS = [
   "direct-duplicate",
   "message-duplicate",
 ];
+
+/** The system handlers modify-instance and duplicate-instance run as (CLIPS's halt names them). */
+const DIRECT_MODIFY = "message-handler direct-modify primary in class USER";
+const DIRECT_DUPLICATE = "message-handler direct-duplicate primary in class USER";
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
@@ -299,6 +305,20 @@ export class ObjectSystem {
     if (system && SYSTEM_CLASSES.includes(typed)) return system;
     return this.classes.get(this.scope.key("defclass", typed, (k) => this.classes.has(k), from));
   }
+
+  /**
+   * CLIPS's CheckAllowedClassesConstraint (an `allowed-classes` facet): whether an instance name
+   * or address designates an instance of one of `classes` (each found from the current module)
+   * or of a subclass; a name of no instance fits none.
+   */
+  readonly ofClasses = (v: Value, classes: readonly string[]): boolean => {
+    const inst = v instanceof Instance ? v : this.find(v);
+    if (inst === null) return false;
+    return classes.some((name) => {
+      const c = this.lookup(name);
+      return c !== undefined && inst.cls.cpl.includes(c);
+    });
+  };
 
   /** Whether module `from` sees the class (its own, imported, or a system class). */
   sees(cls: ClassDef, from: string): boolean {
@@ -561,7 +581,7 @@ export class ObjectSystem {
           : compute(frame());
     const print = (text: string) => this.host().print("t", text);
     if (ownDefault && !multi) singleDefaultCheck(s, value, print);
-    const checked = checkedSlot(facets.constraints, multi);
+    const checked = checkedSlot(facets.constraints, multi, this.ofClasses);
     const broken =
       ownDefault && checked && (s.defaults.length > 0 || s.dynamic) && this.staticChecking()
         ? defaultViolation(checked, s.name, s.dynamic, value, s.defaults)
@@ -660,8 +680,13 @@ export class ObjectSystem {
         },
       );
     }
-    const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
-      this.selfSlot(cls, slot, write, pos, construct);
+    const running = `${ast.name} ${ast.type} in class ${ast.cls}`;
+    const selfSlot = (
+      slot: string,
+      write: boolean,
+      pos: SourcePos,
+      values?: readonly Expr[],
+    ): SelfSlotAccess => this.selfSlot(cls, slot, pos, construct, running, write ? (values ?? []) : null);
     // An unbound variable names the handler as CLIPS does ([PRCCODE5]).
     const procedure = `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`;
     const body = ast.body.map((e) =>
@@ -712,10 +737,12 @@ export class ObjectSystem {
   private selfSlot(
     cls: ClassDef,
     slot: string,
-    write: boolean,
     pos: SourcePos,
     construct: string,
+    handler: string,
+    written: readonly Expr[] | null,
   ): SelfSlotAccess {
+    const write = written !== null;
     const def = cls.slots.find((s) => s.name === slot);
     // CLIPS adds [PRCCODE3] when the reference is read (not bound).
     const undefinedVar = write
@@ -755,9 +782,30 @@ export class ObjectSystem {
       }
       return inst;
     };
+    if (written !== null && this.staticChecking()) {
+      // CLIPS checks a direct write's expressions against the slot's facets as it reads it.
+      const broken = writeViolation(def.facets.constraints, def.multi, written, this.ofClasses);
+      if (broken !== null) {
+        // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+        this.host().print(
+          "t",
+          `[CSTRNCHK1] Expression for slot ${slot} of class ${cls.name} found in direct slot write\n${broken.text}.\n`,
+        );
+        throw rulesLoadError(pos, `?self:${slot} is given a value that ${broken.text}`, {
+          construct,
+          clips: "",
+          echoWhole: true,
+        });
+      }
+    }
     return {
       get: (self) => check(self).slots.get(slot) as Value,
-      set: (self, value) => this.setSlot(check(self), slot, value),
+      set: (self, value) => {
+        const inst = check(self);
+        // With dynamic checking on; the handler's own halt line follows.
+        this.checkStored(inst, def, def.multi ? flatten([value]) : value, handler, null);
+        return this.setSlot(inst, slot, value);
+      },
     };
   }
 
@@ -1044,21 +1092,25 @@ export class ObjectSystem {
   modifyInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
     const inst = this.find(target);
     if (!inst) return FALSE;
-    for (const o of overrides) {
-      const slot = inst.cls.slots.find((s) => s.name === o.name);
-      if (!slot) {
-        throw rulesRuntimeError(`${inst.cls.name} has no slot ${o.name}`, {
-          clips: `[MSGFUN3] ${o.name} slot in [${inst.instanceName.name}] of ${inst.cls.name}: write access denied.`,
-        });
+    const set: string[] = [];
+    try {
+      for (const o of overrides) {
+        const slot = inst.cls.slots.find((s) => s.name === o.name);
+        if (!slot) {
+          throw rulesRuntimeError(`${inst.cls.name} has no slot ${o.name}`, {
+            clips: `[MSGFUN3] ${o.name} slot in [${inst.instanceName.name}] of ${inst.cls.name}: write access denied.`,
+          });
+        }
+        const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+        // CLIPS's direct-modify: the slots before one its checks refuse stay set.
+        this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
+        inst.slots.set(o.name, value);
+        set.push(o.name);
+        this.traceSlot(inst, o.name);
       }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
-      this.traceSlot(inst, o.name);
+    } finally {
+      if (set.length) this.watcher?.changed(inst, set);
     }
-    if (overrides.length)
-      this.watcher?.changed(
-        inst,
-        overrides.map((o) => o.name),
-      );
     return TRUE;
   }
 
@@ -1103,7 +1155,14 @@ export class ObjectSystem {
           clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
         });
       }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+      const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+      try {
+        this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
+      } catch (e) {
+        this.remove(inst);
+        throw e;
+      }
+      inst.slots.set(o.name, value);
       placed.add(o.name);
       this.traceSlot(inst, o.name);
     }
@@ -1457,29 +1516,38 @@ export class ObjectSystem {
               );
             }
             const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
-            const checked = this.constraintChecking()
-              ? checkedSlot(slot.facets.constraints, slot.multi)
-              : null;
-            const broken = checked ? storedViolation(checked, value) : null;
-            if (broken !== null) {
-              // Printed here: this [CSTRNCHK1] has no blank line before it.
-              this.host().print(
-                "t",
-                `[CSTRNCHK1] ${formatValue(value)} for slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}\n${broken}.\n`,
-              );
-              throw haltedIn(
-                rulesRuntimeError(
-                  `${formatValue(value)} breaks the constraints of slot ${slotName}`,
-                  {
-                    clips: "",
-                  },
-                ),
-                `message-handler ${msg} primary in class ${c.name}`,
-              );
-            }
+            const handler = `${msg} primary in class ${c.name}`;
+            this.checkStored(self, slot, value, handler, `message-handler ${handler}`);
             return this.setSlot(self, slotName, value);
           },
     };
+  }
+
+  /**
+   * With dynamic constraint checking on, CLIPS's [CSTRNCHK1] for a value `slot`'s facets exclude
+   * (allowed-classes included), found in `where`; the halt names `halted` (a handler).
+   */
+  private checkStored(
+    inst: Instance,
+    slot: ClassSlot,
+    value: Value,
+    where: string,
+    halted: string | null,
+  ): void {
+    if (!this.constraintChecking()) return;
+    const checked = checkedSlot(slot.facets.constraints, slot.multi, this.ofClasses);
+    const broken = checked ? storedViolation(checked, value) : null;
+    if (broken === null) return;
+    // Printed here: this [CSTRNCHK1] has no blank line before it.
+    this.host().print(
+      "t",
+      `[CSTRNCHK1] ${formatValue(value)} for slot ${slot.name} of instance [${inst.instanceName.name}] found in ${where}\n${broken}.\n`,
+    );
+    const error = rulesRuntimeError(
+      `${formatValue(value)} breaks the constraints of slot ${slot.name}`,
+      { clips: "" },
+    );
+    throw halted === null ? error : haltedIn(error, halted);
   }
 
   private printText(self: Instance): string {
