@@ -83,8 +83,7 @@ export function checkedSlot(
     typeof high === "number" ? high : null,
   ];
   const classes = c.allowedClasses;
-  const classAllowed =
-    ofClasses && classes.length > 0 ? (v: Value) => ofClasses(v, classes) : null;
+  const classAllowed = ofClasses && classes.length > 0 ? (v: Value) => ofClasses(v, classes) : null;
   if (
     types === null &&
     checked.length === 0 &&

@@ -686,7 +686,8 @@ export class ObjectSystem {
       write: boolean,
       pos: SourcePos,
       values?: readonly Expr[],
-    ): SelfSlotAccess => this.selfSlot(cls, slot, pos, construct, running, write ? (values ?? []) : null);
+    ): SelfSlotAccess =>
+      this.selfSlot(cls, slot, pos, construct, running, write ? (values ?? []) : null);
     // An unbound variable names the handler as CLIPS does ([PRCCODE5]).
     const procedure = `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`;
     const body = ast.body.map((e) =>
