@@ -689,7 +689,7 @@ export class ObjectSystem {
     ): SelfSlotAccess =>
       this.selfSlot(cls, slot, pos, construct, running, write ? (values ?? []) : null);
     // An unbound variable names the handler as CLIPS does ([PRCCODE5]).
-    const procedure = `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`;
+    const procedure = `message-handler ${running}`;
     const body = ast.body.map((e) =>
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
