@@ -309,7 +309,10 @@ export class RuleEngine {
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   /** The class slots object patterns are checked against when a rule is defined. */
-  private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
+  private readonly objectSlots = objectSlotLookup(
+    () => this.objects.classList(),
+    (v, classes) => this.objects.ofClasses(v, classes),
+  );
   /** Instances in the Rete, for object patterns. */
   private readonly instanceFacts = new InstanceMatcher(
     () => this.net,

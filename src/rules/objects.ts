@@ -52,6 +52,7 @@ import type { SourcePos } from "./source-pos.js";
 import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 import {
   type Atom,
+  DUMMY_INSTANCE,
   FALSE,
   float,
   formatValue,
@@ -1947,10 +1948,11 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
     return t.includes(".") || t.includes("e") ? float(n) : n;
   };
   const plain = ["SYMBOL", "STRING", "LEXEME", "INTEGER", "FLOAT", "NUMBER"];
-  // Only instance types allowed: the instance name [nil].
+  // Only instance types allowed: the instance name [nil], else CLIPS's dummy instance address.
   if (types !== null && !types.some((t) => plain.includes(t))) {
-    if (types.some((t) => t.startsWith("INSTANCE"))) {
-      const one = instanceName("nil");
+    const name = types.includes("INSTANCE-NAME") || types.includes("INSTANCE");
+    if (name || types.includes("INSTANCE-ADDRESS")) {
+      const one = name ? instanceName("nil") : DUMMY_INSTANCE;
       return multi ? Array(Number(c.cardinality?.[0]) || 0).fill(one) : one;
     }
   }
