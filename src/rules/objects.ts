@@ -1104,8 +1104,11 @@ export class ObjectSystem {
           });
         }
         const value = slot.multi ? flatten(o.values) : slotValue(o.values);
-        // CLIPS's direct-modify: the slots before one its checks refuse stay set.
-        this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
+        // CLIPS's direct-modify: the slots before one its checks refuse stay set. An override
+        // with no value is not checked (CLIPS stores nil there).
+        if (o.values.length > 0) {
+          this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
+        }
         inst.slots.set(o.name, value);
         set.push(o.name);
         this.traceSlot(inst, o.name);
@@ -1159,7 +1162,9 @@ export class ObjectSystem {
       }
       const value = slot.multi ? flatten(o.values) : slotValue(o.values);
       try {
-        this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
+        if (o.values.length > 0) {
+          this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
+        }
       } catch (e) {
         this.remove(inst);
         throw e;
