@@ -128,7 +128,13 @@ import {
   templateFunction,
 } from "./template-functions.js";
 import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
-import { templateInUse, UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
+import {
+  calledByConstructs,
+  templateInUse,
+  UNDEFINE_COMMANDS,
+  type UndefineHost,
+  undefine,
+} from "./undefine.js";
 import { type UndefinstancesHost, undefinstances } from "./undefinstances.js";
 import {
   ClipsString,
@@ -349,6 +355,10 @@ export class RuleEngine {
       this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
     },
     calledNow: (name) => this.calledNow(name),
+    heldByCode: (key) =>
+      calledByConstructs(this.texts, bareName(key)) ||
+      this.calledByMethods(key, key) ||
+      this.calledByHandlers(key),
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
@@ -789,7 +799,10 @@ export class RuleEngine {
             return cls !== undefined && this.objects.handlersRunning(cls);
           },
         );
-        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from, {
+          form,
+          module: from,
+        });
         // Keyed by class (undefclass drops a class's handlers from the log).
         const cls = this.objects.classNamed(h.cls, from);
         this.logKeys.set(
@@ -2673,14 +2686,31 @@ export class RuleEngine {
     return this.topForms.some((f) => this.callsKey(f, key, this.module));
   }
 
-  /** Whether deffunction `key` is running, called by the command being run or by a method. */
+  /**
+   * Whether deffunction `key` is running, called by the command being run, by a method or by a
+   * message-handler.
+   */
   private functionBusy(key: string): boolean {
-    return this.procs.running(key) || this.calledNow(key) || this.calledByMethods(key);
+    return (
+      this.procs.running(key) ||
+      this.calledNow(key) ||
+      this.calledByMethods(key) ||
+      this.calledByHandlers(key)
+    );
   }
 
-  /** Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction). */
-  private calledByMethods(key: string): boolean {
+  /** Whether a message-handler's body calls the deffunction or generic `key` (CLIPS holds it). */
+  private calledByHandlers(key: string): boolean {
+    return this.objects.handlerCode().some((c) => this.callsKey(c.form, key, c.module));
+  }
+
+  /**
+   * Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction or
+   * generic); the methods of generic `except` do not count (a generic calling itself).
+   */
+  private calledByMethods(key: string, except?: string): boolean {
     for (const g of this.generics.keys()) {
+      if (g === except) continue;
       for (const { index } of this.generics.describe(g) ?? []) {
         const form = this.generics.methodForm(g, index);
         if (form && this.callsKey(form, key, keyModule(g))) return true;

@@ -47,6 +47,7 @@ import { type InstancesHost, instancesCommand } from "./instances-command.js";
 import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
+import type { SNode } from "./reader.js";
 import { facetsConflict } from "./slot-constraints.js";
 import type { SourcePos } from "./source-pos.js";
 import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
@@ -109,6 +110,14 @@ interface Handler {
   readonly call: (self: Value, args: Value[]) => Value;
   /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
   readonly text?: string;
+  /** A defined handler's form and the module it was read in (what its body calls is in use). */
+  readonly code?: HandlerCode;
+}
+
+/** A defined message-handler's form and the module its names were resolved from. */
+export interface HandlerCode {
+  readonly form: SNode;
+  readonly module: string;
 }
 
 /** A make-instance's slot overrides, or how to evaluate them (once the instance exists). */
@@ -658,7 +667,7 @@ export class ObjectSystem {
   }
 
   /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
-  defineHandler(ast: HandlerAst, text?: string, from?: string): void {
+  defineHandler(ast: HandlerAst, text?: string, from?: string, code?: HandlerCode): void {
     const cls = this.lookup(ast.cls, from);
     if (!cls) {
       throw rulesRuntimeError(
@@ -724,11 +733,15 @@ export class ObjectSystem {
       }
       return last;
     };
-    const handler: Handler = { cls, name: ast.name, type: ast.type, call };
-    cls.handlers.set(
-      `${ast.name} ${ast.type}`,
-      text === undefined ? handler : { ...handler, text },
-    );
+    const handler: Handler = {
+      cls,
+      name: ast.name,
+      type: ast.type,
+      call,
+      ...(text === undefined ? {} : { text }),
+      ...(code === undefined ? {} : { code }),
+    };
+    cls.handlers.set(`${ast.name} ${ast.type}`, handler);
   }
 
   /**
@@ -1266,6 +1279,13 @@ export class ObjectSystem {
       });
     }
     return inst;
+  }
+
+  /** Every defined message-handler's code (CLIPS holds what the handlers call). */
+  handlerCode(): HandlerCode[] {
+    return this.classList().flatMap((c) =>
+      [...c.handlers.values()].flatMap((h) => (h.code ? [h.code] : [])),
+    );
   }
 
   /** Whether a message being dispatched runs handlers the class defines (CLIPS keeps them busy). */
