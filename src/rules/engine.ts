@@ -609,6 +609,10 @@ export class RuleEngine {
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
     objectCandidates: (isa, slots) => candidateClasses(this.objects.classList(), isa, slots).length,
+    classKey: (name) => {
+      const cls = this.objects.classNamed(name);
+      return cls && `${cls.module}::${cls.name}`;
+    },
     // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&

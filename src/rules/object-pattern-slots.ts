@@ -11,7 +11,7 @@
  */
 import type { PatternCE } from "./ast.js";
 import { type CheckedSlot, checkedSlot, type InstanceOfClasses } from "./cool-constraints.js";
-import type { ClassDef } from "./objects.js";
+import { type ClassDef, isClassEntry } from "./objects.js";
 import type { ObjectSlotConstraint, ObjectSlotLookup } from "./rule-constraints.js";
 import { type ValueConstraints, valueViolation } from "./template-defaults.js";
 import { ANY, type Domain, slotDomain, union } from "./value-domain.js";
@@ -31,7 +31,7 @@ export function candidateClasses(
     (c) =>
       c.reactive &&
       !c.abstract &&
-      (isa === null || c.cpl.some((k) => isa.includes(k.name))) &&
+      (isa === null || c.cpl.some((k) => isa.some((e) => isClassEntry(k, e)))) &&
       slots.every((name) => c.slots.some((x) => x.name === name && x.facets.reactive)),
   );
 }
@@ -76,7 +76,8 @@ function objectSlots(
 ): ReadonlyMap<number, ObjectSlotConstraint> {
   const out = new Map<number, ObjectSlotConstraint>();
   const isa = ce.object?.classes ?? null;
-  let candidates = isa === null ? all : all.filter((c) => c.cpl.some((k) => isa.includes(k.name)));
+  let candidates =
+    isa === null ? all : all.filter((c) => c.cpl.some((k) => isa.some((e) => isClassEntry(k, e))));
   for (const index of ce.slots.keys()) {
     const name = ce.template?.slots[index]?.name;
     if (name === undefined || name === "is-a" || name === "name") continue;

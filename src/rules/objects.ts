@@ -2141,6 +2141,16 @@ function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): Clas
 }
 
 /** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */
+/**
+ * Whether `cls` is the class an object pattern's or a method restriction's entry names:
+ * `MOD::NAME` that module's class, a bare name a class of that name in any module.
+ */
+export function isClassEntry(cls: ClassDef, entry: string): boolean {
+  const at = entry.indexOf("::");
+  if (at < 0) return cls.name === entry;
+  return cls.name === entry.slice(at + 2) && cls.module === entry.slice(0, at);
+}
+
 function keyOf(cls: ClassDef): string {
   return constructKey(cls.module, cls.name);
 }

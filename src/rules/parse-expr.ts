@@ -25,6 +25,12 @@ export interface ParseContext {
    * (null: any), having each slot of `slots` (absent: object patterns are not checked).
    */
   objectCandidates?(isa: readonly string[] | null, slots: readonly string[]): number;
+  /**
+   * The class a name stands for from the current module, as `MOD::NAME` (CLIPS's
+   * LookupDefclassByMdlOrScope): an object pattern's classes are those (absent or unknown: the
+   * bare name, matching a class of that name in any module).
+   */
+  classKey?(name: string): string | undefined;
   /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
   hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
