@@ -49,6 +49,8 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
+      /** `message-modify-instance`: the slots are put by put- messages, not directly. */
+      readonly byMessage?: boolean;
       /** `(initialize-instance target (slot value…)…)`: `name` is the target. */
       readonly initialize?: boolean;
       /** `(duplicate-instance target [to NAME] (slot value…)…)`: `name` is the target. */

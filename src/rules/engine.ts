@@ -374,6 +374,7 @@ export class RuleEngine {
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
+    messageModifyInstance: (target, slots) => this.objects.messageModifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
     candidates: (facts, values, fn) => {

@@ -84,6 +84,8 @@ export interface ObjectOps {
   ): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `message-modify-instance`: each slot put by its put- message. */
+  messageModifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(initialize-instance target (slot value…)…)`: the instance's name. */
   initializeInstance(
     target: Value,
@@ -523,6 +525,9 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         return (f) => f.host.objects.initializeInstance(cls(f), evaluated(f));
       }
       if (e.modify) {
+        if (e.byMessage) {
+          return (f) => f.host.objects.messageModifyInstance(cls(f), evaluated(f));
+        }
         return (f) => f.host.objects.modifyInstance(cls(f), evaluated(f));
       }
       return (f) =>

@@ -154,6 +154,17 @@ const USER_HANDLERS = [
 /** The system handlers modify-instance and duplicate-instance run as (CLIPS's halt names them). */
 const DIRECT_MODIFY = "message-handler direct-modify primary in class USER";
 const DIRECT_DUPLICATE = "message-handler direct-duplicate primary in class USER";
+const MESSAGE_MODIFY = "message-handler message-modify primary in class USER";
+
+/** CLIPS's [INSFUN3] for a modify naming a slot the instance lacks, halting `halted`. */
+function noSuchSlot(inst: Instance, slot: string, halted: string): unknown {
+  return haltedIn(
+    rulesRuntimeError(`${inst.cls.name} has no slot ${slot}`, {
+      clips: `[INSFUN3] No such slot ${slot} in function modify-instance.`,
+    }),
+    halted,
+  );
+}
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
@@ -190,6 +201,8 @@ export class Instance implements InstanceRef {
    * init-slots leaves those and places every other slot's default). Null once initialized.
    */
   overridden: Set<string> | null = null;
+  /** While message-modify-instance puts its slots: those changed, matched once it ends. */
+  modifying: Set<string> | null = null;
   constructor(
     readonly instanceName: InstanceName,
     readonly cls: ClassDef,
@@ -1111,11 +1124,7 @@ export class ObjectSystem {
     try {
       for (const o of overrides) {
         const slot = inst.cls.slots.find((s) => s.name === o.name);
-        if (!slot) {
-          throw rulesRuntimeError(`${inst.cls.name} has no slot ${o.name}`, {
-            clips: `[MSGFUN3] ${o.name} slot in [${inst.instanceName.name}] of ${inst.cls.name}: write access denied.`,
-          });
-        }
+        if (!slot) throw noSuchSlot(inst, o.name, DIRECT_MODIFY);
         const value = slot.multi ? flatten(o.values) : slotValue(o.values);
         // CLIPS's direct-modify: the slots before one its checks refuse stay set. An override
         // with no value is not checked (CLIPS stores nil there).
@@ -1128,6 +1137,34 @@ export class ObjectSystem {
       }
     } finally {
       if (set.length) this.watcher?.changed(inst, set);
+    }
+    return TRUE;
+  }
+
+  /**
+   * `(message-modify-instance target (slot value…)…)` as CLIPS's message-modify: each slot put by
+   * its put- message (its handlers run, its checks apply), the instance matched once at the end
+   * for the slots put before any error.
+   */
+  messageModifyInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+    const inst = this.find(target);
+    if (!inst) return FALSE;
+    const changed = new Set<string>();
+    inst.modifying = changed;
+    try {
+      for (const o of overrides) {
+        if (!inst.cls.slots.some((s) => s.name === o.name)) {
+          throw noSuchSlot(inst, o.name, MESSAGE_MODIFY);
+        }
+        try {
+          this.send(inst, `put-${o.name}`, o.values);
+        } catch (e) {
+          throw haltedIn(e, MESSAGE_MODIFY);
+        }
+      }
+    } finally {
+      inst.modifying = null;
+      if (changed.size > 0) this.watcher?.changed(inst, [...changed]);
     }
     return TRUE;
   }
@@ -1613,6 +1650,7 @@ export class ObjectSystem {
       this.traceSlot(inst, slot);
     }
     if (inst.overridden) inst.overridden.add(slot);
+    else if (inst.modifying) inst.modifying.add(slot);
     else this.watcher?.changed(inst, [slot]);
     return v;
   }

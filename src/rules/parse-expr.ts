@@ -361,7 +361,16 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   }
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
-  return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+  const byMessage = list.items[0]?.type === "atom" && list.items[0].text.startsWith("message-");
+  return {
+    k: "make-instance",
+    modify: true,
+    ...(byMessage ? { byMessage } : {}),
+    name,
+    cls: name,
+    slots,
+    pos: list.pos,
+  };
 }
 
 /** `(initialize-instance target (slot value…)…)`: a make-instance expression marked `initialize`. */
