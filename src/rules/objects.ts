@@ -2180,8 +2180,8 @@ function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): Clas
 
 /** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */
 /**
- * Whether `cls` is the class an object pattern's or a method restriction's entry names:
- * `MOD::NAME` that module's class, a bare name a class of that name in any module.
+ * Whether `cls` is the class an object pattern's `is-a` entry names: `MOD::NAME` that module's
+ * class, a bare name (read without an engine) a class of that name in any module.
  */
 export function isClassEntry(cls: ClassDef, entry: string): boolean {
   const at = entry.indexOf("::");
