@@ -49,6 +49,8 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
+      /** `message-modify-instance`: the slots are put by put- messages, not directly. */
+      readonly byMessage?: boolean;
       /** `(initialize-instance target (slot value…)…)`: `name` is the target. */
       readonly initialize?: boolean;
       /** `(duplicate-instance target [to NAME] (slot value…)…)`: `name` is the target. */
@@ -170,7 +172,10 @@ export interface PatternCE {
 
 /** What an object pattern requires of an instance's class, beyond its slot constraints. */
 export interface ObjectPatternInfo {
-  /** `(is-a A B)`: the class is one of these or a subclass of one; null: any reactive class. */
+  /**
+   * `(is-a A B)`: the class is one of these or a subclass of one; null: any reactive class. Each
+   * is `MOD::NAME` as the rule's module resolved it, or a bare name (any module's class of it).
+   */
   readonly classes: readonly string[] | null;
   /** The object template's slot indices the pattern names (the class must have each). */
   readonly slots: readonly number[];

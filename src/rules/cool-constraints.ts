@@ -6,7 +6,11 @@
  */
 import type { Expr, SlotConstraintFacets, SlotDef } from "./ast.js";
 import { constraintBound } from "./slot-constraints.js";
-import { staticViolation } from "./template-defaults.js";
+import {
+  type ClassRestricted,
+  type StaticViolation,
+  staticViolation,
+} from "./template-defaults.js";
 import { formatValue, type Value } from "./values.js";
 import { slotViolation } from "./working-memory.js";
 
@@ -14,7 +18,14 @@ import { slotViolation } from "./working-memory.js";
 export type CheckedSlot = Pick<
   SlotDef,
   "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"
->;
+> &
+  ClassRestricted;
+
+/**
+ * Whether an instance name or address designates an instance of one of `classes` or of a
+ * subclass (the object system answers it: it knows the instances and classes).
+ */
+export type InstanceOfClasses = (v: Value, classes: readonly string[]) => boolean;
 
 /** The types each allowed-… facet restricts (allowed-values: every type). */
 const ALLOWED_TYPES: Readonly<Record<string, readonly string[] | null>> = {
@@ -48,8 +59,15 @@ export function compositeConstraints(
   };
 }
 
-/** The facets in the shape template-defaults.ts's checks read; null when nothing restricts. */
-export function checkedSlot(c: SlotConstraintFacets, multi: boolean): CheckedSlot | null {
+/**
+ * The facets in the shape template-defaults.ts's checks read; null when nothing restricts.
+ * `allowed-classes` is checked only when `ofClasses` is given.
+ */
+export function checkedSlot(
+  c: SlotConstraintFacets,
+  multi: boolean,
+  ofClasses?: InstanceOfClasses,
+): CheckedSlot | null {
   const types = c.types === null || c.types.includes("VARIABLE") ? null : c.types;
   const checked = c.allowed.filter((a) => a in ALLOWED_TYPES);
   const allowedTypes = checked.flatMap((a) => ALLOWED_TYPES[a] ?? []);
@@ -64,10 +82,19 @@ export function checkedSlot(c: SlotConstraintFacets, multi: boolean): CheckedSlo
     typeof low === "number" ? low : null,
     typeof high === "number" ? high : null,
   ];
-  if (types === null && checked.length === 0 && c.range === null && c.cardinality === null) {
+  const classes = c.allowedClasses;
+  const classAllowed = ofClasses && classes.length > 0 ? (v: Value) => ofClasses(v, classes) : null;
+  if (
+    types === null &&
+    checked.length === 0 &&
+    c.range === null &&
+    c.cardinality === null &&
+    classAllowed === null
+  ) {
     return null;
   }
   return {
+    classAllowed,
     multi,
     types,
     allowed: checked.length > 0 ? c.allowedValues : null,
@@ -100,4 +127,24 @@ export function defaultViolation(
   const broken = storedViolation(slot, value);
   if (broken === null) return null;
   return `[CSTRNCHK1] ${formatValue(value)} for slot ${name} found in slot default value\n${broken}.`;
+}
+
+/**
+ * What a handler's direct slot write (`(bind ?self:slot expr…)`) breaks of the slot's facets,
+ * as CLIPS's static check finds it when the handler is read: the count of values (a single
+ * slot takes one), each constant and each call's return type. Null when it fits.
+ */
+export function writeViolation(
+  c: SlotConstraintFacets,
+  multi: boolean,
+  exprs: readonly Expr[],
+  ofClasses: InstanceOfClasses,
+): StaticViolation | null {
+  const checked = checkedSlot(c, multi, ofClasses) ?? {
+    multi,
+    types: null,
+    allowed: null,
+    allowedTypes: null,
+  };
+  return staticViolation(checked, exprs, true);
 }

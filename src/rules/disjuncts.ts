@@ -4,7 +4,8 @@ import type { CE } from "./ast.js";
  * Expands `or` conditional elements into disjuncts, as CLIPS does: a rule with an `or` behaves as
  * several rules with the same name, one per alternative. Nested `and`s are flattened; an `or`
  * inside a not goes by De Morgan's law, so `(not (or A B))` becomes `(not A) (not B)`, and one
- * inside exists becomes `(not (and (not A) (not B)))` (CLIPS's reorder.c lifts every `or`).
+ * inside exists becomes `(not (and (not A) (not B)))`, and a forall holding one is read as its
+ * not (CLIPS's reorder.c lifts every `or`).
  */
 export function expandOr(ces: CE[]): CE[][] {
   let out: CE[][] = [[]];
@@ -35,8 +36,37 @@ function expandOne(ce: CE): CE[][] {
       const nots = alts.map((alt): CE => ({ type: "not", ce: conjunction(alt, ce), pos: ce.pos }));
       return [[{ type: "not", ce: { type: "and", ces: nots, pos: ce.pos }, pos: ce.pos }]];
     }
+    case "forall": {
+      // `(forall A B…)` is `(not (and A (not (and B…))))` (reorder.c): with an `or` inside, it
+      // is expanded as that not, so the `or` is lifted as in any not.
+      if (![ce.first, ...ce.rest].some(hasOr)) return [[ce]];
+      const rest: CE = { type: "not", ce: { type: "and", ces: ce.rest, pos: ce.pos }, pos: ce.pos };
+      return expandOne({
+        type: "not",
+        ce: { type: "and", ces: [ce.first, rest], pos: ce.pos },
+        pos: ce.pos,
+      });
+    }
     default:
       return [[ce]];
+  }
+}
+
+/** Whether a CE is, or holds, an `or`. */
+function hasOr(ce: CE): boolean {
+  switch (ce.type) {
+    case "or":
+      return true;
+    case "and":
+      return ce.ces.some(hasOr);
+    case "not":
+      return hasOr(ce.ce);
+    case "exists":
+      return ce.ces.some(hasOr);
+    case "forall":
+      return [ce.first, ...ce.rest].some(hasOr);
+    default:
+      return false;
   }
 }
 

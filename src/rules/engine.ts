@@ -128,7 +128,13 @@ import {
   templateFunction,
 } from "./template-functions.js";
 import { methodNamesClass, type UndefclassHost, undefclass } from "./undefclass.js";
-import { templateInUse, UNDEFINE_COMMANDS, type UndefineHost, undefine } from "./undefine.js";
+import {
+  calledByConstructs,
+  templateInUse,
+  UNDEFINE_COMMANDS,
+  type UndefineHost,
+  undefine,
+} from "./undefine.js";
 import { type UndefinstancesHost, undefinstances } from "./undefinstances.js";
 import {
   ClipsString,
@@ -309,7 +315,10 @@ export class RuleEngine {
   private salienceEvaluation: "when-defined" | "when-activated" | "every-cycle" = "when-defined";
   private readonly objects = new ObjectSystem(() => this.evalHost);
   /** The class slots object patterns are checked against when a rule is defined. */
-  private readonly objectSlots = objectSlotLookup(() => this.objects.classList());
+  private readonly objectSlots = objectSlotLookup(
+    () => this.objects.classList(),
+    (v, classes) => this.objects.ofClasses(v, classes),
+  );
   /** Instances in the Rete, for object patterns. */
   private readonly instanceFacts = new InstanceMatcher(
     () => this.net,
@@ -346,6 +355,10 @@ export class RuleEngine {
       this.texts.forget("defgeneric", `${keyModule(key)}::${bareName(key)}`);
     },
     calledNow: (name) => this.calledNow(name),
+    heldByCode: (key) =>
+      calledByConstructs(this.texts, bareName(key)) ||
+      this.calledByMethods(key, key) ||
+      this.calledByHandlers(key),
   };
   /** What COOL, generic functions and the query functions reach (evaluate.ts ObjectOps). */
   private readonly objectOps: ObjectOps = {
@@ -361,6 +374,7 @@ export class RuleEngine {
     setSlotOf: (target, slot, value) => this.objects.setSlot(target, slot, value),
     makeInstance: (name, cls, slots) => this.objects.makeInstance(name, cls, slots),
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
+    messageModifyInstance: (target, slots) => this.objects.messageModifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
     duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
     candidates: (facts, values, fn) => {
@@ -596,6 +610,10 @@ export class RuleEngine {
       name === OBJECT_RELATION ? this.objects.template : this.templates.get(this.templateKey(name)),
     hasClass: (name) => this.objects.hasClass(name),
     objectCandidates: (isa, slots) => candidateClasses(this.objects.classList(), isa, slots).length,
+    classKey: (name) => {
+      const cls = this.objects.classNamed(name);
+      return cls && `${cls.module}::${cls.name}`;
+    },
     // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&
@@ -786,7 +804,10 @@ export class RuleEngine {
             return cls !== undefined && this.objects.handlersRunning(cls);
           },
         );
-        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from);
+        this.objects.defineHandler(h, ppConstruct(form, this.module) ?? undefined, from, {
+          form,
+          module: from,
+        });
         // Keyed by class (undefclass drops a class's handlers from the log).
         const cls = this.objects.classNamed(h.cls, from);
         this.logKeys.set(
@@ -2670,14 +2691,31 @@ export class RuleEngine {
     return this.topForms.some((f) => this.callsKey(f, key, this.module));
   }
 
-  /** Whether deffunction `key` is running, called by the command being run or by a method. */
+  /**
+   * Whether deffunction `key` is running, called by the command being run, by a method or by a
+   * message-handler.
+   */
   private functionBusy(key: string): boolean {
-    return this.procs.running(key) || this.calledNow(key) || this.calledByMethods(key);
+    return (
+      this.procs.running(key) ||
+      this.calledNow(key) ||
+      this.calledByMethods(key) ||
+      this.calledByHandlers(key)
+    );
   }
 
-  /** Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction). */
-  private calledByMethods(key: string): boolean {
+  /** Whether a message-handler's body calls the deffunction or generic `key` (CLIPS holds it). */
+  private calledByHandlers(key: string): boolean {
+    return this.objects.handlerCode().some((c) => this.callsKey(c.form, key, c.module));
+  }
+
+  /**
+   * Whether a defmethod's body or restrictions call `key` (CLIPS then keeps a deffunction or
+   * generic); the methods of generic `except` do not count (a generic calling itself).
+   */
+  private calledByMethods(key: string, except?: string): boolean {
     for (const g of this.generics.keys()) {
+      if (g === except) continue;
       for (const { index } of this.generics.describe(g) ?? []) {
         const form = this.generics.methodForm(g, index);
         if (form && this.callsKey(form, key, keyModule(g))) return true;

@@ -68,7 +68,8 @@ export function errorEcho(
 ): string | null {
   if (extras.text !== undefined) return `\nERROR:\n${extras.text}\n`;
   const after = extras.after;
-  const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1];
+  // A message already printed (`clips` empty) still has its construct echoed whole if asked.
+  const id = /^\[([A-Z]+\d+)\]/.exec(clips)?.[1] ?? (mode === "whole" ? "" : undefined);
   if (id === undefined) return null;
   const through = mode === "through";
   let text: string | null = null;

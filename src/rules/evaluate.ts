@@ -84,6 +84,8 @@ export interface ObjectOps {
   ): Value;
   /** `(modify-instance target (slot value…)…)`: TRUE, or FALSE when there is no such instance. */
   modifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
+  /** `message-modify-instance`: each slot put by its put- message. */
+  messageModifyInstance(target: Value, slots: { name: string; values: Value[] }[]): Value;
   /** `(initialize-instance target (slot value…)…)`: the instance's name. */
   initializeInstance(
     target: Value,
@@ -285,9 +287,14 @@ export interface CompileOptions {
   procedure?: string;
   /**
    * In a message-handler: how `?self:slot` reaches a slot (checked against the handler's class
-   * when the handler is read; `write` for `bind`).
+   * when the handler is read; `write` for `bind`, whose value expressions `values` are).
    */
-  selfSlot?: (slot: string, write: boolean, pos: SourcePos) => SelfSlotAccess;
+  selfSlot?: (
+    slot: string,
+    write: boolean,
+    pos: SourcePos,
+    values?: readonly Expr[],
+  ) => SelfSlotAccess;
 }
 
 /** A message-handler's static reference to one slot of its class (`?self:slot`). */
@@ -378,7 +385,7 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         );
         const slot = e.name.slice(colon + 1);
         if (opts.selfSlot && e.name.startsWith("self:")) {
-          const access = opts.selfSlot(slot, true, e.pos);
+          const access = opts.selfSlot(slot, true, e.pos, e.value);
           const values = e.value.map((x) => compileExpr(x, opts));
           return (f) => access.set(base(f), slotValue(values.map((p) => p(f))));
         }
@@ -518,6 +525,9 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         return (f) => f.host.objects.initializeInstance(cls(f), evaluated(f));
       }
       if (e.modify) {
+        if (e.byMessage) {
+          return (f) => f.host.objects.messageModifyInstance(cls(f), evaluated(f));
+        }
         return (f) => f.host.objects.modifyInstance(cls(f), evaluated(f));
       }
       return (f) =>

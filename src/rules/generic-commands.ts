@@ -39,6 +39,11 @@ export interface GenericCommandHost {
   forgetGeneric(name: string): void;
   /** Whether the command being run (a top-level call) calls generic `key`: CLIPS then keeps it. */
   calledNow(key: string): boolean;
+  /**
+   * Whether other code calls generic `key` (a rule, deffunction or other construct, another
+   * generic's method, a message-handler): CLIPS then keeps it from `undefgeneric` by name.
+   */
+  heldByCode(key: string): boolean;
 }
 
 /** Runs one generic-function command; null when `name` is not one. */
@@ -212,7 +217,8 @@ function undefgeneric(host: GenericCommandHost, arg: Value | undefined): Value {
     });
   }
   for (const n of key === undefined ? host.generics.keys(host.module()) : [key]) {
-    if (host.generics.running(n) || host.calledNow(n)) {
+    // `(undefgeneric *)` deletes those only code holds, as CLIPS 6.30 does.
+    if (host.generics.running(n) || host.calledNow(n) || (!all && host.heldByCode(n))) {
       host.print(`[PRNTUTIL4] Unable to delete defgeneric ${bareName(n)}.\n`);
     } else host.forgetGeneric(n);
   }

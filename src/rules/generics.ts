@@ -40,6 +40,12 @@ interface Method {
   readonly queries: (Compiled | null)[];
   readonly restQuery: Compiled | null;
   readonly body: Compiled[];
+  /**
+   * Each class name the restrictions give, as the class the method's module sees (a key of
+   * module-scope.ts: `MOD::NAME`, bare for MAIN's), so two classes of one name in two modules
+   * are told apart; absent: the names as written.
+   */
+  readonly classKeys?: ReadonlyMap<string, string>;
   /** The system function an implicit method (`#SYS1`) calls, with its argument bound. */
   readonly system?: { readonly fn: RuleFunction; readonly maxArgs?: number };
 }
@@ -290,10 +296,18 @@ export class Generics {
     const procedure = `generic function ${ast.name} method #${index}`;
     const compile = (e: import("./ast.js").Expr) =>
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure });
+    const classKeys = new Map<string, string>();
+    for (const p of [...ast.params, ...(ast.rest ? [ast.rest] : [])]) {
+      for (const t of p.types) {
+        const cls = this.classNamed(t);
+        if (cls) classKeys.set(t, constructKey(cls.module, cls.name));
+      }
+    }
     const method: Method = {
       index,
       ast,
       form,
+      classKeys,
       queries: ast.params.map((p) => (p.query ? compile(p.query) : null)),
       restQuery: ast.rest?.query ? compile(ast.rest.query) : null,
       body: ast.body.map(compile),
@@ -362,7 +376,9 @@ export class Generics {
   private typesOf(v: Value): string[] {
     const cls = isInstanceName(v) || isInstanceRef(v) ? this.classOf(v) : null;
     if (cls) {
-      const names = cls.cpl.map((c) => c.name).filter((n) => n !== "OBJECT");
+      const names = cls.cpl
+        .filter((c) => c.name !== "OBJECT")
+        .map((c) => constructKey(c.module, c.name));
       const kind = isInstanceName(v) ? "INSTANCE-NAME" : "INSTANCE-ADDRESS";
       return [...names, kind, "INSTANCE", "OBJECT"];
     }
@@ -370,8 +386,9 @@ export class Generics {
     return primitiveTypes(v);
   }
 
-  /** Whether `p`'s types admit `v` (no types: anything). */
-  private fits(p: MethodParam, v: Value, generic: string): boolean {
+  /** Whether `p`'s types, of method `m`, admit `v` (no types: anything). */
+  private fits(p: MethodParam, v: Value, m: Method): boolean {
+    const generic = m.ast.name;
     if (p.types.length === 0) return true;
     if (isInstanceName(v) && this.classOf(v) === null) {
       throw rulesRuntimeError(`no instance ${v} to take the class of`, {
@@ -379,7 +396,7 @@ export class Generics {
       });
     }
     const types = this.typesOf(v);
-    return p.types.some((t) => types.includes(t));
+    return p.types.some((t) => types.includes(m.classKeys?.get(t) ?? t));
   }
 
   /**
@@ -400,7 +417,7 @@ export class Generics {
       const wildcard = i >= params.length;
       const p = (wildcard ? rest : params[i]) as MethodParam;
       const arg = args[i] as Value;
-      if (!this.fits(p, arg, m.ast.name)) return false;
+      if (!this.fits(p, arg, m)) return false;
       const query = wildcard ? m.restQuery : m.queries[i];
       if (!query) continue;
       vars.set(CURRENT_ARGUMENT, arg);

@@ -11,7 +11,7 @@
 import type { ObjectPatternInfo, SlotDef } from "./ast.js";
 import { Fact } from "./facts.js";
 import { ABSENT, OBJECT_RELATION, type ObjectTemplate } from "./object-template.js";
-import { type ClassDef, type Instance, lastClassSerial } from "./objects.js";
+import { type ClassDef, type Instance, isClassEntry, lastClassSerial } from "./objects.js";
 import { valueHash } from "./rete/hash.js";
 import { type Atom, isMultifield, type Value } from "./values.js";
 
@@ -82,7 +82,9 @@ export function objectClassTest(info: ObjectPatternInfo): (f: Fact) => boolean {
     if (!(f instanceof ObjectFact)) return false;
     const cls = f.instance.cls;
     if (cls.serial > upto || !reactive(cls)) return false;
-    if (classes !== null && !cls.cpl.some((c) => classes.includes(c.name))) return false;
+    if (classes !== null && !cls.cpl.some((c) => classes.some((e) => isClassEntry(c, e)))) {
+      return false;
+    }
     for (const s of slots) if (!f.has(s)) return false;
     return true;
   };

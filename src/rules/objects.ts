@@ -9,6 +9,7 @@ import type {
   ClassSlotAst,
   ClassSlotFacets,
   DefclassAst,
+  Expr,
   HandlerAst,
   SlotConstraintFacets,
 } from "./ast.js";
@@ -26,6 +27,7 @@ import {
   compositeConstraints,
   defaultViolation,
   storedViolation,
+  writeViolation,
 } from "./cool-constraints.js";
 import { slotFunction } from "./cool-slot-functions.js";
 import { browseClasses, describeClass } from "./describe-class.js";
@@ -45,11 +47,13 @@ import { type InstancesHost, instancesCommand } from "./instances-command.js";
 import { constructKey, keyModule, type ModuleScope, ONE_MODULE } from "./module-scope.js";
 import { ObjectTemplate } from "./object-template.js";
 import { previewText } from "./preview-send.js";
+import type { SNode } from "./reader.js";
 import { facetsConflict } from "./slot-constraints.js";
 import type { SourcePos } from "./source-pos.js";
 import { SYSTEM_CLASS_NAMES } from "./system-classes.js";
 import {
   type Atom,
+  DUMMY_INSTANCE,
   FALSE,
   float,
   formatValue,
@@ -106,6 +110,14 @@ interface Handler {
   readonly call: (self: Value, args: Value[]) => Value;
   /** The text ppdefmessage-handler prints (a defined handler's; none for the system's). */
   readonly text?: string;
+  /** A defined handler's form and the module it was read in (what its body calls is in use). */
+  readonly code?: HandlerCode;
+}
+
+/** A defined message-handler's form and the module its names were resolved from. */
+export interface HandlerCode {
+  readonly form: SNode;
+  readonly module: string;
 }
 
 /** A make-instance's slot overrides, or how to evaluate them (once the instance exists). */
@@ -138,6 +150,21 @@ const USER_HANDLERS = [
   "direct-duplicate",
   "message-duplicate",
 ];
+
+/** The system handlers modify-instance and duplicate-instance run as (CLIPS's halt names them). */
+const DIRECT_MODIFY = "message-handler direct-modify primary in class USER";
+const DIRECT_DUPLICATE = "message-handler direct-duplicate primary in class USER";
+const MESSAGE_MODIFY = "message-handler message-modify primary in class USER";
+
+/** CLIPS's [INSFUN3] for a modify naming a slot the instance lacks, halting `halted`. */
+function noSuchSlot(inst: Instance, slot: string, halted: string): unknown {
+  return haltedIn(
+    rulesRuntimeError(`${inst.cls.name} has no slot ${slot}`, {
+      clips: `[INSFUN3] No such slot ${slot} in function modify-instance.`,
+    }),
+    halted,
+  );
+}
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
 export interface ClassDef {
@@ -174,6 +201,8 @@ export class Instance implements InstanceRef {
    * init-slots leaves those and places every other slot's default). Null once initialized.
    */
   overridden: Set<string> | null = null;
+  /** While message-modify-instance puts its slots: those changed, matched once it ends. */
+  modifying: Set<string> | null = null;
   constructor(
     readonly instanceName: InstanceName,
     readonly cls: ClassDef,
@@ -299,6 +328,20 @@ export class ObjectSystem {
     if (system && SYSTEM_CLASSES.includes(typed)) return system;
     return this.classes.get(this.scope.key("defclass", typed, (k) => this.classes.has(k), from));
   }
+
+  /**
+   * CLIPS's CheckAllowedClassesConstraint (an `allowed-classes` facet): whether an instance name
+   * or address designates an instance of one of `classes` (each found from the current module)
+   * or of a subclass; a name of no instance fits none.
+   */
+  readonly ofClasses = (v: Value, classes: readonly string[]): boolean => {
+    const inst = v instanceof Instance ? v : this.find(v);
+    if (inst === null) return false;
+    return classes.some((name) => {
+      const c = this.lookup(name);
+      return c !== undefined && inst.cls.cpl.includes(c);
+    });
+  };
 
   /** Whether module `from` sees the class (its own, imported, or a system class). */
   sees(cls: ClassDef, from: string): boolean {
@@ -561,7 +604,7 @@ export class ObjectSystem {
           : compute(frame());
     const print = (text: string) => this.host().print("t", text);
     if (ownDefault && !multi) singleDefaultCheck(s, value, print);
-    const checked = checkedSlot(facets.constraints, multi);
+    const checked = checkedSlot(facets.constraints, multi, this.ofClasses);
     const broken =
       ownDefault && checked && (s.defaults.length > 0 || s.dynamic) && this.staticChecking()
         ? defaultViolation(checked, s.name, s.dynamic, value, s.defaults)
@@ -637,7 +680,7 @@ export class ObjectSystem {
   }
 
   /** `(defmessage-handler CLASS name [type] (?a…) action…)`; `text` is what ppdefmessage-handler prints. */
-  defineHandler(ast: HandlerAst, text?: string, from?: string): void {
+  defineHandler(ast: HandlerAst, text?: string, from?: string, code?: HandlerCode): void {
     const cls = this.lookup(ast.cls, from);
     if (!cls) {
       throw rulesRuntimeError(
@@ -660,10 +703,16 @@ export class ObjectSystem {
         },
       );
     }
-    const selfSlot = (slot: string, write: boolean, pos: SourcePos): SelfSlotAccess =>
-      this.selfSlot(cls, slot, write, pos, construct);
+    const running = `${ast.name} ${ast.type} in class ${ast.cls}`;
+    const selfSlot = (
+      slot: string,
+      write: boolean,
+      pos: SourcePos,
+      values?: readonly Expr[],
+    ): SelfSlotAccess =>
+      this.selfSlot(cls, slot, pos, construct, running, write ? (values ?? []) : null);
     // An unbound variable names the handler as CLIPS does ([PRCCODE5]).
-    const procedure = `message-handler ${ast.name} ${ast.type} in class ${ast.cls}`;
+    const procedure = `message-handler ${running}`;
     const body = ast.body.map((e) =>
       compileExpr(e, { resolve: () => null, rhs: true, construct, procedure, selfSlot }),
     );
@@ -697,11 +746,15 @@ export class ObjectSystem {
       }
       return last;
     };
-    const handler: Handler = { cls, name: ast.name, type: ast.type, call };
-    cls.handlers.set(
-      `${ast.name} ${ast.type}`,
-      text === undefined ? handler : { ...handler, text },
-    );
+    const handler: Handler = {
+      cls,
+      name: ast.name,
+      type: ast.type,
+      call,
+      ...(text === undefined ? {} : { text }),
+      ...(code === undefined ? {} : { code }),
+    };
+    cls.handlers.set(`${ast.name} ${ast.type}`, handler);
   }
 
   /**
@@ -712,10 +765,12 @@ export class ObjectSystem {
   private selfSlot(
     cls: ClassDef,
     slot: string,
-    write: boolean,
     pos: SourcePos,
     construct: string,
+    handler: string,
+    written: readonly Expr[] | null,
   ): SelfSlotAccess {
+    const write = written !== null;
     const def = cls.slots.find((s) => s.name === slot);
     // CLIPS adds [PRCCODE3] when the reference is read (not bound).
     const undefinedVar = write
@@ -755,9 +810,30 @@ export class ObjectSystem {
       }
       return inst;
     };
+    if (written !== null && this.staticChecking()) {
+      // CLIPS checks a direct write's expressions against the slot's facets as it reads it.
+      const broken = writeViolation(def.facets.constraints, def.multi, written, this.ofClasses);
+      if (broken !== null) {
+        // Printed here: this [CSTRNCHK1] has no blank line before it (PrintErrorID's printCR off).
+        this.host().print(
+          "t",
+          `[CSTRNCHK1] Expression for slot ${slot} of class ${cls.name} found in direct slot write\n${broken.text}.\n`,
+        );
+        throw rulesLoadError(pos, `?self:${slot} is given a value that ${broken.text}`, {
+          construct,
+          clips: "",
+          echoWhole: true,
+        });
+      }
+    }
     return {
       get: (self) => check(self).slots.get(slot) as Value,
-      set: (self, value) => this.setSlot(check(self), slot, value),
+      set: (self, value) => {
+        const inst = check(self);
+        // With dynamic checking on; the handler's own halt line follows.
+        this.checkStored(inst, def, def.multi ? flatten([value]) : value, handler, null);
+        return this.setSlot(inst, slot, value);
+      },
     };
   }
 
@@ -1044,21 +1120,52 @@ export class ObjectSystem {
   modifyInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
     const inst = this.find(target);
     if (!inst) return FALSE;
-    for (const o of overrides) {
-      const slot = inst.cls.slots.find((s) => s.name === o.name);
-      if (!slot) {
-        throw rulesRuntimeError(`${inst.cls.name} has no slot ${o.name}`, {
-          clips: `[MSGFUN3] ${o.name} slot in [${inst.instanceName.name}] of ${inst.cls.name}: write access denied.`,
-        });
+    const set: string[] = [];
+    try {
+      for (const o of overrides) {
+        const slot = inst.cls.slots.find((s) => s.name === o.name);
+        if (!slot) throw noSuchSlot(inst, o.name, DIRECT_MODIFY);
+        const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+        // CLIPS's direct-modify: the slots before one its checks refuse stay set. An override
+        // with no value is not checked (CLIPS stores nil there).
+        if (o.values.length > 0) {
+          this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
+        }
+        inst.slots.set(o.name, value);
+        set.push(o.name);
+        this.traceSlot(inst, o.name);
       }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
-      this.traceSlot(inst, o.name);
+    } finally {
+      if (set.length) this.watcher?.changed(inst, set);
     }
-    if (overrides.length)
-      this.watcher?.changed(
-        inst,
-        overrides.map((o) => o.name),
-      );
+    return TRUE;
+  }
+
+  /**
+   * `(message-modify-instance target (slot value…)…)` as CLIPS's message-modify: each slot put by
+   * its put- message (its handlers run, its checks apply), the instance matched once at the end
+   * for the slots put before any error.
+   */
+  messageModifyInstance(target: Value, overrides: { name: string; values: Value[] }[]): Value {
+    const inst = this.find(target);
+    if (!inst) return FALSE;
+    const changed = new Set<string>();
+    inst.modifying = changed;
+    try {
+      for (const o of overrides) {
+        if (!inst.cls.slots.some((s) => s.name === o.name)) {
+          throw noSuchSlot(inst, o.name, MESSAGE_MODIFY);
+        }
+        try {
+          this.send(inst, `put-${o.name}`, o.values);
+        } catch (e) {
+          throw haltedIn(e, MESSAGE_MODIFY);
+        }
+      }
+    } finally {
+      inst.modifying = null;
+      if (changed.size > 0) this.watcher?.changed(inst, [...changed]);
+    }
     return TRUE;
   }
 
@@ -1103,7 +1210,16 @@ export class ObjectSystem {
           clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
         });
       }
-      inst.slots.set(o.name, slot.multi ? flatten(o.values) : slotValue(o.values));
+      const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+      try {
+        if (o.values.length > 0) {
+          this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
+        }
+      } catch (e) {
+        this.remove(inst);
+        throw e;
+      }
+      inst.slots.set(o.name, value);
       placed.add(o.name);
       this.traceSlot(inst, o.name);
     }
@@ -1200,6 +1316,13 @@ export class ObjectSystem {
       });
     }
     return inst;
+  }
+
+  /** Every defined message-handler's code (CLIPS holds what the handlers call). */
+  handlerCode(): HandlerCode[] {
+    return this.classList().flatMap((c) =>
+      [...c.handlers.values()].flatMap((h) => (h.code ? [h.code] : [])),
+    );
   }
 
   /** Whether a message being dispatched runs handlers the class defines (CLIPS keeps them busy). */
@@ -1457,29 +1580,38 @@ export class ObjectSystem {
               );
             }
             const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
-            const checked = this.constraintChecking()
-              ? checkedSlot(slot.facets.constraints, slot.multi)
-              : null;
-            const broken = checked ? storedViolation(checked, value) : null;
-            if (broken !== null) {
-              // Printed here: this [CSTRNCHK1] has no blank line before it.
-              this.host().print(
-                "t",
-                `[CSTRNCHK1] ${formatValue(value)} for slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}\n${broken}.\n`,
-              );
-              throw haltedIn(
-                rulesRuntimeError(
-                  `${formatValue(value)} breaks the constraints of slot ${slotName}`,
-                  {
-                    clips: "",
-                  },
-                ),
-                `message-handler ${msg} primary in class ${c.name}`,
-              );
-            }
+            const handler = `${msg} primary in class ${c.name}`;
+            this.checkStored(self, slot, value, handler, `message-handler ${handler}`);
             return this.setSlot(self, slotName, value);
           },
     };
+  }
+
+  /**
+   * With dynamic constraint checking on, CLIPS's [CSTRNCHK1] for a value `slot`'s facets exclude
+   * (allowed-classes included), found in `where`; the halt names `halted` (a handler).
+   */
+  private checkStored(
+    inst: Instance,
+    slot: ClassSlot,
+    value: Value,
+    where: string,
+    halted: string | null,
+  ): void {
+    if (!this.constraintChecking()) return;
+    const checked = checkedSlot(slot.facets.constraints, slot.multi, this.ofClasses);
+    const broken = checked ? storedViolation(checked, value) : null;
+    if (broken === null) return;
+    // Printed here: this [CSTRNCHK1] has no blank line before it.
+    this.host().print(
+      "t",
+      `[CSTRNCHK1] ${formatValue(value)} for slot ${slot.name} of instance [${inst.instanceName.name}] found in ${where}\n${broken}.\n`,
+    );
+    const error = rulesRuntimeError(
+      `${formatValue(value)} breaks the constraints of slot ${slot.name}`,
+      { clips: "" },
+    );
+    throw halted === null ? error : haltedIn(error, halted);
   }
 
   private printText(self: Instance): string {
@@ -1518,6 +1650,7 @@ export class ObjectSystem {
       this.traceSlot(inst, slot);
     }
     if (inst.overridden) inst.overridden.add(slot);
+    else if (inst.modifying) inst.modifying.add(slot);
     else this.watcher?.changed(inst, [slot]);
     return v;
   }
@@ -1878,10 +2011,11 @@ function derivedSlotDefault(multi: boolean, c: SlotConstraintFacets): Value {
     return t.includes(".") || t.includes("e") ? float(n) : n;
   };
   const plain = ["SYMBOL", "STRING", "LEXEME", "INTEGER", "FLOAT", "NUMBER"];
-  // Only instance types allowed: the instance name [nil].
+  // Only instance types allowed: the instance name [nil], else CLIPS's dummy instance address.
   if (types !== null && !types.some((t) => plain.includes(t))) {
-    if (types.some((t) => t.startsWith("INSTANCE"))) {
-      const one = instanceName("nil");
+    const name = types.includes("INSTANCE-NAME") || types.includes("INSTANCE");
+    if (name || types.includes("INSTANCE-ADDRESS")) {
+      const one = name ? instanceName("nil") : DUMMY_INSTANCE;
       return multi ? Array(Number(c.cardinality?.[0]) || 0).fill(one) : one;
     }
   }
@@ -2045,6 +2179,16 @@ function precedenceList(cls: ClassDef, isaPos?: SourcePos, old?: ClassDef): Clas
 }
 
 /** A class's key in the class table: `MOD::NAME`, a bare name for MAIN's (module-scope.ts). */
+/**
+ * Whether `cls` is the class an object pattern's `is-a` entry names: `MOD::NAME` that module's
+ * class, a bare name (read without an engine) a class of that name in any module.
+ */
+export function isClassEntry(cls: ClassDef, entry: string): boolean {
+  const at = entry.indexOf("::");
+  if (at < 0) return cls.name === entry;
+  return cls.name === entry.slice(at + 2) && cls.module === entry.slice(0, at);
+}
+
 function keyOf(cls: ClassDef): string {
   return constructKey(cls.module, cls.name);
 }

@@ -733,15 +733,20 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     slots.set(index, fields);
   }
   const ce = patternCE(list, head.text, template, addressVar, [], slots);
-  return head.text === OBJECT_RELATION ? objectPattern(ce, slots) : ce;
+  return head.text === OBJECT_RELATION ? objectPattern(ce, slots, ctx) : ce;
 }
 
 /**
  * An object pattern: `(is-a A B)` of constant class names becomes the class test (CLIPS's class
- * bitmap) rather than a slot test; every other slot named is one the class must have.
+ * bitmap) rather than a slot test, each name the class the rule's module sees (`MOD::NAME`);
+ * every other slot named is one the class must have.
  */
-function objectPattern(ce: PatternCE, slots: Map<number, FieldConstraint[]>): PatternCE {
-  const classes = constantClasses(slots.get(0)?.[0]);
+function objectPattern(
+  ce: PatternCE,
+  slots: Map<number, FieldConstraint[]>,
+  ctx: ParseContext,
+): PatternCE {
+  const classes = constantClasses(slots.get(0)?.[0])?.map((c) => ctx.classKey?.(c) ?? c) ?? null;
   if (classes) slots.delete(0);
   const named = [...slots.keys()].filter((i) => i > 1).sort((a, b) => a - b);
   return { ...ce, object: { classes, slots: named } };

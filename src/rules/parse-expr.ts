@@ -25,6 +25,12 @@ export interface ParseContext {
    * (null: any), having each slot of `slots` (absent: object patterns are not checked).
    */
   objectCandidates?(isa: readonly string[] | null, slots: readonly string[]): number;
+  /**
+   * The class a name stands for from the current module, as `MOD::NAME` (CLIPS's
+   * LookupDefclassByMdlOrScope): an object pattern's classes are those (absent or unknown: the
+   * bare name, matching a class of that name in any module).
+   */
+  classKey?(name: string): string | undefined;
   /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
   hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
@@ -355,7 +361,16 @@ function parseModifyInstance(list: SList, ctx: ParseContext): Expr {
   }
   const name = parseExpr(target, ctx);
   const slots = parseSlotOverrides(list.items.slice(2), ctx);
-  return { k: "make-instance", modify: true, name, cls: name, slots, pos: list.pos };
+  const byMessage = list.items[0]?.type === "atom" && list.items[0].text.startsWith("message-");
+  return {
+    k: "make-instance",
+    modify: true,
+    ...(byMessage ? { byMessage } : {}),
+    name,
+    cls: name,
+    slots,
+    pos: list.pos,
+  };
 }
 
 /** `(initialize-instance target (slot value…)…)`: a make-instance expression marked `initialize`. */

@@ -31,12 +31,14 @@ import {
   typesDomain,
   without,
 } from "./value-domain.js";
-import { formatValue as printValue } from "./values.js";
+import { formatValue as printValue, type Value } from "./values.js";
 
 /** What an object pattern's slot may hold: the union over the classes the pattern can match. */
 export interface ObjectSlotConstraint {
   readonly domain: Domain;
   readonly slot: Pick<SlotDef, "name" | "multi" | "cardinality">;
+  /** What a constant breaks of the union of the candidate slots' facets ({@link valueViolation}). */
+  readonly literal: (v: Value) => string | null;
 }
 
 /**
@@ -64,7 +66,7 @@ export function checkRuleConstraints(
     switch (ce.type) {
       case "pattern":
         counter.n++;
-        if (literalsOnly) checkLiterals(ce, counter.n, construct);
+        if (literalsOnly) checkLiterals(ce, counter.n, construct, objectSlots);
         else {
           const own = ce.object && objectSlots ? objectSlots(ce) : undefined;
           pattern(ce, counter.n, vars, sizes, construct, own);
@@ -92,16 +94,27 @@ export function checkRuleConstraints(
   return vars;
 }
 
-/** [CSTRNCHK1] for a constant a deftemplate slot's type, allowed values or range exclude. */
-function checkLiterals(ce: PatternCE, n: number, construct: string): void {
-  if (!ce.template || ce.object) return;
+/**
+ * [CSTRNCHK1] for a constant a slot's type, allowed values, allowed classes or range exclude (an
+ * object pattern's slot: the union of its candidate classes' facets, when `objectSlots` is given).
+ */
+function checkLiterals(
+  ce: PatternCE,
+  n: number,
+  construct: string,
+  objectSlots?: ObjectSlotLookup,
+): void {
+  if (!ce.template || (ce.object && !objectSlots)) return;
+  const objects = ce.object && objectSlots ? objectSlots(ce) : null;
   for (const [index, fields] of ce.slots) {
     const slot = ce.template.slots[index] as SlotDef;
+    const object = objects?.get(index);
+    if (objects !== null && object === undefined) continue;
     for (const field of fields) {
       for (const alt of field.alts) {
         for (const t of alt) {
           if (t.kind !== "lit") continue;
-          const broken = valueViolation(slot, t.value);
+          const broken = object ? object.literal(t.value) : valueViolation(slot, t.value);
           if (broken === null) continue;
           throw rulesLoadError(field.pos, `slot ${slot.name} never holds ${printValue(t.value)}`, {
             construct,

@@ -10,12 +10,27 @@ import type { SList, SNode } from "./reader.js";
 import { typeOk } from "./slot-types.js";
 import {
   formatValue,
+  isInstanceName,
+  isInstanceRef,
   isMultifield,
   isNumber,
   numberOf,
   type Value,
   valuesEqual,
 } from "./values.js";
+
+/**
+ * A COOL slot's `allowed-classes` facet, as a check: whether an instance name or address
+ * designates an instance of a listed class or a subclass (a name of no instance fits none, as
+ * CLIPS's CheckAllowedClassesConstraint). Absent: no such facet.
+ */
+export interface ClassRestricted {
+  readonly classAllowed?: ((v: Value) => boolean) | null;
+}
+
+/** The constraint facets a value is checked against. */
+export type ValueConstraints = Pick<SlotDef, "types" | "allowed" | "allowedTypes" | "range"> &
+  ClassRestricted;
 
 /** Functions whose value is a multifield: never a single field slot's default. */
 const MULTIFIELD_RESULT = new Set([
@@ -117,10 +132,14 @@ export interface StaticViolation {
  * and each call's return type. Null when nothing is broken.
  */
 export function staticViolation(
-  slot: Pick<SlotDef, "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality">,
+  slot: Pick<SlotDef, "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"> &
+    ClassRestricted,
   exprs: readonly Expr[],
+  singleCounted = false,
 ): StaticViolation | null {
-  if (slot.multi && slot.cardinality) {
+  // A COOL direct slot write counts a single-field slot's values too (cardinality 1 to 1).
+  const cardinality = slot.multi ? slot.cardinality : singleCounted ? ([1, 1] as const) : null;
+  if (cardinality) {
     let min = 0;
     let open = false;
     for (const e of exprs) {
@@ -128,7 +147,7 @@ export function staticViolation(
       else if (e.k === "call" && !MULTIFIELD_RESULT.has(e.fn)) min++;
       else open = true;
     }
-    const [low, high] = slot.cardinality;
+    const [low, high] = cardinality;
     const max = open ? Number.POSITIVE_INFINITY : min;
     if ((high !== null && min > high) || (low !== null && max < low)) {
       return {
@@ -157,11 +176,11 @@ export function staticViolation(
   return null;
 }
 
-/** What one value breaks of a slot's type, allowed values and range (in that order), or null. */
-export function valueViolation(
-  slot: Pick<SlotDef, "types" | "allowed" | "allowedTypes" | "range">,
-  v: Value,
-): string | null {
+/**
+ * What one value breaks of a slot's type, allowed values, allowed classes and range (in that
+ * order, CLIPS's ConstraintCheckValue), or null.
+ */
+export function valueViolation(slot: ValueConstraints, v: Value): string | null {
   if (slot.types && !typeOk(v, slot.types)) return "does not match the allowed types";
   if (
     slot.allowed &&
@@ -169,6 +188,9 @@ export function valueViolation(
     !slot.allowed.some((a) => valuesEqual(a, v))
   ) {
     return "does not match the allowed values";
+  }
+  if (slot.classAllowed && (isInstanceName(v) || isInstanceRef(v)) && !slot.classAllowed(v)) {
+    return "does not match the allowed classes";
   }
   const [low, high] = slot.range ?? [null, null];
   if (

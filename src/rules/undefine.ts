@@ -170,6 +170,14 @@ function referenced(
   return false;
 }
 
+/**
+ * Whether a rule's, deffunction's, deffacts', definstances' or defclass's code calls the
+ * function `name` (a generic function's methods and message-handlers are not in `texts`).
+ */
+export function calledByConstructs(texts: ConstructTexts, name: string): boolean {
+  return referenced(texts, "deffunction", name, false);
+}
+
 const CE_HEADS = new Set(["and", "or", "not", "exists", "forall", "logical"]);
 
 /** Whether a rule matches the deftemplate, or a deffacts or an `assert` anywhere makes one. */

@@ -9,7 +9,11 @@ import {
 } from "./evaluate.js";
 import { contentHash, Fact, valueHashes } from "./facts.js";
 import { HashChains } from "./rete/chains.js";
-import { singleFieldSlotMessage, valueViolation } from "./template-defaults.js";
+import {
+  type ClassRestricted,
+  singleFieldSlotMessage,
+  valueViolation,
+} from "./template-defaults.js";
 import {
   type Atom,
   DUMMY_FACT,
@@ -192,11 +196,12 @@ export function checkSlotValue(template: Template, slot: SlotDef, v: Value): Val
 }
 
 /**
- * What CLIPS says a slot value breaks (its cardinality, type, allowed values or range, in that
+ * What CLIPS says a slot value breaks (its cardinality, type, allowed values or classes or range, in that
  * order), e.g. "does not match the allowed types"; null when it keeps them all.
  */
 export function slotViolation(
-  slot: Pick<SlotDef, "multi" | "cardinality" | "types" | "allowed" | "allowedTypes" | "range">,
+  slot: Pick<SlotDef, "multi" | "cardinality" | "types" | "allowed" | "allowedTypes" | "range"> &
+    ClassRestricted,
   v: Value,
 ): string | null {
   const fields = isMultifield(v) ? v : [v];
