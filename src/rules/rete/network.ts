@@ -13,7 +13,7 @@ import { type AlphaJoin, AlphaNet } from "./alpha-net.js";
 import { JoinNode, RootNode, type TerminalHooks, TerminalNode, TestNode } from "./beta.js";
 import { NandNode, NegativeNode } from "./blocking.js";
 import { type Negation, nandExternals, nandJoin, negationOf } from "./groups.js";
-import { type LeftInput, outputOf, removeToken, type Token, type TokenSource } from "./memory.js";
+import { type LeftInput, outputOf, removeToken, type TokenSource } from "./memory.js";
 import { compilePattern } from "./pattern.js";
 import { exprVars, type Scope, tokenReader } from "./pattern-context.js";
 import { type PrimeContext, primeFromSibling } from "./prime.js";
