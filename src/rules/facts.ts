@@ -40,11 +40,6 @@ export class Fact implements FactRef, ChainEntry<Fact> {
     return this;
   }
 
-  /** The join hash of `values[index]`. */
-  hashAt(index: number): number {
-    return this.hashes[index] as number;
-  }
-
   /** True when the fact holds exactly these values (CLIPS's duplicate-fact check). */
   holds(relation: string, values: readonly Value[]): boolean {
     if (relation !== this.relation || values.length !== this.values.length) return false;

@@ -190,7 +190,7 @@ export function refreshCommand(host: MatchesHost, args: readonly Value[]): Value
     const tokens = view.last?.out
       ? joinMemory(view, view.joins.length - 1, built.terminal, root)
       : [root];
-    for (const t of tokens) if (!getAct(entry, t)) built.terminal.onActivate(t);
+    for (const t of tokens) if (!getAct(entry, t)) built.terminal.leftActivate(t);
   });
   return VOID;
 }

@@ -78,13 +78,7 @@ export function compileRule(
         ...(ast.module ? { module: ast.module } : {}),
         ...(ast.autoFocus ? { autoFocus: true } : {}),
       };
-      const b = net.buildRule(
-        ast.name,
-        ces,
-        (t) => hooks.activate(entry, info, t),
-        (t) => hooks.deactivate(entry, t),
-        ast.logical ?? 0,
-      );
+      const b = net.buildRule(ast.name, ces, hooks, entry, info, ast.logical ?? 0);
       display.push(...b.display);
       built.push(b);
       infos.push(info);

@@ -123,19 +123,29 @@ export class TestNode extends BetaNode implements LeftInput {
   leftRemove(): void {}
 }
 
+/**
+ * What the terminals tell the engine: one object for every rule, each terminal passing its own
+ * rule, so the call is one target (a closure per rule made it a different one per terminal).
+ */
+export interface TerminalHooks<E = unknown, I = unknown> {
+  activate(entry: E, info: I, t: Token): void;
+  deactivate(entry: E, t: Token): void;
+}
+
 /** The end of a rule: each token reaching it is an activation. */
-export class TerminalNode implements LeftInput {
+export class TerminalNode<E = unknown, I = unknown> implements LeftInput {
   /** Set when primed from a sibling (the order it took its tokens). */
   primed: Primed | null = null;
   constructor(
-    readonly onActivate: (t: Token) => void,
-    readonly onRemove: (t: Token) => void,
+    readonly hooks: TerminalHooks<E, I>,
+    readonly entry: E,
+    readonly info: I,
   ) {}
   leftActivate(t: Token): void {
-    this.onActivate(t);
+    this.hooks.activate(this.entry, this.info, t);
   }
   leftRemove(t: Token): void {
-    this.onRemove(t);
+    this.hooks.deactivate(this.entry, t);
   }
 }
 

@@ -45,15 +45,14 @@ export function directTests(ctx: Context): ((t: Token, am: AlphaMatch) => boolea
   if (checks.length === 1) {
     // The common case (one `~?x` or `?x&…` against an earlier pattern), without the loop.
     const { at, from, index, neg } = checks[0] as Check;
-    return (t, am) =>
-      (am.fact.values[at] === (matchAt(t, from) as AlphaMatch).fact.values[index]) !== neg;
+    return (t, am) => (am.values[at] === (matchAt(t, from) as AlphaMatch).values[index]) !== neg;
   }
   const n = checks.length;
   return (t, am) => {
-    const values = am.fact.values;
+    const values = am.values;
     for (let i = 0; i < n; i++) {
       const c = checks[i] as Check;
-      const other = (matchAt(t, c.from) as AlphaMatch).fact.values[c.index];
+      const other = (matchAt(t, c.from) as AlphaMatch).values[c.index];
       if ((values[c.at] === other) === c.neg) return false;
     }
     return true;

@@ -195,9 +195,9 @@ function directHashJoin(
     const l = leftAt[0] as number;
     const r = rightAt[0] as number;
     return {
-      leftHash: (t) => (matchAt(t, slot) as AlphaMatch).fact.hashAt(l),
-      rightHash: (am) => am.fact.hashAt(r),
-      keyEq: (t, am) => (matchAt(t, slot) as AlphaMatch).fact.values[l] === am.fact.values[r],
+      leftHash: (t) => (matchAt(t, slot) as AlphaMatch).hashes[l] as number,
+      rightHash: (am) => am.hashes[r] as number,
+      keyEq: (t, am) => (matchAt(t, slot) as AlphaMatch).values[l] === am.values[r],
     };
   }
   // Read the values nearest the token first, so one walk up the token's parents reaches them all;
@@ -209,8 +209,8 @@ function directHashJoin(
   const rights = order.map((i) => rightAt[i] as number);
   const n = at.length;
   const rightHash = (am: AlphaMatch): number => {
-    let h = am.fact.hashAt(rightAt[0] as number);
-    for (let i = 1; i < n; i++) h = combineHash(h, am.fact.hashAt(rightAt[i] as number));
+    let h = am.hashes[rightAt[0] as number] as number;
+    for (let i = 1; i < n; i++) h = combineHash(h, am.hashes[rightAt[i] as number] as number);
     return h;
   };
   // Most joins on several variables compare two or three: those read them without a loop.
@@ -235,7 +235,7 @@ function directHashJoin(
       for (let i = 0; i < n; i++) {
         const slot = (at[i] as number) + 1;
         while (x.depth > slot) x = x.parent as Token;
-        scratch[order[i] as number] = (x.am as AlphaMatch).fact.hashAt(lefts[i] as number);
+        scratch[order[i] as number] = (x.am as AlphaMatch).hashes[lefts[i] as number] as number;
       }
       let h = scratch[0] as number;
       for (let i = 1; i < n; i++) h = combineHash(h, scratch[i] as number);
@@ -243,12 +243,12 @@ function directHashJoin(
     },
     rightHash,
     keyEq: (t, am) => {
-      const values = am.fact.values;
+      const values = am.values;
       let x = t;
       for (let i = 0; i < n; i++) {
         const slot = (at[i] as number) + 1;
         while (x.depth > slot) x = x.parent as Token;
-        const left = (x.am as AlphaMatch).fact.values[lefts[i] as number];
+        const left = (x.am as AlphaMatch).values[lefts[i] as number];
         if (left !== values[rights[i] as number]) return false;
       }
       return true;
@@ -267,9 +267,9 @@ function pairHash(
   return (t) => {
     let x = t;
     while (x.depth > d0) x = x.parent as Token;
-    const h0 = (x.am as AlphaMatch).fact.hashAt(l0);
+    const h0 = (x.am as AlphaMatch).hashes[l0] as number;
     while (x.depth > d1) x = x.parent as Token;
-    const h1 = (x.am as AlphaMatch).fact.hashAt(l1);
+    const h1 = (x.am as AlphaMatch).hashes[l1] as number;
     return inOrder ? combineHash(h0, h1) : combineHash(h1, h0);
   };
 }
@@ -287,11 +287,11 @@ function tripleHash(
   return (t) => {
     let x = t;
     while (x.depth > d0) x = x.parent as Token;
-    h[o0] = (x.am as AlphaMatch).fact.hashAt(l0);
+    h[o0] = (x.am as AlphaMatch).hashes[l0] as number;
     while (x.depth > d1) x = x.parent as Token;
-    h[o1] = (x.am as AlphaMatch).fact.hashAt(l1);
+    h[o1] = (x.am as AlphaMatch).hashes[l1] as number;
     while (x.depth > d2) x = x.parent as Token;
-    h[o2] = (x.am as AlphaMatch).fact.hashAt(l2);
+    h[o2] = (x.am as AlphaMatch).hashes[l2] as number;
     return combineHash(combineHash(h[0] as number, h[1] as number), h[2] as number);
   };
 }
@@ -310,14 +310,14 @@ function smallEq(
   const [r0, r1, r2 = 0] = rights as [number, number, number?];
   const three = at.length === 3;
   return (t, am) => {
-    const values = am.fact.values;
+    const values = am.values;
     let x = t;
     while (x.depth > d0) x = x.parent as Token;
-    if ((x.am as AlphaMatch).fact.values[l0] !== values[r0]) return false;
+    if ((x.am as AlphaMatch).values[l0] !== values[r0]) return false;
     while (x.depth > d1) x = x.parent as Token;
-    if ((x.am as AlphaMatch).fact.values[l1] !== values[r1]) return false;
+    if ((x.am as AlphaMatch).values[l1] !== values[r1]) return false;
     if (!three) return true;
     while (x.depth > d2) x = x.parent as Token;
-    return (x.am as AlphaMatch).fact.values[l2] === values[r2];
+    return (x.am as AlphaMatch).values[l2] === values[r2];
   };
 }

@@ -1,4 +1,5 @@
 import type { Fact } from "../facts.js";
+import type { Value } from "../values.js";
 import { type ChainEntry, HashChains } from "./chains.js";
 
 /** Anything that produces tokens and can feed children. */
@@ -45,8 +46,15 @@ export function dependentsOf(t: Token): TokenDependents | null {
   return null;
 }
 
+/**
+ * Set once some token gives logical support: until then a removed token has no dependents to
+ * look for in its `ext` list (a walk over other consumers' entries on every removal).
+ */
+let dependentsInUse = false;
+
 /** Gives `t` its logical support record (it has none yet). */
 export function setDependents(t: Token, d: TokenDependents): void {
+  dependentsInUse = true;
   d.extNext = t.ext;
   t.ext = d;
 }
@@ -60,38 +68,44 @@ export function setDependents(t: Token, d: TokenDependents): void {
  * removing a token allocates nothing beyond the token.
  */
 export class Token implements Held {
+  // Declared in the order the hot paths read them together, as V8 lays them out: a variable read
+  // walks `depth`, `parent` and `am`; a memory's scan reads `hash`, `next`, `seq` and `aux`.
+  /** How many conditional elements the token covers (its own match is element depth - 1). */
+  readonly depth: number;
+  readonly parent: Token | null;
+  readonly am: AlphaMatch | null;
   /**
    * Creation order, to list a node's tokens oldest first when a new rule is primed; negated when
    * the token is removed (a field less on every token than a separate flag).
    */
   seq = ++tokenSeq;
-  firstChild: Token | null = null;
-  prevSibling: Token | null = null;
-  nextSibling: Token | null = null;
-  amPrev: Token | null = null;
-  amNext: Token | null = null;
+  hash = 0;
+  next: MemEntry | null = null;
   /**
    * The first consumer to claim the token's own slots: a left memory (which links the token
    * through `hash`, `next` and `prev`, and whose not/exists node keeps its block record in `aux`)
    * or a rule (which keeps the token's activation in `aux`). Other consumers keep their own.
    */
   memOwner: object | null = null;
-  hash = 0;
-  next: MemEntry | null = null;
-  prev: MemEntry | null = null;
   aux: unknown = null;
+  prev: MemEntry | null = null;
   /**
    * What other consumers keep on the token: its entries in left memories that do not use its
    * own slots (see LeftEntry), and the facts it logically supports (TokenDependents).
    */
   ext: TokenExt | null = null;
-  constructor(
-    readonly parent: Token | null,
-    readonly am: AlphaMatch | null,
-    readonly source: TokenSource,
-    /** How many conditional elements the token covers (its own match is element depth - 1). */
-    readonly depth: number,
-  ) {}
+  readonly source: TokenSource;
+  firstChild: Token | null = null;
+  nextSibling: Token | null = null;
+  prevSibling: Token | null = null;
+  amNext: Token | null = null;
+  amPrev: Token | null = null;
+  constructor(parent: Token | null, am: AlphaMatch | null, source: TokenSource, depth: number) {
+    this.depth = depth;
+    this.parent = parent;
+    this.am = am;
+    this.source = source;
+  }
 
   get token(): Token {
     return this;
@@ -255,7 +269,7 @@ export function emit(source: TokenSource, parent: Token, am: AlphaMatch | null):
 export function removeToken(t: Token): void {
   if (t.dead) return;
   t.seq = -t.seq;
-  if (t.ext !== null) {
+  if (dependentsInUse && t.ext !== null) {
     const dependents = dependentsOf(t);
     if (dependents !== null) {
       unlinkExt(t, dependents);
@@ -391,9 +405,23 @@ export const REACHED_ALL = 0x3fffffff;
  * that shares the alpha memory, whatever it calls its variables.
  */
 export class AlphaMatch implements ChainEntry<AlphaMatch>, Blocker {
+  // The fields a join's scan of a bucket reads (hash, next, reached, values) come first, so that
+  // they share a cache line.
   /** The alpha memory's join hash for this match (what the joins below look it up by). */
   hash = 0;
   next: AlphaMatch | null = null;
+  /**
+   * Joins of rank below this see the match. A memory shared by several bare stop nodes holds
+   * the match once; while a fact walks the tree (or is retracted) it reaches (or leaves) them
+   * one by one, and each join sees it only once its own stop node has. REACHED_ALL otherwise.
+   */
+  reached = 0;
+  /**
+   * The fact's `values` and `hashes` (the same arrays): the joins read them for every candidate
+   * pair, and one pointer less to follow there is one cache miss less in a large memory.
+   */
+  readonly values: readonly Value[];
+  readonly hashes: readonly number[];
   prev: AlphaMatch | null = null;
   /** Tokens built with this match as their newest element (a list through Token.amNext). */
   firstToken: Token | null = null;
@@ -401,12 +429,6 @@ export class AlphaMatch implements ChainEntry<AlphaMatch>, Blocker {
   dead = false;
   /** The tokens this match blocks at not/exists nodes, most recently blocked first. */
   blocks: Block | null = null;
-  /**
-   * Joins of rank below this see the match. A memory shared by several bare stop nodes holds
-   * the match once; while a fact walks the tree (or is retracted) it reaches (or leaves) them
-   * one by one, and each join sees it only once its own stop node has. REACHED_ALL otherwise.
-   */
-  reached = 0;
   /** How many shared stop nodes the match has reached. */
   visits = 1;
   /**
@@ -418,7 +440,10 @@ export class AlphaMatch implements ChainEntry<AlphaMatch>, Blocker {
     readonly fact: Fact,
     readonly marks: readonly Mark[],
     readonly alpha: AlphaNode,
-  ) {}
+  ) {
+    this.values = fact.values;
+    this.hashes = fact.hashes;
+  }
 }
 
 /**

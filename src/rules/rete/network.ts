@@ -10,10 +10,10 @@ import { compileExpr, type EvalHost } from "../evaluate.js";
 import type { Fact } from "../facts.js";
 import { FALSE } from "../values.js";
 import { type AlphaJoin, AlphaNet } from "./alpha-net.js";
-import { JoinNode, RootNode, TerminalNode, TestNode } from "./beta.js";
+import { JoinNode, RootNode, type TerminalHooks, TerminalNode, TestNode } from "./beta.js";
 import { NandNode, NegativeNode } from "./blocking.js";
 import { type Negation, nandExternals, nandJoin, negationOf } from "./groups.js";
-import { type LeftInput, outputOf, removeToken, type Token, type TokenSource } from "./memory.js";
+import { type LeftInput, outputOf, removeToken, type TokenSource } from "./memory.js";
 import { compilePattern } from "./pattern.js";
 import { exprVars, type Scope, tokenReader } from "./pattern-context.js";
 import { type PrimeContext, primeFromSibling } from "./prime.js";
@@ -133,11 +133,13 @@ export class Network {
    * new nodes stay empty until {@link primeRule}, which fills every disjunct of the rule at
    * once (CLIPS resets a rule's disjuncts incrementally together).
    */
-  buildRule(
+  buildRule<E, I>(
     rule: string,
     ces: CE[],
-    onActivate: (t: Token) => void,
-    onRemove: (t: Token) => void,
+    /** What the rule's terminal tells, with `entry` and `info`, of each token it gains or loses. */
+    hooks: TerminalHooks<E, I>,
+    entry: E,
+    info: I,
     /** How many leading CEs are logical (the logical CE): tokens are then made for not CEs too. */
     logical = 0,
   ): BuiltRule {
@@ -151,7 +153,7 @@ export class Network {
       externals: nandExternals(ces),
       passes: logical === 0,
     };
-    const terminal = new TerminalNode(onActivate, onRemove);
+    const terminal: TerminalNode = new TerminalNode(hooks, entry, info);
     const built: BuiltRule = { terminal, scope, display, path: b.path };
     try {
       const end = this.chain(b, ces, this.root, 0, scope, display, new Set(), true);
