@@ -60,6 +60,8 @@ export class RunPersistence {
   private inflight: Array<Promise<unknown>> = [];
   /** True for a saver that takes its saves one after another (see the class comment). */
   readonly ordered: boolean;
+  /** A save known to have fulfilled (see `settleStep`). */
+  private fulfilled: Promise<unknown> | undefined;
   /** The save `track` gave a handler last (see there). */
   private lastTracked: Promise<unknown> | undefined;
   /** Unordered saves: the last checkpoint `put` issued and not yet awaited (the next one follows). */
@@ -241,7 +243,17 @@ export class RunPersistence {
    * tasks, so none is saved after it. Undefined when there is nothing to wait for.
    */
   settleStep(): Promise<unknown> | undefined {
-    return this.ordered && this.mode !== "async" ? this.drain() : undefined;
+    if (!this.ordered || this.mode === "async") return undefined;
+    const waiting = this.drain();
+    // Keel's savers answer `putWrites` with one shared settled promise: once awaited, it is
+    // known to have fulfilled (a promise settles once), and waiting for it again is a microtask
+    // turn for nothing, at every step.
+    return waiting === this.fulfilled ? undefined : waiting;
+  }
+
+  /** Records that `save` (what `settleStep` gave) fulfilled: see `settleStep`. */
+  settled(save: Promise<unknown>): void {
+    this.fulfilled = save;
   }
 
   /**

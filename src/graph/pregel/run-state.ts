@@ -22,7 +22,9 @@ export class RunState implements StepState {
   readonly pendingFlags: Uint8Array;
   readonly writtenAt: Int32Array;
   readonly updatedAt: Int32Array;
-  updated: number[] = [];
+  readonly updated: number[] = [];
+  updatedCount = 0;
+  stateUpdated = false;
   stamp = 0;
   /** Step of the latest state (the last applied step, or the checkpoint loaded). */
   step = -1;
@@ -164,7 +166,8 @@ export class RunState implements StepState {
         if (!peek) this.pendingFlags[index] = 0;
         tasks.push(new Task(node, "pull", 0, view, idSource));
       }
-      if (!peek) pending.length = kept;
+      // Popped, not `length = kept` (a call into V8's runtime, at every step).
+      if (!peek) while (pending.length > kept) pending.pop();
     }
     return tasks;
   }
