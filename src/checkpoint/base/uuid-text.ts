@@ -4,12 +4,17 @@
  * id is hashed, compared or bound; the engine makes a checkpoint id and a task id every step.
  */
 
-/** Writes `byte` (0–255) as two lowercase hex digits into `codes` at `at`. */
+/** Per byte, the codes of its two hex digits (high one in the upper 8 bits): no branch per digit. */
+const PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
+  const text = byte.toString(16).padStart(2, "0");
+  return (text.charCodeAt(0) << 8) | text.charCodeAt(1);
+});
+
+/** Writes `byte` (its low 8 bits) as two lowercase hex digits into `codes` at `at`. */
 export function putHexByte(codes: Uint8Array, at: number, byte: number): void {
-  const high = (byte >>> 4) & 15;
-  const low = byte & 15;
-  codes[at] = high < 10 ? 48 + high : 87 + high;
-  codes[at + 1] = low < 10 ? 48 + low : 87 + low;
+  const pair = PAIRS[byte & 0xff]!;
+  codes[at] = pair >>> 8;
+  codes[at + 1] = pair & 0xff;
 }
 
 /** The 36 codes of `codes` as one flat string. */
