@@ -86,6 +86,8 @@ export class RunPersistence {
    * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
    */
   private readonly base: CheckpointConfigurable;
+  /** True when `base` is `{ thread_id, checkpoint_ns }` only (the common case; see `preparePut`). */
+  private readonly threadOnly: boolean;
   /**
    * The graph's `DeltaChannel` keys saved in LangGraph.js's delta format: only for a graph that
    * has such keys and a saver other than Keel's SQL savers (which store every key by value).
@@ -108,6 +110,8 @@ export class RunPersistence {
     delete configurable.checkpoint_id;
     delete configurable.durability;
     this.base = configurable;
+    const keys = Object.keys(configurable);
+    this.threadOnly = keys.length === 2 && keys[0] === "thread_id" && keys[1] === "checkpoint_ns";
     this.config = { configurable };
     this.mode = checkMode(run.durability);
     this.hint = this.mode ?? checkMode(run.configurable?.durability);
@@ -422,9 +426,20 @@ export class RunPersistence {
     // The saved checkpoint's config is known without waiting for the saver. A copy with keys set
     // one by one: V8 (Node 20) builds a spread literal that adds a key its source lacks
     // (`{ ...base, checkpoint_id }`) through a slow path, and this runs at every step.
-    const configurable = Object.assign({}, this.base);
-    configurable.checkpoint_ns = this.ns;
-    configurable.checkpoint_id = checkpoint.id;
+    // A config with the thread id only is a literal of the same keys in the same order (a copy
+    // of an object is a generic loop over its keys).
+    let configurable: CheckpointConfigurable;
+    if (this.threadOnly) {
+      configurable = {
+        thread_id: this.base.thread_id,
+        checkpoint_ns: this.ns,
+        checkpoint_id: checkpoint.id,
+      };
+    } else {
+      configurable = Object.assign({}, this.base);
+      configurable.checkpoint_ns = this.ns;
+      configurable.checkpoint_id = checkpoint.id;
+    }
     this.setConfig({ configurable });
     this.checkpointId = checkpoint.id;
     this.persisted = true;
