@@ -1,19 +1,16 @@
 import { randomFillSync } from "node:crypto";
+import { putHexByte, uuidCodes, uuidText } from "./uuid-text.js";
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const POOL_SIZE = 8 * 1024;
 const pool = new Uint8Array(POOL_SIZE);
 let poolOffset = POOL_SIZE;
 let lastMs = -1;
 let sequence = 0;
-/** The id made last, and its time prefix ("xxxxxxxx-xxxx-") with the millisecond it encodes. */
+/** The id made last. */
 let lastId = "";
-let prefix = "";
+/** The codes of the next id; its time prefix ("xxxxxxxx-xxxx-") is that of `prefixMs`. */
+const codes = uuidCodes();
 let prefixMs = -1;
-
-function hex(byte: number): string {
-  return HEX[byte & 0xff]!;
-}
 
 /** The 48-bit time and 12-bit counter of a UUIDv7 id, or undefined for any other id. */
 /** The millisecond time a UUIDv7 checkpoint id carries, or undefined for another kind of id. */
@@ -72,26 +69,28 @@ export function newCheckpointId(after?: string, now: number = Date.now()): strin
   }
   const r = poolOffset;
   poolOffset += 8;
-  // Steps a few microseconds apart share the millisecond: its text is made once.
+  // Steps a few microseconds apart share the millisecond: its digits are written once.
   if (ms !== prefixMs) {
     const high = Math.floor(ms / 0x10000);
     const low = ms % 0x10000;
-    prefix = `${hex(high >>> 24)}${hex(high >>> 16)}${hex(high >>> 8)}${hex(high)}-${hex(low >>> 8)}${hex(low)}-`;
+    putHexByte(codes, 0, high >>> 24);
+    putHexByte(codes, 2, high >>> 16);
+    putHexByte(codes, 4, high >>> 8);
+    putHexByte(codes, 6, high);
+    putHexByte(codes, 9, low >>> 8);
+    putHexByte(codes, 11, low);
     prefixMs = ms;
   }
-  lastId =
-    prefix +
-    hex(0x70 | (sequence >>> 8)) +
-    hex(sequence) +
-    "-" +
-    hex(0x80 | (pool[r]! & 0x3f)) +
-    hex(pool[r + 1]!) +
-    "-" +
-    hex(pool[r + 2]!) +
-    hex(pool[r + 3]!) +
-    hex(pool[r + 4]!) +
-    hex(pool[r + 5]!) +
-    hex(pool[r + 6]!) +
-    hex(pool[r + 7]!);
+  putHexByte(codes, 14, 0x70 | (sequence >>> 8));
+  putHexByte(codes, 16, sequence);
+  putHexByte(codes, 19, 0x80 | (pool[r]! & 0x3f));
+  putHexByte(codes, 21, pool[r + 1]!);
+  putHexByte(codes, 24, pool[r + 2]!);
+  putHexByte(codes, 26, pool[r + 3]!);
+  putHexByte(codes, 28, pool[r + 4]!);
+  putHexByte(codes, 30, pool[r + 5]!);
+  putHexByte(codes, 32, pool[r + 6]!);
+  putHexByte(codes, 34, pool[r + 7]!);
+  lastId = uuidText(codes);
   return lastId;
 }

@@ -58,3 +58,4 @@ export type {
   PendingWrite,
 } from "./types.js";
 export { DURABILITY_MODES } from "./types.js";
+export { putHexByte, uuidCodes, uuidText } from "./uuid-text.js";

@@ -13,8 +13,14 @@ export interface StepState {
   readonly writtenAt: Int32Array;
   /** Per channel: the stamp of the last apply that changed it (dedupes `updated`). */
   readonly updatedAt: Int32Array;
-  /** Channels changed by the last apply. */
-  updated: number[];
+  /**
+   * Channels changed by the last apply: `updated[0 … updatedCount - 1]` (a count, not a
+   * shortened array: `length = 0` is a call into V8's runtime, at every step).
+   */
+  readonly updated: number[];
+  updatedCount: number;
+  /** True when the last apply changed a state key (what `values` streams). */
+  stateUpdated: boolean;
   stamp: number;
   readonly checkpointing: boolean;
   /** The saver's own `getNextVersion`, when it has one (checkpointed runs only). */
@@ -32,9 +38,9 @@ export interface StepState {
  */
 export function applyTasks(state: StepState, tasks: Task[], consumeSends = false): void {
   const stamp = ++state.stamp;
-  const { channels, spec, updatedAt, writtenAt } = state;
+  const { channels, spec, writtenAt } = state;
   const updated = state.updated;
-  updated.length = 0;
+  state.updatedCount = 0;
 
   if (state.checkpointing) state.versionsSeen = {};
   let hadPush = false;
@@ -52,10 +58,10 @@ export function applyTasks(state: StepState, tasks: Task[], consumeSends = false
       state.versionsSeen[node.name] = seen;
     }
     for (const trigger of node.triggers)
-      if (channels[trigger]!.consume()) touch(updatedAt, updated, stamp, trigger);
+      if (channels[trigger]!.consume()) touch(state, stamp, trigger);
   }
   if ((hadPush || consumeSends) && channels[spec.sendsChannel]!.consume())
-    touch(updatedAt, updated, stamp, spec.sendsChannel);
+    touch(state, stamp, spec.sendsChannel);
 
   // Writes apply in LangGraph.js's order: nodes by name, then Sends in the order they were made.
   const ordered = tasks.length > 1 ? [...tasks].sort(byWriteOrder) : tasks;
@@ -68,13 +74,14 @@ export function applyTasks(state: StepState, tasks: Task[], consumeSends = false
       const first = writtenAt[channel] !== stamp;
       writtenAt[channel] = stamp;
       channels[channel]!.write(values[i], first, writer);
-      touch(updatedAt, updated, stamp, channel);
+      touch(state, stamp, channel);
     }
   }
 
   const stateKeyCount = spec.stateKeys.length;
   let stateChanged = false;
-  for (const channel of updated) {
+  for (let k = 0; k < state.updatedCount; k += 1) {
+    const channel = updated[k]!;
     // With a checkpointer, versions carry a random fraction so that two branches of one thread
     // (a fork) never give the same channel the same version (savers store values by version).
     state.versions[channel] = state.checkpointing
@@ -95,6 +102,7 @@ export function applyTasks(state: StepState, tasks: Task[], consumeSends = false
         state.markPending(spec.channelTarget[channel]!);
     }
   }
+  state.stateUpdated = stateChanged;
   if (stateChanged) state.invalidateView();
 }
 
@@ -104,9 +112,9 @@ function byWriteOrder(a: Task, b: Task): number {
 }
 
 /** Records that `channel` changed in the apply with this stamp (once). */
-function touch(updatedAt: Int32Array, updated: number[], stamp: number, channel: number): void {
-  if (updatedAt[channel] !== stamp) {
-    updatedAt[channel] = stamp;
-    updated.push(channel);
+function touch(state: StepState, stamp: number, channel: number): void {
+  if (state.updatedAt[channel] !== stamp) {
+    state.updatedAt[channel] = stamp;
+    state.updated[state.updatedCount++] = channel;
   }
 }

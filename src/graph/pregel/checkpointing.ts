@@ -25,6 +25,8 @@ export interface ChannelState {
   channels: Channel[];
   versions: number[];
   versionsSeen: Record<string, Record<string, number>>;
+  /** The channels holding a value, ascending (see `RunState.held`). */
+  readonly held: readonly number[];
 }
 
 /**
@@ -43,13 +45,12 @@ export function makeCheckpoint(
 ): Checkpoint {
   const values: Record<string, unknown> = {};
   const versions: Record<string, number> = {};
-  const { channels } = state;
-  for (let i = 0; i < channels.length; i += 1) {
-    const channel = channels[i]!;
-    if (!channel.has()) continue;
+  const { channels, held } = state;
+  for (let k = 0; k < held.length; k += 1) {
+    const i = held[k]!;
     const name = spec.channelNames[i]!;
     versions[name] = state.versions[i]!;
-    values[name] = channel.snapshot();
+    values[name] = channels[i]!.snapshot();
   }
   return {
     v: CHECKPOINT_FORMAT_VERSION,

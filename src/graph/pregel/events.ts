@@ -76,6 +76,12 @@ export function streamNodeMessages(
 /** `metadata.writes` of a step: node → its update (an array when a node ran several times). */
 export function writesOf(tasks: Task[]): Record<string, unknown> {
   const writes: Record<string, unknown> = {};
+  // One task (every step of a chain): no look for a second task of the same node.
+  const only = tasks.length === 1 ? tasks[0]! : undefined;
+  if (only) {
+    writes[only.node.name] = only.update ?? null;
+    return writes;
+  }
   for (const task of tasks) {
     const name = task.node.name;
     if (!Object.hasOwn(writes, name)) writes[name] = task.update ?? null;

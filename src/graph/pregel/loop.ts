@@ -399,8 +399,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
     this.step += 1;
     // As after a step: an input that changed no state key (`{}`) shows no values.
     const values = this.options.hooks.values;
-    if (values && this.updated.some((c) => c < this.spec.stateKeys.length))
-      values(this.stateView());
+    if (values && this.stateUpdated) values(this.stateView());
     if (this.checkpointing) {
       await this.save(
         isCommandInput ? "update" : "loop",
@@ -518,7 +517,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
       }
       if (this.checkpointing) {
         const settling = this.persistence.settleStep();
-        if (settling) await settling;
+        if (settling) {
+          await settling;
+          this.persistence.settled(settling);
+        }
       }
       if (failed) throw nodeError(failed);
       if (interrupts) {
@@ -533,12 +535,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
           tasks.filter((t) => !t.interrupts),
         );
         // As LangGraph.js, the outermost graph streams those writes applied before it pauses.
-        if (
-          !this.nested &&
-          hooks.values &&
-          this.updated.some((c) => c < this.spec.stateKeys.length)
-        )
-          hooks.values(this.stateView());
+        if (!this.nested && hooks.values && this.stateUpdated) hooks.values(this.stateView());
         return this.pause(interrupts);
       }
       applyTasks(this, tasks);
@@ -546,8 +543,7 @@ export class GraphLoop extends RunState implements ExecuteContext {
       if (hooks.debug) for (const task of tasks) hooks.debug(debugResult(this.spec, next, task));
       if (hooks.messages)
         streamNodeMessages(this.spec, hooks.messages, next, tasks, this.persistence.ns);
-      if (hooks.values && this.updated.some((c) => c < this.spec.stateKeys.length))
-        hooks.values(this.stateView());
+      if (hooks.values && this.stateUpdated) hooks.values(this.stateView());
       if (this.checkpointing) {
         const saving = this.save("loop", writesOf(tasks));
         if (saving) await saving;

@@ -1,5 +1,6 @@
 import {
   type BaseCheckpointSaver,
+  type Checkpoint,
   type CheckpointConfig,
   type CheckpointConfigurable,
   type CheckpointMetadata,
@@ -59,12 +60,16 @@ export class RunPersistence {
   private inflight: Array<Promise<unknown>> = [];
   /** True for a saver that takes its saves one after another (see the class comment). */
   readonly ordered: boolean;
+  /** A save known to have fulfilled (see `settleStep`). */
+  private fulfilled: Promise<unknown> | undefined;
+  /** The save `track` gave a handler last (see there). */
+  private lastTracked: Promise<unknown> | undefined;
   /** Unordered saves: the last checkpoint `put` issued and not yet awaited (the next one follows). */
   private lastPut: Promise<unknown> | undefined;
   /** `exit`: the step saved locally only, to put when the run ends. */
   private unsaved: { metadata: CheckpointMetadata } | undefined;
   /** `exit`: that checkpoint, built before a paused step's finished writes were applied. */
-  private held: (() => Promise<void>) | undefined;
+  private held: PreparedPut | undefined;
   /** `exit`: writes of the tasks of the current step, saved if the run stops inside it. */
   private stepWrites: Array<[taskId: string, writes: PendingWrite[]]> = [];
   /** True once the saver holds a checkpoint of this run (loaded or put): later puts are deltas. */
@@ -81,6 +86,8 @@ export class RunPersistence {
    * carries it, as LangGraph.js's does, so a custom saver can read its own keys (a tenant, a user).
    */
   private readonly base: CheckpointConfigurable;
+  /** True when `base` is `{ thread_id, checkpoint_ns }` only (the common case; see `preparePut`). */
+  private readonly threadOnly: boolean;
   /**
    * The graph's `DeltaChannel` keys saved in LangGraph.js's delta format: only for a graph that
    * has such keys and a saver other than Keel's SQL savers (which store every key by value).
@@ -103,6 +110,8 @@ export class RunPersistence {
     delete configurable.checkpoint_id;
     delete configurable.durability;
     this.base = configurable;
+    const keys = Object.keys(configurable);
+    this.threadOnly = keys.length === 2 && keys[0] === "thread_id" && keys[1] === "checkpoint_ns";
     this.config = { configurable };
     this.mode = checkMode(run.durability);
     this.hint = this.mode ?? checkMode(run.configurable?.durability);
@@ -238,7 +247,17 @@ export class RunPersistence {
    * tasks, so none is saved after it. Undefined when there is nothing to wait for.
    */
   settleStep(): Promise<unknown> | undefined {
-    return this.ordered && this.mode !== "async" ? this.drain() : undefined;
+    if (!this.ordered || this.mode === "async") return undefined;
+    const waiting = this.drain();
+    // Keel's savers answer `putWrites` with one shared settled promise: once awaited, it is
+    // known to have fulfilled (a promise settles once), and waiting for it again is a microtask
+    // turn for nothing, at every step.
+    return waiting === this.fulfilled ? undefined : waiting;
+  }
+
+  /** Records that `save` (what `settleStep` gave) fulfilled: see `settleStep`. */
+  settled(save: Promise<unknown>): void {
+    this.fulfilled = save;
   }
 
   /**
@@ -303,7 +322,7 @@ export class RunPersistence {
       if (this.held) {
         const put = this.held;
         this.held = undefined;
-        await put();
+        await this.sendPut(put);
       } else if (this.unsaved) {
         const { metadata } = this.unsaved;
         this.unsaved = undefined;
@@ -336,17 +355,20 @@ export class RunPersistence {
       // Beside the step's writes, each put after the one before (a put carries only changes).
       const previous = this.lastPut;
       const signal = this.signal;
-      const issued = previous ? previous.then(() => (signal?.aborted ? undefined : put())) : put();
+      const issued = previous
+        ? previous.then(() => (signal?.aborted ? undefined : this.sendPut(put)))
+        : this.sendPut(put);
       this.lastPut = issued;
       if (forced) return issued;
       this.track(issued);
       return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
     }
     if (this.mode === "async" && hint === "async") {
-      this.issue(put);
+      this.issue(() => this.sendPut(put));
       return this.inflight.length >= MAX_ASYNC_SAVES ? this.drain() : undefined;
     }
-    return put();
+    // The common case (`sync`, Keel's savers): the saver's own promise, no wrapper.
+    return this.sendPut(put);
   }
 
   /**
@@ -361,22 +383,27 @@ export class RunPersistence {
     this.held = this.preparePut(state, metadata, "sync", this.checkpointId);
   }
 
-  /** Builds a checkpoint of the state now; returns the call that puts it. */
+  /** Builds a checkpoint of the state now; returns what `sendPut` gives the saver. */
   private preparePut(
     state: RunState,
     metadata: CheckpointMetadata,
     hint: Durability | undefined,
     id?: string,
-  ): () => Promise<void> {
+  ): PreparedPut {
     const checkpoint = makeCheckpoint(state.spec, state, this.checkpointId);
     this.savedMetadata = metadata;
     this.savedTs = checkpoint.ts;
     if (id !== undefined) checkpoint.id = id;
     const newVersions: Record<string, number> = {};
-    const changed = this.persisted ? state.dirty! : state.versions.keys();
-    for (const index of changed) {
-      if (state.channels[index]!.has())
-        newVersions[state.spec.channelNames[index]!] = state.versions[index]!;
+    const { channelNames } = state.spec;
+    if (this.persisted) {
+      const dirty = state.dirty!;
+      for (let k = 0; k < dirty.size; k += 1) {
+        const index = dirty.items[k]!;
+        if (state.holds(index)) newVersions[channelNames[index]!] = state.versions[index]!;
+      }
+    } else {
+      for (const index of state.held) newVersions[channelNames[index]!] = state.versions[index]!;
     }
     // Delta keys: saved as writes only when the step's writes are the parent's pending writes
     // (a loop step or an input, in `sync`/`async`; a thread's first checkpoint holds defaults).
@@ -399,26 +426,55 @@ export class RunPersistence {
     // The saved checkpoint's config is known without waiting for the saver. A copy with keys set
     // one by one: V8 (Node 20) builds a spread literal that adds a key its source lacks
     // (`{ ...base, checkpoint_id }`) through a slow path, and this runs at every step.
-    const configurable = Object.assign({}, this.base);
-    configurable.checkpoint_ns = this.ns;
-    configurable.checkpoint_id = checkpoint.id;
+    // A config with the thread id only is a literal of the same keys in the same order (a copy
+    // of an object is a generic loop over its keys).
+    let configurable: CheckpointConfigurable;
+    if (this.threadOnly) {
+      configurable = {
+        thread_id: this.base.thread_id,
+        checkpoint_ns: this.ns,
+        checkpoint_id: checkpoint.id,
+      };
+    } else {
+      configurable = Object.assign({}, this.base);
+      configurable.checkpoint_ns = this.ns;
+      configurable.checkpoint_id = checkpoint.id;
+    }
     this.setConfig({ configurable });
     this.checkpointId = checkpoint.id;
     this.persisted = true;
-    return async () => {
-      await saver.put(parent, checkpoint, metadata, newVersions);
-    };
+    return { saver, parent, checkpoint, metadata, newVersions };
+  }
+
+  /** Puts a prepared checkpoint; a saver that throws instead of rejecting rejects here. */
+  private sendPut(put: PreparedPut): Promise<unknown> {
+    try {
+      const result: unknown = put.saver.put(
+        put.parent,
+        put.checkpoint,
+        put.metadata,
+        put.newVersions,
+      );
+      return result instanceof Promise ? result : Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Starts a save after the ones already issued (a saver sees them in order). */
-  private issue(save: () => Promise<void>): void {
+  private issue(save: () => Promise<unknown>): void {
     const previous = this.inflight[this.inflight.length - 1];
     this.track(previous ? previous.then(save) : save());
   }
 
   private track(save: Promise<unknown>): void {
-    // A failure is raised by `drain`; until then it must not count as unhandled.
-    save.catch(ignore);
+    // A failure is raised by `drain`; until then it must not count as unhandled. Keel's savers
+    // answer every `putWrites` with one settled promise: it is given its handler once, not a
+    // new derived promise per task.
+    if (save !== this.lastTracked) {
+      save.catch(ignore);
+      this.lastTracked = save;
+    }
     this.inflight.push(save);
   }
 
@@ -445,6 +501,15 @@ export class RunPersistence {
 }
 
 function ignore(): void {}
+
+/** A checkpoint built and not yet given to the saver (`preparePut`). */
+interface PreparedPut {
+  readonly saver: BaseCheckpointSaver;
+  readonly parent: CheckpointConfig;
+  readonly checkpoint: Checkpoint;
+  readonly metadata: CheckpointMetadata;
+  readonly newVersions: Record<string, number>;
+}
 
 /** `saver.flush()`, which a saver written for LangGraph.js (not extending Keel's) may not have. */
 function flushSaver(saver: BaseCheckpointSaver): Promise<void> | undefined {

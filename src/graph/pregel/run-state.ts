@@ -3,6 +3,7 @@ import type { Channel } from "../channels/index.js";
 import type { QueuedSend } from "../channels/send-queue.js";
 import type { StepState } from "./apply.js";
 import { restoreChannels } from "./checkpointing.js";
+import { IndexSet } from "./index-set.js";
 import type { GraphSpec } from "./spec.js";
 import { Task } from "./task.js";
 import { type NodeTimeout, timeoutPolicyOf } from "./timeout.js";
@@ -21,12 +22,21 @@ export class RunState implements StepState {
   readonly pendingFlags: Uint8Array;
   readonly writtenAt: Int32Array;
   readonly updatedAt: Int32Array;
-  updated: number[] = [];
+  readonly updated: number[] = [];
+  updatedCount = 0;
+  stateUpdated = false;
   stamp = 0;
   /** Step of the latest state (the last applied step, or the checkpoint loaded). */
   step = -1;
   /** Channels changed since the last checkpoint (kept only when checkpointing). */
-  readonly dirty: Set<number> | undefined;
+  readonly dirty: IndexSet | undefined;
+  /**
+   * The channels holding a value, ascending (kept only when checkpointing): what a checkpoint
+   * lists, without asking every channel of the graph at every step. Presence changes only where
+   * a channel changes (an apply's updated channels, a restore), and is re-read there.
+   */
+  readonly held: number[] = [];
+  private readonly heldFlags: Uint8Array;
   /** The saver's own `getNextVersion` (see `customNextVersion`), set by the run that has one. */
   nextVersion: ((current: number | undefined) => number) | undefined = undefined;
   private view: Record<string, unknown> | undefined;
@@ -42,9 +52,28 @@ export class RunState implements StepState {
     this.writtenAt = new Int32Array(count);
     this.updatedAt = new Int32Array(count);
     this.pendingFlags = new Uint8Array(spec.nodes.length);
-    this.dirty = checkpointing ? new Set() : undefined;
+    this.dirty = checkpointing ? new IndexSet(count) : undefined;
+    this.heldFlags = new Uint8Array(checkpointing ? count : 0);
     // Channels with a default start at version 1, so every stored value has a version.
     for (let i = 0; i < count; i += 1) if (this.channels[i]!.has()) this.versions[i] = 1;
+    this.readHeld();
+  }
+
+  /** True when `channel` holds a value (checkpointed runs only; see `held`). */
+  holds(channel: number): boolean {
+    return this.heldFlags[channel] === 1;
+  }
+
+  /** Rebuilds `held` from every channel. */
+  private readHeld(): void {
+    if (!this.checkpointing) return;
+    const { held, heldFlags, channels } = this;
+    while (held.length > 0) held.pop();
+    for (let i = 0; i < channels.length; i += 1) {
+      const has = channels[i]!.has();
+      heldFlags[i] = has ? 1 : 0;
+      if (has) held.push(i);
+    }
   }
 
   /** The state at the start of the current step (rebuilt only after a state key changed). */
@@ -72,12 +101,32 @@ export class RunState implements StepState {
   }
 
   noteUpdated(channel: number): void {
-    this.dirty?.add(channel);
+    if (!this.checkpointing) return;
+    this.dirty!.add(channel);
+    const has = this.channels[channel]!.has();
+    if (has === (this.heldFlags[channel] === 1)) return;
+    this.heldFlags[channel] = has ? 1 : 0;
+    const held = this.held;
+    if (has) {
+      // Inserted in order: a step changes few channels, and `held` is short.
+      let at = held.length;
+      held.push(channel);
+      while (at > 0 && held[at - 1]! > channel) {
+        held[at] = held[at - 1]!;
+        at -= 1;
+      }
+      held[at] = channel;
+      return;
+    }
+    let at = held.indexOf(channel);
+    for (; at < held.length - 1; at += 1) held[at] = held[at + 1]!;
+    held.pop();
   }
 
   /** Loads a checkpoint's channels and marks the nodes it leaves triggered. */
   restoreCheckpoint(checkpoint: Checkpoint, step: number): void {
     for (const node of restoreChannels(this.spec, checkpoint, this)) this.markPending(node);
+    this.readHeld();
     this.step = step;
     this.invalidateView();
   }
@@ -117,7 +166,8 @@ export class RunState implements StepState {
         if (!peek) this.pendingFlags[index] = 0;
         tasks.push(new Task(node, "pull", 0, view, idSource));
       }
-      if (!peek) pending.length = kept;
+      // Popped, not `length = kept` (a call into V8's runtime, at every step).
+      if (!peek) while (pending.length > kept) pending.pop();
     }
     return tasks;
   }

@@ -1,4 +1,5 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
+import { putHexByte, uuidCodes, uuidText } from "../../checkpoint/base/index.js";
 import type { Interrupt } from "../errors.js";
 import { type InterruptScope, interruptId, type TraceSibling } from "../interrupt.js";
 import type { RunConfig } from "../types.js";
@@ -53,11 +54,15 @@ function finishLanes(): void {
   lanes[3] = d;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The id's text, lanes 0–3 most significant byte first: 8-4-4-4-12 hex digits. */
+const idCodes = uuidCodes();
 
-/** Byte `byte` (0 = most significant) of lane `lane`, as hex. */
-function hexOf(lane: number, byte: number): string {
-  return HEX[(lanes[lane]! >>> (24 - 8 * byte)) & 0xff]!;
+function putLane(lane: number, at: number, at2: number): void {
+  const value = lanes[lane]!;
+  putHexByte(idCodes, at, value >>> 24);
+  putHexByte(idCodes, at + 2, value >>> 16);
+  putHexByte(idCodes, at2, value >>> 8);
+  putHexByte(idCodes, at2 + 2, value);
 }
 
 /**
@@ -83,7 +88,11 @@ export function taskIdFor(
   mix(name, true);
   mix(String(pushIndex), true);
   finishLanes();
-  return `${hexOf(0, 0)}${hexOf(0, 1)}${hexOf(0, 2)}${hexOf(0, 3)}-${hexOf(1, 0)}${hexOf(1, 1)}-${hexOf(1, 2)}${hexOf(1, 3)}-${hexOf(2, 0)}${hexOf(2, 1)}-${hexOf(2, 2)}${hexOf(2, 3)}${hexOf(3, 0)}${hexOf(3, 1)}${hexOf(3, 2)}${hexOf(3, 3)}`;
+  putLane(0, 0, 4);
+  putLane(1, 9, 14);
+  putLane(2, 19, 24);
+  putLane(3, 28, 32);
+  return uuidText(idCodes);
 }
 
 /** One node execution in a super-step; also the scope `interrupt()` reads. */
