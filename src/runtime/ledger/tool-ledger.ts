@@ -441,7 +441,9 @@ export class ToolLedger {
         outcome: "success",
       }),
     );
-    return { ...recorded, output, replayed: false };
+    // Named, not spread: V8 cannot cache the store of `replayed` on the spread's copy, and every
+    // call went to the runtime for it.
+    return { toolCall: recorded.toolCall, result: recorded.result, output, replayed: false };
   }
 
   /**
