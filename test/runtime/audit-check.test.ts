@@ -115,7 +115,18 @@ describe("the audit event's canonical JSON, written out", () => {
     for (let i = 0; i < 500; i++) {
       const event = {
         ...(checkAuditEvent(valid()) ?? expect.unreachable()),
-        summary: pick(["plain", 'quote " and \\ back', "ünïcødé ✓", "line\nbreak", "\u2028"]),
+        summary: pick([
+          "plain",
+          'quote " and \\ back',
+          "ünïcødé ✓",
+          "line\nbreak",
+          "\u2028",
+          "tab\tand \u001f",
+          "\u007f del",
+          "lone \ud800 surrogate",
+          "pair \ud83d\ude00",
+        ]),
+        connector_id: pick([null, "ops", 'c"x', "\udfff"]),
         latency_ms: pick([null, 0, 17, 2 ** 40]),
         tool_name: pick([null, "", "ops.deploy"]),
         risk_level: pick([null, "low", "critical"] as const),

@@ -1,6 +1,18 @@
 import type { AuditEvent } from "../contracts/audit-event.js";
 
-const json = JSON.stringify;
+/** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it looks for.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A free text (or null) as JSON: quoted as it is when nothing in it needs escaping (the common
+ * case: a regex test instead of a call into JSON.stringify; an event's canonical JSON and chain
+ * hash went from ~1.8 to ~1.6 µs), else JSON.stringify's.
+ */
+export function jsonText(text: string | null): string {
+  if (text === null) return "null";
+  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
 
 /**
  * `canonicalJson(event)` for an AuditEvent, written out: the keys in their sorted order, every
@@ -16,5 +28,5 @@ export function canonicalAuditJson(e: AuditEvent): string {
   const r = e.refs;
   // One template with the admitted values' quotes in it, no quoting helper per field: a fifth
   // less allocated (two events a ledgered call; still its largest allocation, ~1.6 KB each).
-  return `{"audit_id":"${e.audit_id}","autonomy_level":${e.autonomy_level === null ? "null" : `"${e.autonomy_level}"`},"connector_id":${json(e.connector_id)},"latency_ms":${e.latency_ms === null ? "null" : String(e.latency_ms)},"outcome":"${e.outcome}","payload_ref":${json(e.payload_ref)},"refs":{"approval_id":${r.approval_id === null ? "null" : `"${r.approval_id}"`},"event_id":${r.event_id === null ? "null" : `"${r.event_id}"`},"step_id":${r.step_id === null ? "null" : `"${r.step_id}"`},"task_id":${r.task_id === null ? "null" : `"${r.task_id}"`},"tool_call_id":${r.tool_call_id === null ? "null" : `"${r.tool_call_id}"`}},"risk_level":${e.risk_level === null ? "null" : `"${e.risk_level}"`},"stage":"${e.stage}","summary":${json(e.summary)},"timestamp":"${e.timestamp}","tool_name":${json(e.tool_name)},"trace_id":"${e.trace_id}","type":"${e.type}"}`;
+  return `{"audit_id":"${e.audit_id}","autonomy_level":${e.autonomy_level === null ? "null" : `"${e.autonomy_level}"`},"connector_id":${jsonText(e.connector_id)},"latency_ms":${e.latency_ms === null ? "null" : String(e.latency_ms)},"outcome":"${e.outcome}","payload_ref":${jsonText(e.payload_ref)},"refs":{"approval_id":${r.approval_id === null ? "null" : `"${r.approval_id}"`},"event_id":${r.event_id === null ? "null" : `"${r.event_id}"`},"step_id":${r.step_id === null ? "null" : `"${r.step_id}"`},"task_id":${r.task_id === null ? "null" : `"${r.task_id}"`},"tool_call_id":${r.tool_call_id === null ? "null" : `"${r.tool_call_id}"`}},"risk_level":${e.risk_level === null ? "null" : `"${e.risk_level}"`},"stage":"${e.stage}","summary":${jsonText(e.summary)},"timestamp":"${e.timestamp}","tool_name":${jsonText(e.tool_name)},"trace_id":"${e.trace_id}","type":"${e.type}"}`;
 }

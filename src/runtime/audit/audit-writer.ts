@@ -153,7 +153,7 @@ export class AuditWriter {
       payload_ref: payloadRef,
     };
     // The hand-written check admits what the contract admits; zod then only runs to report.
-    const checked = checkAuditEvent(candidate);
+    const checked = checkAuditEvent(candidate, true);
     if (checked) return checked;
     const result = validateContract("AuditEvent", candidate);
     if (!result.ok) {

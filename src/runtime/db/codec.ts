@@ -13,12 +13,28 @@ export function stageFromDb(value: string): PipelineStage {
   return value.replaceAll("-", "_") as PipelineStage;
 }
 
+// The five levels looked up, not case-converted: each ledgered call converts four times.
+const AUTONOMY_TO_DB: Readonly<Record<string, DbAutonomyLevel>> = {
+  A0: "a0",
+  A1: "a1",
+  A2: "a2",
+  A3: "a3",
+  A4: "a4",
+};
+const AUTONOMY_FROM_DB: Readonly<Record<string, AutonomyLevel>> = {
+  a0: "A0",
+  a1: "A1",
+  a2: "A2",
+  a3: "A3",
+  a4: "A4",
+};
+
 export function autonomyToDb(level: AutonomyLevel): DbAutonomyLevel {
-  return level.toLowerCase() as DbAutonomyLevel;
+  return AUTONOMY_TO_DB[level] ?? (level.toLowerCase() as DbAutonomyLevel);
 }
 
 export function autonomyFromDb(value: string): AutonomyLevel {
-  return value.toUpperCase() as AutonomyLevel;
+  return AUTONOMY_FROM_DB[value] ?? (value.toUpperCase() as AutonomyLevel);
 }
 
 // The last two conversions: a ledgered call formats each of its two instants twice (its audit

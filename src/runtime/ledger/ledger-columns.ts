@@ -1,3 +1,4 @@
+import { KeelError } from "../../core/index.js";
 import type { ToolCallsTable } from "../db/tables.js";
 
 /** Every column of `state_tool_calls` with its Postgres type, in insert order. */
@@ -35,9 +36,98 @@ const COLUMNS = [
 export const TOOL_CALL_COLUMNS = COLUMNS.map(([name]) => name);
 export const TOOL_CALL_TYPES = COLUMNS.map(([, type]) => type);
 
-/** A row's values in `TOOL_CALL_COLUMNS` order. */
-export function toolCallValues(row: ToolCallsTable): (string | number | null)[] {
-  return COLUMNS.map(([name]) => row[name]);
+/**
+ * A row's values in `TOOL_CALL_COLUMNS` order, each property named (a test checks the order
+ * against COLUMNS): a lookup by a varying name is megamorphic, and this runs once a call.
+ */
+export function toolCallValues(r: ToolCallsTable): (string | number | null)[] {
+  return [
+    r.id,
+    r.trace_id,
+    r.task_id,
+    r.step_id,
+    r.event_id,
+    r.connector_id,
+    r.tool_name,
+    r.tool_version,
+    r.action,
+    r.request_hash,
+    r.request_artifact_id,
+    r.idempotency_key,
+    r.status,
+    r.latency_ms,
+    r.risk_level,
+    r.autonomy_level,
+    r.result_status,
+    r.response_hash,
+    r.result_artifact_id,
+    r.error_json,
+    r.created_at,
+    r.updated_at,
+    r.resolved_at,
+    r.cost_estimate,
+    r.lease_owner,
+    r.lease_expires_at,
+    r.request_json,
+    r.live_key,
+  ];
+}
+
+/**
+ * The columns every new (`attempted`) call writes the same, as SQL: no outcome yet, and its
+ * request on the row rather than in an artifact (`020_ledger_write_path.sql`). The SQLite insert
+ * writes them into its text and binds only the rest (`attemptedValues`).
+ */
+export const ATTEMPTED_CONSTANTS: Partial<Record<keyof ToolCallsTable, string>> = {
+  request_artifact_id: "NULL",
+  status: "'attempted'",
+  latency_ms: "NULL",
+  result_status: "NULL",
+  response_hash: "NULL",
+  result_artifact_id: "NULL",
+  error_json: "NULL",
+  resolved_at: "NULL",
+};
+
+/**
+ * A new call's values for the columns `ATTEMPTED_CONSTANTS` leaves to bind, in
+ * `TOOL_CALL_COLUMNS` order; refuses a row that is not a new call's (a test checks the order).
+ */
+export function attemptedValues(r: ToolCallsTable): (string | number | null)[] {
+  if (
+    r.status !== "attempted" ||
+    r.request_artifact_id !== null ||
+    r.latency_ms !== null ||
+    r.result_status !== null ||
+    r.response_hash !== null ||
+    r.result_artifact_id !== null ||
+    r.error_json !== null ||
+    r.resolved_at !== null
+  ) {
+    throw new KeelError("INTERNAL", `Tool call "${r.id}" is not a new call's row.`);
+  }
+  return [
+    r.id,
+    r.trace_id,
+    r.task_id,
+    r.step_id,
+    r.event_id,
+    r.connector_id,
+    r.tool_name,
+    r.tool_version,
+    r.action,
+    r.request_hash,
+    r.idempotency_key,
+    r.risk_level,
+    r.autonomy_level,
+    r.created_at,
+    r.updated_at,
+    r.cost_estimate,
+    r.lease_owner,
+    r.lease_expires_at,
+    r.request_json,
+    r.live_key,
+  ];
 }
 
 /**
@@ -66,7 +156,17 @@ export const MUTABLE_TYPES = MUTABLE.map(([, type]) => type);
  */
 export const FREE_LIVE_KEY = ", live_key = NULL";
 
-/** The row's mutable values in `MUTABLE_COLUMNS` order. */
-export function mutableValues(row: ToolCallsTable): (string | number | null)[] {
-  return MUTABLE.map(([name]) => row[name]);
+/** The row's mutable values in `MUTABLE_COLUMNS` order (named, as `toolCallValues`). */
+export function mutableValues(r: ToolCallsTable): (string | number | null)[] {
+  return [
+    r.status,
+    r.latency_ms,
+    r.result_status,
+    r.response_hash,
+    r.result_artifact_id,
+    r.error_json,
+    r.updated_at,
+    r.resolved_at,
+    r.lease_expires_at,
+  ];
 }

@@ -2,10 +2,10 @@ import { type Clock, KeelError } from "../../core/index.js";
 import { artifactRow } from "../artifacts/artifact-store.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import type { AuditEntry, AuditWriter } from "../audit/audit-writer.js";
-import type { AutonomyLevel, ToolCallStatus } from "../contracts/enums.js";
+import type { ToolCallStatus } from "../contracts/enums.js";
 import type { ErrorDetail } from "../contracts/primitives.js";
 import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
-import { autonomyToDb } from "../db/codec.js";
+import { autonomyFromDb, autonomyToDb } from "../db/codec.js";
 import type { ArtifactKind, ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import { assertTransition } from "../policy/transitions.js";
 import type { RegisteredTool } from "../tools/tool-registry.js";
@@ -317,9 +317,13 @@ export class LedgerRecorder {
   }
 
   #entry(row: ToolCallsTable, entry: Entry): AuditEntry {
+    // Named, not spread: a spread copies through a generic builtin, twice a call.
     return {
       stage: "tool_call",
-      ...entry,
+      type: entry.type,
+      summary: entry.summary,
+      outcome: entry.outcome,
+      payload: entry.payload,
       refs: {
         tool_call_id: row.id,
         task_id: row.task_id,
@@ -330,7 +334,7 @@ export class LedgerRecorder {
       toolName: row.tool_name,
       connectorId: row.connector_id,
       riskLevel: row.risk_level,
-      autonomyLevel: row.autonomy_level.toUpperCase() as AutonomyLevel,
+      autonomyLevel: autonomyFromDb(row.autonomy_level),
     };
   }
 }

@@ -8,18 +8,23 @@ import { sqliteBatchedWrite } from "../db/sqlite-write-batch.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
 import {
+  ATTEMPTED_CONSTANTS,
+  attemptedValues,
   FREE_LIVE_KEY,
   MUTABLE_COLUMNS,
   mutableValues,
   TOOL_CALL_COLUMNS,
-  toolCallValues,
 } from "./ledger-columns.js";
 import type { AttemptWrite, LedgerWrites, UnknownClaim } from "./ledger-writes.js";
 
 // `live_key` is set exactly while the call is not failed (a CHECK): the partial unique index.
 const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_key = ?";
-const INSERT_CALL = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, fence)
-VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")}, ?)`;
+/**
+ * A new call's row: `attempted`, with none of an outcome's columns and its request on the row
+ * (the constants written in the text, so only what differs between calls is bound).
+ */
+const INSERT_ATTEMPTED = `INSERT INTO state_tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, fence)
+VALUES (${TOOL_CALL_COLUMNS.map((column) => ATTEMPTED_CONSTANTS[column] ?? "?").join(", ")}, ?)`;
 const SET_MUTABLE = MUTABLE_COLUMNS.map((c) => `${c} = ?`).join(", ");
 
 /** The UPDATE statements of a transition, built once each (the ledger's hot path). */
@@ -81,7 +86,7 @@ export class SqliteLedgerWrites implements LedgerWrites {
       if (live) return { live };
       // The event first: its sequence number is the call's fence.
       const { seq } = appendAuditSqlite(db, audit);
-      prepared(db, INSERT_CALL).run(...toolCallValues(call), seq);
+      prepared(db, INSERT_ATTEMPTED).run(...attemptedValues(call), seq);
       return { fence: seq };
     });
   }

@@ -9,6 +9,7 @@ import {
 } from "../../core/index.js";
 import type { Store } from "../../store/index.js";
 import { getArtifact } from "../artifacts/artifact-store.js";
+import { jsonText } from "../audit/audit-canonical.js";
 import type { AuditWriter } from "../audit/audit-writer.js";
 import type { ErrorDetail } from "../contracts/primitives.js";
 import type { ToolCall, ToolResult } from "../contracts/tool-call.js";
@@ -220,7 +221,7 @@ export class ToolLedger {
     // walked, and the envelope's canonical JSON is written in its sorted key order.
     const redactedInput = redactValue(input);
     const redacted = { tool: tool.id, version: tool.spec.version, action, input: redactedInput };
-    const json = `{"action":${JSON.stringify(action)},"input":${canonicalJson(redactedInput)},"tool":${JSON.stringify(tool.id)},"version":${JSON.stringify(tool.spec.version)}}`;
+    const json = `{"action":${jsonText(action)},"input":${canonicalJson(redactedInput)},"tool":${jsonText(tool.id)},"version":${jsonText(tool.spec.version)}}`;
     return { redacted, json, hash: sha256Hex(json) };
   }
 
@@ -441,7 +442,9 @@ export class ToolLedger {
         outcome: "success",
       }),
     );
-    return { ...recorded, output, replayed: false };
+    // Named, not spread: V8 cannot cache the store of `replayed` on the spread's copy, and every
+    // call went to the runtime for it.
+    return { toolCall: recorded.toolCall, result: recorded.result, output, replayed: false };
   }
 
   /**

@@ -1,0 +1,4 @@
+-- SQLite's 033 rewrites the ledger's enum CHECKs (`x IN (…)`, which SQLite evaluates through a
+-- temporary b-tree per row) as chains of equalities. Postgres evaluates the same lists in place
+-- (`x = ANY (ARRAY[…])`), so there is nothing to change here: the file keeps the two dialects'
+-- migration numbers in step.
