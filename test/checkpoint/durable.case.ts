@@ -815,6 +815,9 @@ export function runDurableSuite(options: {
         const other = saverOn(test.store, { ownerId: "other-host:3:ghi" });
         const pad = "x".repeat(200);
         const { config, messages } = await grow(saver, "taken-blob", 2, pad);
+        // grow's last pending writes are queued, not committed: commit them before counting, or
+        // the queue may commit them (rightly: they predate the lease) between the two counts.
+        await saver.flush();
         const before = await Promise.all(
           ["state_checkpoints", "state_checkpoint_blobs", "state_checkpoint_writes"].map((t) =>
             countRows(saver, t, "taken-blob"),
@@ -825,6 +828,8 @@ export function runDurableSuite(options: {
           ttlMs: 60_000,
         });
         const grown = messages.concat([`m2${pad}`]);
+        // A task's writes queued in the same turn as the step: they share its refused commit.
+        const writes = saver.putWrites(config, [["messages", [`next2${pad}`]]], "task-2");
         await expect(
           saver.put(
             config,
@@ -833,6 +838,8 @@ export function runDurableSuite(options: {
             { messages: 3, step: 3 },
           ),
         ).rejects.toMatchObject({ code: "THREAD_LEASED" });
+        await writes.catch(() => undefined);
+        await saver.flush().catch(() => undefined);
         const after = await Promise.all(
           ["state_checkpoints", "state_checkpoint_blobs", "state_checkpoint_writes"].map((t) =>
             countRows(saver, t, "taken-blob"),
