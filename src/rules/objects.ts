@@ -1125,9 +1125,9 @@ export class ObjectSystem {
       for (const o of overrides) {
         const slot = inst.cls.slots.find((s) => s.name === o.name);
         if (!slot) throw noSuchSlot(inst, o.name, DIRECT_MODIFY);
-        const value = slot.multi ? flatten(o.values) : slotValue(o.values);
         // CLIPS's direct-modify: the slots before one its checks refuse stay set. An override
-        // with no value is not checked (CLIPS stores nil there).
+        // with no value puts the slot's default, unchecked.
+        const value = this.overrideValue(slot, o.values);
         if (o.values.length > 0) {
           this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
         }
@@ -1157,7 +1157,9 @@ export class ObjectSystem {
           throw noSuchSlot(inst, o.name, MESSAGE_MODIFY);
         }
         try {
-          this.send(inst, `put-${o.name}`, o.values);
+          // The override is one argument (an empty multifield when it has no value), so a
+          // put- never sees zero arguments here and does not reset the slot.
+          this.send(inst, `put-${o.name}`, o.values.length === 0 ? [[]] : o.values);
         } catch (e) {
           throw haltedIn(e, MESSAGE_MODIFY);
         }
@@ -1210,7 +1212,7 @@ export class ObjectSystem {
           clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
         });
       }
-      const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+      const value = this.overrideValue(slot, o.values);
       try {
         if (o.values.length > 0) {
           this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
@@ -1558,10 +1560,13 @@ export class ObjectSystem {
       call: get
         ? (self) => this.slotOf(self, slotName)
         : (self, args) => {
-            if (!slot.multi && args.length !== 1 && args.length !== 0) {
-              const shown = `(${args.map((a) => formatValue(a)).join(" ")})`;
+            // The arguments make one multifield (put-'s `$?value`): a single slot takes it
+            // when it holds one field. No argument at all resets the slot to its default.
+            const fields = flatten(args);
+            if (!slot.multi && args.length > 0 && fields.length !== 1) {
+              const shown = `(${fields.map((a) => formatValue(a)).join(" ")})`;
               throw haltedIn(
-                rulesRuntimeError(`slot ${slotName} takes one value, not ${args.length}`, {
+                rulesRuntimeError(`slot ${slotName} takes one value, not ${fields.length}`, {
                   clips: `[INSFUN7] ${shown} illegal for single-field slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}.`,
                 }),
                 `message-handler ${msg} primary in class ${c.name}`,
@@ -1579,12 +1584,31 @@ export class ObjectSystem {
                 `message-handler ${msg} primary in class ${c.name}`,
               );
             }
-            const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
+            if (!slot.multi && args.length === 0) {
+              return this.setSlot(self, slotName, this.defaultOf(slot));
+            }
+            const value = slot.multi ? fields : (fields[0] as Atom);
             const handler = `${msg} primary in class ${c.name}`;
             this.checkStored(self, slot, value, handler, `message-handler ${handler}`);
             return this.setSlot(self, slotName, value);
           },
     };
+  }
+
+  /** A modify-instance or duplicate-instance override's value for slot `s`. */
+  private overrideValue(s: ClassSlot, values: Value[]): Value {
+    if (values.length === 0) return this.defaultOf(s);
+    return s.multi ? flatten(values) : slotValue(values);
+  }
+
+  /**
+   * What an override or put- with no value stores (CLIPS's NoParamValue): the slot's static
+   * default, or its dynamic one evaluated again; not checked, as CLIPS.
+   */
+  private defaultOf(s: ClassSlot): Value {
+    return s.dynamic
+      ? s.dynamic({ tok: null, local: null, rhs: new Map(), host: this.host() })
+      : s.value;
   }
 
   /**
