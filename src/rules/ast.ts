@@ -49,7 +49,7 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
-      /** `message-modify-instance`: the slots are put by put- messages, not directly. */
+      /** `message-modify-instance`, `message-duplicate-instance`: slots put by put- messages. */
       readonly byMessage?: boolean;
       /** `(initialize-instance target (slot value…)…)`: `name` is the target. */
       readonly initialize?: boolean;

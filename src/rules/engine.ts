@@ -376,7 +376,8 @@ export class RuleEngine {
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
     messageModifyInstance: (target, slots) => this.objects.messageModifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
-    duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
+    duplicateInstance: (target, to, slots, byMessage) =>
+      this.objects.duplicateInstance(target, to, slots, byMessage),
     candidates: (facts, values, fn) => {
       const among = queryRestrictionNames(fn, values, (n) =>
         facts ? this.deftemplateKnown(n) : this.objects.hasClass(n),
