@@ -615,6 +615,7 @@ export class RuleEngine {
       const cls = this.objects.classNamed(name);
       return cls && `${cls.module}::${cls.name}`;
     },
+    ofClasses: (v, classes) => this.objects.ofClasses(v, classes),
     // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&

@@ -48,7 +48,7 @@ export function skipComment(list: SList, index: number): number {
 }
 
 /** Slot attributes CLIPS 6.30 accepts that Keel does not build. */
-const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]);
+const CLIPS_ONLY_ATTRIBUTES = new Set(["facet", "multifacet"]);
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
@@ -142,9 +142,20 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       }
     }
     constraints.checkConflicts(node);
-    const { types, allowed, allowedTypes, range, cardinality } = constraints.result;
+    const { types, allowed, allowedTypes, range, cardinality, allowedClasses } = constraints.result;
+    const ofClasses = ctx.ofClasses;
+    const classAllowed =
+      allowedClasses.length > 0 && ofClasses ? (v: Value) => ofClasses(v, allowedClasses) : null;
     if (defaultAttr !== undefined && (def.kind === "static" || def.kind === "dynamic")) {
-      const checked = { name: slotName, multi: !single, types, allowed, allowedTypes, range };
+      const checked = {
+        name: slotName,
+        multi: !single,
+        types,
+        allowed,
+        allowedTypes,
+        range,
+        classAllowed,
+      };
       checkDefaultConstants(
         node,
         { ...checked, ...(cardinality ? { cardinality } : {}) },
@@ -163,6 +174,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       range,
       ...(cardinality ? { cardinality } : {}),
       allowedTypes,
+      ...(classAllowed ? { classAllowed } : {}),
     });
   }
   return { name, slots, slotIndex, source: list.source };

@@ -31,6 +31,8 @@ export interface ParseContext {
    * bare name, matching a class of that name in any module).
    */
   classKey?(name: string): string | undefined;
+  /** CLIPS's CheckAllowedClassesConstraint: whether `v` names an instance of one of `classes`. */
+  ofClasses?(v: Value, classes: readonly string[]): boolean;
   /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
   hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
