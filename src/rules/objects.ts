@@ -1202,7 +1202,10 @@ export class ObjectSystem {
     }
     const cls = src.cls;
     const old = this.byName.get(iname.name);
-    if (old) this.send(old, "delete", []);
+    // An instance of that name goes first: by the delete message for message-duplicate,
+    // directly (no handler runs) for direct-duplicate, as CLIPS's BuildInstance.
+    if (old && byMessage) this.send(old, "delete", []);
+    else if (old) this.quash(old);
     const inst = new Instance(iname, cls);
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
