@@ -49,7 +49,7 @@ export type Expr =
   | {
       readonly k: "make-instance";
       readonly modify?: boolean;
-      /** `message-modify-instance`: the slots are put by put- messages, not directly. */
+      /** `message-modify-instance`, `message-duplicate-instance`: slots put by put- messages. */
       readonly byMessage?: boolean;
       /** `(initialize-instance target (slot value…)…)`: `name` is the target. */
       readonly initialize?: boolean;
@@ -119,6 +119,11 @@ export interface SlotDef {
   readonly range?: readonly [Value | null, Value | null];
   /** A multislot's `(cardinality min max)` bounds (null: ?VARIABLE); not enforced. */
   readonly cardinality?: readonly [number | null, number | null];
+  /**
+   * `(allowed-classes C…)`: whether an instance name or address fits (an instance of a listed
+   * class or a subclass, as the object system answers when checked). Absent: no such attribute.
+   */
+  readonly classAllowed?: ((v: Value) => boolean) | null;
 }
 
 export interface Template {

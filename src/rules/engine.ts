@@ -376,7 +376,8 @@ export class RuleEngine {
     modifyInstance: (target, slots) => this.objects.modifyInstance(target, slots),
     messageModifyInstance: (target, slots) => this.objects.messageModifyInstance(target, slots),
     initializeInstance: (target, slots) => this.objects.initializeInstance(target, slots),
-    duplicateInstance: (target, to, slots) => this.objects.duplicateInstance(target, to, slots),
+    duplicateInstance: (target, to, slots, byMessage) =>
+      this.objects.duplicateInstance(target, to, slots, byMessage),
     candidates: (facts, values, fn) => {
       const among = queryRestrictionNames(fn, values, (n) =>
         facts ? this.deftemplateKnown(n) : this.objects.hasClass(n),
@@ -614,6 +615,7 @@ export class RuleEngine {
       const cls = this.objects.classNamed(name);
       return cls && `${cls.module}::${cls.name}`;
     },
+    ofClasses: (v, classes) => this.objects.ofClasses(v, classes),
     // A pattern on a relation the module sees an implied deftemplate (or any deftemplate) of makes none.
     impliedConflict: (name) =>
       !this.implied.has(constructKey(this.module, name)) &&
@@ -1627,8 +1629,32 @@ export class RuleEngine {
     this.objects.staticChecking = () => this.switches.enabled("static-constraint-checking");
     this.objects.moduleExists = (name) => this.modules.has(name);
     this.generics.clear();
-    this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+    // [initial-object] first, then (initial-fact), as CLIPS's clear traces them.
     this.objects.makeInitialObject();
+    this.assertResolved({ kind: "ordered", relation: "initial-fact", fields: [] });
+  }
+
+  /**
+   * The first step of clear, as CLIPS's: each instance deleted by the delete message (its
+   * handlers run; no deletion is traced under (watch instances)). A failing handler stops clear
+   * there with everything kept: false.
+   */
+  private clearInstances(): boolean {
+    const watching = this.objects.watching;
+    this.objects.watcher = null;
+    this.objects.watching = (item) => item !== "instances" && watching(item);
+    try {
+      this.objects.removeAll();
+      return true;
+    } catch (e) {
+      if (!isKeelError(e) || typeof e.details.clips !== "string") throw e;
+      if (e.details.clips !== "") this.onPrint(clipsMessageText(e.details.clips));
+      this.onPrint("[CONSTRCT1] Some constructs are still in use. Clear cannot continue.\n");
+      this.objects.watcher = this.instanceFacts;
+      return false;
+    } finally {
+      this.objects.watching = watching;
+    }
   }
 
   /** Removes every construct and fact (CLIPS `clear`); `(initial-fact)` is f-0 again. */
@@ -1641,6 +1667,7 @@ export class RuleEngine {
       this.onPrint("[CONSTRCT1] Some constructs are still in use. Clear cannot continue.\n");
       return;
     }
+    if (!this.clearInstances()) return;
     this.initialise();
     this.breaks.clear();
     // CLIPS's clear ends with a reset of the focus stack: `(watch focus)` shows MAIN popped and

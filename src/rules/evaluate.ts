@@ -91,11 +91,12 @@ export interface ObjectOps {
     target: Value,
     slots: readonly SlotOverride[] | (() => readonly SlotOverride[]),
   ): Value;
-  /** `(duplicate-instance target [to NAME] (slot value…)…)`: the copy's name, or FALSE. */
+  /** `(duplicate-instance target [to NAME] (slot value…)…)`, by put- messages with `byMessage`. */
   duplicateInstance(
     target: Value,
     to: Value | null,
     slots: { name: string; values: Value[] }[],
+    byMessage?: boolean,
   ): Value;
   /**
    * The facts of the templates (`facts`) or the instances of the classes named, in query order;
@@ -519,7 +520,9 @@ export function compileExpr(e: Expr, opts: CompileOptions): Compiled {
         slots.map((s) => ({ ...s.slotName(f), values: s.values(f) }));
       const to = e.duplicate?.to ? compileExpr(e.duplicate.to, opts) : null;
       if (e.duplicate) {
-        return (f) => f.host.objects.duplicateInstance(cls(f), to ? to(f) : null, evaluated(f));
+        const byMessage = e.byMessage === true;
+        return (f) =>
+          f.host.objects.duplicateInstance(cls(f), to ? to(f) : null, evaluated(f), byMessage);
       }
       if (e.initialize) {
         return (f) => f.host.objects.initializeInstance(cls(f), evaluated(f));

@@ -155,15 +155,13 @@ const USER_HANDLERS = [
 const DIRECT_MODIFY = "message-handler direct-modify primary in class USER";
 const DIRECT_DUPLICATE = "message-handler direct-duplicate primary in class USER";
 const MESSAGE_MODIFY = "message-handler message-modify primary in class USER";
+const MESSAGE_DUPLICATE = "message-handler message-duplicate primary in class USER";
 
-/** CLIPS's [INSFUN3] for a modify naming a slot the instance lacks, halting `halted`. */
-function noSuchSlot(inst: Instance, slot: string, halted: string): unknown {
-  return haltedIn(
-    rulesRuntimeError(`${inst.cls.name} has no slot ${slot}`, {
-      clips: `[INSFUN3] No such slot ${slot} in function modify-instance.`,
-    }),
-    halted,
-  );
+/** CLIPS's [INSFUN3] for a modify or duplicate naming a slot the instance lacks. */
+function noSuchSlot(slot: string, fn: string): Error {
+  return rulesRuntimeError(`no slot ${slot} in ${fn}`, {
+    clips: `[INSFUN3] No such slot ${slot} in function ${fn}.`,
+  });
 }
 
 /** A class: its direct superclasses, precedence list, slots and message handlers. */
@@ -1124,10 +1122,10 @@ export class ObjectSystem {
     try {
       for (const o of overrides) {
         const slot = inst.cls.slots.find((s) => s.name === o.name);
-        if (!slot) throw noSuchSlot(inst, o.name, DIRECT_MODIFY);
-        const value = slot.multi ? flatten(o.values) : slotValue(o.values);
+        if (!slot) throw haltedIn(noSuchSlot(o.name, "modify-instance"), DIRECT_MODIFY);
         // CLIPS's direct-modify: the slots before one its checks refuse stay set. An override
-        // with no value is not checked (CLIPS stores nil there).
+        // with no value puts the slot's default, unchecked.
+        const value = this.overrideValue(slot, o.values);
         if (o.values.length > 0) {
           this.checkStored(inst, slot, value, "modify-instance", DIRECT_MODIFY);
         }
@@ -1154,10 +1152,12 @@ export class ObjectSystem {
     try {
       for (const o of overrides) {
         if (!inst.cls.slots.some((s) => s.name === o.name)) {
-          throw noSuchSlot(inst, o.name, MESSAGE_MODIFY);
+          throw haltedIn(noSuchSlot(o.name, "modify-instance"), MESSAGE_MODIFY);
         }
         try {
-          this.send(inst, `put-${o.name}`, o.values);
+          // The override is one argument (an empty multifield when it has no value), so a
+          // put- never sees zero arguments here and does not reset the slot.
+          this.send(inst, `put-${o.name}`, o.values.length === 0 ? [[]] : o.values);
         } catch (e) {
           throw haltedIn(e, MESSAGE_MODIFY);
         }
@@ -1173,63 +1173,117 @@ export class ObjectSystem {
    * `(duplicate-instance target [to NAME] (slot value…)…)` as CLIPS's direct-duplicate: a new
    * instance of the target's class (named by gensym* when no name is given; an instance of that
    * name is deleted first), the overrides placed, every other slot copied from the target, no
-   * init message. The new instance's name, or FALSE when there is no target.
+   * init message. With `byMessage`, `message-duplicate-instance` as CLIPS's message-duplicate:
+   * the create message, the overrides and the copied slots put by put- messages, then init.
+   * The new instance's name, or FALSE when there is no target.
    */
   duplicateInstance(
     target: Value,
     to: Value | null,
     overrides: { name: string; values: Value[] }[],
+    byMessage = false,
   ): Value {
+    const fn = byMessage ? "message-duplicate-instance" : "duplicate-instance";
     const src = this.find(target);
     if (!src) {
       throw rulesRuntimeError(`no instance ${formatValue(target)} to duplicate`, {
-        clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : formatValue(target)} in function duplicate-instance.`,
+        clips: `[INSFUN2] No such instance ${isInstanceName(target) ? target.name : formatValue(target)} in function ${fn}.`,
       });
     }
+    const halted = byMessage ? MESSAGE_DUPLICATE : DIRECT_DUPLICATE;
     const iname = to === null ? instanceName(this.gensymStar()) : toInstanceName(to);
     if (iname.name === src.instanceName.name) {
-      throw rulesRuntimeError("duplicate-instance needs a new name for the copy", {
-        clips:
-          "[INSMODDP3] Instance copy must have a different name in duplicate-instance.\n" +
-          "[PRCCODE4] Execution halted during the actions of message-handler direct-duplicate primary in class USER",
-      });
+      throw haltedIn(
+        rulesRuntimeError("duplicate-instance needs a new name for the copy", {
+          clips: "[INSMODDP3] Instance copy must have a different name in duplicate-instance.",
+        }),
+        halted,
+      );
     }
     const cls = src.cls;
     const old = this.byName.get(iname.name);
-    if (old) this.send(old, "delete", []);
+    // An instance of that name goes first: by the delete message for message-duplicate,
+    // directly (no handler runs) for direct-duplicate, as CLIPS's BuildInstance.
+    if (old && byMessage) this.send(old, "delete", []);
+    else if (old) this.quash(old);
     const inst = new Instance(iname, cls);
     this.byName.set(iname.name, inst);
     cls.instances.push(inst);
     this.traceInstance(true, inst);
+    try {
+      if (byMessage) this.messageDuplicate(src, inst, overrides);
+      else this.directDuplicate(src, inst, overrides);
+    } catch (e) {
+      this.remove(inst);
+      throw haltedIn(e, halted);
+    }
+    this.watcher?.made(inst);
+    return iname;
+  }
+
+  /** direct-duplicate's slots: the overrides placed (checked), the others copied. */
+  private directDuplicate(
+    src: Instance,
+    inst: Instance,
+    overrides: { name: string; values: Value[] }[],
+  ): void {
     const placed = new Set<string>();
     for (const o of overrides) {
-      const slot = cls.slots.find((s) => s.name === o.name);
-      if (!slot) {
-        this.remove(inst);
-        throw rulesRuntimeError(`${cls.name} has no slot ${o.name}`, {
-          clips: `[INSMNGR13] Slot ${o.name} does not exist in instance ${iname.name}.`,
-        });
-      }
-      const value = slot.multi ? flatten(o.values) : slotValue(o.values);
-      try {
-        if (o.values.length > 0) {
-          this.checkStored(inst, slot, value, "duplicate-instance", DIRECT_DUPLICATE);
-        }
-      } catch (e) {
-        this.remove(inst);
-        throw e;
-      }
+      const slot = inst.cls.slots.find((s) => s.name === o.name);
+      if (!slot) throw noSuchSlot(o.name, "duplicate-instance");
+      const value = this.overrideValue(slot, o.values);
+      if (o.values.length > 0) this.checkStored(inst, slot, value, "duplicate-instance", null);
       inst.slots.set(o.name, value);
       placed.add(o.name);
       this.traceSlot(inst, o.name);
     }
-    for (const s of cls.slots) {
+    for (const s of inst.cls.slots) {
       if (placed.has(s.name)) continue;
       inst.slots.set(s.name, src.slots.get(s.name) as Value);
       this.traceSlot(inst, s.name);
     }
-    this.watcher?.made(inst);
-    return iname;
+  }
+
+  /**
+   * message-duplicate's slots: create, each override by its put- message (one argument, an
+   * empty multifield when it has no value), each other unshared slot copied by its put-
+   * message (an initialize-only or read-only slot refuses it, as in CLIPS), then init with
+   * every slot counted as given (init-slots places no default).
+   */
+  private messageDuplicate(
+    src: Instance,
+    inst: Instance,
+    overrides: { name: string; values: Value[] }[],
+  ): void {
+    // Until a put- places it, a slot holds its static default (nil for a dynamic one).
+    for (const s of inst.cls.slots) {
+      inst.slots.set(s.name, s.shared ? s.shared.value : s.dynamic ? NIL : s.value);
+    }
+    this.send(inst, "create", []);
+    const placed = new Set<string>();
+    // Set while the puts run: setSlot reports nothing to the matcher before the instance is made.
+    inst.modifying = new Set();
+    try {
+      for (const o of overrides) {
+        if (!inst.cls.slots.some((s) => s.name === o.name)) {
+          throw noSuchSlot(o.name, "duplicate-instance");
+        }
+        this.send(inst, `put-${o.name}`, o.values.length === 0 ? [[]] : o.values);
+        placed.add(o.name);
+      }
+      for (const s of inst.cls.slots) {
+        if (placed.has(s.name) || s.shared) continue;
+        this.send(inst, `put-${s.name}`, [src.slots.get(s.name) as Value]);
+      }
+    } finally {
+      inst.modifying = null;
+    }
+    inst.overridden = new Set(inst.cls.slots.map((s) => s.name));
+    try {
+      this.send(inst, "init", []);
+    } finally {
+      inst.overridden = null;
+    }
   }
 
   /** gensym*: the next genN that names no instance, live or held (see heldGensyms). */
@@ -1558,10 +1612,13 @@ export class ObjectSystem {
       call: get
         ? (self) => this.slotOf(self, slotName)
         : (self, args) => {
-            if (!slot.multi && args.length !== 1 && args.length !== 0) {
-              const shown = `(${args.map((a) => formatValue(a)).join(" ")})`;
+            // The arguments make one multifield (put-'s `$?value`): a single slot takes it
+            // when it holds one field. No argument at all resets the slot to its default.
+            const fields = flatten(args);
+            if (!slot.multi && args.length > 0 && fields.length !== 1) {
+              const shown = `(${fields.map((a) => formatValue(a)).join(" ")})`;
               throw haltedIn(
-                rulesRuntimeError(`slot ${slotName} takes one value, not ${args.length}`, {
+                rulesRuntimeError(`slot ${slotName} takes one value, not ${fields.length}`, {
                   clips: `[INSFUN7] ${shown} illegal for single-field slot ${slotName} of instance [${self.instanceName.name}] found in ${msg} primary in class ${c.name}.`,
                 }),
                 `message-handler ${msg} primary in class ${c.name}`,
@@ -1579,12 +1636,31 @@ export class ObjectSystem {
                 `message-handler ${msg} primary in class ${c.name}`,
               );
             }
-            const value = slot.multi ? flatten(args) : args.length === 0 ? NIL : slotValue(args);
+            if (!slot.multi && args.length === 0) {
+              return this.setSlot(self, slotName, this.defaultOf(slot));
+            }
+            const value = slot.multi ? fields : (fields[0] as Atom);
             const handler = `${msg} primary in class ${c.name}`;
             this.checkStored(self, slot, value, handler, `message-handler ${handler}`);
             return this.setSlot(self, slotName, value);
           },
     };
+  }
+
+  /** A modify-instance or duplicate-instance override's value for slot `s`. */
+  private overrideValue(s: ClassSlot, values: Value[]): Value {
+    if (values.length === 0) return this.defaultOf(s);
+    return s.multi ? flatten(values) : slotValue(values);
+  }
+
+  /**
+   * What an override or put- with no value stores (CLIPS's NoParamValue): the slot's static
+   * default, or its dynamic one evaluated again; not checked, as CLIPS.
+   */
+  private defaultOf(s: ClassSlot): Value {
+    return s.dynamic
+      ? s.dynamic({ tok: null, local: null, rhs: new Map(), host: this.host() })
+      : s.value;
   }
 
   /**

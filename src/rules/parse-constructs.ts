@@ -48,7 +48,7 @@ export function skipComment(list: SList, index: number): number {
 }
 
 /** Slot attributes CLIPS 6.30 accepts that Keel does not build. */
-const CLIPS_ONLY_ATTRIBUTES = new Set(["allowed-classes", "facet", "multifacet"]);
+const CLIPS_ONLY_ATTRIBUTES = new Set(["facet", "multifacet"]);
 
 /** `(deftemplate name ["comment"] (slot s …) (multislot m …))` */
 export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
@@ -142,9 +142,20 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       }
     }
     constraints.checkConflicts(node);
-    const { types, allowed, allowedTypes, range, cardinality } = constraints.result;
+    const { types, allowed, allowedTypes, range, cardinality, allowedClasses } = constraints.result;
+    const ofClasses = ctx.ofClasses;
+    const classAllowed =
+      allowedClasses.length > 0 && ofClasses ? (v: Value) => ofClasses(v, allowedClasses) : null;
     if (defaultAttr !== undefined && (def.kind === "static" || def.kind === "dynamic")) {
-      const checked = { name: slotName, multi: !single, types, allowed, allowedTypes, range };
+      const checked = {
+        name: slotName,
+        multi: !single,
+        types,
+        allowed,
+        allowedTypes,
+        range,
+        classAllowed,
+      };
       checkDefaultConstants(
         node,
         { ...checked, ...(cardinality ? { cardinality } : {}) },
@@ -163,6 +174,7 @@ export function parseDeftemplate(list: SList, ctx: ParseContext): Template {
       range,
       ...(cardinality ? { cardinality } : {}),
       allowedTypes,
+      ...(classAllowed ? { classAllowed } : {}),
     });
   }
   return { name, slots, slotIndex, source: list.source };
@@ -699,12 +711,21 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
     }
     classes?.slot(s.items[0]);
     const index = checkSlot(template, s.items[0].text, s.pos, ctx);
-    if (slots.has(index) && head.text !== OBJECT_RELATION) {
-      throw slotGivenTwice(s, s.items[0].text, ctx);
+    if (slots.has(index)) {
+      throw classes
+        ? objectSlotError(
+            s.items[0],
+            `${s.items[0].text} restricted once in an object pattern`,
+            `[OBJRTBLD4] Multiple restrictions on attribute ${s.items[0].text} not allowed.`,
+            ctx,
+          )
+        : slotGivenTwice(s, s.items[0].text, ctx);
     }
     const def = template.slots[index] as SlotDef;
     // Multifield terms are allowed here: CLIPS counts a single slot's fields once all are read.
     const fields = parseFieldSequence(s.items, 1, s.items.length, ctx);
+    const objectError = classes ? objectRestrictionError(s, def, fields, ctx) : null;
+    if (objectError) throw objectError;
     if (!def.multi && (fields.length !== 1 || fields[0]?.multi)) {
       // CLIPS reads the slot's fields up to its `)`, then counts them: none is a defrule syntax
       // error, several a deftemplate pattern's (its echo ends with the last), one multifield
@@ -734,6 +755,47 @@ function parsePattern(list: SList, ctx: ParseContext, addressVar: string | null)
   }
   const ce = patternCE(list, head.text, template, addressVar, [], slots);
   return head.text === OBJECT_RELATION ? objectPattern(ce, slots, ctx) : ce;
+}
+
+/** CLIPS's object pattern restriction message for each of its built-in attributes. */
+const OBJECT_RESTRICTIONS: Readonly<Record<string, string | undefined>> = {
+  "is-a": "class restriction in object pattern",
+  name: "name restriction in object pattern",
+};
+
+/**
+ * An object pattern's single slot given several fields (CLIPS stops reading at the second:
+ * the echo ends there), or its is-a given one multifield term: CLIPS's syntax error, worded
+ * by the attribute. Null when the restriction is fine here.
+ */
+function objectRestrictionError(
+  s: SList,
+  def: SlotDef,
+  fields: readonly FieldConstraint[],
+  ctx: ParseContext,
+): Error | null {
+  if (def.multi) return null;
+  const isa = def.name === "is-a";
+  // The node the second field starts at (several fields), or an is-a's one multifield term.
+  const from = fields.length > 1 ? fields[1] : isa && fields[0]?.multi ? fields[0] : undefined;
+  const at = from && s.items.find((n) => n.pos === from.pos);
+  if (at === undefined) return null;
+  const what = OBJECT_RESTRICTIONS[def.name] ?? "object slot pattern";
+  return objectSlotError(
+    at,
+    `one single-field restriction for ${def.name}`,
+    `[PRNTUTIL2] Syntax Error:  Check appropriate syntax for ${what}.`,
+    ctx,
+  );
+}
+
+/** An object pattern's slot error; CLIPS's echo ends with `at`. */
+function objectSlotError(at: SNode, expected: string, clips: string, ctx: ParseContext): Error {
+  return rulesParseError(at.pos, expected, describe(at), {
+    construct: ctx.construct,
+    clips,
+    echoThrough: true,
+  });
 }
 
 /**

@@ -160,7 +160,6 @@ function checkSlot(
       if (facets.has(head))
         fail(f, `[PRNTUTIL5] The ${head} attribute has already been parsed.`, fopen);
       facets.add(head);
-      // allowed-classes is COOL's own (the deftemplate reader refuses it).
       if (isConstraintAttribute(head)) constraints.readAttribute(f);
       continue;
     }

@@ -31,6 +31,8 @@ export interface ParseContext {
    * bare name, matching a class of that name in any module).
    */
   classKey?(name: string): string | undefined;
+  /** CLIPS's CheckAllowedClassesConstraint: whether `v` names an instance of one of `classes`. */
+  ofClasses?(v: Value, classes: readonly string[]): boolean;
   /** Whether a deftemplate exists, implied ones included, for the fact-set queries. */
   hasDeftemplate?(name: string): boolean;
   hasFunction(name: string): boolean;
@@ -244,6 +246,7 @@ function parseCall(list: SList, ctx: ParseContext): Expr {
     case "initialize-instance":
       return parseInitializeInstance(list, ctx);
     case "duplicate-instance":
+    case "message-duplicate-instance":
       return parseDuplicateInstance(list, ctx);
     default:
       if (QUERY_FUNCTIONS.has(fn)) return parseQuery(list, fn, ctx, parseExpr);
@@ -284,6 +287,7 @@ const SPECIAL_FORMS = new Set([
   "message-modify-instance",
   "initialize-instance",
   "duplicate-instance",
+  "message-duplicate-instance",
   ...QUERY_FUNCTIONS,
 ]);
 
@@ -387,7 +391,10 @@ function parseInitializeInstance(list: SList, ctx: ParseContext): Expr {
   return { k: "make-instance", initialize: true, name, cls: name, slots, pos: list.pos };
 }
 
-/** `(duplicate-instance target [to NAME] (slot value…)…)`: a make-instance expression marked `duplicate`. */
+/**
+ * `(duplicate-instance target [to NAME] (slot value…)…)` and `message-duplicate-instance`: a
+ * make-instance expression marked `duplicate`.
+ */
 function parseDuplicateInstance(list: SList, ctx: ParseContext): Expr {
   const target = list.items[1];
   if (target === undefined) {
@@ -406,7 +413,16 @@ function parseDuplicateInstance(list: SList, ctx: ParseContext): Expr {
   }
   const to = toNode === undefined ? null : parseExpr(toNode, ctx);
   const slots = parseSlotOverrides(list.items.slice(named ? 4 : 2), ctx);
-  return { k: "make-instance", duplicate: { to }, name, cls: name, slots, pos: list.pos };
+  const byMessage = list.items[0]?.type === "atom" && list.items[0].text.startsWith("message-");
+  return {
+    k: "make-instance",
+    duplicate: { to },
+    ...(byMessage ? { byMessage } : {}),
+    name,
+    cls: name,
+    slots,
+    pos: list.pos,
+  };
 }
 
 function undefinedGlobal(node: SNode, ctx: ParseContext): Error {

@@ -53,6 +53,8 @@ const ALLOWED: ReadonlyMap<string, { basics: readonly Basic[] | null; recorded: 
     ["allowed-numbers", { basics: ["INTEGER", "FLOAT"], recorded: "NUMBER" }],
     ["allowed-instance-names", { basics: ["INSTANCE-NAME"], recorded: "INSTANCE-NAME" }],
     ["allowed-values", { basics: null, recorded: null }],
+    // Class names (symbols), kept apart: they restrict instance names and addresses only.
+    ["allowed-classes", { basics: ["SYMBOL"], recorded: null }],
   ]);
 
 /** The attributes this module reads (CLIPS's "standard constraints"). */
@@ -69,6 +71,8 @@ export interface SlotConstraints {
   allowedTypes: string[] | null;
   range: [Value | null, Value | null];
   cardinality: [number | null, number | null] | null;
+  /** The classes `allowed-classes` lists (empty: no such attribute). */
+  allowedClasses: string[];
 }
 
 /**
@@ -77,7 +81,7 @@ export interface SlotConstraints {
  */
 function typeConflict(
   allows: ReadonlySet<Basic> | null,
-  r: ReadonlySet<Basic | "ANY">,
+  r: ReadonlySet<Basic | "ANY" | "CLASS">,
   result: Pick<SlotConstraints, "allowed" | "range">,
 ): string | null {
   if (allows === null) return null;
@@ -85,6 +89,9 @@ function typeConflict(
   if (r.has("STRING") && !allows.has("STRING")) return "allowed-strings";
   if (r.has("INTEGER") && !allows.has("INTEGER")) return "allowed-integers/numbers";
   if (r.has("FLOAT") && !allows.has("FLOAT")) return "allowed-floats/numbers";
+  if (r.has("CLASS") && !allows.has("INSTANCE-ADDRESS") && !allows.has("INSTANCE-NAME")) {
+    return "allowed-classes";
+  }
   if (r.has("INSTANCE-NAME") && !allows.has("INSTANCE-NAME")) return "allowed-instance-names";
   if (r.has("ANY")) {
     for (const v of result.allowed ?? []) if (!allows.has(basicOf(v))) return "allowed-values";
@@ -106,9 +113,11 @@ function typeConflict(
 export function facetsConflict(c: SlotConstraintFacets): string | null {
   const types = c.types?.filter((t) => TYPE_NAMES.has(t));
   const allows = types?.length ? new Set(types.flatMap((t) => TYPE_NAMES.get(t) ?? [])) : null;
-  const restricted = new Set<Basic | "ANY">();
-  for (const a of c.allowed)
-    for (const b of ALLOWED.get(a)?.basics ?? ["ANY" as const]) restricted.add(b);
+  const restricted = new Set<Basic | "ANY" | "CLASS">();
+  for (const a of c.allowed) {
+    if (a === "allowed-classes") restricted.add("CLASS");
+    else for (const b of ALLOWED.get(a)?.basics ?? ["ANY" as const]) restricted.add(b);
+  }
   const range: [Value | null, Value | null] = [
     constraintBound(c.range?.[0]),
     constraintBound(c.range?.[1]),
@@ -132,12 +141,13 @@ export class SlotConstraintReader {
     allowedTypes: null,
     range: [null, null],
     cardinality: null,
+    allowedClasses: [],
   };
   private readonly parsed = new Set<string>();
   /** The basic types the type attribute allows (null: no type attribute). */
   private typeBasics: Set<Basic> | null = null;
   /** The basic types an allowed-… attribute restricts (cleared by ?VARIABLE). */
-  private readonly restricted = new Set<Basic | "ANY">();
+  private readonly restricted = new Set<Basic | "ANY" | "CLASS">();
 
   constructor(
     private readonly multi: boolean,
@@ -296,6 +306,11 @@ export class SlotConstraintReader {
     }
     if (!constant && !variable) this.fail(head, syntax, " )");
     if (variable) return;
+    if (name === "allowed-classes") {
+      this.restricted.add("CLASS");
+      this.result.allowedClasses.push(...values.map((v) => String(v)));
+      return;
+    }
     for (const b of spec.basics ?? ["ANY" as const]) this.restricted.add(b);
     const r = this.result;
     r.allowed = [...(r.allowed ?? []), ...values];
@@ -307,7 +322,9 @@ export class SlotConstraintReader {
     const parsed = (...names: string[]) => names.find((n) => this.parsed.has(n));
     const numeric = ["allowed-values", "allowed-numbers", "allowed-integers", "allowed-floats"];
     if (name === "allowed-values") {
-      const other = parsed(...[...ALLOWED.keys()].filter((n) => n !== name));
+      const other = parsed(
+        ...[...ALLOWED.keys()].filter((n) => n !== name && n !== "allowed-classes"),
+      );
       if (other !== undefined) return other;
     }
     if (numeric.includes(name) && this.parsed.has("range")) return "range";

@@ -211,7 +211,14 @@ export function checkDefaultConstants(
   slotNode: SList,
   slot: Pick<
     SlotDef,
-    "name" | "multi" | "types" | "allowed" | "allowedTypes" | "range" | "cardinality"
+    | "name"
+    | "multi"
+    | "types"
+    | "allowed"
+    | "allowedTypes"
+    | "range"
+    | "cardinality"
+    | "classAllowed"
   >,
   exprs: readonly Expr[],
   dynamic: boolean,
