@@ -285,6 +285,7 @@ class ViewBlock implements Block, TokenExt {
   }
 }
 
+/** `node`'s block record on `t` (a view node's), or null. */
 function viewRecord(t: Token, node: object): ViewBlock | null {
   for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === node) return e as ViewBlock;
   return null;
