@@ -26,6 +26,19 @@ export interface JoinSpec<R = AlphaMatch> {
    * compared field first); only `matches` reads it, to list a memory in CLIPS's bucket order.
    */
   readonly clipsHash: ((t: Token) => readonly Value[]) | null;
+  /**
+   * The equality-tested pairs in hashing order: which token value each reads (its place) and
+   * that value's hash read from a right match. A not node whose join includes its parent not
+   * node's hashes a match by its parent's pairs with these (see BlockingNode.viewOf).
+   */
+  readonly parts: readonly JoinPart<R>[] | null;
+}
+
+/** One equality-tested pair of a join (see JoinSpec.parts). */
+export interface JoinPart<R = AlphaMatch> {
+  /** The token value's place (its pattern and read), equal in two joins reading one variable. */
+  readonly place: string;
+  readonly rightHash: (am: R) => number;
 }
 
 /** The top of the beta network: one empty token every rule starts from. */

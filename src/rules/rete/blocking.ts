@@ -23,9 +23,11 @@ import {
   removeChildrenBelow,
   removeChildrenFrom,
   type Token,
+  type TokenExt,
   type TokenSource,
   type Unblockable,
   unlinkBlock,
+  unlinkExt,
 } from "./memory.js";
 
 /** What a blocking node's right memory holds. */
@@ -47,6 +49,15 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
   detached = false;
   /** Holds the records of tokens that lost their blocker while their own fact goes. */
   private readonly held: Blocker = { blocks: null };
+  /**
+   * Set for a not/exists node right below a passing not/exists node whose join variables its
+   * own include (see {@link NegativeNode.viewParent}): its left memory is then a view of the
+   * parent's (the tokens the parent passes now, found in the parent's bucket for a match's
+   * hash by the parent's pairs, `viewHash`), so it keeps no entry per token, and a block record
+   * only for a blocked one, on the token's `ext` list.
+   */
+  viewOf: NegativeNode | null = null;
+  viewHash: ((am: R) => number) | null = null;
   constructor(
     readonly memory: HashChains<R>,
     readonly spec: JoinSpec<R>,
@@ -81,6 +92,13 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
 
   leftActivate(t: Token): void {
     const hash = this.spec.leftHash === null ? 0 : this.spec.leftHash(t);
+    if (this.viewOf !== null) {
+      const conflict = this.firstConflict(t, hash, null);
+      const b = conflict === null ? null : new ViewBlock(t, this);
+      if (b !== null) linkBlock(b, conflict as R);
+      if ((conflict !== null) === this.exists) this.pass(t, b);
+      return;
+    }
     const h = this.left.add(t, hash);
     const am = this.firstConflict(t, hash, null);
     if (am) linkBlock(this.recordOf(h, t), am);
@@ -88,32 +106,61 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
   }
 
   leftRemove(t: Token): void {
+    if (this.viewOf !== null) {
+      // The parent hands on only what it passed, so `t` is in the view.
+      const b = viewRecord(t, this);
+      if (b !== null) {
+        unlinkBlock(b);
+        unlinkExt(t, b);
+      }
+      if (this.passes && (b !== null && b.am !== null) === this.exists) this.forget(t);
+      return;
+    }
     const h = this.left.holder(t);
     if (h === null) return;
     const b = h.aux as Block | null;
     const passed = this.passes && (b !== null && b.am !== null) === this.exists;
     if (b) unlinkBlock(b);
     this.left.removeHeld(t, h);
-    if (passed) {
-      // The children took `t` itself: they forget it too (its children are removed by the caller).
-      const kids = this.children;
-      for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
+    if (passed) this.forget(t);
+  }
+
+  /** The children took `t` itself: they forget it too (its children are removed by the caller). */
+  private forget(t: Token): void {
+    const kids = this.children;
+    for (let i = 0; i < kids.length; i++) (kids[i] as LeftInput).leftRemove(t);
+  }
+
+  /** The live tokens the node holds (its left memory, or the view of its parent's). */
+  heldTokens(): Token[] {
+    const view = this.viewOf;
+    const out: Token[] = [];
+    if (view === null) {
+      for (const e of this.left.chains.all()) if (!e.token.dead) out.push(e.token);
+    } else {
+      for (const e of view.left.chains.all()) if (view.passedAt(e.token) > 0) out.push(e.token);
     }
+    return out;
   }
 
   /** The live tokens a passing node hands on now, oldest first (to prime a new child). */
   passed(): Token[] {
-    const out: Token[] = [];
-    for (const e of this.left.chains.all()) if (this.passedAt(e.token) > 0) out.push(e.token);
+    const out = this.heldTokens().filter((t) => this.passedAt(t) > 0);
     return out.sort((a, b) => this.passedAt(a) - this.passedAt(b));
   }
 
   /** When the node last passed `t` on (a token `seq`), or 0 when it does not pass it now. */
   passedAt(t: Token): number {
     if (t.dead) return 0;
-    const h = this.left.holder(t);
-    if (h === null) return 0;
-    const b = h.aux as Block | null;
+    let b: Block | null;
+    if (this.viewOf !== null) {
+      if (this.viewOf.passedAt(t) === 0) return 0;
+      b = viewRecord(t, this);
+    } else {
+      const h = this.left.holder(t);
+      if (h === null) return 0;
+      b = h.aux as Block | null;
+    }
     if ((b !== null && b.am !== null) !== this.exists) return 0;
     return b !== null && b.passedAt > 0 ? b.passedAt : t.seq;
   }
@@ -145,6 +192,10 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
 
   /** A new right-memory match blocks (not) or passes (exists) the tokens it joins with. */
   rightActivate(am: R): void {
+    if (this.viewOf !== null) {
+      this.rightActivateView(am, this.viewOf);
+      return;
+    }
     const spec = this.spec;
     const hash = am.hash;
     for (let e = this.left.chains.first(hash); e !== null; e = e.next) {
@@ -159,6 +210,38 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
     }
   }
 
+  /**
+   * {@link rightActivate} over the view: the tokens the parent passes in its bucket for the
+   * match, taken in the order this node's own memory would hold them (newest passed first: the
+   * parent's bucket is in the order it took them, and one it passed again comes later).
+   */
+  private rightActivateView(am: R, view: NegativeNode): void {
+    const spec = this.spec;
+    const hash = (this.viewHash as (am: R) => number)(am);
+    const found = viewScratch;
+    const base = found.length;
+    for (let e = view.left.chains.first(hash); e !== null; e = e.next) {
+      if (e.hash !== hash) continue;
+      const t = e.token;
+      const up = (e as Held).aux as Block | null;
+      if (t.dead || (up !== null && up.am !== null) !== view.exists) continue;
+      const known = viewRecord(t, this);
+      if ((known !== null && known.am !== null) || !joins(spec, t, am)) continue;
+      found.push(t, up !== null && up.passedAt > 0 ? up.passedAt : t.seq);
+    }
+    const n = (found.length - base) >> 1;
+    if (n > 1) sortNewestFirst(found, base, n);
+    for (let i = 0; i < n; i++) {
+      const t = found[base + 2 * i] as Token;
+      if (t.dead) continue;
+      const b = viewRecord(t, this) ?? new ViewBlock(t, this);
+      linkBlock(b, am);
+      if (this.exists) this.pass(t, b);
+      else this.takeBack(t);
+    }
+    found.length = base;
+  }
+
   unblock(b: Block, gone: Blocker): void {
     const t = b.token;
     if (this.detached || t.dead) return;
@@ -168,7 +251,9 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
       if (this.passes) linkBlock(b, this.held);
       return;
     }
-    const next = this.firstConflict(t, this.left.hashOf(t), gone);
+    const hash =
+      this.viewOf === null ? this.left.hashOf(t) : (this.spec.leftHash as (t: Token) => number)(t);
+    const next = this.firstConflict(t, hash, gone);
     if (next) {
       linkBlock(b, next);
       return;
@@ -178,8 +263,57 @@ abstract class BlockingNode<R extends RightMatch<R>> extends BetaNode implements
   }
 }
 
+/**
+ * A view node's block record, kept on its token's `ext` list (`memory` names the node) only
+ * while the token is in the view and was blocked once.
+ */
+class ViewBlock implements Block, TokenExt {
+  am: Blocker | null = null;
+  prev: Block | null = null;
+  next: Block | null = null;
+  passedAt = 0;
+  extNext: TokenExt | null;
+  /** The node (as TokenExt.memory, so an `ext` walk finds the record by its node). */
+  readonly memory: object;
+  constructor(
+    readonly token: Token,
+    readonly node: Unblockable,
+  ) {
+    this.memory = node;
+    this.extNext = token.ext;
+    token.ext = this;
+  }
+}
+
+/** `node`'s block record on `t` (a view node's), or null. */
+function viewRecord(t: Token, node: object): ViewBlock | null {
+  for (let e = t.ext; e !== null; e = e.extNext) if (e.memory === node) return e as ViewBlock;
+  return null;
+}
+
+/** Candidates of a view's right activation: token, then when its node took it (re-entrant). */
+const viewScratch: (Token | number)[] = [];
+
+/** Sorts the `n` (token, time) pairs from `base` by time, newest first (stable: few, small). */
+function sortNewestFirst(a: (Token | number)[], base: number, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const t = a[base + 2 * i] as Token;
+    const at = a[base + 2 * i + 1] as number;
+    let j = i - 1;
+    while (j >= 0 && (a[base + 2 * j + 1] as number) < at) {
+      a[base + 2 * (j + 1)] = a[base + 2 * j] as Token;
+      a[base + 2 * (j + 1) + 1] = a[base + 2 * j + 1] as number;
+      j--;
+    }
+    a[base + 2 * (j + 1)] = t;
+    a[base + 2 * (j + 1) + 1] = at;
+  }
+}
+
 /** `(not pattern)` or `(exists pattern)`: the right side is an alpha memory. */
 export class NegativeNode extends BlockingNode<AlphaMatch> implements LeftInput, RightInput {
+  /** Set when the node's parent passes tokens on: it takes a token later than it was made. */
+  fedLate = false;
   constructor(
     readonly alpha: AlphaNode,
     spec: JoinSpec,
@@ -191,6 +325,25 @@ export class NegativeNode extends BlockingNode<AlphaMatch> implements LeftInput,
 
   /** Retraction is handled through the match's block list (see {@link unblock}). */
   rightRetract(): void {}
+
+  /**
+   * Makes the node's left memory a view of `parent`'s (see BlockingNode.viewOf) when that keeps
+   * its order: `parent` passes the tokens themselves, took each when it was made (no passing
+   * node above it), holds none yet (a primed one took them in another order), and `hash` reads
+   * a match's hash by the parent's join pairs. What primes either node later undoes it
+   * ({@link ownMemory}, before they hold a token).
+   */
+  viewParent(parent: NegativeNode, hash: (am: AlphaMatch) => number): void {
+    if (!parent.passes || parent.fedLate || parent.left.chains.size > 0) return;
+    this.viewOf = parent;
+    this.viewHash = hash;
+  }
+
+  /** Keeps a left memory of its own from now on (the node holds no token yet). */
+  ownMemory(): void {
+    this.viewOf = null;
+    this.viewHash = null;
+  }
 }
 
 /** A match of a not/exists group's sub-network, held in its nand join's right memory. */

@@ -148,7 +148,15 @@ export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<G
   const locs = externals.map((name) => scope.get(name) as VarLoc);
   const key = locs.map((loc) => `${loc.slot}:${loc.key}`).join(",");
   if (locs.length === 0) {
-    return { key, leftHash: null, rightHash: null, keyEq: null, test: null, clipsHash: null };
+    return {
+      key,
+      leftHash: null,
+      rightHash: null,
+      keyEq: null,
+      test: null,
+      clipsHash: null,
+      parts: null,
+    };
   }
   const reads = locs.map(outerRead);
   const n = reads.length;
@@ -170,6 +178,7 @@ export function nandJoin(externals: readonly string[], scope: Scope): JoinSpec<G
     },
     test: null,
     clipsHash: clipsHashOf(locs, false),
+    parts: null,
   };
 }
 

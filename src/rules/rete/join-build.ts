@@ -5,7 +5,7 @@
  */
 import { type Compiled, compileExpr, type Frame } from "../evaluate.js";
 import { FALSE, type Value, valuesEqual } from "../values.js";
-import type { JoinSpec } from "./beta.js";
+import type { JoinPart, JoinSpec } from "./beta.js";
 import { directTests } from "./direct-tests.js";
 import { directIndex, exprKey, type FieldPos, getterKey, litKey } from "./field-place.js";
 import { combineHash, valueHash } from "./hash.js";
@@ -105,7 +105,43 @@ export function buildJoin(ctx: Context): JoinSpec {
         true,
       )
     : null;
-  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test, clipsHash };
+  const parts = pairs.map((p) => {
+    const read = ctx.reads[p.slot] as FieldRead;
+    const at = directIndex(read);
+    const rightHash =
+      at === undefined
+        ? (am: AlphaMatch) => valueHash(read(am.fact, am.marks))
+        : (am: AlphaMatch) => am.hashes[at] as number;
+    return { place: `${p.outer.slot}:${p.outer.key}`, rightHash };
+  });
+  return { key: keyParts.join(";"), leftHash, rightHash, keyEq, test, clipsHash, parts };
+}
+
+/**
+ * A match's hash by the pairs `by` (a parent join's), read with `spec`'s own pairs, or null when
+ * `spec` does not compare every value `by` does: a token joining the match hashes to it in the
+ * parent's memory. Folded as {@link hashJoin} folds a token's hash, in the pairs' order.
+ */
+export function hashByParts(
+  by: readonly JoinPart[],
+  spec: JoinSpec,
+): ((am: AlphaMatch) => number) | null {
+  const own = spec.parts ?? [];
+  const reads: ((am: AlphaMatch) => number)[] = [];
+  for (const part of by) {
+    const same = own.find((o) => o.place === part.place);
+    if (!same) return null;
+    reads.push(same.rightHash);
+  }
+  const n = reads.length;
+  if (n === 0) return null;
+  const first = reads[0] as (am: AlphaMatch) => number;
+  if (n === 1) return first;
+  return (am) => {
+    let h = first(am);
+    for (let i = 1; i < n; i++) h = combineHash(h, (reads[i] as (am: AlphaMatch) => number)(am));
+    return h;
+  };
 }
 
 /**

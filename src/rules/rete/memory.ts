@@ -300,7 +300,8 @@ export function removeToken(t: Token): void {
   }
 }
 
-function unlinkExt(t: Token, x: TokenExt): void {
+/** Takes `x` off `t`'s `ext` list. */
+export function unlinkExt(t: Token, x: TokenExt): void {
   let before: TokenExt | null = null;
   for (let e = t.ext; e !== null; before = e, e = e.extNext) {
     if (e !== x) continue;

@@ -13,6 +13,7 @@ import { type AlphaJoin, AlphaNet } from "./alpha-net.js";
 import { JoinNode, RootNode, type TerminalHooks, TerminalNode, TestNode } from "./beta.js";
 import { NandNode, NegativeNode } from "./blocking.js";
 import { type Negation, nandExternals, nandJoin, negationOf } from "./groups.js";
+import { hashByParts } from "./join-build.js";
 import { type LeftInput, outputOf, removeToken, type TokenSource } from "./memory.js";
 import { compilePattern } from "./pattern.js";
 import { exprVars, type Scope, tokenReader } from "./pattern-context.js";
@@ -466,6 +467,7 @@ export class Network {
             ? new JoinNode(alpha, cp.join)
             : new NegativeNode(alpha, cp.join, negated, passes);
         made.depth = depth + 1;
+        if (made instanceof NegativeNode) viewIfIncluded(made, parent);
         return this.alphas.hang(made, stop);
       },
       b,
@@ -596,4 +598,17 @@ function onlyTests(ce: CE): boolean {
     default:
       return ce.ces.every(onlyTests);
   }
+}
+
+/**
+ * Gives a new not/exists node below a passing one a view of its parent's memory when its join
+ * compares every value the parent's does (BlockingNode.viewOf): one entry per token fewer.
+ */
+function viewIfIncluded(node: NegativeNode, parent: TokenSource): void {
+  const passer = (parent instanceof NegativeNode || parent instanceof NandNode) && parent.passes;
+  node.fedLate = passer;
+  const parts = parent instanceof NegativeNode ? parent.spec.parts : null;
+  if (!passer || parts === null || !(parent instanceof NegativeNode)) return;
+  const hash = hashByParts(parts, node.spec);
+  if (hash !== null) node.viewParent(parent, hash);
 }

@@ -29,6 +29,14 @@ export function primeFromSibling(node: LeftInput, parent: TokenSource, ctx: Prim
   const sibling = parent.children.find((c) => c !== node && !ctx.fresh.has(c));
   if (!sibling) return;
   const tokens = heldBy(sibling, parent, ctx.root);
+  if (tokens.length > 0) {
+    // A view's order is that of the tokens' making and passing: one primed takes them in
+    // another order, so the node and the views of it keep memories of their own.
+    if (node instanceof NegativeNode) node.ownMemory();
+    for (const c of (node as Partial<TokenSource>).children ?? []) {
+      if (c instanceof NegativeNode && c.viewOf === node) c.ownMemory();
+    }
+  }
   const upto = lastTokenSeq();
   if (node instanceof TerminalNode || node instanceof TestNode) node.primed = { tokens, upto };
   const order = new WeakMap<Token, number>();
@@ -57,13 +65,12 @@ export function enteredAt(node: LeftInput, t: Token, made: number): number {
  * ones it was primed with, so its memory is rebuilt from that.
  */
 export function heldBy(sibling: LeftInput, parent: TokenSource, root: Token): Token[] {
-  if (
-    sibling instanceof JoinNode ||
-    sibling instanceof NegativeNode ||
-    sibling instanceof NandNode
-  ) {
+  if (sibling instanceof JoinNode) {
     const tokens = live([...sibling.left.chains.all()].map((e) => e.token));
     return inClipsOrder(sibling, parent, tokens, sibling.spec.clipsHash, true);
+  }
+  if (sibling instanceof NegativeNode || sibling instanceof NandNode) {
+    return inClipsOrder(sibling, parent, sibling.heldTokens(), sibling.spec.clipsHash, true);
   }
   if ("nand" in sibling) {
     const nand = (sibling as NandInput).nand;
