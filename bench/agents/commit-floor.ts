@@ -7,13 +7,18 @@
  */
 import { join } from "node:path";
 import {
-  BLOB_COLUMNS,
-  CHECKPOINT_COLUMNS,
+  blobValues,
+  checkpointValues,
   UPSERT_THREAD,
-  WRITE_COLUMNS,
+  writeValues,
 } from "../../src/checkpoint/durable/commit-sql.js";
 import type { CommitBatch } from "../../src/checkpoint/durable/rows.js";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
+import {
+  INSERT_BLOB,
+  INSERT_CHECKPOINT,
+  INSERT_WRITE,
+} from "../../src/checkpoint/sqlite/sqlite-runner.js";
 import { openStore } from "../../src/store/index.js";
 import { type Figures, measure, medianFigures } from "../lib/report.js";
 
@@ -52,18 +57,12 @@ export async function commitFloor(
     const begin = database.prepare("BEGIN IMMEDIATE");
     const end = database.prepare("COMMIT");
     const upsert = database.prepare(UPSERT_THREAD);
-    const insertWrite = database.prepare(
-      `INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertBlob = database.prepare(
-      `INSERT INTO state_checkpoint_blobs (${BLOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertCheckpoint = database.prepare(
-      `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insertWrite = database.prepare(INSERT_WRITE);
+    const insertBlob = database.prepare(INSERT_BLOB);
+    const insertCheckpoint = database.prepare(INSERT_CHECKPOINT);
     let replayed = 0;
-    /** One captured run's commits again, under a thread id of its own. */
-    const replay = (commits: readonly CommitBatch[]): void => {
+    /** One captured run's commits again, under a thread id of its own (each row's first value). */
+    const replay = (commits: readonly ReplayBatch[]): void => {
       const thread = `floor-${replayed++}`;
       let first = true;
       for (const batch of commits) {
@@ -72,61 +71,23 @@ export async function commitFloor(
           // The thread row as the saver writes it: upserted by a thread's first commit.
           if (first) upsert.get(thread, batch.now, batch.now, batch.ownerId, batch.now);
           first = false;
-          for (const w of t.writes)
-            insertWrite.run(
-              thread,
-              w.checkpointNs,
-              w.checkpointId,
-              w.taskId,
-              w.idx,
-              w.taskPath,
-              w.channel,
-              w.valueJson,
-              w.valueHash,
-            );
-          for (const b of t.blobs)
-            insertBlob.run(
-              thread,
-              b.checkpointNs,
-              b.channel,
-              b.seq,
-              b.version,
-              b.encoding,
-              b.baseSeq,
-              b.chainCount,
-              b.valueJson,
-              b.valueHash,
-            );
-          for (const c of t.checkpoints)
-            insertCheckpoint.run(
-              thread,
-              c.checkpointNs,
-              c.id,
-              c.seq,
-              c.parentId,
-              c.formatVersion,
-              c.step,
-              c.source,
-              c.checkpointJson,
-              c.channelSeqsJson,
-              c.metadataJson,
-              c.createdAt,
-              c.belowLatest,
-            );
+          for (const row of t.writes) insertWrite.run(onThread(row, thread));
+          for (const row of t.blobs) insertBlob.run(onThread(row, thread));
+          for (const row of t.checkpoints) insertCheckpoint.run(onThread(row, thread));
         }
         end.run();
       }
     };
     const result = new Map<Mode, Figures>();
     for (const mode of modes) {
-      const runs: CommitBatch[][] = [];
+      const runs: ReplayBatch[][] = [];
       for (let i = 0; i < CAPTURED_RUNS; i++) {
         batches = [];
         await agentRun(`capture-${mode}-${i}`, mode);
-        runs.push(batches);
+        runs.push(batches.map(toReplay));
       }
       const replayRound = () => {
-        for (let i = 0; i < REPLAYS_PER_ROUND; i++) replay(runs[i % runs.length] as CommitBatch[]);
+        for (let i = 0; i < REPLAYS_PER_ROUND; i++) replay(runs[i % runs.length] as ReplayBatch[]);
       };
       replayRound();
       const figures: Figures[] = [];
@@ -139,4 +100,30 @@ export async function commitFloor(
     await capture.close();
     await floor.close();
   }
+}
+
+/** A captured commit with each row's parameters built once, the thread id first (replaced). */
+interface ReplayBatch {
+  now: number;
+  ownerId: string;
+  threads: { writes: unknown[][]; blobs: unknown[][]; checkpoints: unknown[][] }[];
+}
+
+/** The saver's own value lists (commit-sql.ts), so the floor binds exactly what Keel binds. */
+function toReplay(batch: CommitBatch): ReplayBatch {
+  return {
+    now: batch.now,
+    ownerId: batch.ownerId,
+    threads: batch.threads.map((t) => ({
+      writes: t.writes.map((w) => ["", ...writeValues(w)]),
+      blobs: t.blobs.map((b) => ["", ...blobValues(b)]),
+      checkpoints: t.checkpoints.map((c) => ["", ...checkpointValues(c)]),
+    })),
+  };
+}
+
+/** The row's parameters under `thread` (in place: nothing is allocated while the floor runs). */
+function onThread(row: unknown[], thread: string): unknown[] {
+  row[0] = thread;
+  return row;
 }

@@ -14,9 +14,9 @@ import {
 import type { CommitBatch, NewCheckpointRow, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 
-const INSERT_WRITE = `INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${WRITE_CONFLICT}`;
-const INSERT_BLOB = `INSERT INTO state_checkpoint_blobs (${BLOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_CHECKPOINT = `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const INSERT_WRITE = `INSERT INTO state_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ${WRITE_CONFLICT}`;
+export const INSERT_BLOB = `INSERT INTO state_checkpoint_blobs (${BLOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export const INSERT_CHECKPOINT = `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 // The checkpoint row, written only when the thread's lease allows (CHECK_THREAD_LEASE).
 const INSERT_CHECKPOINT_IF_LEASED = `INSERT INTO state_checkpoints (${CHECKPOINT_COLUMNS})

@@ -74,60 +74,49 @@ export function toolCallValues(r: ToolCallsTable): (string | number | null)[] {
 }
 
 /**
- * The columns every new (`attempted`) call writes the same, as SQL: no outcome yet, and its
- * request on the row rather than in an artifact (`020_ledger_write_path.sql`). The SQLite insert
- * writes them into its text and binds only the rest (`attemptedValues`).
+ * The columns every new (`attempted`) call writes the same: no outcome yet, and its request on
+ * the row rather than in an artifact (`020_ledger_write_path.sql`). The SQLite insert writes them
+ * into its text (`ATTEMPTED_CONSTANTS`) and binds only the rest (`attemptedValues`).
  */
-export const ATTEMPTED_CONSTANTS: Partial<Record<keyof ToolCallsTable, string>> = {
-  request_artifact_id: "NULL",
-  status: "'attempted'",
-  latency_ms: "NULL",
-  result_status: "NULL",
-  response_hash: "NULL",
-  result_artifact_id: "NULL",
-  error_json: "NULL",
-  resolved_at: "NULL",
+const ATTEMPTED_FIXED: Partial<Record<keyof ToolCallsTable, string | null>> = {
+  request_artifact_id: null,
+  status: "attempted",
+  latency_ms: null,
+  result_status: null,
+  response_hash: null,
+  result_artifact_id: null,
+  error_json: null,
+  resolved_at: null,
 };
+
+/** `ATTEMPTED_FIXED` as SQL literals. */
+export const ATTEMPTED_CONSTANTS: Partial<Record<keyof ToolCallsTable, string>> =
+  Object.fromEntries(
+    Object.entries(ATTEMPTED_FIXED).map(([column, value]) => [
+      column,
+      value === null ? "NULL" : `'${value}'`,
+    ]),
+  );
+
+// Positions in `TOOL_CALL_COLUMNS` order: `toolCallValues` reads the row by name once, and a
+// new call's values are picked from that list by index (no lookup by a varying name).
+const FIXED_AT = TOOL_CALL_COLUMNS.flatMap((column, at) =>
+  column in ATTEMPTED_FIXED ? [[at, ATTEMPTED_FIXED[column] ?? null] as const] : [],
+);
+const BOUND_AT = TOOL_CALL_COLUMNS.flatMap((column, at) => (column in ATTEMPTED_FIXED ? [] : [at]));
 
 /**
  * A new call's values for the columns `ATTEMPTED_CONSTANTS` leaves to bind, in
- * `TOOL_CALL_COLUMNS` order; refuses a row that is not a new call's (a test checks the order).
+ * `TOOL_CALL_COLUMNS` order; refuses a row that is not a new call's.
  */
 export function attemptedValues(r: ToolCallsTable): (string | number | null)[] {
-  if (
-    r.status !== "attempted" ||
-    r.request_artifact_id !== null ||
-    r.latency_ms !== null ||
-    r.result_status !== null ||
-    r.response_hash !== null ||
-    r.result_artifact_id !== null ||
-    r.error_json !== null ||
-    r.resolved_at !== null
-  ) {
-    throw new KeelError("INTERNAL", `Tool call "${r.id}" is not a new call's row.`);
+  const all = toolCallValues(r);
+  for (const [at, value] of FIXED_AT) {
+    if (all[at] !== value) {
+      throw new KeelError("INTERNAL", `Tool call "${r.id}" is not a new call's row.`);
+    }
   }
-  return [
-    r.id,
-    r.trace_id,
-    r.task_id,
-    r.step_id,
-    r.event_id,
-    r.connector_id,
-    r.tool_name,
-    r.tool_version,
-    r.action,
-    r.request_hash,
-    r.idempotency_key,
-    r.risk_level,
-    r.autonomy_level,
-    r.created_at,
-    r.updated_at,
-    r.cost_estimate,
-    r.lease_owner,
-    r.lease_expires_at,
-    r.request_json,
-    r.live_key,
-  ];
+  return BOUND_AT.map((at) => all[at] as string | number | null);
 }
 
 /**
