@@ -98,6 +98,7 @@ export class ToolLedger {
   /** This ledger's calls whose tools are running, by id: their leases are renewed. */
   readonly #inFlight = new Map<string, ToolCallsTable>();
   #renewal: NodeJS.Timeout | undefined;
+  readonly #envelopes = new WeakMap<RegisteredTool, Envelope>();
 
   constructor(options: ToolLedgerOptions) {
     this.#store = options.store;
@@ -224,8 +225,26 @@ export class ToolLedger {
     // walked, and the envelope's canonical JSON is written in its sorted key order.
     const redactedInput = redactValue(input);
     const redacted = { tool: tool.id, version: tool.spec.version, action, input: redactedInput };
-    const json = `{"action":${jsonText(action)},"input":${canonicalJson(redactedInput)},"tool":${jsonText(tool.id)},"version":${jsonText(tool.spec.version)}}`;
+    const envelope = this.#envelope(tool, action);
+    const json = `${envelope.head}${canonicalJson(redactedInput)}${envelope.tail}`;
     return { redacted, json, hash: sha256Hex(json) };
+  }
+
+  /**
+   * A tool's request envelope as JSON text before and after its input, for the last action it
+   * was called with: quoted once, not on every call.
+   */
+  #envelope(tool: RegisteredTool, action: string): Envelope {
+    let envelope = this.#envelopes.get(tool);
+    if (envelope === undefined || envelope.action !== action) {
+      envelope = {
+        action,
+        head: `{"action":${jsonText(action)},"input":`,
+        tail: `,"tool":${jsonText(tool.id)},"version":${jsonText(tool.spec.version)}}`,
+      };
+      this.#envelopes.set(tool, envelope);
+    }
+    return envelope;
   }
 
   /** A recorded call and its result. */
@@ -637,6 +656,13 @@ export class ToolLedger {
       throw new KeelError("STORE_CORRUPT", `Tool call "${row.id}" succeeded without a result.`);
     return { toolCall: toolCallFromRow(row), result, output, replayed: true };
   }
+}
+
+/** A request's canonical JSON around its input (`ToolLedger.hashRequest`), for one action. */
+interface Envelope {
+  action: string;
+  head: string;
+  tail: string;
 }
 
 /** What a worker learned after its call moved on. */
