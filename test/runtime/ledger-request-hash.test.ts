@@ -31,9 +31,16 @@ describe("the ledger's request hash", () => {
     const world: World = { lines: [], calls: 0 };
     const tools = testTools(world);
     const ledger = new ToolLedger({ store, tools, audit: new AuditWriter(store) });
-    const tool = tools.get("test.append");
+    // Tools and actions interleaved: the ledger quotes a tool's envelope once per action.
     for (const input of INPUTS) {
-      for (const action of ["append", 'odd "action"']) {
+      for (const [name, action] of [
+        ["test.append", "append"],
+        ["test.read", "read"],
+        ["test.append", 'odd "action"'],
+        ["test.append", 'odd "action"'],
+        ["test.read", "append"],
+      ] as const) {
+        const tool = tools.get(name);
         const envelope = { tool: tool.id, version: tool.spec.version, action, input };
         const expected = canonicalJson(redactSecrets(envelope));
         const got = ledger.hashRequest(tool, input, action);

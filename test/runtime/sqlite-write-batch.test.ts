@@ -93,11 +93,34 @@ describe("sqliteBatchedWrite: group commit on SQLite", () => {
       tools: testTools(world),
       audit: new AuditWriter(store),
     });
-    const outcomes = await appendAtOnce(ledger, 8);
+    // Tools answering through a promise, so that the calls are under way together.
+    const outcomes = await appendAtOnce(ledger, 8, "test.append_later");
     expect(outcomes.map((o) => o.toolCall.status)).toEqual(Array(8).fill("succeeded"));
     expect(world.calls).toBe(8);
     // Each call commits twice on its own; together their attempts and outcomes share commits.
     expect(walCommits(path)).toBeLessThan(16);
+    expect((await verifyAuditLog(store)).ok).toBe(true);
+  });
+
+  it("a lone ledgered call of a synchronous tool is committed before `call` returns", async () => {
+    const { store, db, path } = await fresh("batch_ledger_sync");
+    const world: World = { lines: [], calls: 0 };
+    const ledger = new ToolLedger({
+      store,
+      tools: testTools(world),
+      audit: new AuditWriter(store),
+    });
+    const status = db.prepare("SELECT status FROM state_tool_calls WHERE idempotency_key = ?");
+    // Nothing in it waits: its writes and the tool answer at once, and no promise is awaited
+    // before its outcome is committed.
+    const outcomes = appendAtOnce(ledger, 3);
+    expect(world.lines).toEqual(["line 0", "line 1", "line 2"]);
+    for (const key of ["key-0", "key-1", "key-2"]) {
+      expect(status.pluck().get(key)).toBe("succeeded");
+    }
+    // So calls made at once one after another with such tools never overlap: two commits each.
+    expect(walCommits(path)).toBe(6);
+    expect((await outcomes).map((o) => o.replayed)).toEqual([false, false, false]);
     expect((await verifyAuditLog(store)).ok).toBe(true);
   });
 });

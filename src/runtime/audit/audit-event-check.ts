@@ -63,8 +63,7 @@ export function checkAuditEvent(
     isUuidOrNull(event.refs.step_id) &&
     isUuidOrNull(event.refs.tool_call_id) &&
     isUuidOrNull(event.refs.approval_id) &&
-    typeof event.type === "string" &&
-    DOTTED.test(event.type) &&
+    isDotted(event.type) &&
     typeof event.summary === "string" &&
     event.summary.length > 0 &&
     OUTCOMES.has(event.outcome) &&
@@ -108,6 +107,18 @@ function isTimestamp(value: unknown): boolean {
   if (value === lastTimestamp) return true;
   if (typeof value !== "string" || !TIMESTAMP.test(value)) return false;
   lastTimestamp = value;
+  return true;
+}
+
+// The last two types that matched: a ledgered call's two events alternate between two types.
+let lastType = "";
+let priorType = "";
+
+function isDotted(value: unknown): boolean {
+  if (value === lastType || value === priorType) return value !== "";
+  if (typeof value !== "string" || !DOTTED.test(value)) return false;
+  priorType = lastType;
+  lastType = value;
   return true;
 }
 

@@ -33,10 +33,10 @@ export function prepared(db: SqliteHandle, sql: string): BetterSqlite3.Statement
  * synchronous transaction, and it runs at once.
  */
 export function sqliteWrite<T>(store: Store, db: SqliteHandle, fn: () => T): Promise<T> {
-  // Not an async function: the common case settles in one step (a ledgered call makes two).
-  if (!db.inTransaction) {
+  // Not an async function: the common case settles in one step.
+  if (sqliteIdle(db)) {
     try {
-      return Promise.resolve(immediate(db)(fn));
+      return Promise.resolve(sqliteWriteNow(db, fn));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -50,6 +50,19 @@ export function sqliteWrite<T>(store: Store, db: SqliteHandle, fn: () => T): Pro
     }
     return immediate(db)(fn);
   });
+}
+
+/** Whether no transaction is open on the connection: `sqliteWriteNow` may run (see `sqliteWrite`). */
+export function sqliteIdle(db: SqliteHandle): boolean {
+  return !db.inTransaction;
+}
+
+/**
+ * `fn` as one `BEGIN IMMEDIATE … COMMIT` at once, its value returned (a throw rolls it back and
+ * propagates): `sqliteWrite` without the promise, for a caller that checked `sqliteIdle` first.
+ */
+export function sqliteWriteNow<T>(db: SqliteHandle, fn: () => T): T {
+  return immediate(db)(fn);
 }
 
 function immediate(db: SqliteHandle): Immediate {

@@ -13,6 +13,7 @@ import { type SeenLease, seenLease } from "./call-lease.js";
 import { toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWriteFailed } from "./ledger-write-errors.js";
 import type { AttemptWrite, LedgerWrites } from "./ledger-writes.js";
+import { type MaybePromise, thenNow } from "./maybe-promise.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
 
 type Entry = Pick<AuditEntry, "type" | "summary" | "outcome" | "payload">;
@@ -90,28 +91,14 @@ export class LedgerRecorder {
    * Commits `attempted` (with the redacted request on the row) before the effect — unless a live
    * (not failed) call with the same tool and key exists, which is returned instead with nothing
    * written. `requestJson` is the canonical JSON of the redacted request (what `requestHash`
-   * hashes).
+   * hashes). At once when the write is (no promise, and a throw propagates), else a promise.
    */
   attemptUnlessLive(
     tool: RegisteredTool,
     request: ToolCallRequest,
     requestJson: string,
     requestHash: string,
-  ): Promise<{ row: ToolCallsTable; recorded: boolean }> {
-    try {
-      return this.#attempt(tool, request, requestJson, requestHash);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** `attemptUnlessLive` as one promise chain (no async frame: a promise less a call). */
-  #attempt(
-    tool: RegisteredTool,
-    request: ToolCallRequest,
-    requestJson: string,
-    requestHash: string,
-  ): Promise<{ row: ToolCallsTable; recorded: boolean }> {
+  ): MaybePromise<{ row: ToolCallsTable; recorded: boolean }> {
     const now = this.#clock.now();
     const row: ToolCallsTable = {
       id: this.#newId(),
@@ -149,7 +136,8 @@ export class LedgerRecorder {
       summary: `${tool.id}: ${row.action} attempted${row.cost_estimate === null ? "" : ` (cost estimate ${row.cost_estimate})`}`,
       outcome: "info",
     });
-    return this.#writes.attemptUnlessLive(row, record).then(
+    return thenNow(
+      () => this.#writes.attemptUnlessLive(row, record),
       (written: AttemptWrite) =>
         "live" in written
           ? { row: written.live, recorded: false }
@@ -160,12 +148,13 @@ export class LedgerRecorder {
     );
   }
 
+  /** Records the outcome (see `#transitionRow`: at once when the write is). */
   recordSucceeded(
     row: ToolCallsTable,
     output: unknown,
     latencyMs: number | null,
     entry: Entry,
-  ): Promise<{ toolCall: ToolCall; result: ToolResult }> {
+  ): MaybePromise<{ toolCall: ToolCall; result: ToolResult }> {
     const now = this.#clock.now();
     const artifact = this.#artifact("tool-result", output, now);
     return this.#transition(
@@ -190,7 +179,7 @@ export class LedgerRecorder {
     detail: ErrorDetail,
     latencyMs: number | null,
     entry: Entry,
-  ): Promise<{ toolCall: ToolCall; result: ToolResult }> {
+  ): MaybePromise<{ toolCall: ToolCall; result: ToolResult }> {
     const now = this.#clock.now();
     const artifact = this.#artifact("tool-error", detail, now);
     return this.#transition(
@@ -258,7 +247,7 @@ export class LedgerRecorder {
     changes: Partial<ToolCallsTable> & { status: ToolCallStatus },
     artifact: ArtifactsTable,
     entry: Entry,
-  ): Promise<{ toolCall: ToolCall; result: ToolResult }> {
+  ): MaybePromise<{ toolCall: ToolCall; result: ToolResult }> {
     return this.#transitionRow(row, changes, artifact, entry, undefined, (updated) => {
       const result = toolResultFromRow(updated);
       if (!result) {
@@ -273,7 +262,8 @@ export class LedgerRecorder {
 
   /**
    * Moves a row on if it is still where we last saw it, with its audit event in the same commit;
-   * `then` maps the moved row (one promise chain, no async frame: a call makes fewer promises).
+   * `then` maps the moved row — at once when the write is done at once (no promise), else after
+   * it. A refused transition is a rejected promise.
    */
   #transitionRow<T = ToolCallsTable>(
     row: ToolCallsTable,
@@ -282,7 +272,7 @@ export class LedgerRecorder {
     entry: Entry,
     lease?: SeenLease,
     then: (updated: ToolCallsTable) => T = (updated) => updated as T,
-  ): Promise<T> {
+  ): MaybePromise<T> {
     let updated: ToolCallsTable;
     let record: AuditRecord;
     try {
@@ -292,7 +282,8 @@ export class LedgerRecorder {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#writes.transition(updated, row.status, artifact, record, lease).then(
+    return thenNow(
+      () => this.#writes.transition(updated, row.status, artifact, record, lease),
       (moved) => {
         if (!moved) {
           throw new KeelError(

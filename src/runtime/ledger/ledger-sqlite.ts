@@ -3,7 +3,13 @@ import { insertArtifactSqlite } from "../artifacts/artifact-sqlite.js";
 import type { AuditRecord } from "../audit/audit-record.js";
 import { appendAuditSqlite } from "../audit/audit-sqlite.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
-import { prepared, type SqliteHandle, sqliteWrite } from "../db/sqlite-native.js";
+import {
+  prepared,
+  type SqliteHandle,
+  sqliteIdle,
+  sqliteWrite,
+  sqliteWriteNow,
+} from "../db/sqlite-native.js";
 import { sqliteBatchedWrite } from "../db/sqlite-write-batch.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
@@ -16,6 +22,7 @@ import {
   TOOL_CALL_COLUMNS,
 } from "./ledger-columns.js";
 import type { AttemptWrite, LedgerWrites, UnknownClaim } from "./ledger-writes.js";
+import { catchNow, type MaybePromise } from "./maybe-promise.js";
 
 // `live_key` is set exactly while the call is not failed (a CHECK): the partial unique index.
 const FIND_LIVE = "SELECT * FROM state_tool_calls WHERE tool_name = ? AND live_key = ?";
@@ -52,11 +59,18 @@ WHERE id = ? AND status = 'unknown' AND lease_owner IS ? AND lease_expires_at IS
 /** Thrown inside a transition to roll it back when the row had moved on. */
 class Moved extends Error {}
 
+/** A transition's answer when its write was refused: false when the row had moved on. */
+function movedOn(error: unknown): false {
+  if (error instanceof Moved) return false;
+  throw error;
+}
+
 /**
  * The ledger on SQLite's native connection: cached prepared statements, and each write committed
- * before its promise settles (under WAL with `synchronous = NORMAL`, a commit appends the changed
- * pages to the log without an fsync; it survives a killed process). While several calls are
- * under way, their writes share commits (`sqliteBatchedWrite`), each under its own savepoint.
+ * before its result is seen (under WAL with `synchronous = NORMAL`, a commit appends the changed
+ * pages to the log without an fsync; it survives a killed process). A lone call's write is done
+ * at once and its result returned, without a promise. While several calls are under way, their
+ * writes share commits (`sqliteBatchedWrite`), each under its own savepoint.
  */
 export class SqliteLedgerWrites implements LedgerWrites {
   readonly #store: Store;
@@ -69,14 +83,18 @@ export class SqliteLedgerWrites implements LedgerWrites {
     this.#concurrent = concurrent;
   }
 
-  /** One commit of its own, or shared with the writes of the other calls under way. */
-  #write<T>(write: () => T): Promise<T> {
-    return this.#concurrent()
-      ? sqliteBatchedWrite(this.#store, this.#db, write)
+  /**
+   * One commit of its own — at once when the connection is free (a throw propagates) —, or shared
+   * with the writes of the other calls under way.
+   */
+  #write<T>(write: () => T): MaybePromise<T> {
+    if (this.#concurrent()) return sqliteBatchedWrite(this.#store, this.#db, write);
+    return sqliteIdle(this.#db)
+      ? sqliteWriteNow(this.#db, write)
       : sqliteWrite(this.#store, this.#db, write);
   }
 
-  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite> {
+  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): MaybePromise<AttemptWrite> {
     const db = this.#db;
     // Looked up under the write lock: no other process can record the key in between.
     return this.#write(() => {
@@ -97,23 +115,24 @@ export class SqliteLedgerWrites implements LedgerWrites {
     artifact: ArtifactsTable | null,
     audit: AuditRecord,
     lease?: SeenLease,
-  ): Promise<boolean> {
+  ): MaybePromise<boolean> {
     const db = this.#db;
     const seen = lease ? [lease.owner, lease.expiresAt] : [];
-    return this.#write(() => {
-      // The artifact first: the row's foreign key to it is checked at once.
-      if (artifact) insertArtifactSqlite(db, artifact);
-      const { changes } = prepared(
-        db,
-        updateCallSql(next.status === "failed", lease !== undefined),
-      ).run(...mutableValues(next), next.id, from, ...seen);
-      if (changes !== 1) throw new Moved();
-      appendAuditSqlite(db, audit);
-      return true;
-    }).catch((error: unknown) => {
-      if (error instanceof Moved) return false;
-      throw error;
-    });
+    return catchNow(
+      () =>
+        this.#write(() => {
+          // The artifact first: the row's foreign key to it is checked at once.
+          if (artifact) insertArtifactSqlite(db, artifact);
+          const { changes } = prepared(
+            db,
+            updateCallSql(next.status === "failed", lease !== undefined),
+          ).run(...mutableValues(next), next.id, from, ...seen);
+          if (changes !== 1) throw new Moved();
+          appendAuditSqlite(db, audit);
+          return true;
+        }),
+      movedOn,
+    );
   }
 
   async renewLease(id: string, owner: string, expiresAt: number): Promise<boolean> {
@@ -139,8 +158,8 @@ export class SqliteLedgerWrites implements LedgerWrites {
         return seq;
       });
     } catch (error) {
-      if (error instanceof Moved) return null;
-      throw error;
+      movedOn(error);
+      return null;
     }
   }
 }

@@ -2,11 +2,14 @@ import type { AuditRecord } from "../audit/audit-record.js";
 import type { ToolCallStatus } from "../contracts/enums.js";
 import type { ArtifactsTable, ToolCallsTable } from "../db/tables.js";
 import type { SeenLease } from "./call-lease.js";
+import type { MaybePromise } from "./maybe-promise.js";
 
 /**
  * The ledger's writes, one implementation per dialect on the driver underneath (no query
  * builder on the hot path). Each write is one commit holding the ledger change, its artifact
- * and the audit event that records it: both happen or neither does.
+ * and the audit event that records it: both happen or neither does. A call's two writes give
+ * their result at once when they are done at once (SQLite, nothing else under way), a promise
+ * otherwise; either way the write is committed before its result is seen.
  */
 export interface LedgerWrites {
   /**
@@ -15,7 +18,7 @@ export interface LedgerWrites {
    * and that row is returned. One write instead of a lookup and a write (one round trip on
    * Postgres).
    */
-  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): Promise<AttemptWrite>;
+  attemptUnlessLive(call: ToolCallsTable, audit: AuditRecord): MaybePromise<AttemptWrite>;
   /**
    * Rewrites the row to `next` if its status is still `from` (so a late answer from a process
    * that recovery gave up on cannot overwrite what recovery wrote), with the outcome's artifact
@@ -28,7 +31,7 @@ export interface LedgerWrites {
     artifact: ArtifactsTable | null,
     audit: AuditRecord,
     lease?: SeenLease,
-  ): Promise<boolean>;
+  ): MaybePromise<boolean>;
   /**
    * Extends the lease of an `attempted` call this owner holds; false when the call is no longer
    * `attempted` or no longer this owner's.

@@ -21,6 +21,7 @@ import { admitToolCall, admittedQuietly, auditRefusal } from "./ledger-admission
 import { LedgerRecorder } from "./ledger-recorder.js";
 import { findCall, toolCallFromRow, toolResultFromRow } from "./ledger-rows.js";
 import { ledgerWritesFor } from "./ledger-writes-for.js";
+import { catchNow, type MaybePromise, thenNow } from "./maybe-promise.js";
 import { type Redactor, redactSecrets, redactValue } from "./redact.js";
 import { assertSettleable, assertSettledOutput } from "./settle-check.js";
 import type { ToolCallRequest } from "./tool-call-request.js";
@@ -97,6 +98,7 @@ export class ToolLedger {
   /** This ledger's calls whose tools are running, by id: their leases are renewed. */
   readonly #inFlight = new Map<string, ToolCallsTable>();
   #renewal: NodeJS.Timeout | undefined;
+  readonly #envelopes = new WeakMap<RegisteredTool, Envelope>();
 
   constructor(options: ToolLedgerOptions) {
     this.#store = options.store;
@@ -122,17 +124,19 @@ export class ToolLedger {
 
   /** Calls a tool through the ledger (see the class comment for what happens when). */
   async call(request: ToolCallRequest): Promise<ToolCallOutcome> {
-    // One async frame for the whole call (each promise costs a call more where an
-    // AsyncLocalStorage is enabled, as in every agent run).
+    // One async frame for the whole call, its only promise on SQLite when nothing else is under
+    // way: the writes and a synchronous tool give their answers at once (each promise costs a
+    // call more where an AsyncLocalStorage is enabled, as in every agent run).
     this.#active += 1;
     try {
-      return await this.#call(request);
+      const outcome = this.#call(request);
+      return outcome instanceof Promise ? await outcome : outcome;
     } finally {
       this.#active -= 1;
     }
   }
 
-  #call(request: ToolCallRequest): Promise<ToolCallOutcome> {
+  #call(request: ToolCallRequest): MaybePromise<ToolCallOutcome> {
     const tool = admittedQuietly(this.#tools, request);
     return tool === undefined
       ? admitToolCall(this.#tools, this.#audit, request).then((admitted) =>
@@ -141,19 +145,19 @@ export class ToolLedger {
       : this.#admitted(tool, request);
   }
 
-  #admitted(tool: RegisteredTool, request: ToolCallRequest): Promise<ToolCallOutcome> {
+  #admitted(tool: RegisteredTool, request: ToolCallRequest): MaybePromise<ToolCallOutcome> {
     const { json: requestJson, hash: requestHash } = this.hashRequest(
       tool,
       request.input,
       request.action ?? tool.spec.name,
     );
-    return this.#recorder
-      .attemptUnlessLive(tool, request, requestJson, requestHash)
-      .then((attempt) =>
+    return thenNow(
+      () => this.#recorder.attemptUnlessLive(tool, request, requestJson, requestHash),
+      (attempt) =>
         attempt.recorded
           ? this.#run(tool, attempt.row, request)
           : this.#live(tool, attempt.row, request, requestHash),
-      );
+    );
   }
 
   /** The key already has a live call: the same request or a conflict, then by its status. */
@@ -221,8 +225,26 @@ export class ToolLedger {
     // walked, and the envelope's canonical JSON is written in its sorted key order.
     const redactedInput = redactValue(input);
     const redacted = { tool: tool.id, version: tool.spec.version, action, input: redactedInput };
-    const json = `{"action":${jsonText(action)},"input":${canonicalJson(redactedInput)},"tool":${jsonText(tool.id)},"version":${jsonText(tool.spec.version)}}`;
+    const envelope = this.#envelope(tool, action);
+    const json = `${envelope.head}${canonicalJson(redactedInput)}${envelope.tail}`;
     return { redacted, json, hash: sha256Hex(json) };
+  }
+
+  /**
+   * A tool's request envelope as JSON text before and after its input, for the last action it
+   * was called with: quoted once, not on every call.
+   */
+  #envelope(tool: RegisteredTool, action: string): Envelope {
+    let envelope = this.#envelopes.get(tool);
+    if (envelope === undefined || envelope.action !== action) {
+      envelope = {
+        action,
+        head: `{"action":${jsonText(action)},"input":`,
+        tail: `,"tool":${jsonText(tool.id)},"version":${jsonText(tool.spec.version)}}`,
+      };
+      this.#envelopes.set(tool, envelope);
+    }
+    return envelope;
   }
 
   /** A recorded call and its result. */
@@ -328,16 +350,28 @@ export class ToolLedger {
     return this.get(toolCallId);
   }
 
-  async #run(
+  #run(
     tool: RegisteredTool,
     row: ToolCallsTable,
     request: ToolCallRequest,
-  ): Promise<ToolCallOutcome> {
+  ): MaybePromise<ToolCallOutcome> {
     const started = this.#clock.now();
     // A worker frozen between its claim and here (a stopped process, a long pause) does not act:
     // once half its lease may have passed, the claim is re-checked against the ledger first
     // (`TOOL_CALL_LATE`, audited, when it is lost). Sooner, nobody can have taken the call.
-    if (tool.hasEffects && this.#claimMayHaveLapsed(row, started)) await this.#checkClaim(row);
+    if (tool.hasEffects && this.#claimMayHaveLapsed(row, started)) {
+      return this.#checkClaim(row).then(() => this.#perform(tool, row, request, started));
+    }
+    return this.#perform(tool, row, request, started);
+  }
+
+  /** Runs the tool and records its outcome; a synchronous tool's, at once when the write is. */
+  #perform(
+    tool: RegisteredTool,
+    row: ToolCallsTable,
+    request: ToolCallRequest,
+    started: number,
+  ): MaybePromise<ToolCallOutcome> {
     this.#holdLease(row);
     let output: unknown;
     try {
@@ -348,103 +382,142 @@ export class ToolLedger {
         fence: row.fence === null ? 0 : Number(row.fence),
         checkClaim: () => this.#checkClaim(row),
       });
-      // Awaited only when it is a promise (or thenable): a synchronous tool's answer is
-      // recorded without the promises an await makes.
-      if (isThenable(output)) output = await output;
     } catch (error) {
-      this.#inFlight.delete(row.id);
-      // The tool found its claim lost before acting (already audited): nothing to record.
-      if (error instanceof KeelError && error.code === "TOOL_CALL_LATE") throw error;
-      const latency = Math.max(0, this.#clock.now() - started);
-      const definite = error instanceof ToolFailure || !tool.hasEffects;
-      if (!definite) {
-        await this.#orLate(row, { outcome: "unknown", error: describe(error) }, () =>
-          this.#recorder.markUnknown(
-            row,
-            `the tool threw without saying whether the effect happened: ${describe(error)}`,
-            latency,
-          ),
-        );
-        throw new KeelError(
-          "TOOL_CALL_UNKNOWN",
-          `Tool "${tool.id}" failed in a way that leaves its effect in doubt; the call is recorded unknown.`,
-          {
-            cause: error,
-            details: { toolCallId: row.id, tool: tool.id },
-            hint: tool.retrySafe
-              ? "The tool is retry-safe: calling again with the same idempotency key runs it again."
-              : settleHint(row),
-          },
-        );
-      }
-      const detail: ErrorDetail =
-        error instanceof ToolFailure
-          ? {
-              code: error.code,
-              message: error.message,
-              retryable: error.retryable,
-              details: error.details,
-            }
-          : { code: "TOOL_ERROR", message: describe(error), retryable: true, details: {} };
-      await this.#orLate(row, { outcome: "failed", error: detail }, () =>
-        this.#recorder.recordFailed(row, detail, latency, {
-          type: "tool_call.failed",
-          summary: `${tool.id}: ${row.action} failed (${detail.code}): ${detail.message}`,
-          outcome: "failure",
-        }),
-      );
-      throw new KeelError("TOOL_CALL_FAILED", `Tool "${tool.id}" failed: ${detail.message}`, {
-        cause: error,
-        details: { toolCallId: row.id, tool: tool.id, error: detail },
-        hint: detail.retryable
-          ? "The step's retry policy may run it again."
-          : "Fix the cause; retrying will not help.",
-      });
+      return this.#threw(tool, row, error, started);
     }
+    // Awaited only when it is a promise (or thenable): a synchronous tool's answer is recorded
+    // without the promises an await makes.
+    if (!isThenable(output)) return this.#answered(tool, row, output, started);
+    return Promise.resolve(output).then(
+      (answer) => this.#answered(tool, row, answer, started),
+      (error: unknown) => this.#threw(tool, row, error, started),
+    );
+  }
+
+  /** The tool threw (or its promise rejected): recorded failed, or unknown when in doubt. */
+  async #threw(
+    tool: RegisteredTool,
+    row: ToolCallsTable,
+    error: unknown,
+    started: number,
+  ): Promise<never> {
     this.#inFlight.delete(row.id);
+    // The tool found its claim lost before acting (already audited): nothing to record.
+    if (error instanceof KeelError && error.code === "TOOL_CALL_LATE") throw error;
     const latency = Math.max(0, this.#clock.now() - started);
-    const problems = tool.validateOutput(output);
-    if (problems.length > 0) {
-      const reason = `the output fails the tool's output schema (${problems.map((p) => `${p.path}: ${p.message}`).join("; ")})`;
-      if (tool.hasEffects) {
-        // The effect may well have happened; a bad answer is not a clean failure.
-        await this.#orLate(row, { outcome: "unknown", error: reason }, () =>
-          this.#recorder.markUnknown(row, reason, latency),
-        );
-      } else {
-        await this.#orLate(row, { outcome: "failed", error: reason }, () =>
-          this.#recorder.recordFailed(
-            row,
-            {
-              code: "TOOL_OUTPUT_INVALID",
-              message: reason,
-              retryable: false,
-              details: { problems },
-            },
-            latency,
-            { type: "tool_call.failed", summary: `${tool.id}: ${reason}`, outcome: "failure" },
-          ),
-        );
-      }
+    const definite = error instanceof ToolFailure || !tool.hasEffects;
+    if (!definite) {
+      await this.#orLate(row, { outcome: "unknown", error: describe(error) }, () =>
+        this.#recorder.markUnknown(
+          row,
+          `the tool threw without saying whether the effect happened: ${describe(error)}`,
+          latency,
+        ),
+      );
       throw new KeelError(
-        "TOOL_OUTPUT_INVALID",
-        `Tool "${tool.id}" returned output that fails its schema.`,
+        "TOOL_CALL_UNKNOWN",
+        `Tool "${tool.id}" failed in a way that leaves its effect in doubt; the call is recorded unknown.`,
         {
-          details: { toolCallId: row.id, tool: tool.id, problems },
-          hint: "Fix the tool so that its output matches output_schema.",
+          cause: error,
+          details: { toolCallId: row.id, tool: tool.id },
+          hint: tool.retrySafe
+            ? "The tool is retry-safe: calling again with the same idempotency key runs it again."
+            : settleHint(row),
         },
       );
     }
-    const recorded = await this.#orLate(row, { outcome: "succeeded", output }, () =>
-      this.#recorder.recordSucceeded(row, output, latency, {
-        type: "tool_call.succeeded",
-        summary: `${tool.id}: ${row.action} succeeded in ${latency} ms`,
-        outcome: "success",
+    const detail: ErrorDetail =
+      error instanceof ToolFailure
+        ? {
+            code: error.code,
+            message: error.message,
+            retryable: error.retryable,
+            details: error.details,
+          }
+        : { code: "TOOL_ERROR", message: describe(error), retryable: true, details: {} };
+    await this.#orLate(row, { outcome: "failed", error: detail }, () =>
+      this.#recorder.recordFailed(row, detail, latency, {
+        type: "tool_call.failed",
+        summary: `${tool.id}: ${row.action} failed (${detail.code}): ${detail.message}`,
+        outcome: "failure",
       }),
     );
-    // Named, not spread: V8 cannot cache the store of `replayed` on the spread's copy, and every
-    // call went to the runtime for it.
-    return { toolCall: recorded.toolCall, result: recorded.result, output, replayed: false };
+    throw new KeelError("TOOL_CALL_FAILED", `Tool "${tool.id}" failed: ${detail.message}`, {
+      cause: error,
+      details: { toolCallId: row.id, tool: tool.id, error: detail },
+      hint: detail.retryable
+        ? "The step's retry policy may run it again."
+        : "Fix the cause; retrying will not help.",
+    });
+  }
+
+  /** The tool answered: its output checked against its schema, then recorded. */
+  #answered(
+    tool: RegisteredTool,
+    row: ToolCallsTable,
+    output: unknown,
+    started: number,
+  ): MaybePromise<ToolCallOutcome> {
+    this.#inFlight.delete(row.id);
+    const latency = Math.max(0, this.#clock.now() - started);
+    const problems = tool.validateOutput(output);
+    if (problems.length > 0) return this.#invalidOutput(tool, row, problems, latency);
+    return thenNow(
+      () =>
+        this.#orLate(row, { outcome: "succeeded", output }, () =>
+          this.#recorder.recordSucceeded(row, output, latency, {
+            type: "tool_call.succeeded",
+            summary: `${tool.id}: ${row.action} succeeded in ${latency} ms`,
+            outcome: "success",
+          }),
+        ),
+      // Named, not spread: V8 cannot cache the store of `replayed` on the spread's copy, and
+      // every call went to the runtime for it.
+      (recorded) => ({
+        toolCall: recorded.toolCall,
+        result: recorded.result,
+        output,
+        replayed: false,
+      }),
+    );
+  }
+
+  /** The tool's output fails its schema: recorded unknown (it has effects) or failed. */
+  async #invalidOutput(
+    tool: RegisteredTool,
+    row: ToolCallsTable,
+    problems: readonly { path: string; message: string }[],
+    latency: number,
+  ): Promise<never> {
+    const reason = `the output fails the tool's output schema (${problems.map((p) => `${p.path}: ${p.message}`).join("; ")})`;
+    if (tool.hasEffects) {
+      // The effect may well have happened; a bad answer is not a clean failure.
+      await this.#orLate(row, { outcome: "unknown", error: reason }, () =>
+        this.#recorder.markUnknown(row, reason, latency),
+      );
+    } else {
+      await this.#orLate(row, { outcome: "failed", error: reason }, () =>
+        this.#recorder.recordFailed(
+          row,
+          {
+            code: "TOOL_OUTPUT_INVALID",
+            message: reason,
+            retryable: false,
+            details: { problems },
+          },
+          latency,
+          { type: "tool_call.failed", summary: `${tool.id}: ${reason}`, outcome: "failure" },
+        ),
+      );
+    }
+    throw new KeelError(
+      "TOOL_OUTPUT_INVALID",
+      `Tool "${tool.id}" returned output that fails its schema.`,
+      {
+        details: { toolCallId: row.id, tool: tool.id, problems },
+        hint: "Fix the tool so that its output matches output_schema.",
+      },
+    );
   }
 
   /**
@@ -453,9 +526,13 @@ export class ToolLedger {
    * never written over what is there, nor dropped: it is audited as `tool_call.late` (with the
    * outcome as payload) and the caller gets `TOOL_CALL_LATE`.
    */
-  #orLate<T>(row: ToolCallsTable, late: LateOutcome, write: () => Promise<T>): Promise<T> {
+  #orLate<T>(
+    row: ToolCallsTable,
+    late: LateOutcome,
+    write: () => MaybePromise<T>,
+  ): MaybePromise<T> {
     // A rejection handler rather than an async frame: the outcome's write is the hot path.
-    return write().catch(async (error: unknown) => {
+    return catchNow(write, async (error: unknown) => {
       const moved =
         error instanceof KeelError &&
         error.code === "ILLEGAL_TRANSITION" &&
@@ -579,6 +656,13 @@ export class ToolLedger {
       throw new KeelError("STORE_CORRUPT", `Tool call "${row.id}" succeeded without a result.`);
     return { toolCall: toolCallFromRow(row), result, output, replayed: true };
   }
+}
+
+/** A request's canonical JSON around its input (`ToolLedger.hashRequest`), for one action. */
+interface Envelope {
+  action: string;
+  head: string;
+  tail: string;
 }
 
 /** What a worker learned after its call moved on. */

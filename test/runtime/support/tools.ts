@@ -57,7 +57,7 @@ export function openSpec(
 }
 
 /** A registry with `test.append` (write, not retry-safe), `test.append_idem` (write, declares
- * idempotency), `test.read` (read), `test.bad_output` (write, returns garbage) and
+ * idempotency), `test.append_later` (`test.append` answering through a promise), `test.read` (read), `test.bad_output` (write, returns garbage) and
  * `test.old_append` (write, deprecated), `test.priced_append` (write, costs "0.0025"). */
 export function testTools(world: World): ToolRegistry {
   const tools = new ToolRegistry();
@@ -72,6 +72,11 @@ export function testTools(world: World): ToolRegistry {
   };
   tools.register(spec("append", "write", { permissions: ["fs:write"] }), append);
   tools.register(spec("append_idem", "write", { idempotency_key: "request_id" }), append);
+  // Answers after a turn of promises, as a tool doing I/O: calls made at once overlap.
+  tools.register(spec("append_later", "write", { permissions: ["fs:write"] }), async (input) => {
+    await Promise.resolve();
+    return append(input);
+  });
   tools.register(spec("read", "read"), () => {
     world.calls += 1;
     const failure = world.failNext;
@@ -88,15 +93,19 @@ export function testTools(world: World): ToolRegistry {
 export { ToolFailure };
 
 /**
- * `count` calls of `test.append` through `ledger` at once (one trace, keys `key-0`…), as the
- * group-commit tests of each dialect make them; resolves to their outcomes.
+ * `count` calls of `tool` (`test.append` by default) through `ledger` at once (one trace, keys
+ * `key-0`…), as the group-commit tests of each dialect make them; resolves to their outcomes.
  */
-export function appendAtOnce(ledger: ToolLedger, count: number): Promise<ToolCallOutcome[]> {
+export function appendAtOnce(
+  ledger: ToolLedger,
+  count: number,
+  tool = "test.append",
+): Promise<ToolCallOutcome[]> {
   const traceId = newId();
   return Promise.all(
     Array.from({ length: count }, (_, i) =>
       ledger.call({
-        tool: "test.append",
+        tool,
         input: { line: `line ${i}` },
         idempotencyKey: `key-${i}`,
         traceId,
