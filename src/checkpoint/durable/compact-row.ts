@@ -16,7 +16,7 @@
  */
 
 import { checkpointIdTime } from "../base/checkpoint-id.js";
-import { type CheckpointMetadata, jsonString, type Serializer } from "../base/index.js";
+import { type CheckpointMetadata, jsonSerde, jsonString, type Serializer } from "../base/index.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */
@@ -52,11 +52,64 @@ export function compactMetadata(
   if (groups === undefined) return undefined;
   let text = "{";
   for (const node in updates) {
-    const ref = refOf(groups, serde.dumps(updates[node]));
+    const update = updates[node];
+    const primitive = serde === jsonSerde ? primitiveRefOf(groups, update) : undefined;
+    if (primitive === false) return undefined;
+    const ref = primitive ?? refOf(groups, serde.dumps(update));
     if (ref === undefined) return undefined;
     text += `${text.length === 1 ? "" : ","}${jsonString(node)}:${ref}`;
   }
   return `${text}}`;
+}
+
+/**
+ * `refOf` for an update whose values are all JSON primitives (a counter, a label, a flag), with
+ * the default serializer, without writing the update's text: its text is `{`, each
+ * `"key":value` joined by `,`, `}`, so it is the text of a task's first n writes exactly when
+ * their channels are its keys in order and their texts are its values' (`dumps` of a primitive
+ * is the text JSON writes for it inside an object). `false` when no task's writes match (stored
+ * whole), undefined when the update is not such an object (compare its text).
+ */
+function primitiveRefOf(
+  groups: readonly WriteRow[][],
+  update: unknown,
+): string | false | undefined {
+  if (typeof update !== "object" || update === null || Array.isArray(update)) return undefined;
+  const proto = Object.getPrototypeOf(update);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const record = update as Record<string, unknown>;
+  let keys = 0;
+  for (const key in record) {
+    // A key starting with `$` may be the serializer's tag, which changes how the object is written.
+    if (key.charCodeAt(0) === 0x24 /* $ */ || !isJsonPrimitive(record[key])) return undefined;
+    keys++;
+  }
+  if (keys === 0) return undefined;
+  for (let task = 0; task < groups.length; task++) {
+    const members = groups[task] as WriteRow[];
+    if (members.length < keys) continue;
+    let n = 0;
+    for (const key in record) {
+      const write = members[n] as WriteRow;
+      if (write.channel !== key || (write.valueJson ?? "null") !== jsonSerde.dumps(record[key]))
+        break;
+      n++;
+    }
+    if (n === keys) return `[${task},${n}]`;
+  }
+  return false;
+}
+
+function isJsonPrimitive(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    default:
+      return value === null;
+  }
 }
 
 /**
