@@ -16,7 +16,13 @@
  */
 
 import { checkpointIdTime } from "../base/checkpoint-id.js";
-import { type CheckpointMetadata, jsonSerde, jsonString, type Serializer } from "../base/index.js";
+import {
+  type CheckpointMetadata,
+  jsonNumber,
+  jsonSerde,
+  jsonString,
+  type Serializer,
+} from "../base/index.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */
@@ -78,37 +84,41 @@ function primitiveRefOf(
   const proto = Object.getPrototypeOf(update);
   if (proto !== Object.prototype && proto !== null) return undefined;
   const record = update as Record<string, unknown>;
-  let keys = 0;
-  for (const key in record) {
+  const keys = Object.keys(record);
+  if (keys.length === 0) return undefined;
+  const texts = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     // A key starting with `$` may be the serializer's tag, which changes how the object is written.
-    if (key.charCodeAt(0) === 0x24 /* $ */ || !isJsonPrimitive(record[key])) return undefined;
-    keys++;
+    const text = key.charCodeAt(0) === 0x24 /* $ */ ? undefined : primitiveText(record[key]);
+    if (text === undefined) return undefined;
+    texts[i] = text;
   }
-  if (keys === 0) return undefined;
   for (let task = 0; task < groups.length; task++) {
     const members = groups[task] as WriteRow[];
-    if (members.length < keys) continue;
+    if (members.length < keys.length) continue;
     let n = 0;
-    for (const key in record) {
+    while (n < keys.length) {
       const write = members[n] as WriteRow;
-      if (write.channel !== key || (write.valueJson ?? "null") !== jsonSerde.dumps(record[key]))
-        break;
+      if (write.channel !== keys[n] || (write.valueJson ?? "null") !== texts[n]) break;
       n++;
     }
-    if (n === keys) return `[${task},${n}]`;
+    if (n === keys.length) return `[${task},${n}]`;
   }
   return false;
 }
 
-function isJsonPrimitive(value: unknown): boolean {
+/** The default serializer's text of a JSON primitive; undefined for anything else. */
+function primitiveText(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
+      return jsonString(value);
     case "boolean":
-      return true;
+      return value ? "true" : "false";
     case "number":
-      return Number.isFinite(value);
+      return Number.isFinite(value) ? jsonNumber(value) : undefined;
     default:
-      return value === null;
+      return value === null ? "null" : undefined;
   }
 }
 
