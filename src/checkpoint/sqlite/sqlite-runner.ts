@@ -1,12 +1,15 @@
 import type BetterSqlite3 from "better-sqlite3";
 import {
   BLOB_COLUMNS,
+  blobValues,
   CHECK_THREAD_LEASE,
   CHECKPOINT_COLUMNS,
+  checkpointValues,
   THREAD_TOUCH_INTERVAL_MS,
   UPSERT_THREAD,
   WRITE_COLUMNS,
   WRITE_CONFLICT,
+  writeValues,
 } from "../durable/commit-sql.js";
 import type { CommitBatch, NewCheckpointRow, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
@@ -34,7 +37,6 @@ export class SqliteRunner implements SqlRunner {
   private readonly commitAll: (batch: CommitBatch) => string[];
   /** A chain step's statement (`commitStep`), prepared at the first. */
   private insertIfLeased: BetterSqlite3.Statement | undefined;
-  private insertCheckpoint: BetterSqlite3.Statement | undefined;
 
   constructor(private readonly database: SqliteDatabase) {
     const commitAll = database.transaction((batch: CommitBatch) => {
@@ -125,58 +127,16 @@ export class SqliteRunner implements SqlRunner {
         this.touched.set(thread.threadId, batch.now);
       }
     }
-    // Each row's values as arguments, in its column list's order (commit-sql.ts), not an array
-    // spread into the call (see `insertLeased`).
-    if (thread.writes.length > 0) {
-      const insert = this.statement(INSERT_WRITE);
-      for (const w of thread.writes)
-        insert.run(
-          w.threadId,
-          w.checkpointNs,
-          w.checkpointId,
-          w.taskId,
-          w.idx,
-          w.taskPath,
-          w.channel,
-          w.valueJson,
-          w.valueHash,
-        );
+    for (const w of thread.writes) {
+      this.statement(INSERT_WRITE).run(w.threadId, ...writeValues(w));
     }
-    if (thread.blobs.length > 0) {
-      const insert = this.statement(INSERT_BLOB);
-      for (const b of thread.blobs)
-        insert.run(
-          b.threadId,
-          b.checkpointNs,
-          b.channel,
-          b.seq,
-          b.version,
-          b.encoding,
-          b.baseSeq,
-          b.chainCount,
-          b.valueJson,
-          b.valueHash,
-        );
+    for (const b of thread.blobs) {
+      this.statement(INSERT_BLOB).run(b.threadId, ...blobValues(b));
     }
     const checkpoints = thread.checkpoints;
     for (let i = checked ? 1 : 0; i < checkpoints.length; i++) {
       const c = checkpoints[i]!;
-      this.insertCheckpoint ??= this.statement(INSERT_CHECKPOINT);
-      this.insertCheckpoint.run(
-        c.threadId,
-        c.checkpointNs,
-        c.id,
-        c.seq,
-        c.parentId,
-        c.formatVersion,
-        c.step,
-        c.source,
-        c.checkpointJson,
-        c.channelSeqsJson,
-        c.metadataJson,
-        c.createdAt,
-        c.belowLatest,
-      );
+      this.statement(INSERT_CHECKPOINT).run(c.threadId, ...checkpointValues(c));
     }
     return true;
   }
