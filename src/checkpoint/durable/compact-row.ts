@@ -16,7 +16,13 @@
  */
 
 import { checkpointIdTime } from "../base/checkpoint-id.js";
-import { type CheckpointMetadata, jsonString, type Serializer } from "../base/index.js";
+import {
+  type CheckpointMetadata,
+  jsonNumber,
+  jsonSerde,
+  jsonString,
+  type Serializer,
+} from "../base/index.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */
@@ -52,11 +58,68 @@ export function compactMetadata(
   if (groups === undefined) return undefined;
   let text = "{";
   for (const node in updates) {
-    const ref = refOf(groups, serde.dumps(updates[node]));
+    const update = updates[node];
+    const primitive = serde === jsonSerde ? primitiveRefOf(groups, update) : undefined;
+    if (primitive === false) return undefined;
+    const ref = primitive ?? refOf(groups, serde.dumps(update));
     if (ref === undefined) return undefined;
     text += `${text.length === 1 ? "" : ","}${jsonString(node)}:${ref}`;
   }
   return `${text}}`;
+}
+
+/**
+ * `refOf` for an update whose values are all JSON primitives (a counter, a label, a flag), with
+ * the default serializer, without writing the update's text: its text is `{`, each
+ * `"key":value` joined by `,`, `}`, so it is the text of a task's first n writes exactly when
+ * their channels are its keys in order and their texts are its values' (`dumps` of a primitive
+ * is the text JSON writes for it inside an object). `false` when no task's writes match (stored
+ * whole), undefined when the update is not such an object (compare its text).
+ */
+function primitiveRefOf(
+  groups: readonly WriteRow[][],
+  update: unknown,
+): string | false | undefined {
+  if (typeof update !== "object" || update === null || Array.isArray(update)) return undefined;
+  const proto = Object.getPrototypeOf(update);
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const record = update as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 0) return undefined;
+  const texts = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    // A key starting with `$` may be the serializer's tag, which changes how the object is written.
+    const text = key.charCodeAt(0) === 0x24 /* $ */ ? undefined : primitiveText(record[key]);
+    if (text === undefined) return undefined;
+    texts[i] = text;
+  }
+  for (let task = 0; task < groups.length; task++) {
+    const members = groups[task] as WriteRow[];
+    if (members.length < keys.length) continue;
+    let n = 0;
+    while (n < keys.length) {
+      const write = members[n] as WriteRow;
+      if (write.channel !== keys[n] || (write.valueJson ?? "null") !== texts[n]) break;
+      n++;
+    }
+    if (n === keys.length) return `[${task},${n}]`;
+  }
+  return false;
+}
+
+/** The default serializer's text of a JSON primitive; undefined for anything else. */
+function primitiveText(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+      return jsonString(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "number":
+      return Number.isFinite(value) ? jsonNumber(value) : undefined;
+    default:
+      return value === null ? "null" : undefined;
+  }
 }
 
 /**

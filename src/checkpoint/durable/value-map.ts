@@ -124,8 +124,15 @@ export function sealCheckpoint(
   let map = `{"c":{${queued.entries}},"s":${queued.seenJson}`;
   if (writes.length > 0) {
     map += ',"w":[';
+    // A task's writes are consecutive: its id's JSON text is made once, not once a write.
+    let taskId = "";
+    let taskJson = "";
     for (let i = 0; i < writes.length; i++) {
       const w = writes[i]!;
+      if (i === 0 || w.taskId !== taskId) {
+        taskId = w.taskId;
+        taskJson = jsonString(taskId);
+      }
       // The value this write gave its channel is in the channel's entry or in the blob this row
       // stores for it: not written again.
       const value =
@@ -134,7 +141,7 @@ export function sealCheckpoint(
           : queued.texts?.get(w.channel) === w.valueJson
             ? ""
             : `,${jsonString(w.valueJson)}`;
-      map += `${i === 0 ? "" : ","}[${jsonString(w.taskId)},${w.idx},${jsonString(w.channel)}${value}]`;
+      map += `${i === 0 ? "" : ","}[${taskJson},${w.idx},${jsonString(w.channel)}${value}]`;
     }
     map += "]";
   }
