@@ -357,13 +357,35 @@ export class GraphLoop extends RunState implements ExecuteContext {
     alreadySaved = false,
     resuming = false,
   ): Promise<void> {
+    // Held: the input checkpoint waits in the saver's queue and commits with step 0's, one
+    // transaction instead of two (both rows as before). Only the input's own writes and routing
+    // run in between: a START branch that waits, or an error, commits it first (`release`).
+    let held = false;
     if (this.checkpointing && !isCommandInput && !alreadySaved) {
       // A new input on a paused thread starts over from START: the tasks the pause left pending
       // are dropped (their triggers consumed), as in LangGraph.js.
       const stale = this.nextTasks();
       if (stale.length > 0) applyTasks(this, stale);
-      await this.save("input", { [START]: input });
+      held = !this.trace && this.persistence.canHoldInput;
+      await this.save("input", { [START]: input }, false, held);
     }
+    if (!held) return this.startInput(input, isCommandInput, resuming, false);
+    try {
+      await this.startInput(input, isCommandInput, resuming, true);
+    } catch (error) {
+      const release = this.persistence.releaseHeld();
+      if (release) await release;
+      throw error;
+    }
+  }
+
+  /** `applyInput` once the input is saved: START's writes applied as step 0, saved. */
+  private async startInput(
+    input: unknown,
+    isCommandInput: boolean,
+    resuming: boolean,
+    held: boolean,
+  ): Promise<void> {
     const task = new Task(startNode(this.spec), "pull", 0, input, {
       checkpointId: this.persistence.checkpointId,
       ns: this.persistence.ns,
@@ -387,7 +409,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
       else {
         writeUpdate(this, task, START, input);
         const routed = routeFromStart(this, task);
-        if (routed) await routed;
+        if (routed) {
+          if (held) {
+            const release = this.persistence.releaseHeld();
+            if (release) await release;
+          }
+          await routed;
+        }
       }
     }
     // A saver not Keel's own gets START's writes against the input checkpoint, as LangGraph.js
@@ -712,8 +740,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
+    hold = false,
   ): Promise<unknown> | undefined {
-    const saving = this.persistence.save(this, source, writes, forceSync);
+    const saving = this.persistence.save(this, source, writes, forceSync, hold);
     if (!this.options.hooks.debug) return saving;
     if (!saving) return this.debugCheckpoint(source);
     return saving.then(() => this.debugCheckpoint(source));

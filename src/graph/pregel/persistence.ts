@@ -277,6 +277,7 @@ export class RunPersistence {
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
+    hold = false,
   ): Promise<unknown> | undefined {
     const threadId = this.config.configurable?.thread_id;
     // Without run metadata (the common case) one literal, in the same key order as below.
@@ -295,7 +296,26 @@ export class RunPersistence {
       this.savedTs = checkpoint.ts;
       return undefined;
     }
-    return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint, forceSync);
+    return this.putCheckpoint(
+      state,
+      metadata,
+      forceSync ? "sync" : hold ? "exit" : this.hint,
+      forceSync,
+    );
+  }
+
+  /**
+   * True when a run's input checkpoint may be held by the saver until step 0's checkpoint commits
+   * both in one transaction (see `GraphLoop.applyInput`): Keel's savers (ordered) in a mode that
+   * commits each step (`sync`, or the saver's own default); in `async` they share one anyway.
+   */
+  get canHoldInput(): boolean {
+    return this.ordered && (this.hint === "sync" || this.hint === undefined);
+  }
+
+  /** Commits a held input checkpoint now (before user code that may wait, or on an error). */
+  releaseHeld(): Promise<void> | undefined {
+    return flushSaver(this.saver!);
   }
 
   /**
