@@ -38,7 +38,10 @@ const chain = (saver: SqliteSaver | MemorySaver) =>
     .addEdge("one", "two")
     .compile({ checkpointer: saver });
 
-const sync = (thread: string) => ({ configurable: { thread_id: thread }, durability: "sync" });
+const sync = (thread: string) => ({
+  configurable: { thread_id: thread },
+  durability: "sync" as const,
+});
 
 describe("the input checkpoint shares step 0's commit", () => {
   let test: TestStore | undefined;
