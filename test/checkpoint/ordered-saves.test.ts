@@ -95,6 +95,34 @@ describe("the order of a step's saves", () => {
     }
   });
 
+  it("in `async` mode too, a save that has not settled keeps the next one waiting", async () => {
+    const { store, cleanup } = await sqliteTestStore();
+    try {
+      if (store.native.dialect !== "sqlite") throw new Error("a SQLite store");
+      const saver = new LoggingSqliteSaver({ database: store.native.database });
+      const config = { configurable: { thread_id: "t" }, durability: "async" as const };
+      const twoSteps = new StateGraph(State)
+        .addNode("one", () => ({ value: "one" }))
+        .addNode("two", () => ({ value: "two" }))
+        .addEdge(START, "one")
+        .addEdge("one", "two")
+        .compile({ checkpointer: saver });
+      expect(await twoSteps.invoke({ value: "in" }, config)).toEqual({ value: "two" });
+      expect(saver.log.calls).toEqual([
+        "put:-1",
+        "put:0",
+        "writes:value,branch:to:two",
+        "written:value,branch:to:two",
+        "put:1",
+        "writes:value",
+        "written:value",
+        "put:2",
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it("any other saver gets START's and each task's writes beside the checkpoint that follows", async () => {
     const saver = new LoggingMemorySaver();
     const config = { configurable: { thread_id: "t" }, durability: "sync" as const };
