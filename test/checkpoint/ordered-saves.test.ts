@@ -75,12 +75,20 @@ const graph = (saver: BaseCheckpointSaver) =>
     .addEdge(START, "one")
     .compile({ checkpointer: saver });
 
+/** Runs `test` with a logging SQLite saver on a fresh store. */
+async function withLoggingSqlite(test: (saver: LoggingSqliteSaver) => Promise<void>) {
+  const { store, cleanup } = await sqliteTestStore();
+  try {
+    if (store.native.dialect !== "sqlite") throw new Error("a SQLite store");
+    await test(new LoggingSqliteSaver({ database: store.native.database }));
+  } finally {
+    await cleanup();
+  }
+}
+
 describe("the order of a step's saves", () => {
-  it("a SQL saver gets the step's checkpoint once its writes settled (one transaction)", async () => {
-    const { store, cleanup } = await sqliteTestStore();
-    try {
-      if (store.native.dialect !== "sqlite") throw new Error("a SQLite store");
-      const saver = new LoggingSqliteSaver({ database: store.native.database });
+  it("a SQL saver gets the step's checkpoint once its writes settled (one transaction)", () =>
+    withLoggingSqlite(async (saver) => {
       const config = { configurable: { thread_id: "t" }, durability: "sync" as const };
       expect(await graph(saver).invoke({ value: "in" }, config)).toEqual({ value: "one" });
       expect(saver.log.calls).toEqual([
@@ -90,10 +98,29 @@ describe("the order of a step's saves", () => {
         "written:value",
         "put:1",
       ]);
-    } finally {
-      await cleanup();
-    }
-  });
+    }));
+
+  it("in `async` mode too, a save that has not settled keeps the next one waiting", () =>
+    withLoggingSqlite(async (saver) => {
+      const config = { configurable: { thread_id: "t" }, durability: "async" as const };
+      const twoSteps = new StateGraph(State)
+        .addNode("one", () => ({ value: "one" }))
+        .addNode("two", () => ({ value: "two" }))
+        .addEdge(START, "one")
+        .addEdge("one", "two")
+        .compile({ checkpointer: saver });
+      expect(await twoSteps.invoke({ value: "in" }, config)).toEqual({ value: "two" });
+      expect(saver.log.calls).toEqual([
+        "put:-1",
+        "put:0",
+        "writes:value,branch:to:two",
+        "written:value,branch:to:two",
+        "put:1",
+        "writes:value",
+        "written:value",
+        "put:2",
+      ]);
+    }));
 
   it("any other saver gets START's and each task's writes beside the checkpoint that follows", async () => {
     const saver = new LoggingMemorySaver();

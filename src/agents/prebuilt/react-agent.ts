@@ -285,10 +285,17 @@ export function createReactAgent<S extends StateDefinition = StateDefinition>(
     const llmInput = state.llmInputMessages as BaseMessage[] | undefined;
     const seen =
       llmInput !== undefined && llmInput.length > 0 ? { ...state, messages: llmInput } : state;
-    const model = await modelFor(state, config);
+    // A static model and a prompt that is not a promise are not awaited (a microtask turn and a
+    // promise each, at every model call).
+    const model = staticModel ?? (await modelFor(state, config));
     let response: AIMessage;
     try {
-      response = (await model.invoke(await input(seen, config), withStore(config))) as AIMessage;
+      const prompted = input(seen, config);
+      const messages =
+        prompted != null && typeof (prompted as { then?: unknown }).then === "function"
+          ? await prompted
+          : (prompted as BaseLanguageModelInput);
+      response = (await model.invoke(messages, withStore(config))) as AIMessage;
     } catch (error) {
       throw modelEndpointError(error, model);
     }

@@ -98,9 +98,12 @@ export class ToolNode extends Runnable<ToolNodeInput, unknown> {
         );
       if (!messages.some(isAIMessage))
         throw new Error("ToolNode only accepts AIMessages as input.");
-      outputs = await Promise.all(
-        pendingToolCalls(messages).map((call) => this.runTool(call, config, input)),
-      );
+      const calls = pendingToolCalls(messages);
+      // One call (the common case) awaited alone: no `Promise.all` around it.
+      outputs =
+        calls.length === 1
+          ? [await this.runTool(calls[0]!, config, input)]
+          : await Promise.all(calls.map((call) => this.runTool(call, config, input)));
     }
     if (!outputs.some(isCommand)) return Array.isArray(input) ? outputs : { messages: outputs };
     // Commands go out as they are; plain answers as updates beside them.

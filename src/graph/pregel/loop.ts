@@ -163,6 +163,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
   /** Aborts the running step's other tasks when one fails (see siblingsOf); per step. */
   private siblings: AbortController | undefined = undefined;
   private firstFailure: Task | undefined = undefined;
+  /** The step's lone task `execute` left running, and its place in the finishing order. */
+  private late: Task | undefined = undefined;
+  private lateSeq = 0;
   /** The caller's signal (`signal`, `timeout`), undefined when nothing can abort the run. */
   private readonly runSignal: AbortSignal | undefined;
   readonly trace: RunTrace | undefined;
@@ -354,13 +357,35 @@ export class GraphLoop extends RunState implements ExecuteContext {
     alreadySaved = false,
     resuming = false,
   ): Promise<void> {
+    // Held: the input checkpoint waits in the saver's queue and commits with step 0's, one
+    // transaction instead of two (both rows as before). Only the input's own writes and routing
+    // run in between: a START branch that waits, or an error, commits it first (`release`).
+    let held = false;
     if (this.checkpointing && !isCommandInput && !alreadySaved) {
       // A new input on a paused thread starts over from START: the tasks the pause left pending
       // are dropped (their triggers consumed), as in LangGraph.js.
       const stale = this.nextTasks();
       if (stale.length > 0) applyTasks(this, stale);
-      await this.save("input", { [START]: input });
+      held = !this.trace && this.persistence.canHoldInput;
+      await this.save("input", { [START]: input }, false, held);
     }
+    if (!held) return this.startInput(input, isCommandInput, resuming, false);
+    try {
+      await this.startInput(input, isCommandInput, resuming, true);
+    } catch (error) {
+      const release = this.persistence.releaseHeld();
+      if (release) await release;
+      throw error;
+    }
+  }
+
+  /** `applyInput` once the input is saved: START's writes applied as step 0, saved. */
+  private async startInput(
+    input: unknown,
+    isCommandInput: boolean,
+    resuming: boolean,
+    held: boolean,
+  ): Promise<void> {
     const task = new Task(startNode(this.spec), "pull", 0, input, {
       checkpointId: this.persistence.checkpointId,
       ns: this.persistence.ns,
@@ -384,7 +409,13 @@ export class GraphLoop extends RunState implements ExecuteContext {
       else {
         writeUpdate(this, task, START, input);
         const routed = routeFromStart(this, task);
-        if (routed) await routed;
+        if (routed) {
+          if (held) {
+            const release = this.persistence.releaseHeld();
+            if (release) await release;
+          }
+          await routed;
+        }
       }
     }
     // A saver not Keel's own gets START's writes against the input checkpoint, as LangGraph.js
@@ -506,7 +537,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
         hooks.updates !== undefined || hooks.values !== undefined || hooks.messages !== undefined,
         signal,
       );
-      if (running) await running;
+      if (running) {
+        await running;
+        this.lateFinished(signal);
+      }
 
       // The first task that failed decides the error (not siblings it cancelled).
       let failed: Task | undefined = this.firstFailure;
@@ -590,6 +624,10 @@ export class GraphLoop extends RunState implements ExecuteContext {
     if (limit !== undefined && tasks.length > limit)
       return this.executeLimited(tasks, limit, signal);
     let waits: Array<Promise<void>> | undefined;
+    // The one task still running, when only one is (an agent's every step): the step awaits it
+    // directly and `lateFinished` does what a `then` on it would (no `then`, no `Promise.all`).
+    let lone: Task | undefined;
+    let lonePending: Promise<void> | undefined;
     let finished = 0;
     const persistence = this.checkpointing ? this.persistence : undefined;
     // The updates stream shows each task as it finishes (as LangGraph.js's): a reader sees a
@@ -613,25 +651,60 @@ export class GraphLoop extends RunState implements ExecuteContext {
         }
         continue;
       }
-      waits ??= [];
-      waits.push(
-        trackOrder || persistence
-          ? pending.then(() => {
-              task.doneSeq = finished++;
-              // Saved as soon as it finishes, not when the whole step does; a task that
-              // finishes after the run was cancelled is not saved (as LangGraph.js): the
-              // thread stays at its last good state and the task runs again.
-              if (signal?.aborted) return;
-              persistence?.taskFinished(this, task);
-              if (task.interrupts) streamInterrupts(hooks, task);
-              else if (updates) streamUpdate(updates, task);
-            })
-          : pending,
-      );
+      if (waits === undefined && lone === undefined) {
+        lone = task;
+        lonePending = pending;
+        continue;
+      }
+      const seq = () => finished++;
+      if (waits === undefined) {
+        waits = [this.whenFinished(lone!, lonePending!, trackOrder, signal, seq)];
+        lone = undefined;
+      }
+      waits.push(this.whenFinished(task, pending, trackOrder, signal, seq));
     }
     if (finishedAtOnce && updates) for (const task of finishedAtOnce) streamUpdate(updates, task);
+    if (lone !== undefined && lonePending !== undefined) {
+      this.late = trackOrder || persistence ? lone : undefined;
+      this.lateSeq = finished;
+      return signal ? raceAbort(lonePending, signal) : lonePending;
+    }
     if (!waits) return undefined;
     return signal ? raceAbort(Promise.all(waits), signal) : Promise.all(waits);
+  }
+
+  /** `pending`, then what a task does as it finishes (see `taskDone`), when anything is to do. */
+  private whenFinished(
+    task: Task,
+    pending: Promise<void>,
+    trackOrder: boolean,
+    signal: AbortSignal | undefined,
+    seq: () => number,
+  ): Promise<void> {
+    if (!trackOrder && !this.checkpointing) return pending;
+    return pending.then(() => this.taskDone(task, seq(), signal));
+  }
+
+  /** The lone task `execute` left running, now finished: what a `then` on it would have done. */
+  private lateFinished(signal: AbortSignal | undefined): void {
+    const task = this.late;
+    if (task === undefined) return;
+    this.late = undefined;
+    this.taskDone(task, this.lateSeq, signal);
+  }
+
+  /**
+   * A task that finished after `execute` returned: saved as soon as it finishes, not when the
+   * whole step does; a task that finishes after the run was cancelled is not saved (as
+   * LangGraph.js): the thread stays at its last good state and the task runs again.
+   */
+  private taskDone(task: Task, seq: number, signal: AbortSignal | undefined): void {
+    task.doneSeq = seq;
+    if (signal?.aborted) return;
+    if (this.checkpointing) this.persistence.taskFinished(this, task);
+    const hooks = this.options.hooks;
+    if (task.interrupts) streamInterrupts(hooks, task);
+    else if (hooks.updates) streamUpdate(hooks.updates, task);
   }
 
   /**
@@ -667,8 +740,9 @@ export class GraphLoop extends RunState implements ExecuteContext {
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
+    hold = false,
   ): Promise<unknown> | undefined {
-    const saving = this.persistence.save(this, source, writes, forceSync);
+    const saving = this.persistence.save(this, source, writes, forceSync, hold);
     if (!this.options.hooks.debug) return saving;
     if (!saving) return this.debugCheckpoint(source);
     return saving.then(() => this.debugCheckpoint(source));

@@ -60,8 +60,10 @@ export class RunPersistence {
   private inflight: Array<Promise<unknown>> = [];
   /** True for a saver that takes its saves one after another (see the class comment). */
   readonly ordered: boolean;
-  /** A save known to have fulfilled (see `settleStep`). */
+  /** A save known to have fulfilled (see `settleStep`, `track`). */
   private fulfilled: Promise<unknown> | undefined;
+  /** How many saves `track` gave a handler that have not fulfilled yet (see `unsettledSave`). */
+  private unsettled = 0;
   /** The save `track` gave a handler last (see there). */
   private lastTracked: Promise<unknown> | undefined;
   /** Unordered saves: the last checkpoint `put` issued and not yet awaited (the next one follows). */
@@ -224,16 +226,13 @@ export class RunPersistence {
     const config = this.hintedConfig();
     const saver = this.saver!;
     if (!this.ordered) {
-      this.track(saver.putWrites(config, writes, task.taskId));
+      this.track(saver.putWrites(config, writes, task.taskId), true);
       return;
     }
-    const previous = this.inflight[this.inflight.length - 1];
-    // Saved after the saves already issued (a saver sees them in order); a closure only then.
-    this.track(
-      previous
-        ? previous.then(() => saver.putWrites(config, writes, task.taskId))
-        : saver.putWrites(config, writes, task.taskId),
-    );
+    const previous = this.unsettledSave();
+    // Saved after the saves still running (a saver sees them in order); a closure only then.
+    if (previous) this.track(previous.then(() => saver.putWrites(config, writes, task.taskId)));
+    else this.track(saver.putWrites(config, writes, task.taskId), true);
   }
 
   /** Saves a hand-made task's writes against the current checkpoint at once (an update's). */
@@ -278,6 +277,7 @@ export class RunPersistence {
     source: CheckpointMetadata["source"],
     writes: Record<string, unknown> | null,
     forceSync = false,
+    hold = false,
   ): Promise<unknown> | undefined {
     const threadId = this.config.configurable?.thread_id;
     // Without run metadata (the common case) one literal, in the same key order as below.
@@ -296,7 +296,26 @@ export class RunPersistence {
       this.savedTs = checkpoint.ts;
       return undefined;
     }
-    return this.putCheckpoint(state, metadata, forceSync ? "sync" : this.hint, forceSync);
+    return this.putCheckpoint(
+      state,
+      metadata,
+      forceSync ? "sync" : hold ? "exit" : this.hint,
+      forceSync,
+    );
+  }
+
+  /**
+   * True when a run's input checkpoint may be held by the saver until step 0's checkpoint commits
+   * both in one transaction (see `GraphLoop.applyInput`): Keel's savers (ordered) in a mode that
+   * commits each step (`sync`, or the saver's own default); in `async` they share one anyway.
+   */
+  get canHoldInput(): boolean {
+    return this.ordered && (this.hint === "sync" || this.hint === undefined);
+  }
+
+  /** Commits a held input checkpoint now (before user code that may wait, or on an error). */
+  releaseHeld(): Promise<void> | undefined {
+    return flushSaver(this.saver!);
   }
 
   /**
@@ -463,20 +482,43 @@ export class RunPersistence {
 
   /** Starts a save after the ones already issued (a saver sees them in order). */
   private issue(save: () => Promise<unknown>): void {
-    const previous = this.inflight[this.inflight.length - 1];
+    const previous = this.unsettledSave();
     this.track(previous ? previous.then(save) : save());
   }
 
-  private track(save: Promise<unknown>): void {
-    // A failure is raised by `drain`; until then it must not count as unhandled. Keel's savers
-    // answer every `putWrites` with one settled promise: it is given its handler once, not a
-    // new derived promise per task.
-    if (save !== this.lastTracked) {
-      save.catch(ignore);
+  /**
+   * The last save issued, unless every save issued has fulfilled (a new one then goes straight
+   * to the saver: in `async` mode the step's saves are long done when the next one comes, and a
+   * `then` per save was two promises and a microtask turn each).
+   */
+  private unsettledSave(): Promise<unknown> | undefined {
+    return this.unsettled === 0 ? undefined : this.inflight[this.inflight.length - 1];
+  }
+
+  /**
+   * Records an issued save. `writes`: a `putWrites` answer, which Keel's savers make one shared
+   * settled promise: once known fulfilled it needs no handler again (a put's answer is new).
+   */
+  private track(save: Promise<unknown>, writes = false): void {
+    if (save !== this.fulfilled && save !== this.lastTracked) {
       this.lastTracked = save;
+      this.unsettled += 1;
+      // A failure is raised by `drain`; until then it must not count as unhandled. A rejected
+      // save stays unsettled: every later one is chained after it, and is not issued.
+      const fulfilled = writes
+        ? () => {
+            this.unsettled -= 1;
+            this.fulfilled = save;
+          }
+        : this.putFulfilled;
+      save.then(fulfilled, ignore);
     }
     this.inflight.push(save);
   }
+
+  private readonly putFulfilled = (): void => {
+    this.unsettled -= 1;
+  };
 
   /**
    * What settles when every save issued so far has, and rejects if any did. Ordered saves are

@@ -110,12 +110,21 @@ if (dialect === "sqlite") {
   close = () => pool.end();
 }
 
-// Kill points around each save; `durable <id>` once the step is durable.
+// Kill points around each save; `durable <id>` once the step is durable. A put the engine asks
+// the saver to hold (a run's input checkpoint, `durability: "exit"`) is durable once the next
+// `sync` put returns: that commit takes it with its own step.
 const put = saver.put.bind(saver);
+const held: string[] = [];
 saver.put = async (...args: Parameters<DurableSaver["put"]>) => {
   killPoint("put");
   const saved = await put(...args);
-  process.stdout.write(`durable ${saved.configurable?.checkpoint_id}\n`);
+  const id = saved.configurable?.checkpoint_id;
+  const durability = args[0].durability;
+  if (durability !== undefined && durability !== "sync") held.push(String(id));
+  else {
+    for (const earlier of held.splice(0)) process.stdout.write(`durable ${earlier}\n`);
+    process.stdout.write(`durable ${id}\n`);
+  }
   killPoint("durable");
   return saved;
 };
