@@ -16,7 +16,7 @@ import pg from "pg";
 import { PostgresSaver, SqliteSaver } from "../../src/checkpoint/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { createTestDatabase } from "../../test/support/postgres.js";
-import { type Figures, measure, medianFigures, warmUp } from "../lib/report.js";
+import { type Figures, measure, medianFigures, warmUntilSteady } from "../lib/report.js";
 import { postgresFloor, sameSqliteSettings, sqliteFloor } from "./floor.js";
 import { CHAIN_LENGTH, type Invokable, keelChain } from "./graphs.js";
 import { NoopSaver } from "./noop-saver.js";
@@ -39,9 +39,9 @@ async function rounds(
   floor: () => Promise<Figures>,
 ): Promise<{ keel: Figures; floor: Figures; engine: Figures }> {
   const engine = keelChain(new NoopSaver());
-  await warmUp(() => microsPerStep(keel));
-  await warmUp(floor);
-  await warmUp(() => microsPerStep(engine));
+  await warmUntilSteady(() => microsPerStep(keel));
+  await warmUntilSteady(floor);
+  await warmUntilSteady(() => microsPerStep(engine));
   const samples = { keel: [] as Figures[], floor: [] as Figures[], engine: [] as Figures[] };
   for (let round = 0; round < ROUNDS; round++) {
     samples.keel.push(await microsPerStep(keel));

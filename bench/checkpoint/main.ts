@@ -36,7 +36,7 @@ import {
   median,
   medianFigures,
   printTable,
-  warmUp,
+  warmUntilSteady,
 } from "../lib/report.js";
 import { walFramesOf } from "../runtime/wal-frames.js";
 import {
@@ -81,8 +81,8 @@ async function alternating(
   peer: Invokable,
   durability: Durability = "sync",
 ): Promise<Measured> {
-  await warmUp(() => microsPerStep(keel, durability));
-  await warmUp(() => microsPerStep(peer, durability));
+  await warmUntilSteady(() => microsPerStep(keel, durability));
+  await warmUntilSteady(() => microsPerStep(peer, durability));
   const samples: Record<keyof Measured, Figures[]> = { keel: [], peer: [] };
   for (let round = 0; round < ROUNDS; round++) {
     samples.keel.push(await microsPerStep(keel, durability));
