@@ -384,23 +384,28 @@ export interface QueuedThread {
  */
 export function sealThread(serde: Serializer, queued: QueuedThread): ThreadBatch {
   const writes = queued.repeated ? dedupeWrites(queued.writes) : queued.writes;
-  const loose: WriteRow[] = [];
-  const checkpoints: NewCheckpointRow[] = [];
+  let loose: WriteRow[] = [];
+  let checkpoints: NewCheckpointRow[];
   const only = queued.checkpoints.length === 1 ? queued.checkpoints[0] : undefined;
-  if (only !== undefined || queued.checkpoints.length === 0) {
-    // The common case (a chain step, or writes alone) without the grouping maps below.
-    const inline: WriteRow[] = [];
-    for (const write of writes) {
-      if (
-        only !== undefined &&
-        write.checkpointId === only.parentId &&
-        write.checkpointNs === only.checkpointNs
-      )
-        inline.push(write);
-      else loose.push(write);
+  if (only === undefined && queued.checkpoints.length === 0) {
+    checkpoints = [];
+    loose = writes;
+  } else if (only !== undefined) {
+    // The common case (a chain step) without the grouping maps below; when every write is the
+    // parent's (a chain step's are), the queued array is the row's as is (no copy).
+    let inline = writes;
+    for (let i = 0; i < writes.length; i++) {
+      const write = writes[i] as WriteRow;
+      if (write.checkpointId === only.parentId && write.checkpointNs === only.checkpointNs) {
+        if (inline !== writes) inline.push(write);
+      } else {
+        if (inline === writes) inline = writes.slice(0, i);
+        loose.push(write);
+      }
     }
-    if (only !== undefined) checkpoints.push(sealCheckpoint(serde, only, inline));
+    checkpoints = [sealCheckpoint(serde, only, inline)];
   } else {
+    checkpoints = [];
     const byParent = new Map<string, WriteRow[]>();
     for (const checkpoint of queued.checkpoints) {
       if (checkpoint.parentId !== null)
