@@ -23,6 +23,7 @@ import {
   jsonString,
   type Serializer,
 } from "../base/index.js";
+import { keyJson } from "./key-json.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */
@@ -63,7 +64,7 @@ export function compactMetadata(
     if (primitive === false) return undefined;
     const ref = primitive ?? refOf(groups, serde.dumps(update));
     if (ref === undefined) return undefined;
-    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:${ref}`;
+    text += `${text.length === 1 ? "" : ","}${keyJson(node)}:${ref}`;
   }
   return `${text}}`;
 }
@@ -139,7 +140,7 @@ function refOf(groups: ReadonlyArray<readonly WriteRow[]>, update: string): stri
         if (update.charCodeAt(at) !== 0x2c /* , */) break;
         at += 1;
       }
-      const key = jsonString(write.channel);
+      const key = keyJson(write.channel);
       if (!update.startsWith(key, at) || update.charCodeAt(at + key.length) !== 0x3a /* : */) break;
       at += key.length + 1;
       const value = write.valueJson ?? "null";

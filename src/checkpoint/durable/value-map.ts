@@ -29,6 +29,7 @@ import {
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
+import { keyJson } from "./key-json.js";
 import type {
   CheckpointRow,
   NewCheckpointRow,
@@ -102,12 +103,12 @@ export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): s
     const versions = seen[node];
     if (versions === undefined) continue;
     if (typeof versions !== "object" || versions === null) return JSON.stringify(seen);
-    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:{`;
+    text += `${text.length === 1 ? "" : ","}${keyJson(node)}:{`;
     let first = true;
     for (const channel in versions) {
       const version = versions[channel];
       if (version === undefined) continue;
-      text += `${first ? "" : ","}${jsonString(channel)}:${jsonOf(version)}`;
+      text += `${first ? "" : ","}${keyJson(channel)}:${jsonOf(version)}`;
       first = false;
     }
     text += "}";
@@ -141,7 +142,7 @@ export function sealCheckpoint(
           : queued.texts?.get(w.channel) === w.valueJson
             ? ""
             : `,${jsonString(w.valueJson)}`;
-      map += `${i === 0 ? "" : ","}[${taskJson},${w.idx},${jsonString(w.channel)}${value}]`;
+      map += `${i === 0 ? "" : ","}[${taskJson},${w.idx},${keyJson(w.channel)}${value}]`;
     }
     map += "]";
   }
