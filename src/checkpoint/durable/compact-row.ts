@@ -23,6 +23,7 @@ import {
   jsonString,
   type Serializer,
 } from "../base/index.js";
+import { keyJson } from "./key-json.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */
@@ -63,7 +64,7 @@ export function compactMetadata(
     if (primitive === false) return undefined;
     const ref = primitive ?? refOf(groups, serde.dumps(update));
     if (ref === undefined) return undefined;
-    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:${ref}`;
+    text += `${text.length === 1 ? "" : ","}${keyJson(node)}:${ref}`;
   }
   return `${text}}`;
 }
@@ -77,7 +78,7 @@ export function compactMetadata(
  * whole), undefined when the update is not such an object (compare its text).
  */
 function primitiveRefOf(
-  groups: readonly WriteRow[][],
+  groups: ReadonlyArray<readonly WriteRow[]>,
   update: unknown,
 ): string | false | undefined {
   if (typeof update !== "object" || update === null || Array.isArray(update)) return undefined;
@@ -95,7 +96,7 @@ function primitiveRefOf(
     texts[i] = text;
   }
   for (let task = 0; task < groups.length; task++) {
-    const members = groups[task] as WriteRow[];
+    const members = groups[task] as readonly WriteRow[];
     if (members.length < keys.length) continue;
     let n = 0;
     while (n < keys.length) {
@@ -128,10 +129,10 @@ function primitiveText(value: unknown): string | undefined {
  * `update`, so no text of the writes is built (this runs at every step; the joined texts were
  * about a kilobyte of strings a step, made to be compared once and dropped).
  */
-function refOf(groups: readonly WriteRow[][], update: string): string | undefined {
+function refOf(groups: ReadonlyArray<readonly WriteRow[]>, update: string): string | undefined {
   if (update.charCodeAt(0) !== 0x7b /* { */) return undefined;
   for (let task = 0; task < groups.length; task++) {
-    const members = groups[task] as WriteRow[];
+    const members = groups[task] as readonly WriteRow[];
     let at = 1;
     for (let n = 1; n <= members.length; n++) {
       const write = members[n - 1] as WriteRow;
@@ -139,7 +140,7 @@ function refOf(groups: readonly WriteRow[][], update: string): string | undefine
         if (update.charCodeAt(at) !== 0x2c /* , */) break;
         at += 1;
       }
-      const key = jsonString(write.channel);
+      const key = keyJson(write.channel);
       if (!update.startsWith(key, at) || update.charCodeAt(at + key.length) !== 0x3a /* : */) break;
       at += key.length + 1;
       const value = write.valueJson ?? "null";
@@ -185,7 +186,10 @@ export function expandMetadata(
 type TaskWrite = Pick<WriteRow, "taskId" | "idx" | "channel" | "valueJson">;
 
 /** Each task's writes, tasks in order of first appearance; undefined when one is special. */
-function taskWrites<W extends TaskWrite>(writes: readonly W[]): W[][] | undefined {
+function taskWrites<W extends TaskWrite>(
+  writes: readonly W[],
+): ReadonlyArray<readonly W[]> | undefined {
+  if (oneTask(writes)) return [writes];
   const tasks: string[] = [];
   const groups: W[][] = [];
   for (const write of writes) {
@@ -199,6 +203,14 @@ function taskWrites<W extends TaskWrite>(writes: readonly W[]): W[][] | undefine
     (groups[task] as W[]).push(write);
   }
   return groups;
+}
+
+/** True when the writes are of one task and none is special (a chain step's: no grouping made). */
+function oneTask(writes: readonly TaskWrite[]): boolean {
+  if (writes.length === 0) return false;
+  const taskId = writes[0]?.taskId;
+  for (const write of writes) if (write.idx < 0 || write.taskId !== taskId) return false;
+  return true;
 }
 
 /** A write's `"channel":value` text, as a node's update holds it. */

@@ -1,11 +1,6 @@
-import {
-  type ChannelVersions,
-  type Checkpoint,
-  type CheckpointMetadata,
-  jsonString,
-  type Serializer,
-} from "../base/index.js";
+import type { ChannelVersions, Checkpoint, CheckpointMetadata, Serializer } from "../base/index.js";
 import { type BlobRow, encodeBlob, type LastWritten } from "./blob-codec.js";
+import { keyJson } from "./key-json.js";
 import type { PlaceState } from "./place-cache.js";
 import type { Place, PlacedBlobRow } from "./rows.js";
 import {
@@ -76,13 +71,13 @@ export function encodeStep(serde: Serializer, state: PlaceState, input: StepInpu
             inherited,
           );
     entries.set(channel, entry);
-    body += `${body === "" ? "" : ","}${jsonString(channel)}:${entry}`;
+    body += `${body === "" ? "" : ","}${keyJson(channel)}:${entry}`;
   }
   for (const channel in versions) {
     if (Object.hasOwn(values, channel)) continue;
     const entry = versionEntry(versions[channel]);
     entries.set(channel, entry);
-    body += `${body === "" ? "" : ","}${jsonString(channel)}:${entry}`;
+    body += `${body === "" ? "" : ","}${keyJson(channel)}:${entry}`;
   }
   if (entries === parentEntries) {
     // Channels of the parent this checkpoint no longer lists are not inherited by the next one.

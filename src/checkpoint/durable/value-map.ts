@@ -29,6 +29,7 @@ import {
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
+import { keyJson } from "./key-json.js";
 import type {
   CheckpointRow,
   NewCheckpointRow,
@@ -102,12 +103,12 @@ export function seenJsonOf(seen: Record<string, ChannelVersions> | undefined): s
     const versions = seen[node];
     if (versions === undefined) continue;
     if (typeof versions !== "object" || versions === null) return JSON.stringify(seen);
-    text += `${text.length === 1 ? "" : ","}${jsonString(node)}:{`;
+    text += `${text.length === 1 ? "" : ","}${keyJson(node)}:{`;
     let first = true;
     for (const channel in versions) {
       const version = versions[channel];
       if (version === undefined) continue;
-      text += `${first ? "" : ","}${jsonString(channel)}:${jsonOf(version)}`;
+      text += `${first ? "" : ","}${keyJson(channel)}:${jsonOf(version)}`;
       first = false;
     }
     text += "}";
@@ -141,7 +142,7 @@ export function sealCheckpoint(
           : queued.texts?.get(w.channel) === w.valueJson
             ? ""
             : `,${jsonString(w.valueJson)}`;
-      map += `${i === 0 ? "" : ","}[${taskJson},${w.idx},${jsonString(w.channel)}${value}]`;
+      map += `${i === 0 ? "" : ","}[${taskJson},${w.idx},${keyJson(w.channel)}${value}]`;
     }
     map += "]";
   }
@@ -384,23 +385,28 @@ export interface QueuedThread {
  */
 export function sealThread(serde: Serializer, queued: QueuedThread): ThreadBatch {
   const writes = queued.repeated ? dedupeWrites(queued.writes) : queued.writes;
-  const loose: WriteRow[] = [];
-  const checkpoints: NewCheckpointRow[] = [];
+  let loose: WriteRow[] = [];
+  let checkpoints: NewCheckpointRow[];
   const only = queued.checkpoints.length === 1 ? queued.checkpoints[0] : undefined;
-  if (only !== undefined || queued.checkpoints.length === 0) {
-    // The common case (a chain step, or writes alone) without the grouping maps below.
-    const inline: WriteRow[] = [];
-    for (const write of writes) {
-      if (
-        only !== undefined &&
-        write.checkpointId === only.parentId &&
-        write.checkpointNs === only.checkpointNs
-      )
-        inline.push(write);
-      else loose.push(write);
+  if (only === undefined && queued.checkpoints.length === 0) {
+    checkpoints = [];
+    loose = writes;
+  } else if (only !== undefined) {
+    // The common case (a chain step) without the grouping maps below; when every write is the
+    // parent's (a chain step's are), the queued array is the row's as is (no copy).
+    let inline = writes;
+    for (let i = 0; i < writes.length; i++) {
+      const write = writes[i] as WriteRow;
+      if (write.checkpointId === only.parentId && write.checkpointNs === only.checkpointNs) {
+        if (inline !== writes) inline.push(write);
+      } else {
+        if (inline === writes) inline = writes.slice(0, i);
+        loose.push(write);
+      }
     }
-    if (only !== undefined) checkpoints.push(sealCheckpoint(serde, only, inline));
+    checkpoints = [sealCheckpoint(serde, only, inline)];
   } else {
+    checkpoints = [];
     const byParent = new Map<string, WriteRow[]>();
     for (const checkpoint of queued.checkpoints) {
       if (checkpoint.parentId !== null)

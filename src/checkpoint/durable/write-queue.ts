@@ -71,10 +71,10 @@ export class WriteQueue {
       if (batch.tasks.has(task)) batch.repeated = true;
       else batch.tasks.add(task);
     }
-    for (const row of rows) {
-      if (row.idx < 0) batch.repeated = true;
-      batch.writes.push(row);
-    }
+    for (const row of rows) if (row.idx < 0) batch.repeated = true;
+    // The first call's array (the caller's own, made for this call) is taken as is: no copy.
+    if (batch.writes.length === 0) batch.writes = rows;
+    else for (const row of rows) batch.writes.push(row);
     this.pendingUnwaited = true;
     if (durability !== "exit") this.schedule();
   }
@@ -93,8 +93,11 @@ export class WriteQueue {
   ): Promise<T> | undefined {
     this.throwIfFailed(threadId);
     const batch = this.batchFor(threadId);
-    batch.checkpoints.push(checkpoint);
-    for (const blob of blobs) batch.blobs.push(blob);
+    // A step's arrays are taken as they are when they are the first (no copy, no growth).
+    if (batch.checkpoints.length === 0) batch.checkpoints = [checkpoint];
+    else batch.checkpoints.push(checkpoint);
+    if (batch.blobs.length === 0) batch.blobs = blobs;
+    else for (const blob of blobs) batch.blobs.push(blob);
     this.pendingSteps++;
     if (durability === "sync")
       return this.running === undefined
@@ -235,8 +238,9 @@ export class WriteQueue {
    * asynchronous one becomes `running`, which rejects with its failure.
    */
   private drainNow(): void {
-    const threads: ThreadBatch[] = [];
-    for (const queued of this.pending.values()) threads.push(sealThread(this.serde, queued));
+    const threads: ThreadBatch[] = new Array(this.pending.size);
+    let at = 0;
+    for (const queued of this.pending.values()) threads[at++] = sealThread(this.serde, queued);
     const steps = this.pendingSteps;
     const waiting = this.pendingWaiters;
     // A failure nobody waits for is reported by the next call; a waiter gets its own.
