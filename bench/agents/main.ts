@@ -35,6 +35,7 @@ import {
   measure,
   medianFigures,
   printTable,
+  warmUntilSteady,
 } from "../lib/report.js";
 import { commitFloor } from "./commit-floor.js";
 import { RoundsModel } from "./fake-model.js";
@@ -84,7 +85,9 @@ async function alternate(
   unitsPerRun: number,
 ): Promise<Figures[]> {
   const figures: Figures[][] = contenders.map(() => []);
-  for (const run of contenders) for (let i = 0; i < 5; i += 1) await run();
+  // Each warmed until its CPU a run stops falling: Keel's path with a saver (engine, saver,
+  // SQLite) and LangGraph.js's reach their optimised code after different numbers of runs.
+  for (const run of contenders) await warmUntilSteady(run);
   for (let round = 0; round < MEASURED_ROUNDS; round += 1) {
     for (const [index, run] of contenders.entries()) {
       figures[index]!.push(
