@@ -17,7 +17,7 @@ export {
   writeIndex,
 } from "./checkpoint.js";
 export { newCheckpointId } from "./checkpoint-id.js";
-export { jsonNumber, jsonOf, jsonString } from "./json-text.js";
+export { jsonNumber, jsonOf, jsonString, keyJson } from "./json-text.js";
 export { MemorySaver } from "./memory-saver.js";
 export {
   BaseCheckpointSaver,

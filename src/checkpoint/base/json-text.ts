@@ -30,3 +30,24 @@ export function jsonOf(value: unknown): string {
   if (typeof value === "string") return jsonString(value);
   return JSON.stringify(value) ?? "null";
 }
+
+/** Names whose JSON text `keyJson` keeps; past this it starts over (names are a graph's few). */
+const MAX_KEYS = 4096;
+const keyTexts = new Map<string, string>();
+
+/**
+ * `jsonString(name)` for a name that recurs (a channel, a node, a tool), made once per name: a
+ * step writes the same few names into its row at every step, and each fresh text was two short
+ * strings allocated a name.
+ *
+ * @example keyJson("messages") // '"messages"', from the cache after the first call
+ */
+export function keyJson(name: string): string {
+  let text = keyTexts.get(name);
+  if (text === undefined) {
+    if (keyTexts.size >= MAX_KEYS) keyTexts.clear();
+    text = jsonString(name);
+    keyTexts.set(name, text);
+  }
+  return text;
+}

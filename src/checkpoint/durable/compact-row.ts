@@ -21,9 +21,9 @@ import {
   jsonNumber,
   jsonSerde,
   jsonString,
+  keyJson,
   type Serializer,
 } from "../base/index.js";
-import { keyJson } from "./key-json.js";
 import type { CheckpointRow, WriteRow } from "./rows.js";
 
 /** The engine's metadata keys, in the order it makes them. */

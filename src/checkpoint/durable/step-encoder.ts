@@ -1,6 +1,11 @@
-import type { ChannelVersions, Checkpoint, CheckpointMetadata, Serializer } from "../base/index.js";
+import {
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  keyJson,
+  type Serializer,
+} from "../base/index.js";
 import { type BlobRow, encodeBlob, type LastWritten } from "./blob-codec.js";
-import { keyJson } from "./key-json.js";
 import type { PlaceState } from "./place-cache.js";
 import type { Place, PlacedBlobRow } from "./rows.js";
 import {

@@ -25,11 +25,11 @@ import {
   jsonNumber,
   jsonOf,
   jsonString,
+  keyJson,
   type Serializer,
 } from "../base/index.js";
 import { valueHashOf } from "./blob-codec.js";
 import { compactMetadata, isoOfId, tsOfIdIs } from "./compact-row.js";
-import { keyJson } from "./key-json.js";
 import type {
   CheckpointRow,
   NewCheckpointRow,

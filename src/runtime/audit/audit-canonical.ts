@@ -1,35 +1,14 @@
+import { jsonString, keyJson } from "../../checkpoint/base/index.js";
 import type { AuditEvent } from "../contracts/audit-event.js";
 
-/** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it looks for.
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/**
- * A free text (or null) as JSON: quoted as it is when nothing in it needs escaping (the common
- * case: a regex test instead of a call into JSON.stringify; an event's canonical JSON and chain
- * hash went from ~1.8 to ~1.6 µs), else JSON.stringify's.
- */
+/** A free text (or null) as JSON: `jsonString`'s text, `null` for null. */
 export function jsonText(text: string | null): string {
-  if (text === null) return "null";
-  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+  return text === null ? "null" : jsonString(text);
 }
 
-// The last two names quoted (a call's events repeat its tool name and connector).
-let lastName: string | null = null;
-let lastNameJson = "null";
-let priorName: string | null = null;
-let priorNameJson = "null";
-
-/** `jsonText` of a name that recurs (a tool name, a connector), remembering the last two. */
+/** `jsonText` of a name that recurs (a tool name, a connector): quoted once per name. */
 function jsonName(text: string | null): string {
-  if (text === lastName) return lastNameJson;
-  if (text === priorName) return priorNameJson;
-  const json = jsonText(text);
-  priorName = lastName;
-  priorNameJson = lastNameJson;
-  lastName = text;
-  lastNameJson = json;
-  return json;
+  return text === null ? "null" : keyJson(text);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyJson } from "../../src/checkpoint/durable/key-json.js";
+import { keyJson } from "../../src/checkpoint/base/index.js";
 
 describe("keyJson", () => {
   it("gives JSON.stringify's text, the first time and from its cache", () => {
