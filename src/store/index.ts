@@ -48,6 +48,7 @@ export {
   type NamingScope,
 } from "./naming/naming-rules.js";
 export { checkSqlKeywordCase } from "./naming/sql-keyword-case.js";
+export { noteSqliteWrites } from "./dialects/sqlite/wal-checkpointer.js";
 export { openStore } from "./open-store.js";
 export * from "./plugins/index.js";
 export {

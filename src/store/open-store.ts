@@ -112,6 +112,7 @@ export function openBackend(
         synchronous: options.synchronous ?? "NORMAL",
         busyTimeoutMs: options.busyTimeoutMs ?? 5000,
         readOnly: options.readOnly === true,
+        backgroundCheckpoint: options.backgroundCheckpoint ?? true,
       }),
     );
   }

@@ -78,6 +78,11 @@ export interface OpenStoreOptions {
   synchronous?: SqliteSynchronous;
   /** SQLite only: milliseconds a writer waits for the lock before SQLITE_BUSY (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * SQLite only: copy the write-ahead log back into the database from a worker thread (default
+   * true), so that no commit stalls the event loop for a whole checkpoint (docs/store.md).
+   */
+  backgroundCheckpoint?: boolean;
   /** Postgres only: pool size (default 10). */
   poolSize?: number;
   /**

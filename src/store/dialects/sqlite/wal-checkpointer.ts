@@ -1,0 +1,170 @@
+/**
+ * Copies a SQLite write-ahead log back into its database from a worker thread, so that the
+ * commit that crosses `wal_autocheckpoint` frames finds nearly all of them copied and synced
+ * already. Inside that commit SQLite otherwise copies the whole log (~40 MiB at 10,000 frames)
+ * and fsyncs the log and the database: 40–80 ms during which the event loop stands still, about
+ * every 700 agent rounds (docs/store.md, "WAL checkpoints"). The connection's own
+ * autocheckpoint stays as it is: it bounds the log's size and resets it, as before, but copies
+ * only what the worker has not reached yet.
+ *
+ * The worker starts only once the log has grown past one batch (most databases a test or a CLI
+ * command opens never get there): a timer looks at the log's size while the event loop turns,
+ * and heavy writers (the checkpoint saver) call `noteSqliteWrites` now and then, since a run
+ * whose steps never wait on I/O gives the timer no turn. Started, it checks the log every few
+ * milliseconds with SQLite's `NOOP` checkpoint (reads the log's header, copies nothing) and runs
+ * a `PASSIVE` checkpoint, which never blocks a writer or a reader, once a batch of frames waits.
+ */
+import { statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type { SqliteSynchronous } from "../../types.js";
+
+/** What the worker has done so far (for tests and benches). */
+export interface WalCheckpointerStats {
+  /** Whether the worker has started (the log reached one batch). */
+  readonly started: boolean;
+  /** `PASSIVE` checkpoints run. */
+  readonly passes: number;
+  /** Frames those checkpoints copied into the database. */
+  readonly framesCopied: number;
+}
+
+export interface WalCheckpointerOptions {
+  /** The database file (its log is `<path>-wal`). */
+  readonly path: string;
+  /** The connection's `synchronous`: the worker's checkpoints sync as the connection's would. */
+  readonly synchronous: SqliteSynchronous;
+  /** Frames that wait in the log before the worker copies them (and the log size that starts it). */
+  readonly batchFrames: number;
+  /** How often the log's size is looked at before the worker starts (ms). */
+  readonly watchMs?: number;
+  /** How often the started worker looks at the log (ms). */
+  readonly pollMs?: number;
+}
+
+// CommonJS run by `new Worker(…, { eval: true })`: no file to resolve under tsx, vitest or dist.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
+db.pragma("synchronous = " + workerData.synchronous);
+let passes = 0;
+let framesCopied = 0;
+const timer = setInterval(() => {
+  try {
+    const [log] = db.pragma("wal_checkpoint(NOOP)");
+    if (log.log - log.checkpointed < workerData.batchFrames) return;
+    const [done] = db.pragma("wal_checkpoint(PASSIVE)");
+    passes += 1;
+    framesCopied += Math.max(0, done.checkpointed - log.checkpointed);
+  } catch {
+    // A busy or vanished file: the connection's own autocheckpoint still copies the log.
+  }
+}, workerData.pollMs);
+parentPort.on("message", (message) => {
+  if (message === "stats") parentPort.postMessage({ passes, framesCopied });
+  if (message === "close") {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  }
+});
+`;
+
+/** The checkpointer of each open connection (`noteSqliteWrites` finds it by its database). */
+const byDatabase = new WeakMap<object, WalCheckpointer>();
+
+/**
+ * Tells the background checkpointer of `database` (if it has one) that many commits were made:
+ * it starts its worker if the log has grown past a batch. Cheap (one file stat); callers make it
+ * every hundred commits or so.
+ */
+export function noteSqliteWrites(database: object): void {
+  byDatabase.get(database)?.startIfGrown();
+}
+
+const resolveDriver = (): string => createRequire(import.meta.url).resolve("better-sqlite3");
+
+/**
+ * The background checkpointer of one SQLite connection's database file; `close()` before the
+ * connection closes, so that the connection is the last one and removes the log.
+ *
+ * @example
+ * const checkpointer = new WalCheckpointer(database, { path, synchronous: "NORMAL", batchFrames: 1250 });
+ * // … commits …
+ * await checkpointer.close();
+ */
+export class WalCheckpointer {
+  #worker: Worker | undefined;
+  #watch: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  /** `database`: the connection whose file this checkpoints (found by `noteSqliteWrites`). */
+  constructor(
+    database: object,
+    private readonly options: WalCheckpointerOptions,
+  ) {
+    byDatabase.set(database, this);
+    this.#watch = setInterval(() => this.startIfGrown(), options.watchMs ?? 250);
+    this.#watch.unref();
+  }
+
+  /** Starts the worker if the log has grown past one batch (a no-op once started or closed). */
+  startIfGrown(): void {
+    if (this.#watch === undefined) return;
+    let size: number;
+    try {
+      size = statSync(`${this.options.path}-wal`).size;
+    } catch {
+      return;
+    }
+    // A frame is a page plus its 24-byte header; 4 KiB pages are the store's (SQLite's default).
+    if (size >= this.options.batchFrames * (4096 + 24)) this.#start();
+  }
+
+  #start(): void {
+    clearInterval(this.#watch);
+    this.#watch = undefined;
+    const { path, synchronous, batchFrames, pollMs } = this.options;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver: resolveDriver(), path, synchronous, batchFrames, pollMs: pollMs ?? 5 },
+    });
+    // The process may exit without closing the store: the worker must not keep it alive.
+    worker.unref();
+    // A worker that fails (the driver cannot load there) leaves the work to the connection.
+    worker.on("error", () => {
+      if (this.#worker === worker) this.#worker = undefined;
+    });
+    this.#worker = worker;
+  }
+
+  /** What the worker has done (zeros before it starts). */
+  async stats(): Promise<WalCheckpointerStats> {
+    const worker = this.#worker;
+    if (worker === undefined) return { started: false, passes: 0, framesCopied: 0 };
+    const reply = await new Promise<{ passes: number; framesCopied: number }>((resolve) => {
+      worker.once("message", resolve);
+      worker.postMessage("stats");
+    });
+    return { started: true, ...reply };
+  }
+
+  /** Stops watching and closes the worker's connection (waits for a checkpoint under way). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#watch);
+    this.#watch = undefined;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (worker === undefined) return;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    worker.postMessage("close");
+    // A worker stuck past a checkpoint's worst case is stopped; SQLite is safe either way.
+    const stuck = setTimeout(() => void worker.terminate(), 10_000);
+    stuck.unref();
+    await exited;
+    clearTimeout(stuck);
+  }
+}
