@@ -66,10 +66,11 @@ try {
     });
     const bare = new Database(join(dir, `floor-process-bare-${synchronous}.db`));
     if (store.native.dialect !== "sqlite") throw new Error("expected a SQLite store");
-    sameSqliteSettings(bare, store.native.database);
+    const checkpointer = sameSqliteSettings(bare, store.native.database);
     const result = await rounds(keelChain(SqliteSaver.fromStore(store)), () =>
       sqliteFloor(bare, CHAIN_LENGTH),
     );
+    await checkpointer.close();
     bare.close();
     console.log(JSON.stringify(result));
   } else if (dialect === "postgres") {

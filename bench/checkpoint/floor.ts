@@ -6,6 +6,9 @@
  */
 import type Database from "better-sqlite3";
 import type pg from "pg";
+import { backgroundCheckpointBatch } from "../../src/store/dialects/sqlite/sqlite-backend.js";
+import { WalCheckpointer } from "../../src/store/dialects/sqlite/wal-checkpointer.js";
+import { noteSqliteWrites } from "../../src/store/index.js";
 import { type Figures, measure } from "../lib/report.js";
 
 /** A row shaped like a Keel chain step (same columns, about the same text lengths). */
@@ -34,11 +37,23 @@ const COLUMNS =
  * mode, `synchronous` and `wal_autocheckpoint` (the store keeps 10,000 frames at NORMAL, SQLite's
  * default is 1,000: a floor at the default checkpoints — copies the log into the file and fsyncs
  * it — ten times as often as Keel's store, which made it 0.5–6 µs a commit dearer than Keel's
- * commits pay).
+ * commits pay) — and, as the store does, a worker thread that copies the log back between
+ * commits (`WalCheckpointer`), which the caller closes before the database.
  */
-export function sameSqliteSettings(bare: Database.Database, keel: Database.Database): void {
+export function sameSqliteSettings(
+  bare: Database.Database,
+  keel: Database.Database,
+): WalCheckpointer {
   for (const name of ["journal_mode", "synchronous", "wal_autocheckpoint"])
     bare.pragma(`${name} = ${keel.pragma(name, { simple: true })}`);
+  // PRAGMA synchronous reads back as a number: 1 NORMAL, 2 FULL.
+  const synchronous =
+    Number(keel.pragma("synchronous", { simple: true })) === 2 ? "FULL" : "NORMAL";
+  return new WalCheckpointer(bare, {
+    path: bare.name,
+    synchronous,
+    batchFrames: backgroundCheckpointBatch(synchronous),
+  });
 }
 
 /** Microseconds per commit of `rows` single-row autocommitted inserts on SQLite. */
@@ -54,6 +69,8 @@ export function sqliteFloor(database: Database.Database, rows: number): Promise<
   const threadId = `floor-${Math.random()}`;
   return measure(rows, () => {
     for (let seq = 0; seq < rows; seq++) insert.run(...stepRow(threadId, seq));
+    // As Keel's SQLite runner does every 128 commits: its checkpointer starts once the log grows.
+    noteSqliteWrites(database);
   });
 }
 

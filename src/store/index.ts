@@ -21,6 +21,7 @@ export type {
   SchemaSnapshot,
   TableSnapshot,
 } from "./dialects/schema-snapshot.js";
+export { noteSqliteWrites } from "./dialects/sqlite/wal-checkpointer.js";
 export { type DoctorCheck, type DoctorReport, runDoctor } from "./doctor/doctor.js";
 export {
   DATABASE_FILE,
@@ -48,7 +49,6 @@ export {
   type NamingScope,
 } from "./naming/naming-rules.js";
 export { checkSqlKeywordCase } from "./naming/sql-keyword-case.js";
-export { noteSqliteWrites } from "./dialects/sqlite/wal-checkpointer.js";
 export { openStore } from "./open-store.js";
 export * from "./plugins/index.js";
 export {

@@ -1,4 +1,5 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { noteSqliteWrites } from "../../store/index.js";
 import {
   BLOB_COLUMNS,
   blobValues,
@@ -11,7 +12,6 @@ import {
   WRITE_CONFLICT,
   writeValues,
 } from "../durable/commit-sql.js";
-import { noteSqliteWrites } from "../../store/index.js";
 import type { CommitBatch, NewCheckpointRow, ThreadBatch } from "../durable/rows.js";
 import type { SqlRunner } from "../durable/sql-runner.js";
 

@@ -143,10 +143,14 @@ export class WalCheckpointer {
   async stats(): Promise<WalCheckpointerStats> {
     const worker = this.#worker;
     if (worker === undefined) return { started: false, passes: 0, framesCopied: 0 };
+    // Referenced while the answer is awaited: an unreferenced worker does not keep the process
+    // alive, and a process with nothing else to do would exit under the await.
+    worker.ref();
     const reply = await new Promise<{ passes: number; framesCopied: number }>((resolve) => {
       worker.once("message", resolve);
       worker.postMessage("stats");
     });
+    worker.unref();
     return { started: true, ...reply };
   }
 
@@ -160,6 +164,8 @@ export class WalCheckpointer {
     this.#worker = undefined;
     if (worker === undefined) return;
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    // As in `stats`: the process must wait for the worker's exit it awaits.
+    worker.ref();
     worker.postMessage("close");
     // A worker stuck past a checkpoint's worst case is stopped; SQLite is safe either way.
     const stuck = setTimeout(() => void worker.terminate(), 10_000);
