@@ -53,6 +53,7 @@ export function sameSqliteSettings(
     path: bare.name,
     synchronous,
     batchFrames: backgroundCheckpointBatch(synchronous),
+    autocheckpointFrames: Number(keel.pragma("wal_autocheckpoint", { simple: true })),
   });
 }
 

@@ -51,7 +51,12 @@ describe("background WAL checkpointer", () => {
   it("stays idle while the log is under a batch", async () => {
     const path = dbPath("idle");
     const db = walDatabase(path);
-    const checkpointer = new WalCheckpointer(db, { path, synchronous: "NORMAL", batchFrames: 64 });
+    const checkpointer = new WalCheckpointer(db, {
+      path,
+      synchronous: "NORMAL",
+      batchFrames: 64,
+      autocheckpointFrames: 1000,
+    });
     insertRows(db, 1, 5);
     noteSqliteWrites(db);
     expect(await checkpointer.stats()).toEqual({ started: false, passes: 0, framesCopied: 0 });
@@ -66,6 +71,7 @@ describe("background WAL checkpointer", () => {
       path,
       synchronous: "NORMAL",
       batchFrames: 16,
+      autocheckpointFrames: 1000,
       pollMs: 1,
     });
     insertRows(db, 1, 40);

@@ -139,6 +139,7 @@ export function openSqliteBackend(
           path,
           synchronous: options.synchronous,
           batchFrames: backgroundCheckpointBatch(options.synchronous),
+          autocheckpointFrames: WAL_AUTOCHECKPOINT_FRAMES[options.synchronous],
         })
       : undefined;
   return new SqliteBackend(location, database, kysely, dialect.driver, leftovers, checkpointer);

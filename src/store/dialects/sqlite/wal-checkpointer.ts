@@ -36,6 +36,11 @@ export interface WalCheckpointerOptions {
   readonly synchronous: SqliteSynchronous;
   /** Frames that wait in the log before the worker copies them (and the log size that starts it). */
   readonly batchFrames: number;
+  /**
+   * The connection's `wal_autocheckpoint`: near it the worker copies every few frames, so that
+   * the commit which checkpoints and resets the log finds almost nothing left to copy or sync.
+   */
+  readonly autocheckpointFrames: number;
   /** How often the log's size is looked at before the worker starts (ms). */
   readonly watchMs?: number;
   /** How often the started worker looks at the log (ms). */
@@ -53,7 +58,8 @@ let framesCopied = 0;
 const timer = setInterval(() => {
   try {
     const [log] = db.pragma("wal_checkpoint(NOOP)");
-    if (log.log - log.checkpointed < workerData.batchFrames) return;
+    const nearReset = log.log >= workerData.autocheckpointFrames - 2 * workerData.batchFrames;
+    if (log.log - log.checkpointed < (nearReset ? 16 : workerData.batchFrames)) return;
     const [done] = db.pragma("wal_checkpoint(PASSIVE)");
     passes += 1;
     framesCopied += Math.max(0, done.checkpointed - log.checkpointed);
@@ -90,7 +96,9 @@ const resolveDriver = (): string => createRequire(import.meta.url).resolve("bett
  * connection closes, so that the connection is the last one and removes the log.
  *
  * @example
- * const checkpointer = new WalCheckpointer(database, { path, synchronous: "NORMAL", batchFrames: 1250 });
+ * const checkpointer = new WalCheckpointer(database, {
+ *   path, synchronous: "NORMAL", batchFrames: 1250, autocheckpointFrames: 10_000,
+ * });
  * // … commits …
  * await checkpointer.close();
  */
@@ -125,10 +133,17 @@ export class WalCheckpointer {
   #start(): void {
     clearInterval(this.#watch);
     this.#watch = undefined;
-    const { path, synchronous, batchFrames, pollMs } = this.options;
+    const { path, synchronous, batchFrames, autocheckpointFrames, pollMs } = this.options;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: resolveDriver(), path, synchronous, batchFrames, pollMs: pollMs ?? 5 },
+      workerData: {
+        driver: resolveDriver(),
+        path,
+        synchronous,
+        batchFrames,
+        autocheckpointFrames,
+        pollMs: pollMs ?? 5,
+      },
     });
     // The process may exit without closing the store: the worker must not keep it alive.
     worker.unref();
