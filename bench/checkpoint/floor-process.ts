@@ -70,7 +70,7 @@ try {
     const result = await rounds(keelChain(SqliteSaver.fromStore(store)), () =>
       sqliteFloor(bare, CHAIN_LENGTH),
     );
-    await checkpointer.close();
+    await checkpointer?.close();
     bare.close();
     console.log(JSON.stringify(result));
   } else if (dialect === "postgres") {

@@ -37,22 +37,21 @@ const COLUMNS =
  * mode, `synchronous` and `wal_autocheckpoint` (the store keeps 10,000 frames at NORMAL, SQLite's
  * default is 1,000: a floor at the default checkpoints — copies the log into the file and fsyncs
  * it — ten times as often as Keel's store, which made it 0.5–6 µs a commit dearer than Keel's
- * commits pay) — and, as the store does, a worker thread that copies the log back between
- * commits (`WalCheckpointer`), which the caller closes before the database.
+ * commits pay) — and, as the store does under NORMAL, a worker thread that copies the log back
+ * between commits (`WalCheckpointer`), which the caller closes before the database.
  */
 export function sameSqliteSettings(
   bare: Database.Database,
   keel: Database.Database,
-): WalCheckpointer {
+): WalCheckpointer | undefined {
   for (const name of ["journal_mode", "synchronous", "wal_autocheckpoint"])
     bare.pragma(`${name} = ${keel.pragma(name, { simple: true })}`);
-  // PRAGMA synchronous reads back as a number: 1 NORMAL, 2 FULL.
-  const synchronous =
-    Number(keel.pragma("synchronous", { simple: true })) === 2 ? "FULL" : "NORMAL";
+  // PRAGMA synchronous reads back as a number: 1 NORMAL, 2 FULL (which checkpoints in line).
+  if (Number(keel.pragma("synchronous", { simple: true })) !== 1) return undefined;
   return new WalCheckpointer(bare, {
     path: bare.name,
-    synchronous,
-    batchFrames: backgroundCheckpointBatch(synchronous),
+    synchronous: "NORMAL",
+    batchFrames: backgroundCheckpointBatch("NORMAL"),
     autocheckpointFrames: Number(keel.pragma("wal_autocheckpoint", { simple: true })),
   });
 }

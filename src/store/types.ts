@@ -79,8 +79,9 @@ export interface OpenStoreOptions {
   /** SQLite only: milliseconds a writer waits for the lock before SQLITE_BUSY (default 5000). */
   busyTimeoutMs?: number;
   /**
-   * SQLite only: copy the write-ahead log back into the database from a worker thread (default
-   * true), so that no commit stalls the event loop for a whole checkpoint (docs/store.md).
+   * SQLite only, `synchronous=NORMAL`: copy the write-ahead log back into the database from a
+   * worker thread (default true), so that no commit stalls the event loop for a whole checkpoint
+   * (docs/store.md). Under FULL the connection checkpoints in line as before.
    */
   backgroundCheckpoint?: boolean;
   /** Postgres only: pool size (default 10). */

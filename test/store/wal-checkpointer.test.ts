@@ -97,7 +97,7 @@ describe("background WAL checkpointer", () => {
     reopened.close();
   });
 
-  it("a store on a file has one; :memory:, read-only opens and backgroundCheckpoint: false do not", async () => {
+  it("a store on a file under NORMAL has one; FULL, :memory:, read-only opens and backgroundCheckpoint: false do not", async () => {
     const path = dbPath("store");
     const opened: Store[] = [];
     const backendOf = (store: Store) =>
@@ -109,6 +109,9 @@ describe("background WAL checkpointer", () => {
       const memory = await openStore({ db: ":memory:" });
       opened.push(memory);
       expect(backendOf(memory).walCheckpointer).toBeUndefined();
+      const full = await openStore({ db: path, synchronous: "FULL" });
+      opened.push(full);
+      expect(backendOf(full).walCheckpointer).toBeUndefined();
       const off = await openStore({ db: path, backgroundCheckpoint: false });
       opened.push(off);
       expect(backendOf(off).walCheckpointer).toBeUndefined();
