@@ -47,16 +47,23 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): P
   }
 }
 
+/** A WAL database (autocheckpoint off) with a checkpointer copying batches of `batchFrames`. */
+function checkpointed(label: string, batchFrames: number) {
+  const path = dbPath(label);
+  const db = walDatabase(path);
+  const checkpointer = new WalCheckpointer(db, {
+    path,
+    synchronous: "NORMAL",
+    batchFrames,
+    autocheckpointFrames: 1000,
+    pollMs: 1,
+  });
+  return { path, db, checkpointer };
+}
+
 describe("background WAL checkpointer", () => {
   it("stays idle while the log is under a batch", async () => {
-    const path = dbPath("idle");
-    const db = walDatabase(path);
-    const checkpointer = new WalCheckpointer(db, {
-      path,
-      synchronous: "NORMAL",
-      batchFrames: 64,
-      autocheckpointFrames: 1000,
-    });
+    const { db, checkpointer } = checkpointed("idle", 64);
     insertRows(db, 1, 5);
     noteSqliteWrites(db);
     expect(await checkpointer.stats()).toEqual({ started: false, passes: 0, framesCopied: 0 });
@@ -65,15 +72,7 @@ describe("background WAL checkpointer", () => {
   });
 
   it("once the log passes a batch, copies it back from its worker while the connection goes on writing", async () => {
-    const path = dbPath("copies");
-    const db = walDatabase(path);
-    const checkpointer = new WalCheckpointer(db, {
-      path,
-      synchronous: "NORMAL",
-      batchFrames: 16,
-      autocheckpointFrames: 1000,
-      pollMs: 1,
-    });
+    const { path, db, checkpointer } = checkpointed("copies", 16);
     insertRows(db, 1, 40);
     noteSqliteWrites(db);
     const stats = await until(
