@@ -3,11 +3,12 @@
 -- row went into the middle of its tree, where SQLite splits a full leaf by rebalancing it with
 -- its siblings (the one-page split at the right edge, balance_quick, is for rowid tables only):
 -- ~6 WAL pages an agent step's commit. A rowid table takes the row at its right edge (the rowid
--- ascends with insert order) and the old key moves to a UNIQUE constraint, an index of small
--- entries that splits seldom (docs/durability.md, session 15). Reads by the old key seek that
--- index, then the row by rowid. Rows, foreign keys with their cascade, CHECKs (chains of
--- equalities, migration 034) and the partial seq index are as before; nothing references these
--- tables. Postgres keeps its layout (its counterpart changes nothing).
+-- ascends with insert order) and the old primary key becomes a unique index of the same columns,
+-- whose small entries split less often than the rows did (docs/durability.md, session 15). Reads
+-- by the old key seek that index, then the row by its rowid; inserts fail on a duplicate key as
+-- before. Rows, foreign keys with their cascade, CHECKs (chains of equalities, migration 034) and
+-- the partial seq index are as before; nothing references these tables. Postgres keeps its
+-- layout (its counterpart changes nothing).
 
 CREATE TABLE state_checkpoints_rebuilt (
   thread_id TEXT NOT NULL,
@@ -23,7 +24,6 @@ CREATE TABLE state_checkpoints_rebuilt (
   metadata_json TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   is_below_latest INTEGER NOT NULL DEFAULT 0,
-  CONSTRAINT uq_state_checkpoints_thread_id_checkpoint_ns_id UNIQUE (thread_id, checkpoint_ns, id),
   CONSTRAINT fk_state_checkpoints_thread_id FOREIGN KEY (thread_id)
     REFERENCES state_threads (id) ON DELETE CASCADE,
   CONSTRAINT ck_state_checkpoints_source
@@ -39,6 +39,8 @@ SELECT thread_id, checkpoint_ns, id, seq, parent_checkpoint_id, format_version, 
 FROM state_checkpoints ORDER BY thread_id, checkpoint_ns, id;
 DROP TABLE state_checkpoints;
 ALTER TABLE state_checkpoints_rebuilt RENAME TO state_checkpoints;
+CREATE UNIQUE INDEX ix_state_checkpoints_thread_id_checkpoint_ns_id
+  ON state_checkpoints (thread_id, checkpoint_ns, id);
 CREATE INDEX ix_state_checkpoints_thread_id_checkpoint_ns_seq
   ON state_checkpoints (thread_id, checkpoint_ns, seq) WHERE is_below_latest = 1;
 
@@ -53,8 +55,6 @@ CREATE TABLE state_checkpoint_blobs_rebuilt (
   chain_count INTEGER NOT NULL DEFAULT 0,
   value_json TEXT NULL,
   value_hash TEXT NOT NULL,
-  CONSTRAINT uq_state_checkpoint_blobs_thread_id_checkpoint_ns_checkpoint_seq_channel
-    UNIQUE (thread_id, checkpoint_ns, checkpoint_seq, channel),
   CONSTRAINT fk_state_checkpoint_blobs_thread_id FOREIGN KEY (thread_id)
     REFERENCES state_threads (id) ON DELETE CASCADE,
   CONSTRAINT ck_state_checkpoint_blobs_encoding
@@ -67,3 +67,5 @@ SELECT thread_id, checkpoint_ns, channel, checkpoint_seq, version, encoding, bas
 FROM state_checkpoint_blobs ORDER BY thread_id, checkpoint_ns, checkpoint_seq, channel;
 DROP TABLE state_checkpoint_blobs;
 ALTER TABLE state_checkpoint_blobs_rebuilt RENAME TO state_checkpoint_blobs;
+CREATE UNIQUE INDEX ix_state_checkpoint_blobs_thread_id_checkpoint_ns_checkpoint_seq_channel
+  ON state_checkpoint_blobs (thread_id, checkpoint_ns, checkpoint_seq, channel);
