@@ -57,10 +57,9 @@ describe("the rowid-tables migration (SQLite): the checkpoint tables as rowid ta
     });
     const old = SqliteSaver.fromStore(before);
     for (const thread of ["t", "u"])
-      await old.sql.run(
-        "INSERT INTO state_threads (id, created_at, updated_at) VALUES (?, 1, 1)",
-        [thread],
-      );
+      await old.sql.run("INSERT INTO state_threads (id, created_at, updated_at) VALUES (?, 1, 1)", [
+        thread,
+      ]);
     // Written out of key order: the migration copies them in key order.
     await old.sql.run(INSERT_CHECKPOINT, ["u", "0001", 1, 0, "input", 0]);
     await old.sql.run(INSERT_CHECKPOINT, ["t", "0002", 2, 1, "fork", 1]);

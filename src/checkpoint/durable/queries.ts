@@ -303,8 +303,8 @@ export async function readThread(
  * The statement `listThreads` runs (exported for the plan test). Index-only: every column it
  * reads from `state_threads` is in ix_state_threads_updated_at_id_covering (migration 026), so
  * the page is a walk of that index from the cursor, never a read of the table; each thread's
- * latest checkpoint is one seek of the checkpoints' key. Nothing counts checkpoints: a page costs the same
- * with 10 or 100,000 checkpoints a thread.
+ * latest checkpoint is one seek of the checkpoints' key. Nothing counts checkpoints: a page costs
+ * the same with 10 or 100,000 checkpoints a thread.
  */
 export function listThreadsSql(limit: number, after: boolean): string {
   const where = after ? " WHERE (t.updated_at, t.id) < (?, ?)" : "";
