@@ -5,28 +5,18 @@
  * appended after the old ones (ascending rowids), and the saver's hot reads seek the unique
  * indexes rather than scan a table.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
 import { END, MessagesAnnotation, START, StateGraph } from "../../src/index.js";
-import { kernelMigrationsDir, openStore, type Store } from "../../src/store/index.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { sqliteMigrationsBefore } from "./support/migrations-before.js";
 
 const dir = mkdtempSync(join(tmpdir(), "keel-035-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The kernel migrations before the one under test. */
-function migrationsBeforeIt(): string {
-  const target = join(dir, "before");
-  cpSync(kernelMigrationsDir("sqlite"), target, { recursive: true });
-  const files = readdirSync(target);
-  const it = files.find((file) => file.endsWith("_checkpoint_rowid_tables.sql"));
-  if (!it) throw new Error("the rowid-tables migration is missing");
-  for (const file of files) if (file >= it) rmSync(join(target, file));
-  return target;
-}
 
 function database(store: Store) {
   if (store.native.dialect !== "sqlite") throw new Error("expected a SQLite store");
@@ -53,7 +43,7 @@ describe("the rowid-tables migration (SQLite): the checkpoint tables as rowid ta
     const before = await openStore({
       db,
       backupBeforeMigrate: false,
-      migrationsDir: migrationsBeforeIt(),
+      migrationsDir: sqliteMigrationsBefore(dir, "_checkpoint_rowid_tables.sql"),
     });
     const old = SqliteSaver.fromStore(before);
     for (const thread of ["t", "u"])
