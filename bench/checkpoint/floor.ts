@@ -56,13 +56,21 @@ export function sameSqliteSettings(
   });
 }
 
-/** Microseconds per commit of `rows` single-row autocommitted inserts on SQLite. */
+/**
+ * Microseconds per commit of `rows` single-row autocommitted inserts on SQLite, into a table of
+ * the shape Keel's `state_checkpoints` has (migration 035): a rowid table with a unique index on
+ * (thread, namespace, id), so a row writes the table's right edge and one index entry as Keel's
+ * do. Left in the old WITHOUT ROWID shape, the floor would pay for pages Keel no longer writes
+ * and flatter Keel's ratio to it.
+ */
 export function sqliteFloor(database: Database.Database, rows: number): Promise<Figures> {
   database.exec(`CREATE TABLE IF NOT EXISTS bench_floor (
     thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, id TEXT NOT NULL, seq INTEGER NOT NULL,
     parent_id TEXT, format_version INTEGER NOT NULL, step INTEGER NOT NULL, source TEXT NOT NULL,
     checkpoint_json TEXT NOT NULL, channel_seqs_json TEXT NOT NULL, metadata_json TEXT NOT NULL,
-    created_at INTEGER NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns, id)) WITHOUT ROWID`);
+    created_at INTEGER NOT NULL);
+    CREATE UNIQUE INDEX IF NOT EXISTS ix_bench_floor_thread_id_checkpoint_ns_id
+      ON bench_floor (thread_id, checkpoint_ns, id)`);
   const insert = database.prepare(
     `INSERT INTO bench_floor (${COLUMNS}) VALUES (${"?, ".repeat(11)}?)`,
   );

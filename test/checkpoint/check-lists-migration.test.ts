@@ -3,26 +3,16 @@
  * equalities: the rows written before it survive, and a step's insert no longer builds a
  * temporary b-tree (`OpenEphemeral`) of an `IN` list for every row it writes.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
-import { kernelMigrationsDir, openStore } from "../../src/store/index.js";
+import { openStore } from "../../src/store/index.js";
+import { sqliteMigrationsBefore } from "./support/migrations-before.js";
 
 const dir = mkdtempSync(join(tmpdir(), "keel-034-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The kernel migrations before the one under test. */
-function migrationsBeforeIt(): string {
-  const target = join(dir, "before");
-  cpSync(kernelMigrationsDir("sqlite"), target, { recursive: true });
-  const files = readdirSync(target);
-  const it = files.find((file) => file.endsWith("_checkpoint_check_lists.sql"));
-  if (!it) throw new Error("the checkpoint-CHECK migration is missing");
-  for (const file of files) if (file >= it) rmSync(join(target, file));
-  return target;
-}
 
 const INSERT_CHECKPOINT = `INSERT INTO state_checkpoints (thread_id, checkpoint_ns, id, seq, format_version, step, source, checkpoint_json, channel_seqs_json, metadata_json, created_at, is_below_latest)
   VALUES (?, '', ?, ?, 1, ?, ?, '{}', '{}', '{}', 1, ?)`;
@@ -35,7 +25,7 @@ describe("the checkpoint-CHECK migration (SQLite): the checkpoint tables' CHECKs
     const before = await openStore({
       db,
       backupBeforeMigrate: false,
-      migrationsDir: migrationsBeforeIt(),
+      migrationsDir: sqliteMigrationsBefore(dir, "_checkpoint_check_lists.sql"),
     });
     const old = SqliteSaver.fromStore(before);
     await old.sql.run(

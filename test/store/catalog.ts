@@ -684,6 +684,20 @@ export const KERNEL_INDEXES: Record<string, IndexSpec[]> = {
 export const DIALECT_INDEXES: Record<"sqlite" | "postgres", Record<string, IndexSpec[]>> = {
   sqlite: {
     state_memory_records: [ix("ix_state_memory_records_seq_namespace", ["seq", "namespace"])],
+    // Migration 035: the checkpoint tables are rowid tables on SQLite, their old primary keys
+    // unique indexes (Postgres keeps the primary keys).
+    state_checkpoints: [
+      ix("ix_state_checkpoints_thread_id_checkpoint_ns_id", ["thread_id", "checkpoint_ns", "id"], {
+        unique: true,
+      }),
+    ],
+    state_checkpoint_blobs: [
+      ix(
+        "ix_state_checkpoint_blobs_thread_id_checkpoint_ns_checkpoint_seq_channel",
+        ["thread_id", "checkpoint_ns", "checkpoint_seq", "channel"],
+        { unique: true },
+      ),
+    ],
   },
   postgres: {
     state_memory_texts: [

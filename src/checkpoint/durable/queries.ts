@@ -126,7 +126,10 @@ interface RawBlob {
 
 /**
  * The blobs of the given (channel, seq) pairs and every blob their append chains reach, in one
- * recursive query.
+ * recursive query. Each value and each step of a chain is one seek of the blobs' key: `CROSS JOIN`
+ * keeps the wanted or chain row as the outer loop (SQLite does not reorder it). Without it SQLite
+ * walked the thread's whole range of the key at every step of a chain once that key became an
+ * index beside a rowid table (migration 035). Postgres reads it as an inner join.
  */
 export async function readBlobs(
   db: SqlRunner,
@@ -142,12 +145,12 @@ export async function readBlobs(
     `WITH RECURSIVE wanted(channel, seq) AS (VALUES ${wanted.map(() => seed).join(", ")}),
      chain(channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash) AS (
        SELECT b.channel, b.checkpoint_seq, b.version, b.encoding, b.base_checkpoint_seq, b.value_json, b.value_hash
-         FROM state_checkpoint_blobs b JOIN wanted w ON b.channel = w.channel AND b.checkpoint_seq = w.seq
-        WHERE b.thread_id = ? AND b.checkpoint_ns = ?
+         FROM wanted w CROSS JOIN state_checkpoint_blobs b
+        WHERE b.thread_id = ? AND b.checkpoint_ns = ? AND b.checkpoint_seq = w.seq AND b.channel = w.channel
        UNION
        SELECT b.channel, b.checkpoint_seq, b.version, b.encoding, b.base_checkpoint_seq, b.value_json, b.value_hash
-         FROM state_checkpoint_blobs b JOIN chain c ON b.channel = c.channel AND b.checkpoint_seq = c.base_checkpoint_seq
-        WHERE b.thread_id = ? AND b.checkpoint_ns = ?
+         FROM chain c CROSS JOIN state_checkpoint_blobs b
+        WHERE b.thread_id = ? AND b.checkpoint_ns = ? AND b.checkpoint_seq = c.base_checkpoint_seq AND b.channel = c.channel
      )
      SELECT channel, checkpoint_seq, version, encoding, base_checkpoint_seq, value_json, value_hash FROM chain`,
     params,
@@ -203,7 +206,7 @@ interface RawWriteOrChild {
 /**
  * The writes saved against a checkpoint and, when `withChildren`, the rows of its children (which
  * may carry more of its writes), in one query. A child always has a greater id than its parent
- * (UUIDv7), so the children are found by a range scan of the primary key after it.
+ * (UUIDv7), so the children are found by a range scan of the checkpoints' key after it.
  */
 export async function readWritesAndChildren(
   db: SqlRunner,
@@ -266,8 +269,8 @@ interface RawThread {
   updated_at: number | string;
 }
 
-// The latest checkpoint comes from state_checkpoints' primary key (one seek per thread), so a
-// step never has to rewrite the thread row.
+// The latest checkpoint comes from state_checkpoints' key (one seek per thread; on SQLite its
+// unique index, which holds the id), so a step never has to rewrite the thread row.
 const LATEST_CHECKPOINT =
   "(SELECT c.id FROM state_checkpoints c WHERE c.thread_id = t.id AND c.checkpoint_ns = '' ORDER BY c.id DESC LIMIT 1) AS latest_checkpoint_id";
 const THREAD_COLUMNS = `t.id, t.lease_owner, t.lease_expires_at, t.created_at, t.updated_at, ${LATEST_CHECKPOINT}`;
@@ -300,8 +303,8 @@ export async function readThread(
  * The statement `listThreads` runs (exported for the plan test). Index-only: every column it
  * reads from `state_threads` is in ix_state_threads_updated_at_id_covering (migration 026), so
  * the page is a walk of that index from the cursor, never a read of the table; each thread's
- * latest checkpoint is one primary-key seek. Nothing counts checkpoints: a page costs the same
- * with 10 or 100,000 checkpoints a thread.
+ * latest checkpoint is one seek of the checkpoints' key. Nothing counts checkpoints: a page costs
+ * the same with 10 or 100,000 checkpoints a thread.
  */
 export function listThreadsSql(limit: number, after: boolean): string {
   const where = after ? " WHERE (t.updated_at, t.id) < (?, ?)" : "";
