@@ -117,7 +117,9 @@ function updateRefOf(
  * (`undefined`, a bigint, NaN: compared as the update's text).
  */
 function valueText(value: unknown): string | undefined {
-  return typeof value === "object" && value !== null ? jsonSerde.dumps(value) : primitiveText(value);
+  return typeof value === "object" && value !== null
+    ? jsonSerde.dumps(value)
+    : primitiveText(value);
 }
 
 /** The default serializer's text of a JSON primitive; undefined for anything else. */
