@@ -93,4 +93,70 @@ describe("messagesStateReducer", () => {
       expect(shape(ours)).toEqual(shape(theirs as typeof ours));
     }
   });
+
+  it("keeps a stored list's messages as they are and agrees with LangGraph.js on larger writes", () => {
+    // The left list as a run holds it (the reducer's own output), written to by one message,
+    // by a few, and by more than the reducer looks up by scanning (a map of ids then).
+    const stored = messagesStateReducer(
+      [],
+      [
+        new HumanMessage({ id: "h", content: "q" }),
+        new AIMessage({ id: "a", content: "x" }),
+        new ToolMessage({ id: "t", content: "1", tool_call_id: "c" }),
+        new AIMessage({ id: "a2", content: "y" }),
+      ],
+    );
+    const before = stored.slice();
+    const writes = [
+      [new ToolMessage({ id: "t2", content: "2", tool_call_id: "c2" })],
+      [new AIMessage({ id: "a", content: "X" }), new RemoveMessage({ id: "t" })],
+      [
+        new RemoveMessage({ id: "h" }),
+        new HumanMessage({ id: "h", content: "back" }),
+        new AIMessage({ id: "n1", content: "1" }),
+        new AIMessage({ id: "n1", content: "1 again" }),
+        new AIMessage({ id: "a2", content: "Y" }),
+        new RemoveMessage({ id: "n1" }),
+        new AIMessage({ id: "n2", content: "2" }),
+      ],
+    ];
+    for (const right of writes) {
+      const ours = messagesStateReducer(stored, right);
+      const theirs = langgraphReducer(stored.slice(), right) as typeof ours;
+      expect(shape(ours)).toEqual(shape(theirs));
+      // A new list, the stored one unchanged, its messages the same objects where kept.
+      expect(ours).not.toBe(stored);
+      expect(stored).toEqual(before);
+      for (const message of ours)
+        if (before.includes(message)) expect(stored.includes(message)).toBe(true);
+    }
+    expect(messagesStateReducer(stored, [])[0]).toBe(stored[0]);
+  });
+
+  it("converts what a stored list holds that is not a message, as LangGraph.js does", () => {
+    const chunk = new AIMessageChunk({ id: "c", content: "streamed" });
+    const left = [
+      new HumanMessage({ id: "h", content: "q" }),
+      chunk,
+      { role: "user", content: "a like", id: "l" },
+      new AIMessage({ id: "dup", content: "first" }),
+      new AIMessage({ id: "dup", content: "second" }),
+    ] as unknown as Parameters<typeof messagesStateReducer>[0];
+    for (const right of [
+      [new AIMessage({ id: "dup", content: "replaced" })],
+      [1, 2, 3, 4, 5].map((n) => new AIMessage({ id: n === 3 ? "dup" : `m${n}`, content: `${n}` })),
+    ]) {
+      const ours = messagesStateReducer(left, right);
+      const theirs = langgraphReducer(left, right) as typeof ours;
+      expect(shape(ours)).toEqual(shape(theirs));
+      expect(ours[1]?.constructor.name).toBe("AIMessage");
+      expect(ours[0]).toBe((left as unknown[])[0]);
+    }
+    // A message without an id gets one where it stands, also in a stored list.
+    const bare = new HumanMessage("no id yet");
+    const merged = messagesStateReducer([bare], [new AIMessage({ id: "x", content: "y" })]);
+    expect(merged[0]).toBe(bare);
+    expect(typeof bare.id).toBe("string");
+    expect(bare.lc_kwargs.id).toBe(bare.id);
+  });
 });

@@ -185,6 +185,26 @@ describe("a message's serialised text", () => {
       expect(jsonSerde.dumps([message]), what).toBe(text);
     }
   });
+  it("follows a field read from lc_kwargs alone, and one that read undefined, while remembered", () => {
+    // Each step leaves the message cacheable (plain JSON fields), so each check is the
+    // remembered text's: a stale one would differ from the reference.
+    const message = new AIMessage({ id: "kw", content: "c" });
+    const kwargs = message.lc_kwargs as Record<string, unknown>;
+    const changes: Array<[string, () => void]> = [
+      ["a key of lc_kwargs alone, undefined", () => (kwargs.only_kwargs = undefined)],
+      ["that key given a value", () => (kwargs.only_kwargs = { n: 1 })],
+      ["its value changed in place", () => ((kwargs.only_kwargs as { n: number }).n = 2)],
+      ["set to undefined again", () => (kwargs.only_kwargs = undefined)],
+      ["a field that read undefined set", () => (message.name = "now named")],
+      ["that field set to undefined again", () => (message.name = undefined)],
+    ];
+    expect(jsonSerde.dumps([message])).toBe(`[${referenceText(message)}]`);
+    for (const [what, change] of changes) {
+      change();
+      expect(jsonSerde.dumps([message]), what).toBe(`[${referenceText(message)}]`);
+      expect(jsonSerde.dumps([message]), what).toBe(`[${referenceText(message)}]`);
+    }
+  });
 });
 
 describe("messages inside a record (a node's update in a checkpoint's metadata)", () => {

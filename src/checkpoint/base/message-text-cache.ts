@@ -83,8 +83,10 @@ function fieldsUnchanged(message: MessageLike, snapshot: unknown[]): boolean {
   let at = 0;
   for (const key in kwargs) {
     if (snapshot[at] !== key) return false;
-    const field =
-      key in message ? (message as unknown as Record<string, unknown>)[key] : kwargs[key];
+    // `fieldsOf`'s read in one property lookup when the field is set (the `in` test, a second
+    // lookup by a key the site has not seen before, only for a field that reads undefined).
+    let field = (message as unknown as Record<string, unknown>)[key];
+    if (field === undefined && !(key in message)) field = kwargs[key];
     const was = snapshot[at + 1];
     at += 2;
     if (field === undefined ? was !== UNDEFINED : field === UNDEFINED || !sameJson(field, was))

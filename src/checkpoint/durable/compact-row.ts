@@ -60,9 +60,9 @@ export function compactMetadata(
   let text = "{";
   for (const node in updates) {
     const update = updates[node];
-    const primitive = serde === jsonSerde ? primitiveRefOf(groups, update) : undefined;
-    if (primitive === false) return undefined;
-    const ref = primitive ?? refOf(groups, serde.dumps(update));
+    const fast = serde === jsonSerde ? updateRefOf(groups, update) : undefined;
+    if (fast === false) return undefined;
+    const ref = fast ?? refOf(groups, serde.dumps(update));
     if (ref === undefined) return undefined;
     text += `${text.length === 1 ? "" : ","}${keyJson(node)}:${ref}`;
   }
@@ -70,14 +70,16 @@ export function compactMetadata(
 }
 
 /**
- * `refOf` for an update whose values are all JSON primitives (a counter, a label, a flag), with
- * the default serializer, without writing the update's text: its text is `{`, each
+ * `refOf` with the default serializer, without writing the update's text: its text is `{`, each
  * `"key":value` joined by `,`, `}`, so it is the text of a task's first n writes exactly when
- * their channels are its keys in order and their texts are its values' (`dumps` of a primitive
- * is the text JSON writes for it inside an object). `false` when no task's writes match (stored
- * whole), undefined when the update is not such an object (compare its text).
+ * their channels are its keys in order and their texts are its values'. A primitive's text is
+ * the one JSON writes for it inside an object; any other value's is `dumps` of it, as its write
+ * was made (a node's `{ messages: [message] }`: the message's remembered text, checked against
+ * its fields, so a message changed since its write no longer matches), and a record holding
+ * those texts reads back as the update. `false` when no task's writes match (stored whole),
+ * undefined when the update is not such an object (compare its text).
  */
-function primitiveRefOf(
+function updateRefOf(
   groups: ReadonlyArray<readonly WriteRow[]>,
   update: unknown,
 ): string | false | undefined {
@@ -91,7 +93,7 @@ function primitiveRefOf(
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     // A key starting with `$` may be the serializer's tag, which changes how the object is written.
-    const text = key.charCodeAt(0) === 0x24 /* $ */ ? undefined : primitiveText(record[key]);
+    const text = key.charCodeAt(0) === 0x24 /* $ */ ? undefined : valueText(record[key]);
     if (text === undefined) return undefined;
     texts[i] = text;
   }
@@ -107,6 +109,17 @@ function primitiveRefOf(
     if (n === keys.length) return `[${task},${n}]`;
   }
   return false;
+}
+
+/**
+ * The default serializer's text of a value of an update: a JSON primitive's as `primitiveText`,
+ * an object's (a list, a record, a message) as `dumps` writes it; undefined for anything else
+ * (`undefined`, a bigint, NaN: compared as the update's text).
+ */
+function valueText(value: unknown): string | undefined {
+  return typeof value === "object" && value !== null
+    ? jsonSerde.dumps(value)
+    : primitiveText(value);
 }
 
 /** The default serializer's text of a JSON primitive; undefined for anything else. */

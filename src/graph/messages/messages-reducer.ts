@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type * as LcMessages from "@langchain/core/messages";
 import type { BaseMessage, BaseMessageLike } from "@langchain/core/messages";
 import { InvalidUpdateError } from "../errors.js";
 import { isMessageLike, lcMessages } from "./langchain-messages.js";
@@ -73,22 +74,35 @@ function ensureId(message: BaseMessage): void {
  */
 export function messagesStateReducer(left: Messages, right: Messages): BaseMessage[] {
   const lc = lcMessages();
-  const leftMessages = listOf(left).map(toMessage);
+  const leftMessages = listOf(left);
+  // The list kept, as it is, while its items are messages already (the reducer's own output,
+  // at every step of a run): each item is checked, not coerced again.
+  let merged = leftMessages as BaseMessage[];
+  for (let index = 0; index < leftMessages.length; index++) {
+    const item = leftMessages[index] as BaseMessageLike;
+    const message = storedMessage(lc, item) ?? toMessage(item);
+    if (message !== item) {
+      if (merged === leftMessages) merged = leftMessages.slice(0, index) as BaseMessage[];
+    }
+    if (merged !== leftMessages) merged.push(message);
+  }
   const rightMessages = listOf(right).map(toMessage);
-  for (const message of leftMessages) ensureId(message);
+  for (let index = 0; index < merged.length; index++) ensureId(merged[index] as BaseMessage);
   let clearAt = -1;
-  for (const [index, message] of rightMessages.entries()) {
+  for (let index = 0; index < rightMessages.length; index++) {
+    const message = rightMessages[index] as BaseMessage;
     ensureId(message);
     if (lc.RemoveMessage.isInstance(message) && message.id === REMOVE_ALL_MESSAGES) clearAt = index;
   }
   if (clearAt >= 0) return rightMessages.slice(clearAt + 1);
-  const merged = leftMessages.slice();
-  const at = new Map<string, number>();
-  for (const [index, message] of merged.entries()) at.set(message.id as string, index);
-  const removed = new Set<string>();
+  if (merged === leftMessages) merged = leftMessages.slice() as BaseMessage[];
+  // Where each id is: looked up by scanning for a write of a few messages (a step's usual
+  // update), which reads the ids the loop above read; a map of every id for larger writes.
+  const at = rightMessages.length > SCAN_LIMIT ? indexById(merged) : undefined;
+  let removed: Set<string> | undefined;
   for (const message of rightMessages) {
     const id = message.id as string;
-    const index = at.get(id);
+    const index = at === undefined ? lastIndexOfId(merged, id) : at.get(id);
     const removal = lc.RemoveMessage.isInstance(message);
     if (index === undefined) {
       if (removal) {
@@ -97,16 +111,56 @@ export function messagesStateReducer(left: Messages, right: Messages): BaseMessa
           { details: { id }, hint: "Remove only messages that are in the state (by their id)." },
         );
       }
-      at.set(id, merged.length);
+      at?.set(id, merged.length);
       merged.push(message);
     } else if (removal) {
+      removed ??= new Set();
       removed.add(id);
     } else {
-      removed.delete(id);
+      removed?.delete(id);
       merged[index] = message;
     }
   }
-  return removed.size === 0 ? merged : merged.filter((m) => !removed.has(m.id as string));
+  return removed === undefined || removed.size === 0
+    ? merged
+    : merged.filter((m) => !removed.has(m.id as string));
+}
+
+/** Messages written at once beyond which the reducer maps every id instead of scanning. */
+const SCAN_LIMIT = 4;
+
+/** Id → index of its last message (as a map filled in list order keeps it). */
+function indexById(messages: readonly BaseMessage[]): Map<string, number> {
+  const at = new Map<string, number>();
+  for (let index = 0; index < messages.length; index++)
+    at.set((messages[index] as BaseMessage).id as string, index);
+  return at;
+}
+
+/** The index of the last message with `id`, or undefined. */
+function lastIndexOfId(messages: readonly BaseMessage[], id: string): number | undefined {
+  for (let index = messages.length - 1; index >= 0; index--)
+    if ((messages[index] as BaseMessage).id === id) return index;
+  return undefined;
+}
+
+/** Per class (prototype): whether it is a chunk class (found by walking its chain once). */
+const chunkClasses = new WeakMap<object, boolean>();
+
+/**
+ * `item` itself when `toMessage` would give it back unchanged (a message instance that is not a
+ * chunk), else undefined: `BaseMessage.isInstance` once, the chunk check remembered per class.
+ */
+function storedMessage(lc: typeof LcMessages, item: BaseMessageLike): BaseMessage | undefined {
+  if (!lc.BaseMessage.isInstance(item)) return undefined;
+  const proto = Object.getPrototypeOf(item) as object | null;
+  if (proto === null) return undefined;
+  let chunk = chunkClasses.get(proto);
+  if (chunk === undefined) {
+    chunk = lc.BaseMessageChunk.isInstance(item);
+    chunkClasses.set(proto, chunk);
+  }
+  return chunk ? undefined : item;
 }
 
 /**
