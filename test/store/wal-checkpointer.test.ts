@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -94,6 +94,19 @@ describe("background WAL checkpointer", () => {
     expect(reopened.prepare("SELECT count(*) AS n FROM numbered").get()).toEqual({ n: 50 });
     expect(reopened.pragma("integrity_check", { simple: true })).toBe("ok");
     reopened.close();
+  });
+
+  it("a worker that cannot open the database stops, and stats() still answers", async () => {
+    const { path, db, checkpointer } = checkpointed("vanished", 16);
+    insertRows(db, 1, 40);
+    // The file is gone under its name (the open connection keeps it): the worker's open fails.
+    renameSync(path, `${path}.moved`);
+    noteSqliteWrites(db);
+    const stats = await checkpointer.stats();
+    expect(stats.started).toBe(true);
+    expect(stats.passes).toBe(0);
+    await checkpointer.close();
+    db.close();
   });
 
   it("a store on a file under NORMAL has one; FULL, :memory:, read-only opens and backgroundCheckpoint: false do not", async () => {

@@ -106,6 +106,10 @@ export class WalCheckpointer {
   #worker: Worker | undefined;
   #watch: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Whether a worker was started (it may have stopped since). */
+  #started = false;
+  /** The worker's last answer to `stats`. */
+  #last: { passes: number; framesCopied: number } | undefined;
 
   /** `database`: the connection whose file this checkpoints (found by `noteSqliteWrites`). */
   constructor(
@@ -133,6 +137,7 @@ export class WalCheckpointer {
   #start(): void {
     clearInterval(this.#watch);
     this.#watch = undefined;
+    this.#started = true;
     const { path, synchronous, batchFrames, autocheckpointFrames, pollMs } = this.options;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -154,19 +159,30 @@ export class WalCheckpointer {
     this.#worker = worker;
   }
 
-  /** What the worker has done (zeros before it starts). */
+  /** What the worker has done (zeros before it starts; its last answer once it has stopped). */
   async stats(): Promise<WalCheckpointerStats> {
     const worker = this.#worker;
-    if (worker === undefined) return { started: false, passes: 0, framesCopied: 0 };
+    if (worker === undefined) return { started: this.#started, ...this.#lastOrZero() };
     // Referenced while the answer is awaited: an unreferenced worker does not keep the process
     // alive, and a process with nothing else to do would exit under the await.
     worker.ref();
     const reply = await new Promise<{ passes: number; framesCopied: number }>((resolve) => {
-      worker.once("message", resolve);
+      // A worker that stops (its driver failed, the file vanished) never answers.
+      const stopped = () => resolve(this.#lastOrZero());
+      worker.once("exit", stopped);
+      worker.once("message", (answer: { passes: number; framesCopied: number }) => {
+        worker.off("exit", stopped);
+        resolve(answer);
+      });
       worker.postMessage("stats");
     });
     worker.unref();
+    this.#last = reply;
     return { started: true, ...reply };
+  }
+
+  #lastOrZero(): { passes: number; framesCopied: number } {
+    return this.#last ?? { passes: 0, framesCopied: 0 };
   }
 
   /** Stops watching and closes the worker's connection (waits for a checkpoint under way). */
