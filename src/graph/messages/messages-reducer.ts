@@ -81,9 +81,9 @@ export function messagesStateReducer(left: Messages, right: Messages): BaseMessa
   for (let index = 0; index < leftMessages.length; index++) {
     const item = leftMessages[index] as BaseMessageLike;
     const message = storedMessage(lc, item) ?? toMessage(item);
-    if (message !== item) {
-      if (merged === leftMessages) merged = leftMessages.slice(0, index) as BaseMessage[];
-    }
+    // The first converted item starts a copy of the items before it.
+    if (message !== item && merged === leftMessages)
+      merged = leftMessages.slice(0, index) as BaseMessage[];
     if (merged !== leftMessages) merged.push(message);
   }
   const rightMessages = listOf(right).map(toMessage);
