@@ -28,8 +28,7 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 import { createReactAgent } from "../../src/agents/index.js";
 import { SqliteSaver } from "../../src/checkpoint/index.js";
-import { backgroundCheckpointBatch } from "../../src/store/dialects/sqlite/sqlite-backend.js";
-import { WalCheckpointer } from "../../src/store/dialects/sqlite/wal-checkpointer.js";
+import { walCheckpointerFor } from "../../src/store/dialects/sqlite/wal-checkpointer.js";
 import { noteSqliteWrites, openStore } from "../../src/store/index.js";
 import {
   type Comparison,
@@ -126,12 +125,7 @@ async function sqliteAgents() {
   const helpedPath = join(workdir, "langgraph-helped.db");
   const helped = new Database(helpedPath);
   equalSettings(helped);
-  const checkpointer = new WalCheckpointer(helped, {
-    path: helpedPath,
-    synchronous: "NORMAL",
-    batchFrames: backgroundCheckpointBatch("NORMAL"),
-    autocheckpointFrames: 10_000,
-  });
+  const checkpointer = walCheckpointerFor(helped);
   const helpedAgent = lgCreateReactAgent({
     llm: model,
     tools: [add],
@@ -158,7 +152,7 @@ async function sqliteAgents() {
     close: async () => {
       await store.close();
       db.close();
-      await checkpointer.close();
+      await checkpointer?.close();
       helped.close();
     },
   };

@@ -6,8 +6,10 @@
  */
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import { backgroundCheckpointBatch } from "../../src/store/dialects/sqlite/sqlite-backend.js";
-import { WalCheckpointer } from "../../src/store/dialects/sqlite/wal-checkpointer.js";
+import {
+  type WalCheckpointer,
+  walCheckpointerFor,
+} from "../../src/store/dialects/sqlite/wal-checkpointer.js";
 import { noteSqliteWrites } from "../../src/store/index.js";
 import { type Figures, measure } from "../lib/report.js";
 
@@ -46,14 +48,7 @@ export function sameSqliteSettings(
 ): WalCheckpointer | undefined {
   for (const name of ["journal_mode", "synchronous", "wal_autocheckpoint"])
     bare.pragma(`${name} = ${keel.pragma(name, { simple: true })}`);
-  // PRAGMA synchronous reads back as a number: 1 NORMAL, 2 FULL (which checkpoints in line).
-  if (Number(keel.pragma("synchronous", { simple: true })) !== 1) return undefined;
-  return new WalCheckpointer(bare, {
-    path: bare.name,
-    synchronous: "NORMAL",
-    batchFrames: backgroundCheckpointBatch("NORMAL"),
-    autocheckpointFrames: Number(keel.pragma("wal_autocheckpoint", { simple: true })),
-  });
+  return walCheckpointerFor(bare);
 }
 
 /**

@@ -53,7 +53,6 @@ function checkpointed(label: string, batchFrames: number) {
   const db = walDatabase(path);
   const checkpointer = new WalCheckpointer(db, {
     path,
-    synchronous: "NORMAL",
     batchFrames,
     autocheckpointFrames: 1000,
     pollMs: 1,

@@ -22,7 +22,7 @@ import { sqliteFileError } from "./sqlite-errors.js";
 import { checkSqliteFile } from "./sqlite-file-check.js";
 import { introspectSqlite } from "./sqlite-introspector.js";
 import { sqliteSchemaObjects } from "./sqlite-schema-objects.js";
-import { WalCheckpointer } from "./wal-checkpointer.js";
+import { type WalCheckpointer, walCheckpointerFor } from "./wal-checkpointer.js";
 
 const CAPABILITIES: StoreCapabilities = Object.freeze({
   supportsSkipLocked: false,
@@ -65,23 +65,11 @@ export interface SqliteOpenOptions {
    */
   readOnly?: boolean;
   /**
-   * Copy the log back into the database from a worker thread (default true; see
-   * `wal-checkpointer.ts`), so that the commit crossing the autocheckpoint copies only the rest.
-   * `synchronous=NORMAL` only: under FULL every commit waits on an fsync of the log, and the
-   * worker's fsyncs of the database queued beside them made a durable step 2–4x slower (a
-   * 100-node chain: 243–1,562 µs a step without the worker, 993–2,350 with it, load ~5).
+   * Copy the log back into the database from a worker thread where the connection's settings
+   * call for it (default true; `walCheckpointerFor`: a file under `synchronous=NORMAL`), so that
+   * the commit crossing the autocheckpoint copies only the rest.
    */
   backgroundCheckpoint?: boolean;
-}
-
-/**
- * Frames the background checkpointer lets wait before it copies them: an eighth of the
- * autocheckpoint, so the commit that crosses it copies at most about that many (and most of the
- * database's pages are synced already), while the worker's fsyncs stay few (one pass per ~1,250
- * frames under NORMAL, ~5 MiB of log).
- */
-export function backgroundCheckpointBatch(synchronous: SqliteSynchronous): number {
-  return Math.max(64, Math.floor(WAL_AUTOCHECKPOINT_FRAMES[synchronous] / 8));
 }
 
 /**
@@ -137,17 +125,7 @@ export function openSqliteBackend(
   const dialect = new SqliteKyselyDialect(database);
   const kysely = new Kysely<KernelDatabase>({ dialect });
   const checkpointer =
-    !inMemory &&
-    !readOnly &&
-    options.synchronous === "NORMAL" &&
-    options.backgroundCheckpoint !== false
-      ? new WalCheckpointer(database, {
-          path,
-          synchronous: options.synchronous,
-          batchFrames: backgroundCheckpointBatch(options.synchronous),
-          autocheckpointFrames: WAL_AUTOCHECKPOINT_FRAMES[options.synchronous],
-        })
-      : undefined;
+    options.backgroundCheckpoint !== false ? walCheckpointerFor(database) : undefined;
   return new SqliteBackend(location, database, kysely, dialect.driver, leftovers, checkpointer);
 }
 

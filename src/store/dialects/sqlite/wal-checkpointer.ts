@@ -17,7 +17,7 @@
 import { statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import type { SqliteSynchronous } from "../../types.js";
+import type BetterSqlite3 from "better-sqlite3";
 
 /** What the worker has done so far (for tests and benches). */
 export interface WalCheckpointerStats {
@@ -32,15 +32,18 @@ export interface WalCheckpointerStats {
 export interface WalCheckpointerOptions {
   /** The database file (its log is `<path>-wal`). */
   readonly path: string;
-  /** The connection's `synchronous`: the worker's checkpoints sync as the connection's would. */
-  readonly synchronous: SqliteSynchronous;
-  /** Frames that wait in the log before the worker copies them (and the log size that starts it). */
-  readonly batchFrames: number;
   /**
    * The connection's `wal_autocheckpoint`: near it the worker copies every few frames, so that
    * the commit which checkpoints and resets the log finds almost nothing left to copy or sync.
    */
   readonly autocheckpointFrames: number;
+  /**
+   * Frames that wait in the log before the worker copies them (and the log size that starts
+   * it). Default: an eighth of the autocheckpoint (at least 64), so the commit crossing it copies
+   * at most about that many while the worker's fsyncs stay few (one pass per ~1,250 frames, ~5
+   * MiB of log, at the store's 10,000).
+   */
+  readonly batchFrames?: number;
   /** How often the log's size is looked at before the worker starts (ms). */
   readonly watchMs?: number;
   /** How often the started worker looks at the log (ms). */
@@ -52,7 +55,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
-db.pragma("synchronous = " + workerData.synchronous);
+db.pragma("synchronous = NORMAL");
 let passes = 0;
 let framesCopied = 0;
 const timer = setInterval(() => {
@@ -89,6 +92,29 @@ export function noteSqliteWrites(database: object): void {
   byDatabase.get(database)?.startIfGrown();
 }
 
+/**
+ * The background checkpointer `database`'s own settings call for: a file in WAL mode under
+ * `synchronous=NORMAL` with an autocheckpoint, opened for writing. Undefined otherwise — in
+ * particular under FULL, where each commit waits on an fsync of the log and the worker's fsyncs
+ * of the database queued beside them made a durable step 2–4x slower (a 100-node chain: 243–1,562
+ * µs a step without the worker, 993–2,350 with it, load ~5), so the connection checkpoints in
+ * line as before.
+ *
+ * @example
+ * const checkpointer = walCheckpointerFor(database); // after the pragmas are set
+ * // … commits …
+ * await checkpointer?.close();
+ */
+export function walCheckpointerFor(database: BetterSqlite3.Database): WalCheckpointer | undefined {
+  if (database.memory || database.readonly) return undefined;
+  if (database.pragma("journal_mode", { simple: true }) !== "wal") return undefined;
+  // PRAGMA synchronous reads back as a number: 1 is NORMAL.
+  if (Number(database.pragma("synchronous", { simple: true })) !== 1) return undefined;
+  const autocheckpointFrames = Number(database.pragma("wal_autocheckpoint", { simple: true }));
+  if (autocheckpointFrames <= 0) return undefined;
+  return new WalCheckpointer(database, { path: database.name, autocheckpointFrames });
+}
+
 const resolveDriver = (): string => createRequire(import.meta.url).resolve("better-sqlite3");
 
 /**
@@ -96,9 +122,7 @@ const resolveDriver = (): string => createRequire(import.meta.url).resolve("bett
  * connection closes, so that the connection is the last one and removes the log.
  *
  * @example
- * const checkpointer = new WalCheckpointer(database, {
- *   path, synchronous: "NORMAL", batchFrames: 1250, autocheckpointFrames: 10_000,
- * });
+ * const checkpointer = new WalCheckpointer(database, { path, autocheckpointFrames: 10_000 });
  * // … commits …
  * await checkpointer.close();
  */
@@ -111,11 +135,15 @@ export class WalCheckpointer {
   /** The worker's last answer to `stats`. */
   #last: { passes: number; framesCopied: number } | undefined;
 
+  readonly #batchFrames: number;
+
   /** `database`: the connection whose file this checkpoints (found by `noteSqliteWrites`). */
   constructor(
     database: object,
     private readonly options: WalCheckpointerOptions,
   ) {
+    this.#batchFrames =
+      options.batchFrames ?? Math.max(64, Math.floor(options.autocheckpointFrames / 8));
     byDatabase.set(database, this);
     this.#watch = setInterval(() => this.startIfGrown(), options.watchMs ?? 250);
     this.#watch.unref();
@@ -131,21 +159,20 @@ export class WalCheckpointer {
       return;
     }
     // A frame is a page plus its 24-byte header; 4 KiB pages are the store's (SQLite's default).
-    if (size >= this.options.batchFrames * (4096 + 24)) this.#start();
+    if (size >= this.#batchFrames * (4096 + 24)) this.#start();
   }
 
   #start(): void {
     clearInterval(this.#watch);
     this.#watch = undefined;
     this.#started = true;
-    const { path, synchronous, batchFrames, autocheckpointFrames, pollMs } = this.options;
+    const { path, autocheckpointFrames, pollMs } = this.options;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         driver: resolveDriver(),
         path,
-        synchronous,
-        batchFrames,
+        batchFrames: this.#batchFrames,
         autocheckpointFrames,
         pollMs: pollMs ?? 5,
       },
