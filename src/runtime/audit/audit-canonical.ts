@@ -19,8 +19,8 @@ function jsonName(text: string | null): string {
  *
  * `e` is an event `checkAuditEvent` admitted: its ids, timestamp, enum values and type matched
  * patterns that have nothing JSON escapes, so they are quoted as they are (JSON.stringify runs
- * only on the free texts: summary, tool name, connector, payload ref; the last two names quoted
- * are remembered).
+ * only on the free texts: summary, tool name, connector, payload ref; the two names' quoted texts
+ * come from `keyJson`'s cache).
  */
 export function canonicalAuditJson(e: AuditEvent): string {
   const r = e.refs;
