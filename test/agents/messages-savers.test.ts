@@ -25,13 +25,13 @@ runMessagesCase({
         extra.push(again);
         return SqliteSaver.fromStore(again);
       },
-      encodings: async (channel) =>
+      encodings: async (channel, threadId) =>
         (store.native.dialect === "sqlite"
           ? store.native.database
               .prepare(
-                "select encoding from state_checkpoint_blobs where channel = ? order by checkpoint_seq",
+                "select encoding from state_checkpoint_blobs where thread_id = ? and channel = ? order by checkpoint_seq",
               )
-              .all(channel)
+              .all(threadId, channel)
           : []
         ).map((row) => (row as { encoding: string }).encoding),
       cleanup: async () => {

@@ -13,6 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BaseCheckpointSaver } from "../../src/checkpoint/base/index.js";
 import { END, MessagesAnnotation, START, StateGraph } from "../../src/index.js";
+import { type State as EditState, editGraph, editSteps, shape } from "./message-edits.js";
 
 export interface MessagesCaseOptions {
   name: string;
@@ -22,8 +23,8 @@ export interface MessagesCaseOptions {
     saver: BaseCheckpointSaver;
     reopen(): Promise<BaseCheckpointSaver>;
     cleanup(): Promise<void>;
-    /** The stored encodings of a channel's values (durable savers only). */
-    encodings?(channel: string): Promise<string[]>;
+    /** The stored encodings of a thread's values of a channel, in order (durable savers only). */
+    encodings?(channel: string, threadId: string): Promise<string[]>;
   }>;
 }
 
@@ -175,7 +176,7 @@ export function runMessagesCase(options: MessagesCaseOptions): void {
       const config = { configurable: { thread_id: "t-append" } };
       for (let turn = 0; turn < 12; turn += 1)
         await graph.invoke({ messages: [new HumanMessage(`turn ${turn}`)] }, config);
-      const stored = await encodings("messages");
+      const stored = await encodings("messages", "t-append");
       expect(stored.filter((e) => e === "append").length).toBeGreaterThan(stored.length / 2);
     });
 
@@ -247,6 +248,37 @@ export function runMessagesCase(options: MessagesCaseOptions): void {
         // A saver not Keel's own also holds START's write of the input: with the state's ids too.
         const stateIds = new Map(result.messages.map((m) => [m.content, m.id]));
         for (const message of written) expect(message.id).toBe(stateIds.get(message.content));
+      },
+    );
+
+    it.skipIf(!available)(
+      "stores each step's list as the next node sees it, whatever a node changed in place; appends as appends",
+      async () => {
+        const { saver, reopen, encodings } = opened;
+        const { graph, seen, first } = editGraph(saver);
+        // `sync`: each step's checkpoint saved before the next node runs. Without it a saver that
+        // is not one of Keel's ordered ones (MemorySaver) gets a step's checkpoint while the next
+        // step runs, as LangGraph.js's does, and serialises messages a node may be changing then.
+        const config = { configurable: { thread_id: "t-edits" }, durability: "sync" as const };
+        const final = (await graph.invoke({ messages: [first] }, config)) as EditState;
+        seen.push(shape(final.messages));
+
+        // Read back by a saver that has cached nothing.
+        const fresh = await reopen();
+        const stored = new Map<number, string>();
+        for await (const tuple of fresh.list(config)) {
+          const step = tuple.metadata?.step ?? -2;
+          const messages = tuple.checkpoint.channel_values.messages as BaseMessage[] | undefined;
+          if (step >= 0 && messages) stored.set(step, shape(messages));
+        }
+        expect(stored.size).toBe(editSteps.length + 1);
+        for (let step = 0; step <= editSteps.length; step++)
+          expect(stored.get(step), `checkpoint of step ${step}`).toBe(seen[step]);
+
+        // The list's value at each node's step: an append where only new messages were added.
+        if (!encodings) return;
+        const written = await encodings("messages", "t-edits");
+        expect(written.slice(-editSteps.length)).toEqual(editSteps.map(([, encoding]) => encoding));
       },
     );
   });
