@@ -34,6 +34,20 @@ function metadataOf(writes: Record<string, unknown> | null): CheckpointMetadata 
   return { source: "loop", step: 3, parents: {}, writes, thread_id: "t" } as CheckpointMetadata;
 }
 
+/** One test a case: the default serializer's value-by-value path decides as the text path. */
+function decidesAsText(
+  cases: ReadonlyArray<[string, Record<string, unknown>]>,
+  writes: readonly WriteRow[],
+): void {
+  for (const [name, updates] of cases) {
+    it(`decides as the text comparison does: ${name}`, () => {
+      const metadata = metadataOf(updates);
+      const fast = compactMetadata(jsonSerde, metadata, row, writes);
+      expect(fast).toBe(compactMetadata(textPath, metadata, row, writes));
+    });
+  }
+}
+
 describe("compactMetadata", () => {
   const writes = [
     write("a", 0, "count", 4),
@@ -57,13 +71,7 @@ describe("compactMetadata", () => {
     ["an undefined value", { n3: { count: 4, skipped: undefined } }],
     ["a tag-like key", { n3: { $keel: 4 } }],
   ];
-  for (const [name, updates] of cases) {
-    it(`decides as the text comparison does: ${name}`, () => {
-      const metadata = metadataOf(updates);
-      const fast = compactMetadata(jsonSerde, metadata, row, writes);
-      expect(fast).toBe(compactMetadata(textPath, metadata, row, writes));
-    });
-  }
+  decidesAsText(cases, writes);
 
   it("stores an update of primitives by reference to its writes", () => {
     expect(compactMetadata(jsonSerde, metadataOf({ n3: { count: 4 } }), row, writes)).toBe(
@@ -116,13 +124,7 @@ describe("compactMetadata of updates holding objects (a node's messages, records
     ["a Date that differs", { agent: { messages: [ai], when: new Date(1) } }],
     ["an undefined value after an object", { tools: { messages: [tool], seen: undefined } }],
   ];
-  for (const [name, updates] of cases) {
-    it(`decides as the text comparison does: ${name}`, () => {
-      const metadata = metadataOf(updates);
-      const fast = compactMetadata(jsonSerde, metadata, row, writes);
-      expect(fast).toBe(compactMetadata(textPath, metadata, row, writes));
-    });
-  }
+  decidesAsText(cases, writes);
 
   it("stores them by reference to the writes, and reads them back equal", () => {
     const updates = {
